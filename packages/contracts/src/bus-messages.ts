@@ -1,0 +1,50 @@
+// What travels on the bus. Values are JSON text of these shapes; the typebox schemas that validate
+// them on the consuming side live in bus-schemas.ts and must match these types exactly.
+
+import type { PaymentEvent } from '@chainpay/domain'
+
+/** A stored payment event as the relay publishes it, keyed by paymentId. */
+export type PaymentEventMessage = {
+  eventId: string
+  paymentId: string
+  streamId: string
+  revision: number
+  /** version of the event's data schema */
+  schemaVersion: number
+  recordedAt: string
+} & PaymentEvent
+
+/** Headers on every payment event message. */
+export const PaymentEventHeaders = {
+  eventId: 'event-id',
+  eventType: 'event-type',
+  streamRevision: 'stream-revision',
+} as const
+
+export type TransferObservation = {
+  kind: 'transfer'
+  network: string
+  paymentId: string
+  txHash: string
+  transferIndex: number
+  address: string
+  amountUnits: string
+  blockHeight: number
+  blockTime: string
+  confirmations: number
+  status: 'seen' | 'withdrawn'
+  withdrawReason: 'DROPPED' | 'REVERTED' | null
+  observedAt: string
+}
+
+/** The watcher's progress: it has scanned every block up to `height`, whose time is `blockTime`. */
+export type ChainProgressObservation = {
+  kind: 'progress'
+  network: string
+  height: number
+  blockTime: string
+  observedAt: string
+}
+
+/** Chain observations are keyed by paymentId (transfers) or network (progress). */
+export type ChainObservationMessage = TransferObservation | ChainProgressObservation

@@ -1,0 +1,37 @@
+// Every error a merchant can see has one of these codes (decisions.md section 8). The HTTP status
+// for each code is mapped in one place, in the gateway.
+export const ErrorCodes = [
+  'VALIDATION_ERROR',
+  'UNSUPPORTED_ASSET',
+  'MISSING_AUTH_HEADERS',
+  'INVALID_TIMESTAMP',
+  'INVALID_API_KEY',
+  'INVALID_SIGNATURE',
+  'PAYMENT_NOT_FOUND',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'IDEMPOTENCY_KEY_REUSED',
+  'PAYMENT_NOT_CANCELABLE',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+] as const
+
+export type ErrorCode = (typeof ErrorCodes)[number]
+
+/** A rule of the product was broken by the caller's input or by the payment's state. */
+export class DomainError extends Error {
+  override readonly name = 'DomainError'
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError
+}

@@ -1,0 +1,4 @@
+export * from './assets.js'
+export * from './errors.js'
+export * from './fees.js'
+export * from './payment.js'

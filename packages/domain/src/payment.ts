@@ -1,0 +1,257 @@
+// The payment aggregate: events, state, evolve, commands, decide. Pure: time, ids, addresses and the
+// asset arrive inside commands; nothing here does I/O.
+//
+// Amounts in events and state are integers of the asset's smallest unit, written as decimal strings
+// ("12500000"), so that events and state are plain JSON. Arithmetic is done on bigint.
+
+import type { Asset } from './assets.js'
+import { DomainError } from './errors.js'
+import type { FeePolicy } from './fees.js'
+
+//////// Events
+
+export type MetadataValue = string | number | boolean | null
+export type Metadata = Record<string, MetadataValue>
+
+export interface PaymentCreatedData {
+  paymentId: string
+  merchantId: string
+  /** null when the merchant sent none */
+  idempotencyKey: string | null
+  /** sha256 hex of the canonical JSON of the request body, to tell a replay from a reuse */
+  requestFingerprint: string
+  network: string
+  currency: string
+  tokenStandard: string
+  decimals: number
+  /** the amount exactly as the merchant sent it */
+  amount: string
+  amountUnits: string
+  feeUnits: string
+  netUnits: string
+  address: string
+  /** SPL: associated token account of `address` for the mint; otherwise null */
+  tokenAccount: string | null
+  derivationPath: string
+  addressMode: 'PER_PAYMENT'
+  requiredConfirmations: number
+  description: string | null
+  metadata: Metadata
+  callbackUrl: string | null
+  successRedirectUrl: string | null
+  cancelRedirectUrl: string | null
+  createdAt: string
+  expiresAt: string
+}
+
+export interface TransferRef {
+  txHash: string
+  /** position of the transfer inside its transaction (log index, instruction index) */
+  transferIndex: number
+}
+
+export interface TransferDetectedData extends TransferRef {
+  paymentId: string
+  amountUnits: string
+  blockHeight: number
+  /** the block's own timestamp: a transfer counts when its block time is before expiresAt */
+  blockTime: string
+  confirmations: number
+  detectedAt: string
+}
+
+export interface TransferConfirmationsUpdatedData extends TransferRef {
+  paymentId: string
+  confirmations: number
+  updatedAt: string
+}
+
+export interface TransferWithdrawnData extends TransferRef {
+  paymentId: string
+  /** DROPPED: the block left the canonical chain; REVERTED: the chain now reports it failed */
+  reason: 'DROPPED' | 'REVERTED'
+  withdrawnAt: string
+}
+
+export interface PaymentSettledData {
+  paymentId: string
+  receivedUnits: string
+  /** latest counted transfer */
+  txHash: string
+  confirmedAt: string
+}
+
+export interface PaymentExpiredData {
+  paymentId: string
+  expiredAt: string
+}
+
+export interface PaymentCanceledData {
+  paymentId: string
+  canceledAt: string
+}
+
+export interface PaymentFailedData {
+  paymentId: string
+  reason: 'TRANSFER_WITHDRAWN'
+  failedAt: string
+}
+
+export interface LateFundsReceivedData extends TransferRef {
+  paymentId: string
+  amountUnits: string
+  blockHeight: number
+  blockTime: string
+  /** the payment's status when the funds arrived */
+  statusAtArrival: PaymentStatus
+  receivedAt: string
+}
+
+export type PaymentEvent =
+  | { type: 'PaymentCreated'; data: PaymentCreatedData }
+  | { type: 'TransferDetected'; data: TransferDetectedData }
+  | { type: 'TransferConfirmationsUpdated'; data: TransferConfirmationsUpdatedData }
+  | { type: 'TransferWithdrawn'; data: TransferWithdrawnData }
+  | { type: 'PaymentConfirmed'; data: PaymentSettledData }
+  | { type: 'PaymentUnderpaid'; data: PaymentSettledData }
+  | { type: 'PaymentOverpaid'; data: PaymentSettledData }
+  | { type: 'PaymentExpired'; data: PaymentExpiredData }
+  | { type: 'PaymentCanceled'; data: PaymentCanceledData }
+  | { type: 'PaymentFailed'; data: PaymentFailedData }
+  | { type: 'LateFundsReceived'; data: LateFundsReceivedData }
+
+export type PaymentEventType = PaymentEvent['type']
+
+export const PaymentEventTypes: readonly PaymentEventType[] = [
+  'PaymentCreated',
+  'TransferDetected',
+  'TransferConfirmationsUpdated',
+  'TransferWithdrawn',
+  'PaymentConfirmed',
+  'PaymentUnderpaid',
+  'PaymentOverpaid',
+  'PaymentExpired',
+  'PaymentCanceled',
+  'PaymentFailed',
+  'LateFundsReceived',
+]
+
+//////// State
+
+export type PaymentStatus =
+  | 'pending'
+  | 'confirmed'
+  | 'underpaid'
+  | 'overpaid'
+  | 'expired'
+  | 'canceled'
+  | 'failed'
+
+export interface CountedTransfer extends TransferRef {
+  amountUnits: string
+  blockHeight: number
+  blockTime: string
+  confirmations: number
+  withdrawn: boolean
+}
+
+export interface LateTransfer extends TransferRef {
+  amountUnits: string
+  blockTime: string
+}
+
+export interface OpenPayment {
+  status: PaymentStatus
+  created: PaymentCreatedData
+  /** transfers that count toward the payment, in detection order (withdrawn ones stay, flagged) */
+  transfers: CountedTransfer[]
+  /** transfers recorded as late funds, reported once each */
+  lateTransfers: LateTransfer[]
+  /** latest counted, not withdrawn transfer */
+  txHash: string | null
+  /** total of counted, not withdrawn transfers; null until one is seen */
+  receivedUnits: string | null
+  confirmedAt: string | null
+  closedAt: string | null
+  failureReason: PaymentFailedData['reason'] | null
+}
+
+export type PaymentState = { status: 'none' } | OpenPayment
+
+export const initialPaymentState: PaymentState = { status: 'none' }
+
+export function evolvePayment(state: PaymentState, event: PaymentEvent): PaymentState {
+  void state
+  void event
+  throw new Error('evolvePayment: implemented by the domain work package')
+}
+
+//////// Commands
+
+export interface CreatePaymentRequest {
+  amount: string
+  currency: string
+  network: string
+  tokenStandard?: string
+  addressMode?: string
+  description?: string
+  metadata?: Metadata
+  callbackUrl?: string
+  successRedirectUrl?: string
+  cancelRedirectUrl?: string
+  expiresInMinutes?: number
+  idempotencyKey?: string
+}
+
+export interface ReceivingAddress {
+  address: string
+  tokenAccount: string | null
+  derivationPath: string
+}
+
+export type PaymentCommand =
+  | {
+      type: 'CreatePayment'
+      data: {
+        paymentId: string
+        merchantId: string
+        request: CreatePaymentRequest
+        requestFingerprint: string
+        asset: Asset
+        feePolicy: FeePolicy
+        receivingAddress: ReceivingAddress
+        requiredConfirmations: number
+        now: string
+      }
+    }
+  | { type: 'CancelPayment'; data: { paymentId: string; merchantId: string; now: string } }
+  | {
+      type: 'ExpirePayment'
+      data: {
+        paymentId: string
+        now: string
+        /** block time of the newest block the chain watcher has scanned for this network */
+        chainTime: string
+      }
+    }
+  | {
+      type: 'RecordTransferObservation'
+      data: TransferRef & {
+        paymentId: string
+        status: 'seen' | 'withdrawn'
+        withdrawReason?: TransferWithdrawnData['reason']
+        amountUnits: string
+        blockHeight: number
+        blockTime: string
+        confirmations: number
+        now: string
+      }
+    }
+
+export function decidePayment(command: PaymentCommand, state: PaymentState): PaymentEvent[] {
+  void command
+  void state
+  throw new DomainError('INTERNAL_ERROR', 'decidePayment: implemented by the domain work package')
+}
+
+export const toPaymentStreamId = (paymentId: string): string => `payment-${paymentId}`

@@ -1,0 +1,55 @@
+// The webhook delivery log: one delivery per payment event that has a webhook kind, the attempts
+// made, and the retry schedule, durable across restarts.
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'no_target'
+
+export interface WebhookDelivery {
+  /** the payment event's id; also the X-Event-Id header, stable across retries */
+  deliveryId: string
+  paymentId: string
+  merchantId: string
+  /** webhook kind, e.g. payment.confirmed */
+  eventType: string
+  /** stream revision of the payment event: deliveries of one payment go out in this order */
+  sequence: number
+  /** payload without its `timestamp`, which is set per attempt */
+  payload: Record<string, unknown>
+  targetUrl: string | null
+  status: DeliveryStatus
+  attempts: number
+  nextAttemptAt: string | null
+  createdAt: string
+  deliveredAt: string | null
+  lastError: string | null
+}
+
+export interface DeliveryAttempt {
+  deliveryId: string
+  attempt: number
+  at: string
+  statusCode: number | null
+  durationMs: number
+  error: string | null
+}
+
+export type AttemptOutcome =
+  | { status: 'delivered'; deliveredAt: string }
+  | { status: 'pending'; nextAttemptAt: string }
+  | { status: 'failed' }
+
+export interface WebhookDeliveryStore {
+  /** inserts the delivery unless one with its id exists; true when inserted */
+  enqueue(delivery: WebhookDelivery): Promise<boolean>
+  /**
+   * Pending deliveries due at `now` that are first in line for their payment (no pending delivery
+   * with a lower sequence), not leased by another worker; leases them for `leaseMs`.
+   */
+  claimDue(now: string, limit: number, leaseMs: number): Promise<WebhookDelivery[]>
+  /** records the attempt and moves the delivery on; releases the lease */
+  recordAttempt(attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<void>
+  get(deliveryId: string): Promise<WebhookDelivery | null>
+  listByPayment(paymentId: string): Promise<WebhookDelivery[]>
+  listAttempts(deliveryId: string): Promise<DeliveryAttempt[]>
+  /** puts a failed (or delivered) delivery back in line, due at `now`; false when unknown */
+  redeliver(deliveryId: string, now: string): Promise<boolean>
+}

