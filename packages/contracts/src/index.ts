@@ -1,1 +1,2 @@
 export * from './bus-messages.js'
+export * from './webhooks.js'

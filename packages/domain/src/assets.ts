@@ -29,3 +29,26 @@ export interface AssetRegistry {
   readonly networks: readonly NetworkDefinition[]
   readonly assets: readonly Asset[]
 }
+
+export declare const defaultAssetRegistry: AssetRegistry
+
+/** `${network}:${currency}`, the key of per-asset settings such as fixed fees */
+export declare function assetKey(asset: Pick<Asset, 'network' | 'currency'>): string
+
+/**
+ * The asset for a request; tokenStandard may be omitted (inferred) but must match when sent.
+ * Throws DomainError UNSUPPORTED_ASSET with a message listing what is supported.
+ */
+export declare function resolveAsset(
+  registry: AssetRegistry,
+  request: { network: string; currency: string; tokenStandard?: string | undefined },
+): Asset
+
+export declare function findNetwork(registry: AssetRegistry, network: string): NetworkDefinition | undefined
+
+/** the asset whose contract or mint is `contract` on `network`, or the native coin when null */
+export declare function findAssetByContract(
+  registry: AssetRegistry,
+  network: string,
+  contract: string | null,
+): Asset | undefined

@@ -8,3 +8,13 @@ export interface FeePolicy {
 }
 
 export const defaultFeePolicy: FeePolicy = { feeBps: 100, fixedFees: {} }
+
+/**
+ * feeUnits = roundHalfUp(amountUnits * feeBps / 10000) + fixed fee of the asset, capped at
+ * amountUnits; netUnits = amountUnits - feeUnits. Both are integers of the asset's smallest unit.
+ */
+export declare function computeFee(
+  amountUnits: bigint,
+  asset: { network: string; currency: string; decimals: number },
+  policy: FeePolicy,
+): { feeUnits: bigint; netUnits: bigint }

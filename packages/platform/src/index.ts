@@ -1,1 +1,5 @@
-export {}
+export * from './clock.js'
+export * from './config.js'
+export * from './lifecycle.js'
+export * from './logger.js'
+export * from './secrets.js'
