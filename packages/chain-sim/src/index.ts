@@ -1,1 +1,3 @@
-export {}
+export * from './chain-format.js'
+export * from './routes.js'
+export * from './simulator.js'

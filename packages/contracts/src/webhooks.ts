@@ -1,6 +1,9 @@
 // Webhook payloads (merchant-api.md section 6, decisions.md section 9).
 
-import type { Metadata } from '@chainpay/domain'
+import { DECIMAL_AMOUNT_PATTERN, type Metadata } from '@chainpay/domain'
+import Type from 'typebox'
+import { MetadataSchema } from './api-schemas.js'
+import { Nullable, StringEnum } from './schema-kit.js'
 
 export const WebhookEventKinds = [
   'payment.pending',
@@ -40,9 +43,80 @@ export interface WebhookBodyInput {
   payment: WebhookPaymentFields
 }
 
+const decimalAmount = new RegExp(DECIMAL_AMOUNT_PATTERN)
+
 /**
  * The exact body text for one attempt: {"event","timestamp","payment":{...}} where `timestamp` is
  * Unix seconds of the attempt and payment.amount is a JSON number written with the decimal's own
- * digits (no float rounding).
+ * digits (no float rounding). Every other value goes through JSON.stringify.
  */
-export declare function renderWebhookBody(input: WebhookBodyInput, timestampSeconds: number): string
+export function renderWebhookBody(input: WebhookBodyInput, timestampSeconds: number): string {
+  const { payment } = input
+  if (!decimalAmount.test(payment.amount)) {
+    throw new RangeError(`webhook body: payment.amount must be a decimal amount, got '${payment.amount}'`)
+  }
+  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
+    throw new RangeError(`webhook body: timestamp must be Unix seconds, got ${timestampSeconds}`)
+  }
+  const rest = {
+    currency: payment.currency,
+    network: payment.network,
+    expected_amount: payment.expected_amount,
+    received_amount: payment.received_amount,
+    fee_amount: payment.fee_amount,
+    net_amount: payment.net_amount,
+    confirmations: payment.confirmations,
+    metadata: payment.metadata,
+    late_funds: payment.late_funds,
+  }
+  // The amount is spliced in as text because a JS number cannot hold 123456789012345678.123456,
+  // and would turn 10.50 into 10.5; the pattern above makes the text a valid JSON number.
+  return (
+    `{"event":${JSON.stringify(input.event)},"timestamp":${timestampSeconds},` +
+    `"payment":{"id":${JSON.stringify(payment.id)},"status":${JSON.stringify(payment.status.toUpperCase())},` +
+    `"amount":${payment.amount},"tx_hash":${JSON.stringify(payment.tx_hash)},` +
+    `${JSON.stringify(rest).slice(1)}}`
+  )
+}
+
+const WebhookStatusSchema = StringEnum(
+  ['PENDING', 'CONFIRMED', 'UNDERPAID', 'OVERPAID', 'EXPIRED', 'CANCELED', 'FAILED'],
+  { description: 'the payment status in upper case' },
+)
+
+const DecimalTextSchema = Type.String({ pattern: DECIMAL_AMOUNT_PATTERN })
+
+/** the webhook body, for documentation; renderWebhookBody writes it */
+export const WebhookBodySchema = Type.Object(
+  {
+    event: StringEnum(WebhookEventKinds),
+    timestamp: Type.Integer({ description: 'Unix seconds of this delivery attempt; equals X-Timestamp' }),
+    payment: Type.Object(
+      {
+        id: Type.String({ format: 'uuid', description: 'the paymentId' }),
+        status: WebhookStatusSchema,
+        amount: Type.Number({
+          description:
+            'the amount as sent at creation, as a JSON number written with exactly its decimal digits',
+        }),
+        tx_hash: Nullable(Type.String({ description: 'latest counted transaction; null until one exists' })),
+        currency: Type.String(),
+        network: Type.String(),
+        expected_amount: DecimalTextSchema,
+        received_amount: Nullable(DecimalTextSchema),
+        fee_amount: DecimalTextSchema,
+        net_amount: DecimalTextSchema,
+        confirmations: Type.Integer({ minimum: 0 }),
+        metadata: MetadataSchema,
+        late_funds: Type.Optional(
+          Type.Object(
+            { tx_hash: Type.String(), amount: DecimalTextSchema },
+            { description: 'payment.late_funds only: the transfer that arrived after the payment closed' },
+          ),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+)

@@ -1,6 +1,8 @@
 // The payment as the merchant API shows it (merchant-api.md section 2.1).
 
+import { formatUnits } from './money.js'
 import type { Metadata, OpenPayment, PaymentStatus } from './payment.js'
+import { activeTransfers } from './payment-evolve.js'
 
 export interface PaymentView {
   paymentId: string
@@ -36,6 +38,41 @@ export interface CreatedPaymentView extends PaymentView {
  * confirmations: the lowest confirmation count among counted, not withdrawn transfers (0 when
  * none), so it reaches the requirement exactly when the payment settles.
  */
-export declare function toPaymentView(payment: OpenPayment): PaymentView
+export function toPaymentView(payment: OpenPayment): PaymentView {
+  const { created } = payment
+  const units = (value: string) => formatUnits(value, created.decimals)
+  return {
+    paymentId: created.paymentId,
+    status: payment.status,
+    network: created.network,
+    currency: created.currency,
+    tokenStandard: created.tokenStandard,
+    amount: created.amount,
+    expectedAmount: units(created.amountUnits),
+    receivedAmount: payment.receivedUnits === null ? null : units(payment.receivedUnits),
+    generatedAddress: created.address,
+    generatedTokenAccount: created.tokenAccount,
+    addressMode: created.addressMode,
+    merchantUserId: null,
+    txHash: payment.txHash,
+    confirmations: lowestConfirmations(payment),
+    createdAt: created.createdAt,
+    confirmedAt: payment.confirmedAt,
+    expiresAt: created.expiresAt,
+    metadata: created.metadata,
+    feeAmount: units(created.feeUnits),
+    netAmount: units(created.netUnits),
+  }
+}
 
-export declare function toCreatedPaymentView(payment: OpenPayment): CreatedPaymentView
+export function toCreatedPaymentView(payment: OpenPayment): CreatedPaymentView {
+  const { feeAmount, netAmount, ...view } = toPaymentView(payment)
+  const { callbackUrl, successRedirectUrl, cancelRedirectUrl } = payment.created
+  // Same field order as the specification's table: the URLs sit between metadata and the fees.
+  return { ...view, callbackUrl, successRedirectUrl, cancelRedirectUrl, feeAmount, netAmount }
+}
+
+function lowestConfirmations(payment: OpenPayment): number {
+  const confirmations = activeTransfers(payment.transfers).map((transfer) => transfer.confirmations)
+  return confirmations.length === 0 ? 0 : Math.min(...confirmations)
+}

@@ -7,6 +7,7 @@
 import type { Asset } from './assets.js'
 import { DomainError } from './errors.js'
 import type { FeePolicy } from './fees.js'
+import { cancelPayment, createPayment, expirePayment, recordTransferObservation } from './payment-decide.js'
 
 //////// Events
 
@@ -180,11 +181,8 @@ export type PaymentState = { status: 'none' } | OpenPayment
 
 export const initialPaymentState: PaymentState = { status: 'none' }
 
-export function evolvePayment(state: PaymentState, event: PaymentEvent): PaymentState {
-  void state
-  void event
-  throw new Error('evolvePayment: implemented by the domain work package')
-}
+// evolve lives in its own module so that the decide helpers can fold events without importing this one.
+export { evolvePayment } from './payment-evolve.js'
 
 //////// Commands
 
@@ -248,10 +246,24 @@ export type PaymentCommand =
       }
     }
 
+//////// Decide
+
+/** The events a command produces on a state; throws DomainError when the command breaks a rule. */
 export function decidePayment(command: PaymentCommand, state: PaymentState): PaymentEvent[] {
-  void command
-  void state
-  throw new DomainError('INTERNAL_ERROR', 'decidePayment: implemented by the domain work package')
+  switch (command.type) {
+    case 'CreatePayment':
+      return createPayment(command.data, state)
+    case 'CancelPayment':
+      return cancelPayment(command.data, state)
+    case 'ExpirePayment':
+      return expirePayment(command.data, state)
+    case 'RecordTransferObservation':
+      return recordTransferObservation(command.data, state)
+    default: {
+      const unknown: never = command
+      throw new DomainError('INTERNAL_ERROR', `unknown payment command ${(unknown as { type: string }).type}`)
+    }
+  }
 }
 
 export const toPaymentStreamId = (paymentId: string): string => `payment-${paymentId}`

@@ -10,6 +10,8 @@ export interface WatchedAddress {
   network: string
   address: string
   paymentId: string
+  /** the payment's asset: TRC20 contract or SPL mint; null for the native coin */
+  assetContract: string | null
   /** after this instant the address is no longer watched (late funds window) */
   watchUntil: string
 }

@@ -1,1 +1,10 @@
-export {}
+export * from './address-allocator.js'
+export * from './bus.js'
+export * from './chain-indexer-store.js'
+export * from './checkpoints.js'
+export * from './database.js'
+export * from './deadlines.js'
+export * from './deliveries.js'
+export * from './event-store.js'
+export * from './merchants.js'
+export * from './read-model.js'

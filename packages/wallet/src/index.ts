@@ -1,1 +1,5 @@
-export {}
+export * from './address-deriver.js'
+export * from './associated-token-account.js'
+export * from './development-wallet.js'
+export * from './solana-address.js'
+export * from './tron-address.js'

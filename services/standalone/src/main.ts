@@ -1,1 +1,22 @@
-export {}
+// chainpay standalone: the five services in one process on embedded storage, with simulated chains.
+import { ConfigError, createRootLogger, runUntilSignal } from '@chainpay/platform'
+import { readStandaloneConfig } from './config.js'
+import { buildStandalone } from './standalone.js'
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof readStandaloneConfig>
+  try {
+    config = readStandaloneConfig()
+  } catch (error) {
+    const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error)
+    process.stderr.write(`chainpay standalone cannot start: ${message}\n`)
+    process.exitCode = 1
+    return
+  }
+  const logger = createRootLogger({ service: 'standalone', level: config.logLevel })
+  const standalone = await buildStandalone(config, logger)
+  await runUntilSignal({ logger, services: standalone.services })
+  standalone.close()
+}
+
+await main()

@@ -1,1 +1,10 @@
-export {}
+export * from './address-allocator-contract.js'
+export * from './bus-contract.js'
+export * from './chain-client-contract.js'
+export * from './chain-indexer-store-contract.js'
+export * from './checkpoint-contract.js'
+export * from './deadline-store-contract.js'
+export * from './delivery-store-contract.js'
+export * from './event-store-contract.js'
+export * from './merchant-store-contract.js'
+export * from './read-model-contract.js'

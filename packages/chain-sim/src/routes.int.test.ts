@@ -1,0 +1,178 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
+import { defaultAssetRegistry } from '@chainpay/domain'
+import { createRootLogger } from '@chainpay/platform'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { simulatedAddress } from './chain-format.js'
+import { chainSimulatorRoutes } from './routes.js'
+import { type ChainSimulator, createChainSimulator } from './simulator.js'
+
+const logger = createRootLogger({ service: 'chain-sim-test', level: 'silent' })
+const COUNTERFEIT_USDT = 'THk5qH79SoAaUnUh8JVdRarSESTZpqPjSQ'
+
+let directory: string
+let db: DatabaseSync
+let simulator: ChainSimulator
+let app: FastifyInstance
+
+beforeEach(async () => {
+  directory = mkdtempSync(join(tmpdir(), 'chain-sim-routes-'))
+  db = new DatabaseSync(join(directory, 'chainpay.sqlite'))
+  db.exec('PRAGMA journal_mode = WAL')
+  simulator = createChainSimulator({
+    db,
+    registry: defaultAssetRegistry,
+    networks: [
+      { network: 'TRON', blockIntervalMs: 60_000 },
+      { network: 'SOLANA_DEVNET', blockIntervalMs: 60_000 },
+    ],
+    logger,
+  })
+  app = Fastify()
+  await app.register(chainSimulatorRoutes, { simulator })
+  await app.ready()
+})
+
+afterEach(async () => {
+  await app.close()
+  await simulator.stop()
+  db.close()
+  rmSync(directory, { recursive: true, force: true })
+})
+
+function submit(network: string, payload: unknown) {
+  return app.inject({ method: 'POST', url: `/dev/chains/${network}/transfers`, payload: payload as object })
+}
+
+async function transferOf(network: string, txHash: string) {
+  const head = await simulator.head(network)
+  const blocks = await simulator.client(network).getBlocks(1, head.height)
+  return blocks.flatMap((block) => block.transfers).find((transfer) => transfer.txHash === txHash)
+}
+
+describe('POST /dev/chains/:network/transfers', () => {
+  it('answers 201 with the txHash, matching the network ignoring case', async () => {
+    const to = simulatedAddress('TRON')
+    const response = await submit('tron', { to, amount: '12.5', currency: 'USDT' })
+    expect(response.statusCode).toBe(201)
+    const { txHash } = response.json()
+    expect(txHash).toMatch(/^[0-9a-f]{64}$/)
+    await simulator.mineBlocks('TRON', 1)
+    expect(await transferOf('TRON', txHash)).toMatchObject({ to, amountUnits: '12500000', success: true })
+  })
+
+  it('submits counterfeit tokens and failing transfers', async () => {
+    const counterfeit = (
+      await submit('TRON', { to: 'TX', amount: '1', currency: 'USDT', contract: COUNTERFEIT_USDT })
+    ).json()
+    const failing = (
+      await submit('Solana_Devnet', { to: 'ata', amount: '0.5', currency: 'USDC', fail: true })
+    ).json()
+    await simulator.mineBlocks('TRON', 1)
+    await simulator.mineBlocks('SOLANA_DEVNET', 1)
+    expect(await transferOf('TRON', counterfeit.txHash)).toMatchObject({
+      asset: { kind: 'token', contract: COUNTERFEIT_USDT },
+      success: true,
+    })
+    expect(await transferOf('SOLANA_DEVNET', failing.txHash)).toMatchObject({
+      asset: { kind: 'token', contract: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' },
+      amountUnits: '500000',
+      success: false,
+    })
+  })
+
+  it('answers 400 VALIDATION_ERROR for a bad amount or body', async () => {
+    const bodies = [
+      { to: 'TX', amount: '1.0000001', currency: 'USDT' },
+      { to: 'TX', amount: '-1', currency: 'TRX' },
+      { to: 'TX', amount: 5, currency: 'TRX' },
+      { to: 'TX', currency: 'TRX' },
+      { to: '', amount: '1', currency: 'TRX' },
+      { to: 'TX', amount: '1', currency: 'TRX', fail: 'yes' },
+      { to: 'TX', amount: '1', currency: 'TRX', memo: 'unknown field' },
+    ]
+    for (const body of bodies) {
+      const response = await submit('TRON', body)
+      expect(response.statusCode, JSON.stringify(body)).toBe(400)
+      expect(response.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.any(String) } })
+    }
+    expect((await simulator.client('TRON').getBlocks(1, 1))[0]?.transfers).toEqual([])
+  })
+
+  it('answers 400 UNSUPPORTED_ASSET for a currency the network does not have', async () => {
+    const response = await submit('TRON', { to: 'TX', amount: '1', currency: 'USDC' })
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toEqual({
+      error: { code: 'UNSUPPORTED_ASSET', message: expect.stringContaining('USDC') },
+    })
+  })
+
+  it('answers 404 NOT_FOUND for a network the simulator does not run', async () => {
+    for (const network of ['SOLANA', 'BITCOIN']) {
+      const response = await submit(network, { to: 'x', amount: '1', currency: 'SOL' })
+      expect(response.statusCode).toBe(404)
+      expect(response.json()).toEqual({
+        error: { code: 'NOT_FOUND', message: expect.stringContaining(network) },
+      })
+    }
+  })
+})
+
+describe('POST /dev/chains/:network/blocks', () => {
+  it('mines count blocks, or one without a body, and answers the head', async () => {
+    const three = await app.inject({ method: 'POST', url: '/dev/chains/TRON/blocks', payload: { count: 3 } })
+    expect(three.statusCode).toBe(200)
+    expect(three.json()).toEqual(await simulator.head('TRON'))
+    expect(three.json().height).toBe(4)
+    const one = await app.inject({ method: 'POST', url: '/dev/chains/tron/blocks' })
+    expect(one.statusCode).toBe(200)
+    expect(one.json()).toMatchObject({ height: 5, hash: expect.stringMatching(/^0{15}5/) })
+  })
+
+  it('answers 400 for a count outside 1..1000 and 404 for an unknown network', async () => {
+    for (const count of [0, 1001, 1.5, '2']) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/dev/chains/TRON/blocks',
+        payload: { count },
+      })
+      expect(response.statusCode).toBe(400)
+      expect(response.json().error.code).toBe('VALIDATION_ERROR')
+    }
+    expect((await simulator.head('TRON')).height).toBe(1)
+    const unknown = await app.inject({ method: 'POST', url: '/dev/chains/TRON_NILE/blocks', payload: {} })
+    expect(unknown.statusCode).toBe(404)
+    expect(unknown.json().error.code).toBe('NOT_FOUND')
+  })
+})
+
+describe('POST /dev/chains/:network/transactions/:txHash/drop', () => {
+  it('drops a mined transaction, then answers 404 for it', async () => {
+    const { txHash } = (await submit('SOLANA_DEVNET', { to: 'ata', amount: '1', currency: 'SOL' })).json()
+    await simulator.mineBlocks('SOLANA_DEVNET', 2)
+    const url = `/dev/chains/solana_devnet/transactions/${txHash}/drop`
+    const dropped = await app.inject({ method: 'POST', url })
+    expect(dropped.statusCode).toBe(200)
+    expect(dropped.json()).toEqual({ dropped: true })
+    expect(await transferOf('SOLANA_DEVNET', txHash)).toBeUndefined()
+    const again = await app.inject({ method: 'POST', url })
+    expect(again.statusCode).toBe(404)
+    expect(again.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.stringContaining(txHash) } })
+  })
+})
+
+describe('GET /dev/chains/:network/head', () => {
+  it('answers the head, and 404 for an unknown network', async () => {
+    await simulator.mineBlocks('SOLANA_DEVNET', 2)
+    const head = await app.inject({ method: 'GET', url: '/dev/chains/solana_devnet/head' })
+    expect(head.statusCode).toBe(200)
+    expect(head.json()).toEqual(await simulator.head('SOLANA_DEVNET'))
+    expect(head.json().height).toBe(3)
+    const unknown = await app.inject({ method: 'GET', url: '/dev/chains/ethereum/head' })
+    expect(unknown.statusCode).toBe(404)
+    expect(unknown.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } })
+  })
+})

@@ -1,0 +1,136 @@
+// Development endpoints that drive the simulated chains: pay an address, mine, roll back.
+// They answer with the merchant API's error body; the hosting app handles anything else.
+import { DECIMAL_AMOUNT_PATTERN, isDomainError } from '@chainpay/domain'
+import {
+  type FastifyPluginAsyncTypebox,
+  Type,
+  TypeBoxValidatorCompiler,
+} from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
+import type { ChainSimulator } from './simulator.js'
+
+export interface ChainSimulatorRoutesOptions {
+  simulator: ChainSimulator
+}
+
+const MAX_BLOCKS_PER_REQUEST = 1000
+
+const NetworkParams = Type.Object({ network: Type.String({ minLength: 1, maxLength: 64 }) })
+const TransactionParams = Type.Object({
+  network: Type.String({ minLength: 1, maxLength: 64 }),
+  txHash: Type.String({ minLength: 1, maxLength: 128 }),
+})
+const Address = Type.String({ minLength: 1, maxLength: 128 })
+const TransferBody = Type.Object(
+  {
+    to: Address,
+    amount: Type.String({ pattern: DECIMAL_AMOUNT_PATTERN }),
+    currency: Type.String({ minLength: 1, maxLength: 32 }),
+    contract: Type.Optional(Address),
+    from: Type.Optional(Address),
+    fail: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+const BlocksBody = Type.Union([
+  Type.Object(
+    { count: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BLOCKS_PER_REQUEST })) },
+    { additionalProperties: false },
+  ),
+  // a POST without a body mines one block (fastify validates a missing body as null)
+  Type.Null(),
+])
+
+export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoutesOptions> = async (
+  app,
+  { simulator },
+) => {
+  // Scoped to this plugin: strict TypeBox checks, no type coercion of bodies.
+  app.setValidatorCompiler(TypeBoxValidatorCompiler)
+
+  app.post(
+    '/dev/chains/:network/transfers',
+    { schema: { params: NetworkParams, body: TransferBody }, attachValidation: true },
+    async (request, reply) => {
+      const rejected = rejection(simulator, request)
+      if (rejected) return sendError(reply, rejected)
+      try {
+        return reply.code(201).send(await simulator.submitTransfer(request.params.network, request.body))
+      } catch (error) {
+        return sendDomainError(reply, error)
+      }
+    },
+  )
+
+  app.post(
+    '/dev/chains/:network/blocks',
+    { schema: { params: NetworkParams, body: BlocksBody }, attachValidation: true },
+    async (request, reply) => {
+      const rejected = rejection(simulator, request)
+      if (rejected) return sendError(reply, rejected)
+      return reply
+        .code(200)
+        .send(await simulator.mineBlocks(request.params.network, request.body?.count ?? 1))
+    },
+  )
+
+  app.post(
+    '/dev/chains/:network/transactions/:txHash/drop',
+    { schema: { params: TransactionParams }, attachValidation: true },
+    async (request, reply) => {
+      const rejected = rejection(simulator, request)
+      if (rejected) return sendError(reply, rejected)
+      const { network, txHash } = request.params
+      if (await simulator.dropTransaction(network, txHash)) return reply.code(200).send({ dropped: true })
+      const message = `transaction ${txHash} is not on ${simulator.networkNamed(network)}`
+      return sendError(reply, { status: 404, code: 'NOT_FOUND', message })
+    },
+  )
+
+  app.get(
+    '/dev/chains/:network/head',
+    { schema: { params: NetworkParams }, attachValidation: true },
+    async (request, reply) => {
+      const rejected = rejection(simulator, request)
+      if (rejected) return sendError(reply, rejected)
+      return reply.code(200).send(await simulator.head(request.params.network))
+    },
+  )
+}
+
+interface ErrorReply {
+  status: 400 | 404
+  code: 'VALIDATION_ERROR' | 'UNSUPPORTED_ASSET' | 'NOT_FOUND'
+  message: string
+}
+
+/** an unknown network is 404 before anything about the request body is looked at */
+function rejection(
+  simulator: ChainSimulator,
+  request: { params: { network: string }; validationError?: Error | undefined },
+): ErrorReply | undefined {
+  const { network } = request.params
+  if (!simulator.networkNamed(network)) {
+    const supported = simulator.networks.join(', ')
+    return {
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `no simulated network ${network}; simulated: ${supported}`,
+    }
+  }
+  if (request.validationError) {
+    return { status: 400, code: 'VALIDATION_ERROR', message: request.validationError.message }
+  }
+  return undefined
+}
+
+function sendDomainError(reply: FastifyReply, error: unknown): FastifyReply {
+  if (isDomainError(error) && (error.code === 'VALIDATION_ERROR' || error.code === 'UNSUPPORTED_ASSET')) {
+    return sendError(reply, { status: 400, code: error.code, message: error.message })
+  }
+  throw error
+}
+
+function sendError(reply: FastifyReply, { status, code, message }: ErrorReply): FastifyReply {
+  return reply.code(status).send({ error: { code, message } })
+}

@@ -1,0 +1,266 @@
+// A TRON and Solana stand-in behind the chain port: blocks on a timer, a durable mempool, failed
+// transactions, counterfeit tokens and rollbacks before finality, all in the given SQLite file.
+import type { DatabaseSync } from 'node:sqlite'
+import {
+  type AssetRegistry,
+  DomainError,
+  findNetwork,
+  type NetworkDefinition,
+  resolveAsset,
+  toUnits,
+} from '@chainpay/domain'
+import { type Logger, moduleLogger } from '@chainpay/platform'
+import type { ChainClient, ChainHead } from '@chainpay/ports'
+import { type ChainFormat, chainFormat } from './chain-format.js'
+import { createSimulatorStore } from './simulator-store.js'
+
+export interface SimulatedTransfer {
+  /** receiving address; for SPL tokens the receiving token account */
+  to: string
+  /** decimal amount in whole units of the currency, e.g. "12.5" */
+  amount: string
+  currency: string
+  /** a token contract or mint other than the registry's: a counterfeit token of that currency */
+  contract?: string | undefined
+  /** sender; a random address of the chain when absent */
+  from?: string | undefined
+  /** included in a block but failed (TRON REVERT, Solana meta.err) */
+  fail?: boolean | undefined
+}
+
+export interface SimulatedNetwork {
+  network: string
+  blockIntervalMs: number
+}
+
+export interface ChainSimulator {
+  /** canonical names of the simulated networks */
+  readonly networks: readonly string[]
+  /** the canonical name of a simulated network, matched ignoring case; undefined if not simulated */
+  networkNamed(network: string): string | undefined
+  /** produces blocks on each network's timer; idempotent */
+  start(): Promise<void>
+  /** stops the timers; idempotent */
+  stop(): Promise<void>
+  /** resolves once the transfer is durably in the mempool */
+  submitTransfer(network: string, transfer: SimulatedTransfer): Promise<{ txHash: string }>
+  mineBlocks(network: string, count: number): Promise<ChainHead>
+  /** rolls back the block holding the transaction and every later one; false if the tx is unknown */
+  dropTransaction(network: string, txHash: string): Promise<boolean>
+  head(network: string): Promise<ChainHead>
+  client(network: string): ChainClient
+}
+
+export interface ChainSimulatorOptions {
+  db: DatabaseSync
+  registry: AssetRegistry
+  networks: SimulatedNetwork[]
+  clock?: () => Date
+  logger: Logger
+}
+
+const MAX_ADDRESS_LENGTH = 128
+
+interface RunningNetwork {
+  definition: NetworkDefinition
+  format: ChainFormat
+  blockIntervalMs: number
+  timer?: NodeJS.Timeout | undefined
+}
+
+export function createChainSimulator(options: ChainSimulatorOptions): ChainSimulator {
+  const { registry } = options
+  const clock = options.clock ?? (() => new Date())
+  const logger = moduleLogger(options.logger, 'chain-sim')
+  const store = createSimulatorStore(options.db)
+  const running = new Map<string, RunningNetwork>()
+  for (const { network, blockIntervalMs } of options.networks) {
+    const definition = findNetworkIgnoringCase(registry, network)
+    if (!definition) throw new Error(`chain simulator: network ${network} is not in the asset registry`)
+    if (!Number.isSafeInteger(blockIntervalMs) || blockIntervalMs < 1) {
+      throw new Error(`chain simulator: blockIntervalMs of ${network} must be a positive integer`)
+    }
+    running.set(definition.network, { definition, format: chainFormat(definition.chain), blockIntervalMs })
+  }
+  let started = false
+
+  function simulated(network: string): RunningNetwork {
+    const definition = findNetworkIgnoringCase(registry, network)
+    const entry = definition && running.get(definition.network)
+    if (!entry) throw new DomainError('NOT_FOUND', `the chain simulator does not run network ${network}`)
+    return entry
+  }
+
+  // A chain always has a head: its first block is produced when the simulator first meets it.
+  function headOf(entry: RunningNetwork): ChainHead {
+    const name = entry.definition.network
+    const head = store.head(name)
+    if (head) return head
+    return store.inTransaction(() => store.head(name) ?? produceBlock(entry))
+  }
+
+  // Runs inside a write transaction.
+  function produceBlock(entry: RunningNetwork): ChainHead {
+    const name = entry.definition.network
+    const parent = store.head(name)
+    const height = (parent?.height ?? 0) + 1
+    const now = clock().toISOString()
+    // block times never go backwards, even if a test clock does
+    const time = parent && parent.time > now ? parent.time : now
+    const hash = entry.format.newBlockHash(height)
+    store.insertBlock(name, {
+      height,
+      hash,
+      parentHash: parent?.hash ?? entry.format.genesisParentHash,
+      time,
+    })
+    const included = store.includeMempool(name, height)
+    logger.debug({ network: name, height, transfers: included }, 'block produced')
+    return { height, hash, time }
+  }
+
+  function scheduleNext(entry: RunningNetwork): void {
+    entry.timer = setTimeout(() => {
+      try {
+        store.inTransaction(() => produceBlock(entry))
+      } catch (error) {
+        logger.error({ err: error, network: entry.definition.network }, 'block production failed')
+      }
+      if (started) scheduleNext(entry)
+    }, entry.blockIntervalMs)
+    // a simulated chain never keeps the process alive on its own
+    entry.timer.unref()
+  }
+
+  for (const entry of running.values()) headOf(entry)
+
+  return {
+    networks: [...running.keys()],
+
+    networkNamed(network) {
+      const definition = findNetworkIgnoringCase(registry, network)
+      return definition && running.has(definition.network) ? definition.network : undefined
+    },
+
+    async start() {
+      if (started) return
+      started = true
+      for (const entry of running.values()) scheduleNext(entry)
+      logger.info(
+        { networks: [...running.values()].map((entry) => [entry.definition.network, entry.blockIntervalMs]) },
+        'chain simulator producing blocks',
+      )
+    },
+
+    async stop() {
+      started = false
+      for (const entry of running.values()) {
+        clearTimeout(entry.timer)
+        entry.timer = undefined
+      }
+    },
+
+    async submitTransfer(network, transfer) {
+      const entry = simulated(network)
+      const name = entry.definition.network
+      const asset = resolveAsset(registry, { network: name, currency: transfer.currency })
+      const amountUnits = unitsOf(transfer.amount, asset.decimals)
+      const to = address('to', transfer.to)
+      const from = transfer.from === undefined ? entry.format.newAddress() : address('from', transfer.from)
+      const contract =
+        transfer.contract === undefined ? asset.contract : address('contract', transfer.contract)
+      const txHash = entry.format.newTxHash()
+      store.insertTransaction(
+        name,
+        { txHash, from, to, contract, amountUnits: amountUnits.toString(), success: transfer.fail !== true },
+        clock().toISOString(),
+      )
+      return { txHash }
+    },
+
+    async mineBlocks(network, count) {
+      const entry = simulated(network)
+      if (!Number.isSafeInteger(count) || count < 0) {
+        throw new DomainError('VALIDATION_ERROR', `count must be a non-negative integer, got ${count}`)
+      }
+      const head = headOf(entry)
+      return store.inTransaction(() => {
+        let latest = head
+        for (let mined = 0; mined < count; mined += 1) latest = produceBlock(entry)
+        return latest
+      })
+    },
+
+    async dropTransaction(network, txHash) {
+      const entry = simulated(network)
+      const name = entry.definition.network
+      return store.inTransaction(() => {
+        const height = store.transactionHeight(name, txHash)
+        if (height === undefined) return false
+        store.deleteTransaction(name, txHash)
+        if (height !== null) replaceBlocksFrom(entry, height)
+        logger.info({ network: name, txHash, height }, 'transaction dropped')
+        return true
+      })
+    },
+
+    async head(network) {
+      return headOf(simulated(network))
+    },
+
+    client(network) {
+      const entry = simulated(network)
+      const name = entry.definition.network
+      return {
+        network: name,
+        getHead: async () => headOf(entry),
+        getBlocks: async (fromHeight, toHeight) => {
+          if (!Number.isSafeInteger(fromHeight) || !Number.isSafeInteger(toHeight)) {
+            throw new RangeError(`block heights must be integers, got ${fromHeight}..${toHeight}`)
+          }
+          return store.blocks(name, fromHeight, toHeight)
+        },
+      }
+    },
+  }
+
+  // A rollback: the fork keeps heights and times but every block from `height` on gets a new
+  // hash, each linked to the new hash before it.
+  function replaceBlocksFrom(entry: RunningNetwork, height: number): void {
+    const name = entry.definition.network
+    const head = store.head(name)
+    if (!head) return
+    let parentHash = store.blocks(name, height - 1, height - 1)[0]?.hash ?? entry.format.genesisParentHash
+    for (let replaced = height; replaced <= head.height; replaced += 1) {
+      const hash = entry.format.newBlockHash(replaced)
+      store.rehashBlock(name, replaced, hash, parentHash)
+      parentHash = hash
+    }
+  }
+}
+
+function findNetworkIgnoringCase(registry: AssetRegistry, network: string): NetworkDefinition | undefined {
+  return (
+    findNetwork(registry, network) ??
+    registry.networks.find((candidate) => candidate.network.toLowerCase() === network.toLowerCase())
+  )
+}
+
+function unitsOf(amount: string, decimals: number): bigint {
+  try {
+    return toUnits(amount, decimals)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new DomainError('VALIDATION_ERROR', `amount: ${reason}`)
+  }
+}
+
+function address(field: string, value: string): string {
+  if (typeof value !== 'string' || value.trim() === '' || value.length > MAX_ADDRESS_LENGTH) {
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `${field} must be a non-empty address of at most 128 characters`,
+    )
+  }
+  return value
+}

@@ -1,0 +1,153 @@
+// Schemas of the bus messages (bus-messages.ts) and the parsers consumers run on each message's
+// JSON text. A payment event message's data is upcast to its type's current schema version on the
+// way in, so consumers only ever see current shapes.
+
+import type { PaymentEvent, PaymentEventType } from '@chainpay/domain'
+import Type, { type Static } from 'typebox'
+import { Compile } from 'typebox/compile'
+import type {
+  ChainObservationMessage,
+  ChainProgressObservation,
+  PaymentEventMessage,
+  TransferObservation,
+} from './bus-messages.js'
+import { parsePaymentEvent, paymentEventSchemas } from './event-schemas.js'
+import {
+  describeProblems,
+  type MutuallyAssignable,
+  Nullable,
+  StringEnum,
+  TimestampSchema,
+  UnitsSchema,
+} from './schema-kit.js'
+
+const strict = { additionalProperties: false } as const
+
+const envelopeProperties = {
+  eventId: Type.String({ minLength: 1 }),
+  paymentId: Type.String({ minLength: 1 }),
+  streamId: Type.String({ minLength: 1 }),
+  revision: Type.Integer({ minimum: 0 }),
+  schemaVersion: Type.Integer({ minimum: 1 }),
+  recordedAt: TimestampSchema,
+}
+
+/** the envelope of a payment event message, with the data left for parsePaymentEvent */
+export const PaymentEventEnvelopeSchema = Type.Object(
+  { ...envelopeProperties, type: Type.String(), data: Type.Unknown() },
+  strict,
+)
+
+function eventMessageSchema<T extends PaymentEventType>(type: T) {
+  // without the annotation the data schema widens to the union of every type's schema
+  const data: (typeof paymentEventSchemas)[T]['schema'] = paymentEventSchemas[type].schema
+  return Type.Object({ ...envelopeProperties, type: Type.Literal(type), data }, strict)
+}
+
+/** every payment event message at its current schema version, one member per event type */
+export const PaymentEventMessageSchema = Type.Union([
+  eventMessageSchema('PaymentCreated'),
+  eventMessageSchema('TransferDetected'),
+  eventMessageSchema('TransferConfirmationsUpdated'),
+  eventMessageSchema('TransferWithdrawn'),
+  eventMessageSchema('PaymentConfirmed'),
+  eventMessageSchema('PaymentUnderpaid'),
+  eventMessageSchema('PaymentOverpaid'),
+  eventMessageSchema('PaymentExpired'),
+  eventMessageSchema('PaymentCanceled'),
+  eventMessageSchema('PaymentFailed'),
+  eventMessageSchema('LateFundsReceived'),
+])
+true satisfies MutuallyAssignable<Static<typeof PaymentEventMessageSchema>, PaymentEventMessage>
+true satisfies MutuallyAssignable<Static<typeof PaymentEventMessageSchema>['type'], PaymentEvent['type']>
+
+export const TransferObservationSchema = Type.Object(
+  {
+    kind: Type.Literal('transfer'),
+    network: Type.String({ minLength: 1 }),
+    paymentId: Type.String({ minLength: 1 }),
+    txHash: Type.String({ minLength: 1 }),
+    transferIndex: Type.Integer({ minimum: 0 }),
+    address: Type.String({ minLength: 1 }),
+    amountUnits: UnitsSchema,
+    blockHeight: Type.Integer({ minimum: 0 }),
+    blockTime: TimestampSchema,
+    confirmations: Type.Integer({ minimum: 0 }),
+    status: StringEnum(['seen', 'withdrawn']),
+    withdrawReason: Nullable(StringEnum(['DROPPED', 'REVERTED'])),
+    observedAt: TimestampSchema,
+  },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof TransferObservationSchema>, TransferObservation>
+
+export const ChainProgressObservationSchema = Type.Object(
+  {
+    kind: Type.Literal('progress'),
+    network: Type.String({ minLength: 1 }),
+    height: Type.Integer({ minimum: 0 }),
+    blockTime: TimestampSchema,
+    observedAt: TimestampSchema,
+  },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof ChainProgressObservationSchema>, ChainProgressObservation>
+
+export const ChainObservationMessageSchema = Type.Union([
+  TransferObservationSchema,
+  ChainProgressObservationSchema,
+])
+true satisfies MutuallyAssignable<Static<typeof ChainObservationMessageSchema>, ChainObservationMessage>
+
+const envelopeValidator = Compile(PaymentEventEnvelopeSchema)
+const transferValidator = Compile(TransferObservationSchema)
+const progressValidator = Compile(ChainProgressObservationSchema)
+
+function parseJson(what: string, json: string): unknown {
+  try {
+    return JSON.parse(json)
+  } catch (error) {
+    throw new Error(`${what}: not JSON: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * A payment event message from its JSON text. Its data is upcast to the current schema version of
+ * its type and validated; the result's schemaVersion is that current version.
+ */
+export function parsePaymentEventMessage(json: string): PaymentEventMessage {
+  const value = parseJson('payment event message', json)
+  if (!envelopeValidator.Check(value)) {
+    throw new Error(`payment event message: ${describeProblems(envelopeValidator, value)}`)
+  }
+  const { data, type, schemaVersion, ...envelope } = value
+  let event: PaymentEvent
+  try {
+    event = parsePaymentEvent(type, schemaVersion, data)
+  } catch (error) {
+    throw new Error(`payment event message ${envelope.eventId}: ${(error as Error).message}`)
+  }
+  if (event.data.paymentId !== envelope.paymentId) {
+    throw new Error(
+      `payment event message ${envelope.eventId}: paymentId '${envelope.paymentId}' differs from the data's '${event.data.paymentId}'`,
+    )
+  }
+  return { ...envelope, schemaVersion: paymentEventSchemas[event.type].version, ...event }
+}
+
+/** a chain observation message from its JSON text, checked against the schema of its kind */
+export function parseChainObservationMessage(json: string): ChainObservationMessage {
+  const value = parseJson('chain observation message', json)
+  const kind = typeof value === 'object' && value !== null ? (value as { kind?: unknown }).kind : undefined
+  if (kind === 'transfer') {
+    if (transferValidator.Check(value)) return value
+    throw new Error(`chain observation message (transfer): ${describeProblems(transferValidator, value)}`)
+  }
+  if (kind === 'progress') {
+    if (progressValidator.Check(value)) return value
+    throw new Error(`chain observation message (progress): ${describeProblems(progressValidator, value)}`)
+  }
+  throw new Error(
+    `chain observation message: kind must be 'transfer' or 'progress', got ${JSON.stringify(kind)}`,
+  )
+}

@@ -1,0 +1,161 @@
+import { Compile } from 'typebox/compile'
+import { describe, expect, it } from 'vitest'
+import type { ChainProgressObservation, PaymentEventMessage, TransferObservation } from './bus-messages.js'
+import {
+  ChainObservationMessageSchema,
+  PaymentEventMessageSchema,
+  parseChainObservationMessage,
+  parsePaymentEventMessage,
+} from './bus-schemas.js'
+import { samplePaymentEvents, samplePaymentId } from './sample-events.fixture.js'
+
+const messages: PaymentEventMessage[] = samplePaymentEvents.map((event, index) => ({
+  eventId: `0190f5a2-0000-7000-8000-${String(index).padStart(12, '0')}`,
+  paymentId: samplePaymentId,
+  streamId: `payment-${samplePaymentId}`,
+  revision: index,
+  schemaVersion: 1,
+  recordedAt: '2026-11-21T14:03:07.200Z',
+  ...event,
+}))
+
+const firstMessage = messages[0] as PaymentEventMessage
+
+describe('parsePaymentEventMessage', () => {
+  it.each(messages.map((message) => [message.type, message] as const))(
+    'round-trips a %s message',
+    (_type, message) => {
+      expect(parsePaymentEventMessage(JSON.stringify(message))).toEqual(message)
+    },
+  )
+
+  it('agrees with PaymentEventMessageSchema', () => {
+    const validator = Compile(PaymentEventMessageSchema)
+    for (const message of messages) expect(validator.Check(message)).toBe(true)
+    expect(validator.Check({ ...firstMessage, type: 'PaymentExpired' })).toBe(false)
+  })
+
+  it('rejects text that is not JSON', () => {
+    expect(() => parsePaymentEventMessage('{"eventId":')).toThrow(/^payment event message: not JSON: /)
+  })
+
+  it.each([
+    ['a missing envelope field', { ...firstMessage, streamId: undefined }, /streamId/],
+    ['a negative revision', { ...firstMessage, revision: -1 }, /\/revision: must be >= 0/],
+    ['schema version 0', { ...firstMessage, schemaVersion: 0 }, /\/schemaVersion/],
+    ['an extra envelope field', { ...firstMessage, partition: 3 }, /partition/],
+  ])('rejects an envelope with %s', (_case, message, problem) => {
+    expect(() => parsePaymentEventMessage(JSON.stringify(message))).toThrow(/^payment event message: /)
+    expect(() => parsePaymentEventMessage(JSON.stringify(message))).toThrow(problem)
+  })
+
+  it('rejects an unknown event type, naming the event', () => {
+    const message = { ...firstMessage, type: 'PaymentRefunded' }
+    expect(() => parsePaymentEventMessage(JSON.stringify(message))).toThrow(
+      `payment event message ${firstMessage.eventId}: payment event: unknown type 'PaymentRefunded'`,
+    )
+  })
+
+  it('rejects a future schema version', () => {
+    const message = { ...firstMessage, schemaVersion: 2 }
+    expect(() => parsePaymentEventMessage(JSON.stringify(message))).toThrow(/unsupported schema version 2/)
+  })
+
+  it('rejects data that does not fit its type', () => {
+    const message = { ...firstMessage, data: { ...firstMessage.data, amount: '1e3' } }
+    expect(() => parsePaymentEventMessage(JSON.stringify(message))).toThrow(
+      /payment event PaymentCreated \(schema version 1\): invalid data: \/amount: must match pattern/,
+    )
+  })
+
+  it('rejects a message whose key and data name different payments', () => {
+    const message = { ...firstMessage, paymentId: 'another-payment' }
+    expect(() => parsePaymentEventMessage(JSON.stringify(message))).toThrow(/differs from the data's/)
+  })
+})
+
+const transferObservation: TransferObservation = {
+  kind: 'transfer',
+  network: 'TRON',
+  paymentId: samplePaymentId,
+  txHash: '5f2c9a',
+  transferIndex: 0,
+  address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+  amountUnits: '10500000',
+  blockHeight: 67_123_456,
+  blockTime: '2026-11-21T14:04:00.000Z',
+  confirmations: 3,
+  status: 'seen',
+  withdrawReason: null,
+  observedAt: '2026-11-21T14:04:09.000Z',
+}
+
+const progressObservation: ChainProgressObservation = {
+  kind: 'progress',
+  network: 'SOLANA',
+  height: 301_000_000,
+  blockTime: '2026-11-21T14:04:00.000Z',
+  observedAt: '2026-11-21T14:04:01.000Z',
+}
+
+describe('parseChainObservationMessage', () => {
+  it('round-trips a transfer, a withdrawn transfer and a progress observation', () => {
+    const withdrawn: TransferObservation = {
+      ...transferObservation,
+      status: 'withdrawn',
+      withdrawReason: 'REVERTED',
+    }
+    for (const observation of [transferObservation, withdrawn, progressObservation]) {
+      expect(parseChainObservationMessage(JSON.stringify(observation))).toEqual(observation)
+    }
+  })
+
+  it('agrees with ChainObservationMessageSchema', () => {
+    const validator = Compile(ChainObservationMessageSchema)
+    expect(validator.Check(transferObservation)).toBe(true)
+    expect(validator.Check(progressObservation)).toBe(true)
+    expect(validator.Check({ ...progressObservation, kind: 'transfer' })).toBe(false)
+  })
+
+  it('rejects text that is not JSON', () => {
+    expect(() => parseChainObservationMessage('nope')).toThrow(/^chain observation message: not JSON: /)
+  })
+
+  it.each([
+    [
+      'no kind',
+      { ...progressObservation, kind: undefined },
+      "kind must be 'transfer' or 'progress', got undefined",
+    ],
+    [
+      'an unknown kind',
+      { ...progressObservation, kind: 'reorg' },
+      `kind must be 'transfer' or 'progress', got "reorg"`,
+    ],
+  ])('rejects a message with %s', (_case, message, problem) => {
+    expect(() => parseChainObservationMessage(JSON.stringify(message))).toThrow(problem)
+  })
+
+  it('rejects a non-object message', () => {
+    expect(() => parseChainObservationMessage('[1,2]')).toThrow(/kind must be/)
+  })
+
+  it.each([
+    ['a fractional amount', { amountUnits: '10.5' }, /\/amountUnits/],
+    ['an unknown status', { status: 'pending' }, /\/status/],
+    ['an unknown withdraw reason', { withdrawReason: 'LOST' }, /\/withdrawReason/],
+    ['a negative confirmation count', { confirmations: -1 }, /\/confirmations/],
+    ['an extra field', { memo: 'x' }, /memo/],
+  ])('rejects a transfer with %s', (_case, fields, problem) => {
+    const json = JSON.stringify({ ...transferObservation, ...fields })
+    expect(() => parseChainObservationMessage(json)).toThrow(/^chain observation message \(transfer\): /)
+    expect(() => parseChainObservationMessage(json)).toThrow(problem)
+  })
+
+  it('rejects a progress observation without a height', () => {
+    const json = JSON.stringify({ ...progressObservation, height: undefined })
+    expect(() => parseChainObservationMessage(json)).toThrow(
+      /^chain observation message \(progress\): .*height/,
+    )
+  })
+})

@@ -1,0 +1,234 @@
+// Schemas of the stored payment events' data (packages/domain/src/payment.ts), versioned so that
+// the shape of an event type can change without rewriting stored events: readers upcast old data
+// to the current version, then validate it.
+
+import {
+  DECIMAL_AMOUNT_PATTERN,
+  type LateFundsReceivedData,
+  type PaymentCanceledData,
+  type PaymentCreatedData,
+  type PaymentEvent,
+  type PaymentEventType,
+  type PaymentExpiredData,
+  type PaymentFailedData,
+  type PaymentSettledData,
+  type TransferConfirmationsUpdatedData,
+  type TransferDetectedData,
+  type TransferWithdrawnData,
+} from '@chainpay/domain'
+import Type, { type Static, type TSchema } from 'typebox'
+import { Compile, type Validator } from 'typebox/compile'
+import { MetadataSchema, PaymentStatusSchema } from './api-schemas.js'
+import {
+  describeProblems,
+  type MutuallyAssignable,
+  Nullable,
+  StringEnum,
+  TimestampSchema,
+  UnitsSchema,
+} from './schema-kit.js'
+
+const strict = { additionalProperties: false } as const
+
+const transferRef = {
+  txHash: Type.String({ minLength: 1 }),
+  transferIndex: Type.Integer({ minimum: 0 }),
+}
+
+const BlockHeightSchema = Type.Integer({ minimum: 0 })
+const ConfirmationsSchema = Type.Integer({ minimum: 0 })
+
+export const PaymentCreatedDataSchema = Type.Object(
+  {
+    paymentId: Type.String(),
+    merchantId: Type.String(),
+    idempotencyKey: Nullable(Type.String()),
+    requestFingerprint: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+    network: Type.String(),
+    currency: Type.String(),
+    tokenStandard: Type.String(),
+    decimals: Type.Integer({ minimum: 0 }),
+    amount: Type.String({ pattern: DECIMAL_AMOUNT_PATTERN }),
+    amountUnits: UnitsSchema,
+    feeUnits: UnitsSchema,
+    netUnits: UnitsSchema,
+    address: Type.String(),
+    tokenAccount: Nullable(Type.String()),
+    derivationPath: Type.String(),
+    addressMode: Type.Literal('PER_PAYMENT'),
+    requiredConfirmations: Type.Integer({ minimum: 1 }),
+    description: Nullable(Type.String()),
+    metadata: MetadataSchema,
+    callbackUrl: Nullable(Type.String()),
+    successRedirectUrl: Nullable(Type.String()),
+    cancelRedirectUrl: Nullable(Type.String()),
+    createdAt: TimestampSchema,
+    expiresAt: TimestampSchema,
+  },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof PaymentCreatedDataSchema>, PaymentCreatedData>
+
+export const TransferDetectedDataSchema = Type.Object(
+  {
+    ...transferRef,
+    paymentId: Type.String(),
+    amountUnits: UnitsSchema,
+    blockHeight: BlockHeightSchema,
+    blockTime: TimestampSchema,
+    confirmations: ConfirmationsSchema,
+    detectedAt: TimestampSchema,
+  },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof TransferDetectedDataSchema>, TransferDetectedData>
+
+export const TransferConfirmationsUpdatedDataSchema = Type.Object(
+  {
+    ...transferRef,
+    paymentId: Type.String(),
+    confirmations: ConfirmationsSchema,
+    updatedAt: TimestampSchema,
+  },
+  strict,
+)
+true satisfies MutuallyAssignable<
+  Static<typeof TransferConfirmationsUpdatedDataSchema>,
+  TransferConfirmationsUpdatedData
+>
+
+export const WithdrawReasonSchema = StringEnum(['DROPPED', 'REVERTED'])
+
+export const TransferWithdrawnDataSchema = Type.Object(
+  { ...transferRef, paymentId: Type.String(), reason: WithdrawReasonSchema, withdrawnAt: TimestampSchema },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof TransferWithdrawnDataSchema>, TransferWithdrawnData>
+
+export const PaymentSettledDataSchema = Type.Object(
+  {
+    paymentId: Type.String(),
+    receivedUnits: UnitsSchema,
+    txHash: Type.String({ minLength: 1 }),
+    confirmedAt: TimestampSchema,
+  },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof PaymentSettledDataSchema>, PaymentSettledData>
+
+export const PaymentExpiredDataSchema = Type.Object(
+  { paymentId: Type.String(), expiredAt: TimestampSchema },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof PaymentExpiredDataSchema>, PaymentExpiredData>
+
+export const PaymentCanceledDataSchema = Type.Object(
+  { paymentId: Type.String(), canceledAt: TimestampSchema },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof PaymentCanceledDataSchema>, PaymentCanceledData>
+
+export const PaymentFailedDataSchema = Type.Object(
+  { paymentId: Type.String(), reason: StringEnum(['TRANSFER_WITHDRAWN']), failedAt: TimestampSchema },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof PaymentFailedDataSchema>, PaymentFailedData>
+
+export const LateFundsReceivedDataSchema = Type.Object(
+  {
+    ...transferRef,
+    paymentId: Type.String(),
+    amountUnits: UnitsSchema,
+    blockHeight: BlockHeightSchema,
+    blockTime: TimestampSchema,
+    statusAtArrival: PaymentStatusSchema,
+    receivedAt: TimestampSchema,
+  },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof LateFundsReceivedDataSchema>, LateFundsReceivedData>
+
+/** the version new events are written with; every type is at 1 until one of them changes shape */
+export const CURRENT_EVENT_SCHEMA_VERSION = 1
+
+/** the current data schema of every event type, and its version */
+export const paymentEventSchemas = {
+  PaymentCreated: { version: 1, schema: PaymentCreatedDataSchema },
+  TransferDetected: { version: 1, schema: TransferDetectedDataSchema },
+  TransferConfirmationsUpdated: { version: 1, schema: TransferConfirmationsUpdatedDataSchema },
+  TransferWithdrawn: { version: 1, schema: TransferWithdrawnDataSchema },
+  PaymentConfirmed: { version: 1, schema: PaymentSettledDataSchema },
+  PaymentUnderpaid: { version: 1, schema: PaymentSettledDataSchema },
+  PaymentOverpaid: { version: 1, schema: PaymentSettledDataSchema },
+  PaymentExpired: { version: 1, schema: PaymentExpiredDataSchema },
+  PaymentCanceled: { version: 1, schema: PaymentCanceledDataSchema },
+  PaymentFailed: { version: 1, schema: PaymentFailedDataSchema },
+  LateFundsReceived: { version: 1, schema: LateFundsReceivedDataSchema },
+} as const satisfies { [Type in PaymentEventType]: { version: number; schema: TSchema } }
+
+// Each registered schema describes exactly the data of its event type.
+type RegisteredData<T extends PaymentEventType> = Static<(typeof paymentEventSchemas)[T]['schema']>
+type DataOf<T extends PaymentEventType> = Extract<PaymentEvent, { type: T }>['data']
+true satisfies MutuallyAssignable<
+  { [T in PaymentEventType]: RegisteredData<T> },
+  { [T in PaymentEventType]: DataOf<T> }
+>
+
+/** turns data of one version into data of the next */
+export type EventUpcaster = (data: unknown) => unknown
+
+/**
+ * upcasters[type][v] turns data written at version v into version v + 1. When an event type's
+ * shape changes: add the new schema to paymentEventSchemas with the next version, and the function
+ * from the previous version here. Stored events are never rewritten.
+ */
+export const upcasters: { readonly [Type in PaymentEventType]?: Readonly<Record<number, EventUpcaster>> } = {}
+
+/** the version an event of this type is written with now */
+export function eventSchemaVersion(type: PaymentEventType): number {
+  return paymentEventSchemas[type].version
+}
+
+export function isPaymentEventType(type: string): type is PaymentEventType {
+  return Object.hasOwn(paymentEventSchemas, type)
+}
+
+const validators = new Map<PaymentEventType, Validator>()
+
+function validatorFor(type: PaymentEventType): Validator {
+  let validator = validators.get(type)
+  if (validator === undefined) {
+    validator = Compile(paymentEventSchemas[type].schema)
+    validators.set(type, validator)
+  }
+  return validator
+}
+
+/**
+ * A stored event's data as the current PaymentEvent: upcast from `schemaVersion` to the current
+ * version, then validated. Throws an Error naming the type, version and problems otherwise.
+ */
+export function parsePaymentEvent(type: string, schemaVersion: number, data: unknown): PaymentEvent {
+  if (!isPaymentEventType(type)) throw new Error(`payment event: unknown type '${type}'`)
+  const current = paymentEventSchemas[type].version
+  if (!Number.isInteger(schemaVersion) || schemaVersion < 1 || schemaVersion > current) {
+    throw new Error(
+      `payment event ${type}: unsupported schema version ${schemaVersion} (this reader knows 1 to ${current})`,
+    )
+  }
+  let upcast = data
+  for (let version = schemaVersion; version < current; version++) {
+    const upcaster = upcasters[type]?.[version]
+    if (upcaster === undefined) {
+      throw new Error(`payment event ${type}: no upcaster from schema version ${version} to ${version + 1}`)
+    }
+    upcast = upcaster(upcast)
+  }
+  const validator = validatorFor(type)
+  if (!validator.Check(upcast)) {
+    throw new Error(
+      `payment event ${type} (schema version ${schemaVersion}): invalid data: ${describeProblems(validator, upcast)}`,
+    )
+  }
+  return { type, data: upcast } as PaymentEvent
+}

@@ -1,0 +1,295 @@
+// The OpenAPI 3.1 document of the merchant API, generated from the schemas in this package so that
+// the document and the validation the gateway runs cannot drift apart.
+
+import type { TSchema } from 'typebox'
+import {
+  CreatedPaymentViewSchema,
+  CreatePaymentBodySchema,
+  ErrorBodySchema,
+  PaymentViewSchema,
+} from './api-schemas.js'
+import { WebhookBodySchema, type WebhookEventKind, WebhookEventKinds } from './webhooks.js'
+
+export const API_BASE_PATH = '/api/merchant/v1'
+
+const ref = (kind: 'schemas' | 'headers' | 'parameters' | 'responses', name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+})
+
+/** a plain JSON copy of a typebox schema (typebox keeps its own bookkeeping in non-enumerable keys) */
+const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema))
+
+const SIGNING_RULE = [
+  'Every request carries X-Service-Key, X-Service-Timestamp and X-Service-Signature.',
+  'X-Service-Timestamp is Unix time in milliseconds and must be within 5 minutes of the server clock.',
+  'X-Service-Signature is the lower-case hex HMAC-SHA256, keyed with the API secret (UTF-8), of',
+  '`{timestamp}.{METHOD}.{path}.{body}`: METHOD in upper case, path the request target exactly as',
+  'sent (starting with /api/merchant/v1, with the query string if any), body the raw body text or the',
+  'empty string when there is none. Failures are 401 with MISSING_AUTH_HEADERS, INVALID_TIMESTAMP,',
+  'INVALID_API_KEY or INVALID_SIGNATURE.',
+].join(' ')
+
+const WEBHOOK_RULE = [
+  "Webhooks are POSTed to the payment's callbackUrl, else the merchant's default webhook URL.",
+  "X-Signature is the lower-case hex HMAC-SHA256, keyed with the merchant's webhook secret, of",
+  '`{X-Timestamp}.{raw body}`. Reject timestamps older than 5 minutes, deduplicate by X-Event-Id,',
+  'and answer any 2xx within 10 s; anything else is retried with backoff for about two days.',
+].join(' ')
+
+function errorResponse(description: string, options: { retryAfter?: boolean } = {}) {
+  return {
+    description,
+    headers: {
+      'X-Request-Id': ref('headers', 'XRequestId'),
+      ...(options.retryAfter ? { 'Retry-After': ref('headers', 'RetryAfter') } : {}),
+    },
+    content: { 'application/json': { schema: ref('schemas', 'Error') } },
+  }
+}
+
+function paymentResponse(description: string, schemaName: 'Payment' | 'CreatedPayment', headers = {}) {
+  return {
+    description,
+    headers: { 'X-Request-Id': ref('headers', 'XRequestId'), ...headers },
+    content: { 'application/json': { schema: ref('schemas', schemaName) } },
+  }
+}
+
+const commonErrors = {
+  '401': ref('responses', 'Unauthorized'),
+  '429': ref('responses', 'RateLimited'),
+  '500': ref('responses', 'InternalError'),
+  '503': ref('responses', 'ServiceUnavailable'),
+}
+
+const WEBHOOK_SUMMARIES: Record<WebhookEventKind, string> = {
+  'payment.pending': 'The payment was created and awaits funds',
+  'payment.confirmed': 'The payment received exactly the expected amount, with the required confirmations',
+  'payment.underpaid': 'The confirmed total is below the expected amount',
+  'payment.overpaid': 'The confirmed total is above the expected amount',
+  'payment.expired': 'The payment passed expiresAt with nothing received',
+  'payment.canceled': 'The merchant canceled the payment',
+  'payment.failed': 'A counted transfer was dropped or reverted by the chain',
+  'payment.late_funds': 'Funds arrived after the payment expired or was canceled; the status does not change',
+}
+
+function webhookOperation(kind: WebhookEventKind) {
+  const header = (
+    name: string,
+    description: string,
+    schema: Record<string, unknown> = { type: 'string' },
+  ) => ({
+    name,
+    in: 'header',
+    required: true,
+    description,
+    schema,
+  })
+  return {
+    post: {
+      summary: WEBHOOK_SUMMARIES[kind],
+      description: WEBHOOK_RULE,
+      operationId: `webhook_${kind.replace('.', '_')}`,
+      // webhooks are signed with X-Signature, not with the API's X-Service-* headers
+      security: [],
+      parameters: [
+        header('X-Signature', 'lower-case hex HMAC-SHA256(webhook secret, `{X-Timestamp}.{raw body}`)', {
+          type: 'string',
+          pattern: '^[0-9a-f]{64}$',
+        }),
+        header('X-Timestamp', "Unix seconds of this attempt; equal to the body's timestamp", {
+          type: 'string',
+          pattern: '^[0-9]+$',
+        }),
+        header('X-Event-Id', 'stable across retries of one event: deduplicate by it'),
+        header('X-Event-Type', "the event kind, equal to the body's event", { type: 'string', const: kind }),
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              allOf: [
+                ref('schemas', 'WebhookBody'),
+                { type: 'object', properties: { event: { const: kind } } },
+              ],
+            },
+          },
+        },
+      },
+      responses: {
+        '2XX': { description: 'Delivered. Any 2xx within 10 seconds acknowledges the event.' },
+        default: { description: 'Not delivered: the event is retried with exponential backoff.' },
+      },
+    },
+  }
+}
+
+/** The merchant API's OpenAPI 3.1.0 document; paths are relative to a server URL ending in /api/merchant/v1. */
+export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Record<string, unknown> {
+  const serverUrl = options.serverUrl ?? API_BASE_PATH
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'chainpay merchant API',
+      version: '1.0.0',
+      description:
+        'Create crypto payment requests on TRON and Solana, read and cancel them, and receive signed webhooks. ' +
+        'Amounts are decimal strings; timestamps are ISO 8601 UTC with milliseconds.',
+    },
+    servers: [{ url: serverUrl, description: 'the gateway; its path ends in /api/merchant/v1' }],
+    security: [{ ServiceKey: [], ServiceTimestamp: [], ServiceSignature: [] }],
+    tags: [{ name: 'payments' }],
+    paths: {
+      '/payments': {
+        post: {
+          tags: ['payments'],
+          operationId: 'createPayment',
+          summary: 'Create a payment request',
+          description:
+            'Required: amount, currency, network. With an idempotencyKey, repeating the same request returns ' +
+            'the original payment (200, Idempotent-Replayed: true); the same key with a different request is 409.',
+          parameters: [ref('parameters', 'RequestId')],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('schemas', 'CreatePaymentRequest') } },
+          },
+          responses: {
+            '201': paymentResponse('Created', 'CreatedPayment', { Location: ref('headers', 'Location') }),
+            '200': paymentResponse(
+              'A replay of an earlier request with the same idempotencyKey',
+              'CreatedPayment',
+              {
+                'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'),
+              },
+            ),
+            '400': ref('responses', 'BadRequest'),
+            '409': errorResponse('IDEMPOTENCY_KEY_REUSED: the key was used with a different request'),
+            '413': ref('responses', 'PayloadTooLarge'),
+            '415': ref('responses', 'UnsupportedMediaType'),
+            ...commonErrors,
+          },
+        },
+      },
+      '/payments/{paymentId}': {
+        parameters: [ref('parameters', 'PaymentId')],
+        get: {
+          tags: ['payments'],
+          operationId: 'getPayment',
+          summary: 'Read a payment',
+          parameters: [ref('parameters', 'RequestId')],
+          responses: {
+            '200': paymentResponse('The payment', 'Payment'),
+            '400': ref('responses', 'BadRequest'),
+            '404': ref('responses', 'PaymentNotFound'),
+            ...commonErrors,
+          },
+        },
+      },
+      '/payments/{paymentId}/cancel': {
+        parameters: [ref('parameters', 'PaymentId')],
+        post: {
+          tags: ['payments'],
+          operationId: 'cancelPayment',
+          summary: 'Cancel a pending payment',
+          description:
+            'Allowed while the payment is pending with no transfer seen. Canceling a canceled payment returns it ' +
+            'unchanged. The body is empty or {}.',
+          parameters: [ref('parameters', 'RequestId')],
+          requestBody: {
+            required: false,
+            content: {
+              'application/json': {
+                schema: { type: 'object', additionalProperties: false, maxProperties: 0 },
+              },
+            },
+          },
+          responses: {
+            '200': paymentResponse('The canceled payment', 'Payment'),
+            '400': ref('responses', 'BadRequest'),
+            '404': ref('responses', 'PaymentNotFound'),
+            '409': errorResponse(
+              'PAYMENT_NOT_CANCELABLE: the payment is no longer pending, or funds were seen',
+            ),
+            '413': ref('responses', 'PayloadTooLarge'),
+            '415': ref('responses', 'UnsupportedMediaType'),
+            ...commonErrors,
+          },
+        },
+      },
+    },
+    webhooks: Object.fromEntries(WebhookEventKinds.map((kind) => [kind, webhookOperation(kind)])),
+    components: {
+      schemas: {
+        CreatePaymentRequest: plain(CreatePaymentBodySchema),
+        Payment: plain(PaymentViewSchema),
+        CreatedPayment: plain(CreatedPaymentViewSchema),
+        Error: plain(ErrorBodySchema),
+        WebhookBody: plain(WebhookBodySchema),
+      },
+      parameters: {
+        PaymentId: {
+          name: 'paymentId',
+          in: 'path',
+          required: true,
+          description: 'the paymentId (UUID); a malformed one is 400 VALIDATION_ERROR',
+          schema: { type: 'string', format: 'uuid' },
+        },
+        RequestId: {
+          name: 'X-Request-Id',
+          in: 'header',
+          required: false,
+          description: 'echoed in the response; generated when absent',
+          schema: { type: 'string', maxLength: 128 },
+        },
+      },
+      headers: {
+        XRequestId: {
+          description: "the request id, the caller's or a generated one",
+          schema: { type: 'string' },
+        },
+        Location: { description: 'path of the created payment', schema: { type: 'string' } },
+        IdempotentReplayed: {
+          description: 'true when the response replays an earlier request with the same idempotencyKey',
+          schema: { type: 'string', const: 'true' },
+        },
+        RetryAfter: {
+          description: 'seconds to wait before retrying',
+          schema: { type: 'integer', minimum: 0 },
+        },
+      },
+      responses: {
+        BadRequest: errorResponse('VALIDATION_ERROR (also malformed JSON) or UNSUPPORTED_ASSET'),
+        Unauthorized: errorResponse(
+          'MISSING_AUTH_HEADERS, INVALID_TIMESTAMP, INVALID_API_KEY or INVALID_SIGNATURE',
+        ),
+        PayloadTooLarge: errorResponse('PAYLOAD_TOO_LARGE: the body exceeds 64 KiB'),
+        UnsupportedMediaType: errorResponse('UNSUPPORTED_MEDIA_TYPE: a body that is not application/json'),
+        PaymentNotFound: errorResponse('PAYMENT_NOT_FOUND: no such payment for this merchant'),
+        RateLimited: errorResponse('RATE_LIMITED: too many requests for this API key', { retryAfter: true }),
+        InternalError: errorResponse('INTERNAL_ERROR'),
+        ServiceUnavailable: errorResponse('SERVICE_UNAVAILABLE: a dependency is down', { retryAfter: true }),
+      },
+      securitySchemes: {
+        ServiceKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Service-Key',
+          description: `The merchant's API key. ${SIGNING_RULE}`,
+        },
+        ServiceTimestamp: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Service-Timestamp',
+          description: 'Unix time in milliseconds, within 5 minutes of the server clock.',
+        },
+        ServiceSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Service-Signature',
+          description: SIGNING_RULE,
+        },
+      },
+    },
+  }
+}

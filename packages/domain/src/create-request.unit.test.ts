@@ -1,0 +1,250 @@
+import { describe, expect, it } from 'vitest'
+import { defaultAssetRegistry } from './assets.js'
+import { type CreateRequestPolicy, validateCreatePaymentRequest, validateMetadata } from './create-request.js'
+import type { CreatePaymentRequest } from './payment.js'
+
+const production: CreateRequestPolicy = { allowInsecureCallbackUrls: false }
+const development: CreateRequestPolicy = { allowInsecureCallbackUrls: true }
+const base: CreatePaymentRequest = { amount: '10.5', currency: 'USDT', network: 'TRON' }
+
+function validate(change: Record<string, unknown>, policy = production) {
+  return validateCreatePaymentRequest(
+    { ...base, ...change } as CreatePaymentRequest,
+    defaultAssetRegistry,
+    policy,
+  )
+}
+
+/** the DomainError code and message `run` throws */
+function failure(run: () => unknown): { code: string; message: string } {
+  try {
+    run()
+  } catch (error) {
+    const { code, message } = error as { code: string; message: string }
+    return { code, message }
+  }
+  throw new Error('expected a DomainError, nothing was thrown')
+}
+
+const validationError = (message: string) => ({ code: 'VALIDATION_ERROR', message })
+
+describe('validateCreatePaymentRequest', () => {
+  it('resolves the asset and the amount in smallest units', () => {
+    const { asset, amountUnits } = validate({})
+    expect(asset).toMatchObject({ network: 'TRON', currency: 'USDT', tokenStandard: 'TRC20' })
+    expect(amountUnits).toBe(10_500_000n)
+  })
+
+  it('accepts every optional field at its limits', () => {
+    const metadata = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [`k${i}`.padEnd(64, 'x'), 'v'.repeat(500)]),
+    )
+    const result = validate({
+      tokenStandard: 'TRC20',
+      addressMode: 'PER_PAYMENT',
+      description: 'd'.repeat(1000),
+      metadata,
+      callbackUrl: `https://shop.example.com/${'c'.repeat(2048 - 25)}`,
+      successRedirectUrl: 'https://shop.example.com/ok',
+      cancelRedirectUrl: 'http://shop.example.com/cancel',
+      expiresInMinutes: 1440,
+      idempotencyKey: 'k'.repeat(255),
+    })
+    expect(result.amountUnits).toBe(10_500_000n)
+  })
+
+  describe('amount', () => {
+    it.each(['10,5', '-1', '1e3', '010', '.5', '5.', ''])('must be a decimal string: %j', (amount) => {
+      expect(failure(() => validate({ amount }))).toEqual(
+        validationError(
+          'amount: must be a decimal string such as "10.5" (no sign, exponent or leading zeros)',
+        ),
+      )
+    })
+
+    it('must be a string', () => {
+      expect(failure(() => validate({ amount: 10.5 })).code).toBe('VALIDATION_ERROR')
+    })
+
+    it('is checked before the asset', () => {
+      expect(failure(() => validate({ amount: 'x', currency: 'DOGE' })).code).toBe('VALIDATION_ERROR')
+    })
+
+    it('must be greater than 0', () => {
+      expect(failure(() => validate({ amount: '0' }))).toEqual(
+        validationError('amount: must be greater than 0'),
+      )
+      expect(failure(() => validate({ amount: '0.000000' }))).toEqual(
+        validationError('amount: must be greater than 0'),
+      )
+    })
+
+    it('has at most the asset decimals', () => {
+      expect(validate({ amount: '0.000001' }).amountUnits).toBe(1n)
+      expect(failure(() => validate({ amount: '0.0000001' }))).toEqual(
+        validationError('amount: at most 6 decimal places for USDT on TRON'),
+      )
+      expect(validate({ amount: '0.000000001', currency: 'SOL', network: 'SOLANA' }).amountUnits).toBe(1n)
+    })
+
+    it('is at most the asset maximum', () => {
+      expect(validate({ amount: '1000000000' }).amountUnits).toBe(1_000_000_000_000_000n)
+      expect(failure(() => validate({ amount: '1000000000.000001' }))).toEqual(
+        validationError('amount: at most 1000000000 for USDT on TRON'),
+      )
+    })
+  })
+
+  describe('currency, network and tokenStandard', () => {
+    it('must name a registered asset', () => {
+      const { code, message } = failure(() => validate({ currency: 'USDC' }))
+      expect(code).toBe('UNSUPPORTED_ASSET')
+      expect(message).toMatch(
+        /^unsupported asset USDC on TRON; supported: TRON: TRX \(NATIVE\), USDT \(TRC20\);/,
+      )
+    })
+
+    it('are canonical upper case', () => {
+      expect(failure(() => validate({ network: 'tron' })).code).toBe('UNSUPPORTED_ASSET')
+    })
+
+    it('tokenStandard must match when sent', () => {
+      expect(failure(() => validate({ tokenStandard: 'SPL' })).code).toBe('UNSUPPORTED_ASSET')
+    })
+
+    it('currency and network are required', () => {
+      expect(failure(() => validate({ currency: undefined }))).toEqual(
+        validationError('currency: is required and must be a string'),
+      )
+      expect(failure(() => validate({ network: undefined }))).toEqual(
+        validationError('network: is required and must be a string'),
+      )
+    })
+  })
+
+  it('addressMode must be PER_PAYMENT', () => {
+    expect(failure(() => validate({ addressMode: 'SHARED' }))).toEqual(
+      validationError('addressMode: must be PER_PAYMENT, the only address mode'),
+    )
+  })
+
+  it.each([0, 1441, 1.5, -5, '30'])(
+    'expiresInMinutes must be an integer from 1 to 1440: %j',
+    (expiresInMinutes) => {
+      expect(failure(() => validate({ expiresInMinutes }))).toEqual(
+        validationError('expiresInMinutes: must be an integer from 1 to 1440'),
+      )
+    },
+  )
+
+  it('description is at most 1000 characters, counting an emoji once', () => {
+    expect(validate({ description: '😀'.repeat(1000) }).amountUnits).toBe(10_500_000n)
+    expect(failure(() => validate({ description: 'd'.repeat(1001) }))).toEqual(
+      validationError('description: must be at most 1000 characters'),
+    )
+  })
+
+  describe('metadata', () => {
+    it('accepts flat values, whatever characters the keys hold', () => {
+      expect(validate({ metadata: { $where: 'x', 'a.b': 1.5, ok: false, none: null } }).amountUnits).toBe(
+        10_500_000n,
+      )
+    })
+
+    it('must be an object', () => {
+      for (const metadata of [[], 'x', 1, null]) {
+        expect(failure(() => validate({ metadata }))).toEqual(validationError('metadata: must be an object'))
+      }
+    })
+
+    it('has at most 50 keys', () => {
+      const metadata = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]))
+      expect(failure(() => validate({ metadata }))).toEqual(
+        validationError('metadata: must have at most 50 keys'),
+      )
+    })
+
+    it('keys are 1 to 64 characters', () => {
+      expect(failure(() => validate({ metadata: { ['k'.repeat(65)]: 1 } }))).toEqual(
+        validationError('metadata: keys must be 1 to 64 characters'),
+      )
+      expect(failure(() => validate({ metadata: { '': 1 } }))).toEqual(
+        validationError('metadata: keys must be 1 to 64 characters'),
+      )
+    })
+
+    it('string values are at most 500 characters', () => {
+      expect(failure(() => validate({ metadata: { note: 'n'.repeat(501) } }))).toEqual(
+        validationError('metadata.note: must be at most 500 characters'),
+      )
+    })
+
+    it.each([{ nested: { a: 1 } }, { list: [1, 2] }])('values are not nested: %j', (metadata) => {
+      const [key] = Object.keys(metadata)
+      expect(failure(() => validate({ metadata }))).toEqual(
+        validationError(`metadata.${key}: must be a string, number, boolean or null`),
+      )
+    })
+
+    it('validateMetadata checks a value on its own', () => {
+      expect(() => validateMetadata({ a: 1 })).not.toThrow()
+      expect(() => validateMetadata({ a: Number.NaN })).toThrow('metadata.a: must be a finite number')
+    })
+  })
+
+  describe('callbackUrl', () => {
+    it('must be https to a public host in production', () => {
+      expect(failure(() => validate({ callbackUrl: 'http://shop.example.com/hook' }))).toEqual(
+        validationError('callbackUrl: must use https'),
+      )
+      expect(failure(() => validate({ callbackUrl: 'https://127.0.0.1/hook' }))).toEqual(
+        validationError('callbackUrl: must not point at a private address'),
+      )
+      expect(failure(() => validate({ callbackUrl: 'https://localhost/hook' }))).toEqual(
+        validationError('callbackUrl: must not point at a local or internal host name'),
+      )
+    })
+
+    it('may be http and loopback in development mode', () => {
+      expect(validate({ callbackUrl: 'http://127.0.0.1:8080/hook' }, development).amountUnits).toBe(
+        10_500_000n,
+      )
+    })
+
+    it('must be absolute http(s) and at most 2048 characters in any mode', () => {
+      expect(failure(() => validate({ callbackUrl: '/hook' }, development))).toEqual(
+        validationError('callbackUrl: must be an absolute http(s) URL'),
+      )
+      expect(
+        failure(() => validate({ callbackUrl: `https://shop.example.com/${'c'.repeat(2048)}` }, development)),
+      ).toEqual(validationError('callbackUrl: must be at most 2048 characters'))
+    })
+  })
+
+  describe.each(['successRedirectUrl', 'cancelRedirectUrl'])('%s', (field) => {
+    it('may be http and point anywhere', () => {
+      expect(validate({ [field]: 'http://localhost:3000/back' }).amountUnits).toBe(10_500_000n)
+    })
+
+    it('must be absolute http(s) and at most 2048 characters', () => {
+      expect(failure(() => validate({ [field]: 'javascript:alert(1)' }))).toEqual(
+        validationError(`${field}: must be an absolute http(s) URL`),
+      )
+      expect(failure(() => validate({ [field]: `https://shop.example.com/${'c'.repeat(2048)}` }))).toEqual(
+        validationError(`${field}: must be at most 2048 characters`),
+      )
+    })
+  })
+
+  it.each(['', 'k'.repeat(256)])('idempotencyKey is 1 to 255 characters: %j', (idempotencyKey) => {
+    expect(failure(() => validate({ idempotencyKey }))).toEqual(
+      validationError('idempotencyKey: must be a string of 1 to 255 characters'),
+    )
+  })
+
+  it('rejects unknown fields', () => {
+    expect(failure(() => validate({ customerEmail: 'a@b.c' }))).toEqual(
+      validationError('customerEmail: unknown field'),
+    )
+  })
+})

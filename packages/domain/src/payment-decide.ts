@@ -1,0 +1,218 @@
+// One function per payment command; decidePayment in payment.ts dispatches to them. The lifecycle
+// rules are decisions.md section 6.
+
+import { createRequestLimits } from './create-request.js'
+import { DomainError } from './errors.js'
+import { computeFee } from './fees.js'
+import { toUnits } from './money.js'
+import type { OpenPayment, PaymentCommand, PaymentEvent, PaymentState, PaymentStatus } from './payment.js'
+import { activeTransfers, evolvePayment, latestTransfer, sameTransfer, totalUnits } from './payment-evolve.js'
+
+type CommandData<Type extends PaymentCommand['type']> = Extract<PaymentCommand, { type: Type }>['data']
+type TransferObservation = CommandData<'RecordTransferObservation'>
+
+export function createPayment(command: CommandData<'CreatePayment'>, state: PaymentState): PaymentEvent[] {
+  if (state.status !== 'none') {
+    const created = state.created
+    const replay =
+      created.merchantId === command.merchantId && created.requestFingerprint === command.requestFingerprint
+    if (replay) return []
+    throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'idempotencyKey: already used with a different request')
+  }
+  const { request, asset, receivingAddress, now } = command
+  const amountUnits = positiveAmountUnits(request.amount, asset.decimals)
+  const { feeUnits, netUnits } = computeFee(amountUnits, asset, command.feePolicy)
+  const minutes = request.expiresInMinutes ?? createRequestLimits.expiresInMinutes.default
+  return [
+    {
+      type: 'PaymentCreated',
+      data: {
+        paymentId: command.paymentId,
+        merchantId: command.merchantId,
+        idempotencyKey: request.idempotencyKey ?? null,
+        requestFingerprint: command.requestFingerprint,
+        network: asset.network,
+        currency: asset.currency,
+        tokenStandard: asset.tokenStandard,
+        decimals: asset.decimals,
+        amount: request.amount,
+        amountUnits: amountUnits.toString(),
+        feeUnits: feeUnits.toString(),
+        netUnits: netUnits.toString(),
+        address: receivingAddress.address,
+        tokenAccount: receivingAddress.tokenAccount,
+        derivationPath: receivingAddress.derivationPath,
+        addressMode: 'PER_PAYMENT',
+        requiredConfirmations: command.requiredConfirmations,
+        description: request.description ?? null,
+        metadata: { ...request.metadata },
+        callbackUrl: request.callbackUrl ?? null,
+        successRedirectUrl: request.successRedirectUrl ?? null,
+        cancelRedirectUrl: request.cancelRedirectUrl ?? null,
+        createdAt: now,
+        expiresAt: new Date(Date.parse(now) + minutes * 60_000).toISOString(),
+      },
+    },
+  ]
+}
+
+export function cancelPayment(command: CommandData<'CancelPayment'>, state: PaymentState): PaymentEvent[] {
+  if (state.status === 'none' || state.created.merchantId !== command.merchantId) {
+    throw new DomainError('PAYMENT_NOT_FOUND', `payment ${command.paymentId} not found`)
+  }
+  if (state.status === 'canceled') return []
+  const anythingSeen = state.transfers.length > 0 || state.lateTransfers.length > 0
+  if (state.status === 'pending' && !anythingSeen) {
+    return [
+      { type: 'PaymentCanceled', data: { paymentId: state.created.paymentId, canceledAt: command.now } },
+    ]
+  }
+  const why = state.status === 'pending' ? 'pending with a transfer already seen' : state.status
+  throw new DomainError(
+    'PAYMENT_NOT_CANCELABLE',
+    `payment is ${why}; only a pending payment with no transfer seen can be canceled`,
+  )
+}
+
+/** Asked on a timer: a no-op unless the payment is really due, never an error. */
+export function expirePayment(command: CommandData<'ExpirePayment'>, state: PaymentState): PaymentEvent[] {
+  if (state.status !== 'pending' || state.transfers.length > 0) return []
+  const expiresAt = Date.parse(state.created.expiresAt)
+  // Chain time too: a transfer in a block before expiresAt may not have been scanned yet.
+  const due = Date.parse(command.now) >= expiresAt && Date.parse(command.chainTime) >= expiresAt
+  if (!due) return []
+  return [{ type: 'PaymentExpired', data: { paymentId: state.created.paymentId, expiredAt: command.now } }]
+}
+
+export function recordTransferObservation(
+  observation: TransferObservation,
+  state: PaymentState,
+): PaymentEvent[] {
+  if (state.status === 'none') {
+    throw new DomainError('PAYMENT_NOT_FOUND', `payment ${observation.paymentId} not found`)
+  }
+  return observation.status === 'seen' ? recordSeen(observation, state) : recordWithdrawn(observation, state)
+}
+
+function recordSeen(observation: TransferObservation, payment: OpenPayment): PaymentEvent[] {
+  const { txHash, transferIndex, amountUnits, blockHeight, blockTime, confirmations, now } = observation
+  const paymentId = payment.created.paymentId
+  if (payment.lateTransfers.some((late) => sameTransfer(late, observation))) return []
+  const counted = payment.transfers.find((transfer) => sameTransfer(transfer, observation))
+  if (counted) {
+    if (counted.withdrawn || confirmations <= counted.confirmations) return []
+    return withSettlement(payment, now, [
+      {
+        type: 'TransferConfirmationsUpdated',
+        data: { paymentId, txHash, transferIndex, confirmations, updatedAt: now },
+      },
+    ])
+  }
+  // A zero-value transfer pays nothing; on TRON it is the usual address-poisoning spam.
+  if (parseUnits(amountUnits) === 0n) return []
+  if (acceptsTransfers(payment.status) && Date.parse(blockTime) < Date.parse(payment.created.expiresAt)) {
+    return withSettlement(payment, now, [
+      {
+        type: 'TransferDetected',
+        data: {
+          paymentId,
+          txHash,
+          transferIndex,
+          amountUnits,
+          blockHeight,
+          blockTime,
+          confirmations,
+          detectedAt: now,
+        },
+      },
+    ])
+  }
+  // Late funds are reported once, when final; until then the watcher keeps observing them.
+  if (confirmations < payment.created.requiredConfirmations) return []
+  const statusAtArrival = payment.status
+  return [
+    {
+      type: 'LateFundsReceived',
+      data: {
+        paymentId,
+        txHash,
+        transferIndex,
+        amountUnits,
+        blockHeight,
+        blockTime,
+        statusAtArrival,
+        receivedAt: now,
+      },
+    },
+  ]
+}
+
+function recordWithdrawn(observation: TransferObservation, payment: OpenPayment): PaymentEvent[] {
+  const { txHash, transferIndex, now } = observation
+  const counted = payment.transfers.find((transfer) => sameTransfer(transfer, observation))
+  if (!counted || counted.withdrawn || !acceptsTransfers(payment.status)) return []
+  const paymentId = payment.created.paymentId
+  const withdrawn: PaymentEvent = {
+    type: 'TransferWithdrawn',
+    data: {
+      paymentId,
+      txHash,
+      transferIndex,
+      reason: observation.withdrawReason ?? 'DROPPED',
+      withdrawnAt: now,
+    },
+  }
+  const after = evolvePayment(payment, withdrawn)
+  if (after.status === 'pending' && activeTransfers(after.transfers).length === 0) {
+    return [
+      withdrawn,
+      { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_WITHDRAWN', failedAt: now } },
+    ]
+  }
+  return [withdrawn, ...settlement(after, now)]
+}
+
+function withSettlement(payment: OpenPayment, now: string, events: PaymentEvent[]): PaymentEvent[] {
+  return [...events, ...settlement(events.reduce<PaymentState>(evolvePayment, payment), now)]
+}
+
+/** Once every active transfer is final, the total against the expected amount settles the payment. */
+function settlement(state: PaymentState, now: string): PaymentEvent[] {
+  if (state.status !== 'pending' && state.status !== 'underpaid') return []
+  const active = activeTransfers(state.transfers)
+  const latest = latestTransfer(active)
+  if (!latest || active.some((transfer) => transfer.confirmations < state.created.requiredConfirmations))
+    return []
+  const received = totalUnits(active)
+  const expected = BigInt(state.created.amountUnits)
+  const type =
+    received === expected ? 'PaymentConfirmed' : received > expected ? 'PaymentOverpaid' : 'PaymentUnderpaid'
+  if (type === 'PaymentUnderpaid' && state.status === 'underpaid') return []
+  const data = {
+    paymentId: state.created.paymentId,
+    receivedUnits: received.toString(),
+    txHash: latest.txHash,
+    confirmedAt: now,
+  }
+  return [{ type, data }]
+}
+
+function acceptsTransfers(status: PaymentStatus): boolean {
+  return status === 'pending' || status === 'underpaid'
+}
+
+function positiveAmountUnits(amount: string, decimals: number): bigint {
+  let units: bigint
+  try {
+    units = toUnits(amount, decimals)
+  } catch (error) {
+    throw new DomainError('VALIDATION_ERROR', `amount: ${(error as Error).message}`)
+  }
+  if (units <= 0n) throw new DomainError('VALIDATION_ERROR', 'amount: must be greater than 0')
+  return units
+}
+
+function parseUnits(text: string): bigint {
+  if (!/^[0-9]+$/.test(text)) throw new RangeError('amountUnits must be a decimal integer string')
+  return BigInt(text)
+}

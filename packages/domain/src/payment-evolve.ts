@@ -1,0 +1,118 @@
+// evolvePayment, the fold of a payment's events into its state (re-exported by payment.ts), and the
+// derived transfer figures that decide and the payment view share.
+
+import type {
+  CountedTransfer,
+  OpenPayment,
+  PaymentCreatedData,
+  PaymentEvent,
+  PaymentState,
+  TransferRef,
+} from './payment.js'
+
+/** Never throws: an event that does not fit the state leaves the state as it is. */
+export function evolvePayment(state: PaymentState, event: PaymentEvent): PaymentState {
+  if (event.type === 'PaymentCreated') return state.status === 'none' ? openPayment(event.data) : state
+  if (state.status === 'none') return state
+  switch (event.type) {
+    case 'TransferDetected': {
+      const { txHash, transferIndex, amountUnits, blockHeight, blockTime, confirmations } = event.data
+      if (state.transfers.some((transfer) => sameTransfer(transfer, event.data))) return state
+      const transfer = {
+        txHash,
+        transferIndex,
+        amountUnits,
+        blockHeight,
+        blockTime,
+        confirmations,
+        withdrawn: false,
+      }
+      return withTransfers(state, [...state.transfers, transfer])
+    }
+    case 'TransferConfirmationsUpdated':
+      return updateTransfer(state, event.data, { confirmations: event.data.confirmations })
+    case 'TransferWithdrawn':
+      return updateTransfer(state, event.data, { withdrawn: true })
+    case 'PaymentConfirmed':
+      return { ...state, status: 'confirmed', confirmedAt: event.data.confirmedAt }
+    case 'PaymentUnderpaid':
+      return { ...state, status: 'underpaid', confirmedAt: event.data.confirmedAt }
+    case 'PaymentOverpaid':
+      return { ...state, status: 'overpaid', confirmedAt: event.data.confirmedAt }
+    case 'PaymentExpired':
+      return { ...state, status: 'expired', closedAt: event.data.expiredAt }
+    case 'PaymentCanceled':
+      return { ...state, status: 'canceled', closedAt: event.data.canceledAt }
+    case 'PaymentFailed':
+      return { ...state, status: 'failed', closedAt: event.data.failedAt, failureReason: event.data.reason }
+    case 'LateFundsReceived': {
+      const { txHash, transferIndex, amountUnits, blockTime } = event.data
+      if (state.lateTransfers.some((transfer) => sameTransfer(transfer, event.data))) return state
+      return {
+        ...state,
+        lateTransfers: [...state.lateTransfers, { txHash, transferIndex, amountUnits, blockTime }],
+      }
+    }
+    default:
+      // an event type this version does not know (written by a newer one)
+      return state
+  }
+}
+
+export function sameTransfer(a: TransferRef, b: TransferRef): boolean {
+  return a.txHash === b.txHash && a.transferIndex === b.transferIndex
+}
+
+/** the counted transfers that still count: not withdrawn */
+export function activeTransfers(transfers: readonly CountedTransfer[]): CountedTransfer[] {
+  return transfers.filter((transfer) => !transfer.withdrawn)
+}
+
+export function totalUnits(transfers: readonly CountedTransfer[]): bigint {
+  return transfers.reduce((total, transfer) => total + BigInt(transfer.amountUnits), 0n)
+}
+
+/** the transfer in the highest block; among equals, the one detected last */
+export function latestTransfer(transfers: readonly CountedTransfer[]): CountedTransfer | undefined {
+  return transfers.reduce<CountedTransfer | undefined>(
+    (latest, transfer) =>
+      latest === undefined || transfer.blockHeight >= latest.blockHeight ? transfer : latest,
+    undefined,
+  )
+}
+
+function openPayment(created: PaymentCreatedData): OpenPayment {
+  return {
+    status: 'pending',
+    created,
+    transfers: [],
+    lateTransfers: [],
+    txHash: null,
+    receivedUnits: null,
+    confirmedAt: null,
+    closedAt: null,
+    failureReason: null,
+  }
+}
+
+function updateTransfer(
+  state: OpenPayment,
+  ref: TransferRef,
+  change: Partial<Pick<CountedTransfer, 'confirmations' | 'withdrawn'>>,
+): OpenPayment {
+  if (!state.transfers.some((transfer) => sameTransfer(transfer, ref))) return state
+  return withTransfers(
+    state,
+    state.transfers.map((transfer) => (sameTransfer(transfer, ref) ? { ...transfer, ...change } : transfer)),
+  )
+}
+
+function withTransfers(state: OpenPayment, transfers: CountedTransfer[]): OpenPayment {
+  const active = activeTransfers(transfers)
+  return {
+    ...state,
+    transfers,
+    receivedUnits: totalUnits(active).toString(),
+    txHash: (latestTransfer(active) ?? latestTransfer(transfers))?.txHash ?? null,
+  }
+}

@@ -1,0 +1,729 @@
+import { describe, it } from 'vitest'
+import { defaultAssetRegistry, resolveAsset } from './assets.js'
+import { defaultFeePolicy } from './fees.js'
+import {
+  type CreatePaymentRequest,
+  decidePayment,
+  evolvePayment,
+  initialPaymentState,
+  type PaymentCommand,
+  type PaymentEvent,
+  type PaymentStatus,
+} from './payment.js'
+import { deciderSpecification } from './testing/decider-specification.js'
+import {
+  at,
+  eventsFor,
+  fingerprint,
+  merchantId,
+  observed,
+  paymentCreated,
+  paymentId,
+  required,
+  settled,
+  transferDetected,
+  usdtOnTron,
+} from './testing/payment-fixtures.js'
+
+const given = deciderSpecification({
+  decide: decidePayment,
+  evolve: evolvePayment,
+  initialState: initialPaymentState,
+})
+
+describe('CreatePayment', () => {
+  describe('when no payment exists', () => {
+    it('creates a pending payment with its fee, a 30 minute expiry and nulls for what was not sent', () => {
+      given([]).when(createPayment()).then([paymentCreated()])
+    })
+
+    it('records every optional field and the requested expiry', () => {
+      const request: CreatePaymentRequest = {
+        amount: '10.50',
+        currency: 'USDT',
+        network: 'TRON',
+        tokenStandard: 'TRC20',
+        addressMode: 'PER_PAYMENT',
+        description: 'Order 42',
+        metadata: { orderId: 42, 'a.b': 'x' },
+        callbackUrl: 'https://shop.example.com/hook',
+        successRedirectUrl: 'https://shop.example.com/ok',
+        cancelRedirectUrl: 'https://shop.example.com/cancel',
+        expiresInMinutes: 1440,
+        idempotencyKey: 'order-42',
+      }
+      given([])
+        .when(createPayment({ request }))
+        .then([
+          paymentCreated({
+            amount: '10.50',
+            idempotencyKey: 'order-42',
+            description: 'Order 42',
+            metadata: { orderId: 42, 'a.b': 'x' },
+            callbackUrl: 'https://shop.example.com/hook',
+            successRedirectUrl: 'https://shop.example.com/ok',
+            cancelRedirectUrl: 'https://shop.example.com/cancel',
+            expiresAt: at(1440),
+          }),
+        ])
+    })
+
+    it('takes decimals, standard and token account from the asset and the receiving address', () => {
+      const usdc = resolveAsset(defaultAssetRegistry, { network: 'SOLANA', currency: 'USDC' })
+      const receivingAddress = {
+        address: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV',
+        tokenAccount: 'Bx7TgmNJfjbh7rhMTVY4Ex3jkvHWa5Tj9fy1e4QA9Thz',
+        derivationPath: "m/44'/501'/7'/0'",
+      }
+      given([])
+        .when(
+          createPayment({
+            asset: usdc,
+            request: { amount: '1', currency: 'USDC', network: 'SOLANA' },
+            receivingAddress,
+            requiredConfirmations: 32,
+            feePolicy: { feeBps: 250, fixedFees: { 'SOLANA:USDC': '0.1' } },
+          }),
+        )
+        .then([
+          paymentCreated({
+            network: 'SOLANA',
+            currency: 'USDC',
+            tokenStandard: 'SPL',
+            amount: '1',
+            amountUnits: '1000000',
+            feeUnits: '125000',
+            netUnits: '875000',
+            ...receivingAddress,
+            requiredConfirmations: 32,
+          }),
+        ])
+    })
+
+    it('rejects a zero amount', () => {
+      given([])
+        .when(createPayment({ request: { amount: '0', currency: 'USDT', network: 'TRON' } }))
+        .thenThrows('VALIDATION_ERROR', 'amount: must be greater than 0')
+    })
+
+    it('rejects an amount finer than the asset', () => {
+      given([])
+        .when(createPayment({ request: { amount: '0.0000001', currency: 'USDT', network: 'TRON' } }))
+        .thenThrows('VALIDATION_ERROR', /^amount: /)
+    })
+  })
+
+  describe('when the payment exists', () => {
+    it('replays the same request as nothing new', () => {
+      given([paymentCreated()]).when(createPayment()).thenNothingHappens()
+    })
+
+    it('replays the same request after the payment settled', () => {
+      given(eventsFor('confirmed')).when(createPayment()).thenNothingHappens()
+    })
+
+    it('rejects the key with a different request', () => {
+      given([paymentCreated()])
+        .when(createPayment({ requestFingerprint: 'e'.repeat(64) }))
+        .thenThrows('IDEMPOTENCY_KEY_REUSED', 'idempotencyKey: already used with a different request')
+    })
+  })
+})
+
+describe('CancelPayment', () => {
+  const cancel = (by = merchantId): PaymentCommand => ({
+    type: 'CancelPayment',
+    data: { paymentId, merchantId: by, now: at(3) },
+  })
+
+  describe('when no payment exists', () => {
+    it('is not found', () => {
+      given([]).when(cancel()).thenThrows('PAYMENT_NOT_FOUND')
+    })
+  })
+
+  describe('when pending', () => {
+    it('cancels a payment with no transfer seen', () => {
+      given([paymentCreated()])
+        .when(cancel())
+        .then([{ type: 'PaymentCanceled', data: { paymentId, canceledAt: at(3) } }])
+    })
+
+    it("is not found for another merchant's payment", () => {
+      given([paymentCreated()]).when(cancel('merchant-2')).thenThrows('PAYMENT_NOT_FOUND')
+    })
+
+    it('refuses once a transfer was seen, even unconfirmed', () => {
+      given([paymentCreated(), transferDetected()])
+        .when(cancel())
+        .thenThrows('PAYMENT_NOT_CANCELABLE', /^payment is pending with a transfer already seen; /)
+    })
+
+    it('refuses once late funds were seen', () => {
+      given([paymentCreated(), lateFunds('pending')])
+        .when(cancel())
+        .thenThrows('PAYMENT_NOT_CANCELABLE')
+    })
+  })
+
+  describe('when canceled', () => {
+    it('is idempotent', () => {
+      given(eventsFor('canceled')).when(cancel()).thenNothingHappens()
+    })
+
+    it("is not found for another merchant's payment", () => {
+      given(eventsFor('canceled')).when(cancel('merchant-2')).thenThrows('PAYMENT_NOT_FOUND')
+    })
+  })
+
+  describe.each<PaymentStatus>(['confirmed', 'underpaid', 'overpaid', 'expired', 'failed'])(
+    'when %s',
+    (status) => {
+      it('refuses and says the status', () => {
+        given(eventsFor(status))
+          .when(cancel())
+          .thenThrows(
+            'PAYMENT_NOT_CANCELABLE',
+            `payment is ${status}; only a pending payment with no transfer seen can be canceled`,
+          )
+      })
+    },
+  )
+})
+
+describe('ExpirePayment', () => {
+  const expire = (now: string, chainTime = now): PaymentCommand => ({
+    type: 'ExpirePayment',
+    data: { paymentId, now, chainTime },
+  })
+
+  describe('when no payment exists', () => {
+    it('does nothing', () => {
+      given([])
+        .when(expire(at(31)))
+        .thenNothingHappens()
+    })
+  })
+
+  describe('when pending', () => {
+    it('expires at expiresAt once the chain has been scanned that far', () => {
+      given([paymentCreated()])
+        .when(expire(at(30)))
+        .then([{ type: 'PaymentExpired', data: { paymentId, expiredAt: at(30) } }])
+    })
+
+    it('expires later with the time the command runs', () => {
+      given([paymentCreated()])
+        .when(expire(at(45), at(31)))
+        .then([{ type: 'PaymentExpired', data: { paymentId, expiredAt: at(45) } }])
+    })
+
+    it('waits before expiresAt', () => {
+      given([paymentCreated()])
+        .when(expire(at(29.99), at(31)))
+        .thenNothingHappens()
+    })
+
+    it('waits while the chain watcher is behind expiresAt', () => {
+      given([paymentCreated()])
+        .when(expire(at(40), at(29)))
+        .thenNothingHappens()
+    })
+
+    it('does not expire while a seen transfer awaits its confirmations', () => {
+      given([paymentCreated(), transferDetected()])
+        .when(expire(at(40)))
+        .thenNothingHappens()
+    })
+
+    it('expires despite late funds, which arrived after expiresAt', () => {
+      given([paymentCreated(), lateFunds('pending')])
+        .when(expire(at(40)))
+        .then([{ type: 'PaymentExpired', data: { paymentId, expiredAt: at(40) } }])
+    })
+  })
+
+  describe.each<PaymentStatus>(['underpaid', 'confirmed', 'overpaid', 'canceled', 'expired', 'failed'])(
+    'when %s',
+    (status) => {
+      it('does nothing', () => {
+        given(eventsFor(status))
+          .when(expire(at(60)))
+          .thenNothingHappens()
+      })
+    },
+  )
+})
+
+describe('RecordTransferObservation: seen', () => {
+  describe('when no payment exists', () => {
+    it('is not found', () => {
+      given([]).when(observed()).thenThrows('PAYMENT_NOT_FOUND')
+    })
+  })
+
+  describe('when pending', () => {
+    it('counts a transfer in a block before expiresAt and waits for its confirmations', () => {
+      given([paymentCreated()])
+        .when(observed({ confirmations: 3 }))
+        .then([transferDetected({ confirmations: 3, detectedAt: at(6) })])
+    })
+
+    it('confirms when a final transfer pays the exact amount', () => {
+      given([paymentCreated()])
+        .when(observed({ confirmations: required }))
+        .then([
+          transferDetected({ confirmations: required, detectedAt: at(6) }),
+          settled('PaymentConfirmed', { confirmedAt: at(6) }),
+        ])
+    })
+
+    it('is overpaid when a final transfer pays more', () => {
+      given([paymentCreated()])
+        .when(observed({ amountUnits: '10500001', confirmations: 25 }))
+        .then([
+          transferDetected({ amountUnits: '10500001', confirmations: 25, detectedAt: at(6) }),
+          settled('PaymentOverpaid', { receivedUnits: '10500001', confirmedAt: at(6) }),
+        ])
+    })
+
+    it('is underpaid when a final transfer pays less', () => {
+      given([paymentCreated()])
+        .when(observed({ amountUnits: '10499999', confirmations: required }))
+        .then([
+          transferDetected({ amountUnits: '10499999', confirmations: required, detectedAt: at(6) }),
+          settled('PaymentUnderpaid', { receivedUnits: '10499999', confirmedAt: at(6) }),
+        ])
+    })
+
+    it('records more confirmations of a counted transfer', () => {
+      given([paymentCreated(), transferDetected()])
+        .when(observed({ confirmations: 7, now: at(7) }))
+        .then([confirmationsUpdated(7, at(7))])
+    })
+
+    it('settles when the counted transfer reaches the required confirmations', () => {
+      given([paymentCreated(), transferDetected({ confirmations: 19 })])
+        .when(observed({ confirmations: required, now: at(7) }))
+        .then([confirmationsUpdated(required, at(7)), settled('PaymentConfirmed', { confirmedAt: at(7) })])
+    })
+
+    it('settles a transfer in a block before expiresAt that becomes final after it', () => {
+      given([paymentCreated(), transferDetected({ blockTime: at(29.9) })])
+        .when(observed({ blockTime: at(29.9), confirmations: required, now: at(31) }))
+        .then([confirmationsUpdated(required, at(31)), settled('PaymentConfirmed', { confirmedAt: at(31) })])
+    })
+
+    it('ignores a report with the same or fewer confirmations', () => {
+      given([paymentCreated(), transferDetected({ confirmations: 5 })])
+        .when(observed({ confirmations: 5 }))
+        .thenNothingHappens()
+      given([paymentCreated(), transferDetected({ confirmations: 5 })])
+        .when(observed({ confirmations: 4 }))
+        .thenNothingHappens()
+    })
+
+    it('waits until every counted transfer is final, then settles on the total', () => {
+      const first = transferDetected({ amountUnits: '5000000', confirmations: required })
+      const second = transferDetected({
+        txHash: 'tx-2',
+        amountUnits: '5500000',
+        blockHeight: 110,
+        confirmations: 2,
+      })
+      given([paymentCreated(), first])
+        .when(observed({ txHash: 'tx-2', amountUnits: '5500000', blockHeight: 110, confirmations: 2 }))
+        .then([{ ...second, data: { ...second.data, detectedAt: at(6) } } as PaymentEvent])
+      given([paymentCreated(), first, second])
+        .when(observed({ txHash: 'tx-2', amountUnits: '5500000', blockHeight: 110, confirmations: required }))
+        .then([
+          {
+            type: 'TransferConfirmationsUpdated',
+            data: { paymentId, txHash: 'tx-2', transferIndex: 0, confirmations: required, updatedAt: at(6) },
+          },
+          settled('PaymentConfirmed', { txHash: 'tx-2', confirmedAt: at(6) }),
+        ])
+    })
+
+    it('names the transfer in the highest block as txHash, whatever the detection order', () => {
+      const later = transferDetected({
+        txHash: 'tx-late-block',
+        amountUnits: '5000000',
+        blockHeight: 120,
+        confirmations: required,
+      })
+      given([paymentCreated(), later])
+        .when(
+          observed({
+            txHash: 'tx-early-block',
+            amountUnits: '5500000',
+            blockHeight: 90,
+            confirmations: required,
+          }),
+        )
+        .then([
+          transferDetected({
+            txHash: 'tx-early-block',
+            amountUnits: '5500000',
+            blockHeight: 90,
+            confirmations: required,
+            detectedAt: at(6),
+          }),
+          settled('PaymentConfirmed', { txHash: 'tx-late-block', confirmedAt: at(6) }),
+        ])
+    })
+
+    it('tells a second transfer of the same transaction apart by its index, and breaks a block tie by detection order', () => {
+      given([paymentCreated(), transferDetected({ amountUnits: '5000000', confirmations: required })])
+        .when(observed({ transferIndex: 1, amountUnits: '5500000', confirmations: required }))
+        .then([
+          transferDetected({
+            transferIndex: 1,
+            amountUnits: '5500000',
+            confirmations: required,
+            detectedAt: at(6),
+          }),
+          settled('PaymentConfirmed', { txHash: 'tx-1', confirmedAt: at(6) }),
+        ])
+    })
+
+    it('ignores a zero-value transfer', () => {
+      given([paymentCreated()])
+        .when(observed({ amountUnits: '0', confirmations: required }))
+        .thenNothingHappens()
+    })
+
+    it('records a final transfer in a block at or after expiresAt as late funds', () => {
+      given([paymentCreated()])
+        .when(observed({ blockTime: at(30), confirmations: required, now: at(32) }))
+        .then([lateFunds('pending', { blockTime: at(30), receivedAt: at(32) })])
+    })
+
+    it('waits for a late transfer to become final before recording it', () => {
+      given([paymentCreated()])
+        .when(observed({ blockTime: at(31), confirmations: 3 }))
+        .thenNothingHappens()
+    })
+
+    it('ignores late funds it already recorded', () => {
+      given([paymentCreated(), lateFunds('pending')])
+        .when(observed({ blockTime: at(31), confirmations: 40 }))
+        .thenNothingHappens()
+    })
+
+    it('no longer counts a withdrawn transfer that is seen again', () => {
+      given([
+        paymentCreated(),
+        transferDetected(),
+        transferDetected({ txHash: 'tx-2', blockHeight: 101 }),
+        withdrawn(),
+      ])
+        .when(observed({ confirmations: required }))
+        .thenNothingHappens()
+    })
+  })
+
+  describe('when underpaid', () => {
+    const underpaid = eventsFor('underpaid') // 10 of 10.5 received through tx-1
+
+    it('confirms when a further final transfer before expiresAt completes the amount', () => {
+      given(underpaid)
+        .when(
+          observed({
+            txHash: 'tx-2',
+            amountUnits: '500000',
+            blockHeight: 130,
+            blockTime: at(20),
+            confirmations: required,
+            now: at(21),
+          }),
+        )
+        .then([
+          transferDetected({
+            txHash: 'tx-2',
+            amountUnits: '500000',
+            blockHeight: 130,
+            blockTime: at(20),
+            confirmations: required,
+            detectedAt: at(21),
+          }),
+          settled('PaymentConfirmed', { txHash: 'tx-2', receivedUnits: '10500000', confirmedAt: at(21) }),
+        ])
+    })
+
+    it('becomes overpaid when a further transfer pays more than the rest', () => {
+      given(underpaid)
+        .when(observed({ txHash: 'tx-2', amountUnits: '600000', blockHeight: 130, confirmations: required }))
+        .then([
+          transferDetected({
+            txHash: 'tx-2',
+            amountUnits: '600000',
+            blockHeight: 130,
+            confirmations: required,
+            detectedAt: at(6),
+          }),
+          settled('PaymentOverpaid', { txHash: 'tx-2', receivedUnits: '10600000', confirmedAt: at(6) }),
+        ])
+    })
+
+    it('stays underpaid, without a second event, while the total is still short', () => {
+      given(underpaid)
+        .when(observed({ txHash: 'tx-2', amountUnits: '100000', blockHeight: 130, confirmations: required }))
+        .then([
+          transferDetected({
+            txHash: 'tx-2',
+            amountUnits: '100000',
+            blockHeight: 130,
+            confirmations: required,
+            detectedAt: at(6),
+          }),
+        ])
+    })
+
+    it('waits for a further transfer to become final', () => {
+      given(underpaid)
+        .when(observed({ txHash: 'tx-2', amountUnits: '500000', blockHeight: 130, confirmations: 1 }))
+        .then([
+          transferDetected({
+            txHash: 'tx-2',
+            amountUnits: '500000',
+            blockHeight: 130,
+            confirmations: 1,
+            detectedAt: at(6),
+          }),
+        ])
+    })
+
+    it('records a transfer after expiresAt as late funds: underpaid is then final', () => {
+      given(underpaid)
+        .when(
+          observed({
+            txHash: 'tx-2',
+            amountUnits: '500000',
+            blockTime: at(30),
+            confirmations: required,
+            now: at(35),
+          }),
+        )
+        .then([
+          lateFunds('underpaid', {
+            txHash: 'tx-2',
+            amountUnits: '500000',
+            blockTime: at(30),
+            receivedAt: at(35),
+          }),
+        ])
+    })
+  })
+
+  describe.each<PaymentStatus>(['confirmed', 'overpaid'])('when %s', (status) => {
+    it('records a new final transfer as late funds', () => {
+      given(eventsFor(status))
+        .when(observed({ txHash: 'tx-2', blockTime: at(10), confirmations: required, now: at(12) }))
+        .then([lateFunds(status, { txHash: 'tx-2', blockTime: at(10), receivedAt: at(12) })])
+    })
+
+    it('records further confirmations of the counted transfer without settling again', () => {
+      given(eventsFor(status))
+        .when(observed({ confirmations: 40, now: at(20) }))
+        .then([confirmationsUpdated(40, at(20))])
+    })
+  })
+
+  describe.each<PaymentStatus>(['expired', 'canceled', 'failed'])('when %s', (status) => {
+    it('records a final transfer as late funds with the status at arrival', () => {
+      given(eventsFor(status))
+        .when(observed({ txHash: 'tx-9', blockTime: at(2), confirmations: required, now: at(40) }))
+        .then([lateFunds(status, { txHash: 'tx-9', blockTime: at(2), receivedAt: at(40) })])
+    })
+
+    it('waits for late funds to become final', () => {
+      given(eventsFor(status))
+        .when(observed({ txHash: 'tx-9', confirmations: required - 1 }))
+        .thenNothingHappens()
+    })
+
+    it('records late funds once', () => {
+      given([...eventsFor(status), lateFunds(status, { txHash: 'tx-9' })])
+        .when(observed({ txHash: 'tx-9', confirmations: 50 }))
+        .thenNothingHappens()
+    })
+  })
+})
+
+describe('RecordTransferObservation: withdrawn', () => {
+  const withdrawal = (data: Parameters<typeof observed>[0] = {}) =>
+    observed({ status: 'withdrawn', now: at(8), ...data })
+
+  describe('when no payment exists', () => {
+    it('is not found', () => {
+      given([]).when(withdrawal()).thenThrows('PAYMENT_NOT_FOUND')
+    })
+  })
+
+  describe('when pending', () => {
+    it('fails the payment when its only counted transfer is dropped', () => {
+      given([paymentCreated(), transferDetected()])
+        .when(withdrawal())
+        .then([
+          withdrawn(),
+          { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_WITHDRAWN', failedAt: at(8) } },
+        ])
+    })
+
+    it('keeps the reason the chain watcher gives', () => {
+      given([paymentCreated(), transferDetected()])
+        .when(withdrawal({ withdrawReason: 'REVERTED' }))
+        .then([
+          withdrawn({ reason: 'REVERTED' }),
+          { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_WITHDRAWN', failedAt: at(8) } },
+        ])
+    })
+
+    it('stays pending while another counted transfer awaits confirmations', () => {
+      given([paymentCreated(), transferDetected(), transferDetected({ txHash: 'tx-2', blockHeight: 101 })])
+        .when(withdrawal())
+        .then([withdrawn()])
+    })
+
+    it('settles on what remains when the rest is final', () => {
+      given([
+        paymentCreated(),
+        transferDetected({ amountUnits: '500000' }),
+        transferDetected({
+          txHash: 'tx-2',
+          amountUnits: '10500000',
+          blockHeight: 101,
+          confirmations: required,
+        }),
+      ])
+        .when(withdrawal())
+        .then([withdrawn(), settled('PaymentConfirmed', { txHash: 'tx-2', confirmedAt: at(8) })])
+    })
+
+    it('ignores a transfer it never counted', () => {
+      given([paymentCreated(), transferDetected()])
+        .when(withdrawal({ txHash: 'tx-unknown' }))
+        .thenNothingHappens()
+    })
+
+    it('ignores a transfer already withdrawn', () => {
+      given([
+        paymentCreated(),
+        transferDetected(),
+        transferDetected({ txHash: 'tx-2', blockHeight: 101 }),
+        withdrawn(),
+      ])
+        .when(withdrawal())
+        .thenNothingHappens()
+    })
+
+    it('ignores late funds', () => {
+      given([paymentCreated(), lateFunds('pending')])
+        .when(withdrawal())
+        .thenNothingHappens()
+    })
+  })
+
+  describe('when underpaid', () => {
+    it('withdraws a further transfer and stays underpaid without a second event', () => {
+      given([
+        ...eventsFor('underpaid'),
+        transferDetected({ txHash: 'tx-2', amountUnits: '100000', blockHeight: 130 }),
+      ])
+        .when(withdrawal({ txHash: 'tx-2' }))
+        .then([withdrawn({ txHash: 'tx-2' })])
+    })
+
+    it('confirms on what remains when an unconfirmed transfer that made it overpaid is withdrawn', () => {
+      given([
+        ...eventsFor('underpaid'),
+        transferDetected({
+          txHash: 'tx-2',
+          amountUnits: '500000',
+          blockHeight: 130,
+          confirmations: required,
+        }),
+        transferDetected({ txHash: 'tx-3', amountUnits: '900000', blockHeight: 131 }),
+      ])
+        .when(withdrawal({ txHash: 'tx-3' }))
+        .then([
+          withdrawn({ txHash: 'tx-3' }),
+          settled('PaymentConfirmed', { txHash: 'tx-2', confirmedAt: at(8) }),
+        ])
+    })
+
+    it('withdraws the only transfer without failing: underpaid was already decided', () => {
+      given(eventsFor('underpaid')).when(withdrawal()).then([withdrawn()])
+    })
+  })
+
+  describe.each<PaymentStatus>(['confirmed', 'overpaid', 'expired', 'canceled', 'failed'])(
+    'when %s',
+    (status) => {
+      it('ignores the withdrawal', () => {
+        given(eventsFor(status)).when(withdrawal()).thenNothingHappens()
+      })
+    },
+  )
+})
+
+//////// Fixtures
+
+function createPayment(
+  data: Partial<Extract<PaymentCommand, { type: 'CreatePayment' }>['data']> = {},
+): PaymentCommand {
+  return {
+    type: 'CreatePayment',
+    data: {
+      paymentId,
+      merchantId,
+      request: { amount: '10.5', currency: 'USDT', network: 'TRON' },
+      requestFingerprint: fingerprint,
+      asset: usdtOnTron,
+      feePolicy: defaultFeePolicy,
+      receivingAddress: {
+        address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+        tokenAccount: null,
+        derivationPath: "m/44'/195'/0'/0/7",
+      },
+      requiredConfirmations: required,
+      now: at(0),
+      ...data,
+    },
+  }
+}
+
+function confirmationsUpdated(confirmations: number, updatedAt: string): PaymentEvent {
+  return {
+    type: 'TransferConfirmationsUpdated',
+    data: { paymentId, txHash: 'tx-1', transferIndex: 0, confirmations, updatedAt },
+  }
+}
+
+function withdrawn(data: { txHash?: string; reason?: 'DROPPED' | 'REVERTED' } = {}): PaymentEvent {
+  return {
+    type: 'TransferWithdrawn',
+    data: { paymentId, txHash: 'tx-1', transferIndex: 0, reason: 'DROPPED', withdrawnAt: at(8), ...data },
+  }
+}
+
+function lateFunds(
+  statusAtArrival: PaymentStatus,
+  data: { txHash?: string; amountUnits?: string; blockTime?: string; receivedAt?: string } = {},
+): PaymentEvent {
+  return {
+    type: 'LateFundsReceived',
+    data: {
+      paymentId,
+      txHash: 'tx-1',
+      transferIndex: 0,
+      amountUnits: '10500000',
+      blockHeight: 100,
+      blockTime: at(31),
+      statusAtArrival,
+      receivedAt: at(6),
+      ...data,
+    },
+  }
+}

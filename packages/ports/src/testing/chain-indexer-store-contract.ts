@@ -1,0 +1,118 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { ChainIndexerStore, TrackedTransfer, WatchedAddress } from '../chain-indexer-store.js'
+
+/** What every ChainIndexerStore adapter must do; run it against a fresh, empty store per test. */
+export function describeChainIndexerStoreContract(
+  adapterName: string,
+  setup: () => Promise<{ store: ChainIndexerStore; teardown(): Promise<void> }>,
+): void {
+  describe(`ChainIndexerStore contract: ${adapterName}`, () => {
+    let store: ChainIndexerStore
+    let teardown: () => Promise<void> = async () => {}
+
+    beforeEach(async () => {
+      const fixture = await setup()
+      store = fixture.store
+      teardown = () => fixture.teardown()
+    })
+    afterEach(() => teardown())
+
+    it('keeps one cursor per network, the last one saved', async () => {
+      expect(await store.loadCursor('TRON')).toBeNull()
+      await store.saveCursor('TRON', { height: 100, hash: '00ab' })
+      await store.saveCursor('SOLANA', { height: 250_000_000, hash: '5xSolHash' })
+      await store.saveCursor('TRON', { height: 99, hash: '00aa' })
+      expect(await store.loadCursor('TRON')).toEqual({ height: 99, hash: '00aa' })
+      expect(await store.loadCursor('SOLANA')).toEqual({ height: 250_000_000, hash: '5xSolHash' })
+    })
+
+    it('watches an address once per network, keeping the latest watch', async () => {
+      await store.watch(watched('TRON', 'TAddr1'))
+      await store.watch(watched('TRON', 'TAddr1'))
+      await store.watch(watched('TRON', 'TAddr2', { assetContract: null }))
+      await store.watch(watched('SOLANA', 'SolAddr1', { assetContract: 'MintUsdc' }))
+      expect(sortBy(await store.listWatched('TRON'), (item) => item.address)).toEqual([
+        watched('TRON', 'TAddr1'),
+        watched('TRON', 'TAddr2', { assetContract: null }),
+      ])
+      const extended = watched('TRON', 'TAddr1', { watchUntil: '2030-01-09T00:00:00.000Z' })
+      await store.watch(extended)
+      expect(sortBy(await store.listWatched('TRON'), (item) => item.address)[0]).toEqual(extended)
+      expect(await store.listWatched('SOLANA')).toEqual([
+        watched('SOLANA', 'SolAddr1', { assetContract: 'MintUsdc' }),
+      ])
+      expect(await store.listWatched('OTHER')).toEqual([])
+    })
+
+    it('unwatches an address of one network only, harmlessly when unknown', async () => {
+      await store.watch(watched('TRON', 'Shared'))
+      await store.watch(watched('SOLANA', 'Shared'))
+      await store.unwatch('TRON', 'Shared')
+      await store.unwatch('TRON', 'Shared')
+      await store.unwatch('TRON', 'Unknown')
+      expect(await store.listWatched('TRON')).toEqual([])
+      expect(await store.listWatched('SOLANA')).toEqual([watched('SOLANA', 'Shared')])
+    })
+
+    it('tracks a transfer once per (txHash, index), keeping the latest report', async () => {
+      await store.track(tracked('TRON', 'tx1', 0))
+      await store.track(tracked('TRON', 'tx1', 0))
+      await store.track(tracked('TRON', 'tx1', 1))
+      await store.track(tracked('SOLANA', 'tx1', 0))
+      const updated = tracked('TRON', 'tx1', 0, { confirmations: 12 })
+      await store.track(updated)
+      expect(sortBy(await store.listTracked('TRON'), (item) => String(item.index))).toEqual([
+        updated,
+        tracked('TRON', 'tx1', 1),
+      ])
+      expect(await store.listTracked('SOLANA')).toEqual([tracked('SOLANA', 'tx1', 0)])
+    })
+
+    it('untracks exactly one transfer, harmlessly when unknown', async () => {
+      await store.track(tracked('TRON', 'tx1', 0))
+      await store.track(tracked('TRON', 'tx1', 1))
+      await store.track(tracked('SOLANA', 'tx1', 0))
+      await store.untrack('TRON', 'tx1', 0)
+      await store.untrack('TRON', 'tx1', 0)
+      await store.untrack('TRON', 'tx_unknown', 3)
+      expect(await store.listTracked('TRON')).toEqual([tracked('TRON', 'tx1', 1)])
+      expect(await store.listTracked('SOLANA')).toEqual([tracked('SOLANA', 'tx1', 0)])
+    })
+  })
+}
+
+function watched(network: string, address: string, changes: Partial<WatchedAddress> = {}): WatchedAddress {
+  return {
+    network,
+    address,
+    paymentId: `pay_${address}`,
+    assetContract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+    watchUntil: '2030-01-02T00:00:00.000Z',
+    ...changes,
+  }
+}
+
+function tracked(
+  network: string,
+  txHash: string,
+  index: number,
+  changes: Partial<TrackedTransfer> = {},
+): TrackedTransfer {
+  return {
+    network,
+    paymentId: 'pay_1',
+    txHash,
+    index,
+    address: 'TAddr1',
+    amountUnits: '123456789012345678901234567890',
+    blockHeight: 1000 + index,
+    blockHash: `hash_${network}_${index}`,
+    blockTime: '2030-01-01T00:05:00.000Z',
+    confirmations: 1,
+    ...changes,
+  }
+}
+
+function sortBy<T>(items: T[], key: (item: T) => string): T[] {
+  return [...items].sort((a, b) => key(a).localeCompare(key(b)))
+}

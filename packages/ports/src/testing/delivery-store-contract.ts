@@ -1,0 +1,174 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { DeliveryAttempt, WebhookDelivery, WebhookDeliveryStore } from '../deliveries.js'
+
+const lease = 60_000
+
+/** What every WebhookDeliveryStore adapter must do; run it against a fresh, empty store per test. */
+export function describeWebhookDeliveryStoreContract(
+  adapterName: string,
+  setup: () => Promise<{ store: WebhookDeliveryStore; teardown(): Promise<void> }>,
+): void {
+  describe(`WebhookDeliveryStore contract: ${adapterName}`, () => {
+    let store: WebhookDeliveryStore
+    let teardown: () => Promise<void> = async () => {}
+
+    beforeEach(async () => {
+      const fixture = await setup()
+      store = fixture.store
+      teardown = () => fixture.teardown()
+    })
+    afterEach(() => teardown())
+
+    const claimedIds = async (now: string, limit = 10) =>
+      (await store.claimDue(now, limit, lease)).map((delivery) => delivery.deliveryId)
+
+    it('enqueues a delivery once per id and round-trips it', async () => {
+      const first = delivery('evt_1', 'pay_1', 0)
+      expect(await store.enqueue(first)).toBe(true)
+      expect(await store.enqueue({ ...first, eventType: 'payment.expired', targetUrl: null })).toBe(false)
+      expect(await store.get('evt_1')).toEqual(first)
+      expect(await store.get('evt_unknown')).toBeNull()
+    })
+
+    it('lists the deliveries of one payment in sequence order', async () => {
+      for (const sequence of [2, 0, 1]) await store.enqueue(delivery(`evt_${sequence}`, 'pay_1', sequence))
+      await store.enqueue(delivery('evt_other', 'pay_2', 0))
+      const listed = await store.listByPayment('pay_1')
+      expect(listed.map((item) => item.sequence)).toEqual([0, 1, 2])
+      expect(await store.listByPayment('pay_none')).toEqual([])
+    })
+
+    it('claims only pending deliveries that are due, and returns them whole', async () => {
+      const due = delivery('evt_due', 'pay_1', 0)
+      await store.enqueue(due)
+      await store.enqueue(delivery('evt_later', 'pay_2', 0, { nextAttemptAt: at(10) }))
+      await store.enqueue(delivery('evt_no_target', 'pay_3', 0, { status: 'no_target', nextAttemptAt: null }))
+      await store.enqueue(delivery('evt_done', 'pay_4', 0, { status: 'delivered', nextAttemptAt: null }))
+      await store.enqueue(delivery('evt_failed', 'pay_5', 0, { status: 'failed', nextAttemptAt: null }))
+      expect(await store.claimDue(at(1), 10, lease)).toEqual([due])
+    })
+
+    it('holds back a delivery while a lower sequence of its payment is still pending', async () => {
+      await store.enqueue(delivery('evt_p0', 'pay_p', 0, { nextAttemptAt: at(30) }))
+      await store.enqueue(delivery('evt_p1', 'pay_p', 1))
+      await store.enqueue(delivery('evt_q0', 'pay_q', 0, { status: 'delivered', nextAttemptAt: null }))
+      await store.enqueue(delivery('evt_q1', 'pay_q', 1, { status: 'failed', nextAttemptAt: null }))
+      await store.enqueue(delivery('evt_q2', 'pay_q', 2, { status: 'no_target', nextAttemptAt: null }))
+      await store.enqueue(delivery('evt_q3', 'pay_q', 3))
+      expect(await claimedIds(at(1))).toEqual(['evt_q3'])
+    })
+
+    it('releases the next delivery of a payment once the one before it is delivered', async () => {
+      await store.enqueue(delivery('evt_0', 'pay_1', 0))
+      await store.enqueue(delivery('evt_1', 'pay_1', 1))
+      expect(await claimedIds(at(1))).toEqual(['evt_0'])
+      expect(await claimedIds(at(2))).toEqual([])
+      await store.recordAttempt(attempt('evt_0', 1, 200), { status: 'delivered', deliveredAt: at(2) })
+      expect(await claimedIds(at(3))).toEqual(['evt_1'])
+    })
+
+    it('claims at most `limit` deliveries per call', async () => {
+      for (const paymentId of ['pay_1', 'pay_2', 'pay_3'])
+        await store.enqueue(delivery(`evt_${paymentId}`, paymentId, 0))
+      const first = await claimedIds(at(1), 2)
+      const second = await claimedIds(at(1), 2)
+      expect(first).toHaveLength(2)
+      expect(second).toHaveLength(1)
+      expect(new Set([...first, ...second]).size).toBe(3)
+      expect(await claimedIds(at(1), 2)).toEqual([])
+    })
+
+    it('does not claim a leased delivery again until its lease has run out', async () => {
+      await store.enqueue(delivery('evt_1', 'pay_1', 0))
+      expect(await claimedIds(at(0))).toEqual(['evt_1'])
+      expect(await claimedIds(at(0.5))).toEqual([])
+      expect(await claimedIds(at(2))).toEqual(['evt_1'])
+    })
+
+    it('records a failed attempt, schedules the retry and releases the lease', async () => {
+      await store.enqueue(delivery('evt_1', 'pay_1', 0))
+      await store.claimDue(at(0), 10, lease)
+      await store.recordAttempt(attempt('evt_1', 1, 500, 'HTTP 500'), {
+        status: 'pending',
+        nextAttemptAt: at(0.5),
+      })
+      expect(await store.get('evt_1')).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        nextAttemptAt: at(0.5),
+        lastError: 'HTTP 500',
+        deliveredAt: null,
+      })
+      expect(await claimedIds(at(0.25))).toEqual([])
+      expect(await claimedIds(at(0.5))).toEqual(['evt_1'])
+    })
+
+    it('records a successful attempt and lists every attempt in order', async () => {
+      await store.enqueue(delivery('evt_1', 'pay_1', 0))
+      await store.claimDue(at(0), 10, lease)
+      const timeout = attempt('evt_1', 1, null, 'timeout after 10000 ms')
+      await store.recordAttempt(timeout, { status: 'pending', nextAttemptAt: at(1) })
+      await store.claimDue(at(1), 10, lease)
+      const success = attempt('evt_1', 2, 204)
+      await store.recordAttempt(success, { status: 'delivered', deliveredAt: at(1.1) })
+      expect(await store.get('evt_1')).toMatchObject({
+        status: 'delivered',
+        attempts: 2,
+        deliveredAt: at(1.1),
+      })
+      expect(await store.listAttempts('evt_1')).toEqual([timeout, success])
+      expect(await store.listAttempts('evt_unknown')).toEqual([])
+      expect(await claimedIds(at(100))).toEqual([])
+    })
+
+    it('marks a delivery failed and puts it back in line on redeliver', async () => {
+      await store.enqueue(delivery('evt_1', 'pay_1', 0))
+      await store.claimDue(at(0), 10, lease)
+      await store.recordAttempt(attempt('evt_1', 1, 410, 'HTTP 410'), { status: 'failed' })
+      expect(await store.get('evt_1')).toMatchObject({ status: 'failed', attempts: 1, lastError: 'HTTP 410' })
+      expect(await claimedIds(at(100))).toEqual([])
+      expect(await store.redeliver('evt_1', at(200))).toBe(true)
+      expect(await store.get('evt_1')).toMatchObject({ status: 'pending', nextAttemptAt: at(200) })
+      expect(await claimedIds(at(200))).toEqual(['evt_1'])
+      expect(await store.redeliver('evt_unknown', at(200))).toBe(false)
+    })
+  })
+}
+
+/** an instant `minutes` after a fixed origin, as the ISO string the ports use */
+function at(minutes: number): string {
+  return new Date(Date.UTC(2030, 0, 1) + minutes * 60_000).toISOString()
+}
+
+function delivery(
+  deliveryId: string,
+  paymentId: string,
+  sequence: number,
+  changes: Partial<WebhookDelivery> = {},
+): WebhookDelivery {
+  return {
+    deliveryId,
+    paymentId,
+    merchantId: 'mer_1',
+    eventType: 'payment.confirmed',
+    sequence,
+    payload: { paymentId, status: 'confirmed', amount: '12.5', metadata: { 'a.b': 'Grüße ✓', $where: null } },
+    targetUrl: 'https://shop.example/hooks',
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: at(0),
+    createdAt: at(0),
+    deliveredAt: null,
+    lastError: null,
+    ...changes,
+  }
+}
+
+function attempt(
+  deliveryId: string,
+  number: number,
+  statusCode: number | null,
+  error: string | null = null,
+): DeliveryAttempt {
+  return { deliveryId, attempt: number, at: at(number), statusCode, durationMs: 40 + number, error }
+}

@@ -1,0 +1,17 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+
+const SHA256_HEX_PATTERN = /^[0-9a-fA-F]{64}$/
+
+export function hmacSha256Hex(secret: string, message: string): string {
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(message, 'utf8').digest('hex')
+}
+
+/**
+ * Whether `candidate` is the hex form of `expectedHex`, in either case. The shape is checked first
+ * so that both buffers handed to timingSafeEqual are 32 bytes: Buffer.from(hex) silently stops at
+ * the first non-hex character, and timingSafeEqual throws on a length mismatch.
+ */
+export function signatureMatches(expectedHex: string, candidate: string): boolean {
+  if (!SHA256_HEX_PATTERN.test(candidate)) return false
+  return timingSafeEqual(Buffer.from(expectedHex, 'hex'), Buffer.from(candidate, 'hex'))
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest'
+import { signWebhook, verifyWebhook, WEBHOOK_TOLERANCE_SECONDS } from './webhook-signing.js'
+
+const secret = 'whsec_9dK2pQ7vL1xZ'
+const timestampSeconds = 1_763_733_787
+const rawBody =
+  '{"event":"payment.confirmed","timestamp":1763733787,"payment":{"id":"0b8e7c52-6d3f-4c1e-9a7b-2f1d3c4e5a6b","status":"CONFIRMED","amount":10.50,"tx_hash":"5f2c9a"}}'
+// printf '%s' '1763733787.{"event":"payment.confirmed","timestamp":1763733787,"payment":{"id":"0b8e7c52-6d3f-4c1e-9a7b-2f1d3c4e5a6b","status":"CONFIRMED","amount":10.50,"tx_hash":"5f2c9a"}}' | openssl dgst -sha256 -hmac 'whsec_9dK2pQ7vL1xZ'
+const expectedSignature = '89fc443357c7927d36d98d8a737c80decb2dace8faff2af7cfe9893510dd8ece'
+
+const delivery = { rawBody, signature: expectedSignature, timestamp: String(timestampSeconds) }
+
+describe('signWebhook', () => {
+  it('matches the openssl vector', () => {
+    expect(signWebhook(secret, timestampSeconds, rawBody)).toBe(expectedSignature)
+  })
+})
+
+describe('verifyWebhook', () => {
+  it('accepts the openssl vector at its own time', () => {
+    expect(verifyWebhook(secret, delivery, timestampSeconds)).toEqual({ ok: true })
+  })
+
+  it('accepts upper-case hex', () => {
+    const input = { ...delivery, signature: expectedSignature.toUpperCase() }
+    expect(verifyWebhook(secret, input, timestampSeconds)).toEqual({ ok: true })
+  })
+
+  it('rejects another secret, body or timestamp as a bad signature', () => {
+    const bad = { ok: false, reason: 'bad_signature' }
+    expect(verifyWebhook('whsec_other', delivery, timestampSeconds)).toEqual(bad)
+    expect(
+      verifyWebhook(secret, { ...delivery, rawBody: rawBody.replace('10.50', '10.5') }, timestampSeconds),
+    ).toEqual(bad)
+    expect(
+      verifyWebhook(secret, { ...delivery, timestamp: String(timestampSeconds + 1) }, timestampSeconds),
+    ).toEqual(bad)
+  })
+
+  it('accepts a delivery exactly at the tolerance, old or early', () => {
+    expect(verifyWebhook(secret, delivery, timestampSeconds + WEBHOOK_TOLERANCE_SECONDS)).toEqual({
+      ok: true,
+    })
+    expect(verifyWebhook(secret, delivery, timestampSeconds - WEBHOOK_TOLERANCE_SECONDS)).toEqual({
+      ok: true,
+    })
+  })
+
+  it('rejects a stale delivery', () => {
+    expect(verifyWebhook(secret, delivery, timestampSeconds + WEBHOOK_TOLERANCE_SECONDS + 1)).toEqual({
+      ok: false,
+      reason: 'stale_timestamp',
+    })
+  })
+
+  it('rejects a delivery from too far in the future', () => {
+    expect(verifyWebhook(secret, delivery, timestampSeconds - WEBHOOK_TOLERANCE_SECONDS - 1)).toEqual({
+      ok: false,
+      reason: 'stale_timestamp',
+    })
+  })
+
+  it('honours a custom tolerance', () => {
+    expect(verifyWebhook(secret, delivery, timestampSeconds + 61, 60)).toEqual({
+      ok: false,
+      reason: 'stale_timestamp',
+    })
+    expect(verifyWebhook(secret, delivery, timestampSeconds + 60, 60)).toEqual({ ok: true })
+  })
+
+  it.each([
+    ['empty signature', { signature: '' }],
+    ['truncated signature', { signature: expectedSignature.slice(0, 40) }],
+    ['non-hex signature', { signature: `${expectedSignature.slice(0, 63)}z` }],
+    ['prefixed signature', { signature: `sha256=${expectedSignature}` }],
+    ['empty timestamp', { timestamp: '' }],
+    ['negative timestamp', { timestamp: '-1763733787' }],
+    ['float timestamp', { timestamp: '1763733787.5' }],
+    ['text timestamp', { timestamp: 'yesterday' }],
+  ])('reports a %s as malformed', (_case, override) => {
+    expect(verifyWebhook(secret, { ...delivery, ...override }, timestampSeconds)).toEqual({
+      ok: false,
+      reason: 'malformed',
+    })
+  })
+})

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type ConsumedMessage, deadLetterTopic } from '@chainpay/ports'
+import { describeBusContract } from '@chainpay/ports/testing'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createSqliteBus } from './bus.js'
+import { openSqliteDatabase } from './database.js'
+
+describeBusContract('SQLite file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chainpay-bus-'))
+  const db = openSqliteDatabase(join(dir, 'chainpay.db'))
+  const bus = createSqliteBus(db, { logger: recordingLogger().logger })
+  return {
+    bus,
+    async teardown() {
+      await bus.close()
+      db.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+})
+
+describeBusContract('SQLite :memory:', async () => {
+  const db = openSqliteDatabase(':memory:')
+  const bus = createSqliteBus(db, { logger: recordingLogger().logger })
+  return {
+    bus,
+    async teardown() {
+      await bus.close()
+      db.close()
+    },
+  }
+})
+
+describe('createSqliteBus on a shared file', () => {
+  let dir: string
+  let path: string
+  let topic: string
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'chainpay-bus-'))
+    path = join(dir, 'chainpay.db')
+    topic = `topic-${randomUUID()}`
+  })
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('resumes a group from its committed offset after the file is reopened', async () => {
+    const firstDb = openSqliteDatabase(path)
+    const firstBus = createSqliteBus(firstDb, { logger: recordingLogger().logger })
+    const before: string[] = []
+    await firstBus.subscribe({ topic, groupId: 'projection', handle: async (m) => void before.push(m.value) })
+    await firstBus.publish(topic, [message('a'), message('b')])
+    await eventually(() => expect(before).toEqual(['a', 'b']))
+    await firstBus.close()
+    firstDb.close()
+
+    const db = openSqliteDatabase(path)
+    const bus = createSqliteBus(db, { logger: recordingLogger().logger })
+    await bus.publish(topic, [message('c')])
+    const after: string[] = []
+    await bus.subscribe({ topic, groupId: 'projection', handle: async (m) => void after.push(m.value) })
+    await eventually(() => expect(after).toEqual(['c']))
+    await bus.close()
+    db.close()
+  })
+
+  it('delivers messages published through another connection, by polling', async () => {
+    const [consumerDb, publisherDb] = [openSqliteDatabase(path), openSqliteDatabase(path)]
+    const consumer = createSqliteBus(consumerDb, { logger: recordingLogger().logger, pollIntervalMs: 10 })
+    const publisher = createSqliteBus(publisherDb, { logger: recordingLogger().logger })
+    const received: string[] = []
+    await consumer.subscribe({ topic, groupId: 'notifier', handle: async (m) => void received.push(m.value) })
+    await publisher.publish(topic, [message('from elsewhere')])
+    await eventually(() => expect(received).toEqual(['from elsewhere']))
+    await consumer.close()
+    consumerDb.close()
+    publisherDb.close()
+  })
+})
+
+describe('createSqliteBus dead letters', () => {
+  it('logs a warning and records the source offset of a dead-lettered message', async () => {
+    const db = openSqliteDatabase(':memory:')
+    const { logger, warnings } = recordingLogger()
+    const bus = createSqliteBus(db, { logger })
+    const topic = `topic-${randomUUID()}`
+    const failed: ConsumedMessage[] = []
+    await bus.subscribe({
+      topic,
+      groupId: 'projection',
+      maxAttempts: 2,
+      retryDelayMs: 1,
+      handle: async (m) => {
+        failed.push(m)
+        throw new Error('projection rejected it')
+      },
+    })
+    const letters: ConsumedMessage[] = []
+    const dead = deadLetterTopic(topic)
+    await bus.subscribe({ topic: dead, groupId: 'operator', handle: async (m) => void letters.push(m) })
+    await bus.publish(topic, [message('poison')])
+    await eventually(() => expect(letters).toHaveLength(1))
+    const offset = failed[0]?.offset
+    expect(letters[0]?.headers).toEqual({
+      'dead-letter-error': 'projection rejected it',
+      'dead-letter-source-offset': offset,
+    })
+    expect(warnings).toEqual([
+      expect.objectContaining({ topic, groupId: 'projection', offset, error: 'projection rejected it' }),
+    ])
+    await bus.close()
+    db.close()
+  })
+})
+
+function message(value: string) {
+  return { key: 'payment-1', value, headers: {} }
+}
+
+function eventually(check: () => void): Promise<void> {
+  return vi.waitFor(check, { timeout: 10_000, interval: 10 })
+}
+
+/** the two logger methods the bus uses, recording what it logs */
+function recordingLogger() {
+  const warnings: unknown[] = []
+  const errors: unknown[] = []
+  const logger = {
+    warn: (...args: unknown[]) => void warnings.push(args[0]),
+    error: (...args: unknown[]) => void errors.push(args[0]),
+  }
+  return { logger, warnings, errors }
+}

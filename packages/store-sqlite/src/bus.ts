@@ -1,0 +1,222 @@
+import { EventEmitter } from 'node:events'
+import type { Logger } from '@chainpay/platform'
+import {
+  type Bus,
+  type BusMessage,
+  type BusSubscription,
+  type ConsumedMessage,
+  deadLetterTopic,
+  type SubscribeOptions,
+} from '@chainpay/ports'
+import { type DatabaseSync, inTransaction } from './database.js'
+
+export interface SqliteBusOptions {
+  /** only warn and error are used, so any pino logger fits */
+  logger: Pick<Logger, 'warn' | 'error'>
+  /** how often an idle subscription looks for messages published through other connections */
+  pollIntervalMs?: number
+}
+
+const batchSize = 100
+const defaultPollIntervalMs = 250
+const defaultMaxAttempts = 5
+const defaultRetryDelayMs = 200
+/** how long a subscription loop rests after an unexpected failure (a busy or closing database) */
+const failurePauseMs = 1000
+
+type Row = Record<string, unknown>
+
+/**
+ * The bus on SQLite: one durable log of messages in publish order (so in order per key, too) and
+ * one committed offset per (group, topic). Each subscription is a loop that handles its messages one
+ * at a time, woken at once by publishes through this bus and by polling for anyone else's.
+ * close() stops every subscription; the database belongs to the caller, who closes it.
+ */
+export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bus {
+  createTables(db)
+  const { logger } = options
+  const pollIntervalMs = options.pollIntervalMs ?? defaultPollIntervalMs
+  const statements = {
+    insert: db.prepare(
+      'INSERT INTO bus_messages (topic, key, headers, value, published_at) VALUES (?, ?, ?, ?, ?)',
+    ),
+    readBatch: db.prepare(
+      'SELECT * FROM bus_messages WHERE topic = ? AND position > ? ORDER BY position LIMIT ?',
+    ),
+    loadOffset: db.prepare('SELECT position FROM bus_offsets WHERE group_id = ? AND topic = ?'),
+    // max(): an offset never moves back, even if two subscriptions of one group race
+    commitOffset: db.prepare(
+      `INSERT INTO bus_offsets (group_id, topic, position, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (group_id, topic)
+       DO UPDATE SET position = max(position, excluded.position), updated_at = excluded.updated_at`,
+    ),
+  }
+  const published = new EventEmitter().setMaxListeners(0)
+  const running = new Set<BusSubscription>()
+
+  const insertMessages = (topic: string, messages: BusMessage[]) => {
+    const now = new Date().toISOString()
+    for (const m of messages) statements.insert.run(topic, m.key, JSON.stringify(m.headers), m.value, now)
+  }
+  const commitOffset = (groupId: string, topic: string, position: number) =>
+    statements.commitOffset.run(groupId, topic, position, new Date().toISOString())
+
+  const startSubscription = (subscription: SubscribeOptions): BusSubscription => {
+    const { topic, groupId, handle } = subscription
+    const maxAttempts = subscription.maxAttempts ?? defaultMaxAttempts
+    const retryDelayMs = subscription.retryDelayMs ?? defaultRetryDelayMs
+    const stopping = new AbortController()
+    let idle: AbortController | undefined
+    let offset = Number(statements.loadOffset.get(groupId, topic)?.position ?? 0)
+    const onPublished = (publishedTopic: string) => {
+      if (publishedTopic === topic) idle?.abort()
+    }
+
+    const deadLetter = (message: ConsumedMessage, position: number, error: unknown) => {
+      const reason = error instanceof Error ? error.message : String(error)
+      const headers = { ...message.headers, 'dead-letter-error': reason, 'dead-letter-source-offset': message.offset }
+      const target = deadLetterTopic(topic)
+      inTransaction(db, () => {
+        insertMessages(target, [{ key: message.key, value: message.value, headers }])
+        commitOffset(groupId, topic, position)
+      })
+      published.emit('published', target)
+      logger.warn(
+        { topic, groupId, offset: message.offset, error: reason, attempts: maxAttempts },
+        'bus message dead-lettered after its last attempt failed',
+      )
+    }
+
+    /** handles one message with retries; false when stopping abandoned it uncommitted */
+    const deliver = async (row: Row): Promise<boolean> => {
+      const position = Number(row.position)
+      const message = toConsumedMessage(row)
+      for (let attempt = 1; ; attempt++) {
+        // through then(): a handler that throws synchronously fails like one that rejects
+        const failure = await Promise.resolve()
+          .then(() => handle(message))
+          .then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        )
+        if (failure === undefined) {
+          commitOffset(groupId, topic, position)
+          return true
+        }
+        if (attempt >= maxAttempts) {
+          deadLetter(message, position, failure.error)
+          return true
+        }
+        // stopping between attempts leaves the message uncommitted: the next subscriber gets it
+        if (stopping.signal.aborted) return false
+        await pause(retryDelayMs * 2 ** (attempt - 1), [stopping.signal])
+        if (stopping.signal.aborted) return false
+      }
+    }
+
+    const loop = async () => {
+      while (!stopping.signal.aborted) {
+        try {
+          const rows = statements.readBatch.all(topic, offset, batchSize)
+          if (rows.length === 0) {
+            idle = new AbortController()
+            await pause(pollIntervalMs, [stopping.signal, idle.signal])
+            idle = undefined
+            continue
+          }
+          for (const row of rows) {
+            if (stopping.signal.aborted || !(await deliver(row))) break
+            offset = Number(row.position)
+          }
+        } catch (error) {
+          logger.error({ err: error, topic, groupId }, 'bus subscription failed; it resumes after a pause')
+          await pause(failurePauseMs, [stopping.signal])
+        }
+      }
+      published.off('published', onPublished)
+    }
+
+    published.on('published', onPublished)
+    const done = loop()
+    return {
+      async stop() {
+        stopping.abort()
+        await done
+      },
+    }
+  }
+
+  return {
+    async publish(topic, messages) {
+      if (messages.length === 0) return
+      inTransaction(db, () => insertMessages(topic, messages))
+      published.emit('published', topic)
+    },
+
+    async subscribe(subscribeOptions) {
+      const subscription = startSubscription(subscribeOptions)
+      running.add(subscription)
+      return {
+        async stop() {
+          running.delete(subscription)
+          await subscription.stop()
+        },
+      }
+    },
+
+    async close() {
+      const stopping = [...running].map((subscription) => subscription.stop())
+      running.clear()
+      await Promise.all(stopping)
+    },
+  }
+}
+
+function createTables(db: DatabaseSync): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS bus_messages (
+      position INTEGER PRIMARY KEY AUTOINCREMENT,
+      topic TEXT NOT NULL,
+      key TEXT NOT NULL,
+      headers TEXT NOT NULL,
+      value TEXT NOT NULL,
+      published_at TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX IF NOT EXISTS bus_messages_by_topic ON bus_messages (topic, position);
+    CREATE TABLE IF NOT EXISTS bus_offsets (
+      group_id TEXT NOT NULL,
+      topic TEXT NOT NULL,
+      position INTEGER NOT NULL,
+      updated_at TEXT NOT NULL,
+      PRIMARY KEY (group_id, topic)
+    ) STRICT;
+  `)
+}
+
+function toConsumedMessage(row: Row): ConsumedMessage {
+  return {
+    topic: String(row.topic),
+    key: String(row.key),
+    value: String(row.value),
+    headers: JSON.parse(String(row.headers)),
+    offset: String(row.position),
+  }
+}
+
+/** resolves after `ms`, or as soon as any of `signals` aborts; never holds the process open */
+function pause(ms: number, signals: AbortSignal[]): Promise<void> {
+  return new Promise((resolve) => {
+    if (signals.some((signal) => signal.aborted)) {
+      resolve()
+      return
+    }
+    const done = () => {
+      clearTimeout(timer)
+      for (const signal of signals) signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    timer.unref()
+    for (const signal of signals) signal.addEventListener('abort', done, { once: true })
+  })
+}

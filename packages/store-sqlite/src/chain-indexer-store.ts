@@ -1,0 +1,133 @@
+import type { ChainIndexerStore, TrackedTransfer, WatchedAddress } from '@chainpay/ports'
+import type { DatabaseSync } from './database.js'
+
+/**
+ * What the chain indexer resumes from, in tables chain_cursors, watched_addresses and
+ * tracked_transfers. Watching or tracking again replaces the row: the latest report wins.
+ */
+export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerStore {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS chain_cursors (
+      network TEXT PRIMARY KEY,
+      height INTEGER NOT NULL,
+      hash TEXT NOT NULL
+    ) STRICT;
+    CREATE TABLE IF NOT EXISTS watched_addresses (
+      network TEXT NOT NULL,
+      address TEXT NOT NULL,
+      payment_id TEXT NOT NULL,
+      asset_contract TEXT,
+      watch_until TEXT NOT NULL,
+      PRIMARY KEY (network, address)
+    ) STRICT;
+    CREATE TABLE IF NOT EXISTS tracked_transfers (
+      network TEXT NOT NULL,
+      tx_hash TEXT NOT NULL,
+      transfer_index INTEGER NOT NULL,
+      payment_id TEXT NOT NULL,
+      address TEXT NOT NULL,
+      amount_units TEXT NOT NULL,
+      block_height INTEGER NOT NULL,
+      block_hash TEXT NOT NULL,
+      block_time TEXT NOT NULL,
+      confirmations INTEGER NOT NULL,
+      PRIMARY KEY (network, tx_hash, transfer_index)
+    ) STRICT;
+  `)
+  const selectCursor = db.prepare('SELECT height, hash FROM chain_cursors WHERE network = ?')
+  const upsertCursor = db.prepare(`
+    INSERT INTO chain_cursors (network, height, hash) VALUES (?, ?, ?)
+    ON CONFLICT (network) DO UPDATE SET height = excluded.height, hash = excluded.hash
+  `)
+  const upsertWatched = db.prepare(`
+    INSERT OR REPLACE INTO watched_addresses (network, address, payment_id, asset_contract, watch_until)
+    VALUES (:network, :address, :paymentId, :assetContract, :watchUntil)
+  `)
+  const deleteWatched = db.prepare('DELETE FROM watched_addresses WHERE network = ? AND address = ?')
+  const selectWatched = db.prepare('SELECT * FROM watched_addresses WHERE network = ? ORDER BY address')
+  const upsertTracked = db.prepare(`
+    INSERT OR REPLACE INTO tracked_transfers (network, tx_hash, transfer_index, payment_id, address,
+      amount_units, block_height, block_hash, block_time, confirmations)
+    VALUES (:network, :txHash, :index, :paymentId, :address,
+      :amountUnits, :blockHeight, :blockHash, :blockTime, :confirmations)
+  `)
+  const deleteTracked = db.prepare(
+    'DELETE FROM tracked_transfers WHERE network = ? AND tx_hash = ? AND transfer_index = ?',
+  )
+  const selectTracked = db.prepare(
+    'SELECT * FROM tracked_transfers WHERE network = ? ORDER BY block_height, tx_hash, transfer_index',
+  )
+
+  return {
+    async loadCursor(network) {
+      const row = selectCursor.get(network)
+      return row === undefined ? null : { height: Number(row.height), hash: row.hash as string }
+    },
+
+    async saveCursor(network, cursor) {
+      upsertCursor.run(network, cursor.height, cursor.hash)
+    },
+
+    async watch(address) {
+      upsertWatched.run({
+        network: address.network,
+        address: address.address,
+        paymentId: address.paymentId,
+        assetContract: address.assetContract,
+        watchUntil: address.watchUntil,
+      })
+    },
+
+    async unwatch(network, address) {
+      deleteWatched.run(network, address)
+    },
+
+    async listWatched(network) {
+      return selectWatched.all(network).map(
+        (row): WatchedAddress => ({
+          network: row.network as string,
+          address: row.address as string,
+          paymentId: row.payment_id as string,
+          assetContract: row.asset_contract as string | null,
+          watchUntil: row.watch_until as string,
+        }),
+      )
+    },
+
+    async track(transfer) {
+      upsertTracked.run({
+        network: transfer.network,
+        txHash: transfer.txHash,
+        index: transfer.index,
+        paymentId: transfer.paymentId,
+        address: transfer.address,
+        amountUnits: transfer.amountUnits,
+        blockHeight: transfer.blockHeight,
+        blockHash: transfer.blockHash,
+        blockTime: transfer.blockTime,
+        confirmations: transfer.confirmations,
+      })
+    },
+
+    async untrack(network, txHash, index) {
+      deleteTracked.run(network, txHash, index)
+    },
+
+    async listTracked(network) {
+      return selectTracked.all(network).map(
+        (row): TrackedTransfer => ({
+          network: row.network as string,
+          paymentId: row.payment_id as string,
+          txHash: row.tx_hash as string,
+          index: Number(row.transfer_index),
+          address: row.address as string,
+          amountUnits: row.amount_units as string,
+          blockHeight: Number(row.block_height),
+          blockHash: row.block_hash as string,
+          blockTime: row.block_time as string,
+          confirmations: Number(row.confirmations),
+        }),
+      )
+    },
+  }
+}

@@ -1,0 +1,27 @@
+import type { CheckpointStore } from '@chainpay/ports'
+import type { DatabaseSync } from './database.js'
+
+/** Named positions on SQLite, one row per name, kept verbatim as text. */
+export function createSqliteCheckpointStore(db: DatabaseSync): CheckpointStore {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS checkpoints (
+      name TEXT PRIMARY KEY,
+      position TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    ) STRICT
+  `)
+  const load = db.prepare('SELECT position FROM checkpoints WHERE name = ?')
+  const store = db.prepare(
+    `INSERT INTO checkpoints (name, position, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
+  )
+  return {
+    async load(name) {
+      const row = load.get(name)
+      return row === undefined ? null : String(row.position)
+    },
+    async store(name, position) {
+      store.run(name, position, new Date().toISOString())
+    },
+  }
+}

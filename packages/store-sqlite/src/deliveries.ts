@@ -1,0 +1,182 @@
+import type { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
+import { type DatabaseSync, inTransaction } from './database.js'
+
+type Row = Record<string, unknown>
+
+/**
+ * The webhook delivery log in tables webhook_deliveries and webhook_attempts. A claimed delivery
+ * carries a lease (leased_until) so that concurrent workers never send it twice at once; a worker
+ * that dies simply lets its lease run out.
+ */
+export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStore {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS webhook_deliveries (
+      delivery_id TEXT PRIMARY KEY,
+      payment_id TEXT NOT NULL,
+      merchant_id TEXT NOT NULL,
+      event_type TEXT NOT NULL,
+      sequence INTEGER NOT NULL,
+      payload TEXT NOT NULL,
+      target_url TEXT,
+      status TEXT NOT NULL,
+      attempts INTEGER NOT NULL,
+      next_attempt_at TEXT,
+      created_at TEXT NOT NULL,
+      delivered_at TEXT,
+      last_error TEXT,
+      leased_until TEXT
+    ) STRICT;
+    CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+    CREATE INDEX IF NOT EXISTS webhook_deliveries_by_payment ON webhook_deliveries (payment_id, sequence);
+    CREATE TABLE IF NOT EXISTS webhook_attempts (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      delivery_id TEXT NOT NULL REFERENCES webhook_deliveries (delivery_id),
+      attempt INTEGER NOT NULL,
+      at TEXT NOT NULL,
+      status_code INTEGER,
+      duration_ms REAL NOT NULL,
+      error TEXT
+    ) STRICT;
+    CREATE INDEX IF NOT EXISTS webhook_attempts_by_delivery ON webhook_attempts (delivery_id, attempt);
+  `)
+  const insert = db.prepare(`
+    INSERT INTO webhook_deliveries (delivery_id, payment_id, merchant_id, event_type, sequence, payload,
+      target_url, status, attempts, next_attempt_at, created_at, delivered_at, last_error)
+    VALUES (:deliveryId, :paymentId, :merchantId, :eventType, :sequence, :payload,
+      :targetUrl, :status, :attempts, :nextAttemptAt, :createdAt, :deliveredAt, :lastError)
+    ON CONFLICT (delivery_id) DO NOTHING
+  `)
+  // Head of line: a pending delivery with a lower sequence holds back the rest of its payment, even
+  // while it waits for its own retry, so that one payment's webhooks arrive in event order.
+  const selectDue = db.prepare(`
+    SELECT * FROM webhook_deliveries AS d
+    WHERE d.status = 'pending' AND d.next_attempt_at <= :now
+      AND (d.leased_until IS NULL OR d.leased_until < :now)
+      AND NOT EXISTS (
+        SELECT 1 FROM webhook_deliveries AS earlier
+        WHERE earlier.payment_id = d.payment_id AND earlier.status = 'pending'
+          AND earlier.sequence < d.sequence
+      )
+    ORDER BY d.next_attempt_at, d.created_at, d.sequence
+    LIMIT :limit
+  `)
+  const lease = db.prepare('UPDATE webhook_deliveries SET leased_until = ? WHERE delivery_id = ?')
+  const insertAttempt = db.prepare(`
+    INSERT INTO webhook_attempts (delivery_id, attempt, at, status_code, duration_ms, error)
+    VALUES (:deliveryId, :attempt, :at, :statusCode, :durationMs, :error)
+  `)
+  const moveOn = db.prepare(`
+    UPDATE webhook_deliveries
+    SET status = :status, attempts = attempts + 1, next_attempt_at = :nextAttemptAt,
+      delivered_at = COALESCE(:deliveredAt, delivered_at), last_error = :lastError, leased_until = NULL
+    WHERE delivery_id = :deliveryId
+  `)
+  const selectOne = db.prepare('SELECT * FROM webhook_deliveries WHERE delivery_id = ?')
+  const selectByPayment = db.prepare(
+    'SELECT * FROM webhook_deliveries WHERE payment_id = ? ORDER BY sequence, created_at',
+  )
+  const selectAttempts = db.prepare(
+    'SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt, id',
+  )
+  const requeue = db.prepare(
+    "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE delivery_id = ?",
+  )
+
+  return {
+    async enqueue(delivery) {
+      const { changes } = insert.run({
+        deliveryId: delivery.deliveryId,
+        paymentId: delivery.paymentId,
+        merchantId: delivery.merchantId,
+        eventType: delivery.eventType,
+        sequence: delivery.sequence,
+        payload: JSON.stringify(delivery.payload),
+        targetUrl: delivery.targetUrl,
+        status: delivery.status,
+        attempts: delivery.attempts,
+        nextAttemptAt: delivery.nextAttemptAt,
+        createdAt: delivery.createdAt,
+        deliveredAt: delivery.deliveredAt,
+        lastError: delivery.lastError,
+      })
+      return Number(changes) === 1
+    },
+
+    async claimDue(now, limit, leaseMs) {
+      const leasedUntil = new Date(Date.parse(now) + leaseMs).toISOString()
+      return inTransaction(db, () => {
+        const rows = selectDue.all({ now, limit })
+        for (const row of rows) lease.run(leasedUntil, row.delivery_id as string)
+        return rows.map(toDelivery)
+      })
+    },
+
+    async recordAttempt(attempt, outcome) {
+      inTransaction(db, () => {
+        insertAttempt.run({
+          deliveryId: attempt.deliveryId,
+          attempt: attempt.attempt,
+          at: attempt.at,
+          statusCode: attempt.statusCode,
+          durationMs: attempt.durationMs,
+          error: attempt.error,
+        })
+        moveOn.run({
+          deliveryId: attempt.deliveryId,
+          status: outcome.status,
+          nextAttemptAt: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
+          deliveredAt: outcome.status === 'delivered' ? outcome.deliveredAt : null,
+          lastError: attempt.error,
+        })
+      })
+    },
+
+    async get(deliveryId) {
+      const row = selectOne.get(deliveryId)
+      return row === undefined ? null : toDelivery(row)
+    },
+
+    async listByPayment(paymentId) {
+      return selectByPayment.all(paymentId).map(toDelivery)
+    },
+
+    async listAttempts(deliveryId) {
+      return selectAttempts.all(deliveryId).map(toAttempt)
+    },
+
+    async redeliver(deliveryId, now) {
+      // The lease is left alone: a pending delivery that a worker is sending right now stays its.
+      const { changes } = requeue.run(now, deliveryId)
+      return Number(changes) === 1
+    },
+  }
+}
+
+function toDelivery(row: Row): WebhookDelivery {
+  return {
+    deliveryId: row.delivery_id as string,
+    paymentId: row.payment_id as string,
+    merchantId: row.merchant_id as string,
+    eventType: row.event_type as string,
+    sequence: Number(row.sequence),
+    payload: JSON.parse(row.payload as string) as Record<string, unknown>,
+    targetUrl: row.target_url as string | null,
+    status: row.status as DeliveryStatus,
+    attempts: Number(row.attempts),
+    nextAttemptAt: row.next_attempt_at as string | null,
+    createdAt: row.created_at as string,
+    deliveredAt: row.delivered_at as string | null,
+    lastError: row.last_error as string | null,
+  }
+}
+
+function toAttempt(row: Row): DeliveryAttempt {
+  return {
+    deliveryId: row.delivery_id as string,
+    attempt: Number(row.attempt),
+    at: row.at as string,
+    statusCode: row.status_code === null ? null : Number(row.status_code),
+    durationMs: Number(row.duration_ms),
+    error: row.error as string | null,
+  }
+}

@@ -1,0 +1,169 @@
+import {
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+  WrongExpectedRevisionError,
+} from '@chainpay/ports'
+import { type DatabaseSync, inTransaction } from './database.js'
+
+export interface SqliteEventStoreOptions {
+  /**
+   * When set, onAppended also notices appends made through other connections to the same file
+   * (another process), by polling the highest position every so many milliseconds while listeners
+   * exist. Appends through this store always notify directly.
+   */
+  pollIntervalMs?: number
+}
+
+type Row = Record<string, unknown>
+
+/**
+ * The event store on SQLite. The global position is the rowid of `es_events`, as decimal text.
+ * close() stops notifications and polling; the database belongs to the caller, who closes it.
+ */
+export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventStoreOptions = {}): EventStore {
+  createTables(db)
+  const statements = {
+    streamRevision: db.prepare('SELECT MAX(revision) AS revision FROM es_events WHERE stream_id = ?'),
+    streamPosition: db.prepare('SELECT MAX(position) AS position FROM es_events WHERE stream_id = ?'),
+    insert: db.prepare(
+      `INSERT INTO es_events (stream_id, revision, event_id, type, data, metadata, recorded_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    readStream: db.prepare('SELECT * FROM es_events WHERE stream_id = ? ORDER BY revision'),
+    readAll: db.prepare('SELECT * FROM es_events WHERE position >= ? ORDER BY position LIMIT ?'),
+    maxPosition: db.prepare('SELECT COALESCE(MAX(position), 0) AS position FROM es_events'),
+  }
+  const listeners = new Set<() => void>()
+  let highestSeen = 0
+  let poller: NodeJS.Timeout | undefined
+
+  const notify = () => {
+    // each listener in its own microtask, so one throwing listener does not silence the others
+    for (const listener of listeners) queueMicrotask(listener)
+  }
+  const readMaxPosition = () => Number(statements.maxPosition.get()?.position)
+
+  const startPolling = (intervalMs: number) => {
+    highestSeen = Math.max(highestSeen, readMaxPosition())
+    poller = setInterval(() => {
+      if (!db.isOpen) return stopPolling()
+      try {
+        const latest = readMaxPosition()
+        if (latest <= highestSeen) return
+        highestSeen = latest
+        notify()
+      } catch {
+        // a busy or failing read is simply retried on the next tick
+      }
+    }, intervalMs)
+    poller.unref()
+  }
+  const stopPolling = () => {
+    clearInterval(poller)
+    poller = undefined
+  }
+
+  return {
+    async readStream(streamId) {
+      return statements.readStream.all(streamId).map(toRecordedEvent)
+    },
+
+    async appendToStream(streamId, events, expectedRevision) {
+      const result = inTransaction(db, (): AppendResult => {
+        const current = numberOr(statements.streamRevision.get(streamId)?.revision, -1)
+        if (!isAtExpected(current, expectedRevision)) {
+          throw new WrongExpectedRevisionError(streamId, expectedRevision, current)
+        }
+        if (events.length === 0) {
+          const position = numberOr(statements.streamPosition.get(streamId)?.position, 0)
+          return { nextExpectedRevision: current, position: String(position) }
+        }
+        const recordedAt = new Date().toISOString()
+        let position = 0
+        for (const [i, event] of events.entries()) {
+          position = Number(statements.insert.run(...toColumns(streamId, current + 1 + i, event, recordedAt)).lastInsertRowid)
+        }
+        return { nextExpectedRevision: current + events.length, position: String(position) }
+      })
+      if (events.length > 0) {
+        highestSeen = Math.max(highestSeen, Number(result.position))
+        notify()
+      }
+      return result
+    },
+
+    async readAll(after, limit) {
+      return statements.readAll.all(parsePosition(after), limit).map(toRecordedEvent)
+    },
+
+    onAppended(listener) {
+      // a fresh entry per call: the same function registered twice is unsubscribed twice
+      const wrapped = () => listener()
+      listeners.add(wrapped)
+      if (options.pollIntervalMs !== undefined && poller === undefined) startPolling(options.pollIntervalMs)
+      return () => {
+        listeners.delete(wrapped)
+        if (listeners.size === 0) stopPolling()
+      }
+    },
+
+    async close() {
+      listeners.clear()
+      stopPolling()
+    },
+  }
+}
+
+function createTables(db: DatabaseSync): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS es_events (
+      position INTEGER PRIMARY KEY AUTOINCREMENT,
+      stream_id TEXT NOT NULL,
+      revision INTEGER NOT NULL,
+      event_id TEXT NOT NULL UNIQUE,
+      type TEXT NOT NULL,
+      data TEXT NOT NULL,
+      metadata TEXT NOT NULL,
+      recorded_at TEXT NOT NULL,
+      UNIQUE (stream_id, revision)
+    ) STRICT
+  `)
+}
+
+function isAtExpected(current: number, expected: ExpectedRevision): boolean {
+  if (expected === 'any') return true
+  if (expected === 'no_stream') return current === -1
+  return current === expected
+}
+
+function toColumns(streamId: string, revision: number, event: NewEvent, recordedAt: string) {
+  const data = JSON.stringify(event.data ?? null)
+  const metadata = JSON.stringify(event.metadata ?? {})
+  return [streamId, revision, event.eventId, event.type, data, metadata, recordedAt] as const
+}
+
+function toRecordedEvent(row: Row): RecordedEvent {
+  return {
+    streamId: String(row.stream_id),
+    revision: Number(row.revision),
+    position: String(row.position),
+    eventId: String(row.event_id),
+    type: String(row.type),
+    data: JSON.parse(String(row.data)),
+    metadata: JSON.parse(String(row.metadata)),
+    recordedAt: String(row.recorded_at),
+  }
+}
+
+function parsePosition(position: string | null): number {
+  if (position === null) return 0
+  if (!/^\d{1,15}$/.test(position)) throw new Error(`not a SQLite event store position: ${position}`)
+  return Number(position)
+}
+
+function numberOr(value: unknown, fallback: number): number {
+  return value === null || value === undefined ? fallback : Number(value)
+}

@@ -1,0 +1,149 @@
+import type { FeePolicy } from '@chainpay/domain'
+import type { ApiKeyRecord, MerchantPatch, MerchantRecord, MerchantStore } from '@chainpay/ports'
+import { type DatabaseSync, inTransaction } from './database.js'
+
+type Row = Record<string, unknown>
+
+/** Merchants and their API keys in tables merchants and api_keys; secrets arrive already sealed. */
+export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS merchants (
+      merchant_id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      webhook_url TEXT,
+      webhook_secret TEXT NOT NULL,
+      fee_policy TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    ) STRICT;
+    CREATE TABLE IF NOT EXISTS api_keys (
+      api_key TEXT PRIMARY KEY,
+      merchant_id TEXT NOT NULL REFERENCES merchants (merchant_id),
+      secret TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      revoked_at TEXT
+    ) STRICT;
+    CREATE INDEX IF NOT EXISTS api_keys_by_merchant ON api_keys (merchant_id, created_at);
+  `)
+  const insertMerchant = db.prepare(`
+    INSERT INTO merchants (merchant_id, name, webhook_url, webhook_secret, fee_policy, created_at, updated_at)
+    VALUES (:merchantId, :name, :webhookUrl, :webhookSecret, :feePolicy, :createdAt, :updatedAt)
+  `)
+  const updateRow = db.prepare(`
+    UPDATE merchants
+    SET name = :name, webhook_url = :webhookUrl, webhook_secret = :webhookSecret, fee_policy = :feePolicy,
+      updated_at = :updatedAt
+    WHERE merchant_id = :merchantId
+  `)
+  const selectMerchant = db.prepare('SELECT * FROM merchants WHERE merchant_id = ?')
+  const selectMerchants = db.prepare('SELECT * FROM merchants ORDER BY created_at, merchant_id')
+  const insertKey = db.prepare(`
+    INSERT INTO api_keys (api_key, merchant_id, secret, created_at, revoked_at)
+    VALUES (:apiKey, :merchantId, :secret, :createdAt, :revokedAt)
+  `)
+  const revoke = db.prepare(`
+    UPDATE api_keys SET revoked_at = :revokedAt
+    WHERE api_key = :apiKey AND merchant_id = :merchantId AND revoked_at IS NULL
+  `)
+  const selectKey = db.prepare('SELECT * FROM api_keys WHERE api_key = ?')
+  const selectKeys = db.prepare('SELECT * FROM api_keys WHERE merchant_id = ? ORDER BY created_at, api_key')
+
+  const writeMerchant = (merchant: MerchantRecord) =>
+    insertMerchant.run({
+      merchantId: merchant.merchantId,
+      name: merchant.name,
+      webhookUrl: merchant.webhookUrl,
+      webhookSecret: merchant.webhookSecret,
+      feePolicy: JSON.stringify(merchant.feePolicy),
+      createdAt: merchant.createdAt,
+      updatedAt: merchant.updatedAt,
+    })
+  const writeKey = (key: ApiKeyRecord) =>
+    insertKey.run({
+      apiKey: key.apiKey,
+      merchantId: key.merchantId,
+      secret: key.secret,
+      createdAt: key.createdAt,
+      revokedAt: key.revokedAt,
+    })
+
+  return {
+    async createMerchant(merchant, firstKey) {
+      inTransaction(db, () => {
+        writeMerchant(merchant)
+        writeKey(firstKey)
+      })
+    },
+
+    async getMerchant(merchantId) {
+      const row = selectMerchant.get(merchantId)
+      return row === undefined ? null : toMerchant(row)
+    },
+
+    async listMerchants() {
+      return selectMerchants.all().map(toMerchant)
+    },
+
+    async updateMerchant(merchantId, patch, updatedAt) {
+      return inTransaction(db, () => {
+        const row = selectMerchant.get(merchantId)
+        if (row === undefined) return false
+        const updated = { ...toMerchant(row), ...definedFields(patch) }
+        updateRow.run({
+          merchantId,
+          name: updated.name,
+          webhookUrl: updated.webhookUrl,
+          webhookSecret: updated.webhookSecret,
+          feePolicy: JSON.stringify(updated.feePolicy),
+          updatedAt,
+        })
+        return true
+      })
+    },
+
+    async addApiKey(key) {
+      writeKey(key)
+    },
+
+    async revokeApiKey(merchantId, apiKey, revokedAt) {
+      const { changes } = revoke.run({ merchantId, apiKey, revokedAt })
+      return Number(changes) === 1
+    },
+
+    async findApiKey(apiKey) {
+      const row = selectKey.get(apiKey)
+      return row === undefined ? null : toApiKey(row)
+    },
+
+    async listApiKeys(merchantId) {
+      return selectKeys.all(merchantId).map(toApiKey)
+    },
+  }
+}
+
+/** `{ name: undefined }` means "leave the name alone", not "erase it" */
+function definedFields(patch: MerchantPatch): MerchantPatch {
+  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined))
+}
+
+function toMerchant(row: Row): MerchantRecord {
+  return {
+    merchantId: row.merchant_id as string,
+    name: row.name as string,
+    webhookUrl: row.webhook_url as string | null,
+    webhookSecret: row.webhook_secret as string,
+    feePolicy: JSON.parse(row.fee_policy as string) as FeePolicy,
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+  }
+}
+
+function toApiKey(row: Row): ApiKeyRecord {
+  return {
+    apiKey: row.api_key as string,
+    merchantId: row.merchant_id as string,
+    secret: row.secret as string,
+    createdAt: row.created_at as string,
+    revokedAt: row.revoked_at as string | null,
+  }
+}

@@ -1,0 +1,43 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describePaymentReadModelContract, samplePaymentDocument } from '@chainpay/ports/testing'
+import { afterEach, describe, expect, it } from 'vitest'
+import { type DatabaseSync, openSqliteDatabase } from './database.js'
+import { createSqlitePaymentReadModel } from './read-model.js'
+
+const directories: string[] = []
+const freshFile = () => {
+  const directory = mkdtempSync(join(tmpdir(), 'chainpay-read-model-'))
+  directories.push(directory)
+  return join(directory, 'chainpay.db')
+}
+afterEach(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true })
+})
+const opened = (db: DatabaseSync) => ({
+  store: createSqlitePaymentReadModel(db),
+  teardown: async () => db.close(),
+})
+
+describePaymentReadModelContract('sqlite file', async () => opened(openSqliteDatabase(freshFile())))
+describePaymentReadModelContract('sqlite :memory:', async () => opened(openSqliteDatabase(':memory:')))
+
+describe('createSqlitePaymentReadModel', () => {
+  it('keeps documents across closing and reopening the database file', async () => {
+    const file = freshFile()
+    const document = samplePaymentDocument('pay_1', 4)
+    const first = openSqliteDatabase(file)
+    await createSqlitePaymentReadModel(first).save(document)
+    first.close()
+
+    const reopened = openSqliteDatabase(file)
+    try {
+      const store = createSqlitePaymentReadModel(reopened)
+      expect(await store.get('pay_1')).toEqual(document)
+      expect(await store.save(samplePaymentDocument('pay_1', 4))).toBe('stale')
+    } finally {
+      reopened.close()
+    }
+  })
+})
