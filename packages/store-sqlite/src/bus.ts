@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events'
+import { setImmediate } from 'node:timers/promises'
 import type { Logger } from '@chainpay/platform'
 import {
   type Bus,
@@ -74,7 +75,11 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
 
     const deadLetter = (message: ConsumedMessage, position: number, error: unknown) => {
       const reason = error instanceof Error ? error.message : String(error)
-      const headers = { ...message.headers, 'dead-letter-error': reason, 'dead-letter-source-offset': message.offset }
+      const headers = {
+        ...message.headers,
+        'dead-letter-error': reason,
+        'dead-letter-source-offset': message.offset,
+      }
       const target = deadLetterTopic(topic)
       inTransaction(db, () => {
         insertMessages(target, [{ key: message.key, value: message.value, headers }])
@@ -96,9 +101,9 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
         const failure = await Promise.resolve()
           .then(() => handle(message))
           .then(
-          () => undefined,
-          (error: unknown) => ({ error }),
-        )
+            () => undefined,
+            (error: unknown) => ({ error }),
+          )
         if (failure === undefined) {
           commitOffset(groupId, topic, position)
           return true
@@ -128,6 +133,8 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
             if (stopping.signal.aborted || !(await deliver(row))) break
             offset = Number(row.position)
           }
+          // handlers that settle at once never leave the microtask queue: let timers and I/O run
+          await setImmediate()
         } catch (error) {
           logger.error({ err: error, topic, groupId }, 'bus subscription failed; it resumes after a pause')
           await pause(failurePauseMs, [stopping.signal])

@@ -55,7 +55,9 @@ describe('createSqliteEventStore on a shared file', () => {
     const store = createSqliteEventStore(reopened)
     const [read] = await store.readStream('payment-1')
     expect(read).toMatchObject({ eventId: event.eventId, data: event.data, position: appended.position })
-    expect(await store.appendToStream('payment-1', [newEvent()], 0)).toMatchObject({ nextExpectedRevision: 1 })
+    expect(await store.appendToStream('payment-1', [newEvent()], 0)).toMatchObject({
+      nextExpectedRevision: 1,
+    })
     reopened.close()
   })
 

@@ -33,7 +33,7 @@ export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventSto
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ),
     readStream: db.prepare('SELECT * FROM es_events WHERE stream_id = ? ORDER BY revision'),
-    readAll: db.prepare('SELECT * FROM es_events WHERE position >= ? ORDER BY position LIMIT ?'),
+    readAll: db.prepare('SELECT * FROM es_events WHERE position > ? ORDER BY position LIMIT ?'),
     maxPosition: db.prepare('SELECT COALESCE(MAX(position), 0) AS position FROM es_events'),
   }
   const listeners = new Set<() => void>()
@@ -84,7 +84,9 @@ export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventSto
         const recordedAt = new Date().toISOString()
         let position = 0
         for (const [i, event] of events.entries()) {
-          position = Number(statements.insert.run(...toColumns(streamId, current + 1 + i, event, recordedAt)).lastInsertRowid)
+          position = Number(
+            statements.insert.run(...toColumns(streamId, current + 1 + i, event, recordedAt)).lastInsertRowid,
+          )
         }
         return { nextExpectedRevision: current + events.length, position: String(position) }
       })

@@ -134,7 +134,10 @@ export function describeBusContract(adapterName: string, setup: () => Promise<Bu
           finished.push(m.value)
         },
       })
-      await bus.publish(topic, ['a', 'b', 'c', 'd'].map((value) => message('k', value)))
+      await bus.publish(
+        topic,
+        ['a', 'b', 'c', 'd'].map((value) => message('k', value)),
+      )
       await eventually(() => expect(started).toContain('b'))
       const stopping = first.stop()
       release()
