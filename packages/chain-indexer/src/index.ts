@@ -1,1 +1,5 @@
-export {}
+export * from './backfill.js'
+export * from './indexer.js'
+export * from './observations.js'
+export * from './payment-event-consumer.js'
+export * from './watch-set.js'

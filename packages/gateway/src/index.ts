@@ -1,1 +1,7 @@
-export {}
+export * from './admin/app.js'
+export * from './admin/merchants.js'
+export * from './app.js'
+export * from './auth.js'
+export * from './errors.js'
+export * from './rate-limit.js'
+export * from './server.js'

@@ -1,1 +1,5 @@
-export {}
+export * from './delivery-recorder.js'
+export * from './dispatcher.js'
+export * from './retry-schedule.js'
+export * from './webhook-kinds.js'
+export * from './webhook-target.js'

@@ -1,1 +1,10 @@
-export {}
+export * from './chain-times.js'
+export * from './command-handler.js'
+export * from './expiry.js'
+export * from './http/command-api.js'
+export * from './http/error-status.js'
+export * from './http/http-payment-commands.js'
+export * from './http/routes.js'
+export * from './observation-consumer.js'
+export * from './payment-stream.js'
+export * from './relay.js'

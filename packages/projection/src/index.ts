@@ -1,1 +1,2 @@
-export {}
+export * from './payment-document.js'
+export * from './projection-service.js'

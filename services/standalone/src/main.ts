@@ -14,9 +14,16 @@ async function main(): Promise<void> {
     return
   }
   const logger = createRootLogger({ service: 'standalone', level: config.logLevel })
-  const standalone = await buildStandalone(config, logger)
+  let standalone: Awaited<ReturnType<typeof buildStandalone>>
+  try {
+    standalone = await buildStandalone(config, logger)
+  } catch (error) {
+    logger.fatal({ err: error, dataDir: config.dataDir }, 'chainpay standalone cannot start')
+    process.exitCode = 1
+    return
+  }
   await runUntilSignal({ logger, services: standalone.services })
-  standalone.close()
+  await standalone.close()
 }
 
 await main()

@@ -109,7 +109,11 @@ export async function startStandalone(options: StartOptions = {}): Promise<Stand
   }
 }
 
-async function waitUntilReady(url: string, exited: Promise<number | null>, output: () => string): Promise<void> {
+async function waitUntilReady(
+  url: string,
+  exited: Promise<number | null>,
+  output: () => string,
+): Promise<void> {
   let done = false
   void exited.then(() => {
     done = true

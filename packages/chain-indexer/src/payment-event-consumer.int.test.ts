@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto'
+import { defaultAssetRegistry } from '@chainpay/domain'
+import { type ConsumedMessage, Topics, type WatchedAddress } from '@chainpay/ports'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import {
+  createPaymentEventConsumer,
+  DEFAULT_LATE_FUNDS_WINDOW_MS,
+  type PaymentEventConsumer,
+  watchedAddressOf,
+} from './payment-event-consumer.js'
+import {
+  consumed,
+  createIndexerHarness,
+  type IndexerHarness,
+  paymentCreated,
+  testLogger,
+} from './testing/indexer-harness.js'
+import { createWatchSet, type WatchSet } from './watch-set.js'
+
+let harness: IndexerHarness
+let tron: WatchSet
+let solana: WatchSet
+let consumer: PaymentEventConsumer
+let announced: Array<[WatchedAddress, string]>
+
+beforeEach(async () => {
+  harness = await createIndexerHarness()
+  tron = createWatchSet({ network: 'TRON', store: harness.store })
+  solana = createWatchSet({ network: 'SOLANA', store: harness.store })
+  announced = []
+  consumer = createPaymentEventConsumer({
+    bus: harness.bus,
+    registry: defaultAssetRegistry,
+    watchSets: [tron, solana],
+    logger: testLogger,
+    lateFundsWindowMs: 60_000,
+    onWatched: (address, createdAt) => announced.push([address, createdAt]),
+  })
+})
+
+afterEach(async () => {
+  await consumer.stop()
+  await harness.close()
+})
+
+describe('createPaymentEventConsumer', () => {
+  it('watches a TRC20 payment address for the registry contract until its late funds window closes', async () => {
+    const payment = paymentCreated({
+      network: 'TRON',
+      currency: 'USDT',
+      createdAt: '2026-11-21T14:00:00.000Z',
+      expiresAt: '2026-11-21T14:30:00.000Z',
+    })
+    await consumer.handle(payment.message)
+
+    const expected = {
+      network: 'TRON',
+      address: payment.address,
+      paymentId: payment.paymentId,
+      assetContract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+      watchUntil: '2026-11-21T14:31:00.000Z',
+    }
+    expect(tron.get(payment.address)).toEqual(expected)
+    expect(await harness.store.listWatched('TRON')).toEqual([expected])
+    expect(announced).toEqual([[expected, '2026-11-21T14:00:00.000Z']])
+  })
+
+  it('watches the token account of an SPL payment, and a native payment with no contract', async () => {
+    const usdc = paymentCreated({ network: 'SOLANA', currency: 'USDC' })
+    const sol = paymentCreated({ network: 'SOLANA', currency: 'SOL' })
+    await consumer.handle(usdc.message)
+    await consumer.handle(sol.message)
+
+    expect(solana.get(usdc.tokenAccount ?? '')).toMatchObject({
+      paymentId: usdc.paymentId,
+      assetContract: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    })
+    expect(solana.get(usdc.address)).toBeUndefined()
+    expect(solana.get(sol.address)).toMatchObject({ paymentId: sol.paymentId, assetContract: null })
+  })
+
+  it('announces an address once, however often its event is delivered', async () => {
+    const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })
+    await consumer.handle(payment.message)
+    await consumer.handle(payment.message)
+    expect(announced).toHaveLength(1)
+    expect(tron.size).toBe(1)
+  })
+
+  it('ignores other event types and networks indexed elsewhere', async () => {
+    const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })
+    const expired = consumed({
+      eventId: randomUUID(),
+      paymentId: payment.paymentId,
+      streamId: `payment-${payment.paymentId}`,
+      revision: 1,
+      schemaVersion: 1,
+      recordedAt: '2026-11-21T14:30:00.000Z',
+      type: 'PaymentExpired',
+      data: { paymentId: payment.paymentId, expiredAt: '2026-11-21T14:30:00.000Z' },
+    })
+    const elsewhere = createPaymentEventConsumer({
+      bus: harness.bus,
+      registry: defaultAssetRegistry,
+      watchSets: [solana],
+      logger: testLogger,
+    })
+    await consumer.handle(expired)
+    await elsewhere.handle(payment.message)
+    expect(tron.size + solana.size).toBe(0)
+  })
+
+  it('reads the event type from the message when the header is missing', async () => {
+    const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })
+    await consumer.handle({ ...payment.message, headers: {} })
+    expect(tron.get(payment.address)?.paymentId).toBe(payment.paymentId)
+  })
+
+  it('rejects a malformed payment event, so that the bus retries and dead-letters it', async () => {
+    const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })
+    const broken: ConsumedMessage = {
+      ...payment.message,
+      value: payment.message.value.replace('"PER_PAYMENT"', '"X"'),
+    }
+    await expect(consumer.handle(broken)).rejects.toThrow(/payment event message/)
+    expect(tron.size).toBe(0)
+  })
+
+  it('follows the payment event topic once started', async () => {
+    await consumer.start()
+    const payment = paymentCreated({ network: 'SOLANA', currency: 'SOL' })
+    await harness.bus.publish(Topics.paymentEvents, [
+      { key: payment.paymentId, value: payment.message.value, headers: payment.message.headers },
+    ])
+    await vi.waitFor(() => expect(solana.get(payment.address)).toBeDefined(), { timeout: 10_000 })
+  })
+})
+
+describe('watchedAddressOf', () => {
+  it('watches until expiry plus seven days by default', () => {
+    const payment = paymentCreated({
+      network: 'TRON',
+      currency: 'TRX',
+      expiresAt: '2026-11-21T14:30:00.000Z',
+    })
+    const created = JSON.parse(payment.message.value).data
+    expect(watchedAddressOf(created, defaultAssetRegistry).watchUntil).toBe('2026-11-28T14:30:00.000Z')
+    expect(DEFAULT_LATE_FUNDS_WINDOW_MS).toBe(7 * 24 * 3600 * 1000)
+  })
+
+  it('fails on an asset the registry does not know', () => {
+    const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })
+    const created = { ...JSON.parse(payment.message.value).data, currency: 'DOGE' }
+    expect(() => watchedAddressOf(created, defaultAssetRegistry)).toThrow(/unsupported asset DOGE/)
+  })
+})

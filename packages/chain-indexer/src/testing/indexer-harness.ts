@@ -1,0 +1,212 @@
+// What the chain indexer's integration tests stand on: a real chain simulator, bus and indexer store
+// in one temporary SQLite file, payment event messages as the relay publishes them, and a log of the
+// chain observations read back through a real subscription.
+
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type ChainSimulator, createChainSimulator, simulatedAddress } from '@chainpay/chain-sim'
+import {
+  type ChainObservationMessage,
+  PaymentEventHeaders,
+  type PaymentEventMessage,
+  parseChainObservationMessage,
+  type TransferObservation,
+} from '@chainpay/contracts'
+import {
+  type Chain,
+  defaultAssetRegistry,
+  findNetwork,
+  type PaymentCreatedData,
+  resolveAsset,
+  toUnits,
+} from '@chainpay/domain'
+import { createRootLogger, type Logger } from '@chainpay/platform'
+import { type Bus, type ChainIndexerStore, type ConsumedMessage, Topics } from '@chainpay/ports'
+import {
+  createSqliteBus,
+  createSqliteChainIndexerStore,
+  type DatabaseSync,
+  openSqliteDatabase,
+} from '@chainpay/store-sqlite'
+
+export const testLogger: Logger = createRootLogger({ service: 'chain-indexer-test', level: 'silent' })
+
+const MARKER_HEADER = 'test-marker'
+
+/** the chain observations published so far, read through a subscription of its own */
+export interface ObservationLog {
+  /** waits until everything published before the call has been read, and returns it all */
+  settle(): Promise<ChainObservationMessage[]>
+  /** the transfer observations of one payment, after settle() */
+  transfersOf(paymentId: string): Promise<TransferObservation[]>
+}
+
+export async function observeChain(bus: Bus): Promise<ObservationLog & { stop(): Promise<void> }> {
+  const received: ChainObservationMessage[] = []
+  const waiting = new Map<string, () => void>()
+  const subscription = await bus.subscribe({
+    topic: Topics.chainObservations,
+    groupId: `test-${randomUUID()}`,
+    handle: async (message) => {
+      const marker = message.headers[MARKER_HEADER]
+      if (marker === undefined) received.push(parseChainObservationMessage(message.value))
+      else waiting.get(marker)?.()
+    },
+  })
+  // The bus keeps one order per topic, so once the marker is read, so is everything before it.
+  const settle = async () => {
+    const marker = randomUUID()
+    const seen = new Promise<void>((resolve) => waiting.set(marker, resolve))
+    await bus.publish(Topics.chainObservations, [
+      { key: 'marker', value: '{}', headers: { [MARKER_HEADER]: marker } },
+    ])
+    await seen
+    waiting.delete(marker)
+    return [...received]
+  }
+  return {
+    settle,
+    async transfersOf(paymentId) {
+      return (await settle()).filter(
+        (observation): observation is TransferObservation =>
+          observation.kind === 'transfer' && observation.paymentId === paymentId,
+      )
+    },
+    stop: () => subscription.stop(),
+  }
+}
+
+export interface TestPayment {
+  paymentId: string
+  network: string
+  currency: string
+  address: string
+  tokenAccount: string | null
+  message: ConsumedMessage
+}
+
+/**
+ * A PaymentCreated message as the relay publishes it. SPL payments get a token account unless
+ * given one; addresses are fresh random ones of the chain.
+ */
+export function paymentCreated(
+  fields: Partial<PaymentCreatedData> & { network: string; currency: string },
+): TestPayment {
+  const asset = resolveAsset(defaultAssetRegistry, fields)
+  const chain: Chain = asset.chain
+  const paymentId = fields.paymentId ?? randomUUID()
+  const createdAt = fields.createdAt ?? new Date().toISOString()
+  const data: PaymentCreatedData = {
+    paymentId,
+    merchantId: 'merchant-1',
+    idempotencyKey: null,
+    requestFingerprint: 'f'.repeat(64),
+    tokenStandard: asset.tokenStandard,
+    decimals: asset.decimals,
+    amount: '10',
+    amountUnits: toUnits('10', asset.decimals).toString(),
+    feeUnits: '0',
+    netUnits: toUnits('10', asset.decimals).toString(),
+    address: simulatedAddress(chain),
+    tokenAccount: asset.tokenStandard === 'SPL' ? simulatedAddress(chain) : null,
+    derivationPath: chain === 'TRON' ? "m/44'/195'/0'/0/1" : "m/44'/501'/1'/0'",
+    addressMode: 'PER_PAYMENT',
+    requiredConfirmations: findNetwork(defaultAssetRegistry, fields.network)?.requiredConfirmations ?? 1,
+    description: null,
+    metadata: {},
+    callbackUrl: null,
+    successRedirectUrl: null,
+    cancelRedirectUrl: null,
+    createdAt,
+    expiresAt: new Date(Date.parse(createdAt) + 30 * 60_000).toISOString(),
+    ...fields,
+  }
+  const message: PaymentEventMessage = {
+    eventId: randomUUID(),
+    paymentId,
+    streamId: `payment-${paymentId}`,
+    revision: 0,
+    schemaVersion: 1,
+    recordedAt: createdAt,
+    type: 'PaymentCreated',
+    data,
+  }
+  return {
+    paymentId,
+    network: data.network,
+    currency: data.currency,
+    address: data.address,
+    tokenAccount: data.tokenAccount,
+    message: consumed(message),
+  }
+}
+
+/** a payment event message as a subscription hands it over */
+export function consumed(message: PaymentEventMessage): ConsumedMessage {
+  return {
+    topic: Topics.paymentEvents,
+    offset: '0',
+    key: message.paymentId,
+    value: JSON.stringify(message),
+    headers: {
+      [PaymentEventHeaders.eventId]: message.eventId,
+      [PaymentEventHeaders.eventType]: message.type,
+      [PaymentEventHeaders.streamRevision]: String(message.revision),
+    },
+  }
+}
+
+export interface IndexerHarness {
+  path: string
+  db: DatabaseSync
+  sim: ChainSimulator
+  bus: Bus
+  store: ChainIndexerStore
+  observations: ObservationLog
+  /** a further connection to the same file, closed with the harness */
+  reopen(): DatabaseSync
+  close(): Promise<void>
+}
+
+export async function createIndexerHarness(options: { clock?: () => Date } = {}): Promise<IndexerHarness> {
+  const directory = mkdtempSync(join(tmpdir(), 'chain-indexer-'))
+  const path = join(directory, 'chainpay.sqlite')
+  const db = openSqliteDatabase(path)
+  const connections = [db]
+  // blocks come only from mineBlocks: the timers never start
+  const sim = createChainSimulator({
+    db,
+    registry: defaultAssetRegistry,
+    networks: [
+      { network: 'TRON', blockIntervalMs: 60_000 },
+      { network: 'SOLANA', blockIntervalMs: 60_000 },
+    ],
+    logger: testLogger,
+    clock: options.clock,
+  })
+  const bus = createSqliteBus(db, { logger: testLogger })
+  const store = createSqliteChainIndexerStore(db)
+  const observations = await observeChain(bus)
+  return {
+    path,
+    db,
+    sim,
+    bus,
+    store,
+    observations,
+    reopen() {
+      const connection = openSqliteDatabase(path)
+      connections.push(connection)
+      return connection
+    },
+    async close() {
+      await observations.stop()
+      await bus.close()
+      await sim.stop()
+      for (const connection of connections) if (connection.isOpen) connection.close()
+      rmSync(directory, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,71 @@
+// The addresses one network's indexer watches, in memory for a map lookup per transfer (so the work
+// per block does not grow with the number of open payments), backed by the ChainIndexerStore so that a
+// restart resumes with the same set.
+
+import type { ChainIndexerStore, ChainTransfer, WatchedAddress } from '@chainpay/ports'
+
+export interface WatchSet {
+  readonly network: string
+  readonly size: number
+  /** adds the store's addresses to memory; call once before matching */
+  load(): Promise<void>
+  /** watches an address: the store first, then memory; true when memory did not hold it yet */
+  watch(address: WatchedAddress): Promise<boolean>
+  get(address: string): WatchedAddress | undefined
+  /** the watched entry a transfer pays: to a watched address, succeeded, in the payment's asset */
+  match(transfer: ChainTransfer): WatchedAddress | undefined
+  /** drops the addresses whose watchUntil is before `now`, from memory and the store; returns them */
+  prune(now: Date): Promise<WatchedAddress[]>
+}
+
+export function createWatchSet(options: { network: string; store: ChainIndexerStore }): WatchSet {
+  const { network, store } = options
+  const watched = new Map<string, WatchedAddress>()
+
+  return {
+    network,
+
+    get size() {
+      return watched.size
+    },
+
+    async load() {
+      // Merged rather than replaced: an address watched while the list was read must not be lost.
+      for (const address of await store.listWatched(network)) {
+        if (!watched.has(address.address)) watched.set(address.address, address)
+      }
+    },
+
+    async watch(address) {
+      if (address.network !== network) {
+        throw new Error(`watch set of ${network}: cannot watch an address of ${address.network}`)
+      }
+      await store.watch(address)
+      const added = !watched.has(address.address)
+      watched.set(address.address, address)
+      return added
+    },
+
+    get(address) {
+      return watched.get(address)
+    },
+
+    match(transfer) {
+      if (!transfer.success) return undefined
+      const entry = watched.get(transfer.to)
+      if (entry === undefined) return undefined
+      const contract = transfer.asset.kind === 'native' ? null : transfer.asset.contract
+      return contract === entry.assetContract ? entry : undefined
+    },
+
+    async prune(now) {
+      const nowMs = now.getTime()
+      const expired = [...watched.values()].filter((entry) => Date.parse(entry.watchUntil) < nowMs)
+      for (const entry of expired) {
+        await store.unwatch(network, entry.address)
+        watched.delete(entry.address)
+      }
+      return expired
+    },
+  }
+}

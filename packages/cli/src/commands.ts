@@ -1,0 +1,353 @@
+// chainpay-admin: manages merchants, API keys, webhook secrets and fee policies through the admin
+// API. Everything but process wiring lives here, so that tests run it against a real admin API.
+
+import { parseArgs } from 'node:util'
+
+export interface CliOutput {
+  /** results */
+  out(line: string): void
+  /** errors and notices */
+  err(line: string): void
+}
+
+export interface CliContext {
+  env: Record<string, string | undefined>
+  output: CliOutput
+}
+
+export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081'
+
+export const USAGE = `Usage: chainpay-admin [--url URL] [--token TOKEN] [--json] <command>
+
+Commands:
+  merchants create --name NAME [--webhook-url URL] [--fee-bps BPS]
+  merchants list
+  merchants show MERCHANT_ID
+  keys issue MERCHANT_ID
+  keys revoke MERCHANT_ID API_KEY
+  webhook-secret rotate MERCHANT_ID
+  webhook-url set MERCHANT_ID (URL | --clear)
+  fee-policy set MERCHANT_ID --fee-bps BPS [--fixed NETWORK:CURRENCY=AMOUNT ...]
+
+Options:
+  --url URL      admin API address (env CHAINPAY_ADMIN_URL, default ${DEFAULT_ADMIN_URL})
+  --token TOKEN  admin token (env CHAINPAY_ADMIN_TOKEN)
+  --json         print the API's answer as JSON
+  -h, --help     show this help`
+
+const SECRETS_NOTICE = 'These secrets will not be shown again: store them now.'
+
+/** a problem with the command line or the API's answer; its message is all the user sees */
+class CliError extends Error {}
+
+const options = {
+  url: { type: 'string' },
+  token: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  name: { type: 'string' },
+  'webhook-url': { type: 'string' },
+  'fee-bps': { type: 'string' },
+  fixed: { type: 'string', multiple: true },
+  clear: { type: 'boolean' },
+} as const
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values']
+
+interface Invocation {
+  flags: Flags
+  args: string[]
+  api: AdminApi
+  print: Printer
+}
+
+/** runs one command line; resolves with the process exit code */
+export async function runChainpayAdmin(argv: string[], context: CliContext): Promise<number> {
+  const { output } = context
+  try {
+    const { values: flags, positionals } = parseCommandLine(argv)
+    if (flags.help) {
+      output.out(USAGE)
+      return 0
+    }
+    const [group, action, ...args] = positionals
+    if (group === undefined) {
+      output.err(USAGE)
+      return 1
+    }
+    const command = commands[`${group} ${action ?? ''}`.trim()]
+    if (command === undefined) throw new CliError(`unknown command '${positionals.join(' ')}'; see --help`)
+    const token = flags.token ?? context.env.CHAINPAY_ADMIN_TOKEN
+    if (token === undefined || token === '') {
+      throw new CliError('an admin token is required: pass --token or set CHAINPAY_ADMIN_TOKEN')
+    }
+    const url = flags.url ?? context.env.CHAINPAY_ADMIN_URL ?? DEFAULT_ADMIN_URL
+    const api = createAdminApi(url, token)
+    await command({ flags, args, api, print: createPrinter(output, flags.json === true) })
+    return 0
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error
+    output.err(`error: ${error.message}`)
+    return 1
+  }
+}
+
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true })
+  } catch (error) {
+    throw new CliError((error as Error).message)
+  }
+}
+
+//////// Commands
+
+type Command = (invocation: Invocation) => Promise<void>
+
+interface MerchantView {
+  merchantId: string
+  name: string
+  webhookUrl: string | null
+  feePolicy: { feeBps: number; fixedFees: Record<string, string> }
+  createdAt: string
+  updatedAt: string
+}
+
+interface ApiKeyView {
+  apiKey: string
+  createdAt: string
+  revokedAt: string | null
+}
+
+const commands: Record<string, Command> = {
+  async 'merchants create'({ flags, args, api, print }) {
+    expectArgs(args, [], 'merchants create --name NAME')
+    if (flags.name === undefined) throw new CliError('merchants create: --name is required')
+    const body = {
+      name: flags.name,
+      ...(flags['webhook-url'] === undefined ? {} : { webhookUrl: flags['webhook-url'] }),
+      ...(flags['fee-bps'] === undefined ? {} : { feeBps: integerFlag('--fee-bps', flags['fee-bps']) }),
+    }
+    const created = await api.call<{
+      merchant: MerchantView
+      apiKey: string
+      apiSecret: string
+      webhookSecret: string
+    }>('POST', '/merchants', body)
+    print.result(created, () => [
+      ...describeMerchant(created.merchant),
+      `API key:        ${created.apiKey}`,
+      `API secret:     ${created.apiSecret}`,
+      `Webhook secret: ${created.webhookSecret}`,
+    ])
+    print.notice(SECRETS_NOTICE)
+  },
+
+  async 'merchants list'({ args, api, print }) {
+    expectArgs(args, [], 'merchants list')
+    const listed = await api.call<{ merchants: MerchantView[] }>('GET', '/merchants')
+    print.result(listed, () =>
+      listed.merchants.length === 0
+        ? ['no merchants']
+        : listed.merchants.map(
+            (merchant) =>
+              `${merchant.merchantId}  ${merchant.name}  fee ${merchant.feePolicy.feeBps} bps  webhook ${merchant.webhookUrl ?? 'none'}`,
+          ),
+    )
+  },
+
+  async 'merchants show'({ args, api, print }) {
+    const [merchantId] = expectArgs(args, ['MERCHANT_ID'], 'merchants show MERCHANT_ID')
+    const shown = await api.call<{ merchant: MerchantView; apiKeys: ApiKeyView[] }>(
+      'GET',
+      `/merchants/${encodeURIComponent(merchantId)}`,
+    )
+    print.result(shown, () => [
+      ...describeMerchant(shown.merchant),
+      'API keys:',
+      ...shown.apiKeys.map(
+        (key) =>
+          `  ${key.apiKey}  created ${key.createdAt}  ${key.revokedAt === null ? 'active' : `revoked ${key.revokedAt}`}`,
+      ),
+    ])
+  },
+
+  async 'keys issue'({ args, api, print }) {
+    const [merchantId] = expectArgs(args, ['MERCHANT_ID'], 'keys issue MERCHANT_ID')
+    const issued = await api.call<{ apiKey: string; apiSecret: string }>(
+      'POST',
+      `/merchants/${encodeURIComponent(merchantId)}/api-keys`,
+    )
+    print.result(issued, () => [`API key:    ${issued.apiKey}`, `API secret: ${issued.apiSecret}`])
+    print.notice(SECRETS_NOTICE)
+  },
+
+  async 'keys revoke'({ args, api, print }) {
+    const [merchantId, apiKey] = expectArgs(
+      args,
+      ['MERCHANT_ID', 'API_KEY'],
+      'keys revoke MERCHANT_ID API_KEY',
+    )
+    const revoked = await api.call<{ apiKey: string; revokedAt: string }>(
+      'POST',
+      `/merchants/${encodeURIComponent(merchantId)}/api-keys/${encodeURIComponent(apiKey)}/revoke`,
+    )
+    print.result(revoked, () => [`Revoked ${revoked.apiKey} at ${revoked.revokedAt}`])
+  },
+
+  async 'webhook-secret rotate'({ args, api, print }) {
+    const [merchantId] = expectArgs(args, ['MERCHANT_ID'], 'webhook-secret rotate MERCHANT_ID')
+    const rotated = await api.call<{ webhookSecret: string }>(
+      'POST',
+      `/merchants/${encodeURIComponent(merchantId)}/webhook-secret/rotate`,
+    )
+    print.result(rotated, () => [`Webhook secret: ${rotated.webhookSecret}`])
+    print.notice(
+      'This secret will not be shown again: store it now. The previous one no longer signs webhooks.',
+    )
+  },
+
+  async 'webhook-url set'({ flags, args, api, print }) {
+    const usage = 'webhook-url set MERCHANT_ID (URL | --clear)'
+    const [merchantId, url]: readonly [string, string | null] = flags.clear
+      ? [expectArgs(args, ['MERCHANT_ID'], usage)[0], null]
+      : expectArgs(args, ['MERCHANT_ID', 'URL'], usage)
+    const updated = await api.call<{ merchant: MerchantView }>(
+      'PUT',
+      `/merchants/${encodeURIComponent(merchantId)}/webhook-url`,
+      { webhookUrl: url },
+    )
+    print.result(updated, () => [`Webhook URL of ${merchantId}: ${updated.merchant.webhookUrl ?? 'none'}`])
+  },
+
+  async 'fee-policy set'({ flags, args, api, print }) {
+    const [merchantId] = expectArgs(args, ['MERCHANT_ID'], 'fee-policy set MERCHANT_ID --fee-bps BPS')
+    if (flags['fee-bps'] === undefined) throw new CliError('fee-policy set: --fee-bps is required')
+    const body = {
+      feeBps: integerFlag('--fee-bps', flags['fee-bps']),
+      fixedFees: fixedFees(flags.fixed ?? []),
+    }
+    const updated = await api.call<{ merchant: MerchantView }>(
+      'PUT',
+      `/merchants/${encodeURIComponent(merchantId)}/fee-policy`,
+      body,
+    )
+    print.result(updated, () => [`Fee policy of ${merchantId}: ${describeFees(updated.merchant.feePolicy)}`])
+  },
+}
+
+function describeMerchant(merchant: MerchantView): string[] {
+  return [
+    `Merchant:       ${merchant.merchantId}`,
+    `Name:           ${merchant.name}`,
+    `Webhook URL:    ${merchant.webhookUrl ?? 'none'}`,
+    `Fees:           ${describeFees(merchant.feePolicy)}`,
+    `Created:        ${merchant.createdAt}`,
+  ]
+}
+
+function describeFees(policy: MerchantView['feePolicy']): string {
+  const fixed = Object.entries(policy.fixedFees).map(([asset, amount]) => `${amount} ${asset}`)
+  return [`${policy.feeBps} bps`, ...fixed.map((fee) => `+ ${fee}`)].join(' ')
+}
+
+//////// Arguments
+
+/** the positional arguments, exactly one per name */
+function expectArgs<const Names extends readonly string[]>(
+  args: string[],
+  names: Names,
+  usage: string,
+): { [Index in keyof Names]: string } {
+  if (args.length !== names.length) {
+    throw new CliError(`expected ${names.length === 0 ? 'no arguments' : names.join(' ')}; usage: ${usage}`)
+  }
+  return args as { [Index in keyof Names]: string }
+}
+
+function integerFlag(flag: string, text: string): number {
+  if (!/^-?[0-9]+$/.test(text)) throw new CliError(`${flag}: expected an integer, got '${text}'`)
+  return Number(text)
+}
+
+/** `TRON:USDT=0.5` -> { 'TRON:USDT': '0.5' } */
+function fixedFees(entries: string[]): Record<string, string> {
+  const fees: Record<string, string> = {}
+  for (const entry of entries) {
+    const match = /^([^=\s]+:[^=\s]+)=(\S+)$/.exec(entry)
+    if (match === null) throw new CliError(`--fixed: expected NETWORK:CURRENCY=AMOUNT, got '${entry}'`)
+    fees[match[1] as string] = match[2] as string
+  }
+  return fees
+}
+
+//////// Output
+
+interface Printer {
+  /** the answer as JSON with --json, else as the lines given */
+  result(value: unknown, lines: () => string[]): void
+  /** a note for people, never mixed into JSON output */
+  notice(line: string): void
+}
+
+function createPrinter(output: CliOutput, asJson: boolean): Printer {
+  return {
+    result(value, lines) {
+      if (asJson) output.out(JSON.stringify(value, null, 2))
+      else for (const line of lines()) output.out(line)
+    },
+    notice(line) {
+      if (asJson) output.err(line)
+      else output.out(line)
+    },
+  }
+}
+
+//////// The admin API
+
+interface AdminApi {
+  call<T>(method: string, path: string, body?: unknown): Promise<T>
+}
+
+function createAdminApi(url: string, token: string): AdminApi {
+  const base = `${url.replace(/\/+$/, '')}/admin/v1`
+  return {
+    async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+      let response: Response
+      try {
+        response = await fetch(`${base}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${token}`,
+            accept: 'application/json',
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        })
+      } catch (error) {
+        const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause
+        throw new CliError(
+          `cannot reach the admin API at ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
+        )
+      }
+      const text = await response.text()
+      const parsed = parseJson(text)
+      if (!response.ok) throw new CliError(describeFailure(response.status, parsed, text))
+      return parsed as T
+    },
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function describeFailure(status: number, body: unknown, text: string): string {
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error
+  if (typeof error?.message === 'string') return `${error.message} (${String(error.code)}, HTTP ${status})`
+  return `the admin API answered HTTP ${status}${text === '' ? '' : `: ${text.slice(0, 200)}`}`
+}

@@ -1,0 +1,429 @@
+import {
+  createManualClock,
+  createRootLogger,
+  createSecretBox,
+  generateSecretKey,
+  type ManualClock,
+  type SecretBox,
+} from '@chainpay/platform'
+import type { MerchantStore, WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
+import {
+  createSqliteDeliveryStore,
+  createSqliteMerchantStore,
+  type DatabaseSync,
+  openSqliteDatabase,
+} from '@chainpay/store-sqlite'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from '../auth.js'
+import { buildAdminApp } from './app.js'
+
+const TOKEN = 'admin-token-for-tests-0123456789'
+const NOW = '2030-02-01T08:00:00.000Z'
+
+let db: DatabaseSync
+let merchants: MerchantStore
+let deliveries: WebhookDeliveryStore
+let secretBox: SecretBox
+let clock: ManualClock
+let authenticator: ApiKeyAuthenticator
+let app: FastifyInstance
+let logLines: string[]
+
+async function buildApp(options: { withDeliveries?: boolean } = {}): Promise<FastifyInstance> {
+  return buildAdminApp({
+    merchants,
+    secretBox,
+    adminToken: TOKEN,
+    clock,
+    logger: createRootLogger({
+      service: 'admin-test',
+      level: 'debug',
+      destination: { write: (line: string) => void logLines.push(line) },
+    }),
+    authenticator,
+    ...(options.withDeliveries === false ? {} : { deliveries }),
+  })
+}
+
+beforeEach(async () => {
+  db = openSqliteDatabase(':memory:')
+  merchants = createSqliteMerchantStore(db)
+  deliveries = createSqliteDeliveryStore(db)
+  secretBox = createSecretBox(generateSecretKey())
+  clock = createManualClock(NOW)
+  authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock, cacheTtlMs: 60_000 })
+  logLines = []
+  app = await buildApp()
+})
+
+afterEach(async () => {
+  await app.close()
+  db.close()
+})
+
+function admin(method: string, url: string, body?: unknown, token: string | null = TOKEN) {
+  return app.inject({
+    method: method as 'GET',
+    url: `/admin/v1${url}`,
+    headers: token === null ? {} : { authorization: `Bearer ${token}` },
+    ...(body === undefined ? {} : { payload: body as object }),
+  })
+}
+
+const json = (response: LightMyRequestResponse) => JSON.parse(response.body)
+
+async function newMerchant(body: Record<string, unknown> = { name: 'Bäckerei Müller' }) {
+  const response = await admin('POST', '/merchants', body)
+  expect(response.statusCode, response.body).toBe(201)
+  return json(response) as {
+    merchant: { merchantId: string; feePolicy: unknown; webhookUrl: string | null }
+    apiKey: string
+    apiSecret: string
+    webhookSecret: string
+  }
+}
+
+describe('admin authentication', () => {
+  it('wants Authorization: Bearer with the admin token', async () => {
+    const missing = await admin('GET', '/merchants', undefined, null)
+    expect(missing.statusCode).toBe(401)
+    expect(json(missing)).toEqual({
+      error: { code: 'MISSING_AUTH_HEADERS', message: 'Authorization: expected "Bearer <admin token>"' },
+    })
+    const wrong = await admin('GET', '/merchants', undefined, `${TOKEN}x`)
+    expect(wrong.statusCode).toBe(401)
+    expect(json(wrong)).toEqual({
+      error: { code: 'INVALID_API_KEY', message: 'Authorization: invalid admin token' },
+    })
+    const basic = await app.inject({
+      method: 'GET',
+      url: '/admin/v1/merchants',
+      headers: { authorization: TOKEN },
+    })
+    expect(basic.statusCode).toBe(401)
+    expect((await admin('GET', '/merchants')).statusCode).toBe(200)
+  })
+
+  it('guards every route, before the body is looked at', async () => {
+    const { merchant } = await newMerchant()
+    const id = merchant.merchantId
+    const routes: Array<[string, string]> = [
+      ['POST', '/merchants'],
+      ['GET', '/merchants'],
+      ['GET', `/merchants/${id}`],
+      ['POST', `/merchants/${id}/api-keys`],
+      ['POST', `/merchants/${id}/api-keys/ck_x/revoke`],
+      ['POST', `/merchants/${id}/webhook-secret/rotate`],
+      ['PUT', `/merchants/${id}/webhook-url`],
+      ['PUT', `/merchants/${id}/fee-policy`],
+      ['GET', `/merchants/${id}/payments/p/deliveries`],
+      ['POST', '/deliveries/d/redeliver'],
+    ]
+    for (const [method, url] of routes) {
+      const response = await admin(method, url, method === 'GET' ? undefined : { bogus: true }, 'wrong')
+      expect(response.statusCode, `${method} ${url}`).toBe(401)
+    }
+  })
+
+  it('refuses to start without a token', async () => {
+    await expect(
+      buildAdminApp({
+        merchants,
+        secretBox,
+        adminToken: '  ',
+        clock,
+        logger: createRootLogger({ service: 'admin-test', level: 'silent' }),
+        authenticator,
+      }),
+    ).rejects.toThrow(/admin token/)
+  })
+})
+
+describe('POST /admin/v1/merchants', () => {
+  it('creates a merchant and shows its secrets once, storing them sealed', async () => {
+    const created = await newMerchant({ name: 'Shop', webhookUrl: 'https://shop.example/hooks', feeBps: 250 })
+    expect(created.apiKey).toMatch(/^ck_[A-Za-z0-9_-]{32}$/)
+    expect(created.apiSecret).toMatch(/^cs_[A-Za-z0-9_-]{43}$/)
+    expect(created.webhookSecret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/)
+    expect(created.merchant).toEqual({
+      merchantId: expect.stringMatching(/^mer_/),
+      name: 'Shop',
+      webhookUrl: 'https://shop.example/hooks',
+      feePolicy: { feeBps: 250, fixedFees: {} },
+      createdAt: NOW,
+      updatedAt: NOW,
+    })
+    const stored = await merchants.getMerchant(created.merchant.merchantId)
+    expect(stored?.webhookSecret).not.toContain(created.webhookSecret)
+    expect(secretBox.open(stored?.webhookSecret ?? '')).toBe(created.webhookSecret)
+    const key = await merchants.findApiKey(created.apiKey)
+    expect(key?.secret).not.toContain(created.apiSecret)
+    expect(secretBox.open(key?.secret ?? '')).toBe(created.apiSecret)
+    expect((await authenticator.authenticate(created.apiKey))?.apiSecret).toBe(created.apiSecret)
+  })
+
+  it('defaults to a fee of 100 bps and no webhook URL', async () => {
+    const { merchant } = await newMerchant({ name: 'Plain' })
+    expect(merchant).toMatchObject({ webhookUrl: null, feePolicy: { feeBps: 100, fixedFees: {} } })
+  })
+
+  it('validates the body, naming the field', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{}, 'name: is required'],
+      [{ name: '' }, 'name: must be at least 1 characters'],
+      [{ name: '   ' }, 'name: must be a non-empty string'],
+      [{ name: 'x', feeBps: 10_001 }, 'feeBps: must be at most 10000'],
+      [{ name: 'x', feeBps: 1.5 }, 'feeBps: must be an integer'],
+      [{ name: 'x', webhookUrl: 'http://shop.example/hooks' }, 'webhookUrl: must use https'],
+      [
+        { name: 'x', webhookUrl: 'https://10.1.2.3/hooks' },
+        'webhookUrl: must not point at a private address',
+      ],
+      [{ name: 'x', extra: 1 }, "body: unknown field 'extra'"],
+    ]
+    for (const [body, message] of cases) {
+      const response = await admin('POST', '/merchants', body)
+      expect(response.statusCode, JSON.stringify(body)).toBe(400)
+      expect(json(response)).toEqual({ error: { code: 'VALIDATION_ERROR', message } })
+    }
+    const malformed = await app.inject({
+      method: 'POST',
+      url: '/admin/v1/merchants',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      payload: '{"name":',
+    })
+    expect(json(malformed)).toEqual({ error: { code: 'VALIDATION_ERROR', message: 'body: malformed JSON' } })
+  })
+
+  it('never logs the secrets it hands out', async () => {
+    const created = await newMerchant()
+    const logs = logLines.join('\n')
+    expect(logs).toContain('request completed')
+    for (const secret of [created.apiSecret, created.webhookSecret, TOKEN]) expect(logs).not.toContain(secret)
+  })
+})
+
+describe('reading merchants', () => {
+  it('lists merchants without any secret', async () => {
+    const first = await newMerchant({ name: 'First' })
+    const second = await newMerchant({ name: 'Second' })
+    const response = await admin('GET', '/merchants')
+    expect(response.statusCode).toBe(200)
+    const listed = json(response).merchants as Array<{ merchantId: string }>
+    expect(listed.map((merchant) => merchant.merchantId).sort()).toEqual(
+      [first.merchant.merchantId, second.merchant.merchantId].sort(),
+    )
+    expect(response.body).not.toMatch(/webhookSecret|whsec_|cs_|"v1\./)
+  })
+
+  it('shows one merchant with its keys, without secrets; 404 NOT_FOUND for an unknown one', async () => {
+    const created = await newMerchant()
+    const response = await admin('GET', `/merchants/${created.merchant.merchantId}`)
+    expect(response.statusCode).toBe(200)
+    expect(json(response)).toEqual({
+      merchant: created.merchant,
+      apiKeys: [{ apiKey: created.apiKey, createdAt: NOW, revokedAt: null }],
+    })
+    expect(response.body).not.toMatch(/whsec_|cs_|"v1\./)
+    const unknown = await admin('GET', '/merchants/mer_unknown')
+    expect(unknown.statusCode).toBe(404)
+    expect(json(unknown)).toEqual({ error: { code: 'NOT_FOUND', message: 'merchant mer_unknown not found' } })
+  })
+})
+
+describe('API keys', () => {
+  it('issues another key that authenticates alongside the first', async () => {
+    const created = await newMerchant()
+    const response = await admin('POST', `/merchants/${created.merchant.merchantId}/api-keys`)
+    expect(response.statusCode).toBe(201)
+    const issued = json(response)
+    expect(Object.keys(issued).sort()).toEqual(['apiKey', 'apiSecret'])
+    expect(issued.apiKey).not.toBe(created.apiKey)
+    expect((await authenticator.authenticate(issued.apiKey))?.apiSecret).toBe(issued.apiSecret)
+    expect((await authenticator.authenticate(created.apiKey))?.apiSecret).toBe(created.apiSecret)
+    expect((await admin('POST', '/merchants/mer_unknown/api-keys')).statusCode).toBe(404)
+  })
+
+  it('revokes a key at once, even one the authenticator has cached', async () => {
+    const created = await newMerchant()
+    const id = created.merchant.merchantId
+    expect(await authenticator.authenticate(created.apiKey)).not.toBeNull()
+    clock.advance(1_000)
+    const response = await admin('POST', `/merchants/${id}/api-keys/${created.apiKey}/revoke`)
+    expect(response.statusCode).toBe(200)
+    expect(json(response)).toEqual({ apiKey: created.apiKey, revokedAt: '2030-02-01T08:00:01.000Z' })
+    expect(await authenticator.authenticate(created.apiKey)).toBeNull()
+    const shown = json(await admin('GET', `/merchants/${id}`))
+    expect(shown.apiKeys).toEqual([
+      { apiKey: created.apiKey, createdAt: NOW, revokedAt: '2030-02-01T08:00:01.000Z' },
+    ])
+    const again = await admin('POST', `/merchants/${id}/api-keys/${created.apiKey}/revoke`)
+    expect(again.statusCode).toBe(404)
+    expect(json(again).error.code).toBe('NOT_FOUND')
+    expect((await admin('POST', `/merchants/${id}/api-keys/ck_unknown/revoke`)).statusCode).toBe(404)
+  })
+
+  it("does not revoke another merchant's key", async () => {
+    const first = await newMerchant({ name: 'First' })
+    const second = await newMerchant({ name: 'Second' })
+    const response = await admin(
+      'POST',
+      `/merchants/${second.merchant.merchantId}/api-keys/${first.apiKey}/revoke`,
+    )
+    expect(response.statusCode).toBe(404)
+    expect(await authenticator.authenticate(first.apiKey)).not.toBeNull()
+  })
+})
+
+describe('webhook secret and URL', () => {
+  it('rotates the webhook secret, storing the new one sealed', async () => {
+    const created = await newMerchant()
+    const id = created.merchant.merchantId
+    const response = await admin('POST', `/merchants/${id}/webhook-secret/rotate`)
+    expect(response.statusCode).toBe(200)
+    const { webhookSecret } = json(response)
+    expect(webhookSecret).toMatch(/^whsec_/)
+    expect(webhookSecret).not.toBe(created.webhookSecret)
+    expect(secretBox.open((await merchants.getMerchant(id))?.webhookSecret ?? '')).toBe(webhookSecret)
+    expect((await admin('POST', '/merchants/mer_unknown/webhook-secret/rotate')).statusCode).toBe(404)
+  })
+
+  it('sets and clears the webhook URL, under the URL policy', async () => {
+    const { merchant } = await newMerchant()
+    const url = `/merchants/${merchant.merchantId}/webhook-url`
+    const set = await admin('PUT', url, { webhookUrl: 'https://shop.example/new' })
+    expect(set.statusCode).toBe(200)
+    expect(json(set).merchant.webhookUrl).toBe('https://shop.example/new')
+    const cleared = await admin('PUT', url, { webhookUrl: null })
+    expect(json(cleared).merchant.webhookUrl).toBeNull()
+    expect((await merchants.getMerchant(merchant.merchantId))?.webhookUrl).toBeNull()
+    const invalid = await admin('PUT', url, { webhookUrl: 'not a url' })
+    expect(json(invalid)).toEqual({
+      error: { code: 'VALIDATION_ERROR', message: 'webhookUrl: must be an absolute http(s) URL' },
+    })
+    expect((await admin('PUT', url, {})).statusCode).toBe(400)
+    expect((await admin('PUT', '/merchants/mer_unknown/webhook-url', { webhookUrl: null })).statusCode).toBe(
+      404,
+    )
+  })
+})
+
+describe('PUT /admin/v1/merchants/:merchantId/fee-policy', () => {
+  it('sets the fee policy, and authenticated requests see it at once', async () => {
+    const created = await newMerchant()
+    const url = `/merchants/${created.merchant.merchantId}/fee-policy`
+    expect((await authenticator.authenticate(created.apiKey))?.merchant.feePolicy.feeBps).toBe(100)
+    const policy = { feeBps: 50, fixedFees: { 'TRON:USDT': '0.5', 'SOLANA:SOL': '0.000000001' } }
+    const response = await admin('PUT', url, policy)
+    expect(response.statusCode).toBe(200)
+    expect(json(response).merchant.feePolicy).toEqual(policy)
+    expect((await merchants.getMerchant(created.merchant.merchantId))?.feePolicy).toEqual(policy)
+    expect((await authenticator.authenticate(created.apiKey))?.merchant.feePolicy).toEqual(policy)
+    const withoutFixed = await admin('PUT', url, { feeBps: 0 })
+    expect(json(withoutFixed).merchant.feePolicy).toEqual({ feeBps: 0, fixedFees: {} })
+  })
+
+  it('accepts only registered assets and amounts that fit their decimals', async () => {
+    const { merchant } = await newMerchant()
+    const url = `/merchants/${merchant.merchantId}/fee-policy`
+    const cases: Array<[unknown, RegExp]> = [
+      [{ feeBps: 10_001, fixedFees: {} }, /^feeBps: must be at most 10000$/],
+      [{ feeBps: -1 }, /^feeBps: must be at least 0$/],
+      [{ feeBps: 10, fixedFees: { 'TRON:BTC': '1' } }, /^fixedFees\.TRON:BTC: not a registered asset/],
+      [
+        { feeBps: 10, fixedFees: { 'TRON:USDT': '0.0000001' } },
+        /^fixedFees\.TRON:USDT: at most 6 decimal places/,
+      ],
+      [{ feeBps: 10, fixedFees: { 'TRON:USDT': '1e-3' } }, /^fixedFees\.TRON:USDT: must be a decimal string/],
+      [{ feeBps: 10, fixedFees: { tron_usdt: '1' } }, /^fixedFees: key 'tron_usdt' is not allowed/],
+    ]
+    for (const [body, message] of cases) {
+      const response = await admin('PUT', url, body)
+      expect(response.statusCode, JSON.stringify(body)).toBe(400)
+      expect(json(response).error.code).toBe('VALIDATION_ERROR')
+      expect(json(response).error.message).toMatch(message)
+    }
+    expect((await merchants.getMerchant(merchant.merchantId))?.feePolicy).toEqual({
+      feeBps: 100,
+      fixedFees: {},
+    })
+    expect((await admin('PUT', '/merchants/mer_unknown/fee-policy', { feeBps: 1 })).statusCode).toBe(404)
+  })
+})
+
+describe('webhook deliveries', () => {
+  const delivery = (deliveryId: string, merchantId: string, changes: Partial<WebhookDelivery> = {}) => ({
+    deliveryId,
+    paymentId: 'pay-1',
+    merchantId,
+    eventType: 'payment.pending',
+    sequence: 0,
+    payload: { event: 'payment.pending', payment: { id: 'pay-1' } },
+    targetUrl: 'https://shop.example/hooks',
+    status: 'pending' as const,
+    attempts: 0,
+    nextAttemptAt: NOW,
+    createdAt: NOW,
+    deliveredAt: null,
+    lastError: null,
+    ...changes,
+  })
+
+  it("lists a payment's deliveries with their attempts, only the merchant's own", async () => {
+    await deliveries.enqueue(delivery('evt-1', 'mer_a'))
+    await deliveries.enqueue(delivery('evt-other', 'mer_b', { sequence: 1 }))
+    await deliveries.recordAttempt(
+      { deliveryId: 'evt-1', attempt: 1, at: NOW, statusCode: 500, durationMs: 12, error: 'HTTP 500' },
+      { status: 'failed' },
+    )
+    const response = await admin('GET', '/merchants/mer_a/payments/pay-1/deliveries')
+    expect(response.statusCode).toBe(200)
+    const listed = json(response).deliveries
+    expect(listed).toHaveLength(1)
+    expect(listed[0].delivery).toMatchObject({ deliveryId: 'evt-1', status: 'failed', attempts: 1 })
+    expect(listed[0].attempts).toEqual([
+      { deliveryId: 'evt-1', attempt: 1, at: NOW, statusCode: 500, durationMs: 12, error: 'HTTP 500' },
+    ])
+    expect(json(await admin('GET', '/merchants/mer_c/payments/pay-1/deliveries')).deliveries).toEqual([])
+  })
+
+  it('puts a delivery back in line; 404 for an unknown one', async () => {
+    await deliveries.enqueue(delivery('evt-1', 'mer_a'))
+    await deliveries.recordAttempt(
+      { deliveryId: 'evt-1', attempt: 1, at: NOW, statusCode: null, durationMs: 10_000, error: 'timeout' },
+      { status: 'failed' },
+    )
+    clock.advance(60_000)
+    const response = await admin('POST', '/deliveries/evt-1/redeliver')
+    expect(response.statusCode).toBe(200)
+    expect(json(response).delivery).toMatchObject({
+      deliveryId: 'evt-1',
+      status: 'pending',
+      nextAttemptAt: '2030-02-01T08:01:00.000Z',
+    })
+    const unknown = await admin('POST', '/deliveries/evt-unknown/redeliver')
+    expect(unknown.statusCode).toBe(404)
+    expect(json(unknown).error.code).toBe('NOT_FOUND')
+  })
+
+  it('offers no delivery routes without a delivery store', async () => {
+    await app.close()
+    app = await buildApp({ withDeliveries: false })
+    expect((await admin('GET', '/merchants/mer_a/payments/pay-1/deliveries')).statusCode).toBe(404)
+    expect((await admin('POST', '/deliveries/evt-1/redeliver')).statusCode).toBe(404)
+  })
+})
+
+describe('admin routing', () => {
+  it('answers 404 NOT_FOUND and 405 METHOD_NOT_ALLOWED in the error body format', async () => {
+    const missing = await admin('GET', '/nothing')
+    expect(missing.statusCode).toBe(404)
+    expect(json(missing).error.code).toBe('NOT_FOUND')
+    const wrongMethod = await admin('DELETE', '/merchants')
+    expect(wrongMethod.statusCode).toBe(405)
+    expect(wrongMethod.headers.allow).toBe('GET, POST, HEAD')
+    expect(json(wrongMethod).error.code).toBe('METHOD_NOT_ALLOWED')
+    expect(wrongMethod.headers['x-request-id']).toBeTruthy()
+  })
+})

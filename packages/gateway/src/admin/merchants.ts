@@ -1,0 +1,246 @@
+// Merchant administration use cases (decisions.md section 2: keys are issued by an operator, secrets
+// are shown once and stored sealed). The admin API and standalone's demo merchant both use them.
+
+import {
+  type AssetRegistry,
+  assetKey,
+  type CreateRequestPolicy,
+  callbackUrlProblem,
+  DomainError,
+  defaultAssetRegistry,
+  defaultFeePolicy,
+  type FeePolicy,
+  fractionDigits,
+  isDecimalAmount,
+} from '@chainpay/domain'
+import { type Clock, isoNow, randomToken, type SecretBox } from '@chainpay/platform'
+import type { ApiKeyRecord, MerchantRecord, MerchantStore } from '@chainpay/ports'
+
+export interface MerchantAdminDeps {
+  merchants: MerchantStore
+  secretBox: SecretBox
+  clock: Clock
+  /** the assets fixed fees may name; the default v1 registry when absent */
+  registry?: AssetRegistry
+  /** the rules a merchant's default webhook URL follows; production rules (https, public host) when absent */
+  webhookUrlPolicy?: CreateRequestPolicy
+}
+
+/** a merchant as the admin API shows it: no secret, sealed or not */
+export interface MerchantView {
+  merchantId: string
+  name: string
+  webhookUrl: string | null
+  feePolicy: FeePolicy
+  createdAt: string
+  updatedAt: string
+}
+
+export interface ApiKeyView {
+  apiKey: string
+  createdAt: string
+  revokedAt: string | null
+}
+
+export interface CreateMerchantInput {
+  name: string
+  webhookUrl?: string | null
+  /** default 100 (1 %) */
+  feeBps?: number
+}
+
+/** the plain secrets, returned this once and never again */
+export interface CreatedMerchant {
+  merchant: MerchantView
+  apiKey: string
+  apiSecret: string
+  webhookSecret: string
+}
+
+export const merchantLimits = { nameMaxLength: 200, feeBpsMax: 10_000 } as const
+
+export async function createMerchant(
+  deps: MerchantAdminDeps,
+  input: CreateMerchantInput,
+): Promise<CreatedMerchant> {
+  const name = validName(input.name)
+  const webhookUrl = validWebhookUrl(deps, input.webhookUrl ?? null)
+  const feeBps = validFeeBps(input.feeBps ?? defaultFeePolicy.feeBps)
+  const now = isoNow(deps.clock)
+  const webhookSecret = newWebhookSecret()
+  const record: MerchantRecord = {
+    merchantId: randomToken('mer', 12),
+    name,
+    webhookUrl,
+    webhookSecret: deps.secretBox.seal(webhookSecret),
+    feePolicy: { feeBps, fixedFees: {} },
+    createdAt: now,
+    updatedAt: now,
+  }
+  const key = newApiKey(deps, record.merchantId, now)
+  await deps.merchants.createMerchant(record, key.record)
+  return { merchant: toMerchantView(record), apiKey: key.apiKey, apiSecret: key.apiSecret, webhookSecret }
+}
+
+export async function listMerchants(deps: MerchantAdminDeps): Promise<MerchantView[]> {
+  return (await deps.merchants.listMerchants()).map(toMerchantView)
+}
+
+export async function describeMerchant(
+  deps: MerchantAdminDeps,
+  merchantId: string,
+): Promise<{ merchant: MerchantView; apiKeys: ApiKeyView[] }> {
+  const merchant = await requireMerchant(deps, merchantId)
+  const keys = await deps.merchants.listApiKeys(merchantId)
+  return {
+    merchant: toMerchantView(merchant),
+    apiKeys: keys.map(({ apiKey, createdAt, revokedAt }) => ({ apiKey, createdAt, revokedAt })),
+  }
+}
+
+/** another active key for the merchant (rotation: issue the new one, then revoke the old one) */
+export async function issueApiKey(
+  deps: MerchantAdminDeps,
+  merchantId: string,
+): Promise<{ apiKey: string; apiSecret: string }> {
+  await requireMerchant(deps, merchantId)
+  const key = newApiKey(deps, merchantId, isoNow(deps.clock))
+  await deps.merchants.addApiKey(key.record)
+  return { apiKey: key.apiKey, apiSecret: key.apiSecret }
+}
+
+export async function revokeApiKey(
+  deps: MerchantAdminDeps,
+  merchantId: string,
+  apiKey: string,
+): Promise<{ apiKey: string; revokedAt: string }> {
+  const revokedAt = isoNow(deps.clock)
+  if (!(await deps.merchants.revokeApiKey(merchantId, apiKey, revokedAt))) {
+    throw new DomainError('NOT_FOUND', `no active API key ${apiKey} for merchant ${merchantId}`)
+  }
+  return { apiKey, revokedAt }
+}
+
+export async function rotateWebhookSecret(
+  deps: MerchantAdminDeps,
+  merchantId: string,
+): Promise<{ webhookSecret: string }> {
+  const webhookSecret = newWebhookSecret()
+  await updateMerchant(deps, merchantId, { webhookSecret: deps.secretBox.seal(webhookSecret) })
+  return { webhookSecret }
+}
+
+export async function setWebhookUrl(
+  deps: MerchantAdminDeps,
+  merchantId: string,
+  webhookUrl: string | null,
+): Promise<MerchantView> {
+  return updateMerchant(deps, merchantId, { webhookUrl: validWebhookUrl(deps, webhookUrl) })
+}
+
+export async function setFeePolicy(
+  deps: MerchantAdminDeps,
+  merchantId: string,
+  policy: FeePolicy,
+): Promise<MerchantView> {
+  return updateMerchant(deps, merchantId, { feePolicy: validFeePolicy(deps, policy) })
+}
+
+export function toMerchantView(record: MerchantRecord): MerchantView {
+  const { merchantId, name, webhookUrl, feePolicy, createdAt, updatedAt } = record
+  return { merchantId, name, webhookUrl, feePolicy, createdAt, updatedAt }
+}
+
+//////// Helpers
+
+async function requireMerchant(deps: MerchantAdminDeps, merchantId: string): Promise<MerchantRecord> {
+  const merchant = await deps.merchants.getMerchant(merchantId)
+  if (merchant === null) throw merchantNotFound(merchantId)
+  return merchant
+}
+
+async function updateMerchant(
+  deps: MerchantAdminDeps,
+  merchantId: string,
+  patch: Parameters<MerchantStore['updateMerchant']>[1],
+): Promise<MerchantView> {
+  if (!(await deps.merchants.updateMerchant(merchantId, patch, isoNow(deps.clock)))) {
+    throw merchantNotFound(merchantId)
+  }
+  return toMerchantView(await requireMerchant(deps, merchantId))
+}
+
+function newApiKey(deps: MerchantAdminDeps, merchantId: string, now: string) {
+  const apiKey = randomToken('ck', 24)
+  const apiSecret = randomToken('cs', 32)
+  const record: ApiKeyRecord = {
+    apiKey,
+    merchantId,
+    secret: deps.secretBox.seal(apiSecret),
+    createdAt: now,
+    revokedAt: null,
+  }
+  return { apiKey, apiSecret, record }
+}
+
+function newWebhookSecret(): string {
+  return randomToken('whsec', 32)
+}
+
+function merchantNotFound(merchantId: string): DomainError {
+  return new DomainError('NOT_FOUND', `merchant ${merchantId} not found`)
+}
+
+function invalid(field: string, rule: string): never {
+  throw new DomainError('VALIDATION_ERROR', `${field}: ${rule}`)
+}
+
+function validName(name: unknown): string {
+  if (typeof name !== 'string' || name.trim() === '') invalid('name', 'must be a non-empty string')
+  const trimmed = name.trim()
+  if ([...trimmed].length > merchantLimits.nameMaxLength) {
+    invalid('name', `must be at most ${merchantLimits.nameMaxLength} characters`)
+  }
+  return trimmed
+}
+
+function validWebhookUrl(deps: MerchantAdminDeps, url: string | null): string | null {
+  if (url === null) return null
+  const allowInsecure = deps.webhookUrlPolicy?.allowInsecureCallbackUrls ?? false
+  const problem = callbackUrlProblem(url, { allowInsecure })
+  if (problem !== null) invalid('webhookUrl', problem)
+  return url
+}
+
+function validFeeBps(feeBps: unknown): number {
+  if (
+    typeof feeBps !== 'number' ||
+    !Number.isInteger(feeBps) ||
+    feeBps < 0 ||
+    feeBps > merchantLimits.feeBpsMax
+  ) {
+    invalid('feeBps', `must be an integer from 0 to ${merchantLimits.feeBpsMax}`)
+  }
+  return feeBps
+}
+
+/** every fixed fee names a registered asset and fits its decimals, so fee computation cannot fail later */
+function validFeePolicy(deps: MerchantAdminDeps, policy: FeePolicy): FeePolicy {
+  const feeBps = validFeeBps(policy.feeBps)
+  const registry = deps.registry ?? defaultAssetRegistry
+  const fixedFees: Record<string, string> = {}
+  for (const [key, amount] of Object.entries(policy.fixedFees)) {
+    const field = `fixedFees.${key}`
+    const asset = registry.assets.find((candidate) => assetKey(candidate) === key)
+    if (asset === undefined) {
+      const known = registry.assets.map(assetKey).join(', ')
+      invalid(field, `not a registered asset; expected NETWORK:CURRENCY, one of ${known}`)
+    }
+    if (typeof amount !== 'string' || !isDecimalAmount(amount)) invalid(field, 'must be a decimal string')
+    if (fractionDigits(amount) > asset.decimals) {
+      invalid(field, `at most ${asset.decimals} decimal places for ${key}`)
+    }
+    fixedFees[key] = amount
+  }
+  return { feeBps, fixedFees }
+}

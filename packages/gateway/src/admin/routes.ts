@@ -1,0 +1,123 @@
+// The admin API's routes, relative to /admin/v1. Handlers are thin: the use cases in merchants.ts
+// validate and act.
+
+import { DomainError } from '@chainpay/domain'
+import { type Clock, isoNow } from '@chainpay/platform'
+import type { WebhookDeliveryStore } from '@chainpay/ports'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { ApiKeyAuthenticator } from '../auth.js'
+import {
+  createMerchant,
+  describeMerchant,
+  issueApiKey,
+  listMerchants,
+  type MerchantAdminDeps,
+  revokeApiKey,
+  rotateWebhookSecret,
+  setFeePolicy,
+  setWebhookUrl,
+} from './merchants.js'
+import {
+  ApiKeyParamsSchema,
+  CreateMerchantBodySchema,
+  DeliveryParamsSchema,
+  FeePolicyBodySchema,
+  MerchantParamsSchema,
+  PaymentDeliveriesParamsSchema,
+  WebhookUrlBodySchema,
+} from './schemas.js'
+
+export interface AdminRoutesDeps extends MerchantAdminDeps {
+  /** forgets cached API keys, so that a revoke or a merchant change takes effect at once */
+  authenticator: Pick<ApiKeyAuthenticator, 'invalidate'>
+}
+
+export const merchantAdminRoutes: FastifyPluginAsyncTypebox<AdminRoutesDeps> = async (app, deps) => {
+  app.post('/merchants', { schema: { body: CreateMerchantBodySchema } }, async (request, reply) =>
+    reply.code(201).send(await createMerchant(deps, request.body)),
+  )
+
+  app.get('/merchants', async () => ({ merchants: await listMerchants(deps) }))
+
+  app.get('/merchants/:merchantId', { schema: { params: MerchantParamsSchema } }, async (request) =>
+    describeMerchant(deps, request.params.merchantId),
+  )
+
+  app.post(
+    '/merchants/:merchantId/api-keys',
+    { schema: { params: MerchantParamsSchema } },
+    async (request, reply) => reply.code(201).send(await issueApiKey(deps, request.params.merchantId)),
+  )
+
+  app.post(
+    '/merchants/:merchantId/api-keys/:apiKey/revoke',
+    { schema: { params: ApiKeyParamsSchema } },
+    async (request) => {
+      const revoked = await revokeApiKey(deps, request.params.merchantId, request.params.apiKey)
+      deps.authenticator.invalidate(request.params.apiKey)
+      return revoked
+    },
+  )
+
+  app.post(
+    '/merchants/:merchantId/webhook-secret/rotate',
+    { schema: { params: MerchantParamsSchema } },
+    async (request) => rotateWebhookSecret(deps, request.params.merchantId),
+  )
+
+  app.put(
+    '/merchants/:merchantId/webhook-url',
+    { schema: { params: MerchantParamsSchema, body: WebhookUrlBodySchema } },
+    async (request) => {
+      const merchant = await setWebhookUrl(deps, request.params.merchantId, request.body.webhookUrl)
+      return { merchant }
+    },
+  )
+
+  app.put(
+    '/merchants/:merchantId/fee-policy',
+    { schema: { params: MerchantParamsSchema, body: FeePolicyBodySchema } },
+    async (request) => {
+      const { feeBps, fixedFees = {} } = request.body
+      const merchant = await setFeePolicy(deps, request.params.merchantId, { feeBps, fixedFees })
+      // authenticated requests carry the merchant record, fee policy included, from the key cache
+      deps.authenticator.invalidate()
+      return { merchant }
+    },
+  )
+}
+
+export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<{
+  deliveries: WebhookDeliveryStore
+  clock: Clock
+}> = async (app, { deliveries, clock }) => {
+  app.get(
+    '/merchants/:merchantId/payments/:paymentId/deliveries',
+    { schema: { params: PaymentDeliveriesParamsSchema } },
+    async (request) => {
+      const { merchantId, paymentId } = request.params
+      const owned = (await deliveries.listByPayment(paymentId)).filter(
+        (delivery) => delivery.merchantId === merchantId,
+      )
+      const withAttempts = await Promise.all(
+        owned.map(async (delivery) => ({
+          delivery,
+          attempts: await deliveries.listAttempts(delivery.deliveryId),
+        })),
+      )
+      return { deliveries: withAttempts }
+    },
+  )
+
+  app.post(
+    '/deliveries/:deliveryId/redeliver',
+    { schema: { params: DeliveryParamsSchema } },
+    async (request) => {
+      const { deliveryId } = request.params
+      if (!(await deliveries.redeliver(deliveryId, isoNow(clock)))) {
+        throw new DomainError('NOT_FOUND', `delivery ${deliveryId} not found`)
+      }
+      return { delivery: await deliveries.get(deliveryId) }
+    },
+  )
+}

@@ -1,0 +1,42 @@
+// Bodies and parameters of the admin API. Rules that need the registry or URL policy live in the use
+// cases (merchants.ts), so that standalone's direct calls follow them too.
+
+import { DECIMAL_AMOUNT_PATTERN } from '@chainpay/domain'
+import Type from 'typebox'
+import { merchantLimits } from './merchants.js'
+
+const FeeBpsSchema = Type.Integer({ minimum: 0, maximum: merchantLimits.feeBpsMax })
+const UrlSchema = Type.String({ minLength: 1, maxLength: 2048 })
+
+export const CreateMerchantBodySchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: merchantLimits.nameMaxLength }),
+    webhookUrl: Type.Optional(Type.Union([UrlSchema, Type.Null()])),
+    feeBps: Type.Optional(FeeBpsSchema),
+  },
+  { additionalProperties: false },
+)
+
+export const WebhookUrlBodySchema = Type.Object(
+  { webhookUrl: Type.Union([UrlSchema, Type.Null()]) },
+  { additionalProperties: false },
+)
+
+export const FeePolicyBodySchema = Type.Object(
+  {
+    feeBps: FeeBpsSchema,
+    fixedFees: Type.Optional(
+      Type.Record(Type.String(), Type.String({ pattern: DECIMAL_AMOUNT_PATTERN }), {
+        propertyNames: { pattern: '^[A-Z0-9_]+:[A-Z0-9_]+$' },
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const Id = Type.String({ minLength: 1, maxLength: 128 })
+
+export const MerchantParamsSchema = Type.Object({ merchantId: Id })
+export const ApiKeyParamsSchema = Type.Object({ merchantId: Id, apiKey: Id })
+export const PaymentDeliveriesParamsSchema = Type.Object({ merchantId: Id, paymentId: Id })
+export const DeliveryParamsSchema = Type.Object({ deliveryId: Id })

@@ -1,0 +1,175 @@
+// Merchant authentication (decisions.md section 2): every /api/merchant/v1 request is signed with an
+// API secret over `${timestamp}.${METHOD}.${path}.${body}`. It is checked before the body is even
+// parsed, so that an unauthenticated caller learns nothing about what the API would accept.
+
+import { DomainError } from '@chainpay/domain'
+import type { Clock, SecretBox } from '@chainpay/platform'
+import type { MerchantRecord, MerchantStore } from '@chainpay/ports'
+import { API_SIGNATURE_HEADERS, checkApiTimestamp, verifyApiSignature } from '@chainpay/signing'
+import type { FastifyRequest } from 'fastify'
+import { readRawBody } from './http/raw-body.js'
+
+export interface AuthenticatedKey {
+  merchant: MerchantRecord
+  /** the plain API secret, opened from its sealed form; never logged */
+  apiSecret: string
+}
+
+export interface ApiKeyAuthenticator {
+  /** the key's merchant and secret; null for an unknown or revoked key */
+  authenticate(apiKey: string): Promise<AuthenticatedKey | null>
+  /** forgets what is cached about `apiKey`, or about every key */
+  invalidate(apiKey?: string): void
+}
+
+export interface ApiKeyAuthenticatorDeps {
+  merchants: MerchantStore
+  secretBox: SecretBox
+  clock: Clock
+  /** how long a lookup, found or not, is reused; default 5 s */
+  cacheTtlMs?: number
+  /** bound on cached keys, so that a flood of made-up keys cannot grow memory; default 10,000 */
+  maxCachedKeys?: number
+}
+
+/** The merchant, as authentication found it, on every authenticated request. */
+export interface MerchantCaller {
+  apiKey: string
+  merchant: MerchantRecord
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** set by authentication; null before it and on unauthenticated routes */
+    caller: MerchantCaller | null
+    /** the body exactly as received, '' when there is none; what the signature covers */
+    rawBody: string
+  }
+}
+
+/**
+ * Looks API keys up in the merchant store and caches the answer, negative ones included, for
+ * cacheTtlMs. A lookup that raced an invalidate() is not cached, so a revoked key stops working at
+ * once in this process (and within cacheTtlMs in any other).
+ */
+export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps): ApiKeyAuthenticator {
+  const { merchants, secretBox, clock } = deps
+  const ttlMs = deps.cacheTtlMs ?? 5_000
+  const maxCachedKeys = deps.maxCachedKeys ?? 10_000
+  const cache = new Map<string, { found: AuthenticatedKey | null; expiresAtMs: number }>()
+  let generation = 0
+
+  const lookUp = async (apiKey: string): Promise<AuthenticatedKey | null> => {
+    const key = await merchants.findApiKey(apiKey)
+    if (key === null || key.revokedAt !== null) return null
+    const merchant = await merchants.getMerchant(key.merchantId)
+    if (merchant === null) return null
+    return { merchant, apiSecret: secretBox.open(key.secret) }
+  }
+
+  return {
+    async authenticate(apiKey) {
+      const nowMs = clock.now().getTime()
+      const cached = cache.get(apiKey)
+      if (cached !== undefined && cached.expiresAtMs > nowMs) return cached.found
+      const startedIn = generation
+      const found = await lookUp(apiKey)
+      if (startedIn === generation) {
+        cache.delete(apiKey)
+        if (cache.size >= maxCachedKeys) {
+          const oldest = cache.keys().next()
+          if (!oldest.done) cache.delete(oldest.value)
+        }
+        cache.set(apiKey, { found, expiresAtMs: nowMs + ttlMs })
+      }
+      return found
+    },
+
+    invalidate(apiKey) {
+      generation += 1
+      if (apiKey === undefined) cache.clear()
+      else cache.delete(apiKey)
+    },
+  }
+}
+
+const HEADER_NAMES = {
+  [API_SIGNATURE_HEADERS.key]: 'X-Service-Key',
+  [API_SIGNATURE_HEADERS.timestamp]: 'X-Service-Timestamp',
+  [API_SIGNATURE_HEADERS.signature]: 'X-Service-Signature',
+} as const
+
+/**
+ * The preValidation hook of every authenticated route: headers, timestamp, key, signature over the
+ * raw request, and only then the body: JSON media type, then JSON.parse into request.body, which
+ * fastify's schema validation checks next. A GET's body is signed but never validated.
+ */
+export function merchantAuthentication(deps: { authenticator: ApiKeyAuthenticator; clock: Clock }) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const headers = readAuthHeaders(request)
+    const timestampCheck = checkApiTimestamp(headers.timestamp, deps.clock.now().getTime())
+    if (timestampCheck === 'malformed') {
+      throw new DomainError('INVALID_TIMESTAMP', 'X-Service-Timestamp: must be Unix time in milliseconds')
+    }
+    if (timestampCheck === 'outside_window') {
+      throw new DomainError(
+        'INVALID_TIMESTAMP',
+        'X-Service-Timestamp: more than 5 minutes away from the server clock',
+      )
+    }
+    const found = await deps.authenticator.authenticate(headers.key)
+    if (found === null) throw new DomainError('INVALID_API_KEY', 'X-Service-Key: unknown or revoked API key')
+
+    const rawBody = await readRawBody(request)
+    const signed = {
+      timestamp: headers.timestamp,
+      method: request.raw.method ?? request.method,
+      path: request.raw.url ?? request.url,
+      body: rawBody,
+    }
+    if (!verifyApiSignature(found.apiSecret, signed, headers.signature)) {
+      throw new DomainError('INVALID_SIGNATURE', 'X-Service-Signature: does not match the request')
+    }
+    request.caller = { apiKey: headers.key, merchant: found.merchant }
+    request.rawBody = rawBody
+    request.body = parseAuthenticatedBody(request, rawBody)
+  }
+}
+
+function readAuthHeaders(request: FastifyRequest): { key: string; timestamp: string; signature: string } {
+  const value = (name: keyof typeof HEADER_NAMES) => {
+    const header = request.headers[name]
+    return typeof header === 'string' && header !== '' ? header : undefined
+  }
+  const key = value(API_SIGNATURE_HEADERS.key)
+  const timestamp = value(API_SIGNATURE_HEADERS.timestamp)
+  const signature = value(API_SIGNATURE_HEADERS.signature)
+  if (key === undefined || timestamp === undefined || signature === undefined) {
+    const missing = Object.entries(HEADER_NAMES)
+      .filter(([name]) => value(name as keyof typeof HEADER_NAMES) === undefined)
+      .map(([, display]) => display)
+    throw new DomainError('MISSING_AUTH_HEADERS', `missing header: ${missing.join(', ')}`)
+  }
+  return { key, timestamp, signature }
+}
+
+const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'TRACE'])
+
+function parseAuthenticatedBody(request: FastifyRequest, rawBody: string): unknown {
+  if (BODYLESS_METHODS.has(request.method) || rawBody === '') return undefined
+  if (!isJsonMediaType(request.headers['content-type'])) {
+    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type: must be application/json')
+  }
+  try {
+    return JSON.parse(rawBody)
+  } catch {
+    throw new DomainError('VALIDATION_ERROR', 'body: malformed JSON')
+  }
+}
+
+/** application/json, with parameters such as charset allowed */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false
+  const [mediaType = ''] = contentType.split(';')
+  return mediaType.trim().toLowerCase() === 'application/json'
+}

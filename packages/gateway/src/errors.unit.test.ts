@@ -1,0 +1,178 @@
+import { DomainError, ErrorCodes } from '@chainpay/domain'
+import { describe, expect, it } from 'vitest'
+import {
+  DependencyUnavailableError,
+  describeValidationErrors,
+  isDependencyUnavailable,
+  pathOf,
+  statusByErrorCode,
+  toErrorAnswer,
+} from './errors.js'
+import { requestIdFor, saneRequestId } from './http/request-id.js'
+
+describe('toErrorAnswer', () => {
+  it('maps every domain error code to the status of decisions.md section 8', () => {
+    const expected: Record<string, number> = {
+      VALIDATION_ERROR: 400,
+      UNSUPPORTED_ASSET: 400,
+      MISSING_AUTH_HEADERS: 401,
+      INVALID_TIMESTAMP: 401,
+      INVALID_API_KEY: 401,
+      INVALID_SIGNATURE: 401,
+      PAYMENT_NOT_FOUND: 404,
+      NOT_FOUND: 404,
+      METHOD_NOT_ALLOWED: 405,
+      IDEMPOTENCY_KEY_REUSED: 409,
+      PAYMENT_NOT_CANCELABLE: 409,
+      PAYLOAD_TOO_LARGE: 413,
+      UNSUPPORTED_MEDIA_TYPE: 415,
+      RATE_LIMITED: 429,
+      INTERNAL_ERROR: 500,
+      SERVICE_UNAVAILABLE: 503,
+    }
+    expect(Object.keys(statusByErrorCode).sort()).toEqual([...ErrorCodes].sort())
+    for (const code of ErrorCodes) {
+      expect(statusByErrorCode[code]).toBe(expected[code])
+      if (code === 'INTERNAL_ERROR') continue
+      const answer = toErrorAnswer(new DomainError(code, `${code} happened`), 'req-1')
+      expect(answer.status).toBe(expected[code])
+      expect(answer.body).toEqual({ error: { code, message: `${code} happened` } })
+    }
+  })
+
+  it('hides the message of anything unexpected behind the request id', () => {
+    for (const error of [
+      new Error('SQLITE_BUSY at /var/lib/chainpay'),
+      new DomainError('INTERNAL_ERROR', 'payment state is missing'),
+      'a thrown string',
+    ]) {
+      const answer = toErrorAnswer(error, 'req-42')
+      expect(answer).toEqual({
+        status: 500,
+        body: { error: { code: 'INTERNAL_ERROR', message: 'internal error; request id req-42' } },
+        headers: {},
+        unexpected: true,
+      })
+    }
+  })
+
+  it('answers an unavailable dependency with 503 and Retry-After, whatever class carries the name', () => {
+    class OtherDependencyUnavailableError extends Error {
+      override readonly name = 'DependencyUnavailableError'
+    }
+    for (const error of [
+      new DependencyUnavailableError('payment-command refused the connection'),
+      new OtherDependencyUnavailableError('timed out'),
+    ]) {
+      expect(isDependencyUnavailable(error)).toBe(true)
+      const answer = toErrorAnswer(error, 'req-1')
+      expect(answer.status).toBe(503)
+      expect(answer.body.error.code).toBe('SERVICE_UNAVAILABLE')
+      expect(answer.body.error.message).not.toContain('refused')
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0)
+    }
+    expect(isDependencyUnavailable(new Error('plain'))).toBe(false)
+  })
+
+  it("maps fastify's body errors to the merchant codes", () => {
+    const fastifyError = (code: string, statusCode: number) =>
+      Object.assign(new Error(code), { code, statusCode })
+    expect(toErrorAnswer(fastifyError('FST_ERR_CTP_BODY_TOO_LARGE', 413), 'r').body.error.code).toBe(
+      'PAYLOAD_TOO_LARGE',
+    )
+    expect(toErrorAnswer(fastifyError('FST_ERR_CTP_INVALID_MEDIA_TYPE', 415), 'r').body.error.code).toBe(
+      'UNSUPPORTED_MEDIA_TYPE',
+    )
+    expect(toErrorAnswer(fastifyError('FST_ERR_CTP_INVALID_JSON_BODY', 400), 'r').body).toEqual({
+      error: { code: 'VALIDATION_ERROR', message: 'body: malformed JSON' },
+    })
+    expect(toErrorAnswer(fastifyError('FST_ERR_SOMETHING_NEW', 500), 'r').status).toBe(500)
+  })
+})
+
+describe('describeValidationErrors', () => {
+  const describeOne = (problem: Record<string, unknown>) =>
+    describeValidationErrors([{ params: {}, ...problem } as never], 'body')
+
+  it('names the field and the rule', () => {
+    expect(describeOne({ instancePath: '/amount', keyword: 'type', params: { type: 'string' } })).toBe(
+      'amount: must be a string',
+    )
+    expect(
+      describeOne({
+        instancePath: '',
+        keyword: 'additionalProperties',
+        params: { additionalProperty: 'foo' },
+      }),
+    ).toBe("body: unknown field 'foo'")
+    expect(
+      describeOne({ instancePath: '', keyword: 'required', params: { missingProperty: 'network' } }),
+    ).toBe('network: is required')
+    expect(
+      describeOne({ instancePath: '/expiresInMinutes', keyword: 'maximum', params: { limit: 1440 } }),
+    ).toBe('expiresInMinutes: must be at most 1440')
+    expect(describeOne({ instancePath: '/callbackUrl', keyword: 'format', params: { format: 'uri' } })).toBe(
+      'callbackUrl: must be an absolute http(s) URL',
+    )
+  })
+
+  it('writes nested and escaped paths as dotted field names', () => {
+    expect(
+      describeOne({ instancePath: '/metadata/a~1b~0c', keyword: 'maxLength', params: { limit: 500 } }),
+    ).toBe('metadata.a/b~c: must be at most 500 characters')
+  })
+
+  it('reports a union by its most telling branch', () => {
+    const branch = (keyword: string, params: Record<string, unknown>) => ({
+      instancePath: '/metadata/note',
+      keyword,
+      params,
+    })
+    const tooLong = [
+      branch('maxLength', { limit: 500 }),
+      branch('type', { type: 'number' }),
+      branch('type', { type: 'boolean' }),
+      branch('type', { type: 'null' }),
+      branch('anyOf', {}),
+    ]
+    expect(describeValidationErrors(tooLong as never, 'body')).toBe(
+      'metadata.note: must be at most 500 characters',
+    )
+    const wrongType = [
+      branch('type', { type: 'string' }),
+      branch('type', { type: 'number' }),
+      branch('type', { type: 'boolean' }),
+      branch('type', { type: 'null' }),
+      branch('anyOf', {}),
+    ]
+    expect(describeValidationErrors(wrongType as never, 'body')).toBe(
+      'metadata.note: must be a string, a number, a boolean or null',
+    )
+  })
+
+  it('names the context outside the body', () => {
+    expect(
+      describeValidationErrors(
+        [{ instancePath: '/paymentId', keyword: 'type', params: { type: 'string' } }],
+        'params',
+      ),
+    ).toBe('params.paymentId: must be a string')
+  })
+})
+
+describe('request ids', () => {
+  it('keeps a sane caller id and replaces anything else with a UUID', () => {
+    expect(saneRequestId('abc-123_x.y:z')).toBe('abc-123_x.y:z')
+    expect(saneRequestId('a'.repeat(128))).toBe('a'.repeat(128))
+    for (const insane of ['', 'a'.repeat(129), 'has space', 'new\nline', 'émoji', undefined, ['a', 'b']]) {
+      expect(saneRequestId(insane)).toBeNull()
+    }
+    const generated = requestIdFor({ headers: { 'x-request-id': 'bad id' } } as never)
+    expect(generated).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+  })
+
+  it('paths drop the query string', () => {
+    expect(pathOf('/api/merchant/v1/payments?secret=1')).toBe('/api/merchant/v1/payments')
+    expect(pathOf('/healthz')).toBe('/healthz')
+  })
+})

@@ -1,0 +1,133 @@
+// The merchant API's payment routes (merchant-api.md section 4, decisions.md sections 4 and 7). They
+// are thin: authentication, validation and error mapping happen around them.
+
+import {
+  API_BASE_PATH,
+  CreatedPaymentViewSchema,
+  CreatePaymentBodySchema,
+  PaymentIdParamsSchema,
+  PaymentViewSchema,
+} from '@chainpay/contracts'
+import {
+  type AssetRegistry,
+  type CreateRequestPolicy,
+  DomainError,
+  isPaymentId,
+  toCreatedPaymentView,
+  toPaymentView,
+  validateCreatePaymentRequest,
+} from '@chainpay/domain'
+import { type Clock, isoNow } from '@chainpay/platform'
+import type { PaymentCommands, PaymentReadModel, PaymentSnapshot } from '@chainpay/ports'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import type { MerchantCaller } from '../auth.js'
+
+export interface PaymentRoutesDeps {
+  commands: PaymentCommands
+  readModel: PaymentReadModel
+  registry: AssetRegistry
+  policy: CreateRequestPolicy
+  clock: Clock
+}
+
+export const paymentRoutes: FastifyPluginAsyncTypebox<PaymentRoutesDeps> = async (app, deps) => {
+  const { commands, readModel, registry, policy, clock } = deps
+
+  /** Read your writes: the state a command produced goes to the read model right away. */
+  const writeThrough = async (request: FastifyRequest, merchantId: string, snapshot: PaymentSnapshot) => {
+    const paymentId = snapshot.payment.created.paymentId
+    try {
+      await readModel.save({
+        paymentId,
+        merchantId,
+        revision: snapshot.revision,
+        state: snapshot.payment,
+        updatedAt: isoNow(clock),
+      })
+    } catch (error) {
+      // the command succeeded; the GET fallback and the projection still cover this payment
+      request.log.warn({ err: error, paymentId }, 'write-through to the read model failed')
+    }
+  }
+
+  app.post(
+    '/payments',
+    {
+      schema: {
+        body: CreatePaymentBodySchema,
+        response: { 200: CreatedPaymentViewSchema, 201: CreatedPaymentViewSchema },
+      },
+    },
+    async (request, reply) => {
+      const { merchant } = callerOf(request)
+      validateCreatePaymentRequest(request.body, registry, policy)
+      const created = await commands.createPayment({
+        merchantId: merchant.merchantId,
+        feePolicy: merchant.feePolicy,
+        request: request.body,
+      })
+      await writeThrough(request, merchant.merchantId, created)
+      const view = toCreatedPaymentView(created.payment)
+      if (created.outcome === 'replayed') {
+        return reply.code(200).header('idempotent-replayed', 'true').send(view)
+      }
+      return reply.code(201).header('location', `${API_BASE_PATH}/payments/${view.paymentId}`).send(view)
+    },
+  )
+
+  app.get(
+    '/payments/:paymentId',
+    { schema: { params: PaymentIdParamsSchema, response: { 200: PaymentViewSchema } } },
+    async (request) => {
+      const { merchant } = callerOf(request)
+      const paymentId = readPaymentId(request.params.paymentId)
+      const document = await readModel.get(paymentId)
+      if (document !== null) {
+        if (document.merchantId !== merchant.merchantId) throw paymentNotFound(paymentId)
+        return toPaymentView(document.state)
+      }
+      // not projected yet: the source of truth answers
+      const snapshot = await commands.getPayment({ merchantId: merchant.merchantId, paymentId })
+      if (snapshot === null) throw paymentNotFound(paymentId)
+      return toPaymentView(snapshot.payment)
+    },
+  )
+
+  app.post(
+    '/payments/:paymentId/cancel',
+    { schema: { params: PaymentIdParamsSchema, response: { 200: PaymentViewSchema } } },
+    async (request) => {
+      const { merchant } = callerOf(request)
+      const paymentId = readPaymentId(request.params.paymentId)
+      if (request.rawBody !== '' && !isEmptyObject(request.body)) {
+        throw new DomainError('VALIDATION_ERROR', 'body: must be empty or {}')
+      }
+      const canceled = await commands.cancelPayment({ merchantId: merchant.merchantId, paymentId })
+      await writeThrough(request, merchant.merchantId, canceled)
+      return toPaymentView(canceled.payment)
+    },
+  )
+}
+
+function callerOf(request: FastifyRequest): MerchantCaller {
+  // authentication ran as this route's preValidation hook; without a caller it would have thrown
+  if (request.caller === null) throw new Error('payment route reached without an authenticated caller')
+  return request.caller
+}
+
+/** UUIDs compare case-insensitively; payment ids are stored in lower case */
+function readPaymentId(text: string): string {
+  if (!isPaymentId(text)) throw new DomainError('VALIDATION_ERROR', 'paymentId: must be a UUID')
+  return text.toLowerCase()
+}
+
+function paymentNotFound(paymentId: string): DomainError {
+  return new DomainError('PAYMENT_NOT_FOUND', `payment ${paymentId} not found`)
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
+  )
+}

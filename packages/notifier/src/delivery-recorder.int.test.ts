@@ -1,0 +1,285 @@
+import type { PaymentEventMessage } from '@chainpay/contracts'
+import type { PaymentCreatedData, PaymentEvent } from '@chainpay/domain'
+import { type PaymentReadModel, Topics } from '@chainpay/ports'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createDeliveryRecorder, type DeliveryRecorder } from './delivery-recorder.js'
+import { createWebhookDispatcher } from './dispatcher.js'
+import {
+  consumed,
+  createNotifierHarness,
+  type NotifierHarness,
+  paymentCreatedData,
+  paymentMessages,
+  startReceiver,
+  testLogger,
+} from './testing/notifier-harness.js'
+
+let harness: NotifierHarness
+let recorded: number
+let stops: Array<() => Promise<void>>
+
+beforeEach(() => {
+  harness = createNotifierHarness()
+  recorded = 0
+  stops = []
+})
+
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop()
+  await harness.close()
+})
+
+function recorderWith(payments: PaymentReadModel = harness.payments): DeliveryRecorder {
+  const recorder = createDeliveryRecorder({
+    bus: harness.bus,
+    payments,
+    deliveries: harness.deliveries,
+    merchants: harness.merchants,
+    clock: harness.clock,
+    logger: testLogger,
+    onRecorded: () => {
+      recorded += 1
+    },
+  })
+  stops.push(() => recorder.stop())
+  return recorder
+}
+
+/** created, a transfer seen and then final, confirmed: revisions 0 to 3 */
+function confirmedPayment(fields: Partial<PaymentCreatedData>): PaymentEventMessage[] {
+  const created = paymentCreatedData(fields)
+  const { paymentId } = created
+  const transfer = { txHash: 'ab'.repeat(32), transferIndex: 0 }
+  const events: PaymentEvent[] = [
+    { type: 'PaymentCreated', data: created },
+    {
+      type: 'TransferDetected',
+      data: {
+        ...transfer,
+        paymentId,
+        amountUnits: '10500000',
+        blockHeight: 100,
+        blockTime: '2026-11-21T14:05:00.000Z',
+        confirmations: 1,
+        detectedAt: '2026-11-21T14:05:03.000Z',
+      },
+    },
+    {
+      type: 'TransferConfirmationsUpdated',
+      data: { ...transfer, paymentId, confirmations: 20, updatedAt: '2026-11-21T14:06:00.000Z' },
+    },
+    {
+      type: 'PaymentConfirmed',
+      data: {
+        paymentId,
+        receivedUnits: '10500000',
+        txHash: transfer.txHash,
+        confirmedAt: '2026-11-21T14:06:00.000Z',
+      },
+    },
+  ]
+  return paymentMessages(events)
+}
+
+async function handleAll(recorder: DeliveryRecorder, messages: PaymentEventMessage[]) {
+  for (const message of messages) await recorder.handle(consumed(message))
+}
+
+describe('createDeliveryRecorder', () => {
+  it("records a delivery per announced event, describing the payment right after it, to the payment's callbackUrl", async () => {
+    const { merchantId } = await harness.addMerchant({ webhookUrl: 'https://shop.example/default' })
+    const messages = confirmedPayment({ merchantId, callbackUrl: 'https://shop.example/order-1042' })
+    const paymentId = messages[0]?.paymentId ?? ''
+    await handleAll(recorderWith(), messages)
+
+    const now = harness.clock.now().toISOString()
+    const deliveries = await harness.deliveries.listByPayment(paymentId)
+    expect(deliveries).toMatchObject([
+      {
+        deliveryId: messages[0]?.eventId,
+        merchantId,
+        eventType: 'payment.pending',
+        sequence: 0,
+        targetUrl: 'https://shop.example/order-1042',
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        createdAt: now,
+        payload: {
+          event: 'payment.pending',
+          payment: { id: paymentId, status: 'PENDING', tx_hash: null, confirmations: 0 },
+        },
+      },
+      {
+        deliveryId: messages[3]?.eventId,
+        eventType: 'payment.confirmed',
+        sequence: 3,
+        payload: {
+          event: 'payment.confirmed',
+          payment: {
+            status: 'CONFIRMED',
+            amount: '10.50',
+            tx_hash: 'ab'.repeat(32),
+            received_amount: '10.5',
+            confirmations: 20,
+          },
+        },
+      },
+    ])
+    expect(deliveries[0]?.payload).not.toHaveProperty('timestamp')
+    expect(await harness.payments.get(paymentId)).toMatchObject({
+      revision: 3,
+      state: { status: 'confirmed' },
+    })
+    expect(recorded).toBe(2)
+  })
+
+  it("sends to the merchant's webhook URL when the payment has no callbackUrl", async () => {
+    const { merchantId } = await harness.addMerchant({ webhookUrl: 'https://shop.example/default' })
+    const [created] = confirmedPayment({ merchantId })
+    await recorderWith().handle(consumed(created as PaymentEventMessage))
+    expect(await harness.deliveries.get(created?.eventId ?? '')).toMatchObject({
+      targetUrl: 'https://shop.example/default',
+      status: 'pending',
+    })
+  })
+
+  it('records an event with nowhere to go as no_target, which is never sent', async () => {
+    const { merchantId } = await harness.addMerchant({ webhookUrl: null })
+    const [created] = confirmedPayment({ merchantId })
+    await recorderWith().handle(consumed(created as PaymentEventMessage))
+
+    expect(await harness.deliveries.get(created?.eventId ?? '')).toMatchObject({
+      targetUrl: null,
+      status: 'no_target',
+      nextAttemptAt: null,
+    })
+    expect(await harness.deliveries.claimDue(harness.clock.now().toISOString(), 10, 1000)).toEqual([])
+  })
+
+  it('is idempotent over duplicate messages', async () => {
+    const { merchantId } = await harness.addMerchant({ webhookUrl: 'https://shop.example/default' })
+    const messages = confirmedPayment({ merchantId })
+    const paymentId = messages[0]?.paymentId ?? ''
+    const recorder = recorderWith()
+    await handleAll(recorder, messages)
+    const first = await harness.deliveries.listByPayment(paymentId)
+
+    harness.clock.advance(60_000)
+    for (const message of messages) {
+      await recorder.handle(consumed(message))
+      await recorder.handle(consumed(message))
+    }
+
+    expect(await harness.deliveries.listByPayment(paymentId)).toEqual(first)
+    expect((await harness.payments.get(paymentId))?.revision).toBe(3)
+    expect(recorded).toBe(2)
+  })
+
+  it('records the delivery before it saves the payment, so a crash in between loses nothing', async () => {
+    const { merchantId } = await harness.addMerchant({ webhookUrl: 'https://shop.example/default' })
+    const [created] = confirmedPayment({ merchantId })
+    let crashes = 1
+    const crashing: PaymentReadModel = {
+      get: (paymentId) => harness.payments.get(paymentId),
+      save: async (document) => {
+        if (crashes-- > 0) throw new Error('process killed')
+        return harness.payments.save(document)
+      },
+    }
+    const recorder = recorderWith(crashing)
+    const message = consumed(created as PaymentEventMessage)
+    await expect(recorder.handle(message)).rejects.toThrow('process killed')
+    expect(await harness.deliveries.get(created?.eventId ?? '')).not.toBeNull()
+
+    await recorder.handle(message)
+    expect(await harness.deliveries.listByPayment(created?.paymentId ?? '')).toHaveLength(1)
+    expect((await harness.payments.get(created?.paymentId ?? ''))?.revision).toBe(0)
+  })
+
+  it('reports late funds with the late transfer', async () => {
+    const { merchantId } = await harness.addMerchant({ webhookUrl: 'https://shop.example/default' })
+    const created = paymentCreatedData({ merchantId })
+    const { paymentId } = created
+    const messages = paymentMessages([
+      { type: 'PaymentCreated', data: created },
+      { type: 'PaymentExpired', data: { paymentId, expiredAt: '2026-11-21T14:30:00.000Z' } },
+      {
+        type: 'LateFundsReceived',
+        data: {
+          txHash: 'cd'.repeat(32),
+          transferIndex: 0,
+          paymentId,
+          amountUnits: '10500000',
+          blockHeight: 900,
+          blockTime: '2026-11-21T15:00:00.000Z',
+          statusAtArrival: 'expired',
+          receivedAt: '2026-11-21T15:01:00.000Z',
+        },
+      },
+    ])
+    await handleAll(recorderWith(), messages)
+
+    const deliveries = await harness.deliveries.listByPayment(paymentId)
+    expect(deliveries.map((delivery) => delivery.eventType)).toEqual([
+      'payment.pending',
+      'payment.expired',
+      'payment.late_funds',
+    ])
+    expect(deliveries[2]?.payload).toMatchObject({
+      payment: { status: 'EXPIRED', late_funds: { tx_hash: 'cd'.repeat(32), amount: '10.5' } },
+    })
+  })
+
+  it('refuses an event that does not follow what it has folded', async () => {
+    const { merchantId } = await harness.addMerchant({ webhookUrl: 'https://shop.example/default' })
+    const messages = confirmedPayment({ merchantId })
+    await expect(recorderWith().handle(consumed(messages[3] as PaymentEventMessage))).rejects.toThrow()
+    expect(await harness.deliveries.listByPayment(messages[0]?.paymentId ?? '')).toEqual([])
+  })
+
+  it('follows the payment events on the bus and, with the dispatcher, reaches the merchant in order', async () => {
+    const merchant = await harness.addMerchant({ webhookUrl: null })
+    const receiver = await startReceiver(merchant.secret)
+    stops.push(() => receiver.close())
+    await harness.merchants.updateMerchant(
+      merchant.merchantId,
+      { webhookUrl: `${receiver.origin}/hooks` },
+      'now',
+    )
+    const dispatcher = createWebhookDispatcher({
+      deliveries: harness.deliveries,
+      merchants: harness.merchants,
+      secretBox: harness.secretBox,
+      clock: harness.clock,
+      logger: testLogger,
+      allowPrivateTargets: true,
+      pollIntervalMs: 60_000,
+    })
+    const recorder = createDeliveryRecorder({
+      bus: harness.bus,
+      payments: harness.payments,
+      deliveries: harness.deliveries,
+      merchants: harness.merchants,
+      clock: harness.clock,
+      logger: testLogger,
+      onRecorded: () => dispatcher.wake(),
+    })
+    await dispatcher.start()
+    stops.push(() => dispatcher.stop())
+    await recorder.start()
+    stops.push(() => recorder.stop())
+
+    const messages = confirmedPayment({ merchantId: merchant.merchantId })
+    await harness.bus.publish(
+      Topics.paymentEvents,
+      messages.map((message) => ({ key: message.paymentId, value: JSON.stringify(message), headers: {} })),
+    )
+
+    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(2)
+    expect(receiver.received.map(({ eventType, verified }) => [eventType, verified])).toEqual([
+      ['payment.pending', true],
+      ['payment.confirmed', true],
+    ])
+  })
+})

@@ -1,0 +1,99 @@
+// Turns payment events into webhook deliveries. The notifier folds the events into its own copy of
+// each payment (apart from the API's read model, so neither waits for the other) and records one
+// delivery per event that has a webhook kind, describing the payment as it was right after that
+// event. The delivery is recorded before the folded state is saved: a crash in between folds the
+// event again and finds the delivery already there (its id is the event id), so nothing is lost or
+// doubled.
+
+import { parsePaymentEventMessage } from '@chainpay/contracts'
+import { type Clock, isoNow, type Logger, moduleLogger, type Service } from '@chainpay/platform'
+import {
+  type Bus,
+  type BusSubscription,
+  type ConsumedMessage,
+  type MerchantStore,
+  type PaymentReadModel,
+  Topics,
+  type WebhookDeliveryStore,
+} from '@chainpay/ports'
+import { projectPaymentEvent } from '@chainpay/projection'
+import { webhookKindOf, webhookPaymentFields } from './webhook-kinds.js'
+
+export interface DeliveryRecorderOptions {
+  bus: Bus
+  /** the notifier's own copy of payment state, not the API's read model */
+  payments: PaymentReadModel
+  deliveries: WebhookDeliveryStore
+  merchants: Pick<MerchantStore, 'getMerchant'>
+  clock: Clock
+  logger: Logger
+  /** default `notifier` */
+  groupId?: string
+  /** called after a delivery was recorded, to wake the dispatcher */
+  onRecorded?: () => void
+}
+
+export interface DeliveryRecorder extends Service {
+  /** what the subscription does with one message; exposed so that tests can drive it */
+  handle(message: ConsumedMessage): Promise<void>
+}
+
+export function createDeliveryRecorder(options: DeliveryRecorderOptions): DeliveryRecorder {
+  const { bus, payments, deliveries, merchants, clock } = options
+  const logger = moduleLogger(options.logger, 'delivery-recorder')
+  const groupId = options.groupId ?? 'notifier'
+  let subscription: BusSubscription | undefined
+
+  async function handle(message: ConsumedMessage): Promise<void> {
+    const event = parsePaymentEventMessage(message.value)
+    const folded = projectPaymentEvent(await payments.get(event.paymentId), event)
+    // already folded, so its delivery was recorded before
+    if (folded === 'skip') return
+    const kind = webhookKindOf(event.type)
+    if (kind !== null) {
+      const { state } = folded
+      const { merchantId, callbackUrl } = state.created
+      const targetUrl = callbackUrl ?? (await merchants.getMerchant(merchantId))?.webhookUrl ?? null
+      const now = isoNow(clock)
+      const recorded = await deliveries.enqueue({
+        deliveryId: event.eventId,
+        paymentId: event.paymentId,
+        merchantId,
+        eventType: kind,
+        sequence: event.revision,
+        payload: { event: kind, payment: webhookPaymentFields(state, event) },
+        targetUrl,
+        status: targetUrl === null ? 'no_target' : 'pending',
+        attempts: 0,
+        // nothing is scheduled for a delivery without a target
+        nextAttemptAt: targetUrl === null ? null : now,
+        createdAt: now,
+        deliveredAt: null,
+        lastError: null,
+      })
+      if (recorded) {
+        const context = { deliveryId: event.eventId, paymentId: event.paymentId, merchantId, eventType: kind }
+        if (targetUrl === null) logger.info(context, 'webhook recorded without a target')
+        else logger.debug(context, 'webhook recorded')
+        options.onRecorded?.()
+      }
+    }
+    await payments.save(folded)
+  }
+
+  return {
+    name: 'webhook delivery recorder',
+    handle,
+
+    async start() {
+      if (subscription) return
+      subscription = await bus.subscribe({ topic: Topics.paymentEvents, groupId, handle })
+      logger.info({ groupId }, 'webhook delivery recorder started')
+    },
+
+    async stop() {
+      await subscription?.stop()
+      subscription = undefined
+    },
+  }
+}

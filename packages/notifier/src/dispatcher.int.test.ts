@@ -1,0 +1,333 @@
+import type { WebhookDelivery } from '@chainpay/ports'
+import { createSqliteDeliveryStore } from '@chainpay/store-sqlite'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  createWebhookDispatcher,
+  type WebhookDispatcher,
+  type WebhookDispatcherOptions,
+} from './dispatcher.js'
+import {
+  createNotifierHarness,
+  type NotifierHarness,
+  paymentCreatedData,
+  pendingDelivery,
+  startReceiver,
+  testLogger,
+  type WebhookReceiver,
+} from './testing/notifier-harness.js'
+
+let harness: NotifierHarness
+let receiver: WebhookReceiver
+let merchantId: string
+const dispatchers: WebhookDispatcher[] = []
+
+beforeEach(async () => {
+  harness = createNotifierHarness()
+  const merchant = await harness.addMerchant({ webhookUrl: null })
+  merchantId = merchant.merchantId
+  receiver = await startReceiver(merchant.secret)
+})
+
+afterEach(async () => {
+  for (const dispatcher of dispatchers.splice(0)) await dispatcher.stop()
+  await receiver.close()
+  await harness.close()
+})
+
+function dispatcherWith(overrides: Partial<WebhookDispatcherOptions> = {}): WebhookDispatcher {
+  const dispatcher = createWebhookDispatcher({
+    deliveries: harness.deliveries,
+    merchants: harness.merchants,
+    secretBox: harness.secretBox,
+    clock: harness.clock,
+    logger: testLogger,
+    allowPrivateTargets: true,
+    schedule: [10, 20, 40],
+    // the middle of the jitter range: every delay exactly as scheduled
+    random: () => 0.5,
+    ...overrides,
+  })
+  dispatchers.push(dispatcher)
+  return dispatcher
+}
+
+/** deliveries of one new payment, one per sequence number, targeted at `path` of the receiver */
+async function enqueue(count: number, path = '/hooks', fields: Partial<WebhookDelivery> = {}) {
+  const created = paymentCreatedData({ merchantId })
+  const queued: WebhookDelivery[] = []
+  for (let sequence = 0; sequence < count; sequence++) {
+    const delivery = pendingDelivery(created, {
+      sequence,
+      targetUrl: `${receiver.origin}${path}`,
+      createdAt: harness.clock.now().toISOString(),
+      ...fields,
+    })
+    await harness.deliveries.enqueue(delivery)
+    queued.push(delivery)
+  }
+  return queued
+}
+
+/** dispatches, lets the clock run past every retry delay, and again, `rounds` times */
+async function drive(dispatcher: WebhookDispatcher, rounds: number) {
+  for (let round = 0; round < rounds; round++) {
+    await dispatcher.dispatchOnce()
+    harness.clock.advance(1_000)
+  }
+}
+
+const statusOf = async (delivery: WebhookDelivery) =>
+  (await harness.deliveries.get(delivery.deliveryId))?.status
+
+describe('createWebhookDispatcher', () => {
+  it('retries a failing receiver with the same event id until each event is acknowledged once, in order', async () => {
+    const queued = await enqueue(3)
+    let failures = 3
+    receiver.answer = () => (failures-- > 0 ? { status: 500 } : { status: 200 })
+    const dispatcher = dispatcherWith()
+
+    const firstAt = harness.clock.now().getTime()
+    expect(await dispatcher.dispatchOnce()).toBe(1)
+    expect(await harness.deliveries.get(queued[0]?.deliveryId ?? '')).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastError: 'HTTP 500',
+      nextAttemptAt: new Date(firstAt + 10).toISOString(),
+    })
+    await drive(dispatcher, 8)
+
+    const ids = queued.map((delivery) => delivery.deliveryId)
+    expect(receiver.received.map((webhook) => webhook.eventId)).toEqual([
+      ids[0],
+      ids[0],
+      ids[0],
+      ids[0],
+      ids[1],
+      ids[2],
+    ])
+    expect(
+      receiver.received.filter((webhook) => webhook.answered === 200).map((webhook) => webhook.eventId),
+    ).toEqual(ids)
+    expect(receiver.received.every((webhook) => webhook.verified)).toBe(true)
+    for (const delivery of queued) expect(await statusOf(delivery)).toBe('delivered')
+    const attempts = await harness.deliveries.listAttempts(ids[0] ?? '')
+    expect(attempts.map(({ attempt, statusCode, error }) => [attempt, statusCode, error])).toEqual([
+      [1, 500, 'HTTP 500'],
+      [2, 500, 'HTTP 500'],
+      [3, 500, 'HTTP 500'],
+      [4, 200, null],
+    ])
+    expect(attempts.every((attempt) => attempt.durationMs >= 0)).toBe(true)
+  })
+
+  it('sends a signed JSON body with the headers of decisions.md section 9', async () => {
+    const [delivery] = await enqueue(1)
+    await dispatcherWith().dispatchOnce()
+
+    const [webhook] = receiver.received
+    expect(webhook).toMatchObject({
+      path: '/hooks',
+      eventId: delivery?.deliveryId,
+      eventType: 'payment.pending',
+      contentType: 'application/json',
+      userAgent: 'chainpay-webhooks/1',
+      verified: true,
+    })
+    expect(webhook?.timestamp).toBe(String(Math.floor(harness.clock.now().getTime() / 1000)))
+    expect(webhook?.body).toContain('"amount":10.50,')
+    expect(JSON.parse(webhook?.body ?? '')).toMatchObject({
+      event: 'payment.pending',
+      timestamp: Number(webhook?.timestamp),
+      payment: { id: delivery?.paymentId, status: 'PENDING', tx_hash: null, expected_amount: '10.5' },
+    })
+  })
+
+  it("keeps one payment's deliveries in order while another payment's flow", async () => {
+    const stuck = await enqueue(2, '/stuck')
+    const flowing = await enqueue(3, '/flowing')
+    receiver.answer = (webhook) => ({ status: webhook.path === '/stuck' ? 503 : 204 })
+    const dispatcher = dispatcherWith({ schedule: [60_000] })
+
+    await drive(dispatcher, 4)
+
+    const pathsAndIds = receiver.received.map((webhook) => [webhook.path, webhook.eventId])
+    expect(pathsAndIds).toEqual([
+      ['/stuck', stuck[0]?.deliveryId],
+      ['/flowing', flowing[0]?.deliveryId],
+      ['/flowing', flowing[1]?.deliveryId],
+      ['/flowing', flowing[2]?.deliveryId],
+    ])
+    expect(await harness.deliveries.get(stuck[1]?.deliveryId ?? '')).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+    })
+
+    receiver.answer = () => ({ status: 200 })
+    harness.clock.advance(60_000)
+    await drive(dispatcher, 2)
+    expect(receiver.received.slice(4).map((webhook) => webhook.eventId)).toEqual(
+      stuck.map((d) => d.deliveryId),
+    )
+  })
+
+  it('does not follow a redirect: a 3xx is a failed attempt', async () => {
+    const [delivery] = await enqueue(1, '/moved')
+    receiver.answer = (webhook) =>
+      webhook.path === '/moved' ? { status: 302, headers: { location: '/landing' } } : { status: 200 }
+    await dispatcherWith().dispatchOnce()
+
+    expect(receiver.received.map((webhook) => webhook.path)).toEqual(['/moved'])
+    expect(await harness.deliveries.get(delivery?.deliveryId ?? '')).toMatchObject({
+      status: 'pending',
+      lastError: 'HTTP 302: redirects are not followed',
+    })
+    expect((await harness.deliveries.listAttempts(delivery?.deliveryId ?? ''))[0]?.statusCode).toBe(302)
+  })
+
+  it('counts a receiver that does not answer in time as a failed attempt', async () => {
+    const [delivery] = await enqueue(1)
+    receiver.answer = () => 'hang'
+    await dispatcherWith({ timeoutMs: 200 }).dispatchOnce()
+
+    const [attempt] = await harness.deliveries.listAttempts(delivery?.deliveryId ?? '')
+    expect(attempt).toMatchObject({
+      statusCode: null,
+      error: expect.stringMatching(/no answer within 200 ms/),
+    })
+    expect(await statusOf(delivery as WebhookDelivery)).toBe('pending')
+  })
+
+  it('fails a delivery once the schedule is exhausted and sends it again on redelivery', async () => {
+    const [delivery] = await enqueue(1)
+    const id = delivery?.deliveryId ?? ''
+    receiver.answer = () => ({ status: 500 })
+    const dispatcher = dispatcherWith({ schedule: [5, 5] })
+    await drive(dispatcher, 3)
+
+    expect(await harness.deliveries.get(id)).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      nextAttemptAt: null,
+    })
+    expect(await dispatcher.dispatchOnce()).toBe(0)
+
+    receiver.answer = () => ({ status: 200 })
+    expect(await harness.deliveries.redeliver(id, harness.clock.now().toISOString())).toBe(true)
+    expect(await dispatcher.dispatchOnce()).toBe(1)
+    expect(await harness.deliveries.get(id)).toMatchObject({ status: 'delivered', attempts: 4 })
+    expect(receiver.received.map((webhook) => webhook.eventId)).toEqual([id, id, id, id])
+  })
+
+  it("sends a delivery recorded without a target to the merchant's URL once it has one", async () => {
+    const [delivery] = await enqueue(1, '', { targetUrl: null })
+    const id = delivery?.deliveryId ?? ''
+    const dispatcher = dispatcherWith({ schedule: [] })
+    await dispatcher.dispatchOnce()
+    expect(await harness.deliveries.get(id)).toMatchObject({
+      status: 'failed',
+      lastError: expect.stringMatching(/no target/),
+    })
+
+    await harness.merchants.updateMerchant(merchantId, { webhookUrl: `${receiver.origin}/default` }, 'now')
+    await harness.deliveries.redeliver(id, harness.clock.now().toISOString())
+    await dispatcher.dispatchOnce()
+    expect(await statusOf(delivery as WebhookDelivery)).toBe('delivered')
+    expect(receiver.received.map((webhook) => webhook.path)).toEqual(['/default'])
+  })
+
+  describe('without private targets', () => {
+    it.each([
+      ['plain http', (origin: string) => `${origin}/hooks`, /webhook target must use https/],
+      [
+        'a loopback address',
+        (origin: string) => `${origin.replace('http:', 'https:')}/hooks`,
+        /private address/,
+      ],
+      [
+        'a name that resolves to loopback',
+        (origin: string) => `https://hooks.merchant.example:${new URL(origin).port}/hooks`,
+        /hooks\.merchant\.example resolves to a non-public address \(127\.0\.0\.1\)/,
+      ],
+    ])('refuses %s', async (_case, target, problem) => {
+      const [delivery] = await enqueue(1, '', { targetUrl: target(receiver.origin) })
+      const dispatcher = dispatcherWith({
+        allowPrivateTargets: false,
+        resolveHost: async () => ['127.0.0.1'],
+      })
+      await dispatcher.dispatchOnce()
+
+      expect(receiver.received).toEqual([])
+      expect(await harness.deliveries.get(delivery?.deliveryId ?? '')).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        lastError: expect.stringMatching(problem),
+      })
+    })
+  })
+
+  it('delivers to 127.0.0.1 when private targets are allowed', async () => {
+    const [delivery] = await enqueue(1)
+    await dispatcherWith({ allowPrivateTargets: true }).dispatchOnce()
+    expect(await statusOf(delivery as WebhookDelivery)).toBe('delivered')
+  })
+
+  it('continues the schedule after a restart over the same SQLite file', async () => {
+    const [delivery] = await enqueue(1)
+    const id = delivery?.deliveryId ?? ''
+    receiver.answer = () => ({ status: 500 })
+    const first = dispatcherWith({ schedule: [30_000, 120_000] })
+    await first.dispatchOnce()
+    await first.stop()
+    receiver.answer = () => ({ status: 200 })
+
+    const deliveries = createSqliteDeliveryStore(harness.reopen())
+    const restarted = dispatcherWith({ deliveries, schedule: [30_000, 120_000] })
+    harness.clock.advance(29_000)
+    expect(await restarted.dispatchOnce()).toBe(0)
+    harness.clock.advance(1_000)
+    expect(await restarted.dispatchOnce()).toBe(1)
+
+    expect(
+      (await deliveries.listAttempts(id)).map(({ attempt, statusCode }) => [attempt, statusCode]),
+    ).toEqual([
+      [1, 500],
+      [2, 200],
+    ])
+    expect(await deliveries.get(id)).toMatchObject({ status: 'delivered', attempts: 2 })
+  })
+
+  it('spreads retries within the jitter', async () => {
+    const [low, high] = [await enqueue(1), await enqueue(1)]
+    receiver.answer = () => ({ status: 500 })
+    const at = harness.clock.now().getTime()
+    let draws = [0, 0.999999]
+    const dispatcher = dispatcherWith({
+      schedule: [10_000],
+      jitter: 0.1,
+      concurrency: 1,
+      random: () => draws.shift() ?? 0.5,
+    })
+    await dispatcher.dispatchOnce()
+    await dispatcher.dispatchOnce()
+    draws = []
+
+    const next = async (queued: WebhookDelivery[]) =>
+      Date.parse((await harness.deliveries.get(queued[0]?.deliveryId ?? ''))?.nextAttemptAt ?? '') - at
+    expect([await next(low), await next(high)].sort((a, b) => a - b)).toEqual([9_000, 11_000])
+  })
+
+  it('delivers in the background once started, and when woken', async () => {
+    const dispatcher = dispatcherWith({ pollIntervalMs: 60_000 })
+    await dispatcher.start()
+    const [delivery] = await enqueue(1)
+    dispatcher.wake()
+    await expect
+      .poll(async () => statusOf(delivery as WebhookDelivery), { timeout: 10_000 })
+      .toBe('delivered')
+  })
+
+  it('refuses a jitter outside [0, 1) and a concurrency below 1', () => {
+    expect(() => dispatcherWith({ jitter: 1 })).toThrow(/jitter/)
+    expect(() => dispatcherWith({ concurrency: 0 })).toThrow(/concurrency/)
+  })
+})

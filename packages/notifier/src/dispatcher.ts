@@ -1,0 +1,291 @@
+// Sends the webhook deliveries that are due: each attempt signed afresh, POSTed once (redirects are
+// not followed), and recorded with its status code, duration and error. A failure is retried on the
+// schedule, with jitter so that a receiver coming back is not hit by every retry at once; when the
+// schedule is exhausted the delivery is failed and waits for a redelivery through the admin API.
+// Deliveries of one payment leave in event order: the store only hands out the first pending one.
+
+import { renderWebhookBody, type WebhookBodyInput } from '@chainpay/contracts'
+import {
+  type Clock,
+  isoNow,
+  type Logger,
+  moduleLogger,
+  type SecretBox,
+  type Service,
+} from '@chainpay/platform'
+import type { AttemptOutcome, MerchantStore, WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
+import { signWebhook } from '@chainpay/signing'
+import { Agent, request } from 'undici'
+import { DEFAULT_RETRY_SCHEDULE_MS } from './retry-schedule.js'
+import {
+  publicAddressLookup,
+  type ResolveHost,
+  resolveHostWithDns,
+  webhookTargetProblem,
+} from './webhook-target.js'
+
+export interface WebhookDispatcherOptions {
+  deliveries: WebhookDeliveryStore
+  merchants: Pick<MerchantStore, 'getMerchant'>
+  /** opens the merchants' sealed webhook secrets */
+  secretBox: SecretBox
+  clock: Clock
+  logger: Logger
+  /** development only: allows http and loopback or private targets */
+  allowPrivateTargets: boolean
+  /** delay after the 1st, 2nd... failed attempt; default 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 12 h, 24 h */
+  schedule?: readonly number[]
+  /** each delay is scaled by a random factor within 1 ± jitter; default 0.1 */
+  jitter?: number
+  /** uniform in [0, 1); default Math.random */
+  random?: () => number
+  /** pause when nothing is due; default 500 ms */
+  pollIntervalMs?: number
+  /** deliveries in flight at once; default 8 */
+  concurrency?: number
+  /** how long a claimed delivery stays reserved for this worker; default 30 s */
+  leaseMs?: number
+  /** default dns.lookup with all addresses */
+  resolveHost?: ResolveHost
+  /** a receiver must answer with a 2xx within this time; default 10 s */
+  timeoutMs?: number
+}
+
+export interface WebhookDispatcher extends Service {
+  /** claims what is due now and attempts it; resolves with the number attempted once all are recorded */
+  dispatchOnce(): Promise<number>
+  /** looks for due deliveries now instead of after the poll interval */
+  wake(): void
+}
+
+export const WEBHOOK_USER_AGENT = 'chainpay-webhooks/1'
+
+const MAX_BACKOFF_MS = 30_000
+/** a receiver's answer is read only to free the connection; anything larger closes it */
+const RESPONSE_DISCARD_LIMIT = 64 * 1024
+
+interface AttemptResult {
+  statusCode: number | null
+  error: string | null
+  /** where the attempt went, without path or query (which may carry a receiver's token) */
+  origin: string | null
+}
+
+export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const { deliveries, merchants, secretBox, clock, allowPrivateTargets } = options
+  const logger = moduleLogger(options.logger, 'webhook-dispatcher')
+  const schedule = [...(options.schedule ?? DEFAULT_RETRY_SCHEDULE_MS)]
+  const jitter = options.jitter ?? 0.1
+  const random = options.random ?? Math.random
+  const pollIntervalMs = options.pollIntervalMs ?? 500
+  const concurrency = options.concurrency ?? 8
+  const leaseMs = options.leaseMs ?? 30_000
+  const timeoutMs = options.timeoutMs ?? 10_000
+  if (schedule.some((delay) => !Number.isSafeInteger(delay) || delay < 0)) {
+    throw new RangeError('webhook dispatcher: schedule entries must be non-negative integers of milliseconds')
+  }
+  if (!(jitter >= 0 && jitter < 1))
+    throw new RangeError(`webhook dispatcher: jitter must be in [0, 1), got ${jitter}`)
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`webhook dispatcher: concurrency must be a positive integer, got ${concurrency}`)
+  }
+  const agent = new Agent({
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: allowPrivateTargets
+      ? { timeout: timeoutMs }
+      : { timeout: timeoutMs, lookup: publicAddressLookup(options.resolveHost ?? resolveHostWithDns) },
+  })
+
+  const inFlight = new Set<Promise<void>>()
+  let running: Promise<void> | undefined
+  let stopping = false
+  let agentClosed: Promise<void> | undefined
+  let wakeUp: (() => void) | undefined
+  let woken = false
+
+  // A wake that comes while the loop is busy is remembered, so that the next pause is skipped.
+  const wake = () => {
+    woken = true
+    wakeUp?.()
+  }
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (stopping || woken) return resolve()
+      const timer = setTimeout(done, ms)
+      timer.unref()
+      wakeUp = done
+      function done() {
+        clearTimeout(timer)
+        wakeUp = undefined
+        resolve()
+      }
+    })
+
+  async function send(delivery: WebhookDelivery, at: Date, result: AttemptResult): Promise<void> {
+    const merchant = await merchants.getMerchant(delivery.merchantId)
+    if (merchant === null) throw new Error(`merchant ${delivery.merchantId} does not exist`)
+    // A delivery recorded without a target may be redelivered once the merchant has a default URL.
+    const target = delivery.targetUrl ?? merchant.webhookUrl
+    if (target === null)
+      throw new Error('no target: the payment has no callbackUrl and the merchant no webhook URL')
+    const problem = webhookTargetProblem(target, { allowPrivateTargets })
+    if (problem !== null) throw new Error(problem)
+    result.origin = new URL(target).origin
+    const timestamp = Math.floor(at.getTime() / 1000)
+    const body = renderWebhookBody(delivery.payload as unknown as WebhookBodyInput, timestamp)
+    const signature = signWebhook(secretBox.open(merchant.webhookSecret), timestamp, body)
+    const response = await request(target, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': WEBHOOK_USER_AGENT,
+        'x-signature': signature,
+        'x-timestamp': String(timestamp),
+        'x-event-id': delivery.deliveryId,
+        'x-event-type': delivery.eventType,
+      },
+      body,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      // the inactivity timeouts above do not bound a receiver that trickles its answer
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+    result.statusCode = response.statusCode
+    await response.body.dump({ limit: RESPONSE_DISCARD_LIMIT }).catch(() => undefined)
+    if (response.statusCode >= 300 && response.statusCode < 400) {
+      result.error = `HTTP ${response.statusCode}: redirects are not followed`
+    } else if (response.statusCode < 200 || response.statusCode >= 300) {
+      result.error = `HTTP ${response.statusCode}`
+    }
+  }
+
+  /** what follows a failed attempt number `attempt`: the next try on the schedule, or failed */
+  function afterFailure(attempt: number): AttemptOutcome {
+    const delay = schedule[attempt - 1]
+    if (delay === undefined) return { status: 'failed' }
+    const scaled = Math.round(delay * (1 + jitter * (2 * random() - 1)))
+    return { status: 'pending', nextAttemptAt: new Date(clock.now().getTime() + scaled).toISOString() }
+  }
+
+  async function attempt(delivery: WebhookDelivery): Promise<void> {
+    const at = clock.now()
+    const started = performance.now()
+    const result: AttemptResult = { statusCode: null, error: null, origin: null }
+    try {
+      await send(delivery, at, result)
+    } catch (error) {
+      result.error = describeError(error, timeoutMs)
+    }
+    const durationMs = Math.round(performance.now() - started)
+    const number = delivery.attempts + 1
+    const outcome: AttemptOutcome =
+      result.error === null ? { status: 'delivered', deliveredAt: isoNow(clock) } : afterFailure(number)
+    await deliveries.recordAttempt(
+      {
+        deliveryId: delivery.deliveryId,
+        attempt: number,
+        at: at.toISOString(),
+        statusCode: result.statusCode,
+        durationMs,
+        error: result.error,
+      },
+      outcome,
+    )
+    const context = {
+      deliveryId: delivery.deliveryId,
+      paymentId: delivery.paymentId,
+      merchantId: delivery.merchantId,
+      eventType: delivery.eventType,
+      attempt: number,
+      statusCode: result.statusCode,
+      durationMs,
+      target: result.origin,
+    }
+    if (outcome.status === 'delivered') logger.info(context, 'webhook delivered')
+    else if (outcome.status === 'pending') {
+      logger.warn(
+        { ...context, error: result.error, nextAttemptAt: outcome.nextAttemptAt },
+        'webhook attempt failed; will retry',
+      )
+    } else
+      logger.error({ ...context, error: result.error }, 'webhook delivery failed; retry schedule exhausted')
+  }
+
+  /** claims what is due within the free slots and starts it; the attempts, not awaited */
+  async function claimAndStart(): Promise<Promise<void>[]> {
+    const free = concurrency - inFlight.size
+    if (free <= 0) return []
+    const claimed = await deliveries.claimDue(isoNow(clock), free, leaseMs)
+    return claimed.map((delivery) => {
+      const work = attempt(delivery)
+        .catch((error: unknown) => {
+          // the lease runs out and the delivery is attempted again
+          logger.error({ err: error, deliveryId: delivery.deliveryId }, 'recording a webhook attempt failed')
+        })
+        .finally(() => {
+          inFlight.delete(work)
+          wake()
+        })
+      inFlight.add(work)
+      return work
+    })
+  }
+
+  async function loop(): Promise<void> {
+    let failures = 0
+    while (!stopping) {
+      woken = false
+      try {
+        const started = await claimAndStart()
+        failures = 0
+        if (started.length === 0 || inFlight.size >= concurrency) await pause(pollIntervalMs)
+      } catch (error) {
+        failures += 1
+        const retryInMs = Math.min(MAX_BACKOFF_MS, pollIntervalMs * 2 ** Math.min(failures, 20))
+        logger.error({ err: error, failures, retryInMs }, 'claiming due webhooks failed; retrying')
+        await pause(retryInMs)
+      }
+    }
+  }
+
+  return {
+    name: 'webhook dispatcher',
+
+    async dispatchOnce() {
+      const started = await claimAndStart()
+      await Promise.all(started)
+      return started.length
+    },
+
+    wake,
+
+    async start() {
+      if (running) return
+      stopping = false
+      running = loop()
+      logger.info({ concurrency, schedule, allowPrivateTargets }, 'webhook dispatcher started')
+    },
+
+    async stop() {
+      stopping = true
+      wakeUp?.()
+      await running
+      running = undefined
+      await Promise.all(inFlight)
+      agentClosed ??= agent.close()
+      await agentClosed
+    },
+  }
+}
+
+function describeError(error: unknown, timeoutMs: number): string {
+  if (!(error instanceof Error)) return String(error)
+  if (error.name === 'TimeoutError' || error.name.endsWith('TimeoutError')) {
+    return `no answer within ${timeoutMs} ms (${error.message})`
+  }
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
+  return `${error.message}${cause}`
+}

@@ -1,0 +1,122 @@
+import { renderWebhookBody } from '@chainpay/contracts'
+import { type PaymentEvent, PaymentEventTypes } from '@chainpay/domain'
+import { describe, expect, it } from 'vitest'
+import { foldPayment, paymentCreatedData } from './testing/payment-fixtures.js'
+import { webhookKindOf, webhookPaymentFields } from './webhook-kinds.js'
+
+const created = paymentCreatedData({ paymentId: '0b8e7c52-6d3f-4c1e-9a7b-2f1d3c4e5a6b' })
+const paymentId = created.paymentId
+const transfer = { txHash: 'ab'.repeat(32), transferIndex: 0 }
+const detected: PaymentEvent = {
+  type: 'TransferDetected',
+  data: {
+    ...transfer,
+    paymentId,
+    amountUnits: '10500000',
+    blockHeight: 100,
+    blockTime: '2026-11-21T14:05:00.000Z',
+    confirmations: 1,
+    detectedAt: '2026-11-21T14:05:03.000Z',
+  },
+}
+const updated: PaymentEvent = {
+  type: 'TransferConfirmationsUpdated',
+  data: { ...transfer, paymentId, confirmations: 20, updatedAt: '2026-11-21T14:06:00.000Z' },
+}
+const confirmed: PaymentEvent = {
+  type: 'PaymentConfirmed',
+  data: {
+    paymentId,
+    receivedUnits: '10500000',
+    txHash: transfer.txHash,
+    confirmedAt: '2026-11-21T14:06:00.000Z',
+  },
+}
+
+describe('webhookKindOf', () => {
+  it.each([
+    ['PaymentCreated', 'payment.pending'],
+    ['PaymentConfirmed', 'payment.confirmed'],
+    ['PaymentUnderpaid', 'payment.underpaid'],
+    ['PaymentOverpaid', 'payment.overpaid'],
+    ['PaymentExpired', 'payment.expired'],
+    ['PaymentCanceled', 'payment.canceled'],
+    ['PaymentFailed', 'payment.failed'],
+    ['LateFundsReceived', 'payment.late_funds'],
+    ['TransferDetected', null],
+    ['TransferConfirmationsUpdated', null],
+    ['TransferWithdrawn', null],
+  ] as const)('announces %s as %s', (type, kind) => {
+    expect(webhookKindOf(type)).toBe(kind)
+  })
+
+  it('knows every event type', () => {
+    expect(PaymentEventTypes.filter((type) => webhookKindOf(type) !== null)).toHaveLength(8)
+  })
+})
+
+describe('webhookPaymentFields', () => {
+  it('describes a new payment', () => {
+    const event: PaymentEvent = { type: 'PaymentCreated', data: created }
+    expect(webhookPaymentFields(foldPayment([event]), event)).toEqual({
+      id: paymentId,
+      status: 'PENDING',
+      amount: '10.50',
+      tx_hash: null,
+      currency: 'USDT',
+      network: 'TRON',
+      expected_amount: '10.5',
+      received_amount: null,
+      fee_amount: '0.105',
+      net_amount: '10.395',
+      confirmations: 0,
+      metadata: { orderId: '1042' },
+    })
+  })
+
+  it('describes a confirmed payment with its transaction', () => {
+    const events: PaymentEvent[] = [{ type: 'PaymentCreated', data: created }, detected, updated, confirmed]
+    const fields = webhookPaymentFields(foldPayment(events), confirmed)
+    expect(fields).toMatchObject({
+      status: 'CONFIRMED',
+      amount: '10.50',
+      tx_hash: transfer.txHash,
+      received_amount: '10.5',
+      confirmations: 20,
+    })
+    expect(fields.late_funds).toBeUndefined()
+    expect(renderWebhookBody({ event: 'payment.confirmed', payment: fields }, 1_763_733_960)).toContain(
+      '"status":"CONFIRMED","amount":10.50,',
+    )
+  })
+
+  it('adds the late transfer to late funds, in whole units', () => {
+    const expired: PaymentEvent = {
+      type: 'PaymentExpired',
+      data: { paymentId, expiredAt: '2026-11-21T14:30:00.000Z' },
+    }
+    const late: PaymentEvent = {
+      type: 'LateFundsReceived',
+      data: {
+        txHash: 'cd'.repeat(32),
+        transferIndex: 0,
+        paymentId,
+        amountUnits: '2000500',
+        blockHeight: 900,
+        blockTime: '2026-11-21T15:00:00.000Z',
+        statusAtArrival: 'expired',
+        receivedAt: '2026-11-21T15:01:00.000Z',
+      },
+    }
+    const fields = webhookPaymentFields(
+      foldPayment([{ type: 'PaymentCreated', data: created }, expired, late]),
+      late,
+    )
+    expect(fields).toMatchObject({
+      status: 'EXPIRED',
+      tx_hash: null,
+      received_amount: null,
+      late_funds: { tx_hash: 'cd'.repeat(32), amount: '2.0005' },
+    })
+  })
+})

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest'
+import { createChainTimeTracker } from './chain-times.js'
+
+describe('createChainTimeTracker', () => {
+  it('knows nothing of a network until its watcher reports', () => {
+    expect(createChainTimeTracker().get('TRON')).toBeNull()
+  })
+
+  it('keeps the latest block time per network; an older report changes nothing', () => {
+    const times = createChainTimeTracker()
+    times.update('TRON', '2026-11-21T14:10:00.000Z')
+    times.update('TRON', '2026-11-21T14:05:00.000Z')
+    times.update('SOLANA', '2026-11-21T14:01:00.000Z')
+    expect(times.get('TRON')).toBe('2026-11-21T14:10:00.000Z')
+    times.update('TRON', '2026-11-21T14:10:00.500Z')
+    expect(times.get('TRON')).toBe('2026-11-21T14:10:00.500Z')
+    expect(times.get('SOLANA')).toBe('2026-11-21T14:01:00.000Z')
+  })
+
+  it('refuses a report that is not a time', () => {
+    expect(() => createChainTimeTracker().update('TRON', 'yesterday')).toThrow(/TRON.*yesterday/)
+  })
+})

@@ -1,0 +1,365 @@
+import type { TransferObservation } from '@chainpay/contracts'
+import {
+  type CreatePaymentRequest,
+  defaultAssetRegistry,
+  type FeePolicy,
+  paymentIdForIdempotencyKey,
+  resolveAsset,
+  toPaymentStreamId,
+} from '@chainpay/domain'
+import { createManualClock } from '@chainpay/platform'
+import { type EventStore, WrongExpectedRevisionError } from '@chainpay/ports'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createPaymentCommandHandler } from './command-handler.js'
+import { captureLogs } from './testing/log-capture.js'
+import { openSqliteCommandSide, type SqliteCommandSide } from './testing/sqlite-command-side.js'
+
+const merchantId = 'merchant-1'
+const feePolicy: FeePolicy = { feeBps: 100, fixedFees: {} }
+const start = '2026-11-21T14:00:00.000Z'
+
+function request(fields: Partial<CreatePaymentRequest> = {}): CreatePaymentRequest {
+  return { amount: '10.5', currency: 'USDT', network: 'TRON', idempotencyKey: 'order-1042', ...fields }
+}
+
+let side: SqliteCommandSide | undefined
+afterEach(async () => {
+  await side?.close()
+  side = undefined
+})
+
+function open(options: Parameters<typeof openSqliteCommandSide>[0] = {}): SqliteCommandSide {
+  side = openSqliteCommandSide({ clock: createManualClock(start), ...options })
+  return side
+}
+
+async function streamOf(eventStore: EventStore, paymentId: string) {
+  return eventStore.readStream(toPaymentStreamId(paymentId))
+}
+
+describe('createPayment', () => {
+  it('appends PaymentCreated with an address from the wallet at the next index of the network', async () => {
+    const { handler, eventStore } = open()
+    await handler.createPayment({ merchantId, feePolicy, request: request({ idempotencyKey: 'first' }) })
+    const second = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const paymentId = paymentIdForIdempotencyKey(merchantId, 'order-1042')
+    expect(second.payment.created.paymentId).toBe(paymentId)
+
+    const [event, ...rest] = await streamOf(eventStore, paymentId)
+    expect(rest).toEqual([])
+    expect(event).toMatchObject({
+      revision: 0,
+      type: 'PaymentCreated',
+      metadata: { schemaVersion: 1 },
+      data: {
+        paymentId,
+        merchantId,
+        idempotencyKey: 'order-1042',
+        // index 1 of the abandon...about wallet (index 0 went to the first payment)
+        address: 'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK',
+        derivationPath: "m/44'/195'/0'/0/1",
+        tokenAccount: null,
+        requiredConfirmations: 20,
+        createdAt: start,
+        expiresAt: '2026-11-21T14:30:00.000Z',
+      },
+    })
+    expect(event?.eventId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(second).toEqual({
+      outcome: 'created',
+      revision: 0,
+      payment: expect.objectContaining({ status: 'pending' }),
+    })
+  })
+
+  it('gives an SPL payment the associated token account of its derived owner', async () => {
+    const { handler, deriver } = open()
+    const created = await handler.createPayment({
+      merchantId,
+      feePolicy,
+      request: { amount: '5', currency: 'USDC', network: 'SOLANA' },
+    })
+    const usdc = resolveAsset(defaultAssetRegistry, { network: 'SOLANA', currency: 'USDC' })
+    expect(created.payment.created).toMatchObject(deriver.derive(usdc, 0))
+    expect(created.payment.created.tokenAccount).not.toBeNull()
+  })
+
+  it('replays the same request without allocating another address index', async () => {
+    const { handler, allocator } = open()
+    const first = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const replayed = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    expect(replayed).toEqual({ ...first, outcome: 'replayed' })
+    expect(allocator.allocations).toEqual([{ network: 'TRON', index: 0 }])
+  })
+
+  it('refuses a reused key with IDEMPOTENCY_KEY_REUSED, allocating nothing and appending nothing', async () => {
+    const { handler, allocator, eventStore } = open()
+    const first = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    await expect(
+      handler.createPayment({ merchantId, feePolicy, request: request({ amount: '11' }) }),
+    ).rejects.toMatchObject({ name: 'DomainError', code: 'IDEMPOTENCY_KEY_REUSED' })
+    expect(allocator.allocations).toHaveLength(1)
+    expect(await streamOf(eventStore, first.payment.created.paymentId)).toHaveLength(1)
+  })
+
+  it('validates the request before anything else happens', async () => {
+    const { handler, allocator } = open()
+    await expect(
+      handler.createPayment({ merchantId, feePolicy, request: request({ expiresInMinutes: 0 }) }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/expiresInMinutes/) })
+    expect(allocator.allocations).toEqual([])
+  })
+
+  it('turns 20 concurrent duplicates into exactly one payment', async () => {
+    const logs = captureLogs()
+    const { handler, eventStore } = open({ logDestination: logs })
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, () => handler.createPayment({ merchantId, feePolicy, request: request() })),
+    )
+    expect(outcomes.filter((outcome) => outcome.outcome === 'created')).toHaveLength(1)
+    expect(outcomes.filter((outcome) => outcome.outcome === 'replayed')).toHaveLength(19)
+    const paymentIds = new Set(outcomes.map((outcome) => outcome.payment.created.paymentId))
+    expect(paymentIds.size).toBe(1)
+    const addresses = new Set(outcomes.map((outcome) => outcome.payment.created.address))
+    expect(addresses.size).toBe(1)
+
+    const all = await eventStore.readAll(null, 100)
+    expect(all.map((event) => event.type)).toEqual(['PaymentCreated'])
+    // the duplicates really raced: the losers' appends conflicted and were decided again
+    expect(logs.lines.some((line) => line.msg === 'conflicting append; deciding again')).toBe(true)
+  })
+})
+
+describe('cancelPayment', () => {
+  it('lets 20 concurrent cancels append one PaymentCanceled and all see it canceled', async () => {
+    const logs = captureLogs()
+    const { handler, eventStore } = open({ logDestination: logs })
+    const { payment } = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const paymentId = payment.created.paymentId
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => handler.cancelPayment({ merchantId, paymentId })),
+    )
+    expect(new Set(results.map((result) => `${result.payment.status}@${result.revision}`))).toEqual(
+      new Set(['canceled@1']),
+    )
+    expect((await streamOf(eventStore, paymentId)).map((event) => event.type)).toEqual([
+      'PaymentCreated',
+      'PaymentCanceled',
+    ])
+    expect(logs.lines.some((line) => line.msg === 'conflicting append; deciding again')).toBe(true)
+  })
+
+  it('refuses a payment with a transfer seen: PAYMENT_NOT_CANCELABLE', async () => {
+    const { handler } = open()
+    const { payment } = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    await handler.recordObservation(observation(payment.created, { confirmations: 1 }))
+    await expect(
+      handler.cancelPayment({ merchantId, paymentId: payment.created.paymentId }),
+    ).rejects.toMatchObject({ code: 'PAYMENT_NOT_CANCELABLE' })
+  })
+
+  it('decides again after each conflicting append, and gives up after maxConflictRetries', async () => {
+    const base = open()
+    const { payment } = await base.handler.createPayment({ merchantId, feePolicy, request: request() })
+    const paymentId = payment.created.paymentId
+    let interferences = 0
+    const withRival = (rivalAppends: number) =>
+      createPaymentCommandHandler({
+        eventStore: rivalBefore(base.eventStore, rivalAppends, () => interferences++),
+        allocator: base.allocator,
+        deriver: base.deriver,
+        registry: defaultAssetRegistry,
+        policy: { allowInsecureCallbackUrls: false },
+        clock: createManualClock(start),
+        logger: base.logger,
+        maxConflictRetries: 2,
+      })
+
+    await expect(withRival(3).cancelPayment({ merchantId, paymentId })).rejects.toBeInstanceOf(
+      WrongExpectedRevisionError,
+    )
+    expect(interferences).toBe(3)
+
+    interferences = 0
+    const canceled = await withRival(2).cancelPayment({ merchantId, paymentId })
+    expect(interferences).toBe(2)
+    expect(canceled.payment.status).toBe('canceled')
+    expect(canceled.revision).toBe(6)
+  })
+})
+
+describe('getPayment', () => {
+  it("folds the stream; another merchant's or an unknown payment is null", async () => {
+    const { handler } = open()
+    const created = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const paymentId = created.payment.created.paymentId
+    expect(await handler.getPayment({ merchantId, paymentId })).toEqual({
+      payment: created.payment,
+      revision: 0,
+    })
+    expect(await handler.getPayment({ merchantId: 'merchant-2', paymentId })).toBeNull()
+    expect(await handler.getPayment({ merchantId, paymentId: crypto.randomUUID() })).toBeNull()
+  })
+})
+
+describe('recordObservation', () => {
+  it('takes a payment from pending to confirmed at 20 TRON confirmations, ignoring repeats', async () => {
+    const { handler, eventStore } = open()
+    const { payment } = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const paymentId = payment.created.paymentId
+
+    await handler.recordObservation(observation(payment.created, { confirmations: 1 }))
+    await handler.recordObservation(observation(payment.created, { confirmations: 1 }))
+    expect(await handler.getPayment({ merchantId, paymentId })).toMatchObject({
+      revision: 1,
+      payment: { status: 'pending', receivedUnits: '10500000', txHash: 'tx-1' },
+    })
+    await handler.recordObservation(observation(payment.created, { confirmations: 19 }))
+    expect((await handler.getPayment({ merchantId, paymentId }))?.payment.status).toBe('pending')
+    await handler.recordObservation(observation(payment.created, { confirmations: 20 }))
+    await handler.recordObservation(observation(payment.created, { confirmations: 20 }))
+
+    expect(await handler.getPayment({ merchantId, paymentId })).toMatchObject({
+      revision: 4,
+      payment: { status: 'confirmed', receivedUnits: '10500000', confirmedAt: start },
+    })
+    expect((await streamOf(eventStore, paymentId)).map((event) => event.type)).toEqual([
+      'PaymentCreated',
+      'TransferDetected',
+      'TransferConfirmationsUpdated',
+      'TransferConfirmationsUpdated',
+      'PaymentConfirmed',
+    ])
+  })
+
+  it('fails a pending payment whose only transfer the chain withdrew', async () => {
+    const { handler } = open()
+    const { payment } = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    await handler.recordObservation(observation(payment.created, { confirmations: 3 }))
+    await handler.recordObservation(
+      observation(payment.created, { status: 'withdrawn', withdrawReason: 'REVERTED', confirmations: 0 }),
+    )
+    const snapshot = await handler.getPayment({ merchantId, paymentId: payment.created.paymentId })
+    expect(snapshot?.payment).toMatchObject({ status: 'failed', failureReason: 'TRANSFER_WITHDRAWN' })
+  })
+
+  it('logs and ignores an observation of an unknown payment, creating no stream', async () => {
+    const logs = captureLogs()
+    const { handler, eventStore } = open({ logDestination: logs })
+    const paymentId = crypto.randomUUID()
+    await handler.recordObservation(
+      observation({ paymentId, network: 'TRON', address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8' }),
+    )
+    expect(await streamOf(eventStore, paymentId)).toEqual([])
+    expect(logs.lines).toContainEqual(
+      expect.objectContaining({ level: 'warn', paymentId, reason: 'unknown payment' }),
+    )
+  })
+
+  it('ignores an observation whose address or network is not the payment’s', async () => {
+    const logs = captureLogs()
+    const { handler, eventStore } = open({ logDestination: logs })
+    const { payment } = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    await handler.recordObservation(
+      observation({ ...payment.created, address: 'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK' }),
+    )
+    await handler.recordObservation(observation({ ...payment.created, network: 'TRON_NILE' }))
+    expect(await streamOf(eventStore, payment.created.paymentId)).toHaveLength(1)
+    expect(logs.lines.filter((line) => line.msg === 'chain observation ignored')).toHaveLength(2)
+  })
+})
+
+describe('expire', () => {
+  it('expires only once both the clock and the chain have passed expiresAt', async () => {
+    const clock = createManualClock(start)
+    const { handler } = open({ clock })
+    const { payment } = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const paymentId = payment.created.paymentId
+
+    expect(await handler.expire(paymentId, '2026-11-21T14:31:00.000Z')).toBe('not_due')
+    clock.set('2026-11-21T14:31:00.000Z')
+    expect(await handler.expire(paymentId, '2026-11-21T14:29:59.000Z')).toBe('not_due')
+    expect(await handler.expire(paymentId, '2026-11-21T14:30:00.000Z')).toBe('expired')
+    expect(await handler.getPayment({ merchantId, paymentId })).toMatchObject({
+      revision: 1,
+      payment: { status: 'expired', closedAt: '2026-11-21T14:31:00.000Z' },
+    })
+    expect(await handler.expire(paymentId, '2026-11-21T14:31:00.000Z')).toBe('closed')
+  })
+
+  it('reports closed for a payment with a transfer, a canceled one and an unknown one', async () => {
+    const clock = createManualClock(start)
+    const { handler } = open({ clock })
+    const paid = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    await handler.recordObservation(observation(paid.payment.created, { confirmations: 1 }))
+    const canceled = await handler.createPayment({
+      merchantId,
+      feePolicy,
+      request: request({ idempotencyKey: 'b' }),
+    })
+    await handler.cancelPayment({ merchantId, paymentId: canceled.payment.created.paymentId })
+    clock.set('2026-11-21T15:00:00.000Z')
+    const chainTime = '2026-11-21T15:00:00.000Z'
+    expect(await handler.expire(paid.payment.created.paymentId, chainTime)).toBe('closed')
+    expect(await handler.expire(canceled.payment.created.paymentId, chainTime)).toBe('closed')
+    expect(await handler.expire(crypto.randomUUID(), chainTime)).toBe('closed')
+  })
+})
+
+function observation(
+  payment: { paymentId: string; network: string; address: string },
+  fields: Partial<TransferObservation> = {},
+): TransferObservation {
+  return {
+    kind: 'transfer',
+    network: payment.network,
+    paymentId: payment.paymentId,
+    txHash: 'tx-1',
+    transferIndex: 0,
+    address: payment.address,
+    amountUnits: '10500000',
+    blockHeight: 100,
+    blockTime: '2026-11-21T14:05:00.000Z',
+    confirmations: 1,
+    status: 'seen',
+    withdrawReason: null,
+    observedAt: '2026-11-21T14:05:03.000Z',
+    ...fields,
+  }
+}
+
+/**
+ * The real store with a rival writer: before each of the first `times` appends, the rival appends
+ * to the same stream first (an event the payment's fold ignores), so the append conflicts for real.
+ */
+function rivalBefore(store: EventStore, times: number, onRival: () => void): EventStore {
+  let left = times
+  return {
+    ...store,
+    async appendToStream(streamId, events, expected) {
+      if (left > 0) {
+        left--
+        onRival()
+        await store.appendToStream(
+          streamId,
+          [
+            {
+              eventId: crypto.randomUUID(),
+              type: 'TransferConfirmationsUpdated',
+              data: {
+                paymentId: streamId.slice('payment-'.length),
+                txHash: 'unknown-tx',
+                transferIndex: 0,
+                confirmations: 1,
+                updatedAt: start,
+              },
+              metadata: { schemaVersion: 1 },
+            },
+          ],
+          'any',
+        )
+      }
+      return store.appendToStream(streamId, events, expected)
+    },
+  }
+}

@@ -1,0 +1,222 @@
+// The command side of a payment: read its stream, decide, append with optimistic concurrency, and
+// on a conflicting append read again and decide again. Decisions are idempotent, so a retry never
+// doubles anything.
+
+import { randomUUID } from 'node:crypto'
+import type { TransferObservation } from '@chainpay/contracts'
+import {
+  type Asset,
+  type AssetRegistry,
+  type CreateRequestPolicy,
+  DomainError,
+  decidePayment,
+  evolvePayment,
+  findNetwork,
+  type OpenPayment,
+  type PaymentEvent,
+  type PaymentState,
+  paymentIdForIdempotencyKey,
+  type ReceivingAddress,
+  requestFingerprint,
+  toPaymentStreamId,
+  validateCreatePaymentRequest,
+} from '@chainpay/domain'
+import { type Clock, isoNow, type Logger } from '@chainpay/platform'
+import {
+  type AddressIndexAllocator,
+  type CreatePaymentOutcome,
+  type EventStore,
+  type PaymentCommands,
+  type PaymentSnapshot,
+  WrongExpectedRevisionError,
+} from '@chainpay/ports'
+import { type LoadedPayment, loadPayment, toNewEvent } from './payment-stream.js'
+
+export interface PaymentCommandHandlerDeps {
+  eventStore: EventStore
+  allocator: AddressIndexAllocator
+  deriver: { derive(asset: Asset, index: number): ReceivingAddress }
+  registry: AssetRegistry
+  policy: CreateRequestPolicy
+  clock: Clock
+  /** ids of payments without an idempotency key and of events; crypto.randomUUID by default */
+  newId?: () => string
+  logger: Logger
+  /** how often a command is decided again after a conflicting append; default 10 */
+  maxConflictRetries?: number
+}
+
+/** 'closed': the payment can no longer expire (settled, closed, or pending with a transfer) */
+export type ExpireResult = 'expired' | 'not_due' | 'closed'
+
+export interface PaymentCommandHandler extends PaymentCommands {
+  /** an observation of an unknown payment is logged and ignored: retrying it would never help */
+  recordObservation(observation: TransferObservation): Promise<void>
+  expire(paymentId: string, chainTime: string): Promise<ExpireResult>
+}
+
+const DEFAULT_MAX_CONFLICT_RETRIES = 10
+
+export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): PaymentCommandHandler {
+  const { eventStore, allocator, deriver, registry, policy, clock, logger } = deps
+  const newId = deps.newId ?? randomUUID
+  const maxConflictRetries = deps.maxConflictRetries ?? DEFAULT_MAX_CONFLICT_RETRIES
+
+  /** decides on the current state and appends what was decided, re-reading after each conflict */
+  const execute = async (
+    paymentId: string,
+    decide: (current: LoadedPayment) => Promise<PaymentEvent[]> | PaymentEvent[],
+  ): Promise<LoadedPayment & { appended: PaymentEvent[] }> => {
+    for (let attempt = 0; ; attempt++) {
+      const current = await loadPayment(eventStore, paymentId)
+      const events = await decide(current)
+      if (events.length === 0) return { ...current, appended: [] }
+      const expected = current.revision === -1 ? 'no_stream' : current.revision
+      try {
+        const result = await eventStore.appendToStream(
+          toPaymentStreamId(paymentId),
+          events.map((event) => toNewEvent(event, newId())),
+          expected,
+        )
+        const state = events.reduce(evolvePayment, current.state)
+        return { state, revision: result.nextExpectedRevision, appended: events }
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= maxConflictRetries) throw error
+        logger.debug({ paymentId, attempt: attempt + 1, expected }, 'conflicting append; deciding again')
+      }
+    }
+  }
+
+  const requiredConfirmations = (asset: Asset): number => {
+    const network = findNetwork(registry, asset.network)
+    if (!network)
+      throw new Error(`asset registry: network ${asset.network} of ${asset.currency} is not defined`)
+    return network.requiredConfirmations
+  }
+
+  return {
+    async createPayment({ merchantId, feePolicy, request }): Promise<CreatePaymentOutcome> {
+      const { asset } = validateCreatePaymentRequest(request, registry, policy)
+      const paymentId =
+        request.idempotencyKey === undefined
+          ? newId()
+          : paymentIdForIdempotencyKey(merchantId, request.idempotencyKey)
+      const fingerprint = requestFingerprint(request)
+      // kept across conflict retries: an index is spent at most once per call
+      let allocated: ReceivingAddress | undefined
+      const freshAddress = async () => {
+        allocated ??= await allocate(asset)
+        return allocated
+      }
+      const result = await execute(paymentId, async ({ state }) => {
+        // an existing stream is decided on as it is, without spending an address index on it
+        const receivingAddress = state.status === 'none' ? await freshAddress() : storedAddress(state)
+        return decidePayment(
+          {
+            type: 'CreatePayment',
+            data: {
+              paymentId,
+              merchantId,
+              request,
+              requestFingerprint: fingerprint,
+              asset,
+              feePolicy,
+              receivingAddress,
+              requiredConfirmations: requiredConfirmations(asset),
+              now: isoNow(clock),
+            },
+          },
+          state,
+        )
+      })
+      const snapshot = toSnapshot(result)
+      return { outcome: result.appended.length > 0 ? 'created' : 'replayed', ...snapshot }
+    },
+
+    async cancelPayment({ merchantId, paymentId }): Promise<PaymentSnapshot> {
+      const result = await execute(paymentId, ({ state }) =>
+        decidePayment({ type: 'CancelPayment', data: { paymentId, merchantId, now: isoNow(clock) } }, state),
+      )
+      return toSnapshot(result)
+    },
+
+    async getPayment({ merchantId, paymentId }): Promise<PaymentSnapshot | null> {
+      const current = await loadPayment(eventStore, paymentId)
+      if (current.state.status === 'none' || current.state.created.merchantId !== merchantId) return null
+      return { payment: current.state, revision: current.revision }
+    },
+
+    async recordObservation(observation): Promise<void> {
+      const { paymentId } = observation
+      await execute(paymentId, ({ state }) => {
+        const mismatch = observationMismatch(observation, state)
+        if (mismatch !== null) {
+          logger.warn(
+            { paymentId, network: observation.network, txHash: observation.txHash, reason: mismatch },
+            'chain observation ignored',
+          )
+          return []
+        }
+        const { txHash, transferIndex, status, withdrawReason, amountUnits, blockHeight, blockTime } =
+          observation
+        return decidePayment(
+          {
+            type: 'RecordTransferObservation',
+            data: {
+              paymentId,
+              txHash,
+              transferIndex,
+              status,
+              ...(withdrawReason === null ? {} : { withdrawReason }),
+              amountUnits,
+              blockHeight,
+              blockTime,
+              confirmations: observation.confirmations,
+              now: isoNow(clock),
+            },
+          },
+          state,
+        )
+      })
+    },
+
+    async expire(paymentId, chainTime): Promise<ExpireResult> {
+      const result = await execute(paymentId, ({ state }) =>
+        decidePayment({ type: 'ExpirePayment', data: { paymentId, now: isoNow(clock), chainTime } }, state),
+      )
+      if (result.appended.length > 0) return 'expired'
+      if (result.state.status === 'none') {
+        logger.warn({ paymentId }, 'expiry of an unknown payment; nothing to expire')
+        return 'closed'
+      }
+      return result.state.status === 'pending' && result.state.transfers.length === 0 ? 'not_due' : 'closed'
+    },
+  }
+
+  async function allocate(asset: Asset): Promise<ReceivingAddress> {
+    const index = await allocator.allocate(asset.network)
+    return deriver.derive(asset, index)
+  }
+}
+
+function storedAddress(payment: OpenPayment): ReceivingAddress {
+  const { address, tokenAccount, derivationPath } = payment.created
+  return { address, tokenAccount, derivationPath }
+}
+
+function toSnapshot({ state, revision }: LoadedPayment): PaymentSnapshot {
+  // every command that gets here either found the payment or created it; the decider threw otherwise
+  if (state.status === 'none') throw new DomainError('INTERNAL_ERROR', 'payment state is missing')
+  return { payment: state, revision }
+}
+
+/** why an observation does not belong to the payment it names; null when it does */
+function observationMismatch(observation: TransferObservation, state: PaymentState): string | null {
+  if (state.status === 'none') return 'unknown payment'
+  const { network, address, tokenAccount } = state.created
+  if (observation.network !== network) return `the payment is on ${network}, not ${observation.network}`
+  if (observation.address !== address && observation.address !== tokenAccount) {
+    return `the payment's address is ${tokenAccount ?? address}, not ${observation.address}`
+  }
+  return null
+}

@@ -1,0 +1,183 @@
+import type { FeePolicy } from '@chainpay/domain'
+import { createManualClock } from '@chainpay/platform'
+import {
+  createSqliteBus,
+  createSqliteCheckpointStore,
+  createSqliteDeadlineStore,
+} from '@chainpay/store-sqlite'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createChainTimeTracker } from './chain-times.js'
+import type { PaymentCommandHandler } from './command-handler.js'
+import { createDeadlineKeeper, createExpiryScheduler } from './expiry.js'
+import { createEventRelay } from './relay.js'
+import { openSqliteCommandSide } from './testing/sqlite-command-side.js'
+
+const merchantId = 'merchant-1'
+const feePolicy: FeePolicy = { feeBps: 100, fixedFees: {} }
+const END_OF_TIME = '9999-12-31T23:59:59.999Z'
+
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+/** payment-command's relay and deadline keeper on one SQLite file, with a clock the test moves */
+async function setup() {
+  const clock = createManualClock('2026-11-21T14:00:00.000Z')
+  const side = openSqliteCommandSide({ clock })
+  const bus = createSqliteBus(side.db, { logger: side.logger, pollIntervalMs: 20 })
+  const deadlines = createSqliteDeadlineStore(side.db)
+  const relay = createEventRelay({
+    ...side,
+    bus,
+    checkpoints: createSqliteCheckpointStore(side.db),
+    pollIntervalMs: 20,
+  })
+  const keeper = createDeadlineKeeper({ bus, deadlines, logger: side.logger })
+  await relay.start()
+  await keeper.start()
+  cleanups.push(
+    () => side.close(),
+    () => bus.close(),
+    () => relay.stop(),
+    () => keeper.stop(),
+  )
+  const create = async (idempotencyKey: string) => {
+    const request = { amount: '10.5', currency: 'USDT', network: 'TRON', idempotencyKey }
+    return (await side.handler.createPayment({ merchantId, feePolicy, request })).payment.created
+  }
+  const statusOf = async (paymentId: string) =>
+    (await side.handler.getPayment({ merchantId, paymentId }))?.payment.status
+  return { clock, side, deadlines, create, statusOf }
+}
+
+describe('createDeadlineKeeper', () => {
+  it('keeps the deadline of every open payment and drops it once the payment can no longer expire', async () => {
+    const { side, deadlines, create } = await setup()
+    const open = await create('open')
+    const canceled = await create('canceled')
+    await side.handler.cancelPayment({ merchantId, paymentId: canceled.paymentId })
+    const paid = await create('paid')
+    await side.handler.recordObservation({
+      kind: 'transfer',
+      network: 'TRON',
+      paymentId: paid.paymentId,
+      txHash: 'tx-1',
+      transferIndex: 0,
+      address: paid.address,
+      amountUnits: '10500000',
+      blockHeight: 100,
+      blockTime: '2026-11-21T14:05:00.000Z',
+      confirmations: 1,
+      status: 'seen',
+      withdrawReason: null,
+      observedAt: '2026-11-21T14:05:00.000Z',
+    })
+    const later = await create('later')
+
+    await vi.waitFor(
+      async () =>
+        expect(await deadlines.due(END_OF_TIME, 10)).toEqual(
+          [
+            { paymentId: open.paymentId, network: 'TRON', expiresAt: '2026-11-21T14:30:00.000Z' },
+            { paymentId: later.paymentId, network: 'TRON', expiresAt: '2026-11-21T14:30:00.000Z' },
+          ].sort((a, b) => a.paymentId.localeCompare(b.paymentId)),
+        ),
+      { timeout: 10_000 },
+    )
+  })
+})
+
+describe('createExpiryScheduler', () => {
+  it('expires a payment only once its deadline passed on the clock and on the chain', async () => {
+    const { clock, side, deadlines, create, statusOf } = await setup()
+    const chainTimes = createChainTimeTracker()
+    const scheduler = createExpiryScheduler({
+      deadlines,
+      handler: side.handler,
+      chainTimes,
+      clock,
+      logger: side.logger,
+      intervalMs: 10,
+    })
+    const { paymentId } = await create('order-1')
+    await vi.waitFor(async () => expect(await deadlines.due(END_OF_TIME, 10)).toHaveLength(1), {
+      timeout: 10_000,
+    })
+
+    // before the deadline, whatever the chain says
+    chainTimes.update('TRON', '2026-11-21T14:40:00.000Z')
+    clock.set('2026-11-21T14:29:59.999Z')
+    await scheduler.tick()
+    expect(await statusOf(paymentId)).toBe('pending')
+
+    // past the deadline, but no chain report yet
+    const behind = createExpiryScheduler({
+      deadlines,
+      handler: side.handler,
+      chainTimes: createChainTimeTracker(),
+      clock,
+      logger: side.logger,
+    })
+    clock.set('2026-11-21T14:31:00.000Z')
+    await behind.tick()
+    expect(await statusOf(paymentId)).toBe('pending')
+
+    // past the deadline, the chain scanned only up to just before it
+    const lagging = createChainTimeTracker()
+    lagging.update('TRON', '2026-11-21T14:29:59.000Z')
+    await createExpiryScheduler({
+      deadlines,
+      handler: side.handler,
+      chainTimes: lagging,
+      clock,
+      logger: side.logger,
+    }).tick()
+    expect(await statusOf(paymentId)).toBe('pending')
+    expect(await deadlines.due(END_OF_TIME, 10)).toHaveLength(1)
+
+    // both past: the running scheduler expires it on its own timer and drops the deadline
+    await scheduler.start()
+    cleanups.push(() => scheduler.stop())
+    await vi.waitFor(async () => expect(await statusOf(paymentId)).toBe('expired'), { timeout: 10_000 })
+    await vi.waitFor(async () => expect(await deadlines.due(END_OF_TIME, 10)).toEqual([]), {
+      timeout: 10_000,
+    })
+  })
+
+  it('drops the deadline of a payment that closed, and retries one whose expiry failed', async () => {
+    const { clock, side, deadlines, create, statusOf } = await setup()
+    const chainTimes = createChainTimeTracker()
+    chainTimes.update('TRON', '2026-11-21T15:00:00.000Z')
+    const flaky = await create('flaky')
+    let failures = 1
+    const handler: Pick<PaymentCommandHandler, 'expire'> = {
+      async expire(paymentId, chainTime) {
+        if (paymentId === flaky.paymentId && failures-- > 0) throw new Error('event store unavailable')
+        return side.handler.expire(paymentId, chainTime)
+      },
+    }
+    const closed = await create('closed')
+    await vi.waitFor(async () => expect(await deadlines.due(END_OF_TIME, 10)).toHaveLength(2), {
+      timeout: 10_000,
+    })
+    // a deadline the keeper has not dropped yet (its consumer is behind) for a payment already canceled
+    await side.handler.cancelPayment({ merchantId, paymentId: closed.paymentId })
+    await vi.waitFor(async () => expect(await deadlines.due(END_OF_TIME, 10)).toHaveLength(1), {
+      timeout: 10_000,
+    })
+    await deadlines.upsert({ paymentId: closed.paymentId, network: 'TRON', expiresAt: closed.expiresAt })
+
+    const scheduler = createExpiryScheduler({ deadlines, handler, chainTimes, clock, logger: side.logger })
+    clock.set('2026-11-21T14:45:00.000Z')
+    await scheduler.tick()
+    expect(await statusOf(flaky.paymentId)).toBe('pending')
+    expect((await deadlines.due(END_OF_TIME, 10)).map((deadline) => deadline.paymentId)).toEqual([
+      flaky.paymentId,
+    ])
+    await scheduler.tick()
+    expect(await statusOf(flaky.paymentId)).toBe('expired')
+    expect(await statusOf(closed.paymentId)).toBe('canceled')
+    expect(await deadlines.due(END_OF_TIME, 10)).toEqual([])
+  })
+})

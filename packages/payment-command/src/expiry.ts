@@ -1,0 +1,134 @@
+// Expiry in two parts: the deadline keeper follows payment-command's own events to know which
+// payments are open and until when; the scheduler asks the decider to expire those whose deadline
+// passed, once the chain watcher has scanned past the deadline too.
+
+import { type PaymentEventMessage, parsePaymentEventMessage } from '@chainpay/contracts'
+import { type Clock, isoNow, type Logger, type Service } from '@chainpay/platform'
+import { type Bus, type BusSubscription, type PaymentDeadlineStore, Topics } from '@chainpay/ports'
+import type { ChainTimeTracker } from './chain-times.js'
+import type { PaymentCommandHandler } from './command-handler.js'
+
+export interface DeadlineKeeperOptions {
+  bus: Bus
+  deadlines: PaymentDeadlineStore
+  logger: Logger
+  groupId?: string
+}
+
+/** after these a payment can no longer expire */
+const closingEvents: ReadonlySet<PaymentEventMessage['type']> = new Set([
+  'TransferDetected',
+  'PaymentExpired',
+  'PaymentCanceled',
+  'PaymentFailed',
+  'PaymentConfirmed',
+  'PaymentUnderpaid',
+  'PaymentOverpaid',
+])
+
+export function createDeadlineKeeper(options: DeadlineKeeperOptions): Service {
+  const { bus, deadlines, logger } = options
+  const groupId = options.groupId ?? 'payment-command-deadlines'
+  let subscription: BusSubscription | undefined
+
+  return {
+    name: 'payment deadline keeper',
+    async start() {
+      if (subscription) return
+      subscription = await bus.subscribe({
+        topic: Topics.paymentEvents,
+        groupId,
+        handle: async (message) => {
+          const event = parsePaymentEventMessage(message.value)
+          if (event.type === 'PaymentCreated') {
+            const { paymentId, network, expiresAt } = event.data
+            await deadlines.upsert({ paymentId, network, expiresAt })
+          } else if (closingEvents.has(event.type)) {
+            await deadlines.remove(event.paymentId)
+          }
+        },
+      })
+      logger.info({ groupId }, 'payment deadline keeper started')
+    },
+    async stop() {
+      await subscription?.stop()
+      subscription = undefined
+    },
+  }
+}
+
+export interface ExpirySchedulerOptions {
+  deadlines: PaymentDeadlineStore
+  handler: Pick<PaymentCommandHandler, 'expire'>
+  chainTimes: Pick<ChainTimeTracker, 'get'>
+  clock: Clock
+  logger: Logger
+  intervalMs?: number
+  batchSize?: number
+}
+
+export interface ExpiryScheduler extends Service {
+  /** one pass over the due deadlines; what the timer runs every interval */
+  tick(): Promise<void>
+}
+
+export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpiryScheduler {
+  const { deadlines, handler, chainTimes, clock, logger } = options
+  const intervalMs = options.intervalMs ?? 1000
+  const batchSize = options.batchSize ?? 100
+  let timer: NodeJS.Timeout | undefined
+  let started = false
+  let inFlight: Promise<void> = Promise.resolve()
+
+  const expireDue = async () => {
+    const now = isoNow(clock)
+    for (const deadline of await deadlines.due(now, batchSize)) {
+      const chainTime = chainTimes.get(deadline.network)
+      // the watcher has not reported yet: a transfer made in time may still be unseen
+      if (chainTime === null || Date.parse(chainTime) < Date.parse(deadline.expiresAt)) continue
+      try {
+        const result = await handler.expire(deadline.paymentId, chainTime)
+        if (result !== 'not_due') await deadlines.remove(deadline.paymentId)
+      } catch (error) {
+        logger.error(
+          { err: error, paymentId: deadline.paymentId },
+          'expiring a payment failed; retrying next tick',
+        )
+      }
+    }
+  }
+
+  const tick = (): Promise<void> => {
+    // ticks never overlap: a tick asked for while one runs waits for it, then runs
+    inFlight = inFlight.then(() =>
+      expireDue().catch((error: unknown) => {
+        logger.error({ err: error }, 'expiry pass failed; retrying next tick')
+      }),
+    )
+    return inFlight
+  }
+
+  const schedule = () => {
+    timer = setTimeout(() => {
+      void tick().then(() => {
+        if (started) schedule()
+      })
+    }, intervalMs)
+    timer.unref()
+  }
+
+  return {
+    name: 'payment expiry scheduler',
+    tick,
+    async start() {
+      if (started) return
+      started = true
+      schedule()
+    },
+    async stop() {
+      started = false
+      clearTimeout(timer)
+      await inFlight
+    },
+  }
+}

@@ -1,0 +1,26 @@
+import type { AddressInfo } from 'node:net'
+import { describePaymentCommandsContract } from '../testing/payment-commands-contract.js'
+import { openSqliteCommandSide } from '../testing/sqlite-command-side.js'
+import { buildCommandApi } from './command-api.js'
+import { createHttpPaymentCommands } from './http-payment-commands.js'
+
+describePaymentCommandsContract('direct handler on SQLite', async () => {
+  const side = openSqliteCommandSide()
+  return { commands: side.handler, teardown: () => side.close() }
+})
+
+describePaymentCommandsContract('HTTP client to the command API on SQLite', async () => {
+  const side = openSqliteCommandSide()
+  const app = buildCommandApi({ handler: side.handler, logger: side.logger })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as AddressInfo
+  const commands = createHttpPaymentCommands({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 5_000 })
+  return {
+    commands,
+    async teardown() {
+      await commands.close()
+      await app.close()
+      await side.close()
+    },
+  }
+})

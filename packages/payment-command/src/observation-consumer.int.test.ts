@@ -1,0 +1,89 @@
+import type { ChainObservationMessage, TransferObservation } from '@chainpay/contracts'
+import { Topics } from '@chainpay/ports'
+import { createSqliteBus } from '@chainpay/store-sqlite'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createChainTimeTracker } from './chain-times.js'
+import { createObservationConsumer } from './observation-consumer.js'
+import { openSqliteCommandSide } from './testing/sqlite-command-side.js'
+
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+describe('createObservationConsumer', () => {
+  it('records transfers on the payment and moves the chain time with progress reports', async () => {
+    const side = openSqliteCommandSide()
+    const bus = createSqliteBus(side.db, { logger: side.logger, pollIntervalMs: 20 })
+    cleanups.push(
+      () => side.close(),
+      () => bus.close(),
+    )
+    const chainTimes = createChainTimeTracker()
+    const consumer = createObservationConsumer({
+      bus,
+      handler: side.handler,
+      chainTimes,
+      logger: side.logger,
+    })
+    await consumer.start()
+    cleanups.push(() => consumer.stop())
+
+    const merchantId = 'merchant-1'
+    const { payment } = await side.handler.createPayment({
+      merchantId,
+      feePolicy: { feeBps: 100, fixedFees: {} },
+      request: { amount: '10.5', currency: 'USDT', network: 'TRON' },
+    })
+    const { paymentId, address } = payment.created
+    const transfer = (confirmations: number): TransferObservation => ({
+      kind: 'transfer',
+      network: 'TRON',
+      paymentId,
+      txHash: 'tx-1',
+      transferIndex: 0,
+      address,
+      amountUnits: '10500000',
+      blockHeight: 100,
+      blockTime: new Date().toISOString(),
+      confirmations,
+      status: 'seen',
+      withdrawReason: null,
+      observedAt: new Date().toISOString(),
+    })
+    const progress = (blockTime: string): ChainObservationMessage => ({
+      kind: 'progress',
+      network: 'TRON',
+      height: 120,
+      blockTime,
+      observedAt: blockTime,
+    })
+    const publish = (observations: ChainObservationMessage[]) =>
+      bus.publish(
+        Topics.chainObservations,
+        observations.map((observation) => ({
+          key: observation.kind === 'transfer' ? observation.paymentId : observation.network,
+          value: JSON.stringify(observation),
+          headers: {},
+        })),
+      )
+
+    await publish([
+      transfer(1),
+      progress('2026-11-21T14:10:00.000Z'),
+      transfer(20),
+      progress('2026-11-21T14:09:00.000Z'),
+    ])
+    await vi.waitFor(
+      async () => {
+        const snapshot = await side.handler.getPayment({ merchantId, paymentId })
+        expect(snapshot?.payment.status).toBe('confirmed')
+      },
+      { timeout: 10_000 },
+    )
+    await vi.waitFor(() => expect(chainTimes.get('TRON')).toBe('2026-11-21T14:10:00.000Z'), {
+      timeout: 10_000,
+    })
+    expect(chainTimes.get('SOLANA')).toBeNull()
+  })
+})

@@ -1,0 +1,43 @@
+// Turns the chain watcher's observations into payment commands: transfers are decided on the
+// payment's stream, progress moves the chain time that expiry waits for.
+
+import { parseChainObservationMessage } from '@chainpay/contracts'
+import type { Logger, Service } from '@chainpay/platform'
+import { type Bus, type BusSubscription, Topics } from '@chainpay/ports'
+import type { ChainTimeTracker } from './chain-times.js'
+import type { PaymentCommandHandler } from './command-handler.js'
+
+export interface ObservationConsumerOptions {
+  bus: Bus
+  handler: Pick<PaymentCommandHandler, 'recordObservation'>
+  chainTimes: Pick<ChainTimeTracker, 'update'>
+  logger: Logger
+  groupId?: string
+}
+
+export function createObservationConsumer(options: ObservationConsumerOptions): Service {
+  const { bus, handler, chainTimes, logger } = options
+  const groupId = options.groupId ?? 'payment-command'
+  let subscription: BusSubscription | undefined
+
+  return {
+    name: 'chain observation consumer',
+    async start() {
+      if (subscription) return
+      subscription = await bus.subscribe({
+        topic: Topics.chainObservations,
+        groupId,
+        handle: async (message) => {
+          const observation = parseChainObservationMessage(message.value)
+          if (observation.kind === 'transfer') await handler.recordObservation(observation)
+          else chainTimes.update(observation.network, observation.blockTime)
+        },
+      })
+      logger.info({ groupId }, 'chain observation consumer started')
+    },
+    async stop() {
+      await subscription?.stop()
+      subscription = undefined
+    },
+  }
+}

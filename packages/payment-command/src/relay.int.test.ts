@@ -1,0 +1,159 @@
+import { PaymentEventHeaders, parsePaymentEventMessage } from '@chainpay/contracts'
+import type { CreatePaymentRequest, FeePolicy } from '@chainpay/domain'
+import { type Bus, type CheckpointStore, type ConsumedMessage, Topics } from '@chainpay/ports'
+import { createSqliteBus, createSqliteCheckpointStore } from '@chainpay/store-sqlite'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createEventRelay, toPaymentEventMessage } from './relay.js'
+import { openSqliteCommandSide, type SqliteCommandSide } from './testing/sqlite-command-side.js'
+
+const merchantId = 'merchant-1'
+const feePolicy: FeePolicy = { feeBps: 100, fixedFees: {} }
+const request = (idempotencyKey: string): CreatePaymentRequest => ({
+  amount: '10.5',
+  currency: 'USDT',
+  network: 'TRON',
+  idempotencyKey,
+})
+
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+function setup() {
+  const side = openSqliteCommandSide()
+  const bus = createSqliteBus(side.db, { logger: side.logger, pollIntervalMs: 20 })
+  const checkpoints = createSqliteCheckpointStore(side.db)
+  cleanups.push(
+    () => side.close(),
+    () => bus.close(),
+  )
+  return { side, bus, checkpoints }
+}
+
+/** every message on the payment events topic, as a consumer group of its own receives them */
+async function collect(bus: Bus): Promise<ConsumedMessage[]> {
+  const received: ConsumedMessage[] = []
+  const subscription = await bus.subscribe({
+    topic: Topics.paymentEvents,
+    groupId: `test-${crypto.randomUUID()}`,
+    handle: async (message) => {
+      received.push(message)
+    },
+  })
+  cleanups.push(() => subscription.stop())
+  return received
+}
+
+/** a few payments, one canceled, one a replay: events in several streams */
+async function makeEvents(side: SqliteCommandSide, keys: string[]): Promise<void> {
+  for (const key of keys) {
+    const { payment } = await side.handler.createPayment({ merchantId, feePolicy, request: request(key) })
+    await side.handler.createPayment({ merchantId, feePolicy, request: request(key) })
+    if (key.endsWith('!'))
+      await side.handler.cancelPayment({ merchantId, paymentId: payment.created.paymentId })
+  }
+}
+
+async function paymentEventIds(side: SqliteCommandSide): Promise<string[]> {
+  const all = await side.eventStore.readAll(null, 1000)
+  return all.filter((event) => event.streamId.startsWith('payment-')).map((event) => event.eventId)
+}
+
+describe('createEventRelay', () => {
+  it('publishes every payment event once, in order, across a restart from the same checkpoint', async () => {
+    const { side, bus, checkpoints } = setup()
+    const received = await collect(bus)
+    await makeEvents(side, ['a', 'b!', 'c'])
+    // a stream that is not a payment's is not relayed, but the relay moves past it
+    await side.eventStore.appendToStream(
+      'merchant-m1',
+      [{ eventId: crypto.randomUUID(), type: 'MerchantNoted', data: {} }],
+      'no_stream',
+    )
+
+    const first = createEventRelay({ ...side, bus, checkpoints, batchSize: 2, pollIntervalMs: 20 })
+    await first.start()
+    await vi.waitFor(() => expect(received).toHaveLength(4), { timeout: 10_000 })
+    await first.stop()
+
+    await makeEvents(side, ['d!', 'e'])
+    const second = createEventRelay({ ...side, bus, checkpoints, batchSize: 2, pollIntervalMs: 20 })
+    await second.start()
+    await vi.waitFor(() => expect(received).toHaveLength(7), { timeout: 10_000 })
+    await makeEvents(side, ['f'])
+    await vi.waitFor(() => expect(received).toHaveLength(8), { timeout: 10_000 })
+    await second.stop()
+
+    expect(received.map((message) => JSON.parse(message.value).eventId)).toEqual(await paymentEventIds(side))
+    const last = (await side.eventStore.readAll(null, 1000)).at(-1)
+    expect(await checkpoints.load('relay:payment-events')).toBe(last?.position)
+  })
+
+  it('publishes the stored event as a keyed PaymentEventMessage with its headers', async () => {
+    const { side, bus, checkpoints } = setup()
+    const received = await collect(bus)
+    await makeEvents(side, ['a!'])
+    const relay = createEventRelay({ ...side, bus, checkpoints, pollIntervalMs: 20 })
+    await relay.start()
+    await vi.waitFor(() => expect(received).toHaveLength(2), { timeout: 10_000 })
+    await relay.stop()
+
+    const stored = await side.eventStore.readAll(null, 10)
+    const [created, canceled] = received
+    const paymentId = stored[0]?.streamId.slice('payment-'.length)
+    expect(created?.key).toBe(paymentId)
+    expect(canceled?.headers).toEqual({
+      [PaymentEventHeaders.eventId]: stored[1]?.eventId,
+      [PaymentEventHeaders.eventType]: 'PaymentCanceled',
+      [PaymentEventHeaders.streamRevision]: '1',
+    })
+    const parsed = parsePaymentEventMessage(created?.value ?? '')
+    expect(parsed).toEqual({
+      eventId: stored[0]?.eventId,
+      paymentId,
+      streamId: `payment-${paymentId}`,
+      revision: 0,
+      schemaVersion: 1,
+      recordedAt: stored[0]?.recordedAt,
+      type: 'PaymentCreated',
+      data: stored[0]?.data,
+    })
+    expect(parsed).toEqual(toPaymentEventMessage(stored[0] ?? expect.fail('no stored event')))
+  })
+
+  it('is woken by an append rather than waiting for its poll', async () => {
+    const { side, bus, checkpoints } = setup()
+    const received = await collect(bus)
+    const relay = createEventRelay({ ...side, bus, checkpoints, pollIntervalMs: 600_000 })
+    await relay.start()
+    cleanups.push(() => relay.stop())
+    await makeEvents(side, ['a'])
+    await vi.waitFor(() => expect(received).toHaveLength(1), { timeout: 10_000 })
+  })
+
+  it('republishes only the batch whose checkpoint was not stored', async () => {
+    const { side, bus, checkpoints } = setup()
+    const received = await collect(bus)
+    await makeEvents(side, ['a!', 'b!', 'c'])
+    let failures = 1
+    // the crash window: the batch is on the bus, its checkpoint is not
+    const flaky: CheckpointStore = {
+      load: (name) => checkpoints.load(name),
+      async store(name, position) {
+        if (position === (await side.eventStore.readAll(null, 4)).at(-1)?.position && failures-- > 0) {
+          throw new Error('disk full')
+        }
+        await checkpoints.store(name, position)
+      },
+    }
+    const relay = createEventRelay({ ...side, bus, checkpoints: flaky, batchSize: 2, pollIntervalMs: 20 })
+    await relay.start()
+    await vi.waitFor(() => expect(received).toHaveLength(7), { timeout: 10_000 })
+    await relay.stop()
+
+    const ids = await paymentEventIds(side)
+    const expected = [...ids.slice(0, 4), ...ids.slice(2, 4), ...ids.slice(4)]
+    expect(received.map((message) => JSON.parse(message.value).eventId)).toEqual(expected)
+  })
+})

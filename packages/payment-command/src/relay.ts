@@ -1,0 +1,135 @@
+// Publishes every stored payment event to the bus, in global order, from a durable checkpoint. The
+// checkpoint is stored after the publish, so a crash in between publishes that batch again
+// (at least once); consumers dedupe by event id or stream revision.
+
+import type { PaymentEventMessage } from '@chainpay/contracts'
+import { PaymentEventHeaders } from '@chainpay/contracts'
+import type { Logger, Service } from '@chainpay/platform'
+import {
+  type Bus,
+  type BusMessage,
+  type CheckpointStore,
+  type EventStore,
+  type RecordedEvent,
+  Topics,
+} from '@chainpay/ports'
+import { storedSchemaVersion } from './payment-stream.js'
+
+export interface EventRelayOptions {
+  eventStore: EventStore
+  bus: Bus
+  checkpoints: CheckpointStore
+  logger: Logger
+  checkpointName?: string
+  batchSize?: number
+  /** how long an idle relay waits before looking again when no append woke it */
+  pollIntervalMs?: number
+}
+
+const PAYMENT_STREAM_PREFIX = 'payment-'
+
+export function createEventRelay(options: EventRelayOptions): Service {
+  const { eventStore, bus, checkpoints, logger } = options
+  const checkpointName = options.checkpointName ?? 'relay:payment-events'
+  const batchSize = options.batchSize ?? 200
+  const pollIntervalMs = options.pollIntervalMs ?? 500
+
+  let running: Promise<void> | undefined
+  let stopping = false
+  let unsubscribe: () => void = () => {}
+  // set by every append, so an append during a batch is not slept through
+  let appendedSinceRead = false
+  let wake: (() => void) | undefined
+
+  const onAppended = () => {
+    appendedSinceRead = true
+    wake?.()
+  }
+
+  const idle = () =>
+    new Promise<void>((resolve) => {
+      if (appendedSinceRead || stopping) return resolve()
+      const timer = setTimeout(done, pollIntervalMs)
+      timer.unref()
+      wake = done
+      function done() {
+        clearTimeout(timer)
+        wake = undefined
+        resolve()
+      }
+    })
+
+  /** relays one batch; the position after it, or null when there was nothing to relay */
+  const relayBatch = async (after: string | null): Promise<string | null> => {
+    appendedSinceRead = false
+    const batch = await eventStore.readAll(after, batchSize)
+    const last = batch.at(-1)
+    if (last === undefined) return null
+    const messages = batch
+      .filter((event) => event.streamId.startsWith(PAYMENT_STREAM_PREFIX))
+      .map(toBusMessage)
+    if (messages.length > 0) await bus.publish(Topics.paymentEvents, messages)
+    await checkpoints.store(checkpointName, last.position)
+    return last.position
+  }
+
+  const loop = async (start: string | null) => {
+    let position = start
+    while (!stopping) {
+      try {
+        const next = await relayBatch(position)
+        if (next === null) await idle()
+        else position = next
+      } catch (error) {
+        logger.error({ err: error, checkpointName, position }, 'relaying payment events failed; retrying')
+        await idle()
+      }
+    }
+  }
+
+  return {
+    name: 'payment event relay',
+    async start() {
+      if (running) return
+      stopping = false
+      const position = await checkpoints.load(checkpointName)
+      unsubscribe = eventStore.onAppended(onAppended)
+      running = loop(position)
+      logger.info({ checkpointName, position }, 'payment event relay started')
+    },
+    async stop() {
+      stopping = true
+      wake?.()
+      unsubscribe()
+      await running
+      running = undefined
+    },
+  }
+}
+
+export function toPaymentEventMessage(event: RecordedEvent): PaymentEventMessage {
+  return {
+    eventId: event.eventId,
+    paymentId: event.streamId.slice(PAYMENT_STREAM_PREFIX.length),
+    streamId: event.streamId,
+    revision: event.revision,
+    schemaVersion: storedSchemaVersion(event),
+    recordedAt: event.recordedAt,
+    // relayed as stored: consumers upcast it to the version they know
+    type: event.type,
+    data: event.data,
+  } as PaymentEventMessage
+}
+
+function toBusMessage(event: RecordedEvent): BusMessage {
+  const message = toPaymentEventMessage(event)
+  return {
+    key: message.paymentId,
+    value: JSON.stringify(message),
+    headers: {
+      [PaymentEventHeaders.eventId]: message.eventId,
+      [PaymentEventHeaders.eventType]: message.type,
+      [PaymentEventHeaders.streamRevision]: String(message.revision),
+    },
+  }
+}

@@ -1,0 +1,3 @@
+export * from './log-capture.js'
+export * from './payment-commands-contract.js'
+export * from './sqlite-command-side.js'

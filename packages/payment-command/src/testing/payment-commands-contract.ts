@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto'
+import type { CreatePaymentRequest, ErrorCode, FeePolicy } from '@chainpay/domain'
+import type { PaymentCommands } from '@chainpay/ports'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+
+export interface PaymentCommandsFixture {
+  /** backed by a payment-command with the default asset registry */
+  commands: PaymentCommands
+  teardown(): Promise<void>
+}
+
+const feePolicy: FeePolicy = { feeBps: 100, fixedFees: {} }
+
+/**
+ * The behaviour every PaymentCommands adapter promises (the direct handler, the HTTP client), as the
+ * gateway relies on it. Tests use fresh merchant ids and idempotency keys, so a store holding older
+ * payments is fine.
+ */
+export function describePaymentCommandsContract(
+  adapterName: string,
+  setup: () => Promise<PaymentCommandsFixture>,
+): void {
+  describe(`PaymentCommands contract: ${adapterName}`, () => {
+    let fixture: PaymentCommandsFixture
+    let commands: PaymentCommands
+    let merchantId: string
+    beforeEach(async () => {
+      fixture = await setup()
+      commands = fixture.commands
+      merchantId = `merchant-${randomUUID()}`
+    })
+    afterEach(async () => {
+      await fixture.teardown()
+    })
+
+    const create = (request: CreatePaymentRequest, merchant = merchantId) =>
+      commands.createPayment({ merchantId: merchant, feePolicy, request })
+
+    it('creates a pending payment at revision 0, with its fee, address and metadata', async () => {
+      const request = usdtRequest({ metadata: { orderId: '1042', 'a.b': true, $where: 4.5, note: null } })
+      const created = await create(request)
+      expect(created.outcome).toBe('created')
+      expect(created.revision).toBe(0)
+      expect(created.payment.status).toBe('pending')
+      expect(created.payment.created).toMatchObject({
+        merchantId,
+        idempotencyKey: request.idempotencyKey,
+        network: 'TRON',
+        currency: 'USDT',
+        tokenStandard: 'TRC20',
+        amount: '10.5',
+        amountUnits: '10500000',
+        feeUnits: '105000',
+        netUnits: '10395000',
+        requiredConfirmations: 20,
+        metadata: { orderId: '1042', 'a.b': true, $where: 4.5, note: null },
+      })
+      expect(created.payment.created.address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/)
+    })
+
+    it('replays the same request under the same key: the original payment, not a new one', async () => {
+      const request = usdtRequest()
+      const first = await create(request)
+      const reordered = Object.fromEntries(Object.entries(request).reverse()) as CreatePaymentRequest
+      const replayed = await create(reordered)
+      expect(replayed.outcome).toBe('replayed')
+      expect(replayed.revision).toBe(first.revision)
+      expect(replayed.payment).toEqual(first.payment)
+    })
+
+    it('replays the payment as it is now, after a cancel', async () => {
+      const request = usdtRequest()
+      const { payment } = await create(request)
+      await commands.cancelPayment({ merchantId, paymentId: payment.created.paymentId })
+      const replayed = await create(request)
+      expect(replayed).toMatchObject({ outcome: 'replayed', revision: 1, payment: { status: 'canceled' } })
+    })
+
+    it('refuses the same key with a different request: IDEMPOTENCY_KEY_REUSED (409)', async () => {
+      const request = usdtRequest()
+      await create(request)
+      await expectDomainError(create({ ...request, amount: '10.6' }), 'IDEMPOTENCY_KEY_REUSED')
+      await expectDomainError(create({ ...request, description: 'added' }), 'IDEMPOTENCY_KEY_REUSED')
+    })
+
+    it('scopes idempotency keys to the merchant', async () => {
+      const request = usdtRequest()
+      const mine = await create(request)
+      const theirs = await create(request, `merchant-${randomUUID()}`)
+      expect(theirs.outcome).toBe('created')
+      expect(theirs.payment.created.paymentId).not.toBe(mine.payment.created.paymentId)
+      expect(theirs.payment.created.address).not.toBe(mine.payment.created.address)
+    })
+
+    it('creates a new payment for every request without a key', async () => {
+      const { idempotencyKey: _, ...request } = usdtRequest()
+      const [first, second] = [await create(request), await create(request)]
+      expect([first.outcome, second.outcome]).toEqual(['created', 'created'])
+      expect(second.payment.created.paymentId).not.toBe(first.payment.created.paymentId)
+    })
+
+    it('passes on the domain errors of an invalid request', async () => {
+      await expectDomainError(create(usdtRequest({ amount: '0' })), 'VALIDATION_ERROR', /amount/)
+      await expectDomainError(create(usdtRequest({ currency: 'DOGE' })), 'UNSUPPORTED_ASSET', /DOGE/)
+      const unknownField = { ...usdtRequest(), colour: 'blue' } as CreatePaymentRequest
+      await expectDomainError(create(unknownField), 'VALIDATION_ERROR', /colour/)
+    })
+
+    it('cancels a pending payment; a second cancel returns the same canceled payment', async () => {
+      const { payment } = await create(usdtRequest())
+      const paymentId = payment.created.paymentId
+      const canceled = await commands.cancelPayment({ merchantId, paymentId })
+      expect(canceled.revision).toBe(1)
+      expect(canceled.payment.status).toBe('canceled')
+      expect(canceled.payment.closedAt).not.toBeNull()
+      expect(await commands.cancelPayment({ merchantId, paymentId })).toEqual(canceled)
+    })
+
+    it('gets the payment from the source of truth, at its current revision', async () => {
+      const created = await create(usdtRequest())
+      const paymentId = created.payment.created.paymentId
+      expect(await commands.getPayment({ merchantId, paymentId })).toEqual({
+        payment: created.payment,
+        revision: 0,
+      })
+      const canceled = await commands.cancelPayment({ merchantId, paymentId })
+      expect(await commands.getPayment({ merchantId, paymentId })).toEqual(canceled)
+    })
+
+    it('knows no payment under an unknown id: get is null, cancel PAYMENT_NOT_FOUND', async () => {
+      const paymentId = randomUUID()
+      expect(await commands.getPayment({ merchantId, paymentId })).toBeNull()
+      await expectDomainError(commands.cancelPayment({ merchantId, paymentId }), 'PAYMENT_NOT_FOUND')
+    })
+
+    it("treats another merchant's payment as unknown and leaves it as it is", async () => {
+      const { payment } = await create(usdtRequest())
+      const paymentId = payment.created.paymentId
+      const other = `merchant-${randomUUID()}`
+      expect(await commands.getPayment({ merchantId: other, paymentId })).toBeNull()
+      await expectDomainError(commands.cancelPayment({ merchantId: other, paymentId }), 'PAYMENT_NOT_FOUND')
+      expect(await commands.getPayment({ merchantId, paymentId })).toMatchObject({
+        revision: 0,
+        payment: { status: 'pending' },
+      })
+    })
+  })
+}
+
+function usdtRequest(fields: Partial<CreatePaymentRequest> = {}): CreatePaymentRequest {
+  return {
+    amount: '10.5',
+    currency: 'USDT',
+    network: 'TRON',
+    description: 'Order #1042',
+    idempotencyKey: `order-${randomUUID()}`,
+    ...fields,
+  }
+}
+
+async function expectDomainError(
+  promise: Promise<unknown>,
+  code: ErrorCode,
+  message?: RegExp,
+): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  )
+  expect(error, `expected DomainError ${code}`).toBeInstanceOf(Error)
+  expect(error).toMatchObject({ name: 'DomainError', code })
+  if (message) expect((error as Error).message).toMatch(message)
+}

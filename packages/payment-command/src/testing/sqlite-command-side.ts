@@ -1,0 +1,91 @@
+// The command side on a fresh SQLite file, wired as standalone wires it, for integration tests.
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type AssetRegistry, defaultAssetRegistry } from '@chainpay/domain'
+import {
+  type Clock,
+  createRootLogger,
+  type DestinationStream,
+  type Logger,
+  systemClock,
+} from '@chainpay/platform'
+import type { AddressIndexAllocator, EventStore } from '@chainpay/ports'
+import {
+  createSqliteAddressAllocator,
+  createSqliteEventStore,
+  type DatabaseSync,
+  openSqliteDatabase,
+} from '@chainpay/store-sqlite'
+import { type AddressDeriver, createAddressDeriver, walletFromMnemonic } from '@chainpay/wallet'
+import { createPaymentCommandHandler, type PaymentCommandHandler } from '../command-handler.js'
+
+export const TEST_MNEMONIC =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
+
+export interface SqliteCommandSide {
+  dir: string
+  db: DatabaseSync
+  eventStore: EventStore
+  /** the real allocator, counting its calls */
+  allocator: AddressIndexAllocator & { allocations: Array<{ network: string; index: number }> }
+  deriver: AddressDeriver
+  handler: PaymentCommandHandler
+  logger: Logger
+  close(): Promise<void>
+}
+
+export function openSqliteCommandSide(
+  options: {
+    clock?: Clock
+    registry?: AssetRegistry
+    /** where log lines go; silent when absent */
+    logDestination?: DestinationStream
+  } = {},
+): SqliteCommandSide {
+  const dir = mkdtempSync(join(tmpdir(), 'chainpay-command-'))
+  const db = openSqliteDatabase(join(dir, 'chainpay.sqlite'))
+  const eventStore = createSqliteEventStore(db)
+  const sqliteAllocator = createSqliteAddressAllocator(db)
+  const allocations: Array<{ network: string; index: number }> = []
+  const allocator = {
+    allocations,
+    async allocate(network: string) {
+      const index = await sqliteAllocator.allocate(network)
+      allocations.push({ network, index })
+      return index
+    },
+  }
+  const deriver = createAddressDeriver(walletFromMnemonic(TEST_MNEMONIC))
+  const logger = options.logDestination
+    ? createRootLogger({
+        service: 'payment-command-test',
+        level: 'debug',
+        destination: options.logDestination,
+      })
+    : createRootLogger({ service: 'payment-command-test', level: 'silent' })
+  const handler = createPaymentCommandHandler({
+    eventStore,
+    allocator,
+    deriver,
+    registry: options.registry ?? defaultAssetRegistry,
+    policy: { allowInsecureCallbackUrls: false },
+    clock: options.clock ?? systemClock,
+    logger,
+  })
+  return {
+    dir,
+    db,
+    eventStore,
+    allocator,
+    deriver,
+    handler,
+    logger,
+    async close() {
+      await eventStore.close()
+      db.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,105 @@
+import { evolvePayment, initialPaymentState } from '@chainpay/domain'
+import type { PaymentDocument } from '@chainpay/ports'
+import { describe, expect, it } from 'vitest'
+import { projectPaymentEvent } from './payment-document.js'
+import {
+  at,
+  canceledStream,
+  confirmedStream,
+  paymentCreated,
+  toMessages,
+} from './testing/payment-messages.js'
+
+const paymentId = '0b5c1a8e-3f1d-4c6b-9a7e-2d4f6a8b0c1e'
+const confirmed = toMessages(paymentId, confirmedStream(paymentId))
+
+function message(revision: number) {
+  const found = confirmed[revision]
+  if (!found) throw new Error(`no message at revision ${revision}`)
+  return found
+}
+
+function project(document: PaymentDocument | null, revision: number): PaymentDocument {
+  const projected = projectPaymentEvent(document, message(revision))
+  if (projected === 'skip') throw new Error(`revision ${revision} was skipped`)
+  return projected
+}
+
+describe('projectPaymentEvent', () => {
+  it('starts the document from PaymentCreated at revision 0', () => {
+    const created = paymentCreated(paymentId)
+    expect(projectPaymentEvent(null, message(0))).toEqual({
+      paymentId,
+      merchantId: 'merchant-1',
+      revision: 0,
+      state: evolvePayment(initialPaymentState, created),
+      updatedAt: at(0),
+    })
+  })
+
+  it('folds the next revision into the document and stamps it with the event’s time', () => {
+    const document = project(project(null, 0), 1)
+    expect(document).toMatchObject({
+      revision: 1,
+      updatedAt: at(1),
+      state: { status: 'pending', receivedUnits: '10500000', txHash: 'tx-1' },
+    })
+  })
+
+  it('folds a whole stream to the state the decider’s own fold gives', () => {
+    let document: PaymentDocument | null = null
+    for (const next of confirmed) document = project(document, next.revision)
+    expect(document).toEqual({
+      paymentId,
+      merchantId: 'merchant-1',
+      revision: 3,
+      state: confirmedStream(paymentId).reduce(evolvePayment, initialPaymentState),
+      updatedAt: at(3),
+    })
+    expect(document?.state.status).toBe('confirmed')
+  })
+
+  it('skips a revision the document already holds: a duplicate or an older event', () => {
+    const document = project(project(null, 0), 1)
+    expect(projectPaymentEvent(document, message(1))).toBe('skip')
+    expect(projectPaymentEvent(document, message(0))).toBe('skip')
+  })
+
+  it('continues from a write-through that got ahead, skipping what it covers', () => {
+    const [created, canceled, late] = toMessages(paymentId, canceledStream(paymentId))
+    if (!created || !canceled || !late) throw new Error('the canceled stream has three events')
+    const writeThrough: PaymentDocument = {
+      paymentId,
+      merchantId: 'merchant-1',
+      revision: 1,
+      state: canceledStream(paymentId)
+        .slice(0, 2)
+        .reduce(evolvePayment, initialPaymentState) as PaymentDocument['state'],
+      updatedAt: '2026-11-21T14:02:00.250Z',
+    }
+    expect(projectPaymentEvent(writeThrough, canceled)).toBe('skip')
+    expect(projectPaymentEvent(writeThrough, late)).toMatchObject({
+      revision: 2,
+      updatedAt: at(2),
+      state: { status: 'canceled', lateTransfers: [{ txHash: 'tx-1', amountUnits: '10500000' }] },
+    })
+  })
+
+  it('throws on a first event that is not at revision 0, naming the payment and revisions', () => {
+    expect(() => projectPaymentEvent(null, message(2))).toThrow(
+      `payment ${paymentId}: event TransferConfirmationsUpdated at revision 2 arrived with no document; revision 0 is missing`,
+    )
+  })
+
+  it('throws on a gap after the document’s revision', () => {
+    const document = project(null, 0)
+    expect(() => projectPaymentEvent(document, message(2))).toThrow(
+      /payment 0b5c1a8e.*revision 2 arrived with a document at revision 0; revision 1 is missing/,
+    )
+  })
+
+  it('throws on a stream whose revision 0 is not PaymentCreated', () => {
+    const detected = { ...message(1), revision: 0 }
+    expect(() => projectPaymentEvent(null, detected)).toThrow(/starts with TransferDetected/)
+  })
+})

@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { PaymentEventMessage } from '@chainpay/contracts'
+import { evolvePayment, initialPaymentState } from '@chainpay/domain'
+import { createRootLogger } from '@chainpay/platform'
+import { type ConsumedMessage, deadLetterTopic, type PaymentDocument, Topics } from '@chainpay/ports'
+import { createSqliteBus, createSqlitePaymentReadModel, openSqliteDatabase } from '@chainpay/store-sqlite'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createProjectionService } from './projection-service.js'
+import { at, canceledStream, confirmedStream, toMessages } from './testing/payment-messages.js'
+
+const cleanups: Array<() => Promise<void> | void> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+function setup() {
+  const dir = mkdtempSync(join(tmpdir(), 'chainpay-projection-'))
+  const db = openSqliteDatabase(join(dir, 'chainpay.sqlite'))
+  const logger = createRootLogger({ service: 'projection-test', level: 'silent' })
+  const bus = createSqliteBus(db, { logger, pollIntervalMs: 20 })
+  const readModel = createSqlitePaymentReadModel(db)
+  cleanups.push(
+    () => rmSync(dir, { recursive: true, force: true }),
+    () => db.close(),
+    () => bus.close(),
+  )
+  const publish = (messages: PaymentEventMessage[]) =>
+    bus.publish(
+      Topics.paymentEvents,
+      messages.map((message) => ({ key: message.paymentId, value: JSON.stringify(message), headers: {} })),
+    )
+  return { bus, readModel, logger, publish }
+}
+
+describe('createProjectionService', () => {
+  it('builds each payment’s document through duplicates and a write-through that got ahead', async () => {
+    const { bus, readModel, logger, publish } = setup()
+    const service = createProjectionService({ bus, readModel, logger })
+    await service.start()
+    cleanups.push(() => service.stop())
+
+    const paid = toMessages('pay-confirmed', confirmedStream('pay-confirmed'))
+    const canceled = toMessages('pay-canceled', canceledStream('pay-canceled'))
+    const [paid0, paid1, paid2, paid3] = paid
+    const [canceled0, canceled1, canceled2] = canceled
+    if (!paid0 || !paid1 || !paid2 || !paid3 || !canceled0 || !canceled1 || !canceled2) {
+      throw new Error('the streams are shorter than expected')
+    }
+
+    await publish([canceled0, paid0, canceled0, paid1])
+    await vi.waitFor(async () => expect((await readModel.get('pay-confirmed'))?.revision).toBe(1), {
+      timeout: 10_000,
+    })
+    // the gateway saves the canceled payment itself, before the projection sees the cancel
+    const writeThrough: PaymentDocument = {
+      paymentId: 'pay-canceled',
+      merchantId: 'merchant-1',
+      revision: 1,
+      state: canceledStream('pay-canceled')
+        .slice(0, 2)
+        .reduce(evolvePayment, initialPaymentState) as PaymentDocument['state'],
+      updatedAt: '2026-11-21T14:02:00.250Z',
+    }
+    expect(await readModel.save(writeThrough)).toBe('applied')
+    await publish([paid1, paid2, canceled1, paid3])
+    await vi.waitFor(async () => expect((await readModel.get('pay-confirmed'))?.revision).toBe(3), {
+      timeout: 10_000,
+    })
+    // the cancel came before paid3 on the topic: it was skipped, the write-through stands as saved
+    expect(await readModel.get('pay-canceled')).toEqual(writeThrough)
+
+    await publish([paid2, canceled2, canceled1])
+    await vi.waitFor(async () => expect((await readModel.get('pay-canceled'))?.revision).toBe(2), {
+      timeout: 10_000,
+    })
+    expect(await readModel.get('pay-confirmed')).toEqual({
+      paymentId: 'pay-confirmed',
+      merchantId: 'merchant-1',
+      revision: 3,
+      state: confirmedStream('pay-confirmed').reduce(evolvePayment, initialPaymentState),
+      updatedAt: at(3),
+    })
+    expect(await readModel.get('pay-canceled')).toEqual({
+      paymentId: 'pay-canceled',
+      merchantId: 'merchant-1',
+      revision: 2,
+      state: canceledStream('pay-canceled').reduce(evolvePayment, initialPaymentState),
+      updatedAt: at(2),
+    })
+  })
+
+  it('dead-letters an event that shows a gap, and goes on with the others', async () => {
+    const { bus, readModel, logger, publish } = setup()
+    const deadLetters: ConsumedMessage[] = []
+    const watcher = await bus.subscribe({
+      topic: deadLetterTopic(Topics.paymentEvents),
+      groupId: 'test',
+      handle: async (message) => {
+        deadLetters.push(message)
+      },
+    })
+    cleanups.push(() => watcher.stop())
+    const service = createProjectionService({ bus, readModel, logger })
+    await service.start()
+    cleanups.push(() => service.stop())
+
+    const gapped = toMessages('pay-gapped', confirmedStream('pay-gapped'))
+    const whole = toMessages('pay-whole', canceledStream('pay-whole'))
+    await publish([gapped[0], gapped[2], ...whole].filter((message) => message !== undefined))
+
+    await vi.waitFor(() => expect(deadLetters).toHaveLength(1), { timeout: 20_000 })
+    expect(JSON.parse(deadLetters[0]?.value ?? '{}')).toMatchObject({ paymentId: 'pay-gapped', revision: 2 })
+    expect(deadLetters[0]?.headers['dead-letter-error']).toMatch(/revision 1 is missing/)
+    await vi.waitFor(async () => expect((await readModel.get('pay-whole'))?.revision).toBe(2), {
+      timeout: 10_000,
+    })
+    expect((await readModel.get('pay-gapped'))?.revision).toBe(0)
+  })
+})

@@ -1,0 +1,63 @@
+// Helpers that drive a running standalone the way a merchant and a customer would.
+
+import { createMerchantClient, type MerchantClient } from '@chainpay/client'
+import type { StandaloneProcess } from './standalone-process.js'
+
+export interface PaymentBody {
+  paymentId: string
+  status: string
+  amount: string
+  expectedAmount: string
+  receivedAmount: string | null
+  generatedAddress: string
+  generatedTokenAccount: string | null
+  txHash: string | null
+  confirmations: number
+  confirmedAt: string | null
+  feeAmount: string
+  netAmount: string
+}
+
+export function merchantClientFor(standalone: StandaloneProcess): MerchantClient {
+  const merchant = standalone.demoMerchant()
+  return createMerchantClient({
+    baseUrl: standalone.apiUrl,
+    apiKey: merchant.apiKey,
+    apiSecret: merchant.apiSecret,
+  })
+}
+
+/** a customer's transfer on the simulated chain */
+export async function pay(
+  standalone: StandaloneProcess,
+  network: string,
+  transfer: { to: string; amount: string; currency: string },
+): Promise<string> {
+  const response = await fetch(`${standalone.baseUrl}/dev/chains/${network}/transfers`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(transfer),
+  })
+  const body = (await response.json()) as { txHash: string }
+  if (response.status !== 201) throw new Error(`transfer refused: ${response.status} ${JSON.stringify(body)}`)
+  return body.txHash
+}
+
+/** polls GET /payments/:id until `predicate` holds */
+export async function waitForPayment(
+  client: MerchantClient,
+  paymentId: string,
+  predicate: (payment: PaymentBody) => boolean,
+  timeoutMs = 60_000,
+): Promise<PaymentBody> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  while (Date.now() < deadline) {
+    const response = await client.getPayment(paymentId)
+    last = response.body
+    if (response.status === 200 && predicate(response.body as PaymentBody))
+      return response.body as PaymentBody
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`payment ${paymentId} did not reach the expected state; last seen: ${JSON.stringify(last)}`)
+}
