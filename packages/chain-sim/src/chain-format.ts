@@ -2,6 +2,7 @@
 // same shapes it will see from real nodes.
 import { createHash, randomBytes } from 'node:crypto'
 import type { Chain } from '@chainpay/domain'
+import { base58, createBase58check } from '@scure/base'
 
 export interface ChainFormat {
   /** parent of block 1 */
@@ -11,8 +12,8 @@ export interface ChainFormat {
   newAddress(): string
 }
 
-const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
 const TRON_ADDRESS_PREFIX = 0x41
+const base58check = createBase58check(sha256)
 
 const tronFormat: ChainFormat = {
   genesisParentHash: '0'.repeat(64),
@@ -40,30 +41,20 @@ export function simulatedAddress(chain: Chain): string {
   return chainFormat(chain).newAddress()
 }
 
-// Base58 with leading zero bytes as '1's (Bitcoin alphabet), the encoding of both chains.
+/** Base58 with leading zero bytes as '1's (Bitcoin alphabet), the encoding of both chains */
 export function base58Encode(bytes: Uint8Array): string {
-  let value = 0n
-  for (const byte of bytes) value = value * 256n + BigInt(byte)
-  let text = ''
-  while (value > 0n) {
-    text = BASE58_ALPHABET.charAt(Number(value % 58n)) + text
-    value /= 58n
-  }
-  for (const byte of bytes) {
-    if (byte !== 0) break
-    text = `1${text}`
-  }
-  return text
+  return base58.encode(bytes)
 }
 
 /** Base58Check of 0x41 || the 20-byte account id (double SHA-256 checksum) */
 export function encodeTronAddress(accountId: Uint8Array): string {
   if (accountId.length !== 20) throw new RangeError(`a TRON account id is 20 bytes, got ${accountId.length}`)
-  const payload = Buffer.concat([Buffer.from([TRON_ADDRESS_PREFIX]), accountId])
-  const checksum = sha256(sha256(payload)).subarray(0, 4)
-  return base58Encode(Buffer.concat([payload, checksum]))
+  const payload = new Uint8Array(21)
+  payload[0] = TRON_ADDRESS_PREFIX
+  payload.set(accountId, 1)
+  return base58check.encode(payload)
 }
 
-function sha256(data: Uint8Array): Buffer {
-  return createHash('sha256').update(data).digest()
+function sha256(data: Uint8Array): Uint8Array {
+  return new Uint8Array(createHash('sha256').update(data).digest())
 }

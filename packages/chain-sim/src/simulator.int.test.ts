@@ -223,6 +223,11 @@ describe('mineBlocks', () => {
 })
 
 describe('block production on a timer', () => {
+  it('is named for the service runner, so that its log lines say what it is', () => {
+    const { simulator } = open()
+    expect(simulator.name).toBe('chain simulator')
+  })
+
   it('produces blocks by itself once started and stops when told', async () => {
     const { simulator } = open([{ network: 'SOLANA', blockIntervalMs: 20 }])
     const { txHash } = await simulator.submitTransfer('SOLANA', { to: 'ata', amount: '1', currency: 'USDC' })

@@ -34,6 +34,8 @@ export interface SimulatedNetwork {
 }
 
 export interface ChainSimulator {
+  /** how the service runner's log lines name it */
+  readonly name: string
   /** canonical names of the simulated networks */
   readonly networks: readonly string[]
   /** the canonical name of a simulated network, matched ignoring case; undefined if not simulated */
@@ -135,6 +137,7 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
   for (const entry of running.values()) headOf(entry)
 
   return {
+    name: 'chain simulator',
     networks: [...running.keys()],
 
     networkNamed(network) {

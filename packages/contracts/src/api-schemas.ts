@@ -7,7 +7,6 @@ import {
   type CreatePaymentRequest,
   createRequestLimits,
   DECIMAL_AMOUNT_PATTERN,
-  ErrorCodes,
   type Metadata,
   type PaymentStatus,
   type PaymentView,
@@ -113,11 +112,19 @@ const paymentViewProperties = {
   confirmedAt: Nullable(TimestampSchema),
   expiresAt: TimestampSchema,
   metadata: MetadataSchema,
+}
+
+const feeProperties = {
   feeAmount: DecimalAmountSchema,
   netAmount: DecimalAmountSchema,
 }
 
-export const PaymentViewSchema = Type.Object(paymentViewProperties, { additionalProperties: false })
+// Property order is the order of the serialized response: the specification's table (merchant-api.md
+// section 2.1), where the create response's URLs sit between metadata and the fees.
+export const PaymentViewSchema = Type.Object(
+  { ...paymentViewProperties, ...feeProperties },
+  { additionalProperties: false },
+)
 
 true satisfies MutuallyAssignable<Static<typeof PaymentViewSchema>, PaymentView>
 
@@ -127,28 +134,12 @@ export const CreatedPaymentViewSchema = Type.Object(
     callbackUrl: Nullable(Type.String()),
     successRedirectUrl: Nullable(Type.String()),
     cancelRedirectUrl: Nullable(Type.String()),
+    ...feeProperties,
   },
   { additionalProperties: false },
 )
 
 true satisfies MutuallyAssignable<Static<typeof CreatedPaymentViewSchema>, CreatedPaymentView>
-
-export const ErrorCodeSchema = StringEnum(ErrorCodes)
-
-export const ErrorBodySchema = Type.Object(
-  {
-    error: Type.Object(
-      {
-        code: ErrorCodeSchema,
-        message: Type.String({ description: 'what was wrong, naming the field' }),
-      },
-      { additionalProperties: false },
-    ),
-  },
-  { additionalProperties: false },
-)
-
-export type ErrorBody = Static<typeof ErrorBodySchema>
 
 /** the id's format is checked by the handler, so that a malformed id is a VALIDATION_ERROR with a clear message */
 export const PaymentIdParamsSchema = Type.Object(

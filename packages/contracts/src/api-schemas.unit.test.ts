@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest'
 import {
   CreatedPaymentViewSchema,
   CreatePaymentBodySchema,
-  ErrorBodySchema,
   PaymentIdParamsSchema,
   PaymentViewSchema,
 } from './api-schemas.js'
+import { ErrorBodySchema } from './errors.js'
 import { describeProblems } from './schema-kit.js'
 
 const createBody = Compile(CreatePaymentBodySchema)
@@ -166,7 +166,41 @@ describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
     expect(createdView.Check({ ...view, ...urls })).toBe(true)
     expect(createdView.Check(view)).toBe(false)
   })
+
+  it('list their properties in the order of the table in merchant-api.md section 2.1', () => {
+    expect(Object.keys(CreatedPaymentViewSchema.properties)).toEqual(SPEC_PAYMENT_FIELDS)
+    expect(Object.keys(PaymentViewSchema.properties)).toEqual(
+      SPEC_PAYMENT_FIELDS.filter((field) => !field.endsWith('Url')),
+    )
+  })
 })
+
+/** the rows of the payment table of merchant-api.md section 2.1, in order */
+const SPEC_PAYMENT_FIELDS = [
+  'paymentId',
+  'status',
+  'network',
+  'currency',
+  'tokenStandard',
+  'amount',
+  'expectedAmount',
+  'receivedAmount',
+  'generatedAddress',
+  'generatedTokenAccount',
+  'addressMode',
+  'merchantUserId',
+  'txHash',
+  'confirmations',
+  'createdAt',
+  'confirmedAt',
+  'expiresAt',
+  'metadata',
+  'callbackUrl',
+  'successRedirectUrl',
+  'cancelRedirectUrl',
+  'feeAmount',
+  'netAmount',
+]
 
 describe('ErrorBodySchema', () => {
   it('accepts every error code', () => {

@@ -1,6 +1,7 @@
 export * from './api-schemas.js'
 export * from './bus-messages.js'
 export * from './bus-schemas.js'
+export * from './errors.js'
 export * from './event-schemas.js'
 export * from './openapi.js'
 export * from './schema-kit.js'

@@ -2,12 +2,8 @@
 // the document and the validation the gateway runs cannot drift apart.
 
 import type { TSchema } from 'typebox'
-import {
-  CreatedPaymentViewSchema,
-  CreatePaymentBodySchema,
-  ErrorBodySchema,
-  PaymentViewSchema,
-} from './api-schemas.js'
+import { CreatedPaymentViewSchema, CreatePaymentBodySchema, PaymentViewSchema } from './api-schemas.js'
+import { ErrorBodySchema } from './errors.js'
 import { WebhookBodySchema, type WebhookEventKind, WebhookEventKinds } from './webhooks.js'
 
 export const API_BASE_PATH = '/api/merchant/v1'

@@ -1,5 +1,5 @@
 // Every error a merchant can see has one of these codes (decisions.md section 8). The HTTP status
-// for each code is mapped in one place, in the gateway.
+// for each code is mapped in one place, in @chainpay/contracts (errors.ts).
 export const ErrorCodes = [
   'VALIDATION_ERROR',
   'UNSUPPORTED_ASSET',

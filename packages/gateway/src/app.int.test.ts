@@ -46,6 +46,23 @@ describe('routing', () => {
     }
   })
 
+  it("issues no keys and manages no merchants: that is the operator's admin API, not the merchant API", async () => {
+    fixture = await openGatewayFixture()
+    const signed: Array<[string, string]> = [
+      ['POST', '/api/merchant/v1/api-keys'],
+      ['POST', '/api/merchant/v1/keys'],
+      ['POST', '/api/merchant/v1/merchants'],
+      ['GET', '/api/merchant/v1/merchants'],
+    ]
+    for (const [method, url] of signed) {
+      const response = await fixture.send(method, url, method === 'POST' ? { body: '{}' } : {})
+      expect(response.statusCode, `${method} ${url}`).toBe(404)
+      expect(errorOf(response).code).toBe('NOT_FOUND')
+    }
+    const admin = await fixture.app.inject({ method: 'POST', url: '/admin/v1/merchants', payload: {} })
+    expect(admin.statusCode).toBe(404)
+  })
+
   it('answers a known path with another method with 405 METHOD_NOT_ALLOWED and Allow', async () => {
     fixture = await openGatewayFixture()
     const cases: Array<[string, string, string]> = [

@@ -221,6 +221,21 @@ describe('authentication over HTTP', () => {
     expect(decoded.statusCode).toBe(401)
   })
 
+  it('verifies the body bytes as sent, not a re-serialization of the JSON', async () => {
+    // spacing, key order and an escaped character that JSON.stringify would write differently
+    const asSent =
+      '{ "network": "TRON",\n  "currency": "USDT", "amount": "10.5", "description": "caf\\u00e9 ☕" }'
+    const created = await fixture.send('POST', PAYMENTS, { body: asSent })
+    expect(created.statusCode, created.body).toBe(201)
+    expect(json(created)).toMatchObject({ amount: '10.5', currency: 'USDT' })
+    const reserialized = await fixture.send('POST', PAYMENTS, {
+      body: asSent,
+      sign: { body: JSON.stringify(JSON.parse(asSent)) },
+    })
+    expect(reserialized.statusCode).toBe(401)
+    expect(errorOf(reserialized).code).toBe('INVALID_SIGNATURE')
+  })
+
   it('signs the method as sent, in upper case', async () => {
     const response = await fixture.send('POST', PAYMENTS, { body: validBody, sign: { method: 'GET' } })
     expect(response.statusCode).toBe(401)

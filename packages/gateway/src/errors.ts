@@ -1,7 +1,7 @@
 // The one place where an error becomes an HTTP answer (decisions.md section 8): every error body is
 // exactly {"error":{"code","message"}}, and nothing internal reaches a caller.
 
-import type { ErrorBody } from '@chainpay/contracts'
+import { type ErrorBody, httpStatusOf } from '@chainpay/contracts'
 import { DECIMAL_AMOUNT_PATTERN, DomainError, type ErrorCode, isDomainError } from '@chainpay/domain'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
@@ -16,25 +16,6 @@ export class DependencyUnavailableError extends Error {
 
 export function isDependencyUnavailable(error: unknown): boolean {
   return error instanceof Error && error.name === 'DependencyUnavailableError'
-}
-
-export const statusByErrorCode: Readonly<Record<ErrorCode, number>> = {
-  VALIDATION_ERROR: 400,
-  UNSUPPORTED_ASSET: 400,
-  MISSING_AUTH_HEADERS: 401,
-  INVALID_TIMESTAMP: 401,
-  INVALID_API_KEY: 401,
-  INVALID_SIGNATURE: 401,
-  PAYMENT_NOT_FOUND: 404,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  IDEMPOTENCY_KEY_REUSED: 409,
-  PAYMENT_NOT_CANCELABLE: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
 }
 
 /** seconds a caller is asked to wait after a 503 */
@@ -55,7 +36,7 @@ export function errorBody(code: ErrorCode, message: string): ErrorBody {
 /** the merchant-facing answer for anything thrown while handling a request */
 export function toErrorAnswer(error: unknown, requestId: string): ErrorAnswer {
   const answer = (code: ErrorCode, message: string, headers: Record<string, string> = {}): ErrorAnswer => ({
-    status: statusByErrorCode[code],
+    status: httpStatusOf(code),
     body: errorBody(code, message),
     headers,
     unexpected: false,

@@ -1,3 +1,4 @@
+import { statusByErrorCode } from '@chainpay/contracts'
 import { DomainError, ErrorCodes } from '@chainpay/domain'
 import { describe, expect, it } from 'vitest'
 import {
@@ -5,7 +6,6 @@ import {
   describeValidationErrors,
   isDependencyUnavailable,
   pathOf,
-  statusByErrorCode,
   toErrorAnswer,
 } from './errors.js'
 import { requestIdFor, saneRequestId } from './http/request-id.js'

@@ -142,6 +142,97 @@ describe('createWebhookDispatcher', () => {
     })
   })
 
+  it('POSTs every attempt signed afresh: its timestamp is the time of that attempt, and so is the recorded one', async () => {
+    const [delivery] = await enqueue(1)
+    const id = delivery?.deliveryId ?? ''
+    receiver.answer = () => ({ status: 500 })
+    const dispatcher = dispatcherWith({ schedule: [60_000] })
+    const firstAt = harness.clock.now()
+    await dispatcher.dispatchOnce()
+    harness.clock.advance(60_000)
+    const secondAt = harness.clock.now()
+    receiver.answer = () => ({ status: 200 })
+    await dispatcher.dispatchOnce()
+
+    const seconds = (at: Date) => String(Math.floor(at.getTime() / 1000))
+    expect(receiver.received.map((webhook) => [webhook.method, webhook.eventId, webhook.timestamp])).toEqual([
+      ['POST', id, seconds(firstAt)],
+      ['POST', id, seconds(secondAt)],
+    ])
+    for (const webhook of receiver.received) {
+      expect(webhook.verified).toBe(true)
+      expect(String(JSON.parse(webhook.body).timestamp)).toBe(webhook.timestamp)
+    }
+    expect((await harness.deliveries.listAttempts(id)).map((attempt) => attempt.at)).toEqual([
+      firstAt.toISOString(),
+      secondAt.toISOString(),
+    ])
+  })
+
+  it('retries on the schedule of decisions.md section 9 when none is configured: first 30 s later', async () => {
+    const [delivery] = await enqueue(1)
+    receiver.answer = () => ({ status: 503 })
+    const dispatcher = createWebhookDispatcher({
+      deliveries: harness.deliveries,
+      merchants: harness.merchants,
+      secretBox: harness.secretBox,
+      clock: harness.clock,
+      logger: testLogger,
+      allowPrivateTargets: true,
+      random: () => 0.5,
+    })
+    dispatchers.push(dispatcher)
+    const at = harness.clock.now().getTime()
+    await dispatcher.dispatchOnce()
+    expect(await harness.deliveries.get(delivery?.deliveryId ?? '')).toMatchObject({
+      status: 'pending',
+      nextAttemptAt: new Date(at + 30_000).toISOString(),
+    })
+  })
+
+  it("signs with the merchant's current webhook secret once it has been rotated", async () => {
+    const rotated = 'whsec_rotated'
+    await harness.merchants.updateMerchant(
+      merchantId,
+      { webhookSecret: harness.secretBox.seal(rotated) },
+      'now',
+    )
+    const rotatedReceiver = await startReceiver(rotated)
+    try {
+      const created = paymentCreatedData({ merchantId })
+      await harness.deliveries.enqueue(
+        pendingDelivery(created, {
+          targetUrl: `${rotatedReceiver.origin}/hooks`,
+          createdAt: harness.clock.now().toISOString(),
+        }),
+      )
+      await dispatcherWith().dispatchOnce()
+      expect(rotatedReceiver.received.map((webhook) => webhook.verified)).toEqual([true])
+    } finally {
+      await rotatedReceiver.close()
+    }
+  })
+
+  it('gives a receiver 10 seconds to answer by default', async () => {
+    const [delivery] = await enqueue(1)
+    receiver.answer = () => 'hang'
+    const dispatcher = createWebhookDispatcher({
+      deliveries: harness.deliveries,
+      merchants: harness.merchants,
+      secretBox: harness.secretBox,
+      clock: harness.clock,
+      logger: testLogger,
+      allowPrivateTargets: true,
+    })
+    dispatchers.push(dispatcher)
+    await dispatcher.dispatchOnce()
+    const [attempt] = await harness.deliveries.listAttempts(delivery?.deliveryId ?? '')
+    expect(attempt).toMatchObject({
+      statusCode: null,
+      error: expect.stringMatching(/^no answer within 10000 ms/),
+    })
+  })
+
   it("keeps one payment's deliveries in order while another payment's flow", async () => {
     const stuck = await enqueue(2, '/stuck')
     const flowing = await enqueue(3, '/flowing')

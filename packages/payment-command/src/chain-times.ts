@@ -6,6 +6,8 @@ export interface ChainTimeTracker {
   update(network: string, blockTime: string): void
   /** null until the network's watcher has reported */
   get(network: string): string | null
+  /** the networks whose watcher has reported, in the order they first did */
+  networks(): string[]
 }
 
 export function createChainTimeTracker(): ChainTimeTracker {
@@ -19,6 +21,9 @@ export function createChainTimeTracker(): ChainTimeTracker {
     },
     get(network) {
       return times.get(network)?.iso ?? null
+    },
+    networks() {
+      return [...times.keys()]
     },
   }
 }

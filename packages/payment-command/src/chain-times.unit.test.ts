@@ -17,6 +17,15 @@ describe('createChainTimeTracker', () => {
     expect(times.get('SOLANA')).toBe('2026-11-21T14:01:00.000Z')
   })
 
+  it('lists the networks whose watcher has reported, once each', () => {
+    const times = createChainTimeTracker()
+    expect(times.networks()).toEqual([])
+    times.update('SOLANA', '2026-11-21T14:01:00.000Z')
+    times.update('TRON', '2026-11-21T14:10:00.000Z')
+    times.update('SOLANA', '2026-11-21T14:02:00.000Z')
+    expect(times.networks()).toEqual(['SOLANA', 'TRON'])
+  })
+
   it('refuses a report that is not a time', () => {
     expect(() => createChainTimeTracker().update('TRON', 'yesterday')).toThrow(/TRON.*yesterday/)
   })

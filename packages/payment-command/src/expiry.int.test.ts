@@ -145,6 +145,48 @@ describe('createExpiryScheduler', () => {
     })
   })
 
+  it('expires the due payments of a network while more than a batch of deadlines wait on a lagging one', async () => {
+    const { clock, side, deadlines, statusOf } = await setup()
+    const createOn = async (network: string, currency: string, expiresInMinutes: number, key: string) => {
+      const request = { amount: '1', currency, network, expiresInMinutes, idempotencyKey: key }
+      return (await side.handler.createPayment({ merchantId, feePolicy, request })).payment.created
+    }
+    // the earliest deadlines are TRON's, more of them than a batch holds
+    const onTron = [
+      await createOn('TRON', 'USDT', 5, 'tron-1'),
+      await createOn('TRON', 'USDT', 6, 'tron-2'),
+      await createOn('TRON', 'USDT', 7, 'tron-3'),
+    ]
+    const onSolana = await createOn('SOLANA', 'USDC', 10, 'solana-1')
+    await vi.waitFor(async () => expect(await deadlines.due(END_OF_TIME, 10)).toHaveLength(4), {
+      timeout: 10_000,
+    })
+    // TRON's watcher is stuck before every TRON deadline; Solana's has scanned past its deadline
+    const chainTimes = createChainTimeTracker()
+    chainTimes.update('TRON', '2026-11-21T14:01:00.000Z')
+    chainTimes.update('SOLANA', '2026-11-21T14:20:00.000Z')
+    clock.set('2026-11-21T14:15:00.000Z')
+    const scheduler = createExpiryScheduler({
+      deadlines,
+      handler: side.handler,
+      chainTimes,
+      clock,
+      logger: side.logger,
+      batchSize: 2,
+    })
+
+    await scheduler.tick()
+    expect(await statusOf(onSolana.paymentId)).toBe('expired')
+    for (const payment of onTron) expect(await statusOf(payment.paymentId)).toBe('pending')
+
+    // once TRON's watcher catches up, its payments expire too, a batch per tick
+    chainTimes.update('TRON', '2026-11-21T14:10:00.000Z')
+    await scheduler.tick()
+    await scheduler.tick()
+    for (const payment of onTron) expect(await statusOf(payment.paymentId)).toBe('expired')
+    expect(await deadlines.due(END_OF_TIME, 10)).toEqual([])
+  })
+
   it('drops the deadline of a payment that closed, and retries one whose expiry failed', async () => {
     const { clock, side, deadlines, create, statusOf } = await setup()
     const chainTimes = createChainTimeTracker()

@@ -3,7 +3,7 @@
 // passed, once the chain watcher has scanned past the deadline too.
 
 import { type PaymentEventMessage, parsePaymentEventMessage } from '@chainpay/contracts'
-import { type Clock, isoNow, type Logger, type Service } from '@chainpay/platform'
+import type { Clock, Logger, Service } from '@chainpay/platform'
 import { type Bus, type BusSubscription, type PaymentDeadlineStore, Topics } from '@chainpay/ports'
 import type { ChainTimeTracker } from './chain-times.js'
 import type { PaymentCommandHandler } from './command-handler.js'
@@ -60,7 +60,7 @@ export function createDeadlineKeeper(options: DeadlineKeeperOptions): Service {
 export interface ExpirySchedulerOptions {
   deadlines: PaymentDeadlineStore
   handler: Pick<PaymentCommandHandler, 'expire'>
-  chainTimes: Pick<ChainTimeTracker, 'get'>
+  chainTimes: Pick<ChainTimeTracker, 'get' | 'networks'>
   clock: Clock
   logger: Logger
   intervalMs?: number
@@ -80,20 +80,25 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
   let started = false
   let inFlight: Promise<void> = Promise.resolve()
 
+  // Network by network, up to the earlier of the clock and that network's chain time: the deadlines
+  // of a network whose watcher lags (or has not reported, so that a transfer made in time may still
+  // be unseen) are never asked for, so they cannot fill the batch and hold back the other networks.
   const expireDue = async () => {
-    const now = isoNow(clock)
-    for (const deadline of await deadlines.due(now, batchSize)) {
-      const chainTime = chainTimes.get(deadline.network)
-      // the watcher has not reported yet: a transfer made in time may still be unseen
-      if (chainTime === null || Date.parse(chainTime) < Date.parse(deadline.expiresAt)) continue
-      try {
-        const result = await handler.expire(deadline.paymentId, chainTime)
-        if (result !== 'not_due') await deadlines.remove(deadline.paymentId)
-      } catch (error) {
-        logger.error(
-          { err: error, paymentId: deadline.paymentId },
-          'expiring a payment failed; retrying next tick',
-        )
+    const nowMs = clock.now().getTime()
+    for (const network of chainTimes.networks()) {
+      const chainTime = chainTimes.get(network)
+      if (chainTime === null) continue
+      const until = new Date(Math.min(nowMs, Date.parse(chainTime))).toISOString()
+      for (const deadline of await deadlines.due(until, batchSize, network)) {
+        try {
+          const result = await handler.expire(deadline.paymentId, chainTime)
+          if (result !== 'not_due') await deadlines.remove(deadline.paymentId)
+        } catch (error) {
+          logger.error(
+            { err: error, paymentId: deadline.paymentId },
+            'expiring a payment failed; retrying next tick',
+          )
+        }
       }
     }
   }

@@ -86,4 +86,64 @@ describe('createObservationConsumer', () => {
     })
     expect(chainTimes.get('SOLANA')).toBeNull()
   })
+
+  it('retries an observation whose recording failed inside the service, and never fails the payment for it', async () => {
+    const side = openSqliteCommandSide()
+    const bus = createSqliteBus(side.db, { logger: side.logger, pollIntervalMs: 20 })
+    cleanups.push(
+      () => side.close(),
+      () => bus.close(),
+    )
+    let failures = 2
+    const consumer = createObservationConsumer({
+      bus,
+      handler: {
+        async recordObservation(observation) {
+          if (failures-- > 0) throw new Error('SQLITE_BUSY: database is locked')
+          return side.handler.recordObservation(observation)
+        },
+      },
+      chainTimes: createChainTimeTracker(),
+      logger: side.logger,
+    })
+    await consumer.start()
+    cleanups.push(() => consumer.stop())
+
+    const merchantId = 'merchant-1'
+    const { payment } = await side.handler.createPayment({
+      merchantId,
+      feePolicy: { feeBps: 100, fixedFees: {} },
+      request: { amount: '10.5', currency: 'USDT', network: 'TRON' },
+    })
+    const { paymentId, address } = payment.created
+    const observation: TransferObservation = {
+      kind: 'transfer',
+      network: 'TRON',
+      paymentId,
+      txHash: 'tx-1',
+      transferIndex: 0,
+      address,
+      amountUnits: '10500000',
+      blockHeight: 100,
+      blockTime: new Date().toISOString(),
+      confirmations: 20,
+      status: 'seen',
+      withdrawReason: null,
+      observedAt: new Date().toISOString(),
+    }
+    await bus.publish(Topics.chainObservations, [
+      { key: paymentId, value: JSON.stringify(observation), headers: {} },
+    ])
+
+    await vi.waitFor(
+      async () => {
+        const snapshot = await side.handler.getPayment({ merchantId, paymentId })
+        expect(snapshot?.payment.status).toBe('confirmed')
+      },
+      { timeout: 10_000 },
+    )
+    expect(failures).toBe(-1)
+    const types = (await side.eventStore.readStream(`payment-${paymentId}`)).map((event) => event.type)
+    expect(types).toEqual(['PaymentCreated', 'TransferDetected', 'PaymentConfirmed'])
+  })
 })

@@ -18,6 +18,8 @@ export interface EnvReader {
   list(name: string, options?: { default?: string[] }): string[]
   /** one of the given values */
   oneOf<T extends string>(name: string, values: readonly T[], options?: { default?: T }): T
+  /** records a problem the caller found itself (a bad key, two settings that conflict), for done() */
+  problem(message: string): void
   /** throws ConfigError with every problem seen so far, if any */
   done(): void
 }
@@ -109,6 +111,10 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): EnvReader {
         return fallback as (typeof values)[number]
       }
       return match
+    },
+
+    problem(message) {
+      problems.push(message)
     },
 
     done() {

@@ -84,6 +84,27 @@ describe('readEnv', () => {
     ])
   })
 
+  it('reports the problems the caller records among the others, in the order found', () => {
+    const env = readEnv({ PORT: '8080', ADMIN_PORT: '8080', LIMIT: 'none' })
+    const port = env.int('PORT', { min: 1 })
+    env.problem('KEY: expected 32 bytes, got 4')
+    env.int('LIMIT', {})
+    if (port === env.int('ADMIN_PORT', { min: 1 }))
+      env.problem(`PORT and ADMIN_PORT: must differ, both are ${port}`)
+    expect(problemsOf(env)).toEqual([
+      'KEY: expected 32 bytes, got 4',
+      "LIMIT: expected an integer, got 'none'",
+      'PORT and ADMIN_PORT: must differ, both are 8080',
+    ])
+  })
+
+  it('fails done() on a recorded problem alone', () => {
+    const env = readEnv({ MODE: 'standalone' })
+    env.string('MODE')
+    env.problem('MODE: standalone cannot run with replicas')
+    expect(() => env.done()).toThrow('invalid configuration:\n  - MODE: standalone cannot run with replicas')
+  })
+
   it('throws a ConfigError whose message lists each problem on its own line', () => {
     const env = readEnv({ PORT: '70000' })
     env.int('PORT', { min: 1, max: 65535 })

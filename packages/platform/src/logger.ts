@@ -2,6 +2,11 @@ import { type DestinationStream, type Logger, pino } from 'pino'
 
 export type { DestinationStream, Logger }
 
+/** what LOG_LEVEL may say: pino's levels and silent */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const
+
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
 const SECRET_FIELDS = [
   'secret',
   'apiSecret',

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { createRootLogger, moduleLogger, REDACTED_PATHS } from './logger.js'
+import { createRootLogger, LOG_LEVELS, moduleLogger, REDACTED_PATHS } from './logger.js'
 
 /** a pino destination that keeps every line written to it */
 function captureLines(): {
@@ -53,6 +53,11 @@ describe('createRootLogger', () => {
       if (previous === undefined) delete process.env.LOG_LEVEL
       else process.env.LOG_LEVEL = previous
     }
+  })
+
+  it.each(LOG_LEVELS)('accepts the LOG_LEVELS entry %s', (level) => {
+    const logger = createRootLogger({ service: 's', level, destination: captureLines().destination })
+    expect(logger.level).toBe(level)
   })
 
   it('rejects an unknown level with a message naming LOG_LEVEL', () => {

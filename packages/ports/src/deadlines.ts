@@ -10,6 +10,6 @@ export interface PaymentDeadlineStore {
   upsert(deadline: PaymentDeadline): Promise<void>
   /** idempotent */
   remove(paymentId: string): Promise<void>
-  /** deadlines with expiresAt <= now, earliest first */
-  due(now: string, limit: number): Promise<PaymentDeadline[]>
+  /** deadlines with expiresAt <= now, earliest first; only those of `network` when it is given */
+  due(now: string, limit: number, network?: string): Promise<PaymentDeadline[]>
 }

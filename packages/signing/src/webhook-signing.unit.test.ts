@@ -60,6 +60,14 @@ describe('verifyWebhook', () => {
     })
   })
 
+  it('rejects by default a timestamp more than 5 minutes old', () => {
+    expect(verifyWebhook(secret, delivery, timestampSeconds + 300)).toEqual({ ok: true })
+    expect(verifyWebhook(secret, delivery, timestampSeconds + 301)).toEqual({
+      ok: false,
+      reason: 'stale_timestamp',
+    })
+  })
+
   it('honours a custom tolerance', () => {
     expect(verifyWebhook(secret, delivery, timestampSeconds + 61, 60)).toEqual({
       ok: false,

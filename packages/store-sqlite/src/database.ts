@@ -15,9 +15,10 @@ export function openSqliteDatabase(
 ): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const db = new DatabaseSync(path)
+  // first, so that switching a new file to WAL waits for another process opening it at the same time
+  db.exec('PRAGMA busy_timeout = 5000')
   db.exec('PRAGMA journal_mode = WAL')
   db.exec(`PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`)
-  db.exec('PRAGMA busy_timeout = 5000')
   db.exec('PRAGMA foreign_keys = ON')
   return db
 }
@@ -36,4 +37,9 @@ export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
     db.exec('ROLLBACK')
     throw error
   }
+}
+
+/** a readiness check: the database answers a query (a closed one rejects) */
+export function sqliteAnswers(db: DatabaseSync): () => Promise<boolean> {
+  return async () => db.prepare('SELECT 1 AS ok').get()?.ok === 1
 }

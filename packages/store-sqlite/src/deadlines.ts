@@ -10,6 +10,8 @@ export function createSqliteDeadlineStore(db: DatabaseSync): PaymentDeadlineStor
       expires_at TEXT NOT NULL
     ) STRICT;
     CREATE INDEX IF NOT EXISTS payment_deadlines_by_expiry ON payment_deadlines (expires_at, payment_id);
+    CREATE INDEX IF NOT EXISTS payment_deadlines_by_network_expiry
+      ON payment_deadlines (network, expires_at, payment_id);
   `)
   const upsert = db.prepare(`
     INSERT INTO payment_deadlines (payment_id, network, expires_at) VALUES (:paymentId, :network, :expiresAt)
@@ -19,6 +21,10 @@ export function createSqliteDeadlineStore(db: DatabaseSync): PaymentDeadlineStor
   const selectDue = db.prepare(`
     SELECT payment_id, network, expires_at FROM payment_deadlines
     WHERE expires_at <= ? ORDER BY expires_at, payment_id LIMIT ?
+  `)
+  const selectDueOfNetwork = db.prepare(`
+    SELECT payment_id, network, expires_at FROM payment_deadlines
+    WHERE network = ? AND expires_at <= ? ORDER BY expires_at, payment_id LIMIT ?
   `)
 
   return {
@@ -30,8 +36,10 @@ export function createSqliteDeadlineStore(db: DatabaseSync): PaymentDeadlineStor
       remove.run(paymentId)
     },
 
-    async due(now, limit) {
-      return selectDue.all(now, limit).map(
+    async due(now, limit, network) {
+      const rows =
+        network === undefined ? selectDue.all(now, limit) : selectDueOfNetwork.all(network, now, limit)
+      return rows.map(
         (row): PaymentDeadline => ({
           paymentId: row.payment_id as string,
           network: row.network as string,

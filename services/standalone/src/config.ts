@@ -1,7 +1,7 @@
 // Standalone configuration, read once from the environment at start.
 
 import { resolve } from 'node:path'
-import { readEnv } from '@chainpay/platform'
+import { LOG_LEVELS, type LogLevel, readEnv } from '@chainpay/platform'
 
 export interface StandaloneConfig {
   host: string
@@ -9,7 +9,7 @@ export interface StandaloneConfig {
   adminHost: string
   adminPort: number
   dataDir: string
-  logLevel: string
+  logLevel: LogLevel
   sqliteSynchronous: 'NORMAL' | 'FULL'
   blockIntervalMs: { TRON: number; SOLANA: number }
   rateLimit: { max: number; windowMs: number }
@@ -28,9 +28,7 @@ export function readStandaloneConfig(env: NodeJS.ProcessEnv = process.env): Stan
     adminHost: read.string('ADMIN_HOST', { default: '127.0.0.1' }),
     adminPort: read.int('ADMIN_PORT', { default: 8081, min: 1, max: 65535 }),
     dataDir: resolve(read.string('DATA_DIR', { default: './data' })),
-    logLevel: read.oneOf('LOG_LEVEL', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], {
-      default: 'info',
-    }),
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'info' }),
     sqliteSynchronous: read.oneOf('SQLITE_SYNCHRONOUS', ['NORMAL', 'FULL'], { default: 'NORMAL' }),
     // Fast blocks so that a development payment confirms in seconds; the required confirmations
     // stay the real ones (TRON 20, SOLANA 32).
@@ -47,9 +45,9 @@ export function readStandaloneConfig(env: NodeJS.ProcessEnv = process.env): Stan
     encryptionKey: read.optionalString('CHAINPAY_ENCRYPTION_KEY'),
     adminToken: read.optionalString('ADMIN_TOKEN'),
   }
-  read.done()
   if (config.port === config.adminPort) {
-    throw new Error(`PORT and ADMIN_PORT must differ (both ${config.port})`)
+    read.problem(`PORT and ADMIN_PORT: must differ, both are ${config.port}`)
   }
+  read.done()
   return config
 }

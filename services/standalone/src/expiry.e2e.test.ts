@@ -2,10 +2,10 @@
 // runs beside the other end-to-end files.
 
 import type { MerchantClient } from '@chainpay/client'
+import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { merchantClientFor, type PaymentBody, waitForPayment } from './testing/flow.js'
 import { type StandaloneProcess, startStandalone } from './testing/standalone-process.js'
-import { startWebhookReceiver, type WebhookReceiver } from './testing/webhook-receiver.js'
 
 let standalone: StandaloneProcess
 let client: MerchantClient

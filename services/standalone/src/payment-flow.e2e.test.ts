@@ -3,10 +3,10 @@
 
 import type { MerchantClient } from '@chainpay/client'
 import { verifyWebhook } from '@chainpay/client'
+import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
 import { type StandaloneProcess, startStandalone } from './testing/standalone-process.js'
-import { startWebhookReceiver, type WebhookReceiver } from './testing/webhook-receiver.js'
 
 let standalone: StandaloneProcess
 let client: MerchantClient
@@ -96,6 +96,15 @@ describe('a payment paid in full', () => {
     })
     const confirmed = await waitForPayment(client, created.paymentId, (p) => p.status === 'confirmed')
     expect(confirmed.confirmations).toBe(32)
+  })
+})
+
+describe('test networks', () => {
+  it('simulates the test networks of the registry too', async () => {
+    const created = await create({ amount: '0.5', currency: 'USDT', network: 'TRON_NILE' })
+    await pay(standalone, 'TRON_NILE', { to: created.generatedAddress, amount: '0.5', currency: 'USDT' })
+    const confirmed = await waitForPayment(client, created.paymentId, (p) => p.status === 'confirmed')
+    expect(confirmed.receivedAmount).toBe('0.5')
   })
 })
 

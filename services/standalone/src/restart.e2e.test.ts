@@ -1,10 +1,10 @@
 // Restarts and kill -9 in the middle of flows: whatever was acknowledged survives, and every flow
 // finishes after the restart.
 
+import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
 import { newDataDir, type StandaloneProcess, startStandalone } from './testing/standalone-process.js'
-import { startWebhookReceiver, type WebhookReceiver } from './testing/webhook-receiver.js'
 
 const running: StandaloneProcess[] = []
 let receiver: WebhookReceiver | undefined

@@ -29,6 +29,7 @@ import {
 } from '@chainpay/payment-command'
 import { type Clock, createSecretBox, type Logger, type Service, systemClock } from '@chainpay/platform'
 import { createProjectionService } from '@chainpay/projection'
+import type { ServiceContext } from '@chainpay/service-kit'
 import {
   createSqliteAddressAllocator,
   createSqliteBus,
@@ -52,21 +53,11 @@ import {
   writeDemoMerchant,
 } from './first-start.js'
 
-/** the simulated networks: mainnet names, so that merchants integrate exactly as in production */
-const SIMULATED_NETWORKS = ['TRON', 'SOLANA'] as const
-
-export interface Standalone {
-  /** in start order; runUntilSignal stops them in reverse */
-  services: Service[]
-  /** closes the bus, the event store and the database once every service has stopped */
-  close(): Promise<void>
-}
-
 export async function buildStandalone(
   config: StandaloneConfig,
   logger: Logger,
   clock: Clock = systemClock,
-): Promise<Standalone> {
+): Promise<ServiceContext> {
   mkdirSync(config.dataDir, { recursive: true })
   const { secrets, created: secretsCreated } = ensureSecrets(config.dataDir, {
     encryptionKey: config.encryptionKey,
@@ -115,18 +106,20 @@ export async function buildStandalone(
   const chainTimes = createChainTimeTracker()
   const deadlines = createSqliteDeadlineStore(db)
 
-  // the chains
+  // every network of the registry is simulated, under its own name, so that merchants integrate
+  // exactly as they will in production
+  const networks = registry.networks.map(({ network, chain }) => ({
+    network,
+    blockIntervalMs: config.blockIntervalMs[chain],
+  }))
   const simulator = createChainSimulator({
     db,
     registry,
-    networks: SIMULATED_NETWORKS.map((network) => ({
-      network,
-      blockIntervalMs: config.blockIntervalMs[network],
-    })),
+    networks,
     clock: () => clock.now(),
     logger,
   })
-  const indexers = SIMULATED_NETWORKS.map((network) =>
+  const indexers = networks.map(({ network, blockIntervalMs }) =>
     createChainIndexer({
       network,
       client: simulator.client(network),
@@ -135,7 +128,7 @@ export async function buildStandalone(
       registry,
       clock,
       logger,
-      pollIntervalMs: Math.min(500, config.blockIntervalMs[network]),
+      pollIntervalMs: Math.min(500, blockIntervalMs),
     }),
   )
 

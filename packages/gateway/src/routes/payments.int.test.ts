@@ -81,6 +81,61 @@ describe('POST /payments', () => {
     })
   })
 
+  it('writes the create response with its fields in the order of the table in merchant-api.md 2.1', async () => {
+    const response = await fixture.create({ ...base, callbackUrl: 'https://shop.example/hooks' })
+    expect(Object.keys(json(response))).toEqual([
+      'paymentId',
+      'status',
+      'network',
+      'currency',
+      'tokenStandard',
+      'amount',
+      'expectedAmount',
+      'receivedAmount',
+      'generatedAddress',
+      'generatedTokenAccount',
+      'addressMode',
+      'merchantUserId',
+      'txHash',
+      'confirmations',
+      'createdAt',
+      'confirmedAt',
+      'expiresAt',
+      'metadata',
+      'callbackUrl',
+      'successRedirectUrl',
+      'cancelRedirectUrl',
+      'feeAmount',
+      'netAmount',
+    ])
+  })
+
+  it('gives every payment an address of its own, across merchants', async () => {
+    const addresses = [
+      json(await fixture.create(base)).generatedAddress,
+      json(await fixture.create(base, fixture.otherMerchant)).generatedAddress,
+      json(await fixture.create(base)).generatedAddress,
+    ]
+    expect(new Set(addresses).size).toBe(3)
+  })
+
+  it('keeps the fee fixed at creation when the merchant fee policy changes later', async () => {
+    const created = json(await fixture.create({ ...base, amount: '100' }))
+    expect(created).toMatchObject({ feeAmount: '1', netAmount: '99' })
+    await fixture.merchants.updateMerchant(
+      fixture.merchant.merchant.merchantId,
+      { feePolicy: { feeBps: 500, fixedFees: { 'TRON:USDT': '2' } } },
+      FIXTURE_START,
+    )
+    fixture.authenticator.invalidate()
+    const read = json(await fixture.send('GET', `${PAYMENTS}/${created.paymentId}`))
+    expect(read).toMatchObject({ feeAmount: '1', netAmount: '99' })
+    expect(json(await fixture.create({ ...base, amount: '100' }))).toMatchObject({
+      feeAmount: '7',
+      netAmount: '93',
+    })
+  })
+
   it('infers tokenStandard, and fills generatedTokenAccount for an SPL asset', async () => {
     const payment = json(await fixture.create({ amount: '5', currency: 'USDC', network: 'SOLANA' }))
     expect(payment.tokenStandard).toBe('SPL')
@@ -248,6 +303,22 @@ describe('POST /payments', () => {
       )
     })
 
+    it('accepts every bounded field at its upper limit', async () => {
+      const url = (field: string) => `https://shop.example/${field}/${'p'.repeat(2048)}`.slice(0, 2048)
+      const response = await fixture.create({
+        ...base,
+        description: 'd'.repeat(1000),
+        metadata: { ['k'.repeat(64)]: 'v'.repeat(500) },
+        callbackUrl: url('hooks'),
+        successRedirectUrl: url('ok'),
+        cancelRedirectUrl: url('cancel'),
+        expiresInMinutes: 1440,
+        idempotencyKey: 'k'.repeat(255),
+      })
+      expect(response.statusCode, response.body).toBe(201)
+      expect(json(response).callbackUrl).toHaveLength(2048)
+    })
+
     it('rejects unknown fields, naming them', async () => {
       expect(await rejected({ ...base, foo: 1 })).toEqual({
         code: 'VALIDATION_ERROR',
@@ -317,6 +388,17 @@ describe('POST /payments', () => {
           message: 'idempotencyKey: already used with a different request',
         })
       }
+    })
+
+    it('keeps keys without expiry: the same request a year later is still a replay', async () => {
+      const body = { ...base, idempotencyKey: 'order-old' }
+      const first = json(await fixture.create(body))
+      fixture.clock.advance(366 * 24 * 60 * 60 * 1000)
+      const replay = await fixture.create(body)
+      expect(replay.statusCode).toBe(200)
+      expect(replay.headers['idempotent-replayed']).toBe('true')
+      expect(json(replay)).toEqual(first)
+      expect((await fixture.create({ ...body, amount: '11' })).statusCode).toBe(409)
     })
 
     it('scopes keys to the merchant', async () => {
@@ -492,6 +574,18 @@ describe('POST /payments/:paymentId/cancel', () => {
 })
 
 describe('read your writes', () => {
+  it('is not taken back to an older status by a projection catching up with older revisions', async () => {
+    fixture = await openGatewayFixture()
+    const created = json(await fixture.create(base))
+    const paymentId = created.paymentId as string
+    const pending = await fixture.readModel.get(paymentId)
+    expect((await fixture.send('POST', `${PAYMENTS}/${paymentId}/cancel`)).statusCode).toBe(200)
+    // the projection now delivers the creation, which the write-through already stored
+    expect(await fixture.readModel.save(pending as NonNullable<typeof pending>)).toBe('stale')
+    const read = await fixture.send('GET', `${PAYMENTS}/${paymentId}`)
+    expect(json(read).status).toBe('canceled')
+  })
+
   it('serves create and cancel from write-through and fallback when the read model stores nothing', async () => {
     // a read model the projection never touched and whose writes are lost
     const saves: string[] = []

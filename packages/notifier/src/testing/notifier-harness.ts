@@ -36,6 +36,7 @@ export const testLogger: Logger = createRootLogger({ service: 'notifier-test', l
 //////// A merchant's webhook receiver
 
 export interface ReceivedWebhook {
+  method: string
   path: string
   eventId: string
   eventType: string
@@ -73,6 +74,7 @@ export async function startReceiver(secret: string): Promise<WebhookReceiver> {
       const header = (name: string) => String(request.headers[name] ?? '')
       const body = Buffer.concat(chunks).toString('utf8')
       const webhook: ReceivedWebhook = {
+        method: request.method ?? '',
         path: request.url ?? '',
         eventId: header('x-event-id'),
         eventType: header('x-event-type'),

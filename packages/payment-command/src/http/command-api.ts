@@ -3,6 +3,7 @@
 // domain validates it, and its fingerprint must be that of the merchant's own JSON), and failures
 // travel as the merchant API's error body with the status of their code.
 
+import { httpStatusOf } from '@chainpay/contracts'
 import { type CreatePaymentRequest, DomainError, type ErrorCode, isDomainError } from '@chainpay/domain'
 import type { Logger } from '@chainpay/platform'
 import type { PaymentCommands } from '@chainpay/ports'
@@ -13,7 +14,6 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
 } from 'fastify'
-import { httpStatusOf } from './error-status.js'
 import { commandApiRoutes } from './routes.js'
 
 export interface CommandApiOptions {

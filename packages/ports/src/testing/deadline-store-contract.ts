@@ -35,6 +35,21 @@ export function describePaymentDeadlineStoreContract(
       expect(await store.due(at(10), 2)).toEqual([deadline('pay_1', 1), deadline('pay_3', 3)])
     })
 
+    it('returns only the deadlines of the network asked for, earliest first and at most `limit`', async () => {
+      await store.upsert(deadline('pay_tron_1', 1))
+      await store.upsert(deadline('pay_tron_2', 2))
+      await store.upsert(deadline('pay_sol_9', 9, 'SOLANA'))
+      await store.upsert(deadline('pay_sol_4', 4, 'SOLANA'))
+      await store.upsert(deadline('pay_sol_late', 50, 'SOLANA'))
+      expect(await store.due(at(10), 1, 'TRON')).toEqual([deadline('pay_tron_1', 1)])
+      expect(await store.due(at(10), 10, 'SOLANA')).toEqual([
+        deadline('pay_sol_4', 4, 'SOLANA'),
+        deadline('pay_sol_9', 9, 'SOLANA'),
+      ])
+      expect(await store.due(at(10), 10, 'TRON_NILE')).toEqual([])
+      expect(await store.due(at(10), 2)).toEqual([deadline('pay_tron_1', 1), deadline('pay_tron_2', 2)])
+    })
+
     it('keeps one deadline per payment: upserting again moves it', async () => {
       await store.upsert(deadline('pay_1', 5))
       await store.upsert(deadline('pay_1', 5))

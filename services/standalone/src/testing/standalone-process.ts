@@ -1,12 +1,11 @@
 // Runs the real standalone build as a child process, the way an operator runs it, so end-to-end
 // tests exercise start-up, first-start files, restarts and kill -9 exactly as they happen.
 
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { freePort, nodeProcess } from '@chainpay/service-kit/testing'
 
 const mainScript = fileURLToPath(new URL('../../dist/main.js', import.meta.url))
 
@@ -38,17 +37,6 @@ export interface StartOptions {
   env?: Record<string, string>
 }
 
-export async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
-}
-
 export function newDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'chainpay-e2e-'))
 }
@@ -63,8 +51,10 @@ export async function startStandalone(options: StartOptions = {}): Promise<Stand
   const dataDir = options.dataDir ?? newDataDir()
   const port = options.port ?? (await freePort())
   const adminPort = options.adminPort ?? (await freePort())
-  let output = ''
-  const child: ChildProcess = spawn(process.execPath, [mainScript], {
+  const baseUrl = `http://127.0.0.1:${port}`
+  const standalone = nodeProcess({
+    name: 'standalone',
+    mainScript,
     env: {
       ...process.env,
       ...fastChainEnv,
@@ -75,59 +65,19 @@ export async function startStandalone(options: StartOptions = {}): Promise<Stand
       LOG_LEVEL: 'warn',
       ...options.env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    readyUrl: `${baseUrl}/readyz`,
   })
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-  })
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const baseUrl = `http://127.0.0.1:${port}`
-  await waitUntilReady(`${baseUrl}/readyz`, exited, () => output)
+  await standalone.start()
+  const readJson = <T>(file: string) => JSON.parse(readFileSync(join(dataDir, file), 'utf8')) as T
   return {
     baseUrl,
     apiUrl: `${baseUrl}/api/merchant/v1`,
     adminUrl: `http://127.0.0.1:${adminPort}`,
     dataDir,
-    output: () => output,
-    demoMerchant: () => JSON.parse(readFileSync(join(dataDir, 'demo-merchant.json'), 'utf8')) as DemoMerchant,
-    adminToken: () =>
-      (JSON.parse(readFileSync(join(dataDir, 'standalone-secrets.json'), 'utf8')) as { adminToken: string })
-        .adminToken,
-    async stop() {
-      if (child.exitCode !== null) return child.exitCode
-      child.kill('SIGTERM')
-      return await exited
-    },
-    async kill() {
-      if (child.exitCode !== null) return
-      child.kill('SIGKILL')
-      await exited
-    },
+    output: standalone.output,
+    demoMerchant: () => readJson<DemoMerchant>('demo-merchant.json'),
+    adminToken: () => readJson<{ adminToken: string }>('standalone-secrets.json').adminToken,
+    stop: standalone.stop,
+    kill: standalone.kill,
   }
-}
-
-async function waitUntilReady(
-  url: string,
-  exited: Promise<number | null>,
-  output: () => string,
-): Promise<void> {
-  let done = false
-  void exited.then(() => {
-    done = true
-  })
-  const deadline = Date.now() + 60_000
-  while (Date.now() < deadline) {
-    if (done) throw new Error(`standalone exited before it was ready:\n${output()}`)
-    try {
-      const response = await fetch(url)
-      if (response.status === 200) return
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`standalone was not ready within 60 s:\n${output()}`)
 }

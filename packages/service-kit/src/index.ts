@@ -1,0 +1,6 @@
+export * from './encryption-key.js'
+export * from './health.js'
+export * from './health-service.js'
+export * from './http-service.js'
+export * from './service-main.js'
+export * from './shared-config.js'

@@ -1,0 +1,59 @@
+// The start-up every deployable's main.ts runs: configuration or a one-line complaint, the root
+// logger, the context, then the services until SIGTERM, then the adapters closed.
+
+import { ConfigError, createRootLogger, type Logger, runUntilSignal, type Service } from '@chainpay/platform'
+
+export interface ServiceContext {
+  /** in start order; runUntilSignal stops them in reverse */
+  services: Service[]
+  /** releases the adapters once every service has stopped */
+  close(): Promise<void>
+}
+
+export interface MainConfig {
+  logLevel: string
+  /** named in the log line when the context cannot be built, the usual culprit being its files */
+  dataDir?: string
+}
+
+export interface ServiceMainOptions<Config extends MainConfig> {
+  /** the deployable's name: the logger's `service` field and the messages' subject */
+  service: string
+  /** throws ConfigError listing every problem */
+  readConfig: () => Config
+  buildContext: (config: Config, logger: Logger) => ServiceContext | Promise<ServiceContext>
+}
+
+/**
+ * A bad configuration is the operator's to fix: one message on stderr, exit code 1, no stack trace.
+ * A context that cannot be built is logged as fatal, with the error, and exits 1 too.
+ */
+export async function runServiceMain<Config extends MainConfig>(
+  options: ServiceMainOptions<Config>,
+): Promise<void> {
+  const { service } = options
+  const config = configOrExit(options)
+  if (!config) return
+  const logger = createRootLogger({ service, level: config.logLevel })
+  let context: ServiceContext
+  try {
+    context = await options.buildContext(config, logger)
+  } catch (error) {
+    logger.fatal({ err: error, dataDir: config.dataDir }, `chainpay ${service} cannot start`)
+    process.exitCode = 1
+    return
+  }
+  await runUntilSignal({ logger, services: context.services })
+  await context.close()
+}
+
+function configOrExit<Config extends MainConfig>(options: ServiceMainOptions<Config>): Config | undefined {
+  try {
+    return options.readConfig()
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    process.stderr.write(`chainpay ${options.service} cannot start: ${error.message}\n`)
+    process.exitCode = 1
+    return undefined
+  }
+}

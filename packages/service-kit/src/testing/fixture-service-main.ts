@@ -1,0 +1,34 @@
+// A deployable in miniature, for service-kit's own end-to-end tests: runServiceMain with a health
+// API on PORT. FAIL_BUILD=true makes its context fail to build; it logs when its context closes.
+
+import { LOG_LEVELS, readEnv } from '@chainpay/platform'
+import { healthService } from '../health-service.js'
+import { runServiceMain } from '../service-main.js'
+
+function readFixtureConfig() {
+  const read = readEnv()
+  const config = {
+    port: read.int('PORT', { min: 1, max: 65535 }),
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'info' }),
+    dataDir: read.optionalString('DATA_DIR'),
+    failBuild: read.bool('FAIL_BUILD', { default: false }),
+  }
+  read.done()
+  return config
+}
+
+await runServiceMain({
+  service: 'fixture',
+  readConfig: readFixtureConfig,
+  async buildContext(config, logger) {
+    if (config.failBuild) throw new Error('the fixture was told to fail')
+    return {
+      services: [
+        healthService({ host: '127.0.0.1', port: config.port, logger, readiness: async () => true }),
+      ],
+      async close() {
+        logger.info('context closed')
+      },
+    }
+  },
+})

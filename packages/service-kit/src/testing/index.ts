@@ -1,0 +1,3 @@
+export * from './config-problems.js'
+export * from './node-process.js'
+export * from './webhook-receiver.js'

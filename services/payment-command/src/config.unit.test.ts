@@ -1,0 +1,137 @@
+import { resolve } from 'node:path'
+import { configProblems } from '@chainpay/service-kit/testing'
+import { createDevelopmentWallet } from '@chainpay/wallet'
+import { describe, expect, it } from 'vitest'
+import { type ReadTextFile, readPaymentCommandConfig } from './config.js'
+
+const wallet = createDevelopmentWallet()
+const keys = { tronAccountXpub: wallet.tronAccountXpub, solanaSeed: wallet.solanaSeed }
+const keyEnv = { TRON_ACCOUNT_XPUB: keys.tronAccountXpub, SOLANA_SEED: keys.solanaSeed }
+
+/** files the configuration may read, by path; any other path does not exist */
+function files(contents: Record<string, string>): ReadTextFile {
+  return (path) => {
+    const text = contents[path]
+    if (text === undefined) throw new Error(`ENOENT: no such file or directory, open '${path}'`)
+    return text
+  }
+}
+
+function problemsOf(env: NodeJS.ProcessEnv, readFile: ReadTextFile = files({})): string[] {
+  return configProblems(() => readPaymentCommandConfig(env, readFile))
+}
+
+describe('readPaymentCommandConfig', () => {
+  it('has defaults for everything but the key material', () => {
+    expect(readPaymentCommandConfig(keyEnv, files({}))).toEqual({
+      host: '0.0.0.0',
+      port: 8090,
+      dataDir: resolve('data'),
+      databaseFile: resolve('data', 'chainpay.sqlite'),
+      logLevel: 'info',
+      keys,
+      callbackUrlPolicy: 'production',
+    })
+  })
+
+  it('reads every variable', () => {
+    const config = readPaymentCommandConfig(
+      {
+        ...keyEnv,
+        HOST: '127.0.0.1',
+        PORT: '9090',
+        DATA_DIR: '/var/lib/chainpay',
+        LOG_LEVEL: 'fatal',
+        CALLBACK_URL_POLICY: 'development',
+      },
+      files({}),
+    )
+    expect(config).toEqual({
+      host: '127.0.0.1',
+      port: 9090,
+      dataDir: '/var/lib/chainpay',
+      databaseFile: '/var/lib/chainpay/chainpay.sqlite',
+      logLevel: 'fatal',
+      keys,
+      callbackUrlPolicy: 'development',
+    })
+  })
+
+  it('takes the keys from a development wallet file instead', () => {
+    const walletFile = JSON.stringify({ note: 'development only', ...wallet })
+    const config = readPaymentCommandConfig(
+      { WALLET_FILE: '/data/dev-wallet.json' },
+      files({ '/data/dev-wallet.json': walletFile }),
+    )
+    expect(config.keys).toEqual(keys)
+  })
+
+  it('says where keys come from when there are none', () => {
+    expect(problemsOf({})).toEqual([
+      'TRON_ACCOUNT_XPUB and SOLANA_SEED: required (or WALLET_FILE: a development wallet JSON with tronAccountXpub and solanaSeed)',
+    ])
+  })
+
+  it('wants both keys, and either the keys or a wallet file', () => {
+    expect(problemsOf({ TRON_ACCOUNT_XPUB: keys.tronAccountXpub })).toEqual([
+      'SOLANA_SEED: required together with TRON_ACCOUNT_XPUB',
+    ])
+    expect(problemsOf({ SOLANA_SEED: keys.solanaSeed })).toEqual([
+      'TRON_ACCOUNT_XPUB: required together with SOLANA_SEED',
+    ])
+    expect(problemsOf({ ...keyEnv, WALLET_FILE: '/data/dev-wallet.json' })).toEqual([
+      'WALLET_FILE: set either WALLET_FILE or TRON_ACCOUNT_XPUB and SOLANA_SEED, not both',
+    ])
+  })
+
+  it('checks the keys at start', () => {
+    const privateKey =
+      'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi'
+    expect(problemsOf({ TRON_ACCOUNT_XPUB: privateKey, SOLANA_SEED: 'abc' })).toEqual([
+      'TRON_ACCOUNT_XPUB: the TRON account key must be an extended public key (xpub), not a private one',
+      'SOLANA_SEED: the seed must be hex text (pairs of 0-9a-f)',
+    ])
+    expect(problemsOf({ ...keyEnv, SOLANA_SEED: 'ab'.repeat(8 * 9) })[0]).toBe(
+      'SOLANA_SEED: the seed must be 16 to 64 bytes, got 72',
+    )
+  })
+
+  it('explains what is wrong with a wallet file', () => {
+    const env = { WALLET_FILE: '/data/dev-wallet.json' }
+    expect(problemsOf(env)).toEqual([
+      "WALLET_FILE: cannot read /data/dev-wallet.json: ENOENT: no such file or directory, open '/data/dev-wallet.json'",
+    ])
+    expect(problemsOf(env, files({ '/data/dev-wallet.json': '{"tronAccountXpub":' }))).toEqual([
+      'WALLET_FILE: /data/dev-wallet.json is not JSON',
+    ])
+    expect(problemsOf(env, files({ '/data/dev-wallet.json': '{"mnemonic":"abandon"}' }))).toEqual([
+      'WALLET_FILE: /data/dev-wallet.json must hold the strings tronAccountXpub and solanaSeed',
+    ])
+    const badSeed = JSON.stringify({ ...keys, solanaSeed: 'zz' })
+    expect(problemsOf(env, files({ '/data/dev-wallet.json': badSeed }))).toEqual([
+      'WALLET_FILE /data/dev-wallet.json solanaSeed: the seed must be hex text (pairs of 0-9a-f)',
+    ])
+  })
+
+  it('reports every problem together, naming the variable and what it expects', () => {
+    expect(
+      problemsOf({ PORT: '99999', LOG_LEVEL: 'loud', CALLBACK_URL_POLICY: 'lax', TRON_ACCOUNT_XPUB: 'x' }),
+    ).toEqual([
+      "PORT: expected an integer between 1 and 65535, got '99999'",
+      "LOG_LEVEL: expected one of trace, debug, info, warn, error, fatal, silent, got 'loud'",
+      'SOLANA_SEED: required together with TRON_ACCOUNT_XPUB',
+      "CALLBACK_URL_POLICY: expected one of production, development, got 'lax'",
+    ])
+  })
+
+  it('never repeats key material in a message', () => {
+    const seed = 'ab'.repeat(70)
+    const messages = problemsOf({ TRON_ACCOUNT_XPUB: `${keys.tronAccountXpub}x`, SOLANA_SEED: seed }).join(
+      '\n',
+    )
+    expect(messages).toContain('TRON_ACCOUNT_XPUB: ')
+    expect(messages).toContain('SOLANA_SEED: ')
+    expect(messages).not.toContain(seed)
+    expect(messages).not.toContain(keys.tronAccountXpub)
+  })
+})

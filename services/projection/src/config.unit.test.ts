@@ -1,0 +1,43 @@
+import { resolve } from 'node:path'
+import { configProblems } from '@chainpay/service-kit/testing'
+import { describe, expect, it } from 'vitest'
+import { readProjectionConfig } from './config.js'
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  return configProblems(() => readProjectionConfig(env))
+}
+
+describe('readProjectionConfig', () => {
+  it('has defaults for everything', () => {
+    expect(readProjectionConfig({})).toEqual({
+      host: '0.0.0.0',
+      healthPort: 8093,
+      dataDir: resolve('data'),
+      databaseFile: resolve('data', 'chainpay.sqlite'),
+      logLevel: 'info',
+    })
+  })
+
+  it('reads every variable', () => {
+    const config = readProjectionConfig({
+      HOST: '127.0.0.1',
+      HEALTH_PORT: '9100',
+      DATA_DIR: '/var/lib/chainpay',
+      LOG_LEVEL: 'debug',
+    })
+    expect(config).toEqual({
+      host: '127.0.0.1',
+      healthPort: 9100,
+      dataDir: '/var/lib/chainpay',
+      databaseFile: '/var/lib/chainpay/chainpay.sqlite',
+      logLevel: 'debug',
+    })
+  })
+
+  it('reports every problem together, naming the variable and what it expects', () => {
+    expect(problemsOf({ HEALTH_PORT: '70000', LOG_LEVEL: 'loud' })).toEqual([
+      "HEALTH_PORT: expected an integer between 1 and 65535, got '70000'",
+      "LOG_LEVEL: expected one of trace, debug, info, warn, error, fatal, silent, got 'loud'",
+    ])
+  })
+})
