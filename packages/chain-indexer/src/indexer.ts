@@ -5,7 +5,14 @@
 
 import type { AssetRegistry } from '@chainpay/domain'
 import { findNetwork } from '@chainpay/domain'
-import { type Clock, isoNow, type Logger, moduleLogger, type Service } from '@chainpay/platform'
+import {
+  type Clock,
+  createWorkLoop,
+  isoNow,
+  type Logger,
+  moduleLogger,
+  type Service,
+} from '@chainpay/platform'
 import {
   type Bus,
   type BusMessage,
@@ -106,9 +113,6 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
   let watchSetLoad: Promise<void> | undefined
   let state: ScanState | undefined
   let lastPruneMs: number | undefined
-  let running: Promise<void> | undefined
-  let stopping = false
-  let wake: (() => void) | undefined
 
   const loadWatchSet = () => {
     watchSetLoad ??= watchSet.load().catch((error: unknown) => {
@@ -343,34 +347,14 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     }
   }
 
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (stopping) return resolve()
-      const timer = setTimeout(done, ms)
-      timer.unref()
-      wake = done
-      function done() {
-        clearTimeout(timer)
-        wake = undefined
-        resolve()
-      }
-    })
-
-  async function loop(): Promise<void> {
-    let failures = 0
-    while (!stopping) {
-      try {
-        const behind = await iterate()
-        failures = 0
-        if (!behind) await pause(pollIntervalMs)
-      } catch (error) {
-        failures += 1
-        const retryInMs = Math.min(MAX_BACKOFF_MS, pollIntervalMs * 2 ** Math.min(failures, 20))
-        logger.error({ err: error, failures, retryInMs }, 'chain scan failed; retrying')
-        await pause(retryInMs)
-      }
-    }
-  }
+  const loop = createWorkLoop({
+    iterate: async () => ((await iterate()) ? 'more' : 'idle'),
+    pollIntervalMs,
+    maxBackoffMs: MAX_BACKOFF_MS,
+    onFailure(error, retry) {
+      logger.error({ err: error, ...retry }, 'chain scan failed; retrying')
+    },
+  })
 
   return {
     name: `chain indexer ${network}`,
@@ -387,11 +371,10 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     },
 
     async start() {
-      if (running) return
-      stopping = false
+      if (loop.isRunning()) return
       const current = await loadState()
       await consumer.start()
-      running = loop()
+      loop.start()
       logger.info(
         { cursor: current.cursor, watched: watchSet.size, tracked: current.tracked.size, required },
         'chain indexer started',
@@ -399,11 +382,7 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     },
 
     async stop() {
-      stopping = true
-      wake?.()
-      await consumer.stop()
-      await running
-      running = undefined
+      await Promise.all([loop.stop(), consumer.stop()])
     },
   }
 }

@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto'
+import { paymentEventMessage } from '@chainpay/contracts/testing'
 import { defaultAssetRegistry } from '@chainpay/domain'
+import { at } from '@chainpay/domain/testing'
 import { type ConsumedMessage, Topics, type WatchedAddress } from '@chainpay/ports'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
@@ -89,16 +90,12 @@ describe('createPaymentEventConsumer', () => {
 
   it('ignores other event types and networks indexed elsewhere', async () => {
     const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })
-    const expired = consumed({
-      eventId: randomUUID(),
-      paymentId: payment.paymentId,
-      streamId: `payment-${payment.paymentId}`,
-      revision: 1,
-      schemaVersion: 1,
-      recordedAt: '2026-11-21T14:30:00.000Z',
-      type: 'PaymentExpired',
-      data: { paymentId: payment.paymentId, expiredAt: '2026-11-21T14:30:00.000Z' },
-    })
+    const expired = consumed(
+      paymentEventMessage(
+        { type: 'PaymentExpired', data: { paymentId: payment.paymentId, expiredAt: at(30) } },
+        1,
+      ),
+    )
     const elsewhere = createPaymentEventConsumer({
       bus: harness.bus,
       registry: defaultAssetRegistry,

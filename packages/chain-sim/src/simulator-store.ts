@@ -2,6 +2,7 @@
 // block height is in the mempool; mining a block assigns the height in the same commit.
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite'
 import type { ChainBlock, ChainHead, ChainTransfer } from '@chainpay/ports'
+import { inTransaction } from '@chainpay/store-sqlite'
 
 export interface StoredTransaction {
   txHash: string
@@ -87,17 +88,7 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
   }
 
   return {
-    inTransaction(work) {
-      db.exec('BEGIN IMMEDIATE')
-      try {
-        const result = work()
-        db.exec('COMMIT')
-        return result
-      } catch (error) {
-        db.exec('ROLLBACK')
-        throw error
-      }
-    },
+    inTransaction: (work) => inTransaction(db, work),
     head(network) {
       const row = statements.head.get(network)
       return row && { height: Number(row.height), hash: String(row.hash), time: String(row.time) }

@@ -21,6 +21,23 @@ export const PaymentEventHeaders = {
   streamRevision: 'stream-revision',
 } as const
 
+/** A payment event message as it is published: keyed by payment, the envelope fields in headers. */
+export function paymentEventBusMessage(message: PaymentEventMessage): {
+  key: string
+  value: string
+  headers: Record<string, string>
+} {
+  return {
+    key: message.paymentId,
+    value: JSON.stringify(message),
+    headers: {
+      [PaymentEventHeaders.eventId]: message.eventId,
+      [PaymentEventHeaders.eventType]: message.type,
+      [PaymentEventHeaders.streamRevision]: String(message.revision),
+    },
+  }
+}
+
 export type TransferObservation = {
   kind: 'transfer'
   network: string

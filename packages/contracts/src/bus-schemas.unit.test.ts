@@ -1,23 +1,22 @@
+import { paymentId, samplePaymentEvents } from '@chainpay/domain/testing'
 import { Compile } from 'typebox/compile'
 import { describe, expect, it } from 'vitest'
-import type { ChainProgressObservation, PaymentEventMessage, TransferObservation } from './bus-messages.js'
+import {
+  type ChainProgressObservation,
+  PaymentEventHeaders,
+  type PaymentEventMessage,
+  paymentEventBusMessage,
+  type TransferObservation,
+} from './bus-messages.js'
 import {
   ChainObservationMessageSchema,
   PaymentEventMessageSchema,
   parseChainObservationMessage,
   parsePaymentEventMessage,
 } from './bus-schemas.js'
-import { samplePaymentEvents, samplePaymentId } from './sample-events.fixture.js'
+import { paymentEventMessages } from './testing/index.js'
 
-const messages: PaymentEventMessage[] = samplePaymentEvents.map((event, index) => ({
-  eventId: `0190f5a2-0000-7000-8000-${String(index).padStart(12, '0')}`,
-  paymentId: samplePaymentId,
-  streamId: `payment-${samplePaymentId}`,
-  revision: index,
-  schemaVersion: 1,
-  recordedAt: '2026-11-21T14:03:07.200Z',
-  ...event,
-}))
+const messages = paymentEventMessages(samplePaymentEvents)
 
 const firstMessage = messages[0] as PaymentEventMessage
 
@@ -74,10 +73,24 @@ describe('parsePaymentEventMessage', () => {
   })
 })
 
+describe('paymentEventBusMessage', () => {
+  it('keys the message by payment and repeats the envelope in headers', () => {
+    const message = messages[3] as PaymentEventMessage
+    const published = paymentEventBusMessage(message)
+    expect(published.key).toBe(paymentId)
+    expect(published.headers).toEqual({
+      [PaymentEventHeaders.eventId]: message.eventId,
+      [PaymentEventHeaders.eventType]: 'TransferWithdrawn',
+      [PaymentEventHeaders.streamRevision]: '3',
+    })
+    expect(parsePaymentEventMessage(published.value)).toEqual(message)
+  })
+})
+
 const transferObservation: TransferObservation = {
   kind: 'transfer',
   network: 'TRON',
-  paymentId: samplePaymentId,
+  paymentId,
   txHash: '5f2c9a',
   transferIndex: 0,
   address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',

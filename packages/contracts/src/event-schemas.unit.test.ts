@@ -1,5 +1,6 @@
 import type { PaymentEvent, PaymentEventType } from '@chainpay/domain'
 import { PaymentEventTypes } from '@chainpay/domain'
+import { samplePaymentEvents } from '@chainpay/domain/testing'
 import { describe, expect, it } from 'vitest'
 import {
   CURRENT_EVENT_SCHEMA_VERSION,
@@ -9,7 +10,6 @@ import {
   paymentEventSchemas,
   upcasters,
 } from './event-schemas.js'
-import { samplePaymentEvents } from './sample-events.fixture.js'
 
 describe('paymentEventSchemas', () => {
   it('has a schema for every domain event type, at the current version', () => {

@@ -1,33 +1,18 @@
 import { describe, expect, it } from 'vitest'
-import {
-  evolvePayment,
-  initialPaymentState,
-  type OpenPayment,
-  type PaymentEvent,
-  type PaymentState,
-} from './payment.js'
+import { evolvePayment, initialPaymentState, type PaymentEvent, type PaymentState } from './payment.js'
 import {
   at,
   eventsFor,
+  foldPayment,
   paymentCreated,
   paymentId,
   settled,
   transferDetected,
+  withdrawn,
 } from './testing/payment-fixtures.js'
 
 const fold = (events: PaymentEvent[], from: PaymentState = initialPaymentState): PaymentState =>
   events.reduce(evolvePayment, from)
-
-function open(events: PaymentEvent[]): OpenPayment {
-  const state = fold(events)
-  if (state.status === 'none') throw new Error('expected an open payment')
-  return state
-}
-
-const withdrawn = (txHash: string): PaymentEvent => ({
-  type: 'TransferWithdrawn',
-  data: { paymentId, txHash, transferIndex: 0, reason: 'DROPPED', withdrawnAt: at(8) },
-})
 
 describe('evolvePayment', () => {
   it('opens a pending payment with nothing received', () => {
@@ -46,7 +31,7 @@ describe('evolvePayment', () => {
   })
 
   it('appends detected transfers, totals them and names the latest', () => {
-    const state = open([
+    const state = foldPayment([
       paymentCreated(),
       transferDetected({ amountUnits: '4000000', blockHeight: 100 }),
       transferDetected({ txHash: 'tx-2', amountUnits: '3000000', blockHeight: 120, confirmations: 2 }),
@@ -87,12 +72,12 @@ describe('evolvePayment', () => {
   })
 
   it('takes the transfer detected last as the latest among transfers of one block', () => {
-    const state = open([paymentCreated(), transferDetected(), transferDetected({ txHash: 'tx-2' })])
+    const state = foldPayment([paymentCreated(), transferDetected(), transferDetected({ txHash: 'tx-2' })])
     expect(state.txHash).toBe('tx-2')
   })
 
   it('updates the confirmations of one transfer', () => {
-    const state = open([
+    const state = foldPayment([
       paymentCreated(),
       transferDetected(),
       transferDetected({ txHash: 'tx-2', blockHeight: 101 }),
@@ -105,11 +90,11 @@ describe('evolvePayment', () => {
   })
 
   it('flags a withdrawn transfer and leaves it out of the total and of txHash', () => {
-    const state = open([
+    const state = foldPayment([
       paymentCreated(),
       transferDetected({ amountUnits: '4000000' }),
       transferDetected({ txHash: 'tx-2', amountUnits: '3000000', blockHeight: 120 }),
-      withdrawn('tx-2'),
+      withdrawn({ txHash: 'tx-2' }),
     ])
     expect(state.transfers.map((transfer) => transfer.withdrawn)).toEqual([false, true])
     expect(state.receivedUnits).toBe('4000000')
@@ -117,7 +102,7 @@ describe('evolvePayment', () => {
   })
 
   it('keeps the latest detected transfer as txHash and a zero total once all are withdrawn', () => {
-    const state = open([paymentCreated(), transferDetected(), withdrawn('tx-1')])
+    const state = foldPayment([paymentCreated(), transferDetected(), withdrawn({ txHash: 'tx-1' })])
     expect(state.receivedUnits).toBe('0')
     expect(state.txHash).toBe('tx-1')
   })
@@ -127,7 +112,7 @@ describe('evolvePayment', () => {
     ['PaymentUnderpaid', 'underpaid'],
     ['PaymentOverpaid', 'overpaid'],
   ] as const)('%s sets the status and confirmedAt', (type, status) => {
-    const state = open([
+    const state = foldPayment([
       paymentCreated(),
       transferDetected({ confirmations: 20 }),
       settled(type, { confirmedAt: at(9) }),
@@ -138,13 +123,13 @@ describe('evolvePayment', () => {
   })
 
   it('closes an expired, canceled or failed payment at its time', () => {
-    expect(open(eventsFor('expired'))).toMatchObject({
+    expect(foldPayment(eventsFor('expired'))).toMatchObject({
       status: 'expired',
       closedAt: at(31),
       failureReason: null,
     })
-    expect(open(eventsFor('canceled'))).toMatchObject({ status: 'canceled', closedAt: at(3) })
-    expect(open(eventsFor('failed'))).toMatchObject({
+    expect(foldPayment(eventsFor('canceled'))).toMatchObject({ status: 'canceled', closedAt: at(3) })
+    expect(foldPayment(eventsFor('failed'))).toMatchObject({
       status: 'failed',
       closedAt: at(8),
       failureReason: 'TRANSFER_WITHDRAWN',
@@ -152,7 +137,7 @@ describe('evolvePayment', () => {
   })
 
   it('appends late funds without touching the status or the received total', () => {
-    const state = open([
+    const state = foldPayment([
       ...eventsFor('expired'),
       {
         type: 'LateFundsReceived',
@@ -189,7 +174,7 @@ describe('evolvePayment', () => {
     it('ignores a transfer detected twice and updates for an unknown transfer', () => {
       const state = fold([paymentCreated(), transferDetected()])
       expect(evolvePayment(state, transferDetected())).toBe(state)
-      expect(evolvePayment(state, withdrawn('tx-unknown'))).toBe(state)
+      expect(evolvePayment(state, withdrawn({ txHash: 'tx-unknown' }))).toBe(state)
     })
 
     it('ignores an event type it does not know', () => {

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { evolvePayment, initialPaymentState, type OpenPayment, type PaymentEvent } from './payment.js'
 import { toCreatedPaymentView, toPaymentView } from './payment-view.js'
-import { at, paymentCreated, paymentId, settled, transferDetected } from './testing/payment-fixtures.js'
-
-function open(events: PaymentEvent[]): OpenPayment {
-  const state = events.reduce(evolvePayment, initialPaymentState)
-  if (state.status === 'none') throw new Error('expected an open payment')
-  return state
-}
+import {
+  at,
+  foldPayment,
+  paymentCreated,
+  paymentId,
+  settled,
+  transferDetected,
+} from './testing/payment-fixtures.js'
 
 describe('toPaymentView', () => {
   it('shows a new payment as the merchant API does', () => {
-    const payment = open([paymentCreated({ amount: '10.50', metadata: { orderId: 42 } })])
+    const payment = foldPayment([paymentCreated({ amount: '10.50', metadata: { orderId: 42 } })])
     expect(toPaymentView(payment)).toEqual({
       paymentId,
       status: 'pending',
@@ -37,14 +37,14 @@ describe('toPaymentView', () => {
   })
 
   it('shows the generated token account of an SPL payment', () => {
-    const payment = open([
+    const payment = foldPayment([
       paymentCreated({ tokenStandard: 'SPL', network: 'SOLANA', tokenAccount: 'Ata111' }),
     ])
     expect(toPaymentView(payment).generatedTokenAccount).toBe('Ata111')
   })
 
   it('shows the received total, the latest transaction and the lowest confirmations of active transfers', () => {
-    const payment = open([
+    const payment = foldPayment([
       paymentCreated(),
       transferDetected({ amountUnits: '5000000', confirmations: 12 }),
       transferDetected({ txHash: 'tx-2', amountUnits: '500000', blockHeight: 130, confirmations: 4 }),
@@ -64,7 +64,7 @@ describe('toPaymentView', () => {
   })
 
   it('shows a settled payment with its confirmation time', () => {
-    const payment = open([
+    const payment = foldPayment([
       paymentCreated(),
       transferDetected({ amountUnits: '10500000', confirmations: 20 }),
       settled('PaymentConfirmed', { confirmedAt: at(9) }),
@@ -79,7 +79,9 @@ describe('toPaymentView', () => {
   })
 
   it('omits the URLs', () => {
-    const view = toPaymentView(open([paymentCreated({ callbackUrl: 'https://shop.example.com/hook' })]))
+    const view = toPaymentView(
+      foldPayment([paymentCreated({ callbackUrl: 'https://shop.example.com/hook' })]),
+    )
     expect(view).not.toHaveProperty('callbackUrl')
     expect(view).not.toHaveProperty('successRedirectUrl')
     expect(view).not.toHaveProperty('cancelRedirectUrl')
@@ -88,7 +90,7 @@ describe('toPaymentView', () => {
 
 describe('toCreatedPaymentView', () => {
   it('adds the three URLs, null when not sent, in the order of the specification', () => {
-    const payment = open([paymentCreated({ callbackUrl: 'https://shop.example.com/hook' })])
+    const payment = foldPayment([paymentCreated({ callbackUrl: 'https://shop.example.com/hook' })])
     const view = toCreatedPaymentView(payment)
     expect(view).toEqual({
       ...toPaymentView(payment),

@@ -13,8 +13,10 @@ import {
 import { deciderSpecification } from './testing/decider-specification.js'
 import {
   at,
+  confirmationsUpdated,
   eventsFor,
   fingerprint,
+  lateFunds,
   merchantId,
   observed,
   paymentCreated,
@@ -23,6 +25,7 @@ import {
   settled,
   transferDetected,
   usdtOnTron,
+  withdrawn,
 } from './testing/payment-fixtures.js'
 
 const given = deciderSpecification({
@@ -299,19 +302,25 @@ describe('RecordTransferObservation: seen', () => {
     it('records more confirmations of a counted transfer', () => {
       given([paymentCreated(), transferDetected()])
         .when(observed({ confirmations: 7, now: at(7) }))
-        .then([confirmationsUpdated(7, at(7))])
+        .then([confirmationsUpdated({ confirmations: 7, updatedAt: at(7) })])
     })
 
     it('settles when the counted transfer reaches the required confirmations', () => {
       given([paymentCreated(), transferDetected({ confirmations: 19 })])
         .when(observed({ confirmations: required, now: at(7) }))
-        .then([confirmationsUpdated(required, at(7)), settled('PaymentConfirmed', { confirmedAt: at(7) })])
+        .then([
+          confirmationsUpdated({ confirmations: required, updatedAt: at(7) }),
+          settled('PaymentConfirmed', { confirmedAt: at(7) }),
+        ])
     })
 
     it('settles a transfer in a block before expiresAt that becomes final after it', () => {
       given([paymentCreated(), transferDetected({ blockTime: at(29.9) })])
         .when(observed({ blockTime: at(29.9), confirmations: required, now: at(31) }))
-        .then([confirmationsUpdated(required, at(31)), settled('PaymentConfirmed', { confirmedAt: at(31) })])
+        .then([
+          confirmationsUpdated({ confirmations: required, updatedAt: at(31) }),
+          settled('PaymentConfirmed', { confirmedAt: at(31) }),
+        ])
     })
 
     it('ignores a report with the same or fewer confirmations', () => {
@@ -526,7 +535,7 @@ describe('RecordTransferObservation: seen', () => {
     it('records further confirmations of the counted transfer without settling again', () => {
       given(eventsFor(status))
         .when(observed({ confirmations: 40, now: at(20) }))
-        .then([confirmationsUpdated(40, at(20))])
+        .then([confirmationsUpdated({ confirmations: 40, updatedAt: at(20) })])
     })
   })
 
@@ -689,40 +698,6 @@ function createPayment(
       },
       requiredConfirmations: required,
       now: at(0),
-      ...data,
-    },
-  }
-}
-
-function confirmationsUpdated(confirmations: number, updatedAt: string): PaymentEvent {
-  return {
-    type: 'TransferConfirmationsUpdated',
-    data: { paymentId, txHash: 'tx-1', transferIndex: 0, confirmations, updatedAt },
-  }
-}
-
-function withdrawn(data: { txHash?: string; reason?: 'DROPPED' | 'REVERTED' } = {}): PaymentEvent {
-  return {
-    type: 'TransferWithdrawn',
-    data: { paymentId, txHash: 'tx-1', transferIndex: 0, reason: 'DROPPED', withdrawnAt: at(8), ...data },
-  }
-}
-
-function lateFunds(
-  statusAtArrival: PaymentStatus,
-  data: { txHash?: string; amountUnits?: string; blockTime?: string; receivedAt?: string } = {},
-): PaymentEvent {
-  return {
-    type: 'LateFundsReceived',
-    data: {
-      paymentId,
-      txHash: 'tx-1',
-      transferIndex: 0,
-      amountUnits: '10500000',
-      blockHeight: 100,
-      blockTime: at(31),
-      statusAtArrival,
-      receivedAt: at(6),
       ...data,
     },
   }

@@ -1,5 +1,7 @@
 import type { PaymentEventMessage } from '@chainpay/contracts'
-import type { PaymentCreatedData, PaymentEvent } from '@chainpay/domain'
+import { paymentEventMessages } from '@chainpay/contracts/testing'
+import type { PaymentCreatedData } from '@chainpay/domain'
+import { at, confirmationsUpdated, lateFunds, settled, transferDetected } from '@chainpay/domain/testing'
 import { type PaymentReadModel, Topics } from '@chainpay/ports'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createDeliveryRecorder, type DeliveryRecorder } from './delivery-recorder.js'
@@ -8,8 +10,7 @@ import {
   consumed,
   createNotifierHarness,
   type NotifierHarness,
-  paymentCreatedData,
-  paymentMessages,
+  newPaymentData,
   startReceiver,
   testLogger,
 } from './testing/notifier-harness.js'
@@ -47,38 +48,15 @@ function recorderWith(payments: PaymentReadModel = harness.payments): DeliveryRe
 
 /** created, a transfer seen and then final, confirmed: revisions 0 to 3 */
 function confirmedPayment(fields: Partial<PaymentCreatedData>): PaymentEventMessage[] {
-  const created = paymentCreatedData(fields)
+  const created = newPaymentData(fields)
   const { paymentId } = created
   const transfer = { txHash: 'ab'.repeat(32), transferIndex: 0 }
-  const events: PaymentEvent[] = [
+  return paymentEventMessages([
     { type: 'PaymentCreated', data: created },
-    {
-      type: 'TransferDetected',
-      data: {
-        ...transfer,
-        paymentId,
-        amountUnits: '10500000',
-        blockHeight: 100,
-        blockTime: '2026-11-21T14:05:00.000Z',
-        confirmations: 1,
-        detectedAt: '2026-11-21T14:05:03.000Z',
-      },
-    },
-    {
-      type: 'TransferConfirmationsUpdated',
-      data: { ...transfer, paymentId, confirmations: 20, updatedAt: '2026-11-21T14:06:00.000Z' },
-    },
-    {
-      type: 'PaymentConfirmed',
-      data: {
-        paymentId,
-        receivedUnits: '10500000',
-        txHash: transfer.txHash,
-        confirmedAt: '2026-11-21T14:06:00.000Z',
-      },
-    },
-  ]
-  return paymentMessages(events)
+    transferDetected({ ...transfer, paymentId }),
+    confirmationsUpdated({ ...transfer, paymentId, confirmations: 20 }),
+    settled('PaymentConfirmed', { paymentId, txHash: transfer.txHash, confirmedAt: at(6) }),
+  ])
 }
 
 async function handleAll(recorder: DeliveryRecorder, messages: PaymentEventMessage[]) {
@@ -199,24 +177,18 @@ describe('createDeliveryRecorder', () => {
 
   it('reports late funds with the late transfer', async () => {
     const { merchantId } = await harness.addMerchant({ webhookUrl: 'https://shop.example/default' })
-    const created = paymentCreatedData({ merchantId })
+    const created = newPaymentData({ merchantId })
     const { paymentId } = created
-    const messages = paymentMessages([
+    const messages = paymentEventMessages([
       { type: 'PaymentCreated', data: created },
-      { type: 'PaymentExpired', data: { paymentId, expiredAt: '2026-11-21T14:30:00.000Z' } },
-      {
-        type: 'LateFundsReceived',
-        data: {
-          txHash: 'cd'.repeat(32),
-          transferIndex: 0,
-          paymentId,
-          amountUnits: '10500000',
-          blockHeight: 900,
-          blockTime: '2026-11-21T15:00:00.000Z',
-          statusAtArrival: 'expired',
-          receivedAt: '2026-11-21T15:01:00.000Z',
-        },
-      },
+      { type: 'PaymentExpired', data: { paymentId, expiredAt: at(30) } },
+      lateFunds('expired', {
+        paymentId,
+        txHash: 'cd'.repeat(32),
+        blockHeight: 900,
+        blockTime: at(60),
+        receivedAt: at(61),
+      }),
     ])
     await handleAll(recorderWith(), messages)
 

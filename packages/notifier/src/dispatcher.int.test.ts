@@ -9,7 +9,7 @@ import {
 import {
   createNotifierHarness,
   type NotifierHarness,
-  paymentCreatedData,
+  newPaymentData,
   pendingDelivery,
   startReceiver,
   testLogger,
@@ -53,7 +53,7 @@ function dispatcherWith(overrides: Partial<WebhookDispatcherOptions> = {}): Webh
 
 /** deliveries of one new payment, one per sequence number, targeted at `path` of the receiver */
 async function enqueue(count: number, path = '/hooks', fields: Partial<WebhookDelivery> = {}) {
-  const created = paymentCreatedData({ merchantId })
+  const created = newPaymentData({ merchantId })
   const queued: WebhookDelivery[] = []
   for (let sequence = 0; sequence < count; sequence++) {
     const delivery = pendingDelivery(created, {
@@ -199,7 +199,7 @@ describe('createWebhookDispatcher', () => {
     )
     const rotatedReceiver = await startReceiver(rotated)
     try {
-      const created = paymentCreatedData({ merchantId })
+      const created = newPaymentData({ merchantId })
       await harness.deliveries.enqueue(
         pendingDelivery(created, {
           targetUrl: `${rotatedReceiver.origin}/hooks`,

@@ -7,6 +7,7 @@
 import { renderWebhookBody, type WebhookBodyInput } from '@chainpay/contracts'
 import {
   type Clock,
+  createWorkLoop,
   isoNow,
   type Logger,
   moduleLogger,
@@ -98,30 +99,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   })
 
   const inFlight = new Set<Promise<void>>()
-  let running: Promise<void> | undefined
-  let stopping = false
   let agentClosed: Promise<void> | undefined
-  let wakeUp: (() => void) | undefined
-  let woken = false
-
-  // A wake that comes while the loop is busy is remembered, so that the next pause is skipped.
-  const wake = () => {
-    woken = true
-    wakeUp?.()
-  }
-
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (stopping || woken) return resolve()
-      const timer = setTimeout(done, ms)
-      timer.unref()
-      wakeUp = done
-      function done() {
-        clearTimeout(timer)
-        wakeUp = undefined
-        resolve()
-      }
-    })
 
   async function send(delivery: WebhookDelivery, at: Date, result: AttemptResult): Promise<void> {
     const merchant = await merchants.getMerchant(delivery.merchantId)
@@ -227,29 +205,25 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         })
         .finally(() => {
           inFlight.delete(work)
-          wake()
+          loop.wake()
         })
       inFlight.add(work)
       return work
     })
   }
 
-  async function loop(): Promise<void> {
-    let failures = 0
-    while (!stopping) {
-      woken = false
-      try {
-        const started = await claimAndStart()
-        failures = 0
-        if (started.length === 0 || inFlight.size >= concurrency) await pause(pollIntervalMs)
-      } catch (error) {
-        failures += 1
-        const retryInMs = Math.min(MAX_BACKOFF_MS, pollIntervalMs * 2 ** Math.min(failures, 20))
-        logger.error({ err: error, failures, retryInMs }, 'claiming due webhooks failed; retrying')
-        await pause(retryInMs)
-      }
-    }
-  }
+  // rests while nothing is due or every slot is taken; a finished attempt frees a slot and wakes it
+  const loop = createWorkLoop({
+    async iterate() {
+      const started = await claimAndStart()
+      return started.length === 0 || inFlight.size >= concurrency ? 'idle' : 'more'
+    },
+    pollIntervalMs,
+    maxBackoffMs: MAX_BACKOFF_MS,
+    onFailure(error, retry) {
+      logger.error({ err: error, ...retry }, 'claiming due webhooks failed; retrying')
+    },
+  })
 
   return {
     name: 'webhook dispatcher',
@@ -260,20 +234,16 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       return started.length
     },
 
-    wake,
+    wake: loop.wake,
 
     async start() {
-      if (running) return
-      stopping = false
-      running = loop()
+      if (loop.isRunning()) return
+      loop.start()
       logger.info({ concurrency, schedule, allowPrivateTargets }, 'webhook dispatcher started')
     },
 
     async stop() {
-      stopping = true
-      wakeUp?.()
-      await running
-      running = undefined
+      await loop.stop()
       await Promise.all(inFlight)
       agentClosed ??= agent.close()
       await agentClosed

@@ -1,37 +1,23 @@
 import { renderWebhookBody } from '@chainpay/contracts'
 import { type PaymentEvent, PaymentEventTypes } from '@chainpay/domain'
+import {
+  at,
+  confirmationsUpdated,
+  foldPayment,
+  lateFunds,
+  settled,
+  transferDetected,
+} from '@chainpay/domain/testing'
 import { describe, expect, it } from 'vitest'
-import { foldPayment, paymentCreatedData } from './testing/payment-fixtures.js'
+import { newPaymentData } from './testing/payment-fixtures.js'
 import { webhookKindOf, webhookPaymentFields } from './webhook-kinds.js'
 
-const created = paymentCreatedData({ paymentId: '0b8e7c52-6d3f-4c1e-9a7b-2f1d3c4e5a6b' })
+const created = newPaymentData({ paymentId: '0b8e7c52-6d3f-4c1e-9a7b-2f1d3c4e5a6b' })
 const paymentId = created.paymentId
 const transfer = { txHash: 'ab'.repeat(32), transferIndex: 0 }
-const detected: PaymentEvent = {
-  type: 'TransferDetected',
-  data: {
-    ...transfer,
-    paymentId,
-    amountUnits: '10500000',
-    blockHeight: 100,
-    blockTime: '2026-11-21T14:05:00.000Z',
-    confirmations: 1,
-    detectedAt: '2026-11-21T14:05:03.000Z',
-  },
-}
-const updated: PaymentEvent = {
-  type: 'TransferConfirmationsUpdated',
-  data: { ...transfer, paymentId, confirmations: 20, updatedAt: '2026-11-21T14:06:00.000Z' },
-}
-const confirmed: PaymentEvent = {
-  type: 'PaymentConfirmed',
-  data: {
-    paymentId,
-    receivedUnits: '10500000',
-    txHash: transfer.txHash,
-    confirmedAt: '2026-11-21T14:06:00.000Z',
-  },
-}
+const detected = transferDetected({ ...transfer, paymentId })
+const updated = confirmationsUpdated({ ...transfer, paymentId, confirmations: 20 })
+const confirmed = settled('PaymentConfirmed', { paymentId, txHash: transfer.txHash, confirmedAt: at(6) })
 
 describe('webhookKindOf', () => {
   it.each([
@@ -91,23 +77,15 @@ describe('webhookPaymentFields', () => {
   })
 
   it('adds the late transfer to late funds, in whole units', () => {
-    const expired: PaymentEvent = {
-      type: 'PaymentExpired',
-      data: { paymentId, expiredAt: '2026-11-21T14:30:00.000Z' },
-    }
-    const late: PaymentEvent = {
-      type: 'LateFundsReceived',
-      data: {
-        txHash: 'cd'.repeat(32),
-        transferIndex: 0,
-        paymentId,
-        amountUnits: '2000500',
-        blockHeight: 900,
-        blockTime: '2026-11-21T15:00:00.000Z',
-        statusAtArrival: 'expired',
-        receivedAt: '2026-11-21T15:01:00.000Z',
-      },
-    }
+    const expired: PaymentEvent = { type: 'PaymentExpired', data: { paymentId, expiredAt: at(30) } }
+    const late = lateFunds('expired', {
+      paymentId,
+      txHash: 'cd'.repeat(32),
+      amountUnits: '2000500',
+      blockHeight: 900,
+      blockTime: at(60),
+      receivedAt: at(61),
+    })
     const fields = webhookPaymentFields(
       foldPayment([{ type: 'PaymentCreated', data: created }, expired, late]),
       late,

@@ -2,9 +2,8 @@
 // checkpoint is stored after the publish, so a crash in between publishes that batch again
 // (at least once); consumers dedupe by event id or stream revision.
 
-import type { PaymentEventMessage } from '@chainpay/contracts'
-import { PaymentEventHeaders } from '@chainpay/contracts'
-import type { Logger, Service } from '@chainpay/platform'
+import { type PaymentEventMessage, paymentEventBusMessage } from '@chainpay/contracts'
+import { createWorkLoop, type Logger, type Service } from '@chainpay/platform'
 import {
   type Bus,
   type BusMessage,
@@ -34,34 +33,11 @@ export function createEventRelay(options: EventRelayOptions): Service {
   const batchSize = options.batchSize ?? 200
   const pollIntervalMs = options.pollIntervalMs ?? 500
 
-  let running: Promise<void> | undefined
-  let stopping = false
+  let position: string | null = null
   let unsubscribe: () => void = () => {}
-  // set by every append, so an append during a batch is not slept through
-  let appendedSinceRead = false
-  let wake: (() => void) | undefined
-
-  const onAppended = () => {
-    appendedSinceRead = true
-    wake?.()
-  }
-
-  const idle = () =>
-    new Promise<void>((resolve) => {
-      if (appendedSinceRead || stopping) return resolve()
-      const timer = setTimeout(done, pollIntervalMs)
-      timer.unref()
-      wake = done
-      function done() {
-        clearTimeout(timer)
-        wake = undefined
-        resolve()
-      }
-    })
 
   /** relays one batch; the position after it, or null when there was nothing to relay */
   const relayBatch = async (after: string | null): Promise<string | null> => {
-    appendedSinceRead = false
     const batch = await eventStore.readAll(after, batchSize)
     const last = batch.at(-1)
     if (last === undefined) return null
@@ -73,36 +49,34 @@ export function createEventRelay(options: EventRelayOptions): Service {
     return last.position
   }
 
-  const loop = async (start: string | null) => {
-    let position = start
-    while (!stopping) {
-      try {
-        const next = await relayBatch(position)
-        if (next === null) await idle()
-        else position = next
-      } catch (error) {
-        logger.error({ err: error, checkpointName, position }, 'relaying payment events failed; retrying')
-        await idle()
-      }
-    }
-  }
+  // every append wakes the loop, and one during a batch is not slept through
+  const loop = createWorkLoop({
+    async iterate() {
+      const next = await relayBatch(position)
+      if (next === null) return 'idle'
+      position = next
+      return 'more'
+    },
+    pollIntervalMs,
+    // a failed batch is retried after the poll interval, without backing off further
+    maxBackoffMs: pollIntervalMs,
+    onFailure(error) {
+      logger.error({ err: error, checkpointName, position }, 'relaying payment events failed; retrying')
+    },
+  })
 
   return {
     name: 'payment event relay',
     async start() {
-      if (running) return
-      stopping = false
-      const position = await checkpoints.load(checkpointName)
-      unsubscribe = eventStore.onAppended(onAppended)
-      running = loop(position)
+      if (loop.isRunning()) return
+      position = await checkpoints.load(checkpointName)
+      unsubscribe = eventStore.onAppended(loop.wake)
+      loop.start()
       logger.info({ checkpointName, position }, 'payment event relay started')
     },
     async stop() {
-      stopping = true
-      wake?.()
       unsubscribe()
-      await running
-      running = undefined
+      await loop.stop()
     },
   }
 }
@@ -122,14 +96,5 @@ export function toPaymentEventMessage(event: RecordedEvent): PaymentEventMessage
 }
 
 function toBusMessage(event: RecordedEvent): BusMessage {
-  const message = toPaymentEventMessage(event)
-  return {
-    key: message.paymentId,
-    value: JSON.stringify(message),
-    headers: {
-      [PaymentEventHeaders.eventId]: message.eventId,
-      [PaymentEventHeaders.eventType]: message.type,
-      [PaymentEventHeaders.streamRevision]: String(message.revision),
-    },
-  }
+  return paymentEventBusMessage(toPaymentEventMessage(event))
 }

@@ -1,17 +1,12 @@
+import { paymentEventMessages } from '@chainpay/contracts/testing'
 import { evolvePayment, initialPaymentState } from '@chainpay/domain'
+import { at, paymentCreated, paymentId } from '@chainpay/domain/testing'
 import type { PaymentDocument } from '@chainpay/ports'
 import { describe, expect, it } from 'vitest'
 import { projectPaymentEvent } from './payment-document.js'
-import {
-  at,
-  canceledStream,
-  confirmedStream,
-  paymentCreated,
-  toMessages,
-} from './testing/payment-messages.js'
+import { canceledStream, confirmedStream } from './testing/payment-messages.js'
 
-const paymentId = '0b5c1a8e-3f1d-4c6b-9a7e-2d4f6a8b0c1e'
-const confirmed = toMessages(paymentId, confirmedStream(paymentId))
+const confirmed = paymentEventMessages(confirmedStream(paymentId))
 
 function message(revision: number) {
   const found = confirmed[revision]
@@ -27,7 +22,7 @@ function project(document: PaymentDocument | null, revision: number): PaymentDoc
 
 describe('projectPaymentEvent', () => {
   it('starts the document from PaymentCreated at revision 0', () => {
-    const created = paymentCreated(paymentId)
+    const created = paymentCreated({ paymentId })
     expect(projectPaymentEvent(null, message(0))).toEqual({
       paymentId,
       merchantId: 'merchant-1',
@@ -66,7 +61,7 @@ describe('projectPaymentEvent', () => {
   })
 
   it('continues from a write-through that got ahead, skipping what it covers', () => {
-    const [created, canceled, late] = toMessages(paymentId, canceledStream(paymentId))
+    const [created, canceled, late] = paymentEventMessages(canceledStream(paymentId))
     if (!created || !canceled || !late) throw new Error('the canceled stream has three events')
     const writeThrough: PaymentDocument = {
       paymentId,

@@ -1,14 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { PaymentEventMessage } from '@chainpay/contracts'
+import { type PaymentEventMessage, paymentEventBusMessage } from '@chainpay/contracts'
+import { paymentEventMessages } from '@chainpay/contracts/testing'
 import { evolvePayment, initialPaymentState } from '@chainpay/domain'
+import { at } from '@chainpay/domain/testing'
 import { createRootLogger } from '@chainpay/platform'
 import { type ConsumedMessage, deadLetterTopic, type PaymentDocument, Topics } from '@chainpay/ports'
 import { createSqliteBus, createSqlitePaymentReadModel, openSqliteDatabase } from '@chainpay/store-sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createProjectionService } from './projection-service.js'
-import { at, canceledStream, confirmedStream, toMessages } from './testing/payment-messages.js'
+import { canceledStream, confirmedStream } from './testing/payment-messages.js'
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {
@@ -27,10 +29,7 @@ function setup() {
     () => bus.close(),
   )
   const publish = (messages: PaymentEventMessage[]) =>
-    bus.publish(
-      Topics.paymentEvents,
-      messages.map((message) => ({ key: message.paymentId, value: JSON.stringify(message), headers: {} })),
-    )
+    bus.publish(Topics.paymentEvents, messages.map(paymentEventBusMessage))
   return { bus, readModel, logger, publish }
 }
 
@@ -41,8 +40,8 @@ describe('createProjectionService', () => {
     await service.start()
     cleanups.push(() => service.stop())
 
-    const paid = toMessages('pay-confirmed', confirmedStream('pay-confirmed'))
-    const canceled = toMessages('pay-canceled', canceledStream('pay-canceled'))
+    const paid = paymentEventMessages(confirmedStream('pay-confirmed'))
+    const canceled = paymentEventMessages(canceledStream('pay-canceled'))
     const [paid0, paid1, paid2, paid3] = paid
     const [canceled0, canceled1, canceled2] = canceled
     if (!paid0 || !paid1 || !paid2 || !paid3 || !canceled0 || !canceled1 || !canceled2) {
@@ -106,8 +105,8 @@ describe('createProjectionService', () => {
     await service.start()
     cleanups.push(() => service.stop())
 
-    const gapped = toMessages('pay-gapped', confirmedStream('pay-gapped'))
-    const whole = toMessages('pay-whole', canceledStream('pay-whole'))
+    const gapped = paymentEventMessages(confirmedStream('pay-gapped'))
+    const whole = paymentEventMessages(canceledStream('pay-whole'))
     await publish([gapped[0], gapped[2], ...whole].filter((message) => message !== undefined))
 
     await vi.waitFor(() => expect(deadLetters).toHaveLength(1), { timeout: 20_000 })

@@ -9,11 +9,12 @@ import { join } from 'node:path'
 import { type ChainSimulator, createChainSimulator, simulatedAddress } from '@chainpay/chain-sim'
 import {
   type ChainObservationMessage,
-  PaymentEventHeaders,
   type PaymentEventMessage,
   parseChainObservationMessage,
+  paymentEventBusMessage,
   type TransferObservation,
 } from '@chainpay/contracts'
+import { paymentEventMessage } from '@chainpay/contracts/testing'
 import {
   type Chain,
   defaultAssetRegistry,
@@ -22,6 +23,7 @@ import {
   resolveAsset,
   toUnits,
 } from '@chainpay/domain'
+import { paymentCreatedData } from '@chainpay/domain/testing'
 import { createRootLogger, type Logger } from '@chainpay/platform'
 import { type Bus, type ChainIndexerStore, type ConsumedMessage, Topics } from '@chainpay/ports'
 import {
@@ -88,74 +90,43 @@ export interface TestPayment {
 }
 
 /**
- * A PaymentCreated message as the relay publishes it. SPL payments get a token account unless
- * given one; addresses are fresh random ones of the chain.
+ * A PaymentCreated message as the relay publishes it, created now. SPL payments get a token account
+ * unless given one; addresses are fresh random ones of the chain.
  */
 export function paymentCreated(
   fields: Partial<PaymentCreatedData> & { network: string; currency: string },
 ): TestPayment {
   const asset = resolveAsset(defaultAssetRegistry, fields)
   const chain: Chain = asset.chain
-  const paymentId = fields.paymentId ?? randomUUID()
-  const createdAt = fields.createdAt ?? new Date().toISOString()
-  const data: PaymentCreatedData = {
-    paymentId,
-    merchantId: 'merchant-1',
-    idempotencyKey: null,
-    requestFingerprint: 'f'.repeat(64),
+  const units = toUnits('10', asset.decimals).toString()
+  const data = paymentCreatedData({
+    paymentId: randomUUID(),
     tokenStandard: asset.tokenStandard,
     decimals: asset.decimals,
     amount: '10',
-    amountUnits: toUnits('10', asset.decimals).toString(),
+    amountUnits: units,
     feeUnits: '0',
-    netUnits: toUnits('10', asset.decimals).toString(),
+    netUnits: units,
     address: simulatedAddress(chain),
     tokenAccount: asset.tokenStandard === 'SPL' ? simulatedAddress(chain) : null,
     derivationPath: chain === 'TRON' ? "m/44'/195'/0'/0/1" : "m/44'/501'/1'/0'",
-    addressMode: 'PER_PAYMENT',
     requiredConfirmations: findNetwork(defaultAssetRegistry, fields.network)?.requiredConfirmations ?? 1,
-    description: null,
-    metadata: {},
-    callbackUrl: null,
-    successRedirectUrl: null,
-    cancelRedirectUrl: null,
-    createdAt,
-    expiresAt: new Date(Date.parse(createdAt) + 30 * 60_000).toISOString(),
+    createdAt: new Date().toISOString(),
     ...fields,
-  }
-  const message: PaymentEventMessage = {
-    eventId: randomUUID(),
-    paymentId,
-    streamId: `payment-${paymentId}`,
-    revision: 0,
-    schemaVersion: 1,
-    recordedAt: createdAt,
-    type: 'PaymentCreated',
-    data,
-  }
+  })
   return {
-    paymentId,
+    paymentId: data.paymentId,
     network: data.network,
     currency: data.currency,
     address: data.address,
     tokenAccount: data.tokenAccount,
-    message: consumed(message),
+    message: consumed(paymentEventMessage({ type: 'PaymentCreated', data })),
   }
 }
 
 /** a payment event message as a subscription hands it over */
 export function consumed(message: PaymentEventMessage): ConsumedMessage {
-  return {
-    topic: Topics.paymentEvents,
-    offset: '0',
-    key: message.paymentId,
-    value: JSON.stringify(message),
-    headers: {
-      [PaymentEventHeaders.eventId]: message.eventId,
-      [PaymentEventHeaders.eventType]: message.type,
-      [PaymentEventHeaders.streamRevision]: String(message.revision),
-    },
-  }
+  return { topic: Topics.paymentEvents, offset: String(message.revision), ...paymentEventBusMessage(message) }
 }
 
 export interface IndexerHarness {

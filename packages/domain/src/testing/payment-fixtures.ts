@@ -1,14 +1,22 @@
 // Payment events and commands for tests: a 10.5 USDT payment on TRON created at 14:00, expiring at
-// 14:30, needing 20 confirmations. Each builder takes the fields a test cares about.
+// 14:30, needing 20 confirmations. Each builder takes the fields a test cares about. Every package's
+// tests build their events here (through @chainpay/domain/testing), so the fixtures follow the
+// event types in one place.
 
 import { defaultAssetRegistry, resolveAsset } from '../assets.js'
-import type {
-  PaymentCommand,
-  PaymentCreatedData,
-  PaymentEvent,
-  PaymentSettledData,
-  PaymentStatus,
-  TransferDetectedData,
+import {
+  evolvePayment,
+  initialPaymentState,
+  type LateFundsReceivedData,
+  type OpenPayment,
+  type PaymentCommand,
+  type PaymentCreatedData,
+  type PaymentEvent,
+  type PaymentSettledData,
+  type PaymentStatus,
+  type TransferConfirmationsUpdatedData,
+  type TransferDetectedData,
+  type TransferWithdrawnData,
 } from '../payment.js'
 
 export const paymentId = '0b5c1a8e-3f1d-4c6b-9a7e-2d4f6a8b0c1e'
@@ -22,37 +30,40 @@ export function at(minutes: number): string {
   return new Date(Date.parse('2026-11-21T14:00:00.000Z') + minutes * 60_000).toISOString()
 }
 
-export function paymentCreated(data: Partial<PaymentCreatedData> = {}): PaymentEvent {
+/** expiresAt is 30 minutes after createdAt unless given */
+export function paymentCreatedData(data: Partial<PaymentCreatedData> = {}): PaymentCreatedData {
+  const createdAt = data.createdAt ?? at(0)
   return {
-    type: 'PaymentCreated',
-    data: {
-      paymentId,
-      merchantId,
-      idempotencyKey: null,
-      requestFingerprint: fingerprint,
-      network: 'TRON',
-      currency: 'USDT',
-      tokenStandard: 'TRC20',
-      decimals: 6,
-      amount: '10.5',
-      amountUnits: '10500000',
-      feeUnits: '105000',
-      netUnits: '10395000',
-      address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
-      tokenAccount: null,
-      derivationPath: "m/44'/195'/0'/0/7",
-      addressMode: 'PER_PAYMENT',
-      requiredConfirmations: required,
-      description: null,
-      metadata: {},
-      callbackUrl: null,
-      successRedirectUrl: null,
-      cancelRedirectUrl: null,
-      createdAt: at(0),
-      expiresAt: at(30),
-      ...data,
-    },
+    paymentId,
+    merchantId,
+    idempotencyKey: null,
+    requestFingerprint: fingerprint,
+    network: 'TRON',
+    currency: 'USDT',
+    tokenStandard: 'TRC20',
+    decimals: 6,
+    amount: '10.5',
+    amountUnits: '10500000',
+    feeUnits: '105000',
+    netUnits: '10395000',
+    address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+    tokenAccount: null,
+    derivationPath: "m/44'/195'/0'/0/7",
+    addressMode: 'PER_PAYMENT',
+    requiredConfirmations: required,
+    description: null,
+    metadata: {},
+    callbackUrl: null,
+    successRedirectUrl: null,
+    cancelRedirectUrl: null,
+    createdAt,
+    expiresAt: new Date(Date.parse(createdAt) + 30 * 60_000).toISOString(),
+    ...data,
   }
+}
+
+export function paymentCreated(data: Partial<PaymentCreatedData> = {}): PaymentEvent {
+  return { type: 'PaymentCreated', data: paymentCreatedData(data) }
 }
 
 export function transferDetected(data: Partial<TransferDetectedData> = {}): PaymentEvent {
@@ -79,6 +90,41 @@ export function settled(
   return {
     type,
     data: { paymentId, receivedUnits: '10500000', txHash: 'tx-1', confirmedAt: at(10), ...data },
+  }
+}
+
+export function confirmationsUpdated(data: Partial<TransferConfirmationsUpdatedData> = {}): PaymentEvent {
+  return {
+    type: 'TransferConfirmationsUpdated',
+    data: { paymentId, txHash: 'tx-1', transferIndex: 0, confirmations: required, updatedAt: at(6), ...data },
+  }
+}
+
+export function withdrawn(data: Partial<TransferWithdrawnData> = {}): PaymentEvent {
+  return {
+    type: 'TransferWithdrawn',
+    data: { paymentId, txHash: 'tx-1', transferIndex: 0, reason: 'DROPPED', withdrawnAt: at(8), ...data },
+  }
+}
+
+/** tx-1 paying the exact amount in a block after expiry, to a payment that was `statusAtArrival` */
+export function lateFunds(
+  statusAtArrival: PaymentStatus,
+  data: Partial<LateFundsReceivedData> = {},
+): PaymentEvent {
+  return {
+    type: 'LateFundsReceived',
+    data: {
+      paymentId,
+      txHash: 'tx-1',
+      transferIndex: 0,
+      amountUnits: '10500000',
+      blockHeight: 100,
+      blockTime: at(31),
+      statusAtArrival,
+      receivedAt: at(6),
+      ...data,
+    },
   }
 }
 
@@ -110,13 +156,37 @@ export function eventsFor(status: PaymentStatus): PaymentEvent[] {
       return [
         created,
         transferDetected(),
-        {
-          type: 'TransferWithdrawn',
-          data: { paymentId, txHash: 'tx-1', transferIndex: 0, reason: 'DROPPED', withdrawnAt: at(8) },
-        },
+        withdrawn(),
         { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_WITHDRAWN', failedAt: at(8) } },
       ]
   }
+}
+
+/** one event of every type, with the optional PaymentCreated fields set and metadata of every value type */
+export const samplePaymentEvents: PaymentEvent[] = [
+  paymentCreated({
+    idempotencyKey: 'order-1042',
+    amount: '10.50',
+    metadata: { orderId: '1042', vip: true, score: 4.5, note: null },
+    callbackUrl: 'https://merchant.example/hooks/chainpay',
+  }),
+  transferDetected(),
+  confirmationsUpdated({ confirmations: 12 }),
+  withdrawn(),
+  settled('PaymentConfirmed'),
+  settled('PaymentUnderpaid', { receivedUnits: '10000000' }),
+  settled('PaymentOverpaid', { receivedUnits: '11000000' }),
+  { type: 'PaymentExpired', data: { paymentId, expiredAt: at(31) } },
+  { type: 'PaymentCanceled', data: { paymentId, canceledAt: at(3) } },
+  { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_WITHDRAWN', failedAt: at(8) } },
+  lateFunds('expired', { transferIndex: 1, amountUnits: '2000000', blockHeight: 900, receivedAt: at(32) }),
+]
+
+/** the state the events fold to; throws when they do not open a payment */
+export function foldPayment(events: PaymentEvent[]): OpenPayment {
+  const state = events.reduce(evolvePayment, initialPaymentState)
+  if (state.status === 'none') throw new Error('the events do not create a payment')
+  return state
 }
 
 type Observation = Extract<PaymentCommand, { type: 'RecordTransferObservation' }>

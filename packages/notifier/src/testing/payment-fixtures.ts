@@ -1,81 +1,26 @@
-// Payment events for the notifier's tests, as the relay publishes them, and deliveries as the
-// delivery recorder writes them. Pure: no I/O.
+// Payments for the notifier's tests, and deliveries as the delivery recorder writes them. The events
+// themselves come from @chainpay/domain/testing. Pure: no I/O.
 
 import { randomUUID } from 'node:crypto'
-import { PaymentEventHeaders, type PaymentEventMessage, type WebhookEventKind } from '@chainpay/contracts'
-import {
-  evolvePayment,
-  initialPaymentState,
-  type OpenPayment,
-  type PaymentCreatedData,
-  type PaymentEvent,
-} from '@chainpay/domain'
+import { type PaymentEventMessage, paymentEventBusMessage, type WebhookEventKind } from '@chainpay/contracts'
+import type { PaymentCreatedData, PaymentEvent } from '@chainpay/domain'
+import { foldPayment, paymentCreatedData } from '@chainpay/domain/testing'
 import { type ConsumedMessage, Topics, type WebhookDelivery } from '@chainpay/ports'
 import { webhookKindOf, webhookPaymentFields } from '../webhook-kinds.js'
 
-export function paymentCreatedData(fields: Partial<PaymentCreatedData> = {}): PaymentCreatedData {
-  const createdAt = fields.createdAt ?? '2026-11-21T14:00:00.000Z'
-  return {
+/** a payment of its own id, for 10.50 USDT with an order id in its metadata, as webhooks show it */
+export function newPaymentData(fields: Partial<PaymentCreatedData> = {}): PaymentCreatedData {
+  return paymentCreatedData({
     paymentId: randomUUID(),
-    merchantId: 'merchant-1',
-    idempotencyKey: null,
-    requestFingerprint: 'f'.repeat(64),
-    network: 'TRON',
-    currency: 'USDT',
-    tokenStandard: 'TRC20',
-    decimals: 6,
     amount: '10.50',
-    amountUnits: '10500000',
-    feeUnits: '105000',
-    netUnits: '10395000',
-    address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
-    tokenAccount: null,
-    derivationPath: "m/44'/195'/0'/0/7",
-    addressMode: 'PER_PAYMENT',
-    requiredConfirmations: 20,
-    description: null,
     metadata: { orderId: '1042' },
-    callbackUrl: null,
-    successRedirectUrl: null,
-    cancelRedirectUrl: null,
-    createdAt,
-    expiresAt: new Date(Date.parse(createdAt) + 30 * 60_000).toISOString(),
     ...fields,
-  }
-}
-
-/** a payment's events as the relay publishes them: revisions from 0, one event id each */
-export function paymentMessages(events: PaymentEvent[]): PaymentEventMessage[] {
-  return events.map((event, revision) => ({
-    eventId: randomUUID(),
-    paymentId: event.data.paymentId,
-    streamId: `payment-${event.data.paymentId}`,
-    revision,
-    schemaVersion: 1,
-    recordedAt: new Date(Date.parse('2026-11-21T14:00:00.000Z') + revision * 1000).toISOString(),
-    ...event,
-  }))
+  })
 }
 
 /** a payment event message as a subscription hands it over */
 export function consumed(message: PaymentEventMessage): ConsumedMessage {
-  return {
-    topic: Topics.paymentEvents,
-    offset: String(message.revision),
-    key: message.paymentId,
-    value: JSON.stringify(message),
-    headers: {
-      [PaymentEventHeaders.eventId]: message.eventId,
-      [PaymentEventHeaders.eventType]: message.type,
-      [PaymentEventHeaders.streamRevision]: String(message.revision),
-    },
-  }
-}
-
-export function foldPayment(events: PaymentEvent[]): OpenPayment {
-  const state = events.reduce(evolvePayment, initialPaymentState)
-  if (state.status === 'none') throw new Error('the events do not create a payment')
-  return state
+  return { topic: Topics.paymentEvents, offset: String(message.revision), ...paymentEventBusMessage(message) }
 }
 
 /**

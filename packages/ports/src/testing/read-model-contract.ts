@@ -1,4 +1,5 @@
 import type { OpenPayment } from '@chainpay/domain'
+import { paymentCreatedData } from '@chainpay/domain/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { PaymentDocument, PaymentReadModel } from '../read-model.js'
 
@@ -69,32 +70,20 @@ export function samplePaymentDocument(
 ): PaymentDocument {
   const state: OpenPayment = {
     status: 'pending',
-    created: {
+    created: paymentCreatedData({
       paymentId,
       merchantId: 'mer_1',
-      idempotencyKey: null,
-      requestFingerprint: 'f'.repeat(64),
-      network: 'TRON',
-      currency: 'USDT',
-      tokenStandard: 'TRC20',
-      decimals: 6,
       amount: '12.5',
       amountUnits: '12500000',
       feeUnits: '125000',
       netUnits: '12375000',
       address: 'TXYZabcdefghijkmnopqrstuvwxyz12345',
-      tokenAccount: null,
-      derivationPath: "m/44'/195'/0'/0/7",
-      addressMode: 'PER_PAYMENT',
       requiredConfirmations: 19,
       description: 'Café crème ☕ für 2 — 注文 #7',
       metadata: { $where: 'sleep(1000)', 'a.b': 'dotted', 'emoji 💸': true, count: 3, none: null },
       callbackUrl: 'https://shop.example/hooks',
-      successRedirectUrl: null,
-      cancelRedirectUrl: null,
       createdAt: '2030-01-01T00:00:00.000Z',
-      expiresAt: '2030-01-01T00:30:00.000Z',
-    },
+    }),
     transfers: [
       {
         txHash: 'a1'.repeat(32),

@@ -1,0 +1,83 @@
+// The loop behind the services that poll (the event relay, the chain indexers, the webhook
+// dispatcher): run an iteration, rest until woken or the poll interval has passed, rest longer after
+// each failure in a row. stop() waits for the iteration in progress, so nothing is cut off halfway.
+
+/** 'more': run the next iteration at once; 'idle': rest for the poll interval first */
+export type WorkLoopOutcome = 'more' | 'idle'
+
+export interface WorkLoopOptions {
+  iterate(): Promise<WorkLoopOutcome>
+  pollIntervalMs: number
+  /** after n failures in a row the loop rests min(maxBackoffMs, pollIntervalMs * 2^n) */
+  maxBackoffMs: number
+  /** told of every failed iteration before the loop rests; for logging */
+  onFailure(error: unknown, retry: { failures: number; retryInMs: number }): void
+}
+
+export interface WorkLoop {
+  /** starts the loop unless it is running */
+  start(): void
+  /** ends the rest at once; a wake during an iteration skips the rest after it */
+  wake(): void
+  /** lets the iteration in progress finish, and resolves once the loop has ended */
+  stop(): Promise<void>
+  isRunning(): boolean
+}
+
+export function createWorkLoop(options: WorkLoopOptions): WorkLoop {
+  const { iterate, pollIntervalMs, maxBackoffMs, onFailure } = options
+  let running: Promise<void> | undefined
+  let stopping = false
+  // a wake that comes while an iteration runs is remembered, so that the rest after it is skipped
+  let woken = false
+  let endRest: (() => void) | undefined
+
+  const rest = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (stopping || woken) return resolve()
+      const timer = setTimeout(done, ms)
+      timer.unref()
+      endRest = done
+      function done() {
+        clearTimeout(timer)
+        endRest = undefined
+        resolve()
+      }
+    })
+
+  async function loop(): Promise<void> {
+    let failures = 0
+    while (!stopping) {
+      woken = false
+      try {
+        const outcome = await iterate()
+        failures = 0
+        if (outcome === 'idle') await rest(pollIntervalMs)
+      } catch (error) {
+        failures += 1
+        const retryInMs = Math.min(maxBackoffMs, pollIntervalMs * 2 ** Math.min(failures, 20))
+        onFailure(error, { failures, retryInMs })
+        await rest(retryInMs)
+      }
+    }
+  }
+
+  return {
+    start() {
+      if (running) return
+      stopping = false
+      running = loop()
+    },
+    wake() {
+      woken = true
+      endRest?.()
+    },
+    async stop() {
+      stopping = true
+      endRest?.()
+      await running
+      running = undefined
+    },
+    isRunning: () => running !== undefined,
+  }
+}
