@@ -63,5 +63,23 @@ export type ChainProgressObservation = {
   observedAt: string
 }
 
-/** Chain observations are keyed by paymentId (transfers) or network (progress). */
-export type ChainObservationMessage = TransferObservation | ChainProgressObservation
+/**
+ * The watcher watches the payment's address and has checked every block since the payment's
+ * creation for it: from here on, the watcher's progress speaks for this payment too.
+ */
+export type WatchingObservation = {
+  kind: 'watching'
+  network: string
+  paymentId: string
+  address: string
+  observedAt: string
+}
+
+/** Chain observations are keyed by paymentId (transfers, watching) or network (progress). */
+export type ChainObservationMessage = TransferObservation | ChainProgressObservation | WatchingObservation
+
+/** A bus message that does not parse or validate; marked `poison` so that the bus dead-letters it. */
+export class MessageFormatError extends Error {
+  override readonly name = 'MessageFormatError'
+  readonly poison = true
+}

@@ -10,7 +10,9 @@ import type {
   ChainProgressObservation,
   PaymentEventMessage,
   TransferObservation,
+  WatchingObservation,
 } from './bus-messages.js'
+import { MessageFormatError } from './bus-messages.js'
 import { parsePaymentEvent, paymentEventSchemas } from './event-schemas.js'
 import {
   describeProblems,
@@ -93,21 +95,35 @@ export const ChainProgressObservationSchema = Type.Object(
 )
 true satisfies MutuallyAssignable<Static<typeof ChainProgressObservationSchema>, ChainProgressObservation>
 
+export const WatchingObservationSchema = Type.Object(
+  {
+    kind: Type.Literal('watching'),
+    network: Type.String({ minLength: 1 }),
+    paymentId: Type.String({ minLength: 1 }),
+    address: Type.String({ minLength: 1 }),
+    observedAt: TimestampSchema,
+  },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof WatchingObservationSchema>, WatchingObservation>
+
 export const ChainObservationMessageSchema = Type.Union([
   TransferObservationSchema,
   ChainProgressObservationSchema,
+  WatchingObservationSchema,
 ])
 true satisfies MutuallyAssignable<Static<typeof ChainObservationMessageSchema>, ChainObservationMessage>
 
 const envelopeValidator = Compile(PaymentEventEnvelopeSchema)
 const transferValidator = Compile(TransferObservationSchema)
 const progressValidator = Compile(ChainProgressObservationSchema)
+const watchingValidator = Compile(WatchingObservationSchema)
 
 function parseJson(what: string, json: string): unknown {
   try {
     return JSON.parse(json)
   } catch (error) {
-    throw new Error(`${what}: not JSON: ${(error as Error).message}`)
+    throw new MessageFormatError(`${what}: not JSON: ${(error as Error).message}`)
   }
 }
 
@@ -118,17 +134,17 @@ function parseJson(what: string, json: string): unknown {
 export function parsePaymentEventMessage(json: string): PaymentEventMessage {
   const value = parseJson('payment event message', json)
   if (!envelopeValidator.Check(value)) {
-    throw new Error(`payment event message: ${describeProblems(envelopeValidator, value)}`)
+    throw new MessageFormatError(`payment event message: ${describeProblems(envelopeValidator, value)}`)
   }
   const { data, type, schemaVersion, ...envelope } = value
   let event: PaymentEvent
   try {
     event = parsePaymentEvent(type, schemaVersion, data)
   } catch (error) {
-    throw new Error(`payment event message ${envelope.eventId}: ${(error as Error).message}`)
+    throw new MessageFormatError(`payment event message ${envelope.eventId}: ${(error as Error).message}`)
   }
   if (event.data.paymentId !== envelope.paymentId) {
-    throw new Error(
+    throw new MessageFormatError(
       `payment event message ${envelope.eventId}: paymentId '${envelope.paymentId}' differs from the data's '${event.data.paymentId}'`,
     )
   }
@@ -141,13 +157,23 @@ export function parseChainObservationMessage(json: string): ChainObservationMess
   const kind = typeof value === 'object' && value !== null ? (value as { kind?: unknown }).kind : undefined
   if (kind === 'transfer') {
     if (transferValidator.Check(value)) return value
-    throw new Error(`chain observation message (transfer): ${describeProblems(transferValidator, value)}`)
+    throw new MessageFormatError(
+      `chain observation message (transfer): ${describeProblems(transferValidator, value)}`,
+    )
   }
   if (kind === 'progress') {
     if (progressValidator.Check(value)) return value
-    throw new Error(`chain observation message (progress): ${describeProblems(progressValidator, value)}`)
+    throw new MessageFormatError(
+      `chain observation message (progress): ${describeProblems(progressValidator, value)}`,
+    )
   }
-  throw new Error(
-    `chain observation message: kind must be 'transfer' or 'progress', got ${JSON.stringify(kind)}`,
+  if (kind === 'watching') {
+    if (watchingValidator.Check(value)) return value
+    throw new MessageFormatError(
+      `chain observation message (watching): ${describeProblems(watchingValidator, value)}`,
+    )
+  }
+  throw new MessageFormatError(
+    `chain observation message: kind must be 'transfer', 'progress' or 'watching', got ${JSON.stringify(kind)}`,
   )
 }

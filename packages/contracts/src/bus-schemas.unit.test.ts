@@ -138,12 +138,12 @@ describe('parseChainObservationMessage', () => {
     [
       'no kind',
       { ...progressObservation, kind: undefined },
-      "kind must be 'transfer' or 'progress', got undefined",
+      "kind must be 'transfer', 'progress' or 'watching', got undefined",
     ],
     [
       'an unknown kind',
       { ...progressObservation, kind: 'reorg' },
-      `kind must be 'transfer' or 'progress', got "reorg"`,
+      `kind must be 'transfer', 'progress' or 'watching', got "reorg"`,
     ],
   ])('rejects a message with %s', (_case, message, problem) => {
     expect(() => parseChainObservationMessage(JSON.stringify(message))).toThrow(problem)

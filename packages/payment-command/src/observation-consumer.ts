@@ -29,8 +29,20 @@ export function createObservationConsumer(options: ObservationConsumerOptions): 
         groupId,
         handle: async (message) => {
           const observation = parseChainObservationMessage(message.value)
-          if (observation.kind === 'transfer') await handler.recordObservation(observation)
-          else chainTimes.update(observation.network, observation.blockTime)
+          switch (observation.kind) {
+            case 'transfer':
+              await handler.recordObservation(observation)
+              break
+            case 'progress':
+              chainTimes.update(observation.network, observation.blockTime)
+              break
+            case 'watching':
+              break
+            default: {
+              const unknown: never = observation
+              throw new Error(`unknown observation ${JSON.stringify(unknown)}`)
+            }
+          }
         },
       })
       logger.info({ groupId }, 'chain observation consumer started')

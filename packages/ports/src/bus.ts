@@ -37,6 +37,20 @@ export interface Bus {
   close(): Promise<void>
 }
 
+/**
+ * Thrown by a handler for a message that can never be processed: malformed, invalid, or out of
+ * place. The bus dead-letters it at once; any other error is retried.
+ */
+export class PoisonMessageError extends Error {
+  override readonly name = 'PoisonMessageError'
+  readonly poison = true
+}
+
+/** true for errors marked `poison: true` (PoisonMessageError, and contracts' MessageFormatError) */
+export function isPoisonMessage(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { poison?: unknown }).poison === true
+}
+
 export const Topics = {
   paymentEvents: 'chainpay.payment-events',
   chainObservations: 'chainpay.chain-observations',
