@@ -187,7 +187,10 @@ describe('createChainIndexer', () => {
       ['seen', 3, null],
       ['withdrawn', 3, 'DROPPED'],
     ])
-    expect(await harness.store.listTracked('TRON')).toEqual([])
+    // still looked for, in case the chain includes it again
+    expect(await harness.store.listTracked('TRON')).toMatchObject([
+      { txHash, withdrawnUntilHeight: expect.any(Number) },
+    ])
 
     // the cursor sat on a block that left the chain: the indexer rewinds and still finds new transfers
     const later = await watchedPayment(indexer, 'USDT')
@@ -202,6 +205,11 @@ describe('createChainIndexer', () => {
     ])
     const head = await harness.sim.head('TRON')
     expect(await harness.store.loadCursor('TRON')).toEqual({ height: head.height, hash: head.hash })
+
+    // never included again: forgotten once its payment's requirement in blocks has passed
+    await mineAndScan(indexer, 20)
+    expect(await harness.store.listTracked('TRON')).toEqual([])
+    expect((await harness.observations.transfersOf(payment.paymentId)).at(-1)?.status).toBe('withdrawn')
   })
 
   it('reports a tracked transfer that the chain now reports failed as withdrawn (REVERTED)', async () => {
@@ -332,6 +340,9 @@ describe('createChainIndexer', () => {
       paymentId: payment.paymentId,
       assetContract: null,
       watchUntil: '2099-01-01T00:00:00.000Z',
+      paymentCreatedAt: '2026-01-01T00:00:00.000Z',
+      requiredConfirmations: 20,
+      watchingReportedAt: null,
     })
     await indexer.scanOnce()
 
@@ -433,21 +444,70 @@ describe('createChainIndexer', () => {
     expect(() => indexerFor('TRON', { client: harness.sim.client('SOLANA') })).toThrow(/client is for SOLANA/)
   })
 
-  it('stops watching addresses past their late funds window', async () => {
+  it('stops watching an address once the chain passes its late funds window, by block time', async () => {
     const clock = createManualClock('2026-11-21T14:00:00.000Z')
+    await harness.close()
+    harness = await createIndexerHarness({ clock: () => clock.now() })
     const indexer = indexerFor('TRON', { clock, lateFundsWindowMs: 60_000 })
     const payment = paymentCreated({
       network: 'TRON',
       currency: 'TRX',
       createdAt: '2026-11-21T13:59:00.000Z',
+      expiresAt: '2026-11-21T14:30:00.000Z',
     })
     await indexer.handlePaymentEvent(payment.message)
+    await mineAndScan(indexer)
+    expect(indexer.watchSet.size).toBe(1)
+
+    // the indexer's own clock is past the window, the chain is not yet
+    clock.advance(31 * 60_000 + 1)
     await indexer.scanOnce()
     expect(indexer.watchSet.size).toBe(1)
 
-    clock.advance(32 * 60_000)
-    await indexer.scanOnce()
+    clock.advance(61_000)
+    await mineAndScan(indexer)
     expect(indexer.watchSet.size).toBe(0)
     expect(await harness.store.listWatched('TRON')).toEqual([])
+  })
+
+  it('keeps watching through a backlog whose blocks are older than its clock, pruning by block time', async () => {
+    const clock = createManualClock('2026-11-21T14:00:00.000Z')
+    await harness.close()
+    harness = await createIndexerHarness({ clock: () => clock.now() })
+    const payment = paymentCreated({
+      network: 'TRON',
+      currency: 'TRX',
+      createdAt: '2026-11-21T14:00:00.000Z',
+      expiresAt: '2026-11-21T14:30:00.000Z',
+    })
+    // block 1 came at 14:00; block 2, paying the payment, comes at 14:20, block 3 at 14:40
+    clock.advance(20 * 60_000)
+    const { txHash } = await harness.sim.submitTransfer('TRON', {
+      to: payment.address,
+      amount: '10',
+      currency: 'TRX',
+    })
+    await harness.sim.mineBlocks('TRON', 1)
+    clock.advance(20 * 60_000)
+    await harness.sim.mineBlocks('TRON', 1)
+
+    // an hour later the indexer starts on that backlog, one block per iteration
+    clock.advance(20 * 60_000)
+    const indexer = indexerFor('TRON', {
+      clock,
+      lateFundsWindowMs: 60_000,
+      startHeight: 1,
+      maxBlocksPerBatch: 1,
+    })
+    await indexer.handlePaymentEvent(payment.message)
+    await indexer.scanOnce()
+    clock.advance(61_000)
+    await indexer.scanOnce()
+    expect((await harness.observations.transfersOf(payment.paymentId)).map((o) => o.txHash)).toEqual([txHash])
+    expect(indexer.watchSet.size).toBe(1)
+
+    clock.advance(61_000)
+    await indexer.scanOnce()
+    expect(indexer.watchSet.size).toBe(0)
   })
 })

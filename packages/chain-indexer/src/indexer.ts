@@ -1,7 +1,8 @@
-// One network's chain watcher. Each iteration scans the blocks after its cursor for transfers to
-// watched addresses, recounts the confirmations of the transfers it still tracks, publishes what it
-// saw, and only then moves its cursor: a crash in between publishes again (at least once), and the
-// observations are idempotent downstream.
+// One network's chain watcher. Each iteration backfills newly watched addresses (coverage.ts), scans
+// the blocks after its cursor for transfers to watched addresses, recounts the confirmations of the
+// transfers it still follows (confirmations.ts), publishes what it saw and its progress, and only then
+// moves its cursor: a crash in between publishes again (at least once), and the observations are
+// idempotent downstream.
 
 import type { AssetRegistry } from '@chainpay/domain'
 import { findNetwork } from '@chainpay/domain'
@@ -15,7 +16,6 @@ import {
 } from '@chainpay/platform'
 import {
   type Bus,
-  type BusMessage,
   type ChainBlock,
   type ChainClient,
   type ChainCursor,
@@ -23,11 +23,11 @@ import {
   type ChainIndexerStore,
   type ConsumedMessage,
   Topics,
-  type TrackedTransfer,
-  type WatchedAddress,
 } from '@chainpay/ports'
-import { BLOCK_TIME_SKEW_MS, CLOCK_SKEW_MS, createScanHistory, firstHeightAtOrAfter } from './backfill.js'
-import { observationMessage, transferObservation } from './observations.js'
+import { createScanHistory } from './backfill.js'
+import { createTransferTracker, matchTransfers, type TransferTracker } from './confirmations.js'
+import { createCoverage } from './coverage.js'
+import { observationMessage } from './observations.js'
 import { createPaymentEventConsumer } from './payment-event-consumer.js'
 import { createWatchSet, type WatchSet } from './watch-set.js'
 
@@ -68,15 +68,7 @@ const PRUNE_INTERVAL_MS = 60_000
 
 interface ScanState {
   cursor: ChainCursor | null
-  /** transfers still short of the required confirmations, by transferKey */
-  tracked: Map<string, TrackedTransfer>
-}
-
-interface BackfillRequest {
-  address: WatchedAddress
-  createdAtMs: number
-  /** highest height scanned when the address was added; null: the stored cursor */
-  through: number | null
+  tracker: TransferTracker
 }
 
 export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
@@ -88,6 +80,7 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
   if (client.network !== network) {
     throw new Error(`chain indexer for ${network}: the chain client is for ${client.network}`)
   }
+  /** the network's requirement now: how far back a reorganization below the cursor rescans */
   const required = definition.requiredConfirmations
   const batchSize = positiveInteger('maxBlocksPerBatch', options.maxBlocksPerBatch ?? 100)
   const pollIntervalMs = positiveInteger('pollIntervalMs', options.pollIntervalMs ?? 500)
@@ -95,7 +88,7 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
 
   const watchSet = createWatchSet({ network, store })
   const history = createScanHistory()
-  const backfills: BackfillRequest[] = []
+  const coverage = createCoverage({ network, client, watchSet, history, bus, clock, logger, batchSize })
   let highestMatched: number | undefined
   const consumer = createPaymentEventConsumer({
     bus,
@@ -104,15 +97,19 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     logger,
     lateFundsWindowMs: options.lateFundsWindowMs,
     groupId: options.paymentEventsGroupId ?? `chain-indexer.${network}`,
-    onWatched(address, createdAt) {
-      // recorded synchronously, before any later block is matched, so that `through` is exact
-      backfills.push({ address, createdAtMs: Date.parse(createdAt), through: highestMatched ?? null })
+    onWatched(address) {
+      // right after the address entered the watch set: every block matched from now on includes it
+      coverage.request(address, highestMatched)
     },
   })
 
   let watchSetLoad: Promise<void> | undefined
   let state: ScanState | undefined
   let lastPruneMs: number | undefined
+  /** the block time of the cursor once this run saved one: the chain time that ends late funds windows */
+  let cursorTime: string | undefined
+  /** the last block scanned, while its progress is held back for a pending backfill */
+  let unpublishedProgress: ChainBlock | undefined
 
   const loadWatchSet = () => {
     watchSetLoad ??= watchSet.load().catch((error: unknown) => {
@@ -126,112 +123,11 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     await loadWatchSet()
     if (state) return state
     const [cursor, tracked] = await Promise.all([store.loadCursor(network), store.listTracked(network)])
-    state = { cursor, tracked: new Map(tracked.map((transfer) => [transferKey(transfer), transfer])) }
+    const tracker = createTransferTracker({ network, client, store, bus, clock, logger, tracked })
+    // an address whose watching was never reported may have missed its backfill: the process stopped
+    coverage.requestUnreported()
+    state = { cursor, tracker }
     return state
-  }
-
-  const confirmationsAt = (height: number, head: ChainHead) =>
-    Math.max(0, Math.min(head.height - height + 1, required))
-
-  /** the watched transfers in `blocks` that `accept` lets through; synchronous, so no watch changes midway */
-  function match(
-    blocks: ChainBlock[],
-    head: ChainHead,
-    accept: (address: WatchedAddress) => boolean,
-  ): TrackedTransfer[] {
-    const transfers: TrackedTransfer[] = []
-    for (const block of blocks) {
-      for (const transfer of block.transfers) {
-        const watched = watchSet.match(transfer)
-        if (watched === undefined || !accept(watched)) continue
-        transfers.push({
-          network,
-          paymentId: watched.paymentId,
-          txHash: transfer.txHash,
-          index: transfer.index,
-          address: transfer.to,
-          amountUnits: transfer.amountUnits,
-          blockHeight: block.height,
-          blockHash: block.hash,
-          blockTime: block.time,
-          confirmations: confirmationsAt(block.height, head),
-        })
-      }
-    }
-    return transfers
-  }
-
-  /** publishes 'seen' for each matched transfer, then tracks those still short of the requirement */
-  async function report(current: ScanState, transfers: TrackedTransfer[]): Promise<void> {
-    if (transfers.length === 0) return
-    const observedAt = isoNow(clock)
-    const messages = transfers.map((transfer) =>
-      observationMessage(transferObservation(transfer, { status: 'seen' }, observedAt)),
-    )
-    await bus.publish(Topics.chainObservations, messages)
-    for (const transfer of transfers) {
-      if (transfer.confirmations < required) await track(current, transfer)
-      else await untrack(current, transfer)
-    }
-    logger.debug({ transfers: transfers.length }, 'transfers seen')
-  }
-
-  async function track(current: ScanState, transfer: TrackedTransfer): Promise<void> {
-    await store.track(transfer)
-    current.tracked.set(transferKey(transfer), transfer)
-  }
-
-  async function untrack(current: ScanState, transfer: TrackedTransfer): Promise<void> {
-    const key = transferKey(transfer)
-    if (!current.tracked.has(key)) return
-    await store.untrack(network, transfer.txHash, transfer.index)
-    current.tracked.delete(key)
-  }
-
-  async function runBackfills(current: ScanState, head: ChainHead, fetched: Map<number, ChainBlock>) {
-    const requests = backfills.splice(0)
-    if (requests.length === 0) return
-    try {
-      let from = Number.POSITIVE_INFINITY
-      let through = Number.NEGATIVE_INFINITY
-      const addresses = new Set<string>()
-      for (const request of requests) {
-        const last = request.through ?? current.cursor?.height
-        if (last === undefined) continue
-        const first = await backfillStart(request.createdAtMs, last)
-        if (first > last) continue
-        from = Math.min(from, first)
-        through = Math.max(through, last)
-        addresses.add(request.address.address)
-      }
-      if (addresses.size === 0) return
-      logger.info(
-        { from, through, addresses: addresses.size },
-        'rescanning blocks for newly watched addresses',
-      )
-      for (let batchStart = from; batchStart <= through; batchStart += batchSize) {
-        const blocks = await client.getBlocks(batchStart, Math.min(through, batchStart + batchSize - 1))
-        for (const block of blocks) fetched.set(block.height, block)
-        await report(
-          current,
-          match(blocks, head, (watched) => addresses.has(watched.address)),
-        )
-      }
-    } catch (error) {
-      backfills.unshift(...requests)
-      throw error
-    }
-  }
-
-  /** the first height an address created at `createdAtMs` may have been paid in, among those scanned */
-  async function backfillStart(createdAtMs: number, through: number): Promise<number> {
-    const sinceMs = createdAtMs - CLOCK_SKEW_MS
-    const oldest = history.oldestMatchedAtMs()
-    if (oldest !== undefined && oldest <= sinceMs) {
-      return history.lowestHeightMatchedSince(sinceMs) ?? Number.POSITIVE_INFINITY
-    }
-    // scanned by an earlier run too: find the blocks by their own time
-    return firstHeightAtOrAfter(client, createdAtMs - BLOCK_TIME_SKEW_MS, 0, through)
   }
 
   /** scans the blocks after the cursor; the last block scanned, undefined when there was none */
@@ -259,61 +155,27 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     const last = blocks.at(-1)
     if (last === undefined) return undefined
     for (const block of blocks) fetched.set(block.height, block)
-    const matched = match(blocks, head, () => true)
+    // a withdrawn transfer included again is reported even if its address is no longer watched
+    const matched = matchTransfers(
+      network,
+      blocks,
+      head,
+      (transfer) => watchSet.match(transfer) ?? current.tracker.withdrawnMatching(transfer),
+    )
     history.record(blocks, clock.now().getTime())
     highestMatched = Math.max(highestMatched ?? last.height, last.height)
-    await report(current, matched)
+    await current.tracker.reportSeen(matched)
     current.cursor = { height: last.height, hash: last.hash }
     return last
   }
 
-  /** recounts the tracked transfers on the canonical chain: more confirmations, dropped or reverted */
-  async function confirmTracked(current: ScanState, head: ChainHead, fetched: Map<number, ChainBlock>) {
-    if (current.tracked.size === 0) return
-    const heights = [...new Set([...current.tracked.values()].map((transfer) => transfer.blockHeight))]
-    const missing = heights.filter((height) => !fetched.has(height)).sort((a, b) => a - b)
-    for (const [from, to] of contiguousRuns(missing)) {
-      for (const block of await client.getBlocks(from, to)) fetched.set(block.height, block)
-    }
-    const observedAt = isoNow(clock)
-    const messages: BusMessage[] = []
-    const changes: Array<() => Promise<void>> = []
-    for (const transfer of current.tracked.values()) {
-      const block = fetched.get(transfer.blockHeight)
-      const onChain = block?.transfers.find(
-        (candidate) => candidate.txHash === transfer.txHash && candidate.index === transfer.index,
-      )
-      if (block === undefined || onChain === undefined || !onChain.success) {
-        const reason = onChain === undefined ? 'DROPPED' : 'REVERTED'
-        messages.push(
-          observationMessage(transferObservation(transfer, { status: 'withdrawn', reason }, observedAt)),
-        )
-        changes.push(() => untrack(current, transfer))
-        logger.info({ paymentId: transfer.paymentId, txHash: transfer.txHash, reason }, 'transfer withdrawn')
-        continue
-      }
-      const confirmations = confirmationsAt(block.height, head)
-      const grew = confirmations > transfer.confirmations
-      if (!grew && block.hash === transfer.blockHash) continue
-      // a block replaced by one that still holds the transfer: same transfer, new block hash
-      const next: TrackedTransfer = {
-        ...transfer,
-        blockHash: block.hash,
-        blockTime: block.time,
-        confirmations: Math.max(confirmations, transfer.confirmations),
-      }
-      if (grew) messages.push(observationMessage(transferObservation(next, { status: 'seen' }, observedAt)))
-      changes.push(() => (next.confirmations >= required ? untrack(current, next) : track(current, next)))
-    }
-    if (messages.length > 0) await bus.publish(Topics.chainObservations, messages)
-    for (const change of changes) await change()
-  }
-
   async function pruneWhenDue(): Promise<void> {
-    const now = clock.now()
-    if (lastPruneMs !== undefined && now.getTime() - lastPruneMs < PRUNE_INTERVAL_MS) return
-    const pruned = await watchSet.prune(now)
-    lastPruneMs = now.getTime()
+    // Chain time, not the clock: while a backlog is scanned, its blocks are older than the clock.
+    if (cursorTime === undefined) return
+    const nowMs = clock.now().getTime()
+    if (lastPruneMs !== undefined && nowMs - lastPruneMs < PRUNE_INTERVAL_MS) return
+    const pruned = await watchSet.prune(new Date(cursorTime))
+    lastPruneMs = nowMs
     if (pruned.length > 0)
       logger.info({ pruned: pruned.length }, 'stopped watching addresses past their window')
   }
@@ -324,19 +186,21 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
       const current = await loadState()
       const head = await client.getHead()
       const fetched = new Map<number, ChainBlock>()
-      await runBackfills(current, head, fetched)
+      const backfillContext = () => ({ cursor: current.cursor, head, tracker: current.tracker, fetched })
+      await coverage.run(backfillContext())
       const last = await scanNewBlocks(current, head, fetched)
-      await confirmTracked(current, head, fetched)
+      await current.tracker.recount(head, fetched)
+      // addresses watched while this iteration ran, so that the progress below speaks for them too
+      await coverage.run(backfillContext())
+      if (last !== undefined) unpublishedProgress = last
+      // a backfill requested meanwhile may yet find transfers in the blocks that progress would cover
+      if (unpublishedProgress !== undefined && !coverage.pending) {
+        await publishProgress(unpublishedProgress)
+        unpublishedProgress = undefined
+      }
       if (last !== undefined) {
-        const progress = observationMessage({
-          kind: 'progress',
-          network,
-          height: last.height,
-          blockTime: last.time,
-          observedAt: isoNow(clock),
-        })
-        await bus.publish(Topics.chainObservations, [progress])
         await store.saveCursor(network, { height: last.height, hash: last.hash })
+        cursorTime = last.time
       }
       await pruneWhenDue()
       return last !== undefined && last.height < head.height
@@ -345,6 +209,17 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
       state = undefined
       throw error
     }
+  }
+
+  async function publishProgress(last: ChainBlock): Promise<void> {
+    const progress = observationMessage({
+      kind: 'progress',
+      network,
+      height: last.height,
+      blockTime: last.time,
+      observedAt: isoNow(clock),
+    })
+    await bus.publish(Topics.chainObservations, [progress])
   }
 
   const loop = createWorkLoop({
@@ -376,7 +251,7 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
       await consumer.start()
       loop.start()
       logger.info(
-        { cursor: current.cursor, watched: watchSet.size, tracked: current.tracked.size, required },
+        { cursor: current.cursor, watched: watchSet.size, tracked: current.tracker.size },
         'chain indexer started',
       )
     },
@@ -385,21 +260,6 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
       await Promise.all([loop.stop(), consumer.stop()])
     },
   }
-}
-
-function transferKey(transfer: Pick<TrackedTransfer, 'txHash' | 'index'>): string {
-  return `${transfer.txHash}:${transfer.index}`
-}
-
-/** [from, to] pairs covering ascending heights, one pair per run of consecutive heights */
-function contiguousRuns(heights: number[]): Array<[number, number]> {
-  const runs: Array<[number, number]> = []
-  for (const height of heights) {
-    const run = runs.at(-1)
-    if (run !== undefined && height === run[1] + 1) run[1] = height
-    else runs.push([height, height])
-  }
-  return runs
 }
 
 function positiveInteger(name: string, value: number): number {

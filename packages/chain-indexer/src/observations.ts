@@ -1,14 +1,14 @@
-// The chain observations the indexer publishes, as bus messages: transfers keyed by payment id (so
-// that one payment's observations stay in order), progress keyed by network.
+// The chain observations the indexer publishes, as bus messages: transfers and watching reports keyed
+// by payment id (so that one payment's observations stay in order), progress keyed by network.
 
-import type { ChainProgressObservation, TransferObservation } from '@chainpay/contracts'
-import type { BusMessage, TrackedTransfer } from '@chainpay/ports'
+import type { ChainObservationMessage, TransferObservation, WatchingObservation } from '@chainpay/contracts'
+import type { BusMessage, TrackedTransfer, WatchedAddress } from '@chainpay/ports'
 
 export const ObservationHeaders = { kind: 'observation-kind' } as const
 
-export function observationMessage(observation: TransferObservation | ChainProgressObservation): BusMessage {
+export function observationMessage(observation: ChainObservationMessage): BusMessage {
   return {
-    key: observation.kind === 'transfer' ? observation.paymentId : observation.network,
+    key: observation.kind === 'progress' ? observation.network : observation.paymentId,
     value: JSON.stringify(observation),
     headers: { [ObservationHeaders.kind]: observation.kind },
   }
@@ -33,6 +33,17 @@ export function transferObservation(
     confirmations: transfer.confirmations,
     status: change.status,
     withdrawReason: change.status === 'withdrawn' ? change.reason : null,
+    observedAt,
+  }
+}
+
+/** the indexer watches the address and has checked every block since its payment's creation */
+export function watchingObservation(address: WatchedAddress, observedAt: string): WatchingObservation {
+  return {
+    kind: 'watching',
+    network: address.network,
+    paymentId: address.paymentId,
+    address: address.address,
     observedAt,
   }
 }

@@ -1,7 +1,8 @@
 import { paymentEventMessage } from '@chainpay/contracts/testing'
 import { defaultAssetRegistry } from '@chainpay/domain'
 import { at } from '@chainpay/domain/testing'
-import { type ConsumedMessage, Topics, type WatchedAddress } from '@chainpay/ports'
+import { isPoisonMessage, Topics, type WatchedAddress } from '@chainpay/ports'
+import { createSqliteChainIndexerStore } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
   createPaymentEventConsumer,
@@ -22,7 +23,7 @@ let harness: IndexerHarness
 let tron: WatchSet
 let solana: WatchSet
 let consumer: PaymentEventConsumer
-let announced: Array<[WatchedAddress, string]>
+let announced: WatchedAddress[]
 
 beforeEach(async () => {
   harness = await createIndexerHarness()
@@ -35,7 +36,7 @@ beforeEach(async () => {
     watchSets: [tron, solana],
     logger: testLogger,
     lateFundsWindowMs: 60_000,
-    onWatched: (address, createdAt) => announced.push([address, createdAt]),
+    onWatched: (address) => announced.push(address),
   })
 })
 
@@ -45,12 +46,13 @@ afterEach(async () => {
 })
 
 describe('createPaymentEventConsumer', () => {
-  it('watches a TRC20 payment address for the registry contract until its late funds window closes', async () => {
+  it("watches a TRC20 payment address for the registry contract until its late funds window closes, with the payment's requirement", async () => {
     const payment = paymentCreated({
       network: 'TRON',
       currency: 'USDT',
       createdAt: '2026-11-21T14:00:00.000Z',
       expiresAt: '2026-11-21T14:30:00.000Z',
+      requiredConfirmations: 25,
     })
     await consumer.handle(payment.message)
 
@@ -60,10 +62,13 @@ describe('createPaymentEventConsumer', () => {
       paymentId: payment.paymentId,
       assetContract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
       watchUntil: '2026-11-21T14:31:00.000Z',
+      paymentCreatedAt: '2026-11-21T14:00:00.000Z',
+      requiredConfirmations: 25,
+      watchingReportedAt: null,
     }
     expect(tron.get(payment.address)).toEqual(expected)
     expect(await harness.store.listWatched('TRON')).toEqual([expected])
-    expect(announced).toEqual([[expected, '2026-11-21T14:00:00.000Z']])
+    expect(announced).toEqual([expected])
   })
 
   it('watches the token account of an SPL payment, and a native payment with no contract', async () => {
@@ -113,14 +118,41 @@ describe('createPaymentEventConsumer', () => {
     expect(tron.get(payment.address)?.paymentId).toBe(payment.paymentId)
   })
 
-  it('rejects a malformed payment event, so that the bus retries and dead-letters it', async () => {
+  it.each([
+    ['not JSON', () => '{"eventId":'],
+    ['failing its schema', (value: string) => value.replace('"PER_PAYMENT"', '"X"')],
+    ['of an asset this registry does not know', (value: string) => value.replace('"TRX"', '"DOGE"')],
+  ])(
+    'rejects a payment event %s as poison, so that the bus dead-letters it at once',
+    async (_case, spoil) => {
+      const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })
+      const error = await consumer.handle({ ...payment.message, value: spoil(payment.message.value) }).then(
+        () => undefined,
+        (rejection: unknown) => rejection,
+      )
+      expect(error).toBeInstanceOf(Error)
+      expect(isPoisonMessage(error)).toBe(true)
+      expect(tron.size).toBe(0)
+    },
+  )
+
+  it('fails a payment event it cannot store with an error the bus retries, never as poison', async () => {
+    const db = harness.reopen()
+    const unavailable = createWatchSet({ network: 'TRON', store: createSqliteChainIndexerStore(db) })
+    db.close()
+    const failing = createPaymentEventConsumer({
+      bus: harness.bus,
+      registry: defaultAssetRegistry,
+      watchSets: [unavailable],
+      logger: testLogger,
+    })
     const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })
-    const broken: ConsumedMessage = {
-      ...payment.message,
-      value: payment.message.value.replace('"PER_PAYMENT"', '"X"'),
-    }
-    await expect(consumer.handle(broken)).rejects.toThrow(/payment event message/)
-    expect(tron.size).toBe(0)
+    const error = await failing.handle(payment.message).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    )
+    expect(error).toBeInstanceOf(Error)
+    expect(isPoisonMessage(error)).toBe(false)
   })
 
   it('follows the payment event topic once started', async () => {

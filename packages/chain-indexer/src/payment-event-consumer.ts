@@ -1,6 +1,9 @@
 // Keeps the watch sets in step with the payments: every PaymentCreated of a network indexed here
 // watches the payment's receiving address (the token account for SPL) until its late funds window
 // closes. Other events change nothing: funds that arrive after a payment closed are still reported.
+// A message that can never be handled (malformed, or of an asset this indexer does not know) is
+// poison, so that the bus dead-letters it instead of holding the payments behind it; a failure to
+// store the watch is not, and is retried.
 
 import { PaymentEventHeaders, parsePaymentEventMessage } from '@chainpay/contracts'
 import { type AssetRegistry, type PaymentCreatedData, resolveAsset } from '@chainpay/domain'
@@ -9,6 +12,7 @@ import {
   type Bus,
   type BusSubscription,
   type ConsumedMessage,
+  PoisonMessageError,
   Topics,
   type WatchedAddress,
 } from '@chainpay/ports'
@@ -26,8 +30,8 @@ export interface PaymentEventConsumerOptions {
   lateFundsWindowMs?: number
   /** default `chain-indexer` */
   groupId?: string
-  /** told about every address that was not watched before, with its payment's creation time */
-  onWatched?: (address: WatchedAddress, createdAt: string) => void
+  /** told about every address that was not watched before, right after it entered the watch set */
+  onWatched?: (address: WatchedAddress) => void
 }
 
 export interface PaymentEventConsumer extends Service {
@@ -46,17 +50,26 @@ export function createPaymentEventConsumer(options: PaymentEventConsumerOptions)
     // The header spares parsing the many events that are not creations; without it, parse and see.
     const type = message.headers[PaymentEventHeaders.eventType]
     if (type !== undefined && type !== 'PaymentCreated') return
+    // throws MessageFormatError, which is poison
     const event = parsePaymentEventMessage(message.value)
     if (event.type !== 'PaymentCreated') return
     const watchSet = watchSets.get(event.data.network)
     if (watchSet === undefined) return
-    const address = watchedAddressOf(event.data, registry, lateFundsWindowMs)
+    let address: WatchedAddress
+    try {
+      address = watchedAddressOf(event.data, registry, lateFundsWindowMs)
+    } catch (error) {
+      throw new PoisonMessageError(
+        `payment event ${event.eventId}: cannot watch payment ${event.paymentId}: ${(error as Error).message}`,
+        { cause: error },
+      )
+    }
     if (await watchSet.watch(address)) {
       logger.debug(
         { network: address.network, address: address.address, paymentId: address.paymentId },
         'watching address',
       )
-      options.onWatched?.(address, event.data.createdAt)
+      options.onWatched?.(address)
     }
   }
 
@@ -95,5 +108,8 @@ export function watchedAddressOf(
     paymentId: created.paymentId,
     assetContract: asset.contract,
     watchUntil: new Date(expiresAtMs + lateFundsWindowMs).toISOString(),
+    paymentCreatedAt: created.createdAt,
+    requiredConfirmations: created.requiredConfirmations,
+    watchingReportedAt: null,
   }
 }

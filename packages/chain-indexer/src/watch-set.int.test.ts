@@ -30,6 +30,9 @@ function watched(address: string, fields: Partial<WatchedAddress> = {}): Watched
     paymentId: `payment-${address}`,
     assetContract: USDT,
     watchUntil: '2026-12-01T00:00:00.000Z',
+    paymentCreatedAt: '2026-11-21T14:00:00.000Z',
+    requiredConfirmations: 20,
+    watchingReportedAt: '2026-11-21T14:00:01.000Z',
     ...fields,
   }
 }
@@ -93,22 +96,64 @@ describe('createWatchSet', () => {
     expect([watchSet.get('TEarly')?.address, watchSet.get('TStored')?.address]).toEqual(['TEarly', 'TStored'])
   })
 
+  it('keeps the report of watching when the same payment is watched again, not for another payment', async () => {
+    const watchSet = createWatchSet({ network: 'TRON', store })
+    await watchSet.watch(watched('TUsdt', { watchingReportedAt: null }))
+    expect(watchSet.unreported().map((entry) => entry.address)).toEqual(['TUsdt'])
+
+    await watchSet.markWatchingReported(watched('TUsdt'), '2026-11-21T14:05:00.000Z')
+    expect(watchSet.unreported()).toEqual([])
+    await watchSet.watch(
+      watched('TUsdt', { watchingReportedAt: null, watchUntil: '2026-12-02T00:00:00.000Z' }),
+    )
+    const kept = watched('TUsdt', {
+      watchingReportedAt: '2026-11-21T14:05:00.000Z',
+      watchUntil: '2026-12-02T00:00:00.000Z',
+    })
+    expect(watchSet.get('TUsdt')).toEqual(kept)
+    expect(await store.listWatched('TRON')).toEqual([kept])
+
+    expect(await watchSet.watch(watched('TUsdt', { paymentId: 'another', watchingReportedAt: null }))).toBe(
+      true,
+    )
+    expect(watchSet.unreported().map((entry) => entry.paymentId)).toEqual(['another'])
+  })
+
+  it('records a report of watching only for the payment still watched at the address', async () => {
+    const watchSet = createWatchSet({ network: 'TRON', store })
+    await watchSet.watch(watched('TUsdt', { watchingReportedAt: null }))
+    await watchSet.markWatchingReported(
+      watched('TUsdt', { paymentId: 'another' }),
+      '2026-11-21T14:05:00.000Z',
+    )
+    await watchSet.markWatchingReported(watched('TGone'), '2026-11-21T14:05:00.000Z')
+    expect(watchSet.get('TUsdt')?.watchingReportedAt).toBeNull()
+    expect((await store.listWatched('TRON')).map((entry) => entry.address)).toEqual(['TUsdt'])
+  })
+
   it('refuses an address of another network', async () => {
     const watchSet = createWatchSet({ network: 'TRON', store })
     await expect(watchSet.watch(watched('X', { network: 'SOLANA' }))).rejects.toThrow(/address of SOLANA/)
   })
 
-  it('prunes the addresses past their window from memory and the store', async () => {
+  it('prunes the addresses past their window from memory and the store, once their watching was reported', async () => {
     const watchSet = createWatchSet({ network: 'TRON', store })
     await watchSet.watch(watched('TOld', { watchUntil: '2026-11-21T14:00:00.000Z' }))
     await watchSet.watch(watched('TExact', { watchUntil: '2026-11-21T15:00:00.000Z' }))
     await watchSet.watch(watched('TNew', { watchUntil: '2026-11-22T14:00:00.000Z' }))
+    await watchSet.watch(
+      watched('TUnreported', { watchUntil: '2026-11-21T14:00:00.000Z', watchingReportedAt: null }),
+    )
 
     const pruned = await watchSet.prune(new Date('2026-11-21T15:00:00.000Z'))
 
     expect(pruned.map((entry) => entry.address)).toEqual(['TOld'])
     expect(watchSet.get('TOld')).toBeUndefined()
     expect(watchSet.match(transfer('TOld'))).toBeUndefined()
-    expect((await store.listWatched('TRON')).map((entry) => entry.address)).toEqual(['TExact', 'TNew'])
+    expect((await store.listWatched('TRON')).map((entry) => entry.address)).toEqual([
+      'TExact',
+      'TNew',
+      'TUnreported',
+    ])
   })
 })

@@ -9,12 +9,22 @@ export interface WatchSet {
   readonly size: number
   /** adds the store's addresses to memory; call once before matching */
   load(): Promise<void>
-  /** watches an address: the store first, then memory; true when memory did not hold it yet */
+  /**
+   * watches an address: the store first, then memory; true when memory did not hold it yet for that
+   * payment. A watch of the same payment again keeps the time its watching was reported.
+   */
   watch(address: WatchedAddress): Promise<boolean>
   get(address: string): WatchedAddress | undefined
   /** the watched entry a transfer pays: to a watched address, succeeded, in the payment's asset */
   match(transfer: ChainTransfer): WatchedAddress | undefined
-  /** drops the addresses whose watchUntil is before `now`, from memory and the store; returns them */
+  /** the entries whose watching has not been reported yet */
+  unreported(): WatchedAddress[]
+  /** records that watching was reported for the entry, if it is still watched for that payment */
+  markWatchingReported(entry: WatchedAddress, reportedAt: string): Promise<void>
+  /**
+   * drops the addresses whose watchUntil is before `now` (chain time), from memory and the store, and
+   * returns them. Addresses whose watching is not reported yet stay: their backfill has yet to run.
+   */
   prune(now: Date): Promise<WatchedAddress[]>
 }
 
@@ -40,10 +50,14 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
       if (address.network !== network) {
         throw new Error(`watch set of ${network}: cannot watch an address of ${address.network}`)
       }
-      await store.watch(address)
-      const added = !watched.has(address.address)
-      watched.set(address.address, address)
-      return added
+      const known = watched.get(address.address)
+      const entry =
+        known?.paymentId === address.paymentId && address.watchingReportedAt === null
+          ? { ...address, watchingReportedAt: known.watchingReportedAt }
+          : address
+      await store.watch(entry)
+      watched.set(entry.address, entry)
+      return known?.paymentId !== address.paymentId
     },
 
     get(address) {
@@ -58,9 +72,23 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
       return contract === entry.assetContract ? entry : undefined
     },
 
+    unreported() {
+      return [...watched.values()].filter((entry) => entry.watchingReportedAt === null)
+    },
+
+    async markWatchingReported(entry, reportedAt) {
+      const current = watched.get(entry.address)
+      if (current?.paymentId !== entry.paymentId || current.watchingReportedAt !== null) return
+      const reported = { ...current, watchingReportedAt: reportedAt }
+      await store.watch(reported)
+      watched.set(reported.address, reported)
+    },
+
     async prune(now) {
       const nowMs = now.getTime()
-      const expired = [...watched.values()].filter((entry) => Date.parse(entry.watchUntil) < nowMs)
+      const expired = [...watched.values()].filter(
+        (entry) => entry.watchingReportedAt !== null && Date.parse(entry.watchUntil) < nowMs,
+      )
       for (const entry of expired) {
         await store.unwatch(network, entry.address)
         watched.delete(entry.address)

@@ -99,8 +99,10 @@ function recordSeen(observation: TransferObservation, payment: OpenPayment): Pay
   const paymentId = payment.created.paymentId
   if (payment.lateTransfers.some((late) => sameTransfer(late, observation))) return []
   const counted = payment.transfers.find((transfer) => sameTransfer(transfer, observation))
-  if (counted) {
-    if (counted.withdrawn || confirmations <= counted.confirmations) return []
+  // A withdrawn transfer that the chain includes again is new money from here on: it counts again
+  // while the payment still takes transfers, and is late funds otherwise (decisions.md section 6).
+  if (counted && !counted.withdrawn) {
+    if (confirmations <= counted.confirmations) return []
     return withSettlement(payment, now, [
       {
         type: 'TransferConfirmationsUpdated',

@@ -17,7 +17,11 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
   switch (event.type) {
     case 'TransferDetected': {
       const { txHash, transferIndex, amountUnits, blockHeight, blockTime, confirmations } = event.data
-      if (state.transfers.some((transfer) => sameTransfer(transfer, event.data))) return state
+      const known = state.transfers.find((transfer) => sameTransfer(transfer, event.data))
+      if (known && !known.withdrawn) return state
+      // A withdrawn transfer included again: its new block replaces the old entry, and it moves to
+      // the end so that the list stays in detection order.
+      const others = state.transfers.filter((transfer) => transfer !== known)
       const transfer = {
         txHash,
         transferIndex,
@@ -27,7 +31,7 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
         confirmations,
         withdrawn: false,
       }
-      return withTransfers(state, [...state.transfers, transfer])
+      return withTransfers(state, [...others, transfer])
     }
     case 'TransferConfirmationsUpdated':
       return updateTransfer(state, event.data, { confirmations: event.data.confirmations })

@@ -107,6 +107,38 @@ describe('evolvePayment', () => {
     expect(state.txHash).toBe('tx-1')
   })
 
+  it('replaces a withdrawn transfer detected again with its new block, counted, in detection order', () => {
+    const state = foldPayment([
+      paymentCreated(),
+      transferDetected({ amountUnits: '4000000' }),
+      transferDetected({ txHash: 'tx-2', amountUnits: '3000000', blockHeight: 101 }),
+      withdrawn(),
+      transferDetected({ amountUnits: '4000000', blockHeight: 103, blockTime: at(7), confirmations: 2 }),
+    ])
+    expect(state.transfers).toEqual([
+      {
+        txHash: 'tx-2',
+        transferIndex: 0,
+        amountUnits: '3000000',
+        blockHeight: 101,
+        blockTime: at(5),
+        confirmations: 1,
+        withdrawn: false,
+      },
+      {
+        txHash: 'tx-1',
+        transferIndex: 0,
+        amountUnits: '4000000',
+        blockHeight: 103,
+        blockTime: at(7),
+        confirmations: 2,
+        withdrawn: false,
+      },
+    ])
+    expect(state.receivedUnits).toBe('7000000')
+    expect(state.txHash).toBe('tx-1')
+  })
+
   it.each([
     ['PaymentConfirmed', 'confirmed'],
     ['PaymentUnderpaid', 'underpaid'],

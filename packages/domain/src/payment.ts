@@ -164,7 +164,10 @@ export interface LateTransfer extends TransferRef {
 export interface OpenPayment {
   status: PaymentStatus
   created: PaymentCreatedData
-  /** transfers that count toward the payment, in detection order (withdrawn ones stay, flagged) */
+  /**
+   * transfers that count toward the payment, in detection order; withdrawn ones stay, flagged,
+   * until the chain includes them again
+   */
   transfers: CountedTransfer[]
   /** transfers recorded as late funds, reported once each */
   lateTransfers: LateTransfer[]

@@ -419,17 +419,6 @@ describe('RecordTransferObservation: seen', () => {
         .when(observed({ blockTime: at(31), confirmations: 40 }))
         .thenNothingHappens()
     })
-
-    it('no longer counts a withdrawn transfer that is seen again', () => {
-      given([
-        paymentCreated(),
-        transferDetected(),
-        transferDetected({ txHash: 'tx-2', blockHeight: 101 }),
-        withdrawn(),
-      ])
-        .when(observed({ confirmations: required }))
-        .thenNothingHappens()
-    })
   })
 
   describe('when underpaid', () => {
@@ -556,6 +545,143 @@ describe('RecordTransferObservation: seen', () => {
       given([...eventsFor(status), lateFunds(status, { txHash: 'tx-9' })])
         .when(observed({ txHash: 'tx-9', confirmations: 50 }))
         .thenNothingHappens()
+    })
+  })
+})
+
+describe('RecordTransferObservation: a withdrawn transfer the chain includes again', () => {
+  // tx-1 (5 USDT) was dropped by a reorg; tx-2 (5.5 USDT) still counts.
+  const half = '5000000'
+  const rest = '5500000'
+  const afterDrop = [
+    paymentCreated(),
+    transferDetected({ amountUnits: half }),
+    transferDetected({ txHash: 'tx-2', amountUnits: rest, blockHeight: 101 }),
+    withdrawn(),
+  ]
+  const reincluded = (data: Parameters<typeof observed>[0] = {}) =>
+    observed({ amountUnits: half, blockHeight: 103, blockTime: at(7), now: at(9), ...data })
+
+  describe('when pending', () => {
+    it('counts it again with its new block', () => {
+      given(afterDrop)
+        .when(reincluded())
+        .then([
+          transferDetected({ amountUnits: half, blockHeight: 103, blockTime: at(7), detectedAt: at(9) }),
+        ])
+    })
+
+    it('counts it again final at once and settles on the total', () => {
+      const tx2Final = confirmationsUpdated({ txHash: 'tx-2', confirmations: required })
+      given([...afterDrop, tx2Final])
+        .when(reincluded({ confirmations: required }))
+        .then([
+          transferDetected({
+            amountUnits: half,
+            blockHeight: 103,
+            blockTime: at(7),
+            confirmations: required,
+            detectedAt: at(9),
+          }),
+          settled('PaymentConfirmed', { txHash: 'tx-1', receivedUnits: '10500000', confirmedAt: at(9) }),
+        ])
+    })
+
+    it('settles once the counted-again transfer becomes final', () => {
+      const counted = transferDetected({ amountUnits: half, blockHeight: 103, blockTime: at(7) })
+      const tx2Final = confirmationsUpdated({ txHash: 'tx-2', confirmations: required })
+      given([...afterDrop, counted, tx2Final])
+        .when(reincluded({ confirmations: required, now: at(12) }))
+        .then([
+          confirmationsUpdated({ confirmations: required, updatedAt: at(12) }),
+          settled('PaymentConfirmed', { txHash: 'tx-1', receivedUnits: '10500000', confirmedAt: at(12) }),
+        ])
+    })
+
+    it('records it as late funds, once final, when its new block is at or after expiresAt', () => {
+      given(afterDrop)
+        .when(reincluded({ blockTime: at(31), confirmations: required - 1 }))
+        .thenNothingHappens()
+      given(afterDrop)
+        .when(reincluded({ blockTime: at(31), confirmations: required, now: at(33) }))
+        .then([
+          lateFunds('pending', {
+            amountUnits: half,
+            blockHeight: 103,
+            blockTime: at(31),
+            receivedAt: at(33),
+          }),
+        ])
+    })
+  })
+
+  describe('when underpaid', () => {
+    it('counts it again and confirms when it completes the amount', () => {
+      given([
+        ...eventsFor('underpaid'),
+        transferDetected({ txHash: 'tx-2', amountUnits: '500000', blockHeight: 130 }),
+        withdrawn({ txHash: 'tx-2' }),
+      ])
+        .when(observed({ txHash: 'tx-2', amountUnits: '500000', blockHeight: 140, confirmations: required }))
+        .then([
+          transferDetected({
+            txHash: 'tx-2',
+            amountUnits: '500000',
+            blockHeight: 140,
+            confirmations: required,
+            detectedAt: at(6),
+          }),
+          settled('PaymentConfirmed', { txHash: 'tx-2', receivedUnits: '10500000', confirmedAt: at(6) }),
+        ])
+    })
+  })
+
+  describe('when failed because it was withdrawn', () => {
+    const failed = eventsFor('failed') // tx-1 counted, dropped, payment failed
+
+    it('waits for it to become final', () => {
+      given(failed)
+        .when(observed({ blockHeight: 102 }))
+        .thenNothingHappens()
+    })
+
+    it('records it as late funds once final; the payment stays failed', () => {
+      given(failed)
+        .when(observed({ blockHeight: 102, confirmations: required, now: at(12) }))
+        .then([lateFunds('failed', { blockHeight: 102, blockTime: at(5), receivedAt: at(12) })])
+    })
+
+    it('records it once', () => {
+      given([...failed, lateFunds('failed', { blockHeight: 102, blockTime: at(5) })])
+        .when(observed({ blockHeight: 102, confirmations: 40 }))
+        .thenNothingHappens()
+    })
+  })
+
+  describe('when settled without it', () => {
+    it('records it as late funds once final', () => {
+      const confirmedByTx2 = [
+        paymentCreated(),
+        transferDetected({ amountUnits: half }),
+        transferDetected({
+          txHash: 'tx-2',
+          amountUnits: '10500000',
+          blockHeight: 101,
+          confirmations: required,
+        }),
+        withdrawn(),
+        settled('PaymentConfirmed', { txHash: 'tx-2', confirmedAt: at(8) }),
+      ]
+      given(confirmedByTx2)
+        .when(reincluded({ confirmations: required }))
+        .then([
+          lateFunds('confirmed', {
+            amountUnits: half,
+            blockHeight: 103,
+            blockTime: at(7),
+            receivedAt: at(9),
+          }),
+        ])
     })
   })
 })

@@ -1,7 +1,10 @@
+import { rmSync } from 'node:fs'
 import { defaultAssetRegistry } from '@chainpay/domain'
+import { openSqliteCommandSide } from '@chainpay/payment-command/testing'
 import { createRootLogger } from '@chainpay/platform'
 import type { PaymentCommands } from '@chainpay/ports'
 import { signApiRequest } from '@chainpay/signing'
+import { createSqlitePaymentReadModel, openSqliteDatabase } from '@chainpay/store-sqlite'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildGatewayApp } from './app.js'
 import { DependencyUnavailableError } from './errors.js'
@@ -163,6 +166,53 @@ describe('failures of the command side', () => {
     const read = await fixture.send('GET', `${PAYMENTS}/${SOME_ID}`)
     expect(read.statusCode).toBe(503)
     expect(read.headers['retry-after']).toBeDefined()
+  })
+})
+
+describe('failures of a store, in-process', () => {
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After when the event store or the read model is closed', async () => {
+    const closedSide = openSqliteCommandSide()
+    closedSide.db.close()
+    const readModelDb = openSqliteDatabase(':memory:')
+    const closedReadModel = createSqlitePaymentReadModel(readModelDb)
+    readModelDb.close()
+    try {
+      fixture = await openGatewayFixture({ commands: () => closedSide.handler })
+      const created = await fixture.send('POST', PAYMENTS, { body: JSON.stringify(base) })
+      expect(created.statusCode).toBe(503)
+      expect(errorOf(created).code).toBe('SERVICE_UNAVAILABLE')
+      expect(created.body).not.toContain('database')
+      expect(Number(created.headers['retry-after'])).toBeGreaterThan(0)
+      await fixture.close()
+
+      fixture = await openGatewayFixture({ readModel: () => closedReadModel })
+      const read = await fixture.send('GET', `${PAYMENTS}/${SOME_ID}`)
+      expect(read.statusCode).toBe(503)
+      expect(errorOf(read).code).toBe('SERVICE_UNAVAILABLE')
+      expect(Number(read.headers['retry-after'])).toBeGreaterThan(0)
+    } finally {
+      await closedSide.eventStore.close()
+      rmSync(closedSide.dir, { recursive: true, force: true })
+    }
+  })
+
+  it('keeps a mistake in a statement a 500 INTERNAL_ERROR', async () => {
+    const db = openSqliteDatabase(':memory:')
+    fixture = await openGatewayFixture({
+      commands: failingCommands(() => {
+        try {
+          db.exec('SELECT * FROM no_such_table')
+        } catch (error) {
+          return error as Error
+        }
+        throw new Error('the statement was expected to fail')
+      }),
+    })
+    const response = await fixture.send('GET', `${PAYMENTS}/${SOME_ID}`)
+    db.close()
+    expect(response.statusCode).toBe(500)
+    expect(errorOf(response).code).toBe('INTERNAL_ERROR')
+    expect(response.headers['retry-after']).toBeUndefined()
   })
 })
 

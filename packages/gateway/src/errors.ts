@@ -3,6 +3,7 @@
 
 import { type ErrorBody, httpStatusOf } from '@chainpay/contracts'
 import { DECIMAL_AMOUNT_PATTERN, DomainError, type ErrorCode, isDomainError } from '@chainpay/domain'
+import { isStoreUnavailable } from '@chainpay/payment-command'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
 /**
@@ -14,8 +15,13 @@ export class DependencyUnavailableError extends Error {
   override readonly name = 'DependencyUnavailableError'
 }
 
+/**
+ * A port whose backing service is down: a DependencyUnavailableError, or a store failure that says
+ * the store cannot serve right now (a busy, locked, full or closed database), as opposed to a
+ * mistake in a statement, which stays a 500.
+ */
 export function isDependencyUnavailable(error: unknown): boolean {
-  return error instanceof Error && error.name === 'DependencyUnavailableError'
+  return (error instanceof Error && error.name === 'DependencyUnavailableError') || isStoreUnavailable(error)
 }
 
 /** seconds a caller is asked to wait after a 503 */

@@ -74,6 +74,30 @@ describe('toErrorAnswer', () => {
     expect(isDependencyUnavailable(new Error('plain'))).toBe(false)
   })
 
+  it('answers a store that cannot serve with 503 and Retry-After, and a mistake in a statement with 500', () => {
+    // shaped as node:sqlite throws them
+    const sqliteError = (errcode: number, message: string) =>
+      Object.assign(new Error(message), { code: 'ERR_SQLITE_ERROR', errcode, errstr: message })
+    for (const error of [
+      sqliteError(5, 'database is locked'),
+      sqliteError(266, 'disk I/O error'),
+      Object.assign(new Error('database is not open'), { code: 'ERR_INVALID_STATE' }),
+    ]) {
+      expect(isDependencyUnavailable(error)).toBe(true)
+      const answer = toErrorAnswer(error, 'req-1')
+      expect(answer.status).toBe(503)
+      expect(answer.body.error.code).toBe('SERVICE_UNAVAILABLE')
+      expect(answer.body.error.message).not.toContain('database')
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0)
+    }
+    for (const error of [
+      sqliteError(1, 'no such table: payments'),
+      sqliteError(1299, 'NOT NULL constraint failed'),
+    ]) {
+      expect(toErrorAnswer(error, 'req-2')).toMatchObject({ status: 500, headers: {} })
+    }
+  })
+
   it("maps fastify's body errors to the merchant codes", () => {
     const fastifyError = (code: string, statusCode: number) =>
       Object.assign(new Error(code), { code, statusCode })

@@ -2,8 +2,14 @@ import type { PaymentEventMessage } from '@chainpay/contracts'
 import { paymentEventMessages } from '@chainpay/contracts/testing'
 import type { PaymentCreatedData } from '@chainpay/domain'
 import { at, confirmationsUpdated, lateFunds, settled, transferDetected } from '@chainpay/domain/testing'
-import { type PaymentReadModel, Topics } from '@chainpay/ports'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  type ConsumedMessage,
+  deadLetterTopic,
+  type PaymentReadModel,
+  PoisonMessageError,
+  Topics,
+} from '@chainpay/ports'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createDeliveryRecorder, type DeliveryRecorder } from './delivery-recorder.js'
 import { createWebhookDispatcher } from './dispatcher.js'
 import {
@@ -203,11 +209,66 @@ describe('createDeliveryRecorder', () => {
     })
   })
 
-  it('refuses an event that does not follow what it has folded', async () => {
+  it('refuses an event that does not follow what it has folded as poison, for the bus to dead-letter', async () => {
     const { merchantId } = await harness.addMerchant({ webhookUrl: 'https://shop.example/default' })
     const messages = confirmedPayment({ merchantId })
-    await expect(recorderWith().handle(consumed(messages[3] as PaymentEventMessage))).rejects.toThrow()
+    await expect(recorderWith().handle(consumed(messages[3] as PaymentEventMessage))).rejects.toThrow(
+      PoisonMessageError,
+    )
     expect(await harness.deliveries.listByPayment(messages[0]?.paymentId ?? '')).toEqual([])
+  })
+
+  it('on the bus, rides out a store that fails for many attempts, losing and dead-lettering nothing', async () => {
+    const { merchantId } = await harness.addMerchant({ webhookUrl: 'https://shop.example/default' })
+    const messages = confirmedPayment({ merchantId })
+    const paymentId = messages[0]?.paymentId ?? ''
+    const deadLetters: ConsumedMessage[] = []
+    const watcher = await harness.bus.subscribe({
+      topic: deadLetterTopic(Topics.paymentEvents),
+      groupId: 'test',
+      handle: async (message) => void deadLetters.push(message),
+    })
+    stops.push(() => watcher.stop())
+    // eight failed reads: more than the five attempts after which the bus used to give up
+    let failures = 8
+    const flaky: PaymentReadModel = {
+      get: async (id) => {
+        if (failures > 0) {
+          failures -= 1
+          throw new Error('payments store unavailable')
+        }
+        return harness.payments.get(id)
+      },
+      save: (document) => harness.payments.save(document),
+    }
+    const recorder = createDeliveryRecorder({
+      bus: harness.bus,
+      payments: flaky,
+      deliveries: harness.deliveries,
+      merchants: harness.merchants,
+      clock: harness.clock,
+      logger: testLogger,
+      retry: { retryDelayMs: 1, maxRetryDelayMs: 4 },
+    })
+    await recorder.start()
+    stops.push(() => recorder.stop())
+
+    await harness.bus.publish(
+      Topics.paymentEvents,
+      messages.map((message) => ({ key: message.paymentId, value: JSON.stringify(message), headers: {} })),
+    )
+    await vi.waitFor(async () => expect((await harness.payments.get(paymentId))?.revision).toBe(3), {
+      timeout: 10_000,
+    })
+    expect(failures).toBe(0)
+    const deliveries = await harness.deliveries.listByPayment(paymentId)
+    expect(deliveries.map((delivery) => delivery.eventType)).toEqual(['payment.pending', 'payment.confirmed'])
+    // a marker published now comes after any letter the recorder wrote: it must be the only one
+    await harness.bus.publish(deadLetterTopic(Topics.paymentEvents), [
+      { key: 'marker', value: '{}', headers: {} },
+    ])
+    await vi.waitFor(() => expect(deadLetters).toHaveLength(1), { timeout: 10_000 })
+    expect(deadLetters[0]?.key).toBe('marker')
   })
 
   it('follows the payment events on the bus and, with the dispatcher, reaches the merchant in order', async () => {

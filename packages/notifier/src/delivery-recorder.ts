@@ -3,7 +3,9 @@
 // delivery per event that has a webhook kind, describing the payment as it was right after that
 // event. The delivery is recorded before the folded state is saved: a crash in between folds the
 // event again and finds the delivery already there (its id is the event id), so nothing is lost or
-// doubled.
+// doubled. A store that fails is retried by the bus until it works, holding the events after it; an
+// event that does not follow the folded copy (a revision gap) is poison: projectPaymentEvent throws
+// PoisonMessageError and the bus dead-letters it.
 
 import { parsePaymentEventMessage } from '@chainpay/contracts'
 import { type Clock, isoNow, type Logger, moduleLogger, type Service } from '@chainpay/platform'
@@ -13,6 +15,7 @@ import {
   type ConsumedMessage,
   type MerchantStore,
   type PaymentReadModel,
+  type SubscribeOptions,
   Topics,
   type WebhookDeliveryStore,
 } from '@chainpay/ports'
@@ -31,6 +34,8 @@ export interface DeliveryRecorderOptions {
   groupId?: string
   /** called after a delivery was recorded, to wake the dispatcher */
   onRecorded?: () => void
+  /** how the bus paces retries while a store fails; the bus's defaults unless given */
+  retry?: Pick<SubscribeOptions, 'retryDelayMs' | 'maxRetryDelayMs'>
 }
 
 export interface DeliveryRecorder extends Service {
@@ -87,7 +92,7 @@ export function createDeliveryRecorder(options: DeliveryRecorderOptions): Delive
 
     async start() {
       if (subscription) return
-      subscription = await bus.subscribe({ topic: Topics.paymentEvents, groupId, handle })
+      subscription = await bus.subscribe({ topic: Topics.paymentEvents, groupId, ...options.retry, handle })
       logger.info({ groupId }, 'webhook delivery recorder started')
     },
 

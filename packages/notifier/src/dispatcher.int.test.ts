@@ -305,8 +305,28 @@ describe('createWebhookDispatcher', () => {
     receiver.answer = () => ({ status: 200 })
     expect(await harness.deliveries.redeliver(id, harness.clock.now().toISOString())).toBe(true)
     expect(await dispatcher.dispatchOnce()).toBe(1)
-    expect(await harness.deliveries.get(id)).toMatchObject({ status: 'delivered', attempts: 4 })
+    expect(await harness.deliveries.get(id)).toMatchObject({ status: 'delivered', attempts: 1 })
     expect(receiver.received.map((webhook) => webhook.eventId)).toEqual([id, id, id, id])
+  })
+
+  it('gives a redelivered failed delivery the whole schedule again', async () => {
+    const [delivery] = await enqueue(1)
+    const id = delivery?.deliveryId ?? ''
+    receiver.answer = () => ({ status: 500 })
+    const dispatcher = dispatcherWith({ schedule: [5, 5] })
+    await drive(dispatcher, 3)
+    expect(await harness.deliveries.get(id)).toMatchObject({ status: 'failed', attempts: 3 })
+
+    // the receiver is still failing when the operator redelivers, and recovers two attempts later
+    let failuresLeft = 2
+    receiver.answer = () => ({ status: failuresLeft-- > 0 ? 503 : 200 })
+    await harness.deliveries.redeliver(id, harness.clock.now().toISOString())
+    await drive(dispatcher, 3)
+    expect(await harness.deliveries.get(id)).toMatchObject({ status: 'delivered', attempts: 3 })
+    expect(receiver.received).toHaveLength(6)
+    expect((await harness.deliveries.listAttempts(id)).map((attempt) => attempt.statusCode)).toEqual([
+      500, 500, 500, 503, 503, 200,
+    ])
   })
 
   it("sends a delivery recorded without a target to the merchant's URL once it has one", async () => {

@@ -1,7 +1,8 @@
 // Sends the webhook deliveries that are due: each attempt signed afresh, POSTed once (redirects are
 // not followed), and recorded with its status code, duration and error. A failure is retried on the
 // schedule, with jitter so that a receiver coming back is not hit by every retry at once; when the
-// schedule is exhausted the delivery is failed and waits for a redelivery through the admin API.
+// schedule is exhausted the delivery is failed and waits for a redelivery through the admin API,
+// which starts the schedule over (the store sets its attempts back to 0).
 // Deliveries of one payment leave in event order: the store only hands out the first pending one.
 
 import { renderWebhookBody, type WebhookBodyInput } from '@chainpay/contracts'

@@ -1,5 +1,7 @@
+import type { WatchingObservation } from '@chainpay/contracts'
 import type { FeePolicy } from '@chainpay/domain'
 import { createManualClock } from '@chainpay/platform'
+import { type PaymentDeadlineStore, Topics } from '@chainpay/ports'
 import {
   createSqliteBus,
   createSqliteCheckpointStore,
@@ -9,6 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createChainTimeTracker } from './chain-times.js'
 import type { PaymentCommandHandler } from './command-handler.js'
 import { createDeadlineKeeper, createExpiryScheduler } from './expiry.js'
+import { createObservationConsumer } from './observation-consumer.js'
 import { createEventRelay } from './relay.js'
 import { openSqliteCommandSide } from './testing/sqlite-command-side.js'
 
@@ -42,14 +45,21 @@ async function setup() {
     () => relay.stop(),
     () => keeper.stop(),
   )
-  const create = async (idempotencyKey: string) => {
+  /** a payment whose address the chain watcher reports watching, unless told otherwise */
+  const create = async (idempotencyKey: string, { watched = true } = {}) => {
     const request = { amount: '10.5', currency: 'USDT', network: 'TRON', idempotencyKey }
-    return (await side.handler.createPayment({ merchantId, feePolicy, request })).payment.created
+    const created = (await side.handler.createPayment({ merchantId, feePolicy, request })).payment.created
+    if (watched) await deadlines.markWatched(created.paymentId, created.createdAt)
+    return created
   }
   const statusOf = async (paymentId: string) =>
     (await side.handler.getPayment({ merchantId, paymentId }))?.payment.status
-  return { clock, side, deadlines, create, statusOf }
+  return { clock, side, bus, deadlines, create, statusOf }
 }
+
+/** every watched deadline, whenever it expires */
+const dueDeadlines = (deadlines: PaymentDeadlineStore) =>
+  deadlines.due({ expiredBy: END_OF_TIME, now: END_OF_TIME, limit: 10 })
 
 describe('createDeadlineKeeper', () => {
   it('keeps the deadline of every open payment and drops it once the payment can no longer expire', async () => {
@@ -77,10 +87,20 @@ describe('createDeadlineKeeper', () => {
 
     await vi.waitFor(
       async () =>
-        expect(await deadlines.due(END_OF_TIME, 10)).toEqual(
+        expect(await dueDeadlines(deadlines)).toEqual(
           [
-            { paymentId: open.paymentId, network: 'TRON', expiresAt: '2026-11-21T14:30:00.000Z' },
-            { paymentId: later.paymentId, network: 'TRON', expiresAt: '2026-11-21T14:30:00.000Z' },
+            {
+              paymentId: open.paymentId,
+              network: 'TRON',
+              expiresAt: '2026-11-21T14:30:00.000Z',
+              attempts: 0,
+            },
+            {
+              paymentId: later.paymentId,
+              network: 'TRON',
+              expiresAt: '2026-11-21T14:30:00.000Z',
+              attempts: 0,
+            },
           ].sort((a, b) => a.paymentId.localeCompare(b.paymentId)),
         ),
       { timeout: 10_000 },
@@ -101,7 +121,7 @@ describe('createExpiryScheduler', () => {
       intervalMs: 10,
     })
     const { paymentId } = await create('order-1')
-    await vi.waitFor(async () => expect(await deadlines.due(END_OF_TIME, 10)).toHaveLength(1), {
+    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toHaveLength(1), {
       timeout: 10_000,
     })
 
@@ -134,13 +154,13 @@ describe('createExpiryScheduler', () => {
       logger: side.logger,
     }).tick()
     expect(await statusOf(paymentId)).toBe('pending')
-    expect(await deadlines.due(END_OF_TIME, 10)).toHaveLength(1)
+    expect(await dueDeadlines(deadlines)).toHaveLength(1)
 
     // both past: the running scheduler expires it on its own timer and drops the deadline
     await scheduler.start()
     cleanups.push(() => scheduler.stop())
     await vi.waitFor(async () => expect(await statusOf(paymentId)).toBe('expired'), { timeout: 10_000 })
-    await vi.waitFor(async () => expect(await deadlines.due(END_OF_TIME, 10)).toEqual([]), {
+    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toEqual([]), {
       timeout: 10_000,
     })
   })
@@ -149,7 +169,9 @@ describe('createExpiryScheduler', () => {
     const { clock, side, deadlines, statusOf } = await setup()
     const createOn = async (network: string, currency: string, expiresInMinutes: number, key: string) => {
       const request = { amount: '1', currency, network, expiresInMinutes, idempotencyKey: key }
-      return (await side.handler.createPayment({ merchantId, feePolicy, request })).payment.created
+      const created = (await side.handler.createPayment({ merchantId, feePolicy, request })).payment.created
+      await deadlines.markWatched(created.paymentId, created.createdAt)
+      return created
     }
     // the earliest deadlines are TRON's, more of them than a batch holds
     const onTron = [
@@ -158,7 +180,7 @@ describe('createExpiryScheduler', () => {
       await createOn('TRON', 'USDT', 7, 'tron-3'),
     ]
     const onSolana = await createOn('SOLANA', 'USDC', 10, 'solana-1')
-    await vi.waitFor(async () => expect(await deadlines.due(END_OF_TIME, 10)).toHaveLength(4), {
+    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toHaveLength(4), {
       timeout: 10_000,
     })
     // TRON's watcher is stuck before every TRON deadline; Solana's has scanned past its deadline
@@ -184,7 +206,7 @@ describe('createExpiryScheduler', () => {
     await scheduler.tick()
     await scheduler.tick()
     for (const payment of onTron) expect(await statusOf(payment.paymentId)).toBe('expired')
-    expect(await deadlines.due(END_OF_TIME, 10)).toEqual([])
+    expect(await dueDeadlines(deadlines)).toEqual([])
   })
 
   it('drops the deadline of a payment that closed, and retries one whose expiry failed', async () => {
@@ -200,26 +222,138 @@ describe('createExpiryScheduler', () => {
       },
     }
     const closed = await create('closed')
-    await vi.waitFor(async () => expect(await deadlines.due(END_OF_TIME, 10)).toHaveLength(2), {
+    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toHaveLength(2), {
       timeout: 10_000,
     })
     // a deadline the keeper has not dropped yet (its consumer is behind) for a payment already canceled
     await side.handler.cancelPayment({ merchantId, paymentId: closed.paymentId })
-    await vi.waitFor(async () => expect(await deadlines.due(END_OF_TIME, 10)).toHaveLength(1), {
+    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toHaveLength(1), {
       timeout: 10_000,
     })
     await deadlines.upsert({ paymentId: closed.paymentId, network: 'TRON', expiresAt: closed.expiresAt })
+    await deadlines.markWatched(closed.paymentId, closed.createdAt)
 
-    const scheduler = createExpiryScheduler({ deadlines, handler, chainTimes, clock, logger: side.logger })
+    const scheduler = createExpiryScheduler({
+      deadlines,
+      handler,
+      chainTimes,
+      clock,
+      logger: side.logger,
+      retryInitialMs: 5_000,
+    })
     clock.set('2026-11-21T14:45:00.000Z')
     await scheduler.tick()
     expect(await statusOf(flaky.paymentId)).toBe('pending')
-    expect((await deadlines.due(END_OF_TIME, 10)).map((deadline) => deadline.paymentId)).toEqual([
-      flaky.paymentId,
+    expect(await dueDeadlines(deadlines)).toEqual([
+      { paymentId: flaky.paymentId, network: 'TRON', expiresAt: flaky.expiresAt, attempts: 1 },
     ])
+    // not before its retry time
+    clock.set('2026-11-21T14:45:04.999Z')
+    await scheduler.tick()
+    expect(await statusOf(flaky.paymentId)).toBe('pending')
+    clock.set('2026-11-21T14:45:05.000Z')
     await scheduler.tick()
     expect(await statusOf(flaky.paymentId)).toBe('expired')
     expect(await statusOf(closed.paymentId)).toBe('canceled')
-    expect(await deadlines.due(END_OF_TIME, 10)).toEqual([])
+    expect(await dueDeadlines(deadlines)).toEqual([])
+  })
+  it('steps a deadline whose expiry keeps failing aside, so that it cannot hold back the next ones', async () => {
+    const { clock, side, deadlines, create, statusOf } = await setup()
+    const chainTimes = createChainTimeTracker()
+    chainTimes.update('TRON', '2026-11-21T15:00:00.000Z')
+    const broken = await create('broken')
+    clock.set('2026-11-21T14:00:01.000Z')
+    const next = await create('next')
+    let brokenAttempts = 0
+    const handler: Pick<PaymentCommandHandler, 'expire'> = {
+      async expire(paymentId, chainTime) {
+        if (paymentId === broken.paymentId) {
+          brokenAttempts++
+          throw new Error('stream does not parse')
+        }
+        return side.handler.expire(paymentId, chainTime)
+      },
+    }
+    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toHaveLength(2), {
+      timeout: 10_000,
+    })
+    const scheduler = createExpiryScheduler({
+      deadlines,
+      handler,
+      chainTimes,
+      clock,
+      logger: side.logger,
+      batchSize: 1,
+      retryInitialMs: 60_000,
+      retryMaxMs: 120_000,
+    })
+
+    clock.set('2026-11-21T14:45:00.000Z')
+    await scheduler.tick()
+    expect(await statusOf(next.paymentId)).toBe('pending')
+    await scheduler.tick()
+    expect(await statusOf(next.paymentId)).toBe('expired')
+    expect(brokenAttempts).toBe(1)
+
+    // retried after its backoff, which doubles per failure up to the maximum
+    const retries: string[] = []
+    for (const minute of ['46', '47', '48', '49', '50']) {
+      clock.set(`2026-11-21T14:${minute}:00.000Z`)
+      const before = brokenAttempts
+      await scheduler.tick()
+      if (brokenAttempts > before) retries.push(minute)
+    }
+    expect(retries).toEqual(['46', '48', '50'])
+    expect(await statusOf(broken.paymentId)).toBe('pending')
+    expect(await dueDeadlines(deadlines)).toEqual([
+      { paymentId: broken.paymentId, network: 'TRON', expiresAt: broken.expiresAt, attempts: 4 },
+    ])
+  })
+
+  it('never expires a payment whose address the chain watcher has not reported watching', async () => {
+    const { clock, side, bus, deadlines, create, statusOf } = await setup()
+    const chainTimes = createChainTimeTracker()
+    const consumer = createObservationConsumer({
+      bus,
+      handler: side.handler,
+      chainTimes,
+      deadlines,
+      logger: side.logger,
+    })
+    await consumer.start()
+    cleanups.push(() => consumer.stop())
+    const scheduler = createExpiryScheduler({
+      deadlines,
+      handler: side.handler,
+      chainTimes,
+      clock,
+      logger: side.logger,
+    })
+    const unwatched = await create('unwatched', { watched: false })
+    const reported = await create('reported', { watched: false })
+    const watching: WatchingObservation = {
+      kind: 'watching',
+      network: 'TRON',
+      paymentId: reported.paymentId,
+      address: reported.address,
+      observedAt: '2026-11-21T14:00:02.000Z',
+    }
+    await bus.publish(Topics.chainObservations, [
+      { key: reported.paymentId, value: JSON.stringify(watching), headers: {} },
+    ])
+    await vi.waitFor(
+      async () =>
+        expect((await dueDeadlines(deadlines)).map((deadline) => deadline.paymentId)).toEqual([
+          reported.paymentId,
+        ]),
+      { timeout: 10_000 },
+    )
+
+    // long past the deadline, on the clock and on the chain
+    chainTimes.update('TRON', '2026-11-21T18:00:00.000Z')
+    clock.set('2026-11-21T18:00:00.000Z')
+    await scheduler.tick()
+    expect(await statusOf(reported.paymentId)).toBe('expired')
+    expect(await statusOf(unwatched.paymentId)).toBe('pending')
   })
 })

@@ -1,6 +1,7 @@
 // Expiry in two parts: the deadline keeper follows payment-command's own events to know which
 // payments are open and until when; the scheduler asks the decider to expire those whose deadline
-// passed, once the chain watcher has scanned past the deadline too.
+// passed, once the chain watcher watches the payment's address (the observation consumer marks the
+// deadline) and has scanned past the deadline too.
 
 import { type PaymentEventMessage, parsePaymentEventMessage } from '@chainpay/contracts'
 import type { Clock, Logger, Service } from '@chainpay/platform'
@@ -65,6 +66,9 @@ export interface ExpirySchedulerOptions {
   logger: Logger
   intervalMs?: number
   batchSize?: number
+  /** wait before retrying a deadline whose expiry failed, doubled per failure up to retryMaxMs */
+  retryInitialMs?: number
+  retryMaxMs?: number
 }
 
 export interface ExpiryScheduler extends Service {
@@ -76,6 +80,8 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
   const { deadlines, handler, chainTimes, clock, logger } = options
   const intervalMs = options.intervalMs ?? 1000
   const batchSize = options.batchSize ?? 100
+  const retryInitialMs = options.retryInitialMs ?? 5_000
+  const retryMaxMs = options.retryMaxMs ?? 300_000
   let timer: NodeJS.Timeout | undefined
   let started = false
   let inFlight: Promise<void> = Promise.resolve()
@@ -83,21 +89,27 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
   // Network by network, up to the earlier of the clock and that network's chain time: the deadlines
   // of a network whose watcher lags (or has not reported, so that a transfer made in time may still
   // be unseen) are never asked for, so they cannot fill the batch and hold back the other networks.
+  // A deadline whose expiry keeps failing steps aside until its retry time, so that it cannot hold
+  // the head of its network's batch.
   const expireDue = async () => {
     const nowMs = clock.now().getTime()
+    const now = new Date(nowMs).toISOString()
     for (const network of chainTimes.networks()) {
       const chainTime = chainTimes.get(network)
       if (chainTime === null) continue
-      const until = new Date(Math.min(nowMs, Date.parse(chainTime))).toISOString()
-      for (const deadline of await deadlines.due(until, batchSize, network)) {
+      const expiredBy = new Date(Math.min(nowMs, Date.parse(chainTime))).toISOString()
+      for (const deadline of await deadlines.due({ expiredBy, now, limit: batchSize, network })) {
         try {
           const result = await handler.expire(deadline.paymentId, chainTime)
           if (result !== 'not_due') await deadlines.remove(deadline.paymentId)
         } catch (error) {
+          const delayMs = Math.min(retryMaxMs, retryInitialMs * 2 ** deadline.attempts)
+          const retryAt = new Date(nowMs + delayMs).toISOString()
           logger.error(
-            { err: error, paymentId: deadline.paymentId },
-            'expiring a payment failed; retrying next tick',
+            { err: error, paymentId: deadline.paymentId, attempts: deadline.attempts + 1, retryAt },
+            'expiring a payment failed; retrying later',
           )
+          await deadlines.retryLater(deadline.paymentId, retryAt)
         }
       }
     }

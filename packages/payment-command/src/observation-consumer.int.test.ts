@@ -1,6 +1,6 @@
 import type { ChainObservationMessage, TransferObservation } from '@chainpay/contracts'
 import { Topics } from '@chainpay/ports'
-import { createSqliteBus } from '@chainpay/store-sqlite'
+import { createSqliteBus, createSqliteDeadlineStore } from '@chainpay/store-sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createChainTimeTracker } from './chain-times.js'
 import { createObservationConsumer } from './observation-consumer.js'
@@ -24,6 +24,7 @@ describe('createObservationConsumer', () => {
       bus,
       handler: side.handler,
       chainTimes,
+      deadlines: createSqliteDeadlineStore(side.db),
       logger: side.logger,
     })
     await consumer.start()
@@ -87,6 +88,52 @@ describe('createObservationConsumer', () => {
     expect(chainTimes.get('SOLANA')).toBeNull()
   })
 
+  it('marks the deadline of a payment whose address the chain watcher reports watching', async () => {
+    const side = openSqliteCommandSide()
+    const bus = createSqliteBus(side.db, { logger: side.logger, pollIntervalMs: 20 })
+    cleanups.push(
+      () => side.close(),
+      () => bus.close(),
+    )
+    const deadlines = createSqliteDeadlineStore(side.db)
+    const consumer = createObservationConsumer({
+      bus,
+      handler: side.handler,
+      chainTimes: createChainTimeTracker(),
+      deadlines,
+      logger: side.logger,
+    })
+    await consumer.start()
+    cleanups.push(() => consumer.stop())
+    const watching = (paymentId: string): ChainObservationMessage => ({
+      kind: 'watching',
+      network: 'TRON',
+      paymentId,
+      address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+      observedAt: '2026-11-21T14:00:03.000Z',
+    })
+    await bus.publish(
+      Topics.chainObservations,
+      ['pay_watched', 'pay_watched'].map((paymentId) => ({
+        key: paymentId,
+        value: JSON.stringify(watching(paymentId)),
+        headers: {},
+      })),
+    )
+    // the deadline keeper, another consumer, may learn the deadline after the mark
+    const expiresAt = '2026-11-21T14:30:00.000Z'
+    await deadlines.upsert({ paymentId: 'pay_watched', network: 'TRON', expiresAt })
+    await deadlines.upsert({ paymentId: 'pay_unwatched', network: 'TRON', expiresAt })
+    const query = { expiredBy: expiresAt, now: expiresAt, limit: 10 }
+    await vi.waitFor(
+      async () =>
+        expect(await deadlines.due(query)).toEqual([
+          { paymentId: 'pay_watched', network: 'TRON', expiresAt, attempts: 0 },
+        ]),
+      { timeout: 10_000 },
+    )
+  })
+
   it('retries an observation whose recording failed inside the service, and never fails the payment for it', async () => {
     const side = openSqliteCommandSide()
     const bus = createSqliteBus(side.db, { logger: side.logger, pollIntervalMs: 20 })
@@ -104,6 +151,7 @@ describe('createObservationConsumer', () => {
         },
       },
       chainTimes: createChainTimeTracker(),
+      deadlines: createSqliteDeadlineStore(side.db),
       logger: side.logger,
     })
     await consumer.start()

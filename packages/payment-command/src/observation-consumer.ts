@@ -1,9 +1,16 @@
 // Turns the chain watcher's observations into payment commands: transfers are decided on the
-// payment's stream, progress moves the chain time that expiry waits for.
+// payment's stream; progress moves the chain time, and a watching report marks the payment's
+// deadline, both of which expiry waits for.
 
 import { parseChainObservationMessage } from '@chainpay/contracts'
 import type { Logger, Service } from '@chainpay/platform'
-import { type Bus, type BusSubscription, Topics } from '@chainpay/ports'
+import {
+  type Bus,
+  type BusSubscription,
+  type PaymentDeadlineStore,
+  PoisonMessageError,
+  Topics,
+} from '@chainpay/ports'
 import type { ChainTimeTracker } from './chain-times.js'
 import type { PaymentCommandHandler } from './command-handler.js'
 
@@ -11,12 +18,13 @@ export interface ObservationConsumerOptions {
   bus: Bus
   handler: Pick<PaymentCommandHandler, 'recordObservation'>
   chainTimes: Pick<ChainTimeTracker, 'update'>
+  deadlines: Pick<PaymentDeadlineStore, 'markWatched'>
   logger: Logger
   groupId?: string
 }
 
 export function createObservationConsumer(options: ObservationConsumerOptions): Service {
-  const { bus, handler, chainTimes, logger } = options
+  const { bus, handler, chainTimes, deadlines, logger } = options
   const groupId = options.groupId ?? 'payment-command'
   let subscription: BusSubscription | undefined
 
@@ -37,10 +45,11 @@ export function createObservationConsumer(options: ObservationConsumerOptions): 
               chainTimes.update(observation.network, observation.blockTime)
               break
             case 'watching':
+              await deadlines.markWatched(observation.paymentId, observation.observedAt)
               break
             default: {
               const unknown: never = observation
-              throw new Error(`unknown observation ${JSON.stringify(unknown)}`)
+              throw new PoisonMessageError(`unknown observation ${JSON.stringify(unknown)}`)
             }
           }
         },

@@ -1,6 +1,9 @@
 // The bus port: topics of keyed messages, consumer groups with durable offsets, at-least-once
-// delivery in order per key. A message whose handler keeps failing goes to the dead-letter topic
-// `${topic}.dead-letter` after bounded retries, so one bad message never blocks the rest.
+// delivery in order per key. Nothing is dropped for being slow: a handler that fails is retried,
+// with backoff, until it succeeds, and the messages after it wait (a projection must not see
+// revision 5 before revision 4). Only a message marked poison (see isPoisonMessage), which no retry
+// can fix, goes to the dead-letter topic `${topic}.dead-letter` at once, so that it never blocks
+// the rest.
 
 export interface BusMessage {
   /** messages with one key are delivered in publish order (the payment id for payment events) */
@@ -19,15 +22,30 @@ export interface ConsumedMessage extends BusMessage {
 export interface SubscribeOptions {
   topic: string
   groupId: string
+  /**
+   * Resolves when the message is handled; its offset is then committed. Throws a poison error
+   * (isPoisonMessage) for a message that can never be handled: it is dead-lettered at once. Any
+   * other error is transient: the message is retried, and later messages of its key wait for it;
+   * adapters log a warning for failed attempts (throttled, so that a long outage does not flood).
+   */
   handle: (message: ConsumedMessage) => Promise<void>
-  /** attempts before dead-lettering; default 5 */
+  /**
+   * Attempts before a message that keeps failing is dead-lettered anyway, for consumers that prefer
+   * progress over order. Default: no limit, the message is retried until it succeeds.
+   */
   maxAttempts?: number
-  /** delay before the first retry, doubled each time; default 200 ms */
+  /** delay before the first retry, doubled after each failure; default 200 ms */
   retryDelayMs?: number
+  /** the longest delay between two attempts; default 30 s */
+  maxRetryDelayMs?: number
 }
 
 export interface BusSubscription {
-  /** stops taking messages, waits for the one in flight and commits its offset */
+  /**
+   * Stops taking messages and waits for the handler in flight: its offset is committed if it
+   * succeeded. A message that failed, or waits for its next attempt, is left uncommitted and goes
+   * to the group's next subscriber; stop() does not wait out the retry delay.
+   */
   stop(): Promise<void>
 }
 
@@ -39,7 +57,8 @@ export interface Bus {
 
 /**
  * Thrown by a handler for a message that can never be processed: malformed, invalid, or out of
- * place. The bus dead-letters it at once; any other error is retried.
+ * place. The bus dead-letters it at once and logs an error; any other error is retried. Throw it
+ * only when retrying cannot help: an outage of a store is not poison, whatever the message.
  */
 export class PoisonMessageError extends Error {
   override readonly name = 'PoisonMessageError'

@@ -1,5 +1,6 @@
 // What the chain indexer keeps so that it resumes where it stopped: its cursor per network, the
-// addresses it watches, and the transfers whose confirmations it is still counting.
+// addresses it watches, and the transfers whose confirmations it is still counting (or that it
+// still looks for, after they left the chain).
 
 export interface ChainCursor {
   height: number
@@ -12,8 +13,17 @@ export interface WatchedAddress {
   paymentId: string
   /** the payment's asset: TRC20 contract or SPL mint; null for the native coin */
   assetContract: string | null
-  /** after this instant the address is no longer watched (late funds window) */
+  /** after this instant of chain time (block time) the address is no longer watched: late funds window */
   watchUntil: string
+  /** the payment's creation: blocks from then on may pay it */
+  paymentCreatedAt: string
+  /** the confirmations the payment requires, fixed at its creation */
+  requiredConfirmations: number
+  /**
+   * when the indexer reported 'watching' for the payment: it had checked every block since the
+   * payment's creation for the address. Null until then; reported again after a restart while null.
+   */
+  watchingReportedAt: string | null
 }
 
 export interface TrackedTransfer {
@@ -28,16 +38,23 @@ export interface TrackedTransfer {
   blockTime: string
   /** confirmations last reported */
   confirmations: number
+  /** the payment's requirement: the transfer is tracked until its confirmations reach it */
+  requiredConfirmations: number
+  /**
+   * Null while the transfer counts. Once it was reported withdrawn: the head height up to which the
+   * indexer still looks for it to come back (included again), and reports it seen if it does.
+   */
+  withdrawnUntilHeight: number | null
 }
 
 export interface ChainIndexerStore {
   loadCursor(network: string): Promise<ChainCursor | null>
   saveCursor(network: string, cursor: ChainCursor): Promise<void>
-  /** idempotent on (network, address) */
+  /** idempotent on (network, address): the latest watch replaces the stored one, every field */
   watch(address: WatchedAddress): Promise<void>
   unwatch(network: string, address: string): Promise<void>
   listWatched(network: string): Promise<WatchedAddress[]>
-  /** idempotent on (network, txHash, index) */
+  /** idempotent on (network, txHash, index): the latest report replaces the stored one */
   track(transfer: TrackedTransfer): Promise<void>
   untrack(network: string, txHash: string, index: number): Promise<void>
   listTracked(network: string): Promise<TrackedTransfer[]>

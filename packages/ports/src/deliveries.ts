@@ -16,6 +16,7 @@ export interface WebhookDelivery {
   payload: Record<string, unknown>
   targetUrl: string | null
   status: DeliveryStatus
+  /** attempts made on the current retry schedule; a redelivery sets it back to 0 */
   attempts: number
   nextAttemptAt: string | null
   createdAt: string
@@ -49,7 +50,11 @@ export interface WebhookDeliveryStore {
   recordAttempt(attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<void>
   get(deliveryId: string): Promise<WebhookDelivery | null>
   listByPayment(paymentId: string): Promise<WebhookDelivery[]>
+  /** every attempt, in the order made (a redelivery numbers its attempts from 1 again) */
   listAttempts(deliveryId: string): Promise<DeliveryAttempt[]>
-  /** puts a failed (or delivered) delivery back in line, due at `now`; false when unknown */
+  /**
+   * Puts a delivery (failed, no_target, delivered, or pending) back in line, due at `now`, with its
+   * attempts set back to 0 so that it gets the whole retry schedule again; false when unknown.
+   */
   redeliver(deliveryId: string, now: string): Promise<boolean>
 }

@@ -3,12 +3,13 @@
 
 import type { PaymentEventMessage } from '@chainpay/contracts'
 import { evolvePayment, initialPaymentState, type PaymentEvent } from '@chainpay/domain'
-import type { PaymentDocument } from '@chainpay/ports'
+import { type PaymentDocument, PoisonMessageError } from '@chainpay/ports'
 
 /**
  * The document after `message`, or 'skip' when the document already covers its revision (a
- * duplicate delivery, or a write-through that got ahead). Throws when events are missing before
- * it: that is an upstream bug, and the bus retries, then dead-letters the message.
+ * duplicate delivery, or a write-through that got ahead). Throws PoisonMessageError when events are
+ * missing before it, or the stream does not start with PaymentCreated: that is an upstream bug no
+ * retry can mend, so the bus dead-letters the message (and logs an error) instead of stalling on it.
  */
 export function projectPaymentEvent(
   document: PaymentDocument | null,
@@ -19,13 +20,13 @@ export function projectPaymentEvent(
   const expected = document === null ? 0 : document.revision + 1
   if (revision !== expected) {
     const held = document === null ? 'no document' : `a document at revision ${document.revision}`
-    throw new Error(
+    throw new PoisonMessageError(
       `payment ${paymentId}: event ${message.type} at revision ${revision} arrived with ${held}; revision ${expected} is missing`,
     )
   }
   const state = evolvePayment(document?.state ?? initialPaymentState, toEvent(message))
   if (state.status === 'none') {
-    throw new Error(
+    throw new PoisonMessageError(
       `payment ${paymentId}: the stream starts with ${message.type} at revision 0, not PaymentCreated`,
     )
   }

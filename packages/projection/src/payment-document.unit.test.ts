@@ -1,7 +1,7 @@
 import { paymentEventMessages } from '@chainpay/contracts/testing'
 import { evolvePayment, initialPaymentState } from '@chainpay/domain'
 import { at, paymentCreated, paymentId } from '@chainpay/domain/testing'
-import type { PaymentDocument } from '@chainpay/ports'
+import { isPoisonMessage, type PaymentDocument, PoisonMessageError } from '@chainpay/ports'
 import { describe, expect, it } from 'vitest'
 import { projectPaymentEvent } from './payment-document.js'
 import { canceledStream, confirmedStream } from './testing/payment-messages.js'
@@ -80,21 +80,37 @@ describe('projectPaymentEvent', () => {
     })
   })
 
-  it('throws on a first event that is not at revision 0, naming the payment and revisions', () => {
-    expect(() => projectPaymentEvent(null, message(2))).toThrow(
+  it('throws poison on a first event that is not at revision 0, naming the payment and revisions', () => {
+    const thrown = thrownBy(() => projectPaymentEvent(null, message(2)))
+    expect(thrown).toBeInstanceOf(PoisonMessageError)
+    expect(isPoisonMessage(thrown)).toBe(true)
+    expect((thrown as Error).message).toBe(
       `payment ${paymentId}: event TransferConfirmationsUpdated at revision 2 arrived with no document; revision 0 is missing`,
     )
   })
 
-  it('throws on a gap after the document’s revision', () => {
+  it('throws poison on a gap after the document’s revision', () => {
     const document = project(null, 0)
-    expect(() => projectPaymentEvent(document, message(2))).toThrow(
+    const thrown = thrownBy(() => projectPaymentEvent(document, message(2)))
+    expect(thrown).toBeInstanceOf(PoisonMessageError)
+    expect((thrown as Error).message).toMatch(
       /payment 0b5c1a8e.*revision 2 arrived with a document at revision 0; revision 1 is missing/,
     )
   })
 
-  it('throws on a stream whose revision 0 is not PaymentCreated', () => {
+  it('throws poison on a stream whose revision 0 is not PaymentCreated', () => {
     const detected = { ...message(1), revision: 0 }
-    expect(() => projectPaymentEvent(null, detected)).toThrow(/starts with TransferDetected/)
+    const thrown = thrownBy(() => projectPaymentEvent(null, detected))
+    expect(thrown).toBeInstanceOf(PoisonMessageError)
+    expect((thrown as Error).message).toMatch(/starts with TransferDetected/)
   })
 })
+
+function thrownBy(run: () => unknown): unknown {
+  try {
+    run()
+  } catch (error) {
+    return error
+  }
+  throw new Error('it did not throw')
+}

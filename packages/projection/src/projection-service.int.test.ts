@@ -6,7 +6,14 @@ import { paymentEventMessages } from '@chainpay/contracts/testing'
 import { evolvePayment, initialPaymentState } from '@chainpay/domain'
 import { at } from '@chainpay/domain/testing'
 import { createRootLogger } from '@chainpay/platform'
-import { type ConsumedMessage, deadLetterTopic, type PaymentDocument, Topics } from '@chainpay/ports'
+import {
+  type Bus,
+  type ConsumedMessage,
+  deadLetterTopic,
+  type PaymentDocument,
+  type PaymentReadModel,
+  Topics,
+} from '@chainpay/ports'
 import { createSqliteBus, createSqlitePaymentReadModel, openSqliteDatabase } from '@chainpay/store-sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createProjectionService } from './projection-service.js'
@@ -31,6 +38,19 @@ function setup() {
   const publish = (messages: PaymentEventMessage[]) =>
     bus.publish(Topics.paymentEvents, messages.map(paymentEventBusMessage))
   return { bus, readModel, logger, publish }
+}
+
+async function watchDeadLetters(bus: Bus): Promise<ConsumedMessage[]> {
+  const deadLetters: ConsumedMessage[] = []
+  const watcher = await bus.subscribe({
+    topic: deadLetterTopic(Topics.paymentEvents),
+    groupId: 'test',
+    handle: async (message) => {
+      deadLetters.push(message)
+    },
+  })
+  cleanups.push(() => watcher.stop())
+  return deadLetters
 }
 
 describe('createProjectionService', () => {
@@ -90,17 +110,48 @@ describe('createProjectionService', () => {
     })
   })
 
-  it('dead-letters an event that shows a gap, and goes on with the others', async () => {
+  it('retries while the read model fails, for longer than a few attempts, and loses nothing', async () => {
     const { bus, readModel, logger, publish } = setup()
-    const deadLetters: ConsumedMessage[] = []
-    const watcher = await bus.subscribe({
-      topic: deadLetterTopic(Topics.paymentEvents),
-      groupId: 'test',
-      handle: async (message) => {
-        deadLetters.push(message)
+    const deadLetters = await watchDeadLetters(bus)
+    // eight failed saves: more than the five attempts after which the bus used to give up
+    let failures = 8
+    const saved: number[] = []
+    const flaky: PaymentReadModel = {
+      get: (paymentId) => readModel.get(paymentId),
+      async save(document) {
+        if (failures > 0) {
+          failures -= 1
+          throw new Error('read model unavailable')
+        }
+        saved.push(document.revision)
+        return readModel.save(document)
       },
+    }
+    const service = createProjectionService({
+      bus,
+      readModel: flaky,
+      logger,
+      retry: { retryDelayMs: 1, maxRetryDelayMs: 4 },
     })
-    cleanups.push(() => watcher.stop())
+    await service.start()
+    cleanups.push(() => service.stop())
+
+    await publish(paymentEventMessages(confirmedStream('pay-flaky')))
+    await vi.waitFor(async () => expect((await readModel.get('pay-flaky'))?.revision).toBe(3), {
+      timeout: 10_000,
+    })
+    expect(failures).toBe(0)
+    expect(saved).toEqual([0, 1, 2, 3])
+    expect((await readModel.get('pay-flaky'))?.state.status).toBe('confirmed')
+    // a marker published now comes after any letter the projection wrote: it must be the only one
+    await bus.publish(deadLetterTopic(Topics.paymentEvents), [{ key: 'marker', value: '{}', headers: {} }])
+    await vi.waitFor(() => expect(deadLetters).toHaveLength(1), { timeout: 10_000 })
+    expect(deadLetters[0]?.key).toBe('marker')
+  })
+
+  it('dead-letters an event that shows a gap at once, and goes on with the others', async () => {
+    const { bus, readModel, logger, publish } = setup()
+    const deadLetters = await watchDeadLetters(bus)
     const service = createProjectionService({ bus, readModel, logger })
     await service.start()
     cleanups.push(() => service.stop())
@@ -109,7 +160,7 @@ describe('createProjectionService', () => {
     const whole = paymentEventMessages(canceledStream('pay-whole'))
     await publish([gapped[0], gapped[2], ...whole].filter((message) => message !== undefined))
 
-    await vi.waitFor(() => expect(deadLetters).toHaveLength(1), { timeout: 20_000 })
+    await vi.waitFor(() => expect(deadLetters).toHaveLength(1), { timeout: 10_000 })
     expect(JSON.parse(deadLetters[0]?.value ?? '{}')).toMatchObject({ paymentId: 'pay-gapped', revision: 2 })
     expect(deadLetters[0]?.headers['dead-letter-error']).toMatch(/revision 1 is missing/)
     await vi.waitFor(async () => expect((await readModel.get('pay-whole'))?.revision).toBe(2), {

@@ -1,9 +1,17 @@
 // Builds the payment read model from the payment events on the bus, one message at a time, in
-// order per payment. Idempotent by stream revision: replays and write-throughs are skipped.
+// order per payment. Idempotent by stream revision: replays and write-throughs are skipped. A read
+// model that fails is retried by the bus until it works, holding the events after it; only a message
+// that can never apply (malformed, or a revision gap) is poison and dead-lettered.
 
 import { parsePaymentEventMessage } from '@chainpay/contracts'
 import type { Logger, Service } from '@chainpay/platform'
-import { type Bus, type BusSubscription, type PaymentReadModel, Topics } from '@chainpay/ports'
+import {
+  type Bus,
+  type BusSubscription,
+  type PaymentReadModel,
+  type SubscribeOptions,
+  Topics,
+} from '@chainpay/ports'
 import { projectPaymentEvent } from './payment-document.js'
 
 export interface ProjectionServiceOptions {
@@ -11,6 +19,8 @@ export interface ProjectionServiceOptions {
   readModel: PaymentReadModel
   logger: Logger
   groupId?: string
+  /** how the bus paces retries while the read model fails; the bus's defaults unless given */
+  retry?: Pick<SubscribeOptions, 'retryDelayMs' | 'maxRetryDelayMs'>
 }
 
 export function createProjectionService(options: ProjectionServiceOptions): Service {
@@ -25,6 +35,7 @@ export function createProjectionService(options: ProjectionServiceOptions): Serv
       subscription = await bus.subscribe({
         topic: Topics.paymentEvents,
         groupId,
+        ...options.retry,
         handle: async (consumed) => {
           const message = parsePaymentEventMessage(consumed.value)
           const projected = projectPaymentEvent(await readModel.get(message.paymentId), message)

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ConsumedMessage, deadLetterTopic } from '@chainpay/ports'
+import { type ConsumedMessage, deadLetterTopic, PoisonMessageError } from '@chainpay/ports'
 import { describeBusContract } from '@chainpay/ports/testing'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createSqliteBus } from './bus.js'
-import { openSqliteDatabase } from './database.js'
+import { type DatabaseSync, openSqliteDatabase } from './database.js'
 
 describeBusContract('SQLite file', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chainpay-bus-'))
@@ -81,21 +81,27 @@ describe('createSqliteBus on a shared file', () => {
   })
 })
 
-describe('createSqliteBus dead letters', () => {
-  it('logs a warning and records the source offset of a dead-lettered message', async () => {
-    const db = openSqliteDatabase(':memory:')
-    const { logger, warnings } = recordingLogger()
+describe('createSqliteBus failures', () => {
+  let db: DatabaseSync
+  let topic: string
+  beforeEach(() => {
+    db = openSqliteDatabase(':memory:')
+    topic = `topic-${randomUUID()}`
+  })
+  afterEach(() => {
+    db.close()
+  })
+
+  it('logs an error and records the source offset of a dead-lettered poison message', async () => {
+    const { logger, errors } = recordingLogger()
     const bus = createSqliteBus(db, { logger })
-    const topic = `topic-${randomUUID()}`
     const failed: ConsumedMessage[] = []
     await bus.subscribe({
       topic,
       groupId: 'projection',
-      maxAttempts: 2,
-      retryDelayMs: 1,
       handle: async (m) => {
         failed.push(m)
-        throw new Error('projection rejected it')
+        throw new PoisonMessageError('projection rejected it')
       },
     })
     const letters: ConsumedMessage[] = []
@@ -104,15 +110,89 @@ describe('createSqliteBus dead letters', () => {
     await bus.publish(topic, [message('poison')])
     await eventually(() => expect(letters).toHaveLength(1))
     const offset = failed[0]?.offset
+    expect(failed).toHaveLength(1)
     expect(letters[0]?.headers).toEqual({
       'dead-letter-error': 'projection rejected it',
       'dead-letter-source-offset': offset,
     })
-    expect(warnings).toEqual([
-      expect.objectContaining({ topic, groupId: 'projection', offset, error: 'projection rejected it' }),
+    expect(errors).toEqual([
+      expect.objectContaining({
+        topic,
+        groupId: 'projection',
+        offset,
+        attempts: 1,
+        error: 'projection rejected it',
+        deadLetterTopic: dead,
+      }),
     ])
     await bus.close()
-    db.close()
+  })
+
+  it('logs failed attempts 1, 2, 4 and 8 of a transient failure, then that the message got through', async () => {
+    const { logger, warnings, errors } = recordingLogger()
+    const bus = createSqliteBus(db, { logger })
+    let attempts = 0
+    const handled: string[] = []
+    await bus.subscribe({
+      topic,
+      groupId: 'projection',
+      retryDelayMs: 1,
+      maxRetryDelayMs: 2,
+      handle: async (m) => {
+        if (++attempts <= 9) throw new Error('read model unavailable')
+        handled.push(m.value)
+      },
+    })
+    await bus.publish(topic, [message('a')])
+    await eventually(() => expect(handled).toEqual(['a']))
+    const failure = {
+      topic,
+      groupId: 'projection',
+      offset: expect.any(String),
+      error: 'read model unavailable',
+    }
+    expect(warnings).toEqual([
+      { ...failure, attempt: 1, retryInMs: 1 },
+      { ...failure, attempt: 2, retryInMs: 2 },
+      { ...failure, attempt: 4, retryInMs: 2 },
+      { ...failure, attempt: 8, retryInMs: 2 },
+      { topic, groupId: 'projection', offset: expect.any(String), attempts: 10 },
+    ])
+    expect(errors).toEqual([])
+    await bus.close()
+  })
+
+  it('logs an error when a message runs out of its maxAttempts', async () => {
+    const { logger, errors } = recordingLogger()
+    const bus = createSqliteBus(db, { logger })
+    const handled: string[] = []
+    await bus.subscribe({
+      topic,
+      groupId: 'notifier',
+      maxAttempts: 2,
+      retryDelayMs: 1,
+      handle: async (m) => {
+        if (m.value === 'stuck') throw new Error('still down')
+        handled.push(m.value)
+      },
+    })
+    await bus.publish(topic, [message('stuck'), message('next')])
+    await eventually(() => expect(handled).toEqual(['next']))
+    expect(errors).toEqual([expect.objectContaining({ topic, attempts: 2, error: 'still down' })])
+    await bus.close()
+  })
+
+  it('refuses meaningless retry options', async () => {
+    const bus = createSqliteBus(db, { logger: recordingLogger().logger })
+    const handle = async () => {}
+    await expect(bus.subscribe({ topic, groupId: 'g', handle, maxAttempts: 0 })).rejects.toThrow(RangeError)
+    await expect(bus.subscribe({ topic, groupId: 'g', handle, retryDelayMs: -1 })).rejects.toThrow(
+      /retryDelayMs/,
+    )
+    await expect(bus.subscribe({ topic, groupId: 'g', handle, maxRetryDelayMs: Number.NaN })).rejects.toThrow(
+      /maxRetryDelayMs/,
+    )
+    await bus.close()
   })
 })
 

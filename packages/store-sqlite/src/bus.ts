@@ -7,8 +7,10 @@ import {
   type BusSubscription,
   type ConsumedMessage,
   deadLetterTopic,
+  isPoisonMessage,
   type SubscribeOptions,
 } from '@chainpay/ports'
+import { retryDelayAfter, retryPolicyOf, shouldLogFailure } from './bus-retry.js'
 import { type DatabaseSync, inTransaction } from './database.js'
 
 export interface SqliteBusOptions {
@@ -20,8 +22,6 @@ export interface SqliteBusOptions {
 
 const batchSize = 100
 const defaultPollIntervalMs = 250
-const defaultMaxAttempts = 5
-const defaultRetryDelayMs = 200
 /** how long a subscription loop rests after an unexpected failure (a busy or closing database) */
 const failurePauseMs = 1000
 
@@ -30,7 +30,9 @@ type Row = Record<string, unknown>
 /**
  * The bus on SQLite: one durable log of messages in publish order (so in order per key, too) and
  * one committed offset per (group, topic). Each subscription is a loop that handles its messages one
- * at a time, woken at once by publishes through this bus and by polling for anyone else's.
+ * at a time, woken at once by publishes through this bus and by polling for anyone else's. A failing
+ * message holds its whole group until it succeeds (or is poison, or runs out of maxAttempts): the
+ * log is one sequence, so keeping the order of a key means keeping the order of all.
  * close() stops every subscription; the database belongs to the caller, who closes it.
  */
 export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bus {
@@ -64,8 +66,7 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
 
   const startSubscription = (subscription: SubscribeOptions): BusSubscription => {
     const { topic, groupId, handle } = subscription
-    const maxAttempts = subscription.maxAttempts ?? defaultMaxAttempts
-    const retryDelayMs = subscription.retryDelayMs ?? defaultRetryDelayMs
+    const policy = retryPolicyOf(subscription)
     const stopping = new AbortController()
     let idle: AbortController | undefined
     let offset = Number(statements.loadOffset.get(groupId, topic)?.position ?? 0)
@@ -73,8 +74,8 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
       if (publishedTopic === topic) idle?.abort()
     }
 
-    const deadLetter = (message: ConsumedMessage, position: number, error: unknown) => {
-      const reason = error instanceof Error ? error.message : String(error)
+    const deadLetter = (message: ConsumedMessage, position: number, error: unknown, attempts: number) => {
+      const reason = errorText(error)
       const headers = {
         ...message.headers,
         'dead-letter-error': reason,
@@ -86,16 +87,20 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
         commitOffset(groupId, topic, position)
       })
       published.emit('published', target)
-      logger.warn(
-        { topic, groupId, offset: message.offset, error: reason, attempts: maxAttempts },
-        'bus message dead-lettered after its last attempt failed',
+      logger.error(
+        { topic, groupId, offset: message.offset, attempts, error: reason, deadLetterTopic: target },
+        isPoisonMessage(error)
+          ? 'bus message dead-lettered: it can never be handled'
+          : 'bus message dead-lettered: it still failed after maxAttempts',
       )
     }
 
-    /** handles one message with retries; false when stopping abandoned it uncommitted */
+    /** handles one message until it succeeds or is dead-lettered; false when stopping left it uncommitted */
     const deliver = async (row: Row): Promise<boolean> => {
       const position = Number(row.position)
       const message = toConsumedMessage(row)
+      const context = { topic, groupId, offset: message.offset }
+      let lastLoggedAt = Number.NEGATIVE_INFINITY
       for (let attempt = 1; ; attempt++) {
         // through then(): a handler that throws synchronously fails like one that rejects
         const failure = await Promise.resolve()
@@ -106,15 +111,27 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
           )
         if (failure === undefined) {
           commitOffset(groupId, topic, position)
+          if (attempt > 1) {
+            logger.warn({ ...context, attempts: attempt }, 'bus message handled after failed attempts')
+          }
           return true
         }
-        if (attempt >= maxAttempts) {
-          deadLetter(message, position, failure.error)
+        if (isPoisonMessage(failure.error) || attempt >= policy.maxAttempts) {
+          deadLetter(message, position, failure.error, attempt)
           return true
+        }
+        const delayMs = retryDelayAfter(attempt, policy)
+        const now = Date.now()
+        if (shouldLogFailure(attempt, now - lastLoggedAt)) {
+          lastLoggedAt = now
+          logger.warn(
+            { ...context, attempt, error: errorText(failure.error), retryInMs: delayMs },
+            'bus message failed; it is retried and the messages after it wait',
+          )
         }
         // stopping between attempts leaves the message uncommitted: the next subscriber gets it
         if (stopping.signal.aborted) return false
-        await pause(retryDelayMs * 2 ** (attempt - 1), [stopping.signal])
+        await pause(delayMs, [stopping.signal])
         if (stopping.signal.aborted) return false
       }
     }
@@ -198,6 +215,10 @@ function createTables(db: DatabaseSync): void {
       PRIMARY KEY (group_id, topic)
     ) STRICT;
   `)
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
 
 function toConsumedMessage(row: Row): ConsumedMessage {

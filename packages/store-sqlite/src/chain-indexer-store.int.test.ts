@@ -32,6 +32,9 @@ describe('createSqliteChainIndexerStore', () => {
       paymentId: 'pay_1',
       assetContract: null,
       watchUntil: '2030-01-02T00:00:00.000Z',
+      paymentCreatedAt: '2030-01-01T00:00:00.000Z',
+      requiredConfirmations: 32,
+      watchingReportedAt: '2030-01-01T00:00:01.000Z',
     }
     const transfer = {
       network: 'SOLANA',
@@ -44,6 +47,8 @@ describe('createSqliteChainIndexerStore', () => {
       blockHash: 'blockhash1',
       blockTime: '2030-01-01T00:01:00.000Z',
       confirmations: 3,
+      requiredConfirmations: 32,
+      withdrawnUntilHeight: 250_000_040,
     }
     const first = openSqliteDatabase(file)
     const before = createSqliteChainIndexerStore(first)

@@ -18,6 +18,9 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
       payment_id TEXT NOT NULL,
       asset_contract TEXT,
       watch_until TEXT NOT NULL,
+      payment_created_at TEXT NOT NULL,
+      required_confirmations INTEGER NOT NULL,
+      watching_reported_at TEXT,
       PRIMARY KEY (network, address)
     ) STRICT;
     CREATE TABLE IF NOT EXISTS tracked_transfers (
@@ -31,6 +34,8 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
       block_hash TEXT NOT NULL,
       block_time TEXT NOT NULL,
       confirmations INTEGER NOT NULL,
+      required_confirmations INTEGER NOT NULL,
+      withdrawn_until_height INTEGER,
       PRIMARY KEY (network, tx_hash, transfer_index)
     ) STRICT;
   `)
@@ -40,16 +45,20 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
     ON CONFLICT (network) DO UPDATE SET height = excluded.height, hash = excluded.hash
   `)
   const upsertWatched = db.prepare(`
-    INSERT OR REPLACE INTO watched_addresses (network, address, payment_id, asset_contract, watch_until)
-    VALUES (:network, :address, :paymentId, :assetContract, :watchUntil)
+    INSERT OR REPLACE INTO watched_addresses (network, address, payment_id, asset_contract, watch_until,
+      payment_created_at, required_confirmations, watching_reported_at)
+    VALUES (:network, :address, :paymentId, :assetContract, :watchUntil,
+      :paymentCreatedAt, :requiredConfirmations, :watchingReportedAt)
   `)
   const deleteWatched = db.prepare('DELETE FROM watched_addresses WHERE network = ? AND address = ?')
   const selectWatched = db.prepare('SELECT * FROM watched_addresses WHERE network = ? ORDER BY address')
   const upsertTracked = db.prepare(`
     INSERT OR REPLACE INTO tracked_transfers (network, tx_hash, transfer_index, payment_id, address,
-      amount_units, block_height, block_hash, block_time, confirmations)
+      amount_units, block_height, block_hash, block_time, confirmations, required_confirmations,
+      withdrawn_until_height)
     VALUES (:network, :txHash, :index, :paymentId, :address,
-      :amountUnits, :blockHeight, :blockHash, :blockTime, :confirmations)
+      :amountUnits, :blockHeight, :blockHash, :blockTime, :confirmations, :requiredConfirmations,
+      :withdrawnUntilHeight)
   `)
   const deleteTracked = db.prepare(
     'DELETE FROM tracked_transfers WHERE network = ? AND tx_hash = ? AND transfer_index = ?',
@@ -75,6 +84,9 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
         paymentId: address.paymentId,
         assetContract: address.assetContract,
         watchUntil: address.watchUntil,
+        paymentCreatedAt: address.paymentCreatedAt,
+        requiredConfirmations: address.requiredConfirmations,
+        watchingReportedAt: address.watchingReportedAt,
       })
     },
 
@@ -90,6 +102,9 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
           paymentId: row.payment_id as string,
           assetContract: row.asset_contract as string | null,
           watchUntil: row.watch_until as string,
+          paymentCreatedAt: row.payment_created_at as string,
+          requiredConfirmations: Number(row.required_confirmations),
+          watchingReportedAt: row.watching_reported_at as string | null,
         }),
       )
     },
@@ -106,6 +121,8 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
         blockHash: transfer.blockHash,
         blockTime: transfer.blockTime,
         confirmations: transfer.confirmations,
+        requiredConfirmations: transfer.requiredConfirmations,
+        withdrawnUntilHeight: transfer.withdrawnUntilHeight,
       })
     },
 
@@ -126,6 +143,9 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
           blockHash: row.block_hash as string,
           blockTime: row.block_time as string,
           confirmations: Number(row.confirmations),
+          requiredConfirmations: Number(row.required_confirmations),
+          withdrawnUntilHeight:
+            row.withdrawn_until_height === null ? null : Number(row.withdrawn_until_height),
         }),
       )
     },

@@ -24,17 +24,45 @@ describePaymentDeadlineStoreContract('sqlite file', async () => opened(openSqlit
 describePaymentDeadlineStoreContract('sqlite :memory:', async () => opened(openSqliteDatabase(':memory:')))
 
 describe('createSqliteDeadlineStore', () => {
-  it('keeps deadlines across closing and reopening the database file', async () => {
+  const deadline = { paymentId: 'pay_1', network: 'TRON', expiresAt: '2030-01-01T00:30:00.000Z' }
+  const dueBy = { expiredBy: '2030-01-01T01:00:00.000Z', now: '2030-01-01T01:00:00.000Z', limit: 10 }
+
+  it('keeps deadlines, watch marks and retry state across closing and reopening the database file', async () => {
     const file = freshFile()
-    const deadline = { paymentId: 'pay_1', network: 'TRON', expiresAt: '2030-01-01T00:30:00.000Z' }
     const first = openSqliteDatabase(file)
-    await createSqliteDeadlineStore(first).upsert(deadline)
+    const store = createSqliteDeadlineStore(first)
+    await store.upsert(deadline)
+    await store.markWatched(deadline.paymentId, '2030-01-01T00:00:05.000Z')
+    await store.retryLater(deadline.paymentId, '2030-01-01T00:59:00.000Z')
     first.close()
 
     const reopened = openSqliteDatabase(file)
     try {
       const store = createSqliteDeadlineStore(reopened)
-      expect(await store.due('2030-01-01T01:00:00.000Z', 10)).toEqual([deadline])
+      expect(await store.due(dueBy)).toEqual([{ ...deadline, attempts: 1 }])
+    } finally {
+      reopened.close()
+    }
+  })
+
+  it('adds the retry columns to a table made before deadlines were retried, keeping its rows', async () => {
+    const file = freshFile()
+    const old = openSqliteDatabase(file)
+    old.exec(`
+      CREATE TABLE payment_deadlines (
+        payment_id TEXT PRIMARY KEY, network TEXT NOT NULL, expires_at TEXT NOT NULL
+      ) STRICT;
+      INSERT INTO payment_deadlines VALUES ('pay_1', 'TRON', '2030-01-01T00:30:00.000Z');
+    `)
+    old.close()
+
+    const reopened = openSqliteDatabase(file)
+    try {
+      const store = createSqliteDeadlineStore(reopened)
+      await store.markWatched(deadline.paymentId, '2030-01-01T00:00:05.000Z')
+      expect(await store.due(dueBy)).toEqual([{ ...deadline, attempts: 0 }])
+      await store.retryLater(deadline.paymentId, '2030-01-01T02:00:00.000Z')
+      expect(await store.due(dueBy)).toEqual([])
     } finally {
       reopened.close()
     }

@@ -75,11 +75,10 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
   const selectByPayment = db.prepare(
     'SELECT * FROM webhook_deliveries WHERE payment_id = ? ORDER BY sequence, created_at',
   )
-  const selectAttempts = db.prepare(
-    'SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt, id',
-  )
+  // in the order they were made: a redelivery numbers its attempts from 1 again
+  const selectAttempts = db.prepare('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY id')
   const requeue = db.prepare(
-    "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE delivery_id = ?",
+    "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ? WHERE delivery_id = ?",
   )
 
   return {
@@ -145,7 +144,8 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
     },
 
     async redeliver(deliveryId, now) {
-      // The lease is left alone: a pending delivery that a worker is sending right now stays its.
+      // attempts back to 0: the retry schedule starts over. The lease is left alone: a pending
+      // delivery that a worker is sending right now stays its.
       const { changes } = requeue.run(now, deliveryId)
       return Number(changes) === 1
     },

@@ -61,7 +61,7 @@ export function buildPaymentCommandContext(
     services: [
       createEventRelay({ eventStore, bus, checkpoints: createSqliteCheckpointStore(db), logger }),
       createDeadlineKeeper({ bus, deadlines, logger }),
-      createObservationConsumer({ bus, handler, chainTimes, logger }),
+      createObservationConsumer({ bus, handler, chainTimes, deadlines, logger }),
       createExpiryScheduler({ deadlines, handler, chainTimes, clock, logger }),
       commandApi,
     ],

@@ -192,7 +192,7 @@ export async function buildStandalone(
     createProjectionService({ bus, readModel, logger }),
     createDeadlineKeeper({ bus, deadlines, logger }),
     ...indexers,
-    createObservationConsumer({ bus, handler, chainTimes, logger }),
+    createObservationConsumer({ bus, handler, chainTimes, deadlines, logger }),
     createExpiryScheduler({ deadlines, handler, chainTimes, clock, logger }),
     createDeliveryRecorder({
       bus,

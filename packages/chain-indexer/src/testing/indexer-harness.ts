@@ -24,14 +24,22 @@ import {
   toUnits,
 } from '@chainpay/domain'
 import { paymentCreatedData } from '@chainpay/domain/testing'
-import { createRootLogger, type Logger } from '@chainpay/platform'
-import { type Bus, type ChainIndexerStore, type ConsumedMessage, Topics } from '@chainpay/ports'
+import { createRootLogger, type Logger, systemClock } from '@chainpay/platform'
+import {
+  type Bus,
+  type ChainClient,
+  type ChainIndexerStore,
+  type ChainTransfer,
+  type ConsumedMessage,
+  Topics,
+} from '@chainpay/ports'
 import {
   createSqliteBus,
   createSqliteChainIndexerStore,
   type DatabaseSync,
   openSqliteDatabase,
 } from '@chainpay/store-sqlite'
+import { type ChainIndexer, type ChainIndexerOptions, createChainIndexer } from '../indexer.js'
 
 export const testLogger: Logger = createRootLogger({ service: 'chain-indexer-test', level: 'silent' })
 
@@ -180,4 +188,62 @@ export async function createIndexerHarness(options: { clock?: () => Date } = {})
       rmSync(directory, { recursive: true, force: true })
     },
   }
+}
+
+/** an indexer of `network` on the harness's simulated chain, bus and store; `overrides` win */
+export function harnessIndexer(
+  harness: IndexerHarness,
+  network: string,
+  overrides: Partial<ChainIndexerOptions> = {},
+): ChainIndexer {
+  return createChainIndexer({
+    network,
+    store: harness.store,
+    bus: harness.bus,
+    registry: defaultAssetRegistry,
+    clock: systemClock,
+    logger: testLogger,
+    ...overrides,
+    client: overrides.client ?? harness.sim.client(network),
+  })
+}
+
+/** mines `blocks` blocks on the indexer's network, then lets the indexer scan once */
+export async function mineAndScan(harness: IndexerHarness, indexer: ChainIndexer, blocks = 1): Promise<void> {
+  await harness.sim.mineBlocks(indexer.network, blocks)
+  await indexer.scanOnce()
+}
+
+/**
+ * A client that answers like the simulator's, except for the heights a test names: `missing` ones
+ * are left out of every answer (a node lagging behind, or a slot the chain skipped), `forked` ones
+ * come from another fork: another hash, none of the transfers (`once`: in the next answer only);
+ * `included` adds transfers to the block at a height.
+ */
+export function unreliableClient(base: ChainClient): {
+  client: ChainClient
+  missing: Set<number>
+  forked: Set<number>
+  forkedOnce: Set<number>
+  included: Map<number, ChainTransfer[]>
+} {
+  const missing = new Set<number>()
+  const forked = new Set<number>()
+  const forkedOnce = new Set<number>()
+  const included = new Map<number, ChainTransfer[]>()
+  const client: ChainClient = {
+    network: base.network,
+    getHead: () => base.getHead(),
+    async getBlocks(from, to) {
+      return (await base.getBlocks(from, to)).flatMap((block) => {
+        if (missing.has(block.height)) return []
+        if (forked.has(block.height) || forkedOnce.delete(block.height)) {
+          return [{ ...block, hash: `fork-${block.hash}`, transfers: [] }]
+        }
+        const extra = included.get(block.height) ?? []
+        return [{ ...block, transfers: [...block.transfers, ...extra] }]
+      })
+    },
+  }
+  return { client, missing, forked, forkedOnce, included }
 }

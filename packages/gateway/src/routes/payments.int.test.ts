@@ -604,9 +604,74 @@ describe('read your writes', () => {
     expect(json(await fixture.send('GET', `${PAYMENTS}/${paymentId}`)).status).toBe('pending')
     expect((await fixture.send('POST', `${PAYMENTS}/${paymentId}/cancel`)).statusCode).toBe(200)
     expect(json(await fixture.send('GET', `${PAYMENTS}/${paymentId}`)).status).toBe('canceled')
-    expect(saves).toEqual([`${paymentId}@0`, `${paymentId}@1`])
+    // three tries each
+    expect(saves).toEqual([...Array(3).fill(`${paymentId}@0`), ...Array(3).fill(`${paymentId}@1`)])
     expect(fixture.logLines().some((line) => line.includes('write-through to the read model failed'))).toBe(
       true,
     )
+  })
+  /** the SQLite read model, whose saves fail while `failing` says so, and commands counting their GETs */
+  async function withFlakyReadModel(failing: (revision: number, attempt: number) => boolean) {
+    const attempts = new Map<number, number>()
+    const commandGets: string[] = []
+    fixture = await openGatewayFixture({
+      readModel: (sqlite): PaymentReadModel => ({
+        get: (paymentId) => sqlite.get(paymentId),
+        save: async (document) => {
+          const attempt = (attempts.get(document.revision) ?? 0) + 1
+          attempts.set(document.revision, attempt)
+          if (failing(document.revision, attempt)) throw new Error('SQLITE_BUSY: database is locked')
+          return sqlite.save(document)
+        },
+      }),
+      commands: (handler) => ({
+        ...handler,
+        getPayment: (input) => {
+          commandGets.push(input.paymentId)
+          return handler.getPayment(input)
+        },
+      }),
+    })
+    return { attempts, commandGets }
+  }
+
+  it('never shows the status before a cancel whose write-through the read model kept refusing', async () => {
+    const { attempts, commandGets } = await withFlakyReadModel((revision) => revision >= 1)
+    const paymentId = json(await fixture.create(base)).paymentId as string
+    expect((await fixture.send('POST', `${PAYMENTS}/${paymentId}/cancel`)).statusCode).toBe(200)
+    expect(attempts.get(1)).toBe(3)
+    // the read model still holds the pending payment
+    expect((await fixture.readModel.get(paymentId))?.state.status).toBe('pending')
+
+    const read = await fixture.send('GET', `${PAYMENTS}/${paymentId}`)
+    expect(json(read).status).toBe('canceled')
+    expect(commandGets).toEqual([paymentId])
+
+    // once the projection has stored the cancel, the read model answers again
+    const merchantId = fixture.merchant.merchant.merchantId
+    const snapshot = await fixture.handler.getPayment({ merchantId, paymentId })
+    if (snapshot === null) throw new Error('the payment is missing on the command side')
+    const projected = {
+      paymentId,
+      merchantId,
+      revision: 1,
+      state: snapshot.payment,
+      updatedAt: FIXTURE_START,
+    }
+    expect(await fixture.readModel.save(projected)).toBe('applied')
+    expect(json(await fixture.send('GET', `${PAYMENTS}/${paymentId}`)).status).toBe('canceled')
+    expect(commandGets).toEqual([paymentId])
+  })
+
+  it('retries a write-through that fails, and then serves the read model as usual', async () => {
+    const { attempts, commandGets } = await withFlakyReadModel(
+      (revision, attempt) => revision === 1 && attempt < 3,
+    )
+    const paymentId = json(await fixture.create(base)).paymentId as string
+    expect((await fixture.send('POST', `${PAYMENTS}/${paymentId}/cancel`)).statusCode).toBe(200)
+    expect(attempts.get(1)).toBe(3)
+    expect((await fixture.readModel.get(paymentId))?.revision).toBe(1)
+    expect(json(await fixture.send('GET', `${PAYMENTS}/${paymentId}`)).status).toBe('canceled')
+    expect(commandGets).toEqual([])
   })
 })

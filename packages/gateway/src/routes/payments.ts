@@ -1,6 +1,7 @@
 // The merchant API's payment routes (merchant-api.md section 4, decisions.md sections 4 and 7). They
 // are thin: authentication, validation and error mapping happen around them.
 
+import { setTimeout as sleep } from 'node:timers/promises'
 import {
   API_BASE_PATH,
   CreatedPaymentViewSchema,
@@ -22,6 +23,7 @@ import type { PaymentCommands, PaymentReadModel, PaymentSnapshot } from '@chainp
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { MerchantCaller } from '../auth.js'
+import { createUnsavedRevisions } from './unsaved-revisions.js'
 
 export interface PaymentRoutesDeps {
   commands: PaymentCommands
@@ -31,23 +33,45 @@ export interface PaymentRoutesDeps {
   clock: Clock
 }
 
+/** tries of the write-through before the revision is remembered instead, and the pause between them */
+const WRITE_THROUGH_ATTEMPTS = 3
+const WRITE_THROUGH_PAUSE_MS = 20
+
 export const paymentRoutes: FastifyPluginAsyncTypebox<PaymentRoutesDeps> = async (app, deps) => {
   const { commands, readModel, registry, policy, clock } = deps
+  const unsaved = createUnsavedRevisions({ clock })
 
-  /** Read your writes: the state a command produced goes to the read model right away. */
+  /**
+   * Read your writes: the state a command produced goes to the read model right away. When the read
+   * model will not take it, the revision is remembered, and GET asks payment-command while the read
+   * model holds an older one.
+   */
   const writeThrough = async (request: FastifyRequest, merchantId: string, snapshot: PaymentSnapshot) => {
     const paymentId = snapshot.payment.created.paymentId
-    try {
-      await readModel.save({
-        paymentId,
-        merchantId,
-        revision: snapshot.revision,
-        state: snapshot.payment,
-        updatedAt: isoNow(clock),
-      })
-    } catch (error) {
-      // the command succeeded; the GET fallback and the projection still cover this payment
-      request.log.warn({ err: error, paymentId }, 'write-through to the read model failed')
+    const document = {
+      paymentId,
+      merchantId,
+      revision: snapshot.revision,
+      state: snapshot.payment,
+      updatedAt: isoNow(clock),
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await readModel.save(document)
+        return
+      } catch (error) {
+        if (attempt < WRITE_THROUGH_ATTEMPTS) {
+          await sleep(WRITE_THROUGH_PAUSE_MS * attempt)
+          continue
+        }
+        // the command succeeded: answer it, and read this payment from payment-command for a while
+        unsaved.remember(paymentId, snapshot.revision)
+        request.log.warn(
+          { err: error, paymentId, revision: snapshot.revision, attempts: attempt },
+          'write-through to the read model failed',
+        )
+        return
+      }
     }
   }
 
@@ -83,11 +107,11 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<PaymentRoutesDeps> = async
       const { merchant } = callerOf(request)
       const paymentId = readPaymentId(request.params.paymentId)
       const document = await readModel.get(paymentId)
-      if (document !== null) {
+      if (document !== null && !unsaved.isAhead(paymentId, document.revision)) {
         if (document.merchantId !== merchant.merchantId) throw paymentNotFound(paymentId)
         return toPaymentView(document.state)
       }
-      // not projected yet: the source of truth answers
+      // not projected yet, or older than a write the read model missed: the source of truth answers
       const snapshot = await commands.getPayment({ merchantId: merchant.merchantId, paymentId })
       if (snapshot === null) throw paymentNotFound(paymentId)
       return toPaymentView(snapshot.payment)

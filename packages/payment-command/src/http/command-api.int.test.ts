@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
@@ -122,6 +123,56 @@ describe('buildCommandApi', () => {
     )
     expect(withoutExpiry.status).toBe(201)
     expect(withDefault).toMatchObject({ status: 409, body: { error: { code: 'IDEMPOTENCY_KEY_REUSED' } } })
+  })
+})
+
+describe('buildCommandApi when a store fails', () => {
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After while its database is closed, through the HTTP client too', async () => {
+    const side = openSqliteCommandSide()
+    const app = buildCommandApi({ handler: side.handler, logger: side.logger })
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+    side.db.close()
+    cleanups.push(
+      () => rm(side.dir, { recursive: true, force: true }),
+      () => side.eventStore.close(),
+      () => app.close(),
+    )
+
+    const response = await request(`${baseUrl}/internal/v1/payments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: createBody(),
+    })
+    expect(response.statusCode).toBe(503)
+    expect(Number(response.headers['retry-after'])).toBeGreaterThan(0)
+    expect(await response.body.json()).toEqual({
+      error: { code: 'SERVICE_UNAVAILABLE', message: 'the payment store is unavailable; retry later' },
+    })
+
+    const commands = createHttpPaymentCommands({ baseUrl, timeoutMs: 5_000 })
+    cleanups.push(() => commands.close())
+    await expect(
+      commands.getPayment({ merchantId: 'merchant-1', paymentId: crypto.randomUUID() }),
+    ).rejects.toMatchObject({ name: 'DomainError', code: 'SERVICE_UNAVAILABLE' })
+  })
+
+  it('keeps a mistake in a statement a 500 INTERNAL_ERROR without internals', async () => {
+    const side = openSqliteCommandSide()
+    cleanups.push(() => side.close())
+    const handler = {
+      ...side.handler,
+      getPayment: async () => side.db.prepare('SELECT * FROM no_such_table').get() as never,
+    }
+    const app = buildCommandApi({ handler, logger: side.logger })
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    cleanups.push(() => app.close())
+    const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+    const got = await send(baseUrl, 'GET', `/internal/v1/payments/${crypto.randomUUID()}?merchantId=m`)
+    expect(got).toEqual({
+      status: 500,
+      body: { error: { code: 'INTERNAL_ERROR', message: 'internal error' } },
+    })
   })
 })
 

@@ -14,6 +14,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
 } from 'fastify'
+import { isStoreUnavailable } from '../store-failures.js'
 import { commandApiRoutes } from './routes.js'
 
 export interface CommandApiOptions {
@@ -82,18 +83,27 @@ export function buildCommandApi(options: CommandApiOptions): FastifyInstance {
   api.setErrorHandler((error, request, reply) => {
     const { code, message } = toErrorBody(error)
     if (code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'payment command failed')
+    if (code === 'SERVICE_UNAVAILABLE') request.log.warn({ err: error }, 'payment command failed; retryable')
     return sendError(reply, code, message)
   })
 
   return app
 }
 
+/** seconds a caller is asked to wait after a 503 */
+const RETRY_AFTER_SECONDS = 5
+
 function sendError(reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
+  if (code === 'SERVICE_UNAVAILABLE') reply.header('retry-after', String(RETRY_AFTER_SECONDS))
   return reply.code(httpStatusOf(code)).send({ error: { code, message } })
 }
 
 function toErrorBody(error: unknown): { code: ErrorCode; message: string } {
   if (isDomainError(error)) return { code: error.code, message: error.message }
+  if (isStoreUnavailable(error)) {
+    // the merchant may read this message through the gateway: nothing internal in it
+    return { code: 'SERVICE_UNAVAILABLE', message: 'the payment store is unavailable; retry later' }
+  }
   const fastifyError = error as Partial<FastifyError>
   if (fastifyError.validation) return { code: 'VALIDATION_ERROR', message: fastifyError.message ?? 'invalid' }
   switch (fastifyError.statusCode) {

@@ -6,6 +6,7 @@ import {
   type BusSubscription,
   type ConsumedMessage,
   deadLetterTopic,
+  PoisonMessageError,
   type SubscribeOptions,
 } from '../bus.js'
 
@@ -148,43 +149,136 @@ export function describeBusContract(adapterName: string, setup: () => Promise<Bu
       await eventually(() => expect(values(second.received)).toEqual(['c', 'd']))
     })
 
-    it('retries a failing message until it succeeds, before the next one of its key', async () => {
+    it('retries a failing message until it succeeds, however many attempts it takes, in order', async () => {
+      // more failures than any fixed budget of a few attempts: an outage must not lose the message
+      const failures = 8
+      const attempts: string[] = []
+      const handled: string[] = []
+      await subscribe({
+        topic,
+        groupId: randomUUID(),
+        retryDelayMs: 1,
+        maxRetryDelayMs: 4,
+        handle: async (m) => {
+          attempts.push(m.value)
+          if (m.value === 'a' && attempts.length <= failures) throw new Error('store unavailable')
+          handled.push(m.value)
+        },
+      })
+      const dead = await consume(randomUUID(), deadLetterTopic(topic))
+      await bus.publish(topic, [message('k', 'a'), message('k', 'b')])
+      await eventually(() => expect(handled).toEqual(['a', 'b']))
+      expect(attempts).toEqual([...Array(failures + 1).fill('a'), 'b'])
+      await expectNoDeadLetters(dead.received, 'k')
+    })
+
+    it('dead-letters a poison message at once, then carries on', async () => {
       const attempts: string[] = []
       await subscribe({
         topic,
         groupId: randomUUID(),
-        retryDelayMs: 5,
+        retryDelayMs: 1,
         handle: async (m) => {
           attempts.push(m.value)
-          if (m.value === 'a' && attempts.length < 3) throw new Error('transient')
+          if (m.value === 'poison') throw new PoisonMessageError('revision 1 is missing')
+          // what contracts' MessageFormatError is: any error marked poison
+          if (m.value === 'garbled') throw Object.assign(new Error('not JSON'), { poison: true })
         },
       })
-      await bus.publish(topic, [message('k', 'a'), message('k', 'b')])
-      await eventually(() => expect(attempts).toEqual(['a', 'a', 'a', 'b']))
+      const dead = await consume(randomUUID(), deadLetterTopic(topic))
+      const poison = { key: 'k', value: 'poison', headers: { origin: 'contract' } }
+      await bus.publish(topic, [poison, message('k', 'garbled'), message('k', 'after')])
+      await eventually(() => expect(attempts).toEqual(['poison', 'garbled', 'after']))
+      await eventually(() => expect(values(dead.received)).toEqual(['poison', 'garbled']))
+      const [letter, garbled] = dead.received
+      expect(letter).toMatchObject({ topic: deadLetterTopic(topic), key: 'k', value: 'poison' })
+      expect(letter?.headers).toMatchObject(poison.headers)
+      expect(letter?.headers['dead-letter-error']).toContain('revision 1 is missing')
+      expect(garbled?.headers['dead-letter-error']).toContain('not JSON')
     })
 
-    it('dead-letters a message that keeps failing, then carries on', async () => {
+    it('with maxAttempts, dead-letters a message that still fails after them, then carries on', async () => {
       const attempts: string[] = []
       await subscribe({
         topic,
         groupId: randomUUID(),
         maxAttempts: 3,
-        retryDelayMs: 5,
+        retryDelayMs: 1,
         handle: async (m) => {
           attempts.push(m.value)
-          if (m.value === 'poison') throw new Error('cannot digest poison')
+          if (m.value === 'stuck') throw new Error('cannot digest it')
         },
       })
       const dead = await consume(randomUUID(), deadLetterTopic(topic))
-      const poison = { key: 'k', value: 'poison', headers: { origin: 'contract' } }
-      await bus.publish(topic, [poison, message('k', 'after')])
-      await eventually(() => expect(attempts).toEqual(['poison', 'poison', 'poison', 'after']))
+      const stuck = { key: 'k', value: 'stuck', headers: { origin: 'contract' } }
+      await bus.publish(topic, [stuck, message('k', 'after')])
+      await eventually(() => expect(attempts).toEqual(['stuck', 'stuck', 'stuck', 'after']))
       await eventually(() => expect(dead.received).toHaveLength(1))
       const [letter] = dead.received
-      expect(letter).toMatchObject({ topic: deadLetterTopic(topic), key: 'k', value: 'poison' })
-      expect(letter?.headers).toMatchObject(poison.headers)
-      expect(letter?.headers['dead-letter-error']).toContain('cannot digest poison')
+      expect(letter).toMatchObject({ topic: deadLetterTopic(topic), key: 'k', value: 'stuck' })
+      expect(letter?.headers).toMatchObject(stuck.headers)
+      expect(letter?.headers['dead-letter-error']).toContain('cannot digest it')
     })
+
+    it('on stop while a failed message waits for its retry, stops at once and leaves it uncommitted', async () => {
+      const groupId = randomUUID()
+      const attempts: string[] = []
+      // a retry delay far beyond the test's timeout: only a stop that cuts the wait short passes
+      const failing = await subscribe({
+        topic,
+        groupId,
+        retryDelayMs: 600_000,
+        handle: async (m) => {
+          attempts.push(m.value)
+          throw new Error('store unavailable')
+        },
+      })
+      const dead = await consume(randomUUID(), deadLetterTopic(topic))
+      await bus.publish(topic, [message('k', 'a'), message('k', 'b')])
+      await eventually(() => expect(attempts).toEqual(['a']))
+      await failing.stop()
+      expect(attempts).toEqual(['a'])
+      const next = await consume(groupId)
+      await eventually(() => expect(values(next.received)).toEqual(['a', 'b']))
+      await expectNoDeadLetters(dead.received, 'k')
+    })
+
+    it('on stop, leaves a message whose handler fails meanwhile uncommitted, without retrying it', async () => {
+      const groupId = randomUUID()
+      let fail = () => {}
+      const failed = new Promise<void>((resolve) => {
+        fail = resolve
+      })
+      const attempts: string[] = []
+      const first = await subscribe({
+        topic,
+        groupId,
+        retryDelayMs: 1,
+        handle: async (m) => {
+          attempts.push(m.value)
+          await failed
+          throw new Error('store unavailable')
+        },
+      })
+      await bus.publish(topic, [message('k', 'a')])
+      await eventually(() => expect(attempts).toEqual(['a']))
+      const stopping = first.stop()
+      fail()
+      await stopping
+      expect(attempts).toEqual(['a'])
+      const next = await consume(groupId)
+      await eventually(() => expect(values(next.received)).toEqual(['a']))
+    })
+
+    /**
+     * Proves that nothing of `key` was dead-lettered before now, without waiting for an absence: a
+     * marker published now comes after any such letter, and must be the first letter to arrive.
+     */
+    async function expectNoDeadLetters(letters: ConsumedMessage[], key: string) {
+      await bus.publish(deadLetterTopic(topic), [message(key, 'marker')])
+      await eventually(() => expect(letters.length).toBeGreaterThan(0))
+      expect(values(letters)).toEqual(['marker'])
+    }
   })
 }
 

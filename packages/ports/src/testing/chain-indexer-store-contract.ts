@@ -44,6 +44,20 @@ export function describeChainIndexerStoreContract(
       expect(await store.listWatched('OTHER')).toEqual([])
     })
 
+    it('keeps every field of a watch, and replaces them all when watched again', async () => {
+      const reported = watched('TRON', 'TAddr1', {
+        requiredConfirmations: 25,
+        watchingReportedAt: '2030-01-01T00:00:07.000Z',
+      })
+      await store.watch(watched('TRON', 'TAddr1'))
+      await store.watch(reported)
+      expect(await store.listWatched('TRON')).toEqual([reported])
+      await store.watch(watched('TRON', 'TAddr1', { requiredConfirmations: 3 }))
+      expect(await store.listWatched('TRON')).toEqual([
+        watched('TRON', 'TAddr1', { requiredConfirmations: 3 }),
+      ])
+    })
+
     it('unwatches an address of one network only, harmlessly when unknown', async () => {
       await store.watch(watched('TRON', 'Shared'))
       await store.watch(watched('SOLANA', 'Shared'))
@@ -68,6 +82,16 @@ export function describeChainIndexerStoreContract(
       expect(await store.listTracked('SOLANA')).toEqual([tracked('SOLANA', 'tx1', 0)])
     })
 
+    it('keeps a withdrawn transfer with the height up to which it is looked for', async () => {
+      const withdrawn = tracked('TRON', 'tx1', 0, { requiredConfirmations: 32, withdrawnUntilHeight: 1032 })
+      await store.track(tracked('TRON', 'tx1', 0))
+      await store.track(withdrawn)
+      expect(await store.listTracked('TRON')).toEqual([withdrawn])
+      const included = tracked('TRON', 'tx1', 0, { blockHeight: 1003, confirmations: 2 })
+      await store.track(included)
+      expect(await store.listTracked('TRON')).toEqual([included])
+    })
+
     it('untracks exactly one transfer, harmlessly when unknown', async () => {
       await store.track(tracked('TRON', 'tx1', 0))
       await store.track(tracked('TRON', 'tx1', 1))
@@ -88,6 +112,9 @@ function watched(network: string, address: string, changes: Partial<WatchedAddre
     paymentId: `pay_${address}`,
     assetContract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
     watchUntil: '2030-01-02T00:00:00.000Z',
+    paymentCreatedAt: '2030-01-01T00:00:00.000Z',
+    requiredConfirmations: 20,
+    watchingReportedAt: null,
     ...changes,
   }
 }
@@ -109,6 +136,8 @@ function tracked(
     blockHash: `hash_${network}_${index}`,
     blockTime: '2030-01-01T00:05:00.000Z',
     confirmations: 1,
+    requiredConfirmations: 20,
+    withdrawnUntilHeight: null,
     ...changes,
   }
 }

@@ -132,6 +132,32 @@ export function describeWebhookDeliveryStoreContract(
       expect(await claimedIds(at(200))).toEqual(['evt_1'])
       expect(await store.redeliver('evt_unknown', at(200))).toBe(false)
     })
+
+    it('starts the attempts over on redeliver, and lists every attempt in the order made', async () => {
+      await store.enqueue(delivery('evt_1', 'pay_1', 0))
+      for (const number of [1, 2]) {
+        await store.claimDue(at(number), 10, lease)
+        const outcome =
+          number === 2 ? { status: 'failed' as const } : { status: 'pending' as const, nextAttemptAt: at(2) }
+        await store.recordAttempt(attempt('evt_1', number, 500, 'HTTP 500'), outcome)
+      }
+      expect(await store.get('evt_1')).toMatchObject({ status: 'failed', attempts: 2 })
+      await store.redeliver('evt_1', at(300))
+      expect(await store.get('evt_1')).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: at(300),
+      })
+      await store.claimDue(at(300), 10, lease)
+      const again = { ...attempt('evt_1', 1, 503, 'HTTP 503'), at: at(300) }
+      await store.recordAttempt(again, { status: 'pending', nextAttemptAt: at(301) })
+      expect(await store.get('evt_1')).toMatchObject({ status: 'pending', attempts: 1 })
+      expect(await store.listAttempts('evt_1')).toEqual([
+        attempt('evt_1', 1, 500, 'HTTP 500'),
+        attempt('evt_1', 2, 500, 'HTTP 500'),
+        again,
+      ])
+    })
   })
 }
 

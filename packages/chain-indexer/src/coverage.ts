@@ -1,0 +1,153 @@
+// The indexer's progress speaks for a payment only once every block since the payment's creation has
+// been checked for its address. An address often enters the watch set after some of those blocks
+// were scanned (its payment event came late, or the indexer caught up faster than its consumer), so
+// it gets them scanned again, a backfill. While a backfill is pending the indexer publishes no
+// progress, and once it is done, a 'watching' observation (after the transfers it found) tells the
+// payment's consumers that progress speaks for that payment from then on. The report is recorded in
+// the store; an address still unreported when the indexer starts (it stopped in between) gets its
+// backfill and its report then: at least once.
+
+import { type Clock, isoNow, type Logger } from '@chainpay/platform'
+import {
+  type Bus,
+  type ChainBlock,
+  type ChainClient,
+  type ChainCursor,
+  type ChainHead,
+  Topics,
+  type WatchedAddress,
+} from '@chainpay/ports'
+import { BLOCK_TIME_SKEW_MS, CLOCK_SKEW_MS, firstHeightAtOrAfter, type ScanHistory } from './backfill.js'
+import { matchTransfers, type TransferTracker } from './confirmations.js'
+import { observationMessage, watchingObservation } from './observations.js'
+import type { WatchSet } from './watch-set.js'
+
+export interface Coverage {
+  /**
+   * an address that just entered the watch set; `through` is the highest height scanned without it,
+   * undefined when this run scanned none yet (then the cursor, when the backfill runs)
+   */
+  request(address: WatchedAddress, through: number | undefined): void
+  /** requests a backfill for every watched address whose watching was not reported */
+  requestUnreported(): void
+  /** true while a backfill waits to run */
+  readonly pending: boolean
+  /**
+   * runs the pending backfills, reports the transfers they find, then 'watching' for their addresses;
+   * `fetched` gets the blocks fetched
+   */
+  run(context: BackfillContext): Promise<void>
+}
+
+export interface BackfillContext {
+  cursor: ChainCursor | null
+  head: ChainHead
+  tracker: TransferTracker
+  fetched: Map<number, ChainBlock>
+}
+
+export interface CoverageOptions {
+  network: string
+  client: ChainClient
+  watchSet: WatchSet
+  /** what this run scanned when, for the start of a backfill */
+  history: ScanHistory
+  bus: Bus
+  clock: Clock
+  logger: Logger
+  batchSize: number
+}
+
+interface BackfillRequest {
+  address: WatchedAddress
+  through: number | undefined
+}
+
+export function createCoverage(options: CoverageOptions): Coverage {
+  const { network, client, watchSet, history, bus, clock, logger, batchSize } = options
+  /** by address: an address waits for one backfill at a time */
+  const pending = new Map<string, BackfillRequest>()
+
+  function request(address: WatchedAddress, through: number | undefined): void {
+    if (!pending.has(address.address)) pending.set(address.address, { address, through })
+  }
+
+  /** the first height an address of a payment created at `createdAtMs` may have been paid in */
+  async function backfillStart(createdAtMs: number, through: number): Promise<number> {
+    const sinceMs = createdAtMs - CLOCK_SKEW_MS
+    const oldest = history.oldestMatchedAtMs()
+    if (oldest !== undefined && oldest <= sinceMs) {
+      return history.lowestHeightMatchedSince(sinceMs) ?? Number.POSITIVE_INFINITY
+    }
+    // scanned by an earlier run too: find the blocks by their own time
+    return firstHeightAtOrAfter(client, createdAtMs - BLOCK_TIME_SKEW_MS, 0, through)
+  }
+
+  async function backfill(requests: BackfillRequest[], context: BackfillContext): Promise<void> {
+    let from = Number.POSITIVE_INFINITY
+    let through = Number.NEGATIVE_INFINITY
+    const addresses = new Set<string>()
+    for (const { address, through: requested } of requests) {
+      const last = requested ?? context.cursor?.height
+      // nothing scanned yet: every block to come is matched with the address
+      if (last === undefined) continue
+      const first = await backfillStart(Date.parse(address.paymentCreatedAt), last)
+      if (first > last) continue
+      from = Math.min(from, first)
+      through = Math.max(through, last)
+      addresses.add(address.address)
+    }
+    if (addresses.size === 0) return
+    logger.info({ from, through, addresses: addresses.size }, 'rescanning blocks for newly watched addresses')
+    for (let batchStart = from; batchStart <= through; batchStart += batchSize) {
+      const blocks = await client.getBlocks(batchStart, Math.min(through, batchStart + batchSize - 1))
+      for (const block of blocks) context.fetched.set(block.height, block)
+      const found = matchTransfers(network, blocks, context.head, (transfer) => {
+        const watched = watchSet.match(transfer)
+        return watched && addresses.has(watched.address) ? watched : undefined
+      })
+      await context.tracker.reportSeen(found)
+    }
+  }
+
+  /** 'watching' for the addresses still watched for the same payment and not reported yet */
+  async function reportWatching(requests: BackfillRequest[]): Promise<void> {
+    const unreported = requests.flatMap(({ address }) => {
+      const current = watchSet.get(address.address)
+      return current?.paymentId === address.paymentId && current.watchingReportedAt === null ? [current] : []
+    })
+    if (unreported.length === 0) return
+    const observedAt = isoNow(clock)
+    await bus.publish(
+      Topics.chainObservations,
+      unreported.map((address) => observationMessage(watchingObservation(address, observedAt))),
+    )
+    for (const address of unreported) await watchSet.markWatchingReported(address, observedAt)
+    logger.debug({ addresses: unreported.length }, 'watching reported')
+  }
+
+  return {
+    request,
+
+    requestUnreported() {
+      for (const address of watchSet.unreported()) request(address, undefined)
+    },
+
+    get pending() {
+      return pending.size > 0
+    },
+
+    async run(context) {
+      const requests = [...pending.values()]
+      pending.clear()
+      if (requests.length === 0) return
+      try {
+        await backfill(requests, context)
+        await reportWatching(requests)
+      } catch (error) {
+        for (const failed of requests) request(failed.address, failed.through)
+        throw error
+      }
+    },
+  }
+}
