@@ -10,8 +10,8 @@ import { type AssetRegistry, type PaymentCreatedData, resolveAsset } from '@chai
 import type { Logger, Service } from '@chainpay/platform'
 import {
   type Bus,
-  type BusSubscription,
   type ConsumedMessage,
+  consumerService,
   PoisonMessageError,
   Topics,
   type WatchedAddress,
@@ -42,10 +42,7 @@ export interface PaymentEventConsumer extends Service {
 export function createPaymentEventConsumer(options: PaymentEventConsumerOptions): PaymentEventConsumer {
   const { bus, registry, logger } = options
   const lateFundsWindowMs = options.lateFundsWindowMs ?? DEFAULT_LATE_FUNDS_WINDOW_MS
-  const groupId = options.groupId ?? 'chain-indexer'
   const watchSets = new Map(options.watchSets.map((watchSet) => [watchSet.network, watchSet]))
-  let subscription: BusSubscription | undefined
-
   async function handle(message: ConsumedMessage): Promise<void> {
     // The header spares parsing the many events that are not creations; without it, parse and see.
     const type = message.headers[PaymentEventHeaders.eventType]
@@ -73,21 +70,15 @@ export function createPaymentEventConsumer(options: PaymentEventConsumerOptions)
     }
   }
 
-  return {
+  const consumer = consumerService(bus, {
     name: 'chain indexer payment event consumer',
+    logger,
+    logFields: { networks: [...watchSets.keys()] },
+    topic: Topics.paymentEvents,
+    groupId: options.groupId ?? 'chain-indexer',
     handle,
-
-    async start() {
-      if (subscription) return
-      subscription = await bus.subscribe({ topic: Topics.paymentEvents, groupId, handle })
-      logger.info({ groupId, networks: [...watchSets.keys()] }, 'payment event consumer started')
-    },
-
-    async stop() {
-      await subscription?.stop()
-      subscription = undefined
-    },
-  }
+  })
+  return { ...consumer, handle }
 }
 
 /** the address a new payment is paid to, watched for its asset until its late funds window closes */

@@ -19,11 +19,10 @@ import {
   type MutuallyAssignable,
   Nullable,
   StringEnum,
+  strict,
   TimestampSchema,
   UnitsSchema,
 } from './schema-kit.js'
-
-const strict = { additionalProperties: false } as const
 
 const envelopeProperties = {
   eventId: Type.String({ minLength: 1 }),

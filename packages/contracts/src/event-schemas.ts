@@ -24,11 +24,10 @@ import {
   type MutuallyAssignable,
   Nullable,
   StringEnum,
+  strict,
   TimestampSchema,
   UnitsSchema,
 } from './schema-kit.js'
-
-const strict = { additionalProperties: false } as const
 
 const transferRef = {
   txHash: Type.String({ minLength: 1 }),

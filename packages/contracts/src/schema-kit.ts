@@ -8,6 +8,9 @@ import type { Validator } from 'typebox/compile'
  * true when A and B describe the same values. Used as `true satisfies MutuallyAssignable<...>`, so a
  * schema that drifts from its domain type fails to compile.
  */
+/** the schema option every object schema here takes: unknown properties are an error */
+export const strict = { additionalProperties: false } as const
+
 export type MutuallyAssignable<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 
 /** `{ type: 'string', enum: [...] }`, the form documentation tools render as a list of values */

@@ -11,8 +11,8 @@ import { parsePaymentEventMessage } from '@chainpay/contracts'
 import { type Clock, isoNow, type Logger, moduleLogger, type Service } from '@chainpay/platform'
 import {
   type Bus,
-  type BusSubscription,
   type ConsumedMessage,
+  consumerService,
   type MerchantStore,
   type PaymentReadModel,
   type SubscribeOptions,
@@ -46,8 +46,6 @@ export interface DeliveryRecorder extends Service {
 export function createDeliveryRecorder(options: DeliveryRecorderOptions): DeliveryRecorder {
   const { bus, payments, deliveries, merchants, clock } = options
   const logger = moduleLogger(options.logger, 'delivery-recorder')
-  const groupId = options.groupId ?? 'notifier'
-  let subscription: BusSubscription | undefined
 
   async function handle(message: ConsumedMessage): Promise<void> {
     const event = parsePaymentEventMessage(message.value)
@@ -86,19 +84,13 @@ export function createDeliveryRecorder(options: DeliveryRecorderOptions): Delive
     await payments.save(folded)
   }
 
-  return {
+  const consumer = consumerService(bus, {
     name: 'webhook delivery recorder',
+    logger,
+    topic: Topics.paymentEvents,
+    groupId: options.groupId ?? 'notifier',
+    ...options.retry,
     handle,
-
-    async start() {
-      if (subscription) return
-      subscription = await bus.subscribe({ topic: Topics.paymentEvents, groupId, ...options.retry, handle })
-      logger.info({ groupId }, 'webhook delivery recorder started')
-    },
-
-    async stop() {
-      await subscription?.stop()
-      subscription = undefined
-    },
-  }
+  })
+  return { ...consumer, handle }
 }

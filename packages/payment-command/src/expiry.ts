@@ -5,7 +5,7 @@
 
 import { type PaymentEventMessage, parsePaymentEventMessage } from '@chainpay/contracts'
 import type { Clock, Logger, Service } from '@chainpay/platform'
-import { type Bus, type BusSubscription, type PaymentDeadlineStore, Topics } from '@chainpay/ports'
+import { type Bus, consumerService, type PaymentDeadlineStore, Topics } from '@chainpay/ports'
 import type { ChainTimeTracker } from './chain-times.js'
 import type { PaymentCommandHandler } from './command-handler.js'
 
@@ -29,33 +29,21 @@ const closingEvents: ReadonlySet<PaymentEventMessage['type']> = new Set([
 
 export function createDeadlineKeeper(options: DeadlineKeeperOptions): Service {
   const { bus, deadlines, logger } = options
-  const groupId = options.groupId ?? 'payment-command-deadlines'
-  let subscription: BusSubscription | undefined
-
-  return {
+  return consumerService(bus, {
     name: 'payment deadline keeper',
-    async start() {
-      if (subscription) return
-      subscription = await bus.subscribe({
-        topic: Topics.paymentEvents,
-        groupId,
-        handle: async (message) => {
-          const event = parsePaymentEventMessage(message.value)
-          if (event.type === 'PaymentCreated') {
-            const { paymentId, network, expiresAt } = event.data
-            await deadlines.upsert({ paymentId, network, expiresAt })
-          } else if (closingEvents.has(event.type)) {
-            await deadlines.remove(event.paymentId)
-          }
-        },
-      })
-      logger.info({ groupId }, 'payment deadline keeper started')
+    logger,
+    topic: Topics.paymentEvents,
+    groupId: options.groupId ?? 'payment-command-deadlines',
+    handle: async (message) => {
+      const event = parsePaymentEventMessage(message.value)
+      if (event.type === 'PaymentCreated') {
+        const { paymentId, network, expiresAt } = event.data
+        await deadlines.upsert({ paymentId, network, expiresAt })
+      } else if (closingEvents.has(event.type)) {
+        await deadlines.remove(event.paymentId)
+      }
     },
-    async stop() {
-      await subscription?.stop()
-      subscription = undefined
-    },
-  }
+  })
 }
 
 export interface ExpirySchedulerOptions {

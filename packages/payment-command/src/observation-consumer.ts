@@ -6,7 +6,7 @@ import { parseChainObservationMessage } from '@chainpay/contracts'
 import type { Logger, Service } from '@chainpay/platform'
 import {
   type Bus,
-  type BusSubscription,
+  consumerService,
   type PaymentDeadlineStore,
   PoisonMessageError,
   Topics,
@@ -25,40 +25,28 @@ export interface ObservationConsumerOptions {
 
 export function createObservationConsumer(options: ObservationConsumerOptions): Service {
   const { bus, handler, chainTimes, deadlines, logger } = options
-  const groupId = options.groupId ?? 'payment-command'
-  let subscription: BusSubscription | undefined
-
-  return {
+  return consumerService(bus, {
     name: 'chain observation consumer',
-    async start() {
-      if (subscription) return
-      subscription = await bus.subscribe({
-        topic: Topics.chainObservations,
-        groupId,
-        handle: async (message) => {
-          const observation = parseChainObservationMessage(message.value)
-          switch (observation.kind) {
-            case 'transfer':
-              await handler.recordObservation(observation)
-              break
-            case 'progress':
-              chainTimes.update(observation.network, observation.blockTime)
-              break
-            case 'watching':
-              await deadlines.markWatched(observation.paymentId, observation.observedAt)
-              break
-            default: {
-              const unknown: never = observation
-              throw new PoisonMessageError(`unknown observation ${JSON.stringify(unknown)}`)
-            }
-          }
-        },
-      })
-      logger.info({ groupId }, 'chain observation consumer started')
+    logger,
+    topic: Topics.chainObservations,
+    groupId: options.groupId ?? 'payment-command',
+    handle: async (message) => {
+      const observation = parseChainObservationMessage(message.value)
+      switch (observation.kind) {
+        case 'transfer':
+          await handler.recordObservation(observation)
+          break
+        case 'progress':
+          chainTimes.update(observation.network, observation.blockTime)
+          break
+        case 'watching':
+          await deadlines.markWatched(observation.paymentId, observation.observedAt)
+          break
+        default: {
+          const unknown: never = observation
+          throw new PoisonMessageError(`unknown observation ${JSON.stringify(unknown)}`)
+        }
+      }
     },
-    async stop() {
-      await subscription?.stop()
-      subscription = undefined
-    },
-  }
+  })
 }

@@ -70,6 +70,41 @@ export function isPoisonMessage(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { poison?: unknown }).poison === true
 }
 
+/** A consumer group's subscription as a lifecycle service (the shape @chainpay/platform runs). */
+export interface ConsumerService {
+  name: string
+  /** subscribes; a second call while subscribed does nothing */
+  start(): Promise<void>
+  /** stops taking messages, waits for the one in flight and commits its offset */
+  stop(): Promise<void>
+}
+
+/** Subscribes on start, stops the subscription on stop, and logs once it is subscribed. */
+export function consumerService(
+  bus: Bus,
+  options: SubscribeOptions & {
+    name: string
+    logger: { info(fields: object, message: string): void }
+    /** more fields for the start log line */
+    logFields?: object
+  },
+): ConsumerService {
+  const { name, logger, logFields, ...subscribeOptions } = options
+  let subscription: BusSubscription | undefined
+  return {
+    name,
+    async start() {
+      if (subscription) return
+      subscription = await bus.subscribe(subscribeOptions)
+      logger.info({ groupId: subscribeOptions.groupId, ...logFields }, `${name} started`)
+    },
+    async stop() {
+      await subscription?.stop()
+      subscription = undefined
+    },
+  }
+}
+
 export const Topics = {
   paymentEvents: 'chainpay.payment-events',
   chainObservations: 'chainpay.chain-observations',

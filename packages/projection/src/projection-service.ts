@@ -7,7 +7,7 @@ import { parsePaymentEventMessage } from '@chainpay/contracts'
 import type { Logger, Service } from '@chainpay/platform'
 import {
   type Bus,
-  type BusSubscription,
+  consumerService,
   type PaymentReadModel,
   type SubscribeOptions,
   Topics,
@@ -25,36 +25,24 @@ export interface ProjectionServiceOptions {
 
 export function createProjectionService(options: ProjectionServiceOptions): Service {
   const { bus, readModel, logger } = options
-  const groupId = options.groupId ?? 'projection'
-  let subscription: BusSubscription | undefined
-
-  return {
+  return consumerService(bus, {
     name: 'projection',
-    async start() {
-      if (subscription) return
-      subscription = await bus.subscribe({
-        topic: Topics.paymentEvents,
-        groupId,
-        ...options.retry,
-        handle: async (consumed) => {
-          const message = parsePaymentEventMessage(consumed.value)
-          const projected = projectPaymentEvent(await readModel.get(message.paymentId), message)
-          if (projected === 'skip') {
-            logger.debug(
-              { paymentId: message.paymentId, revision: message.revision },
-              'payment event already in the read model',
-            )
-            return
-          }
-          // 'stale' means a write-through saved a newer revision meanwhile: it already covers this one
-          await readModel.save(projected)
-        },
-      })
-      logger.info({ groupId }, 'projection started')
+    logger,
+    topic: Topics.paymentEvents,
+    groupId: options.groupId ?? 'projection',
+    ...options.retry,
+    handle: async (consumed) => {
+      const message = parsePaymentEventMessage(consumed.value)
+      const projected = projectPaymentEvent(await readModel.get(message.paymentId), message)
+      if (projected === 'skip') {
+        logger.debug(
+          { paymentId: message.paymentId, revision: message.revision },
+          'payment event already in the read model',
+        )
+        return
+      }
+      // 'stale' means a write-through saved a newer revision meanwhile: it already covers this one
+      await readModel.save(projected)
     },
-    async stop() {
-      await subscription?.stop()
-      subscription = undefined
-    },
-  }
+  })
 }

@@ -5,6 +5,7 @@ import {
   type BusMessage,
   type BusSubscription,
   type ConsumedMessage,
+  consumerService,
   deadLetterTopic,
   PoisonMessageError,
   type SubscribeOptions,
@@ -67,6 +68,28 @@ export function describeBusContract(adapterName: string, setup: () => Promise<Bu
       await eventually(() => expect(received).toHaveLength(1))
       expect(received[0]).toMatchObject({ topic, ...message })
       expect(received[0]?.offset).toEqual(expect.any(String))
+    })
+
+    it('runs a subscription as a service: start subscribes once, stop and start resume the group', async () => {
+      const received: string[] = []
+      const logged: string[] = []
+      const service = consumerService(bus, {
+        name: 'contract consumer',
+        logger: { info: (_fields, line) => void logged.push(line) },
+        topic,
+        groupId: randomUUID(),
+        handle: async (m) => void received.push(m.value),
+      })
+      await service.start()
+      await service.start()
+      await bus.publish(topic, [message('k', 'a')])
+      await eventually(() => expect(received).toEqual(['a']))
+      await service.stop()
+      await bus.publish(topic, [message('k', 'b')])
+      await service.start()
+      await eventually(() => expect(received).toEqual(['a', 'b']))
+      await service.stop()
+      expect(logged).toEqual(['contract consumer started', 'contract consumer started'])
     })
 
     it('round-trips headers, including none at all', async () => {
