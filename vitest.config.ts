@@ -4,6 +4,10 @@ import { defineConfig } from 'vitest/config'
 const root = fileURLToPath(new URL('.', import.meta.url))
 
 // Tests run on the TypeScript sources of every workspace package, never on stale dist/ output.
+// Kafka, a MongoDB-wire server and EventStoreDB where possible: one each per run, for the tiers that
+// talk to real servers (see packages/local-servers).
+const globalSetup = ['packages/local-servers/src/testing/global-setup.ts']
+
 const alias = [
   { find: /^@chainpay\/([a-z-]+)\/testing$/, replacement: `${root}packages/$1/src/testing/index.ts` },
   { find: /^@chainpay\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` },
@@ -24,6 +28,7 @@ export default defineConfig({
           include: ['{packages,services}/*/src/**/*.int.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          globalSetup,
         },
       },
       {
@@ -33,6 +38,7 @@ export default defineConfig({
           include: ['{packages,services}/*/src/**/*.e2e.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          globalSetup,
         },
       },
     ],

@@ -1,0 +1,7 @@
+export * from './docker.js'
+export * from './ferretdb.js'
+export * from './kafka.js'
+export * from './local-process.js'
+export * from './paths.js'
+export * from './ports.js'
+export * from './test-servers.js'
