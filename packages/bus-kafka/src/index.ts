@@ -1,1 +1,3 @@
-export {}
+export { createKafkaBus, DEFAULT_PARTITIONS, type KafkaBusOptions } from './kafka-bus.js'
+export type { KafkaLogLevel } from './kafkajs-logging.js'
+export { DeadLetterHeaders } from './subscription.js'

@@ -4,7 +4,12 @@ import { createManualClock, systemClock } from '@chainpay/platform'
 import { type ChainClient, Topics } from '@chainpay/ports'
 import { createSqliteBus, createSqliteChainIndexerStore } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type ChainIndexer, type ChainIndexerOptions, createChainIndexer } from './indexer.js'
+import {
+  type ChainIndexer,
+  type ChainIndexerMetrics,
+  type ChainIndexerOptions,
+  createChainIndexer,
+} from './indexer.js'
 import {
   createIndexerHarness,
   type IndexerHarness,
@@ -326,6 +331,29 @@ describe('createChainIndexer', () => {
         blockTime: '2026-11-21T14:00:01.200Z',
         observedAt: expect.any(String),
       },
+    ])
+  })
+
+  it('tells its metrics the chain head and its cursor after each scan, once it has a cursor', async () => {
+    const reported: Array<[string, number, number]> = []
+    const metrics: ChainIndexerMetrics = {
+      scanned: (network, headHeight, cursorHeight) => reported.push([network, headHeight, cursorHeight]),
+    }
+    const start = (await harness.sim.client('SOLANA').getHead()).height
+    const early = indexerFor('SOLANA', { startHeight: start + 10, metrics })
+    await early.scanOnce()
+    expect(reported).toEqual([])
+
+    const indexer = indexerFor('SOLANA', { maxBlocksPerBatch: 2, metrics })
+    await indexer.scanOnce()
+    await harness.sim.mineBlocks('SOLANA', 3)
+    for (let scan = 0; scan < 3; scan++) await indexer.scanOnce()
+
+    expect(reported).toEqual([
+      ['SOLANA', start, start],
+      ['SOLANA', start + 3, start + 2],
+      ['SOLANA', start + 3, start + 3],
+      ['SOLANA', start + 3, start + 3],
     ])
   })
 

@@ -52,6 +52,13 @@ export interface ChainIndexerOptions {
    * reads every payment event, so that indexers of several networks never share a group's offsets
    */
   paymentEventsGroupId?: string
+  /** told how far behind the chain head it is after each scan; e.g. service-kit's `createServiceMetrics(...).chain` */
+  metrics?: ChainIndexerMetrics
+}
+
+export interface ChainIndexerMetrics {
+  /** after a scan of `network`: the chain's head and the height the indexer's cursor stands at */
+  scanned(network: string, headHeight: number, cursorHeight: number): void
 }
 
 export interface ChainIndexer extends Service {
@@ -202,6 +209,7 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
         await store.saveCursor(network, { height: last.height, hash: last.hash })
         cursorTime = last.time
       }
+      if (current.cursor) options.metrics?.scanned(network, head.height, current.cursor.height)
       await pruneWhenDue()
       return last !== undefined && last.height < head.height
     } catch (error) {

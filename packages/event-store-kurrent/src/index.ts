@@ -1,1 +1,2 @@
-export {}
+export type { ResubscribeDelays } from './append-watcher.js'
+export { createKurrentEventStore, type KurrentEventStoreOptions } from './event-store.js'

@@ -8,6 +8,7 @@ import { createSqlitePaymentReadModel, openSqliteDatabase } from '@chainpay/stor
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildGatewayApp } from './app.js'
 import { DependencyUnavailableError } from './errors.js'
+import type { MetricsExposition, RequestObservation } from './http/metrics.js'
 import { listenGateway } from './server.js'
 import { type GatewayFixture, json, openGatewayFixture } from './testing/gateway-fixture.js'
 
@@ -275,6 +276,66 @@ describe('health, readiness and the OpenAPI document', () => {
       '/payments/{paymentId}',
       '/payments/{paymentId}/cancel',
     ])
+  })
+})
+
+describe('metrics', () => {
+  const exposition: MetricsExposition = {
+    contentType: 'text/plain; version=0.0.4; charset=utf-8',
+    metrics: async () => '# HELP up 1 when scraped\n# TYPE up gauge\nup 1\n',
+  }
+
+  it('observes every request by its route pattern, never its URL, with status and duration', async () => {
+    const observed: RequestObservation[] = []
+    fixture = await openGatewayFixture({
+      requestMetrics: { observeRequest: (request) => observed.push(request) },
+      metricsRegistry: exposition,
+    })
+    const created = await fixture.create(base)
+    expect(created.statusCode).toBe(201)
+    const id = json<{ paymentId: string }>(created).paymentId
+    expect((await fixture.send('GET', `${PAYMENTS}/${id}`)).statusCode).toBe(200)
+    expect((await fixture.send('GET', `${PAYMENTS}/${SOME_ID}`)).statusCode).toBe(404)
+    expect((await fixture.app.inject({ method: 'GET', url: `${PAYMENTS}/${id}` })).statusCode).toBe(401)
+    expect((await fixture.app.inject({ method: 'DELETE', url: `${PAYMENTS}/${id}` })).statusCode).toBe(405)
+    expect((await fixture.app.inject({ method: 'GET', url: `/nothing/${id}` })).statusCode).toBe(404)
+    expect((await fixture.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200)
+
+    const byPattern = `${PAYMENTS}/:paymentId`
+    expect(observed.map(({ method, route, statusCode }) => [method, route, statusCode])).toEqual([
+      ['POST', PAYMENTS, 201],
+      ['GET', byPattern, 200],
+      ['GET', byPattern, 404],
+      ['GET', byPattern, 401],
+      ['DELETE', byPattern, 405],
+      ['GET', undefined, 404],
+      ['GET', '/healthz', 200],
+    ])
+    expect(observed.every(({ durationSeconds }) => durationSeconds >= 0 && durationSeconds < 60)).toBe(true)
+    expect(JSON.stringify(observed)).not.toContain(id)
+  })
+
+  it('serves GET /metrics unauthenticated in the exposition format, without observing the scrapes', async () => {
+    const observed: RequestObservation[] = []
+    fixture = await openGatewayFixture({
+      requestMetrics: { observeRequest: (request) => observed.push(request) },
+      metricsRegistry: exposition,
+    })
+    const scrape = await fixture.app.inject({ method: 'GET', url: '/metrics' })
+    expect(scrape.statusCode).toBe(200)
+    expect(scrape.headers['content-type']).toBe(exposition.contentType)
+    expect(scrape.body).toBe(await exposition.metrics())
+    expect(observed).toEqual([])
+    // scraped every few seconds: not worth a log line each
+    expect(fixture.logLines().filter((line) => line.includes('/metrics'))).toEqual([])
+    const post = await fixture.app.inject({ method: 'POST', url: '/metrics' })
+    expect(post.statusCode).toBe(405)
+    expect(post.headers.allow).toBe('GET, HEAD')
+  })
+
+  it('has no /metrics without a registry', async () => {
+    fixture = await openGatewayFixture()
+    expect((await fixture.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404)
   })
 })
 

@@ -8,6 +8,7 @@ import type { PaymentCommands, PaymentReadModel } from '@chainpay/ports'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { type ApiKeyAuthenticator, merchantAuthentication } from './auth.js'
 import { answerOtherMethods, createHttpApp } from './http/http-app.js'
+import { METRICS_PATH, type MetricsExposition, type RequestMetrics, serveMetrics } from './http/metrics.js'
 import { collectBodiesAsText } from './http/raw-body.js'
 import { limitRequestsPerApiKey, type RateLimitSettings } from './rate-limit.js'
 import { paymentRoutes } from './routes/payments.js'
@@ -26,14 +27,24 @@ export interface GatewayDeps {
   readiness?: () => Promise<boolean>
   /** more routes on the same server (standalone mounts the chain simulator's dev routes here) */
   extraRoutes?: FastifyPluginAsync
+  /** observes every request, by route pattern */
+  requestMetrics?: RequestMetrics
+  /** served at GET /metrics, unauthenticated; no /metrics when absent */
+  metricsRegistry?: MetricsExposition
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
-  const app = createHttpApp({ logger: deps.logger, component: 'gateway' })
+  const { metricsRegistry } = deps
+  const app = createHttpApp({
+    logger: deps.logger,
+    component: 'gateway',
+    requestMetrics: deps.requestMetrics,
+  })
   app.decorateRequest('caller', null)
   app.decorateRequest('rawBody', '')
 
   await app.register(serviceRoutes, { readiness: deps.readiness ?? (async () => true) })
+  if (metricsRegistry) serveMetrics(app, metricsRegistry)
 
   await app.register(async (api) => {
     // raw text bodies only here: extraRoutes keep fastify's JSON parsing
@@ -52,6 +63,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     answerOtherMethods(api, `${API_BASE_PATH}/openapi.json`, ['GET'])
     answerOtherMethods(api, '/healthz', ['GET'])
     answerOtherMethods(api, '/readyz', ['GET'])
+    if (metricsRegistry) answerOtherMethods(api, METRICS_PATH, ['GET'])
   })
 
   if (deps.extraRoutes) await app.register(deps.extraRoutes)

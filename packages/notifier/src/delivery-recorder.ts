@@ -36,6 +36,8 @@ export interface DeliveryRecorderOptions {
   onRecorded?: () => void
   /** how the bus paces retries while a store fails; the bus's defaults unless given */
   retry?: Pick<SubscribeOptions, 'retryDelayMs' | 'maxRetryDelayMs'>
+  /** counts deliveries recorded without a target: the dispatcher never attempts those */
+  metrics?: { recordedWithoutTarget(): void }
 }
 
 export interface DeliveryRecorder extends Service {
@@ -76,8 +78,10 @@ export function createDeliveryRecorder(options: DeliveryRecorderOptions): Delive
       })
       if (recorded) {
         const context = { deliveryId: event.eventId, paymentId: event.paymentId, merchantId, eventType: kind }
-        if (targetUrl === null) logger.info(context, 'webhook recorded without a target')
-        else logger.debug(context, 'webhook recorded')
+        if (targetUrl === null) {
+          logger.info(context, 'webhook recorded without a target')
+          options.metrics?.recordedWithoutTarget()
+        } else logger.debug(context, 'webhook recorded')
         options.onRecorded?.()
       }
     }

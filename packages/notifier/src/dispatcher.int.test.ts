@@ -3,6 +3,7 @@ import { createSqliteDeliveryStore } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   createWebhookDispatcher,
+  type WebhookAttemptOutcome,
   type WebhookDispatcher,
   type WebhookDispatcherOptions,
 } from './dispatcher.js'
@@ -344,6 +345,48 @@ describe('createWebhookDispatcher', () => {
     await dispatcher.dispatchOnce()
     expect(await statusOf(delivery as WebhookDelivery)).toBe('delivered')
     expect(receiver.received.map((webhook) => webhook.path)).toEqual(['/default'])
+  })
+
+  it('tells its metrics the outcome and duration of every recorded attempt', async () => {
+    const [delivered] = await enqueue(1, '/ok')
+    const [exhausted] = await enqueue(1, '/down')
+    const [untargeted] = await enqueue(1, '', { targetUrl: null })
+    let okFailures = 1
+    receiver.answer = (webhook) =>
+      webhook.path === '/down' || (webhook.path === '/ok' && okFailures-- > 0)
+        ? { status: 503 }
+        : { status: 200 }
+    const reported: Array<{ outcome: WebhookAttemptOutcome; durationMs: number }> = []
+    const dispatcher = dispatcherWith({
+      schedule: [5],
+      metrics: { attempted: (outcome, durationMs) => reported.push({ outcome, durationMs }) },
+    })
+    await drive(dispatcher, 3)
+
+    expect(await statusOf(delivered as WebhookDelivery)).toBe('delivered')
+    expect(await statusOf(exhausted as WebhookDelivery)).toBe('failed')
+    expect(await statusOf(untargeted as WebhookDelivery)).toBe('failed')
+    expect(reported.map(({ outcome }) => outcome).sort()).toEqual([
+      'delivered',
+      'failed',
+      'no_target',
+      'no_target',
+      'retry',
+      'retry',
+    ])
+    // each attempt reported once, with the duration it was recorded with
+    const recorded = await Promise.all(
+      [delivered, exhausted, untargeted].map((delivery) =>
+        harness.deliveries.listAttempts(delivery?.deliveryId ?? ''),
+      ),
+    )
+    const byNumber = (a: number, b: number) => a - b
+    expect(reported.map(({ durationMs }) => durationMs).sort(byNumber)).toEqual(
+      recorded
+        .flat()
+        .map(({ durationMs }) => durationMs)
+        .sort(byNumber),
+    )
   })
 
   describe('without private targets', () => {

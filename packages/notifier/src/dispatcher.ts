@@ -51,6 +51,20 @@ export interface WebhookDispatcherOptions {
   resolveHost?: ResolveHost
   /** a receiver must answer with a 2xx within this time; default 10 s */
   timeoutMs?: number
+  /** told the outcome of every attempt; e.g. service-kit's `createServiceMetrics(...).webhooks` */
+  metrics?: WebhookDispatcherMetrics
+}
+
+/**
+ * What came of one attempt: delivered; retry (it failed, another attempt is scheduled); failed (it
+ * failed and the schedule is exhausted); no_target (there was no URL to send it to, whether or not
+ * another attempt is scheduled).
+ */
+export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'failed' | 'no_target'
+
+export interface WebhookDispatcherMetrics {
+  /** one attempt, recorded in the delivery store: what came of it and how long it took */
+  attempted(outcome: WebhookAttemptOutcome, durationMs: number): void
 }
 
 export interface WebhookDispatcher extends Service {
@@ -71,6 +85,8 @@ interface AttemptResult {
   error: string | null
   /** where the attempt went, without path or query (which may carry a receiver's token) */
   origin: string | null
+  /** neither the delivery nor its merchant had a URL */
+  noTarget: boolean
 }
 
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
@@ -107,8 +123,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (merchant === null) throw new Error(`merchant ${delivery.merchantId} does not exist`)
     // A delivery recorded without a target may be redelivered once the merchant has a default URL.
     const target = delivery.targetUrl ?? merchant.webhookUrl
-    if (target === null)
+    if (target === null) {
+      result.noTarget = true
       throw new Error('no target: the payment has no callbackUrl and the merchant no webhook URL')
+    }
     const problem = webhookTargetProblem(target, { allowPrivateTargets })
     if (problem !== null) throw new Error(problem)
     result.origin = new URL(target).origin
@@ -152,7 +170,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   async function attempt(delivery: WebhookDelivery): Promise<void> {
     const at = clock.now()
     const started = performance.now()
-    const result: AttemptResult = { statusCode: null, error: null, origin: null }
+    const result: AttemptResult = { statusCode: null, error: null, origin: null, noTarget: false }
     try {
       await send(delivery, at, result)
     } catch (error) {
@@ -173,6 +191,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       },
       outcome,
     )
+    options.metrics?.attempted(metricOutcome(outcome, result), durationMs)
     const context = {
       deliveryId: delivery.deliveryId,
       paymentId: delivery.paymentId,
@@ -250,6 +269,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       await agentClosed
     },
   }
+}
+
+function metricOutcome(outcome: AttemptOutcome, result: AttemptResult): WebhookAttemptOutcome {
+  if (result.noTarget) return 'no_target'
+  return outcome.status === 'pending' ? 'retry' : outcome.status
 }
 
 function describeError(error: unknown, timeoutMs: number): string {

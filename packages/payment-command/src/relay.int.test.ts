@@ -3,7 +3,7 @@ import type { CreatePaymentRequest, FeePolicy } from '@chainpay/domain'
 import { type Bus, type CheckpointStore, type ConsumedMessage, Topics } from '@chainpay/ports'
 import { createSqliteBus, createSqliteCheckpointStore } from '@chainpay/store-sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createEventRelay, toPaymentEventMessage } from './relay.js'
+import { createEventRelay, type EventRelayMetrics, toPaymentEventMessage } from './relay.js'
 import { openSqliteCommandSide, type SqliteCommandSide } from './testing/sqlite-command-side.js'
 
 const merchantId = 'merchant-1'
@@ -155,5 +155,55 @@ describe('createEventRelay', () => {
     const ids = await paymentEventIds(side)
     const expected = [...ids.slice(0, 4), ...ids.slice(2, 4), ...ids.slice(4)]
     expect(received.map((message) => JSON.parse(message.value).eventId)).toEqual(expected)
+  })
+
+  it('tells its metrics how far behind it is, also while the bus is down, and what it published', async () => {
+    const { side, bus, checkpoints } = setup()
+    const received = await collect(bus)
+    await makeEvents(side, ['a!', 'b'])
+    const stored = await side.eventStore.readAll(null, 10)
+    expect(stored).toHaveLength(3)
+    const reports: Array<[string, ...unknown[]]> = []
+    const metrics: EventRelayMetrics = {
+      behind: (oldestRecordedAt) => reports.push(['behind', oldestRecordedAt]),
+      published: (count, newestRecordedAt) => reports.push(['published', count, newestRecordedAt]),
+    }
+    let busDown = true
+    const flakyBus: Bus = {
+      ...bus,
+      async publish(topic, messages) {
+        if (busDown) throw new Error('broker unavailable')
+        await bus.publish(topic, messages)
+      },
+    }
+    const relay = createEventRelay({
+      ...side,
+      bus: flakyBus,
+      checkpoints,
+      batchSize: 2,
+      pollIntervalMs: 20,
+      metrics,
+    })
+    await relay.start()
+    cleanups.push(() => relay.stop())
+
+    // each failed try says again that the oldest event is not on the bus
+    await vi.waitFor(() => expect(reports.length).toBeGreaterThanOrEqual(3), { timeout: 10_000 })
+    expect(new Set(reports.map((report) => JSON.stringify(report)))).toEqual(
+      new Set([JSON.stringify(['behind', stored[0]?.recordedAt])]),
+    )
+
+    busDown = false
+    await vi.waitFor(() => expect(received).toHaveLength(3), { timeout: 10_000 })
+    const published = reports.filter(([kind]) => kind === 'published')
+    expect(published).toEqual([
+      ['published', 2, stored[1]?.recordedAt],
+      ['published', 1, stored[2]?.recordedAt],
+    ])
+    expect(reports.slice(-3)).toEqual([
+      ['published', 2, stored[1]?.recordedAt],
+      ['behind', stored[2]?.recordedAt],
+      ['published', 1, stored[2]?.recordedAt],
+    ])
   })
 })

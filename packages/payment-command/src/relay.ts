@@ -23,12 +23,22 @@ export interface EventRelayOptions {
   batchSize?: number
   /** how long an idle relay waits before looking again when no append woke it */
   pollIntervalMs?: number
+  /** told how far behind the relay is; e.g. service-kit's `createServiceMetrics(...).relay` */
+  metrics?: EventRelayMetrics
+}
+
+/** what an operator watches the relay by: whether it keeps up with the event store */
+export interface EventRelayMetrics {
+  /** events were read that are not on the bus yet; the oldest of them was recorded at `recordedAt` */
+  behind(oldestRecordedAt: string): void
+  /** a batch is on the bus: `count` payment events, the newest event passed recorded at `recordedAt` */
+  published(count: number, newestRecordedAt: string): void
 }
 
 const PAYMENT_STREAM_PREFIX = 'payment-'
 
 export function createEventRelay(options: EventRelayOptions): Service {
-  const { eventStore, bus, checkpoints, logger } = options
+  const { eventStore, bus, checkpoints, logger, metrics } = options
   const checkpointName = options.checkpointName ?? 'relay:payment-events'
   const batchSize = options.batchSize ?? 200
   const pollIntervalMs = options.pollIntervalMs ?? 500
@@ -39,12 +49,15 @@ export function createEventRelay(options: EventRelayOptions): Service {
   /** relays one batch; the position after it, or null when there was nothing to relay */
   const relayBatch = async (after: string | null): Promise<string | null> => {
     const batch = await eventStore.readAll(after, batchSize)
-    const last = batch.at(-1)
-    if (last === undefined) return null
+    const [first, last] = [batch[0], batch.at(-1)]
+    if (first === undefined || last === undefined) return null
+    // until the publish below succeeds, the relay is behind by at least this batch
+    metrics?.behind(first.recordedAt)
     const messages = batch
       .filter((event) => event.streamId.startsWith(PAYMENT_STREAM_PREFIX))
       .map(toBusMessage)
     if (messages.length > 0) await bus.publish(Topics.paymentEvents, messages)
+    metrics?.published(messages.length, last.recordedAt)
     await checkpoints.store(checkpointName, last.position)
     return last.position
   }

@@ -1,5 +1,6 @@
 // Liveness and readiness for orchestrators: /healthz says the process serves HTTP, /readyz that
-// what it depends on answers (503 with the merchant API's error body when not).
+// what it depends on answers (503 with the merchant API's error body when not); and /metrics, for
+// Prometheus.
 
 import type { Logger } from '@chainpay/platform'
 import Fastify, {
@@ -8,16 +9,23 @@ import Fastify, {
   type FastifyInstance,
   type FastifyPluginAsync,
 } from 'fastify'
+import type { Registry } from 'prom-client'
+import { METRICS_PATH } from './metrics.js'
 
 export interface HealthRoutesOptions {
   /** true when the service can do its work; a rejection counts as not ready */
   readiness: () => Promise<boolean>
+  /** served at GET /metrics in the Prometheus text format; no /metrics when absent */
+  metricsRegistry?: Registry
 }
 
 // probes come every few seconds: only their failures are worth a log line
 const probe = { logLevel: 'warn' } as const
 
-export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app, { readiness }) => {
+export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (
+  app,
+  { readiness, metricsRegistry },
+) => {
   app.get('/healthz', probe, async () => ({ status: 'ok' }))
 
   app.get('/readyz', probe, async (request, reply) => {
@@ -28,6 +36,13 @@ export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (app,
     if (ready) return { status: 'ready' }
     return reply.code(503).send(errorBody('SERVICE_UNAVAILABLE', 'not ready: a dependency is unavailable'))
   })
+
+  if (metricsRegistry) {
+    // scraped every few seconds too
+    app.get(METRICS_PATH, probe, async (_request, reply) =>
+      reply.type(metricsRegistry.contentType).send(await metricsRegistry.metrics()),
+    )
+  }
 }
 
 export interface HealthAppOptions extends HealthRoutesOptions {
@@ -49,7 +64,8 @@ export async function buildHealthApp(options: HealthAppOptions): Promise<Fastify
     request.log.error({ err: error }, 'request failed')
     return reply.code(500).send(errorBody('INTERNAL_ERROR', 'internal error'))
   })
-  await app.register(healthRoutes, { readiness: options.readiness })
+  const { readiness, metricsRegistry } = options
+  await app.register(healthRoutes, { readiness, metricsRegistry })
   if (options.routes) await app.register(options.routes)
   return app
 }

@@ -1,1 +1,10 @@
-export {}
+export * from './address-allocator.js'
+export * from './chain-indexer-store.js'
+export * from './checkpoints.js'
+export * from './collections.js'
+export * from './concurrency.js'
+export * from './database.js'
+export * from './deadlines.js'
+export * from './deliveries.js'
+export * from './merchants.js'
+export * from './read-model.js'

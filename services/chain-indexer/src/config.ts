@@ -1,9 +1,12 @@
 // The chain-indexer's configuration, read once from the environment at start.
 
+import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import { readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
 
 export interface ChainIndexerConfig extends SharedConfig {
+  /** which servers back the ports: KAFKA_BROKERS, MONGODB_URL, MONGODB_DATABASE */
+  infrastructure: InfrastructureConfig
   /** the simulator's dev routes, /healthz and /readyz */
   port: number
   /** where the chains come from; only the in-process simulator so far */
@@ -16,6 +19,7 @@ export function readChainIndexerConfig(env: NodeJS.ProcessEnv = process.env): Ch
   const config: ChainIndexerConfig = {
     port: read.int('PORT', { default: 8092, min: 1, max: 65535 }),
     ...readSharedConfig(read),
+    infrastructure: readInfrastructureConfig(read),
     chainMode: readChainMode(read),
     blockIntervalMs: {
       TRON: read.int('TRON_BLOCK_INTERVAL_MS', { default: 3000, min: 10, max: 60_000 }),

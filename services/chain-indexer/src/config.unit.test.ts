@@ -17,6 +17,12 @@ describe('readChainIndexerConfig', () => {
       dataDir: resolve('data'),
       databaseFile: resolve('data', 'chainpay.sqlite'),
       logLevel: 'info',
+      infrastructure: {
+        kafkaBrokers: null,
+        mongodbUrl: null,
+        mongodbDatabase: 'chainpay',
+        busNamespace: null,
+      },
       chainMode: 'simulator',
       blockIntervalMs: { TRON: 3000, SOLANA: 400 },
     })
@@ -29,6 +35,10 @@ describe('readChainIndexerConfig', () => {
       PORT: '9092',
       DATA_DIR: '/var/lib/chainpay',
       LOG_LEVEL: 'error',
+      KAFKA_BROKERS: '10.0.0.1:9092,10.0.0.2:9092',
+      MONGODB_URL: 'mongodb://db:27017/',
+      MONGODB_DATABASE: 'payments',
+      BUS_NAMESPACE: 'blue',
       TRON_BLOCK_INTERVAL_MS: '40',
       SOLANA_BLOCK_INTERVAL_MS: '30',
     })
@@ -38,6 +48,12 @@ describe('readChainIndexerConfig', () => {
       dataDir: '/var/lib/chainpay',
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
       logLevel: 'error',
+      infrastructure: {
+        kafkaBrokers: ['10.0.0.1:9092', '10.0.0.2:9092'],
+        mongodbUrl: 'mongodb://db:27017/',
+        mongodbDatabase: 'payments',
+        busNamespace: 'blue',
+      },
       chainMode: 'simulator',
       blockIntervalMs: { TRON: 40, SOLANA: 30 },
     })

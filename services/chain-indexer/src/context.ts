@@ -1,18 +1,13 @@
-// What the chain-indexer runs on, built from its configuration: the one place that knows which
-// adapters back the ports (here the embedded SQLite ones, on the database file every service shares,
-// and the chain simulator, in process, keeping its chains in that file too).
+// What the chain-indexer runs on, built from its configuration. Which adapters back the ports (the
+// embedded SQLite file, or Kafka and MongoDB) is @chainpay/adapters' choice, from the environment;
+// the chain simulator runs in process and keeps its chains in the SQLite file of DATA_DIR.
 
+import { openInfrastructure } from '@chainpay/adapters'
 import { createChainIndexer } from '@chainpay/chain-indexer'
 import { chainSimulatorRoutes, createChainSimulator } from '@chainpay/chain-sim'
 import { defaultAssetRegistry } from '@chainpay/domain'
 import { type Clock, type Logger, systemClock } from '@chainpay/platform'
-import { healthService, type ServiceContext } from '@chainpay/service-kit'
-import {
-  createSqliteBus,
-  createSqliteChainIndexerStore,
-  openSqliteDatabase,
-  sqliteAnswers,
-} from '@chainpay/store-sqlite'
+import { createServiceMetrics, healthService, type ServiceContext } from '@chainpay/service-kit'
 import type { ChainIndexerConfig } from './config.js'
 
 /** mainnet names, so that merchants integrate exactly as they will in production */
@@ -21,16 +16,23 @@ const SIMULATED_NETWORKS = ['TRON', 'SOLANA'] as const
 /** the indexer looks for new blocks at least this often, and at least once per simulated block */
 const MAX_POLL_INTERVAL_MS = 500
 
-export function buildChainIndexerContext(
+export async function buildChainIndexerContext(
   config: ChainIndexerConfig,
   logger: Logger,
   clock: Clock = systemClock,
-): ServiceContext {
-  const db = openSqliteDatabase(config.databaseFile)
-  const bus = createSqliteBus(db, { logger })
-  const store = createSqliteChainIndexerStore(db)
+): Promise<ServiceContext> {
+  const metrics = createServiceMetrics('chain-indexer')
+  const infrastructure = await openInfrastructure({
+    infrastructure: config.infrastructure,
+    databaseFile: config.databaseFile,
+    serviceName: 'chain-indexer',
+    logger,
+    metrics: metrics.registry,
+  })
+  const bus = infrastructure.bus()
+  const store = infrastructure.stores.chainIndexer()
   const simulator = createChainSimulator({
-    db,
+    db: infrastructure.sqlite(),
     registry: defaultAssetRegistry,
     networks: SIMULATED_NETWORKS.map((network) => ({
       network,
@@ -48,6 +50,7 @@ export function buildChainIndexerContext(
       registry: defaultAssetRegistry,
       clock,
       logger,
+      metrics: metrics.chain,
       pollIntervalMs: Math.min(MAX_POLL_INTERVAL_MS, config.blockIntervalMs[network]),
     }),
   )
@@ -60,15 +63,13 @@ export function buildChainIndexerContext(
         host: config.host,
         port: config.port,
         logger,
-        readiness: sqliteAnswers(db),
+        readiness: () => infrastructure.answers(),
+        metricsRegistry: metrics.registry,
         routes: async (app) => {
           await app.register(chainSimulatorRoutes, { simulator })
         },
       }),
     ],
-    async close() {
-      await bus.close()
-      db.close()
-    },
+    close: () => infrastructure.close(),
   }
 }

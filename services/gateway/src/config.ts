@@ -1,12 +1,15 @@
 // The gateway's configuration, read once from the environment at start. Every problem is reported
 // together.
 
+import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import { readEncryptionKey, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
 
 export const CALLBACK_URL_POLICIES = ['production', 'development'] as const
 
 export interface GatewayConfig extends SharedConfig {
+  /** which servers back the ports: KAFKA_BROKERS, MONGODB_URL, MONGODB_DATABASE */
+  infrastructure: InfrastructureConfig
   /** the merchant API */
   port: number
   adminHost: string
@@ -30,6 +33,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     adminHost: read.string('ADMIN_HOST', { default: '127.0.0.1' }),
     adminPort: read.int('ADMIN_PORT', { default: 8081, min: 1, max: 65535 }),
     ...readSharedConfig(read),
+    infrastructure: readInfrastructureConfig(read),
     paymentCommandUrl: readHttpUrl(read, 'PAYMENT_COMMAND_URL') ?? '',
     encryptionKey: readEncryptionKey(read),
     adminToken: read.string('ADMIN_TOKEN'),

@@ -1,30 +1,33 @@
-// What the gateway runs on, built from its configuration: the one place that knows which adapters
-// back the ports (here the embedded SQLite ones, on the database file every service shares, and
-// payment-command over HTTP).
+// What the gateway runs on, built from its configuration. Which adapters back the ports (the
+// embedded SQLite file, or MongoDB) is @chainpay/adapters' choice, from the environment;
+// payment-command is reached over HTTP.
 
+import { openInfrastructure } from '@chainpay/adapters'
 import { type CreateRequestPolicy, defaultAssetRegistry } from '@chainpay/domain'
 import { buildAdminApp, buildGatewayApp, createApiKeyAuthenticator } from '@chainpay/gateway'
 import { createHttpPaymentCommands } from '@chainpay/payment-command'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
-import { httpService, type ServiceContext } from '@chainpay/service-kit'
-import {
-  createSqliteDeliveryStore,
-  createSqliteMerchantStore,
-  createSqlitePaymentReadModel,
-  openSqliteDatabase,
-} from '@chainpay/store-sqlite'
+import { createServiceMetrics, httpService, type ServiceContext } from '@chainpay/service-kit'
 import { chainSimulatorProxy } from './chain-simulator-proxy.js'
 import type { GatewayConfig } from './config.js'
 import { gatewayReadiness } from './readiness.js'
 
-export function buildGatewayContext(
+export async function buildGatewayContext(
   config: GatewayConfig,
   logger: Logger,
   clock: Clock = systemClock,
-): ServiceContext {
-  const db = openSqliteDatabase(config.databaseFile)
+): Promise<ServiceContext> {
+  const metrics = createServiceMetrics('gateway')
+  const infrastructure = await openInfrastructure({
+    infrastructure: config.infrastructure,
+    databaseFile: config.databaseFile,
+    serviceName: 'gateway',
+    logger,
+    metrics: metrics.registry,
+  })
+  const { stores } = infrastructure
   const commands = createHttpPaymentCommands({ baseUrl: config.paymentCommandUrl })
-  const merchants = createSqliteMerchantStore(db)
+  const merchants = stores.merchants()
   const secretBox = createSecretBox(config.encryptionKey)
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
   const registry = defaultAssetRegistry
@@ -41,14 +44,15 @@ export function buildGatewayContext(
     build: () =>
       buildGatewayApp({
         commands,
-        readModel: createSqlitePaymentReadModel(db),
+        readModel: stores.readModel(),
         authenticator,
         registry,
         policy,
         clock,
         logger,
         rateLimit: config.rateLimit,
-        readiness: gatewayReadiness(db, config.paymentCommandUrl),
+        requestMetrics: metrics.http,
+        readiness: gatewayReadiness(() => infrastructure.answers(), config.paymentCommandUrl),
         ...(chainSimulatorUrl ? { extraRoutes: chainSimulatorProxy(chainSimulatorUrl) } : {}),
       }),
   })
@@ -67,7 +71,10 @@ export function buildGatewayContext(
         authenticator,
         adminToken: config.adminToken,
         logger,
-        deliveries: createSqliteDeliveryStore(db),
+        deliveries: stores.deliveries(),
+        requestMetrics: metrics.http,
+        // on the admin port only: it is internal, the merchant port is public
+        metricsRegistry: metrics.registry,
       }),
   })
 
@@ -75,7 +82,7 @@ export function buildGatewayContext(
     services: [adminApi, merchantApi],
     async close() {
       await commands.close()
-      db.close()
+      await infrastructure.close()
     },
   }
 }

@@ -1,11 +1,14 @@
 // The notifier's configuration, read once from the environment at start. Every problem, the key's and
 // the retry schedule's included, is reported together.
 
+import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
 import { parseRetrySchedule } from '@chainpay/notifier'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import { readEncryptionKey, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
 
 export interface NotifierConfig extends SharedConfig {
+  /** which servers back the ports: KAFKA_BROKERS, MONGODB_URL, MONGODB_DATABASE */
+  infrastructure: InfrastructureConfig
   /** where /healthz and /readyz are served */
   healthPort: number
   /** opens the merchants' sealed webhook secrets */
@@ -21,6 +24,7 @@ export function readNotifierConfig(env: NodeJS.ProcessEnv = process.env): Notifi
   const config: NotifierConfig = {
     healthPort: read.int('HEALTH_PORT', { default: 8094, min: 1, max: 65535 }),
     ...readSharedConfig(read),
+    infrastructure: readInfrastructureConfig(read),
     encryptionKey: readEncryptionKey(read),
     retryScheduleMs: readRetrySchedule(read),
     allowPrivateTargets: read.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', { default: false }),

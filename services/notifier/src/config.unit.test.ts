@@ -19,6 +19,12 @@ describe('readNotifierConfig', () => {
       dataDir: resolve('data'),
       databaseFile: resolve('data', 'chainpay.sqlite'),
       logLevel: 'info',
+      infrastructure: {
+        kafkaBrokers: null,
+        mongodbUrl: null,
+        mongodbDatabase: 'chainpay',
+        busNamespace: null,
+      },
       encryptionKey,
       retryScheduleMs: undefined,
       allowPrivateTargets: false,
@@ -32,6 +38,10 @@ describe('readNotifierConfig', () => {
       HEALTH_PORT: '9100',
       DATA_DIR: '/var/lib/chainpay',
       LOG_LEVEL: 'warn',
+      KAFKA_BROKERS: '10.0.0.1:9092,10.0.0.2:9092',
+      MONGODB_URL: 'mongodb://db:27017/',
+      MONGODB_DATABASE: 'payments',
+      BUS_NAMESPACE: 'blue',
       WEBHOOK_RETRY_SCHEDULE: '100ms, 30s,2m,1h',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     })
@@ -40,6 +50,12 @@ describe('readNotifierConfig', () => {
       healthPort: 9100,
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
       logLevel: 'warn',
+      infrastructure: {
+        kafkaBrokers: ['10.0.0.1:9092', '10.0.0.2:9092'],
+        mongodbUrl: 'mongodb://db:27017/',
+        mongodbDatabase: 'payments',
+        busNamespace: 'blue',
+      },
       retryScheduleMs: [100, 30_000, 120_000, 3_600_000],
       allowPrivateTargets: true,
     })

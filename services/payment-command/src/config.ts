@@ -2,6 +2,7 @@
 // material's included, is reported together.
 
 import { readFileSync } from 'node:fs'
+import { type InfrastructureConfig, readEventStoreUrl, readInfrastructureConfig } from '@chainpay/adapters'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import { readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
 import { createSolanaAddressDeriver, createTronAddressDeriver } from '@chainpay/wallet'
@@ -16,6 +17,10 @@ export interface AddressKeys {
 }
 
 export interface PaymentCommandConfig extends SharedConfig {
+  /** which servers back the ports: KAFKA_BROKERS, MONGODB_URL, MONGODB_DATABASE */
+  infrastructure: InfrastructureConfig
+  /** EVENTSTORE_URL: the payment streams on EventStoreDB; null: the embedded event store in DATA_DIR */
+  eventstoreUrl: string | null
   port: number
   keys: AddressKeys
   /** production: https callback URLs on public hosts only; development: http and private hosts too */
@@ -35,6 +40,8 @@ export function readPaymentCommandConfig(
   const config: PaymentCommandConfig = {
     port: read.int('PORT', { default: 8090, min: 1, max: 65535 }),
     ...readSharedConfig(read),
+    infrastructure: readInfrastructureConfig(read),
+    eventstoreUrl: readEventStoreUrl(read),
     keys: readAddressKeys(read, readFile),
     callbackUrlPolicy: read.oneOf('CALLBACK_URL_POLICY', CALLBACK_URL_POLICIES, { default: 'production' }),
   }

@@ -1,6 +1,8 @@
-// What payment-command runs on, built from its configuration: the one place that knows which adapters
-// back the ports (here the embedded SQLite ones, on the database file every service shares).
+// What payment-command runs on, built from its configuration. Which adapters back the ports (the
+// embedded SQLite file, or EventStoreDB, Kafka and MongoDB) is @chainpay/adapters' choice, from the
+// environment.
 
+import { openEventStore, openInfrastructure } from '@chainpay/adapters'
 import { defaultAssetRegistry } from '@chainpay/domain'
 import {
   buildCommandApi,
@@ -12,32 +14,37 @@ import {
   createPaymentCommandHandler,
 } from '@chainpay/payment-command'
 import { type Clock, type Logger, systemClock } from '@chainpay/platform'
-import { healthRoutes, httpService, type ServiceContext } from '@chainpay/service-kit'
 import {
-  createSqliteAddressAllocator,
-  createSqliteBus,
-  createSqliteCheckpointStore,
-  createSqliteDeadlineStore,
-  createSqliteEventStore,
-  openSqliteDatabase,
-  sqliteAnswers,
-} from '@chainpay/store-sqlite'
+  createServiceMetrics,
+  healthRoutes,
+  httpService,
+  observeHttpRequests,
+  type ServiceContext,
+} from '@chainpay/service-kit'
 import { createAddressDeriver } from '@chainpay/wallet'
 import type { PaymentCommandConfig } from './config.js'
 
-export function buildPaymentCommandContext(
+export async function buildPaymentCommandContext(
   config: PaymentCommandConfig,
   logger: Logger,
   clock: Clock = systemClock,
-): ServiceContext {
-  const db = openSqliteDatabase(config.databaseFile)
-  const eventStore = createSqliteEventStore(db)
-  const bus = createSqliteBus(db, { logger })
-  const deadlines = createSqliteDeadlineStore(db)
+): Promise<ServiceContext> {
+  const metrics = createServiceMetrics('payment-command')
+  const infrastructure = await openInfrastructure({
+    infrastructure: config.infrastructure,
+    databaseFile: config.databaseFile,
+    serviceName: 'payment-command',
+    logger,
+    metrics: metrics.registry,
+  })
+  const { stores } = infrastructure
+  const eventStore = openEventStore({ eventstoreUrl: config.eventstoreUrl, infrastructure, logger })
+  const bus = infrastructure.bus()
+  const deadlines = stores.deadlines()
   const chainTimes = createChainTimeTracker()
   const handler = createPaymentCommandHandler({
     eventStore,
-    allocator: createSqliteAddressAllocator(db),
+    allocator: stores.allocator(),
     deriver: createAddressDeriver(config.keys),
     registry: defaultAssetRegistry,
     policy: { allowInsecureCallbackUrls: config.callbackUrlPolicy === 'development' },
@@ -52,23 +59,32 @@ export function buildPaymentCommandContext(
     logger,
     build: async () => {
       const app = buildCommandApi({ handler, logger })
-      await app.register(healthRoutes, { readiness: sqliteAnswers(db) })
+      observeHttpRequests(app, metrics.http)
+      await app.register(healthRoutes, {
+        readiness: () => infrastructure.answers(),
+        metricsRegistry: metrics.registry,
+      })
       return app
     },
   })
 
   return {
     services: [
-      createEventRelay({ eventStore, bus, checkpoints: createSqliteCheckpointStore(db), logger }),
+      createEventRelay({
+        eventStore,
+        bus,
+        checkpoints: stores.checkpoints(),
+        logger,
+        metrics: metrics.relay,
+      }),
       createDeadlineKeeper({ bus, deadlines, logger }),
       createObservationConsumer({ bus, handler, chainTimes, deadlines, logger }),
       createExpiryScheduler({ deadlines, handler, chainTimes, clock, logger }),
       commandApi,
     ],
     async close() {
-      await bus.close()
       await eventStore.close()
-      db.close()
+      await infrastructure.close()
     },
   }
 }

@@ -15,6 +15,12 @@ describe('readProjectionConfig', () => {
       dataDir: resolve('data'),
       databaseFile: resolve('data', 'chainpay.sqlite'),
       logLevel: 'info',
+      infrastructure: {
+        kafkaBrokers: null,
+        mongodbUrl: null,
+        mongodbDatabase: 'chainpay',
+        busNamespace: null,
+      },
     })
   })
 
@@ -24,6 +30,10 @@ describe('readProjectionConfig', () => {
       HEALTH_PORT: '9100',
       DATA_DIR: '/var/lib/chainpay',
       LOG_LEVEL: 'debug',
+      KAFKA_BROKERS: '10.0.0.1:9092,10.0.0.2:9092',
+      MONGODB_URL: 'mongodb://db:27017/',
+      MONGODB_DATABASE: 'payments',
+      BUS_NAMESPACE: 'blue',
     })
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -31,6 +41,12 @@ describe('readProjectionConfig', () => {
       dataDir: '/var/lib/chainpay',
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
       logLevel: 'debug',
+      infrastructure: {
+        kafkaBrokers: ['10.0.0.1:9092', '10.0.0.2:9092'],
+        mongodbUrl: 'mongodb://db:27017/',
+        mongodbDatabase: 'payments',
+        busNamespace: 'blue',
+      },
     })
   })
 

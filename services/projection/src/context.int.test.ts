@@ -20,7 +20,7 @@ describe('buildProjectionContext', () => {
     const config = readProjectionConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', HEALTH_PORT: String(port) })
     // discarded: the probe routes log their failures at warn whatever the logger's level
     const logger = createRootLogger({ service: 'projection-test', destination: { write: () => {} } })
-    const context = buildProjectionContext(config, logger)
+    const context = await buildProjectionContext(config, logger)
     // the health API alone: the projection would keep reading the bus after the database is closed
     const healthApi = context.services.filter((service) => service.name === 'health API')
     expect(healthApi).toHaveLength(1)

@@ -1,28 +1,39 @@
-// What the projection runs on, built from its configuration: the one place that knows which adapters
-// back the ports (here the embedded SQLite ones, on the database file every service shares).
+// What the projection runs on, built from its configuration. Which adapters back the ports (the
+// embedded SQLite file, or Kafka and MongoDB) is @chainpay/adapters' choice, from the environment.
 
+import { openInfrastructure } from '@chainpay/adapters'
 import type { Logger } from '@chainpay/platform'
 import { createProjectionService } from '@chainpay/projection'
-import { healthService, type ServiceContext } from '@chainpay/service-kit'
-import {
-  createSqliteBus,
-  createSqlitePaymentReadModel,
-  openSqliteDatabase,
-  sqliteAnswers,
-} from '@chainpay/store-sqlite'
+import { createServiceMetrics, healthService, type ServiceContext } from '@chainpay/service-kit'
 import type { ProjectionConfig } from './config.js'
 
-export function buildProjectionContext(config: ProjectionConfig, logger: Logger): ServiceContext {
-  const db = openSqliteDatabase(config.databaseFile)
-  const bus = createSqliteBus(db, { logger })
+export async function buildProjectionContext(
+  config: ProjectionConfig,
+  logger: Logger,
+): Promise<ServiceContext> {
+  const metrics = createServiceMetrics('projection')
+  const infrastructure = await openInfrastructure({
+    infrastructure: config.infrastructure,
+    databaseFile: config.databaseFile,
+    serviceName: 'projection',
+    logger,
+    metrics: metrics.registry,
+  })
   return {
     services: [
-      createProjectionService({ bus, readModel: createSqlitePaymentReadModel(db), logger }),
-      healthService({ host: config.host, port: config.healthPort, logger, readiness: sqliteAnswers(db) }),
+      createProjectionService({
+        bus: infrastructure.bus(),
+        readModel: infrastructure.stores.readModel(),
+        logger,
+      }),
+      healthService({
+        host: config.host,
+        port: config.healthPort,
+        logger,
+        readiness: () => infrastructure.answers(),
+        metricsRegistry: metrics.registry,
+      }),
     ],
-    async close() {
-      await bus.close()
-      db.close()
-    },
+    close: () => infrastructure.close(),
   }
 }

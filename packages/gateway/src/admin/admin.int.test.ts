@@ -16,7 +16,8 @@ import {
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from '../auth.js'
-import { buildAdminApp } from './app.js'
+import type { RequestObservation } from '../http/metrics.js'
+import { type AdminDeps, buildAdminApp } from './app.js'
 
 const TOKEN = 'admin-token-for-tests-0123456789'
 const NOW = '2030-02-01T08:00:00.000Z'
@@ -30,7 +31,10 @@ let authenticator: ApiKeyAuthenticator
 let app: FastifyInstance
 let logLines: string[]
 
-async function buildApp(options: { withDeliveries?: boolean } = {}): Promise<FastifyInstance> {
+async function buildApp(
+  options: { withDeliveries?: boolean } & Pick<AdminDeps, 'requestMetrics' | 'metricsRegistry'> = {},
+): Promise<FastifyInstance> {
+  const { withDeliveries, ...metrics } = options
   return buildAdminApp({
     merchants,
     secretBox,
@@ -42,7 +46,8 @@ async function buildApp(options: { withDeliveries?: boolean } = {}): Promise<Fas
       destination: { write: (line: string) => void logLines.push(line) },
     }),
     authenticator,
-    ...(options.withDeliveries === false ? {} : { deliveries }),
+    ...(withDeliveries === false ? {} : { deliveries }),
+    ...metrics,
   })
 }
 
@@ -412,6 +417,38 @@ describe('webhook deliveries', () => {
     app = await buildApp({ withDeliveries: false })
     expect((await admin('GET', '/merchants/mer_a/payments/pay-1/deliveries')).statusCode).toBe(404)
     expect((await admin('POST', '/deliveries/evt-1/redeliver')).statusCode).toBe(404)
+  })
+})
+
+describe('admin metrics', () => {
+  it('observes requests by route pattern, and serves GET /metrics without the admin token', async () => {
+    const observed: RequestObservation[] = []
+    const exposition = {
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      metrics: async () => 'up 1\n',
+    }
+    await app.close()
+    app = await buildApp({
+      requestMetrics: { observeRequest: (request) => observed.push(request) },
+      metricsRegistry: exposition,
+    })
+    const { merchant } = await newMerchant()
+    expect((await admin('GET', `/merchants/${merchant.merchantId}`)).statusCode).toBe(200)
+    expect((await admin('GET', `/merchants/${merchant.merchantId}`, undefined, null)).statusCode).toBe(401)
+
+    const scrape = await app.inject({ method: 'GET', url: '/metrics' })
+    expect(scrape.statusCode).toBe(200)
+    expect(scrape.headers['content-type']).toBe(exposition.contentType)
+    expect(scrape.body).toBe('up 1\n')
+    expect(observed.map(({ method, route, statusCode }) => [method, route, statusCode])).toEqual([
+      ['POST', '/admin/v1/merchants', 201],
+      ['GET', '/admin/v1/merchants/:merchantId', 200],
+      ['GET', '/admin/v1/merchants/:merchantId', 401],
+    ])
+  })
+
+  it('has no /metrics without a registry', async () => {
+    expect((await app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404)
   })
 })
 

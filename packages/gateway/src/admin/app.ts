@@ -7,6 +7,7 @@ import { constantTimeEqual, type Logger } from '@chainpay/platform'
 import type { WebhookDeliveryStore } from '@chainpay/ports'
 import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify'
 import { answerOtherMethods, createHttpApp } from '../http/http-app.js'
+import { METRICS_PATH, type MetricsExposition, type RequestMetrics, serveMetrics } from '../http/metrics.js'
 import { type AdminRoutesDeps, deliveryAdminRoutes, merchantAdminRoutes } from './routes.js'
 
 export const ADMIN_BASE_PATH = '/admin/v1'
@@ -16,6 +17,10 @@ export interface AdminDeps extends AdminRoutesDeps {
   adminToken: string
   logger: Logger
   deliveries?: WebhookDeliveryStore
+  /** observes every request, by route pattern */
+  requestMetrics?: RequestMetrics
+  /** served at GET /metrics without the admin token (for Prometheus on the internal network); no /metrics when absent */
+  metricsRegistry?: MetricsExposition
 }
 
 const ADMIN_ROUTES: Array<[string, HTTPMethods[]]> = [
@@ -35,8 +40,8 @@ const DELIVERY_ROUTES: Array<[string, HTTPMethods[]]> = [
 
 export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
   if (deps.adminToken.trim() === '') throw new Error('admin API: the admin token must not be empty')
-  const app = createHttpApp({ logger: deps.logger, component: 'admin' })
-  const { deliveries } = deps
+  const app = createHttpApp({ logger: deps.logger, component: 'admin', requestMetrics: deps.requestMetrics })
+  const { deliveries, metricsRegistry } = deps
 
   await app.register(
     async (admin) => {
@@ -48,6 +53,10 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
   )
   const routes = deliveries ? [...ADMIN_ROUTES, ...DELIVERY_ROUTES] : ADMIN_ROUTES
   for (const [url, methods] of routes) answerOtherMethods(app, `${ADMIN_BASE_PATH}${url}`, methods)
+  if (metricsRegistry) {
+    serveMetrics(app, metricsRegistry)
+    answerOtherMethods(app, METRICS_PATH, ['GET'])
+  }
   return app
 }
 

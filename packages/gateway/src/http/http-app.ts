@@ -14,6 +14,7 @@ import Fastify, {
 } from 'fastify'
 import { notFoundError, pathOf, sendError } from '../errors.js'
 import { BODY_LIMIT_BYTES } from './limits.js'
+import { observeRequests, type RequestMetrics } from './metrics.js'
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js'
 import { RequestLogController } from './request-log.js'
 
@@ -25,7 +26,14 @@ export type HttpApp = FastifyInstance<
   TypeBoxTypeProvider
 >
 
-export function createHttpApp(options: { logger: Logger; component: string }): HttpApp {
+export interface HttpAppOptions {
+  logger: Logger
+  component: string
+  /** observes every request but the scrapes of /metrics */
+  requestMetrics?: RequestMetrics
+}
+
+export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = Fastify({
     // typed as fastify's logger interface, so that the app is a plain FastifyInstance
     loggerInstance: options.logger.child({ component: options.component }) as FastifyBaseLogger,
@@ -52,6 +60,8 @@ export function createHttpApp(options: { logger: Logger; component: string }): H
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id)
   })
+  // here, before any plugin: a plugin's routes only get the hooks its parent had when registered
+  if (options.requestMetrics) observeRequests(app, options.requestMetrics)
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply))
   app.setNotFoundHandler((request, reply) =>
     sendError(notFoundError(request.method, request.url), request, reply),

@@ -89,6 +89,8 @@ export interface GatewayFixtureOptions {
   readiness?: GatewayDeps['readiness']
   policy?: CreateRequestPolicy
   registry?: AssetRegistry
+  requestMetrics?: GatewayDeps['requestMetrics']
+  metricsRegistry?: GatewayDeps['metricsRegistry']
 }
 
 /** addresses a test can tell apart; the real derivation is the wallet package's concern */
@@ -143,6 +145,8 @@ export async function openGatewayFixture(options: GatewayFixtureOptions = {}): P
     logger,
     rateLimit: options.rateLimit ?? { max: 10_000, windowMs: 60_000 },
     ...(options.readiness ? { readiness: options.readiness } : {}),
+    requestMetrics: options.requestMetrics,
+    metricsRegistry: options.metricsRegistry,
   })
 
   const send: GatewayFixture['send'] = (method, url, request = {}) => {

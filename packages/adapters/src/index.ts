@@ -1,0 +1,3 @@
+export * from './event-store.js'
+export * from './infrastructure.js'
+export * from './infrastructure-config.js'

@@ -1,0 +1,158 @@
+// The one place that knows which adapter backs which port. A service asks for the ports it uses;
+// the SQLite file is opened only when some port lives in it, a MongoDB connection only when
+// MONGODB_URL is set, a Kafka client only when KAFKA_BROKERS is.
+
+import { createKafkaBus } from '@chainpay/bus-kafka'
+import type { Logger } from '@chainpay/platform'
+import type {
+  AddressIndexAllocator,
+  Bus,
+  ChainIndexerStore,
+  CheckpointStore,
+  MerchantStore,
+  PaymentDeadlineStore,
+  PaymentReadModel,
+  WebhookDeliveryStore,
+} from '@chainpay/ports'
+import {
+  createMongoAddressAllocator,
+  createMongoChainIndexerStore,
+  createMongoCheckpointStore,
+  createMongoDeadlineStore,
+  createMongoDeliveryStore,
+  createMongoMerchantStore,
+  createMongoPaymentReadModel,
+  ensureMongoIndexes,
+  mongoAnswers,
+  openMongoDatabase,
+} from '@chainpay/store-mongo'
+import {
+  createSqliteAddressAllocator,
+  createSqliteBus,
+  createSqliteChainIndexerStore,
+  createSqliteCheckpointStore,
+  createSqliteDeadlineStore,
+  createSqliteDeliveryStore,
+  createSqliteMerchantStore,
+  createSqlitePaymentReadModel,
+  type DatabaseSync,
+  openSqliteDatabase,
+  sqliteAnswers,
+} from '@chainpay/store-sqlite'
+import type { Registry } from 'prom-client'
+import type { InfrastructureConfig } from './infrastructure-config.js'
+import { kafkaProbe } from './kafka-readiness.js'
+import { namespacedBus } from './namespaced-bus.js'
+
+export interface InfrastructureOptions {
+  infrastructure: InfrastructureConfig
+  /** the SQLite file for whatever is embedded */
+  databaseFile: string
+  /** names the service in Kafka and MongoDB (client id, app name) */
+  serviceName: string
+  logger: Logger
+  metrics?: Registry
+}
+
+/** Stores of the read side and the services' own state, on one backend. */
+export interface Stores {
+  /** `name`: a second read model of the same shape (the notifier's copy of payment state) */
+  readModel(name?: string): PaymentReadModel
+  deliveries(): WebhookDeliveryStore
+  merchants(): MerchantStore
+  checkpoints(): CheckpointStore
+  allocator(): AddressIndexAllocator
+  deadlines(): PaymentDeadlineStore
+  chainIndexer(): ChainIndexerStore
+}
+
+export interface Infrastructure {
+  stores: Stores
+  /** the bus, created on first use */
+  bus(): Bus
+  /** the embedded database, opened on first use: the embedded event store and the simulator use it */
+  sqlite(): DatabaseSync
+  /** readiness: every server in use answers */
+  answers(): Promise<boolean>
+  close(): Promise<void>
+}
+
+export async function openInfrastructure(options: InfrastructureOptions): Promise<Infrastructure> {
+  const { infrastructure, logger, serviceName } = options
+  let sqlite: DatabaseSync | undefined
+  const sqliteDb = () => {
+    sqlite ??= openSqliteDatabase(options.databaseFile)
+    return sqlite
+  }
+  const checks: (() => Promise<boolean>)[] = []
+  const closers: (() => Promise<void>)[] = []
+
+  let stores: Stores
+  if (infrastructure.mongodbUrl) {
+    const mongo = await openMongoDatabase({
+      url: infrastructure.mongodbUrl,
+      database: infrastructure.mongodbDatabase,
+      appName: `chainpay-${serviceName}`,
+    })
+    closers.push(() => mongo.close())
+    await ensureMongoIndexes(mongo.db)
+    checks.push(mongoAnswers(mongo.db))
+    const { db } = mongo
+    stores = {
+      readModel: (name) => createMongoPaymentReadModel(db, name ? { collection: name } : {}),
+      deliveries: () => createMongoDeliveryStore(db),
+      merchants: () => createMongoMerchantStore(db),
+      checkpoints: () => createMongoCheckpointStore(db),
+      allocator: () => createMongoAddressAllocator(db),
+      deadlines: () => createMongoDeadlineStore(db),
+      chainIndexer: () => createMongoChainIndexerStore(db),
+    }
+  } else {
+    checks.push(() => sqliteAnswers(sqliteDb())())
+    stores = {
+      readModel: (name) => createSqlitePaymentReadModel(sqliteDb(), name ? { table: name } : {}),
+      deliveries: () => createSqliteDeliveryStore(sqliteDb()),
+      merchants: () => createSqliteMerchantStore(sqliteDb()),
+      checkpoints: () => createSqliteCheckpointStore(sqliteDb()),
+      allocator: () => createSqliteAddressAllocator(sqliteDb()),
+      deadlines: () => createSqliteDeadlineStore(sqliteDb()),
+      chainIndexer: () => createSqliteChainIndexerStore(sqliteDb()),
+    }
+  }
+
+  let bus: Bus | undefined
+  const brokers = infrastructure.kafkaBrokers
+  if (brokers) {
+    const probe = kafkaProbe(brokers)
+    checks.push(probe.answers)
+    closers.push(probe.close)
+  }
+  const openBus = (): Bus => {
+    if (bus) return bus
+    const plain = brokers
+      ? createKafkaBus({
+          brokers,
+          clientId: `chainpay-${serviceName}`,
+          logger,
+          ...(options.metrics ? { metrics: options.metrics } : {}),
+        })
+      : createSqliteBus(sqliteDb(), { logger })
+    bus = infrastructure.busNamespace ? namespacedBus(plain, infrastructure.busNamespace) : plain
+    return bus
+  }
+
+  return {
+    stores,
+    bus: openBus,
+    sqlite: sqliteDb,
+    async answers() {
+      for (const check of checks) if (!(await check().catch(() => false))) return false
+      return true
+    },
+    async close() {
+      await bus?.close()
+      for (const close of closers) await close()
+      sqlite?.close()
+    },
+  }
+}

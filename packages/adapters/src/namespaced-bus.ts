@@ -1,0 +1,23 @@
+// Several installations (or test runs) can share one Kafka cluster: BUS_NAMESPACE prefixes every
+// topic and consumer group of this one, and handlers still see the topic names of the code.
+
+import type { Bus } from '@chainpay/ports'
+
+export function namespacedBus(bus: Bus, namespace: string): Bus {
+  const prefix = `${namespace}.`
+  return {
+    publish: (topic, messages) => bus.publish(prefix + topic, messages),
+    subscribe: (options) =>
+      bus.subscribe({
+        ...options,
+        topic: prefix + options.topic,
+        groupId: prefix + options.groupId,
+        handle: (message) =>
+          options.handle({
+            ...message,
+            topic: message.topic.startsWith(prefix) ? message.topic.slice(prefix.length) : message.topic,
+          }),
+      }),
+    close: () => bus.close(),
+  }
+}

@@ -1,0 +1,176 @@
+import type { Logger } from '@chainpay/platform'
+import {
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type RecordedEvent,
+  WrongExpectedRevisionError,
+} from '@chainpay/ports'
+import {
+  BACKWARDS,
+  END,
+  excludeSystemEvents,
+  FORWARDS,
+  KurrentDBClient,
+  type Position,
+  START,
+} from '@kurrent/kurrentdb-client'
+import { createAppendWatcher, DEFAULT_RESUBSCRIBE_DELAYS, type ResubscribeDelays } from './append-watcher.js'
+import { assertUserStream, isPortEvent, type StoredEvent, toEventData, toRecordedEvent } from './events.js'
+import { appendedPosition, comparePositions, decodePosition, encodePosition } from './positions.js'
+import { isStreamNotFound, toStreamState, translateAppendError } from './revisions.js'
+
+export interface KurrentEventStoreOptions {
+  /** e.g. `kurrentdb://127.0.0.1:2113?tls=false`, or with `admin:changeit@` for a secure server */
+  connectionString: string
+  /** where a dropped $all subscription is reported; nothing is logged without one */
+  logger?: Logger
+  /** backoff for opening a dropped $all subscription again */
+  resubscribeDelays?: ResubscribeDelays
+}
+
+/**
+ * The event store on EventStoreDB / KurrentDB. Streams are EventStoreDB streams of the same name,
+ * event ids are the EventStoreDB event ids (lower-case UUIDs), data and metadata are JSON. The
+ * position is the event's $all position as `${commit}:${prepare}`. readAll and onAppended see every
+ * stream whose name does not start with `$`, and only JSON events in them. The user needs read
+ * access to $all (admins have it). close() disposes the client.
+ */
+export function createKurrentEventStore(options: KurrentEventStoreOptions): EventStore {
+  const client = KurrentDBClient.connectionString(options.connectionString)
+  const watcher = createAppendWatcher(client, {
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    delays: options.resubscribeDelays ?? DEFAULT_RESUBSCRIBE_DELAYS,
+  })
+
+  const lastEventOf = async (streamId: string): Promise<StoredEvent | undefined> => {
+    try {
+      for await (const resolved of client.readStream(streamId, {
+        direction: BACKWARDS,
+        fromRevision: END,
+        maxCount: 1,
+      })) {
+        if (resolved.event !== undefined) return resolved.event
+      }
+      return undefined
+    } catch (error) {
+      if (isStreamNotFound(error)) return undefined
+      throw error
+    }
+  }
+
+  const revisionOf = (event: StoredEvent | undefined) => (event === undefined ? -1 : Number(event.revision))
+
+  /** one read of at most `count` events of $all from `from` on, the event at `from` included */
+  const readAllFrom = (from: Position | undefined, count: number) =>
+    client.readAll({
+      direction: FORWARDS,
+      fromPosition: from ?? START,
+      maxCount: count,
+      filter: excludeSystemEvents(),
+    })
+
+  return {
+    async readStream(streamId) {
+      const events: RecordedEvent[] = []
+      try {
+        for await (const resolved of client.readStream(streamId, {
+          direction: FORWARDS,
+          fromRevision: START,
+        })) {
+          if (resolved.event !== undefined) events.push(toRecordedEvent(resolved.event))
+        }
+      } catch (error) {
+        if (isStreamNotFound(error)) return []
+        throw error
+      }
+      return events
+    },
+
+    async appendToStream(streamId, events, expectedRevision): Promise<AppendResult> {
+      assertUserStream(streamId)
+      const streamState = toStreamState(expectedRevision)
+      if (events.length === 0) {
+        // EventStoreDB writes no event for an empty append, so the check is a read, as elsewhere
+        const last = await lastEventOf(streamId)
+        const current = revisionOf(last)
+        if (!isAtExpected(current, expectedRevision)) {
+          throw new WrongExpectedRevisionError(streamId, expectedRevision, current)
+        }
+        const position = last?.position === undefined ? '0:0' : encodePosition(last.position)
+        return { nextExpectedRevision: current, position }
+      }
+      const eventData = events.map((event) => toEventData(streamId, event))
+      let result: Awaited<ReturnType<typeof client.appendToStream>>
+      try {
+        result = await client.appendToStream(streamId, eventData, { streamState })
+      } catch (error) {
+        throw translateAppendError(error, streamId, expectedRevision)
+      }
+      if (!result.success) {
+        // only with throwOnAppendFailure=false in the connection string, whose reported revision is
+        // not reliable in this client (batch appends report 1): read the actual one instead
+        throw new WrongExpectedRevisionError(
+          streamId,
+          expectedRevision,
+          revisionOf(await lastEventOf(streamId)),
+        )
+      }
+      if (result.position === undefined) {
+        throw new Error(`stream ${streamId}: EventStoreDB reported no position for the append`)
+      }
+      watcher.notify()
+      return {
+        nextExpectedRevision: Number(result.nextExpectedRevision),
+        position: encodePosition(appendedPosition(result.position)),
+      }
+    },
+
+    async readAll(after, limit) {
+      if (!Number.isSafeInteger(limit) || limit < 0) {
+        throw new RangeError(`readAll: limit must be an integer from 0; got ${limit}`)
+      }
+      const found: RecordedEvent[] = []
+      let cursor = after === null ? undefined : decodePosition(after)
+      while (found.length < limit) {
+        // one more than needed: a read from a position starts with the event at it, which is skipped
+        const count = limit - found.length + 1
+        let received = 0
+        let lastSeen: Position | undefined
+        for await (const resolved of readAllFrom(cursor, count)) {
+          received++
+          const stored = resolved.event
+          if (stored === undefined) continue
+          if (stored.position === undefined) {
+            throw new Error(
+              `readAll: EventStoreDB returned an event of ${stored.streamId} without its position`,
+            )
+          }
+          if (cursor !== undefined && comparePositions(stored.position, cursor) <= 0) continue
+          lastSeen = stored.position
+          // a page may hold events that are not ours (link or binary events): the next read goes on after them
+          if (isPortEvent(stored)) found.push(toRecordedEvent(stored))
+          if (found.length === limit) return found
+        }
+        if (received < count || lastSeen === undefined) return found
+        cursor = lastSeen
+      }
+      return found
+    },
+
+    onAppended(listener) {
+      return watcher.add(listener)
+    },
+
+    async close() {
+      watcher.close()
+      await client.dispose()
+    },
+  }
+}
+
+function isAtExpected(current: number, expected: ExpectedRevision): boolean {
+  if (expected === 'any') return true
+  if (expected === 'no_stream') return current === -1
+  return current === expected
+}

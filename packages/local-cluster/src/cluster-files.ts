@@ -1,0 +1,64 @@
+// The files scripts/up keeps in DATA_DIR: its secrets, the development wallet and the demo merchant,
+// in the same shapes standalone writes, so that a merchant's code reads either the same way.
+
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { generateSecretKey, randomToken } from '@chainpay/platform'
+import { createDevelopmentWallet } from '@chainpay/wallet'
+import type { ClusterSecrets } from './cluster-plan.js'
+
+export interface DemoMerchantFile {
+  merchantId: string
+  apiKey: string
+  apiSecret: string
+  webhookSecret: string
+}
+
+export const clusterFiles = {
+  secrets: 'cluster-secrets.json',
+  wallet: 'dev-wallet.json',
+  demoMerchant: 'demo-merchant.json',
+} as const
+
+/** through a temporary file and a rename, so that a crash never leaves half a file; owner-only */
+function writeFileAtomically(path: string, content: string): void {
+  const temporary = `${path}.tmp-${process.pid}`
+  writeFileSync(temporary, content, { mode: 0o600 })
+  renameSync(temporary, path)
+}
+
+function readJson<T>(path: string): T | null {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null
+}
+
+export function ensureClusterSecrets(dataDir: string): ClusterSecrets {
+  mkdirSync(dataDir, { recursive: true })
+  const path = join(dataDir, clusterFiles.secrets)
+  const stored = readJson<ClusterSecrets>(path)
+  if (stored) return stored
+  const secrets = { encryptionKey: generateSecretKey(), adminToken: randomToken('adm', 32) }
+  writeFileAtomically(path, `${JSON.stringify(secrets, null, 2)}\n`)
+  return secrets
+}
+
+/** the development wallet's path, created on the first call */
+export function ensureClusterWallet(dataDir: string): string {
+  const path = join(dataDir, clusterFiles.wallet)
+  if (!existsSync(path)) {
+    const note = 'Development wallet created by chainpay scripts/up for the chain simulator. Never fund it.'
+    writeFileAtomically(path, `${JSON.stringify({ note, ...createDevelopmentWallet() }, null, 2)}\n`)
+  }
+  return path
+}
+
+export function readDemoMerchant(dataDir: string): DemoMerchantFile | null {
+  return readJson<DemoMerchantFile>(join(dataDir, clusterFiles.demoMerchant))
+}
+
+export function writeDemoMerchant(dataDir: string, merchant: DemoMerchantFile): void {
+  const { merchantId, apiKey, apiSecret, webhookSecret } = merchant
+  writeFileAtomically(
+    join(dataDir, clusterFiles.demoMerchant),
+    `${JSON.stringify({ merchantId, apiKey, apiSecret, webhookSecret }, null, 2)}\n`,
+  )
+}

@@ -1,0 +1,137 @@
+// How the five deployables are started side by side on one machine: each one's build, environment
+// and readiness URL. Pure, so that scripts/up and the cross-process tests start exactly the same
+// system.
+
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const SERVICE_NAMES = [
+  'payment-command',
+  'projection',
+  'notifier',
+  'chain-indexer',
+  'gateway',
+] as const
+export type ServiceName = (typeof SERVICE_NAMES)[number]
+
+const repositoryRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..')
+
+/** the deployable's build, as an operator runs it */
+export const mainScriptOf = (name: ServiceName): string =>
+  join(repositoryRoot, 'services', name, 'dist', 'main.js')
+
+export interface ClusterPorts {
+  gateway: number
+  admin: number
+  paymentCommand: number
+  chainIndexer: number
+  projection: number
+  notifier: number
+}
+
+export interface ClusterSecrets {
+  encryptionKey: string
+  adminToken: string
+}
+
+export interface ClusterPlanOptions {
+  dataDir: string
+  ports: ClusterPorts
+  kafkaBrokers: string
+  mongodbUrl: string
+  mongodbDatabase?: string
+  /** BUS_NAMESPACE: prefixes topics and groups, so that test clusters can share one Kafka */
+  busNamespace?: string
+  /** payment-command's event store; null: the embedded one in its data directory */
+  eventstoreUrl?: string | null
+  secrets: ClusterSecrets
+  walletFile: string
+  logLevel?: string
+  blockIntervalMs?: { TRON: number; SOLANA: number }
+  /** WEBHOOK_RETRY_SCHEDULE for the notifier, e.g. '100ms,200ms' */
+  webhookRetrySchedule?: string
+  /** the interface the services listen on (127.0.0.1 on a developer machine) */
+  host?: string
+}
+
+export interface PlannedService {
+  name: ServiceName
+  mainScript: string
+  env: Record<string, string>
+  readyUrl: string
+  /** its own directory: payment-command's embedded event store, the chain simulator's chains */
+  dataDir: string
+}
+
+export interface ClusterPlan {
+  services: PlannedService[]
+  urls: { gateway: string; admin: string; paymentCommand: string; chainSimulator: string }
+}
+
+export function planCluster(options: ClusterPlanOptions): ClusterPlan {
+  const { ports, secrets } = options
+  const host = options.host ?? '127.0.0.1'
+  const local = (port: number) => `http://127.0.0.1:${port}`
+  const urls = {
+    gateway: local(ports.gateway),
+    admin: local(ports.admin),
+    paymentCommand: local(ports.paymentCommand),
+    chainSimulator: local(ports.chainIndexer),
+  }
+  const common = {
+    HOST: host,
+    LOG_LEVEL: options.logLevel ?? 'info',
+    KAFKA_BROKERS: options.kafkaBrokers,
+    MONGODB_URL: options.mongodbUrl,
+    MONGODB_DATABASE: options.mongodbDatabase ?? 'chainpay',
+    BUS_NAMESPACE: options.busNamespace,
+  }
+  const service = (
+    name: ServiceName,
+    port: number,
+    env: Record<string, string | undefined>,
+  ): PlannedService => {
+    const dataDir = join(options.dataDir, name)
+    const defined = Object.fromEntries(
+      Object.entries({ ...common, DATA_DIR: dataDir, ...env }).filter(
+        (entry): entry is [string, string] => entry[1] !== undefined,
+      ),
+    )
+    return { name, mainScript: mainScriptOf(name), env: defined, readyUrl: `${local(port)}/readyz`, dataDir }
+  }
+  const blocks = options.blockIntervalMs
+  return {
+    urls,
+    services: [
+      service('payment-command', ports.paymentCommand, {
+        PORT: String(ports.paymentCommand),
+        WALLET_FILE: options.walletFile,
+        CALLBACK_URL_POLICY: 'development',
+        EVENTSTORE_URL: options.eventstoreUrl ?? undefined,
+      }),
+      service('projection', ports.projection, { HEALTH_PORT: String(ports.projection) }),
+      service('notifier', ports.notifier, {
+        HEALTH_PORT: String(ports.notifier),
+        CHAINPAY_ENCRYPTION_KEY: secrets.encryptionKey,
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        WEBHOOK_RETRY_SCHEDULE: options.webhookRetrySchedule,
+      }),
+      service('chain-indexer', ports.chainIndexer, {
+        PORT: String(ports.chainIndexer),
+        CHAIN_MODE: 'simulator',
+        TRON_BLOCK_INTERVAL_MS: blocks ? String(blocks.TRON) : undefined,
+        SOLANA_BLOCK_INTERVAL_MS: blocks ? String(blocks.SOLANA) : undefined,
+      }),
+      service('gateway', ports.gateway, {
+        PORT: String(ports.gateway),
+        ADMIN_PORT: String(ports.admin),
+        ADMIN_HOST: '127.0.0.1',
+        PAYMENT_COMMAND_URL: urls.paymentCommand,
+        CHAINPAY_ENCRYPTION_KEY: secrets.encryptionKey,
+        ADMIN_TOKEN: secrets.adminToken,
+        CHAIN_SIMULATOR_URL: urls.chainSimulator,
+        CALLBACK_URL_POLICY: 'development',
+      }),
+    ],
+  }
+}

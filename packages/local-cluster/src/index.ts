@@ -1,0 +1,3 @@
+export * from './admin-client.js'
+export * from './cluster-files.js'
+export * from './cluster-plan.js'

@@ -1,0 +1,104 @@
+// The distributed system for a cross-process test: the five services as child processes of the test
+// (so that it can kill -9 and restart any one), on the run's Kafka and MongoDB-wire server, with a
+// database and a bus namespace of the test's own.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { generateSecretKey, randomToken } from '@chainpay/platform'
+import { freePort, type NodeProcess, nodeProcess } from '@chainpay/service-kit/testing'
+import { createDevelopmentWallet } from '@chainpay/wallet'
+import { type CreatedMerchant, createMerchant } from '../admin-client.js'
+import { type ClusterPlan, planCluster, SERVICE_NAMES, type ServiceName } from '../cluster-plan.js'
+
+export interface TestClusterOptions {
+  kafkaBrokers: string
+  mongodbUrl: string
+  /** unique per test file: the MongoDB database and the bus namespace */
+  name: string
+  eventstoreUrl?: string | null
+  blockIntervalMs?: { TRON: number; SOLANA: number }
+  webhookRetrySchedule?: string
+  logLevel?: string
+}
+
+export interface TestCluster {
+  urls: ClusterPlan['urls']
+  adminToken: string
+  dataDir: string
+  service(name: ServiceName): NodeProcess
+  createMerchant(name?: string): Promise<CreatedMerchant>
+  /** every service's output, for a failing test's message */
+  output(): string
+  /** kill -9 everything and delete the data directory */
+  destroy(): Promise<void>
+}
+
+export async function startTestCluster(options: TestClusterOptions): Promise<TestCluster> {
+  const dataDir = mkdtempSync(join(tmpdir(), `chainpay-cluster-${options.name}-`))
+  const walletFile = join(dataDir, 'dev-wallet.json')
+  writeFileSync(walletFile, JSON.stringify(createDevelopmentWallet()), { mode: 0o600 })
+  const secrets = { encryptionKey: generateSecretKey(), adminToken: randomToken('adm', 32) }
+  const [gateway, admin, paymentCommand, chainIndexer, projection, notifier] = await Promise.all(
+    Array.from({ length: 6 }, () => freePort()),
+  )
+  const plan = planCluster({
+    dataDir,
+    ports: {
+      gateway: gateway ?? 0,
+      admin: admin ?? 0,
+      paymentCommand: paymentCommand ?? 0,
+      chainIndexer: chainIndexer ?? 0,
+      projection: projection ?? 0,
+      notifier: notifier ?? 0,
+    },
+    kafkaBrokers: options.kafkaBrokers,
+    mongodbUrl: options.mongodbUrl,
+    mongodbDatabase: options.name,
+    busNamespace: options.name,
+    eventstoreUrl: options.eventstoreUrl ?? null,
+    secrets,
+    walletFile,
+    logLevel: options.logLevel ?? 'warn',
+    blockIntervalMs: options.blockIntervalMs ?? { TRON: 40, SOLANA: 40 },
+    webhookRetrySchedule: options.webhookRetrySchedule ?? '100ms,200ms,400ms,800ms',
+  })
+  const processes = new Map<ServiceName, NodeProcess>()
+  for (const service of plan.services) {
+    mkdirSync(service.dataDir, { recursive: true })
+    processes.set(
+      service.name,
+      nodeProcess({
+        name: service.name,
+        mainScript: service.mainScript,
+        env: service.env,
+        readyUrl: service.readyUrl,
+      }),
+    )
+  }
+  const service = (name: ServiceName) => {
+    const found = processes.get(name)
+    if (!found) throw new Error(`no service ${name}`)
+    return found
+  }
+  const destroy = async () => {
+    await Promise.all([...processes.values()].map((running) => running.kill()))
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+  try {
+    // payment-command first: the gateway's readiness asks it
+    for (const name of SERVICE_NAMES) await service(name).start()
+  } catch (error) {
+    await destroy()
+    throw error
+  }
+  return {
+    urls: plan.urls,
+    adminToken: secrets.adminToken,
+    dataDir,
+    service,
+    createMerchant: (name = 'Test merchant') => createMerchant(plan.urls.admin, secrets.adminToken, { name }),
+    output: () => [...processes.values()].map((running) => running.output()).join('\n'),
+    destroy,
+  }
+}

@@ -1,0 +1,63 @@
+// What scripts/up and scripts/down read from the environment, and where they keep things in DATA_DIR.
+
+import { join, resolve } from 'node:path'
+import { ConfigError, readEnv } from '@chainpay/platform'
+import type { ClusterPorts } from './cluster-plan.js'
+
+export interface UpConfig {
+  dataDir: string
+  ports: ClusterPorts
+  kafkaPort: number
+  kafkaControllerPort: number
+  ferretdbPort: number
+  /** servers to use instead of starting Kafka and FerretDB */
+  kafkaBrokers: string | null
+  mongodbUrl: string | null
+  eventstoreUrl: string | null
+  logLevel: string
+}
+
+export function clusterLayout(dataDir: string) {
+  const servers = join(dataDir, 'servers')
+  return {
+    runDirectory: join(dataDir, 'run'),
+    logDirectory: join(dataDir, 'logs'),
+    kafkaDirectory: join(servers, 'kafka'),
+    kafkaPidFile: join(servers, 'kafka', 'kafka.pid'),
+    ferretdbDirectory: join(servers, 'ferretdb'),
+    ferretdbPidFile: join(servers, 'ferretdb', 'ferretdb.pid'),
+  }
+}
+
+/** the configuration, or null after printing every problem (exit code 1) */
+export function readUpConfig(env: NodeJS.ProcessEnv = process.env): UpConfig | null {
+  const read = readEnv(env)
+  const port = (name: string, fallback: number) => read.int(name, { default: fallback, min: 1, max: 65535 })
+  try {
+    const config: UpConfig = {
+      dataDir: resolve(read.string('DATA_DIR', { default: './data/distributed' })),
+      ports: {
+        gateway: port('PORT', 8080),
+        admin: port('ADMIN_PORT', 8081),
+        paymentCommand: port('PAYMENT_COMMAND_PORT', 8090),
+        chainIndexer: port('CHAIN_INDEXER_PORT', 8092),
+        projection: port('PROJECTION_PORT', 8093),
+        notifier: port('NOTIFIER_PORT', 8094),
+      },
+      kafkaPort: port('KAFKA_PORT', 9092),
+      kafkaControllerPort: port('KAFKA_CONTROLLER_PORT', 9093),
+      ferretdbPort: port('FERRETDB_PORT', 27017),
+      kafkaBrokers: read.optionalString('KAFKA_BROKERS') ?? null,
+      mongodbUrl: read.optionalString('MONGODB_URL') ?? null,
+      eventstoreUrl: read.optionalString('EVENTSTORE_URL') ?? null,
+      logLevel: read.string('LOG_LEVEL', { default: 'info' }),
+    }
+    read.done()
+    return config
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    process.stderr.write(`chainpay up/down: ${error.message}\n`)
+    process.exitCode = 1
+    return null
+  }
+}

@@ -1,0 +1,151 @@
+import type { ChainIndexerStore, TrackedTransfer, WatchedAddress } from '@chainpay/ports'
+import type { Collection, Db } from 'mongodb'
+import { type IndexSpec, mongoCollections } from './collections.js'
+
+interface CursorDocument {
+  /** the network */
+  _id: string
+  height: number
+  hash: string
+}
+
+interface WatchedDocument extends WatchedAddress {
+  /** `${network}:${address}` */
+  _id: string
+}
+
+interface TrackedDocument extends TrackedTransfer {
+  /** `${network}:${txHash}:${index}` */
+  _id: string
+}
+
+export const chainIndexerIndexes: IndexSpec[] = [
+  {
+    collection: mongoCollections.watchedAddresses,
+    name: 'watched_addresses_by_network',
+    key: { network: 1, address: 1 },
+  },
+  {
+    collection: mongoCollections.trackedTransfers,
+    name: 'tracked_transfers_by_network',
+    key: { network: 1, blockHeight: 1, txHash: 1, index: 1 },
+  },
+]
+
+/**
+ * What the chain indexer resumes from, in collections chain_cursors (_id network), watched_addresses
+ * and tracked_transfers (_id built from the natural key). Watching or tracking again replaces the
+ * document: the latest report wins. One indexer process writes a network's documents, one write
+ * after another, so FerretDB's unlocked updates (concurrency.ts) meet no competing writer here.
+ */
+export function createMongoChainIndexerStore(db: Db): ChainIndexerStore {
+  const cursors: Collection<CursorDocument> = db.collection(mongoCollections.chainCursors)
+  const watched: Collection<WatchedDocument> = db.collection(mongoCollections.watchedAddresses)
+  const tracked: Collection<TrackedDocument> = db.collection(mongoCollections.trackedTransfers)
+
+  return {
+    async loadCursor(network) {
+      const document = await cursors.findOne({ _id: network })
+      return document === null ? null : { height: document.height, hash: document.hash }
+    },
+
+    async saveCursor(network, cursor) {
+      await cursors.replaceOne(
+        { _id: network },
+        { height: cursor.height, hash: cursor.hash },
+        { upsert: true },
+      )
+    },
+
+    async watch(address) {
+      const _id = watchedId(address.network, address.address)
+      await watched.replaceOne({ _id }, toWatchedDocument(address), { upsert: true })
+    },
+
+    async unwatch(network, address) {
+      await watched.deleteOne({ _id: watchedId(network, address) })
+    },
+
+    async listWatched(network) {
+      const documents = await watched.find({ network }).sort({ address: 1 }).toArray()
+      return documents.map(
+        (document): WatchedAddress => ({
+          network: document.network,
+          address: document.address,
+          paymentId: document.paymentId,
+          assetContract: document.assetContract,
+          watchUntil: document.watchUntil,
+          paymentCreatedAt: document.paymentCreatedAt,
+          requiredConfirmations: document.requiredConfirmations,
+          watchingReportedAt: document.watchingReportedAt,
+        }),
+      )
+    },
+
+    async track(transfer) {
+      const _id = trackedId(transfer.network, transfer.txHash, transfer.index)
+      await tracked.replaceOne({ _id }, toTrackedDocument(transfer), { upsert: true })
+    },
+
+    async untrack(network, txHash, index) {
+      await tracked.deleteOne({ _id: trackedId(network, txHash, index) })
+    },
+
+    async listTracked(network) {
+      const documents = await tracked
+        .find({ network })
+        .sort({ blockHeight: 1, txHash: 1, index: 1 })
+        .toArray()
+      return documents.map(
+        (document): TrackedTransfer => ({
+          network: document.network,
+          paymentId: document.paymentId,
+          txHash: document.txHash,
+          index: document.index,
+          address: document.address,
+          amountUnits: document.amountUnits,
+          blockHeight: document.blockHeight,
+          blockHash: document.blockHash,
+          blockTime: document.blockTime,
+          confirmations: document.confirmations,
+          requiredConfirmations: document.requiredConfirmations,
+          withdrawnUntilHeight: document.withdrawnUntilHeight,
+        }),
+      )
+    },
+  }
+}
+
+const watchedId = (network: string, address: string) => `${network}:${address}`
+const trackedId = (network: string, txHash: string, index: number) => `${network}:${txHash}:${index}`
+
+// every field named, so that nothing but the port's fields is stored
+function toWatchedDocument(address: WatchedAddress): Omit<WatchedDocument, '_id'> {
+  return {
+    network: address.network,
+    address: address.address,
+    paymentId: address.paymentId,
+    assetContract: address.assetContract,
+    watchUntil: address.watchUntil,
+    paymentCreatedAt: address.paymentCreatedAt,
+    requiredConfirmations: address.requiredConfirmations,
+    watchingReportedAt: address.watchingReportedAt,
+  }
+}
+
+function toTrackedDocument(transfer: TrackedTransfer): Omit<TrackedDocument, '_id'> {
+  return {
+    network: transfer.network,
+    paymentId: transfer.paymentId,
+    txHash: transfer.txHash,
+    index: transfer.index,
+    address: transfer.address,
+    amountUnits: transfer.amountUnits,
+    blockHeight: transfer.blockHeight,
+    blockHash: transfer.blockHash,
+    blockTime: transfer.blockTime,
+    confirmations: transfer.confirmations,
+    requiredConfirmations: transfer.requiredConfirmations,
+    withdrawnUntilHeight: transfer.withdrawnUntilHeight,
+  }
+}

@@ -1,0 +1,44 @@
+// Every collection the MongoDB adapters keep, by name, so that a deployment can see at a glance what
+// lives in its database:
+//
+//   payments_read             read model: one document per payment (_id paymentId), the aggregate
+//                             state after `revision`, merchant keys escaped (document-keys.ts)
+//   notifier_payments         the notifier's own copy of payment state, same shape as payments_read
+//   merchants                 one document per merchant (_id merchantId); secrets arrive sealed
+//   api_keys                  one document per API key (_id apiKey, hence unique), with its merchant
+//   checkpoints               named positions (_id name)
+//   address_indexes           one claim per handed-out derivation index (_id `${network}:${index}`)
+//   payment_deadlines         expiry deadline and retry state of open payments (_id paymentId)
+//   payment_deadline_watches  the chain watcher's marks (_id paymentId); may precede the deadline
+//   webhook_deliveries, webhook_attempts          the notifier's delivery log (deliveries.ts)
+//   chain_cursors, watched_addresses, tracked_transfers   the chain indexer (chain-indexer-store.ts)
+//
+// Uniqueness rests on `_id` alone, which every server enforces without a secondary index; the indexes
+// each adapter lists (IndexSpec) only make its queries fast.
+
+export const mongoCollections = {
+  paymentsRead: 'payments_read',
+  notifierPayments: 'notifier_payments',
+  merchants: 'merchants',
+  apiKeys: 'api_keys',
+  checkpoints: 'checkpoints',
+  addressIndexes: 'address_indexes',
+  paymentDeadlines: 'payment_deadlines',
+  paymentDeadlineWatches: 'payment_deadline_watches',
+  webhookDeliveries: 'webhook_deliveries',
+  webhookAttempts: 'webhook_attempts',
+  chainCursors: 'chain_cursors',
+  watchedAddresses: 'watched_addresses',
+  trackedTransfers: 'tracked_transfers',
+} as const
+
+/**
+ * One secondary index an adapter needs. Only options FerretDB v1 accepts: no TTL
+ * (expireAfterSeconds), no partialFilterExpression, no collation.
+ */
+export interface IndexSpec {
+  collection: string
+  name: string
+  key: Record<string, 1 | -1>
+  unique?: boolean
+}

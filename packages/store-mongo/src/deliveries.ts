@@ -1,0 +1,313 @@
+import type { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
+import type { Collection, Db, Filter, ObjectId } from 'mongodb'
+import { type IndexSpec, mongoCollections } from './collections.js'
+import { isDuplicateKeyError } from './concurrency.js'
+import { escapeKeys, unescapeKeys } from './document-keys.js'
+
+// one document per lease taken, never deleted: see takeLease
+const webhookLeases = 'webhook_leases'
+
+interface DeliveryDocument {
+  _id: string
+  paymentId: string
+  merchantId: string
+  eventType: string
+  sequence: number
+  /** key-escaped: it carries the merchant's metadata */
+  payload: Record<string, unknown>
+  targetUrl: string | null
+  status: DeliveryStatus
+  attempts: number
+  nextAttemptAt: string | null
+  createdAt: string
+  deliveredAt: string | null
+  lastError: string | null
+  /** while a worker sends it; a hint for the due query, the lease documents decide */
+  leasedUntil: string | null
+  /** the number of the latest lease taken on it, 0 before the first */
+  leaseNumber: number
+}
+
+interface AttemptDocument {
+  _id?: ObjectId
+  deliveryId: string
+  attempt: number
+  at: string
+  statusCode: number | null
+  durationMs: number
+  error: string | null
+}
+
+interface LeaseDocument {
+  /** `${deliveryId}#${number}` */
+  _id: string
+  deliveryId: string
+  number: number
+  leasedUntil: string
+  /** taken, then given back unused because the delivery was no longer due */
+  released: boolean
+}
+
+export const deliveryIndexes: IndexSpec[] = [
+  {
+    collection: mongoCollections.webhookDeliveries,
+    name: 'webhook_deliveries_due',
+    key: { status: 1, nextAttemptAt: 1 },
+  },
+  {
+    collection: mongoCollections.webhookDeliveries,
+    name: 'webhook_deliveries_by_payment',
+    key: { paymentId: 1, sequence: 1 },
+  },
+  {
+    collection: mongoCollections.webhookAttempts,
+    name: 'webhook_attempts_by_delivery',
+    key: { deliveryId: 1, at: 1 },
+  },
+]
+
+// the order in which due deliveries are offered, as in the SQLite adapter; _id makes it total
+const DUE_ORDER = { nextAttemptAt: 1, createdAt: 1, sequence: 1, _id: 1 } as const
+// candidates read and checked for their place in line per round trip
+const MIN_PAGE = 32
+
+/**
+ * The webhook delivery log in collections webhook_deliveries (_id deliveryId) and webhook_attempts,
+ * with the claims in webhook_leases.
+ *
+ * FerretDB v1 applies a conditional update as read, modify, write without a lock (concurrency.ts),
+ * so a `findOneAndUpdate({ leasedUntil: free })` lets two notifiers both claim one delivery; that
+ * was measured. What it enforces is `_id` uniqueness on insert, so a claim is the insert of lease
+ * number n + 1 of the delivery, which exactly one worker wins; the lease fields on the delivery only
+ * steer the due query. As with the SQLite adapter, a worker that dies lets its lease run out.
+ */
+export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
+  const deliveries: Collection<DeliveryDocument> = db.collection(mongoCollections.webhookDeliveries)
+  const attempts: Collection<AttemptDocument> = db.collection(mongoCollections.webhookAttempts)
+  const leases: Collection<LeaseDocument> = db.collection(webhookLeases)
+
+  const dueAt = (now: string): Filter<DeliveryDocument> => ({
+    status: 'pending',
+    nextAttemptAt: { $lte: now },
+  })
+
+  /**
+   * The lowest pending sequence of each payment. A pending delivery with a lower sequence holds back
+   * the rest of its payment, even while it waits for its own retry, so that one payment's webhooks
+   * arrive in event order. A separate query: FerretDB v1 has no $lookup.
+   */
+  async function firstInLine(paymentIds: string[]): Promise<Map<string, number>> {
+    const pending = deliveries.find(
+      { paymentId: { $in: [...new Set(paymentIds)] }, status: 'pending' },
+      { projection: { _id: 0, paymentId: 1, sequence: 1 } },
+    )
+    const lowest = new Map<string, number>()
+    for await (const { paymentId, sequence } of pending) {
+      const known = lowest.get(paymentId)
+      if (known === undefined || sequence < known) lowest.set(paymentId, sequence)
+    }
+    return lowest
+  }
+
+  /**
+   * Takes the next lease of a delivery by inserting it: only one insert of an `_id` succeeds, on
+   * FerretDB too. Lease numbers are handed out one after another (n + 1 is tried only once n is
+   * known), so when the delivery's own leaseNumber lags behind (a worker died between its insert and
+   * its update), the walk goes on past leases that have run out and stops at one still held.
+   * Returns the lease taken, or null when another worker holds one.
+   */
+  async function takeLease(candidate: DeliveryDocument, now: string, leasedUntil: string) {
+    for (let number = candidate.leaseNumber + 1; ; number += 1) {
+      const lease: LeaseDocument = {
+        _id: `${candidate._id}#${number}`,
+        deliveryId: candidate._id,
+        number,
+        leasedUntil,
+        released: false,
+      }
+      try {
+        await leases.insertOne(lease)
+        return lease
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error
+      }
+      const taken = await leases.findOne({ _id: lease._id })
+      const runOut = taken !== null && (taken.released || taken.leasedUntil < now)
+      if (!runOut) return null
+    }
+  }
+
+  async function claim(candidate: DeliveryDocument, now: string, leasedUntil: string) {
+    const lease = await takeLease(candidate, now, leasedUntil)
+    if (lease === null) return null
+    // still due: since the due query, another worker may have recorded its attempt or an operator
+    // may have redelivered it
+    const leased = await deliveries.findOneAndUpdate(
+      { _id: candidate._id, ...dueAt(now) },
+      { $set: { leasedUntil }, $max: { leaseNumber: lease.number } },
+      { returnDocument: 'after' },
+    )
+    if (leased === null) {
+      // given back, so that the next claim need not wait for it to run out
+      await leases.updateOne({ _id: lease._id }, { $set: { released: true } })
+      return null
+    }
+    return toDelivery(leased)
+  }
+
+  return {
+    async enqueue(delivery) {
+      try {
+        await deliveries.insertOne({
+          _id: delivery.deliveryId,
+          paymentId: delivery.paymentId,
+          merchantId: delivery.merchantId,
+          eventType: delivery.eventType,
+          sequence: delivery.sequence,
+          payload: escapeKeys(delivery.payload) as Record<string, unknown>,
+          targetUrl: delivery.targetUrl,
+          status: delivery.status,
+          attempts: delivery.attempts,
+          nextAttemptAt: delivery.nextAttemptAt,
+          createdAt: delivery.createdAt,
+          deliveredAt: delivery.deliveredAt,
+          lastError: delivery.lastError,
+          leasedUntil: null,
+          leaseNumber: 0,
+        })
+        return true
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return false
+        throw error
+      }
+    },
+
+    async claimDue(now, limit, leaseMs) {
+      const claimed: WebhookDelivery[] = []
+      if (limit <= 0) return claimed
+      const leasedUntil = new Date(Date.parse(now) + leaseMs).toISOString()
+
+      const claimPage = async (page: DeliveryDocument[]) => {
+        const lowest = await firstInLine(page.map((candidate) => candidate.paymentId))
+        for (const candidate of page) {
+          if (claimed.length >= limit) return
+          if (lowest.get(candidate.paymentId) !== candidate.sequence) continue
+          const delivery = await claim(candidate, now, leasedUntil)
+          if (delivery !== null) claimed.push(delivery)
+        }
+      }
+
+      // Held-back candidates do not count towards `limit`, so the due deliveries are read in pages
+      // until enough are claimed or none are left.
+      const pageSize = Math.max(limit, MIN_PAGE)
+      const candidates = deliveries
+        .find({ ...dueAt(now), $or: [{ leasedUntil: null }, { leasedUntil: { $lt: now } }] })
+        .sort(DUE_ORDER)
+        .batchSize(pageSize)
+      try {
+        let page: DeliveryDocument[] = []
+        for await (const candidate of candidates) {
+          page.push(candidate)
+          if (page.length < pageSize) continue
+          await claimPage(page)
+          page = []
+          if (claimed.length >= limit) break
+        }
+        if (claimed.length < limit && page.length > 0) await claimPage(page)
+      } finally {
+        await candidates.close()
+      }
+      return claimed
+    },
+
+    async recordAttempt(attempt, outcome) {
+      // The attempt first: should the process die before the delivery moves on, its lease runs out
+      // and it is sent again (at least once), rather than moved on with its attempt unrecorded.
+      const { insertedId } = await attempts.insertOne({
+        deliveryId: attempt.deliveryId,
+        attempt: attempt.attempt,
+        at: attempt.at,
+        statusCode: attempt.statusCode,
+        durationMs: attempt.durationMs,
+        error: attempt.error,
+      })
+      const moved = await deliveries.updateOne(
+        { _id: attempt.deliveryId },
+        {
+          $set: {
+            status: outcome.status,
+            nextAttemptAt: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
+            lastError: attempt.error,
+            leasedUntil: null,
+            ...(outcome.status === 'delivered' ? { deliveredAt: outcome.deliveredAt } : {}),
+          },
+          $inc: { attempts: 1 },
+        },
+      )
+      if (moved.matchedCount === 0) {
+        await attempts.deleteOne({ _id: insertedId })
+        throw new Error(`no webhook delivery ${attempt.deliveryId} to record an attempt for`)
+      }
+    },
+
+    async get(deliveryId) {
+      const document = await deliveries.findOne({ _id: deliveryId })
+      return document === null ? null : toDelivery(document)
+    },
+
+    async listByPayment(paymentId) {
+      const documents = await deliveries
+        .find({ paymentId })
+        .sort({ sequence: 1, createdAt: 1, _id: 1 })
+        .toArray()
+      return documents.map(toDelivery)
+    },
+
+    async listAttempts(deliveryId) {
+      // In the order made: each attempt starts once the one before it was recorded and its retry
+      // came due (or its lease ran out), so `at` orders them, whichever worker's clock it is; a
+      // redelivery numbers its attempts from 1 again, hence not `attempt`.
+      const documents = await attempts.find({ deliveryId }).sort({ at: 1, _id: 1 }).toArray()
+      return documents.map(toAttempt)
+    },
+
+    async redeliver(deliveryId, now) {
+      // attempts back to 0: the retry schedule starts over. The lease is left alone: a pending
+      // delivery that a worker is sending right now stays its.
+      const { matchedCount } = await deliveries.updateOne(
+        { _id: deliveryId },
+        { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } },
+      )
+      return matchedCount === 1
+    },
+  }
+}
+
+function toDelivery(document: DeliveryDocument): WebhookDelivery {
+  return {
+    deliveryId: document._id,
+    paymentId: document.paymentId,
+    merchantId: document.merchantId,
+    eventType: document.eventType,
+    sequence: document.sequence,
+    payload: unescapeKeys(document.payload),
+    targetUrl: document.targetUrl,
+    status: document.status,
+    attempts: document.attempts,
+    nextAttemptAt: document.nextAttemptAt,
+    createdAt: document.createdAt,
+    deliveredAt: document.deliveredAt,
+    lastError: document.lastError,
+  }
+}
+
+function toAttempt(document: AttemptDocument): DeliveryAttempt {
+  return {
+    deliveryId: document.deliveryId,
+    attempt: document.attempt,
+    at: document.at,
+    statusCode: document.statusCode,
+    durationMs: document.durationMs,
+    error: document.error,
+  }
+}

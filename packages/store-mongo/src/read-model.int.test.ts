@@ -1,0 +1,93 @@
+import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
+import { describePaymentReadModelContract, samplePaymentDocument } from '@chainpay/ports/testing'
+import type { Db } from 'mongodb'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { mongoCollections } from './collections.js'
+import { ensureMongoIndexes, type MongoDatabase, openMongoDatabase } from './database.js'
+import { createMongoPaymentReadModel, paymentReadModelIndexes } from './read-model.js'
+
+async function freshDatabase(collection?: string): Promise<MongoDatabase> {
+  const mongo = await openMongoDatabase({ url: testMongoDbUrl(), database: uniqueName('read-model') })
+  await ensureMongoIndexes(mongo.db, paymentReadModelIndexes(collection))
+  return mongo
+}
+
+async function dropped(mongo: MongoDatabase): Promise<void> {
+  await mongo.db.dropDatabase()
+  await mongo.close()
+}
+
+describePaymentReadModelContract('mongo payments_read', async () => {
+  const mongo = await freshDatabase()
+  return { store: createMongoPaymentReadModel(mongo.db), teardown: () => dropped(mongo) }
+})
+
+describePaymentReadModelContract('mongo notifier_payments', async () => {
+  const mongo = await freshDatabase(mongoCollections.notifierPayments)
+  return {
+    store: createMongoPaymentReadModel(mongo.db, { collection: mongoCollections.notifierPayments }),
+    teardown: () => dropped(mongo),
+  }
+})
+
+/** every key of a stored document, at every depth */
+function keysOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(keysOf)
+  if (value === null || typeof value !== 'object') return []
+  return Object.entries(value).flatMap(([key, item]) => [key, ...keysOf(item)])
+}
+
+describe('createMongoPaymentReadModel', () => {
+  let mongo: MongoDatabase
+  let db: Db
+  beforeEach(async () => {
+    mongo = await freshDatabase()
+    db = mongo.db
+  })
+  afterEach(() => dropped(mongo))
+
+  it('round-trips metadata keys a document store refuses or could misread, storing none of them raw', async () => {
+    const document = samplePaymentDocument('pay_keys', 2)
+    document.state.created.metadata = {
+      $where: 'this.a == 1',
+      'a.b': 'dotted',
+      '%24x': 'looks escaped already',
+      $: 'dollar alone',
+      '.': 'dot alone',
+      'x.$y.z': 3.25,
+    }
+    const store = createMongoPaymentReadModel(db)
+    expect(await store.save(document)).toBe('applied')
+    expect(await store.get('pay_keys')).toEqual(document)
+
+    const raw = await db.collection(mongoCollections.paymentsRead).findOne({ _id: 'pay_keys' as never })
+    const keys = keysOf(raw)
+    expect(keys).toContain('%2524x')
+    expect(keys.filter((key) => key.startsWith('$') || key.includes('.'))).toEqual([])
+  })
+
+  it('keeps the read model and the notifier copy in separate collections', async () => {
+    const readModel = createMongoPaymentReadModel(db)
+    const notifierCopy = createMongoPaymentReadModel(db, { collection: mongoCollections.notifierPayments })
+    await readModel.save(samplePaymentDocument('pay_1', 5))
+    expect(await notifierCopy.get('pay_1')).toBeNull()
+    expect(await notifierCopy.save(samplePaymentDocument('pay_1', 1))).toBe('applied')
+    expect((await readModel.get('pay_1'))?.revision).toBe(5)
+  })
+
+  it('applies exactly one of two equal first saves racing from two instances, as from two processes', async () => {
+    const [first, second] = [createMongoPaymentReadModel(db), createMongoPaymentReadModel(db)]
+    const results = await Promise.all([
+      first.save(samplePaymentDocument('pay_1', 0)),
+      second.save(samplePaymentDocument('pay_1', 0)),
+    ])
+    expect([...results].sort()).toEqual(['applied', 'stale'])
+    expect(await second.save(samplePaymentDocument('pay_1', 1))).toBe('applied')
+    expect(await first.save(samplePaymentDocument('pay_1', 1))).toBe('stale')
+    expect(await first.get('pay_1')).toEqual(samplePaymentDocument('pay_1', 1))
+  })
+
+  it('refuses a collection name that is not plain lower case', () => {
+    expect(() => createMongoPaymentReadModel(db, { collection: 'payments.read' })).toThrow(/must match/)
+  })
+})
