@@ -59,6 +59,8 @@ export interface PlannedService {
   mainScript: string
   env: Record<string, string>
   readyUrl: string
+  /** where its /healthz, /readyz and /metrics are (the gateway's /metrics: on the admin port) */
+  baseUrl: string
   /** its own directory: payment-command's embedded event store, the chain simulator's chains */
   dataDir: string
 }
@@ -97,7 +99,14 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
         (entry): entry is [string, string] => entry[1] !== undefined,
       ),
     )
-    return { name, mainScript: mainScriptOf(name), env: defined, readyUrl: `${local(port)}/readyz`, dataDir }
+    return {
+      name,
+      mainScript: mainScriptOf(name),
+      env: defined,
+      readyUrl: `${local(port)}/readyz`,
+      baseUrl: local(port),
+      dataDir,
+    }
   }
   const blocks = options.blockIntervalMs
   return {

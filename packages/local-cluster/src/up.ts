@@ -38,26 +38,22 @@ async function startServers(config: UpConfig): Promise<{ kafkaBrokers: string; m
     const pid = readPid(pidFile)
     return pid !== null && isAlive(pid)
   }
-  const kafkaBrokers =
-    config.kafkaBrokers ??
-    (running(layout.kafkaPidFile)
-      ? `127.0.0.1:${config.kafkaPort}`
-      : (say(
-          `starting Apache Kafka on 127.0.0.1:${config.kafkaPort} (first run: resolving its jars with Maven)`,
-        ),
-        (
-          await startKafka({
-            directory: layout.kafkaDirectory,
-            port: config.kafkaPort,
-            controllerPort: config.kafkaControllerPort,
-          })
-        ).brokers))
-  const mongodbUrl =
-    config.mongodbUrl ??
-    (running(layout.ferretdbPidFile)
-      ? `mongodb://127.0.0.1:${config.ferretdbPort}/`
-      : (say(`starting FerretDB on 127.0.0.1:${config.ferretdbPort} (first run: building it with Go)`),
-        (await startFerretDb({ directory: layout.ferretdbDirectory, port: config.ferretdbPort })).url))
+  let kafkaBrokers = config.kafkaBrokers ?? `127.0.0.1:${config.kafkaPort}`
+  if (!config.kafkaBrokers && !running(layout.kafkaPidFile)) {
+    say(`starting Apache Kafka on ${kafkaBrokers} (the first run resolves its jars with Maven)`)
+    const kafka = await startKafka({
+      directory: layout.kafkaDirectory,
+      port: config.kafkaPort,
+      controllerPort: config.kafkaControllerPort,
+    })
+    kafkaBrokers = kafka.brokers
+  }
+  let mongodbUrl = config.mongodbUrl ?? `mongodb://127.0.0.1:${config.ferretdbPort}/`
+  if (!config.mongodbUrl && !running(layout.ferretdbPidFile)) {
+    say(`starting FerretDB on 127.0.0.1:${config.ferretdbPort} (the first run builds it with Go)`)
+    const ferretdb = await startFerretDb({ directory: layout.ferretdbDirectory, port: config.ferretdbPort })
+    mongodbUrl = ferretdb.url
+  }
   return { kafkaBrokers, mongodbUrl }
 }
 

@@ -24,6 +24,8 @@ export interface TestClusterOptions {
 
 export interface TestCluster {
   urls: ClusterPlan['urls']
+  /** each service's health port: /healthz, /readyz, /metrics (the gateway's /metrics is on urls.admin) */
+  serviceUrls: Record<ServiceName, string>
   adminToken: string
   dataDir: string
   service(name: ServiceName): NodeProcess
@@ -94,6 +96,9 @@ export async function startTestCluster(options: TestClusterOptions): Promise<Tes
   }
   return {
     urls: plan.urls,
+    serviceUrls: Object.fromEntries(
+      plan.services.map((planned) => [planned.name, planned.baseUrl]),
+    ) as Record<ServiceName, string>,
     adminToken: secrets.adminToken,
     dataDir,
     service,
