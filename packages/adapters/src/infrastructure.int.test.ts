@@ -1,0 +1,109 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freeLoopbackPort } from '@chainpay/local-servers'
+import { testKafkaBrokers, testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
+import { createRootLogger } from '@chainpay/platform'
+import { samplePaymentDocument } from '@chainpay/ports/testing'
+import { MongoClient } from 'mongodb'
+import { afterAll, describe, expect, it } from 'vitest'
+import { openInfrastructure } from './infrastructure.js'
+
+const logger = createRootLogger({ service: 'infrastructure-test', level: 'silent' })
+const directory = mkdtempSync(join(tmpdir(), 'chainpay-infrastructure-'))
+const databases: string[] = []
+afterAll(async () => {
+  rmSync(directory, { recursive: true, force: true })
+  const client = new MongoClient(testMongoDbUrl())
+  for (const name of databases) await client.db(name).dropDatabase()
+  await client.close()
+})
+
+describe('openInfrastructure', () => {
+  it('puts the stores on MongoDB and the bus on Kafka when both are named, and is ready while both answer', async () => {
+    const database = uniqueName('infrastructure')
+    databases.push(database)
+    const infrastructure = await openInfrastructure({
+      infrastructure: {
+        kafkaBrokers: testKafkaBrokers(),
+        mongodbUrl: testMongoDbUrl(),
+        mongodbDatabase: database,
+        busNamespace: database,
+      },
+      databaseFile: join(directory, 'unused.sqlite'),
+      serviceName: 'infrastructure-test',
+      logger,
+    })
+    try {
+      expect(await infrastructure.answers()).toBe(true)
+      const document = samplePaymentDocument('pay_infra', 2)
+      expect(await infrastructure.stores.readModel().save(document)).toBe('applied')
+      const client = new MongoClient(testMongoDbUrl())
+      try {
+        // on MongoDB, not in the SQLite file
+        expect(await client.db(database).collection('payments_read').countDocuments({})).toBe(1)
+      } finally {
+        await client.close()
+      }
+      const received: string[] = []
+      const bus = infrastructure.bus()
+      const subscription = await bus.subscribe({
+        topic: 'chainpay.payment-events',
+        groupId: 'infrastructure-test',
+        handle: async (message) => {
+          received.push(message.key)
+        },
+      })
+      await bus.publish('chainpay.payment-events', [{ key: 'pay_infra', value: '{}', headers: {} }])
+      const deadline = Date.now() + 60_000
+      while (received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      expect(received).toEqual(['pay_infra'])
+      await subscription.stop()
+    } finally {
+      await infrastructure.close()
+    }
+  })
+
+  it('is not ready while Kafka does not answer', async () => {
+    const database = uniqueName('infrastructure')
+    databases.push(database)
+    const infrastructure = await openInfrastructure({
+      infrastructure: {
+        kafkaBrokers: [`127.0.0.1:${await freeLoopbackPort()}`],
+        mongodbUrl: testMongoDbUrl(),
+        mongodbDatabase: database,
+        busNamespace: null,
+      },
+      databaseFile: join(directory, 'unused.sqlite'),
+      serviceName: 'infrastructure-test',
+      logger,
+    })
+    try {
+      expect(await infrastructure.answers()).toBe(false)
+    } finally {
+      await infrastructure.close()
+    }
+  })
+
+  it('keeps everything in the SQLite file when no server is named', async () => {
+    const infrastructure = await openInfrastructure({
+      infrastructure: {
+        kafkaBrokers: null,
+        mongodbUrl: null,
+        mongodbDatabase: 'chainpay',
+        busNamespace: null,
+      },
+      databaseFile: join(directory, 'embedded.sqlite'),
+      serviceName: 'infrastructure-test',
+      logger,
+    })
+    try {
+      expect(await infrastructure.answers()).toBe(true)
+      await infrastructure.stores.readModel().save(samplePaymentDocument('pay_embedded', 0))
+      const row = infrastructure.sqlite().prepare('SELECT count(*) AS n FROM payments_read').get()
+      expect(row).toEqual({ n: 1 })
+    } finally {
+      await infrastructure.close()
+    }
+  })
+})
