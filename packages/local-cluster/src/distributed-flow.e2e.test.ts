@@ -1,0 +1,507 @@
+// The merchant's whole journey on the distributed system: the five services as five processes over
+// Kafka and a MongoDB-wire server (FerretDB in the test run). The same scenarios and expected values
+// as the standalone's end-to-end tests, so that both shapes answer a merchant identically.
+
+import { randomUUID } from 'node:crypto'
+import { createMerchantClient, type MerchantClient, verifyWebhook } from '@chainpay/client'
+import { testKafkaBrokers, testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
+import {
+  parsePrometheusText,
+  type ReceivedWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '@chainpay/service-kit/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { CreatedMerchant } from './admin-client.js'
+import {
+  acknowledgedFor,
+  deliveredEvents,
+  listeningUrlOf,
+  type PaymentBody,
+  pay,
+  scrapeMetrics,
+  waitForPayment,
+} from './testing/scenario-helpers.js'
+import { startTestCluster, type TestCluster } from './testing/test-cluster.js'
+
+const API_BASE = '/api/merchant/v1'
+
+let cluster: TestCluster
+let merchant: CreatedMerchant
+let client: MerchantClient
+const receivers: WebhookReceiver[] = []
+
+beforeAll(async () => {
+  // info: the projection and the notifier announce their health ports in their log (see listeningUrlOf)
+  cluster = await startTestCluster({
+    kafkaBrokers: testKafkaBrokers().join(','),
+    mongodbUrl: testMongoDbUrl(),
+    name: uniqueName('flow'),
+    logLevel: 'info',
+  })
+  merchant = await cluster.createMerchant('Distributed flow')
+  client = clientOf(merchant)
+}, 180_000)
+
+afterAll(async () => {
+  await cluster?.destroy()
+  await Promise.all(receivers.map((receiver) => receiver.close()))
+})
+
+function clientOf(owner: CreatedMerchant): MerchantClient {
+  return createMerchantClient({
+    baseUrl: `${cluster.urls.gateway}${API_BASE}`,
+    apiKey: owner.apiKey,
+    apiSecret: owner.apiSecret,
+  })
+}
+
+/** a webhook endpoint of the test's own, so that concurrent scenarios never see each other's */
+async function newReceiver(): Promise<WebhookReceiver> {
+  const receiver = await startWebhookReceiver()
+  receivers.push(receiver)
+  return receiver
+}
+
+async function create(body: Record<string, unknown>): Promise<{ payment: PaymentBody; location: string }> {
+  const response = await client.createPayment(body as never)
+  if (response.status !== 201)
+    throw new Error(`create answered ${response.status}: ${JSON.stringify(response.body)}`)
+  return { payment: response.body as PaymentBody, location: response.headers.location ?? '' }
+}
+
+const transfer = (network: string, to: string, amount: string, currency: string) =>
+  pay(cluster.urls.chainSimulator, network, { to, amount, currency })
+
+async function waitForEvent(receiver: WebhookReceiver, paymentId: string, event: string): Promise<void> {
+  await receiver.waitFor((received) => deliveredEvents(received, paymentId).includes(event))
+}
+
+function expectSignedByMerchant(webhooks: readonly ReceivedWebhook[]): void {
+  expect(webhooks.length).toBeGreaterThan(0)
+  for (const webhook of webhooks) {
+    const verification = verifyWebhook(
+      merchant.webhookSecret,
+      {
+        rawBody: webhook.rawBody,
+        signature: webhook.headers['x-signature'] ?? '',
+        timestamp: webhook.headers['x-timestamp'] ?? '',
+      },
+      Math.floor(Date.now() / 1000),
+    )
+    expect(verification).toEqual({ ok: true })
+    expect(webhook.headers['content-type']).toMatch(/^application\/json/)
+    expect(webhook.headers['x-event-type']).toBe(webhook.body.event)
+    expect(webhook.headers['x-timestamp']).toBe(String(webhook.body.timestamp))
+    expect(webhook.headers['x-event-id']).toMatch(/\S/)
+  }
+}
+
+const errorOf = (body: unknown) => (body as { error: { code: string; message: string } }).error
+
+describe('on five processes over Kafka and FerretDB', () => {
+  // a real minute (expiresInMinutes is at least 1): first, so that the others run meanwhile
+  it.concurrent('a pending payment with nothing received expires at expiresAt and the merchant is told', async () => {
+    const receiver = await newReceiver()
+    const { payment: created } = await create({
+      amount: '1',
+      currency: 'TRX',
+      network: 'TRON',
+      expiresInMinutes: 1,
+      callbackUrl: receiver.url,
+    })
+    const expired = await waitForPayment(client, created.paymentId, (p) => p.status === 'expired', 120_000)
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(created.expiresAt))
+    expect(expired).toMatchObject({ receivedAmount: null, txHash: null, confirmedAt: null })
+    await waitForEvent(receiver, created.paymentId, 'payment.expired')
+    expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
+      'payment.pending',
+      'payment.expired',
+    ])
+    expectSignedByMerchant(acknowledgedFor(receiver.received, created.paymentId))
+  }, 150_000)
+
+  it.concurrent('creates, reads its write at once, confirms after 20 TRON confirmations and delivers signed webhooks in order, retried under one event id', async () => {
+    const receiver = await newReceiver()
+    // the first two attempts fail: the retries must carry the event id of the first attempt
+    receiver.failNext(2)
+    const body = {
+      amount: '25.50',
+      currency: 'USDT',
+      network: 'TRON',
+      description: 'Order #1001',
+      metadata: { orderId: '1001' },
+      callbackUrl: receiver.url,
+      successRedirectUrl: 'https://shop.example/ok',
+      cancelRedirectUrl: 'https://shop.example/cancel',
+    }
+    const { payment: created, location } = await create(body)
+    expect(location).toBe(`${API_BASE}/payments/${created.paymentId}`)
+    expect(created).toEqual({
+      paymentId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+      status: 'pending',
+      network: 'TRON',
+      currency: 'USDT',
+      tokenStandard: 'TRC20',
+      amount: '25.50',
+      expectedAmount: '25.5',
+      receivedAmount: null,
+      generatedAddress: expect.stringMatching(/^T[1-9A-HJ-NP-Za-km-z]{33}$/),
+      generatedTokenAccount: null,
+      addressMode: 'PER_PAYMENT',
+      merchantUserId: null,
+      txHash: null,
+      confirmations: 0,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      confirmedAt: null,
+      expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      metadata: { orderId: '1001' },
+      callbackUrl: receiver.url,
+      successRedirectUrl: 'https://shop.example/ok',
+      cancelRedirectUrl: 'https://shop.example/cancel',
+      feeAmount: '0.255',
+      netAmount: '25.245',
+    })
+    expect(Date.parse(created.expiresAt) - Date.parse(created.createdAt)).toBe(30 * 60_000)
+
+    // read your writes: right after the 201, before the projection may have caught up
+    const readBack = await client.getPayment(created.paymentId)
+    expect(readBack.status).toBe(200)
+    const { callbackUrl, successRedirectUrl, cancelRedirectUrl, ...withoutUrls } = created as PaymentBody & {
+      callbackUrl: string
+      successRedirectUrl: string
+      cancelRedirectUrl: string
+    }
+    expect(readBack.body).toEqual(withoutUrls)
+
+    const txHash = await transfer('TRON', created.generatedAddress, '25.5', 'USDT')
+    const confirmed = await waitForPayment(client, created.paymentId, (p) => p.status === 'confirmed')
+    expect(confirmed).toMatchObject({
+      receivedAmount: '25.5',
+      txHash,
+      confirmations: 20,
+      feeAmount: '0.255',
+      netAmount: '25.245',
+      metadata: { orderId: '1001' },
+    })
+    expect(confirmed.confirmedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    expect(confirmed).not.toHaveProperty('callbackUrl')
+
+    // a confirmed payment cannot be canceled
+    const cancel = await client.cancelPayment(created.paymentId)
+    expect(cancel.status).toBe(409)
+    expect(errorOf(cancel.body).code).toBe('PAYMENT_NOT_CANCELABLE')
+
+    await waitForEvent(receiver, created.paymentId, 'payment.confirmed')
+    expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
+      'payment.pending',
+      'payment.confirmed',
+    ])
+    const delivered = acknowledgedFor(receiver.received, created.paymentId)
+    expectSignedByMerchant(delivered)
+    const attempts = receiver.received.filter((r) => r.body.payment.id === created.paymentId)
+    const pendingAttempts = attempts.filter((r) => r.body.event === 'payment.pending')
+    expect(pendingAttempts.map((r) => r.answeredWith)).toEqual([500, 500, 200])
+    expect(new Set(pendingAttempts.map((r) => r.headers['x-event-id'])).size).toBe(1)
+    const eventIdOf = (event: string) => delivered.find((r) => r.body.event === event)?.headers['x-event-id']
+    expect(eventIdOf('payment.confirmed')).not.toBe(eventIdOf('payment.pending'))
+
+    const pendingHook = delivered.find((r) => r.body.event === 'payment.pending')
+    expect(pendingHook?.body.payment).toMatchObject({ status: 'PENDING', tx_hash: null })
+    const confirmedHook = delivered.find((r) => r.body.event === 'payment.confirmed')
+    expect(confirmedHook?.body.payment).toMatchObject({
+      id: created.paymentId,
+      status: 'CONFIRMED',
+      tx_hash: txHash,
+      currency: 'USDT',
+      network: 'TRON',
+      expected_amount: '25.5',
+      received_amount: '25.5',
+      confirmations: 20,
+      metadata: { orderId: '1001' },
+    })
+    // the amount is a JSON number with the digits as sent
+    expect(confirmedHook?.rawBody).toContain('"amount":25.50,')
+  })
+
+  it.concurrent('settles an SPL payment sent to its token account after 32 Solana confirmations', async () => {
+    const receiver = await newReceiver()
+    const { payment: created } = await create({
+      amount: '3',
+      currency: 'USDC',
+      network: 'SOLANA',
+      callbackUrl: receiver.url,
+    })
+    expect(created).toMatchObject({ tokenStandard: 'SPL', feeAmount: '0.03', netAmount: '2.97' })
+    expect(created.generatedTokenAccount).toEqual(expect.any(String))
+    expect(created.generatedTokenAccount).not.toBe(created.generatedAddress)
+    const txHash = await transfer('SOLANA', created.generatedTokenAccount as string, '3', 'USDC')
+    const confirmed = await waitForPayment(client, created.paymentId, (p) => p.status === 'confirmed')
+    expect(confirmed).toMatchObject({ receivedAmount: '3', txHash, confirmations: 32 })
+    await waitForEvent(receiver, created.paymentId, 'payment.confirmed')
+    expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
+      'payment.pending',
+      'payment.confirmed',
+    ])
+  })
+
+  it.concurrent('underpaid, then a top-up before expiry confirms it', async () => {
+    const receiver = await newReceiver()
+    const { payment: created } = await create({
+      amount: '10',
+      currency: 'TRX',
+      network: 'TRON',
+      callbackUrl: receiver.url,
+    })
+    const first = await transfer('TRON', created.generatedAddress, '4', 'TRX')
+    const underpaid = await waitForPayment(client, created.paymentId, (p) => p.status === 'underpaid')
+    expect(underpaid).toMatchObject({ receivedAmount: '4', txHash: first, confirmations: 20 })
+    expect(underpaid.confirmedAt).not.toBeNull()
+
+    const topUp = await transfer('TRON', created.generatedAddress, '6', 'TRX')
+    const confirmed = await waitForPayment(client, created.paymentId, (p) => p.status === 'confirmed')
+    expect(confirmed).toMatchObject({
+      receivedAmount: '10',
+      txHash: topUp,
+      feeAmount: '0.1',
+      netAmount: '9.9',
+    })
+    await waitForEvent(receiver, created.paymentId, 'payment.confirmed')
+    expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
+      'payment.pending',
+      'payment.underpaid',
+      'payment.confirmed',
+    ])
+    const underpaidHook = acknowledgedFor(receiver.received, created.paymentId).find(
+      (r) => r.body.event === 'payment.underpaid',
+    )
+    expect(underpaidHook?.body.payment).toMatchObject({ status: 'UNDERPAID', received_amount: '4' })
+  })
+
+  it.concurrent('overpaid when more than expected arrives', async () => {
+    const receiver = await newReceiver()
+    const { payment: created } = await create({
+      amount: '1.5',
+      currency: 'SOL',
+      network: 'SOLANA',
+      callbackUrl: receiver.url,
+    })
+    expect(created).toMatchObject({ tokenStandard: 'NATIVE', generatedTokenAccount: null })
+    const txHash = await transfer('SOLANA', created.generatedAddress, '1.75', 'SOL')
+    const overpaid = await waitForPayment(client, created.paymentId, (p) => p.status === 'overpaid')
+    expect(overpaid).toMatchObject({
+      receivedAmount: '1.75',
+      txHash,
+      confirmations: 32,
+      expectedAmount: '1.5',
+    })
+    await waitForEvent(receiver, created.paymentId, 'payment.overpaid')
+    expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
+      'payment.pending',
+      'payment.overpaid',
+    ])
+  })
+
+  it.concurrent('cancels a pending payment, reports it, and reports funds that arrive afterwards without changing the status', async () => {
+    const receiver = await newReceiver()
+    const { payment: created } = await create({
+      amount: '5',
+      currency: 'USDT',
+      network: 'TRON',
+      callbackUrl: receiver.url,
+    })
+    const canceled = await client.cancelPayment(created.paymentId)
+    expect(canceled.status).toBe(200)
+    expect(canceled.body).toMatchObject({ paymentId: created.paymentId, status: 'canceled' })
+    // read your writes after a cancel too
+    expect(((await client.getPayment(created.paymentId)).body as PaymentBody).status).toBe('canceled')
+    const again = await client.cancelPayment(created.paymentId)
+    expect(again.status).toBe(200)
+    expect(again.body).toEqual(canceled.body)
+
+    const lateTx = await transfer('TRON', created.generatedAddress, '5', 'USDT')
+    await waitForEvent(receiver, created.paymentId, 'payment.late_funds')
+    expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
+      'payment.pending',
+      'payment.canceled',
+      'payment.late_funds',
+    ])
+    const delivered = acknowledgedFor(receiver.received, created.paymentId)
+    expectSignedByMerchant(delivered)
+    const lateHook = delivered.find((r) => r.body.event === 'payment.late_funds')
+    expect(lateHook?.body.payment).toMatchObject({
+      status: 'CANCELED',
+      late_funds: { tx_hash: lateTx, amount: '5' },
+    })
+    expect(((await client.getPayment(created.paymentId)).body as PaymentBody).status).toBe('canceled')
+  })
+
+  it.concurrent('20 concurrent duplicates create exactly one payment; the key with another body is refused', async () => {
+    const body = {
+      amount: '7',
+      currency: 'USDT',
+      network: 'TRON',
+      idempotencyKey: uniqueName('dup'),
+    }
+    const responses = await Promise.all(Array.from({ length: 20 }, () => client.createPayment(body as never)))
+    const ids = new Set(responses.map((r) => (r.body as PaymentBody).paymentId))
+    expect(ids.size).toBe(1)
+    expect(responses.map((r) => r.status).sort()).toEqual([...Array(19).fill(200), 201])
+    const replays = responses.filter((r) => r.status === 200)
+    for (const replay of replays) expect(replay.headers['idempotent-replayed']).toBe('true')
+    const original = responses.find((r) => r.status === 201)
+    for (const replay of replays) expect(replay.body).toEqual(original?.body)
+
+    const reused = await client.createPayment({ ...body, amount: '8' } as never)
+    expect(reused.status).toBe(409)
+    expect(errorOf(reused.body).code).toBe('IDEMPOTENCY_KEY_REUSED')
+  })
+
+  it.concurrent('returns metadata keys such as $where and a.b exactly as sent: create, GET, webhooks', async () => {
+    const receiver = await newReceiver()
+    const metadata = {
+      $where: 'function () { return true }',
+      'a.b': 'dotted',
+      '$inc.x': 1.5,
+      'x.y.z': true,
+      plain: null,
+      'üñí.$': 'unicode',
+    }
+    const { payment: created } = await create({
+      amount: '2',
+      currency: 'TRX',
+      network: 'TRON',
+      metadata,
+      callbackUrl: receiver.url,
+    })
+    expect(created.metadata).toEqual(metadata)
+    expect(((await client.getPayment(created.paymentId)).body as PaymentBody).metadata).toEqual(metadata)
+
+    await transfer('TRON', created.generatedAddress, '2', 'TRX')
+    // confirmed comes from the projection's document, not the gateway's write-through at creation
+    const confirmed = await waitForPayment(client, created.paymentId, (p) => p.status === 'confirmed')
+    expect(confirmed.metadata).toEqual(metadata)
+    await waitForEvent(receiver, created.paymentId, 'payment.confirmed')
+    for (const webhook of acknowledgedFor(receiver.received, created.paymentId)) {
+      expect(webhook.body.payment.metadata).toEqual(metadata)
+    }
+  })
+
+  it.concurrent('answers bad requests with the error codes of decisions.md', async () => {
+    const request = (method: string, path: string, body?: string, headers?: Record<string, string>) =>
+      client.request(method, path, body, headers)
+    const expectError = (
+      response: { status: number; headers: Record<string, string>; body: unknown },
+      status: number,
+      code: string,
+    ) => {
+      expect({ status: response.status, code: errorOf(response.body)?.code }).toEqual({ status, code })
+      expect(Object.keys(response.body as object)).toEqual(['error'])
+      expect(Object.keys(errorOf(response.body)).sort()).toEqual(['code', 'message'])
+      expect(response.headers['x-request-id']).toMatch(/\S/)
+    }
+    const valid = { amount: '1', currency: 'USDT', network: 'TRON' }
+
+    expectError(await client.createPayment({ ...valid, colour: 'red' } as never), 400, 'VALIDATION_ERROR')
+    expectError(
+      await client.createPayment({ currency: 'USDT', network: 'TRON' } as never),
+      400,
+      'VALIDATION_ERROR',
+    )
+    expectError(await client.createPayment({ ...valid, amount: '1.1234567' }), 400, 'VALIDATION_ERROR')
+    expectError(await client.createPayment(valid, { rawBody: '{"amount":' }), 400, 'VALIDATION_ERROR')
+    expectError(await client.createPayment({ ...valid, currency: 'DOGE' }), 400, 'UNSUPPORTED_ASSET')
+    expectError(
+      await request('POST', '/payments', JSON.stringify(valid), { 'x-service-signature': '0'.repeat(64) }),
+      401,
+      'INVALID_SIGNATURE',
+    )
+    expectError(
+      await clientOf({ ...merchant, apiKey: `${merchant.apiKey}x` }).createPayment(valid),
+      401,
+      'INVALID_API_KEY',
+    )
+    const unsigned = await fetch(`${cluster.urls.gateway}${API_BASE}/payments/${randomUUID()}`)
+    expectError(
+      { status: unsigned.status, headers: Object.fromEntries(unsigned.headers), body: await unsigned.json() },
+      401,
+      'MISSING_AUTH_HEADERS',
+    )
+    expectError(await client.getPayment(randomUUID()), 404, 'PAYMENT_NOT_FOUND')
+    expectError(await client.cancelPayment(randomUUID()), 404, 'PAYMENT_NOT_FOUND')
+    expectError(await client.getPayment('not-a-uuid'), 400, 'VALIDATION_ERROR')
+    expectError(
+      await request('POST', '/payments', JSON.stringify(valid), { 'content-type': 'text/plain' }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    )
+    expectError(await request('GET', '/no-such-route'), 404, 'NOT_FOUND')
+
+    // another merchant's payment does not exist for this one
+    const other = clientOf(await cluster.createMerchant('Another merchant'))
+    const theirs = await other.createPayment(valid)
+    expect(theirs.status).toBe(201)
+    const theirId = (theirs.body as PaymentBody).paymentId
+    expectError(await client.getPayment(theirId), 404, 'PAYMENT_NOT_FOUND')
+    expectError(await client.cancelPayment(theirId), 404, 'PAYMENT_NOT_FOUND')
+    expect(((await other.getPayment(theirId)).body as PaymentBody).status).toBe('pending')
+  })
+})
+
+describe('metrics after the flow', () => {
+  /** every sample of `name` whose labels include `labels` */
+  const samples = (text: string, name: string, labels: Record<string, string> = {}) =>
+    parsePrometheusText(text).filter(
+      (sample) =>
+        sample.name === name &&
+        Object.entries(labels).every(([label, value]) => sample.labels[label] === value),
+    )
+  const total = (text: string, name: string, labels: Record<string, string> = {}) =>
+    samples(text, name, labels).reduce((sum, sample) => sum + sample.value, 0)
+
+  it('every service answers /metrics with Prometheus text showing what it did', async () => {
+    const metricsUrls = {
+      gateway: cluster.urls.admin,
+      'payment-command': cluster.urls.paymentCommand,
+      'chain-indexer': cluster.urls.chainSimulator,
+      projection: listeningUrlOf(cluster.service('projection')),
+      notifier: listeningUrlOf(cluster.service('notifier')),
+    }
+    const scrapes = Object.fromEntries(
+      await Promise.all(
+        Object.entries(metricsUrls).map(async ([name, url]) => [name, await scrapeMetrics(url)] as const),
+      ),
+    )
+    for (const [name, scrape] of Object.entries(scrapes)) {
+      expect({ name, status: scrape.status }).toEqual({ name, status: 200 })
+      expect(scrape.contentType).toMatch(/^text\/plain; version=0\.0\.4/)
+      expect(() => parsePrometheusText(scrape.text)).not.toThrow()
+    }
+    const text = (name: keyof typeof metricsUrls) => scrapes[name]?.text ?? ''
+
+    expect(
+      total(text('gateway'), 'chainpay_http_request_duration_seconds_count', {
+        method: 'POST',
+        status_code: '201',
+      }),
+    ).toBeGreaterThanOrEqual(9)
+    expect(total(text('payment-command'), 'chainpay_relay_events_published_total')).toBeGreaterThan(0)
+    expect(
+      total(text('notifier'), 'chainpay_webhook_deliveries_total', { outcome: 'delivered' }),
+    ).toBeGreaterThan(0)
+    expect(
+      total(text('notifier'), 'chainpay_webhook_deliveries_total', { outcome: 'retry' }),
+    ).toBeGreaterThan(0)
+    for (const network of ['TRON', 'SOLANA']) {
+      expect(total(text('chain-indexer'), 'chainpay_chain_cursor_height', { network })).toBeGreaterThan(0)
+    }
+    const lag = Object.keys(scrapes).flatMap((service) =>
+      samples(text(service as keyof typeof metricsUrls), 'chainpay_bus_consumer_lag').map((sample) => ({
+        service,
+        ...sample,
+      })),
+    )
+    expect(lag.length).toBeGreaterThan(0)
+    for (const sample of lag) expect(sample.value).toBeGreaterThanOrEqual(0)
+  })
+})
