@@ -11,12 +11,11 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from '@chainpay/service-kit/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CreatedMerchant } from './admin-client.js'
 import {
   acknowledgedFor,
   deliveredEvents,
-  listeningUrlOf,
   type PaymentBody,
   pay,
   scrapeMetrics,
@@ -32,12 +31,10 @@ let client: MerchantClient
 const receivers: WebhookReceiver[] = []
 
 beforeAll(async () => {
-  // info: the projection and the notifier announce their health ports in their log (see listeningUrlOf)
   cluster = await startTestCluster({
     kafkaBrokers: testKafkaBrokers().join(','),
     mongodbUrl: testMongoDbUrl(),
     name: uniqueName('flow'),
-    logLevel: 'info',
   })
   merchant = await cluster.createMerchant('Distributed flow')
   client = clientOf(merchant)
@@ -46,6 +43,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.destroy()
   await Promise.all(receivers.map((receiver) => receiver.close()))
+})
+
+// the services' logs tell what went wrong in which process: shown once, with the first failure
+let logsShown = false
+beforeEach(({ onTestFailed }) => {
+  onTestFailed(() => {
+    if (logsShown || !cluster) return
+    logsShown = true
+    process.stderr.write(`--- the cluster's services logged:\n${cluster.output().slice(-50_000)}\n`)
+  })
 })
 
 function clientOf(owner: CreatedMerchant): MerchantClient {
@@ -100,8 +107,9 @@ function expectSignedByMerchant(webhooks: readonly ReceivedWebhook[]): void {
 const errorOf = (body: unknown) => (body as { error: { code: string; message: string } }).error
 
 describe('on five processes over Kafka and FerretDB', () => {
-  // a real minute (expiresInMinutes is at least 1): first, so that the others run meanwhile
-  it.concurrent('a pending payment with nothing received expires at expiresAt and the merchant is told', async () => {
+  // a real minute each (expiresInMinutes is at least 1): first, so that the others run meanwhile in
+  // the remaining slots (vitest runs at most maxConcurrency, 5, concurrent tests at a time)
+  it.concurrent('a pending payment with nothing received expires at expiresAt, the merchant is told, and later funds are reported', async () => {
     const receiver = await newReceiver()
     const { payment: created } = await create({
       amount: '1',
@@ -114,11 +122,53 @@ describe('on five processes over Kafka and FerretDB', () => {
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(created.expiresAt))
     expect(expired).toMatchObject({ receivedAmount: null, txHash: null, confirmedAt: null })
     await waitForEvent(receiver, created.paymentId, 'payment.expired')
+
+    const lateTx = await transfer('TRON', created.generatedAddress, '1', 'TRX')
+    await waitForEvent(receiver, created.paymentId, 'payment.late_funds')
     expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
       'payment.pending',
       'payment.expired',
+      'payment.late_funds',
     ])
-    expectSignedByMerchant(acknowledgedFor(receiver.received, created.paymentId))
+    const delivered = acknowledgedFor(receiver.received, created.paymentId)
+    expectSignedByMerchant(delivered)
+    expect(delivered.find((r) => r.body.event === 'payment.late_funds')?.body.payment).toMatchObject({
+      status: 'EXPIRED',
+      late_funds: { tx_hash: lateTx, amount: '1' },
+    })
+    expect(((await client.getPayment(created.paymentId)).body as PaymentBody).status).toBe('expired')
+  }, 150_000)
+
+  it.concurrent('an underpaid payment is final at expiresAt: a top-up afterwards is reported as late funds', async () => {
+    const receiver = await newReceiver()
+    const { payment: created } = await create({
+      amount: '10',
+      currency: 'TRX',
+      network: 'TRON',
+      expiresInMinutes: 1,
+      callbackUrl: receiver.url,
+    })
+    await transfer('TRON', created.generatedAddress, '4', 'TRX')
+    await waitForPayment(client, created.paymentId, (p) => p.status === 'underpaid')
+    // the top-up's block must be later than expiresAt: wait on the clock the simulator's blocks use
+    const afterExpiry = Date.parse(created.expiresAt) + 2_000 - Date.now()
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, afterExpiry)))
+
+    const lateTx = await transfer('TRON', created.generatedAddress, '6', 'TRX')
+    await waitForEvent(receiver, created.paymentId, 'payment.late_funds')
+    expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
+      'payment.pending',
+      'payment.underpaid',
+      'payment.late_funds',
+    ])
+    expect(
+      acknowledgedFor(receiver.received, created.paymentId).find((r) => r.body.event === 'payment.late_funds')
+        ?.body.payment,
+    ).toMatchObject({ status: 'UNDERPAID', late_funds: { tx_hash: lateTx, amount: '6' } })
+    expect((await client.getPayment(created.paymentId)).body).toMatchObject({
+      status: 'underpaid',
+      receivedAmount: '4',
+    })
   }, 150_000)
 
   it.concurrent('creates, reads its write at once, confirms after 20 TRON confirmations and delivers signed webhooks in order, retried under one event id', async () => {
@@ -201,7 +251,8 @@ describe('on five processes over Kafka and FerretDB', () => {
     expectSignedByMerchant(delivered)
     const attempts = receiver.received.filter((r) => r.body.payment.id === created.paymentId)
     const pendingAttempts = attempts.filter((r) => r.body.event === 'payment.pending')
-    expect(pendingAttempts.map((r) => r.answeredWith)).toEqual([500, 500, 200])
+    // at least once: a redelivery after the acknowledgement would be allowed
+    expect(pendingAttempts.map((r) => r.answeredWith).slice(0, 3)).toEqual([500, 500, 200])
     expect(new Set(pendingAttempts.map((r) => r.headers['x-event-id'])).size).toBe(1)
     const eventIdOf = (event: string) => delivered.find((r) => r.body.event === event)?.headers['x-event-id']
     expect(eventIdOf('payment.confirmed')).not.toBe(eventIdOf('payment.pending'))
@@ -296,10 +347,24 @@ describe('on five processes over Kafka and FerretDB', () => {
       expectedAmount: '1.5',
     })
     await waitForEvent(receiver, created.paymentId, 'payment.overpaid')
+
+    // after settlement, further funds are reported and change nothing
+    const lateTx = await transfer('SOLANA', created.generatedAddress, '0.25', 'SOL')
+    await waitForEvent(receiver, created.paymentId, 'payment.late_funds')
     expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
       'payment.pending',
       'payment.overpaid',
+      'payment.late_funds',
     ])
+    expect(
+      acknowledgedFor(receiver.received, created.paymentId).find((r) => r.body.event === 'payment.late_funds')
+        ?.body.payment,
+    ).toMatchObject({ status: 'OVERPAID', late_funds: { tx_hash: lateTx, amount: '0.25' } })
+    expect((await client.getPayment(created.paymentId)).body).toMatchObject({
+      status: 'overpaid',
+      receivedAmount: '1.75',
+      txHash,
+    })
   })
 
   it.concurrent('cancels a pending payment, reports it, and reports funds that arrive afterwards without changing the status', async () => {
@@ -436,6 +501,19 @@ describe('on five processes over Kafka and FerretDB', () => {
       'UNSUPPORTED_MEDIA_TYPE',
     )
     expectError(await request('GET', '/no-such-route'), 404, 'NOT_FOUND')
+    expectError(await request('DELETE', `/payments/${randomUUID()}`), 405, 'METHOD_NOT_ALLOWED')
+    expectError(
+      await client.createPayment({ ...valid, description: 'x'.repeat(70 * 1024) }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    )
+    const skewed = createMerchantClient({
+      baseUrl: `${cluster.urls.gateway}${API_BASE}`,
+      apiKey: merchant.apiKey,
+      apiSecret: merchant.apiSecret,
+      now: () => Date.now() - 10 * 60_000,
+    })
+    expectError(await skewed.createPayment(valid), 401, 'INVALID_TIMESTAMP')
 
     // another merchant's payment does not exist for this one
     const other = clientOf(await cluster.createMerchant('Another merchant'))
@@ -464,8 +542,8 @@ describe('metrics after the flow', () => {
       gateway: cluster.urls.admin,
       'payment-command': cluster.urls.paymentCommand,
       'chain-indexer': cluster.urls.chainSimulator,
-      projection: listeningUrlOf(cluster.service('projection')),
-      notifier: listeningUrlOf(cluster.service('notifier')),
+      projection: cluster.serviceUrls.projection,
+      notifier: cluster.serviceUrls.notifier,
     }
     const scrapes = Object.fromEntries(
       await Promise.all(
@@ -484,7 +562,7 @@ describe('metrics after the flow', () => {
         method: 'POST',
         status_code: '201',
       }),
-    ).toBeGreaterThanOrEqual(9)
+    ).toBeGreaterThanOrEqual(10)
     expect(total(text('payment-command'), 'chainpay_relay_events_published_total')).toBeGreaterThan(0)
     expect(
       total(text('notifier'), 'chainpay_webhook_deliveries_total', { outcome: 'delivered' }),

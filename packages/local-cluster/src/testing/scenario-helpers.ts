@@ -2,7 +2,7 @@
 // on the simulated chain, poll a payment through the gateway, scrape a service's /metrics.
 
 import type { MerchantClient } from '@chainpay/client'
-import type { NodeProcess, ReceivedWebhook } from '@chainpay/service-kit/testing'
+import type { ReceivedWebhook } from '@chainpay/service-kit/testing'
 
 export interface PaymentBody {
   paymentId: string
@@ -88,31 +88,6 @@ export const acknowledgedFor = (received: readonly ReceivedWebhook[], paymentId:
 export const deliveredEvents = (received: readonly ReceivedWebhook[], paymentId: string): string[] => [
   ...new Set(acknowledgedFor(received, paymentId).map((webhook) => webhook.body.event)),
 ]
-
-/**
- * Where a service's own HTTP listener is (its /healthz, /readyz, /metrics), read from the
- * `... listening` line it logs at info level: the test cluster does not hand out the health ports
- * of the projection and the notifier.
- */
-export function listeningUrlOf(service: NodeProcess, listener = 'health API'): string {
-  const announced = [...service.output().matchAll(/^\{.*"url".*\}$/gm)]
-    .map(([line]) => parseLogLine(line))
-    .filter((entry) => entry?.msg === `${listener} listening` && typeof entry.url === 'string')
-  const url = announced.at(-1)?.url
-  if (url === undefined) {
-    throw new Error(`${service.name} logged no '${listener} listening' line (is the log level info?)`)
-  }
-  return url
-}
-
-function parseLogLine(line: string): { msg?: string; url?: string } | undefined {
-  try {
-    return JSON.parse(line) as { msg?: string; url?: string }
-  } catch {
-    // a line that only looks like a JSON log line: not the one looked for
-    return undefined
-  }
-}
 
 export interface MetricsScrape {
   status: number
