@@ -122,22 +122,25 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
 
   let bus: Bus | undefined
   const brokers = infrastructure.kafkaBrokers
-  if (brokers) {
-    const probe = kafkaProbe(brokers)
-    checks.push(probe.answers)
-    closers.push(probe.close)
-  }
+  const namespace = infrastructure.busNamespace
   const openBus = (): Bus => {
     if (bus) return bus
-    const plain = brokers
-      ? createKafkaBus({
-          brokers,
-          clientId: `chainpay-${serviceName}`,
-          logger,
-          ...(options.metrics ? { metrics: options.metrics } : {}),
-        })
-      : createSqliteBus(sqliteDb(), { logger })
-    bus = infrastructure.busNamespace ? namespacedBus(plain, infrastructure.busNamespace) : plain
+    if (brokers) {
+      // readiness asks Kafka only of the services that use the bus (not the gateway)
+      const probe = kafkaProbe(brokers)
+      checks.push(probe.answers)
+      closers.push(probe.close)
+      bus = createKafkaBus({
+        brokers,
+        clientId: `chainpay-${serviceName}`,
+        logger,
+        ...(namespace ? { namePrefix: `${namespace}.` } : {}),
+        ...(options.metrics ? { metrics: options.metrics } : {}),
+      })
+    } else {
+      const embedded = createSqliteBus(sqliteDb(), { logger })
+      bus = namespace ? namespacedBus(embedded, namespace) : embedded
+    }
     return bus
   }
 

@@ -1,5 +1,7 @@
-// Several installations (or test runs) can share one Kafka cluster: BUS_NAMESPACE prefixes every
-// topic and consumer group of this one, and handlers still see the topic names of the code.
+// Several installations (or test runs) can share one bus: BUS_NAMESPACE prefixes every topic and
+// consumer group of this one, and handlers still see the topic names of the code. The Kafka bus does
+// this itself (its namePrefix, which also keeps the prefix out of metric labels and log lines); this
+// wrapper does it for the embedded bus.
 
 import type { Bus } from '@chainpay/ports'
 

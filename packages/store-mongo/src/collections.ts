@@ -11,6 +11,8 @@
 //   payment_deadlines         expiry deadline and retry state of open payments (_id paymentId)
 //   payment_deadline_watches  the chain watcher's marks (_id paymentId); may precede the deadline
 //   webhook_deliveries, webhook_attempts          the notifier's delivery log (deliveries.ts)
+//   webhook_leases            claims of deliveries by notifier processes: an insert is the only
+//                             atomic step FerretDB v1 offers (deliveries.ts)
 //   chain_cursors, watched_addresses, tracked_transfers   the chain indexer (chain-indexer-store.ts)
 //
 // Uniqueness rests on `_id` alone, which every server enforces without a secondary index; the indexes
@@ -27,6 +29,7 @@ export const mongoCollections = {
   paymentDeadlineWatches: 'payment_deadline_watches',
   webhookDeliveries: 'webhook_deliveries',
   webhookAttempts: 'webhook_attempts',
+  webhookLeases: 'webhook_leases',
   chainCursors: 'chain_cursors',
   watchedAddresses: 'watched_addresses',
   trackedTransfers: 'tracked_transfers',

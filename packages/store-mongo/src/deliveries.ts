@@ -5,7 +5,7 @@ import { isDuplicateKeyError } from './concurrency.js'
 import { escapeKeys, unescapeKeys } from './document-keys.js'
 
 // one document per lease taken, never deleted: see takeLease
-const webhookLeases = 'webhook_leases'
+const webhookLeases = mongoCollections.webhookLeases
 
 interface DeliveryDocument {
   _id: string
