@@ -55,9 +55,10 @@ export async function buildChainIndexerContext(
     }),
   )
   return {
+    // the simulator and its routes before the indexers: those may wait for their consumer groups
+    // (after a crash, until the dead member's session times out)
     services: [
       simulator,
-      ...indexers,
       healthService({
         name: 'chain simulator and health API',
         host: config.host,
@@ -69,6 +70,7 @@ export async function buildChainIndexerContext(
           await app.register(chainSimulatorRoutes, { simulator })
         },
       }),
+      ...indexers,
     ],
     close: () => infrastructure.close(),
   }

@@ -69,7 +69,10 @@ export async function buildPaymentCommandContext(
   })
 
   return {
+    // the command API first: creates only need the event store, while the consumers below may wait
+    // for their groups (after a crash, until the dead member's session times out)
     services: [
+      commandApi,
       createEventRelay({
         eventStore,
         bus,
@@ -80,7 +83,6 @@ export async function buildPaymentCommandContext(
       createDeadlineKeeper({ bus, deadlines, logger }),
       createObservationConsumer({ bus, handler, chainTimes, deadlines, logger }),
       createExpiryScheduler({ deadlines, handler, chainTimes, clock, logger }),
-      commandApi,
     ],
     async close() {
       await eventStore.close()
