@@ -1,15 +1,19 @@
 // Distributed benchmark: the five services as separate processes on their own Apache Kafka and
-// FerretDB, started here with the project's own code (planCluster, startKafka, startFerretDb, as
-// scripts/up does, but with a short simulated TRON block interval). In one run it measures create and
-// GET through the gateway, the latency from the block that gives a transfer its required
-// confirmations to the payment.confirmed webhook, and the floor of the infrastructure underneath: a
-// kafkajs produce→consume round trip and a bare findOne by _id on the same FerretDB. Prints the
-// figures and the markdown for docs/benchmarks.md. Not a test: it asserts nothing. It stops
-// everything it started, also when it fails or is interrupted.
+// FerretDB, started here with the project's own code (planCluster, startKafka, startFerretDb, in
+// scripts/up's layout, but with a short simulated TRON block interval). In one run it measures create
+// and GET through the gateway; the latency from the block that gives a transfer its required
+// confirmations to the payment.confirmed webhook, split at payment-command's decision and at the
+// notifier's record of the delivery; and the floor underneath: a kafkajs produce→consume round trip,
+// a bare findOne by _id and insertOne on the same FerretDB, and what a filter on any other field
+// costs there. It notes each process's CPU per phase, to show what dominates. Prints the figures and
+// the markdown for docs/benchmarks.md. Not a test: it asserts nothing. It stops everything it
+// started, also when it fails or is interrupted.
+
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { cpus, tmpdir, totalmem } from 'node:os'
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { DatabaseSync } from 'node:sqlite'
@@ -25,6 +29,7 @@ import {
   planCluster,
   writeDemoMerchant,
 } from '../../packages/local-cluster/dist/index.js'
+import { clusterLayout } from '../../packages/local-cluster/dist/up-config.js'
 import { FERRETDB_VERSION, startFerretDb } from '../../packages/local-servers/dist/ferretdb.js'
 import { KAFKA_VERSION, startKafka } from '../../packages/local-servers/dist/kafka.js'
 import {
@@ -40,9 +45,11 @@ import { apiAuthHeaders } from '../../packages/signing/dist/index.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 // the same kafkajs (with the project's patch) and mongodb driver the adapters use
-const { Kafka, logLevel: kafkaLogLevel, Partitioners } = createRequire(
-  join(root, 'packages/bus-kafka/package.json'),
-)('kafkajs')
+const {
+  Kafka,
+  logLevel: kafkaLogLevel,
+  Partitioners,
+} = createRequire(join(root, 'packages/bus-kafka/package.json'))('kafkajs')
 const { MongoClient } = createRequire(join(root, 'packages/store-mongo/package.json'))('mongodb')
 
 const duration = Number(process.env.BENCH_SECONDS ?? 10)
@@ -50,12 +57,14 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 16)
 const webhookPayments = Number(process.env.BENCH_WEBHOOK_PAYMENTS ?? 50)
 const kafkaMessages = Number(process.env.BENCH_KAFKA_MESSAGES ?? 500)
 const tronBlockMs = Number(process.env.BENCH_TRON_BLOCK_MS ?? 50)
-/** payments are paid one every few blocks, so that each reaches its confirmations in a block of its own */
-const payEveryMs = tronBlockMs * 3
 const readTargets = 200
 const findOneSequential = 1000
 const SOLANA_BLOCK_MS = 400
 const READY_TIMEOUT_MS = 90_000
+/** the chain-indexer publishes its progress every block, so a live system is rarely at exactly zero */
+const CAUGHT_UP_LAG = 5
+/** Topics.paymentEvents of @chainpay/ports */
+const PAYMENT_EVENTS_TOPIC = 'chainpay.payment-events'
 
 const out = (line = '') => process.stdout.write(`${line}\n`)
 
@@ -91,9 +100,65 @@ function percentile(sorted, p) {
 }
 function summarize(samples) {
   const sorted = [...samples].sort((a, b) => a - b)
-  return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) }
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1),
+  }
 }
 const ms = (value) => (value >= 10 ? value.toFixed(0) : value.toFixed(1))
+
+// ---- CPU per process: who burns the two cores during each phase (Linux /proc) ----
+/** every server process started, by name, whose CPU time is read */
+const watchedProcesses = []
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100
+  } catch {
+    return 100
+  }
+})()
+const LOAD_GENERATOR = 'bench'
+function cpuSeconds() {
+  const seconds = { at: performance.now() / 1000 }
+  for (const { name, pid } of watchedProcesses) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      // after the command name in parentheses: field 14 utime and 15 stime, in clock ticks
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      seconds[name] = (Number(fields[11]) + Number(fields[12])) / clockTicks
+    } catch {
+      seconds[name] = Number.NaN
+    }
+  }
+  // the whole machine, to show what else ran: /proc/stat's first line, in clock ticks
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/)
+    const values = ticks.map(Number)
+    const idle = values[3] + values[4]
+    seconds.machine = (values.slice(0, 8).reduce((a, b) => a + b, 0) - idle) / clockTicks
+  } catch {
+    seconds.machine = Number.NaN
+  }
+  const own = process.cpuUsage()
+  seconds[LOAD_GENERATOR] = (own.user + own.system) / 1e6
+  return seconds
+}
+const cpuPhases = []
+/** runs `work`, noting each process's CPU over it as a percentage of one core */
+async function accounted(phase, work) {
+  const before = cpuSeconds()
+  const result = await work()
+  const after = cpuSeconds()
+  const wall = after.at - before.at
+  const shares = {}
+  for (const name of Object.keys(after)) {
+    if (name !== 'at') shares[name] = ((after[name] - before[name]) / wall) * 100
+  }
+  cpuPhases.push({ phase, shares })
+  return result
+}
 
 // ---- HTTP helpers ----
 function signed(credentials, method, path, body = '') {
@@ -105,8 +170,19 @@ function signed(credentials, method, path, body = '') {
 async function createPayment(base, credentials, fields) {
   const path = '/api/merchant/v1/payments'
   const body = JSON.stringify({ amount: '10.5', currency: 'USDT', network: 'TRON', ...fields })
-  const response = await fetch(base + path, { method: 'POST', body, headers: signed(credentials, 'POST', path, body) })
+  const response = await fetch(base + path, {
+    method: 'POST',
+    body,
+    headers: signed(credentials, 'POST', path, body),
+  })
   if (response.status !== 201) throw new Error(`create answered ${response.status}: ${await response.text()}`)
+  return await response.json()
+}
+
+async function getPayment(base, credentials, paymentId) {
+  const path = `/api/merchant/v1/payments/${paymentId}`
+  const response = await fetch(base + path, { headers: signed(credentials, 'GET', path) })
+  if (response.status !== 200) throw new Error(`GET ${paymentId} answered ${response.status}`)
   return await response.json()
 }
 
@@ -119,6 +195,7 @@ async function load(title, url, requestFactory) {
   })
   const row = {
     title,
+    ok: result['2xx'],
     rps: Math.round(result['2xx'] / duration),
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -133,19 +210,30 @@ async function load(title, url, requestFactory) {
 
 // ---- bringing the system up ----
 async function startCluster(dataDir) {
-  const [gateway, admin, paymentCommand, chainIndexer, projection, notifier, kafkaPort, controllerPort, ferretPort] =
-    await Promise.all(Array.from({ length: 9 }, () => freeLoopbackPort()))
-  const servers = join(dataDir, 'servers')
+  const [
+    gateway,
+    admin,
+    paymentCommand,
+    chainIndexer,
+    projection,
+    notifier,
+    kafkaPort,
+    controllerPort,
+    ferretPort,
+  ] = await Promise.all(Array.from({ length: 9 }, () => freeLoopbackPort()))
+  // scripts/up's layout, so that if this process is killed outright scripts/down stops what is left
+  const layout = clusterLayout(dataDir)
+  out(`data directory ${dataDir} (if this is killed: DATA_DIR=${dataDir} scripts/down)`)
   out(`starting Apache Kafka ${KAFKA_VERSION} on 127.0.0.1:${kafkaPort}`)
-  const kafkaDirectory = join(servers, 'kafka')
-  cleanups.push({ name: 'kafka', run: () => stopPidFile(join(kafkaDirectory, 'kafka.pid'), 'SIGTERM') })
-  const kafka = await startKafka({ directory: kafkaDirectory, port: kafkaPort, controllerPort })
-  startedPids.push(readPid(join(kafkaDirectory, 'kafka.pid')))
+  cleanups.push({ name: 'kafka', run: () => stopPidFile(layout.kafkaPidFile, 'SIGTERM') })
+  const kafka = await startKafka({ directory: layout.kafkaDirectory, port: kafkaPort, controllerPort })
+  startedPids.push(readPid(layout.kafkaPidFile))
+  watchedProcesses.push({ name: 'kafka', pid: readPid(layout.kafkaPidFile) })
   out(`starting FerretDB ${FERRETDB_VERSION} on 127.0.0.1:${ferretPort}`)
-  const ferretDirectory = join(servers, 'ferretdb')
-  cleanups.push({ name: 'ferretdb', run: () => stopPidFile(join(ferretDirectory, 'ferretdb.pid'), 'SIGTERM') })
-  const ferret = await startFerretDb({ directory: ferretDirectory, port: ferretPort })
-  startedPids.push(readPid(join(ferretDirectory, 'ferretdb.pid')))
+  cleanups.push({ name: 'ferretdb', run: () => stopPidFile(layout.ferretdbPidFile, 'SIGTERM') })
+  const ferret = await startFerretDb({ directory: layout.ferretdbDirectory, port: ferretPort })
+  startedPids.push(readPid(layout.ferretdbPidFile))
+  watchedProcesses.push({ name: 'ferretdb', pid: readPid(layout.ferretdbPidFile) })
 
   const secrets = ensureClusterSecrets(dataDir)
   const plan = planCluster({
@@ -158,8 +246,7 @@ async function startCluster(dataDir) {
     logLevel: 'warn',
     blockIntervalMs: { TRON: tronBlockMs, SOLANA: SOLANA_BLOCK_MS },
   })
-  const runDirectory = join(dataDir, 'run')
-  const logDirectory = join(dataDir, 'logs')
+  const { runDirectory, logDirectory } = layout
   mkdirSync(runDirectory, { recursive: true })
   mkdirSync(logDirectory, { recursive: true })
   // in plan order (payment-command first: the gateway's readiness asks it), as scripts/up does
@@ -178,6 +265,7 @@ async function startCluster(dataDir) {
       pidFile,
     })
     startedPids.push(started.pid)
+    watchedProcesses.push({ name: service.name, pid: started.pid })
     await waitUntil(
       async () => {
         const response = await fetch(service.readyUrl)
@@ -196,7 +284,13 @@ async function startCluster(dataDir) {
   const created = await createMerchant(plan.urls.admin, secrets.adminToken, { name: 'Demo merchant' })
   writeDemoMerchant(dataDir, { ...created, merchantId: created.merchant.merchantId })
   const credentials = JSON.parse(readFileSync(join(dataDir, clusterFiles.demoMerchant), 'utf8'))
-  return { plan, kafka, ferret, credentials, chainDatabase: join(dataDir, 'chain-indexer', 'chainpay.sqlite') }
+  return {
+    plan,
+    kafka,
+    ferret,
+    credentials,
+    chainDatabase: join(dataDir, 'chain-indexer', 'chainpay.sqlite'),
+  }
 }
 
 // ---- the raw floor: Kafka round trip ----
@@ -217,7 +311,10 @@ async function kafkaRoundTrip(brokers) {
     createPartitioner: Partitioners.DefaultPartitioner,
   })
   const consumer = kafka.consumer({ groupId: `bench-round-trip-${process.pid}`, maxWaitTimeInMs: 1000 })
-  cleanups.push({ name: 'kafkajs clients', run: () => Promise.all([producer.disconnect(), consumer.disconnect()]) })
+  cleanups.push({
+    name: 'kafkajs clients',
+    run: () => Promise.all([producer.disconnect(), consumer.disconnect()]),
+  })
   await producer.connect()
   await consumer.connect()
   await consumer.subscribe({ topics: [topic], fromBeginning: true })
@@ -248,11 +345,26 @@ async function kafkaRoundTrip(brokers) {
   return summarize(samples)
 }
 
-// ---- the raw floor: findOne by _id on the read model's collection ----
-async function bareFindOne(url, ids) {
-  const client = new MongoClient(url)
-  cleanups.push({ name: 'mongodb client', run: () => client.close() })
-  const payments = client.db('chainpay').collection('payments_read')
+// ---- the raw floor: MongoDB-wire operations on the same FerretDB database the services use ----
+/** runs `operation` with `connections` in flight for `duration` seconds */
+async function concurrently(operation) {
+  const samples = []
+  const until = performance.now() + duration * 1000
+  let n = 0
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < until) {
+        const started = performance.now()
+        await operation(n++)
+        samples.push(performance.now() - started)
+      }
+    }),
+  )
+  return { ...summarize(samples), rps: Math.round(samples.length / duration) }
+}
+
+async function bareFindOne(database, ids) {
+  const payments = database.collection('payments_read')
   for (const id of ids.slice(0, 20)) await payments.findOne({ _id: id })
   const sequential = []
   for (let i = 0; i < findOneSequential; i++) {
@@ -262,22 +374,26 @@ async function bareFindOne(url, ids) {
     if (!found) throw new Error(`findOne did not find ${ids[i % ids.length]}`)
   }
   // as many in flight as autocannon has connections, for the same time
-  const concurrent = []
-  const until = performance.now() + duration * 1000
-  let n = 0
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (performance.now() < until) {
-        const started = performance.now()
-        await payments.findOne({ _id: ids[n++ % ids.length] })
-        concurrent.push(performance.now() - started)
-      }
-    }),
-  )
-  return {
-    sequential: summarize(sequential),
-    concurrent: { ...summarize(concurrent), rps: Math.round(concurrent.length / duration) },
+  const concurrent = await concurrently((i) => payments.findOne({ _id: ids[i % ids.length] }))
+  return { sequential: summarize(sequential), concurrent }
+}
+
+/** what a create's writes stand on: a small document inserted by _id, into the services' database */
+async function bareInsertOne(database) {
+  const scratch = database.collection(`bench_floor_${process.pid}`)
+  try {
+    return await concurrently((i) => scratch.insertOne({ _id: `bench-${i}`, at: new Date().toISOString() }))
+  } finally {
+    await scratch.drop()
   }
+}
+
+/** FerretDB's own command counters (serverStatus), summed: what all the services asked of it */
+async function ferretCommands(client) {
+  const { metrics } = await client.db('admin').command({ serverStatus: 1 })
+  const counts = {}
+  for (const [command, { total }] of Object.entries(metrics.commands)) counts[command] = Number(total)
+  return counts
 }
 
 // ---- confirmation → webhook ----
@@ -300,7 +416,7 @@ async function startReceiver() {
   return { url: `http://127.0.0.1:${server.address().port}/webhooks`, confirmed }
 }
 
-async function confirmationToWebhook(cluster) {
+async function confirmationToWebhook(cluster, database) {
   const { plan, credentials, chainDatabase } = cluster
   const required = defaultAssetRegistry.networks.find((n) => n.network === 'TRON').requiredConfirmations
   const receiver = await startReceiver()
@@ -308,68 +424,141 @@ async function confirmationToWebhook(cluster) {
   for (let i = 0; i < webhookPayments; i++) {
     payments.push(await createPayment(plan.urls.gateway, credentials, { callbackUrl: receiver.url }))
   }
+  // One payment at a time: each confirmation a transfer gains is an observation, an event and a bus
+  // message per consumer, so transfers confirming side by side would measure the pipeline's backlog
+  // at this unrealistically short block interval rather than its latency.
   const txHashes = new Map()
-  const firstPaid = Date.now()
-  for (const [i, payment] of payments.entries()) {
-    await sleep(Math.max(0, firstPaid + i * payEveryMs - Date.now()))
+  for (const payment of payments) {
     const response = await fetch(`${plan.urls.chainSimulator}/dev/chains/TRON/transfers`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ to: payment.generatedAddress, amount: payment.amount, currency: 'USDT' }),
     })
-    if (response.status !== 201) throw new Error(`transfer answered ${response.status}: ${await response.text()}`)
+    if (response.status !== 201)
+      throw new Error(`transfer answered ${response.status}: ${await response.text()}`)
     txHashes.set(payment.paymentId, (await response.json()).txHash)
-  }
-  const deadline = Date.now() + 120_000
-  while (receiver.confirmed.size < payments.length) {
-    if (Date.now() > deadline) {
-      throw new Error(`only ${receiver.confirmed.size} of ${payments.length} payment.confirmed webhooks arrived`)
+    const deadline = Date.now() + 60_000
+    while (!receiver.confirmed.has(payment.paymentId)) {
+      if (Date.now() > deadline) throw new Error(`no payment.confirmed webhook for ${payment.paymentId}`)
+      await sleep(5)
     }
-    await sleep(50)
   }
   // the chain's own record: the block holding the transfer, and the time of the block that gave it
   // its required confirmations (confirmations = head - height + 1)
   const chain = new DatabaseSync(chainDatabase, { readOnly: true })
   try {
-    const heightOf = chain.prepare("SELECT block_height FROM sim_transactions WHERE network = 'TRON' AND tx_hash = ?")
+    const heightOf = chain.prepare(
+      "SELECT block_height FROM sim_transactions WHERE network = 'TRON' AND tx_hash = ?",
+    )
     const timeOf = chain.prepare("SELECT time FROM sim_blocks WHERE network = 'TRON' AND height = ?")
     const heights = new Set()
-    const samples = payments.map(({ paymentId }) => {
+    // when the notifier recorded each delivery (its createdAt): one scan, after the measurement
+    const recordedAt = new Map()
+    const confirmedDeliveries = database
+      .collection('webhook_deliveries')
+      .find({ eventType: 'payment.confirmed' }, { projection: { paymentId: 1, createdAt: 1 } })
+    for await (const { paymentId, createdAt } of confirmedDeliveries)
+      recordedAt.set(paymentId, Date.parse(createdAt))
+    const total = []
+    const toDecision = []
+    const decisionToRecorded = []
+    const recordedToWebhook = []
+    for (const { paymentId } of payments) {
       const txHash = txHashes.get(paymentId)
       const webhook = receiver.confirmed.get(paymentId)
-      if (webhook.txHash !== txHash) throw new Error(`webhook of ${paymentId} names ${webhook.txHash}, paid ${txHash}`)
+      if (webhook.txHash !== txHash)
+        throw new Error(`webhook of ${paymentId} names ${webhook.txHash}, paid ${txHash}`)
       const height = Number(heightOf.get(txHash).block_height)
       heights.add(height)
-      const confirmedAt = Date.parse(timeOf.get(height + required - 1).time)
-      return webhook.arrived - confirmedAt
-    })
-    return { ...summarize(samples), required, distinctBlocks: heights.size }
+      const finalBlockAt = Date.parse(timeOf.get(height + required - 1).time)
+      // confirmedAt is payment-command's clock when it decided: splits the path in two
+      const decidedAt = Date.parse((await getPayment(plan.urls.gateway, credentials, paymentId)).confirmedAt)
+      total.push(webhook.arrived - finalBlockAt)
+      toDecision.push(decidedAt - finalBlockAt)
+      decisionToRecorded.push(recordedAt.get(paymentId) - decidedAt)
+      recordedToWebhook.push(webhook.arrived - recordedAt.get(paymentId))
+    }
+    return {
+      ...summarize(total),
+      toDecision: summarize(toDecision),
+      decisionToRecorded: summarize(decisionToRecorded),
+      recordedToWebhook: summarize(recordedToWebhook),
+      required,
+      distinctBlocks: heights.size,
+    }
   } finally {
     chain.close()
   }
 }
 
-// ---- bus lag after the create load: how far the consumers in their own processes are behind ----
-async function busLag(brokers) {
+// ---- bus lag: how far the consumers, in their own processes, are behind what was published ----
+async function busLagMonitor(brokers) {
   const kafka = new Kafka({ clientId: 'bench-lag', brokers: [brokers], logLevel: kafkaLogLevel.NOTHING })
   const admin = kafka.admin()
   await admin.connect()
-  try {
+  cleanups.push({ name: 'kafkajs admin', run: () => admin.disconnect() })
+  const lag = async () => {
     const { groups } = await admin.listGroups()
-    let lag = 0
+    let behind = 0
     for (const { groupId } of groups) {
       if (groupId.startsWith('bench-')) continue
       for (const { topic, partitions } of await admin.fetchOffsets({ groupId })) {
         const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]))
         for (const { partition, offset } of partitions) {
           const committed = BigInt(offset) < 0n ? 0n : BigInt(offset)
-          lag += Number((ends.get(partition) ?? 0n) - committed)
+          behind += Number((ends.get(partition) ?? 0n) - committed)
         }
       }
     }
-    return lag
-  } finally {
-    await admin.disconnect()
+    return behind
+  }
+  /** messages on the payment events topic so far (its high watermarks, summed) */
+  const paymentEvents = async () => {
+    let total = 0
+    for (const topic of await admin.listTopics()) {
+      if (!topic.endsWith(PAYMENT_EVENTS_TOPIC)) continue
+      for (const { high } of await admin.fetchTopicOffsets(topic)) total += Number(high)
+    }
+    return total
+  }
+  return {
+    lag,
+    paymentEvents,
+    /** waits until the consumer groups have caught up (all but CAUGHT_UP_LAG); the seconds it took */
+    async settle(what) {
+      const started = Date.now()
+      for (;;) {
+        if ((await lag()) <= CAUGHT_UP_LAG) return (Date.now() - started) / 1000
+        if (Date.now() - started > 180_000) throw new Error(`the bus consumers did not catch up ${what}`)
+        await sleep(250)
+      }
+    },
+  }
+}
+
+/** counters spent per unit of work, less the idle rate over the same time */
+function costPer(units, idleFrom, idleTo, from, to) {
+  const idleSeconds = (idleTo.at - idleFrom.at) / 1000
+  const seconds = (to.at - from.at) / 1000
+  const net = (before, after, idleBefore, idleAfter) =>
+    Math.max(0, (after - before - ((idleAfter - idleBefore) / idleSeconds) * seconds) / units)
+  const commands = Object.keys(to.ferret)
+  const byCommand = commands
+    .map((command) => [
+      command,
+      net(
+        from.ferret[command] ?? 0,
+        to.ferret[command],
+        idleFrom.ferret[command] ?? 0,
+        idleTo.ferret[command] ?? 0,
+      ),
+    ])
+    .filter(([, count]) => count >= 0.1)
+    .sort((a, b) => b[1] - a[1])
+  return {
+    ferret: byCommand.reduce((sum, [, count]) => sum + count, 0),
+    ferretByCommand: byCommand.map(([command, count]) => `${command} ${count.toFixed(1)}`).join(', '),
+    paymentEvents: net(from.paymentEvents, to.paymentEvents, idleFrom.paymentEvents, idleTo.paymentEvents),
   }
 }
 
@@ -377,6 +566,10 @@ async function busLag(brokers) {
 const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-bench-distributed-'))
 cleanups.push({ name: 'data directory', run: async () => rmSync(dataDir, { recursive: true, force: true }) })
 let exitCode = 0
+// the figures mean little on a machine that is busy with something else: say how busy it was
+const loadBefore = loadavg()[0].toFixed(2)
+if (loadavg()[0] > 0.5)
+  out(`note: the machine is not idle (load average ${loadBefore}); figures will be lower`)
 try {
   const cluster = await startCluster(dataDir)
   const { plan, credentials } = cluster
@@ -388,30 +581,37 @@ try {
     const batch = await Promise.all(Array.from({ length: 8 }, () => createPayment(base, credentials, {})))
     ids.push(...batch.map((p) => p.paymentId))
   }
-  await waitUntil(
-    async () => {
-      const path = `/api/merchant/v1/payments/${ids.at(-1)}`
-      const response = await fetch(base + path, { headers: signed(credentials, 'GET', path) })
-      await response.body?.cancel()
-      return response.status === 200
-    },
-    { timeoutMs: 30_000, describe: () => 'the created payments did not become readable' },
-  )
-
+  // every phase starts with the consumers caught up, so that none measures the previous one's backlog
+  const bus = await busLagMonitor(cluster.kafka.brokers)
+  await bus.settle('after the first creates')
   out('\nfloor: kafkajs produce→consume round trip')
-  const kafkaFloor = await kafkaRoundTrip(cluster.kafka.brokers)
+  const kafkaFloor = await accounted('Kafka round trip floor', () => kafkaRoundTrip(cluster.kafka.brokers))
   out(`  ${kafkaFloor.count} messages: p50 ${ms(kafkaFloor.p50)} ms, p99 ${ms(kafkaFloor.p99)} ms`)
+  const mongo = new MongoClient(cluster.ferret.url)
+  cleanups.push({ name: 'mongodb client', run: () => mongo.close() })
+  const database = mongo.db('chainpay')
   out('floor: bare findOne by _id on payments_read')
-  const findOne = await bareFindOne(cluster.ferret.url, ids)
+  const findOne = await accounted('findOne floor', () => bareFindOne(database, ids))
   out(`  one at a time: p50 ${ms(findOne.sequential.p50)} ms, p99 ${ms(findOne.sequential.p99)} ms`)
   out(
     `  ${connections} in flight: ${findOne.concurrent.rps} finds/s, p50 ${ms(findOne.concurrent.p50)} ms, p99 ${ms(findOne.concurrent.p99)} ms`,
   )
+  out('floor: bare insertOne of a small document')
+  const insertOne = await accounted('insertOne floor', () => bareInsertOne(database))
+  out(
+    `  ${connections} in flight: ${insertOne.rps} inserts/s, p50 ${ms(insertOne.p50)} ms, p99 ${ms(insertOne.p99)} ms`,
+  )
 
   out('\nconfirmation → payment.confirmed webhook')
-  const webhook = await confirmationToWebhook(cluster)
+  await bus.settle('before the webhook phase')
+  const webhook = await accounted('webhook phase, one payment at a time', () =>
+    confirmationToWebhook(cluster, database),
+  )
   out(
     `  ${webhook.count} payments (${webhook.distinctBlocks} blocks), ${webhook.required} confirmations at ${tronBlockMs} ms blocks: p50 ${ms(webhook.p50)} ms, p99 ${ms(webhook.p99)} ms, max ${ms(webhook.max)} ms`,
+  )
+  out(
+    `    final block → payment-command's decision: p50 ${ms(webhook.toDecision.p50)} ms, p99 ${ms(webhook.toDecision.p99)} ms; decision → notifier recorded the delivery: p50 ${ms(webhook.decisionToRecorded.p50)} ms, p99 ${ms(webhook.decisionToRecorded.p99)} ms; recorded → webhook arrived: p50 ${ms(webhook.recordedToWebhook.p50)} ms, p99 ${ms(webhook.recordedToWebhook.p99)} ms`,
   )
 
   out('\nthrough the gateway')
@@ -430,19 +630,73 @@ try {
     })
     return { method: 'POST', path, body, headers: signed(credentials, 'POST', path, body) }
   }
-  const get = await load('gateway GET /payments/:id', base, getRequest)
-  const create = await load('gateway POST /payments', base, createRequest)
-  const lagAtEnd = await busLag(cluster.kafka.brokers)
-  const drainStarted = Date.now()
-  let lag = lagAtEnd
-  while (lag > 0 && Date.now() - drainStarted < 120_000) {
-    await sleep(250)
-    lag = await busLag(cluster.kafka.brokers)
-  }
-  const drainSeconds = (Date.now() - drainStarted) / 1000
-  out(
-    `  bus lag when the create load stopped: ${lagAtEnd} messages; ${lag === 0 ? `consumers caught up ${drainSeconds.toFixed(1)} s later` : `still ${lag} after ${drainSeconds.toFixed(0)} s`}`,
+  await bus.settle('before the GET load')
+  const get = await accounted('GET load', () => load('gateway GET /payments/:id', base, getRequest))
+  await bus.settle('before the create load')
+  // What one create costs the infrastructure, all services together, until the consumers are done
+  // with it: counters after minus before, less what the idle system does in as long (the indexer's
+  // cursor and progress every block, the pollers) measured just before.
+  const snapshot = async () => ({
+    at: Date.now(),
+    ferret: await ferretCommands(mongo),
+    paymentEvents: await bus.paymentEvents(),
+  })
+  const idleFrom = await snapshot()
+  await accounted('idle, 5 s', () => sleep(5000))
+  const idleTo = await snapshot()
+  const createFrom = await snapshot()
+  const create = await accounted('create load', () => load('gateway POST /payments', base, createRequest))
+  const lagAtEnd = await bus.lag()
+  const drainSeconds = await accounted('after the create load, until the consumers caught up', () =>
+    bus.settle('after the create load'),
   )
+  const createTo = await snapshot()
+  out(
+    `  bus lag when the create load stopped: ${lagAtEnd} messages; the consumers caught up ${drainSeconds.toFixed(1)} s later`,
+  )
+  const perCreate = costPer(create.ok, idleFrom, idleTo, createFrom, createTo)
+  out(
+    `  per create, all services: ${perCreate.ferret.toFixed(1)} FerretDB commands (${perCreate.ferretByCommand}), ${perCreate.paymentEvents.toFixed(1)} payment events on the bus`,
+  )
+  const idleSeconds = (idleTo.at - idleFrom.at) / 1000
+  const idleRates = Object.keys(idleTo.ferret)
+    .map((command) => [command, (idleTo.ferret[command] - (idleFrom.ferret[command] ?? 0)) / idleSeconds])
+    .filter(([, rate]) => rate >= 0.1)
+    .sort((a, b) => b[1] - a[1])
+  out(
+    `  the idle system (pollers, the indexer every block) asks FerretDB per second: ${idleRates.map(([command, rate]) => `${command} ${rate.toFixed(1)}`).join(', ')}`,
+  )
+
+  // FerretDB v1 on SQLite finds by _id and inserts at a cost independent of the collection's size,
+  // but reads the whole collection, secondary index or not, for a filter on any other field, and
+  // (measured so) for every update, replace or delete even by _id. Both with filters that match
+  // nothing, so that nothing changes.
+  const scans = []
+  for (const name of ['payments_read', 'webhook_deliveries', 'payment_deadlines']) {
+    const collection = database.collection(name)
+    const documents = await collection.countDocuments({})
+    const filtered = []
+    const updated = []
+    for (let i = 0; i < 10; i++) {
+      let started = performance.now()
+      await collection.findOne({ benchNoSuchField: 'no match' })
+      filtered.push(performance.now() - started)
+      started = performance.now()
+      await collection.updateOne({ _id: 'bench-no-such-document' }, { $set: { benchNoSuchField: 1 } })
+      updated.push(performance.now() - started)
+    }
+    scans.push({ name, documents, filter: summarize(filtered), update: summarize(updated) })
+  }
+  const paymentDocumentBytes = JSON.stringify(
+    await database.collection('payments_read').findOne({ _id: ids[0] }),
+  ).length
+  const perDocument = (latency, documents) => `${((latency / documents) * 1000).toFixed(0)} µs per document`
+  for (const { name, documents, filter, update } of scans) {
+    out(
+      `  ${name} (${documents} documents): a filter on another field p50 ${ms(filter.p50)} ms (${perDocument(filter.p50, documents)}); updateOne by _id p50 ${ms(update.p50)} ms (${perDocument(update.p50, documents)})`,
+    )
+  }
+  out(`  one payment in payments_read is ${paymentDocumentBytes} bytes as JSON`)
 
   const pct = (a, b) => `${Math.round((a / b) * 100)} %`
   const x = (a, b) => `${(a / b).toFixed(1)} ×`
@@ -451,25 +705,73 @@ try {
     `\nmachine: ${machine}; Kafka ${KAFKA_VERSION}, FerretDB ${FERRETDB_VERSION}; date: ${new Date().toISOString().slice(0, 10)}`,
   )
   out(
-    `${connections} connections / in flight, ${duration} s per load row; TRON blocks every ${tronBlockMs} ms; load generator on the same cores\n`,
+    `${connections} connections / in flight, ${duration} s per load row; TRON blocks every ${tronBlockMs} ms; load generator on the same cores`,
   )
+  out(`1-minute load average before the start: ${loadBefore}\n`)
   out('| run | per s | p50 ms | p99 ms |\n|---|---|---|---|')
   out(`| floor: kafkajs produce→consume, one at a time | | ${ms(kafkaFloor.p50)} | ${ms(kafkaFloor.p99)} |`)
-  out(`| floor: findOne by _id, one at a time | | ${ms(findOne.sequential.p50)} | ${ms(findOne.sequential.p99)} |`)
+  out(
+    `| floor: findOne by _id, one at a time | | ${ms(findOne.sequential.p50)} | ${ms(findOne.sequential.p99)} |`,
+  )
   out(
     `| floor: findOne by _id, ${connections} in flight | ${findOne.concurrent.rps} | ${ms(findOne.concurrent.p50)} | ${ms(findOne.concurrent.p99)} |`,
+  )
+  out(
+    `| floor: insertOne, ${connections} in flight | ${insertOne.rps} | ${ms(insertOne.p50)} | ${ms(insertOne.p99)} |`,
   )
   out(`| ${get.title} | ${get.rps} | ${get.p50} | ${get.p99} |`)
   out(`| ${create.title} | ${create.rps} | ${create.p50} | ${create.p99} |`)
   out(
     `| confirmation block → payment.confirmed webhook (${webhook.count} payments) | | ${ms(webhook.p50)} | ${ms(webhook.p99)} |`,
   )
+  out(
+    `| … of which block → payment-command's decision | | ${ms(webhook.toDecision.p50)} | ${ms(webhook.toDecision.p99)} |`,
+  )
+  out(
+    `| … of which decision → the notifier recorded the delivery | | ${ms(webhook.decisionToRecorded.p50)} | ${ms(webhook.decisionToRecorded.p99)} |`,
+  )
+  out(
+    `| … of which recorded → webhook arrival | | ${ms(webhook.recordedToWebhook.p50)} | ${ms(webhook.recordedToWebhook.p99)} |`,
+  )
+  for (const { name, documents, filter, update } of scans) {
+    out(
+      `| floor: updateOne by _id, ${name} (${documents} documents, after the create load) | | ${ms(update.p50)} | ${ms(update.p99)} |`,
+    )
+    out(
+      `| floor: a filter on another field, ${name} (${documents} documents, after the create load) | | ${ms(filter.p50)} | ${ms(filter.p99)} |`,
+    )
+  }
   out('\n| ratio | value |\n|---|---|')
   out(`| gateway GET throughput / bare findOne throughput | ${pct(get.rps, findOne.concurrent.rps)} |`)
-  out(`| gateway GET p50 / bare findOne p50 (both ${connections} in flight) | ${x(get.p50, findOne.concurrent.p50)} |`)
+  out(
+    `| gateway GET p50 / bare findOne p50 (both ${connections} in flight) | ${x(get.p50, findOne.concurrent.p50)} |`,
+  )
   out(`| gateway create throughput / gateway GET throughput | ${pct(create.rps, get.rps)} |`)
+  out(`| gateway create throughput / bare insertOne throughput | ${pct(create.rps, insertOne.rps)} |`)
+  out(`| FerretDB commands per create (all services, net of idle) | ${perCreate.ferret.toFixed(1)} |`)
   out(`| webhook latency p50 / Kafka round trip p50 | ${x(webhook.p50, kafkaFloor.p50)} |`)
   out(`| webhook latency p99 / Kafka round trip p99 | ${x(webhook.p99, kafkaFloor.p99)} |`)
+  const processNames = [
+    'ferretdb',
+    'kafka',
+    'gateway',
+    'payment-command',
+    'projection',
+    'notifier',
+    'chain-indexer',
+    LOAD_GENERATOR,
+  ]
+  out('\nCPU, % of one core (the machine has two: 200 % in all)\n')
+  out(
+    `| phase | ${processNames.join(' | ')} | anything else | machine |\n|---|${processNames.map(() => '---|').join('')}---|---|`,
+  )
+  for (const { phase, shares } of cpuPhases) {
+    const ours = processNames.reduce((sum, name) => sum + shares[name], 0)
+    const cells = processNames.map((name) => shares[name].toFixed(0)).join(' | ')
+    out(
+      `| ${phase} | ${cells} | ${Math.max(0, shares.machine - ours).toFixed(0)} | ${shares.machine.toFixed(0)} |`,
+    )
+  }
 } catch (error) {
   exitCode = 1
   process.stderr.write(`distributed benchmark failed: ${error instanceof Error ? error.stack : error}\n`)
