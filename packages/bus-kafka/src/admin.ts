@@ -2,8 +2,8 @@
 // create them itself), and the offsets the consumer lag is measured from.
 
 import type { Logger } from '@chainpay/platform'
+import { pauseUnlessAborted } from '@chainpay/ports'
 import type { Admin, Kafka } from 'kafkajs'
-import { pause } from './time.js'
 
 export interface BusAdmin {
   /** creates those of `topics` that do not exist yet, and waits for their leaders */
@@ -103,6 +103,6 @@ async function waitForLeaders(client: Admin, topic: string): Promise<void> {
     if (Date.now() >= deadline) {
       throw new Error(`kafka topic ${topic} has no leader for every partition after ${leadersTimeoutMs} ms`)
     }
-    await pause(leadersPollMs, [])
+    await pauseUnlessAborted(leadersPollMs, [])
   }
 }

@@ -8,14 +8,17 @@ import {
   type ConsumedMessage,
   deadLetterTopic,
   isPoisonMessage,
+  pauseUnlessAborted,
+  retryDelayAfter,
+  retryPolicyOf,
   type SubscribeOptions,
+  shouldLogFailure,
 } from '@chainpay/ports'
 import type { EachBatchPayload, Kafka, KafkaMessage, Message } from 'kafkajs'
 import type { BusAdmin } from './admin.js'
 import type { BusMetrics, MessageLabels } from './metrics.js'
 import { toConsumedMessage } from './records.js'
-import { retryDelayAfter, retryPolicyOf, shouldLogFailure } from './retry-policy.js'
-import { pause, withTimeout } from './time.js'
+import { withTimeout } from './time.js'
 
 /** what a dead-lettered message carries besides its own headers */
 export const DeadLetterHeaders = {
@@ -125,7 +128,7 @@ export async function startSubscription(
 
   const waitToRetry = async (delayMs: number, keepAlive: KeepAlive): Promise<boolean> => {
     if (stopping.signal.aborted || keepAlive.signal.aborted) return false
-    await pause(delayMs, [stopping.signal, keepAlive.signal])
+    await pauseUnlessAborted(delayMs, [stopping.signal, keepAlive.signal])
     return !(stopping.signal.aborted || keepAlive.signal.aborted)
   }
 

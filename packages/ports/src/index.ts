@@ -1,5 +1,6 @@
 export * from './allocation.js'
 export * from './bus.js'
+export * from './bus-retry.js'
 export * from './chain.js'
 export * from './chain-indexer-store.js'
 export * from './checkpoints.js'

@@ -8,9 +8,12 @@ import {
   type ConsumedMessage,
   deadLetterTopic,
   isPoisonMessage,
+  pauseUnlessAborted,
+  retryDelayAfter,
+  retryPolicyOf,
   type SubscribeOptions,
+  shouldLogFailure,
 } from '@chainpay/ports'
-import { retryDelayAfter, retryPolicyOf, shouldLogFailure } from './bus-retry.js'
 import { type DatabaseSync, inTransaction } from './database.js'
 
 export interface SqliteBusOptions {
@@ -131,7 +134,7 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
         }
         // stopping between attempts leaves the message uncommitted: the next subscriber gets it
         if (stopping.signal.aborted) return false
-        await pause(delayMs, [stopping.signal])
+        await pauseUnlessAborted(delayMs, [stopping.signal])
         if (stopping.signal.aborted) return false
       }
     }
@@ -142,7 +145,7 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
           const rows = statements.readBatch.all(topic, offset, batchSize)
           if (rows.length === 0) {
             idle = new AbortController()
-            await pause(pollIntervalMs, [stopping.signal, idle.signal])
+            await pauseUnlessAborted(pollIntervalMs, [stopping.signal, idle.signal])
             idle = undefined
             continue
           }
@@ -154,7 +157,7 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
           await setImmediate()
         } catch (error) {
           logger.error({ err: error, topic, groupId }, 'bus subscription failed; it resumes after a pause')
-          await pause(failurePauseMs, [stopping.signal])
+          await pauseUnlessAborted(failurePauseMs, [stopping.signal])
         }
       }
       published.off('published', onPublished)
@@ -229,22 +232,4 @@ function toConsumedMessage(row: Row): ConsumedMessage {
     headers: JSON.parse(String(row.headers)),
     offset: String(row.position),
   }
-}
-
-/** resolves after `ms`, or as soon as any of `signals` aborts; never holds the process open */
-function pause(ms: number, signals: AbortSignal[]): Promise<void> {
-  return new Promise((resolve) => {
-    if (signals.some((signal) => signal.aborted)) {
-      resolve()
-      return
-    }
-    const done = () => {
-      clearTimeout(timer)
-      for (const signal of signals) signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    timer.unref()
-    for (const signal of signals) signal.addEventListener('abort', done, { once: true })
-  })
 }

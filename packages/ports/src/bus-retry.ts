@@ -1,8 +1,8 @@
 // How a bus subscription paces the retries of a message whose handler fails, and how often it says
-// so: a store that is down for an hour must neither lose the message nor fill the log. The same
-// policy as the SQLite bus (store-sqlite/src/bus-retry.ts), so that both adapters behave alike.
+// so: a store that is down for an hour must neither lose the message nor fill the log. Part of the
+// port, so that every bus adapter (SQLite, Kafka) paces alike.
 
-import type { SubscribeOptions } from '@chainpay/ports'
+import type { SubscribeOptions } from './bus.js'
 
 export interface RetryPolicy {
   /** Infinity unless the subscriber asked to dead-letter after a number of attempts */
@@ -51,4 +51,22 @@ function delayOption(name: string, value: number): number {
     throw new RangeError(`bus subscription: ${name} must be a finite number of milliseconds, got ${value}`)
   }
   return value
+}
+
+/** resolves after `ms`, or as soon as any of `signals` aborts; never holds the process open */
+export function pauseUnlessAborted(ms: number, signals: AbortSignal[]): Promise<void> {
+  return new Promise((resolve) => {
+    if (signals.some((signal) => signal.aborted)) {
+      resolve()
+      return
+    }
+    const done = () => {
+      clearTimeout(timer)
+      for (const signal of signals) signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    timer.unref()
+    for (const signal of signals) signal.addEventListener('abort', done, { once: true })
+  })
 }
