@@ -1,20 +1,12 @@
-import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import { describeAddressIndexAllocatorContract } from '@chainpay/ports/testing'
 import type { Db } from 'mongodb'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { addressAllocatorIndexes, createMongoAddressAllocator } from './address-allocator.js'
-import { ensureMongoIndexes, type MongoDatabase, openMongoDatabase } from './database.js'
+import type { MongoDatabase } from './database.js'
+import { dropTestDatabase, freshTestDatabase } from './test-database.js'
 
-async function freshDatabase(): Promise<MongoDatabase> {
-  const mongo = await openMongoDatabase({ url: testMongoDbUrl(), database: uniqueName('allocator') })
-  await ensureMongoIndexes(mongo.db, addressAllocatorIndexes)
-  return mongo
-}
-
-async function dropped(mongo: MongoDatabase): Promise<void> {
-  await mongo.db.dropDatabase()
-  await mongo.close()
-}
+const freshDatabase = () => freshTestDatabase('allocator', addressAllocatorIndexes)
+const dropped = dropTestDatabase
 
 describeAddressIndexAllocatorContract('mongo', async () => {
   const mongo = await freshDatabase()

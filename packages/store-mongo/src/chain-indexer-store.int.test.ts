@@ -1,20 +1,13 @@
-import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
+import { testMongoDbUrl } from '@chainpay/local-servers/testing'
 import type { TrackedTransfer, WatchedAddress } from '@chainpay/ports'
 import { describeChainIndexerStoreContract } from '@chainpay/ports/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { chainIndexerIndexes, createMongoChainIndexerStore } from './chain-indexer-store.js'
-import { ensureMongoIndexes, type MongoDatabase, openMongoDatabase } from './database.js'
+import { type MongoDatabase, openMongoDatabase } from './database.js'
+import { dropTestDatabase, freshTestDatabase } from './test-database.js'
 
-async function freshDatabase(): Promise<MongoDatabase> {
-  const mongo = await openMongoDatabase({ url: testMongoDbUrl(), database: uniqueName('chain-indexer') })
-  await ensureMongoIndexes(mongo.db, chainIndexerIndexes)
-  return mongo
-}
-
-async function dropped(mongo: MongoDatabase): Promise<void> {
-  await mongo.db.dropDatabase()
-  await mongo.close()
-}
+const freshDatabase = () => freshTestDatabase('chain-indexer', chainIndexerIndexes)
+const dropped = dropTestDatabase
 
 describeChainIndexerStoreContract('mongo', async () => {
   const mongo = await freshDatabase()

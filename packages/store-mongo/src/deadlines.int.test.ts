@@ -1,21 +1,14 @@
-import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
+import { testMongoDbUrl } from '@chainpay/local-servers/testing'
 import { describePaymentDeadlineStoreContract } from '@chainpay/ports/testing'
 import type { Db } from 'mongodb'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mongoCollections } from './collections.js'
-import { ensureMongoIndexes, type MongoDatabase, openMongoDatabase } from './database.js'
+import { type MongoDatabase, openMongoDatabase } from './database.js'
 import { createMongoDeadlineStore, deadlineIndexes } from './deadlines.js'
+import { dropTestDatabase, freshTestDatabase } from './test-database.js'
 
-async function freshDatabase(): Promise<MongoDatabase> {
-  const mongo = await openMongoDatabase({ url: testMongoDbUrl(), database: uniqueName('deadlines') })
-  await ensureMongoIndexes(mongo.db, deadlineIndexes)
-  return mongo
-}
-
-async function dropped(mongo: MongoDatabase): Promise<void> {
-  await mongo.db.dropDatabase()
-  await mongo.close()
-}
+const freshDatabase = () => freshTestDatabase('deadlines', deadlineIndexes)
+const dropped = dropTestDatabase
 
 describePaymentDeadlineStoreContract('mongo', async () => {
   const mongo = await freshDatabase()

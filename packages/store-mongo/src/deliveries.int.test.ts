@@ -1,9 +1,10 @@
-import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
+import { testMongoDbUrl } from '@chainpay/local-servers/testing'
 import type { WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
 import { describeWebhookDeliveryStoreContract } from '@chainpay/ports/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ensureMongoIndexes, type MongoDatabase, openMongoDatabase } from './database.js'
+import { type MongoDatabase, openMongoDatabase } from './database.js'
 import { createMongoDeliveryStore, deliveryIndexes } from './deliveries.js'
+import { dropTestDatabase, freshTestDatabase } from './test-database.js'
 
 const lease = 60_000
 
@@ -11,16 +12,8 @@ async function open(database: string): Promise<MongoDatabase> {
   return openMongoDatabase({ url: testMongoDbUrl(), database })
 }
 
-async function freshDatabase(): Promise<MongoDatabase> {
-  const mongo = await open(uniqueName('deliveries'))
-  await ensureMongoIndexes(mongo.db, deliveryIndexes)
-  return mongo
-}
-
-async function dropped(mongo: MongoDatabase): Promise<void> {
-  await mongo.db.dropDatabase()
-  await mongo.close()
-}
+const freshDatabase = () => freshTestDatabase('deliveries', deliveryIndexes)
+const dropped = dropTestDatabase
 
 describeWebhookDeliveryStoreContract('mongo', async () => {
   const mongo = await freshDatabase()

@@ -1,21 +1,13 @@
-import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import type { ApiKeyRecord, MerchantRecord } from '@chainpay/ports'
 import { describeMerchantStoreContract } from '@chainpay/ports/testing'
 import type { Db } from 'mongodb'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ensureMongoIndexes, type MongoDatabase, openMongoDatabase } from './database.js'
+import type { MongoDatabase } from './database.js'
 import { createMongoMerchantStore, merchantIndexes } from './merchants.js'
+import { dropTestDatabase, freshTestDatabase } from './test-database.js'
 
-async function freshDatabase(): Promise<MongoDatabase> {
-  const mongo = await openMongoDatabase({ url: testMongoDbUrl(), database: uniqueName('merchants') })
-  await ensureMongoIndexes(mongo.db, merchantIndexes)
-  return mongo
-}
-
-async function dropped(mongo: MongoDatabase): Promise<void> {
-  await mongo.db.dropDatabase()
-  await mongo.close()
-}
+const freshDatabase = () => freshTestDatabase('merchants', merchantIndexes)
+const dropped = dropTestDatabase
 
 describeMerchantStoreContract('mongo', async () => {
   const mongo = await freshDatabase()

@@ -1,21 +1,14 @@
-import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import { describePaymentReadModelContract, samplePaymentDocument } from '@chainpay/ports/testing'
 import type { Db } from 'mongodb'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mongoCollections } from './collections.js'
-import { ensureMongoIndexes, type MongoDatabase, openMongoDatabase } from './database.js'
+import type { MongoDatabase } from './database.js'
 import { createMongoPaymentReadModel, paymentReadModelIndexes } from './read-model.js'
+import { dropTestDatabase, freshTestDatabase } from './test-database.js'
 
-async function freshDatabase(collection?: string): Promise<MongoDatabase> {
-  const mongo = await openMongoDatabase({ url: testMongoDbUrl(), database: uniqueName('read-model') })
-  await ensureMongoIndexes(mongo.db, paymentReadModelIndexes(collection))
-  return mongo
-}
-
-async function dropped(mongo: MongoDatabase): Promise<void> {
-  await mongo.db.dropDatabase()
-  await mongo.close()
-}
+const freshDatabase = (collection?: string) =>
+  freshTestDatabase('read-model', paymentReadModelIndexes(collection))
+const dropped = dropTestDatabase
 
 describePaymentReadModelContract('mongo payments_read', async () => {
   const mongo = await freshDatabase()
