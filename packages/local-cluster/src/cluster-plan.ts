@@ -52,6 +52,8 @@ export interface ClusterPlanOptions {
   webhookRetrySchedule?: string
   /** the interface the services listen on (127.0.0.1 on a developer machine) */
   host?: string
+  /** the gateway's RATE_LIMIT_MAX; its default when undefined */
+  rateLimitMax?: number
 }
 
 export interface PlannedService {
@@ -140,6 +142,7 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
         ADMIN_TOKEN: secrets.adminToken,
         CHAIN_SIMULATOR_URL: urls.chainSimulator,
         CALLBACK_URL_POLICY: 'development',
+        RATE_LIMIT_MAX: options.rateLimitMax === undefined ? undefined : String(options.rateLimitMax),
       }),
     ],
   }

@@ -64,6 +64,8 @@ export async function startTestCluster(options: TestClusterOptions): Promise<Tes
     logLevel: options.logLevel ?? 'warn',
     blockIntervalMs: options.blockIntervalMs ?? { TRON: 40, SOLANA: 40 },
     webhookRetrySchedule: options.webhookRetrySchedule ?? '100ms,200ms,400ms,800ms',
+    // the tests retry creates quickly through outages; rate limiting has tests of its own
+    rateLimitMax: 1_000_000,
   })
   const processes = new Map<ServiceName, NodeProcess>()
   for (const service of plan.services) {
