@@ -139,6 +139,30 @@ describe('confirmation tracking', () => {
   })
 })
 
+describe('finality reported by the node', () => {
+  it('holds a transfer one short of its requirement until its block is final', async () => {
+    // the simulator finalizes TRON blocks 18 below the head, as solidification does
+    const indexer = harnessIndexer(harness, 'TRON', {
+      client: harness.sim.client('TRON', { reportFinalized: true }),
+    })
+    await indexer.scanOnce()
+    const payment = paymentCreated({ network: 'TRON', currency: 'TRX', requiredConfirmations: 3 })
+    await indexer.handlePaymentEvent(payment.message)
+    await harness.sim.submitTransfer('TRON', { to: payment.address, amount: '10', currency: 'TRX' })
+    await mineAndScan(harness, indexer)
+    const height = (await harness.sim.head('TRON')).height
+    for (let block = 0; block < 20; block++) await mineAndScan(harness, indexer)
+
+    const observations = await harness.observations.settle()
+    const seen = observations.filter((observation) => observation.kind === 'transfer')
+    expect(statuses(seen as TransferObservation[])).toEqual(['seen 1', 'seen 2', 'seen 3'])
+    // counted final only once the head was 18 above the transfer's block, not at 3 confirmations
+    const final = observations.indexOf(seen[2] as ChainObservationMessage)
+    expect(progressHeights(observations.slice(0, final)).at(-1)).toBe(height + 17)
+    expect(await harness.store.listTracked('TRON')).toEqual([])
+  })
+})
+
 function progressHeights(observations: ChainObservationMessage[]): number[] {
   return observations.flatMap((observation) => (observation.kind === 'progress' ? [observation.height] : []))
 }

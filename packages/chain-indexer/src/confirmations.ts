@@ -209,9 +209,16 @@ function withdraw(transfer: TrackedTransfer, reason: WithdrawReason, head: Chain
   }
 }
 
-/** confirmations of a transfer at `height`, capped at what its payment requires */
+/**
+ * confirmations of a transfer at `height`, capped at what its payment requires. Where the client
+ * knows the chain's finalized height, a transfer above it stays one short of the requirement: a
+ * count of blocks on top is only a proxy for finality (TRON producers miss slots, Solana skips
+ * them), and the node's own word is the one that decides.
+ */
 export function confirmationsAt(height: number, head: ChainHead, required: number): number {
-  return Math.max(0, Math.min(head.height - height + 1, required))
+  const counted = Math.max(0, Math.min(head.height - height + 1, required))
+  const final = head.finalizedHeight === undefined || height <= head.finalizedHeight
+  return final ? counted : Math.min(counted, required - 1)
 }
 
 /** the transfers in `blocks` that pay a payment, as `payeeOf` tells; synchronous, so no change midway */

@@ -3,10 +3,19 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Chain } from '@chainpay/domain'
 import { base58, createBase58check } from '@scure/base'
+import type { SimulatedFailure } from './simulator.js'
 
 export interface ChainFormat {
   /** parent of block 1 */
   genesisParentHash: string
+  /**
+   * blocks on top of a block before the chain treats it as final: TRON solidifies a block once 18
+   * more blocks by distinct producers exist; Solana finalizes a slot with 31 confirmed blocks on top
+   */
+  finalityDepth: number
+  /** how the chain's transactions fail on chain, the first being what a plain `fail` means */
+  failures: readonly SimulatedFailure[]
+  defaultFailure: SimulatedFailure
   newTxHash(): string
   newBlockHash(height: number): string
   newAddress(): string
@@ -17,6 +26,9 @@ const base58check = createBase58check(sha256)
 
 const tronFormat: ChainFormat = {
   genesisParentHash: '0'.repeat(64),
+  finalityDepth: 18,
+  failures: ['REVERT', 'OUT_OF_ENERGY'],
+  defaultFailure: 'REVERT',
   // txID: 32 bytes of lower-case hex
   newTxHash: () => randomBytes(32).toString('hex'),
   // blockID: the 8-byte big-endian block number, then 24 bytes of hash (java-tron's layout)
@@ -26,6 +38,9 @@ const tronFormat: ChainFormat = {
 
 const solanaFormat: ChainFormat = {
   genesisParentHash: base58Encode(new Uint8Array(32)),
+  finalityDepth: 31,
+  failures: ['INSTRUCTION_ERROR'],
+  defaultFailure: 'INSTRUCTION_ERROR',
   // a transaction signature: 64 bytes
   newTxHash: () => base58Encode(randomBytes(64)),
   newBlockHash: () => base58Encode(randomBytes(32)),

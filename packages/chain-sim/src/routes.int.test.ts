@@ -53,6 +53,49 @@ async function transferOf(network: string, txHash: string) {
   return blocks.flatMap((block) => block.transfers).find((transfer) => transfer.txHash === txHash)
 }
 
+describe('POST /dev/chains/:network/transactions', () => {
+  const post = (network: string, payload: object) =>
+    app.inject({ method: 'POST', url: `/dev/chains/${network}/transactions`, payload })
+
+  it('submits one transaction with several transfers, and a failure reason', async () => {
+    const [first, second] = [simulatedAddress('TRON'), simulatedAddress('TRON')]
+    const response = await post('tron', {
+      transfers: [
+        { to: first, amount: '1', currency: 'USDT' },
+        { to: second, amount: '2', currency: 'USDT' },
+      ],
+      failure: 'OUT_OF_ENERGY',
+    })
+    expect(response.statusCode).toBe(201)
+    const { txHash } = response.json()
+    const head = await simulator.mineBlocks('TRON', 1)
+    const [block] = await simulator.blockDetails('TRON', head.height, head.height)
+    expect(block?.transactions).toMatchObject([
+      { txHash, failure: 'OUT_OF_ENERGY', transfers: [{ to: first }, { to: second }] },
+    ])
+  })
+
+  it('answers 400 VALIDATION_ERROR for what the chain cannot carry', async () => {
+    const to = simulatedAddress('TRON')
+    const bodies = [
+      { transfers: [] },
+      { transfers: [{ to, amount: '1', currency: 'USDT' }], failure: 'EXPLODED' },
+      {
+        transfers: [
+          { to, amount: '1', currency: 'TRX' },
+          { to, amount: '1', currency: 'USDT' },
+        ],
+      },
+      { transfers: [{ to, amount: '1', currency: 'USDT' }], failure: 'INSTRUCTION_ERROR' },
+    ]
+    for (const body of bodies) {
+      const response = await post('TRON', body)
+      expect(response.statusCode).toBe(400)
+      expect(response.json().error.code).toBe('VALIDATION_ERROR')
+    }
+  })
+})
+
 describe('POST /dev/chains/:network/transfers', () => {
   it('answers 201 with the txHash, matching the network ignoring case', async () => {
     const to = simulatedAddress('TRON')

@@ -7,7 +7,7 @@ import {
   TypeBoxValidatorCompiler,
 } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
-import type { ChainSimulator } from './simulator.js'
+import { type ChainSimulator, SIMULATED_FAILURES } from './simulator.js'
 
 export interface ChainSimulatorRoutesOptions {
   simulator: ChainSimulator
@@ -29,6 +29,25 @@ const TransferBody = Type.Object(
     contract: Type.Optional(Address),
     from: Type.Optional(Address),
     fail: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+const TransactionBody = Type.Object(
+  {
+    from: Type.Optional(Address),
+    transfers: Type.Array(
+      Type.Object(
+        {
+          to: Address,
+          amount: Type.String({ pattern: DECIMAL_AMOUNT_PATTERN }),
+          currency: Type.String({ minLength: 1, maxLength: 32 }),
+          contract: Type.Optional(Address),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 20 },
+    ),
+    failure: Type.Optional(Type.Union(SIMULATED_FAILURES.map((failure) => Type.Literal(failure)))),
   },
   { additionalProperties: false },
 )
@@ -56,6 +75,21 @@ export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoute
       if (rejected) return sendError(reply, rejected)
       try {
         return reply.code(201).send(await simulator.submitTransfer(request.params.network, request.body))
+      } catch (error) {
+        return sendDomainError(reply, error)
+      }
+    },
+  )
+
+  // several transfers in one transaction, or a transaction that fails with a given reason
+  app.post(
+    '/dev/chains/:network/transactions',
+    { schema: { params: NetworkParams, body: TransactionBody }, attachValidation: true },
+    async (request, reply) => {
+      const rejected = rejection(simulator, request)
+      if (rejected) return sendError(reply, rejected)
+      try {
+        return reply.code(201).send(await simulator.submitTransaction(request.params.network, request.body))
       } catch (error) {
         return sendDomainError(reply, error)
       }

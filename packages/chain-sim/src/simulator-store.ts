@@ -4,14 +4,27 @@ import type { DatabaseSync, SQLInputValue } from 'node:sqlite'
 import type { ChainBlock, ChainHead, ChainTransfer } from '@chainpay/ports'
 import { inTransaction } from '@chainpay/store-sqlite'
 
-export interface StoredTransaction {
-  txHash: string
-  from: string
+export interface StoredTransfer {
   to: string
   /** null for the native coin */
   contract: string | null
   amountUnits: string
-  success: boolean
+  /** decimals of the currency the transfer pays (a counterfeit token copies its original's) */
+  decimals: number
+}
+
+export interface StoredTransaction {
+  txHash: string
+  from: string
+  /** null when the transaction succeeded; else how it failed (TRON REVERT, OUT_OF_ENERGY, ...) */
+  failure: string | null
+  /** in the order they appear in the transaction: a TRC20 multisend's logs, Solana instructions */
+  transfers: StoredTransfer[]
+}
+
+/** a block with its transactions as stored: what node-shaped routes render */
+export interface StoredBlock extends Omit<ChainBlock, 'transfers'> {
+  transactions: StoredTransaction[]
 }
 
 export interface SimulatorStore {
@@ -21,6 +34,8 @@ export interface SimulatorStore {
   /** puts every mempool transaction into the block at `height`, keeping submission order */
   includeMempool(network: string, height: number): number
   insertTransaction(network: string, transaction: StoredTransaction, submittedAt: string): void
+  /** the blocks with from <= height <= to and their transactions, in block and submission order */
+  blockDetails(network: string, fromHeight: number, toHeight: number): StoredBlock[]
   /** the block height of a transaction: a number, null while in the mempool, undefined if unknown */
   transactionHeight(network: string, txHash: string): number | null | undefined
   deleteTransaction(network: string, txHash: string): void
@@ -37,24 +52,43 @@ CREATE TABLE IF NOT EXISTS sim_blocks (
   time TEXT NOT NULL,
   PRIMARY KEY (network, height)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sim_transactions (
+CREATE TABLE IF NOT EXISTS sim_transfers (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   network TEXT NOT NULL,
   tx_hash TEXT NOT NULL,
+  transfer_index INTEGER NOT NULL,
   block_height INTEGER,
   from_address TEXT NOT NULL,
   to_address TEXT NOT NULL,
   contract TEXT,
   amount_units TEXT NOT NULL,
-  success INTEGER NOT NULL,
+  decimals INTEGER NOT NULL,
+  failure TEXT,
   submitted_at TEXT NOT NULL,
-  UNIQUE (network, tx_hash)
+  UNIQUE (network, tx_hash, transfer_index)
 );
-CREATE INDEX IF NOT EXISTS sim_transactions_by_block ON sim_transactions (network, block_height, seq);
+CREATE INDEX IF NOT EXISTS sim_transfers_by_block ON sim_transfers (network, block_height, seq);
+`
+
+// Data directories from before multi-transfer transactions kept one transfer per row in
+// sim_transactions; their transfers move over once. Their decimals were not kept: 6 is the
+// registry's token decimals and only feeds node-shaped renderings.
+const MIGRATE_SINGLE_TRANSFER_ROWS = `
+INSERT OR IGNORE INTO sim_transfers
+  (network, tx_hash, transfer_index, block_height, from_address, to_address, contract, amount_units,
+   decimals, failure, submitted_at)
+SELECT network, tx_hash, 0, block_height, from_address, to_address, contract, amount_units,
+       6, CASE success WHEN 1 THEN NULL ELSE 'REVERT' END, submitted_at
+FROM sim_transactions ORDER BY seq;
+DROP TABLE sim_transactions;
 `
 
 export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
   db.exec(SCHEMA)
+  const legacy = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sim_transactions'")
+    .get()
+  if (legacy) inTransaction(db, () => db.exec(MIGRATE_SINGLE_TRANSFER_ROWS))
   const statements = {
     head: db.prepare(
       'SELECT height, hash, time FROM sim_blocks WHERE network = ? ORDER BY height DESC LIMIT 1',
@@ -63,28 +97,39 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
       'INSERT INTO sim_blocks (network, height, hash, parent_hash, time) VALUES (?, ?, ?, ?, ?)',
     ),
     includeMempool: db.prepare(
-      'UPDATE sim_transactions SET block_height = ? WHERE network = ? AND block_height IS NULL',
+      'UPDATE sim_transfers SET block_height = ? WHERE network = ? AND block_height IS NULL',
     ),
-    insertTransaction: db.prepare(
-      `INSERT INTO sim_transactions
-         (network, tx_hash, block_height, from_address, to_address, contract, amount_units, success, submitted_at)
-       VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?)`,
+    insertTransfer: db.prepare(
+      `INSERT INTO sim_transfers
+         (network, tx_hash, transfer_index, block_height, from_address, to_address, contract,
+          amount_units, decimals, failure, submitted_at)
+       VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     transactionHeight: db.prepare(
-      'SELECT block_height FROM sim_transactions WHERE network = ? AND tx_hash = ?',
+      'SELECT block_height FROM sim_transfers WHERE network = ? AND tx_hash = ? LIMIT 1',
     ),
-    deleteTransaction: db.prepare('DELETE FROM sim_transactions WHERE network = ? AND tx_hash = ?'),
+    deleteTransaction: db.prepare('DELETE FROM sim_transfers WHERE network = ? AND tx_hash = ?'),
     blocks: db.prepare(
       `SELECT height, hash, parent_hash, time FROM sim_blocks
        WHERE network = ? AND height BETWEEN ? AND ? ORDER BY height`,
     ),
-    transactions: db.prepare(
-      `SELECT tx_hash, block_height, from_address, to_address, contract, amount_units, success
-       FROM sim_transactions WHERE network = ? AND block_height BETWEEN ? AND ? ORDER BY block_height, seq`,
+    transfers: db.prepare(
+      `SELECT tx_hash, transfer_index, block_height, from_address, to_address, contract,
+              amount_units, decimals, failure
+       FROM sim_transfers WHERE network = ? AND block_height BETWEEN ? AND ? ORDER BY block_height, seq`,
     ),
     rehashBlock: db.prepare(
       'UPDATE sim_blocks SET hash = ?, parent_hash = ? WHERE network = ? AND height = ?',
     ),
+  }
+
+  function blockRows(network: string, fromHeight: number, toHeight: number) {
+    return statements.blocks.all(network, fromHeight, toHeight).map((row) => ({
+      height: Number(row.height),
+      hash: String(row.hash),
+      parentHash: String(row.parent_hash),
+      time: String(row.time),
+    }))
   }
 
   return {
@@ -100,18 +145,22 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
       return Number(statements.includeMempool.run(height, network).changes)
     },
     insertTransaction(network, transaction, submittedAt) {
-      const { txHash, from, to, contract, amountUnits, success } = transaction
-      const values: SQLInputValue[] = [
-        network,
-        txHash,
-        from,
-        to,
-        contract,
-        amountUnits,
-        success ? 1 : 0,
-        submittedAt,
-      ]
-      statements.insertTransaction.run(...values)
+      const { txHash, from, failure, transfers } = transaction
+      for (const [index, { to, contract, amountUnits, decimals }] of transfers.entries()) {
+        const values: SQLInputValue[] = [
+          network,
+          txHash,
+          index,
+          from,
+          to,
+          contract,
+          amountUnits,
+          decimals,
+          failure,
+          submittedAt,
+        ]
+        statements.insertTransfer.run(...values)
+      }
     },
     transactionHeight(network, txHash) {
       const row = statements.transactionHeight.get(network, txHash)
@@ -122,18 +171,40 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
       statements.deleteTransaction.run(network, txHash)
     },
     blocks(network, fromHeight, toHeight) {
-      const blocks = statements.blocks.all(network, fromHeight, toHeight).map(
-        (row): ChainBlock => ({
-          height: Number(row.height),
-          hash: String(row.hash),
-          parentHash: String(row.parent_hash),
-          time: String(row.time),
-          transfers: [],
-        }),
+      const blocks = blockRows(network, fromHeight, toHeight).map(
+        (block): ChainBlock => ({ ...block, transfers: [] }),
       )
       const byHeight = new Map(blocks.map((block) => [block.height, block]))
-      for (const row of statements.transactions.all(network, fromHeight, toHeight)) {
+      for (const row of statements.transfers.all(network, fromHeight, toHeight)) {
         byHeight.get(Number(row.block_height))?.transfers.push(toTransfer(row))
+      }
+      return blocks
+    },
+    blockDetails(network, fromHeight, toHeight) {
+      const blocks = blockRows(network, fromHeight, toHeight).map(
+        (block): StoredBlock => ({ ...block, transactions: [] }),
+      )
+      const byHeight = new Map(blocks.map((block) => [block.height, block]))
+      for (const row of statements.transfers.all(network, fromHeight, toHeight)) {
+        const block = byHeight.get(Number(row.block_height))
+        if (block === undefined) continue
+        const txHash = String(row.tx_hash)
+        let transaction = block.transactions.at(-1)
+        if (transaction?.txHash !== txHash) {
+          transaction = {
+            txHash,
+            from: String(row.from_address),
+            failure: row.failure === null ? null : String(row.failure),
+            transfers: [],
+          }
+          block.transactions.push(transaction)
+        }
+        transaction.transfers.push({
+          to: String(row.to_address),
+          contract: row.contract === null ? null : String(row.contract),
+          amountUnits: String(row.amount_units),
+          decimals: Number(row.decimals),
+        })
       }
       return blocks
     },
@@ -146,12 +217,11 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
 function toTransfer(row: Record<string, unknown>): ChainTransfer {
   return {
     txHash: String(row.tx_hash),
-    // one transfer per simulated transaction
-    index: 0,
+    index: Number(row.transfer_index),
     from: String(row.from_address),
     to: String(row.to_address),
     asset: row.contract === null ? { kind: 'native' } : { kind: 'token', contract: String(row.contract) },
     amountUnits: String(row.amount_units),
-    success: Number(row.success) === 1,
+    success: row.failure === null,
   }
 }

@@ -12,7 +12,7 @@ import {
 import { type Logger, moduleLogger } from '@chainpay/platform'
 import type { ChainClient, ChainHead } from '@chainpay/ports'
 import { type ChainFormat, chainFormat } from './chain-format.js'
-import { createSimulatorStore } from './simulator-store.js'
+import { createSimulatorStore, type StoredBlock, type StoredTransfer } from './simulator-store.js'
 
 export interface SimulatedTransfer {
   /** receiving address; for SPL tokens the receiving token account */
@@ -27,6 +27,32 @@ export interface SimulatedTransfer {
   /** included in a block but failed (TRON REVERT, Solana meta.err) */
   fail?: boolean | undefined
 }
+
+/** how a simulated transaction fails on chain: TRON's contract results; Solana's instruction error */
+export const SIMULATED_FAILURES = ['REVERT', 'OUT_OF_ENERGY', 'INSTRUCTION_ERROR'] as const
+export type SimulatedFailure = (typeof SIMULATED_FAILURES)[number]
+
+/** one payment inside a simulated transaction */
+export interface SimulatedPayment {
+  to: string
+  amount: string
+  currency: string
+  contract?: string | undefined
+}
+
+/**
+ * a transaction with one or more transfers from one sender: on TRON several transfers are TRC20
+ * transfers made by one multisend contract call (a TRX transfer is a transaction of its own); on
+ * Solana several instructions, native and SPL mixed
+ */
+export interface SimulatedTransaction {
+  from?: string | undefined
+  transfers: SimulatedPayment[]
+  /** included in a block but failed */
+  failure?: SimulatedFailure | undefined
+}
+
+export type SimulatedBlock = StoredBlock
 
 export interface SimulatedNetwork {
   network: string
@@ -46,11 +72,21 @@ export interface ChainSimulator {
   stop(): Promise<void>
   /** resolves once the transfer is durably in the mempool */
   submitTransfer(network: string, transfer: SimulatedTransfer): Promise<{ txHash: string }>
+  /** resolves once the transaction, with all its transfers, is durably in the mempool */
+  submitTransaction(network: string, transaction: SimulatedTransaction): Promise<{ txHash: string }>
+  /** blocks with their transactions as submitted: what node-shaped routes render */
+  blockDetails(network: string, fromHeight: number, toHeight: number): Promise<SimulatedBlock[]>
+  /** the highest block the simulated chain treats as final (TRON solidified, Solana finalized) */
+  finalizedHeight(network: string): Promise<number>
   mineBlocks(network: string, count: number): Promise<ChainHead>
   /** rolls back the block holding the transaction and every later one; false if the tx is unknown */
   dropTransaction(network: string, txHash: string): Promise<boolean>
   head(network: string): Promise<ChainHead>
-  client(network: string): ChainClient
+  /**
+   * the chain port over a simulated network; with `reportFinalized` its head carries the simulated
+   * finalized height, as the TRON and Solana RPC clients' heads do
+   */
+  client(network: string, options?: { reportFinalized?: boolean }): ChainClient
 }
 
 export interface ChainSimulatorOptions {
@@ -62,6 +98,7 @@ export interface ChainSimulatorOptions {
 }
 
 const MAX_ADDRESS_LENGTH = 128
+const MAX_TRANSFERS_PER_TRANSACTION = 20
 
 interface RunningNetwork {
   definition: NetworkDefinition
@@ -164,21 +201,25 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
     },
 
     async submitTransfer(network, transfer) {
+      const { to, amount, currency, contract, from, fail } = transfer
+      const failure = fail === true ? simulated(network).format.defaultFailure : undefined
+      return submit(network, { from, transfers: [{ to, amount, currency, contract }], failure }, 'single')
+    },
+
+    async submitTransaction(network, transaction) {
+      return submit(network, transaction, 'list')
+    },
+
+    async blockDetails(network, fromHeight, toHeight) {
       const entry = simulated(network)
-      const name = entry.definition.network
-      const asset = resolveAsset(registry, { network: name, currency: transfer.currency })
-      const amountUnits = unitsOf(transfer.amount, asset.decimals)
-      const to = address('to', transfer.to)
-      const from = transfer.from === undefined ? entry.format.newAddress() : address('from', transfer.from)
-      const contract =
-        transfer.contract === undefined ? asset.contract : address('contract', transfer.contract)
-      const txHash = entry.format.newTxHash()
-      store.insertTransaction(
-        name,
-        { txHash, from, to, contract, amountUnits: amountUnits.toString(), success: transfer.fail !== true },
-        clock().toISOString(),
-      )
-      return { txHash }
+      headOf(entry)
+      assertHeights(fromHeight, toHeight)
+      return store.blockDetails(entry.definition.network, fromHeight, toHeight)
+    },
+
+    async finalizedHeight(network) {
+      const entry = simulated(network)
+      return finalizedHeightOf(entry, headOf(entry))
     },
 
     async mineBlocks(network, count) {
@@ -211,20 +252,72 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       return headOf(simulated(network))
     },
 
-    client(network) {
+    client(network, options = {}) {
       const entry = simulated(network)
       const name = entry.definition.network
       return {
         network: name,
-        getHead: async () => headOf(entry),
+        getHead: async () => {
+          const head = headOf(entry)
+          if (!options.reportFinalized) return head
+          return { ...head, finalizedHeight: finalizedHeightOf(entry, head) }
+        },
         getBlocks: async (fromHeight, toHeight) => {
-          if (!Number.isSafeInteger(fromHeight) || !Number.isSafeInteger(toHeight)) {
-            throw new RangeError(`block heights must be integers, got ${fromHeight}..${toHeight}`)
-          }
+          assertHeights(fromHeight, toHeight)
           return store.blocks(name, fromHeight, toHeight)
         },
       }
     },
+  }
+
+  async function submit(
+    network: string,
+    transaction: SimulatedTransaction,
+    /** how errors name a transfer's fields: as the single-transfer body does, or by position */
+    naming: 'single' | 'list',
+  ): Promise<{ txHash: string }> {
+    const entry = simulated(network)
+    const name = entry.definition.network
+    const { transfers } = transaction
+    if (
+      !Array.isArray(transfers) ||
+      transfers.length < 1 ||
+      transfers.length > MAX_TRANSFERS_PER_TRANSACTION
+    ) {
+      throw new DomainError(
+        'VALIDATION_ERROR',
+        `transfers: a transaction carries 1 to ${MAX_TRANSFERS_PER_TRANSACTION} transfers`,
+      )
+    }
+    const stored = transfers.map((payment, position): StoredTransfer => {
+      const asset = resolveAsset(registry, { network: name, currency: payment.currency })
+      const field = (name: string) => (naming === 'single' ? name : `transfers[${position}].${name}`)
+      return {
+        to: address(field('to'), payment.to),
+        contract:
+          payment.contract === undefined ? asset.contract : address(field('contract'), payment.contract),
+        amountUnits: unitsOf(payment.amount, asset.decimals).toString(),
+        decimals: asset.decimals,
+      }
+    })
+    if (entry.definition.chain === 'TRON' && stored.length > 1 && stored.some((t) => t.contract === null)) {
+      throw new DomainError(
+        'VALIDATION_ERROR',
+        'transfers: a TRON transaction pays TRX to one address; several transfers must all be TRC20',
+      )
+    }
+    const failure = transaction.failure ?? null
+    if (failure !== null && !entry.format.failures.includes(failure)) {
+      const allowed = entry.format.failures.join(', ')
+      throw new DomainError('VALIDATION_ERROR', `failure: ${name} transactions fail with ${allowed}`)
+    }
+    const from =
+      transaction.from === undefined ? entry.format.newAddress() : address('from', transaction.from)
+    const txHash = entry.format.newTxHash()
+    store.inTransaction(() =>
+      store.insertTransaction(name, { txHash, from, failure, transfers: stored }, clock().toISOString()),
+    )
+    return { txHash }
   }
 
   // A rollback: the fork keeps heights and times but every block from `height` on gets a new
@@ -247,6 +340,16 @@ function findNetworkIgnoringCase(registry: AssetRegistry, network: string): Netw
     findNetwork(registry, network) ??
     registry.networks.find((candidate) => candidate.network.toLowerCase() === network.toLowerCase())
   )
+}
+
+function finalizedHeightOf(entry: { format: ChainFormat }, head: ChainHead): number {
+  return Math.max(0, head.height - entry.format.finalityDepth)
+}
+
+function assertHeights(fromHeight: number, toHeight: number): void {
+  if (!Number.isSafeInteger(fromHeight) || !Number.isSafeInteger(toHeight)) {
+    throw new RangeError(`block heights must be integers, got ${fromHeight}..${toHeight}`)
+  }
 }
 
 function unitsOf(amount: string, decimals: number): bigint {

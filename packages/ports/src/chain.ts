@@ -29,6 +29,11 @@ export interface ChainHead {
   height: number
   hash: string
   time: string
+  /**
+   * the highest block the chain has made final (TRON's solidified block, Solana's finalized slot),
+   * where the client knows it; a transfer above it is never counted as final
+   */
+  finalizedHeight?: number
 }
 
 export interface ChainClient {
@@ -36,4 +41,42 @@ export interface ChainClient {
   getHead(): Promise<ChainHead>
   /** canonical blocks with from <= height <= to, ascending; heights without a block are absent */
   getBlocks(fromHeight: number, toHeight: number): Promise<ChainBlock[]>
+}
+
+/** why a chain RPC call failed, so that callers know whether and when to try again */
+export type ChainRpcFailure =
+  /** no answer within the deadline */
+  | 'timeout'
+  /** 429, or a provider's quota answer (TronGrid 403) */
+  | 'rate-limited'
+  /** connection refused or reset, 5xx, or a node that says it is behind or unhealthy */
+  | 'unavailable'
+  /** an answer the client cannot use: not the documented shape, or a request the node rejects */
+  | 'bad-response'
+
+/** what chain clients throw for a failed RPC call; never carries an endpoint's API key */
+export class ChainRpcError extends Error {
+  readonly failure: ChainRpcFailure
+  /** the wait the node asked for (Retry-After), in milliseconds */
+  readonly retryAfterMs: number | undefined
+
+  constructor(
+    failure: ChainRpcFailure,
+    message: string,
+    options: { retryAfterMs?: number | undefined; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause })
+    this.name = 'ChainRpcError'
+    this.failure = failure
+    this.retryAfterMs = options.retryAfterMs
+  }
+
+  /** worth another try later: everything but an answer of the wrong shape */
+  get transient(): boolean {
+    return this.failure !== 'bad-response'
+  }
+}
+
+export function isChainRpcError(error: unknown): error is ChainRpcError {
+  return error instanceof ChainRpcError
 }
