@@ -53,6 +53,26 @@ async function transferOf(network: string, txHash: string) {
   return blocks.flatMap((block) => block.transfers).find((transfer) => transfer.txHash === txHash)
 }
 
+describe('node-shaped endpoints served beside the dev routes', () => {
+  it('answers java-tron and Solana JSON-RPC requests for the simulated networks', async () => {
+    const head = await simulator.mineBlocks('TRON', 2)
+    const tron = await app.inject({ method: 'POST', url: '/chains/TRON/wallet/getnowblock' })
+    expect(tron.statusCode).toBe(200)
+    expect(tron.json()).toMatchObject({
+      blockID: head.hash,
+      block_header: { raw_data: { number: head.height } },
+    })
+
+    const solanaHead = await simulator.head('SOLANA_DEVNET')
+    const solana = await app.inject({
+      method: 'POST',
+      url: '/chains/SOLANA_DEVNET',
+      payload: { jsonrpc: '2.0', id: 1, method: 'getSlot', params: [{ commitment: 'confirmed' }] },
+    })
+    expect(solana.json()).toEqual({ jsonrpc: '2.0', id: 1, result: solanaHead.height })
+  })
+})
+
 describe('POST /dev/chains/:network/transactions', () => {
   const post = (network: string, payload: object) =>
     app.inject({ method: 'POST', url: `/dev/chains/${network}/transactions`, payload })

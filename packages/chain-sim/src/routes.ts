@@ -1,4 +1,5 @@
-// Development endpoints that drive the simulated chains: pay an address, mine, roll back.
+// Development endpoints that drive the simulated chains (pay an address, mine, roll back), and the
+// node-shaped endpoints that the real TRON and Solana clients read them through.
 // They answer with the merchant API's error body; the hosting app handles anything else.
 import { DECIMAL_AMOUNT_PATTERN, isDomainError } from '@chainpay/domain'
 import {
@@ -8,6 +9,8 @@ import {
 } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { type ChainSimulator, SIMULATED_FAILURES } from './simulator.js'
+import { solanaRpcRoutes } from './solana-rpc-routes.js'
+import { tronNodeRoutes } from './tron-node-routes.js'
 
 export interface ChainSimulatorRoutesOptions {
   simulator: ChainSimulator
@@ -64,6 +67,11 @@ export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoute
   app,
   { simulator },
 ) => {
+  // The node-shaped APIs the real TRON and Solana clients read, each in its own scope: both answer
+  // bodies the way their nodes do, with parsers of their own.
+  await app.register(tronNodeRoutes, { simulator })
+  await app.register(solanaRpcRoutes, { simulator })
+
   // Scoped to this plugin: strict TypeBox checks, no type coercion of bodies.
   app.setValidatorCompiler(TypeBoxValidatorCompiler)
 

@@ -3,6 +3,7 @@
 import type { DatabaseSync } from 'node:sqlite'
 import {
   type AssetRegistry,
+  type Chain,
   DomainError,
   findNetwork,
   type NetworkDefinition,
@@ -66,6 +67,8 @@ export interface ChainSimulator {
   readonly networks: readonly string[]
   /** the canonical name of a simulated network, matched ignoring case; undefined if not simulated */
   networkNamed(network: string): string | undefined
+  /** the chain of a simulated network, matched ignoring case; undefined if not simulated */
+  chainOf(network: string): Chain | undefined
   /** produces blocks on each network's timer; idempotent */
   start(): Promise<void>
   /** stops the timers; idempotent */
@@ -180,6 +183,11 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
     networkNamed(network) {
       const definition = findNetworkIgnoringCase(registry, network)
       return definition && running.has(definition.network) ? definition.network : undefined
+    },
+
+    chainOf(network) {
+      const definition = findNetworkIgnoringCase(registry, network)
+      return definition && running.has(definition.network) ? definition.chain : undefined
     },
 
     async start() {

@@ -1,0 +1,297 @@
+// A Solana JSON-RPC node in front of the simulator: POST /chains/<network> answers what
+// @solana/web3.js's Connection asks a real node while following blocks, in the node's shapes and
+// with its errors. Slots are the simulator's block heights; `processed` and `confirmed` stand at
+// the head, `finalized` at the simulator's finalized height.
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import type { ChainSimulator } from './simulator.js'
+import {
+  type BlockEncoding,
+  type BlockRenderOptions,
+  renderSolanaBlock,
+  SolanaRpcError,
+  type TransactionDetails,
+} from './solana-rpc-blocks.js'
+
+export { SolanaRpcError, simulatedSolanaVersion } from './solana-rpc-blocks.js'
+
+export interface SolanaRpcRoutesOptions {
+  simulator: ChainSimulator
+}
+
+/** what a node allows between the first and the last slot of getBlocks (MAX_GET_CONFIRMED_BLOCKS_RANGE) */
+const MAX_SLOT_RANGE = 500_000
+const API_VERSION = '2.2.16'
+const FEATURE_SET = 3_294_202_862
+/** the clusters' real genesis hashes, so that a client checking which cluster it talks to is satisfied */
+const GENESIS_HASHES: Record<string, string> = {
+  SOLANA: '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d',
+  SOLANA_DEVNET: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
+}
+const OTHER_GENESIS_HASH = '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY'
+/** a blockhash stays usable for this many blocks */
+const BLOCKHASH_VALIDITY = 150
+
+type Commitment = 'processed' | 'confirmed' | 'finalized'
+type Params = unknown[]
+
+interface Node {
+  simulator: ChainSimulator
+  network: string
+}
+
+interface JsonRpcRequest {
+  jsonrpc: '2.0'
+  id: unknown
+  method: string
+  params?: unknown
+}
+
+export const solanaRpcRoutes: FastifyPluginAsync<SolanaRpcRoutesOptions> = async (app, options) => {
+  const { simulator } = options
+  // Scoped to this plugin: a node answers a body that is not JSON with a JSON-RPC parse error.
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, body)
+  })
+
+  app.post<{ Params: { network: string } }>('/chains/:network', async (request, reply) => {
+    const network = simulator.networkNamed(request.params.network)
+    if (network === undefined || simulator.chainOf(network) !== 'SOLANA') {
+      const message = `no simulated Solana network ${request.params.network}`
+      return reply.code(404).send({ error: { code: 'NOT_FOUND', message } })
+    }
+    const node: Node = { simulator, network }
+    let body: unknown
+    try {
+      body = JSON.parse(typeof request.body === 'string' ? request.body : '')
+    } catch {
+      return sendJson(reply, failure(null, new SolanaRpcError(-32700, 'Parse error')))
+    }
+    if (!Array.isArray(body)) return sendJson(reply, await answer(node, body))
+    if (body.length === 0)
+      return sendJson(reply, failure(null, new SolanaRpcError(-32600, 'Invalid request')))
+    const answers: unknown[] = []
+    for (const call of body) answers.push(await answer(node, call))
+    return sendJson(reply, answers)
+  })
+}
+
+async function answer(node: Node, call: unknown): Promise<unknown> {
+  if (!isRequest(call)) {
+    const id = typeof call === 'object' && call !== null && 'id' in call ? call.id : null
+    return failure(id ?? null, new SolanaRpcError(-32600, 'Invalid request'))
+  }
+  const method = METHODS[call.method]
+  if (method === undefined) return failure(call.id, new SolanaRpcError(-32601, 'Method not found'))
+  const params = call.params ?? []
+  if (!Array.isArray(params)) {
+    return failure(call.id, invalidParams('invalid type: map, expected a sequence of parameters'))
+  }
+  try {
+    return { jsonrpc: '2.0', result: await method(node, params), id: call.id }
+  } catch (error) {
+    if (error instanceof SolanaRpcError) return failure(call.id, error)
+    throw error
+  }
+}
+
+function isRequest(call: unknown): call is JsonRpcRequest {
+  if (typeof call !== 'object' || call === null || Array.isArray(call)) return false
+  const { jsonrpc, method } = call as Record<string, unknown>
+  return jsonrpc === '2.0' && typeof method === 'string'
+}
+
+function failure(id: unknown, error: SolanaRpcError): unknown {
+  const body: Record<string, unknown> = { code: error.code, message: error.message }
+  if (error.data !== undefined) body.data = error.data
+  return { jsonrpc: '2.0', error: body, id }
+}
+
+const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> = {
+  async getSlot(node, [config]) {
+    return contextSlot(node, readConfig(config))
+  },
+
+  // the simulator never skips a slot, so a slot's block height is the slot
+  async getBlockHeight(node, [config]) {
+    return contextSlot(node, readConfig(config))
+  },
+
+  async getLatestBlockhash(node, [config]) {
+    const slot = await contextSlot(node, readConfig(config))
+    const [block] = await node.simulator.blockDetails(node.network, Math.max(1, slot), Math.max(1, slot))
+    const blockhash = slot === 0 ? block?.parentHash : block?.hash
+    if (blockhash === undefined) throw new SolanaRpcError(-32004, `Block not available for slot ${slot}`)
+    return {
+      context: { apiVersion: API_VERSION, slot },
+      value: { blockhash, lastValidBlockHeight: slot + BLOCKHASH_VALIDITY },
+    }
+  },
+
+  async getBlocks(node, [start, second, third]) {
+    const startSlot = readSlot(start)
+    const endSlot = typeof second === 'number' ? readSlot(second) : undefined
+    const config = readConfig(typeof second === 'object' && second !== null ? second : third)
+    const last = Math.min(
+      endSlot ?? startSlot + MAX_SLOT_RANGE,
+      await slotAt(node, atLeastConfirmed(config.commitment)),
+    )
+    if (last < startSlot) return []
+    if (last - startSlot > MAX_SLOT_RANGE) throw invalidParams(`Slot range too large; max ${MAX_SLOT_RANGE}`)
+    return slotsBetween(startSlot, last)
+  },
+
+  async getBlocksWithLimit(node, [start, limit, config]) {
+    const startSlot = readSlot(start)
+    const count = readSlot(limit)
+    if (count > MAX_SLOT_RANGE) throw invalidParams(`Limit too large; max ${MAX_SLOT_RANGE}`)
+    const last = Math.min(
+      startSlot + count - 1,
+      await slotAt(node, atLeastConfirmed(readConfig(config).commitment)),
+    )
+    return slotsBetween(startSlot, last)
+  },
+
+  async getBlock(node, [slotParam, configParam]) {
+    const slot = readSlot(slotParam)
+    const config = readConfig(typeof configParam === 'string' ? { encoding: configParam } : configParam)
+    const render = readRenderOptions(config)
+    const commitment = atLeastConfirmed(config.commitment)
+    if (slot > (await slotAt(node, commitment))) {
+      throw new SolanaRpcError(-32004, `Block not available for slot ${slot}`)
+    }
+    const [block] = slot < 1 ? [] : await node.simulator.blockDetails(node.network, slot, slot)
+    if (block === undefined) {
+      if (slot <= (await node.simulator.finalizedHeight(node.network))) {
+        throw new SolanaRpcError(
+          -32007,
+          `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`,
+        )
+      }
+      throw new SolanaRpcError(-32004, `Block not available for slot ${slot}`)
+    }
+    return renderSolanaBlock(block, render)
+  },
+
+  async getBlockTime(node, [slotParam]) {
+    const slot = readSlot(slotParam)
+    const [block] = slot < 1 ? [] : await node.simulator.blockDetails(node.network, slot, slot)
+    if (block === undefined) throw new SolanaRpcError(-32004, `Block not available for slot ${slot}`)
+    return Math.floor(Date.parse(block.time) / 1000)
+  },
+
+  async getFirstAvailableBlock() {
+    return 1
+  },
+
+  async getVersion() {
+    return { 'feature-set': FEATURE_SET, 'solana-core': API_VERSION }
+  },
+
+  async getHealth() {
+    return 'ok'
+  },
+
+  async getGenesisHash(node) {
+    return GENESIS_HASHES[node.network] ?? OTHER_GENESIS_HASH
+  },
+}
+
+//////// Commitments and slots
+
+async function slotAt(node: Node, commitment: Commitment): Promise<number> {
+  if (commitment === 'finalized') return node.simulator.finalizedHeight(node.network)
+  return (await node.simulator.head(node.network)).height
+}
+
+/** the slot a context-bound read answers at, honouring minContextSlot as a node does */
+async function contextSlot(node: Node, config: Record<string, unknown>): Promise<number> {
+  const slot = await slotAt(node, readCommitment(config.commitment))
+  const { minContextSlot } = config
+  if (minContextSlot !== undefined && readSlot(minContextSlot) > slot) {
+    throw new SolanaRpcError(-32016, 'Minimum context slot has not been reached', { contextSlot: slot })
+  }
+  return slot
+}
+
+function slotsBetween(first: number, last: number): number[] {
+  const from = Math.max(1, first)
+  return last < from ? [] : Array.from({ length: last - from + 1 }, (_, offset) => from + offset)
+}
+
+//////// Parameters
+
+function readConfig(config: unknown): Record<string, unknown> {
+  if (config === undefined || config === null) return {}
+  if (typeof config !== 'object' || Array.isArray(config)) {
+    throw invalidParams('invalid type: expected a configuration object')
+  }
+  return config as Record<string, unknown>
+}
+
+function readCommitment(commitment: unknown): Commitment {
+  // a node's default commitment is finalized
+  if (commitment === undefined) return 'finalized'
+  if (commitment === 'processed' || commitment === 'confirmed' || commitment === 'finalized') {
+    return commitment
+  }
+  throw invalidParams(
+    `unknown variant \`${String(commitment)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\``,
+  )
+}
+
+function atLeastConfirmed(commitment: unknown): Commitment {
+  const level = readCommitment(commitment)
+  if (level === 'processed') throw invalidParams('Method does not support commitment below `confirmed`')
+  return level
+}
+
+function readSlot(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw invalidParams(`invalid type: ${JSON.stringify(value) ?? 'nothing'}, expected u64`)
+  }
+  return value
+}
+
+const ENCODINGS: readonly BlockEncoding[] = ['json', 'jsonParsed']
+const DETAILS: readonly TransactionDetails[] = ['full', 'accounts', 'signatures', 'none']
+
+function readRenderOptions(config: Record<string, unknown>): BlockRenderOptions {
+  const encoding = config.encoding ?? 'json'
+  if (!ENCODINGS.includes(encoding as BlockEncoding)) {
+    // base58 and base64 need signed wire transactions, which the simulator does not make
+    throw invalidParams(`encoding ${String(encoding)} is not served by the simulator; use json or jsonParsed`)
+  }
+  const transactionDetails = config.transactionDetails ?? 'full'
+  if (!DETAILS.includes(transactionDetails as TransactionDetails)) {
+    throw invalidParams(
+      `unknown variant \`${String(transactionDetails)}\`, expected one of \`full\`, \`signatures\`, \`none\`, \`accounts\``,
+    )
+  }
+  const { rewards, maxSupportedTransactionVersion } = config
+  if (rewards !== undefined && typeof rewards !== 'boolean') throw invalidParams('rewards must be a boolean')
+  if (maxSupportedTransactionVersion !== undefined) readSlot(maxSupportedTransactionVersion)
+  return {
+    encoding: encoding as BlockEncoding,
+    transactionDetails: transactionDetails as TransactionDetails,
+    rewards: rewards ?? true,
+    maxSupportedTransactionVersion: maxSupportedTransactionVersion as number | undefined,
+  }
+}
+
+function invalidParams(reason: string): SolanaRpcError {
+  return new SolanaRpcError(-32602, `Invalid params: ${reason}.`)
+}
+
+//////// Replies
+
+/** JSON with u64 values (bigint) written as the exact integers a node writes */
+function sendJson(reply: FastifyReply, value: unknown): FastifyReply {
+  const marked = JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === 'bigint' ? `${U64_MARK}${item}` : item,
+  )
+  return reply.type('application/json').send(marked.replace(U64_PATTERN, '$1'))
+}
+
+const U64_MARK = '\u0000u64:'
+const U64_PATTERN = /"\\u0000u64:(-?\d+)"/g

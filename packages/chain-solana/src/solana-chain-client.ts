@@ -1,0 +1,165 @@
+// The chain port over a Solana JSON-RPC node with @solana/web3.js: the head at `confirmed` with
+// the `finalized` slot beside it, and blocks as getBlocks lists them at `confirmed`, each read in
+// full with jsonParsed (whose account keys include lookup table keys). A slot is a height; a slot
+// without a block is simply absent.
+import { type AssetRegistry, findNetwork } from '@chainpay/domain'
+import { type ChainBlock, type ChainClient, ChainRpcError, type ChainTransfer } from '@chainpay/ports'
+import { Connection, type ParsedBlockResponse } from '@solana/web3.js'
+import {
+  endpointOrigin,
+  fetchWithDeadline,
+  isSkippedSlot,
+  redactorFor,
+  toChainRpcError,
+} from './solana-rpc-errors.js'
+import { solanaTransferFilter, solanaTransfersOf } from './solana-transfers.js'
+
+export interface SolanaChainClientOptions {
+  /** the registry's network name, e.g. SOLANA or SOLANA_DEVNET */
+  network: string
+  registry: AssetRegistry
+  /** the node's JSON-RPC URL; may embed a provider's API key, which is never logged or echoed */
+  rpcUrl: string
+  /** deadline of one HTTP request, body included; default 10 s */
+  timeoutMs?: number | undefined
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000
+/** what a node lists in one getBlocks call at most (MAX_GET_CONFIRMED_BLOCKS_RANGE) */
+const MAX_SLOTS_PER_LIST = 500_000
+/** getBlock calls in flight at once while reading a range */
+const BLOCK_READS_IN_FLIGHT = 4
+
+export function createSolanaChainClient(options: SolanaChainClientOptions): ChainClient {
+  const { network, registry, rpcUrl } = options
+  if (findNetwork(registry, network)?.chain !== 'SOLANA') {
+    throw new Error(`Solana chain client: ${network} is not a Solana network of the asset registry`)
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) {
+    throw new Error(`Solana chain client: timeoutMs must be a positive integer, got ${timeoutMs}`)
+  }
+  const filter = solanaTransferFilter(registry, network)
+  const redact = redactorFor(rpcUrl)
+  const where = `${network} at ${endpointOrigin(rpcUrl)}`
+  const connection = new Connection(rpcUrl, {
+    commitment: 'confirmed',
+    // retries belong to the caller's policy, which sees the Retry-After
+    disableRetryOnRateLimit: true,
+    httpAgent: false,
+    fetch: fetchWithDeadline(timeoutMs),
+  })
+
+  async function call<T>(method: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run()
+    } catch (error) {
+      throw toChainRpcError(error, `Solana ${method} on ${where}`, redact)
+    }
+  }
+
+  /** the block at `slot`, or undefined when the node says the slot has none */
+  async function readBlock(slot: number): Promise<ChainBlock | undefined> {
+    let block: ParsedBlockResponse | null
+    try {
+      // web3.js's declarations give a full-detail answer the accounts-only type; at run time it
+      // validates the full shape, which is what comes back
+      block = (await connection.getParsedBlock(slot, {
+        commitment: 'confirmed',
+        maxSupportedTransactionVersion: 0,
+        transactionDetails: 'full',
+        rewards: false,
+      })) as unknown as ParsedBlockResponse | null
+    } catch (error) {
+      // listed by getBlocks a moment ago, skipped now: the fork that held it was abandoned
+      if (isSkippedSlot(error)) return undefined
+      throw toChainRpcError(error, `Solana getBlock ${slot} on ${where}`, redact)
+    }
+    if (block === null) return undefined
+    let transfers: ChainTransfer[]
+    try {
+      transfers = block.transactions.flatMap((transaction) => solanaTransfersOf(transaction, filter))
+    } catch (error) {
+      throw toChainRpcError(error, `Solana block ${slot} on ${where}`, redact)
+    }
+    return {
+      height: slot,
+      hash: block.blockhash,
+      parentHash: block.previousBlockhash,
+      time: blockTime(block.blockTime, slot),
+      transfers,
+    }
+  }
+
+  function blockTime(seconds: number | null, slot: number): string {
+    if (seconds === null || !Number.isSafeInteger(seconds)) {
+      throw new ChainRpcError('bad-response', `Solana block ${slot} on ${where} has no block time`)
+    }
+    return new Date(seconds * 1000).toISOString()
+  }
+
+  return {
+    network,
+
+    async getHead() {
+      const [slot, finalized] = await Promise.all([
+        call('getSlot confirmed', () => connection.getSlot('confirmed')),
+        call('getSlot finalized', () => connection.getSlot('finalized')),
+      ])
+      const block = await call(`getBlock ${slot}`, () =>
+        connection.getParsedBlock(slot, {
+          commitment: 'confirmed',
+          maxSupportedTransactionVersion: 0,
+          transactionDetails: 'none',
+          rewards: false,
+        }),
+      )
+      if (block === null) {
+        throw new ChainRpcError('unavailable', `Solana getBlock ${slot} on ${where}: no block at the head`)
+      }
+      // behind a load balancer the finalized answer may come from a node ahead of the confirmed one
+      const finalizedHeight = Math.min(finalized, slot)
+      return { height: slot, hash: block.blockhash, time: blockTime(block.blockTime, slot), finalizedHeight }
+    },
+
+    async getBlocks(fromHeight, toHeight) {
+      if (!Number.isSafeInteger(fromHeight) || !Number.isSafeInteger(toHeight)) {
+        throw new RangeError(`block heights must be integers, got ${fromHeight}..${toHeight}`)
+      }
+      const slots: number[] = []
+      for (let first = Math.max(0, fromHeight); first <= toHeight; first += MAX_SLOTS_PER_LIST) {
+        const last = Math.min(toHeight, first + MAX_SLOTS_PER_LIST - 1)
+        const listed = await call(`getBlocks ${first}..${last}`, () =>
+          connection.getBlocks(first, last, 'confirmed'),
+        )
+        slots.push(...listed.filter((slot) => slot >= first && slot <= last))
+      }
+      const blocks = await mapInFlight(
+        [...new Set(slots)].sort((a, b) => a - b),
+        readBlock,
+      )
+      return blocks.filter((block): block is ChainBlock => block !== undefined)
+    },
+  }
+}
+
+/** `work` over `items` with at most BLOCK_READS_IN_FLIGHT running, results in the items' order */
+async function mapInFlight<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length)
+  let next = 0
+  let failed = false
+  const worker = async () => {
+    while (next < items.length && !failed) {
+      const position = next++
+      try {
+        results[position] = await work(items[position] as T)
+      } catch (error) {
+        // the range fails as a whole: no point reading the rest
+        failed = true
+        throw error
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(BLOCK_READS_IN_FLIGHT, items.length) }, worker))
+  return results
+}

@@ -1,0 +1,133 @@
+// What a failed call to a Solana node means for the caller: try again (and when), or not. Every
+// failure leaves as a ChainRpcError, and no message carries the endpoint's URL, whose path or
+// query holds the provider's API key.
+import { ChainRpcError, type ChainRpcFailure, isChainRpcError } from '@chainpay/ports'
+
+/** getBlock's answers for a slot without a block: skipped, or missing from long-term storage */
+const SKIPPED_SLOT_CODES = new Set([-32007, -32009])
+/**
+ * a node that is behind or unwell: block not available (yet), node unhealthy, block status not
+ * available yet, minimum context slot not reached, internal error
+ */
+const UNAVAILABLE_CODES = new Set([-32004, -32005, -32014, -32016, -32603])
+/** providers that answer a quota with HTTP 200 and a JSON-RPC error */
+const RATE_LIMITED_CODES = new Set([429, -32429])
+
+/** the JSON-RPC error code web3.js kept from the node's answer, if the failure was one */
+export function jsonRpcCodeOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined
+  return typeof error.code === 'number' ? error.code : undefined
+}
+
+export function isSkippedSlot(error: unknown): boolean {
+  const code = jsonRpcCodeOf(error)
+  return code !== undefined && SKIPPED_SLOT_CODES.has(code)
+}
+
+/** `error` as a ChainRpcError whose message starts with `context` and names nothing secret */
+export function toChainRpcError(
+  error: unknown,
+  context: string,
+  redact: (text: string) => string,
+): ChainRpcError {
+  if (isChainRpcError(error)) {
+    return new ChainRpcError(error.failure, redact(`${context}: ${error.message}`), {
+      retryAfterMs: error.retryAfterMs,
+      cause: error,
+    })
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  const code = jsonRpcCodeOf(error)
+  if (code === undefined) {
+    // web3.js rejects an answer that is not JSON or not the documented shape
+    return new ChainRpcError('bad-response', redact(`${context}: unreadable answer: ${message}`), {
+      cause: error,
+    })
+  }
+  let failure: ChainRpcFailure = 'bad-response'
+  if (RATE_LIMITED_CODES.has(code)) failure = 'rate-limited'
+  else if (UNAVAILABLE_CODES.has(code)) failure = 'unavailable'
+  return new ChainRpcError(failure, redact(`${context}: node error ${code}: ${message}`), { cause: error })
+}
+
+/**
+ * A fetch for web3.js's Connection that gives up after `timeoutMs` (body included) and turns
+ * HTTP failures into ChainRpcErrors itself: web3.js would keep only the status text, and the
+ * Retry-After of a 429 would be lost.
+ */
+export function fetchWithDeadline(timeoutMs: number): typeof fetch {
+  return async (input, init) => {
+    try {
+      const response = await fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) })
+      const body = await response.text()
+      if (response.status === 429) {
+        throw new ChainRpcError('rate-limited', 'HTTP 429 Too Many Requests', {
+          retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+        })
+      }
+      if (!response.ok) {
+        const failure: ChainRpcFailure = response.status >= 500 ? 'unavailable' : 'bad-response'
+        throw new ChainRpcError(failure, `HTTP ${response.status}: ${excerpt(body)}`)
+      }
+      // the body is read already (and decoded): only its type still describes it
+      return new Response(body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' },
+      })
+    } catch (error) {
+      if (isChainRpcError(error)) throw error
+      if (error instanceof Error && error.name === 'TimeoutError') {
+        throw new ChainRpcError('timeout', `no answer within ${timeoutMs} ms`, { cause: error })
+      }
+      throw new ChainRpcError('unavailable', `no answer: ${networkFailure(error)}`, { cause: error })
+    }
+  }
+}
+
+/** Retry-After as seconds or an HTTP date, in milliseconds from now */
+export function retryAfterMs(header: string | null, now: () => number = Date.now): number | undefined {
+  if (header === null) return undefined
+  const text = header.trim()
+  if (/^\d+$/.test(text)) return Number(text) * 1000
+  const date = Date.parse(text)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now())
+}
+
+/**
+ * A function that removes the parts of `rpcUrl` that may be secret (the whole URL, credentials,
+ * query values, longer path segments) from a text.
+ */
+export function redactorFor(rpcUrl: string): (text: string) => string {
+  const secrets = new Set<string>([rpcUrl])
+  try {
+    const url = new URL(rpcUrl)
+    for (const part of [url.username, url.password, ...url.searchParams.values()]) secrets.add(part)
+    for (const segment of url.pathname.split('/')) if (segment.length >= 8) secrets.add(segment)
+  } catch {
+    // not a URL: only the whole text is known to be secret
+  }
+  const ordered = [...secrets].filter((secret) => secret.length > 0).sort((a, b) => b.length - a.length)
+  return (text) => ordered.reduce((redacted, secret) => redacted.split(secret).join('[redacted]'), text)
+}
+
+/** the endpoint's origin without credentials: what log lines and messages may name */
+export function endpointOrigin(rpcUrl: string): string {
+  try {
+    const { protocol, host } = new URL(rpcUrl)
+    return `${protocol}//${host}`
+  } catch {
+    return 'an endpoint that is not a URL'
+  }
+}
+
+function networkFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const { cause } = error
+  return cause instanceof Error ? `${error.message} (${cause.message})` : error.message
+}
+
+function excerpt(body: string): string {
+  const text = body.replace(/\s+/g, ' ').trim()
+  return text.length > 200 ? `${text.slice(0, 200)}...` : text || '(empty body)'
+}

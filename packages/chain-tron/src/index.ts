@@ -1,0 +1,3 @@
+export * from './tron-block-parser.js'
+export * from './tron-chain-client.js'
+export * from './tron-rpc-errors.js'
