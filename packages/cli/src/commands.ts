@@ -2,6 +2,8 @@
 // API. Everything but process wiring lives here, so that tests run it against a real admin API.
 
 import { parseArgs } from 'node:util'
+import { chainCheckOptions, runChainCheck } from './chain-check.js'
+import { CliError } from './cli-error.js'
 
 export interface CliOutput {
   /** results */
@@ -28,17 +30,23 @@ Commands:
   webhook-secret rotate MERCHANT_ID
   webhook-url set MERCHANT_ID (URL | --clear)
   fee-policy set MERCHANT_ID --fee-bps BPS [--fixed NETWORK:CURRENCY=AMOUNT ...]
+  chain check --network NETWORK [--rpc-url URL] [--solidity-url URL] [--api-key KEY]
+              [--index N] [--xpub XPUB | --seed SEED] [--timeout-ms MS]
 
 Options:
   --url URL      admin API address (env CHAINPAY_ADMIN_URL, default ${DEFAULT_ADMIN_URL})
   --token TOKEN  admin token (env CHAINPAY_ADMIN_TOKEN)
   --json         print the API's answer as JSON
-  -h, --help     show this help`
+  -h, --help     show this help
+
+chain check needs no admin API: it connects to the network's node (TRON, TRON_NILE, SOLANA,
+SOLANA_DEVNET), prints its head block and the receiving address of index N (default 0). Unset
+options come from the chain-indexer's and payment-command's variables: <NETWORK>_RPC_URL,
+<NETWORK>_SOLIDITY_RPC_URL, <NETWORK>_RPC_API_KEY, CHAIN_RPC_TIMEOUT_MS,
+<NETWORK>_REQUIRED_CONFIRMATIONS, TRON_ACCOUNT_XPUB, SOLANA_SEED, WALLET_FILE. Prefer SOLANA_SEED
+to --seed: a command line shows in ps and in the shell's history. See docs/chains.md.`
 
 const SECRETS_NOTICE = 'These secrets will not be shown again: store them now.'
-
-/** a problem with the command line or the API's answer; its message is all the user sees */
-class CliError extends Error {}
 
 const options = {
   url: { type: 'string' },
@@ -50,6 +58,7 @@ const options = {
   'fee-bps': { type: 'string' },
   fixed: { type: 'string', multiple: true },
   clear: { type: 'boolean' },
+  ...chainCheckOptions,
 } as const
 
 type Flags = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values']
@@ -75,6 +84,13 @@ export async function runChainpayAdmin(argv: string[], context: CliContext): Pro
       output.err(USAGE)
       return 1
     }
+    if (group === 'chain' && action === 'check') {
+      expectArgs(args, [], 'chain check --network NETWORK ...')
+      await runChainCheck(flags, { env: context.env, out: (line) => output.out(line) })
+      return 0
+    }
+    const chainFlag = Object.keys(chainCheckOptions).find((name) => flags[name as keyof Flags] !== undefined)
+    if (chainFlag !== undefined) throw new CliError(`--${chainFlag} is only for chain check`)
     const command = commands[`${group} ${action ?? ''}`.trim()]
     if (command === undefined) throw new CliError(`unknown command '${positionals.join(' ')}'; see --help`)
     const token = flags.token ?? context.env.CHAINPAY_ADMIN_TOKEN

@@ -5,6 +5,9 @@
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+/** mainnet names, so that merchants integrate exactly as they will in production */
+const SIMULATED_NETWORKS = 'TRON,SOLANA'
+
 export const SERVICE_NAMES = [
   'payment-command',
   'projection',
@@ -119,6 +122,8 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
         WALLET_FILE: options.walletFile,
         CALLBACK_URL_POLICY: 'development',
         EVENTSTORE_URL: options.eventstoreUrl ?? undefined,
+        // the networks the chain-indexer below simulates and watches
+        CHAIN_NETWORKS: SIMULATED_NETWORKS,
       }),
       service('projection', ports.projection, { HEALTH_PORT: String(ports.projection) }),
       service('notifier', ports.notifier, {
@@ -130,6 +135,7 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
       service('chain-indexer', ports.chainIndexer, {
         PORT: String(ports.chainIndexer),
         CHAIN_MODE: 'simulator',
+        CHAIN_NETWORKS: SIMULATED_NETWORKS,
         TRON_BLOCK_INTERVAL_MS: blocks ? String(blocks.TRON) : undefined,
         SOLANA_BLOCK_INTERVAL_MS: blocks ? String(blocks.SOLANA) : undefined,
       }),
@@ -142,6 +148,7 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
         ADMIN_TOKEN: secrets.adminToken,
         CHAIN_SIMULATOR_URL: urls.chainSimulator,
         CALLBACK_URL_POLICY: 'development',
+        CHAIN_NETWORKS: SIMULATED_NETWORKS,
         RATE_LIMIT_MAX: options.rateLimitMax === undefined ? undefined : String(options.rateLimitMax),
       }),
     ],

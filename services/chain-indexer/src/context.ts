@@ -1,20 +1,46 @@
 // What the chain-indexer runs on, built from its configuration. Which adapters back the ports (the
-// embedded SQLite file, or Kafka and MongoDB) is @chainpay/adapters' choice, from the environment;
-// the chain simulator runs in process and keeps its chains in the SQLite file of DATA_DIR.
+// embedded SQLite file, or Kafka and MongoDB) is @chainpay/adapters' choice, from the environment.
+// The chains are either simulated in process (kept in the SQLite file of DATA_DIR, with the dev
+// routes that drive them) or real TRON and Solana nodes over RPC, one endpoint per network.
 
-import { openInfrastructure } from '@chainpay/adapters'
-import { createChainIndexer } from '@chainpay/chain-indexer'
+import { type Infrastructure, openInfrastructure } from '@chainpay/adapters'
+import { createChainIndexer, withRpcResilience } from '@chainpay/chain-indexer'
 import { chainSimulatorRoutes, createChainSimulator } from '@chainpay/chain-sim'
-import { defaultAssetRegistry } from '@chainpay/domain'
-import { type Clock, type Logger, systemClock } from '@chainpay/platform'
+import { createSolanaChainClient } from '@chainpay/chain-solana'
+import { createTronChainClient } from '@chainpay/chain-tron'
+import { type AssetRegistry, applyNetworkSettings, defaultAssetRegistry, findNetwork } from '@chainpay/domain'
+import { type Clock, type Logger, type Service, systemClock } from '@chainpay/platform'
+import type { ChainClient } from '@chainpay/ports'
 import { createServiceMetrics, healthService, type ServiceContext } from '@chainpay/service-kit'
-import type { ChainIndexerConfig } from './config.js'
-
-/** mainnet names, so that merchants integrate exactly as they will in production */
-const SIMULATED_NETWORKS = ['TRON', 'SOLANA'] as const
+import type { FastifyPluginAsync } from 'fastify'
+import { chainsReadiness, trackReadiness } from './chain-readiness.js'
+import {
+  type ChainEndpoint,
+  type ChainIndexerConfig,
+  endpointOrigin,
+  isKeylessTronGrid,
+  type RpcChainIndexerConfig,
+  type SimulatorChainIndexerConfig,
+} from './config.js'
 
 /** the indexer looks for new blocks at least this often, and at least once per simulated block */
-const MAX_POLL_INTERVAL_MS = 500
+const MAX_SIMULATOR_POLL_INTERVAL_MS = 500
+
+/** one network's chain, as the indexer of that network gets it */
+interface WatchedChain {
+  network: string
+  client: ChainClient
+  pollIntervalMs: number
+  startHeight?: number
+}
+
+interface Chains {
+  watched: WatchedChain[]
+  /** started before the indexers */
+  services: Service[]
+  readiness: () => Promise<boolean>
+  routes?: FastifyPluginAsync
+}
 
 export async function buildChainIndexerContext(
   config: ChainIndexerConfig,
@@ -31,47 +57,147 @@ export async function buildChainIndexerContext(
   })
   const bus = infrastructure.bus()
   const store = infrastructure.stores.chainIndexer()
-  const simulator = createChainSimulator({
-    db: infrastructure.sqlite(),
-    registry: defaultAssetRegistry,
-    networks: SIMULATED_NETWORKS.map((network) => ({
-      network,
-      blockIntervalMs: config.blockIntervalMs[network],
-    })),
-    clock: () => clock.now(),
-    logger,
-  })
-  const indexers = SIMULATED_NETWORKS.map((network) =>
+  // the same networks and confirmations as payment-command's, from the same variables
+  const registry = applyNetworkSettings(defaultAssetRegistry, config.chains)
+  const chains =
+    config.chainMode === 'rpc'
+      ? rpcChains(config, registry, infrastructure, logger)
+      : simulatedChains(config, registry, infrastructure, clock, logger)
+  const indexers = chains.watched.map(({ network, client, pollIntervalMs, startHeight }) =>
     createChainIndexer({
       network,
-      client: simulator.client(network),
+      client,
       store,
       bus,
-      registry: defaultAssetRegistry,
+      registry,
       clock,
       logger,
       metrics: metrics.chain,
-      pollIntervalMs: Math.min(MAX_POLL_INTERVAL_MS, config.blockIntervalMs[network]),
+      pollIntervalMs,
+      ...(startHeight === undefined ? {} : { startHeight }),
     }),
   )
   return {
-    // the simulator and its routes before the indexers: those may wait for their consumer groups
+    // the chains and the health port before the indexers: those may wait for their consumer groups
     // (after a crash, until the dead member's session times out)
     services: [
-      simulator,
+      ...chains.services,
       healthService({
-        name: 'chain simulator and health API',
+        name: chains.routes ? 'chain simulator and health API' : 'health API',
         host: config.host,
         port: config.port,
         logger,
-        readiness: () => infrastructure.answers(),
+        readiness: chains.readiness,
         metricsRegistry: metrics.registry,
-        routes: async (app) => {
-          await app.register(chainSimulatorRoutes, { simulator })
-        },
+        ...(chains.routes ? { routes: chains.routes } : {}),
       }),
       ...indexers,
     ],
     close: () => infrastructure.close(),
   }
+}
+
+function simulatedChains(
+  config: SimulatorChainIndexerConfig,
+  registry: AssetRegistry,
+  infrastructure: Infrastructure,
+  clock: Clock,
+  logger: Logger,
+): Chains {
+  const networks = config.chains.networks.map((network) => ({
+    network,
+    blockIntervalMs: config.blockIntervalMs[chainOf(registry, network)],
+  }))
+  const simulator = createChainSimulator({
+    db: infrastructure.sqlite(),
+    registry,
+    networks,
+    clock: () => clock.now(),
+    logger,
+  })
+  return {
+    watched: networks.map(({ network, blockIntervalMs }) => ({
+      network,
+      client: simulator.client(network),
+      pollIntervalMs: Math.min(MAX_SIMULATOR_POLL_INTERVAL_MS, blockIntervalMs),
+    })),
+    services: [simulator],
+    readiness: () => infrastructure.answers(),
+    routes: async (app) => {
+      await app.register(chainSimulatorRoutes, { simulator })
+    },
+  }
+}
+
+function rpcChains(
+  config: RpcChainIndexerConfig,
+  registry: AssetRegistry,
+  infrastructure: Infrastructure,
+  logger: Logger,
+): Chains {
+  const clients = config.endpoints.map((endpoint) => {
+    logEndpoint(endpoint, registry, logger)
+    const client = trackReadiness(
+      withRpcResilience(rpcClient(endpoint, registry, config.rpcTimeoutMs), {
+        logger,
+        network: endpoint.network,
+      }),
+    )
+    return { endpoint, client }
+  })
+  return {
+    watched: clients.map(({ endpoint, client }) => ({
+      network: endpoint.network,
+      client,
+      pollIntervalMs: endpoint.pollIntervalMs,
+      ...(endpoint.startHeight === null ? {} : { startHeight: endpoint.startHeight }),
+    })),
+    services: [],
+    readiness: chainsReadiness(
+      clients.map(({ client }) => client),
+      () => infrastructure.answers(),
+    ),
+  }
+}
+
+function rpcClient(endpoint: ChainEndpoint, registry: AssetRegistry, timeoutMs: number): ChainClient {
+  const { network } = endpoint
+  if (endpoint.chain === 'SOLANA') {
+    return createSolanaChainClient({ network, registry, rpcUrl: endpoint.rpcUrl, timeoutMs })
+  }
+  return createTronChainClient({
+    network,
+    registry,
+    fullNodeUrl: endpoint.rpcUrl,
+    solidityNodeUrl: endpoint.solidityRpcUrl,
+    ...(endpoint.apiKey === null ? {} : { apiKey: endpoint.apiKey }),
+    timeoutMs,
+  })
+}
+
+/** where each network is watched from, by scheme and host only: a URL may carry a provider key */
+function logEndpoint(endpoint: ChainEndpoint, registry: AssetRegistry, logger: Logger): void {
+  const fields = {
+    network: endpoint.network,
+    rpc: endpointOrigin(endpoint.rpcUrl),
+    ...(endpoint.chain === 'TRON'
+      ? { solidityRpc: endpointOrigin(endpoint.solidityRpcUrl), apiKey: endpoint.apiKey ? 'set' : 'none' }
+      : {}),
+    requiredConfirmations: findNetwork(registry, endpoint.network)?.requiredConfirmations,
+    pollIntervalMs: endpoint.pollIntervalMs,
+    startHeight: endpoint.startHeight ?? 'head',
+  }
+  logger.info(fields, 'watching a network over RPC')
+  if (isKeylessTronGrid(endpoint)) {
+    logger.warn(
+      { network: endpoint.network },
+      `TronGrid without an API key is heavily rate limited: set ${endpoint.network}_RPC_API_KEY (docs/chains.md)`,
+    )
+  }
+}
+
+function chainOf(registry: AssetRegistry, network: string) {
+  const definition = findNetwork(registry, network)
+  if (!definition) throw new Error(`chain-indexer: network ${network} is not in the asset registry`)
+  return definition.chain
 }

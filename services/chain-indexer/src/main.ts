@@ -1,5 +1,5 @@
-// The chain-indexer deployable: watches the chains for transfers to payment addresses and
-// publishes what it sees; the chains are simulated in process for now.
+// The chain-indexer deployable: watches the chains (real TRON and Solana nodes over RPC, or chains
+// simulated in process) for transfers to payment addresses and publishes what it sees.
 import { runServiceMain } from '@chainpay/service-kit'
 import { readChainIndexerConfig } from './config.js'
 import { buildChainIndexerContext } from './context.js'

@@ -2,6 +2,7 @@
 // together.
 
 import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
+import { defaultAssetRegistry, readNetworkSettings, type ServedNetworks } from '@chainpay/domain'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import { readEncryptionKey, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
 
@@ -24,6 +25,8 @@ export interface GatewayConfig extends SharedConfig {
   chainSimulatorUrl: string | undefined
   /** production: https callback and webhook URLs on public hosts only; development: http and private hosts too */
   callbackUrlPolicy: (typeof CALLBACK_URL_POLICIES)[number]
+  /** CHAIN_NETWORKS, as payment-command reads it: the gateway refuses other networks up front */
+  chains: ServedNetworks
 }
 
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -43,6 +46,9 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     },
     chainSimulatorUrl: readHttpUrl(read, 'CHAIN_SIMULATOR_URL', { optional: true }),
     callbackUrlPolicy: read.oneOf('CALLBACK_URL_POLICY', CALLBACK_URL_POLICIES, { default: 'production' }),
+    chains: readNetworkSettings(read, env, defaultAssetRegistry, {
+      defaultNetworks: defaultAssetRegistry.networks.map((definition) => definition.network),
+    }),
   }
   if (config.port === config.adminPort) {
     read.problem(`PORT and ADMIN_PORT: must differ, both are ${config.port}`)

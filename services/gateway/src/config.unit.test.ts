@@ -37,6 +37,7 @@ describe('readGatewayConfig', () => {
       rateLimit: { max: 1200, windowMs: 60_000 },
       chainSimulatorUrl: undefined,
       callbackUrlPolicy: 'production',
+      chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
     })
   })
 
@@ -58,6 +59,7 @@ describe('readGatewayConfig', () => {
       RATE_LIMIT_WINDOW_MS: '1000',
       CHAIN_SIMULATOR_URL: 'http://127.0.0.1:8092',
       CALLBACK_URL_POLICY: 'development',
+      CHAIN_NETWORKS: 'TRON,SOLANA',
     })
     expect(config).toMatchObject({
       host: '127.0.0.1',
@@ -76,6 +78,7 @@ describe('readGatewayConfig', () => {
       rateLimit: { max: 50, windowMs: 1000 },
       chainSimulatorUrl: 'http://127.0.0.1:8092',
       callbackUrlPolicy: 'development',
+      chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
     })
   })
 

@@ -3,7 +3,7 @@
 // payment-command is reached over HTTP.
 
 import { openInfrastructure } from '@chainpay/adapters'
-import { type CreateRequestPolicy, defaultAssetRegistry } from '@chainpay/domain'
+import { applyNetworkSettings, type CreateRequestPolicy, defaultAssetRegistry } from '@chainpay/domain'
 import { buildAdminApp, buildGatewayApp, createApiKeyAuthenticator } from '@chainpay/gateway'
 import { createHttpPaymentCommands } from '@chainpay/payment-command'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
@@ -30,7 +30,7 @@ export async function buildGatewayContext(
   const merchants = stores.merchants()
   const secretBox = createSecretBox(config.encryptionKey)
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
-  const registry = defaultAssetRegistry
+  const registry = applyNetworkSettings(defaultAssetRegistry, config.chains)
   const policy: CreateRequestPolicy = {
     allowInsecureCallbackUrls: config.callbackUrlPolicy === 'development',
   }

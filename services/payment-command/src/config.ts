@@ -3,6 +3,7 @@
 
 import { readFileSync } from 'node:fs'
 import { type InfrastructureConfig, readEventStoreUrl, readInfrastructureConfig } from '@chainpay/adapters'
+import { defaultAssetRegistry, readNetworkSettings, type ServedNetworks } from '@chainpay/domain'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import { readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
 import { createSolanaAddressDeriver, createTronAddressDeriver } from '@chainpay/wallet'
@@ -25,6 +26,11 @@ export interface PaymentCommandConfig extends SharedConfig {
   keys: AddressKeys
   /** production: https callback URLs on public hosts only; development: http and private hosts too */
   callbackUrlPolicy: (typeof CALLBACK_URL_POLICIES)[number]
+  /**
+   * CHAIN_NETWORKS (default every network of the registry) and `<NETWORK>_REQUIRED_CONFIRMATIONS`:
+   * payments on other networks are UNSUPPORTED_ASSET; the chain-indexer reads the same variables
+   */
+  chains: ServedNetworks
 }
 
 /** reads a file's text; replaced in tests */
@@ -44,6 +50,9 @@ export function readPaymentCommandConfig(
     eventstoreUrl: readEventStoreUrl(read),
     keys: readAddressKeys(read, readFile),
     callbackUrlPolicy: read.oneOf('CALLBACK_URL_POLICY', CALLBACK_URL_POLICIES, { default: 'production' }),
+    chains: readNetworkSettings(read, env, defaultAssetRegistry, {
+      defaultNetworks: defaultAssetRegistry.networks.map((definition) => definition.network),
+    }),
   }
   read.done()
   return config

@@ -38,6 +38,7 @@ describe('readPaymentCommandConfig', () => {
       eventstoreUrl: null,
       keys,
       callbackUrlPolicy: 'production',
+      chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
     })
   })
 
@@ -55,6 +56,9 @@ describe('readPaymentCommandConfig', () => {
         BUS_NAMESPACE: 'blue',
         EVENTSTORE_URL: 'kurrentdb://es:2113?tls=false',
         CALLBACK_URL_POLICY: 'development',
+        CHAIN_NETWORKS: 'TRON,SOLANA_DEVNET',
+        TRON_REQUIRED_CONFIRMATIONS: '19',
+        SOLANA_DEVNET_REQUIRED_CONFIRMATIONS: '1',
       },
       files({}),
     )
@@ -73,6 +77,7 @@ describe('readPaymentCommandConfig', () => {
       eventstoreUrl: 'kurrentdb://es:2113?tls=false',
       keys,
       callbackUrlPolicy: 'development',
+      chains: { networks: ['TRON', 'SOLANA_DEVNET'], requiredConfirmations: { TRON: 19, SOLANA_DEVNET: 1 } },
     })
   })
 
@@ -141,6 +146,48 @@ describe('readPaymentCommandConfig', () => {
       'SOLANA_SEED: required together with TRON_ACCOUNT_XPUB',
       "CALLBACK_URL_POLICY: expected one of production, development, got 'lax'",
     ])
+  })
+
+  it('checks the networks served and their confirmations, naming the variable', () => {
+    expect(
+      problemsOf({
+        ...keyEnv,
+        CHAIN_NETWORKS: 'TRON, tron,ETHEREUM,TRON',
+        TRON_REQUIRED_CONFIRMATIONS: '0',
+      }),
+    ).toEqual([
+      "CHAIN_NETWORKS: unknown network 'tron'; known: TRON, TRON_NILE, SOLANA, SOLANA_DEVNET",
+      "CHAIN_NETWORKS: unknown network 'ETHEREUM'; known: TRON, TRON_NILE, SOLANA, SOLANA_DEVNET",
+      'CHAIN_NETWORKS: TRON is listed twice',
+      "TRON_REQUIRED_CONFIRMATIONS: expected an integer between 1 and 1000, got '0'",
+    ])
+    expect(problemsOf({ ...keyEnv, SOLANA_REQUIRED_CONFIRMATIONS: '1001' })).toEqual([
+      "SOLANA_REQUIRED_CONFIRMATIONS: expected an integer between 1 and 1000, got '1001'",
+    ])
+  })
+
+  it('refuses confirmations for a network it does not serve, a typo or a forgotten CHAIN_NETWORKS entry', () => {
+    expect(
+      problemsOf({
+        ...keyEnv,
+        CHAIN_NETWORKS: 'TRON',
+        SOLANA_REQUIRED_CONFIRMATIONS: '32',
+        TRON_NILLE_REQUIRED_CONFIRMATIONS: '20',
+        // empty counts as unset
+        SOLANA_DEVNET_REQUIRED_CONFIRMATIONS: '',
+      }),
+    ).toEqual([
+      'SOLANA_REQUIRED_CONFIRMATIONS: SOLANA is not in CHAIN_NETWORKS (TRON); add it there or remove the variable',
+      'TRON_NILLE_REQUIRED_CONFIRMATIONS: TRON_NILLE is not a network; known: TRON, TRON_NILE, SOLANA, SOLANA_DEVNET',
+    ])
+  })
+
+  it('ignores the RPC variables of the chain-indexer, so that both may share one environment', () => {
+    const config = readPaymentCommandConfig(
+      { ...keyEnv, CHAIN_NETWORKS: 'TRON', TRON_RPC_URL: 'https://api.trongrid.io', TRON_RPC_API_KEY: 'k' },
+      files({}),
+    )
+    expect(config.chains).toEqual({ networks: ['TRON'], requiredConfirmations: {} })
   })
 
   it('never repeats key material in a message', () => {

@@ -3,7 +3,7 @@
 // environment.
 
 import { openEventStore, openInfrastructure } from '@chainpay/adapters'
-import { defaultAssetRegistry } from '@chainpay/domain'
+import { applyNetworkSettings, defaultAssetRegistry } from '@chainpay/domain'
 import {
   buildCommandApi,
   createChainTimeTracker,
@@ -46,7 +46,8 @@ export async function buildPaymentCommandContext(
     eventStore,
     allocator: stores.allocator(),
     deriver: createAddressDeriver(config.keys),
-    registry: defaultAssetRegistry,
+    // only the networks a chain-indexer watches: a payment elsewhere would never be seen
+    registry: applyNetworkSettings(defaultAssetRegistry, config.chains),
     policy: { allowInsecureCallbackUrls: config.callbackUrlPolicy === 'development' },
     clock,
     logger,

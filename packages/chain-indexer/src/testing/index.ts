@@ -1,0 +1,2 @@
+export * from './faulty-rpc-proxy.js'
+export * from './indexer-harness.js'
