@@ -29,10 +29,18 @@ interface ChainIndexerBaseConfig extends SharedConfig {
   chains: ServedNetworks
 }
 
+export const SIMULATOR_CLIENTS = ['rpc', 'in-process'] as const
+
 export interface SimulatorChainIndexerConfig extends ChainIndexerBaseConfig {
   chainMode: 'simulator'
   /** by chain: how often each simulated network of that chain makes a block */
   blockIntervalMs: Record<Chain, number>
+  /**
+   * SIMULATOR_CLIENT: how the indexers read the simulated chains. `rpc` (the default) goes through
+   * the TRON and Solana RPC clients over this service's own HTTP port, the code path of CHAIN_MODE=rpc;
+   * `in-process` reads the simulator directly.
+   */
+  simulatorClient: (typeof SIMULATOR_CLIENTS)[number]
 }
 
 export interface RpcChainIndexerConfig extends ChainIndexerBaseConfig {
@@ -90,7 +98,7 @@ const TRON_ONLY_SUFFIXES: readonly string[] = ['_SOLIDITY_RPC_URL', '_RPC_API_KE
 /** the chains' names start every network's name; other variables with these suffixes are not ours */
 const NETWORK_NAME_PREFIX = /^(TRON|SOLANA)/
 const RPC_ONLY_VARIABLES = ['CHAIN_RPC_TIMEOUT_MS', 'CHAIN_POLL_INTERVAL_MS']
-const SIMULATOR_ONLY_VARIABLES = ['TRON_BLOCK_INTERVAL_MS', 'SOLANA_BLOCK_INTERVAL_MS']
+const SIMULATOR_ONLY_VARIABLES = ['TRON_BLOCK_INTERVAL_MS', 'SOLANA_BLOCK_INTERVAL_MS', 'SIMULATOR_CLIENT']
 
 export function readChainIndexerConfig(
   env: NodeJS.ProcessEnv = process.env,
@@ -173,8 +181,11 @@ function readSimulatorMode(
   mode: 'simulator' | undefined,
 ): Omit<SimulatorChainIndexerConfig, keyof ChainIndexerBaseConfig> & { chains: ServedNetworks } {
   const blockIntervalMs = readBlockIntervals(read)
-  if (mode === undefined)
-    return { chainMode: 'simulator', chains: { networks: [], requiredConfirmations: {} }, blockIntervalMs }
+  const simulatorClient = read.oneOf('SIMULATOR_CLIENT', SIMULATOR_CLIENTS, { default: 'rpc' })
+  if (mode === undefined) {
+    const chains = { networks: [], requiredConfirmations: {} }
+    return { chainMode: 'simulator', chains, blockIntervalMs, simulatorClient }
+  }
   const chains = readNetworkSettings(read, env, registry, { defaultNetworks: DEFAULT_SIMULATED_NETWORKS })
   // a chain-indexer meant for real chains must not quietly simulate them
   notInThisMode(
@@ -185,7 +196,7 @@ function readSimulatorMode(
     ),
     'rpc',
   )
-  return { chainMode: 'simulator', chains, blockIntervalMs }
+  return { chainMode: 'simulator', chains, blockIntervalMs, simulatorClient }
 }
 
 function readBlockIntervals(read: EnvReader): Record<Chain, number> {

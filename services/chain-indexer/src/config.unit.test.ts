@@ -32,6 +32,7 @@ describe('readChainIndexerConfig', () => {
       chainMode: 'simulator',
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
       blockIntervalMs: { TRON: 3000, SOLANA: 400 },
+      simulatorClient: 'rpc',
     })
   })
 
@@ -48,6 +49,7 @@ describe('readChainIndexerConfig', () => {
       BUS_NAMESPACE: 'blue',
       TRON_BLOCK_INTERVAL_MS: '40',
       SOLANA_BLOCK_INTERVAL_MS: '30',
+      SIMULATOR_CLIENT: 'in-process',
       CHAIN_NETWORKS: 'TRON_NILE,SOLANA_DEVNET',
       TRON_NILE_REQUIRED_CONFIRMATIONS: '5',
     })
@@ -66,6 +68,7 @@ describe('readChainIndexerConfig', () => {
       chainMode: 'simulator',
       chains: { networks: ['TRON_NILE', 'SOLANA_DEVNET'], requiredConfirmations: { TRON_NILE: 5 } },
       blockIntervalMs: { TRON: 40, SOLANA: 30 },
+      simulatorClient: 'in-process',
     })
   })
 

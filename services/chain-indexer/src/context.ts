@@ -26,6 +26,9 @@ import {
 /** the indexer looks for new blocks at least this often, and at least once per simulated block */
 const MAX_SIMULATOR_POLL_INTERVAL_MS = 500
 
+/** a simulated node answers on loopback, unless the machine is too loaded to answer at all */
+const SIMULATOR_RPC_TIMEOUT_MS = 10_000
+
 /** one network's chain, as the indexer of that network gets it */
 interface WatchedChain {
   network: string
@@ -115,12 +118,24 @@ function simulatedChains(
     clock: () => clock.now(),
     logger,
   })
+  // Over RPC, the simulated chains are read exactly as real ones are: tronweb and @solana/web3.js
+  // against the node-shaped routes this service serves, behind the same retries and breaker.
+  const selfUrl = `http://${loopbackOf(config.host)}:${config.port}`
+  const clientOf = (network: string, pollIntervalMs: number): ChainClient => {
+    if (config.simulatorClient === 'in-process') return simulator.client(network)
+    const rpcUrl = `${selfUrl}/chains/${network}`
+    const common = { network, rpcUrl, pollIntervalMs, startHeight: null }
+    const endpoint: ChainEndpoint =
+      chainOf(registry, network) === 'TRON'
+        ? { ...common, chain: 'TRON', solidityRpcUrl: rpcUrl, apiKey: null }
+        : { ...common, chain: 'SOLANA' }
+    return withRpcResilience(rpcClient(endpoint, registry, SIMULATOR_RPC_TIMEOUT_MS), { logger, network })
+  }
   return {
-    watched: networks.map(({ network, blockIntervalMs }) => ({
-      network,
-      client: simulator.client(network),
-      pollIntervalMs: Math.min(MAX_SIMULATOR_POLL_INTERVAL_MS, blockIntervalMs),
-    })),
+    watched: networks.map(({ network, blockIntervalMs }) => {
+      const pollIntervalMs = Math.min(MAX_SIMULATOR_POLL_INTERVAL_MS, blockIntervalMs)
+      return { network, client: clientOf(network, pollIntervalMs), pollIntervalMs }
+    }),
     services: [simulator],
     readiness: () => infrastructure.answers(),
     routes: async (app) => {
@@ -194,6 +209,13 @@ function logEndpoint(endpoint: ChainEndpoint, registry: AssetRegistry, logger: L
       `TronGrid without an API key is heavily rate limited: set ${endpoint.network}_RPC_API_KEY (docs/chains.md)`,
     )
   }
+}
+
+/** where this process reaches its own HTTP port */
+function loopbackOf(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1'
+  if (host === '::') return '[::1]'
+  return host.includes(':') ? `[${host}]` : host
 }
 
 function chainOf(registry: AssetRegistry, network: string) {
