@@ -34,6 +34,24 @@ const watchingCount = (observations: ChainObservationMessage[], paymentId: strin
   observations.filter((o) => o.kind === 'watching' && o.paymentId === paymentId).length
 
 describe('coverage of newly watched addresses', () => {
+  it("on an indexer's first run, rescans the blocks below its first scan for a payment created before it", async () => {
+    const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })
+    await harness.sim.submitTransfer('TRON', { to: payment.address, amount: '10', currency: 'TRX' })
+    const paid = (await harness.sim.mineBlocks('TRON', 1)).height
+    await harness.sim.mineBlocks('TRON', 3)
+    // never run before: no cursor, and the first scan starts at the head
+    const indexer = harnessIndexer(harness, 'TRON')
+    await indexer.handlePaymentEvent(payment.message)
+    await indexer.scanOnce()
+
+    const observations = await harness.observations.settle()
+    expect(timeline(observations, payment.paymentId)).toEqual([
+      `seen ${paid}/4`,
+      'watching',
+      `progress ${paid + 3}`,
+    ])
+  })
+
   it('publishes no progress while a backfill is pending: the transfer found by it comes first', async () => {
     const base = harness.sim.client('TRON')
     let duringNextFetch: (() => Promise<void>) | undefined

@@ -41,6 +41,11 @@ export interface Coverage {
 
 export interface BackfillContext {
   cursor: ChainCursor | null
+  /**
+   * without a cursor (a first run), the height this run's first scan starts at: the blocks below it
+   * are scanned by no one but a backfill
+   */
+  firstScanHeight: number | undefined
   head: ChainHead
   tracker: TransferTracker
   fetched: Map<number, ChainBlock>
@@ -88,8 +93,8 @@ export function createCoverage(options: CoverageOptions): Coverage {
     let through = Number.NEGATIVE_INFINITY
     const addresses = new Set<string>()
     for (const { address, through: requested } of requests) {
-      const last = requested ?? context.cursor?.height
-      // nothing scanned yet: every block to come is matched with the address
+      const last = requested ?? context.cursor?.height; void belowFirstScan
+      // nothing scanned yet and the first scan starts at the chain's first block: it sees them all
       if (last === undefined) continue
       const first = await backfillStart(Date.parse(address.paymentCreatedAt), last)
       if (first > last) continue
@@ -124,6 +129,12 @@ export function createCoverage(options: CoverageOptions): Coverage {
     )
     for (const address of unreported) await watchSet.markWatchingReported(address, observedAt)
     logger.debug({ addresses: unreported.length }, 'watching reported')
+  }
+
+  /** on a first run, the blocks the first scan skips, up to the one below its start */
+  function belowFirstScan(context: BackfillContext): number | undefined {
+    const start = context.firstScanHeight
+    return start === undefined || start <= 1 ? undefined : start - 1
   }
 
   return {

@@ -193,7 +193,14 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
       const current = await loadState()
       const head = await client.getHead()
       const fetched = new Map<number, ChainBlock>()
-      const backfillContext = () => ({ cursor: current.cursor, head, tracker: current.tracker, fetched })
+      const firstScanHeight = startHeight === 'head' ? head.height : startHeight
+      const backfillContext = () => ({
+        cursor: current.cursor,
+        firstScanHeight: current.cursor ? undefined : firstScanHeight,
+        head,
+        tracker: current.tracker,
+        fetched,
+      })
       await coverage.run(backfillContext())
       const last = await scanNewBlocks(current, head, fetched)
       await current.tracker.recount(head, fetched)

@@ -4,9 +4,9 @@
 //
 // How this sits under the indexer's own retry: the work loop (createWorkLoop in indexer.ts) already
 // reruns a failed iteration after min(10 s, poll interval * 2^failures). The retries here are per call
-// and bounded (by default 4 attempts, some seconds at most), so that one dropped request or one 429
-// does not cost a whole iteration and its log line, while a longer outage still surfaces quickly as a
-// failed iteration. Once calls keep failing after their retries, the breaker opens: the iterations the
+// and bounded (by default 4 attempts, with waits of a few seconds at most between them), so that one
+// dropped request or one 429 does not cost a whole iteration and its error log line, while a longer
+// outage still surfaces soon as a failed iteration. Once calls keep failing after their retries, the breaker opens: the iterations the
 // loop keeps running then fail at once without touching the endpoint, until one trial call after
 // `halfOpenAfterMs` finds it answering again. A rate limit that asks for a longer wait than
 // `maxBackoffMs` is not waited out inside a call either: calls fail fast until it has passed.

@@ -1,0 +1,55 @@
+// What the end-to-end chain tests stand on: the indexer harness's simulated TRON and Solana chains
+// served over real HTTP in the real nodes' shapes (java-tron routes, Solana JSON-RPC), a faulty
+// proxy in front of them, and the real tronweb and @solana/web3.js clients reading through it.
+
+import {
+  type FaultyRpcProxy,
+  type IndexerHarness,
+  startFaultyRpcProxy,
+} from '@chainpay/chain-indexer/testing'
+import { solanaRpcRoutes, tronNodeRoutes } from '@chainpay/chain-sim'
+import { createSolanaChainClient } from '@chainpay/chain-solana'
+import { createTronChainClient } from '@chainpay/chain-tron'
+import { defaultAssetRegistry, findNetwork } from '@chainpay/domain'
+import type { ChainClient } from '@chainpay/ports'
+import Fastify from 'fastify'
+
+export interface FaultyChainNode {
+  proxy: FaultyRpcProxy
+  /** the real client of `network` reading through the proxy */
+  clientThroughProxy(network: string, options?: { timeoutMs?: number }): ChainClient
+  /** the same client reading the node directly: what a healthy endpoint answers */
+  directClient(network: string): ChainClient
+  close(): Promise<void>
+}
+
+/** serves the harness's simulator as TRON and Solana nodes, behind a faulty proxy */
+export async function startFaultyChainNode(harness: IndexerHarness): Promise<FaultyChainNode> {
+  const app = Fastify()
+  await app.register(tronNodeRoutes, { simulator: harness.sim })
+  await app.register(solanaRpcRoutes, { simulator: harness.sim })
+  const origin = await app.listen({ host: '127.0.0.1', port: 0 })
+  const proxy = await startFaultyRpcProxy({ target: origin }).catch(async (error: unknown) => {
+    await app.close()
+    throw error
+  })
+
+  const client = (base: string, network: string, timeoutMs?: number): ChainClient => {
+    const url = `${base}/chains/${network}`
+    const chain = findNetwork(defaultAssetRegistry, network)?.chain
+    if (chain === 'TRON') {
+      return createTronChainClient({ network, registry: defaultAssetRegistry, fullNodeUrl: url, timeoutMs })
+    }
+    return createSolanaChainClient({ network, registry: defaultAssetRegistry, rpcUrl: url, timeoutMs })
+  }
+
+  return {
+    proxy,
+    clientThroughProxy: (network, options = {}) => client(proxy.url, network, options.timeoutMs),
+    directClient: (network) => client(origin, network),
+    async close() {
+      await proxy.close()
+      await app.close()
+    },
+  }
+}

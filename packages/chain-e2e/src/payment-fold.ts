@@ -1,0 +1,37 @@
+// What the payment service makes of the chain observations: the payment's own decide and evolve,
+// fed the observations as the command side records them. A transfer counted twice, or one missed,
+// shows as a wrong total or a payment that never settles.
+
+import type { TestPayment } from '@chainpay/chain-indexer/testing'
+import { parsePaymentEventMessage, type TransferObservation } from '@chainpay/contracts'
+import { decidePayment, evolvePayment, initialPaymentState, type OpenPayment } from '@chainpay/domain'
+
+export function paymentAfter(payment: TestPayment, observations: TransferObservation[]): OpenPayment {
+  const created = parsePaymentEventMessage(payment.message.value)
+  if (created.type !== 'PaymentCreated') throw new Error(`expected PaymentCreated, got ${created.type}`)
+  let state = evolvePayment(initialPaymentState, { type: 'PaymentCreated', data: created.data })
+  for (const observation of observations) {
+    const { txHash, transferIndex, status, withdrawReason, amountUnits, blockHeight, blockTime } = observation
+    const events = decidePayment(
+      {
+        type: 'RecordTransferObservation',
+        data: {
+          paymentId: created.data.paymentId,
+          txHash,
+          transferIndex,
+          status,
+          ...(withdrawReason === null ? {} : { withdrawReason }),
+          amountUnits,
+          blockHeight,
+          blockTime,
+          confirmations: observation.confirmations,
+          now: observation.observedAt,
+        },
+      },
+      state,
+    )
+    state = events.reduce(evolvePayment, state)
+  }
+  if (state.status === 'none') throw new Error('the payment was not created')
+  return state
+}
