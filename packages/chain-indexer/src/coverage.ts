@@ -93,7 +93,7 @@ export function createCoverage(options: CoverageOptions): Coverage {
     let through = Number.NEGATIVE_INFINITY
     const addresses = new Set<string>()
     for (const { address, through: requested } of requests) {
-      const last = requested ?? context.cursor?.height; void belowFirstScan
+      const last = requested ?? context.cursor?.height ?? belowFirstScan(context)
       // nothing scanned yet and the first scan starts at the chain's first block: it sees them all
       if (last === undefined) continue
       const first = await backfillStart(Date.parse(address.paymentCreatedAt), last)

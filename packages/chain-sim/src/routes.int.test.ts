@@ -1,47 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
-import { defaultAssetRegistry } from '@chainpay/domain'
-import { createRootLogger } from '@chainpay/platform'
-import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { simulatedAddress } from './chain-format.js'
-import { chainSimulatorRoutes } from './routes.js'
-import { type ChainSimulator, createChainSimulator } from './simulator.js'
+import type { ChainSimulator } from './simulator.js'
+import { type SimulatorNode, startSimulatorNode, testNetworks } from './testing/simulator-node.js'
 
-const logger = createRootLogger({ service: 'chain-sim-test', level: 'silent' })
 const COUNTERFEIT_USDT = 'THk5qH79SoAaUnUh8JVdRarSESTZpqPjSQ'
 
-let directory: string
-let db: DatabaseSync
+let node: SimulatorNode
 let simulator: ChainSimulator
-let app: FastifyInstance
+let app: SimulatorNode['app']
 
 beforeEach(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'chain-sim-routes-'))
-  db = new DatabaseSync(join(directory, 'chainpay.sqlite'))
-  db.exec('PRAGMA journal_mode = WAL')
-  simulator = createChainSimulator({
-    db,
-    registry: defaultAssetRegistry,
-    networks: [
-      { network: 'TRON', blockIntervalMs: 60_000 },
-      { network: 'SOLANA_DEVNET', blockIntervalMs: 60_000 },
-    ],
-    logger,
-  })
-  app = Fastify()
-  await app.register(chainSimulatorRoutes, { simulator })
-  await app.ready()
+  node = await startSimulatorNode({ networks: testNetworks('TRON', 'SOLANA_DEVNET') })
+  ;({ simulator, app } = node)
 })
 
-afterEach(async () => {
-  await app.close()
-  await simulator.stop()
-  db.close()
-  rmSync(directory, { recursive: true, force: true })
-})
+afterEach(() => node.close())
 
 function submit(network: string, payload: unknown) {
   return app.inject({ method: 'POST', url: `/dev/chains/${network}/transfers`, payload: payload as object })

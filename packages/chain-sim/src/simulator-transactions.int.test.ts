@@ -1,41 +1,24 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
-import { DomainError, defaultAssetRegistry } from '@chainpay/domain'
-import { createRootLogger } from '@chainpay/platform'
+import type { DatabaseSync } from 'node:sqlite'
+import { DomainError } from '@chainpay/domain'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { simulatedAddress } from './chain-format.js'
-import { type ChainSimulator, createChainSimulator } from './simulator.js'
+import type { ChainSimulator } from './simulator.js'
+import { openTestSimulator, type TestSimulator, testNetworks } from './testing/simulator-node.js'
 
-const logger = createRootLogger({ service: 'chain-sim-test', level: 'silent' })
 const USDT_TRC20 = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'
 const COUNTERFEIT_USDT = 'THk5qH79SoAaUnUh8JVdRarSESTZpqPjSQ'
 const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
 
-let directory: string
+let chain: TestSimulator
 let db: DatabaseSync
 let simulator: ChainSimulator
 
 beforeEach(() => {
-  directory = mkdtempSync(join(tmpdir(), 'chain-sim-tx-'))
-  db = new DatabaseSync(join(directory, 'chainpay.sqlite'))
-  simulator = createChainSimulator({
-    db,
-    registry: defaultAssetRegistry,
-    networks: [
-      { network: 'TRON', blockIntervalMs: 60_000 },
-      { network: 'SOLANA', blockIntervalMs: 60_000 },
-    ],
-    logger,
-  })
+  chain = openTestSimulator({ networks: testNetworks('TRON', 'SOLANA') })
+  ;({ db, simulator } = chain)
 })
 
-afterEach(async () => {
-  await simulator.stop()
-  if (db.isOpen) db.close()
-  rmSync(directory, { recursive: true, force: true })
-})
+afterEach(() => chain.close())
 
 describe('chain simulator transactions', () => {
   it('keeps several TRC20 transfers of one TRON transaction in order, indexed by position', async () => {
@@ -188,12 +171,7 @@ describe('chain simulator transactions', () => {
         (network, tx_hash, block_height, from_address, to_address, contract, amount_units, success, submitted_at)
       VALUES ('TRON', 'aa', NULL, 'Tfrom', 'Tto', NULL, '5', 0, '2026-11-21T00:00:00.000Z');
     `)
-    const reopened = createChainSimulator({
-      db,
-      registry: defaultAssetRegistry,
-      networks: [{ network: 'TRON', blockIntervalMs: 60_000 }],
-      logger,
-    })
+    const reopened = openTestSimulator({ db, networks: testNetworks('TRON') }).simulator
     const head = await reopened.mineBlocks('TRON', 1)
     const [block] = await reopened.client('TRON').getBlocks(head.height, head.height)
     expect(block?.transfers).toEqual([

@@ -1,17 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
 import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
-import { createRootLogger } from '@chainpay/platform'
 import { base58 } from '@scure/base'
-import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { simulatedAddress } from './chain-format.js'
-import { type ChainSimulator, createChainSimulator } from './simulator.js'
-import { solanaRpcRoutes } from './solana-rpc-routes.js'
+import type { ChainSimulator } from './simulator.js'
+import { type SimulatorNode, startSimulatorNode, testNetworks } from './testing/simulator-node.js'
 
-const logger = createRootLogger({ service: 'chain-sim-test', level: 'silent' })
 const USDC = resolveAsset(defaultAssetRegistry, { network: 'SOLANA', currency: 'USDC' }).contract as string
 const SYSTEM_PROGRAM = '11111111111111111111111111111111'
 const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
@@ -19,38 +12,18 @@ const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
 // biome-ignore lint/suspicious/noExplicitAny: node answers are read loosely and checked with expect
 type Loose = any
 
-let directory: string
-let db: DatabaseSync
+let node: SimulatorNode
 let simulator: ChainSimulator
-let app: FastifyInstance
 
 beforeEach(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'chain-sim-solana-rpc-'))
-  db = new DatabaseSync(join(directory, 'chainpay.sqlite'))
-  db.exec('PRAGMA journal_mode = WAL')
-  simulator = createChainSimulator({
-    db,
-    registry: defaultAssetRegistry,
-    networks: [
-      { network: 'TRON', blockIntervalMs: 60_000 },
-      { network: 'SOLANA', blockIntervalMs: 60_000 },
-    ],
-    logger,
-  })
-  app = Fastify()
-  await app.register(solanaRpcRoutes, { simulator })
-  await app.ready()
+  node = await startSimulatorNode({ networks: testNetworks('TRON', 'SOLANA') })
+  simulator = node.simulator
 })
 
-afterEach(async () => {
-  await app.close()
-  await simulator.stop()
-  db.close()
-  rmSync(directory, { recursive: true, force: true })
-})
+afterEach(() => node.close())
 
 async function post(payload: unknown, network = 'SOLANA') {
-  const response = await app.inject({
+  const response = await node.app.inject({
     method: 'POST',
     url: `/chains/${network}`,
     headers: { 'content-type': 'application/json' },
@@ -371,7 +344,7 @@ describe('POST /chains/:network as JSON-RPC 2.0', () => {
     // 9,007,199.254740993 SOL: one lamport above 2^53
     await simulator.submitTransfer('SOLANA', { to, amount: '9007199.254740993', currency: 'SOL' })
     const { height } = await simulator.mineBlocks('SOLANA', 1)
-    const response = await app.inject({
+    const response = await node.app.inject({
       method: 'POST',
       url: '/chains/SOLANA',
       headers: { 'content-type': 'application/json' },

@@ -1,15 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
-import { defaultAssetRegistry } from '@chainpay/domain'
-import { createRootLogger } from '@chainpay/platform'
-import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type ChainSimulator, createChainSimulator } from './simulator.js'
-import { SIMULATED_MULTISEND_CONTRACT_HEX, tronNodeRoutes } from './tron-node-routes.js'
+import type { ChainSimulator } from './simulator.js'
+import { type SimulatorNode, startSimulatorNode } from './testing/simulator-node.js'
+import { SIMULATED_MULTISEND_CONTRACT_HEX } from './tron-node-routes.js'
 
-const logger = createRootLogger({ service: 'chain-sim-test', level: 'silent' })
 // accounts as java-tron prints them; USDT_HEX is TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t (chain-facts.md 1.4)
 const USDT_HEX = '41a614f803b6fd780986a42c78ec9c7f77e6ded13c'
 const NILE_USDT_HEX = '41eca9bc828a3005b9a3b909f2cc5c2a54794de05f'
@@ -26,39 +19,21 @@ const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4d
 // biome-ignore lint/suspicious/noExplicitAny: node answers are read loosely and checked with expect
 type NodeAnswer = any
 
-let directory: string
-let db: DatabaseSync
+let node: SimulatorNode
 let simulator: ChainSimulator
-let app: FastifyInstance
-let base: string
 
 beforeEach(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'chain-sim-tron-node-'))
-  db = new DatabaseSync(join(directory, 'chainpay.sqlite'))
-  db.exec('PRAGMA journal_mode = WAL')
-  simulator = createChainSimulator({
-    db,
-    registry: defaultAssetRegistry,
-    networks: ['TRON', 'TRON_NILE', 'SOLANA'].map((network) => ({ network, blockIntervalMs: 60_000 })),
-    logger,
-  })
-  app = Fastify()
-  await app.register(tronNodeRoutes, { simulator })
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
+  node = await startSimulatorNode()
+  simulator = node.simulator
 })
 
-afterEach(async () => {
-  await app.close()
-  await simulator.stop()
-  db.close()
-  rmSync(directory, { recursive: true, force: true })
-})
+afterEach(() => node.close())
 
 async function post(
   path: string,
   body?: object,
 ): Promise<{ status: number; text: string; json: NodeAnswer }> {
-  const response = await fetch(`${base}${path}`, {
+  const response = await fetch(`${node.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: body === undefined ? '' : JSON.stringify(body),
@@ -68,7 +43,7 @@ async function post(
 }
 
 async function get(path: string): Promise<NodeAnswer> {
-  return (await fetch(`${base}${path}`)).json()
+  return (await fetch(`${node.url}${path}`)).json()
 }
 
 /** mines the block holding everything submitted so far; returns its number */

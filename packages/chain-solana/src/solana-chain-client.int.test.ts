@@ -1,11 +1,11 @@
 import { simulatedAddress } from '@chainpay/chain-sim'
+import { type SimulatorNode, simulatorChainDriver, startSimulatorNode } from '@chainpay/chain-sim/testing'
 import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
 import type { ChainBlock, ChainClient, ChainTransfer } from '@chainpay/ports'
 import { type ChainClientContractContext, describeChainClientContract } from '@chainpay/ports/testing'
 import { Connection, type ParsedBlockResponse } from '@solana/web3.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createSolanaChainClient } from './solana-chain-client.js'
-import { type SolanaSimulatorNode, startSolanaSimulatorNode } from './testing/solana-simulator-node.js'
 
 const USDC = resolveAsset(defaultAssetRegistry, { network: 'SOLANA', currency: 'USDC' }).contract as string
 const USDT = resolveAsset(defaultAssetRegistry, { network: 'SOLANA', currency: 'USDT' }).contract as string
@@ -13,29 +13,16 @@ const DEVNET_USDC = resolveAsset(defaultAssetRegistry, { network: 'SOLANA_DEVNET
   .contract as string
 const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
 
+function solanaClient(node: SimulatorNode, network = 'SOLANA'): ChainClient {
+  return createSolanaChainClient({ network, registry: defaultAssetRegistry, rpcUrl: node.solanaUrl(network) })
+}
+
 function contractContext(network: string, currency: string) {
   return async (): Promise<ChainClientContractContext> => {
-    const node = await startSolanaSimulatorNode()
-    const asset = resolveAsset(defaultAssetRegistry, { network, currency })
+    const node = await startSimulatorNode()
     return {
-      client: createSolanaChainClient({
-        network,
-        registry: defaultAssetRegistry,
-        rpcUrl: node.rpcUrl(network),
-      }),
-      driver: {
-        currency: {
-          code: currency,
-          decimals: asset.decimals,
-          asset: asset.contract === null ? { kind: 'native' } : { kind: 'token', contract: asset.contract },
-        },
-        newAddress: () => simulatedAddress('SOLANA'),
-        submitTransfer: (transfer) => node.simulator.submitTransfer(network, { ...transfer, currency }),
-        mineBlocks: async (count) => {
-          await node.simulator.mineBlocks(network, count)
-        },
-        dropTransaction: (txHash) => node.simulator.dropTransaction(network, txHash),
-      },
+      client: solanaClient(node, network),
+      driver: simulatorChainDriver(node.simulator, network, currency),
       teardown: () => node.close(),
     }
   }
@@ -55,23 +42,17 @@ describeChainClientContract(
 )
 
 describe('createSolanaChainClient against the simulator', () => {
-  let node: SolanaSimulatorNode
+  let node: SimulatorNode
   let client: ChainClient
   let connection: Connection
 
   beforeEach(async () => {
-    node = await startSolanaSimulatorNode()
-    client = createSolanaChainClient({
-      network: 'SOLANA',
-      registry: defaultAssetRegistry,
-      rpcUrl: node.rpcUrl('SOLANA'),
-    })
-    connection = new Connection(node.rpcUrl('SOLANA'), { commitment: 'confirmed', httpAgent: false })
+    node = await startSimulatorNode()
+    client = solanaClient(node)
+    connection = new Connection(node.solanaUrl('SOLANA'), { commitment: 'confirmed', httpAgent: false })
   })
 
-  afterEach(async () => {
-    await node.close()
-  })
+  afterEach(() => node.close())
 
   /** mines one block and returns it as the client reads it, with the same block as web3.js parses it */
   async function mineOne(): Promise<{ block: ChainBlock; parsed: ParsedBlockResponse }> {
@@ -341,10 +322,11 @@ describe('createSolanaChainClient against the simulator', () => {
   })
 
   it('serves the devnet chain under its own name', async () => {
+    // the simulator matches the network of the URL ignoring case
     const devnet = createSolanaChainClient({
       network: 'SOLANA_DEVNET',
       registry: defaultAssetRegistry,
-      rpcUrl: node.rpcUrl('solana_devnet'),
+      rpcUrl: node.solanaUrl('solana_devnet'),
     })
     const receiver = simulatedAddress('SOLANA')
     const { txHash } = await node.simulator.submitTransfer('SOLANA_DEVNET', {
@@ -357,7 +339,7 @@ describe('createSolanaChainClient against the simulator', () => {
     expect(block?.transfers).toMatchObject([
       { txHash, to: receiver, asset: { kind: 'token', contract: DEVNET_USDC } },
     ])
-    expect(await new Connection(node.rpcUrl('SOLANA_DEVNET')).getGenesisHash()).toBe(
+    expect(await new Connection(node.solanaUrl('SOLANA_DEVNET')).getGenesisHash()).toBe(
       'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
     )
   })

@@ -1,7 +1,8 @@
 // java-tron's block and TransactionInfo JSON (visible=false: 41-prefixed hex addresses) to the
 // chain port's blocks. TRX comes from TransferContract bodies; TRC20 from the Transfer logs of the
 // registry's contracts in successful receipts; a failed call of a registry contract's
-// transfer(address,uint256) is decoded from its calldata and reported with success=false.
+// transfer(address,uint256) is decoded from its calldata and reported with success=false (a failed
+// call of any other contract, such as a multisend, is reported as nothing: it paid nothing).
 import type { AssetRegistry } from '@chainpay/domain'
 import { type ChainBlock, ChainRpcError, type ChainTransfer } from '@chainpay/ports'
 import { TronWeb } from 'tronweb'
@@ -170,7 +171,10 @@ function tokenTransfers(
       ]
     })
   }
-  // a failed call left no logs: what it tried is in its calldata
+  // A failed call left no logs: what it tried is in its calldata. Deliberately only a direct
+  // transfer(address,uint256) of a registry token is decoded: a failed call of any other contract
+  // (a multisend, a router) speaks that contract's own ABI, which cannot be known in general, and
+  // paid nothing, so it reports no transfer.
   const contract = tokens.get(String(transaction.value.contract_address ?? '').toLowerCase())
   const data = typeof transaction.value.data === 'string' ? transaction.value.data.toLowerCase() : ''
   if (contract === undefined || !data.startsWith(TRANSFER_SELECTOR) || data.length < 8 + 128) return []

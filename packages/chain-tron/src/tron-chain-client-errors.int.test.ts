@@ -1,9 +1,9 @@
+import { type SimulatorNode, startSimulatorNode } from '@chainpay/chain-sim/testing'
 import { defaultAssetRegistry } from '@chainpay/domain'
 import { type ChainClient, type ChainRpcError, isChainRpcError } from '@chainpay/ports'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { blockAround } from './testing/fixtures/tron-mainnet.js'
-import { type SimulatedTronNode, startSimulatedTronNode } from './testing/tron-node-server.js'
 import { createTronChainClient } from './tron-chain-client.js'
 
 const API_KEY = 'b7c1d2e3-api-key-never-echo-9f8e'
@@ -152,20 +152,18 @@ describe('createTronChainClient: failed calls become ChainRpcError', () => {
 })
 
 describe('createTronChainClient: requests', () => {
-  let node: SimulatedTronNode
+  let node: SimulatorNode
 
   beforeEach(async () => {
-    node = await startSimulatedTronNode()
+    node = await startSimulatorNode()
   })
 
-  afterEach(async () => {
-    await node.close()
-  })
+  afterEach(() => node.close())
 
   it('sends the API key as TRON-PRO-API-KEY, and asks the solidity node for the final height', async () => {
     fake.answer = (_request, reply) => reply.send(blockAround(3, 1738601505000, []))
     const { height } = await node.simulator.mineBlocks('TRON', 10)
-    const client = clientOf(node.url('TRON'), { solidityNodeUrl: fake.url })
+    const client = clientOf(node.tronUrl('TRON'), { solidityNodeUrl: fake.url })
 
     const head = await client.getHead()
 

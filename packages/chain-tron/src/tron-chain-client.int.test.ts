@@ -1,40 +1,31 @@
 import { simulatedAddress } from '@chainpay/chain-sim'
-import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
+import { type SimulatorNode, simulatorChainDriver, startSimulatorNode } from '@chainpay/chain-sim/testing'
+import { defaultAssetRegistry } from '@chainpay/domain'
 import type { ChainBlock, ChainClient, ChainTransfer } from '@chainpay/ports'
 import { type ChainClientContractContext, describeChainClientContract } from '@chainpay/ports/testing'
 import { TronWeb, utils } from 'tronweb'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { trxTransferTransaction, usdtTransferTransaction } from './testing/fixtures/tron-mainnet.js'
-import { type SimulatedTronNode, startSimulatedTronNode } from './testing/tron-node-server.js'
 import { createTronChainClient } from './tron-chain-client.js'
 
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'
 const NILE_USDT = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf'
 const COUNTERFEIT_USDT = 'THk5qH79SoAaUnUh8JVdRarSESTZpqPjSQ'
 
+function tronClient(node: SimulatorNode, network = 'TRON'): ChainClient {
+  return createTronChainClient({
+    network,
+    registry: defaultAssetRegistry,
+    fullNodeUrl: node.tronUrl(network),
+  })
+}
+
 function contractContext(currency: 'TRX' | 'USDT') {
   return async (): Promise<ChainClientContractContext> => {
-    const node = await startSimulatedTronNode()
-    const asset = resolveAsset(defaultAssetRegistry, { network: 'TRON', currency })
+    const node = await startSimulatorNode()
     return {
-      client: createTronChainClient({
-        network: 'TRON',
-        registry: defaultAssetRegistry,
-        fullNodeUrl: node.url('TRON'),
-      }),
-      driver: {
-        currency: {
-          code: currency,
-          decimals: asset.decimals,
-          asset: asset.contract === null ? { kind: 'native' } : { kind: 'token', contract: asset.contract },
-        },
-        newAddress: () => simulatedAddress('TRON'),
-        submitTransfer: (transfer) => node.simulator.submitTransfer('TRON', { ...transfer, currency }),
-        mineBlocks: async (count) => {
-          await node.simulator.mineBlocks('TRON', count)
-        },
-        dropTransaction: (txHash) => node.simulator.dropTransaction('TRON', txHash),
-      },
+      client: tronClient(node),
+      driver: simulatorChainDriver(node.simulator, 'TRON', currency),
       teardown: () => node.close(),
     }
   }
@@ -43,21 +34,15 @@ function contractContext(currency: 'TRX' | 'USDT') {
 describeChainClientContract('TRON RPC (tronweb) against the simulator, paying TRX', contractContext('TRX'))
 describeChainClientContract('TRON RPC (tronweb) against the simulator, paying USDT', contractContext('USDT'))
 
-let node: SimulatedTronNode
+let node: SimulatorNode
 let client: ChainClient
 
 beforeEach(async () => {
-  node = await startSimulatedTronNode()
-  client = createTronChainClient({
-    network: 'TRON',
-    registry: defaultAssetRegistry,
-    fullNodeUrl: node.url('TRON'),
-  })
+  node = await startSimulatorNode()
+  client = tronClient(node)
 })
 
-afterEach(async () => {
-  await node.close()
-})
+afterEach(() => node.close())
 
 /** mines one block holding everything submitted so far and reads it through the client */
 async function minedBlock(reader: ChainClient = client, network = 'TRON'): Promise<ChainBlock> {
@@ -117,6 +102,29 @@ describe('createTronChainClient against the simulated java-tron node', () => {
     ])
     expect(new Set(transfers.map((transfer) => transfer.from)).size).toBe(1)
   })
+
+  // Deliberate: a failed multisend emitted no Transfer logs and its calldata is the multisend
+  // contract's own ABI, which a real node's client cannot know in general. Nothing was paid, so
+  // nothing is reported; only a failed direct transfer(address,uint256) of a registry token is.
+  it.each(['REVERT', 'OUT_OF_ENERGY'] as const)(
+    'reports no transfer of a multi-transfer transaction that failed with %s',
+    async (failure) => {
+      const payee = simulatedAddress('TRON')
+      const failed = await node.simulator.submitTransaction('TRON', {
+        transfers: [
+          { to: payee, amount: '1', currency: 'USDT' },
+          { to: payee, amount: '2', currency: 'USDT' },
+        ],
+        failure,
+      })
+      const paid = await node.simulator.submitTransfer('TRON', { to: payee, amount: '3', currency: 'USDT' })
+      const block = await minedBlock()
+      expect(transfersOf(block, failed.txHash)).toEqual([])
+      expect(block.transfers.map(({ txHash, to }) => ({ txHash, to }))).toEqual([
+        { txHash: paid.txHash, to: payee },
+      ])
+    },
+  )
 
   it('ignores a counterfeit USDT transfer and keeps the genuine one of the same block', async () => {
     const to = simulatedAddress('TRON')
@@ -189,11 +197,7 @@ describe('createTronChainClient against the simulated java-tron node', () => {
   })
 
   it('watches TRON_NILE with its own USDT contract; mainnet USDT there is just another token', async () => {
-    const nile = createTronChainClient({
-      network: 'TRON_NILE',
-      registry: defaultAssetRegistry,
-      fullNodeUrl: node.url('TRON_NILE'),
-    })
+    const nile = tronClient(node, 'TRON_NILE')
     const to = simulatedAddress('TRON')
     const genuine = await node.simulator.submitTransfer('TRON_NILE', { to, amount: '3', currency: 'USDT' })
     const mainnetContract = await node.simulator.submitTransfer('TRON_NILE', {
@@ -215,7 +219,7 @@ describe('createTronChainClient against the simulated java-tron node', () => {
       createTronChainClient({
         network: 'SOLANA',
         registry: defaultAssetRegistry,
-        fullNodeUrl: node.url('TRON'),
+        fullNodeUrl: node.tronUrl('TRON'),
       }),
     ).toThrow(/not a TRON network/)
   })
@@ -248,7 +252,7 @@ describe('the simulated node, read by tronweb itself', () => {
       failure: 'REVERT',
     })
     const { height } = await node.simulator.mineBlocks('TRON', 1)
-    const tronWeb = new TronWeb({ fullHost: node.url('TRON') })
+    const tronWeb = new TronWeb({ fullHost: node.tronUrl('TRON') })
 
     const block = await tronWeb.trx.getBlockByNumber(height)
     expect(block.transactions).toHaveLength(3)

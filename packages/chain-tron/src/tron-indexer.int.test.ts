@@ -1,74 +1,51 @@
 // The real chain indexer watching payment addresses through the tronweb client, against the
 // simulator's java-tron routes over HTTP.
-import { type ChainIndexer, createChainIndexer } from '@chainpay/chain-indexer'
+import type { ChainIndexer } from '@chainpay/chain-indexer'
+import {
+  createIndexerHarness,
+  type IndexerHarness,
+  mineAndScan,
+  servedIndexer,
+  statusTrail,
+  watchedPayment,
+} from '@chainpay/chain-indexer/testing'
 import { simulatedAddress } from '@chainpay/chain-sim'
 import { defaultAssetRegistry } from '@chainpay/domain'
-import { systemClock } from '@chainpay/platform'
-import type { Bus } from '@chainpay/ports'
-import { createSqliteBus, createSqliteChainIndexerStore } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type ObservationLog, observeChain, paymentCreated } from './testing/indexer-observations.js'
-import { type SimulatedTronNode, silentLogger, startSimulatedTronNode } from './testing/tron-node-server.js'
 import { createTronChainClient } from './tron-chain-client.js'
 
 const COUNTERFEIT_USDT = 'THk5qH79SoAaUnUh8JVdRarSESTZpqPjSQ'
 
-let node: SimulatedTronNode
-let bus: Bus
-let observations: ObservationLog
+let harness: IndexerHarness
 let indexer: ChainIndexer
 
 beforeEach(async () => {
-  node = await startSimulatedTronNode()
-  bus = createSqliteBus(node.db, { logger: silentLogger })
-  observations = await observeChain(bus)
-  indexer = createChainIndexer({
-    network: 'TRON',
-    client: createTronChainClient({
+  harness = await createIndexerHarness()
+  indexer = await servedIndexer(harness, 'TRON', (node) =>
+    createTronChainClient({
       network: 'TRON',
       registry: defaultAssetRegistry,
-      fullNodeUrl: node.url('TRON'),
+      fullNodeUrl: node.tronUrl('TRON'),
     }),
-    store: createSqliteChainIndexerStore(node.db),
-    bus,
-    registry: defaultAssetRegistry,
-    clock: systemClock,
-    logger: silentLogger,
-  })
-  await indexer.scanOnce()
+  )
 })
 
-afterEach(async () => {
-  await observations.stop()
-  await bus.close()
-  await node.close()
-})
-
-async function watched(currency: string) {
-  const payment = paymentCreated('TRON', currency, simulatedAddress('TRON'))
-  await indexer.handlePaymentEvent(payment.message)
-  return payment
-}
-
-async function mineAndScan(blocks = 1) {
-  await node.simulator.mineBlocks('TRON', blocks)
-  await indexer.scanOnce()
-}
+afterEach(() => harness.close())
 
 describe('the chain indexer over the tronweb client', () => {
   it.each(['USDT', 'TRX'])(
     'reports a %s payment at every confirmation up to 20, then stops',
     async (currency) => {
-      const payment = await watched(currency)
-      const { txHash } = await node.simulator.submitTransfer('TRON', {
+      const payment = await watchedPayment(indexer, currency)
+      const { txHash } = await harness.sim.submitTransfer('TRON', {
         to: payment.address,
         amount: '10',
         currency,
       })
 
-      for (let block = 0; block < 24; block++) await mineAndScan()
+      for (let block = 0; block < 24; block++) await mineAndScan(harness, indexer)
 
-      const seen = await observations.transfersOf(payment.paymentId)
+      const seen = await harness.observations.transfersOf(payment.paymentId)
       expect(seen.map((observation) => observation.confirmations)).toEqual(
         Array.from({ length: 20 }, (_, index) => index + 1),
       )
@@ -85,48 +62,48 @@ describe('the chain indexer over the tronweb client', () => {
   )
 
   it('ignores a failed transfer and a counterfeit token, and counts the genuine one', async () => {
-    const payment = await watched('USDT')
-    await node.simulator.submitTransaction('TRON', {
+    const payment = await watchedPayment(indexer, 'USDT')
+    await harness.sim.submitTransaction('TRON', {
       transfers: [{ to: payment.address, amount: '10', currency: 'USDT' }],
       failure: 'OUT_OF_ENERGY',
     })
-    await node.simulator.submitTransfer('TRON', {
+    await harness.sim.submitTransfer('TRON', {
       to: payment.address,
       amount: '10',
       currency: 'USDT',
       fail: true,
     })
-    await node.simulator.submitTransfer('TRON', {
+    await harness.sim.submitTransfer('TRON', {
       to: payment.address,
       amount: '10',
       currency: 'USDT',
       contract: COUNTERFEIT_USDT,
     })
-    const genuine = await node.simulator.submitTransfer('TRON', {
+    const genuine = await harness.sim.submitTransfer('TRON', {
       to: payment.address,
       amount: '1',
       currency: 'USDT',
     })
-    await mineAndScan(2)
+    await mineAndScan(harness, indexer, 2)
 
-    const seen = await observations.transfersOf(payment.paymentId)
+    const seen = await harness.observations.transfersOf(payment.paymentId)
     expect(seen.map(({ txHash, amountUnits }) => ({ txHash, amountUnits }))).toEqual([
       { txHash: genuine.txHash, amountUnits: '1000000' },
     ])
   })
 
   it('counts each transfer of a multi-transfer transaction that pays the address', async () => {
-    const payment = await watched('USDT')
-    const { txHash } = await node.simulator.submitTransaction('TRON', {
+    const payment = await watchedPayment(indexer, 'USDT')
+    const { txHash } = await harness.sim.submitTransaction('TRON', {
       transfers: [
         { to: payment.address, amount: '4', currency: 'USDT' },
         { to: simulatedAddress('TRON'), amount: '5', currency: 'USDT' },
         { to: payment.address, amount: '6', currency: 'USDT' },
       ],
     })
-    await mineAndScan()
+    await mineAndScan(harness, indexer)
 
-    const seen = await observations.transfersOf(payment.paymentId)
+    const seen = await harness.observations.transfersOf(payment.paymentId)
     expect(
       seen.map(({ txHash, transferIndex, amountUnits }) => ({ txHash, transferIndex, amountUnits })),
     ).toEqual([
@@ -136,23 +113,20 @@ describe('the chain indexer over the tronweb client', () => {
   })
 
   it('withdraws a transfer the chain rolls back before finality', async () => {
-    const payment = await watched('USDT')
-    const { txHash } = await node.simulator.submitTransfer('TRON', {
+    const payment = await watchedPayment(indexer, 'USDT')
+    const { txHash } = await harness.sim.submitTransfer('TRON', {
       to: payment.address,
       amount: '10',
       currency: 'USDT',
     })
-    await mineAndScan()
-    await mineAndScan(2)
+    await mineAndScan(harness, indexer)
+    await mineAndScan(harness, indexer, 2)
 
-    expect(await node.simulator.dropTransaction('TRON', txHash)).toBe(true)
+    expect(await harness.sim.dropTransaction('TRON', txHash)).toBe(true)
     await indexer.scanOnce()
-    await mineAndScan()
+    await mineAndScan(harness, indexer)
 
-    const seen = await observations.transfersOf(payment.paymentId)
-    expect(
-      seen.map(({ status, confirmations, withdrawReason }) => [status, confirmations, withdrawReason]),
-    ).toEqual([
+    expect(statusTrail(await harness.observations.transfersOf(payment.paymentId))).toEqual([
       ['seen', 1, null],
       ['seen', 3, null],
       ['withdrawn', 3, 'DROPPED'],

@@ -1,12 +1,16 @@
 // What the chain indexer's integration tests stand on: a real chain simulator, bus and indexer store
 // in one temporary SQLite file, payment event messages as the relay publishes them, and a log of the
-// chain observations read back through a real subscription.
+// chain observations read back through a real subscription. serve() puts the simulator behind real
+// HTTP as TRON and Solana nodes, for indexers that read it through the real RPC clients.
 
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { type ChainSimulator, createChainSimulator, simulatedAddress } from '@chainpay/chain-sim'
+import { type ChainSimulator, simulatedAddress } from '@chainpay/chain-sim'
+import {
+  openTestSimulator,
+  type SimulatorNode,
+  startSimulatorNode,
+  testNetworks,
+} from '@chainpay/chain-sim/testing'
 import {
   type ChainObservationMessage,
   type PaymentEventMessage,
@@ -88,6 +92,15 @@ export async function observeChain(bus: Bus): Promise<ObservationLog & { stop():
   }
 }
 
+/** what a payment's transfer observations said, in order: [status, confirmations, withdrawReason] */
+export function statusTrail(observations: TransferObservation[]): Array<[string, number, string | null]> {
+  return observations.map(({ status, confirmations, withdrawReason }) => [
+    status,
+    confirmations,
+    withdrawReason,
+  ])
+}
+
 export interface TestPayment {
   paymentId: string
   network: string
@@ -146,28 +159,20 @@ export interface IndexerHarness {
   observations: ObservationLog
   /** a further connection to the same file, closed with the harness */
   reopen(): DatabaseSync
+  /** the simulator served over HTTP as TRON and Solana nodes (started once), closed with the harness */
+  serve(): Promise<SimulatorNode>
   close(): Promise<void>
 }
 
+/** TRON and SOLANA, producing blocks only when a test mines them */
 export async function createIndexerHarness(options: { clock?: () => Date } = {}): Promise<IndexerHarness> {
-  const directory = mkdtempSync(join(tmpdir(), 'chain-indexer-'))
-  const path = join(directory, 'chainpay.sqlite')
-  const db = openSqliteDatabase(path)
-  const connections = [db]
-  // blocks come only from mineBlocks: the timers never start
-  const sim = createChainSimulator({
-    db,
-    registry: defaultAssetRegistry,
-    networks: [
-      { network: 'TRON', blockIntervalMs: 60_000 },
-      { network: 'SOLANA', blockIntervalMs: 60_000 },
-    ],
-    logger: testLogger,
-    clock: options.clock,
-  })
+  const chain = openTestSimulator({ networks: testNetworks('TRON', 'SOLANA'), clock: options.clock })
+  const { db, path, simulator: sim } = chain
+  const connections: DatabaseSync[] = []
   const bus = createSqliteBus(db, { logger: testLogger })
   const store = createSqliteChainIndexerStore(db)
   const observations = await observeChain(bus)
+  let node: Promise<SimulatorNode> | undefined
   return {
     path,
     db,
@@ -180,12 +185,16 @@ export async function createIndexerHarness(options: { clock?: () => Date } = {})
       connections.push(connection)
       return connection
     },
+    serve() {
+      node ??= startSimulatorNode({ simulator: sim })
+      return node
+    },
     async close() {
+      await (await node)?.close()
       await observations.stop()
       await bus.close()
-      await sim.stop()
       for (const connection of connections) if (connection.isOpen) connection.close()
-      rmSync(directory, { recursive: true, force: true })
+      await chain.close()
     },
   }
 }
@@ -206,6 +215,28 @@ export function harnessIndexer(
     ...overrides,
     client: overrides.client ?? harness.sim.client(network),
   })
+}
+
+/**
+ * An indexer of `network` reading the harness's simulator served over HTTP (serve()) through the
+ * client `connect` makes for the node, such as the real TRON or Solana RPC client. It has scanned
+ * once: its cursor is at the head, so payments are watched from then on.
+ */
+export async function servedIndexer(
+  harness: IndexerHarness,
+  network: string,
+  connect: (node: SimulatorNode) => ChainClient,
+): Promise<ChainIndexer> {
+  const indexer = harnessIndexer(harness, network, { client: connect(await harness.serve()) })
+  await indexer.scanOnce()
+  return indexer
+}
+
+/** a payment the indexer watches, created now and handed to it as its PaymentCreated event */
+export async function watchedPayment(indexer: ChainIndexer, currency: string): Promise<TestPayment> {
+  const payment = paymentCreated({ network: indexer.network, currency })
+  await indexer.handlePaymentEvent(payment.message)
+  return payment
 }
 
 /** mines `blocks` blocks on the indexer's network, then lets the indexer scan once */

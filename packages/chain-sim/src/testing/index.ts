@@ -1,0 +1,2 @@
+export * from './simulator-driver.js'
+export * from './simulator-node.js'
