@@ -7,12 +7,10 @@ import {
   type IndexerHarness,
   startFaultyRpcProxy,
 } from '@chainpay/chain-indexer/testing'
-import { solanaRpcRoutes, tronNodeRoutes } from '@chainpay/chain-sim'
 import { createSolanaChainClient } from '@chainpay/chain-solana'
 import { createTronChainClient } from '@chainpay/chain-tron'
 import { defaultAssetRegistry, findNetwork } from '@chainpay/domain'
 import type { ChainClient } from '@chainpay/ports'
-import Fastify from 'fastify'
 
 export interface FaultyChainNode {
   proxy: FaultyRpcProxy
@@ -20,19 +18,14 @@ export interface FaultyChainNode {
   clientThroughProxy(network: string, options?: { timeoutMs?: number }): ChainClient
   /** the same client reading the node directly: what a healthy endpoint answers */
   directClient(network: string): ChainClient
+  /** stops the proxy; the node is the harness's, closed with it */
   close(): Promise<void>
 }
 
-/** serves the harness's simulator as TRON and Solana nodes, behind a faulty proxy */
+/** the harness's simulator served as TRON and Solana nodes (harness.serve()), behind a faulty proxy */
 export async function startFaultyChainNode(harness: IndexerHarness): Promise<FaultyChainNode> {
-  const app = Fastify()
-  await app.register(tronNodeRoutes, { simulator: harness.sim })
-  await app.register(solanaRpcRoutes, { simulator: harness.sim })
-  const origin = await app.listen({ host: '127.0.0.1', port: 0 })
-  const proxy = await startFaultyRpcProxy({ target: origin }).catch(async (error: unknown) => {
-    await app.close()
-    throw error
-  })
+  const origin = (await harness.serve()).url
+  const proxy = await startFaultyRpcProxy({ target: origin })
 
   const client = (base: string, network: string, timeoutMs?: number): ChainClient => {
     const url = `${base}/chains/${network}`
@@ -47,9 +40,6 @@ export async function startFaultyChainNode(harness: IndexerHarness): Promise<Fau
     proxy,
     clientThroughProxy: (network, options = {}) => client(proxy.url, network, options.timeoutMs),
     directClient: (network) => client(origin, network),
-    async close() {
-      await proxy.close()
-      await app.close()
-    },
+    close: () => proxy.close(),
   }
 }

@@ -13,9 +13,9 @@ import {
   createIndexerHarness,
   harnessIndexer,
   type IndexerHarness,
-  paymentCreated,
   type TestPayment,
   testLogger,
+  watchedPayment,
 } from '@chainpay/chain-indexer/testing'
 import type { TransferObservation } from '@chainpay/contracts'
 import { defaultAssetRegistry, findNetwork } from '@chainpay/domain'
@@ -71,6 +71,10 @@ async function stopIndexer(indexer: ChainIndexer): Promise<void> {
 
 /** where a payment of the test is paid: the token account of an SPL payment, else its address */
 const payTo = (payment: TestPayment) => payment.tokenAccount ?? payment.address
+
+/** submits a transfer of `amount` in the payment's currency to where it is paid */
+const pay = (payment: TestPayment, amount: string) =>
+  harness.sim.submitTransfer(payment.network, { to: payTo(payment), amount, currency: payment.currency })
 
 async function confirmationsOf(payment: TestPayment, txHash: string): Promise<number> {
   const observations = await harness.observations.transfersOf(payment.paymentId)
@@ -135,24 +139,15 @@ describe.each([
     const client = resilientClient(network)
     await harness.sim.mineBlocks(network, 1)
     const indexer = await startIndexer(network, client, { scanFirst: true })
-    const payment = paymentCreated({ network, currency: token })
-    await indexer.handlePaymentEvent(payment.message)
+    const payment = await watchedPayment(indexer, token)
 
-    const first = await harness.sim.submitTransfer(network, {
-      to: payTo(payment),
-      amount: '4',
-      currency: token,
-    })
+    const first = await pay(payment, '4')
     await harness.sim.mineBlocks(network, 3)
     await expect.poll(() => confirmationsOf(payment, first.txHash), settles).toBe(3)
 
     // every request fails for a while: the breaker opens, the indexer keeps retrying its iterations
     node.proxy.inject({ kind: 'status', status: 503 })
-    const second = await harness.sim.submitTransfer(network, {
-      to: payTo(payment),
-      amount: '6',
-      currency: token,
-    })
+    const second = await pay(payment, '6')
     await harness.sim.mineBlocks(network, 5)
     await expect.poll(() => client.state(), settles).toBe('open')
     await expect.poll(() => node.proxy.faulted(), settles).toBeGreaterThan(9)
@@ -178,27 +173,16 @@ describe.each([
   }, async () => {
     await harness.sim.mineBlocks(network, 1)
     const before = await startIndexer(network, resilientClient(network), { scanFirst: true })
-    const nativePayment = paymentCreated({ network, currency: native })
-    const tokenPayment = paymentCreated({ network, currency: token })
-    const splitPayment = paymentCreated({ network, currency: token })
-    for (const payment of [nativePayment, tokenPayment, splitPayment]) {
-      await before.handlePaymentEvent(payment.message)
-    }
-    const early = await harness.sim.submitTransfer(network, {
-      to: payTo(nativePayment),
-      amount: '4',
-      currency: native,
-    })
+    const nativePayment = await watchedPayment(before, native)
+    const tokenPayment = await watchedPayment(before, token)
+    const splitPayment = await watchedPayment(before, token)
+    const early = await pay(nativePayment, '4')
     await harness.sim.mineBlocks(network, 1)
     await expect.poll(() => confirmationsOf(nativePayment, early.txHash), settles).toBe(1)
     await stopIndexer(before)
 
     // mined while no indexer runs: more blocks than one batch, one transaction paying two payments
-    const late = await harness.sim.submitTransfer(network, {
-      to: payTo(nativePayment),
-      amount: '6',
-      currency: native,
-    })
+    const late = await pay(nativePayment, '6')
     await harness.sim.mineBlocks(network, 3)
     const multi = await harness.sim.submitTransaction(network, {
       transfers: [
@@ -207,11 +191,7 @@ describe.each([
       ],
     })
     await harness.sim.mineBlocks(network, 12)
-    const rest = await harness.sim.submitTransfer(network, {
-      to: payTo(splitPayment),
-      amount: '7',
-      currency: token,
-    })
+    const rest = await pay(splitPayment, '7')
     await harness.sim.mineBlocks(network, 2)
     const [multiBlock] = await node
       .directClient(network)

@@ -1,20 +1,18 @@
 import type { ChainProgressObservation } from '@chainpay/contracts'
-import { defaultAssetRegistry } from '@chainpay/domain'
-import { createManualClock, systemClock } from '@chainpay/platform'
+import { createManualClock } from '@chainpay/platform'
 import { type ChainClient, Topics } from '@chainpay/ports'
 import { createSqliteBus, createSqliteChainIndexerStore } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import {
-  type ChainIndexer,
-  type ChainIndexerMetrics,
-  type ChainIndexerOptions,
-  createChainIndexer,
-} from './indexer.js'
+import type { ChainIndexerMetrics } from './indexer.js'
 import {
   createIndexerHarness,
+  harnessIndexer,
   type IndexerHarness,
+  mineAndScan,
   paymentCreated,
+  statusTrail,
   testLogger,
+  watchedPayment,
 } from './testing/indexer-harness.js'
 
 const COUNTERFEIT_USDT = 'THk5qH79SoAaUnUh8JVdRarSESTZpqPjSQ'
@@ -29,31 +27,6 @@ afterEach(async () => {
   await harness.close()
 })
 
-function indexerFor(network: string, overrides: Partial<ChainIndexerOptions> = {}): ChainIndexer {
-  return createChainIndexer({
-    network,
-    store: harness.store,
-    bus: harness.bus,
-    registry: defaultAssetRegistry,
-    clock: systemClock,
-    logger: testLogger,
-    ...overrides,
-    client: overrides.client ?? harness.sim.client(network),
-  })
-}
-
-/** a payment the indexer watches, created through its payment event handler */
-async function watchedPayment(indexer: ChainIndexer, currency: string) {
-  const payment = paymentCreated({ network: indexer.network, currency })
-  await indexer.handlePaymentEvent(payment.message)
-  return payment
-}
-
-async function mineAndScan(indexer: ChainIndexer, blocks = 1) {
-  await harness.sim.mineBlocks(indexer.network, blocks)
-  await indexer.scanOnce()
-}
-
 function progressOf(observations: Awaited<ReturnType<IndexerHarness['observations']['settle']>>) {
   return observations.filter(
     (observation): observation is ChainProgressObservation => observation.kind === 'progress',
@@ -67,7 +40,7 @@ describe('createChainIndexer', () => {
   ])(
     'reports a transfer on $network at every new confirmation up to $required, then stops',
     async ({ network, currency, required }) => {
-      const indexer = indexerFor(network)
+      const indexer = harnessIndexer(harness, network)
       await indexer.scanOnce()
       const payment = await watchedPayment(indexer, currency)
       const { txHash } = await harness.sim.submitTransfer(network, {
@@ -76,7 +49,7 @@ describe('createChainIndexer', () => {
         currency,
       })
 
-      for (let block = 0; block < required + 5; block++) await mineAndScan(indexer)
+      for (let block = 0; block < required + 5; block++) await mineAndScan(harness, indexer)
 
       const observations = await harness.observations.transfersOf(payment.paymentId)
       expect(observations.map((observation) => observation.confirmations)).toEqual(
@@ -96,7 +69,7 @@ describe('createChainIndexer', () => {
   )
 
   it('matches an SPL transfer to the token account, not one to its owner', async () => {
-    const indexer = indexerFor('SOLANA')
+    const indexer = harnessIndexer(harness, 'SOLANA')
     await indexer.scanOnce()
     const payment = await watchedPayment(indexer, 'USDC')
     const owner = await harness.sim.submitTransfer('SOLANA', {
@@ -109,7 +82,7 @@ describe('createChainIndexer', () => {
       amount: '10',
       currency: 'USDC',
     })
-    await mineAndScan(indexer)
+    await mineAndScan(harness, indexer)
 
     const observations = await harness.observations.transfersOf(payment.paymentId)
     expect(observations.map((observation) => observation.txHash)).toEqual([account.txHash])
@@ -123,7 +96,7 @@ describe('createChainIndexer', () => {
       ['a counterfeit token contract', { currency: 'USDT', contract: COUNTERFEIT_USDT }],
       ['a failed transaction', { currency: 'USDT', fail: true }],
     ])('%s', async (_case, transfer) => {
-      const indexer = indexerFor('TRON')
+      const indexer = harnessIndexer(harness, 'TRON')
       await indexer.scanOnce()
       const payment = await watchedPayment(indexer, 'USDT')
       await harness.sim.submitTransfer('TRON', { to: payment.address, amount: '10', ...transfer })
@@ -132,7 +105,7 @@ describe('createChainIndexer', () => {
         amount: '1',
         currency: 'USDT',
       })
-      await mineAndScan(indexer, 2)
+      await mineAndScan(harness, indexer, 2)
 
       const observations = await harness.observations.transfersOf(payment.paymentId)
       expect(observations.map((observation) => observation.txHash)).toEqual([genuine.txHash])
@@ -140,7 +113,7 @@ describe('createChainIndexer', () => {
   })
 
   it('reports two transfers of one block', async () => {
-    const indexer = indexerFor('TRON')
+    const indexer = harnessIndexer(harness, 'TRON')
     await indexer.scanOnce()
     const payment = await watchedPayment(indexer, 'USDT')
     const first = await harness.sim.submitTransfer('TRON', {
@@ -153,7 +126,7 @@ describe('createChainIndexer', () => {
       amount: '6',
       currency: 'USDT',
     })
-    await mineAndScan(indexer)
+    await mineAndScan(harness, indexer)
 
     const observations = await harness.observations.transfersOf(payment.paymentId)
     expect(
@@ -165,7 +138,7 @@ describe('createChainIndexer', () => {
   })
 
   it('reports a dropped transaction as withdrawn and keeps scanning the new fork', async () => {
-    const indexer = indexerFor('TRON')
+    const indexer = harnessIndexer(harness, 'TRON')
     await indexer.scanOnce()
     const payment = await watchedPayment(indexer, 'USDT')
     const { txHash } = await harness.sim.submitTransfer('TRON', {
@@ -173,21 +146,15 @@ describe('createChainIndexer', () => {
       amount: '10',
       currency: 'USDT',
     })
-    await mineAndScan(indexer)
-    await mineAndScan(indexer, 2)
+    await mineAndScan(harness, indexer)
+    await mineAndScan(harness, indexer, 2)
 
     expect(await harness.sim.dropTransaction('TRON', txHash)).toBe(true)
     await indexer.scanOnce()
-    for (let block = 0; block < 3; block++) await mineAndScan(indexer)
+    for (let block = 0; block < 3; block++) await mineAndScan(harness, indexer)
 
     const observations = await harness.observations.transfersOf(payment.paymentId)
-    expect(
-      observations.map(({ status, confirmations, withdrawReason }) => [
-        status,
-        confirmations,
-        withdrawReason,
-      ]),
-    ).toEqual([
+    expect(statusTrail(observations)).toEqual([
       ['seen', 1, null],
       ['seen', 3, null],
       ['withdrawn', 3, 'DROPPED'],
@@ -204,7 +171,7 @@ describe('createChainIndexer', () => {
       amount: '10',
       currency: 'USDT',
     })
-    await mineAndScan(indexer)
+    await mineAndScan(harness, indexer)
     expect((await harness.observations.transfersOf(later.paymentId)).map((o) => o.txHash)).toEqual([
       next.txHash,
     ])
@@ -212,7 +179,7 @@ describe('createChainIndexer', () => {
     expect(await harness.store.loadCursor('TRON')).toEqual({ height: head.height, hash: head.hash })
 
     // never included again: forgotten once its payment's requirement in blocks has passed
-    await mineAndScan(indexer, 20)
+    await mineAndScan(harness, indexer, 20)
     expect(await harness.store.listTracked('TRON')).toEqual([])
     expect((await harness.observations.transfersOf(payment.paymentId)).at(-1)?.status).toBe('withdrawn')
   })
@@ -232,7 +199,7 @@ describe('createChainIndexer', () => {
           ),
         })),
     }
-    const indexer = indexerFor('TRON', { client })
+    const indexer = harnessIndexer(harness, 'TRON', { client })
     await indexer.scanOnce()
     const payment = await watchedPayment(indexer, 'USDT')
     const { txHash } = await harness.sim.submitTransfer('TRON', {
@@ -240,10 +207,10 @@ describe('createChainIndexer', () => {
       amount: '10',
       currency: 'USDT',
     })
-    await mineAndScan(indexer)
+    await mineAndScan(harness, indexer)
     reverted.add(txHash)
-    await mineAndScan(indexer)
-    await mineAndScan(indexer)
+    await mineAndScan(harness, indexer)
+    await mineAndScan(harness, indexer)
 
     const observations = await harness.observations.transfersOf(payment.paymentId)
     expect(observations.map(({ status, withdrawReason }) => [status, withdrawReason])).toEqual([
@@ -253,15 +220,15 @@ describe('createChainIndexer', () => {
   })
 
   it('resumes from its cursor after a restart: nothing final reported again, nothing mined meanwhile missed', async () => {
-    const first = indexerFor('TRON')
+    const first = harnessIndexer(harness, 'TRON')
     await first.scanOnce()
     const settled = await watchedPayment(first, 'USDT')
     const counting = await watchedPayment(first, 'USDT')
     const missed = await watchedPayment(first, 'USDT')
     await harness.sim.submitTransfer('TRON', { to: settled.address, amount: '10', currency: 'USDT' })
-    for (let block = 0; block < 15; block++) await mineAndScan(first)
+    for (let block = 0; block < 15; block++) await mineAndScan(harness, first)
     await harness.sim.submitTransfer('TRON', { to: counting.address, amount: '10', currency: 'USDT' })
-    for (let block = 0; block < 5; block++) await mineAndScan(first)
+    for (let block = 0; block < 5; block++) await mineAndScan(harness, first)
     expect((await harness.observations.transfersOf(settled.paymentId)).at(-1)?.confirmations).toBe(20)
     expect((await harness.observations.transfersOf(counting.paymentId)).at(-1)?.confirmations).toBe(5)
 
@@ -271,14 +238,9 @@ describe('createChainIndexer', () => {
     const before = (await harness.observations.settle()).length
 
     const db = harness.reopen()
-    const restarted = createChainIndexer({
-      network: 'TRON',
-      client: harness.sim.client('TRON'),
+    const restarted = harnessIndexer(harness, 'TRON', {
       store: createSqliteChainIndexerStore(db),
       bus: createSqliteBus(db, { logger: testLogger }),
-      registry: defaultAssetRegistry,
-      clock: systemClock,
-      logger: testLogger,
     })
     await restarted.scanOnce()
 
@@ -298,7 +260,7 @@ describe('createChainIndexer', () => {
     const clock = createManualClock('2026-11-21T14:00:00.000Z')
     await harness.close()
     harness = await createIndexerHarness({ clock: () => clock.now() })
-    const indexer = indexerFor('SOLANA', { maxBlocksPerBatch: 2 })
+    const indexer = harnessIndexer(harness, 'SOLANA', { maxBlocksPerBatch: 2 })
     await indexer.scanOnce()
     for (let block = 0; block < 3; block++) {
       clock.advance(400)
@@ -340,11 +302,11 @@ describe('createChainIndexer', () => {
       scanned: (network, headHeight, cursorHeight) => reported.push([network, headHeight, cursorHeight]),
     }
     const start = (await harness.sim.client('SOLANA').getHead()).height
-    const early = indexerFor('SOLANA', { startHeight: start + 10, metrics })
+    const early = harnessIndexer(harness, 'SOLANA', { startHeight: start + 10, metrics })
     await early.scanOnce()
     expect(reported).toEqual([])
 
-    const indexer = indexerFor('SOLANA', { maxBlocksPerBatch: 2, metrics })
+    const indexer = harnessIndexer(harness, 'SOLANA', { maxBlocksPerBatch: 2, metrics })
     await indexer.scanOnce()
     await harness.sim.mineBlocks('SOLANA', 3)
     for (let scan = 0; scan < 3; scan++) await indexer.scanOnce()
@@ -361,7 +323,7 @@ describe('createChainIndexer', () => {
     const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })
     await harness.sim.submitTransfer('TRON', { to: payment.address, amount: '10', currency: 'TRX' })
     await harness.sim.mineBlocks('TRON', 3)
-    const indexer = indexerFor('TRON', { startHeight: 1 })
+    const indexer = harnessIndexer(harness, 'TRON', { startHeight: 1 })
     await harness.store.watch({
       network: 'TRON',
       address: payment.address,
@@ -380,7 +342,7 @@ describe('createChainIndexer', () => {
   })
 
   it('rescans for an address whose payment event arrives after its transfer was scanned', async () => {
-    const indexer = indexerFor('TRON')
+    const indexer = harnessIndexer(harness, 'TRON')
     await indexer.scanOnce()
     const payment = paymentCreated({ network: 'TRON', currency: 'USDT' })
     const { txHash } = await harness.sim.submitTransfer('TRON', {
@@ -388,13 +350,13 @@ describe('createChainIndexer', () => {
       amount: '10',
       currency: 'USDT',
     })
-    await mineAndScan(indexer)
-    await mineAndScan(indexer)
+    await mineAndScan(harness, indexer)
+    await mineAndScan(harness, indexer)
     expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([])
 
     await indexer.handlePaymentEvent(payment.message)
     await indexer.scanOnce()
-    await mineAndScan(indexer)
+    await mineAndScan(harness, indexer)
 
     expect(
       (await harness.observations.transfersOf(payment.paymentId)).map((o) => [o.txHash, o.confirmations]),
@@ -405,14 +367,14 @@ describe('createChainIndexer', () => {
   })
 
   it('rescans by block time for an address that arrives late after a restart', async () => {
-    const first = indexerFor('TRON')
+    const first = harnessIndexer(harness, 'TRON')
     await first.scanOnce()
     const payment = paymentCreated({ network: 'TRON', currency: 'USDT' })
     await harness.sim.mineBlocks('TRON', 30)
     await harness.sim.submitTransfer('TRON', { to: payment.address, amount: '10', currency: 'USDT' })
-    await mineAndScan(first, 2)
+    await mineAndScan(harness, first, 2)
 
-    const restarted = indexerFor('TRON')
+    const restarted = harnessIndexer(harness, 'TRON')
     await restarted.handlePaymentEvent(payment.message)
     await restarted.scanOnce()
 
@@ -423,7 +385,7 @@ describe('createChainIndexer', () => {
   })
 
   it('watches only addresses of its own network', async () => {
-    const indexer = indexerFor('TRON')
+    const indexer = harnessIndexer(harness, 'TRON')
     await indexer.handlePaymentEvent(paymentCreated({ network: 'SOLANA', currency: 'SOL' }).message)
     const tron = await watchedPayment(indexer, 'TRX')
     expect(indexer.watchSet.size).toBe(1)
@@ -445,7 +407,7 @@ describe('createChainIndexer', () => {
       },
       getBlocks: (from, to) => chain.getBlocks(from, to),
     }
-    const indexer = indexerFor('TRON', { client, pollIntervalMs: 5 })
+    const indexer = harnessIndexer(harness, 'TRON', { client, pollIntervalMs: 5 })
     await indexer.start()
     try {
       const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })
@@ -466,17 +428,19 @@ describe('createChainIndexer', () => {
   })
 
   it('refuses a network outside the registry and a client of another network', () => {
-    expect(() => indexerFor('BITCOIN', { client: harness.sim.client('TRON') })).toThrow(
+    expect(() => harnessIndexer(harness, 'BITCOIN', { client: harness.sim.client('TRON') })).toThrow(
       /not in the asset registry/,
     )
-    expect(() => indexerFor('TRON', { client: harness.sim.client('SOLANA') })).toThrow(/client is for SOLANA/)
+    expect(() => harnessIndexer(harness, 'TRON', { client: harness.sim.client('SOLANA') })).toThrow(
+      /client is for SOLANA/,
+    )
   })
 
   it('stops watching an address once the chain passes its late funds window, by block time', async () => {
     const clock = createManualClock('2026-11-21T14:00:00.000Z')
     await harness.close()
     harness = await createIndexerHarness({ clock: () => clock.now() })
-    const indexer = indexerFor('TRON', { clock, lateFundsWindowMs: 60_000 })
+    const indexer = harnessIndexer(harness, 'TRON', { clock, lateFundsWindowMs: 60_000 })
     const payment = paymentCreated({
       network: 'TRON',
       currency: 'TRX',
@@ -484,7 +448,7 @@ describe('createChainIndexer', () => {
       expiresAt: '2026-11-21T14:30:00.000Z',
     })
     await indexer.handlePaymentEvent(payment.message)
-    await mineAndScan(indexer)
+    await mineAndScan(harness, indexer)
     expect(indexer.watchSet.size).toBe(1)
 
     // the indexer's own clock is past the window, the chain is not yet
@@ -493,7 +457,7 @@ describe('createChainIndexer', () => {
     expect(indexer.watchSet.size).toBe(1)
 
     clock.advance(61_000)
-    await mineAndScan(indexer)
+    await mineAndScan(harness, indexer)
     expect(indexer.watchSet.size).toBe(0)
     expect(await harness.store.listWatched('TRON')).toEqual([])
   })
@@ -521,7 +485,7 @@ describe('createChainIndexer', () => {
 
     // an hour later the indexer starts on that backlog, one block per iteration
     clock.advance(20 * 60_000)
-    const indexer = indexerFor('TRON', {
+    const indexer = harnessIndexer(harness, 'TRON', {
       clock,
       lateFundsWindowMs: 60_000,
       startHeight: 1,

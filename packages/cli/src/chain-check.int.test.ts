@@ -2,21 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
-import {
-  type ChainSimulator,
-  createChainSimulator,
-  solanaRpcRoutes,
-  tronNodeRoutes,
-} from '@chainpay/chain-sim'
-import { defaultAssetRegistry } from '@chainpay/domain'
-import { createRootLogger } from '@chainpay/platform'
+import type { ChainSimulator } from '@chainpay/chain-sim'
+import { type SimulatorNode, startSimulatorNode, testNetworks } from '@chainpay/chain-sim/testing'
 import { associatedTokenAccount, walletFromMnemonic } from '@chainpay/wallet'
-import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runChainpayAdmin } from './commands.js'
-
-const logger = createRootLogger({ service: 'cli-chain-check-test', level: 'silent' })
 
 // the published vectors (chain-facts.md 1.5 and 2.3) of the BIP39 test mnemonic
 const wallet = walletFromMnemonic(
@@ -28,35 +18,23 @@ const SOLANA_ADDRESS_0 = 'HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk'
 const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
 const USDT_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'
 
+/** where a test writes a wallet file */
 let directory: string
-let db: DatabaseSync
+let node: SimulatorNode
 let simulator: ChainSimulator
-let app: FastifyInstance
 let base: string
 
 beforeAll(async () => {
   directory = mkdtempSync(join(tmpdir(), 'chainpay-cli-chain-'))
-  db = new DatabaseSync(join(directory, 'chainpay.sqlite'))
-  db.exec('PRAGMA journal_mode = WAL')
   // blocks only when mined below: the head stays where the tests read it
-  simulator = createChainSimulator({
-    db,
-    registry: defaultAssetRegistry,
-    networks: ['TRON', 'SOLANA'].map((network) => ({ network, blockIntervalMs: 60_000 })),
-    logger,
-  })
+  node = await startSimulatorNode({ networks: testNetworks('TRON', 'SOLANA') })
+  ;({ simulator, url: base } = node)
   await simulator.mineBlocks('TRON', 24)
   await simulator.mineBlocks('SOLANA', 40)
-  app = Fastify()
-  await app.register(tronNodeRoutes, { simulator })
-  await app.register(solanaRpcRoutes, { simulator })
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
 })
 
 afterAll(async () => {
-  await app.close()
-  await simulator.stop()
-  db.close()
+  await node.close()
   rmSync(directory, { recursive: true, force: true })
 })
 

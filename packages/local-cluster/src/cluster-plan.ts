@@ -57,6 +57,8 @@ export interface ClusterPlanOptions {
   host?: string
   /** the gateway's RATE_LIMIT_MAX; its default when undefined */
   rateLimitMax?: number
+  /** the simulated networks (default TRON and SOLANA) and confirmation requirements other than theirs */
+  chains?: { networks: readonly string[]; requiredConfirmations?: Readonly<Record<string, number>> }
 }
 
 export interface PlannedService {
@@ -93,6 +95,17 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
     MONGODB_DATABASE: options.mongodbDatabase ?? 'chainpay',
     BUS_NAMESPACE: options.busNamespace,
   }
+  // payment-command, the chain-indexer and the gateway agree on the networks served and their needs
+  const chainNetworks = options.chains?.networks.join(',') ?? SIMULATED_NETWORKS
+  const chainEnv = {
+    CHAIN_NETWORKS: chainNetworks,
+    ...Object.fromEntries(
+      Object.entries(options.chains?.requiredConfirmations ?? {}).map(([network, count]) => [
+        `${network}_REQUIRED_CONFIRMATIONS`,
+        String(count),
+      ]),
+    ),
+  }
   const service = (
     name: ServiceName,
     port: number,
@@ -123,7 +136,7 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
         CALLBACK_URL_POLICY: 'development',
         EVENTSTORE_URL: options.eventstoreUrl ?? undefined,
         // the networks the chain-indexer below simulates and watches
-        CHAIN_NETWORKS: SIMULATED_NETWORKS,
+        ...chainEnv,
       }),
       service('projection', ports.projection, { HEALTH_PORT: String(ports.projection) }),
       service('notifier', ports.notifier, {
@@ -135,7 +148,7 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
       service('chain-indexer', ports.chainIndexer, {
         PORT: String(ports.chainIndexer),
         CHAIN_MODE: 'simulator',
-        CHAIN_NETWORKS: SIMULATED_NETWORKS,
+        ...chainEnv,
         TRON_BLOCK_INTERVAL_MS: blocks ? String(blocks.TRON) : undefined,
         SOLANA_BLOCK_INTERVAL_MS: blocks ? String(blocks.SOLANA) : undefined,
       }),
@@ -148,7 +161,7 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
         ADMIN_TOKEN: secrets.adminToken,
         CHAIN_SIMULATOR_URL: urls.chainSimulator,
         CALLBACK_URL_POLICY: 'development',
-        CHAIN_NETWORKS: SIMULATED_NETWORKS,
+        CHAIN_NETWORKS: chainNetworks,
         RATE_LIMIT_MAX: options.rateLimitMax === undefined ? undefined : String(options.rateLimitMax),
       }),
     ],

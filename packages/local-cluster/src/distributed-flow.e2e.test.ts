@@ -24,6 +24,8 @@ import {
 import { startTestCluster, type TestCluster } from './testing/test-cluster.js'
 
 const API_BASE = '/api/merchant/v1'
+/** a real mainnet address (chain-facts.md section 1.2), paid by nobody in these tests */
+const SOMEONE_ELSE_ON_TRON = 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx'
 
 let cluster: TestCluster
 let merchant: CreatedMerchant
@@ -35,6 +37,8 @@ beforeAll(async () => {
     kafkaBrokers: testKafkaBrokers().join(','),
     mongodbUrl: testMongoDbUrl(),
     name: uniqueName('flow'),
+    // Nile with a requirement far above the rest, so that a rollback certainly comes before finality
+    chains: { networks: ['TRON', 'SOLANA', 'TRON_NILE'], requiredConfirmations: { TRON_NILE: 400 } },
   })
   merchant = await cluster.createMerchant('Distributed flow')
   client = clientOf(merchant)
@@ -102,6 +106,17 @@ function expectSignedByMerchant(webhooks: readonly ReceivedWebhook[]): void {
     expect(webhook.headers['x-timestamp']).toBe(String(webhook.body.timestamp))
     expect(webhook.headers['x-event-id']).toMatch(/\S/)
   }
+}
+
+async function submitTransaction(network: string, transaction: object): Promise<string> {
+  const response = await fetch(`${cluster.urls.chainSimulator}/dev/chains/${network}/transactions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(transaction),
+  })
+  const text = await response.text()
+  if (response.status !== 201) throw new Error(`transaction refused: ${response.status} ${text}`)
+  return (JSON.parse(text) as { txHash: string }).txHash
 }
 
 const errorOf = (body: unknown) => (body as { error: { code: string; message: string } }).error
@@ -365,6 +380,63 @@ describe('on five processes over Kafka and FerretDB', () => {
       receivedAmount: '1.75',
       txHash,
     })
+  })
+
+  it.concurrent('counts each transfer of a multi-transfer transaction and never a failed one', async () => {
+    const receiver = await newReceiver()
+    const { payment: created } = await create({
+      amount: '7',
+      currency: 'USDT',
+      network: 'TRON',
+      callbackUrl: receiver.url,
+    })
+    const to = created.generatedAddress
+    const reverted = await submitTransaction('TRON', {
+      transfers: [{ to, amount: '7', currency: 'USDT' }],
+      failure: 'REVERT',
+    })
+    const outOfEnergy = await submitTransaction('TRON', {
+      transfers: [{ to, amount: '7', currency: 'USDT' }],
+      failure: 'OUT_OF_ENERGY',
+    })
+    // a multisend: one TriggerSmartContract, three Transfer logs, two of them to this payment
+    const multisend = await submitTransaction('TRON', {
+      transfers: [
+        { to, amount: '3', currency: 'USDT' },
+        { to: SOMEONE_ELSE_ON_TRON, amount: '100', currency: 'USDT' },
+        { to, amount: '4', currency: 'USDT' },
+      ],
+    })
+    const confirmed = await waitForPayment(client, created.paymentId, (p) => p.status === 'confirmed')
+    expect(confirmed).toMatchObject({ receivedAmount: '7', txHash: multisend, confirmations: 20 })
+    expect([reverted, outOfEnergy]).not.toContain(confirmed.txHash)
+    await waitForEvent(receiver, created.paymentId, 'payment.confirmed')
+  })
+
+  it.concurrent('a counted transfer the chain rolls back before finality fails the payment', async () => {
+    const receiver = await newReceiver()
+    const { payment: created } = await create({
+      amount: '5',
+      currency: 'TRX',
+      network: 'TRON_NILE',
+      callbackUrl: receiver.url,
+    })
+    const txHash = await transfer('TRON_NILE', created.generatedAddress, '5', 'TRX')
+    const seen = await waitForPayment(client, created.paymentId, (p) => p.txHash === txHash)
+    expect(seen).toMatchObject({ status: 'pending', receivedAmount: '5' })
+    expect(seen.confirmations).toBeLessThan(400)
+
+    const dropped = await fetch(
+      `${cluster.urls.chainSimulator}/dev/chains/TRON_NILE/transactions/${txHash}/drop`,
+      { method: 'POST' },
+    )
+    expect(dropped.status).toBe(200)
+    await waitForPayment(client, created.paymentId, (p) => p.status === 'failed')
+    await waitForEvent(receiver, created.paymentId, 'payment.failed')
+    expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
+      'payment.pending',
+      'payment.failed',
+    ])
   })
 
   it.concurrent('cancels a pending payment, reports it, and reports funds that arrive afterwards without changing the status', async () => {

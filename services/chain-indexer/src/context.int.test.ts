@@ -1,17 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
-import {
-  type ChainSimulator,
-  createChainSimulator,
-  solanaRpcRoutes,
-  tronNodeRoutes,
-} from '@chainpay/chain-sim'
-import { defaultAssetRegistry } from '@chainpay/domain'
+import { type SimulatorNode, startSimulatorNode, testNetworks } from '@chainpay/chain-sim/testing'
 import { createRootLogger, createServiceRunner, type ServiceRunner } from '@chainpay/platform'
 import { freePort, prometheusSample } from '@chainpay/service-kit/testing'
-import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { readChainIndexerConfig } from './config.js'
 import { buildChainIndexerContext } from './context.js'
@@ -22,41 +14,19 @@ import { buildChainIndexerContext } from './context.js'
 const WAIT_LIMIT = 300
 const WAIT_STEP_MS = 100
 
-let simulatorDir: string
-let db: DatabaseSync
-let simulator: ChainSimulator
-let nodes: FastifyInstance
-let nodesUrl: string
+let nodes: SimulatorNode
 
 const directories: string[] = []
 let runner: ServiceRunner | undefined
 let closeContext: (() => Promise<void>) | undefined
 
 beforeAll(async () => {
-  simulatorDir = mkdtempSync(join(tmpdir(), 'chainpay-indexer-nodes-'))
-  db = new DatabaseSync(join(simulatorDir, 'chainpay.sqlite'))
-  db.exec('PRAGMA journal_mode = WAL')
-  const logger = createRootLogger({ service: 'chain-nodes', level: 'silent' })
-  simulator = createChainSimulator({
-    db,
-    registry: defaultAssetRegistry,
-    networks: ['TRON', 'SOLANA'].map((network) => ({ network, blockIntervalMs: 60_000 })),
-    logger,
-  })
-  await simulator.mineBlocks('TRON', 3)
-  await simulator.mineBlocks('SOLANA', 3)
-  nodes = Fastify()
-  await nodes.register(tronNodeRoutes, { simulator })
-  await nodes.register(solanaRpcRoutes, { simulator })
-  nodesUrl = await nodes.listen({ host: '127.0.0.1', port: 0 })
+  nodes = await startSimulatorNode({ networks: testNetworks('TRON', 'SOLANA') })
+  await nodes.simulator.mineBlocks('TRON', 3)
+  await nodes.simulator.mineBlocks('SOLANA', 3)
 })
 
-afterAll(async () => {
-  await nodes.close()
-  await simulator.stop()
-  db.close()
-  rmSync(simulatorDir, { recursive: true, force: true })
-})
+afterAll(() => nodes.close())
 
 afterEach(async () => {
   await runner?.stop('test over')
@@ -112,15 +82,15 @@ describe('the chain-indexer with CHAIN_MODE=rpc', () => {
   it('follows each network through its node, is ready once every node answered, and serves no dev routes', async () => {
     const { base, logLines } = await startIndexer({
       CHAIN_NETWORKS: 'TRON,SOLANA',
-      TRON_RPC_URL: `${nodesUrl}/chains/TRON`,
-      SOLANA_RPC_URL: `${nodesUrl}/chains/SOLANA`,
+      TRON_RPC_URL: nodes.tronUrl('TRON'),
+      SOLANA_RPC_URL: nodes.solanaUrl('SOLANA'),
     })
     await eventually('readiness', async () =>
       (await fetch(`${base}/readyz`)).status === 200 ? true : undefined,
     )
 
-    const tronHead = (await simulator.mineBlocks('TRON', 2)).height
-    const solanaHead = (await simulator.mineBlocks('SOLANA', 2)).height
+    const tronHead = (await nodes.simulator.mineBlocks('TRON', 2)).height
+    const solanaHead = (await nodes.simulator.mineBlocks('SOLANA', 2)).height
     await eventually('the TRON cursor at the head', async () =>
       (await cursorHeight(base, 'TRON')) === tronHead ? true : undefined,
     )
@@ -135,8 +105,8 @@ describe('the chain-indexer with CHAIN_MODE=rpc', () => {
       .map((line) => JSON.parse(line))
       .filter((entry) => entry.msg === 'watching a network over RPC')
     expect(watching.map(({ network, rpc, pollIntervalMs }) => ({ network, rpc, pollIntervalMs }))).toEqual([
-      { network: 'TRON', rpc: nodesUrl, pollIntervalMs: 100 },
-      { network: 'SOLANA', rpc: nodesUrl, pollIntervalMs: 100 },
+      { network: 'TRON', rpc: nodes.url, pollIntervalMs: 100 },
+      { network: 'SOLANA', rpc: nodes.url, pollIntervalMs: 100 },
     ])
   })
 
@@ -145,7 +115,7 @@ describe('the chain-indexer with CHAIN_MODE=rpc', () => {
     const { base, logLines } = await startIndexer({
       CHAIN_NETWORKS: 'TRON,SOLANA',
       TRON_RPC_URL: unreachable,
-      SOLANA_RPC_URL: `${nodesUrl}/chains/SOLANA`,
+      SOLANA_RPC_URL: nodes.solanaUrl('SOLANA'),
     })
     // the reason /readyz logs once TRON's head call has failed and Solana's has succeeded
     const reason = await eventually('TRON named alone as not ready', async () => {

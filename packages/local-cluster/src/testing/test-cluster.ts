@@ -9,7 +9,13 @@ import { generateSecretKey, randomToken } from '@chainpay/platform'
 import { freePort, type NodeProcess, nodeProcess } from '@chainpay/service-kit/testing'
 import { createDevelopmentWallet } from '@chainpay/wallet'
 import { type CreatedMerchant, createMerchant } from '../admin-client.js'
-import { type ClusterPlan, planCluster, SERVICE_NAMES, type ServiceName } from '../cluster-plan.js'
+import {
+  type ClusterPlan,
+  type ClusterPlanOptions,
+  planCluster,
+  SERVICE_NAMES,
+  type ServiceName,
+} from '../cluster-plan.js'
 
 export interface TestClusterOptions {
   kafkaBrokers: string
@@ -20,6 +26,7 @@ export interface TestClusterOptions {
   blockIntervalMs?: { TRON: number; SOLANA: number }
   webhookRetrySchedule?: string
   logLevel?: string
+  chains?: ClusterPlanOptions['chains']
 }
 
 export interface TestCluster {
@@ -66,6 +73,7 @@ export async function startTestCluster(options: TestClusterOptions): Promise<Tes
     webhookRetrySchedule: options.webhookRetrySchedule ?? '100ms,200ms,400ms,800ms',
     // the tests retry creates quickly through outages; rate limiting has tests of its own
     rateLimitMax: 1_000_000,
+    ...(options.chains ? { chains: options.chains } : {}),
   })
   const processes = new Map<ServiceName, NodeProcess>()
   for (const service of plan.services) {
