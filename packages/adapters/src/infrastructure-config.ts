@@ -2,17 +2,45 @@
 // switches one port family from the embedded SQLite file to a server: the five services of one
 // installation must agree, which the deployment (scripts/up, the Helm chart) takes care of.
 
+import { KAFKA_SASL_MECHANISMS, type KafkaSaslMechanism } from '@chainpay/bus-kafka'
 import type { EnvReader } from '@chainpay/platform'
 
 export interface InfrastructureConfig {
   /** KAFKA_BROKERS (host:port,...): the bus on Kafka; unset: the SQLite bus in DATA_DIR */
   kafkaBrokers: string[] | null
+  /** KAFKA_TLS=true: TLS to the brokers; absent: plaintext */
+  kafkaTls?: KafkaTlsConfig
+  /** KAFKA_SASL_MECHANISM and its credentials; absent: no authentication */
+  kafkaSasl?: KafkaSaslConfig
   /** MONGODB_URL: read model, deliveries, merchants, cursors, deadlines on MongoDB; unset: SQLite */
   mongodbUrl: string | null
   /** MONGODB_DATABASE, default chainpay */
   mongodbDatabase: string
   /** BUS_NAMESPACE: prefixes every topic and consumer group; null: the plain names */
   busNamespace: string | null
+}
+
+/**
+ * Paths only: the files are read when the infrastructure opens (kafkaConnection), at start and before
+ * any connection, so that the configuration can be checked where the mounted files do not exist.
+ */
+export interface KafkaTlsConfig {
+  /** KAFKA_TLS_CA_FILE: PEM CA bundle; absent: the system's CAs */
+  caFile?: string
+  /** KAFKA_TLS_CERT_FILE and KAFKA_TLS_KEY_FILE, set together: a client certificate (mutual TLS) */
+  certFile?: string
+  keyFile?: string
+  /** KAFKA_TLS_SERVERNAME: the name the brokers' certificates are checked against, when not their host */
+  servername?: string
+}
+
+export interface KafkaSaslConfig {
+  /** KAFKA_SASL_MECHANISM */
+  mechanism: KafkaSaslMechanism
+  /** KAFKA_SASL_USERNAME */
+  username: string
+  /** KAFKA_SASL_PASSWORD: never logged or repeated in a message */
+  password: string
 }
 
 const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$/
@@ -37,7 +65,69 @@ export function readInfrastructureConfig(read: EnvReader): InfrastructureConfig 
   if (busNamespace !== null && !/^[a-z0-9][a-z0-9-]{0,62}$/.test(busNamespace)) {
     read.problem(`BUS_NAMESPACE: expected lower-case letters, digits and '-', got '${busNamespace}'`)
   }
-  return { kafkaBrokers: brokers.length > 0 ? brokers : null, mongodbUrl, mongodbDatabase, busNamespace }
+  const kafkaTls = readKafkaTls(read)
+  const kafkaSasl = readKafkaSasl(read)
+  if (brokers.length === 0) {
+    for (const name of [...(kafkaTls ? ['KAFKA_TLS'] : []), ...(kafkaSasl ? ['KAFKA_SASL_MECHANISM'] : [])]) {
+      read.problem(`${name}: set, but KAFKA_BROKERS is not (the bus is embedded)`)
+    }
+  }
+  return {
+    kafkaBrokers: brokers.length > 0 ? brokers : null,
+    ...(kafkaTls ? { kafkaTls } : {}),
+    ...(kafkaSasl ? { kafkaSasl } : {}),
+    mongodbUrl,
+    mongodbDatabase,
+    busNamespace,
+  }
+}
+
+const KAFKA_TLS_VARIABLES = {
+  caFile: 'KAFKA_TLS_CA_FILE',
+  certFile: 'KAFKA_TLS_CERT_FILE',
+  keyFile: 'KAFKA_TLS_KEY_FILE',
+  servername: 'KAFKA_TLS_SERVERNAME',
+} as const satisfies Record<keyof KafkaTlsConfig, string>
+
+function readKafkaTls(read: EnvReader): KafkaTlsConfig | undefined {
+  const enabled = read.bool('KAFKA_TLS', { default: false })
+  const tls: KafkaTlsConfig = {}
+  for (const [key, variable] of Object.entries(KAFKA_TLS_VARIABLES) as [keyof KafkaTlsConfig, string][]) {
+    const value = read.optionalString(variable)
+    if (value === undefined) continue
+    if (enabled) tls[key] = value
+    else read.problem(`${variable}: set, but KAFKA_TLS is not true`)
+  }
+  if (!enabled) return undefined
+  if (tls.certFile !== undefined && tls.keyFile === undefined) {
+    read.problem('KAFKA_TLS_KEY_FILE: required with KAFKA_TLS_CERT_FILE (mutual TLS needs both)')
+  }
+  if (tls.keyFile !== undefined && tls.certFile === undefined) {
+    read.problem('KAFKA_TLS_CERT_FILE: required with KAFKA_TLS_KEY_FILE (mutual TLS needs both)')
+  }
+  return tls
+}
+
+function readKafkaSasl(read: EnvReader): KafkaSaslConfig | undefined {
+  const mechanismText = read.optionalString('KAFKA_SASL_MECHANISM')
+  const username = read.optionalString('KAFKA_SASL_USERNAME')
+  const password = read.optionalString('KAFKA_SASL_PASSWORD')
+  if (mechanismText === undefined) {
+    if (username !== undefined) read.problem('KAFKA_SASL_USERNAME: set, but KAFKA_SASL_MECHANISM is not')
+    if (password !== undefined) read.problem('KAFKA_SASL_PASSWORD: set, but KAFKA_SASL_MECHANISM is not')
+    return undefined
+  }
+  // Kafka spells them in capitals (SCRAM-SHA-512), kafkajs in small letters: either is fine
+  const mechanism = KAFKA_SASL_MECHANISMS.find((known) => known === mechanismText.toLowerCase())
+  if (mechanism === undefined) {
+    read.problem(
+      `KAFKA_SASL_MECHANISM: expected one of ${KAFKA_SASL_MECHANISMS.join(', ')}, got '${mechanismText}'`,
+    )
+  }
+  if (username === undefined) read.problem('KAFKA_SASL_USERNAME: required with KAFKA_SASL_MECHANISM')
+  if (password === undefined) read.problem('KAFKA_SASL_PASSWORD: required with KAFKA_SASL_MECHANISM')
+  if (mechanism === undefined || username === undefined || password === undefined) return undefined
+  return { mechanism, username, password }
 }
 
 /** EVENTSTORE_URL (payment-command only): kurrentdb://host:2113?tls=false; unset: SQLite */

@@ -41,6 +41,7 @@ import {
 } from '@chainpay/store-sqlite'
 import type { Registry } from 'prom-client'
 import type { InfrastructureConfig } from './infrastructure-config.js'
+import { kafkaConnection } from './kafka-connection.js'
 import { kafkaProbe } from './kafka-readiness.js'
 import { namespacedBus } from './namespaced-bus.js'
 
@@ -84,6 +85,8 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     sqlite ??= openSqliteDatabase(options.databaseFile)
     return sqlite
   }
+  // the TLS files are read before anything connects: a bad one stops the start with its variable named
+  const connection = infrastructure.kafkaBrokers ? kafkaConnection(infrastructure) : undefined
   const checks: (() => Promise<boolean>)[] = []
   const closers: (() => Promise<void>)[] = []
 
@@ -127,11 +130,12 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     if (bus) return bus
     if (brokers) {
       // readiness asks Kafka only of the services that use the bus (not the gateway)
-      const probe = kafkaProbe(brokers)
+      const probe = kafkaProbe(brokers, connection)
       checks.push(probe.answers)
       closers.push(probe.close)
       bus = createKafkaBus({
         brokers,
+        ...(connection ? { connection } : {}),
         clientId: `chainpay-${serviceName}`,
         logger,
         ...(namespace ? { namePrefix: `${namespace}.` } : {}),

@@ -1,6 +1,7 @@
 // Readiness against Kafka: the cluster answers a metadata request. One admin client, connected on
 // demand and kept, so that a probe every few seconds costs one round trip.
 
+import { type KafkaConnectionOptions, kafkajsConnectionConfig } from '@chainpay/bus-kafka'
 import { Kafka, logLevel } from 'kafkajs'
 
 const PROBE_TIMEOUT_MS = 2000
@@ -10,10 +11,11 @@ export interface KafkaProbe {
   close(): Promise<void>
 }
 
-export function kafkaProbe(brokers: string[]): KafkaProbe {
+export function kafkaProbe(brokers: string[], connection: KafkaConnectionOptions = {}): KafkaProbe {
   const admin = new Kafka({
     clientId: 'chainpay-readiness',
     brokers,
+    ...kafkajsConnectionConfig(connection),
     logLevel: logLevel.NOTHING,
     connectionTimeout: PROBE_TIMEOUT_MS,
     requestTimeout: PROBE_TIMEOUT_MS,

@@ -77,8 +77,9 @@ describe('createKafkaBus', () => {
         [`${namePrefix}${topic}`, partitions],
         [`${namePrefix}${deadLetterTopic(topic)}`, partitions],
       ])
-      const groups = (await admin.listGroups()).groups.map((g) => g.groupId)
-      expect(groups).toContain(`${namePrefix}projection`)
+      // kafkajs's consumer.run joins the group in the background: the group appears shortly after
+      const listed = async () => (await admin.listGroups()).groups.map((g) => g.groupId)
+      await expect.poll(listed, { timeout: 30_000, interval: 200 }).toContain(`${namePrefix}projection`)
     } finally {
       await admin.disconnect()
     }

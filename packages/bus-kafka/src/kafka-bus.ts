@@ -3,6 +3,11 @@ import type { Bus, BusSubscription } from '@chainpay/ports'
 import { Kafka, type Message, Partitioners, type Producer } from 'kafkajs'
 import type { Registry } from 'prom-client'
 import { createBusAdmin } from './admin.js'
+import {
+  explainConnectionFailure,
+  type KafkaConnectionOptions,
+  kafkajsConnectionConfig,
+} from './connection.js'
 import { type KafkaLogLevel, kafkajsLogLevel, pinoLogCreator } from './kafkajs-logging.js'
 import { busMetrics } from './metrics.js'
 import { toKafkaMessage } from './records.js'
@@ -11,6 +16,8 @@ import { withTimeout } from './time.js'
 
 export interface KafkaBusOptions {
   brokers: string[]
+  /** TLS and SASL; default plaintext without authentication */
+  connection?: KafkaConnectionOptions
   clientId: string
   logger: Logger
   /** where the bus's metrics are registered; none without it */
@@ -55,6 +62,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,
+    ...kafkajsConnectionConfig(options.connection),
     logLevel: kafkajsLogLevel(options.kafkaLogLevel ?? 'warn'),
     logCreator: pinoLogCreator(logger),
   })
@@ -137,12 +145,16 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     async publish(topic, messages) {
       if (closed) throw closedError()
       if (messages.length === 0) return
-      await produce(context.kafkaName(topic), messages.map(toKafkaMessage))
+      await produce(context.kafkaName(topic), messages.map(toKafkaMessage)).catch((error: unknown) => {
+        throw explainConnectionFailure(error, options.connection)
+      })
     },
 
     async subscribe(subscribeOptions) {
       if (closed) throw closedError()
-      const started = await startSubscription(context, subscribeOptions)
+      const started = await startSubscription(context, subscribeOptions).catch((error: unknown) => {
+        throw explainConnectionFailure(error, options.connection)
+      })
       const subscription: BusSubscription = {
         async stop() {
           subscriptions.delete(subscription)

@@ -1,6 +1,7 @@
 export * from './docker.js'
 export * from './ferretdb.js'
 export * from './kafka.js'
+export * from './kafka-tls.js'
 export * from './local-process.js'
 export * from './paths.js'
 export * from './ports.js'

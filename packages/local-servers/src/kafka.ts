@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { createKafkaTlsMaterial, type KafkaTlsMaterial } from './kafka-tls.js'
 import { isAlive, readPid, startDetached, stopPidFile, tail, waitUntil } from './local-process.js'
 import { cacheDirectory, repositoryRoot } from './paths.js'
 
@@ -23,11 +24,31 @@ export interface LocalKafkaOptions {
   controllerPort: number
   /** JVM heap, default 512m */
   heap?: string
+  /** a second client listener that speaks SASL over TLS, next to the PLAINTEXT one on `port` */
+  saslSsl?: LocalKafkaSaslSslOptions
+}
+
+export interface LocalKafkaSaslSslOptions {
+  port: number
+  /** username -> password, accepted with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 */
+  users: Record<string, string>
+}
+
+/** where a client finds the SASL_SSL listener and the files it needs to trust and be trusted */
+export interface LocalKafkaSaslSsl {
+  brokers: string
+  /** PEM: the CA of the broker's certificate */
+  caFile: string
+  /** PEM: a client certificate and key the broker accepts (it asks for one, but does not require it) */
+  clientCertFile: string
+  clientKeyFile: string
 }
 
 export interface LocalKafka {
   brokers: string
   directory: string
+  /** set when started with the `saslSsl` option */
+  saslSsl?: LocalKafkaSaslSsl
   /** SIGTERM (a clean broker shutdown) and wait until it is gone */
   stop(): Promise<void>
   /** SIGKILL */
@@ -61,17 +82,46 @@ export async function installKafka(env: NodeJS.ProcessEnv = process.env): Promis
   return libs
 }
 
-function serverProperties(options: LocalKafkaOptions): string {
-  const { port, controllerPort } = options
+const SCRAM_MECHANISMS = ['SCRAM-SHA-256', 'SCRAM-SHA-512']
+/** what a properties file and a JAAS quoted string both take without escaping */
+const PLAIN_WORD = /^[A-Za-z0-9_.-]+$/
+
+function saslSslProperties(sasl: LocalKafkaSaslSslOptions, tls: KafkaTlsMaterial): string[] {
+  const prefix = 'listener.name.sasl_ssl'
+  const plainUsers = Object.entries(sasl.users)
+    .map(([user, password]) => `user_${user}="${password}"`)
+    .join(' ')
+  return [
+    `${prefix}.sasl.enabled.mechanisms=PLAIN,${SCRAM_MECHANISMS.join(',')}`,
+    `${prefix}.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required ${plainUsers};`,
+    // SCRAM users live in the cluster metadata, written by the format step (--add-scram)
+    ...SCRAM_MECHANISMS.map(
+      (mechanism) =>
+        `${prefix}.${mechanism.toLowerCase()}.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;`,
+    ),
+    `${prefix}.ssl.keystore.type=PKCS12`,
+    `${prefix}.ssl.keystore.location=${tls.brokerKeystoreFile}`,
+    `${prefix}.ssl.keystore.password=${tls.keystorePassword}`,
+    `${prefix}.ssl.key.password=${tls.keystorePassword}`,
+    `${prefix}.ssl.truststore.type=PEM`,
+    `${prefix}.ssl.truststore.location=${tls.caFile}`,
+    `${prefix}.ssl.client.auth=requested`,
+  ]
+}
+
+function serverProperties(options: LocalKafkaOptions, tls: KafkaTlsMaterial | undefined): string {
+  const { port, controllerPort, saslSsl } = options
+  const saslListener = saslSsl ? `,SASL_SSL://127.0.0.1:${saslSsl.port}` : ''
   return [
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${port}${saslListener},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}${saslListener},CONTROLLER://127.0.0.1:${controllerPort}`,
     'controller.listener.names=CONTROLLER',
     'inter.broker.listener.name=PLAINTEXT',
-    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    `listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${saslSsl ? ',SASL_SSL:SASL_SSL' : ''}`,
+    ...(saslSsl && tls ? saslSslProperties(saslSsl, tls) : []),
     `log.dirs=${join(options.directory, 'data')}`,
     'num.partitions=1',
     // topics are created by the bus adapter with the partitions it wants
@@ -130,8 +180,21 @@ export async function startKafka(options: LocalKafkaOptions): Promise<LocalKafka
   const libs = await installKafka()
   const { directory } = options
   mkdirSync(join(directory, 'logs'), { recursive: true })
+  const { saslSsl } = options
+  for (const [user, password] of Object.entries(saslSsl?.users ?? {})) {
+    if (!(PLAIN_WORD.test(user) && PLAIN_WORD.test(password))) {
+      throw new Error(`local Kafka: SASL user names and passwords must match ${PLAIN_WORD}`)
+    }
+  }
+  const tls = saslSsl ? await createKafkaTlsMaterial(join(directory, 'tls')) : undefined
   const properties = join(directory, 'server.properties')
-  writeFileSync(properties, serverProperties(options))
+  writeFileSync(properties, serverProperties(options, tls))
+  const scramUsers = Object.entries(saslSsl?.users ?? {}).flatMap(([user, password]) =>
+    SCRAM_MECHANISMS.flatMap((mechanism) => [
+      '--add-scram',
+      `${mechanism}=[name=${user},password=${password}]`,
+    ]),
+  )
   writeFileSync(join(directory, 'log4j2.properties'), LOG4J2)
   const pidFile = join(directory, 'kafka.pid')
   const logFile = join(directory, 'kafka.log')
@@ -150,6 +213,7 @@ export async function startKafka(options: LocalKafkaOptions): Promise<LocalKafka
         '-c',
         properties,
         '-g',
+        ...scramUsers,
       ],
       { maxBuffer: 16 * 1024 * 1024 },
     )
@@ -183,6 +247,16 @@ export async function startKafka(options: LocalKafkaOptions): Promise<LocalKafka
   return {
     brokers: `127.0.0.1:${options.port}`,
     directory,
+    ...(saslSsl && tls
+      ? {
+          saslSsl: {
+            brokers: `127.0.0.1:${saslSsl.port}`,
+            caFile: tls.caFile,
+            clientCertFile: tls.clientCertFile,
+            clientKeyFile: tls.clientKeyFile,
+          },
+        }
+      : {}),
     stop: () => stopPidFile(pidFile, 'SIGTERM'),
     kill: () => stopPidFile(pidFile, 'SIGKILL'),
     restart: launch,

@@ -12,6 +12,13 @@ Context: dict root, service.
     secretKeyRef:
       name: {{ include "chainpay.mongodbSecretName" $root }}
       key: {{ include "chainpay.mongodbSecretKey" $root }}
+{{- if $v.kafka.sasl.mechanism }}
+- name: KAFKA_SASL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "chainpay.kafkaSaslSecretName" $root }}
+      key: {{ include "chainpay.kafkaSaslSecretKey" $root }}
+{{- end }}
 {{- if has .service (list "gateway" "notifier") }}
 - name: CHAINPAY_ENCRYPTION_KEY
   valueFrom:

@@ -127,6 +127,14 @@ notifier: notifier
 {{- if .Values.eventStore.existingSecret }}{{ .Values.eventStore.existingSecretKey }}{{ else }}EVENTSTORE_URL{{ end }}
 {{- end }}
 
+{{- define "chainpay.kafkaSaslSecretName" -}}
+{{- default (include "chainpay.secretName" .) .Values.kafka.sasl.existingSecret }}
+{{- end }}
+
+{{- define "chainpay.kafkaSaslSecretKey" -}}
+{{- if .Values.kafka.sasl.existingSecret }}{{ .Values.kafka.sasl.existingSecretKey }}{{ else }}KAFKA_SASL_PASSWORD{{ end }}
+{{- end }}
+
 {{- define "chainpay.rpcSecretName" -}}
 {{- default (include "chainpay.secretName" .) .Values.chains.rpc.existingSecret }}
 {{- end }}
@@ -144,6 +152,25 @@ that depends on the checked values, so that `helm template --show-only` fails as
 {{- $v := .Values }}
 {{- if not $v.kafka.brokers }}
 {{- fail "kafka.brokers: required. chainpay's services talk over Kafka; the chart does not run one: name your brokers (host:port)." }}
+{{- end }}
+{{- with $v.kafka.tls }}
+{{- if and (not .enabled) (or .existingSecret .clientCertificate .serverName) }}
+{{- fail "kafka.tls: existingSecret, clientCertificate and serverName take effect with kafka.tls.enabled only: set it to true, or leave them empty." }}
+{{- end }}
+{{- if and .clientCertificate (not .existingSecret) }}
+{{- fail "kafka.tls.clientCertificate: tls.crt and tls.key come from kafka.tls.existingSecret; set it too." }}
+{{- end }}
+{{- end }}
+{{- with $v.kafka.sasl }}
+{{- if and (not .mechanism) (or .username .password .existingSecret) }}
+{{- fail "kafka.sasl: a username or password without kafka.sasl.mechanism (plain, scram-sha-256 or scram-sha-512)." }}
+{{- end }}
+{{- if and .mechanism (not .username) }}
+{{- fail "kafka.sasl.username: required with kafka.sasl.mechanism." }}
+{{- end }}
+{{- if and .mechanism (not (or .password .existingSecret)) }}
+{{- fail "kafka.sasl: set kafka.sasl.existingSecret (the password under existingSecretKey) or kafka.sasl.password." }}
+{{- end }}
 {{- end }}
 {{- if not (or $v.mongodb.url $v.mongodb.existingSecret) }}
 {{- fail "mongodb: set mongodb.url or mongodb.existingSecret. The read model, merchants, deliveries and cursors live in MongoDB." }}
