@@ -6,7 +6,7 @@ import type { ChainSimulator } from '@chainpay/chain-sim'
 import { type SimulatorNode, startSimulatorNode, testNetworks } from '@chainpay/chain-sim/testing'
 import { associatedTokenAccount, walletFromMnemonic } from '@chainpay/wallet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runChainpayAdmin } from './commands.js'
+import { type CliRun, runCli } from './testing/run-cli.js'
 
 // the published vectors (chain-facts.md 1.5 and 2.3) of the BIP39 test mnemonic
 const wallet = walletFromMnemonic(
@@ -38,24 +38,12 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true })
 })
 
-interface Run {
-  code: number
-  out: string[]
-  err: string[]
-}
-
-async function cli(argv: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runChainpayAdmin(argv, {
-    env,
-    output: { out: (line) => out.push(line), err: (line) => err.push(line) },
-  })
-  return { code, out, err }
+function cli(argv: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+  return runCli(argv, env)
 }
 
 /** the value printed after `label:` */
-function field(run: Run, label: string): string | undefined {
+function field(run: CliRun, label: string): string | undefined {
   const line = run.out.find((candidate) => candidate.trimStart().startsWith(`${label}:`))
   return line?.slice(line.indexOf(':') + 1).trim()
 }

@@ -5,7 +5,8 @@ import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/gateway'
 import { createRootLogger, createSecretBox, generateSecretKey, systemClock } from '@chainpay/platform'
 import { createSqliteMerchantStore, type DatabaseSync, openSqliteDatabase } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { runChainpayAdmin, USAGE } from './commands.js'
+import { USAGE } from './commands.js'
+import { type CliRun, runCli } from './testing/run-cli.js'
 
 const TOKEN = 'cli-test-admin-token-0123456789'
 
@@ -37,20 +38,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-interface Run {
-  code: number
-  out: string[]
-  err: string[]
-}
-
-async function cli(argv: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runChainpayAdmin(argv, {
-    env: { CHAINPAY_ADMIN_URL: url, CHAINPAY_ADMIN_TOKEN: TOKEN, ...env },
-    output: { out: (line) => out.push(line), err: (line) => err.push(line) },
-  })
-  return { code, out, err }
+function cli(argv: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+  return runCli(argv, { CHAINPAY_ADMIN_URL: url, CHAINPAY_ADMIN_TOKEN: TOKEN, ...env })
 }
 
 async function createdMerchant(...extra: string[]) {
