@@ -3,7 +3,11 @@
 // shows as a wrong total or a payment that never settles.
 
 import type { TestPayment } from '@chainpay/chain-indexer/testing'
-import { parsePaymentEventMessage, type TransferObservation } from '@chainpay/contracts'
+import {
+  parsePaymentEventMessage,
+  recordTransferObservationCommand,
+  type TransferObservation,
+} from '@chainpay/contracts'
 import { decidePayment, evolvePayment, initialPaymentState, type OpenPayment } from '@chainpay/domain'
 
 export function paymentAfter(payment: TestPayment, observations: TransferObservation[]): OpenPayment {
@@ -11,25 +15,12 @@ export function paymentAfter(payment: TestPayment, observations: TransferObserva
   if (created.type !== 'PaymentCreated') throw new Error(`expected PaymentCreated, got ${created.type}`)
   let state = evolvePayment(initialPaymentState, { type: 'PaymentCreated', data: created.data })
   for (const observation of observations) {
-    const { txHash, transferIndex, status, withdrawReason, amountUnits, blockHeight, blockTime } = observation
-    const events = decidePayment(
-      {
-        type: 'RecordTransferObservation',
-        data: {
-          paymentId: created.data.paymentId,
-          txHash,
-          transferIndex,
-          status,
-          ...(withdrawReason === null ? {} : { withdrawReason }),
-          amountUnits,
-          blockHeight,
-          blockTime,
-          confirmations: observation.confirmations,
-          now: observation.observedAt,
-        },
-      },
-      state,
+    const command = recordTransferObservationCommand(
+      created.data.paymentId,
+      observation,
+      observation.observedAt,
     )
+    const events = decidePayment(command, state)
     state = events.reduce(evolvePayment, state)
   }
   if (state.status === 'none') throw new Error('the payment was not created')

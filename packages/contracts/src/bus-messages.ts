@@ -1,7 +1,7 @@
 // What travels on the bus. Values are JSON text of these shapes; the typebox schemas that validate
 // them on the consuming side live in bus-schemas.ts and must match these types exactly.
 
-import type { PaymentEvent } from '@chainpay/domain'
+import type { PaymentCommand, PaymentEvent } from '@chainpay/domain'
 
 /** A stored payment event as the relay publishes it, keyed by paymentId. */
 export type PaymentEventMessage = {
@@ -82,4 +82,28 @@ export type ChainObservationMessage = TransferObservation | ChainProgressObserva
 export class MessageFormatError extends Error {
   override readonly name = 'MessageFormatError'
   readonly poison = true
+}
+
+/** the payment command that records a transfer observation, as the command side received it at `now` */
+export function recordTransferObservationCommand(
+  paymentId: string,
+  observation: TransferObservation,
+  now: string,
+): Extract<PaymentCommand, { type: 'RecordTransferObservation' }> {
+  const { txHash, transferIndex, status, withdrawReason, amountUnits, blockHeight, blockTime } = observation
+  return {
+    type: 'RecordTransferObservation',
+    data: {
+      paymentId,
+      txHash,
+      transferIndex,
+      status,
+      ...(withdrawReason === null ? {} : { withdrawReason }),
+      amountUnits,
+      blockHeight,
+      blockTime,
+      confirmations: observation.confirmations,
+      now,
+    },
+  }
 }

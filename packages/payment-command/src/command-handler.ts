@@ -3,7 +3,7 @@
 // doubles anything.
 
 import { randomUUID } from 'node:crypto'
-import type { TransferObservation } from '@chainpay/contracts'
+import { recordTransferObservationCommand, type TransferObservation } from '@chainpay/contracts'
 import {
   type Asset,
   type AssetRegistry,
@@ -157,26 +157,7 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
           )
           return []
         }
-        const { txHash, transferIndex, status, withdrawReason, amountUnits, blockHeight, blockTime } =
-          observation
-        return decidePayment(
-          {
-            type: 'RecordTransferObservation',
-            data: {
-              paymentId,
-              txHash,
-              transferIndex,
-              status,
-              ...(withdrawReason === null ? {} : { withdrawReason }),
-              amountUnits,
-              blockHeight,
-              blockTime,
-              confirmations: observation.confirmations,
-              now: isoNow(clock),
-            },
-          },
-          state,
-        )
+        return decidePayment(recordTransferObservationCommand(paymentId, observation, isoNow(clock)), state)
       })
     },
 
