@@ -330,16 +330,19 @@ async function measureSize({ network, size, watched, chain, range, warmup, dir }
     }
     const client = await replayClient(counting, range.start, range.end)
     const heapBefore = heapAfterGc()
-    let indexer = createChainIndexer({
-      network,
-      client,
-      store,
-      bus,
-      registry: defaultAssetRegistry,
-      clock: systemClock,
-      logger,
-      startHeight: range.start,
-    })
+    // an indexer that has never run: it starts at the range's first block
+    const newIndexer = () =>
+      createChainIndexer({
+        network,
+        client,
+        store,
+        bus,
+        registry: defaultAssetRegistry,
+        clock: systemClock,
+        logger,
+        startHeight: range.start,
+      })
+    let indexer = newIndexer()
     // the first iteration loads the watch set from the store
     client.show(range.start)
     const startupStarted = performance.now()
@@ -393,16 +396,7 @@ async function measureSize({ network, size, watched, chain, range, warmup, dir }
 
     // after downtime: every block again from a cleared cursor, 100 blocks per iteration
     db.exec('DELETE FROM chain_cursors; DELETE FROM tracked_transfers')
-    const catchUpIndexer = createChainIndexer({
-      network,
-      client,
-      store,
-      bus,
-      registry: defaultAssetRegistry,
-      clock: systemClock,
-      logger,
-      startHeight: range.start,
-    })
+    const catchUpIndexer = newIndexer()
     client.show(range.start)
     await catchUpIndexer.scanOnce()
     client.show(range.end)
