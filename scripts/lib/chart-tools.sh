@@ -288,7 +288,7 @@ for (const [service, reader] of Object.entries(readers)) {
     else if (!item.optional) problems.push(`Secret ${item.secret} has no key ${item.key}`)
   }
   try {
-    const module = await import(pathToFileURL(join(root, `services/${service}/dist/config.js`)).href)
+    const module = await import(pathToFileURL(join(root, `packages/${service}/dist/index.js`)).href)
     const walletJson = JSON.stringify({ tronAccountXpub: wallet.tronAccountXpub, solanaSeed: wallet.solanaSeed })
     // payment-command reads WALLET_FILE through its second argument
     if (service === "payment-command") module[reader](env, () => walletJson)

@@ -14,6 +14,7 @@ import type {
   PaymentReadModel,
   WebhookDeliveryStore,
 } from '@chainpay/ports'
+import type { ServiceMetrics } from '@chainpay/service-kit'
 import {
   createMongoAddressAllocator,
   createMongoChainIndexerStore,
@@ -53,6 +54,8 @@ export interface InfrastructureOptions {
   serviceName: string
   logger: Logger
   metrics?: Registry
+  /** the embedded SQLite file's durability (docs/operations.md, "SQLite"); NORMAL by default */
+  sqliteSynchronous?: 'NORMAL' | 'FULL'
 }
 
 /** Stores of the read side and the services' own state, on one backend. */
@@ -82,7 +85,9 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
   const { infrastructure, logger, serviceName } = options
   let sqlite: DatabaseSync | undefined
   const sqliteDb = () => {
-    sqlite ??= openSqliteDatabase(options.databaseFile)
+    sqlite ??= openSqliteDatabase(options.databaseFile, {
+      ...(options.sqliteSynchronous ? { synchronous: options.sqliteSynchronous } : {}),
+    })
     return sqlite
   }
   // the TLS files are read before anything connects: a bad one stops the start with its variable named
@@ -162,4 +167,26 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       sqlite?.close()
     },
   }
+}
+
+/**
+ * What the services of one process share (standalone): one infrastructure, opened and closed by the
+ * process, and one metrics registry. A context given one opens none of its own and starts no HTTP
+ * port of its own beyond its API: the process serves readiness and metrics once for all.
+ */
+export interface SharedRuntime {
+  infrastructure: Infrastructure
+  metrics: ServiceMetrics
+}
+
+/**
+ * The infrastructure a service's context runs on: the shared one, or its own, opened here. `release`
+ * closes only what was opened here.
+ */
+export async function infrastructureFor(
+  options: InfrastructureOptions & { shared?: SharedRuntime | undefined },
+): Promise<{ infrastructure: Infrastructure; release(): Promise<void> }> {
+  if (options.shared) return { infrastructure: options.shared.infrastructure, release: async () => {} }
+  const infrastructure = await openInfrastructure(options)
+  return { infrastructure, release: () => infrastructure.close() }
 }

@@ -1,4 +1,6 @@
 export * from './backfill.js'
+export * from './config.js'
+export * from './context.js'
 export * from './indexer.js'
 export * from './observations.js'
 export * from './payment-event-consumer.js'

@@ -4,6 +4,7 @@ import {
   type EventStore,
   type ExpectedRevision,
   type RecordedEvent,
+  translateFailures,
   WrongExpectedRevisionError,
 } from '@chainpay/ports'
 import {
@@ -18,7 +19,12 @@ import {
 import { createAppendWatcher, DEFAULT_RESUBSCRIBE_DELAYS, type ResubscribeDelays } from './append-watcher.js'
 import { assertUserStream, isPortEvent, type StoredEvent, toEventData, toRecordedEvent } from './events.js'
 import { appendedPosition, comparePositions, decodePosition, encodePosition } from './positions.js'
-import { isStreamNotFound, toStreamState, translateAppendError } from './revisions.js'
+import {
+  isStreamNotFound,
+  toStreamState,
+  translateAppendError,
+  translateKurrentFailure,
+} from './revisions.js'
 
 export interface KurrentEventStoreOptions {
   /** e.g. `kurrentdb://127.0.0.1:2113?tls=false`, or with `admin:changeit@` for a secure server */
@@ -70,103 +76,106 @@ export function createKurrentEventStore(options: KurrentEventStoreOptions): Even
       filter: excludeSystemEvents(),
     })
 
-  return {
-    async readStream(streamId) {
-      const events: RecordedEvent[] = []
-      try {
-        for await (const resolved of client.readStream(streamId, {
-          direction: FORWARDS,
-          fromRevision: START,
-        })) {
-          if (resolved.event !== undefined) events.push(toRecordedEvent(resolved.event))
-        }
-      } catch (error) {
-        if (isStreamNotFound(error)) return []
-        throw error
-      }
-      return events
-    },
-
-    async appendToStream(streamId, events, expectedRevision): Promise<AppendResult> {
-      assertUserStream(streamId)
-      const streamState = toStreamState(expectedRevision)
-      if (events.length === 0) {
-        // EventStoreDB writes no event for an empty append, so the check is a read, as elsewhere
-        const last = await lastEventOf(streamId)
-        const current = revisionOf(last)
-        if (!isAtExpected(current, expectedRevision)) {
-          throw new WrongExpectedRevisionError(streamId, expectedRevision, current)
-        }
-        const position = last?.position === undefined ? '0:0' : encodePosition(last.position)
-        return { nextExpectedRevision: current, position }
-      }
-      const eventData = events.map((event) => toEventData(streamId, event))
-      let result: Awaited<ReturnType<typeof client.appendToStream>>
-      try {
-        result = await client.appendToStream(streamId, eventData, { streamState })
-      } catch (error) {
-        throw translateAppendError(error, streamId, expectedRevision)
-      }
-      if (!result.success) {
-        // only with throwOnAppendFailure=false in the connection string, whose reported revision is
-        // not reliable in this client (batch appends report 1): read the actual one instead
-        throw new WrongExpectedRevisionError(
-          streamId,
-          expectedRevision,
-          revisionOf(await lastEventOf(streamId)),
-        )
-      }
-      if (result.position === undefined) {
-        throw new Error(`stream ${streamId}: EventStoreDB reported no position for the append`)
-      }
-      watcher.notify()
-      return {
-        nextExpectedRevision: Number(result.nextExpectedRevision),
-        position: encodePosition(appendedPosition(result.position)),
-      }
-    },
-
-    async readAll(after, limit) {
-      if (!Number.isSafeInteger(limit) || limit < 0) {
-        throw new RangeError(`readAll: limit must be an integer from 0; got ${limit}`)
-      }
-      const found: RecordedEvent[] = []
-      let cursor = after === null ? undefined : decodePosition(after)
-      while (found.length < limit) {
-        // one more than needed: a read from a position starts with the event at it, which is skipped
-        const count = limit - found.length + 1
-        let received = 0
-        let lastSeen: Position | undefined
-        for await (const resolved of readAllFrom(cursor, count)) {
-          received++
-          const stored = resolved.event
-          if (stored === undefined) continue
-          if (stored.position === undefined) {
-            throw new Error(
-              `readAll: EventStoreDB returned an event of ${stored.streamId} without its position`,
-            )
+  return translateFailures(
+    {
+      async readStream(streamId) {
+        const events: RecordedEvent[] = []
+        try {
+          for await (const resolved of client.readStream(streamId, {
+            direction: FORWARDS,
+            fromRevision: START,
+          })) {
+            if (resolved.event !== undefined) events.push(toRecordedEvent(resolved.event))
           }
-          if (cursor !== undefined && comparePositions(stored.position, cursor) <= 0) continue
-          lastSeen = stored.position
-          // a page may hold events that are not ours (link or binary events): the next read goes on after them
-          if (isPortEvent(stored)) found.push(toRecordedEvent(stored))
-          if (found.length === limit) return found
+        } catch (error) {
+          if (isStreamNotFound(error)) return []
+          throw error
         }
-        if (received < count || lastSeen === undefined) return found
-        cursor = lastSeen
-      }
-      return found
-    },
+        return events
+      },
 
-    onAppended(listener) {
-      return watcher.add(listener)
-    },
+      async appendToStream(streamId, events, expectedRevision): Promise<AppendResult> {
+        assertUserStream(streamId)
+        const streamState = toStreamState(expectedRevision)
+        if (events.length === 0) {
+          // EventStoreDB writes no event for an empty append, so the check is a read, as elsewhere
+          const last = await lastEventOf(streamId)
+          const current = revisionOf(last)
+          if (!isAtExpected(current, expectedRevision)) {
+            throw new WrongExpectedRevisionError(streamId, expectedRevision, current)
+          }
+          const position = last?.position === undefined ? '0:0' : encodePosition(last.position)
+          return { nextExpectedRevision: current, position }
+        }
+        const eventData = events.map((event) => toEventData(streamId, event))
+        let result: Awaited<ReturnType<typeof client.appendToStream>>
+        try {
+          result = await client.appendToStream(streamId, eventData, { streamState })
+        } catch (error) {
+          throw translateAppendError(error, streamId, expectedRevision)
+        }
+        if (!result.success) {
+          // only with throwOnAppendFailure=false in the connection string, whose reported revision is
+          // not reliable in this client (batch appends report 1): read the actual one instead
+          throw new WrongExpectedRevisionError(
+            streamId,
+            expectedRevision,
+            revisionOf(await lastEventOf(streamId)),
+          )
+        }
+        if (result.position === undefined) {
+          throw new Error(`stream ${streamId}: EventStoreDB reported no position for the append`)
+        }
+        watcher.notify()
+        return {
+          nextExpectedRevision: Number(result.nextExpectedRevision),
+          position: encodePosition(appendedPosition(result.position)),
+        }
+      },
 
-    async close() {
-      watcher.close()
-      await client.dispose()
+      async readAll(after, limit) {
+        if (!Number.isSafeInteger(limit) || limit < 0) {
+          throw new RangeError(`readAll: limit must be an integer from 0; got ${limit}`)
+        }
+        const found: RecordedEvent[] = []
+        let cursor = after === null ? undefined : decodePosition(after)
+        while (found.length < limit) {
+          // one more than needed: a read from a position starts with the event at it, which is skipped
+          const count = limit - found.length + 1
+          let received = 0
+          let lastSeen: Position | undefined
+          for await (const resolved of readAllFrom(cursor, count)) {
+            received++
+            const stored = resolved.event
+            if (stored === undefined) continue
+            if (stored.position === undefined) {
+              throw new Error(
+                `readAll: EventStoreDB returned an event of ${stored.streamId} without its position`,
+              )
+            }
+            if (cursor !== undefined && comparePositions(stored.position, cursor) <= 0) continue
+            lastSeen = stored.position
+            // a page may hold events that are not ours (link or binary events): the next read goes on after them
+            if (isPortEvent(stored)) found.push(toRecordedEvent(stored))
+            if (found.length === limit) return found
+          }
+          if (received < count || lastSeen === undefined) return found
+          cursor = lastSeen
+        }
+        return found
+      },
+
+      onAppended(listener) {
+        return watcher.add(listener)
+      },
+
+      async close() {
+        watcher.close()
+        await client.dispose()
+      },
     },
-  }
+    translateKurrentFailure,
+  )
 }
 
 function isAtExpected(current: number, expected: ExpectedRevision): boolean {

@@ -1,6 +1,7 @@
-// Between the port's revisions and the client's stream states, both ways.
+// Between the port's revisions and the client's stream states, both ways, and the client's errors
+// translated into the port's failures (@chainpay/ports, failures.ts).
 
-import { type ExpectedRevision, WrongExpectedRevisionError } from '@chainpay/ports'
+import { type ExpectedRevision, StoreUnavailableError, WrongExpectedRevisionError } from '@chainpay/ports'
 import {
   ANY,
   type AppendStreamState,
@@ -35,6 +36,20 @@ export function translateAppendError(error: unknown, streamId: string, expected:
   const actualState = (error as { actualState?: CurrentStreamState }).actualState
   if (actualState === undefined) return error
   return new WrongExpectedRevisionError(streamId, expected, toActualRevision(actualState))
+}
+
+/** the client's error types that say the server cannot serve right now, not that the call was wrong */
+const UNAVAILABLE_TYPES: readonly ErrorType[] = [
+  ErrorType.UNAVAILABLE,
+  ErrorType.DEADLINE_EXCEEDED,
+  ErrorType.TIMEOUT,
+  ErrorType.NOT_LEADER,
+]
+
+/** StoreUnavailableError for a server that cannot serve right now; any other error unchanged */
+export function translateKurrentFailure(error: unknown): unknown {
+  if (!UNAVAILABLE_TYPES.some((type) => hasErrorType(error, type))) return error
+  return new StoreUnavailableError(`EventStoreDB: ${(error as Error).message}`, { cause: error })
 }
 
 export function isStreamNotFound(error: unknown): boolean {

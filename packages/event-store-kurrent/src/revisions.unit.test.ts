@@ -1,14 +1,22 @@
-import { WrongExpectedRevisionError } from '@chainpay/ports'
+import { StoreUnavailableError, WrongExpectedRevisionError } from '@chainpay/ports'
 import {
   ANY,
+  DeadlineExceededError,
   NO_STREAM,
   StreamDeletedError,
   StreamNotFoundError,
+  TimeoutError,
   UnavailableError,
   WrongExpectedVersionError,
 } from '@kurrent/kurrentdb-client'
 import { describe, expect, it } from 'vitest'
-import { isStreamNotFound, toActualRevision, toStreamState, translateAppendError } from './revisions.js'
+import {
+  isStreamNotFound,
+  toActualRevision,
+  toStreamState,
+  translateAppendError,
+  translateKurrentFailure,
+} from './revisions.js'
 
 describe('toStreamState', () => {
   it('maps the port expectations onto the client stream states', () => {
@@ -91,5 +99,31 @@ describe('isStreamNotFound', () => {
     expect(isStreamNotFound(new StreamDeletedError(undefined, 'payment-6'))).toBe(false)
     expect(isStreamNotFound(new UnavailableError())).toBe(false)
     expect(isStreamNotFound({ type: 'stream-not-found' })).toBe(false)
+  })
+})
+
+describe('translateKurrentFailure', () => {
+  it('makes a server that cannot serve right now a StoreUnavailableError, keeping the cause', () => {
+    for (const outage of [
+      new UnavailableError(),
+      new DeadlineExceededError(),
+      new TimeoutError(),
+      Object.assign(new Error('not leader'), { type: 'not-leader' }),
+    ]) {
+      const translated = translateKurrentFailure(outage)
+      expect(translated).toBeInstanceOf(StoreUnavailableError)
+      expect(translated).toMatchObject({ cause: outage, message: expect.stringMatching(/^EventStoreDB: /) })
+    }
+  })
+
+  it('passes a refused call or any other error through unchanged (a 500 to fix)', () => {
+    for (const other of [
+      new StreamDeletedError(undefined, 'payment-7'),
+      Object.assign(new Error('wrong expected version'), { type: 'wrong-expected-version' }),
+      new TypeError('cannot read properties of undefined'),
+      'not even an error',
+    ]) {
+      expect(translateKurrentFailure(other)).toBe(other)
+    }
   })
 })

@@ -1,18 +1,23 @@
 // The gateway's HTTP app: the merchant API under /api/merchant/v1, health and readiness, the OpenAPI
-// document. Built here, started by listenGateway (server.ts), so that tests can inject requests.
+// document. Built on service-kit's HTTP foundation (errors, 404/405, request ids and metrics), started
+// by the context (packages/gateway/src/context.ts), so that tests can inject requests.
 
-import { API_BASE_PATH } from '@chainpay/contracts'
+import { API_BASE_PATH, buildOpenApiDocument } from '@chainpay/contracts'
 import type { AssetRegistry, CreateRequestPolicy } from '@chainpay/domain'
 import type { Clock, Logger } from '@chainpay/platform'
 import type { PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import {
+  createHttpApp,
+  type HttpRequestMetrics,
+  healthRoutes,
+  type MetricsExposition,
+} from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { type ApiKeyAuthenticator, merchantAuthentication } from './auth.js'
-import { answerOtherMethods, createHttpApp } from './http/http-app.js'
-import { METRICS_PATH, type MetricsExposition, type RequestMetrics, serveMetrics } from './http/metrics.js'
+import { BODY_LIMIT_BYTES } from './http/limits.js'
 import { collectBodiesAsText } from './http/raw-body.js'
 import { limitRequestsPerApiKey, type RateLimitSettings } from './rate-limit.js'
 import { paymentRoutes } from './routes/payments.js'
-import { serviceRoutes } from './routes/service.js'
 
 export interface GatewayDeps {
   commands: PaymentCommands
@@ -25,46 +30,43 @@ export interface GatewayDeps {
   rateLimit: RateLimitSettings
   /** true when the gateway can serve; GET /readyz answers 503 otherwise. Always ready when absent. */
   readiness?: () => Promise<boolean>
-  /** more routes on the same server (standalone mounts the chain simulator's dev routes here) */
+  /** more routes on the same server (the chain simulator's dev routes, where chains are simulated) */
   extraRoutes?: FastifyPluginAsync
   /** observes every request, by route pattern */
-  requestMetrics?: RequestMetrics
+  requestMetrics?: HttpRequestMetrics
   /** served at GET /metrics, unauthenticated; no /metrics when absent */
   metricsRegistry?: MetricsExposition
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
-  const { metricsRegistry } = deps
   const app = createHttpApp({
     logger: deps.logger,
     component: 'gateway',
-    requestMetrics: deps.requestMetrics,
+    bodyLimit: BODY_LIMIT_BYTES,
+    ...(deps.requestMetrics ? { requestMetrics: deps.requestMetrics } : {}),
   })
   app.decorateRequest('caller', null)
   app.decorateRequest('rawBody', '')
 
-  await app.register(serviceRoutes, { readiness: deps.readiness ?? (async () => true) })
-  if (metricsRegistry) serveMetrics(app, metricsRegistry)
-
-  await app.register(async (api) => {
-    // raw text bodies only here: extraRoutes keep fastify's JSON parsing
-    collectBodiesAsText(api)
-    await api.register(
-      async (merchantApi) => {
-        merchantApi.addHook('preValidation', merchantAuthentication(deps))
-        await limitRequestsPerApiKey(merchantApi, deps.rateLimit)
-        await merchantApi.register(paymentRoutes, deps)
-      },
-      { prefix: API_BASE_PATH },
-    )
-    answerOtherMethods(api, `${API_BASE_PATH}/payments`, ['POST'])
-    answerOtherMethods(api, `${API_BASE_PATH}/payments/:paymentId`, ['GET'])
-    answerOtherMethods(api, `${API_BASE_PATH}/payments/:paymentId/cancel`, ['POST'])
-    answerOtherMethods(api, `${API_BASE_PATH}/openapi.json`, ['GET'])
-    answerOtherMethods(api, '/healthz', ['GET'])
-    answerOtherMethods(api, '/readyz', ['GET'])
-    if (metricsRegistry) answerOtherMethods(api, METRICS_PATH, ['GET'])
+  await app.register(healthRoutes, {
+    readiness: deps.readiness ?? (async () => true),
+    metricsRegistry: deps.metricsRegistry,
   })
+  const openApiDocument = JSON.stringify(buildOpenApiDocument())
+  app.get(`${API_BASE_PATH}/openapi.json`, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(openApiDocument),
+  )
+
+  await app.register(
+    async (merchantApi) => {
+      // raw text bodies only here: the signature covers the bytes as sent (auth.ts)
+      collectBodiesAsText(merchantApi)
+      merchantApi.addHook('preValidation', merchantAuthentication(deps))
+      await limitRequestsPerApiKey(merchantApi, deps.rateLimit)
+      await merchantApi.register(paymentRoutes, deps)
+    },
+    { prefix: API_BASE_PATH },
+  )
 
   if (deps.extraRoutes) await app.register(deps.extraRoutes)
   return app

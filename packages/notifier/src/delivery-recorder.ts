@@ -4,10 +4,11 @@
 // event. The delivery is recorded before the folded state is saved: a crash in between folds the
 // event again and finds the delivery already there (its id is the event id), so nothing is lost or
 // doubled. A store that fails is retried by the bus until it works, holding the events after it; an
-// event that does not follow the folded copy (a revision gap) is poison: projectPaymentEvent throws
-// PoisonMessageError and the bus dead-letters it.
+// event that does not follow the folded copy (a revision gap) is poison: foldPaymentEvent throws
+// BrokenPaymentStreamError, which the bus dead-letters.
 
 import { parsePaymentEventMessage } from '@chainpay/contracts'
+import { foldPaymentEvent } from '@chainpay/domain'
 import { type Clock, isoNow, type Logger, moduleLogger, type Service } from '@chainpay/platform'
 import {
   type Bus,
@@ -19,7 +20,6 @@ import {
   Topics,
   type WebhookDeliveryStore,
 } from '@chainpay/ports'
-import { projectPaymentEvent } from '@chainpay/projection'
 import { webhookKindOf, webhookPaymentFields } from './webhook-kinds.js'
 
 export interface DeliveryRecorderOptions {
@@ -51,7 +51,7 @@ export function createDeliveryRecorder(options: DeliveryRecorderOptions): Delive
 
   async function handle(message: ConsumedMessage): Promise<void> {
     const event = parsePaymentEventMessage(message.value)
-    const folded = projectPaymentEvent(await payments.get(event.paymentId), event)
+    const folded = foldPaymentEvent(await payments.get(event.paymentId), event)
     // already folded, so its delivery was recorded before
     if (folded === 'skip') return
     const kind = webhookKindOf(event.type)

@@ -1,3 +1,5 @@
+export * from './config.js'
+export * from './context.js'
 export * from './delivery-recorder.js'
 export * from './dispatcher.js'
 export * from './retry-schedule.js'

@@ -1,5 +1,6 @@
 // The event store port: append-only streams with optimistic concurrency on the stream revision, and
-// one global order over all streams. Revisions start at 0 for a stream's first event.
+// one global order over all streams. Revisions start at 0 for a stream's first event. Its failures:
+// WrongExpectedRevisionError (below) and StoreUnavailableError (failures.ts), whatever the adapter.
 
 export interface NewEvent {
   eventId: string

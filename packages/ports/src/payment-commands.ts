@@ -1,7 +1,8 @@
 import type { CreatePaymentRequest, FeePolicy, OpenPayment } from '@chainpay/domain'
 
 // How the gateway asks payment-command to act: a direct call in standalone, HTTP in the distributed
-// shape. Failures are DomainErrors carrying the merchant-facing code.
+// shape. Failures are DomainErrors carrying the merchant-facing code, and UnavailableError
+// (failures.ts) when payment-command or its store cannot serve right now.
 
 export interface PaymentSnapshot {
   payment: OpenPayment

@@ -1,14 +1,7 @@
-import type { OpenPayment } from '@chainpay/domain'
+import type { FoldedPayment } from '@chainpay/domain'
 
-/** One payment as the read side keeps it: the aggregate's state after `revision`. */
-export interface PaymentDocument {
-  paymentId: string
-  merchantId: string
-  /** stream revision of the last event folded into `state` */
-  revision: number
-  state: OpenPayment
-  updatedAt: string
-}
+/** One payment as the read side keeps it: the domain's fold of its events (foldPaymentEvent). */
+export type PaymentDocument = FoldedPayment
 
 export interface PaymentReadModel {
   get(paymentId: string): Promise<PaymentDocument | null>

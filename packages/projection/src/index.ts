@@ -1,2 +1,3 @@
-export * from './payment-document.js'
+export * from './config.js'
+export * from './context.js'
 export * from './projection-service.js'

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { type PaymentEventMessage, paymentEventBusMessage } from '@chainpay/contracts'
 import { paymentEventMessages } from '@chainpay/contracts/testing'
 import { evolvePayment, initialPaymentState } from '@chainpay/domain'
-import { at } from '@chainpay/domain/testing'
+import { at, canceledStream, confirmedStream } from '@chainpay/domain/testing'
 import { createRootLogger } from '@chainpay/platform'
 import {
   type Bus,
@@ -17,7 +17,6 @@ import {
 import { createSqliteBus, createSqlitePaymentReadModel, openSqliteDatabase } from '@chainpay/store-sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createProjectionService } from './projection-service.js'
-import { canceledStream, confirmedStream } from './testing/payment-messages.js'
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {

@@ -1,9 +1,10 @@
 // Builds the payment read model from the payment events on the bus, one message at a time, in
 // order per payment. Idempotent by stream revision: replays and write-throughs are skipped. A read
 // model that fails is retried by the bus until it works, holding the events after it; only a message
-// that can never apply (malformed, or a revision gap) is poison and dead-lettered.
+// that can never apply (malformed, or a revision gap: BrokenPaymentStreamError) is poison and dead-lettered.
 
 import { parsePaymentEventMessage } from '@chainpay/contracts'
+import { foldPaymentEvent } from '@chainpay/domain'
 import type { Logger, Service } from '@chainpay/platform'
 import {
   type Bus,
@@ -12,7 +13,6 @@ import {
   type SubscribeOptions,
   Topics,
 } from '@chainpay/ports'
-import { projectPaymentEvent } from './payment-document.js'
 
 export interface ProjectionServiceOptions {
   bus: Bus
@@ -33,7 +33,7 @@ export function createProjectionService(options: ProjectionServiceOptions): Serv
     ...options.retry,
     handle: async (consumed) => {
       const message = parsePaymentEventMessage(consumed.value)
-      const projected = projectPaymentEvent(await readModel.get(message.paymentId), message)
+      const projected = foldPaymentEvent(await readModel.get(message.paymentId), message)
       if (projected === 'skip') {
         logger.debug(
           { paymentId: message.paymentId, revision: message.revision },

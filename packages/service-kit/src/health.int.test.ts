@@ -84,7 +84,24 @@ describe('buildHealthApp', () => {
     const { app } = await healthApp(async () => true)
     const response = await app.inject({ method: 'GET', url: '/nothing?x=1' })
     expect(response.statusCode).toBe(404)
-    expect(response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no route GET /nothing' } })
+    expect(response.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no route for GET /nothing' } })
+    await app.close()
+  })
+
+  it('answers another method on a served path with 405 and Allow, derived from the routes', async () => {
+    const { app } = await healthApp(async () => true, { routes: devRoutes })
+    const readyz = await app.inject({ method: 'POST', url: '/readyz' })
+    expect(readyz.statusCode).toBe(405)
+    expect(readyz.headers.allow).toBe('GET, HEAD')
+    expect(readyz.json()).toEqual({
+      error: {
+        code: 'METHOD_NOT_ALLOWED',
+        message: 'method POST is not allowed on /readyz; allowed: GET, HEAD',
+      },
+    })
+    const echo = await app.inject({ method: 'DELETE', url: '/dev/echo' })
+    expect(echo.statusCode).toBe(405)
+    expect(echo.headers.allow).toBe('POST')
     await app.close()
   })
 
@@ -101,7 +118,12 @@ describe('buildHealthApp', () => {
 
     const broken = await app.inject({ method: 'GET', url: '/dev/broken' })
     expect(broken.statusCode).toBe(500)
-    expect(broken.json()).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'internal error' } })
+    expect(broken.json()).toEqual({
+      error: {
+        code: 'INTERNAL_ERROR',
+        message: `internal error; request id ${broken.headers['x-request-id']}`,
+      },
+    })
     expect(lines).toContainEqual(expect.objectContaining({ level: 'error', msg: 'request failed' }))
     await app.close()
   })

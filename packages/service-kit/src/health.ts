@@ -1,22 +1,25 @@
-// Liveness and readiness for orchestrators: /healthz says the process serves HTTP, /readyz that
-// what it depends on answers (503 with the merchant API's error body when not); and /metrics, for
-// Prometheus.
+// Liveness and readiness for orchestrators, on every service's HTTP servers: /healthz says the
+// process serves HTTP, /readyz that what it depends on answers (503 SERVICE_UNAVAILABLE when not);
+// and /metrics, for Prometheus. buildHealthApp is the whole server of a deployable that has no API
+// of its own.
 
+import { DomainError } from '@chainpay/domain'
 import type { Logger } from '@chainpay/platform'
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyPluginAsync,
-} from 'fastify'
-import type { Registry } from 'prom-client'
-import { METRICS_PATH } from './metrics.js'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import { createHttpApp } from './http/http-app.js'
+import { type HttpRequestMetrics, METRICS_PATH } from './metrics.js'
+
+/** what GET /metrics answers with: a prom-client Registry, or anything shaped like one */
+export interface MetricsExposition {
+  readonly contentType: string
+  metrics(): Promise<string>
+}
 
 export interface HealthRoutesOptions {
   /** true when the service can do its work; a rejection counts as not ready */
   readiness: () => Promise<boolean>
   /** served at GET /metrics in the Prometheus text format; no /metrics when absent */
-  metricsRegistry?: Registry
+  metricsRegistry?: MetricsExposition | undefined
 }
 
 // probes come every few seconds: only their failures are worth a log line
@@ -28,13 +31,13 @@ export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (
 ) => {
   app.get('/healthz', probe, async () => ({ status: 'ok' }))
 
-  app.get('/readyz', probe, async (request, reply) => {
+  app.get('/readyz', probe, async (request) => {
     const ready = await readiness().catch((error: unknown) => {
       request.log.warn({ err: error }, 'readiness check failed')
       return false
     })
-    if (ready) return { status: 'ready' }
-    return reply.code(503).send(errorBody('SERVICE_UNAVAILABLE', 'not ready: a dependency is unavailable'))
+    if (!ready) throw new DomainError('SERVICE_UNAVAILABLE', 'not ready: a dependency is unavailable')
+    return { status: 'ready' }
   })
 
   if (metricsRegistry) {
@@ -47,35 +50,21 @@ export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (
 
 export interface HealthAppOptions extends HealthRoutesOptions {
   logger: Logger
+  /** observes every request but the scrapes of /metrics */
+  requestMetrics?: HttpRequestMetrics
   /** more routes on the same port */
   routes?: FastifyPluginAsync
 }
 
-/** health and readiness (and `routes`), answering anything else with the standard error body */
+/** health, readiness and metrics (and `routes`) on the one HTTP foundation */
 export async function buildHealthApp(options: HealthAppOptions): Promise<FastifyInstance> {
-  const loggerInstance: FastifyBaseLogger = options.logger
-  const app = Fastify({ loggerInstance })
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`)),
-  )
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const code = clientErrorCodes[error.statusCode ?? 500]
-    if (code) return reply.code(error.statusCode as number).send(errorBody(code, error.message))
-    request.log.error({ err: error }, 'request failed')
-    return reply.code(500).send(errorBody('INTERNAL_ERROR', 'internal error'))
+  const app = createHttpApp({
+    logger: options.logger,
+    component: 'health',
+    ...(options.requestMetrics ? { requestMetrics: options.requestMetrics } : {}),
   })
   const { readiness, metricsRegistry } = options
   await app.register(healthRoutes, { readiness, metricsRegistry })
   if (options.routes) await app.register(options.routes)
   return app
-}
-
-const clientErrorCodes: Record<number, string> = {
-  400: 'VALIDATION_ERROR',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-}
-
-function errorBody(code: string, message: string) {
-  return { error: { code, message } }
 }

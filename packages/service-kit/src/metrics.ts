@@ -2,7 +2,7 @@
 // the process's own metrics and the families its parts report into. The domain packages do not know
 // prom-client: each takes a small observer interface of its own, which the objects here fit.
 
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 
 /** where every service answers with its metrics in the Prometheus text format */
@@ -114,10 +114,15 @@ function createHttpRequestMetrics(registry: Registry): HttpRequestMetrics {
 /**
  * Observes every request `app` answers but the scrapes of /metrics. Add it before the routes'
  * plugins are registered: a plugin's routes take the hooks its parent had when it was registered.
+ * `patternOf` names the pattern of a request no route matched (a 405 on a served path).
  */
-export function observeHttpRequests(app: FastifyInstance, metrics: HttpRequestMetrics): void {
+export function observeHttpRequests(
+  app: FastifyInstance,
+  metrics: HttpRequestMetrics,
+  patternOf: (request: FastifyRequest) => string | undefined = () => undefined,
+): void {
   app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url
+    const route = request.routeOptions.url ?? patternOf(request)
     if (route === METRICS_PATH) return
     metrics.observeRequest({
       method: request.method,

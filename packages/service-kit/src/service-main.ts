@@ -3,9 +3,16 @@
 
 import { ConfigError, createRootLogger, type Logger, runUntilSignal, type Service } from '@chainpay/platform'
 
+/**
+ * What a service's package builds from its configuration: its parts as lifecycle services, whether
+ * it can do its work, and how to release what it opened. Each service package exports one context
+ * factory; its main runs it alone, standalone composes all five (packages/standalone).
+ */
 export interface ServiceContext {
   /** in start order; runUntilSignal stops them in reverse */
   services: Service[]
+  /** true when everything this service needs answers (its database, its bus, its nodes...) */
+  readiness(): Promise<boolean>
   /** releases the adapters once every service has stopped */
   close(): Promise<void>
 }

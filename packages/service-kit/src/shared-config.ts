@@ -1,7 +1,10 @@
-// The settings every distributed deployable reads alike, so that the five of one installation agree
-// on where their shared database file is without each spelling it out.
+// The settings every deployable reads alike, so that the five of one installation (or standalone,
+// which runs them all) agree on where their shared database file is and which assets exist without
+// each spelling it out.
 
+import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { type AssetRegistry, defaultAssetRegistry, mergeAssetRegistry } from '@chainpay/domain'
 import { type EnvReader, LOG_LEVELS, type LogLevel } from '@chainpay/platform'
 
 export interface SharedConfig {
@@ -11,15 +14,37 @@ export interface SharedConfig {
   /** the SQLite file in dataDir that every service of one installation opens */
   databaseFile: string
   logLevel: LogLevel
+  /** the built-in asset registry, extended or overridden by ASSET_REGISTRY_FILE (docs/operations.md) */
+  registry: AssetRegistry
 }
 
-/** HOST (default 0.0.0.0), DATA_DIR (default ./data, made absolute) and LOG_LEVEL (default info) */
-export function readSharedConfig(read: EnvReader): SharedConfig {
+/** reads a file's text; replaced in tests */
+export type ReadTextFile = (path: string) => string
+
+const readTextFile: ReadTextFile = (path) => readFileSync(path, 'utf8')
+
+/**
+ * HOST (default 0.0.0.0), DATA_DIR (default ./data, made absolute), LOG_LEVEL (default info) and
+ * ASSET_REGISTRY_FILE (default none: the built-in registry)
+ */
+export function readSharedConfig(read: EnvReader, readFile: ReadTextFile = readTextFile): SharedConfig {
   const dataDir = resolve(read.string('DATA_DIR', { default: './data' }))
   return {
     host: read.string('HOST', { default: '0.0.0.0' }),
     dataDir,
     databaseFile: join(dataDir, 'chainpay.sqlite'),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'info' }),
+    registry: readAssetRegistry(read, readFile),
+  }
+}
+
+function readAssetRegistry(read: EnvReader, readFile: ReadTextFile): AssetRegistry {
+  const file = read.optionalString('ASSET_REGISTRY_FILE')
+  if (file === undefined) return defaultAssetRegistry
+  try {
+    return mergeAssetRegistry(defaultAssetRegistry, JSON.parse(readFile(file)))
+  } catch (error) {
+    read.problem(`ASSET_REGISTRY_FILE: ${file}: ${(error as Error).message}`)
+    return defaultAssetRegistry
   }
 }

@@ -1,7 +1,8 @@
-import type { AddressIndexAllocator } from '@chainpay/ports'
+import { type AddressIndexAllocator, translateFailures } from '@chainpay/ports'
 import type { Db } from 'mongodb'
 import { type IndexSpec, mongoCollections } from './collections.js'
 import { createPerKeyQueue, isDuplicateKeyError } from './concurrency.js'
+import { translateMongoFailure } from './mongo-failures.js'
 
 /** one handed-out index; the `_id` makes a second claim of it fail */
 interface AddressIndexClaim {
@@ -51,9 +52,12 @@ export function createMongoAddressAllocator(db: Db): AddressIndexAllocator {
     throw new Error(`no free address index for ${network} after ${maxClaimAttempts} attempts`)
   }
 
-  return {
-    allocate(network) {
-      return allocations.run(network, () => claimNext(network))
+  return translateFailures(
+    {
+      allocate(network) {
+        return allocations.run(network, () => claimNext(network))
+      },
     },
-  }
+    translateMongoFailure,
+  )
 }

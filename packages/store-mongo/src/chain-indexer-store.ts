@@ -1,6 +1,12 @@
-import type { ChainIndexerStore, TrackedTransfer, WatchedAddress } from '@chainpay/ports'
+import {
+  type ChainIndexerStore,
+  type TrackedTransfer,
+  translateFailures,
+  type WatchedAddress,
+} from '@chainpay/ports'
 import type { Collection, Db } from 'mongodb'
 import { type IndexSpec, mongoCollections } from './collections.js'
+import { translateMongoFailure } from './mongo-failures.js'
 
 interface CursorDocument {
   /** the network */
@@ -43,77 +49,80 @@ export function createMongoChainIndexerStore(db: Db): ChainIndexerStore {
   const watched: Collection<WatchedDocument> = db.collection(mongoCollections.watchedAddresses)
   const tracked: Collection<TrackedDocument> = db.collection(mongoCollections.trackedTransfers)
 
-  return {
-    async loadCursor(network) {
-      const document = await cursors.findOne({ _id: network })
-      return document === null ? null : { height: document.height, hash: document.hash }
-    },
+  return translateFailures(
+    {
+      async loadCursor(network) {
+        const document = await cursors.findOne({ _id: network })
+        return document === null ? null : { height: document.height, hash: document.hash }
+      },
 
-    async saveCursor(network, cursor) {
-      await cursors.replaceOne(
-        { _id: network },
-        { height: cursor.height, hash: cursor.hash },
-        { upsert: true },
-      )
-    },
+      async saveCursor(network, cursor) {
+        await cursors.replaceOne(
+          { _id: network },
+          { height: cursor.height, hash: cursor.hash },
+          { upsert: true },
+        )
+      },
 
-    async watch(address) {
-      const _id = watchedId(address.network, address.address)
-      await watched.replaceOne({ _id }, toWatchedDocument(address), { upsert: true })
-    },
+      async watch(address) {
+        const _id = watchedId(address.network, address.address)
+        await watched.replaceOne({ _id }, toWatchedDocument(address), { upsert: true })
+      },
 
-    async unwatch(network, address) {
-      await watched.deleteOne({ _id: watchedId(network, address) })
-    },
+      async unwatch(network, address) {
+        await watched.deleteOne({ _id: watchedId(network, address) })
+      },
 
-    async listWatched(network) {
-      const documents = await watched.find({ network }).sort({ address: 1 }).toArray()
-      return documents.map(
-        (document): WatchedAddress => ({
-          network: document.network,
-          address: document.address,
-          paymentId: document.paymentId,
-          assetContract: document.assetContract,
-          watchUntil: document.watchUntil,
-          paymentCreatedAt: document.paymentCreatedAt,
-          requiredConfirmations: document.requiredConfirmations,
-          watchingReportedAt: document.watchingReportedAt,
-        }),
-      )
-    },
+      async listWatched(network) {
+        const documents = await watched.find({ network }).sort({ address: 1 }).toArray()
+        return documents.map(
+          (document): WatchedAddress => ({
+            network: document.network,
+            address: document.address,
+            paymentId: document.paymentId,
+            assetContract: document.assetContract,
+            watchUntil: document.watchUntil,
+            paymentCreatedAt: document.paymentCreatedAt,
+            requiredConfirmations: document.requiredConfirmations,
+            watchingReportedAt: document.watchingReportedAt,
+          }),
+        )
+      },
 
-    async track(transfer) {
-      const _id = trackedId(transfer.network, transfer.txHash, transfer.index)
-      await tracked.replaceOne({ _id }, toTrackedDocument(transfer), { upsert: true })
-    },
+      async track(transfer) {
+        const _id = trackedId(transfer.network, transfer.txHash, transfer.index)
+        await tracked.replaceOne({ _id }, toTrackedDocument(transfer), { upsert: true })
+      },
 
-    async untrack(network, txHash, index) {
-      await tracked.deleteOne({ _id: trackedId(network, txHash, index) })
-    },
+      async untrack(network, txHash, index) {
+        await tracked.deleteOne({ _id: trackedId(network, txHash, index) })
+      },
 
-    async listTracked(network) {
-      const documents = await tracked
-        .find({ network })
-        .sort({ blockHeight: 1, txHash: 1, index: 1 })
-        .toArray()
-      return documents.map(
-        (document): TrackedTransfer => ({
-          network: document.network,
-          paymentId: document.paymentId,
-          txHash: document.txHash,
-          index: document.index,
-          address: document.address,
-          amountUnits: document.amountUnits,
-          blockHeight: document.blockHeight,
-          blockHash: document.blockHash,
-          blockTime: document.blockTime,
-          confirmations: document.confirmations,
-          requiredConfirmations: document.requiredConfirmations,
-          withdrawnUntilHeight: document.withdrawnUntilHeight,
-        }),
-      )
+      async listTracked(network) {
+        const documents = await tracked
+          .find({ network })
+          .sort({ blockHeight: 1, txHash: 1, index: 1 })
+          .toArray()
+        return documents.map(
+          (document): TrackedTransfer => ({
+            network: document.network,
+            paymentId: document.paymentId,
+            txHash: document.txHash,
+            index: document.index,
+            address: document.address,
+            amountUnits: document.amountUnits,
+            blockHeight: document.blockHeight,
+            blockHash: document.blockHash,
+            blockTime: document.blockTime,
+            confirmations: document.confirmations,
+            requiredConfirmations: document.requiredConfirmations,
+            withdrawnUntilHeight: document.withdrawnUntilHeight,
+          }),
+        )
+      },
     },
-  }
+    translateMongoFailure,
+  )
 }
 
 const watchedId = (network: string, address: string) => `${network}:${address}`

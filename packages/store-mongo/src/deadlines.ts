@@ -1,7 +1,8 @@
-import type { DueDeadline, PaymentDeadlineStore } from '@chainpay/ports'
+import { type DueDeadline, type PaymentDeadlineStore, translateFailures } from '@chainpay/ports'
 import type { Db, Filter } from 'mongodb'
 import { type IndexSpec, mongoCollections } from './collections.js'
 import { createPerKeyQueue, isDuplicateKeyError, upsertOne } from './concurrency.js'
+import { translateMongoFailure } from './mongo-failures.js'
 
 interface DeadlineDocument {
   _id: string
@@ -48,78 +49,81 @@ export function createMongoDeadlineStore(db: Db): PaymentDeadlineStore {
     return new Set(marks.map((mark) => mark._id))
   }
 
-  return {
-    upsert(deadline) {
-      return writes.run(deadline.paymentId, async () => {
-        await upsertOne(
-          deadlines,
-          { _id: deadline.paymentId },
-          {
-            $set: { network: deadline.network, expiresAt: deadline.expiresAt },
-            $setOnInsert: { attempts: 0, retryAt: null },
-          },
-        )
-      })
-    },
+  return translateFailures(
+    {
+      upsert(deadline) {
+        return writes.run(deadline.paymentId, async () => {
+          await upsertOne(
+            deadlines,
+            { _id: deadline.paymentId },
+            {
+              $set: { network: deadline.network, expiresAt: deadline.expiresAt },
+              $setOnInsert: { attempts: 0, retryAt: null },
+            },
+          )
+        })
+      },
 
-    remove(paymentId) {
-      return writes.run(paymentId, async () => {
-        // the deadline first: an interruption in between leaves a mark without a deadline, which
-        // due() never returns, rather than a deadline that waits for a mark already given
-        await deadlines.deleteOne({ _id: paymentId })
-        await watches.deleteOne({ _id: paymentId })
-      })
-    },
+      remove(paymentId) {
+        return writes.run(paymentId, async () => {
+          // the deadline first: an interruption in between leaves a mark without a deadline, which
+          // due() never returns, rather than a deadline that waits for a mark already given
+          await deadlines.deleteOne({ _id: paymentId })
+          await watches.deleteOne({ _id: paymentId })
+        })
+      },
 
-    markWatched(paymentId, at) {
-      return writes.run(paymentId, async () => {
+      markWatched(paymentId, at) {
+        return writes.run(paymentId, async () => {
+          try {
+            await watches.insertOne({ _id: paymentId, watchedAt: at })
+          } catch (error) {
+            // already marked: the first mark is the one kept
+            if (!isDuplicateKeyError(error)) throw error
+          }
+        })
+      },
+
+      retryLater(paymentId, retryAt) {
+        return writes.run(paymentId, async () => {
+          await deadlines.updateOne({ _id: paymentId }, { $inc: { attempts: 1 }, $set: { retryAt } })
+        })
+      },
+
+      async due({ expiredBy, now, limit, network }) {
+        if (limit <= 0) return []
+        const filter: Filter<DeadlineDocument> = {
+          ...(network === undefined ? {} : { network }),
+          expiresAt: { $lte: expiredBy },
+          $or: [{ retryAt: null }, { retryAt: { $lte: now } }],
+        }
+        const pageSize = Math.max(limit, minimumPageSize)
+        const cursor = deadlines.find(filter, { sort: { expiresAt: 1, _id: 1 }, batchSize: pageSize })
+        const found: DueDeadline[] = []
+        const takeWatched = async (page: DeadlineDocument[]) => {
+          const watched = await watchedIds(page)
+          for (const deadline of page) {
+            if (found.length < limit && watched.has(deadline._id)) found.push(toDueDeadline(deadline))
+          }
+        }
         try {
-          await watches.insertOne({ _id: paymentId, watchedAt: at })
-        } catch (error) {
-          // already marked: the first mark is the one kept
-          if (!isDuplicateKeyError(error)) throw error
+          let page: DeadlineDocument[] = []
+          for await (const deadline of cursor) {
+            page.push(deadline)
+            if (page.length < pageSize) continue
+            await takeWatched(page)
+            page = []
+            if (found.length >= limit) return found
+          }
+          if (page.length > 0) await takeWatched(page)
+          return found
+        } finally {
+          await cursor.close()
         }
-      })
+      },
     },
-
-    retryLater(paymentId, retryAt) {
-      return writes.run(paymentId, async () => {
-        await deadlines.updateOne({ _id: paymentId }, { $inc: { attempts: 1 }, $set: { retryAt } })
-      })
-    },
-
-    async due({ expiredBy, now, limit, network }) {
-      if (limit <= 0) return []
-      const filter: Filter<DeadlineDocument> = {
-        ...(network === undefined ? {} : { network }),
-        expiresAt: { $lte: expiredBy },
-        $or: [{ retryAt: null }, { retryAt: { $lte: now } }],
-      }
-      const pageSize = Math.max(limit, minimumPageSize)
-      const cursor = deadlines.find(filter, { sort: { expiresAt: 1, _id: 1 }, batchSize: pageSize })
-      const found: DueDeadline[] = []
-      const takeWatched = async (page: DeadlineDocument[]) => {
-        const watched = await watchedIds(page)
-        for (const deadline of page) {
-          if (found.length < limit && watched.has(deadline._id)) found.push(toDueDeadline(deadline))
-        }
-      }
-      try {
-        let page: DeadlineDocument[] = []
-        for await (const deadline of cursor) {
-          page.push(deadline)
-          if (page.length < pageSize) continue
-          await takeWatched(page)
-          page = []
-          if (found.length >= limit) return found
-        }
-        if (page.length > 0) await takeWatched(page)
-        return found
-      } finally {
-        await cursor.close()
-      }
-    },
-  }
+    translateMongoFailure,
+  )
 }
 
 function toDueDeadline(document: DeadlineDocument): DueDeadline {

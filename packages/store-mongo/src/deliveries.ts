@@ -1,8 +1,15 @@
-import type { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
+import {
+  type DeliveryAttempt,
+  type DeliveryStatus,
+  translateFailures,
+  type WebhookDelivery,
+  type WebhookDeliveryStore,
+} from '@chainpay/ports'
 import type { Collection, Db, Filter, ObjectId } from 'mongodb'
 import { type IndexSpec, mongoCollections } from './collections.js'
 import { isDuplicateKeyError } from './concurrency.js'
 import { escapeKeys, unescapeKeys } from './document-keys.js'
+import { translateMongoFailure } from './mongo-failures.js'
 
 // one document per lease taken, never deleted: see takeLease
 const webhookLeases = mongoCollections.webhookLeases
@@ -155,132 +162,135 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
     return toDelivery(leased)
   }
 
-  return {
-    async enqueue(delivery) {
-      try {
-        await deliveries.insertOne({
-          _id: delivery.deliveryId,
-          paymentId: delivery.paymentId,
-          merchantId: delivery.merchantId,
-          eventType: delivery.eventType,
-          sequence: delivery.sequence,
-          payload: escapeKeys(delivery.payload) as Record<string, unknown>,
-          targetUrl: delivery.targetUrl,
-          status: delivery.status,
-          attempts: delivery.attempts,
-          nextAttemptAt: delivery.nextAttemptAt,
-          createdAt: delivery.createdAt,
-          deliveredAt: delivery.deliveredAt,
-          lastError: delivery.lastError,
-          leasedUntil: null,
-          leaseNumber: 0,
-        })
-        return true
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return false
-        throw error
-      }
-    },
-
-    async claimDue(now, limit, leaseMs) {
-      const claimed: WebhookDelivery[] = []
-      if (limit <= 0) return claimed
-      const leasedUntil = new Date(Date.parse(now) + leaseMs).toISOString()
-
-      const claimPage = async (page: DeliveryDocument[]) => {
-        const lowest = await firstInLine(page.map((candidate) => candidate.paymentId))
-        for (const candidate of page) {
-          if (claimed.length >= limit) return
-          if (lowest.get(candidate.paymentId) !== candidate.sequence) continue
-          const delivery = await claim(candidate, now, leasedUntil)
-          if (delivery !== null) claimed.push(delivery)
-        }
-      }
-
-      // Held-back candidates do not count towards `limit`, so the due deliveries are read in pages
-      // until enough are claimed or none are left.
-      const pageSize = Math.max(limit, MIN_PAGE)
-      const candidates = deliveries
-        .find({ ...dueAt(now), $or: [{ leasedUntil: null }, { leasedUntil: { $lt: now } }] })
-        .sort(DUE_ORDER)
-        .batchSize(pageSize)
-      try {
-        let page: DeliveryDocument[] = []
-        for await (const candidate of candidates) {
-          page.push(candidate)
-          if (page.length < pageSize) continue
-          await claimPage(page)
-          page = []
-          if (claimed.length >= limit) break
-        }
-        if (claimed.length < limit && page.length > 0) await claimPage(page)
-      } finally {
-        await candidates.close()
-      }
-      return claimed
-    },
-
-    async recordAttempt(attempt, outcome) {
-      // The attempt first: should the process die before the delivery moves on, its lease runs out
-      // and it is sent again (at least once), rather than moved on with its attempt unrecorded.
-      const { insertedId } = await attempts.insertOne({
-        deliveryId: attempt.deliveryId,
-        attempt: attempt.attempt,
-        at: attempt.at,
-        statusCode: attempt.statusCode,
-        durationMs: attempt.durationMs,
-        error: attempt.error,
-      })
-      const moved = await deliveries.updateOne(
-        { _id: attempt.deliveryId },
-        {
-          $set: {
-            status: outcome.status,
-            nextAttemptAt: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
-            lastError: attempt.error,
+  return translateFailures(
+    {
+      async enqueue(delivery) {
+        try {
+          await deliveries.insertOne({
+            _id: delivery.deliveryId,
+            paymentId: delivery.paymentId,
+            merchantId: delivery.merchantId,
+            eventType: delivery.eventType,
+            sequence: delivery.sequence,
+            payload: escapeKeys(delivery.payload) as Record<string, unknown>,
+            targetUrl: delivery.targetUrl,
+            status: delivery.status,
+            attempts: delivery.attempts,
+            nextAttemptAt: delivery.nextAttemptAt,
+            createdAt: delivery.createdAt,
+            deliveredAt: delivery.deliveredAt,
+            lastError: delivery.lastError,
             leasedUntil: null,
-            ...(outcome.status === 'delivered' ? { deliveredAt: outcome.deliveredAt } : {}),
+            leaseNumber: 0,
+          })
+          return true
+        } catch (error) {
+          if (isDuplicateKeyError(error)) return false
+          throw error
+        }
+      },
+
+      async claimDue(now, limit, leaseMs) {
+        const claimed: WebhookDelivery[] = []
+        if (limit <= 0) return claimed
+        const leasedUntil = new Date(Date.parse(now) + leaseMs).toISOString()
+
+        const claimPage = async (page: DeliveryDocument[]) => {
+          const lowest = await firstInLine(page.map((candidate) => candidate.paymentId))
+          for (const candidate of page) {
+            if (claimed.length >= limit) return
+            if (lowest.get(candidate.paymentId) !== candidate.sequence) continue
+            const delivery = await claim(candidate, now, leasedUntil)
+            if (delivery !== null) claimed.push(delivery)
+          }
+        }
+
+        // Held-back candidates do not count towards `limit`, so the due deliveries are read in pages
+        // until enough are claimed or none are left.
+        const pageSize = Math.max(limit, MIN_PAGE)
+        const candidates = deliveries
+          .find({ ...dueAt(now), $or: [{ leasedUntil: null }, { leasedUntil: { $lt: now } }] })
+          .sort(DUE_ORDER)
+          .batchSize(pageSize)
+        try {
+          let page: DeliveryDocument[] = []
+          for await (const candidate of candidates) {
+            page.push(candidate)
+            if (page.length < pageSize) continue
+            await claimPage(page)
+            page = []
+            if (claimed.length >= limit) break
+          }
+          if (claimed.length < limit && page.length > 0) await claimPage(page)
+        } finally {
+          await candidates.close()
+        }
+        return claimed
+      },
+
+      async recordAttempt(attempt, outcome) {
+        // The attempt first: should the process die before the delivery moves on, its lease runs out
+        // and it is sent again (at least once), rather than moved on with its attempt unrecorded.
+        const { insertedId } = await attempts.insertOne({
+          deliveryId: attempt.deliveryId,
+          attempt: attempt.attempt,
+          at: attempt.at,
+          statusCode: attempt.statusCode,
+          durationMs: attempt.durationMs,
+          error: attempt.error,
+        })
+        const moved = await deliveries.updateOne(
+          { _id: attempt.deliveryId },
+          {
+            $set: {
+              status: outcome.status,
+              nextAttemptAt: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
+              lastError: attempt.error,
+              leasedUntil: null,
+              ...(outcome.status === 'delivered' ? { deliveredAt: outcome.deliveredAt } : {}),
+            },
+            $inc: { attempts: 1 },
           },
-          $inc: { attempts: 1 },
-        },
-      )
-      if (moved.matchedCount === 0) {
-        await attempts.deleteOne({ _id: insertedId })
-        throw new Error(`no webhook delivery ${attempt.deliveryId} to record an attempt for`)
-      }
-    },
+        )
+        if (moved.matchedCount === 0) {
+          await attempts.deleteOne({ _id: insertedId })
+          throw new Error(`no webhook delivery ${attempt.deliveryId} to record an attempt for`)
+        }
+      },
 
-    async get(deliveryId) {
-      const document = await deliveries.findOne({ _id: deliveryId })
-      return document === null ? null : toDelivery(document)
-    },
+      async get(deliveryId) {
+        const document = await deliveries.findOne({ _id: deliveryId })
+        return document === null ? null : toDelivery(document)
+      },
 
-    async listByPayment(paymentId) {
-      const documents = await deliveries
-        .find({ paymentId })
-        .sort({ sequence: 1, createdAt: 1, _id: 1 })
-        .toArray()
-      return documents.map(toDelivery)
-    },
+      async listByPayment(paymentId) {
+        const documents = await deliveries
+          .find({ paymentId })
+          .sort({ sequence: 1, createdAt: 1, _id: 1 })
+          .toArray()
+        return documents.map(toDelivery)
+      },
 
-    async listAttempts(deliveryId) {
-      // In the order made: each attempt starts once the one before it was recorded and its retry
-      // came due (or its lease ran out), so `at` orders them, whichever worker's clock it is; a
-      // redelivery numbers its attempts from 1 again, hence not `attempt`.
-      const documents = await attempts.find({ deliveryId }).sort({ at: 1, _id: 1 }).toArray()
-      return documents.map(toAttempt)
-    },
+      async listAttempts(deliveryId) {
+        // In the order made: each attempt starts once the one before it was recorded and its retry
+        // came due (or its lease ran out), so `at` orders them, whichever worker's clock it is; a
+        // redelivery numbers its attempts from 1 again, hence not `attempt`.
+        const documents = await attempts.find({ deliveryId }).sort({ at: 1, _id: 1 }).toArray()
+        return documents.map(toAttempt)
+      },
 
-    async redeliver(deliveryId, now) {
-      // attempts back to 0: the retry schedule starts over. The lease is left alone: a pending
-      // delivery that a worker is sending right now stays its.
-      const { matchedCount } = await deliveries.updateOne(
-        { _id: deliveryId },
-        { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } },
-      )
-      return matchedCount === 1
+      async redeliver(deliveryId, now) {
+        // attempts back to 0: the retry schedule starts over. The lease is left alone: a pending
+        // delivery that a worker is sending right now stays its.
+        const { matchedCount } = await deliveries.updateOne(
+          { _id: deliveryId },
+          { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } },
+        )
+        return matchedCount === 1
+      },
     },
-  }
+    translateMongoFailure,
+  )
 }
 
 function toDelivery(document: DeliveryDocument): WebhookDelivery {

@@ -1,8 +1,15 @@
 import type { FeePolicy } from '@chainpay/domain'
-import type { ApiKeyRecord, MerchantPatch, MerchantRecord, MerchantStore } from '@chainpay/ports'
+import {
+  type ApiKeyRecord,
+  type MerchantPatch,
+  type MerchantRecord,
+  type MerchantStore,
+  translateFailures,
+} from '@chainpay/ports'
 import type { Db } from 'mongodb'
 import { type IndexSpec, mongoCollections } from './collections.js'
 import { escapeKeys, unescapeKeys } from './document-keys.js'
+import { translateMongoFailure } from './mongo-failures.js'
 
 interface MerchantDocument {
   _id: string
@@ -45,78 +52,81 @@ export function createMongoMerchantStore(db: Db): MerchantStore {
     })
   }
 
-  return {
-    async createMerchant(merchant, firstKey) {
-      await merchants.insertOne({
-        _id: merchant.merchantId,
-        name: merchant.name,
-        webhookUrl: merchant.webhookUrl,
-        webhookSecret: merchant.webhookSecret,
-        feePolicy: escapeKeys(merchant.feePolicy),
-        createdAt: merchant.createdAt,
-        updatedAt: merchant.updatedAt,
-      })
-      // No transactions on FerretDB: a merchant whose first key cannot be stored is taken back, so
-      // that a failed creation leaves nothing behind. Until then it has no key and cannot be used.
-      try {
-        await insertKey(firstKey)
-      } catch (error) {
-        await merchants.deleteOne({ _id: merchant.merchantId })
-        throw error
-      }
-    },
+  return translateFailures(
+    {
+      async createMerchant(merchant, firstKey) {
+        await merchants.insertOne({
+          _id: merchant.merchantId,
+          name: merchant.name,
+          webhookUrl: merchant.webhookUrl,
+          webhookSecret: merchant.webhookSecret,
+          feePolicy: escapeKeys(merchant.feePolicy),
+          createdAt: merchant.createdAt,
+          updatedAt: merchant.updatedAt,
+        })
+        // No transactions on FerretDB: a merchant whose first key cannot be stored is taken back, so
+        // that a failed creation leaves nothing behind. Until then it has no key and cannot be used.
+        try {
+          await insertKey(firstKey)
+        } catch (error) {
+          await merchants.deleteOne({ _id: merchant.merchantId })
+          throw error
+        }
+      },
 
-    async getMerchant(merchantId) {
-      const document = await merchants.findOne({ _id: merchantId })
-      return document === null ? null : toMerchant(document)
-    },
+      async getMerchant(merchantId) {
+        const document = await merchants.findOne({ _id: merchantId })
+        return document === null ? null : toMerchant(document)
+      },
 
-    async listMerchants() {
-      const documents = await merchants.find({}, { sort: { createdAt: 1, _id: 1 } }).toArray()
-      return documents.map(toMerchant)
-    },
+      async listMerchants() {
+        const documents = await merchants.find({}, { sort: { createdAt: 1, _id: 1 } }).toArray()
+        return documents.map(toMerchant)
+      },
 
-    async updateMerchant(merchantId, patch, updatedAt) {
-      const { feePolicy, ...fields } = definedFields(patch)
-      const result = await merchants.updateOne(
-        { _id: merchantId },
-        {
-          $set: {
-            ...fields,
-            ...(feePolicy === undefined ? {} : { feePolicy: escapeKeys(feePolicy) }),
-            updatedAt,
+      async updateMerchant(merchantId, patch, updatedAt) {
+        const { feePolicy, ...fields } = definedFields(patch)
+        const result = await merchants.updateOne(
+          { _id: merchantId },
+          {
+            $set: {
+              ...fields,
+              ...(feePolicy === undefined ? {} : { feePolicy: escapeKeys(feePolicy) }),
+              updatedAt,
+            },
           },
-        },
-      )
-      return result.matchedCount === 1
-    },
+        )
+        return result.matchedCount === 1
+      },
 
-    async addApiKey(key) {
-      // what the embedded store's foreign key refuses
-      if ((await merchants.findOne({ _id: key.merchantId }, { projection: { _id: 1 } })) === null) {
-        throw new Error(`cannot add an API key to unknown merchant ${key.merchantId}`)
-      }
-      await insertKey(key)
-    },
+      async addApiKey(key) {
+        // what the embedded store's foreign key refuses
+        if ((await merchants.findOne({ _id: key.merchantId }, { projection: { _id: 1 } })) === null) {
+          throw new Error(`cannot add an API key to unknown merchant ${key.merchantId}`)
+        }
+        await insertKey(key)
+      },
 
-    async revokeApiKey(merchantId, apiKey, revokedAt) {
-      const result = await apiKeys.updateOne(
-        { _id: apiKey, merchantId, revokedAt: null },
-        { $set: { revokedAt } },
-      )
-      return result.matchedCount === 1
-    },
+      async revokeApiKey(merchantId, apiKey, revokedAt) {
+        const result = await apiKeys.updateOne(
+          { _id: apiKey, merchantId, revokedAt: null },
+          { $set: { revokedAt } },
+        )
+        return result.matchedCount === 1
+      },
 
-    async findApiKey(apiKey) {
-      const document = await apiKeys.findOne({ _id: apiKey })
-      return document === null ? null : toApiKey(document)
-    },
+      async findApiKey(apiKey) {
+        const document = await apiKeys.findOne({ _id: apiKey })
+        return document === null ? null : toApiKey(document)
+      },
 
-    async listApiKeys(merchantId) {
-      const documents = await apiKeys.find({ merchantId }, { sort: { createdAt: 1, _id: 1 } }).toArray()
-      return documents.map(toApiKey)
+      async listApiKeys(merchantId) {
+        const documents = await apiKeys.find({ merchantId }, { sort: { createdAt: 1, _id: 1 } }).toArray()
+        return documents.map(toApiKey)
+      },
     },
-  }
+    translateMongoFailure,
+  )
 }
 
 /** `{ name: undefined }` means "leave the name alone", not "erase it" */

@@ -1,8 +1,9 @@
-import type { PaymentDocument, PaymentReadModel } from '@chainpay/ports'
+import { type PaymentDocument, type PaymentReadModel, translateFailures } from '@chainpay/ports'
 import type { Db } from 'mongodb'
 import { type IndexSpec, mongoCollections } from './collections.js'
 import { createPerKeyQueue, isDuplicateKeyError } from './concurrency.js'
 import { escapeKeys, unescapeKeys } from './document-keys.js'
+import { translateMongoFailure } from './mongo-failures.js'
 
 export interface MongoReadModelOptions {
   /** collection name (default payments_read); the notifier keeps its own copy in notifier_payments */
@@ -58,21 +59,24 @@ export function createMongoPaymentReadModel(db: Db, options: MongoReadModelOptio
     }
   }
 
-  return {
-    async get(paymentId) {
-      const record = await payments.findOne({ _id: paymentId })
-      if (record === null) return null
-      return {
-        paymentId: record._id,
-        merchantId: record.merchantId,
-        revision: record.revision,
-        state: unescapeKeys<PaymentDocument['state']>(record.state),
-        updatedAt: record.updatedAt,
-      }
-    },
+  return translateFailures(
+    {
+      async get(paymentId) {
+        const record = await payments.findOne({ _id: paymentId })
+        if (record === null) return null
+        return {
+          paymentId: record._id,
+          merchantId: record.merchantId,
+          revision: record.revision,
+          state: unescapeKeys<PaymentDocument['state']>(record.state),
+          updatedAt: record.updatedAt,
+        }
+      },
 
-    save(document) {
-      return writes.run(document.paymentId, () => saveIfNewer(document))
+      save(document) {
+        return writes.run(document.paymentId, () => saveIfNewer(document))
+      },
     },
-  }
+    translateMongoFailure,
+  )
 }

@@ -1,5 +1,6 @@
-import type { AddressIndexAllocator } from '@chainpay/ports'
+import { type AddressIndexAllocator, translateFailures } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { translateSqliteFailure } from './sqlite-failures.js'
 
 /**
  * Address derivation indexes from table address_counters: one counter per network, starting at 0.
@@ -19,13 +20,16 @@ export function createSqliteAddressAllocator(db: DatabaseSync): AddressIndexAllo
     RETURNING next_index
   `)
 
-  return {
-    async allocate(network) {
-      return inTransaction(db, () => {
-        const row = advance.get(network)
-        if (row === undefined) throw new Error(`address counter of ${network} did not advance`)
-        return Number(row.next_index) - 1
-      })
+  return translateFailures(
+    {
+      async allocate(network) {
+        return inTransaction(db, () => {
+          const row = advance.get(network)
+          if (row === undefined) throw new Error(`address counter of ${network} did not advance`)
+          return Number(row.next_index) - 1
+        })
+      },
     },
-  }
+    translateSqliteFailure,
+  )
 }

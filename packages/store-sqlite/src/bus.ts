@@ -13,8 +13,10 @@ import {
   retryPolicyOf,
   type SubscribeOptions,
   shouldLogFailure,
+  translateFailures,
 } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { translateSqliteFailure } from './sqlite-failures.js'
 
 export interface SqliteBusOptions {
   /** only warn and error are used, so any pino logger fits */
@@ -173,30 +175,33 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
     }
   }
 
-  return {
-    async publish(topic, messages) {
-      if (messages.length === 0) return
-      inTransaction(db, () => insertMessages(topic, messages))
-      published.emit('published', topic)
-    },
+  return translateFailures(
+    {
+      async publish(topic, messages) {
+        if (messages.length === 0) return
+        inTransaction(db, () => insertMessages(topic, messages))
+        published.emit('published', topic)
+      },
 
-    async subscribe(subscribeOptions) {
-      const subscription = startSubscription(subscribeOptions)
-      running.add(subscription)
-      return {
-        async stop() {
-          running.delete(subscription)
-          await subscription.stop()
-        },
-      }
-    },
+      async subscribe(subscribeOptions) {
+        const subscription = startSubscription(subscribeOptions)
+        running.add(subscription)
+        return {
+          async stop() {
+            running.delete(subscription)
+            await subscription.stop()
+          },
+        }
+      },
 
-    async close() {
-      const stopping = [...running].map((subscription) => subscription.stop())
-      running.clear()
-      await Promise.all(stopping)
+      async close() {
+        const stopping = [...running].map((subscription) => subscription.stop())
+        running.clear()
+        await Promise.all(stopping)
+      },
     },
-  }
+    translateSqliteFailure,
+  )
 }
 
 function createTables(db: DatabaseSync): void {

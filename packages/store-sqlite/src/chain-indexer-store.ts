@@ -1,5 +1,11 @@
-import type { ChainIndexerStore, TrackedTransfer, WatchedAddress } from '@chainpay/ports'
+import {
+  type ChainIndexerStore,
+  type TrackedTransfer,
+  translateFailures,
+  type WatchedAddress,
+} from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
+import { translateSqliteFailure } from './sqlite-failures.js'
 
 /**
  * What the chain indexer resumes from, in tables chain_cursors, watched_addresses and
@@ -67,87 +73,90 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
     'SELECT * FROM tracked_transfers WHERE network = ? ORDER BY block_height, tx_hash, transfer_index',
   )
 
-  return {
-    async loadCursor(network) {
-      const row = selectCursor.get(network)
-      return row === undefined ? null : { height: Number(row.height), hash: row.hash as string }
-    },
+  return translateFailures(
+    {
+      async loadCursor(network) {
+        const row = selectCursor.get(network)
+        return row === undefined ? null : { height: Number(row.height), hash: row.hash as string }
+      },
 
-    async saveCursor(network, cursor) {
-      upsertCursor.run(network, cursor.height, cursor.hash)
-    },
+      async saveCursor(network, cursor) {
+        upsertCursor.run(network, cursor.height, cursor.hash)
+      },
 
-    async watch(address) {
-      upsertWatched.run({
-        network: address.network,
-        address: address.address,
-        paymentId: address.paymentId,
-        assetContract: address.assetContract,
-        watchUntil: address.watchUntil,
-        paymentCreatedAt: address.paymentCreatedAt,
-        requiredConfirmations: address.requiredConfirmations,
-        watchingReportedAt: address.watchingReportedAt,
-      })
-    },
+      async watch(address) {
+        upsertWatched.run({
+          network: address.network,
+          address: address.address,
+          paymentId: address.paymentId,
+          assetContract: address.assetContract,
+          watchUntil: address.watchUntil,
+          paymentCreatedAt: address.paymentCreatedAt,
+          requiredConfirmations: address.requiredConfirmations,
+          watchingReportedAt: address.watchingReportedAt,
+        })
+      },
 
-    async unwatch(network, address) {
-      deleteWatched.run(network, address)
-    },
+      async unwatch(network, address) {
+        deleteWatched.run(network, address)
+      },
 
-    async listWatched(network) {
-      return selectWatched.all(network).map(
-        (row): WatchedAddress => ({
-          network: row.network as string,
-          address: row.address as string,
-          paymentId: row.payment_id as string,
-          assetContract: row.asset_contract as string | null,
-          watchUntil: row.watch_until as string,
-          paymentCreatedAt: row.payment_created_at as string,
-          requiredConfirmations: Number(row.required_confirmations),
-          watchingReportedAt: row.watching_reported_at as string | null,
-        }),
-      )
-    },
+      async listWatched(network) {
+        return selectWatched.all(network).map(
+          (row): WatchedAddress => ({
+            network: row.network as string,
+            address: row.address as string,
+            paymentId: row.payment_id as string,
+            assetContract: row.asset_contract as string | null,
+            watchUntil: row.watch_until as string,
+            paymentCreatedAt: row.payment_created_at as string,
+            requiredConfirmations: Number(row.required_confirmations),
+            watchingReportedAt: row.watching_reported_at as string | null,
+          }),
+        )
+      },
 
-    async track(transfer) {
-      upsertTracked.run({
-        network: transfer.network,
-        txHash: transfer.txHash,
-        index: transfer.index,
-        paymentId: transfer.paymentId,
-        address: transfer.address,
-        amountUnits: transfer.amountUnits,
-        blockHeight: transfer.blockHeight,
-        blockHash: transfer.blockHash,
-        blockTime: transfer.blockTime,
-        confirmations: transfer.confirmations,
-        requiredConfirmations: transfer.requiredConfirmations,
-        withdrawnUntilHeight: transfer.withdrawnUntilHeight,
-      })
-    },
+      async track(transfer) {
+        upsertTracked.run({
+          network: transfer.network,
+          txHash: transfer.txHash,
+          index: transfer.index,
+          paymentId: transfer.paymentId,
+          address: transfer.address,
+          amountUnits: transfer.amountUnits,
+          blockHeight: transfer.blockHeight,
+          blockHash: transfer.blockHash,
+          blockTime: transfer.blockTime,
+          confirmations: transfer.confirmations,
+          requiredConfirmations: transfer.requiredConfirmations,
+          withdrawnUntilHeight: transfer.withdrawnUntilHeight,
+        })
+      },
 
-    async untrack(network, txHash, index) {
-      deleteTracked.run(network, txHash, index)
-    },
+      async untrack(network, txHash, index) {
+        deleteTracked.run(network, txHash, index)
+      },
 
-    async listTracked(network) {
-      return selectTracked.all(network).map(
-        (row): TrackedTransfer => ({
-          network: row.network as string,
-          paymentId: row.payment_id as string,
-          txHash: row.tx_hash as string,
-          index: Number(row.transfer_index),
-          address: row.address as string,
-          amountUnits: row.amount_units as string,
-          blockHeight: Number(row.block_height),
-          blockHash: row.block_hash as string,
-          blockTime: row.block_time as string,
-          confirmations: Number(row.confirmations),
-          requiredConfirmations: Number(row.required_confirmations),
-          withdrawnUntilHeight:
-            row.withdrawn_until_height === null ? null : Number(row.withdrawn_until_height),
-        }),
-      )
+      async listTracked(network) {
+        return selectTracked.all(network).map(
+          (row): TrackedTransfer => ({
+            network: row.network as string,
+            paymentId: row.payment_id as string,
+            txHash: row.tx_hash as string,
+            index: Number(row.transfer_index),
+            address: row.address as string,
+            amountUnits: row.amount_units as string,
+            blockHeight: Number(row.block_height),
+            blockHash: row.block_hash as string,
+            blockTime: row.block_time as string,
+            confirmations: Number(row.confirmations),
+            requiredConfirmations: Number(row.required_confirmations),
+            withdrawnUntilHeight:
+              row.withdrawn_until_height === null ? null : Number(row.withdrawn_until_height),
+          }),
+        )
+      },
     },
-  }
+    translateSqliteFailure,
+  )
 }

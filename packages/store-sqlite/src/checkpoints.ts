@@ -1,5 +1,6 @@
-import type { CheckpointStore } from '@chainpay/ports'
+import { type CheckpointStore, translateFailures } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
+import { translateSqliteFailure } from './sqlite-failures.js'
 
 /** Named positions on SQLite, one row per name, kept verbatim as text. */
 export function createSqliteCheckpointStore(db: DatabaseSync): CheckpointStore {
@@ -15,13 +16,16 @@ export function createSqliteCheckpointStore(db: DatabaseSync): CheckpointStore {
     `INSERT INTO checkpoints (name, position, updated_at) VALUES (?, ?, ?)
      ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
   )
-  return {
-    async load(name) {
-      const row = load.get(name)
-      return row === undefined ? null : String(row.position)
+  return translateFailures(
+    {
+      async load(name) {
+        const row = load.get(name)
+        return row === undefined ? null : String(row.position)
+      },
+      async store(name, position) {
+        store.run(name, position, new Date().toISOString())
+      },
     },
-    async store(name, position) {
-      store.run(name, position, new Date().toISOString())
-    },
-  }
+    translateSqliteFailure,
+  )
 }

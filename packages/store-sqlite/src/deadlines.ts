@@ -1,5 +1,6 @@
-import type { DueDeadline, PaymentDeadlineStore } from '@chainpay/ports'
+import { type DueDeadline, type PaymentDeadlineStore, translateFailures } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { translateSqliteFailure } from './sqlite-failures.js'
 
 /**
  * Expiry deadlines of open payments in table payment_deadlines, one row per payment, with the
@@ -48,41 +49,48 @@ export function createSqliteDeadlineStore(db: DatabaseSync): PaymentDeadlineStor
     WHERE d.network = :network AND ${dueWhere} ORDER BY expires_at, payment_id LIMIT :limit
   `)
 
-  return {
-    async upsert(deadline) {
-      upsert.run({ paymentId: deadline.paymentId, network: deadline.network, expiresAt: deadline.expiresAt })
-    },
+  return translateFailures(
+    {
+      async upsert(deadline) {
+        upsert.run({
+          paymentId: deadline.paymentId,
+          network: deadline.network,
+          expiresAt: deadline.expiresAt,
+        })
+      },
 
-    async remove(paymentId) {
-      inTransaction(db, () => {
-        removeDeadline.run(paymentId)
-        removeWatch.run(paymentId)
-      })
-    },
+      async remove(paymentId) {
+        inTransaction(db, () => {
+          removeDeadline.run(paymentId)
+          removeWatch.run(paymentId)
+        })
+      },
 
-    async markWatched(paymentId, at) {
-      markWatched.run(paymentId, at)
-    },
+      async markWatched(paymentId, at) {
+        markWatched.run(paymentId, at)
+      },
 
-    async retryLater(paymentId, retryAt) {
-      retryLater.run(retryAt, paymentId)
-    },
+      async retryLater(paymentId, retryAt) {
+        retryLater.run(retryAt, paymentId)
+      },
 
-    async due({ expiredBy, now, limit, network }) {
-      const rows =
-        network === undefined
-          ? selectDue.all({ expiredBy, now, limit })
-          : selectDueOfNetwork.all({ network, expiredBy, now, limit })
-      return rows.map(
-        (row): DueDeadline => ({
-          paymentId: row.payment_id as string,
-          network: row.network as string,
-          expiresAt: row.expires_at as string,
-          attempts: Number(row.attempts),
-        }),
-      )
+      async due({ expiredBy, now, limit, network }) {
+        const rows =
+          network === undefined
+            ? selectDue.all({ expiredBy, now, limit })
+            : selectDueOfNetwork.all({ network, expiredBy, now, limit })
+        return rows.map(
+          (row): DueDeadline => ({
+            paymentId: row.payment_id as string,
+            network: row.network as string,
+            expiresAt: row.expires_at as string,
+            attempts: Number(row.attempts),
+          }),
+        )
+      },
     },
-  }
+    translateSqliteFailure,
+  )
 }
 
 /** a database file made before deadlines were retried gets the retry columns */

@@ -1,5 +1,12 @@
-import type { DeliveryAttempt, DeliveryStatus, WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
+import {
+  type DeliveryAttempt,
+  type DeliveryStatus,
+  translateFailures,
+  type WebhookDelivery,
+  type WebhookDeliveryStore,
+} from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { translateSqliteFailure } from './sqlite-failures.js'
 
 type Row = Record<string, unknown>
 
@@ -81,75 +88,78 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
     "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ? WHERE delivery_id = ?",
   )
 
-  return {
-    async enqueue(delivery) {
-      const { changes } = insert.run({
-        deliveryId: delivery.deliveryId,
-        paymentId: delivery.paymentId,
-        merchantId: delivery.merchantId,
-        eventType: delivery.eventType,
-        sequence: delivery.sequence,
-        payload: JSON.stringify(delivery.payload),
-        targetUrl: delivery.targetUrl,
-        status: delivery.status,
-        attempts: delivery.attempts,
-        nextAttemptAt: delivery.nextAttemptAt,
-        createdAt: delivery.createdAt,
-        deliveredAt: delivery.deliveredAt,
-        lastError: delivery.lastError,
-      })
-      return Number(changes) === 1
-    },
-
-    async claimDue(now, limit, leaseMs) {
-      const leasedUntil = new Date(Date.parse(now) + leaseMs).toISOString()
-      return inTransaction(db, () => {
-        const rows = selectDue.all({ now, limit })
-        for (const row of rows) lease.run(leasedUntil, row.delivery_id as string)
-        return rows.map(toDelivery)
-      })
-    },
-
-    async recordAttempt(attempt, outcome) {
-      inTransaction(db, () => {
-        insertAttempt.run({
-          deliveryId: attempt.deliveryId,
-          attempt: attempt.attempt,
-          at: attempt.at,
-          statusCode: attempt.statusCode,
-          durationMs: attempt.durationMs,
-          error: attempt.error,
+  return translateFailures(
+    {
+      async enqueue(delivery) {
+        const { changes } = insert.run({
+          deliveryId: delivery.deliveryId,
+          paymentId: delivery.paymentId,
+          merchantId: delivery.merchantId,
+          eventType: delivery.eventType,
+          sequence: delivery.sequence,
+          payload: JSON.stringify(delivery.payload),
+          targetUrl: delivery.targetUrl,
+          status: delivery.status,
+          attempts: delivery.attempts,
+          nextAttemptAt: delivery.nextAttemptAt,
+          createdAt: delivery.createdAt,
+          deliveredAt: delivery.deliveredAt,
+          lastError: delivery.lastError,
         })
-        moveOn.run({
-          deliveryId: attempt.deliveryId,
-          status: outcome.status,
-          nextAttemptAt: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
-          deliveredAt: outcome.status === 'delivered' ? outcome.deliveredAt : null,
-          lastError: attempt.error,
+        return Number(changes) === 1
+      },
+
+      async claimDue(now, limit, leaseMs) {
+        const leasedUntil = new Date(Date.parse(now) + leaseMs).toISOString()
+        return inTransaction(db, () => {
+          const rows = selectDue.all({ now, limit })
+          for (const row of rows) lease.run(leasedUntil, row.delivery_id as string)
+          return rows.map(toDelivery)
         })
-      })
-    },
+      },
 
-    async get(deliveryId) {
-      const row = selectOne.get(deliveryId)
-      return row === undefined ? null : toDelivery(row)
-    },
+      async recordAttempt(attempt, outcome) {
+        inTransaction(db, () => {
+          insertAttempt.run({
+            deliveryId: attempt.deliveryId,
+            attempt: attempt.attempt,
+            at: attempt.at,
+            statusCode: attempt.statusCode,
+            durationMs: attempt.durationMs,
+            error: attempt.error,
+          })
+          moveOn.run({
+            deliveryId: attempt.deliveryId,
+            status: outcome.status,
+            nextAttemptAt: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
+            deliveredAt: outcome.status === 'delivered' ? outcome.deliveredAt : null,
+            lastError: attempt.error,
+          })
+        })
+      },
 
-    async listByPayment(paymentId) {
-      return selectByPayment.all(paymentId).map(toDelivery)
-    },
+      async get(deliveryId) {
+        const row = selectOne.get(deliveryId)
+        return row === undefined ? null : toDelivery(row)
+      },
 
-    async listAttempts(deliveryId) {
-      return selectAttempts.all(deliveryId).map(toAttempt)
-    },
+      async listByPayment(paymentId) {
+        return selectByPayment.all(paymentId).map(toDelivery)
+      },
 
-    async redeliver(deliveryId, now) {
-      // attempts back to 0: the retry schedule starts over. The lease is left alone: a pending
-      // delivery that a worker is sending right now stays its.
-      const { changes } = requeue.run(now, deliveryId)
-      return Number(changes) === 1
+      async listAttempts(deliveryId) {
+        return selectAttempts.all(deliveryId).map(toAttempt)
+      },
+
+      async redeliver(deliveryId, now) {
+        // attempts back to 0: the retry schedule starts over. The lease is left alone: a pending
+        // delivery that a worker is sending right now stays its.
+        const { changes } = requeue.run(now, deliveryId)
+        return Number(changes) === 1
+      },
     },
-  }
+    translateSqliteFailure,
+  )
 }
 
 function toDelivery(row: Row): WebhookDelivery {

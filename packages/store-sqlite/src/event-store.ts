@@ -4,9 +4,11 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type RecordedEvent,
+  translateFailures,
   WrongExpectedRevisionError,
 } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { translateSqliteFailure } from './sqlite-failures.js'
 
 export interface SqliteEventStoreOptions {
   /**
@@ -66,57 +68,61 @@ export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventSto
     poller = undefined
   }
 
-  return {
-    async readStream(streamId) {
-      return statements.readStream.all(streamId).map(toRecordedEvent)
-    },
+  return translateFailures(
+    {
+      async readStream(streamId) {
+        return statements.readStream.all(streamId).map(toRecordedEvent)
+      },
 
-    async appendToStream(streamId, events, expectedRevision) {
-      const result = inTransaction(db, (): AppendResult => {
-        const current = numberOr(statements.streamRevision.get(streamId)?.revision, -1)
-        if (!isAtExpected(current, expectedRevision)) {
-          throw new WrongExpectedRevisionError(streamId, expectedRevision, current)
+      async appendToStream(streamId, events, expectedRevision) {
+        const result = inTransaction(db, (): AppendResult => {
+          const current = numberOr(statements.streamRevision.get(streamId)?.revision, -1)
+          if (!isAtExpected(current, expectedRevision)) {
+            throw new WrongExpectedRevisionError(streamId, expectedRevision, current)
+          }
+          if (events.length === 0) {
+            const position = numberOr(statements.streamPosition.get(streamId)?.position, 0)
+            return { nextExpectedRevision: current, position: String(position) }
+          }
+          const recordedAt = new Date().toISOString()
+          let position = 0
+          for (const [i, event] of events.entries()) {
+            position = Number(
+              statements.insert.run(...toColumns(streamId, current + 1 + i, event, recordedAt))
+                .lastInsertRowid,
+            )
+          }
+          return { nextExpectedRevision: current + events.length, position: String(position) }
+        })
+        if (events.length > 0) {
+          highestSeen = Math.max(highestSeen, Number(result.position))
+          notify()
         }
-        if (events.length === 0) {
-          const position = numberOr(statements.streamPosition.get(streamId)?.position, 0)
-          return { nextExpectedRevision: current, position: String(position) }
+        return result
+      },
+
+      async readAll(after, limit) {
+        return statements.readAll.all(parsePosition(after), limit).map(toRecordedEvent)
+      },
+
+      onAppended(listener) {
+        // a fresh entry per call: the same function registered twice is unsubscribed twice
+        const wrapped = () => listener()
+        listeners.add(wrapped)
+        if (options.pollIntervalMs !== undefined && poller === undefined) startPolling(options.pollIntervalMs)
+        return () => {
+          listeners.delete(wrapped)
+          if (listeners.size === 0) stopPolling()
         }
-        const recordedAt = new Date().toISOString()
-        let position = 0
-        for (const [i, event] of events.entries()) {
-          position = Number(
-            statements.insert.run(...toColumns(streamId, current + 1 + i, event, recordedAt)).lastInsertRowid,
-          )
-        }
-        return { nextExpectedRevision: current + events.length, position: String(position) }
-      })
-      if (events.length > 0) {
-        highestSeen = Math.max(highestSeen, Number(result.position))
-        notify()
-      }
-      return result
-    },
+      },
 
-    async readAll(after, limit) {
-      return statements.readAll.all(parsePosition(after), limit).map(toRecordedEvent)
+      async close() {
+        listeners.clear()
+        stopPolling()
+      },
     },
-
-    onAppended(listener) {
-      // a fresh entry per call: the same function registered twice is unsubscribed twice
-      const wrapped = () => listener()
-      listeners.add(wrapped)
-      if (options.pollIntervalMs !== undefined && poller === undefined) startPolling(options.pollIntervalMs)
-      return () => {
-        listeners.delete(wrapped)
-        if (listeners.size === 0) stopPolling()
-      }
-    },
-
-    async close() {
-      listeners.clear()
-      stopPolling()
-    },
-  }
+    translateSqliteFailure,
+  )
 }
 
 function createTables(db: DatabaseSync): void {

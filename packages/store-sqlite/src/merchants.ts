@@ -1,6 +1,13 @@
 import type { FeePolicy } from '@chainpay/domain'
-import type { ApiKeyRecord, MerchantPatch, MerchantRecord, MerchantStore } from '@chainpay/ports'
+import {
+  type ApiKeyRecord,
+  type MerchantPatch,
+  type MerchantRecord,
+  type MerchantStore,
+  translateFailures,
+} from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { translateSqliteFailure } from './sqlite-failures.js'
 
 type Row = Record<string, unknown>
 
@@ -67,58 +74,61 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
       revokedAt: key.revokedAt,
     })
 
-  return {
-    async createMerchant(merchant, firstKey) {
-      inTransaction(db, () => {
-        writeMerchant(merchant)
-        writeKey(firstKey)
-      })
-    },
-
-    async getMerchant(merchantId) {
-      const row = selectMerchant.get(merchantId)
-      return row === undefined ? null : toMerchant(row)
-    },
-
-    async listMerchants() {
-      return selectMerchants.all().map(toMerchant)
-    },
-
-    async updateMerchant(merchantId, patch, updatedAt) {
-      return inTransaction(db, () => {
-        const row = selectMerchant.get(merchantId)
-        if (row === undefined) return false
-        const updated = { ...toMerchant(row), ...definedFields(patch) }
-        updateRow.run({
-          merchantId,
-          name: updated.name,
-          webhookUrl: updated.webhookUrl,
-          webhookSecret: updated.webhookSecret,
-          feePolicy: JSON.stringify(updated.feePolicy),
-          updatedAt,
+  return translateFailures(
+    {
+      async createMerchant(merchant, firstKey) {
+        inTransaction(db, () => {
+          writeMerchant(merchant)
+          writeKey(firstKey)
         })
-        return true
-      })
-    },
+      },
 
-    async addApiKey(key) {
-      writeKey(key)
-    },
+      async getMerchant(merchantId) {
+        const row = selectMerchant.get(merchantId)
+        return row === undefined ? null : toMerchant(row)
+      },
 
-    async revokeApiKey(merchantId, apiKey, revokedAt) {
-      const { changes } = revoke.run({ merchantId, apiKey, revokedAt })
-      return Number(changes) === 1
-    },
+      async listMerchants() {
+        return selectMerchants.all().map(toMerchant)
+      },
 
-    async findApiKey(apiKey) {
-      const row = selectKey.get(apiKey)
-      return row === undefined ? null : toApiKey(row)
-    },
+      async updateMerchant(merchantId, patch, updatedAt) {
+        return inTransaction(db, () => {
+          const row = selectMerchant.get(merchantId)
+          if (row === undefined) return false
+          const updated = { ...toMerchant(row), ...definedFields(patch) }
+          updateRow.run({
+            merchantId,
+            name: updated.name,
+            webhookUrl: updated.webhookUrl,
+            webhookSecret: updated.webhookSecret,
+            feePolicy: JSON.stringify(updated.feePolicy),
+            updatedAt,
+          })
+          return true
+        })
+      },
 
-    async listApiKeys(merchantId) {
-      return selectKeys.all(merchantId).map(toApiKey)
+      async addApiKey(key) {
+        writeKey(key)
+      },
+
+      async revokeApiKey(merchantId, apiKey, revokedAt) {
+        const { changes } = revoke.run({ merchantId, apiKey, revokedAt })
+        return Number(changes) === 1
+      },
+
+      async findApiKey(apiKey) {
+        const row = selectKey.get(apiKey)
+        return row === undefined ? null : toApiKey(row)
+      },
+
+      async listApiKeys(merchantId) {
+        return selectKeys.all(merchantId).map(toApiKey)
+      },
     },
-  }
+    translateSqliteFailure,
+  )
 }
 
 /** `{ name: undefined }` means "leave the name alone", not "erase it" */

@@ -1,5 +1,6 @@
-import type { PaymentDocument, PaymentReadModel } from '@chainpay/ports'
+import { type PaymentDocument, type PaymentReadModel, translateFailures } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
+import { translateSqliteFailure } from './sqlite-failures.js'
 
 export interface SqliteReadModelOptions {
   /** table name; the notifier keeps its own copy of payment state in another table */
@@ -41,28 +42,31 @@ export function createSqlitePaymentReadModel(
     WHERE excluded.revision > ${table}.revision
   `)
 
-  return {
-    async get(paymentId) {
-      const row = select.get(paymentId)
-      if (row === undefined) return null
-      return {
-        paymentId: row.payment_id as string,
-        merchantId: row.merchant_id as string,
-        revision: Number(row.revision),
-        state: JSON.parse(row.state as string) as PaymentDocument['state'],
-        updatedAt: row.updated_at as string,
-      }
-    },
+  return translateFailures(
+    {
+      async get(paymentId) {
+        const row = select.get(paymentId)
+        if (row === undefined) return null
+        return {
+          paymentId: row.payment_id as string,
+          merchantId: row.merchant_id as string,
+          revision: Number(row.revision),
+          state: JSON.parse(row.state as string) as PaymentDocument['state'],
+          updatedAt: row.updated_at as string,
+        }
+      },
 
-    async save(document) {
-      const { changes } = upsert.run({
-        paymentId: document.paymentId,
-        merchantId: document.merchantId,
-        revision: document.revision,
-        state: JSON.stringify(document.state),
-        updatedAt: document.updatedAt,
-      })
-      return Number(changes) === 1 ? 'applied' : 'stale'
+      async save(document) {
+        const { changes } = upsert.run({
+          paymentId: document.paymentId,
+          merchantId: document.merchantId,
+          revision: document.revision,
+          state: JSON.stringify(document.state),
+          updatedAt: document.updatedAt,
+        })
+        return Number(changes) === 1 ? 'applied' : 'stale'
+      },
     },
-  }
+    translateSqliteFailure,
+  )
 }

@@ -1,8 +1,6 @@
-// The chain-indexer deployable: watches the chains (real TRON and Solana nodes over RPC, or chains
-// simulated in process) for transfers to payment addresses and publishes what it sees.
+// The chain-indexer deployable: watches TRON and Solana (real nodes, or simulated chains) for transfers to payment addresses (packages/chain-indexer).
+import { buildChainIndexerContext, readChainIndexerConfig } from '@chainpay/chain-indexer'
 import { runServiceMain } from '@chainpay/service-kit'
-import { readChainIndexerConfig } from './config.js'
-import { buildChainIndexerContext } from './context.js'
 
 await runServiceMain({
   service: 'chain-indexer',

@@ -1,8 +1,6 @@
-// The notifier deployable: turns payment events into signed webhooks, delivered in order and retried
-// from a durable delivery log.
+// The notifier deployable: signed webhooks, delivered in order and retried from a durable log (packages/notifier).
+import { buildNotifierContext, readNotifierConfig } from '@chainpay/notifier'
 import { runServiceMain } from '@chainpay/service-kit'
-import { readNotifierConfig } from './config.js'
-import { buildNotifierContext } from './context.js'
 
 await runServiceMain({
   service: 'notifier',

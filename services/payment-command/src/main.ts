@@ -1,8 +1,6 @@
-// The payment-command deployable: the payment decider, its event relay, chain observations, expiry,
-// and the internal command API the gateway calls.
+// The payment-command deployable: the payment decider, its event relay, chain observations, expiry and the internal command API (packages/payment-command).
+import { buildPaymentCommandContext, readPaymentCommandConfig } from '@chainpay/payment-command'
 import { runServiceMain } from '@chainpay/service-kit'
-import { readPaymentCommandConfig } from './config.js'
-import { buildPaymentCommandContext } from './context.js'
 
 await runServiceMain({
   service: 'payment-command',

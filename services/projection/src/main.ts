@@ -1,8 +1,6 @@
-// The projection deployable: folds the payment events on the bus into the read model the gateway
-// reads.
+// The projection deployable: folds the payment events on the bus into the read model (packages/projection).
+import { buildProjectionContext, readProjectionConfig } from '@chainpay/projection'
 import { runServiceMain } from '@chainpay/service-kit'
-import { readProjectionConfig } from './config.js'
-import { buildProjectionContext } from './context.js'
 
 await runServiceMain({
   service: 'projection',

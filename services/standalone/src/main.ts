@@ -1,10 +1,10 @@
-// chainpay standalone: the five services in one process on embedded storage, with simulated chains.
+// chainpay standalone: the five services' own contexts composed in one process on embedded storage, on simulated chains or, with CHAIN_MODE=rpc, real ones (packages/standalone).
+
 import { runServiceMain } from '@chainpay/service-kit'
-import { readStandaloneConfig } from './config.js'
-import { buildStandalone } from './standalone.js'
+import { buildStandaloneContext, readStandaloneConfig } from '@chainpay/standalone'
 
 await runServiceMain({
   service: 'standalone',
   readConfig: readStandaloneConfig,
-  buildContext: buildStandalone,
+  buildContext: buildStandaloneContext,
 })

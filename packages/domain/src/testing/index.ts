@@ -1,1 +1,2 @@
 export * from './payment-fixtures.js'
+export * from './payment-streams.js'

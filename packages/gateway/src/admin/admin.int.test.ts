@@ -7,6 +7,7 @@ import {
   type SecretBox,
 } from '@chainpay/platform'
 import type { MerchantStore, WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
+import type { HttpRequestObservation } from '@chainpay/service-kit'
 import {
   createSqliteDeliveryStore,
   createSqliteMerchantStore,
@@ -16,7 +17,6 @@ import {
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from '../auth.js'
-import type { RequestObservation } from '../http/metrics.js'
 import { type AdminDeps, buildAdminApp } from './app.js'
 
 const TOKEN = 'admin-token-for-tests-0123456789'
@@ -422,7 +422,7 @@ describe('webhook deliveries', () => {
 
 describe('admin metrics', () => {
   it('observes requests by route pattern, and serves GET /metrics without the admin token', async () => {
-    const observed: RequestObservation[] = []
+    const observed: HttpRequestObservation[] = []
     const exposition = {
       contentType: 'text/plain; version=0.0.4; charset=utf-8',
       metrics: async () => 'up 1\n',

@@ -5,9 +5,13 @@
 import { DomainError } from '@chainpay/domain'
 import { constantTimeEqual, type Logger } from '@chainpay/platform'
 import type { WebhookDeliveryStore } from '@chainpay/ports'
-import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify'
-import { answerOtherMethods, createHttpApp } from '../http/http-app.js'
-import { METRICS_PATH, type MetricsExposition, type RequestMetrics, serveMetrics } from '../http/metrics.js'
+import {
+  createHttpApp,
+  type HttpRequestMetrics,
+  METRICS_PATH,
+  type MetricsExposition,
+} from '@chainpay/service-kit'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type AdminRoutesDeps, deliveryAdminRoutes, merchantAdminRoutes } from './routes.js'
 
 export const ADMIN_BASE_PATH = '/admin/v1'
@@ -18,29 +22,18 @@ export interface AdminDeps extends AdminRoutesDeps {
   logger: Logger
   deliveries?: WebhookDeliveryStore
   /** observes every request, by route pattern */
-  requestMetrics?: RequestMetrics
+  requestMetrics?: HttpRequestMetrics
   /** served at GET /metrics without the admin token (for Prometheus on the internal network); no /metrics when absent */
   metricsRegistry?: MetricsExposition
 }
 
-const ADMIN_ROUTES: Array<[string, HTTPMethods[]]> = [
-  ['/merchants', ['GET', 'POST']],
-  ['/merchants/:merchantId', ['GET']],
-  ['/merchants/:merchantId/api-keys', ['POST']],
-  ['/merchants/:merchantId/api-keys/:apiKey/revoke', ['POST']],
-  ['/merchants/:merchantId/webhook-secret/rotate', ['POST']],
-  ['/merchants/:merchantId/webhook-url', ['PUT']],
-  ['/merchants/:merchantId/fee-policy', ['PUT']],
-]
-
-const DELIVERY_ROUTES: Array<[string, HTTPMethods[]]> = [
-  ['/merchants/:merchantId/payments/:paymentId/deliveries', ['GET']],
-  ['/deliveries/:deliveryId/redeliver', ['POST']],
-]
-
 export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
   if (deps.adminToken.trim() === '') throw new Error('admin API: the admin token must not be empty')
-  const app = createHttpApp({ logger: deps.logger, component: 'admin', requestMetrics: deps.requestMetrics })
+  const app = createHttpApp({
+    logger: deps.logger,
+    component: 'admin',
+    ...(deps.requestMetrics ? { requestMetrics: deps.requestMetrics } : {}),
+  })
   const { deliveries, metricsRegistry } = deps
 
   await app.register(
@@ -51,11 +44,11 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
     },
     { prefix: ADMIN_BASE_PATH },
   )
-  const routes = deliveries ? [...ADMIN_ROUTES, ...DELIVERY_ROUTES] : ADMIN_ROUTES
-  for (const [url, methods] of routes) answerOtherMethods(app, `${ADMIN_BASE_PATH}${url}`, methods)
   if (metricsRegistry) {
-    serveMetrics(app, metricsRegistry)
-    answerOtherMethods(app, METRICS_PATH, ['GET'])
+    // scraped every few seconds: a line per scrape would drown the requests worth reading
+    app.get(METRICS_PATH, { logLevel: 'warn' }, async (_request, reply) =>
+      reply.type(metricsRegistry.contentType).send(await metricsRegistry.metrics()),
+    )
   }
   return app
 }

@@ -2,6 +2,7 @@
 // the request is authenticated (auth.ts).
 
 import { DomainError } from '@chainpay/domain'
+import { payloadTooLargeMessage } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { BODY_LIMIT_BYTES } from './limits.js'
 
@@ -39,5 +40,5 @@ export async function readRawBody(request: FastifyRequest): Promise<string> {
 }
 
 function payloadTooLarge(): DomainError {
-  return new DomainError('PAYLOAD_TOO_LARGE', 'body: larger than the limit of 64 KiB')
+  return new DomainError('PAYLOAD_TOO_LARGE', payloadTooLargeMessage(BODY_LIMIT_BYTES))
 }

@@ -1,12 +1,11 @@
 import { rm } from 'node:fs/promises'
-import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { createHttpPaymentCommands } from '@chainpay/command-api-client'
 import type { FastifyInstance } from 'fastify'
 import { request } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openSqliteCommandSide } from '../testing/sqlite-command-side.js'
 import { buildCommandApi } from './command-api.js'
-import { createHttpPaymentCommands, DependencyUnavailableError } from './http-payment-commands.js'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -147,7 +146,10 @@ describe('buildCommandApi when a store fails', () => {
     expect(response.statusCode).toBe(503)
     expect(Number(response.headers['retry-after'])).toBeGreaterThan(0)
     expect(await response.body.json()).toEqual({
-      error: { code: 'SERVICE_UNAVAILABLE', message: 'the payment store is unavailable; retry later' },
+      error: {
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'a service chainpay depends on is unavailable; retry later',
+      },
     })
 
     const commands = createHttpPaymentCommands({ baseUrl, timeoutMs: 5_000 })
@@ -171,64 +173,9 @@ describe('buildCommandApi when a store fails', () => {
     const got = await send(baseUrl, 'GET', `/internal/v1/payments/${crypto.randomUUID()}?merchantId=m`)
     expect(got).toEqual({
       status: 500,
-      body: { error: { code: 'INTERNAL_ERROR', message: 'internal error' } },
+      body: {
+        error: { code: 'INTERNAL_ERROR', message: expect.stringMatching(/^internal error; request id /) },
+      },
     })
   })
 })
-
-describe('createHttpPaymentCommands', () => {
-  it('turns a refused connection into a DependencyUnavailableError', async () => {
-    const { app, baseUrl } = await startApi()
-    await app.close()
-    const commands = createHttpPaymentCommands({ baseUrl, timeoutMs: 5_000 })
-    cleanups.push(() => commands.close())
-    const error = await commands
-      .getPayment({ merchantId: 'merchant-1', paymentId: crypto.randomUUID() })
-      .catch((thrown: unknown) => thrown)
-    expect(error).toBeInstanceOf(DependencyUnavailableError)
-    expect(error).toMatchObject({
-      name: 'DependencyUnavailableError',
-      message: expect.stringContaining(baseUrl),
-    })
-  })
-
-  it('turns no answer within the timeout into a DependencyUnavailableError', async () => {
-    const silent = await listen(createServer(() => {}))
-    const commands = createHttpPaymentCommands({ baseUrl: silent.baseUrl, timeoutMs: 200 })
-    cleanups.push(() => commands.close())
-    await expect(
-      commands.cancelPayment({ merchantId: 'merchant-1', paymentId: crypto.randomUUID() }),
-    ).rejects.toMatchObject({ name: 'DependencyUnavailableError' })
-  })
-
-  it('turns a 5xx without an error body into a DependencyUnavailableError, keeping error bodies as DomainErrors', async () => {
-    let answer = { status: 502, body: '<html>bad gateway</html>' }
-    const proxy = await listen(
-      createServer((_, response) => {
-        response.writeHead(answer.status, { 'content-type': 'text/html' }).end(answer.body)
-      }),
-    )
-    const commands = createHttpPaymentCommands({ baseUrl: `${proxy.baseUrl}/`, timeoutMs: 5_000 })
-    cleanups.push(() => commands.close())
-    const get = () => commands.getPayment({ merchantId: 'merchant-1', paymentId: crypto.randomUUID() })
-    await expect(get()).rejects.toMatchObject({ name: 'DependencyUnavailableError' })
-    answer = { status: 503, body: '{"error":{"code":"SERVICE_UNAVAILABLE","message":"event store down"}}' }
-    await expect(get()).rejects.toMatchObject({
-      name: 'DomainError',
-      code: 'SERVICE_UNAVAILABLE',
-      message: 'event store down',
-    })
-  })
-})
-
-async function listen(server: Server): Promise<{ baseUrl: string }> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  )
-  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
-}

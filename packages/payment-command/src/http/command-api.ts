@@ -1,32 +1,30 @@
-// The internal HTTP API through which a gateway in another process sends payment commands. It
-// carries the PaymentCommands port as it is: the request body is passed through untouched (the
-// domain validates it, and its fingerprint must be that of the merchant's own JSON), and failures
-// travel as the merchant API's error body with the status of their code.
+// The internal HTTP API through which a gateway in another process sends payment commands, on
+// service-kit's HTTP foundation. It carries the PaymentCommands port as it is: the merchant's request
+// is passed through untouched (the domain validates it, and its fingerprint must be that of the
+// merchant's own JSON), and failures travel as the merchant API's error body with the status of
+// their code, which the client (@chainpay/command-api-client) turns back into the same errors.
 
-import { httpStatusOf } from '@chainpay/contracts'
-import { type CreatePaymentRequest, DomainError, type ErrorCode, isDomainError } from '@chainpay/domain'
+import { commandApiRoutes } from '@chainpay/command-api-client'
+import { type CreatePaymentRequest, DomainError } from '@chainpay/domain'
 import type { Logger } from '@chainpay/platform'
 import type { PaymentCommands } from '@chainpay/ports'
-import { Type, type TypeBoxTypeProvider, TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
-} from 'fastify'
-import { isStoreUnavailable } from '../store-failures.js'
-import { commandApiRoutes } from './routes.js'
+import { createHttpApp, type HttpApp, type HttpRequestMetrics } from '@chainpay/service-kit'
+import { Type } from '@fastify/type-provider-typebox'
 
 export interface CommandApiOptions {
   handler: PaymentCommands
   logger: Logger
   /** largest accepted body; default 1 MiB */
   bodyLimit?: number
+  /** observes every request, by route pattern */
+  requestMetrics?: HttpRequestMetrics
 }
 
 const strict = { additionalProperties: false } as const
 const MerchantId = Type.String({ minLength: 1 })
 
+// The envelope only: who asks, under which fee policy. The merchant's request inside it is checked
+// by the domain alone (docs/api.md, "Validation").
 const CreateBody = Type.Object(
   {
     merchantId: MerchantId,
@@ -34,7 +32,6 @@ const CreateBody = Type.Object(
       { feeBps: Type.Integer({ minimum: 0 }), fixedFees: Type.Record(Type.String(), Type.String()) },
       strict,
     ),
-    // only its being an object is checked here; validateCreatePaymentRequest checks every field
     request: Type.Unsafe<CreatePaymentRequest>(Type.Object({})),
   },
   strict,
@@ -43,20 +40,21 @@ const PaymentParams = Type.Object({ paymentId: Type.String({ minLength: 1 }) }, 
 const CancelBody = Type.Object({ merchantId: MerchantId }, strict)
 const MerchantQuery = Type.Object({ merchantId: MerchantId }, strict)
 
-export function buildCommandApi(options: CommandApiOptions): FastifyInstance {
-  const { handler, logger } = options
-  const loggerInstance: FastifyBaseLogger = logger
-  const app = Fastify({ loggerInstance, bodyLimit: options.bodyLimit ?? 1024 * 1024 })
-  const api = app.withTypeProvider<TypeBoxTypeProvider>()
-  // strict checks that never coerce or fill in defaults: the request must arrive as it was sent
-  api.setValidatorCompiler(TypeBoxValidatorCompiler)
+export function buildCommandApi(options: CommandApiOptions): HttpApp {
+  const { handler } = options
+  const app = createHttpApp({
+    logger: options.logger,
+    component: 'command-api',
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    ...(options.requestMetrics ? { requestMetrics: options.requestMetrics } : {}),
+  })
 
-  api.post(commandApiRoutes.payments, { schema: { body: CreateBody } }, async (request, reply) => {
+  app.post(commandApiRoutes.payments, { schema: { body: CreateBody } }, async (request, reply) => {
     const outcome = await handler.createPayment(request.body)
     return reply.code(outcome.outcome === 'created' ? 201 : 200).send(outcome)
   })
 
-  api.post(
+  app.post(
     commandApiRoutes.cancel,
     { schema: { params: PaymentParams, body: CancelBody } },
     async (request, reply) => {
@@ -65,7 +63,7 @@ export function buildCommandApi(options: CommandApiOptions): FastifyInstance {
     },
   )
 
-  api.get(
+  app.get(
     commandApiRoutes.payment,
     { schema: { params: PaymentParams, querystring: MerchantQuery } },
     async (request, reply) => {
@@ -76,44 +74,5 @@ export function buildCommandApi(options: CommandApiOptions): FastifyInstance {
     },
   )
 
-  api.setNotFoundHandler((request, reply) =>
-    sendError(reply, 'NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
-  )
-
-  api.setErrorHandler((error, request, reply) => {
-    const { code, message } = toErrorBody(error)
-    if (code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'payment command failed')
-    if (code === 'SERVICE_UNAVAILABLE') request.log.warn({ err: error }, 'payment command failed; retryable')
-    return sendError(reply, code, message)
-  })
-
   return app
-}
-
-/** seconds a caller is asked to wait after a 503 */
-const RETRY_AFTER_SECONDS = 5
-
-function sendError(reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
-  if (code === 'SERVICE_UNAVAILABLE') reply.header('retry-after', String(RETRY_AFTER_SECONDS))
-  return reply.code(httpStatusOf(code)).send({ error: { code, message } })
-}
-
-function toErrorBody(error: unknown): { code: ErrorCode; message: string } {
-  if (isDomainError(error)) return { code: error.code, message: error.message }
-  if (isStoreUnavailable(error)) {
-    // the merchant may read this message through the gateway: nothing internal in it
-    return { code: 'SERVICE_UNAVAILABLE', message: 'the payment store is unavailable; retry later' }
-  }
-  const fastifyError = error as Partial<FastifyError>
-  if (fastifyError.validation) return { code: 'VALIDATION_ERROR', message: fastifyError.message ?? 'invalid' }
-  switch (fastifyError.statusCode) {
-    case 413:
-      return { code: 'PAYLOAD_TOO_LARGE', message: 'the request body is too large' }
-    case 415:
-      return { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'the request body must be application/json' }
-    case 400:
-      return { code: 'VALIDATION_ERROR', message: fastifyError.message ?? 'bad request' }
-    default:
-      return { code: 'INTERNAL_ERROR', message: 'internal error' }
-  }
 }

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net'
+import { createHttpPaymentCommands } from '@chainpay/command-api-client'
 import { describePaymentCommandsContract } from '../testing/payment-commands-contract.js'
 import { openSqliteCommandSide } from '../testing/sqlite-command-side.js'
 import { buildCommandApi } from './command-api.js'
-import { createHttpPaymentCommands } from './http-payment-commands.js'
 
 describePaymentCommandsContract('direct handler on SQLite', async () => {
   const side = openSqliteCommandSide()

@@ -26,6 +26,7 @@ await runServiceMain({
       services: [
         healthService({ host: '127.0.0.1', port: config.port, logger, readiness: async () => true }),
       ],
+      readiness: async () => true,
       async close() {
         logger.info('context closed')
       },

@@ -1,0 +1,115 @@
+// The chain indexer watching Solana payments through the Solana RPC client: what it reports when
+// the chain it reads comes from @solana/web3.js over HTTP instead of the simulator's own client.
+import type { ChainIndexer } from '@chainpay/chain-indexer'
+import {
+  createIndexerHarness,
+  type IndexerHarness,
+  mineAndScan,
+  servedIndexer,
+  statusTrail,
+  watchedPayment,
+} from '@chainpay/chain-indexer/testing'
+import { simulatedAddress } from '@chainpay/chain-sim'
+import { createSolanaChainClient } from '@chainpay/chain-solana'
+import { defaultAssetRegistry } from '@chainpay/domain'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+
+let harness: IndexerHarness
+let indexer: ChainIndexer
+
+beforeEach(async () => {
+  harness = await createIndexerHarness()
+  indexer = await servedIndexer(harness, 'SOLANA', (node) =>
+    createSolanaChainClient({
+      network: 'SOLANA',
+      registry: defaultAssetRegistry,
+      rpcUrl: node.solanaUrl('SOLANA'),
+    }),
+  )
+})
+
+afterEach(() => harness.close())
+
+function submit(...transfers: Array<{ to: string; amount: string; currency: string; contract?: string }>) {
+  return harness.sim.submitTransaction('SOLANA', { transfers })
+}
+
+describe('the chain indexer over the Solana RPC client', () => {
+  it('reports a SOL payment at every confirmation up to the 32 required, then stops following it', async () => {
+    const payment = await watchedPayment(indexer, 'SOL')
+    const { txHash } = await submit({ to: payment.address, amount: '10', currency: 'SOL' })
+    for (let block = 0; block < 36; block++) await mineAndScan(harness, indexer)
+
+    const observations = await harness.observations.transfersOf(payment.paymentId)
+    expect(observations.map((observation) => observation.confirmations)).toEqual(
+      Array.from({ length: 32 }, (_, index) => index + 1),
+    )
+    expect(observations[0]).toMatchObject({
+      network: 'SOLANA',
+      txHash,
+      transferIndex: 0,
+      address: payment.address,
+      amountUnits: '10000000000',
+      status: 'seen',
+      withdrawReason: null,
+    })
+    expect(await harness.store.listTracked('SOLANA')).toEqual([])
+  })
+
+  it('counts USDC paid into the token account, not to its owner, nor failed or counterfeit', async () => {
+    const payment = await watchedPayment(indexer, 'USDC')
+    const tokenAccount = payment.tokenAccount as string
+    await submit({ to: payment.address, amount: '3', currency: 'USDC' })
+    await harness.sim.submitTransaction('SOLANA', {
+      transfers: [{ to: tokenAccount, amount: '10', currency: 'USDC' }],
+      failure: 'INSTRUCTION_ERROR',
+    })
+    await submit({ to: tokenAccount, amount: '10', currency: 'USDC', contract: simulatedAddress('SOLANA') })
+    await submit({ to: tokenAccount, amount: '10', currency: 'SOL' })
+    const genuine = await submit({ to: tokenAccount, amount: '10', currency: 'USDC' })
+    await mineAndScan(harness, indexer)
+
+    const observations = await harness.observations.transfersOf(payment.paymentId)
+    expect(
+      observations.map(({ txHash, address, amountUnits }) => ({ txHash, address, amountUnits })),
+    ).toEqual([{ txHash: genuine.txHash, address: tokenAccount, amountUnits: '10000000' }])
+  })
+
+  it('counts the payment inside a transaction of several transfers', async () => {
+    const payment = await watchedPayment(indexer, 'USDC')
+    const tokenAccount = payment.tokenAccount as string
+    const { txHash } = await submit(
+      { to: simulatedAddress('SOLANA'), amount: '1', currency: 'SOL' },
+      { to: tokenAccount, amount: '4', currency: 'USDC' },
+      { to: simulatedAddress('SOLANA'), amount: '2', currency: 'USDT' },
+      { to: tokenAccount, amount: '6', currency: 'USDC' },
+    )
+    await mineAndScan(harness, indexer, 2)
+
+    const block = (
+      await harness.sim.blockDetails('SOLANA', 1, (await harness.sim.head('SOLANA')).height)
+    ).find((candidate) => candidate.transactions.some((transaction) => transaction.txHash === txHash))
+    const observations = await harness.observations.transfersOf(payment.paymentId)
+    expect(
+      observations.map(({ txHash, amountUnits, blockHeight }) => ({ txHash, amountUnits, blockHeight })),
+    ).toEqual([{ txHash, amountUnits: '10000000', blockHeight: block?.height }])
+    expect(observations.at(-1)?.confirmations).toBe(2)
+  })
+
+  it('withdraws a payment whose transaction the chain drops before it is final', async () => {
+    const payment = await watchedPayment(indexer, 'SOL')
+    const { txHash } = await submit({ to: payment.address, amount: '10', currency: 'SOL' })
+    await mineAndScan(harness, indexer)
+    await mineAndScan(harness, indexer, 2)
+
+    expect(await harness.sim.dropTransaction('SOLANA', txHash)).toBe(true)
+    await indexer.scanOnce()
+    await mineAndScan(harness, indexer)
+
+    expect(statusTrail(await harness.observations.transfersOf(payment.paymentId))).toEqual([
+      ['seen', 1, null],
+      ['seen', 3, null],
+      ['withdrawn', 3, 'DROPPED'],
+    ])
+  })
+})

@@ -1,0 +1,351 @@
+// The chain-indexer's configuration, read once from the environment at start. CHAIN_MODE picks the
+// chains: the in-process simulator, or real TRON and Solana nodes over RPC, one endpoint per network
+// of CHAIN_NETWORKS. An RPC URL may carry a provider's key in its path or query, so no message
+// repeats one: a URL is only ever shown as its scheme and host (endpointOrigin).
+
+import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
+import {
+  type AssetRegistry,
+  type Chain,
+  findNetwork,
+  readNetworkSettings,
+  type ServedNetworks,
+  setVariableNames,
+  unservedNetworkProblem,
+} from '@chainpay/domain'
+import { type EnvReader, readEnv } from '@chainpay/platform'
+import { readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
+
+export const CHAIN_MODES = ['simulator', 'rpc'] as const
+export type ChainMode = (typeof CHAIN_MODES)[number]
+
+interface ChainIndexerBaseConfig extends SharedConfig {
+  /** which servers back the ports: KAFKA_BROKERS, MONGODB_URL, MONGODB_DATABASE */
+  infrastructure: InfrastructureConfig
+  /** /healthz, /readyz, /metrics, and the simulator's dev routes */
+  port: number
+  /** CHAIN_NETWORKS and `<NETWORK>_REQUIRED_CONFIRMATIONS`, read as payment-command reads them */
+  chains: ServedNetworks
+}
+
+export const SIMULATOR_CLIENTS = ['rpc', 'in-process'] as const
+
+export interface SimulatorChainIndexerConfig extends ChainIndexerBaseConfig {
+  chainMode: 'simulator'
+  /** by chain: how often each simulated network of that chain makes a block */
+  blockIntervalMs: Record<Chain, number>
+  /**
+   * SIMULATOR_CLIENT: how the indexers read the simulated chains. `rpc` (the default) goes through
+   * the TRON and Solana RPC clients over this service's own HTTP port, the code path of CHAIN_MODE=rpc;
+   * `in-process` reads the simulator directly.
+   */
+  simulatorClient: (typeof SIMULATOR_CLIENTS)[number]
+}
+
+export interface RpcChainIndexerConfig extends ChainIndexerBaseConfig {
+  chainMode: 'rpc'
+  /** CHAIN_RPC_TIMEOUT_MS: the longest wait for one HTTP answer of a node */
+  rpcTimeoutMs: number
+  /** one per network of `chains.networks`, in that order */
+  endpoints: ChainEndpoint[]
+}
+
+export type ChainIndexerConfig = SimulatorChainIndexerConfig | RpcChainIndexerConfig
+
+/** the chains part of the configuration, as standalone reads it too */
+export type ChainSettings =
+  | Omit<SimulatorChainIndexerConfig, Exclude<keyof ChainIndexerBaseConfig, 'chains'>>
+  | Omit<RpcChainIndexerConfig, Exclude<keyof ChainIndexerBaseConfig, 'chains'>>
+
+export interface ChainSettingsOptions {
+  /** CHAIN_MODE when unset; required when absent */
+  defaultMode?: ChainMode
+  /** TRON_BLOCK_INTERVAL_MS and SOLANA_BLOCK_INTERVAL_MS when unset */
+  blockIntervalMs?: Record<Chain, number>
+  /** SIMULATOR_CLIENT when unset */
+  simulatorClient?: (typeof SIMULATOR_CLIENTS)[number]
+  /** the simulated networks when CHAIN_NETWORKS is unset; default DEFAULT_SIMULATED_NETWORKS */
+  simulatedNetworks?: readonly string[]
+}
+
+interface EndpointBase {
+  network: string
+  /** `<NETWORK>_RPC_URL`; may hold a provider key: log endpointOrigin(rpcUrl) only */
+  rpcUrl: string
+  /** the indexer's pause between scans once it has caught up with the head */
+  pollIntervalMs: number
+  /** CHAIN_START_HEIGHT_<NETWORK>: where the very first scan starts; null: at the head */
+  startHeight: number | null
+}
+
+export interface TronEndpoint extends EndpointBase {
+  chain: 'TRON'
+  /** `<NETWORK>_SOLIDITY_RPC_URL`, default the RPC URL (TronGrid serves both APIs on one host) */
+  solidityRpcUrl: string
+  /** `<NETWORK>_RPC_API_KEY`: TronGrid's TRON-PRO-API-KEY header; never logged */
+  apiKey: string | null
+}
+
+export interface SolanaEndpoint extends EndpointBase {
+  chain: 'SOLANA'
+}
+
+export type ChainEndpoint = TronEndpoint | SolanaEndpoint
+
+/** the networks simulated when CHAIN_NETWORKS is unset: mainnet names, as merchants integrate */
+export const DEFAULT_SIMULATED_NETWORKS = ['TRON', 'SOLANA'] as const
+
+/**
+ * Between scans once caught up. TRON makes a block every 3 s and every scan costs two head calls
+ * (head and solidified head), so polling faster than the block time mostly buys 429s from a rate
+ * limited provider; Solana makes a slot every 400 ms, and a scan per second fetches the 2 or 3 new
+ * blocks in one go (docs/chains.md, "Polling and rate limits").
+ */
+export const DEFAULT_POLL_INTERVAL_MS: Record<Chain, number> = { TRON: 3000, SOLANA: 1000 }
+
+const RPC_TIMEOUT_MS = { default: 10_000, min: 1000, max: 60_000 }
+const POLL_INTERVAL_MS = { min: 100, max: 60_000 }
+
+const START_HEIGHT_PREFIX = 'CHAIN_START_HEIGHT_'
+/** longest suffix first: TRON_NILE_SOLIDITY_RPC_URL is the SOLIDITY_RPC_URL of TRON_NILE */
+const ENDPOINT_SUFFIXES = ['_SOLIDITY_RPC_URL', '_RPC_URL', '_RPC_API_KEY', '_POLL_INTERVAL_MS'] as const
+const TRON_ONLY_SUFFIXES: readonly string[] = ['_SOLIDITY_RPC_URL', '_RPC_API_KEY']
+/** the chains' names start every network's name; other variables with these suffixes are not ours */
+const NETWORK_NAME_PREFIX = /^(TRON|SOLANA)/
+const RPC_ONLY_VARIABLES = ['CHAIN_RPC_TIMEOUT_MS', 'CHAIN_POLL_INTERVAL_MS']
+const SIMULATOR_ONLY_VARIABLES = ['TRON_BLOCK_INTERVAL_MS', 'SOLANA_BLOCK_INTERVAL_MS', 'SIMULATOR_CLIENT']
+
+export function readChainIndexerConfig(env: NodeJS.ProcessEnv = process.env): ChainIndexerConfig {
+  const read = readEnv(env)
+  const port = read.int('PORT', { default: 8092, min: 1, max: 65535 })
+  const shared = readSharedConfig(read)
+  const base = {
+    port,
+    ...shared,
+    infrastructure: readInfrastructureConfig(read),
+  }
+  const config: ChainIndexerConfig = { ...base, ...readChainSettings(read, env, shared.registry) }
+  read.done()
+  return config
+}
+
+/**
+ * CHAIN_MODE and what it reads: the simulated networks and their block intervals, or the nodes of
+ * each network of CHAIN_NETWORKS; and each network's required confirmations.
+ */
+export function readChainSettings(
+  read: EnvReader,
+  env: NodeJS.ProcessEnv,
+  registry: AssetRegistry,
+  options: ChainSettingsOptions = {},
+): ChainSettings {
+  const mode = readChainMode(read, options.defaultMode)
+  const variables = setVariableNames(env)
+  return mode === 'rpc'
+    ? readRpcMode(read, env, variables, registry)
+    : readSimulatorMode(read, env, variables, registry, mode, options)
+}
+
+/** `https://user:secret@host:8443/key/abc?x=1` -> `https://host:8443`: what logs may show of a URL */
+export function endpointOrigin(url: string): string {
+  const parsed = new URL(url)
+  return `${parsed.protocol}//${parsed.host}`
+}
+
+/**
+ * TronGrid mainnet without an API key: TronGrid throttles keyless callers hard, so the scans keep
+ * meeting 429s. Said once at start as a warning, not refused: it works, slowly.
+ */
+export function isKeylessTronGrid(endpoint: ChainEndpoint): boolean {
+  return (
+    endpoint.chain === 'TRON' &&
+    endpoint.apiKey === null &&
+    [endpoint.rpcUrl, endpoint.solidityRpcUrl].some((url) => new URL(url).hostname === 'api.trongrid.io')
+  )
+}
+
+//////// Helpers
+
+// Required rather than defaulted: a simulated chain confirms payments nobody paid, so running one
+// must always be a deliberate choice.
+function readChainMode(read: EnvReader, defaultMode: ChainMode | undefined): ChainMode | undefined {
+  const mode = read.optionalString('CHAIN_MODE') ?? defaultMode
+  if (mode === undefined) {
+    read.problem(
+      'CHAIN_MODE: required; simulator (simulated chains in process) or rpc (TRON and Solana nodes)',
+    )
+    return undefined
+  }
+  const known = CHAIN_MODES.find((candidate) => candidate === mode)
+  if (known === undefined) read.problem(`CHAIN_MODE: expected simulator or rpc, got '${mode.slice(0, 40)}'`)
+  return known
+}
+
+function readRpcMode(
+  read: EnvReader,
+  env: NodeJS.ProcessEnv,
+  variables: readonly string[],
+  registry: AssetRegistry,
+): Omit<RpcChainIndexerConfig, keyof ChainIndexerBaseConfig> & { chains: ServedNetworks } {
+  const chains = readNetworkSettings(read, env, registry)
+  const settings = readRpcSettings(read, chains, registry)
+  checkEndpointVariables(read, variables, chains.networks, registry)
+  notInThisMode(
+    read,
+    variables.filter((name) => SIMULATOR_ONLY_VARIABLES.includes(name)),
+    'simulator',
+  )
+  return { chainMode: 'rpc', chains, ...settings }
+}
+
+/** the simulator's settings; `mode` undefined (missing or unknown) reads nothing about the chains */
+function readSimulatorMode(
+  read: EnvReader,
+  env: NodeJS.ProcessEnv,
+  variables: readonly string[],
+  registry: AssetRegistry,
+  mode: 'simulator' | undefined,
+  options: ChainSettingsOptions,
+): Omit<SimulatorChainIndexerConfig, keyof ChainIndexerBaseConfig> & { chains: ServedNetworks } {
+  const blockIntervalMs = readBlockIntervals(read, options.blockIntervalMs ?? { TRON: 3000, SOLANA: 400 })
+  const simulatorClient = read.oneOf('SIMULATOR_CLIENT', SIMULATOR_CLIENTS, {
+    default: options.simulatorClient ?? 'rpc',
+  })
+  if (mode === undefined) {
+    const chains = { networks: [], requiredConfirmations: {} }
+    return { chainMode: 'simulator', chains, blockIntervalMs, simulatorClient }
+  }
+  const chains = readNetworkSettings(read, env, registry, {
+    defaultNetworks: options.simulatedNetworks ?? DEFAULT_SIMULATED_NETWORKS,
+  })
+  // a chain-indexer meant for real chains must not quietly simulate them
+  notInThisMode(
+    read,
+    variables.filter(
+      (name) =>
+        RPC_ONLY_VARIABLES.includes(name) || name.startsWith(START_HEIGHT_PREFIX) || isEndpointVariable(name),
+    ),
+    'rpc',
+  )
+  return { chainMode: 'simulator', chains, blockIntervalMs, simulatorClient }
+}
+
+function readBlockIntervals(read: EnvReader, defaults: Record<Chain, number>): Record<Chain, number> {
+  return {
+    TRON: read.int('TRON_BLOCK_INTERVAL_MS', { default: defaults.TRON, min: 10, max: 60_000 }),
+    SOLANA: read.int('SOLANA_BLOCK_INTERVAL_MS', { default: defaults.SOLANA, min: 10, max: 60_000 }),
+  }
+}
+
+function readRpcSettings(
+  read: EnvReader,
+  chains: ServedNetworks,
+  registry: AssetRegistry,
+): Pick<RpcChainIndexerConfig, 'rpcTimeoutMs' | 'endpoints'> {
+  const rpcTimeoutMs = read.int('CHAIN_RPC_TIMEOUT_MS', RPC_TIMEOUT_MS)
+  const pollIntervalMs = readOptionalInt(read, 'CHAIN_POLL_INTERVAL_MS', POLL_INTERVAL_MS)
+  const endpoints = chains.networks.map((network): ChainEndpoint => {
+    // readNetworkSettings keeps registry networks only
+    const { chain } = findNetwork(registry, network) as { chain: Chain }
+    const rpcUrl = readUrl(read, `${network}_RPC_URL`, { required: true }) ?? ''
+    const common = {
+      network,
+      rpcUrl,
+      pollIntervalMs:
+        readOptionalInt(read, `${network}_POLL_INTERVAL_MS`, POLL_INTERVAL_MS) ??
+        pollIntervalMs ??
+        DEFAULT_POLL_INTERVAL_MS[chain],
+      startHeight: readOptionalInt(read, `${START_HEIGHT_PREFIX}${network}`, {
+        min: 0,
+        max: Number.MAX_SAFE_INTEGER,
+      }),
+    }
+    if (chain === 'SOLANA') return { ...common, chain }
+    return {
+      ...common,
+      chain,
+      solidityRpcUrl: readUrl(read, `${network}_SOLIDITY_RPC_URL`, { required: false }) ?? rpcUrl,
+      apiKey: readApiKey(read, `${network}_RPC_API_KEY`),
+    }
+  })
+  return { rpcTimeoutMs, endpoints }
+}
+
+/** the value when set and valid; null when unset, or after recording a bad value */
+function readOptionalInt(read: EnvReader, name: string, range: { min: number; max: number }): number | null {
+  if (read.optionalString(name) === undefined) return null
+  const value = read.int(name, { ...range, default: Number.NaN })
+  return Number.isNaN(value) ? null : value
+}
+
+function readUrl(read: EnvReader, name: string, options: { required: boolean }): string | undefined {
+  const text = read.optionalString(name)
+  if (text === undefined) {
+    if (options.required) read.problem(`${name}: required; the node's http(s) URL`)
+    return undefined
+  }
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    // not even a URL: still never echoed, it may be a key pasted into the wrong variable
+    read.problem(`${name}: expected an http or https URL`)
+    return undefined
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    read.problem(`${name}: expected an http or https URL, got a ${url.protocol} URL`)
+    return undefined
+  }
+  return text
+}
+
+/** sent as an HTTP header value: visible ASCII only, so a stray newline cannot smuggle a header */
+function readApiKey(read: EnvReader, name: string): string | null {
+  const key = read.optionalString(name)
+  if (key === undefined) return null
+  if (!/^[\x21-\x7e]+$/.test(key)) {
+    read.problem(`${name}: expected visible ASCII characters without spaces`)
+    return null
+  }
+  return key
+}
+
+function isEndpointVariable(name: string): boolean {
+  return endpointVariableNetwork(name) !== undefined
+}
+
+/** `TRON_NILE_SOLIDITY_RPC_URL` -> `{ network: 'TRON_NILE', suffix: '_SOLIDITY_RPC_URL' }` */
+function endpointVariableNetwork(name: string): { network: string; suffix: string } | undefined {
+  if (!NETWORK_NAME_PREFIX.test(name)) return undefined
+  const suffix = ENDPOINT_SUFFIXES.find(
+    (candidate) => name.endsWith(candidate) && name.length > candidate.length,
+  )
+  return suffix === undefined ? undefined : { network: name.slice(0, -suffix.length), suffix }
+}
+
+/** the typo guard: endpoint and start height variables of networks that are not watched */
+function checkEndpointVariables(
+  read: EnvReader,
+  variables: readonly string[],
+  served: readonly string[],
+  registry: AssetRegistry,
+): void {
+  for (const name of variables) {
+    const network = name.startsWith(START_HEIGHT_PREFIX)
+      ? name.slice(START_HEIGHT_PREFIX.length)
+      : endpointVariableNetwork(name)?.network
+    if (network === undefined) continue
+    if (!served.includes(network)) {
+      read.problem(unservedNetworkProblem(name, network, served, registry))
+      continue
+    }
+    const suffix = endpointVariableNetwork(name)?.suffix
+    if (suffix && TRON_ONLY_SUFFIXES.includes(suffix) && findNetwork(registry, network)?.chain !== 'TRON') {
+      read.problem(`${name}: only TRON networks have a solidity node and a TronGrid API key`)
+    }
+  }
+}
+
+function notInThisMode(read: EnvReader, names: readonly string[], mode: ChainMode): void {
+  for (const name of names) read.problem(`${name}: only read with CHAIN_MODE=${mode}`)
+}

@@ -1,0 +1,127 @@
+// The PaymentCommands port over payment-command's internal HTTP API (undici). An error body becomes
+// the DomainError it was on the other side; no answer at all (refused, reset, timed out, or a 5xx
+// without our error body) becomes the port's UnavailableError, which the gateway answers with 503.
+
+import { DomainError, type ErrorCode, ErrorCodes } from '@chainpay/domain'
+import {
+  type CreatePaymentOutcome,
+  type PaymentCommands,
+  type PaymentSnapshot,
+  UnavailableError,
+} from '@chainpay/ports'
+import { Agent, request } from 'undici'
+import { cancelPath, commandApiRoutes, paymentPath } from './routes.js'
+
+export interface HttpPaymentCommandsOptions {
+  /** where the command API listens, e.g. http://payment-command:8081 */
+  baseUrl: string
+  /** for the whole exchange, connect to last body byte; default 10 s */
+  timeoutMs?: number
+}
+
+export interface HttpPaymentCommands extends PaymentCommands {
+  /** closes the kept-alive connections */
+  close(): Promise<void>
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000
+
+interface Answer {
+  status: number
+  body: unknown
+}
+
+export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): HttpPaymentCommands {
+  const base = new URL(options.baseUrl)
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new Error(`payment command API base URL must be http(s): ${options.baseUrl}`)
+  }
+  const prefix = base.href.replace(/\/+$/, '')
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const agent = new Agent()
+
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> => {
+    const target = `${prefix}${path}`
+    try {
+      const response = await request(target, {
+        method,
+        dispatcher: agent,
+        signal: AbortSignal.timeout(timeoutMs),
+        ...(body === undefined
+          ? {}
+          : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      })
+      const text = await response.body.text()
+      return { status: response.statusCode, body: parseJson(text) }
+    } catch (error) {
+      throw new UnavailableError(`payment-command ${method} ${target}: ${(error as Error).message}`, {
+        cause: error,
+      })
+    }
+  }
+
+  /** the answer's body when it is a success; throws what the failure means otherwise */
+  const expectSuccess = (answer: Answer, what: string): Record<string, unknown> => {
+    if (answer.status >= 200 && answer.status < 300 && isRecord(answer.body)) return answer.body
+    const failure = errorOf(answer.body)
+    if (failure) throw new DomainError(failure.code, failure.message)
+    const description = `payment-command answered ${what} with status ${answer.status} and no error body`
+    throw answer.status >= 500 ? new UnavailableError(description) : new Error(description)
+  }
+
+  return {
+    async createPayment(input): Promise<CreatePaymentOutcome> {
+      const body = expectSuccess(await call('POST', commandApiRoutes.payments, input), 'a create')
+      const outcome = body.outcome
+      if (outcome !== 'created' && outcome !== 'replayed') {
+        throw new Error(`payment-command answered a create with outcome ${JSON.stringify(outcome)}`)
+      }
+      return { outcome, ...toSnapshot(body) }
+    },
+
+    async cancelPayment({ merchantId, paymentId }): Promise<PaymentSnapshot> {
+      // no path names an empty id; the direct handler finds no payment under it either
+      if (paymentId === '') throw new DomainError('PAYMENT_NOT_FOUND', 'payment  not found')
+      const answer = await call('POST', cancelPath(paymentId), { merchantId })
+      return toSnapshot(expectSuccess(answer, 'a cancel'))
+    },
+
+    async getPayment({ merchantId, paymentId }): Promise<PaymentSnapshot | null> {
+      if (paymentId === '') return null
+      const answer = await call('GET', `${paymentPath(paymentId)}?${new URLSearchParams({ merchantId })}`)
+      if (answer.status === 404 && errorOf(answer.body)?.code === 'PAYMENT_NOT_FOUND') return null
+      return toSnapshot(expectSuccess(answer, 'a get'))
+    },
+
+    async close() {
+      await agent.close()
+    },
+  }
+}
+
+function toSnapshot(body: Record<string, unknown>): PaymentSnapshot {
+  const { payment, revision } = body
+  if (!isRecord(payment) || typeof payment.status !== 'string' || !Number.isInteger(revision)) {
+    throw new Error('payment-command answered without a payment snapshot')
+  }
+  return { payment: payment as unknown as PaymentSnapshot['payment'], revision: revision as number }
+}
+
+function errorOf(body: unknown): { code: ErrorCode; message: string } | null {
+  if (!isRecord(body) || !isRecord(body.error)) return null
+  const { code, message } = body.error
+  if (typeof message !== 'string' || !ErrorCodes.includes(code as ErrorCode)) return null
+  return { code: code as ErrorCode, message }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,2 @@
+export * from './http-payment-commands.js'
+export * from './routes.js'

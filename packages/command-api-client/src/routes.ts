@@ -1,0 +1,15 @@
+// The internal command API's paths, shared by payment-command's server and the gateway's client.
+
+export const commandApiRoutes = {
+  payments: '/internal/v1/payments',
+  payment: '/internal/v1/payments/:paymentId',
+  cancel: '/internal/v1/payments/:paymentId/cancel',
+} as const
+
+export function paymentPath(paymentId: string): string {
+  return `${commandApiRoutes.payments}/${encodeURIComponent(paymentId)}`
+}
+
+export function cancelPath(paymentId: string): string {
+  return `${paymentPath(paymentId)}/cancel`
+}

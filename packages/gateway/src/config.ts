@@ -1,0 +1,93 @@
+// The gateway's configuration, read once from the environment at start. Every problem is reported
+// together.
+
+import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
+import { readNetworkSettings, type ServedNetworks } from '@chainpay/domain'
+import { type EnvReader, readEnv } from '@chainpay/platform'
+import { readEncryptionKey, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
+
+export const CALLBACK_URL_POLICIES = ['production', 'development'] as const
+
+export interface GatewayConfig extends SharedConfig {
+  /** which servers back the ports: KAFKA_BROKERS, MONGODB_URL, MONGODB_DATABASE */
+  infrastructure: InfrastructureConfig
+  /** the merchant API */
+  port: number
+  adminHost: string
+  adminPort: number
+  /** payment-command's internal command API, e.g. http://127.0.0.1:8090 */
+  paymentCommandUrl: string
+  /** seals and opens API secrets and webhook secrets */
+  encryptionKey: string
+  adminToken: string
+  rateLimit: { max: number; windowMs: number }
+  /** where /dev/chains/* is forwarded to (the chain-indexer's simulator); not served when undefined */
+  chainSimulatorUrl: string | undefined
+  /** production: https callback and webhook URLs on public hosts only; development: http and private hosts too */
+  callbackUrlPolicy: (typeof CALLBACK_URL_POLICIES)[number]
+  /** CHAIN_NETWORKS, as payment-command reads it: the gateway refuses other networks up front */
+  chains: ServedNetworks
+}
+
+export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const read = readEnv(env)
+  const ports = readApiPorts(read)
+  const shared = readSharedConfig(read)
+  const config: GatewayConfig = {
+    ...ports,
+    ...shared,
+    infrastructure: readInfrastructureConfig(read),
+    paymentCommandUrl: readHttpUrl(read, 'PAYMENT_COMMAND_URL') ?? '',
+    encryptionKey: readEncryptionKey(read),
+    adminToken: read.string('ADMIN_TOKEN'),
+    rateLimit: readRateLimit(read),
+    chainSimulatorUrl: readHttpUrl(read, 'CHAIN_SIMULATOR_URL', { optional: true }),
+    callbackUrlPolicy: read.oneOf('CALLBACK_URL_POLICY', CALLBACK_URL_POLICIES, { default: 'production' }),
+    chains: readNetworkSettings(read, env, shared.registry, {
+      defaultNetworks: shared.registry.networks.map((definition) => definition.network),
+    }),
+  }
+  checkApiPorts(read, ports)
+  read.done()
+  return config
+}
+
+type ApiPorts = Pick<GatewayConfig, 'port' | 'adminHost' | 'adminPort'>
+
+/** PORT (the merchant API, default 8080), ADMIN_HOST (127.0.0.1) and ADMIN_PORT (8081); see checkApiPorts */
+export function readApiPorts(read: EnvReader): ApiPorts {
+  return {
+    port: read.int('PORT', { default: 8080, min: 1, max: 65535 }),
+    adminHost: read.string('ADMIN_HOST', { default: '127.0.0.1' }),
+    adminPort: read.int('ADMIN_PORT', { default: 8081, min: 1, max: 65535 }),
+  }
+}
+
+/** the two APIs cannot share a port; reported after the other problems */
+export function checkApiPorts(read: EnvReader, ports: ApiPorts): void {
+  if (ports.port === ports.adminPort) read.problem(`PORT and ADMIN_PORT: must differ, both are ${ports.port}`)
+}
+
+/** RATE_LIMIT_MAX requests per API key per RATE_LIMIT_WINDOW_MS (decisions.md section 8) */
+export function readRateLimit(read: EnvReader): GatewayConfig['rateLimit'] {
+  return {
+    max: read.int('RATE_LIMIT_MAX', { default: 1200, min: 1 }),
+    windowMs: read.int('RATE_LIMIT_WINDOW_MS', { default: 60_000, min: 1000 }),
+  }
+}
+
+/** an absolute http(s) URL without a trailing slash */
+function readHttpUrl(
+  read: EnvReader,
+  name: string,
+  options: { optional?: boolean } = {},
+): string | undefined {
+  const text = options.optional ? read.optionalString(name) : read.string(name)
+  if (text === undefined || text === '') return undefined
+  const url = URL.parse(text)
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    read.problem(`${name}: expected an absolute http(s) URL such as http://127.0.0.1:8090, got '${text}'`)
+    return undefined
+  }
+  return text.replace(/\/+$/, '')
+}

@@ -1,0 +1,133 @@
+import { resolve } from 'node:path'
+import { defaultAssetRegistry } from '@chainpay/domain'
+import { generateSecretKey } from '@chainpay/platform'
+import { configProblems } from '@chainpay/service-kit/testing'
+import { describe, expect, it } from 'vitest'
+import { readGatewayConfig } from './config.js'
+
+const encryptionKey = generateSecretKey()
+const required = {
+  PAYMENT_COMMAND_URL: 'http://127.0.0.1:8090',
+  CHAINPAY_ENCRYPTION_KEY: encryptionKey,
+  ADMIN_TOKEN: 'adm_operator',
+}
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  return configProblems(() => readGatewayConfig(env))
+}
+
+describe('readGatewayConfig', () => {
+  it('has defaults for everything but payment-command, the encryption key and the admin token', () => {
+    expect(readGatewayConfig(required)).toEqual({
+      host: '0.0.0.0',
+      port: 8080,
+      adminHost: '127.0.0.1',
+      adminPort: 8081,
+      dataDir: resolve('data'),
+      databaseFile: resolve('data', 'chainpay.sqlite'),
+      logLevel: 'info',
+      registry: defaultAssetRegistry,
+      infrastructure: {
+        kafkaBrokers: null,
+        mongodbUrl: null,
+        mongodbDatabase: 'chainpay',
+        busNamespace: null,
+      },
+      paymentCommandUrl: 'http://127.0.0.1:8090',
+      encryptionKey,
+      adminToken: 'adm_operator',
+      rateLimit: { max: 1200, windowMs: 60_000 },
+      chainSimulatorUrl: undefined,
+      callbackUrlPolicy: 'production',
+      chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
+    })
+  })
+
+  it('reads every variable', () => {
+    const config = readGatewayConfig({
+      ...required,
+      PAYMENT_COMMAND_URL: 'https://payment-command.internal:8443/',
+      HOST: '127.0.0.1',
+      PORT: '9080',
+      ADMIN_HOST: '10.0.0.5',
+      ADMIN_PORT: '9081',
+      DATA_DIR: '/var/lib/chainpay',
+      LOG_LEVEL: 'trace',
+      KAFKA_BROKERS: '10.0.0.1:9092,10.0.0.2:9092',
+      MONGODB_URL: 'mongodb://db:27017/',
+      MONGODB_DATABASE: 'payments',
+      BUS_NAMESPACE: 'blue',
+      RATE_LIMIT_MAX: '50',
+      RATE_LIMIT_WINDOW_MS: '1000',
+      CHAIN_SIMULATOR_URL: 'http://127.0.0.1:8092',
+      CALLBACK_URL_POLICY: 'development',
+      CHAIN_NETWORKS: 'TRON,SOLANA',
+    })
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 9080,
+      adminHost: '10.0.0.5',
+      adminPort: 9081,
+      databaseFile: '/var/lib/chainpay/chainpay.sqlite',
+      logLevel: 'trace',
+      registry: defaultAssetRegistry,
+      infrastructure: {
+        kafkaBrokers: ['10.0.0.1:9092', '10.0.0.2:9092'],
+        mongodbUrl: 'mongodb://db:27017/',
+        mongodbDatabase: 'payments',
+        busNamespace: 'blue',
+      },
+      paymentCommandUrl: 'https://payment-command.internal:8443',
+      rateLimit: { max: 50, windowMs: 1000 },
+      chainSimulatorUrl: 'http://127.0.0.1:8092',
+      callbackUrlPolicy: 'development',
+      chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
+    })
+  })
+
+  it('requires payment-command, the encryption key and the admin token', () => {
+    expect(problemsOf({})).toEqual([
+      'PAYMENT_COMMAND_URL: required',
+      'CHAINPAY_ENCRYPTION_KEY: required',
+      'ADMIN_TOKEN: required',
+    ])
+  })
+
+  it('reports every problem together, naming the variable and what it expects', () => {
+    expect(
+      problemsOf({
+        ...required,
+        PAYMENT_COMMAND_URL: 'payment-command:8090',
+        CHAINPAY_ENCRYPTION_KEY: 'abcd',
+        PORT: '8081',
+        ADMIN_PORT: '8081',
+        LOG_LEVEL: 'loud',
+        RATE_LIMIT_MAX: '0',
+        RATE_LIMIT_WINDOW_MS: '999',
+        CHAIN_SIMULATOR_URL: 'ftp://127.0.0.1',
+        CALLBACK_URL_POLICY: 'lax',
+      }),
+    ).toEqual([
+      "LOG_LEVEL: expected one of trace, debug, info, warn, error, fatal, silent, got 'loud'",
+      "PAYMENT_COMMAND_URL: expected an absolute http(s) URL such as http://127.0.0.1:8090, got 'payment-command:8090'",
+      'CHAINPAY_ENCRYPTION_KEY: secret key: expected 32 bytes written as base64 or as 64 hex characters, got 4 hex characters',
+      "RATE_LIMIT_MAX: expected an integer of at least 1, got '0'",
+      "RATE_LIMIT_WINDOW_MS: expected an integer of at least 1000, got '999'",
+      "CHAIN_SIMULATOR_URL: expected an absolute http(s) URL such as http://127.0.0.1:8090, got 'ftp://127.0.0.1'",
+      "CALLBACK_URL_POLICY: expected one of production, development, got 'lax'",
+      'PORT and ADMIN_PORT: must differ, both are 8081',
+    ])
+  })
+
+  it('checks the ports', () => {
+    expect(problemsOf({ ...required, PORT: '-1', ADMIN_PORT: '65536' })).toEqual([
+      "PORT: expected an integer between 1 and 65535, got '-1'",
+      "ADMIN_PORT: expected an integer between 1 and 65535, got '65536'",
+    ])
+  })
+
+  it('never repeats the encryption key in a message', () => {
+    const key = 'not-a-key-but-maybe-a-real-one-with-a-typo'
+    expect(problemsOf({ ...required, CHAINPAY_ENCRYPTION_KEY: key }).join('\n')).not.toContain(key)
+  })
+})

@@ -1,0 +1,119 @@
+// What the gateway runs on, built from its configuration: the merchant API and the admin API. Which
+// adapters back the ports (the embedded SQLite file, or MongoDB) is @chainpay/adapters' choice, from
+// the environment, and payment-command is reached over HTTP. In standalone, the process's shared
+// infrastructure, payment-command's handler called directly, and the process's readiness.
+
+import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
+import { createHttpPaymentCommands } from '@chainpay/command-api-client'
+import { applyNetworkSettings, type CreateRequestPolicy } from '@chainpay/domain'
+import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
+import type { PaymentCommands } from '@chainpay/ports'
+import { createServiceMetrics, httpService, type ServiceContext } from '@chainpay/service-kit'
+import type { FastifyPluginAsync } from 'fastify'
+import { buildAdminApp } from './admin/app.js'
+import { buildGatewayApp } from './app.js'
+import { createApiKeyAuthenticator } from './auth.js'
+import { chainSimulatorProxy } from './chain-simulator-proxy.js'
+import type { GatewayConfig } from './config.js'
+import { gatewayReadiness } from './readiness.js'
+
+/** standalone: what the gateway gets from the other services of its process */
+export interface InProcessGateway extends SharedRuntime {
+  /** payment-command's handler */
+  commands: PaymentCommands
+  /** the whole process's readiness, which /readyz answers */
+  readiness: () => Promise<boolean>
+  /** more routes on the merchant port: the chain simulator's, where chains are simulated */
+  routes?: FastifyPluginAsync | undefined
+}
+
+export interface GatewayContextOptions {
+  clock?: Clock
+  shared?: InProcessGateway
+}
+
+export async function buildGatewayContext(
+  config: GatewayConfig,
+  logger: Logger,
+  options: GatewayContextOptions = {},
+): Promise<ServiceContext> {
+  const { shared, clock = systemClock } = options
+  const metrics = shared?.metrics ?? createServiceMetrics('gateway')
+  const { infrastructure, release } = await infrastructureFor({
+    infrastructure: config.infrastructure,
+    databaseFile: config.databaseFile,
+    serviceName: 'gateway',
+    logger,
+    metrics: metrics.registry,
+    shared,
+  })
+  const { stores } = infrastructure
+  const remote = shared ? undefined : createHttpPaymentCommands({ baseUrl: config.paymentCommandUrl })
+  const commands = shared?.commands ?? (remote as PaymentCommands)
+  const merchants = stores.merchants()
+  const secretBox = createSecretBox(config.encryptionKey)
+  const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
+  const registry = applyNetworkSettings(config.registry, config.chains)
+  const policy: CreateRequestPolicy = {
+    allowInsecureCallbackUrls: config.callbackUrlPolicy === 'development',
+  }
+  const readiness =
+    shared?.readiness ?? gatewayReadiness(() => infrastructure.answers(), config.paymentCommandUrl)
+  const { chainSimulatorUrl } = config
+  const extraRoutes = shared
+    ? shared.routes
+    : chainSimulatorUrl
+      ? chainSimulatorProxy(chainSimulatorUrl)
+      : undefined
+
+  const merchantApi = httpService({
+    name: 'merchant API',
+    host: config.host,
+    port: config.port,
+    logger,
+    build: () =>
+      buildGatewayApp({
+        commands,
+        readModel: stores.readModel(),
+        authenticator,
+        registry,
+        policy,
+        clock,
+        logger,
+        rateLimit: config.rateLimit,
+        requestMetrics: metrics.http,
+        readiness,
+        ...(extraRoutes ? { extraRoutes } : {}),
+      }),
+  })
+  const adminApi = httpService({
+    name: 'admin API',
+    host: config.adminHost,
+    port: config.adminPort,
+    logger,
+    build: () =>
+      buildAdminApp({
+        merchants,
+        secretBox,
+        clock,
+        registry,
+        webhookUrlPolicy: policy,
+        authenticator,
+        adminToken: config.adminToken,
+        logger,
+        deliveries: stores.deliveries(),
+        requestMetrics: metrics.http,
+        // on the admin port only: it is internal, the merchant port is public
+        metricsRegistry: metrics.registry,
+      }),
+  })
+
+  return {
+    services: [adminApi, merchantApi],
+    readiness,
+    async close() {
+      await remote?.close()
+      await release()
+    },
+  }
+}

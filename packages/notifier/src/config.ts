@@ -1,0 +1,46 @@
+// The notifier's configuration, read once from the environment at start. Every problem, the key's and
+// the retry schedule's included, is reported together.
+
+import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
+import { type EnvReader, readEnv } from '@chainpay/platform'
+import { readEncryptionKey, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
+import { parseRetrySchedule } from './retry-schedule.js'
+
+export interface NotifierConfig extends SharedConfig {
+  /** which servers back the ports: KAFKA_BROKERS, MONGODB_URL, MONGODB_DATABASE */
+  infrastructure: InfrastructureConfig
+  /** where /healthz and /readyz are served */
+  healthPort: number
+  /** opens the merchants' sealed webhook secrets */
+  encryptionKey: string
+  /** delays after failed attempts; the notifier's default schedule when undefined */
+  retryScheduleMs: number[] | undefined
+  /** development only: webhooks to http, loopback and private addresses */
+  allowPrivateTargets: boolean
+}
+
+export function readNotifierConfig(env: NodeJS.ProcessEnv = process.env): NotifierConfig {
+  const read = readEnv(env)
+  const config: NotifierConfig = {
+    healthPort: read.int('HEALTH_PORT', { default: 8094, min: 1, max: 65535 }),
+    ...readSharedConfig(read),
+    infrastructure: readInfrastructureConfig(read),
+    encryptionKey: readEncryptionKey(read),
+    retryScheduleMs: readRetrySchedule(read),
+    allowPrivateTargets: read.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', { default: false }),
+  }
+  read.done()
+  return config
+}
+
+/** WEBHOOK_RETRY_SCHEDULE: the delays after failed attempts; undefined: the default schedule */
+export function readRetrySchedule(read: EnvReader): number[] | undefined {
+  const text = read.optionalString('WEBHOOK_RETRY_SCHEDULE')
+  if (text === undefined) return undefined
+  try {
+    return parseRetrySchedule(text)
+  } catch (error) {
+    read.problem(`WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message}`)
+    return undefined
+  }
+}

@@ -1,0 +1,72 @@
+// What the notifier runs on, built from its configuration: the recorder of deliveries on the bus, the
+// dispatcher that sends them, and its health port. Which adapters back the ports (the embedded SQLite
+// file, or Kafka and MongoDB) is @chainpay/adapters' choice, from the environment; in standalone,
+// the process's shared ones.
+
+import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
+import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
+import { createServiceMetrics, healthService, type ServiceContext } from '@chainpay/service-kit'
+import type { NotifierConfig } from './config.js'
+import { createDeliveryRecorder } from './delivery-recorder.js'
+import { createWebhookDispatcher } from './dispatcher.js'
+
+export interface NotifierContextOptions {
+  clock?: Clock
+  /** standalone: the process's infrastructure and metrics; then no health port of its own */
+  shared?: SharedRuntime
+}
+
+export async function buildNotifierContext(
+  config: NotifierConfig,
+  logger: Logger,
+  options: NotifierContextOptions = {},
+): Promise<ServiceContext> {
+  const { shared, clock = systemClock } = options
+  const metrics = shared?.metrics ?? createServiceMetrics('notifier')
+  const { infrastructure, release } = await infrastructureFor({
+    infrastructure: config.infrastructure,
+    databaseFile: config.databaseFile,
+    serviceName: 'notifier',
+    logger,
+    metrics: metrics.registry,
+    shared,
+  })
+  const { stores } = infrastructure
+  const deliveries = stores.deliveries()
+  const merchants = stores.merchants()
+  const dispatcher = createWebhookDispatcher({
+    deliveries,
+    merchants,
+    secretBox: createSecretBox(config.encryptionKey),
+    clock,
+    logger,
+    allowPrivateTargets: config.allowPrivateTargets,
+    metrics: metrics.webhooks,
+    ...(config.retryScheduleMs ? { schedule: config.retryScheduleMs } : {}),
+  })
+  const recorder = createDeliveryRecorder({
+    bus: infrastructure.bus(),
+    // the notifier's own copy of payment state, apart from the gateway's read model
+    payments: stores.readModel('notifier_payments'),
+    deliveries,
+    merchants,
+    clock,
+    logger,
+    onRecorded: () => dispatcher.wake(),
+    metrics: metrics.webhooks,
+  })
+  const readiness = () => infrastructure.answers()
+  const healthPort = healthService({
+    host: config.host,
+    port: config.healthPort,
+    logger,
+    readiness,
+    metricsRegistry: metrics.registry,
+    requestMetrics: metrics.http,
+  })
+  return {
+    services: shared ? [recorder, dispatcher] : [recorder, dispatcher, healthPort],
+    readiness,
+    close: release,
+  }
+}

@@ -1,0 +1,206 @@
+import { resolve } from 'node:path'
+import { defaultAssetRegistry } from '@chainpay/domain'
+import { configProblems } from '@chainpay/service-kit/testing'
+import { createDevelopmentWallet } from '@chainpay/wallet'
+import { describe, expect, it } from 'vitest'
+import { type ReadTextFile, readPaymentCommandConfig } from './config.js'
+
+const wallet = createDevelopmentWallet()
+const keys = { tronAccountXpub: wallet.tronAccountXpub, solanaSeed: wallet.solanaSeed }
+const keyEnv = { TRON_ACCOUNT_XPUB: keys.tronAccountXpub, SOLANA_SEED: keys.solanaSeed }
+
+/** files the configuration may read, by path; any other path does not exist */
+function files(contents: Record<string, string>): ReadTextFile {
+  return (path) => {
+    const text = contents[path]
+    if (text === undefined) throw new Error(`ENOENT: no such file or directory, open '${path}'`)
+    return text
+  }
+}
+
+function problemsOf(env: NodeJS.ProcessEnv, readFile: ReadTextFile = files({})): string[] {
+  return configProblems(() => readPaymentCommandConfig(env, readFile))
+}
+
+describe('readPaymentCommandConfig', () => {
+  it('has defaults for everything but the key material', () => {
+    expect(readPaymentCommandConfig(keyEnv, files({}))).toEqual({
+      host: '0.0.0.0',
+      port: 8090,
+      dataDir: resolve('data'),
+      databaseFile: resolve('data', 'chainpay.sqlite'),
+      logLevel: 'info',
+      registry: defaultAssetRegistry,
+      infrastructure: {
+        kafkaBrokers: null,
+        mongodbUrl: null,
+        mongodbDatabase: 'chainpay',
+        busNamespace: null,
+      },
+      eventstoreUrl: null,
+      keys,
+      callbackUrlPolicy: 'production',
+      chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
+    })
+  })
+
+  it('reads every variable', () => {
+    const config = readPaymentCommandConfig(
+      {
+        ...keyEnv,
+        HOST: '127.0.0.1',
+        PORT: '9090',
+        DATA_DIR: '/var/lib/chainpay',
+        LOG_LEVEL: 'fatal',
+        KAFKA_BROKERS: '10.0.0.1:9092,10.0.0.2:9092',
+        MONGODB_URL: 'mongodb://db:27017/',
+        MONGODB_DATABASE: 'payments',
+        BUS_NAMESPACE: 'blue',
+        EVENTSTORE_URL: 'kurrentdb://es:2113?tls=false',
+        CALLBACK_URL_POLICY: 'development',
+        CHAIN_NETWORKS: 'TRON,SOLANA_DEVNET',
+        TRON_REQUIRED_CONFIRMATIONS: '19',
+        SOLANA_DEVNET_REQUIRED_CONFIRMATIONS: '1',
+      },
+      files({}),
+    )
+    expect(config).toEqual({
+      host: '127.0.0.1',
+      port: 9090,
+      dataDir: '/var/lib/chainpay',
+      databaseFile: '/var/lib/chainpay/chainpay.sqlite',
+      logLevel: 'fatal',
+      registry: defaultAssetRegistry,
+      infrastructure: {
+        kafkaBrokers: ['10.0.0.1:9092', '10.0.0.2:9092'],
+        mongodbUrl: 'mongodb://db:27017/',
+        mongodbDatabase: 'payments',
+        busNamespace: 'blue',
+      },
+      eventstoreUrl: 'kurrentdb://es:2113?tls=false',
+      keys,
+      callbackUrlPolicy: 'development',
+      chains: { networks: ['TRON', 'SOLANA_DEVNET'], requiredConfirmations: { TRON: 19, SOLANA_DEVNET: 1 } },
+    })
+  })
+
+  it('takes the keys from a development wallet file instead', () => {
+    const walletFile = JSON.stringify({ note: 'development only', ...wallet })
+    const config = readPaymentCommandConfig(
+      { WALLET_FILE: '/data/dev-wallet.json' },
+      files({ '/data/dev-wallet.json': walletFile }),
+    )
+    expect(config.keys).toEqual(keys)
+  })
+
+  it('says where keys come from when there are none', () => {
+    expect(problemsOf({})).toEqual([
+      'TRON_ACCOUNT_XPUB and SOLANA_SEED: required (or WALLET_FILE: a development wallet JSON with tronAccountXpub and solanaSeed)',
+    ])
+  })
+
+  it('wants both keys, and either the keys or a wallet file', () => {
+    expect(problemsOf({ TRON_ACCOUNT_XPUB: keys.tronAccountXpub })).toEqual([
+      'SOLANA_SEED: required together with TRON_ACCOUNT_XPUB',
+    ])
+    expect(problemsOf({ SOLANA_SEED: keys.solanaSeed })).toEqual([
+      'TRON_ACCOUNT_XPUB: required together with SOLANA_SEED',
+    ])
+    expect(problemsOf({ ...keyEnv, WALLET_FILE: '/data/dev-wallet.json' })).toEqual([
+      'WALLET_FILE: set either WALLET_FILE or TRON_ACCOUNT_XPUB and SOLANA_SEED, not both',
+    ])
+  })
+
+  it('checks the keys at start', () => {
+    const privateKey =
+      'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi'
+    expect(problemsOf({ TRON_ACCOUNT_XPUB: privateKey, SOLANA_SEED: 'abc' })).toEqual([
+      'TRON_ACCOUNT_XPUB: the TRON account key must be an extended public key (xpub), not a private one',
+      'SOLANA_SEED: the seed must be hex text (pairs of 0-9a-f)',
+    ])
+    expect(problemsOf({ ...keyEnv, SOLANA_SEED: 'ab'.repeat(8 * 9) })[0]).toBe(
+      'SOLANA_SEED: the seed must be 16 to 64 bytes, got 72',
+    )
+  })
+
+  it('explains what is wrong with a wallet file', () => {
+    const env = { WALLET_FILE: '/data/dev-wallet.json' }
+    expect(problemsOf(env)).toEqual([
+      "WALLET_FILE: cannot read /data/dev-wallet.json: ENOENT: no such file or directory, open '/data/dev-wallet.json'",
+    ])
+    expect(problemsOf(env, files({ '/data/dev-wallet.json': '{"tronAccountXpub":' }))).toEqual([
+      'WALLET_FILE: /data/dev-wallet.json is not JSON',
+    ])
+    expect(problemsOf(env, files({ '/data/dev-wallet.json': '{"mnemonic":"abandon"}' }))).toEqual([
+      'WALLET_FILE: /data/dev-wallet.json must hold the strings tronAccountXpub and solanaSeed',
+    ])
+    const badSeed = JSON.stringify({ ...keys, solanaSeed: 'zz' })
+    expect(problemsOf(env, files({ '/data/dev-wallet.json': badSeed }))).toEqual([
+      'WALLET_FILE /data/dev-wallet.json solanaSeed: the seed must be hex text (pairs of 0-9a-f)',
+    ])
+  })
+
+  it('reports every problem together, naming the variable and what it expects', () => {
+    expect(
+      problemsOf({ PORT: '99999', LOG_LEVEL: 'loud', CALLBACK_URL_POLICY: 'lax', TRON_ACCOUNT_XPUB: 'x' }),
+    ).toEqual([
+      "PORT: expected an integer between 1 and 65535, got '99999'",
+      "LOG_LEVEL: expected one of trace, debug, info, warn, error, fatal, silent, got 'loud'",
+      'SOLANA_SEED: required together with TRON_ACCOUNT_XPUB',
+      "CALLBACK_URL_POLICY: expected one of production, development, got 'lax'",
+    ])
+  })
+
+  it('checks the networks served and their confirmations, naming the variable', () => {
+    expect(
+      problemsOf({
+        ...keyEnv,
+        CHAIN_NETWORKS: 'TRON, tron,ETHEREUM,TRON',
+        TRON_REQUIRED_CONFIRMATIONS: '0',
+      }),
+    ).toEqual([
+      "CHAIN_NETWORKS: unknown network 'tron'; known: TRON, TRON_NILE, SOLANA, SOLANA_DEVNET",
+      "CHAIN_NETWORKS: unknown network 'ETHEREUM'; known: TRON, TRON_NILE, SOLANA, SOLANA_DEVNET",
+      'CHAIN_NETWORKS: TRON is listed twice',
+      "TRON_REQUIRED_CONFIRMATIONS: expected an integer between 1 and 1000, got '0'",
+    ])
+    expect(problemsOf({ ...keyEnv, SOLANA_REQUIRED_CONFIRMATIONS: '1001' })).toEqual([
+      "SOLANA_REQUIRED_CONFIRMATIONS: expected an integer between 1 and 1000, got '1001'",
+    ])
+  })
+
+  it('refuses confirmations for a network it does not serve, a typo or a forgotten CHAIN_NETWORKS entry', () => {
+    expect(
+      problemsOf({
+        ...keyEnv,
+        CHAIN_NETWORKS: 'TRON',
+        SOLANA_REQUIRED_CONFIRMATIONS: '32',
+        TRON_NILLE_REQUIRED_CONFIRMATIONS: '20',
+        // empty counts as unset
+        SOLANA_DEVNET_REQUIRED_CONFIRMATIONS: '',
+      }),
+    ).toEqual([
+      'SOLANA_REQUIRED_CONFIRMATIONS: SOLANA is not in CHAIN_NETWORKS (TRON); add it there or remove the variable',
+      'TRON_NILLE_REQUIRED_CONFIRMATIONS: TRON_NILLE is not a network; known: TRON, TRON_NILE, SOLANA, SOLANA_DEVNET',
+    ])
+  })
+
+  it('ignores the RPC variables of the chain-indexer, so that both may share one environment', () => {
+    const config = readPaymentCommandConfig(
+      { ...keyEnv, CHAIN_NETWORKS: 'TRON', TRON_RPC_URL: 'https://api.trongrid.io', TRON_RPC_API_KEY: 'k' },
+      files({}),
+    )
+    expect(config.chains).toEqual({ networks: ['TRON'], requiredConfirmations: {} })
+  })
+
+  it('never repeats key material in a message', () => {
+    const seed = 'ab'.repeat(70)
+    const messages = problemsOf({ TRON_ACCOUNT_XPUB: `${keys.tronAccountXpub}x`, SOLANA_SEED: seed }).join(
+      '\n',
+    )
+    expect(messages).toContain('TRON_ACCOUNT_XPUB: ')
+    expect(messages).toContain('SOLANA_SEED: ')
+    expect(messages).not.toContain(seed)
+    expect(messages).not.toContain(keys.tronAccountXpub)
+  })
+})

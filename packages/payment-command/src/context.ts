@@ -1,0 +1,99 @@
+// What payment-command runs on, built from its configuration: the command handler (the only writer
+// of the event store), its event relay, the consumers of chain observations and deadlines, expiry,
+// and the internal command API the gateway calls. Which adapters back the ports (the embedded SQLite
+// file, or EventStoreDB, Kafka and MongoDB) is @chainpay/adapters' choice, from the environment; in
+// standalone, the process's shared ones, and the gateway calls the handler directly.
+
+import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/adapters'
+import { applyNetworkSettings } from '@chainpay/domain'
+import { type Clock, type Logger, systemClock } from '@chainpay/platform'
+import type { PaymentCommands } from '@chainpay/ports'
+import { createServiceMetrics, healthRoutes, httpService, type ServiceContext } from '@chainpay/service-kit'
+import { createAddressDeriver } from '@chainpay/wallet'
+import { createChainTimeTracker } from './chain-times.js'
+import { createPaymentCommandHandler } from './command-handler.js'
+import type { PaymentCommandConfig } from './config.js'
+import { createDeadlineKeeper, createExpiryScheduler } from './expiry.js'
+import { buildCommandApi } from './http/command-api.js'
+import { createObservationConsumer } from './observation-consumer.js'
+import { createEventRelay } from './relay.js'
+
+export interface PaymentCommandContextOptions {
+  clock?: Clock
+  /** standalone: the process's infrastructure and metrics; then no command API of its own */
+  shared?: SharedRuntime
+}
+
+export interface PaymentCommandContext extends ServiceContext {
+  /** the commands, for a gateway in the same process (standalone) */
+  commands: PaymentCommands
+}
+
+export async function buildPaymentCommandContext(
+  config: PaymentCommandConfig,
+  logger: Logger,
+  options: PaymentCommandContextOptions = {},
+): Promise<PaymentCommandContext> {
+  const { shared, clock = systemClock } = options
+  const metrics = shared?.metrics ?? createServiceMetrics('payment-command')
+  const { infrastructure, release } = await infrastructureFor({
+    infrastructure: config.infrastructure,
+    databaseFile: config.databaseFile,
+    serviceName: 'payment-command',
+    logger,
+    metrics: metrics.registry,
+    shared,
+  })
+  const { stores } = infrastructure
+  const eventStore = openEventStore({ eventstoreUrl: config.eventstoreUrl, infrastructure, logger })
+  const bus = infrastructure.bus()
+  const deadlines = stores.deadlines()
+  const chainTimes = createChainTimeTracker()
+  const handler = createPaymentCommandHandler({
+    eventStore,
+    allocator: stores.allocator(),
+    deriver: createAddressDeriver(config.keys),
+    // only the networks a chain-indexer watches: a payment elsewhere would never be seen
+    registry: applyNetworkSettings(config.registry, config.chains),
+    policy: { allowInsecureCallbackUrls: config.callbackUrlPolicy === 'development' },
+    clock,
+    logger,
+  })
+  const readiness = () => infrastructure.answers()
+
+  const commandApi = httpService({
+    name: 'command API',
+    host: config.host,
+    port: config.port,
+    logger,
+    build: async () => {
+      const app = buildCommandApi({ handler, logger, requestMetrics: metrics.http })
+      await app.register(healthRoutes, { readiness, metricsRegistry: metrics.registry })
+      return app
+    },
+  })
+
+  return {
+    commands: handler,
+    // the command API first: creates only need the event store, while the consumers below may wait
+    // for their groups (after a crash, until the dead member's session times out)
+    services: [
+      ...(shared ? [] : [commandApi]),
+      createEventRelay({
+        eventStore,
+        bus,
+        checkpoints: stores.checkpoints(),
+        logger,
+        metrics: metrics.relay,
+      }),
+      createDeadlineKeeper({ bus, deadlines, logger }),
+      createObservationConsumer({ bus, handler, chainTimes, deadlines, logger }),
+      createExpiryScheduler({ deadlines, handler, chainTimes, clock, logger }),
+    ],
+    readiness,
+    async close() {
+      await eventStore.close()
+      await release()
+    },
+  }
+}

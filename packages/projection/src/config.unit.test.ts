@@ -1,0 +1,62 @@
+import { resolve } from 'node:path'
+import { defaultAssetRegistry } from '@chainpay/domain'
+import { configProblems } from '@chainpay/service-kit/testing'
+import { describe, expect, it } from 'vitest'
+import { readProjectionConfig } from './config.js'
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  return configProblems(() => readProjectionConfig(env))
+}
+
+describe('readProjectionConfig', () => {
+  it('has defaults for everything', () => {
+    expect(readProjectionConfig({})).toEqual({
+      host: '0.0.0.0',
+      healthPort: 8093,
+      dataDir: resolve('data'),
+      databaseFile: resolve('data', 'chainpay.sqlite'),
+      logLevel: 'info',
+      registry: defaultAssetRegistry,
+      infrastructure: {
+        kafkaBrokers: null,
+        mongodbUrl: null,
+        mongodbDatabase: 'chainpay',
+        busNamespace: null,
+      },
+    })
+  })
+
+  it('reads every variable', () => {
+    const config = readProjectionConfig({
+      HOST: '127.0.0.1',
+      HEALTH_PORT: '9100',
+      DATA_DIR: '/var/lib/chainpay',
+      LOG_LEVEL: 'debug',
+      KAFKA_BROKERS: '10.0.0.1:9092,10.0.0.2:9092',
+      MONGODB_URL: 'mongodb://db:27017/',
+      MONGODB_DATABASE: 'payments',
+      BUS_NAMESPACE: 'blue',
+    })
+    expect(config).toEqual({
+      host: '127.0.0.1',
+      healthPort: 9100,
+      dataDir: '/var/lib/chainpay',
+      databaseFile: '/var/lib/chainpay/chainpay.sqlite',
+      logLevel: 'debug',
+      registry: defaultAssetRegistry,
+      infrastructure: {
+        kafkaBrokers: ['10.0.0.1:9092', '10.0.0.2:9092'],
+        mongodbUrl: 'mongodb://db:27017/',
+        mongodbDatabase: 'payments',
+        busNamespace: 'blue',
+      },
+    })
+  })
+
+  it('reports every problem together, naming the variable and what it expects', () => {
+    expect(problemsOf({ HEALTH_PORT: '70000', LOG_LEVEL: 'loud' })).toEqual([
+      "HEALTH_PORT: expected an integer between 1 and 65535, got '70000'",
+      "LOG_LEVEL: expected one of trace, debug, info, warn, error, fatal, silent, got 'loud'",
+    ])
+  })
+})

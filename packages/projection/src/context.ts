@@ -1,0 +1,50 @@
+// What the projection runs on, built from its configuration: the read model fold on the bus, and its
+// health port. Which adapters back the ports (the embedded SQLite file, or Kafka and MongoDB) is
+// @chainpay/adapters' choice, from the environment; in standalone, the process's shared ones.
+
+import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
+import type { Logger } from '@chainpay/platform'
+import { createServiceMetrics, healthService, type ServiceContext } from '@chainpay/service-kit'
+import type { ProjectionConfig } from './config.js'
+import { createProjectionService } from './projection-service.js'
+
+export interface ProjectionContextOptions {
+  /** standalone: the process's infrastructure and metrics; then no health port of its own */
+  shared?: SharedRuntime
+}
+
+export async function buildProjectionContext(
+  config: ProjectionConfig,
+  logger: Logger,
+  options: ProjectionContextOptions = {},
+): Promise<ServiceContext> {
+  const { shared } = options
+  const metrics = shared?.metrics ?? createServiceMetrics('projection')
+  const { infrastructure, release } = await infrastructureFor({
+    infrastructure: config.infrastructure,
+    databaseFile: config.databaseFile,
+    serviceName: 'projection',
+    logger,
+    metrics: metrics.registry,
+    shared,
+  })
+  const readiness = () => infrastructure.answers()
+  const projection = createProjectionService({
+    bus: infrastructure.bus(),
+    readModel: infrastructure.stores.readModel(),
+    logger,
+  })
+  const healthPort = healthService({
+    host: config.host,
+    port: config.healthPort,
+    logger,
+    readiness,
+    metricsRegistry: metrics.registry,
+    requestMetrics: metrics.http,
+  })
+  return {
+    services: shared ? [projection] : [projection, healthPort],
+    readiness,
+    close: release,
+  }
+}

@@ -1,0 +1,95 @@
+// The one HTTP foundation of every service's servers (the merchant API, the admin API, the command
+// API, the health ports): request ids, one log line per request, strict schema validation, request
+// metrics, and the error body of docs/api.md ("Errors") for every error, 404 and 405 included. 404
+// and 405 come from the routes the app registered: a path some route serves answers 405 with Allow
+// for any other method, before any hook of that route (authentication) runs.
+
+import { DomainError } from '@chainpay/domain'
+import type { Logger } from '@chainpay/platform'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify'
+import type { HttpRequestMetrics } from '../metrics.js'
+import { observeHttpRequests } from '../metrics.js'
+import { notFoundError, pathOf, sendError } from './errors.js'
+import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js'
+import { RequestLogController } from './request-log.js'
+import { createRouteIndex } from './route-index.js'
+
+export type HttpApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>
+
+export interface HttpAppOptions {
+  logger: Logger
+  /** names the server in its log lines: gateway, admin, command-api, health */
+  component: string
+  /** observes every request but the scrapes of /metrics */
+  requestMetrics?: HttpRequestMetrics
+  /** largest request body in bytes; fastify's 1 MiB when absent */
+  bodyLimit?: number
+}
+
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const app = Fastify({
+    // typed as fastify's logger interface, so that the app is a plain FastifyInstance
+    loggerInstance: options.logger.child({ component: options.component }) as FastifyBaseLogger,
+    logController: new RequestLogController(),
+    ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    ajv: {
+      customOptions: {
+        // a body is validated exactly as sent: nothing removed, coerced or filled in, so that what
+        // a handler sees (and an idempotent create fingerprints) is what the caller sent
+        removeAdditional: false,
+        coerceTypes: false,
+        useDefaults: false,
+        allErrors: false,
+      },
+    },
+    frameworkErrors: (error, request, reply) => {
+      reply.header(REQUEST_ID_HEADER, request.id)
+      sendError(error, request, reply)
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  const routes = createRouteIndex()
+  app.addHook('onRoute', (route) => routes.add(route.url, route.method))
+  /** requests no route matched but whose path some route serves: the pattern, for the metrics */
+  const servedPaths = new WeakMap<object, string>()
+
+  // here, before any plugin: a plugin's routes only get the hooks its parent had when registered
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id)
+    if (!request.is404) return
+    // No route matched: answered here, before the body is read, with 405 where the path is served.
+    const served = routes.match(pathOf(request.url))
+    if (served === null) throw notFoundError(request.method, request.url)
+    servedPaths.set(request, served.pattern)
+    const allowed = served.methods.join(', ')
+    reply.header('allow', allowed)
+    throw new DomainError(
+      'METHOD_NOT_ALLOWED',
+      `method ${request.method} is not allowed on ${pathOf(request.url)}; allowed: ${allowed}`,
+    )
+  })
+  if (options.requestMetrics) {
+    observeHttpRequests(app, options.requestMetrics, (request) => servedPaths.get(request))
+  }
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply))
+  app.setNotFoundHandler((request, reply) => {
+    // reached only when onRequest did not answer (never, but fastify wants a handler)
+    sendError(notFoundError(request.method, request.url), request, reply)
+  })
+  return app
+}

@@ -1,0 +1,35 @@
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify'
+import { pathOf } from './errors.js'
+
+/**
+ * One info line per request, when it completes: method, path without the query (which may carry
+ * merchant data), status, duration and, through the request's logger, its id. Headers and bodies are
+ * never logged, so neither signatures nor secrets can end up in a log line.
+ */
+export class RequestLogController extends LogController {
+  constructor() {
+    super({ requestIdLogLabel: 'requestId' })
+  }
+
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const line = {
+      method: request.method,
+      url: pathOf(request.raw.url ?? ''),
+      statusCode: reply.statusCode,
+      durationMs: Math.round(reply.elapsedTime),
+    }
+    if (error) reply.log.error({ ...line, err: error }, 'request failed while sending the response')
+    else reply.log.info(line, 'request completed')
+  }
+
+  // Errors are logged once, by the gateway's error handler, with what the caller must not see.
+  override defaultErrorLog(): void {}
+
+  override routeNotFound(): void {}
+}

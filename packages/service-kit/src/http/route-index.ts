@@ -1,0 +1,56 @@
+// Which methods the registered routes serve on a path, so that a request no route matched is told
+// 405 (with Allow) rather than 404 when its path exists. Patterns are fastify's: static segments,
+// `:param` segments and a trailing `*`.
+
+export interface RouteIndex {
+  add(url: string, method: string | string[]): void
+  /**
+   * The patterns that serve `path` (no query), the first of them named, and their methods in the
+   * usual order, HEAD last; null when no route serves the path.
+   */
+  match(path: string): { pattern: string; methods: string[] } | null
+}
+
+/** the order methods are listed in an Allow header; HEAD comes last, after GET's company */
+const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+
+export function createRouteIndex(): RouteIndex {
+  const patterns = new Map<string, { matcher: RegExp; methods: Set<string> }>()
+  return {
+    add(url, method) {
+      let entry = patterns.get(url)
+      if (entry === undefined) {
+        entry = { matcher: matcherOf(url), methods: new Set() }
+        patterns.set(url, entry)
+      }
+      for (const one of Array.isArray(method) ? method : [method]) entry.methods.add(one)
+    },
+    match(path) {
+      let pattern: string | undefined
+      const methods = new Set<string>()
+      for (const [url, { matcher, methods: served }] of patterns) {
+        if (!matcher.test(path)) continue
+        pattern ??= url
+        for (const method of served) methods.add(method)
+      }
+      if (pattern === undefined) return null
+      const ordered = METHOD_ORDER.filter((method) => methods.has(method))
+      const others = [...methods].filter((method) => !METHOD_ORDER.includes(method) && method !== 'HEAD')
+      // fastify answers HEAD wherever it answers GET
+      const head = methods.has('HEAD') || methods.has('GET') ? ['HEAD'] : []
+      return { pattern, methods: [...ordered, ...others, ...head] }
+    },
+  }
+}
+
+function matcherOf(url: string): RegExp {
+  const source = url
+    .split('/')
+    .map((segment) => {
+      if (segment === '*') return '.*'
+      if (segment.startsWith(':')) return '[^/]+'
+      return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    })
+    .join('/')
+  return new RegExp(`^${source}$`)
+}

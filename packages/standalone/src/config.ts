@@ -1,0 +1,107 @@
+// Standalone's configuration, read once from the environment at start. It is the five services'
+// settings, read by their own readers where one process reads them alike (the chains, the key
+// material, the API ports, the rate limit, the retry schedule), with the defaults of a process that
+// runs on its own: simulated chains unless CHAIN_MODE=rpc, secrets and (with simulated chains) a
+// development wallet generated on the first start (docs/operations.md, "Standalone").
+
+import { type ChainSettings, readChainSettings } from '@chainpay/chain-indexer'
+import { checkApiPorts, readApiPorts, readRateLimit } from '@chainpay/gateway'
+import { readRetrySchedule } from '@chainpay/notifier'
+import { type AddressKeys, CALLBACK_URL_POLICIES, readAddressKeys } from '@chainpay/payment-command'
+import { type EnvReader, readEnv } from '@chainpay/platform'
+import { type ReadTextFile, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
+
+export interface StandaloneConfig extends SharedConfig {
+  /** the merchant API (and, with simulated chains, the simulator's routes) */
+  port: number
+  adminHost: string
+  adminPort: number
+  sqliteSynchronous: 'NORMAL' | 'FULL'
+  rateLimit: { max: number; windowMs: number }
+  /** WEBHOOK_RETRY_SCHEDULE; the notifier's default schedule when undefined */
+  webhookRetryScheduleMs: number[] | undefined
+  /**
+   * CALLBACK_URL_POLICY for callback and webhook URLs: development (http, loopback and private
+   * hosts allowed) by default with simulated chains, production (https on public hosts only,
+   * decisions.md section 4) by default with real ones
+   */
+  callbackUrlPolicy: (typeof CALLBACK_URL_POLICIES)[number]
+  /** CHAIN_MODE (default simulator) and what it reads, as the chain-indexer reads it */
+  chains: ChainSettings
+  /**
+   * TRON_ACCOUNT_XPUB and SOLANA_SEED, or WALLET_FILE, as payment-command reads them: required with
+   * real chains; null with simulated ones, which use the development wallet of the data directory
+   */
+  keys: AddressKeys | null
+  /** override the generated ones (standalone-secrets.json) */
+  encryptionKey: string | undefined
+  adminToken: string | undefined
+}
+
+/** Fast blocks so that a development payment confirms in seconds; the confirmations stay real. */
+const SIMULATED_BLOCK_INTERVAL_MS = { TRON: 300, SOLANA: 200 }
+
+/** what standalone runs on instead: naming one of these is a mistake worth stopping for */
+const DISTRIBUTED_ONLY_VARIABLES = [
+  'KAFKA_BROKERS',
+  'MONGODB_URL',
+  'EVENTSTORE_URL',
+  'PAYMENT_COMMAND_URL',
+  'CHAIN_SIMULATOR_URL',
+] as const
+
+export function readStandaloneConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  readFile?: ReadTextFile,
+): StandaloneConfig {
+  const read = readEnv(env)
+  const ports = readApiPorts(read)
+  const shared = readSharedConfig(read, readFile)
+  const chains = readChainSettings(read, env, shared.registry, {
+    defaultMode: 'simulator',
+    blockIntervalMs: SIMULATED_BLOCK_INTERVAL_MS,
+    // read straight from the simulator in this process, unless SIMULATOR_CLIENT=rpc asks for the
+    // RPC clients over this process's own port
+    simulatorClient: 'in-process',
+    // every network of the registry, under its own name, so that merchants integrate exactly as they
+    // will in production
+    simulatedNetworks: shared.registry.networks.map((definition) => definition.network),
+  })
+  const live = chains.chainMode === 'rpc'
+  const config: StandaloneConfig = {
+    ...shared,
+    ...ports,
+    sqliteSynchronous: read.oneOf('SQLITE_SYNCHRONOUS', ['NORMAL', 'FULL'], { default: 'NORMAL' }),
+    rateLimit: readRateLimit(read),
+    webhookRetryScheduleMs: readRetrySchedule(read),
+    callbackUrlPolicy: read.oneOf('CALLBACK_URL_POLICY', CALLBACK_URL_POLICIES, {
+      default: live ? 'production' : 'development',
+    }),
+    chains,
+    keys: live ? readAddressKeys(read, readFile) : null,
+    encryptionKey: read.optionalString('CHAINPAY_ENCRYPTION_KEY'),
+    adminToken: read.optionalString('ADMIN_TOKEN'),
+  }
+  checkApiPorts(read, ports)
+  if (!live) refuseKeyMaterial(read)
+  for (const name of DISTRIBUTED_ONLY_VARIABLES) {
+    if (read.optionalString(name) !== undefined) {
+      read.problem(
+        `${name}: standalone runs every service in one process on its own storage; ${name} belongs to the distributed shape (docs/deploy.md)`,
+      )
+    }
+  }
+  read.done()
+  return config
+}
+
+/** simulated chains use the development wallet: key material given for them is a mistake */
+function refuseKeyMaterial(read: EnvReader): void {
+  for (const name of ['TRON_ACCOUNT_XPUB', 'SOLANA_SEED', 'WALLET_FILE']) {
+    if (read.optionalString(name) !== undefined) {
+      read.problem(
+        `${name}: only read with CHAIN_MODE=rpc; simulated chains use the development wallet of DATA_DIR`,
+      )
+    }
+  }
+}

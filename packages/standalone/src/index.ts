@@ -1,0 +1,3 @@
+export * from './config.js'
+export * from './first-start.js'
+export * from './standalone.js'

@@ -1,0 +1,219 @@
+// The merchant API as one process serves it, for integration tests: the gateway's app on real
+// adapters (a fresh SQLite file holding the event store, read model and merchants), payment-command's
+// real handler called directly, a manual clock, captured log lines.
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  type Asset,
+  type AssetRegistry,
+  type CreateRequestPolicy,
+  defaultAssetRegistry,
+  type ReceivingAddress,
+} from '@chainpay/domain'
+import {
+  type ApiKeyAuthenticator,
+  buildGatewayApp,
+  type CreatedMerchant,
+  createApiKeyAuthenticator,
+  createMerchant,
+  type GatewayDeps,
+} from '@chainpay/gateway'
+import { createPaymentCommandHandler, type PaymentCommandHandler } from '@chainpay/payment-command'
+import {
+  createManualClock,
+  createRootLogger,
+  createSecretBox,
+  generateSecretKey,
+  type Logger,
+  type ManualClock,
+  type SecretBox,
+} from '@chainpay/platform'
+import type { EventStore, MerchantStore, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import { signApiRequest } from '@chainpay/signing'
+import {
+  createSqliteAddressAllocator,
+  createSqliteEventStore,
+  createSqliteMerchantStore,
+  createSqlitePaymentReadModel,
+  type DatabaseSync,
+  openSqliteDatabase,
+} from '@chainpay/store-sqlite'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+
+export const FIXTURE_START = '2030-01-15T12:00:00.000Z'
+
+export interface Credentials {
+  apiKey: string
+  apiSecret: string
+}
+
+export interface SignedRequestOptions {
+  /** raw body text, sent as is and signed */
+  body?: string
+  /** default application/json when there is a body */
+  contentType?: string | null
+  credentials?: Credentials
+  /** X-Service-Timestamp; the fixture clock's now by default */
+  timestamp?: string
+  /** what the signature covers, when a test wants it to differ from what is sent */
+  sign?: { method?: string; path?: string; body?: string }
+  /** applied last: replaces or (with undefined) removes any header */
+  headers?: Record<string, string | undefined>
+}
+
+export interface MerchantApiFixture {
+  app: FastifyInstance
+  db: DatabaseSync
+  clock: ManualClock
+  secretBox: SecretBox
+  merchants: MerchantStore
+  readModel: PaymentReadModel
+  eventStore: EventStore
+  handler: PaymentCommandHandler
+  authenticator: ApiKeyAuthenticator
+  /** the merchant every request is signed for by default */
+  merchant: CreatedMerchant
+  /** a second merchant, to show that merchants cannot see each other's payments */
+  otherMerchant: CreatedMerchant
+  /** every JSON log line written while the fixture was open */
+  logLines(): string[]
+  /** a request signed the way a merchant signs it */
+  send(method: string, url: string, options?: SignedRequestOptions): Promise<LightMyRequestResponse>
+  /** POST /payments with `body` as JSON */
+  create(body: unknown, credentials?: Credentials): Promise<LightMyRequestResponse>
+  close(): Promise<void>
+}
+
+export interface MerchantApiFixtureOptions {
+  /** replaces payment-command's handler as the gateway's PaymentCommands */
+  commands?: (handler: PaymentCommandHandler) => PaymentCommands
+  /** replaces the SQLite read model the gateway reads and writes through */
+  readModel?: (sqlite: PaymentReadModel) => PaymentReadModel
+  rateLimit?: GatewayDeps['rateLimit']
+  readiness?: GatewayDeps['readiness']
+  policy?: CreateRequestPolicy
+  registry?: AssetRegistry
+  requestMetrics?: GatewayDeps['requestMetrics']
+  metricsRegistry?: GatewayDeps['metricsRegistry']
+}
+
+/** addresses a test can tell apart; the real derivation is the wallet package's concern */
+const testDeriver = {
+  derive(asset: Asset, index: number): ReceivingAddress {
+    const address = `${asset.chain}-address-${index}`
+    return {
+      address,
+      tokenAccount: asset.tokenStandard === 'SPL' ? `${address}-token-account` : null,
+      derivationPath: `m/test/${index}`,
+    }
+  },
+}
+
+export async function openMerchantApiFixture(
+  options: MerchantApiFixtureOptions = {},
+): Promise<MerchantApiFixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'chainpay-gateway-'))
+  const db = openSqliteDatabase(join(dir, 'chainpay.sqlite'))
+  const lines: string[] = []
+  const logger: Logger = createRootLogger({
+    service: 'gateway-test',
+    level: 'debug',
+    destination: { write: (line: string) => void lines.push(line) },
+  })
+  const clock = createManualClock(FIXTURE_START)
+  const secretBox = createSecretBox(generateSecretKey())
+  const registry = options.registry ?? defaultAssetRegistry
+  const policy = options.policy ?? { allowInsecureCallbackUrls: false }
+  const merchants = createSqliteMerchantStore(db)
+  const sqliteReadModel = createSqlitePaymentReadModel(db)
+  const readModel = options.readModel ? options.readModel(sqliteReadModel) : sqliteReadModel
+  const eventStore = createSqliteEventStore(db)
+  const handler = createPaymentCommandHandler({
+    eventStore,
+    allocator: createSqliteAddressAllocator(db),
+    deriver: testDeriver,
+    registry,
+    policy,
+    clock,
+    logger,
+  })
+  const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
+  const adminDeps = { merchants, secretBox, clock }
+  const merchant = await createMerchant(adminDeps, { name: 'Test Shop' })
+  const otherMerchant = await createMerchant(adminDeps, { name: 'Other Shop' })
+  const app = await buildGatewayApp({
+    commands: options.commands ? options.commands(handler) : handler,
+    readModel,
+    authenticator,
+    registry,
+    policy,
+    clock,
+    logger,
+    rateLimit: options.rateLimit ?? { max: 10_000, windowMs: 60_000 },
+    ...(options.readiness ? { readiness: options.readiness } : {}),
+    requestMetrics: options.requestMetrics,
+    metricsRegistry: options.metricsRegistry,
+  })
+
+  const send: MerchantApiFixture['send'] = (method, url, request = {}) => {
+    const credentials = request.credentials ?? merchant
+    const timestamp = request.timestamp ?? String(clock.now().getTime())
+    const signature = signApiRequest(credentials.apiSecret, {
+      timestamp,
+      method: request.sign?.method ?? method,
+      path: request.sign?.path ?? url,
+      body: request.sign?.body ?? request.body ?? '',
+    })
+    const contentType = request.contentType === undefined ? 'application/json' : request.contentType
+    const headers: Record<string, string> = {
+      'x-service-key': credentials.apiKey,
+      'x-service-timestamp': timestamp,
+      'x-service-signature': signature,
+      ...(request.body !== undefined && contentType !== null ? { 'content-type': contentType } : {}),
+    }
+    for (const [name, value] of Object.entries(request.headers ?? {})) {
+      if (value === undefined) delete headers[name]
+      else headers[name] = value
+    }
+    return app.inject({
+      method: method as 'GET',
+      url,
+      headers,
+      ...(request.body === undefined ? {} : { payload: request.body }),
+    })
+  }
+
+  return {
+    app,
+    db,
+    clock,
+    secretBox,
+    merchants,
+    readModel: sqliteReadModel,
+    eventStore,
+    handler,
+    authenticator,
+    merchant,
+    otherMerchant,
+    logLines: () => [...lines],
+    send,
+    create: (body, credentials) =>
+      send('POST', '/api/merchant/v1/payments', {
+        body: JSON.stringify(body),
+        ...(credentials ? { credentials } : {}),
+      }),
+    async close() {
+      await app.close()
+      await eventStore.close()
+      db.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** the body of a JSON response */
+export function json<T = Record<string, unknown>>(response: { body: string }): T {
+  return JSON.parse(response.body) as T
+}

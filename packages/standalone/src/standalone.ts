@@ -1,0 +1,239 @@
+// Standalone: the five services' own contexts, built by their own factories, composed in one process
+// over one embedded infrastructure (one SQLite file in DATA_DIR, its bus included). Only what one
+// process changes is replaced: the gateway calls payment-command's handler directly, the services
+// share one infrastructure and one metrics registry, the process answers readiness once for all five
+// (the gateway's /readyz) and serves metrics once (the admin port), and the chain-indexer's simulator
+// routes, when chains are simulated, are served on the merchant port.
+
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { type InfrastructureConfig, openInfrastructure } from '@chainpay/adapters'
+import { buildChainIndexerContext, type ChainIndexerConfig } from '@chainpay/chain-indexer'
+import { buildGatewayContext, createMerchant } from '@chainpay/gateway'
+import { buildNotifierContext } from '@chainpay/notifier'
+import { type AddressKeys, buildPaymentCommandContext } from '@chainpay/payment-command'
+import { type Clock, createSecretBox, type Logger, type Service, systemClock } from '@chainpay/platform'
+import { buildProjectionContext } from '@chainpay/projection'
+import { createServiceMetrics, type ServiceContext } from '@chainpay/service-kit'
+import type { StandaloneConfig } from './config.js'
+import {
+  dataFiles,
+  ensureDevelopmentWallet,
+  ensureSecrets,
+  readDemoMerchant,
+  writeDemoMerchant,
+} from './first-start.js'
+
+/** every port family on the embedded SQLite file */
+const EMBEDDED: InfrastructureConfig = {
+  kafkaBrokers: null,
+  mongodbUrl: null,
+  mongodbDatabase: 'chainpay',
+  busNamespace: null,
+}
+
+export interface StandaloneContextOptions {
+  clock?: Clock
+}
+
+export async function buildStandaloneContext(
+  config: StandaloneConfig,
+  logger: Logger,
+  options: StandaloneContextOptions = {},
+): Promise<ServiceContext> {
+  const { clock = systemClock } = options
+  mkdirSync(config.dataDir, { recursive: true })
+  const secrets = firstStartSecrets(config, logger)
+  const keys = config.keys ?? developmentKeys(config.dataDir, logger)
+  const live = config.chains.chainMode === 'rpc'
+
+  const metrics = createServiceMetrics('standalone')
+  const infrastructure = await openInfrastructure({
+    infrastructure: EMBEDDED,
+    databaseFile: config.databaseFile,
+    serviceName: 'standalone',
+    logger,
+    metrics: metrics.registry,
+    sqliteSynchronous: config.sqliteSynchronous,
+  })
+  const shared = { infrastructure, metrics }
+  const contextOptions = { clock, shared }
+  const common = {
+    host: config.host,
+    dataDir: config.dataDir,
+    databaseFile: config.databaseFile,
+    logLevel: config.logLevel,
+    registry: config.registry,
+    infrastructure: EMBEDDED,
+  }
+  const { chains } = config.chains
+  const development = config.callbackUrlPolicy === 'development'
+
+  const contexts: ServiceContext[] = []
+  try {
+    const paymentCommand = await buildPaymentCommandContext(
+      // no command API of its own: the gateway calls the handler (port 0 is never listened on)
+      { ...common, port: 0, eventstoreUrl: null, keys, callbackUrlPolicy: config.callbackUrlPolicy, chains },
+      logger,
+      contextOptions,
+    )
+    contexts.push(paymentCommand)
+    // the simulator's routes are served on the merchant port, where its RPC clients find them too
+    const chainIndexerConfig: ChainIndexerConfig = { ...common, ...config.chains, port: config.port }
+    const chainIndexer = await buildChainIndexerContext(chainIndexerConfig, logger, contextOptions)
+    contexts.push(chainIndexer)
+    const projection = await buildProjectionContext({ ...common, healthPort: 0 }, logger, contextOptions)
+    contexts.push(projection)
+    const notifier = await buildNotifierContext(
+      {
+        ...common,
+        healthPort: 0,
+        encryptionKey: secrets.encryptionKey,
+        retryScheduleMs: config.webhookRetryScheduleMs,
+        allowPrivateTargets: development,
+      },
+      logger,
+      contextOptions,
+    )
+    contexts.push(notifier)
+    const parts = [...contexts]
+    const gateway = await buildGatewayContext(
+      {
+        ...common,
+        port: config.port,
+        adminHost: config.adminHost,
+        adminPort: config.adminPort,
+        paymentCommandUrl: '',
+        encryptionKey: secrets.encryptionKey,
+        adminToken: secrets.adminToken,
+        rateLimit: config.rateLimit,
+        chainSimulatorUrl: undefined,
+        callbackUrlPolicy: config.callbackUrlPolicy,
+        chains,
+      },
+      logger,
+      {
+        clock,
+        shared: {
+          ...shared,
+          commands: paymentCommand.commands,
+          // ready when every part is: the gateway's own stores are the infrastructure's too
+          readiness: async () => (await Promise.all(parts.map((part) => part.readiness()))).every(Boolean),
+          routes: chainIndexer.routes,
+        },
+      },
+    )
+    contexts.push(gateway)
+
+    if (!live) {
+      await ensureDemoMerchant(
+        config,
+        {
+          merchants: infrastructure.stores.merchants(),
+          secretBox: createSecretBox(secrets.encryptionKey),
+          clock,
+          registry: config.registry,
+          webhookUrlPolicy: { allowInsecureCallbackUrls: development },
+        },
+        logger,
+      )
+    }
+
+    return {
+      // the chains first, the APIs last: the process says it is ready once it answers
+      services: [
+        ...chainIndexer.services,
+        ...paymentCommand.services,
+        ...projection.services,
+        ...notifier.services,
+        ...gateway.services,
+        readyAnnouncement(config, logger),
+      ],
+      readiness: () => gateway.readiness(),
+      close: () => closeAll(contexts, infrastructure.close),
+    }
+  } catch (error) {
+    await closeAll(contexts, infrastructure.close)
+    throw error
+  }
+}
+
+async function closeAll(contexts: ServiceContext[], closeInfrastructure: () => Promise<void>): Promise<void> {
+  for (const context of [...contexts].reverse()) await context.close()
+  await closeInfrastructure()
+}
+
+function firstStartSecrets(config: StandaloneConfig, logger: Logger) {
+  const { secrets, created } = ensureSecrets(config.dataDir, {
+    encryptionKey: config.encryptionKey,
+    adminToken: config.adminToken,
+  })
+  if (created) {
+    logger.warn(
+      { file: join(config.dataDir, dataFiles.secrets) },
+      'generated an encryption key and an admin token for standalone; back up this file with the database (docs/going-live.md), or supply CHAINPAY_ENCRYPTION_KEY and ADMIN_TOKEN',
+    )
+  }
+  return secrets
+}
+
+function developmentKeys(dataDir: string, logger: Logger): AddressKeys {
+  const { wallet, created } = ensureDevelopmentWallet(dataDir)
+  if (created) {
+    logger.warn(
+      { file: join(dataDir, dataFiles.wallet) },
+      'created a development wallet for the chain simulator; never send real funds to its addresses',
+    )
+  }
+  return { tronAccountXpub: wallet.tronAccountXpub, solanaSeed: wallet.solanaSeed }
+}
+
+/** the line an operator waits for: where the APIs answer */
+function readyAnnouncement(config: StandaloneConfig, logger: Logger): Service {
+  const local = (host: string, port: number) =>
+    `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`
+  return {
+    name: 'ready announcement',
+    async start() {
+      logger.info(
+        {
+          api: `${local(config.host, config.port)}/api/merchant/v1`,
+          admin: `${local(config.adminHost, config.adminPort)}/admin/v1`,
+          dataDir: config.dataDir,
+          chains: config.chains.chainMode === 'rpc' ? 'real nodes (CHAIN_MODE=rpc)' : 'simulated',
+        },
+        'chainpay standalone is ready',
+      )
+    },
+    async stop() {},
+  }
+}
+
+async function ensureDemoMerchant(
+  config: StandaloneConfig,
+  deps: Parameters<typeof createMerchant>[0],
+  logger: Logger,
+): Promise<void> {
+  const { dataDir } = config
+  const existing = readDemoMerchant(dataDir)
+  if (existing && (await deps.merchants.getMerchant(existing.merchantId))) return
+  const created = await createMerchant(deps, { name: 'Demo merchant' })
+  writeDemoMerchant(dataDir, {
+    merchantId: created.merchant.merchantId,
+    apiKey: created.apiKey,
+    apiSecret: created.apiSecret,
+    webhookSecret: created.webhookSecret,
+  })
+  const file = join(dataDir, dataFiles.demoMerchant)
+  logger.info({ file, merchantId: created.merchant.merchantId }, 'created the demo merchant')
+  process.stderr.write(
+    [
+      '',
+      'chainpay: created a demo merchant. Its credentials are in',
+      `  ${file}`,
+      'Sign requests with apiKey/apiSecret (see README.md, "Create a payment"), pay the returned',
+      'address with POST /dev/chains/TRON/transfers, and verify webhooks with webhookSecret.',
+      '',
+    ].join('\n'),
+  )
+}
