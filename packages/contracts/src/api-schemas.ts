@@ -1,6 +1,7 @@
 // Schemas of the merchant API's bodies and parameters (merchant-api.md sections 2 and 7,
-// decisions.md sections 4 and 8). Field rules that need the asset registry or URL policy stay in
-// the domain's validateCreatePaymentRequest; these schemas check JSON types, shapes and bounds.
+// decisions.md sections 4 and 8), for the OpenAPI document and the responses' serialization. A
+// create's body is validated by the domain alone (validateCreatePaymentRequest, docs/api.md
+// "Validation"): CreatePaymentBodySchema describes what it accepts, and is checked against it.
 
 import {
   type CreatedPaymentView,

@@ -1,4 +1,4 @@
-import { ErrorCodes } from '@chainpay/domain'
+import { defaultAssetRegistry, ErrorCodes, validateCreatePaymentRequest } from '@chainpay/domain'
 import { Compile } from 'typebox/compile'
 import { describe, expect, it } from 'vitest'
 import {
@@ -32,6 +32,31 @@ const full = {
 }
 
 describe('CreatePaymentBodySchema', () => {
+  it('describes what the domain accepts: what the domain takes, the schema takes; a shape it refuses, the domain refuses', () => {
+    const domainTakes = (body: unknown) => {
+      try {
+        validateCreatePaymentRequest(body, defaultAssetRegistry, { allowInsecureCallbackUrls: true })
+        return true
+      } catch {
+        return false
+      }
+    }
+    const refusedShapes = [
+      { ...minimal, amount: 10.5 },
+      { ...minimal, extra: 1 },
+      { ...minimal, expiresInMinutes: 0 },
+      { ...minimal, metadata: { a: {} } },
+      { ...minimal, idempotencyKey: '' },
+      { ...minimal, callbackUrl: 'not a url' },
+      { ...minimal, description: 'd'.repeat(1001) },
+      { currency: 'USDT', network: 'TRON' },
+    ]
+    for (const body of [minimal, full])
+      expect([domainTakes(body), createBody.Check(body)]).toEqual([true, true])
+    for (const body of refusedShapes)
+      expect([domainTakes(body), createBody.Check(body)]).toEqual([false, false])
+  })
+
   it('accepts the required fields alone and every field together', () => {
     expect(createBody.Check(minimal)).toBe(true)
     expect(createBody.Check(full)).toBe(true)

@@ -1,5 +1,13 @@
-// Every field rule of POST /payments (decisions.md section 4) that goes beyond JSON types.
+// Every rule of POST /payments (decisions.md section 4), in one place: the body exactly as the
+// merchant sent it goes in, a request the decider can act on (with its asset and amount in smallest
+// units) comes out, or a DomainError naming the field. Nothing before it validates the body: the
+// gateway only parses the JSON, payment-command's API only carries it (docs/api.md, "Validation").
+//
+// The checks run in two rounds, in the order a caller has always seen them: first the shape of each
+// field, field by field in the order of the specification's table (required fields, unknown fields,
+// then types, lengths and bounds), then the rules that need the asset registry or the URL policy.
 
+import { fullFormats } from 'ajv-formats/dist/formats.js'
 import { type Asset, type AssetRegistry, resolveAsset } from './assets.js'
 import { DomainError } from './errors.js'
 import { formatUnits, fractionDigits, isDecimalAmount, toUnits } from './money.js'
@@ -21,83 +29,119 @@ export const createRequestLimits = {
   idempotencyKeyMaxLength: 255,
 } as const
 
-const requestFields: ReadonlySet<string> = new Set<keyof CreatePaymentRequest>([
-  'amount',
-  'currency',
-  'network',
-  'tokenStandard',
-  'addressMode',
-  'description',
-  'metadata',
-  'callbackUrl',
-  'successRedirectUrl',
-  'cancelRedirectUrl',
-  'expiresInMinutes',
-  'idempotencyKey',
-])
+/** a request that passed every rule, with what the decider needs of it */
+export interface ValidCreatePaymentRequest {
+  request: CreatePaymentRequest
+  asset: Asset
+  amountUnits: bigint
+}
+
+const REQUIRED_FIELDS = ['amount', 'currency', 'network'] as const
+/** RFC 3986's grammar of a URI, as the JSON Schema format "uri" has always checked it here */
+const isUri = fullFormats.uri as (text: string) => boolean
+const ADDRESS_MODES = ['PER_PAYMENT'] as const
+type UrlField = 'callbackUrl' | 'successRedirectUrl' | 'cancelRedirectUrl'
+
+/** each field's shape, in the order of merchant-api.md section 2.2 */
+const fieldShapes: { [Field in keyof CreatePaymentRequest]-?: (value: unknown) => void } = {
+  amount: (value) => {
+    requireString('amount', value)
+    if (!isDecimalAmount(value)) {
+      invalid('amount', 'must be a decimal string such as "10.5" (no sign, exponent or leading zeros)')
+    }
+  },
+  currency: (value) => requireString('currency', value),
+  network: (value) => requireString('network', value),
+  tokenStandard: (value) => requireString('tokenStandard', value),
+  addressMode: (value) => {
+    requireString('addressMode', value)
+    if (!(ADDRESS_MODES as readonly string[]).includes(value)) {
+      invalid('addressMode', `must be one of ${ADDRESS_MODES.join(', ')}`)
+    }
+  },
+  description: (value) => {
+    requireString('description', value)
+    requireAtMost('description', value, createRequestLimits.descriptionMaxLength)
+  },
+  metadata: (value) => validateMetadata(value),
+  callbackUrl: (value) => urlShape('callbackUrl', value),
+  successRedirectUrl: (value) => urlShape('successRedirectUrl', value),
+  cancelRedirectUrl: (value) => urlShape('cancelRedirectUrl', value),
+  expiresInMinutes: (value) => {
+    const { min, max } = createRequestLimits.expiresInMinutes
+    if (typeof value !== 'number' || !Number.isInteger(value))
+      invalid('expiresInMinutes', 'must be an integer')
+    if (value < min) invalid('expiresInMinutes', `must be at least ${min}`)
+    if (value > max) invalid('expiresInMinutes', `must be at most ${max}`)
+  },
+  idempotencyKey: (value) => {
+    requireString('idempotencyKey', value)
+    requireAtMost('idempotencyKey', value, createRequestLimits.idempotencyKeyMaxLength)
+    if (characters(value) < 1) invalid('idempotencyKey', 'must be at least 1 characters')
+  },
+}
 
 /**
- * Checks every rule and resolves the asset. Throws DomainError VALIDATION_ERROR (message names the
- * field and what was wrong) or UNSUPPORTED_ASSET.
+ * Checks every rule and resolves the asset. Throws DomainError VALIDATION_ERROR (the message names
+ * the field and what was wrong) or UNSUPPORTED_ASSET (listing what is supported).
  */
 export function validateCreatePaymentRequest(
-  request: CreatePaymentRequest,
+  body: unknown,
   registry: AssetRegistry,
   policy: CreateRequestPolicy,
-): { asset: Asset; amountUnits: bigint } {
-  if (typeof request.amount !== 'string' || !isDecimalAmount(request.amount)) {
-    invalid('amount', 'must be a decimal string such as "10.5" (no sign, exponent or leading zeros)')
-  }
-  requireString(request, 'currency')
-  requireString(request, 'network')
+): ValidCreatePaymentRequest {
+  const request = validateShape(body)
   const asset = resolveAsset(registry, request)
   const amountUnits = validateAmount(request.amount, asset)
-  for (const field of Object.keys(request)) {
-    if (!requestFields.has(field)) invalid(field, 'unknown field')
-  }
-  if (request.addressMode !== undefined && request.addressMode !== 'PER_PAYMENT') {
-    invalid('addressMode', 'must be PER_PAYMENT, the only address mode')
-  }
-  validateExpiresInMinutes(request.expiresInMinutes)
-  if (request.description !== undefined) {
-    if (typeof request.description !== 'string') invalid('description', 'must be a string')
-    if (characters(request.description) > createRequestLimits.descriptionMaxLength) {
-      invalid('description', `must be at most ${createRequestLimits.descriptionMaxLength} characters`)
-    }
-  }
-  if (request.metadata !== undefined) validateMetadata(request.metadata)
-  validateUrl('callbackUrl', request.callbackUrl, policy.allowInsecureCallbackUrls)
-  validateUrl('successRedirectUrl', request.successRedirectUrl, true)
-  validateUrl('cancelRedirectUrl', request.cancelRedirectUrl, true)
-  validateIdempotencyKey(request.idempotencyKey)
-  return { asset, amountUnits }
+  validateUrlPolicy('callbackUrl', request, policy.allowInsecureCallbackUrls)
+  // where the customer goes back to is the merchant's choice: any absolute http(s) URL
+  validateUrlPolicy('successRedirectUrl', request, true)
+  validateUrlPolicy('cancelRedirectUrl', request, true)
+  return { request, asset, amountUnits }
 }
 
 /** the rules of `metadata`: an object of at most 50 keys (1..64 characters) with flat values */
 export function validateMetadata(metadata: unknown): asserts metadata is Metadata {
   const limits = createRequestLimits
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
-    invalid('metadata', 'must be an object')
-  }
+  if (!isPlainObject(metadata)) invalid('metadata', 'must be an object')
   const entries = Object.entries(metadata)
-  if (entries.length > limits.metadataMaxKeys)
+  if (entries.length > limits.metadataMaxKeys) {
     invalid('metadata', `must have at most ${limits.metadataMaxKeys} keys`)
-  for (const [key, value] of entries) {
-    const length = characters(key)
-    if (length < 1 || length > limits.metadataKeyMaxLength) {
-      invalid('metadata', `keys must be 1 to ${limits.metadataKeyMaxLength} characters`)
+  }
+  for (const [key] of entries) {
+    if (characters(key) < 1) {
+      invalid('metadata', `key '${key}' is not allowed (keys must be at least 1 characters)`)
     }
+    if (characters(key) > limits.metadataKeyMaxLength) {
+      invalid(
+        'metadata',
+        `key '${key}' is not allowed (keys must be at most ${limits.metadataKeyMaxLength} characters)`,
+      )
+    }
+  }
+  for (const [key, value] of entries) {
     const field = `metadata.${key}`
-    if (typeof value === 'string') {
-      if (characters(value) > limits.metadataStringMaxLength) {
-        invalid(field, `must be at most ${limits.metadataStringMaxLength} characters`)
-      }
-    } else if (typeof value === 'number') {
+    if (typeof value === 'string') requireAtMost(field, value, limits.metadataStringMaxLength)
+    else if (typeof value === 'number') {
       if (!Number.isFinite(value)) invalid(field, 'must be a finite number')
     } else if (typeof value !== 'boolean' && value !== null) {
-      invalid(field, 'must be a string, number, boolean or null')
+      invalid(field, 'must be a string, a number, a boolean or null')
     }
   }
+}
+
+function validateShape(body: unknown): CreatePaymentRequest {
+  if (!isPlainObject(body)) invalid('body', 'must be an object')
+  for (const field of REQUIRED_FIELDS) {
+    if (!(field in body)) invalid(field, 'is required')
+  }
+  for (const field of Object.keys(body)) {
+    if (!Object.hasOwn(fieldShapes, field)) invalid('body', `unknown field '${field}'`)
+  }
+  for (const [field, checkShape] of Object.entries(fieldShapes)) {
+    if (field in body) checkShape(body[field])
+  }
+  return body as unknown as CreatePaymentRequest
 }
 
 function validateAmount(amount: string, asset: Asset): bigint {
@@ -113,34 +157,33 @@ function validateAmount(amount: string, asset: Asset): bigint {
   return amountUnits
 }
 
-function validateExpiresInMinutes(minutes: number | undefined): void {
-  if (minutes === undefined) return
-  const { min, max } = createRequestLimits.expiresInMinutes
-  if (typeof minutes !== 'number' || !Number.isInteger(minutes) || minutes < min || minutes > max) {
-    invalid('expiresInMinutes', `must be an integer from ${min} to ${max}`)
-  }
+/** a string of at most 2048 characters that is an absolute URI (RFC 3986) */
+function urlShape(field: UrlField, value: unknown): void {
+  requireString(field, value)
+  requireAtMost(field, value, createRequestLimits.urlMaxLength)
+  if (!isUri(value)) invalid(field, 'must be an absolute http(s) URL')
 }
 
-function validateUrl(field: string, url: string | undefined, allowInsecure: boolean): void {
+function validateUrlPolicy(field: UrlField, request: CreatePaymentRequest, allowInsecure: boolean): void {
+  const url = request[field]
   if (url === undefined) return
-  // With insecure allowed, callbackUrlProblem checks exactly the rules every URL field shares.
   const problem = callbackUrlProblem(url, { allowInsecure })
   if (problem !== null) invalid(field, problem)
 }
 
-function validateIdempotencyKey(key: string | undefined): void {
-  if (key === undefined) return
-  const max = createRequestLimits.idempotencyKeyMaxLength
-  if (typeof key !== 'string' || characters(key) < 1 || characters(key) > max) {
-    invalid('idempotencyKey', `must be a string of 1 to ${max} characters`)
-  }
+function requireString(field: string, value: unknown): asserts value is string {
+  if (typeof value !== 'string') invalid(field, 'must be a string')
 }
 
-function requireString(request: CreatePaymentRequest, field: 'currency' | 'network'): void {
-  if (typeof request[field] !== 'string') invalid(field, 'is required and must be a string')
+function requireAtMost(field: string, value: string, max: number): void {
+  if (characters(value) > max) invalid(field, `must be at most ${max} characters`)
 }
 
-/** length in Unicode characters, so that an emoji counts once */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** length in Unicode code points, so that an emoji counts once */
 function characters(text: string): number {
   return [...text].length
 }

@@ -20,7 +20,8 @@ export function createPayment(command: CommandData<'CreatePayment'>, state: Paym
     throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'idempotencyKey: already used with a different request')
   }
   const { request, asset, receivingAddress, now } = command
-  const amountUnits = positiveAmountUnits(request.amount, asset.decimals)
+  // validated (validateCreatePaymentRequest): the amount is a positive number of the asset's units
+  const amountUnits = toUnits(request.amount, asset.decimals)
   const { feeUnits, netUnits } = computeFee(amountUnits, asset, command.feePolicy)
   const minutes = request.expiresInMinutes ?? createRequestLimits.expiresInMinutes.default
   return [
@@ -201,17 +202,6 @@ function settlement(state: PaymentState, now: string): PaymentEvent[] {
 
 function acceptsTransfers(status: PaymentStatus): boolean {
   return status === 'pending' || status === 'underpaid'
-}
-
-function positiveAmountUnits(amount: string, decimals: number): bigint {
-  let units: bigint
-  try {
-    units = toUnits(amount, decimals)
-  } catch (error) {
-    throw new DomainError('VALIDATION_ERROR', `amount: ${(error as Error).message}`)
-  }
-  if (units <= 0n) throw new DomainError('VALIDATION_ERROR', 'amount: must be greater than 0')
-  return units
 }
 
 function parseUnits(text: string): bigint {

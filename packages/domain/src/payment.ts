@@ -216,6 +216,7 @@ export type PaymentCommand =
       data: {
         paymentId: string
         merchantId: string
+        /** as validateCreatePaymentRequest let it through, with `asset` its resolved asset */
         request: CreatePaymentRequest
         requestFingerprint: string
         asset: Asset

@@ -102,18 +102,6 @@ describe('CreatePayment', () => {
           }),
         ])
     })
-
-    it('rejects a zero amount', () => {
-      given([])
-        .when(createPayment({ request: { amount: '0', currency: 'USDT', network: 'TRON' } }))
-        .thenThrows('VALIDATION_ERROR', 'amount: must be greater than 0')
-    })
-
-    it('rejects an amount finer than the asset', () => {
-      given([])
-        .when(createPayment({ request: { amount: '0.0000001', currency: 'USDT', network: 'TRON' } }))
-        .thenThrows('VALIDATION_ERROR', /^amount: /)
-    })
   })
 
   describe('when the payment exists', () => {

@@ -3,7 +3,6 @@
 // by the context (packages/gateway/src/context.ts), so that tests can inject requests.
 
 import { API_BASE_PATH, buildOpenApiDocument } from '@chainpay/contracts'
-import type { AssetRegistry, CreateRequestPolicy } from '@chainpay/domain'
 import type { Clock, Logger } from '@chainpay/platform'
 import type { PaymentCommands, PaymentReadModel } from '@chainpay/ports'
 import {
@@ -23,8 +22,6 @@ export interface GatewayDeps {
   commands: PaymentCommands
   readModel: PaymentReadModel
   authenticator: ApiKeyAuthenticator
-  registry: AssetRegistry
-  policy: CreateRequestPolicy
   clock: Clock
   logger: Logger
   rateLimit: RateLimitSettings

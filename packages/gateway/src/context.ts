@@ -76,8 +76,6 @@ export async function buildGatewayContext(
         commands,
         readModel: stores.readModel(),
         authenticator,
-        registry,
-        policy,
         clock,
         logger,
         rateLimit: config.rateLimit,

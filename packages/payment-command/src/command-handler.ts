@@ -95,8 +95,9 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
   }
 
   return {
-    async createPayment({ merchantId, feePolicy, request }): Promise<CreatePaymentOutcome> {
-      const { asset } = validateCreatePaymentRequest(request, registry, policy)
+    async createPayment({ merchantId, feePolicy, request: body }): Promise<CreatePaymentOutcome> {
+      // the one place a create's body is validated (docs/api.md, "Validation")
+      const { request, asset } = validateCreatePaymentRequest(body, registry, policy)
       const paymentId =
         request.idempotencyKey === undefined
           ? newId()

@@ -1,4 +1,4 @@
-import type { CreatePaymentRequest, FeePolicy, OpenPayment } from '@chainpay/domain'
+import type { FeePolicy, OpenPayment } from '@chainpay/domain'
 
 // How the gateway asks payment-command to act: a direct call in standalone, HTTP in the distributed
 // shape. Failures are DomainErrors carrying the merchant-facing code, and UnavailableError
@@ -13,8 +13,8 @@ export interface PaymentSnapshot {
 export interface CreatePaymentInput {
   merchantId: string
   feePolicy: FeePolicy
-  /** the validated request body */
-  request: CreatePaymentRequest
+  /** the body exactly as the merchant sent it (parsed JSON): the domain validates it, and nothing before */
+  request: unknown
 }
 
 export interface CreatePaymentOutcome extends PaymentSnapshot {

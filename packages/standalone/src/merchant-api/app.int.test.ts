@@ -1,5 +1,4 @@
 import { rmSync } from 'node:fs'
-import { defaultAssetRegistry } from '@chainpay/domain'
 import { buildGatewayApp } from '@chainpay/gateway'
 import { openSqliteCommandSide } from '@chainpay/payment-command/testing'
 import { createRootLogger } from '@chainpay/platform'
@@ -383,8 +382,6 @@ describe('extraRoutes', () => {
       commands: fixture.handler,
       readModel: fixture.readModel,
       authenticator: fixture.authenticator,
-      registry: defaultAssetRegistry,
-      policy: { allowInsecureCallbackUrls: true },
       clock: fixture.clock,
       logger: createRootLogger({ service: 'gateway-test', level: 'silent' }),
       rateLimit: { max: 10, windowMs: 1_000 },

@@ -147,8 +147,6 @@ export async function openMerchantApiFixture(
     commands: options.commands ? options.commands(handler) : handler,
     readModel,
     authenticator,
-    registry,
-    policy,
     clock,
     logger,
     rateLimit: options.rateLimit ?? { max: 10_000, windowMs: 60_000 },
