@@ -9,12 +9,7 @@ import {
   PaymentIdParamsSchema,
   PaymentViewSchema,
 } from '@chainpay/contracts'
-import {
-  DomainError,
-  isPaymentId,
-  toCreatedPaymentView,
-  toPaymentView,
-} from '@chainpay/domain'
+import { DomainError, isPaymentId, toCreatedPaymentView, toPaymentView } from '@chainpay/domain'
 import { type Clock, isoNow } from '@chainpay/platform'
 import type { PaymentCommands, PaymentReadModel, PaymentSnapshot } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
