@@ -3,6 +3,9 @@
 import { createMerchantClient, type MerchantClient } from '@chainpay/client'
 import type { StandaloneProcess } from './standalone-process.js'
 
+/** what the helpers need of a running standalone, in a process of its own or in the test's */
+type Standalone = Pick<StandaloneProcess, 'apiUrl' | 'baseUrl' | 'demoMerchant'>
+
 export interface PaymentBody {
   paymentId: string
   status: string
@@ -18,7 +21,7 @@ export interface PaymentBody {
   netAmount: string
 }
 
-export function merchantClientFor(standalone: StandaloneProcess): MerchantClient {
+export function merchantClientFor(standalone: Standalone): MerchantClient {
   const merchant = standalone.demoMerchant()
   return createMerchantClient({
     baseUrl: standalone.apiUrl,
@@ -29,7 +32,7 @@ export function merchantClientFor(standalone: StandaloneProcess): MerchantClient
 
 /** a customer's transfer on the simulated chain */
 export async function pay(
-  standalone: StandaloneProcess,
+  standalone: Standalone,
   network: string,
   transfer: { to: string; amount: string; currency: string },
 ): Promise<string> {

@@ -38,6 +38,11 @@ export interface StartOptions {
   env?: Record<string, string>
 }
 
+/** the credentials standalone wrote on its first start */
+export function readDemoMerchant(dataDir: string): DemoMerchant {
+  return JSON.parse(readFileSync(join(dataDir, 'demo-merchant.json'), 'utf8')) as DemoMerchant
+}
+
 export function newDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'chainpay-e2e-'))
 }
@@ -76,7 +81,7 @@ export async function startStandalone(options: StartOptions = {}): Promise<Stand
     adminUrl: `http://127.0.0.1:${adminPort}`,
     dataDir,
     output: standalone.output,
-    demoMerchant: () => readJson<DemoMerchant>('demo-merchant.json'),
+    demoMerchant: () => readDemoMerchant(dataDir),
     adminToken: () => readJson<{ adminToken: string }>('standalone-secrets.json').adminToken,
     stop: standalone.stop,
     kill: standalone.kill,

@@ -1,0 +1,56 @@
+// Standalone built and run inside the test's own process, from its real composition
+// (buildStandaloneContext), for the tests that must drive time: the clock is the test's, and the
+// chain simulator stamps its blocks with it, so that a deadline minutes away passes at once.
+
+import { rmSync } from 'node:fs'
+import { type Clock, createRootLogger, createServiceRunner } from '@chainpay/platform'
+import { freePort } from '@chainpay/service-kit/testing'
+import { readStandaloneConfig } from '../config.js'
+import { buildStandaloneContext } from '../standalone.js'
+import { fastChainEnv, newDataDir, readDemoMerchant, type StandaloneProcess } from './standalone-process.js'
+
+export type InProcessStandalone = Omit<StandaloneProcess, 'kill' | 'output'> & { output(): string }
+
+export async function startInProcessStandalone(options: {
+  clock: Clock
+  env?: Record<string, string>
+}): Promise<InProcessStandalone> {
+  const dataDir = newDataDir()
+  const [port, adminPort] = [await freePort(), await freePort()]
+  const lines: string[] = []
+  const logger = createRootLogger({
+    service: 'standalone',
+    level: 'warn',
+    destination: { write: (line: string) => void lines.push(line) },
+  })
+  const config = readStandaloneConfig({
+    ...fastChainEnv,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    ADMIN_PORT: String(adminPort),
+    DATA_DIR: dataDir,
+    ...options.env,
+  })
+  const context = await buildStandaloneContext(config, logger, { clock: options.clock })
+  const runner = createServiceRunner({ logger, services: context.services, setExitCode: () => {} })
+  if (!(await runner.start())) {
+    await context.close()
+    throw new Error(`standalone did not start:\n${lines.join('')}`)
+  }
+  const baseUrl = `http://127.0.0.1:${port}`
+  return {
+    baseUrl,
+    apiUrl: `${baseUrl}/api/merchant/v1`,
+    adminUrl: `http://127.0.0.1:${adminPort}`,
+    dataDir,
+    output: () => lines.join(''),
+    demoMerchant: () => readDemoMerchant(dataDir),
+    adminToken: () => config.adminToken ?? '',
+    async stop() {
+      await runner.stop('test over')
+      await context.close()
+      rmSync(dataDir, { recursive: true, force: true })
+      return 0
+    },
+  }
+}
