@@ -24,7 +24,7 @@ export async function startInProcessStandalone(options: {
     destination: { write: (line: string) => void lines.push(line) },
   })
   const config = readStandaloneConfig({
-    ...fastChainEnv,
+    ...(options.env?.CHAIN_MODE === 'rpc' ? {} : fastChainEnv),
     HOST: '127.0.0.1',
     PORT: String(port),
     ADMIN_PORT: String(adminPort),

@@ -63,7 +63,8 @@ export async function startStandalone(options: StartOptions = {}): Promise<Stand
     mainScript,
     env: {
       ...process.env,
-      ...fastChainEnv,
+      // the simulator's block intervals: with real chains (CHAIN_MODE=rpc) there is no simulator
+      ...(options.env?.CHAIN_MODE === 'rpc' ? {} : fastChainEnv),
       PORT: String(port),
       ADMIN_PORT: String(adminPort),
       HOST: '127.0.0.1',

@@ -1,0 +1,173 @@
+// Standalone live (CHAIN_MODE=rpc, docs/going-live.md): the one process watches TRON and Solana
+// nodes it reaches over HTTP, through the real tronweb and @solana/web3.js clients, exactly as it
+// watches Nile and devnet or mainnet. The nodes here are the chain simulator served on a port of its
+// own, in java-tron's and Solana's JSON-RPC shapes; the networks are the test networks by name.
+
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { type SimulatorNode, startSimulatorNode } from '@chainpay/chain-sim/testing'
+import { createMerchantClient, type MerchantClient, verifyWebhook } from '@chainpay/client'
+import { randomToken } from '@chainpay/platform'
+import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
+import { createDevelopmentWallet } from '@chainpay/wallet'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type PaymentBody, waitForPayment } from './testing/flow.js'
+import { startInProcessStandalone } from './testing/standalone-in-process.js'
+import { newDataDir, type StandaloneProcess, startStandalone } from './testing/standalone-process.js'
+
+let node: SimulatorNode
+let standalone: StandaloneProcess
+let receiver: WebhookReceiver
+let client: MerchantClient
+let webhookSecret: string
+const adminToken = randomToken('adm', 32)
+
+beforeAll(async () => {
+  node = await startSimulatorNode({
+    networks: [
+      { network: 'TRON_NILE', blockIntervalMs: 40 },
+      { network: 'SOLANA_DEVNET', blockIntervalMs: 30 },
+    ],
+  })
+  node.simulator.start()
+  receiver = await startWebhookReceiver()
+  // the operator's key material: a watch-only TRON xpub and the Solana seed, here from a wallet file
+  const dataDir = newDataDir()
+  const walletFile = join(dataDir, 'wallet.json')
+  writeFileSync(walletFile, JSON.stringify(createDevelopmentWallet()), { mode: 0o600 })
+  standalone = await startStandalone({
+    dataDir,
+    env: {
+      CHAIN_MODE: 'rpc',
+      CHAIN_NETWORKS: 'TRON_NILE,SOLANA_DEVNET',
+      TRON_NILE_RPC_URL: node.tronUrl('TRON_NILE'),
+      SOLANA_DEVNET_RPC_URL: node.solanaUrl('SOLANA_DEVNET'),
+      TRON_NILE_POLL_INTERVAL_MS: '100',
+      SOLANA_DEVNET_POLL_INTERVAL_MS: '100',
+      WALLET_FILE: walletFile,
+      ADMIN_TOKEN: adminToken,
+      // the receiver is on loopback over http: production rules would refuse it (as they must)
+      CALLBACK_URL_POLICY: 'development',
+    },
+  })
+  const merchant = await createMerchant(standalone.adminUrl)
+  webhookSecret = merchant.webhookSecret
+  client = createMerchantClient({ baseUrl: standalone.apiUrl, ...merchant })
+}, 60_000)
+
+/** live, there is no demo merchant: the operator creates merchants with the admin API or the CLI */
+async function createMerchant(adminUrl: string) {
+  const response = await fetch(`${adminUrl}/admin/v1/merchants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Live shop' }),
+  })
+  expect(response.status).toBe(201)
+  return (await response.json()) as { apiKey: string; apiSecret: string; webhookSecret: string }
+}
+
+afterAll(async () => {
+  await standalone?.stop()
+  await receiver?.close()
+  await node?.close()
+})
+
+/** the customer's transfer, made on the node (its development route), not through chainpay */
+async function payOnTheNode(network: string, transfer: { to: string; amount: string; currency: string }) {
+  const response = await fetch(`${node.url}/dev/chains/${network}/transfers`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(transfer),
+  })
+  expect(response.status).toBe(201)
+  return ((await response.json()) as { txHash: string }).txHash
+}
+
+describe('standalone on real nodes (CHAIN_MODE=rpc)', () => {
+  it.each([
+    ['TRON_NILE', 'USDT', 20],
+    ['SOLANA_DEVNET', 'USDC', 32],
+  ] as const)(
+    'confirms a %s %s payment read through the RPC client and delivers verified webhooks',
+    async (network, currency, confirmations) => {
+      const response = await client.createPayment({
+        amount: '12.5',
+        currency,
+        network,
+        callbackUrl: receiver.url,
+      } as never)
+      expect(response.status).toBe(201)
+      const created = response.body as PaymentBody
+      const txHash = await payOnTheNode(network, {
+        to: created.generatedTokenAccount ?? created.generatedAddress,
+        amount: '12.5',
+        currency,
+      })
+      const confirmed = await waitForPayment(client, created.paymentId, (p) => p.status === 'confirmed')
+      expect(confirmed).toMatchObject({ receivedAmount: '12.5', txHash, confirmations })
+
+      const webhooks = await receiver.waitFor((all) =>
+        all.some((w) => w.body.payment.id === created.paymentId && w.body.event === 'payment.confirmed'),
+      )
+      const delivered = webhooks.filter((w) => w.body.payment.id === created.paymentId)
+      expect(delivered.map((w) => w.body.event)).toEqual(['payment.pending', 'payment.confirmed'])
+      for (const webhook of delivered) {
+        const signed = {
+          rawBody: webhook.rawBody,
+          signature: webhook.headers['x-signature'] ?? '',
+          timestamp: webhook.headers['x-timestamp'] ?? '',
+        }
+        expect(verifyWebhook(webhookSecret, signed, Math.floor(Date.now() / 1000))).toEqual({ ok: true })
+      }
+    },
+    60_000,
+  )
+
+  it('serves no simulator: the chains are the nodes’, nobody can fake a transfer through chainpay', async () => {
+    const fake = await fetch(`${standalone.baseUrl}/dev/chains/TRON_NILE/transfers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to: 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx', amount: '1', currency: 'USDT' }),
+    })
+    expect(fake.status).toBe(404)
+    expect((await fetch(`${standalone.baseUrl}/readyz`)).status).toBe(200)
+  })
+
+  it('takes payments on the networks it watches only', async () => {
+    const response = await client.createPayment({ amount: '1', currency: 'USDT', network: 'TRON' } as never)
+    expect(response.status).toBe(400)
+    expect((response.body as { error: { code: string } }).error.code).toBe('UNSUPPORTED_ASSET')
+  })
+})
+
+describe('standalone on real nodes, under the production rules it takes by default', () => {
+  it('refuses a callback URL that is not https or points at a private address (decisions.md section 4)', async () => {
+    const wallet = createDevelopmentWallet()
+    const live = await startInProcessStandalone({
+      clock: { now: () => new Date() },
+      env: {
+        CHAIN_MODE: 'rpc',
+        CHAIN_NETWORKS: 'TRON_NILE',
+        TRON_NILE_RPC_URL: node.tronUrl('TRON_NILE'),
+        TRON_ACCOUNT_XPUB: wallet.tronAccountXpub,
+        SOLANA_SEED: wallet.solanaSeed,
+        ADMIN_TOKEN: adminToken,
+      },
+    })
+    try {
+      const merchant = await createMerchant(live.adminUrl)
+      const shop = createMerchantClient({ baseUrl: live.apiUrl, ...merchant })
+      const create = (callbackUrl: string) =>
+        shop.createPayment({ amount: '1', currency: 'USDT', network: 'TRON_NILE', callbackUrl } as never)
+      expect((await create(receiver.url)).body).toEqual({
+        error: { code: 'VALIDATION_ERROR', message: 'callbackUrl: must use https' },
+      })
+      expect((await create('https://10.0.0.7/hooks')).body).toEqual({
+        error: { code: 'VALIDATION_ERROR', message: 'callbackUrl: must not point at a private address' },
+      })
+      expect((await create('https://shop.example/hooks')).status).toBe(201)
+    } finally {
+      await live.stop()
+    }
+  })
+})
