@@ -1,0 +1,68 @@
+// What standalone has because each service has it: the five contexts composed keep their metrics
+// (one registry, on the admin port), their readiness (every context asked) and their wiring.
+
+import { rmSync } from 'node:fs'
+import { createManualClock, createRootLogger } from '@chainpay/platform'
+import { parsePrometheusText } from '@chainpay/service-kit/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readStandaloneConfig } from './config.js'
+import { buildStandaloneContext } from './standalone.js'
+import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
+import { type InProcessStandalone, startInProcessStandalone } from './testing/standalone-in-process.js'
+import { newDataDir } from './testing/standalone-process.js'
+
+let standalone: InProcessStandalone
+
+beforeAll(async () => {
+  standalone = await startInProcessStandalone({ clock: { now: () => new Date() } })
+})
+
+afterAll(async () => {
+  await standalone?.stop()
+})
+
+describe('standalone, composed from the five services’ own contexts', () => {
+  it('serves every service’s metrics on the admin port, labelled standalone', async () => {
+    const client = merchantClientFor(standalone)
+    const created = (await client.createPayment({ amount: '2', currency: 'TRX', network: 'TRON' } as never))
+      .body as PaymentBody
+    await pay(standalone, 'TRON', { to: created.generatedAddress, amount: '2', currency: 'TRX' })
+    await waitForPayment(client, created.paymentId, (payment) => payment.status === 'confirmed')
+
+    const response = await fetch(`${standalone.adminUrl}/metrics`)
+    expect(response.status).toBe(200)
+    const samples = parsePrometheusText(await response.text())
+    const seen = (name: string, labels: Record<string, string> = {}) =>
+      samples.some(
+        (sample) =>
+          sample.name === name &&
+          sample.labels.service === 'standalone' &&
+          Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+      )
+    // the gateway's requests, payment-command's relay, the chain-indexer's cursors, the process
+    expect(seen('chainpay_http_request_duration_seconds_count', { route: '/api/merchant/v1/payments' })).toBe(
+      true,
+    )
+    expect(seen('chainpay_relay_events_published_total')).toBe(true)
+    expect(seen('chainpay_chain_cursor_height', { network: 'TRON' })).toBe(true)
+    expect(seen('process_cpu_seconds_total')).toBe(true)
+    // not on the public port
+    expect((await fetch(`${standalone.baseUrl}/metrics`)).status).toBe(404)
+  })
+
+  it('is ready when every service is, and not once its database is gone', async () => {
+    expect((await fetch(`${standalone.baseUrl}/readyz`)).status).toBe(200)
+    const dataDir = newDataDir()
+    const logger = createRootLogger({ service: 'standalone-test', level: 'silent' })
+    const context = await buildStandaloneContext(readStandaloneConfig({ DATA_DIR: dataDir }), logger, {
+      clock: createManualClock('2030-01-15T12:00:00.000Z'),
+    })
+    try {
+      expect(await context.readiness()).toBe(true)
+    } finally {
+      await context.close()
+    }
+    expect(await context.readiness().catch(() => false)).toBe(false)
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+})
