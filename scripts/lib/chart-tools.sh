@@ -5,7 +5,7 @@
 # proxy, and the Kubernetes JSON schemas kubeconform validates against, generated offline from the
 # OpenAPI document that ships inside the k8s.io/kubernetes module (plus the prometheus-operator CRDs
 # for the optional ServiceMonitor and PrometheusRule). Each step checks before it acts: once cached,
-# nothing is downloaded or built again. See /work/shared/research/infra-recipes.md, section 3.
+# nothing is downloaded or built again (docs/deploy.md, "What the chart checks in CI").
 
 CHART_HELM_VERSION="v3.21.4"
 CHART_KUBECONFORM_VERSION="v0.7.0"

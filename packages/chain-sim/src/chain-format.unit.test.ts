@@ -26,7 +26,7 @@ describe('base58Encode', () => {
 })
 
 describe('encodeTronAddress', () => {
-  it('encodes the USDT contract account id as its published address (chain-facts.md 1.4)', () => {
+  it('encodes the USDT contract account id as its published address (the TRC20 contract of Tether)', () => {
     const accountId = Buffer.from('a614f803b6fd780986a42c78ec9c7f77e6ded13c', 'hex')
     expect(encodeTronAddress(accountId)).toBe('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t')
   })

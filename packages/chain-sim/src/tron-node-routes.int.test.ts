@@ -3,7 +3,7 @@ import type { ChainSimulator } from './simulator.js'
 import { type SimulatorNode, startSimulatorNode } from './testing/simulator-node.js'
 import { SIMULATED_MULTISEND_CONTRACT_HEX } from './tron-node-routes.js'
 
-// accounts as java-tron prints them; USDT_HEX is TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t (chain-facts.md 1.4)
+// accounts as java-tron prints them; USDT_HEX is TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t (Tether's TRC20 contract)
 const USDT_HEX = '41a614f803b6fd780986a42c78ec9c7f77e6ded13c'
 const NILE_USDT_HEX = '41eca9bc828a3005b9a3b909f2cc5c2a54794de05f'
 const PAYER = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre'
@@ -219,7 +219,7 @@ describe('tronNodeRoutes: transactions and receipts', () => {
     const height = await mined()
 
     const [transaction] = (await post('/chains/TRON/wallet/getblockbynum', { num: height })).json.transactions
-    // the same call as the real mainnet tx 0130dfde... of chain-facts.md 1.2
+    // the same call as the real mainnet tx 0130dfde... of chain-tron's fixtures (tron-mainnet.ts)
     expect(transaction.raw_data.contract[0]).toEqual({
       type: 'TriggerSmartContract',
       parameter: {

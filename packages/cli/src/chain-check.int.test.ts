@@ -8,7 +8,7 @@ import { associatedTokenAccount, walletFromMnemonic } from '@chainpay/wallet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CliRun, runCli } from './testing/run-cli.js'
 
-// the published vectors (chain-facts.md 1.5 and 2.3) of the BIP39 test mnemonic
+// the published vectors of the BIP39 test mnemonic (Ian Coleman's tool, the Ledger TRON app's tests, Phantom)
 const wallet = walletFromMnemonic(
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
 )

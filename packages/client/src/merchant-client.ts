@@ -1,4 +1,4 @@
-// A small merchant API client: every request is signed as decisions.md section 2 says, and every
+// A small merchant API client: every request is signed as docs/api.md, "Authentication" says, and every
 // response comes back as data, HTTP errors included, so callers and tests can look at any status.
 
 import type { CreatePaymentBody } from '@chainpay/contracts'

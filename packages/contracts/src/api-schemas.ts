@@ -1,6 +1,5 @@
-// Schemas of the merchant API's bodies and parameters (merchant-api.md sections 2 and 7,
-// decisions.md sections 4 and 8), for the OpenAPI document and the responses' serialization. A
-// create's body is validated by the domain alone (validateCreatePaymentRequest, docs/api.md
+// Schemas of the merchant API's bodies and parameters (docs/api.md: "The payment object", "POST
+// /payments", "Errors"), for the OpenAPI document and the responses' serialization. A create's body is validated by the domain alone (validateCreatePaymentRequest, docs/api.md
 // "Validation"): CreatePaymentBodySchema describes what it accepts, and is checked against it.
 
 import {
@@ -120,8 +119,8 @@ const feeProperties = {
   netAmount: DecimalAmountSchema,
 }
 
-// Property order is the order of the serialized response: the specification's table (merchant-api.md
-// section 2.1), where the create response's URLs sit between metadata and the fees.
+// Property order is the order of the serialized response: the specification's table (docs/api.md,
+// "The payment object"), where the create response's URLs sit between metadata and the fees.
 export const PaymentViewSchema = Type.Object(
   { ...paymentViewProperties, ...feeProperties },
   { additionalProperties: false },

@@ -192,7 +192,7 @@ describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
     expect(createdView.Check(view)).toBe(false)
   })
 
-  it('list their properties in the order of the table in merchant-api.md section 2.1', () => {
+  it('list their properties in the order of the table of the payment object (docs/api.md)', () => {
     expect(Object.keys(CreatedPaymentViewSchema.properties)).toEqual(SPEC_PAYMENT_FIELDS)
     expect(Object.keys(PaymentViewSchema.properties)).toEqual(
       SPEC_PAYMENT_FIELDS.filter((field) => !field.endsWith('Url')),
@@ -200,7 +200,7 @@ describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
   })
 })
 
-/** the rows of the payment table of merchant-api.md section 2.1, in order */
+/** the rows of the payment table of docs/api.md, "The payment object", in order */
 const SPEC_PAYMENT_FIELDS = [
   'paymentId',
   'status',

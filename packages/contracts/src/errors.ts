@@ -1,4 +1,4 @@
-// The merchant API's error answers (merchant-api.md section 7, decisions.md section 8): the body is
+// The merchant API's error answers (docs/api.md, "Errors"): the body is
 // exactly {"error":{"code","message"}}, and each code has one HTTP status. The gateway and
 // payment-command's internal API both answer with this table, so a status alone already says what
 // kind of failure it was.

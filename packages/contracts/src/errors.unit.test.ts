@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { httpStatusOf, statusByErrorCode } from './errors.js'
 
 describe('statusByErrorCode and httpStatusOf', () => {
-  it('give every error code the status of decisions.md section 8', () => {
+  it('give every error code the status of docs/api.md, "Errors"', () => {
     const expected: Record<string, number> = {
       VALIDATION_ERROR: 400,
       UNSUPPORTED_ASSET: 400,

@@ -1,4 +1,4 @@
-// Webhook payloads (merchant-api.md section 6, decisions.md section 9).
+// Webhook payloads (docs/api.md, "Webhooks").
 
 import { DECIMAL_AMOUNT_PATTERN, type Metadata } from '@chainpay/domain'
 import Type from 'typebox'

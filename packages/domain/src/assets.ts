@@ -1,4 +1,4 @@
-// The asset registry (decisions.md section 3) as data. Operators extend it through configuration;
+// The asset registry (docs/api.md, "Assets") as data. Operators extend it through configuration;
 // the defaults below are the v1 registry.
 
 import { DomainError } from './errors.js'

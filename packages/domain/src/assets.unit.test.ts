@@ -22,7 +22,7 @@ describe('defaultAssetRegistry', () => {
     ])
   })
 
-  it('holds exactly the assets of decisions.md section 3 and the test networks', () => {
+  it('holds exactly the assets of docs/api.md, "Assets" and the test networks', () => {
     const rows = registry.assets.map((a) => [
       a.network,
       a.chain,

@@ -1,4 +1,4 @@
-// Every rule of POST /payments (decisions.md section 4), in one place: the body exactly as the
+// Every rule of POST /payments (docs/api.md, "POST /payments"), in one place: the body exactly as the
 // merchant sent it goes in, a request the decider can act on (with its asset and amount in smallest
 // units) comes out, or a DomainError naming the field. Nothing before it validates the body: the
 // gateway only parses the JSON, payment-command's API only carries it (docs/api.md, "Validation").
@@ -42,7 +42,7 @@ const isUri = fullFormats.uri as (text: string) => boolean
 const ADDRESS_MODES = ['PER_PAYMENT'] as const
 type UrlField = 'callbackUrl' | 'successRedirectUrl' | 'cancelRedirectUrl'
 
-/** each field's shape, in the order of merchant-api.md section 2.2 */
+/** each field's shape, in the order of docs/api.md, "POST /payments" */
 const fieldShapes: { [Field in keyof CreatePaymentRequest]-?: (value: unknown) => void } = {
   amount: (value) => {
     requireString('amount', value)

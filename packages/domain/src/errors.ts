@@ -1,4 +1,4 @@
-// Every error a merchant can see has one of these codes (decisions.md section 8). The HTTP status
+// Every error a merchant can see has one of these codes (docs/api.md, "Errors"). The HTTP status
 // for each code is mapped in one place, in @chainpay/contracts (errors.ts).
 export const ErrorCodes = [
   'VALIDATION_ERROR',

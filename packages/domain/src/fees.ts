@@ -1,4 +1,4 @@
-// Fee policy (decisions.md section 5): basis points plus an optional fixed fee per asset.
+// Fee policy (docs/api.md, "Fees"): basis points plus an optional fixed fee per asset.
 
 import { assetKey } from './assets.js'
 import { toUnits } from './money.js'

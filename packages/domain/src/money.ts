@@ -1,4 +1,4 @@
-// Exact decimal amounts (decisions.md section 1): strings on the wire, bigint smallest units inside.
+// Exact decimal amounts (docs/api.md, "Conventions"): strings on the wire, bigint smallest units inside.
 
 /** `^(0|[1-9][0-9]{0,17})(\.[0-9]+)?$`: no sign, no exponent, no leading zeros */
 export const DECIMAL_AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,17})(\\.[0-9]+)?$'

@@ -1,6 +1,6 @@
-// Which networks one installation serves, and the confirmations each requires (decisions.md section
-// 6: configurable per network). payment-command stamps a payment's required confirmations into it at
-// creation, and the chain-indexer rescans that deep after a reorganization: both read the same
+// Which networks one installation serves, and the confirmations each requires (configurable per
+// network: docs/api.md, "Lifecycle"). payment-command stamps a payment's required confirmations into
+// it at creation, and the chain-indexer rescans that deep after a reorganization: both read the same
 // variables through readNetworkSettings, so that one spelling and one set of rules serves both.
 
 import { type AssetRegistry, findNetwork } from './assets.js'

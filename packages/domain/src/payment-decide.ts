@@ -1,5 +1,5 @@
 // One function per payment command; decidePayment in payment.ts dispatches to them. The lifecycle
-// rules are decisions.md section 6.
+// rules are docs/api.md, "Lifecycle".
 
 import { createRequestLimits } from './create-request.js'
 import { DomainError } from './errors.js'
@@ -101,7 +101,7 @@ function recordSeen(observation: TransferObservation, payment: OpenPayment): Pay
   if (payment.lateTransfers.some((late) => sameTransfer(late, observation))) return []
   const counted = payment.transfers.find((transfer) => sameTransfer(transfer, observation))
   // A withdrawn transfer that the chain includes again is new money from here on: it counts again
-  // while the payment still takes transfers, and is late funds otherwise (decisions.md section 6).
+  // while the payment still takes transfers, and is late funds otherwise (docs/api.md, "Lifecycle").
   if (counted && !counted.withdrawn) {
     if (confirmations <= counted.confirmations) return []
     return withSettlement(payment, now, [

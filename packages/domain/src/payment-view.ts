@@ -1,4 +1,4 @@
-// The payment as the merchant API shows it (merchant-api.md section 2.1).
+// The payment as the merchant API shows it (docs/api.md, "The payment object").
 
 import { formatUnits } from './money.js'
 import type { Metadata, OpenPayment, PaymentStatus } from './payment.js'

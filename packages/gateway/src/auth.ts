@@ -1,4 +1,4 @@
-// Merchant authentication (decisions.md section 2): every /api/merchant/v1 request is signed with an
+// Merchant authentication (docs/api.md, "Authentication"): every /api/merchant/v1 request is signed with an
 // API secret over `${timestamp}.${METHOD}.${path}.${body}`. It is checked before the body is even
 // parsed, so that an unauthenticated caller learns nothing about what the API would accept.
 

@@ -68,7 +68,7 @@ export function checkApiPorts(read: EnvReader, ports: ApiPorts): void {
   if (ports.port === ports.adminPort) read.problem(`PORT and ADMIN_PORT: must differ, both are ${ports.port}`)
 }
 
-/** RATE_LIMIT_MAX requests per API key per RATE_LIMIT_WINDOW_MS (decisions.md section 8) */
+/** RATE_LIMIT_MAX requests per API key per RATE_LIMIT_WINDOW_MS (docs/api.md, "Errors") */
 export function readRateLimit(read: EnvReader): GatewayConfig['rateLimit'] {
   return {
     max: read.int('RATE_LIMIT_MAX', { default: 1200, min: 1 }),

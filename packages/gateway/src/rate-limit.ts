@@ -1,4 +1,4 @@
-// Per-API-key rate limiting (decisions.md section 8): 429 RATE_LIMITED with Retry-After in seconds.
+// Per-API-key rate limiting (docs/api.md, "Errors"): 429 RATE_LIMITED with Retry-After in seconds.
 
 import { DomainError } from '@chainpay/domain'
 import rateLimit from '@fastify/rate-limit'

@@ -24,7 +24,7 @@ import {
 import { startTestCluster, type TestCluster } from './testing/test-cluster.js'
 
 const API_BASE = '/api/merchant/v1'
-/** a real mainnet address (chain-facts.md section 1.2), paid by nobody in these tests */
+/** a real mainnet address (the receiver of a USDT transfer in mainnet block 69316562, chain-tron's fixtures), paid by nobody in these tests */
 const SOMEONE_ELSE_ON_TRON = 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx'
 
 let cluster: TestCluster

@@ -1,5 +1,5 @@
 // Which payment events merchants hear about, and what the webhook says about the payment
-// (decisions.md section 9). Transfer events stay internal: the merchant learns about a transfer through
+// (docs/api.md, "Webhooks"). Transfer events stay internal: the merchant learns about a transfer through
 // the status change it leads to.
 
 import type { WebhookEventKind, WebhookPaymentFields } from '@chainpay/contracts'

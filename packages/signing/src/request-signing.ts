@@ -1,4 +1,4 @@
-// API request signing (decisions.md section 2): HMAC-SHA256 over
+// API request signing (docs/api.md, "Authentication"): HMAC-SHA256 over
 // `${timestamp}.${METHOD}.${path}.${body}`, lower-case hex, compared in constant time.
 
 import { hmacSha256Hex, signatureMatches } from './hmac.js'

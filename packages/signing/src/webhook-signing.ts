@@ -1,4 +1,4 @@
-// Webhook signing (decisions.md section 9): X-Signature is lower-case hex
+// Webhook signing (docs/api.md, "Webhooks"): X-Signature is lower-case hex
 // HMAC-SHA256(webhook secret, `${timestamp}.${rawBody}`), X-Timestamp is Unix seconds.
 
 import { hmacSha256Hex, signatureMatches } from './hmac.js'

@@ -23,7 +23,7 @@ export interface StandaloneConfig extends SharedConfig {
   /**
    * CALLBACK_URL_POLICY for callback and webhook URLs: development (http, loopback and private
    * hosts allowed) by default with simulated chains, production (https on public hosts only,
-   * decisions.md section 4) by default with real ones
+   * docs/api.md, "POST /payments") by default with real ones
    */
   callbackUrlPolicy: (typeof CALLBACK_URL_POLICIES)[number]
   /** CHAIN_MODE (default simulator) and what it reads, as the chain-indexer reads it */

@@ -1,7 +1,7 @@
 // Expiry on the clock: standalone composed in this process (its real wiring, on a clock the test
 // drives), so that a payment's minute passes without a real minute passing. Chain time is the
-// simulator's block time, stamped from the same clock, so both halves of the rule (decisions.md
-// section 6: the clock and the watched chain past expiresAt) are exercised.
+// simulator's block time, stamped from the same clock, so both halves of the rule (docs/api.md,
+// "Lifecycle": the clock and the watched chain past expiresAt) are exercised.
 
 import { createManualClock } from '@chainpay/platform'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'

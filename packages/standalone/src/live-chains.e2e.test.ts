@@ -141,7 +141,7 @@ describe('standalone on real nodes (CHAIN_MODE=rpc)', () => {
 })
 
 describe('standalone on real nodes, under the production rules it takes by default', () => {
-  it('refuses a callback URL that is not https or points at a private address (decisions.md section 4)', async () => {
+  it('refuses a callback URL that is not https or points at a private address (docs/api.md, "POST /payments")', async () => {
     const wallet = createDevelopmentWallet()
     const live = await startInProcessStandalone({
       clock: { now: () => new Date() },

@@ -1,4 +1,4 @@
-// The wallet the standalone mode creates on first start (decisions.md section 10). It holds the
+// The wallet the standalone mode creates on first start (docs/chains.md, "Key material"). It holds the
 // mnemonic, so only development setups keep one; production gets just the xpub and the seed.
 
 import { bytesToHex } from '@noble/hashes/utils.js'

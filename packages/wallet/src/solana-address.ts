@@ -1,5 +1,5 @@
 // Solana receiving addresses: SLIP-0010 ed25519, hardened only, so they are derived where the
-// seed is (chain-facts.md section 2.3: ed25519 has no public-parent derivation).
+// seed is (SLIP-0010: ed25519 has no public-parent derivation).
 
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { hexToBytes } from '@noble/hashes/utils.js'

@@ -8,7 +8,7 @@ const ABANDON_SEED = mnemonicToSeedSync(
 )
 
 describe('deriveSolanaAddress', () => {
-  it("derives the published address at m/44'/501'/0'/0' (chain-facts.md section 2.3)", () => {
+  it("derives the published address at m/44'/501'/0'/0' (Phantom's and Solflare's first address of the BIP39 test mnemonic)", () => {
     expect(deriveSolanaAddress(ABANDON_SEED, 0)).toEqual({
       address: 'HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk',
       derivationPath: "m/44'/501'/0'/0'",

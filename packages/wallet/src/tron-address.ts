@@ -1,5 +1,5 @@
 // TRON receiving addresses, derived watch-only from the account-level extended public key
-// (decisions.md section 10: the service holds no TRON private key).
+// (docs/chains.md, "Key material": the service holds no TRON private key).
 import { ECDH } from 'node:crypto'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { sha256 } from '@noble/hashes/sha2.js'

@@ -7,7 +7,7 @@ import { deriveTronAddress, TRON_ACCOUNT_PATH, tronAddressFromPublicKey } from '
 const ABANDON_MNEMONIC =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
 
-// chain-facts.md section 1.5 (Ian Coleman tool, Ledger TRON app tests)
+// the published vectors of the BIP39 test mnemonic (Ian Coleman's BIP39 tool, the Ledger TRON app's tests)
 const PUBLISHED_TRON_ADDRESSES = [
   'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH',
   'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK',

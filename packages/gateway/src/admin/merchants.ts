@@ -1,4 +1,4 @@
-// Merchant administration use cases (decisions.md section 2: keys are issued by an operator, secrets
+// Merchant administration use cases (docs/api.md, "Authentication": keys are issued by an operator, secrets
 // are shown once and stored sealed). The admin API and standalone's demo merchant both use them.
 
 import {

@@ -1,4 +1,4 @@
-// The merchant API's payment routes (merchant-api.md section 4, decisions.md sections 4 and 7). They
+// The merchant API's payment routes (docs/api.md, "POST /payments" and "GET /payments/{paymentId}"). They
 // are thin: authentication and error mapping happen around them, and a create's body goes to the
 // command as the merchant sent it: the domain alone validates it (docs/api.md, "Validation").
 

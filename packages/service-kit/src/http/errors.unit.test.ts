@@ -6,8 +6,8 @@ import { describeValidationErrors, pathOf, toErrorAnswer } from './errors.js'
 import { requestIdFor, saneRequestId } from './request-id.js'
 
 describe('toErrorAnswer', () => {
-  it('answers every domain error code with the status of decisions.md section 8', () => {
-    // the table itself is pinned to decisions.md, value by value, in contracts' errors test
+  it('answers every domain error code with the status of docs/api.md, "Errors"', () => {
+    // the table itself is pinned to docs/api.md, value by value, in contracts' errors test
     for (const code of ErrorCodes) {
       if (code === 'INTERNAL_ERROR') continue
       const answer = toErrorAnswer(new DomainError(code, `${code} happened`), 'req-1')

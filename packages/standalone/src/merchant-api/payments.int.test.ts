@@ -86,7 +86,7 @@ describe('POST /payments', () => {
     })
   })
 
-  it('writes the create response with its fields in the order of the table in merchant-api.md 2.1', async () => {
+  it('writes the create response with its fields in the order of the table of the payment object (docs/api.md)', async () => {
     const response = await fixture.create({ ...base, callbackUrl: 'https://shop.example/hooks' })
     expect(Object.keys(json(response))).toEqual([
       'paymentId',
@@ -171,7 +171,7 @@ describe('POST /payments', () => {
     expect(payment.metadata).toEqual(metadata)
   })
 
-  describe('field rules (decisions.md section 4)', () => {
+  describe('field rules (docs/api.md, "POST /payments")', () => {
     it.each(['amount', 'currency', 'network'])('requires %s', async (field) => {
       const body: Body = { ...base }
       delete body[field]
