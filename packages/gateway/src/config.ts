@@ -4,9 +4,13 @@
 import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
 import { readNetworkSettings, type ServedNetworks } from '@chainpay/domain'
 import { type EnvReader, readEnv } from '@chainpay/platform'
-import { readEncryptionKey, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
-
-export const CALLBACK_URL_POLICIES = ['production', 'development'] as const
+import {
+  type CallbackUrlPolicy,
+  readCallbackUrlPolicy,
+  readEncryptionKey,
+  readSharedConfig,
+  type SharedConfig,
+} from '@chainpay/service-kit'
 
 export interface GatewayConfig extends SharedConfig {
   /** which servers back the ports: KAFKA_BROKERS, MONGODB_URL, MONGODB_DATABASE */
@@ -24,7 +28,7 @@ export interface GatewayConfig extends SharedConfig {
   /** where /dev/chains/* is forwarded to (the chain-indexer's simulator); not served when undefined */
   chainSimulatorUrl: string | undefined
   /** production: https callback and webhook URLs on public hosts only; development: http and private hosts too */
-  callbackUrlPolicy: (typeof CALLBACK_URL_POLICIES)[number]
+  callbackUrlPolicy: CallbackUrlPolicy
   /** CHAIN_NETWORKS, as payment-command reads it: the gateway refuses other networks up front */
   chains: ServedNetworks
 }
@@ -42,7 +46,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     adminToken: read.string('ADMIN_TOKEN'),
     rateLimit: readRateLimit(read),
     chainSimulatorUrl: readHttpUrl(read, 'CHAIN_SIMULATOR_URL', { optional: true }),
-    callbackUrlPolicy: read.oneOf('CALLBACK_URL_POLICY', CALLBACK_URL_POLICIES, { default: 'production' }),
+    callbackUrlPolicy: readCallbackUrlPolicy(read),
     chains: readNetworkSettings(read, env, shared.registry, {
       defaultNetworks: shared.registry.networks.map((definition) => definition.network),
     }),

@@ -5,10 +5,14 @@ import { readFileSync } from 'node:fs'
 import { type InfrastructureConfig, readEventStoreUrl, readInfrastructureConfig } from '@chainpay/adapters'
 import { readNetworkSettings, type ServedNetworks } from '@chainpay/domain'
 import { type EnvReader, readEnv } from '@chainpay/platform'
-import { type ReadTextFile, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
+import {
+  type CallbackUrlPolicy,
+  type ReadTextFile,
+  readCallbackUrlPolicy,
+  readSharedConfig,
+  type SharedConfig,
+} from '@chainpay/service-kit'
 import { createSolanaAddressDeriver, createTronAddressDeriver } from '@chainpay/wallet'
-
-export const CALLBACK_URL_POLICIES = ['production', 'development'] as const
 
 export interface AddressKeys {
   /** extended public key of m/44'/195'/0' */
@@ -25,7 +29,7 @@ export interface PaymentCommandConfig extends SharedConfig {
   port: number
   keys: AddressKeys
   /** production: https callback URLs on public hosts only; development: http and private hosts too */
-  callbackUrlPolicy: (typeof CALLBACK_URL_POLICIES)[number]
+  callbackUrlPolicy: CallbackUrlPolicy
   /**
    * CHAIN_NETWORKS (default every network of the registry) and `<NETWORK>_REQUIRED_CONFIRMATIONS`:
    * payments on other networks are UNSUPPORTED_ASSET; the chain-indexer reads the same variables
@@ -50,7 +54,7 @@ export function readPaymentCommandConfig(
     infrastructure: readInfrastructureConfig(read),
     eventstoreUrl: readEventStoreUrl(read),
     keys: readAddressKeys(read, readFile),
-    callbackUrlPolicy: read.oneOf('CALLBACK_URL_POLICY', CALLBACK_URL_POLICIES, { default: 'production' }),
+    callbackUrlPolicy: readCallbackUrlPolicy(read),
     chains: readNetworkSettings(read, env, shared.registry, {
       defaultNetworks: shared.registry.networks.map((definition) => definition.network),
     }),

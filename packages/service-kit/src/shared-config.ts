@@ -48,3 +48,18 @@ function readAssetRegistry(read: EnvReader, readFile: ReadTextFile): AssetRegist
     return defaultAssetRegistry
   }
 }
+
+export const CALLBACK_URL_POLICIES = ['production', 'development'] as const
+/**
+ * production: callback and webhook URLs https on public hosts only (docs/api.md, "POST /payments");
+ * development: http, loopback and private hosts too
+ */
+export type CallbackUrlPolicy = (typeof CALLBACK_URL_POLICIES)[number]
+
+/** CALLBACK_URL_POLICY, read alike by the gateway, payment-command and standalone */
+export function readCallbackUrlPolicy(
+  read: EnvReader,
+  fallback: CallbackUrlPolicy = 'production',
+): CallbackUrlPolicy {
+  return read.oneOf('CALLBACK_URL_POLICY', CALLBACK_URL_POLICIES, { default: fallback })
+}

@@ -7,9 +7,15 @@
 import { type ChainSettings, readChainSettings } from '@chainpay/chain-indexer'
 import { checkApiPorts, readApiPorts, readRateLimit } from '@chainpay/gateway'
 import { readRetrySchedule } from '@chainpay/notifier'
-import { type AddressKeys, CALLBACK_URL_POLICIES, readAddressKeys } from '@chainpay/payment-command'
+import { type AddressKeys, readAddressKeys } from '@chainpay/payment-command'
 import { type EnvReader, readEnv } from '@chainpay/platform'
-import { type ReadTextFile, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
+import {
+  type CallbackUrlPolicy,
+  type ReadTextFile,
+  readCallbackUrlPolicy,
+  readSharedConfig,
+  type SharedConfig,
+} from '@chainpay/service-kit'
 
 export interface StandaloneConfig extends SharedConfig {
   /** the merchant API (and, with simulated chains, the simulator's routes) */
@@ -25,7 +31,7 @@ export interface StandaloneConfig extends SharedConfig {
    * hosts allowed) by default with simulated chains, production (https on public hosts only,
    * docs/api.md, "POST /payments") by default with real ones
    */
-  callbackUrlPolicy: (typeof CALLBACK_URL_POLICIES)[number]
+  callbackUrlPolicy: CallbackUrlPolicy
   /** CHAIN_MODE (default simulator) and what it reads, as the chain-indexer reads it */
   chains: ChainSettings
   /**
@@ -74,9 +80,7 @@ export function readStandaloneConfig(
     sqliteSynchronous: read.oneOf('SQLITE_SYNCHRONOUS', ['NORMAL', 'FULL'], { default: 'NORMAL' }),
     rateLimit: readRateLimit(read),
     webhookRetryScheduleMs: readRetrySchedule(read),
-    callbackUrlPolicy: read.oneOf('CALLBACK_URL_POLICY', CALLBACK_URL_POLICIES, {
-      default: live ? 'production' : 'development',
-    }),
+    callbackUrlPolicy: readCallbackUrlPolicy(read, live ? 'production' : 'development'),
     chains,
     keys: live ? readAddressKeys(read, readFile) : null,
     encryptionKey: read.optionalString('CHAINPAY_ENCRYPTION_KEY'),
