@@ -54,7 +54,7 @@ export interface InfrastructureOptions {
   serviceName: string
   logger: Logger
   metrics?: Registry
-  /** the embedded SQLite file's durability (docs/operations.md, "SQLite"); NORMAL by default */
+  /** the embedded SQLite file's durability (docs/architecture.md, "The two shapes"); NORMAL by default */
   sqliteSynchronous?: 'NORMAL' | 'FULL'
 }
 

@@ -1,8 +1,9 @@
+import { testMongoDbUrl } from '@chainpay/local-servers/testing'
 import { describePaymentReadModelContract, samplePaymentDocument } from '@chainpay/ports/testing'
 import type { Db } from 'mongodb'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mongoCollections } from './collections.js'
-import type { MongoDatabase } from './database.js'
+import { type MongoDatabase, openMongoDatabase } from './database.js'
 import { createMongoPaymentReadModel, paymentReadModelIndexes } from './read-model.js'
 import { dropTestDatabase, freshTestDatabase } from './test-database.js'
 
@@ -10,18 +11,27 @@ const freshDatabase = (collection?: string) =>
   freshTestDatabase('read-model', paymentReadModelIndexes(collection))
 const dropped = dropTestDatabase
 
-describePaymentReadModelContract('mongo payments_read', async () => {
-  const mongo = await freshDatabase()
-  return { store: createMongoPaymentReadModel(mongo.db), teardown: () => dropped(mongo) }
-})
-
-describePaymentReadModelContract('mongo notifier_payments', async () => {
-  const mongo = await freshDatabase(mongoCollections.notifierPayments)
+/** the contract's fixture: losing the database closes the client; teardown reconnects to drop it */
+async function contractFixture(collection?: string) {
+  const mongo = await freshDatabase(collection)
+  let lost = false
   return {
-    store: createMongoPaymentReadModel(mongo.db, { collection: mongoCollections.notifierPayments }),
-    teardown: () => dropped(mongo),
+    store: createMongoPaymentReadModel(mongo.db, collection ? { collection } : {}),
+    async loseDatabase() {
+      lost = true
+      await mongo.close()
+    },
+    async teardown() {
+      const database = mongo.db.databaseName
+      await dropped(lost ? await openMongoDatabase({ url: testMongoDbUrl(), database }) : mongo)
+    },
   }
-})
+}
+
+describePaymentReadModelContract('mongo payments_read', () => contractFixture())
+describePaymentReadModelContract('mongo notifier_payments', () =>
+  contractFixture(mongoCollections.notifierPayments),
+)
 
 /** every key of a stored document, at every depth */
 function keysOf(value: unknown): string[] {

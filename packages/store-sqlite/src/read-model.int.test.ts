@@ -17,7 +17,10 @@ afterEach(() => {
 })
 const opened = (db: DatabaseSync) => ({
   store: createSqlitePaymentReadModel(db),
-  teardown: async () => db.close(),
+  loseDatabase: async () => db.close(),
+  teardown: async () => {
+    if (db.isOpen) db.close()
+  },
 })
 
 describePaymentReadModelContract('sqlite file', async () => opened(openSqliteDatabase(freshFile())))

@@ -1,23 +1,39 @@
 import type { OpenPayment } from '@chainpay/domain'
 import { paymentCreatedData } from '@chainpay/domain/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { StoreUnavailableError } from '../failures.js'
 import type { PaymentDocument, PaymentReadModel } from '../read-model.js'
+
+export interface PaymentReadModelFixture {
+  store: PaymentReadModel
+  /** takes the store's database away (closes it, or its client); teardown still cleans up after it */
+  loseDatabase(): Promise<void>
+  teardown(): Promise<void>
+}
 
 /** What every PaymentReadModel adapter must do; run it against a fresh, empty store per test. */
 export function describePaymentReadModelContract(
   adapterName: string,
-  setup: () => Promise<{ store: PaymentReadModel; teardown(): Promise<void> }>,
+  setup: () => Promise<PaymentReadModelFixture>,
 ): void {
   describe(`PaymentReadModel contract: ${adapterName}`, () => {
+    let fixture: PaymentReadModelFixture
     let store: PaymentReadModel
-    let teardown: () => Promise<void> = async () => {}
 
     beforeEach(async () => {
-      const fixture = await setup()
+      fixture = await setup()
       store = fixture.store
-      teardown = () => fixture.teardown()
     })
-    afterEach(() => teardown())
+    afterEach(() => fixture.teardown())
+
+    it('fails with StoreUnavailableError once its database is gone, never with its driver’s error', async () => {
+      await store.save(samplePaymentDocument('pay_1', 0))
+      await fixture.loseDatabase()
+      await expect(store.get('pay_1')).rejects.toBeInstanceOf(StoreUnavailableError)
+      await expect(store.save(samplePaymentDocument('pay_1', 1))).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      )
+    })
 
     it('returns null for an unknown payment', async () => {
       expect(await store.get('pay_unknown')).toBeNull()
