@@ -2,12 +2,15 @@
 // FerretDB, started here with the project's own code (planCluster, startKafka, startFerretDb, in
 // scripts/up's layout, but with a short simulated TRON block interval). In one run it measures create
 // and GET through the gateway; the latency from the block that gives a transfer its required
-// confirmations to the payment.confirmed webhook, split at payment-command's decision and at the
-// notifier's record of the delivery; and the floor underneath: a kafkajs produce→consume round trip,
-// a bare findOne by _id and insertOne on the same FerretDB, and what a filter on any other field
-// costs there. It notes each process's CPU per phase, to show what dominates. Prints the figures and
-// the markdown for docs/benchmarks.md. Not a test: it asserts nothing. It stops everything it
-// started, also when it fails or is interrupted.
+// confirmations to the payment.confirmed webhook, split at payment-command's decision, the relay's
+// publish, the notifier's record of the delivery and the dispatcher's attempt; and the floor
+// underneath: a kafkajs produce→consume round trip, a bare findOne by _id and insertOne on the same
+// FerretDB, and what a filter on any other field costs there. Every service notes its MongoDB
+// commands (mongo-command-trace.cjs), so that the webhook phase shows how long FerretDB took to answer
+// each service, and how much of each leg was FerretDB answering the component on that leg's path. It
+// notes each process's CPU per phase, to show what dominates. Prints the figures and the markdown for
+// docs/benchmarks.md. Not a test: it asserts nothing. It stops everything it started, also when it
+// fails or is interrupted.
 
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -557,6 +560,8 @@ async function confirmationToWebhook(cluster, database) {
       attemptToWebhook: [],
       recordedToWebhook: [],
     }
+    /** per payment, the moments that bound the legs whose time FerretDB's share is read for */
+    const intervals = []
     for (const { paymentId } of payments) {
       const txHash = txHashes.get(paymentId)
       const webhook = receiver.confirmed.get(paymentId)
@@ -578,6 +583,11 @@ async function confirmationToWebhook(cluster, database) {
       legs.recordedToAttempt.push(attemptAt - recordedAt)
       legs.attemptToWebhook.push(webhook.arrived - attemptAt)
       legs.recordedToWebhook.push(webhook.arrived - recordedAt)
+      intervals.push({
+        toDecision: [finalBlockAt, decidedAt],
+        busToRecorded: [onBusAt, recordedAt],
+        recordedToAttempt: [recordedAt, attemptAt],
+      })
     }
     const perPayment = payments.map(({ paymentId }) => events.eventsPerPayment.get(paymentId) ?? 0)
     return {
@@ -589,6 +599,7 @@ async function confirmationToWebhook(cluster, database) {
       ),
       eventsPerPayment: perPayment.reduce((a, b) => a + b, 0) / perPayment.length,
       window,
+      intervals,
       required,
       distinctBlocks: heights.size,
     }
@@ -597,27 +608,40 @@ async function confirmationToWebhook(cluster, database) {
   }
 }
 
-/**
- * What the services asked of FerretDB between `from` and `to`, from their command traces: per service,
- * command and collection, how many per second, FerretDB's answer time p50 and p99, and the share of
- * the window the service spent waiting on that command (its answer times summed over the window; over
- * 100 % when several were in flight at once). Largest share first, those of at least 1 %.
- */
-function ferretTimeByService(traces, { from, to }) {
-  const seconds = (to - from) / 1000
-  const groups = new Map()
+/** each service's MongoDB commands (scripts/bench/mongo-command-trace.cjs): { at, command, collection, ms } */
+function readMongoTraces(traces) {
+  const byService = new Map()
   for (const { name, file } of traces) {
-    let text
+    let text = ''
     try {
       text = readFileSync(file, 'utf8')
     } catch {
-      continue
+      // a service that never reached MongoDB has no trace
     }
-    for (const line of text.split('\n')) {
-      if (line === '') continue
-      const { at, command, collection, ms: took } = JSON.parse(line)
+    byService.set(
+      name,
+      text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line)),
+    )
+  }
+  return byService
+}
+
+/**
+ * What the services asked of FerretDB between `from` and `to`: per service, command and collection,
+ * how many per second, FerretDB's answer time p50 and p99, and the share of the window the service
+ * spent waiting on that command (its answer times summed over the window; over 100 % when several
+ * were in flight at once). Largest share first, those of at least 1 %.
+ */
+function ferretTimeByService(commandsByService, { from, to }) {
+  const seconds = (to - from) / 1000
+  const groups = new Map()
+  for (const [service, commands] of commandsByService) {
+    for (const { at, command, collection, ms: took } of commands) {
       if (at < from || at > to) continue
-      const key = `${name}\t${command} ${collection}`.trim()
+      const key = `${service}\t${command} ${collection}`.trim()
       if (!groups.has(key)) groups.set(key, [])
       groups.get(key).push(took)
     }
@@ -630,6 +654,62 @@ function ferretTimeByService(traces, { from, to }) {
     })
     .filter(({ busy }) => busy >= 0.01)
     .sort((a, b) => b.busy - a.busy)
+}
+
+/** the component whose FerretDB commands lie on each leg's path, and which of its commands those are */
+const LEG_COMMANDS = [
+  {
+    key: 'toDecision',
+    label: "block → decision: the chain-indexer's writes (its cursor, the transfers it follows)",
+    service: 'chain-indexer',
+    ours: () => true,
+  },
+  {
+    key: 'busToRecorded',
+    label: "on the bus → recorded: the notifier's delivery recorder (its copy of the payment, the delivery)",
+    service: 'notifier',
+    ours: ({ command, collection }) =>
+      collection === 'notifier_payments' || (collection === 'webhook_deliveries' && command === 'insert'),
+  },
+  {
+    key: 'recordedToAttempt',
+    label: "recorded → attempt: the notifier's dispatcher claiming (due query, first in line, lease)",
+    service: 'notifier',
+    ours: ({ command, collection }) =>
+      collection === 'webhook_leases' || (collection === 'webhook_deliveries' && command !== 'insert'),
+  },
+]
+
+/**
+ * How much of each leg was the component on its path waiting for FerretDB: per payment, the time
+ * within the leg during which at least one of the component's commands was unanswered. The rest of
+ * the leg is everything else: the process itself, Kafka, the HTTP request, rests between polls.
+ */
+function ferretShareOfLegs(commandsByService, intervals) {
+  return LEG_COMMANDS.map(({ key, label, service, ours }) => {
+    const commands = (commandsByService.get(service) ?? []).filter(ours)
+    const waited = []
+    let legTotal = 0
+    for (const interval of intervals) {
+      const [from, to] = interval[key]
+      legTotal += Math.max(0, to - from)
+      // the union of the commands' spans, clipped to the leg
+      const spans = commands
+        .map(({ at, ms: took }) => [Math.max(at, from), Math.min(at + took, to)])
+        .filter(([start, end]) => end > start)
+        .sort((a, b) => a[0] - b[0])
+      let covered = 0
+      let reached = from
+      for (const [start, end] of spans) {
+        if (end <= reached) continue
+        covered += end - Math.max(start, reached)
+        reached = end
+      }
+      waited.push(covered)
+    }
+    const waitedTotal = waited.reduce((a, b) => a + b, 0)
+    return { key, label, waited: summarize(waited), share: legTotal > 0 ? waitedTotal / legTotal : 0 }
+  })
 }
 
 // ---- bus lag: how far the consumers, in their own processes, are behind what was published ----
@@ -761,7 +841,15 @@ try {
   out(
     `    ${webhook.eventsPerPayment.toFixed(1)} payment events per payment on the bus during the phase (each folded by the projection and the notifier)`,
   )
-  const ferretTime = ferretTimeByService(cluster.mongoTraces, webhook.window)
+  const commandsByService = readMongoTraces(cluster.mongoTraces)
+  const ferretTime = ferretTimeByService(commandsByService, webhook.window)
+  const legShares = ferretShareOfLegs(commandsByService, webhook.intervals)
+  out('  of which FerretDB answering the component on the path:')
+  for (const { key, label, waited, share } of legShares) {
+    out(
+      `    ${label}: p50 ${ms(waited.p50)} ms, p99 ${ms(waited.p99)} ms of the leg's p50 ${ms(webhook[key].p50)} ms, p99 ${ms(webhook[key].p99)} ms; ${Math.round(share * 100)} % of the leg's time in all`,
+    )
+  }
   out('  FerretDB during the phase, per service and command (largest share of the phase first):')
   for (const row of ferretTime) {
     out(
@@ -910,6 +998,17 @@ try {
     'chain-indexer',
     LOAD_GENERATOR,
   ]
+  out(
+    "\nHow much of each leg FerretDB took, answering the component on the leg's path (per payment: the time within the leg during which one of its commands was unanswered)\n",
+  )
+  out(
+    '| leg, and the component on its path | leg p50 ms | leg p99 ms | FerretDB p50 ms | FerretDB p99 ms | FerretDB, % of the leg in all |\n|---|---|---|---|---|---|',
+  )
+  for (const { key, label, waited, share } of legShares) {
+    out(
+      `| ${label} | ${ms(webhook[key].p50)} | ${ms(webhook[key].p99)} | ${ms(waited.p50)} | ${ms(waited.p99)} | ${Math.round(share * 100)} |`,
+    )
+  }
   out(
     `\nFerretDB commands during the confirmation → webhook phase (${((webhook.window.to - webhook.window.from) / 1000).toFixed(0)} s), by service: answer times, and the time waited on them as a share of the phase\n`,
   )
