@@ -239,7 +239,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   let dueTimer: NodeJS.Timeout | undefined
 
   function wakeAt(time: number): void {
-    if (!Number.isFinite(time)) return
+    // without the loop (dispatchOnce alone) nothing would ever take the time off again
+    if (!Number.isFinite(time) || !loop.isRunning()) return
     // the first index whose time is not later than `time`
     let low = 0
     let high = dueTimes.length
