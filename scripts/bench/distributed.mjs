@@ -2,12 +2,15 @@
 // FerretDB, started here with the project's own code (planCluster, startKafka, startFerretDb, in
 // scripts/up's layout, but with a short simulated TRON block interval). In one run it measures create
 // and GET through the gateway; the latency from the block that gives a transfer its required
-// confirmations to the payment.confirmed webhook, split at payment-command's decision and at the
-// notifier's record of the delivery; and the floor underneath: a kafkajs produce→consume round trip,
-// a bare findOne by _id and insertOne on the same FerretDB, and what a filter on any other field
-// costs there. It notes each process's CPU per phase, to show what dominates. Prints the figures and
-// the markdown for docs/benchmarks.md. Not a test: it asserts nothing. It stops everything it
-// started, also when it fails or is interrupted.
+// confirmations to the payment.confirmed webhook, split at payment-command's decision, the relay's
+// publish, the notifier's record of the delivery and the dispatcher's attempt; and the floor
+// underneath: a kafkajs produce→consume round trip, a bare findOne by _id and insertOne on the same
+// FerretDB, and what a filter on any other field costs there. Every service notes its MongoDB
+// commands (mongo-command-trace.cjs), so that the webhook phase shows how long FerretDB took to answer
+// each service, and how much of each leg was FerretDB answering the component on that leg's path. It
+// notes each process's CPU per phase, to show what dominates. Prints the figures and the markdown for
+// docs/benchmarks.md. Not a test: it asserts nothing. It stops everything it started, also when it
+// fails or is interrupted.
 
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -67,6 +70,23 @@ const CAUGHT_UP_LAG = 5
 const PAYMENT_EVENTS_TOPIC = 'chainpay.payment-events'
 
 const out = (line = '') => process.stdout.write(`${line}\n`)
+
+/**
+ * The confirmation block → payment.confirmed webhook path, leg by leg, each between two moments the
+ * benchmark reads afterwards: the final block's time (the simulator's SQLite), payment-command's
+ * decision (the payment's confirmedAt), the relay's publish (the Kafka timestamp of PaymentConfirmed),
+ * the notifier's record (the delivery's createdAt), the dispatcher's first attempt (its `at`) and the
+ * receiver's arrival. The coarser legs of earlier runs (docs/benchmarks.md) follow.
+ */
+const WEBHOOK_LEGS = [
+  { key: 'toDecision', label: "block → payment-command's decision" },
+  { key: 'decisionToBus', label: 'decision → the relay put PaymentConfirmed on the bus' },
+  { key: 'busToRecorded', label: 'on the bus → the notifier recorded the delivery' },
+  { key: 'recordedToAttempt', label: "recorded → the dispatcher's attempt began" },
+  { key: 'attemptToWebhook', label: 'attempt began → webhook arrival' },
+  { key: 'decisionToRecorded', label: 'decision → the notifier recorded the delivery' },
+  { key: 'recordedToWebhook', label: 'recorded → webhook arrival' },
+]
 
 // ---- cleanup: everything started registers how to stop it; run in reverse, once ----
 const cleanups = []
@@ -209,6 +229,16 @@ async function load(title, url, requestFactory) {
 }
 
 // ---- bringing the system up ----
+/** where each service notes its MongoDB commands (scripts/bench/mongo-command-trace.cjs) */
+const mongoTraceFile = (logDirectory, name) => join(logDirectory, `${name}.mongo.ndjson`)
+function mongoTraceEnv(logDirectory, name) {
+  return {
+    NODE_OPTIONS: `--require "${join(root, 'scripts/bench/mongo-command-trace.cjs')}"`,
+    BENCH_MONGO_TRACE_FILE: mongoTraceFile(logDirectory, name),
+    BENCH_MONGO_TRACE_ROOT: root,
+  }
+}
+
 async function startCluster(dataDir) {
   const [
     gateway,
@@ -243,7 +273,7 @@ async function startCluster(dataDir) {
     mongodbUrl: ferret.url,
     secrets,
     walletFile: ensureClusterWallet(dataDir),
-    logLevel: 'warn',
+    logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
     blockIntervalMs: { TRON: tronBlockMs, SOLANA: SOLANA_BLOCK_MS },
   })
   const { runDirectory, logDirectory } = layout
@@ -260,7 +290,12 @@ async function startCluster(dataDir) {
     const started = startDetached({
       command: process.execPath,
       args: [service.mainScript],
-      env: { PATH: process.env.PATH ?? '', ...service.env, ...extra },
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...service.env,
+        ...extra,
+        ...mongoTraceEnv(logDirectory, service.name),
+      },
       logFile,
       pidFile,
     })
@@ -290,6 +325,7 @@ async function startCluster(dataDir) {
     ferret,
     credentials,
     chainDatabase: join(dataDir, 'chain-indexer', 'chainpay.sqlite'),
+    mongoTraces: plan.services.map(({ name }) => ({ name, file: mongoTraceFile(logDirectory, name) })),
   }
 }
 
@@ -416,6 +452,42 @@ async function startReceiver() {
   return { url: `http://127.0.0.1:${server.address().port}/webhooks`, confirmed }
 }
 
+/**
+ * When each payment event went on the bus: a consumer group of the benchmark's own on the payment
+ * events topic, from its end, noting each message's Kafka timestamp (the relay's producer sets it
+ * when it sends). Gives the moment payment-command's relay published PaymentConfirmed, and how many
+ * events each payment put on the bus during the phase (what the consumers fold before the webhook).
+ */
+async function paymentEventWatcher(brokers) {
+  const kafka = new Kafka({ clientId: 'bench-events', brokers: [brokers], logLevel: kafkaLogLevel.NOTHING })
+  const consumer = kafka.consumer({ groupId: `bench-events-${process.pid}`, maxWaitTimeInMs: 100 })
+  cleanups.push({ name: 'kafkajs payment event watcher', run: () => consumer.disconnect() })
+  const confirmedPublishedAt = new Map()
+  const eventsPerPayment = new Map()
+  let joined
+  const ready = new Promise((resolve) => {
+    joined = resolve
+  })
+  consumer.on(consumer.events.GROUP_JOIN, () => joined())
+  await consumer.connect()
+  await consumer.subscribe({ topics: [PAYMENT_EVENTS_TOPIC], fromBeginning: false })
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      const event = JSON.parse(String(message.value))
+      eventsPerPayment.set(event.paymentId, (eventsPerPayment.get(event.paymentId) ?? 0) + 1)
+      if (event.type === 'PaymentConfirmed' && !confirmedPublishedAt.has(event.paymentId)) {
+        confirmedPublishedAt.set(event.paymentId, Number(message.timestamp))
+      }
+    },
+  })
+  await ready
+  return {
+    confirmedPublishedAt,
+    eventsPerPayment,
+    stop: () => consumer.disconnect(),
+  }
+}
+
 async function confirmationToWebhook(cluster, database) {
   const { plan, credentials, chainDatabase } = cluster
   const required = defaultAssetRegistry.networks.find((n) => n.network === 'TRON').requiredConfirmations
@@ -424,10 +496,12 @@ async function confirmationToWebhook(cluster, database) {
   for (let i = 0; i < webhookPayments; i++) {
     payments.push(await createPayment(plan.urls.gateway, credentials, { callbackUrl: receiver.url }))
   }
+  const events = await paymentEventWatcher(cluster.kafka.brokers)
   // One payment at a time: each confirmation a transfer gains is an observation, an event and a bus
   // message per consumer, so transfers confirming side by side would measure the pipeline's backlog
   // at this unrealistically short block interval rather than its latency.
   const txHashes = new Map()
+  const window = { from: Date.now(), to: 0 }
   for (const payment of payments) {
     const response = await fetch(`${plan.urls.chainSimulator}/dev/chains/TRON/transfers`, {
       method: 'POST',
@@ -443,26 +517,51 @@ async function confirmationToWebhook(cluster, database) {
       await sleep(5)
     }
   }
+  window.to = Date.now()
+  await waitUntil(async () => events.confirmedPublishedAt.size >= payments.length, {
+    timeoutMs: 30_000,
+    describe: () => 'the benchmark did not see every PaymentConfirmed on the bus',
+  })
+  await events.stop()
   // the chain's own record: the block holding the transfer, and the time of the block that gave it
   // its required confirmations (confirmations = head - height + 1)
   const chain = new DatabaseSync(chainDatabase, { readOnly: true })
   try {
+    // one row per transfer in sim_transfers (packages/chain-sim's simulator store); all of a
+    // transaction's transfers are in its block
     const heightOf = chain.prepare(
-      "SELECT block_height FROM sim_transactions WHERE network = 'TRON' AND tx_hash = ?",
+      "SELECT block_height FROM sim_transfers WHERE network = 'TRON' AND tx_hash = ? LIMIT 1",
     )
     const timeOf = chain.prepare("SELECT time FROM sim_blocks WHERE network = 'TRON' AND height = ?")
     const heights = new Set()
-    // when the notifier recorded each delivery (its createdAt): one scan, after the measurement
-    const recordedAt = new Map()
+    // when the notifier recorded each delivery (its createdAt) and when the dispatcher began its
+    // first attempt (the attempt's `at`): two scans, after the measurement
+    const recorded = new Map()
     const confirmedDeliveries = database
       .collection('webhook_deliveries')
       .find({ eventType: 'payment.confirmed' }, { projection: { paymentId: 1, createdAt: 1 } })
-    for await (const { paymentId, createdAt } of confirmedDeliveries)
-      recordedAt.set(paymentId, Date.parse(createdAt))
-    const total = []
-    const toDecision = []
-    const decisionToRecorded = []
-    const recordedToWebhook = []
+    for await (const { _id, paymentId, createdAt } of confirmedDeliveries)
+      recorded.set(paymentId, { deliveryId: _id, at: Date.parse(createdAt) })
+    const attemptedAt = new Map()
+    const firstAttempts = database
+      .collection('webhook_attempts')
+      .find(
+        { deliveryId: { $in: [...recorded.values()].map(({ deliveryId }) => deliveryId) }, attempt: 1 },
+        { projection: { deliveryId: 1, at: 1 } },
+      )
+    for await (const { deliveryId, at } of firstAttempts) attemptedAt.set(deliveryId, Date.parse(at))
+    const legs = {
+      total: [],
+      toDecision: [],
+      decisionToBus: [],
+      busToRecorded: [],
+      decisionToRecorded: [],
+      recordedToAttempt: [],
+      attemptToWebhook: [],
+      recordedToWebhook: [],
+    }
+    /** per payment, the moments that bound the legs whose time FerretDB's share is read for */
+    const intervals = []
     for (const { paymentId } of payments) {
       const txHash = txHashes.get(paymentId)
       const webhook = receiver.confirmed.get(paymentId)
@@ -473,22 +572,144 @@ async function confirmationToWebhook(cluster, database) {
       const finalBlockAt = Date.parse(timeOf.get(height + required - 1).time)
       // confirmedAt is payment-command's clock when it decided: splits the path in two
       const decidedAt = Date.parse((await getPayment(plan.urls.gateway, credentials, paymentId)).confirmedAt)
-      total.push(webhook.arrived - finalBlockAt)
-      toDecision.push(decidedAt - finalBlockAt)
-      decisionToRecorded.push(recordedAt.get(paymentId) - decidedAt)
-      recordedToWebhook.push(webhook.arrived - recordedAt.get(paymentId))
+      const onBusAt = events.confirmedPublishedAt.get(paymentId)
+      const { deliveryId, at: recordedAt } = recorded.get(paymentId)
+      const attemptAt = attemptedAt.get(deliveryId)
+      legs.total.push(webhook.arrived - finalBlockAt)
+      legs.toDecision.push(decidedAt - finalBlockAt)
+      legs.decisionToBus.push(onBusAt - decidedAt)
+      legs.busToRecorded.push(recordedAt - onBusAt)
+      legs.decisionToRecorded.push(recordedAt - decidedAt)
+      legs.recordedToAttempt.push(attemptAt - recordedAt)
+      legs.attemptToWebhook.push(webhook.arrived - attemptAt)
+      legs.recordedToWebhook.push(webhook.arrived - recordedAt)
+      intervals.push({
+        toDecision: [finalBlockAt, decidedAt],
+        busToRecorded: [onBusAt, recordedAt],
+        recordedToAttempt: [recordedAt, attemptAt],
+      })
     }
+    const perPayment = payments.map(({ paymentId }) => events.eventsPerPayment.get(paymentId) ?? 0)
     return {
-      ...summarize(total),
-      toDecision: summarize(toDecision),
-      decisionToRecorded: summarize(decisionToRecorded),
-      recordedToWebhook: summarize(recordedToWebhook),
+      ...summarize(legs.total),
+      ...Object.fromEntries(
+        Object.entries(legs)
+          .filter(([name]) => name !== 'total')
+          .map(([name, samples]) => [name, summarize(samples)]),
+      ),
+      eventsPerPayment: perPayment.reduce((a, b) => a + b, 0) / perPayment.length,
+      window,
+      intervals,
       required,
       distinctBlocks: heights.size,
     }
   } finally {
     chain.close()
   }
+}
+
+/** each service's MongoDB commands (scripts/bench/mongo-command-trace.cjs): { at, command, collection, ms } */
+function readMongoTraces(traces) {
+  const byService = new Map()
+  for (const { name, file } of traces) {
+    let text = ''
+    try {
+      text = readFileSync(file, 'utf8')
+    } catch {
+      // a service that never reached MongoDB has no trace
+    }
+    byService.set(
+      name,
+      text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line)),
+    )
+  }
+  return byService
+}
+
+/**
+ * What the services asked of FerretDB between `from` and `to`: per service, command and collection,
+ * how many per second, FerretDB's answer time p50 and p99, and the share of the window the service
+ * spent waiting on that command (its answer times summed over the window; over 100 % when several
+ * were in flight at once). Largest share first, those of at least 1 %.
+ */
+function ferretTimeByService(commandsByService, { from, to }) {
+  const seconds = (to - from) / 1000
+  const groups = new Map()
+  for (const [service, commands] of commandsByService) {
+    for (const { at, command, collection, ms: took } of commands) {
+      if (at < from || at > to) continue
+      const key = `${service}\t${command} ${collection}`.trim()
+      if (!groups.has(key)) groups.set(key, [])
+      groups.get(key).push(took)
+    }
+  }
+  return [...groups.entries()]
+    .map(([key, samples]) => {
+      const [service, what] = key.split('\t')
+      const busy = samples.reduce((a, b) => a + b, 0) / (seconds * 1000)
+      return { service, what, perSecond: samples.length / seconds, ...summarize(samples), busy }
+    })
+    .filter(({ busy }) => busy >= 0.01)
+    .sort((a, b) => b.busy - a.busy)
+}
+
+/** the component whose FerretDB commands lie on each leg's path, and which of its commands those are */
+const LEG_COMMANDS = [
+  {
+    key: 'toDecision',
+    label: "block → decision: the chain-indexer's writes (its cursor, the transfers it follows)",
+    service: 'chain-indexer',
+    ours: () => true,
+  },
+  {
+    key: 'busToRecorded',
+    label: "on the bus → recorded: the notifier's delivery recorder (its copy of the payment, the delivery)",
+    service: 'notifier',
+    ours: ({ command, collection }) =>
+      collection === 'notifier_payments' || (collection === 'webhook_deliveries' && command === 'insert'),
+  },
+  {
+    key: 'recordedToAttempt',
+    label: "recorded → attempt: the notifier's dispatcher claiming (due query, first in line, lease)",
+    service: 'notifier',
+    ours: ({ command, collection }) =>
+      collection === 'webhook_leases' || (collection === 'webhook_deliveries' && command !== 'insert'),
+  },
+]
+
+/**
+ * How much of each leg was the component on its path waiting for FerretDB: per payment, the time
+ * within the leg during which at least one of the component's commands was unanswered. The rest of
+ * the leg is everything else: the process itself, Kafka, the HTTP request, rests between polls.
+ */
+function ferretShareOfLegs(commandsByService, intervals) {
+  return LEG_COMMANDS.map(({ key, label, service, ours }) => {
+    const commands = (commandsByService.get(service) ?? []).filter(ours)
+    const waited = []
+    let legTotal = 0
+    for (const interval of intervals) {
+      const [from, to] = interval[key]
+      legTotal += Math.max(0, to - from)
+      // the union of the commands' spans, clipped to the leg
+      const spans = commands
+        .map(({ at, ms: took }) => [Math.max(at, from), Math.min(at + took, to)])
+        .filter(([start, end]) => end > start)
+        .sort((a, b) => a[0] - b[0])
+      let covered = 0
+      let reached = from
+      for (const [start, end] of spans) {
+        if (end <= reached) continue
+        covered += end - Math.max(start, reached)
+        reached = end
+      }
+      waited.push(covered)
+    }
+    const waitedTotal = waited.reduce((a, b) => a + b, 0)
+    return { key, label, waited: summarize(waited), share: legTotal > 0 ? waitedTotal / legTotal : 0 }
+  })
 }
 
 // ---- bus lag: how far the consumers, in their own processes, are behind what was published ----
@@ -564,7 +785,11 @@ function costPer(units, idleFrom, idleTo, from, to) {
 
 // ---- the run ----
 const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-bench-distributed-'))
-cleanups.push({ name: 'data directory', run: async () => rmSync(dataDir, { recursive: true, force: true }) })
+if (!process.env.BENCH_KEEP_DATA)
+  cleanups.push({
+    name: 'data directory',
+    run: async () => rmSync(dataDir, { recursive: true, force: true }),
+  })
 let exitCode = 0
 // the figures mean little on a machine that is busy with something else: say how busy it was
 const loadBefore = loadavg()[0].toFixed(2)
@@ -610,9 +835,27 @@ try {
   out(
     `  ${webhook.count} payments (${webhook.distinctBlocks} blocks), ${webhook.required} confirmations at ${tronBlockMs} ms blocks: p50 ${ms(webhook.p50)} ms, p99 ${ms(webhook.p99)} ms, max ${ms(webhook.max)} ms`,
   )
+  for (const { key, label } of WEBHOOK_LEGS) {
+    out(`    ${label}: p50 ${ms(webhook[key].p50)} ms, p99 ${ms(webhook[key].p99)} ms`)
+  }
   out(
-    `    final block → payment-command's decision: p50 ${ms(webhook.toDecision.p50)} ms, p99 ${ms(webhook.toDecision.p99)} ms; decision → notifier recorded the delivery: p50 ${ms(webhook.decisionToRecorded.p50)} ms, p99 ${ms(webhook.decisionToRecorded.p99)} ms; recorded → webhook arrived: p50 ${ms(webhook.recordedToWebhook.p50)} ms, p99 ${ms(webhook.recordedToWebhook.p99)} ms`,
+    `    ${webhook.eventsPerPayment.toFixed(1)} payment events per payment on the bus during the phase (each folded by the projection and the notifier)`,
   )
+  const commandsByService = readMongoTraces(cluster.mongoTraces)
+  const ferretTime = ferretTimeByService(commandsByService, webhook.window)
+  const legShares = ferretShareOfLegs(commandsByService, webhook.intervals)
+  out('  of which FerretDB answering the component on the path:')
+  for (const { key, label, waited, share } of legShares) {
+    out(
+      `    ${label}: p50 ${ms(waited.p50)} ms, p99 ${ms(waited.p99)} ms of the leg's p50 ${ms(webhook[key].p50)} ms, p99 ${ms(webhook[key].p99)} ms; ${Math.round(share * 100)} % of the leg's time in all`,
+    )
+  }
+  out('  FerretDB during the phase, per service and command (largest share of the phase first):')
+  for (const row of ferretTime) {
+    out(
+      `    ${row.service} ${row.what}: ${row.perSecond.toFixed(1)}/s, p50 ${ms(row.p50)} ms, p99 ${ms(row.p99)} ms, waiting ${Math.round(row.busy * 100)} % of the phase`,
+    )
+  }
 
   out('\nthrough the gateway')
   let n = 0
@@ -672,7 +915,7 @@ try {
   // (measured so) for every update, replace or delete even by _id. Both with filters that match
   // nothing, so that nothing changes.
   const scans = []
-  for (const name of ['payments_read', 'webhook_deliveries', 'payment_deadlines']) {
+  for (const name of ['payments_read', 'notifier_payments', 'webhook_deliveries', 'payment_deadlines']) {
     const collection = database.collection(name)
     const documents = await collection.countDocuments({})
     const filtered = []
@@ -724,15 +967,9 @@ try {
   out(
     `| confirmation block → payment.confirmed webhook (${webhook.count} payments) | | ${ms(webhook.p50)} | ${ms(webhook.p99)} |`,
   )
-  out(
-    `| … of which block → payment-command's decision | | ${ms(webhook.toDecision.p50)} | ${ms(webhook.toDecision.p99)} |`,
-  )
-  out(
-    `| … of which decision → the notifier recorded the delivery | | ${ms(webhook.decisionToRecorded.p50)} | ${ms(webhook.decisionToRecorded.p99)} |`,
-  )
-  out(
-    `| … of which recorded → webhook arrival | | ${ms(webhook.recordedToWebhook.p50)} | ${ms(webhook.recordedToWebhook.p99)} |`,
-  )
+  for (const { key, label } of WEBHOOK_LEGS) {
+    out(`| … of which ${label} | | ${ms(webhook[key].p50)} | ${ms(webhook[key].p99)} |`)
+  }
   for (const { name, documents, filter, update } of scans) {
     out(
       `| floor: updateOne by _id, ${name} (${documents} documents, after the create load) | | ${ms(update.p50)} | ${ms(update.p99)} |`,
@@ -761,6 +998,26 @@ try {
     'chain-indexer',
     LOAD_GENERATOR,
   ]
+  out(
+    "\nHow much of each leg FerretDB took, answering the component on the leg's path (per payment: the time within the leg during which one of its commands was unanswered)\n",
+  )
+  out(
+    '| leg, and the component on its path | leg p50 ms | leg p99 ms | FerretDB p50 ms | FerretDB p99 ms | FerretDB, % of the leg in all |\n|---|---|---|---|---|---|',
+  )
+  for (const { key, label, waited, share } of legShares) {
+    out(
+      `| ${label} | ${ms(webhook[key].p50)} | ${ms(webhook[key].p99)} | ${ms(waited.p50)} | ${ms(waited.p99)} | ${Math.round(share * 100)} |`,
+    )
+  }
+  out(
+    `\nFerretDB commands during the confirmation → webhook phase (${((webhook.window.to - webhook.window.from) / 1000).toFixed(0)} s), by service: answer times, and the time waited on them as a share of the phase\n`,
+  )
+  out('| service | command | per s | p50 ms | p99 ms | waiting, % of the phase |\n|---|---|---|---|---|---|')
+  for (const row of ferretTime) {
+    out(
+      `| ${row.service} | ${row.what} | ${row.perSecond.toFixed(1)} | ${ms(row.p50)} | ${ms(row.p99)} | ${Math.round(row.busy * 100)} |`,
+    )
+  }
   out('\nCPU, % of one core (the machine has two: 200 % in all)\n')
   out(
     `| phase | ${processNames.join(' | ')} | anything else | machine |\n|---|${processNames.map(() => '---|').join('')}---|---|`,

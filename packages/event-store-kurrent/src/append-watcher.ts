@@ -61,8 +61,11 @@ export function createAppendWatcher(
   const subscribe = () => {
     retryTimer = undefined
     if (closed || listeners.size === 0) return
-    // from the end there is no telling what was appended while no subscription was open
-    const wakeOnConfirmation = failures > 0 && resumeAfter === undefined
+    // From the end there is no telling what was appended while no subscription was open: before the
+    // first one went live (after the listener had last read), or between a drop and this one. So
+    // the listeners are woken once it is live, to read for themselves; a relay that polls only as a
+    // safety net would otherwise find such an append at its next poll (docs/benchmarks.md).
+    const wakeOnConfirmation = resumeAfter === undefined
     let subscription: AllStreamSubscription
     try {
       subscription = client.subscribeToAll({

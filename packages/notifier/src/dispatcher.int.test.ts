@@ -1,6 +1,8 @@
-import type { WebhookDelivery } from '@chainpay/ports'
+import { paymentEventMessages } from '@chainpay/contracts/testing'
+import type { WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
 import { createSqliteDeliveryStore } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createDeliveryRecorder } from './delivery-recorder.js'
 import {
   createWebhookDispatcher,
   type WebhookAttemptOutcome,
@@ -8,6 +10,7 @@ import {
   type WebhookDispatcherOptions,
 } from './dispatcher.js'
 import {
+  consumed,
   createNotifierHarness,
   type NotifierHarness,
   newPaymentData,
@@ -478,6 +481,136 @@ describe('createWebhookDispatcher', () => {
     await expect
       .poll(async () => statusOf(delivery as WebhookDelivery), { timeout: 10_000 })
       .toBe('delivered')
+  })
+
+  describe('woken by new work, with a poll interval of an hour', () => {
+    // Every test here finishes in far less than the poll interval, so whatever was sent was sent
+    // because something woke the dispatcher; the claims it made are counted to show it did not poll.
+    const HOUR_MS = 3_600_000
+
+    /** the harness's delivery store (or `store`), counting the dispatcher's claims */
+    function countingClaims(store: WebhookDeliveryStore = harness.deliveries) {
+      const claims = { count: 0 }
+      const deliveries: WebhookDeliveryStore = {
+        ...store,
+        claimDue(now, limit, leaseMs) {
+          claims.count += 1
+          return store.claimDue(now, limit, leaseMs)
+        },
+      }
+      return { deliveries, claims }
+    }
+
+    /** started, after its first look for due deliveries (which finds none) */
+    async function startedDispatcher(
+      overrides: Partial<WebhookDispatcherOptions>,
+      claims: { count: number },
+    ) {
+      const dispatcher = dispatcherWith({ pollIntervalMs: HOUR_MS, ...overrides })
+      await dispatcher.start()
+      await expect.poll(() => claims.count).toBe(1)
+      return dispatcher
+    }
+
+    const attemptsOf = async (delivery: WebhookDelivery | undefined) =>
+      harness.deliveries.listAttempts(delivery?.deliveryId ?? '')
+
+    it('delivers what the recorder records: the recording wakes it', async () => {
+      const { deliveries, claims } = countingClaims()
+      const dispatcher = await startedDispatcher({ deliveries }, claims)
+      const recorder = createDeliveryRecorder({
+        bus: harness.bus,
+        payments: harness.payments,
+        deliveries: harness.deliveries,
+        merchants: harness.merchants,
+        clock: harness.clock,
+        logger: testLogger,
+        onRecorded: () => dispatcher.wake(),
+      })
+      const created = newPaymentData({ merchantId, callbackUrl: `${receiver.origin}/orders/1042` })
+      const [message] = paymentEventMessages([{ type: 'PaymentCreated', data: created }])
+
+      await recorder.handle(consumed(message ?? expect.fail('no message')))
+
+      await expect.poll(() => receiver.received.map((webhook) => webhook.path)).toEqual(['/orders/1042'])
+      const [delivery] = await harness.deliveries.listByPayment(created.paymentId)
+      await expect
+        .poll(async () => (await harness.deliveries.get(delivery?.deliveryId ?? ''))?.status)
+        .toBe('delivered')
+      await dispatcher.stop()
+      // at start; woken by the recording; after the delivery, which may let the payment's next go
+      expect(claims.count).toBe(3)
+    })
+
+    it('sleeps until a retry it scheduled falls due on its clock, then sends it', async () => {
+      const { deliveries, claims } = countingClaims()
+      let failures = 1
+      receiver.answer = () => (failures-- > 0 ? { status: 500 } : { status: 200 })
+      const dispatcher = await startedDispatcher({ deliveries, schedule: [50] }, claims)
+      const [delivery] = await enqueue(1)
+      const firstAt = harness.clock.now().getTime()
+
+      dispatcher.wake()
+      await expect.poll(async () => (await attemptsOf(delivery)).length).toBe(1)
+      // the retry is due 50 ms later on the dispatcher's manual clock, which only the test moves
+      harness.clock.advance(50)
+
+      await expect.poll(() => statusOf(delivery as WebhookDelivery)).toBe('delivered')
+      await dispatcher.stop()
+      const attempts = await attemptsOf(delivery)
+      expect(
+        attempts.map(({ attempt, statusCode, at }) => [attempt, statusCode, Date.parse(at) - firstAt]),
+      ).toEqual([
+        [1, 500, 0],
+        [2, 200, 50],
+      ])
+      // at start; woken for the delivery; woken when the retry fell due; after the delivery. The
+      // failed attempt woke nothing: its payment waits for the retry.
+      expect(claims.count).toBe(4)
+    })
+
+    it('attempts again once the lease of an attempt it could not record has run out', async () => {
+      let recordFailures = 1
+      const { deliveries, claims } = countingClaims({
+        ...harness.deliveries,
+        async recordAttempt(attempt, outcome) {
+          if (recordFailures-- > 0) throw new Error('database is locked')
+          await harness.deliveries.recordAttempt(attempt, outcome)
+        },
+      })
+      const dispatcher = await startedDispatcher({ deliveries, leaseMs: 50 }, claims)
+      const [delivery] = await enqueue(1)
+
+      dispatcher.wake()
+      await expect.poll(() => receiver.received.length).toBe(1)
+      harness.clock.advance(1_000)
+
+      await expect.poll(() => statusOf(delivery as WebhookDelivery)).toBe('delivered')
+      await dispatcher.stop()
+      expect(receiver.received.map((webhook) => webhook.eventId)).toEqual([
+        delivery?.deliveryId,
+        delivery?.deliveryId,
+      ])
+      // at start; woken for the delivery; woken when the lease ran out; after the delivery
+      expect(claims.count).toBe(4)
+    })
+
+    it('claims again when an attempt frees the only slot, also when that attempt is to be retried', async () => {
+      const { deliveries, claims } = countingClaims()
+      receiver.answer = (webhook) => (webhook.path === '/failing' ? { status: 500 } : { status: 200 })
+      const dispatcher = await startedDispatcher({ deliveries, concurrency: 1, schedule: [HOUR_MS] }, claims)
+      const [failing] = await enqueue(1, '/failing')
+      const [other] = await enqueue(1, '/hooks')
+
+      dispatcher.wake()
+
+      await expect.poll(() => statusOf(other as WebhookDelivery)).toBe('delivered')
+      await dispatcher.stop()
+      expect(await statusOf(failing as WebhookDelivery)).toBe('pending')
+      expect(receiver.received.map((webhook) => webhook.path)).toEqual(['/failing', '/hooks'])
+      // at start; woken, filling the slot; the slot freed; after the delivery
+      expect(claims.count).toBe(4)
+    })
   })
 
   it('refuses a jitter outside [0, 1) and a concurrency below 1', () => {

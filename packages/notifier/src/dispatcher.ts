@@ -4,6 +4,14 @@
 // schedule is exhausted the delivery is failed and waits for a redelivery through the admin API,
 // which starts the schedule over (the store sets its attempts back to 0).
 // Deliveries of one payment leave in event order: the store only hands out the first pending one.
+//
+// The dispatcher is woken by new work rather than polling for it (docs/benchmarks.md, where a 500 ms
+// poll's scan of the delivery log cost FerretDB more than the deliveries): the recorder wakes it for
+// each delivery it records (wake()), a finished attempt wakes it when a slot or the payment's next
+// delivery may be free, and a timer wakes it when a retry it scheduled falls due or a lease it holds
+// runs out after its attempt could not be recorded. The poll stays, at a longer interval, for what no
+// one here is told of: a redelivery through the admin API in another process, a lease of a worker
+// that died, a retry another notifier scheduled.
 
 import { renderWebhookBody, type WebhookBodyInput } from '@chainpay/contracts'
 import {
@@ -41,7 +49,10 @@ export interface WebhookDispatcherOptions {
   jitter?: number
   /** uniform in [0, 1); default Math.random */
   random?: () => number
-  /** pause when nothing is due; default 500 ms */
+  /**
+   * the safety net: how long an idle dispatcher waits before looking for due deliveries when nothing
+   * woke it; default 5 s
+   */
   pollIntervalMs?: number
   /** deliveries in flight at once; default 8 */
   concurrency?: number
@@ -76,7 +87,12 @@ export interface WebhookDispatcher extends Service {
 
 export const WEBHOOK_USER_AGENT = 'chainpay-webhooks/1'
 
+const DEFAULT_POLL_INTERVAL_MS = 5_000
 const MAX_BACKOFF_MS = 30_000
+/** the first rest after a failed claim (doubled per failure in a row, up to MAX_BACKOFF_MS) */
+const FAILURE_BACKOFF_MS = 500
+/** setTimeout's longest delay; a later retry is looked at again then */
+const MAX_TIMER_MS = 2 ** 31 - 1
 /** a receiver's answer is read only to free the connection; anything larger closes it */
 const RESPONSE_DISCARD_LIMIT = 64 * 1024
 
@@ -95,7 +111,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const schedule = [...(options.schedule ?? DEFAULT_RETRY_SCHEDULE_MS)]
   const jitter = options.jitter ?? 0.1
   const random = options.random ?? Math.random
-  const pollIntervalMs = options.pollIntervalMs ?? 500
+  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS
   const concurrency = options.concurrency ?? 8
   const leaseMs = options.leaseMs ?? 30_000
   const timeoutMs = options.timeoutMs ?? 10_000
@@ -167,7 +183,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     return { status: 'pending', nextAttemptAt: new Date(clock.now().getTime() + scaled).toISOString() }
   }
 
-  async function attempt(delivery: WebhookDelivery): Promise<void> {
+  /** attempts the delivery and records the outcome; the outcome's status once recorded */
+  async function attempt(delivery: WebhookDelivery): Promise<AttemptOutcome['status']> {
     const at = clock.now()
     const started = performance.now()
     const result: AttemptResult = { statusCode: null, error: null, origin: null, noTarget: false }
@@ -191,6 +208,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       },
       outcome,
     )
+    if (outcome.status === 'pending') wakeAt(Date.parse(outcome.nextAttemptAt))
     options.metrics?.attempted(metricOutcome(outcome, result), durationMs)
     const context = {
       deliveryId: delivery.deliveryId,
@@ -210,35 +228,95 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       )
     } else
       logger.error({ ...context, error: result.error }, 'webhook delivery failed; retry schedule exhausted')
+    return outcome.status
+  }
+
+  // The times at which this dispatcher knows a delivery falls due: the retries it scheduled, and the
+  // leases it holds on deliveries whose attempt could not be recorded. Kept latest first, so that the
+  // earliest is at the end; one timer for it, while the loop runs, wakes the loop once the clock has
+  // reached it. A time stays until then: a clock that did not move (a manual one) is looked at again.
+  const dueTimes: number[] = []
+  let dueTimer: NodeJS.Timeout | undefined
+
+  function wakeAt(time: number): void {
+    // without the loop (dispatchOnce alone) nothing would ever take the time off again
+    if (!Number.isFinite(time) || !loop.isRunning()) return
+    // the first index whose time is not later than `time`
+    let low = 0
+    let high = dueTimes.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if ((dueTimes[middle] ?? 0) > time) low = middle + 1
+      else high = middle
+    }
+    dueTimes.splice(low, 0, time)
+    if (low === dueTimes.length - 1) armDueTimer()
+  }
+
+  function armDueTimer(): void {
+    clearTimeout(dueTimer)
+    dueTimer = undefined
+    const earliest = dueTimes.at(-1)
+    if (!loop.isRunning() || earliest === undefined) return
+    const inMs = Math.min(MAX_TIMER_MS, Math.max(1, earliest - clock.now().getTime()))
+    dueTimer = setTimeout(onDueTimer, inMs)
+    dueTimer.unref()
+  }
+
+  function onDueTimer(): void {
+    const now = clock.now().getTime()
+    let due = false
+    while ((dueTimes.at(-1) ?? Number.POSITIVE_INFINITY) <= now) {
+      dueTimes.pop()
+      due = true
+    }
+    if (due) loop.wake()
+    armDueTimer()
   }
 
   /** claims what is due within the free slots and starts it; the attempts, not awaited */
   async function claimAndStart(): Promise<Promise<void>[]> {
     const free = concurrency - inFlight.size
     if (free <= 0) return []
-    const claimed = await deliveries.claimDue(isoNow(clock), free, leaseMs)
+    const now = clock.now()
+    const claimed = await deliveries.claimDue(now.toISOString(), free, leaseMs)
+    // a lease is free once the clock is past its end (the stores compare leasedUntil < now)
+    const leaseFreeAt = now.getTime() + leaseMs + 1
     return claimed.map((delivery) => {
+      // whether the delivery left the pending state: the next delivery of its payment may go now
+      let leftPending = false
       const work = attempt(delivery)
+        .then((status) => {
+          leftPending = status !== 'pending'
+        })
         .catch((error: unknown) => {
-          // the lease runs out and the delivery is attempted again
+          // the lease runs out and the delivery is attempted again: the timer wakes the loop then
           logger.error({ err: error, deliveryId: delivery.deliveryId }, 'recording a webhook attempt failed')
+          wakeAt(leaseFreeAt)
         })
         .finally(() => {
+          const wasFull = inFlight.size >= concurrency
           inFlight.delete(work)
-          loop.wake()
+          // A freed slot matters only if the loop found none; a delivery that left the pending state
+          // may let the next delivery of its payment go. A retry holds its payment back until the
+          // timer wakes the loop for it.
+          if (wasFull || leftPending) loop.wake()
         })
       inFlight.add(work)
       return work
     })
   }
 
-  // rests while nothing is due or every slot is taken; a finished attempt frees a slot and wakes it
+  // Rests after every claim: one that got fewer deliveries than it had slots for left nothing due;
+  // one that filled every slot waits for an attempt to finish, which wakes it. A wake that comes
+  // while it claims is not slept through (createWorkLoop).
   const loop = createWorkLoop({
     async iterate() {
-      const started = await claimAndStart()
-      return started.length === 0 || inFlight.size >= concurrency ? 'idle' : 'more'
+      await claimAndStart()
+      return 'idle'
     },
     pollIntervalMs,
+    failureBackoffMs: Math.min(pollIntervalMs, FAILURE_BACKOFF_MS),
     maxBackoffMs: MAX_BACKOFF_MS,
     onFailure(error, retry) {
       logger.error({ err: error, ...retry }, 'claiming due webhooks failed; retrying')
@@ -259,12 +337,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     async start() {
       if (loop.isRunning()) return
       loop.start()
-      logger.info({ concurrency, schedule, allowPrivateTargets }, 'webhook dispatcher started')
+      armDueTimer()
+      logger.info(
+        { concurrency, schedule, allowPrivateTargets, pollIntervalMs },
+        'webhook dispatcher started',
+      )
     },
 
     async stop() {
       await loop.stop()
       await Promise.all(inFlight)
+      clearTimeout(dueTimer)
+      dueTimer = undefined
       agentClosed ??= agent.close()
       await agentClosed
     },

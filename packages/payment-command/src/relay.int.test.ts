@@ -1,7 +1,19 @@
+import { join } from 'node:path'
 import { PaymentEventHeaders, parsePaymentEventMessage } from '@chainpay/contracts'
 import type { CreatePaymentRequest, FeePolicy } from '@chainpay/domain'
-import { type Bus, type CheckpointStore, type ConsumedMessage, Topics } from '@chainpay/ports'
-import { createSqliteBus, createSqliteCheckpointStore } from '@chainpay/store-sqlite'
+import {
+  type Bus,
+  type CheckpointStore,
+  type ConsumedMessage,
+  type EventStore,
+  Topics,
+} from '@chainpay/ports'
+import {
+  createSqliteBus,
+  createSqliteCheckpointStore,
+  createSqliteEventStore,
+  openSqliteDatabase,
+} from '@chainpay/store-sqlite'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createEventRelay, type EventRelayMetrics, toPaymentEventMessage } from './relay.js'
 import { openSqliteCommandSide, type SqliteCommandSide } from './testing/sqlite-command-side.js'
@@ -130,6 +142,73 @@ describe('createEventRelay', () => {
     cleanups.push(() => relay.stop())
     await makeEvents(side, ['a'])
     await vi.waitFor(() => expect(received).toHaveLength(1), { timeout: 10_000 })
+  })
+
+  describe('woken by appends, with a poll interval of an hour', () => {
+    // Every test here finishes in far less than the poll interval, so whatever was published was
+    // published because an append woke the relay; its reads are counted to show it did not poll.
+    const HOUR_MS = 3_600_000
+
+    /** `store`, counting the relay's reads */
+    function countingReads(store: EventStore) {
+      const reads = { count: 0 }
+      const eventStore: EventStore = {
+        ...store,
+        readAll(after, limit) {
+          reads.count += 1
+          return store.readAll(after, limit)
+        },
+      }
+      return { eventStore, reads }
+    }
+
+    it('publishes an appended event: the append wakes it', async () => {
+      const { side, bus, checkpoints } = setup()
+      const received = await collect(bus)
+      const { eventStore, reads } = countingReads(side.eventStore)
+      const relay = createEventRelay({ ...side, eventStore, bus, checkpoints, pollIntervalMs: HOUR_MS })
+      await relay.start()
+      cleanups.push(() => relay.stop())
+      await expect.poll(() => reads.count).toBe(1)
+
+      await makeEvents(side, ['a'])
+
+      await vi.waitFor(() => expect(received).toHaveLength(1), { timeout: 10_000 })
+      await relay.stop()
+      // at start; woken by the append: the event, then nothing more
+      expect(reads.count).toBe(3)
+      expect(received.map((message) => JSON.parse(message.value).eventId)).toEqual(
+        await paymentEventIds(side),
+      )
+    })
+
+    it('publishes an event appended through another connection to its SQLite file, when its store polls for those', async () => {
+      const { side, bus, checkpoints } = setup()
+      const received = await collect(bus)
+      // as a relay in another process than the writer's would open the file: only the store's own
+      // poll of the highest position sees appends made through another connection
+      const connection = openSqliteDatabase(join(side.dir, 'chainpay.sqlite'))
+      const watching = createSqliteEventStore(connection, { pollIntervalMs: 20 })
+      cleanups.push(async () => {
+        await watching.close()
+        connection.close()
+      })
+      const { eventStore, reads } = countingReads(watching)
+      const relay = createEventRelay({ ...side, eventStore, bus, checkpoints, pollIntervalMs: HOUR_MS })
+      await relay.start()
+      cleanups.push(() => relay.stop())
+      await expect.poll(() => reads.count).toBe(1)
+
+      await makeEvents(side, ['a', 'b'])
+
+      await vi.waitFor(() => expect(received).toHaveLength(2), { timeout: 10_000 })
+      await relay.stop()
+      expect(received.map((message) => JSON.parse(message.value).eventId)).toEqual(
+        await paymentEventIds(side),
+      )
+      // woken once or twice (the store may see both appends at once), each time reading until empty
+      expect(reads.count).toBeLessThanOrEqual(5)
+    })
   })
 
   it('republishes only the batch whose checkpoint was not stored', async () => {

@@ -1,6 +1,12 @@
 // Publishes every stored payment event to the bus, in global order, from a durable checkpoint. The
 // checkpoint is stored after the publish, so a crash in between publishes that batch again
 // (at least once); consumers dedupe by event id or stream revision.
+//
+// The relay is woken by the event store's onAppended, not by its poll (docs/benchmarks.md): the
+// SQLite event store tells of every append made through it, which in payment-command and standalone
+// is every append (a process owns its embedded file); EventStoreDB's tells of appends by any client,
+// through its $all subscription. Appends that an adapter cannot see (another process writing the same
+// SQLite file, without the store's own pollIntervalMs) wait for the poll, which is only a safety net.
 
 import { type PaymentEventMessage, paymentEventBusMessage } from '@chainpay/contracts'
 import { createWorkLoop, type Logger, type Service } from '@chainpay/platform'
@@ -21,7 +27,7 @@ export interface EventRelayOptions {
   logger: Logger
   checkpointName?: string
   batchSize?: number
-  /** how long an idle relay waits before looking again when no append woke it */
+  /** how long an idle relay waits before looking again when no append woke it; default 5 s */
   pollIntervalMs?: number
   /** told how far behind the relay is; e.g. service-kit's `createServiceMetrics(...).relay` */
   metrics?: EventRelayMetrics
@@ -36,12 +42,17 @@ export interface EventRelayMetrics {
 }
 
 const PAYMENT_STREAM_PREFIX = 'payment-'
+/** the safety net's interval: every append wakes the relay, so the poll only covers a lost wake */
+const DEFAULT_POLL_INTERVAL_MS = 5_000
+/** a failed batch is retried this soon (or after the poll interval, if that is shorter) */
+const FAILURE_RETRY_MS = 500
 
 export function createEventRelay(options: EventRelayOptions): Service {
   const { eventStore, bus, checkpoints, logger, metrics } = options
   const checkpointName = options.checkpointName ?? 'relay:payment-events'
   const batchSize = options.batchSize ?? 200
-  const pollIntervalMs = options.pollIntervalMs ?? 500
+  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS
+  const retryMs = Math.min(pollIntervalMs, FAILURE_RETRY_MS)
 
   let position: string | null = null
   let unsubscribe: () => void = () => {}
@@ -71,8 +82,9 @@ export function createEventRelay(options: EventRelayOptions): Service {
       return 'more'
     },
     pollIntervalMs,
-    // a failed batch is retried after the poll interval, without backing off further
-    maxBackoffMs: pollIntervalMs,
+    // a failed batch is retried every half second (docs/operations.md), without backing off further
+    failureBackoffMs: retryMs,
+    maxBackoffMs: retryMs,
     onFailure(error) {
       logger.error({ err: error, checkpointName, position }, 'relaying payment events failed; retrying')
     },

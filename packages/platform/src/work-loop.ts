@@ -1,6 +1,8 @@
-// The loop behind the services that poll (the event relay, the chain indexers, the webhook
-// dispatcher): run an iteration, rest until woken or the poll interval has passed, rest longer after
-// each failure in a row. stop() waits for the iteration in progress, so nothing is cut off halfway.
+// The loop behind the services that poll or are woken (the event relay, the chain indexers, the
+// webhook dispatcher): run an iteration, rest until woken or the poll interval has passed, rest longer
+// after each failure in a row. stop() waits for the iteration in progress, so nothing is cut off
+// halfway. A loop that is woken by new work keeps a long poll interval as its safety net, and its
+// failures can still be retried soon (failureBackoffMs).
 
 /** 'more': run the next iteration at once; 'idle': rest for the poll interval first */
 export type WorkLoopOutcome = 'more' | 'idle'
@@ -8,8 +10,10 @@ export type WorkLoopOutcome = 'more' | 'idle'
 export interface WorkLoopOptions {
   iterate(): Promise<WorkLoopOutcome>
   pollIntervalMs: number
-  /** after n failures in a row the loop rests min(maxBackoffMs, pollIntervalMs * 2^n) */
+  /** after n failures in a row the loop rests min(maxBackoffMs, failureBackoffMs * 2^n) */
   maxBackoffMs: number
+  /** the base of the backoff after failures; default pollIntervalMs */
+  failureBackoffMs?: number
   /** told of every failed iteration before the loop rests; for logging */
   onFailure(error: unknown, retry: { failures: number; retryInMs: number }): void
 }
@@ -26,6 +30,7 @@ export interface WorkLoop {
 
 export function createWorkLoop(options: WorkLoopOptions): WorkLoop {
   const { iterate, pollIntervalMs, maxBackoffMs, onFailure } = options
+  const failureBackoffMs = options.failureBackoffMs ?? pollIntervalMs
   let running: Promise<void> | undefined
   let stopping = false
   // a wake that comes while an iteration runs is remembered, so that the rest after it is skipped
@@ -55,7 +60,7 @@ export function createWorkLoop(options: WorkLoopOptions): WorkLoop {
         if (outcome === 'idle') await rest(pollIntervalMs)
       } catch (error) {
         failures += 1
-        const retryInMs = Math.min(maxBackoffMs, pollIntervalMs * 2 ** Math.min(failures, 20))
+        const retryInMs = Math.min(maxBackoffMs, failureBackoffMs * 2 ** Math.min(failures, 20))
         onFailure(error, { failures, retryInMs })
         await rest(retryInMs)
       }

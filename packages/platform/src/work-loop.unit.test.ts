@@ -88,6 +88,32 @@ describe('createWorkLoop', () => {
     ])
   })
 
+  it('backs off from failureBackoffMs when given, so a long safety-net poll does not slow retries', async () => {
+    const results: Array<WorkLoopOutcome | Error> = [new Error('one'), new Error('two'), new Error('three')]
+    const failures: Array<{ failures: number; retryInMs: number }> = []
+    let iterations = 0
+    const loop = createWorkLoop({
+      pollIntervalMs: NEVER_MS,
+      failureBackoffMs: 1,
+      maxBackoffMs: 3,
+      iterate: async () => {
+        const result = results[iterations++] ?? 'idle'
+        if (result instanceof Error) throw result
+        return result
+      },
+      onFailure: (_error, retry) => failures.push(retry),
+    })
+    loop.start()
+    // the fourth iteration comes only after the three failures' rests ran out: none is a poll interval
+    await vi.waitFor(() => expect(iterations).toBe(4))
+    await loop.stop()
+    expect(failures).toEqual([
+      { failures: 1, retryInMs: 2 },
+      { failures: 2, retryInMs: 3 },
+      { failures: 3, retryInMs: 3 },
+    ])
+  })
+
   it('stops after the iteration in progress, and from a rest at once', async () => {
     const { loop, finishFirst, iterations } = loopWithSlowFirstIteration()
     loop.start()
