@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
 import { testEventStore } from '@chainpay/local-servers/testing'
 import { createRootLogger } from '@chainpay/platform'
-import { type NewEvent, WrongExpectedRevisionError } from '@chainpay/ports'
+import { type NewEvent, StoreUnavailableError, WrongExpectedRevisionError } from '@chainpay/ports'
 import { describeEventStoreContract } from '@chainpay/ports/testing'
 import { binaryEvent, KurrentDBClient } from '@kurrent/kurrentdb-client'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -115,12 +115,13 @@ describe('createKurrentEventStore without a reachable server', () => {
     connectionString = `kurrentdb://127.0.0.1:${await closedPort()}?tls=false`
   })
 
-  it('rejects reads and appends with the connection error instead of answering', async () => {
+  it('rejects reads and appends with the port’s StoreUnavailableError, the client’s error as its cause', async () => {
     const store = createKurrentEventStore({ connectionString })
-    await expect(store.readStream(streamId())).rejects.toMatchObject({ type: 'unavailable' })
-    await expect(store.readAll(null, 10)).rejects.toMatchObject({ type: 'unavailable' })
+    const unavailable = { name: 'StoreUnavailableError', cause: { type: 'unavailable' } }
+    await expect(store.readStream(streamId())).rejects.toMatchObject(unavailable)
+    await expect(store.readAll(null, 10)).rejects.toMatchObject(unavailable)
     const append = store.appendToStream(streamId(), [newEvent()], 'no_stream')
-    await expect(append).rejects.toThrow(/UNAVAILABLE/)
+    await expect(append).rejects.toBeInstanceOf(StoreUnavailableError)
     await expect(append).rejects.not.toBeInstanceOf(WrongExpectedRevisionError)
     await store.close()
   })
