@@ -46,9 +46,20 @@ const UNAVAILABLE_TYPES: readonly ErrorType[] = [
   ErrorType.NOT_LEADER,
 ]
 
+/**
+ * gRPC status codes that say the same, on the errors the client passes through unwrapped (an append
+ * that finds no connection: "14 UNAVAILABLE: No connection established"): UNAVAILABLE and
+ * DEADLINE_EXCEEDED
+ */
+const UNAVAILABLE_GRPC_CODES: readonly number[] = [14, 4]
+
 /** StoreUnavailableError for a server that cannot serve right now; any other error unchanged */
 export function translateKurrentFailure(error: unknown): unknown {
-  if (!UNAVAILABLE_TYPES.some((type) => hasErrorType(error, type))) return error
+  const grpcCode = error instanceof Error ? (error as { code?: unknown }).code : undefined
+  const unavailable =
+    UNAVAILABLE_TYPES.some((type) => hasErrorType(error, type)) ||
+    (typeof grpcCode === 'number' && UNAVAILABLE_GRPC_CODES.includes(grpcCode))
+  if (!unavailable) return error
   return new StoreUnavailableError(`EventStoreDB: ${(error as Error).message}`, { cause: error })
 }
 

@@ -109,6 +109,12 @@ describe('translateKurrentFailure', () => {
       new DeadlineExceededError(),
       new TimeoutError(),
       Object.assign(new Error('not leader'), { type: 'not-leader' }),
+      // gRPC's own, passed through by the client
+      Object.assign(new Error('14 UNAVAILABLE: No connection established'), {
+        code: 14,
+        details: 'No connection',
+      }),
+      Object.assign(new Error('4 DEADLINE_EXCEEDED: Deadline exceeded'), { code: 4 }),
     ]) {
       const translated = translateKurrentFailure(outage)
       expect(translated).toBeInstanceOf(StoreUnavailableError)
@@ -121,6 +127,7 @@ describe('translateKurrentFailure', () => {
       new StreamDeletedError(undefined, 'payment-7'),
       Object.assign(new Error('wrong expected version'), { type: 'wrong-expected-version' }),
       new TypeError('cannot read properties of undefined'),
+      Object.assign(new Error('3 INVALID_ARGUMENT: bad request'), { code: 3 }),
       'not even an error',
     ]) {
       expect(translateKurrentFailure(other)).toBe(other)
