@@ -5,7 +5,8 @@ const root = fileURLToPath(new URL('.', import.meta.url))
 
 // Tests run on the TypeScript sources of every workspace package, never on stale dist/ output.
 // Kafka, a MongoDB-wire server and EventStoreDB where possible: one each per run, for the tiers that
-// talk to real servers (see packages/local-servers).
+// talk to real servers, started when the first test file that uses them imports
+// @chainpay/local-servers/testing (see packages/local-servers/src/testing/global-setup.ts).
 const globalSetup = ['packages/local-servers/src/testing/global-setup.ts']
 
 const alias = [

@@ -31,8 +31,8 @@ import {
   type LocalKafka,
   startFerretDb,
   startKafka,
+  uniqueName,
 } from '@chainpay/local-servers'
-import { uniqueName } from '@chainpay/local-servers/testing'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CreatedMerchant } from './admin-client.js'
