@@ -28,6 +28,7 @@ describe('Kafka over SASL_SSL', { timeout: 180_000 }, () => {
         port: await freeLoopbackPort(),
         controllerPort: await freeLoopbackPort(),
         heap: '384m',
+        quickStart: true,
         saslSsl: { port: await freeLoopbackPort(), users: { [username]: password } },
       })
     } catch (error) {

@@ -23,6 +23,7 @@ describe('createKafkaBus when the broker goes away', { timeout: 180_000 }, () =>
         port: await freeLoopbackPort(),
         controllerPort: await freeLoopbackPort(),
         heap: '384m',
+        quickStart: true,
       })
     } catch (error) {
       if (!/Java|Maven|mvn|java/.test(String(error))) throw error

@@ -79,6 +79,7 @@ beforeAll(async () => {
     (async () =>
       startKafka({
         directory: join(directory, 'kafka'),
+        quickStart: true,
         port: await freeLoopbackPort(),
         controllerPort: await freeLoopbackPort(),
       }))(),
