@@ -140,6 +140,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
         logger,
         ...(namespace ? { namePrefix: `${namespace}.` } : {}),
         ...(options.metrics ? { metrics: options.metrics } : {}),
+        ...(infrastructure.kafkaConsumerGroup ? { consumerGroup: infrastructure.kafkaConsumerGroup } : {}),
       })
     } else {
       const embedded = createSqliteBus(sqliteDb(), { logger })
