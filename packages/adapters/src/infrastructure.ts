@@ -2,7 +2,7 @@
 // the SQLite file is opened only when some port lives in it, a MongoDB connection only when
 // MONGODB_URL is set, a Kafka client only when KAFKA_BROKERS is.
 
-import { createKafkaBus } from '@chainpay/bus-kafka'
+import { createKafkaBus, type KafkaRetryOptions } from '@chainpay/bus-kafka'
 import type { Logger } from '@chainpay/platform'
 import type {
   AddressIndexAllocator,
@@ -53,6 +53,11 @@ export interface InfrastructureOptions {
   serviceName: string
   logger: Logger
   metrics?: Registry
+  /**
+   * How the bus's Kafka clients retry a connection or a request that failed before the operation
+   * fails; default kafkajs's own, 5 retries over about 10 s (see createKafkaBus)
+   */
+  kafkaRetry?: KafkaRetryOptions
 }
 
 /** Stores of the read side and the services' own state, on one backend. */
@@ -141,6 +146,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
         ...(namespace ? { namePrefix: `${namespace}.` } : {}),
         ...(options.metrics ? { metrics: options.metrics } : {}),
         ...(infrastructure.kafkaConsumerGroup ? { consumerGroup: infrastructure.kafkaConsumerGroup } : {}),
+        ...(options.kafkaRetry ? { retry: options.kafkaRetry } : {}),
       })
     } else {
       const embedded = createSqliteBus(sqliteDb(), { logger })

@@ -42,7 +42,11 @@ describe('Kafka over SASL_SSL', { timeout: 180_000 }, () => {
     rmSync(directory, { recursive: true, force: true })
   })
 
-  /** the infrastructure a service opens from this environment, with a logger the test reads */
+  /**
+   * The infrastructure a service opens from this environment, with a logger the test reads. A
+   * connection that fails is retried once: kafkajs's default 5 retries (about 10 s) end in the same
+   * error.
+   */
   const open = async (env: Record<string, string>) => {
     const read = readEnv(env)
     const config = readInfrastructureConfig(read)
@@ -58,6 +62,7 @@ describe('Kafka over SASL_SSL', { timeout: 180_000 }, () => {
       databaseFile: join(directory, `${randomBytes(4).toString('hex')}.sqlite`),
       serviceName: 'kafka-sasl-ssl-test',
       logger,
+      kafkaRetry: { retries: 1, initialRetryTimeMs: 50 },
     })
     opened.push(infrastructure)
     return { infrastructure, lines }
