@@ -12,7 +12,7 @@
 import type { MerchantClient } from '@chainpay/client'
 import { testKafkaBrokers, testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CreatedMerchant } from './admin-client.js'
 import type { ServiceName } from './cluster-plan.js'
 import {
@@ -27,6 +27,7 @@ import {
   type PaymentBody,
   type PaymentPlan,
   payPlanned,
+  showOutputOnFailure,
   sleep,
   type TrackedPayment,
 } from './testing/fault-helpers.js'
@@ -65,6 +66,8 @@ afterAll(async () => {
     await database.close()
   }
 })
+
+beforeEach(({ onTestFailed }) => showOutputOnFailure(() => cluster, onTestFailed))
 
 async function createAndPay(
   plans: readonly (typeof MIXED_PAYMENTS)[number][],

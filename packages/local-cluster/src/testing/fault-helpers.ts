@@ -108,24 +108,45 @@ export async function eventually<T>(
 /** the kafkajs client's reconnect attempts while a broker is down: many, and all alike */
 const RECONNECT_NOISE = /"namespace":"(Connection|BrokerPool)"/
 
-/** runs `check`; a failure carries the end of each service's output, which is where the reason is */
+/** the end of each service's output, which is where the reason of a failure is */
+export function outputTails(cluster: TestCluster): string {
+  return SERVICE_NAMES.map((name) => {
+    const lines = cluster.service(name).output().split('\n')
+    return lines
+      .filter((line) => !RECONNECT_NOISE.test(line))
+      .slice(-40)
+      .join('\n')
+  }).join('\n')
+}
+
+/** runs `check`; a failure carries the end of each service's output */
 export async function explained<T>(cluster: TestCluster, check: () => Promise<T>): Promise<T> {
   try {
     return await check()
   } catch (error) {
-    const tails = SERVICE_NAMES.map((name) => {
-      const lines = cluster.service(name).output().split('\n')
-      return lines
-        .filter((line) => !RECONNECT_NOISE.test(line))
-        .slice(-40)
-        .join('\n')
-    })
     const message = error instanceof Error ? error.message : String(error)
-    throw new Error(`${message}\n--- the services' output, the end of each:\n${tails.join('\n')}`, {
+    throw new Error(`${message}\n--- the services' output, the end of each:\n${outputTails(cluster)}`, {
       cause: error,
     })
   }
 }
+
+/**
+ * For a failure no explained() check reports (a test that runs out of time): the end of each
+ * service's output, on stderr. Call it in a beforeEach.
+ */
+export function showOutputOnFailure(
+  cluster: () => TestCluster | undefined,
+  onTestFailed: OnTestFailed,
+): void {
+  onTestFailed(() => {
+    const running = cluster()
+    if (!running) return
+    process.stderr.write(`--- the services' output, the end of each:\n${outputTails(running)}\n`)
+  })
+}
+
+type OnTestFailed = (handler: () => void) => void
 
 export function merchantClientOf(gatewayUrl: string, merchant: CreatedMerchant): MerchantClient {
   return createMerchantClient({
