@@ -84,8 +84,13 @@ describe('createKafkaBus', () => {
         [`${namePrefix}${deadLetterTopic(topic)}`, partitions],
       ])
       // kafkajs's consumer.run joins the group in the background: the group appears shortly after
+      const group = `${namePrefix}projection`
       const listed = async () => (await admin.listGroups()).groups.map((g) => g.groupId)
-      await expect.poll(listed, { timeout: 30_000, interval: 200 }).toContain(`${namePrefix}projection`)
+      await expect.poll(listed, { timeout: 30_000, interval: 200 }).toContain(group)
+      // and is joined: a consumer stopped halfway through its join stays a member until its session
+      // times out, and the group cannot be deleted afterwards
+      const state = async () => (await admin.describeGroups([group])).groups[0]?.state
+      await expect.poll(state, { timeout: 30_000, interval: 200 }).toBe('Stable')
     } finally {
       await admin.disconnect()
     }
