@@ -16,6 +16,7 @@ import {
   SERVICE_NAMES,
   type ServiceName,
 } from '../cluster-plan.js'
+import { type ClusterSlot, takeClusterSlot } from './cluster-slots.js'
 
 export interface TestClusterOptions {
   kafkaBrokers: string
@@ -57,6 +58,16 @@ export const TEST_CONSUMER_GROUP_TIMEOUTS = {
 } as const
 
 export async function startTestCluster(options: TestClusterOptions): Promise<TestCluster> {
+  const slot = await takeClusterSlot()
+  try {
+    return await startInSlot(options, slot)
+  } catch (error) {
+    slot.release()
+    throw error
+  }
+}
+
+async function startInSlot(options: TestClusterOptions, slot: ClusterSlot): Promise<TestCluster> {
   const dataDir = mkdtempSync(join(tmpdir(), `chainpay-cluster-${options.name}-`))
   const walletFile = join(dataDir, 'dev-wallet.json')
   writeFileSync(walletFile, JSON.stringify(createDevelopmentWallet()), { mode: 0o600 })
@@ -110,6 +121,7 @@ export async function startTestCluster(options: TestClusterOptions): Promise<Tes
   const destroy = async () => {
     await Promise.all([...processes.values()].map((running) => running.kill()))
     rmSync(dataDir, { recursive: true, force: true })
+    slot.release()
   }
   try {
     // payment-command first: the gateway's readiness asks it
