@@ -1,11 +1,14 @@
+import { relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 const root = fileURLToPath(new URL('.', import.meta.url))
 
 // Tests run on the TypeScript sources of every workspace package, never on stale dist/ output.
 // Kafka, a MongoDB-wire server and EventStoreDB where possible: one each per run, for the tiers that
-// talk to real servers (see packages/local-servers).
+// talk to real servers, started when the first test file that uses them imports
+// @chainpay/local-servers/testing (see packages/local-servers/src/testing/global-setup.ts).
 const globalSetup = ['packages/local-servers/src/testing/global-setup.ts']
 
 const alias = [
@@ -13,9 +16,57 @@ const alias = [
   { find: /^@chainpay\/([a-z-]+)$/, replacement: `${root}packages/$1/src/index.ts` },
 ]
 
+// Files run side by side: most of a test run is waiting (for a broker to start, a payment to expire,
+// a consumer session to time out), not computing, so more files than cores overlap well. vitest's
+// default, one worker fewer than the cores, runs them one after another on a 2-core machine.
+const maxWorkers = Number(process.env.VITEST_MAX_WORKERS ?? 4)
+
+/**
+ * At most two five-service clusters at a time (startTestCluster waits for a slot: see
+ * packages/local-cluster/src/testing/cluster-slots.ts). Each is five services, and faults-servers
+ * brings a Kafka and a FerretDB of its own too; three at once, beside the rest of a run, starve each
+ * other of CPU, which stretches every cluster's lifetime (and idle cost) instead of saving time.
+ */
+const clusterSlots = { runId: String(process.pid), count: 2 }
+
+/**
+ * The order in which files are handed to the workers: the long ones first, so that the run does not
+ * end waiting for one of them. distributed-flow (mostly a minute of waiting for payments to expire)
+ * and faults-services take the two cluster slots at once; the standalone end-to-end files follow,
+ * then faults-servers, which starts its own servers and then waits for the first free slot; the
+ * integration files next, and the unit files, short and many, fill the workers to the end. Within
+ * each class vitest's own order stands (the longest first once it has timings, the largest files
+ * first before).
+ */
+const SCHEDULE: ((file: string) => boolean)[] = [
+  (file) => file === 'packages/local-cluster/src/distributed-flow.e2e.test.ts',
+  (file) => file === 'packages/local-cluster/src/faults-services.e2e.test.ts',
+  (file) => file.endsWith('.e2e.test.ts') && !file.startsWith('packages/local-cluster/src/faults-'),
+  (file) => file.endsWith('.e2e.test.ts'),
+  (file) => file.endsWith('.int.test.ts'),
+  () => true,
+]
+
+class ScheduleSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const file = relative(root, spec.moduleId)
+      return SCHEDULE.findIndex((matches) => matches(file))
+    }
+    const ordered = await super.sort(files)
+    return ordered
+      .map((spec, index) => ({ spec, index, rank: rank(spec) }))
+      .sort((a, b) => a.rank - b.rank || a.index - b.index)
+      .map(({ spec }) => spec)
+  }
+}
+
 export default defineConfig({
   resolve: { alias },
   test: {
+    maxWorkers,
+    sequence: { sequencer: ScheduleSequencer },
+    provide: { clusterSlots },
     projects: [
       {
         extends: true,

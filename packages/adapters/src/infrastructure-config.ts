@@ -2,7 +2,12 @@
 // switches one port family from the embedded SQLite file to a server: the five services of one
 // installation must agree, which the deployment (scripts/up, the Helm chart) takes care of.
 
-import { KAFKA_SASL_MECHANISMS, type KafkaSaslMechanism } from '@chainpay/bus-kafka'
+import {
+  DEFAULT_CONSUMER_GROUP_TIMEOUTS,
+  KAFKA_SASL_MECHANISMS,
+  type KafkaConsumerGroupTimeouts,
+  type KafkaSaslMechanism,
+} from '@chainpay/bus-kafka'
 import type { EnvReader } from '@chainpay/platform'
 
 export interface InfrastructureConfig {
@@ -12,6 +17,11 @@ export interface InfrastructureConfig {
   kafkaTls?: KafkaTlsConfig
   /** KAFKA_SASL_MECHANISM and its credentials; absent: no authentication */
   kafkaSasl?: KafkaSaslConfig
+  /**
+   * KAFKA_SESSION_TIMEOUT_MS, KAFKA_HEARTBEAT_INTERVAL_MS, KAFKA_REBALANCE_TIMEOUT_MS: the bus's
+   * consumer group timeouts, those set only; absent: the bus's defaults (30 s, 3 s, 60 s)
+   */
+  kafkaConsumerGroup?: KafkaConsumerGroupTimeouts
   /** MONGODB_URL: read model, deliveries, merchants, cursors, deadlines on MongoDB; unset: SQLite */
   mongodbUrl: string | null
   /** MONGODB_DATABASE, default chainpay */
@@ -67,8 +77,13 @@ export function readInfrastructureConfig(read: EnvReader): InfrastructureConfig 
   }
   const kafkaTls = readKafkaTls(read)
   const kafkaSasl = readKafkaSasl(read)
+  const consumerGroup = readKafkaConsumerGroup(read)
   if (brokers.length === 0) {
-    for (const name of [...(kafkaTls ? ['KAFKA_TLS'] : []), ...(kafkaSasl ? ['KAFKA_SASL_MECHANISM'] : [])]) {
+    for (const name of [
+      ...(kafkaTls ? ['KAFKA_TLS'] : []),
+      ...(kafkaSasl ? ['KAFKA_SASL_MECHANISM'] : []),
+      ...consumerGroup.variables,
+    ]) {
       read.problem(`${name}: set, but KAFKA_BROKERS is not (the bus is embedded)`)
     }
   }
@@ -76,6 +91,7 @@ export function readInfrastructureConfig(read: EnvReader): InfrastructureConfig 
     kafkaBrokers: brokers.length > 0 ? brokers : null,
     ...(kafkaTls ? { kafkaTls } : {}),
     ...(kafkaSasl ? { kafkaSasl } : {}),
+    ...(consumerGroup.variables.length > 0 ? { kafkaConsumerGroup: consumerGroup.timeouts } : {}),
     mongodbUrl,
     mongodbDatabase,
     busNamespace,
@@ -128,6 +144,64 @@ function readKafkaSasl(read: EnvReader): KafkaSaslConfig | undefined {
   if (password === undefined) read.problem('KAFKA_SASL_PASSWORD: required with KAFKA_SASL_MECHANISM')
   if (mechanism === undefined || username === undefined || password === undefined) return undefined
   return { mechanism, username, password }
+}
+
+const KAFKA_CONSUMER_GROUP_VARIABLES = {
+  sessionTimeoutMs: 'KAFKA_SESSION_TIMEOUT_MS',
+  heartbeatIntervalMs: 'KAFKA_HEARTBEAT_INTERVAL_MS',
+  rebalanceTimeoutMs: 'KAFKA_REBALANCE_TIMEOUT_MS',
+} as const satisfies Record<keyof KafkaConsumerGroupTimeouts, string>
+
+/** the ceiling of every one: a broker's group.max.session.timeout.ms is 30 min by default */
+const MAX_GROUP_TIMEOUT_MS = 3_600_000
+
+/**
+ * The consumer group timeouts that are set, and which variables set them. Each within its range, and
+ * the heartbeat interval below the session timeout (the broker drops a member that heartbeats less
+ * often); with one of the two set, it is compared with the default of the other.
+ */
+function readKafkaConsumerGroup(read: EnvReader): {
+  timeouts: KafkaConsumerGroupTimeouts
+  variables: string[]
+} {
+  const timeouts: KafkaConsumerGroupTimeouts = {}
+  const variables: string[] = []
+  /** those whose value is a valid one, for the comparison (an invalid one is a problem already) */
+  const valid = new Set<keyof KafkaConsumerGroupTimeouts>()
+  const minimums: Record<keyof KafkaConsumerGroupTimeouts, number> = {
+    sessionTimeoutMs: 1000,
+    heartbeatIntervalMs: 100,
+    rebalanceTimeoutMs: 1000,
+  }
+  for (const [key, variable] of Object.entries(KAFKA_CONSUMER_GROUP_VARIABLES) as [
+    keyof KafkaConsumerGroupTimeouts,
+    string,
+  ][]) {
+    const text = read.optionalString(variable)
+    if (text === undefined) continue
+    variables.push(variable)
+    const value = read.int(variable, { min: minimums[key], max: MAX_GROUP_TIMEOUT_MS })
+    timeouts[key] = value
+    if (String(value) === text) valid.add(key)
+  }
+  const { sessionTimeoutMs: session, heartbeatIntervalMs: heartbeat } = {
+    ...DEFAULT_CONSUMER_GROUP_TIMEOUTS,
+    ...timeouts,
+  }
+  const comparable = (key: keyof KafkaConsumerGroupTimeouts) => valid.has(key) || timeouts[key] === undefined
+  if (comparable('sessionTimeoutMs') && comparable('heartbeatIntervalMs') && heartbeat >= session) {
+    if (timeouts.heartbeatIntervalMs !== undefined) {
+      const of = timeouts.sessionTimeoutMs === undefined ? ' (its default)' : ''
+      read.problem(
+        `KAFKA_HEARTBEAT_INTERVAL_MS: expected less than KAFKA_SESSION_TIMEOUT_MS, ${session}${of}, got ${heartbeat}`,
+      )
+    } else {
+      read.problem(
+        `KAFKA_SESSION_TIMEOUT_MS: expected more than KAFKA_HEARTBEAT_INTERVAL_MS, ${heartbeat} (its default), got ${session}`,
+      )
+    }
+  }
+  return { timeouts, variables }
 }
 
 /** EVENTSTORE_URL (payment-command only): kurrentdb://host:2113?tls=false; unset: SQLite */

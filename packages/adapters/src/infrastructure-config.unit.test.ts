@@ -137,4 +137,61 @@ describe('readInfrastructureConfig', () => {
     ])
     expect(problems.join('\n')).not.toContain('secret-pw')
   })
+
+  it('reads the Kafka consumer group timeouts that are set, and leaves them out when none is', () => {
+    expect(
+      read({
+        KAFKA_BROKERS: 'kafka:9092',
+        KAFKA_SESSION_TIMEOUT_MS: '10000',
+        KAFKA_HEARTBEAT_INTERVAL_MS: '1000',
+        KAFKA_REBALANCE_TIMEOUT_MS: '20000',
+      }).kafkaConsumerGroup,
+    ).toEqual({ sessionTimeoutMs: 10_000, heartbeatIntervalMs: 1000, rebalanceTimeoutMs: 20_000 })
+    // one alone: the bus keeps its defaults for the others
+    expect(
+      read({ KAFKA_BROKERS: 'kafka:9092', KAFKA_SESSION_TIMEOUT_MS: '45000' }).kafkaConsumerGroup,
+    ).toEqual({
+      sessionTimeoutMs: 45_000,
+    })
+    expect('kafkaConsumerGroup' in read({ KAFKA_BROKERS: 'kafka:9092' })).toBe(false)
+  })
+
+  it('reports Kafka consumer group timeouts out of range, a heartbeat not below the session timeout, or no Kafka', () => {
+    expect(
+      configProblems(() =>
+        read({
+          KAFKA_BROKERS: 'kafka:9092',
+          KAFKA_SESSION_TIMEOUT_MS: '30s',
+          KAFKA_HEARTBEAT_INTERVAL_MS: '50',
+          KAFKA_REBALANCE_TIMEOUT_MS: '7200000',
+        }),
+      ),
+    ).toEqual([
+      "KAFKA_SESSION_TIMEOUT_MS: expected an integer between 1000 and 3600000, got '30s'",
+      "KAFKA_HEARTBEAT_INTERVAL_MS: expected an integer between 100 and 3600000, got '50'",
+      "KAFKA_REBALANCE_TIMEOUT_MS: expected an integer between 1000 and 3600000, got '7200000'",
+    ])
+    expect(
+      configProblems(() =>
+        read({
+          KAFKA_BROKERS: 'kafka:9092',
+          KAFKA_SESSION_TIMEOUT_MS: '5000',
+          KAFKA_HEARTBEAT_INTERVAL_MS: '5000',
+        }),
+      ),
+    ).toEqual(['KAFKA_HEARTBEAT_INTERVAL_MS: expected less than KAFKA_SESSION_TIMEOUT_MS, 5000, got 5000'])
+    expect(
+      configProblems(() => read({ KAFKA_BROKERS: 'kafka:9092', KAFKA_HEARTBEAT_INTERVAL_MS: '40000' })),
+    ).toEqual([
+      'KAFKA_HEARTBEAT_INTERVAL_MS: expected less than KAFKA_SESSION_TIMEOUT_MS, 30000 (its default), got 40000',
+    ])
+    expect(
+      configProblems(() => read({ KAFKA_BROKERS: 'kafka:9092', KAFKA_SESSION_TIMEOUT_MS: '2000' })),
+    ).toEqual([
+      'KAFKA_SESSION_TIMEOUT_MS: expected more than KAFKA_HEARTBEAT_INTERVAL_MS, 3000 (its default), got 2000',
+    ])
+    expect(configProblems(() => read({ KAFKA_SESSION_TIMEOUT_MS: '6000' }))).toEqual([
+      'KAFKA_SESSION_TIMEOUT_MS: set, but KAFKA_BROKERS is not (the bus is embedded)',
+    ])
+  })
 })

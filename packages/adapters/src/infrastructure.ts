@@ -2,7 +2,7 @@
 // the SQLite file is opened only when some port lives in it, a MongoDB connection only when
 // MONGODB_URL is set, a Kafka client only when KAFKA_BROKERS is.
 
-import { createKafkaBus } from '@chainpay/bus-kafka'
+import { createKafkaBus, type KafkaRetryOptions } from '@chainpay/bus-kafka'
 import type { Logger } from '@chainpay/platform'
 import type {
   AddressIndexAllocator,
@@ -56,6 +56,11 @@ export interface InfrastructureOptions {
   metrics?: Registry
   /** the embedded SQLite file's durability (docs/architecture.md, "The two shapes"); NORMAL by default */
   sqliteSynchronous?: 'NORMAL' | 'FULL'
+  /**
+   * How the bus's Kafka clients retry a connection or a request that failed before the operation
+   * fails; default kafkajs's own, 5 retries over about 10 s (see createKafkaBus)
+   */
+  kafkaRetry?: KafkaRetryOptions
 }
 
 /** Stores of the read side and the services' own state, on one backend. */
@@ -145,6 +150,8 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
         logger,
         ...(namespace ? { namePrefix: `${namespace}.` } : {}),
         ...(options.metrics ? { metrics: options.metrics } : {}),
+        ...(infrastructure.kafkaConsumerGroup ? { consumerGroup: infrastructure.kafkaConsumerGroup } : {}),
+        ...(options.kafkaRetry ? { retry: options.kafkaRetry } : {}),
       })
     } else {
       const embedded = createSqliteBus(sqliteDb(), { logger })

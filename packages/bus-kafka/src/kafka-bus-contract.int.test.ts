@@ -13,6 +13,8 @@ describeBusContract('Kafka', async () => {
     logger: capturedLogger().logger,
     namePrefix,
     partitions: 3,
+    // each test ends with a stop, which waits for the idle fetch in flight: keep that short
+    fetchWaitMs: 100,
   })
   return {
     bus,

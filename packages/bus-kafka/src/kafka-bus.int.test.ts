@@ -15,6 +15,11 @@ import { createKafkaBus, DeadLetterHeaders, type KafkaBusOptions } from './index
 import { capturedLogger, deleteKafkaNames, eventually, type LogLine, plainKafka } from './testing/kafka.js'
 
 const partitions = 3
+/**
+ * Every test stops its subscriptions, and a stop waits for the idle fetch in flight: a tenth of the
+ * default second keeps that short. The services' default is what the cross-process tests run.
+ */
+const fetchWaitMs = 100
 
 describe('createKafkaBus', () => {
   const brokers = testKafkaBrokers()
@@ -35,6 +40,7 @@ describe('createKafkaBus', () => {
       metrics: registry,
       namePrefix,
       partitions,
+      fetchWaitMs,
       ...options,
     })
     buses.push(bus)
@@ -78,8 +84,13 @@ describe('createKafkaBus', () => {
         [`${namePrefix}${deadLetterTopic(topic)}`, partitions],
       ])
       // kafkajs's consumer.run joins the group in the background: the group appears shortly after
+      const group = `${namePrefix}projection`
       const listed = async () => (await admin.listGroups()).groups.map((g) => g.groupId)
-      await expect.poll(listed, { timeout: 30_000, interval: 200 }).toContain(`${namePrefix}projection`)
+      await expect.poll(listed, { timeout: 30_000, interval: 200 }).toContain(group)
+      // and is joined: a consumer stopped halfway through its join stays a member until its session
+      // times out, and the group cannot be deleted afterwards
+      const state = async () => (await admin.describeGroups([group])).groups[0]?.state
+      await expect.poll(state, { timeout: 30_000, interval: 200 }).toBe('Stable')
     } finally {
       await admin.disconnect()
     }
@@ -358,6 +369,12 @@ describe('createKafkaBus', () => {
 
   it('refuses meaningless options before it talks to the broker', async () => {
     expect(() => openBus({ partitions: 0 })).toThrow(RangeError)
+    expect(() => openBus({ consumerGroup: { sessionTimeoutMs: 0 } })).toThrow(RangeError)
+    expect(() => openBus({ fetchWaitMs: 0 })).toThrow(RangeError)
+    // a member that heartbeats less often than its session lasts would be dropped all the time
+    expect(() => openBus({ consumerGroup: { sessionTimeoutMs: 5000, heartbeatIntervalMs: 5000 } })).toThrow(
+      /heartbeatIntervalMs \(5000\) must be less than sessionTimeoutMs \(5000\)/,
+    )
     const bus = openBus()
     const handle = async () => {}
     await expect(bus.subscribe({ topic, groupId: 'g', handle, maxAttempts: 0 })).rejects.toThrow(RangeError)
@@ -380,8 +397,15 @@ describe('createKafkaBus', () => {
 describe('createKafkaBus without a broker', () => {
   it('fails a publish and a subscribe in bounded time, logs what kafkajs says, and closes', async () => {
     const { logger, lines } = capturedLogger()
-    // a port nothing listens on: connections are refused at once
-    const bus = createKafkaBus({ brokers: ['127.0.0.1:1'], clientId: 'bus-kafka-test', logger })
+    // A port nothing listens on: connections are refused at once. kafkajs retries a refused
+    // connection 5 times over about 10 s by default; the failure and what it logs are the same after
+    // one retry.
+    const bus = createKafkaBus({
+      brokers: ['127.0.0.1:1'],
+      clientId: 'bus-kafka-test',
+      logger,
+      retry: { retries: 1, initialRetryTimeMs: 50 },
+    })
     await Promise.all([
       expect(bus.publish('t', [{ key: 'k', value: 'v', headers: {} }])).rejects.toThrow(),
       expect(bus.subscribe({ topic: 't', groupId: 'g', handle: async () => {} })).rejects.toThrow(),

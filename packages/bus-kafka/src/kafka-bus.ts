@@ -1,6 +1,6 @@
 import type { Logger } from '@chainpay/platform'
 import type { Bus, BusSubscription } from '@chainpay/ports'
-import { Kafka, type Message, Partitioners, type Producer } from 'kafkajs'
+import { Kafka, type Message, Partitioners, type Producer, type RetryOptions } from 'kafkajs'
 import type { Registry } from 'prom-client'
 import { createBusAdmin } from './admin.js'
 import {
@@ -34,10 +34,54 @@ export interface KafkaBusOptions {
   kafkaLogLevel?: KafkaLogLevel
   /** the longest one stop of a subscription, or each step of close(), waits for the broker; default 8 s */
   shutdownTimeoutMs?: number
+  /**
+   * How long an idle fetch waits at the broker for new messages, which is also how long stopping a
+   * subscription can wait for the fetch in flight; default 1 s (kafkajs's own 5 s would hold every
+   * stop that long)
+   */
+  fetchWaitMs?: number
+  /** how each subscription's consumer keeps its place in its group; default kafkajs's (see the type) */
+  consumerGroup?: KafkaConsumerGroupTimeouts
+  /**
+   * How kafkajs retries a connection or a request that failed before it fails the operation; default
+   * its own: 5 retries, the first after 300 ms, each wait doubled (with 20 % jitter) up to 30 s, so a
+   * broker that cannot be reached fails an operation after about 10 s.
+   */
+  retry?: KafkaRetryOptions
+}
+
+/**
+ * A consumer group member's timeouts (docs/operations.md, "How the bus uses Kafka"). A member that
+ * stops heartbeating (its process killed) keeps its partitions until the broker drops it after
+ * `sessionTimeoutMs`: that is how long its successor waits after a crash. The broker accepts session
+ * timeouts between its group.min.session.timeout.ms and group.max.session.timeout.ms (6 s and
+ * 30 min unless configured otherwise).
+ */
+export interface KafkaConsumerGroupTimeouts {
+  /** default 30 s */
+  sessionTimeoutMs?: number
+  /** how often the member tells the broker it is alive, well under the session timeout; default 3 s */
+  heartbeatIntervalMs?: number
+  /** how long a rebalance waits for the group's members to rejoin; default 60 s */
+  rebalanceTimeoutMs?: number
+}
+
+export interface KafkaRetryOptions {
+  retries?: number
+  initialRetryTimeMs?: number
+  maxRetryTimeMs?: number
+}
+
+/** kafkajs's own defaults, written out so that the documentation can name them */
+export const DEFAULT_CONSUMER_GROUP_TIMEOUTS: Required<KafkaConsumerGroupTimeouts> = {
+  sessionTimeoutMs: 30_000,
+  heartbeatIntervalMs: 3000,
+  rebalanceTimeoutMs: 60_000,
 }
 
 export const DEFAULT_PARTITIONS = 6
 const defaultShutdownTimeoutMs = 8000
+const defaultFetchWaitMs = 1000
 /**
  * kafkajs retries an idempotent producer's send forever unless told otherwise; a publish that fails
  * after these retries (about 10 s of backoff) lets its caller decide, and the producer is replaced.
@@ -59,10 +103,16 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   }
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? defaultShutdownTimeoutMs
   const namePrefix = options.namePrefix ?? ''
+  const consumerGroup = consumerGroupTimeouts(options.consumerGroup)
+  const fetchWaitMs = options.fetchWaitMs ?? defaultFetchWaitMs
+  if (!(Number.isInteger(fetchWaitMs) && fetchWaitMs >= 1)) {
+    throw new RangeError(`kafka bus: fetchWaitMs must be a positive integer, got ${fetchWaitMs}`)
+  }
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,
     ...kafkajsConnectionConfig(options.connection),
+    ...(options.retry ? { retry: kafkajsRetry(options.retry) } : {}),
     logLevel: kafkajsLogLevel(options.kafkaLogLevel ?? 'warn'),
     logCreator: pinoLogCreator(logger),
   })
@@ -135,6 +185,8 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     kafkaName: (name: string) => `${namePrefix}${name}`,
     produce,
     shutdownTimeoutMs,
+    fetchWaitMs,
+    consumerGroup,
   }
   const subscriptions = new Set<BusSubscription>()
   let closed = false
@@ -195,4 +247,34 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       return closing
     },
   }
+}
+
+function consumerGroupTimeouts(
+  timeouts: KafkaConsumerGroupTimeouts = {},
+): Required<KafkaConsumerGroupTimeouts> {
+  const resolved = { ...DEFAULT_CONSUMER_GROUP_TIMEOUTS, ...definedOnly(timeouts) }
+  for (const [name, value] of Object.entries(resolved)) {
+    if (!(Number.isInteger(value) && value >= 1)) {
+      throw new RangeError(`kafka bus: consumerGroup.${name} must be a positive integer, got ${value}`)
+    }
+  }
+  if (resolved.heartbeatIntervalMs >= resolved.sessionTimeoutMs) {
+    throw new RangeError(
+      `kafka bus: consumerGroup.heartbeatIntervalMs (${resolved.heartbeatIntervalMs}) must be less than sessionTimeoutMs (${resolved.sessionTimeoutMs})`,
+    )
+  }
+  return resolved
+}
+
+function kafkajsRetry(retry: KafkaRetryOptions): RetryOptions {
+  const { retries, initialRetryTimeMs, maxRetryTimeMs } = retry
+  return {
+    ...(retries !== undefined ? { retries } : {}),
+    ...(initialRetryTimeMs !== undefined ? { initialRetryTime: initialRetryTimeMs } : {}),
+    ...(maxRetryTimeMs !== undefined ? { maxRetryTime: maxRetryTimeMs } : {}),
+  }
+}
+
+function definedOnly<T extends object>(object: T): Partial<T> {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as Partial<T>
 }

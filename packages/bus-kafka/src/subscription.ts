@@ -45,18 +45,17 @@ export interface SubscriptionContext {
   /** publishes to a Kafka topic, creating it if need be */
   produce(kafkaTopic: string, messages: Message[]): Promise<void>
   shutdownTimeoutMs: number
+  /** how long an idle fetch waits at the broker: also how long a stop can wait for the fetch in flight */
+  fetchWaitMs: number
+  consumerGroup: { sessionTimeoutMs: number; heartbeatIntervalMs: number; rebalanceTimeoutMs: number }
 }
 
-/**
- * How long an idle fetch waits at the broker for messages: also how long a stop can wait for the
- * fetch in flight, so shorter than kafkajs's 5 s.
- */
-const maxFetchWaitMs = 1000
 /** resolved offsets are committed at most this often while a batch is handled, and after every batch */
 const commitIntervalMs = 1000
 /**
  * How often a long handler or retry wait asks kafkajs to heartbeat (kafkajs sends one only when its
- * heartbeatInterval is due): it keeps the member in its group, and is how a rebalance is noticed.
+ * heartbeatInterval is due), at most: it keeps the member in its group, and is how a rebalance is
+ * noticed. More often when the heartbeat interval is shorter.
  */
 const keepAliveEveryMs = 1000
 
@@ -76,11 +75,17 @@ export async function startSubscription(
 
   const stopping = new AbortController()
   const kafkaGroupId = context.kafkaName(groupId)
+  const { sessionTimeoutMs, heartbeatIntervalMs, rebalanceTimeoutMs } = context.consumerGroup
   const consumer = context.kafka.consumer({
     groupId: kafkaGroupId,
     allowAutoTopicCreation: false,
-    maxWaitTimeInMs: maxFetchWaitMs,
+    // kafkajs heartbeats between fetches: an idle fetch must not outlast the heartbeat interval
+    maxWaitTimeInMs: Math.min(context.fetchWaitMs, heartbeatIntervalMs),
+    sessionTimeout: sessionTimeoutMs,
+    heartbeatInterval: heartbeatIntervalMs,
+    rebalanceTimeout: rebalanceTimeoutMs,
   })
+  const keepAliveMs = Math.min(keepAliveEveryMs, heartbeatIntervalMs)
 
   /** handles one message until it succeeds or is dead-lettered; false when it is left uncommitted */
   const deliver = async (
@@ -187,7 +192,7 @@ export async function startSubscription(
     commitOffsetsIfNecessary,
     isRunning,
   }: EachBatchPayload) => {
-    const keepAlive = keepAliveWith(heartbeat, isRunning)
+    const keepAlive = keepAliveWith(heartbeat, isRunning, keepAliveMs)
     try {
       for (const record of batch.messages) {
         if (stopping.signal.aborted || keepAlive.signal.aborted) break
@@ -271,7 +276,7 @@ interface KeepAlive {
  * Heartbeats while a batch is handled. The first failure (a rebalance, mostly) aborts the batch, and
  * so does a stop that kafkajs began on its own (after a crash), which waits for the batch.
  */
-function keepAliveWith(heartbeat: () => Promise<void>, isRunning: () => boolean): KeepAlive {
+function keepAliveWith(heartbeat: () => Promise<void>, isRunning: () => boolean, everyMs: number): KeepAlive {
   const aborted = new AbortController()
   const keepAlive: KeepAlive = {
     signal: aborted.signal,
@@ -285,7 +290,7 @@ function keepAliveWith(heartbeat: () => Promise<void>, isRunning: () => boolean)
       keepAlive.failure = { error }
       aborted.abort()
     })
-  }, keepAliveEveryMs)
+  }, everyMs)
   timer.unref()
   return keepAlive
 }

@@ -59,6 +59,11 @@ export interface ClusterPlanOptions {
   rateLimitMax?: number
   /** the simulated networks (default TRON and SOLANA) and confirmation requirements other than theirs */
   chains?: { networks: readonly string[]; requiredConfirmations?: Readonly<Record<string, number>> }
+  /**
+   * KAFKA_SESSION_TIMEOUT_MS, KAFKA_HEARTBEAT_INTERVAL_MS, KAFKA_REBALANCE_TIMEOUT_MS of every service;
+   * unset: the production defaults (docs/operations.md)
+   */
+  kafkaConsumerGroup?: { sessionTimeoutMs: number; heartbeatIntervalMs: number; rebalanceTimeoutMs: number }
 }
 
 export interface PlannedService {
@@ -87,10 +92,14 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
     paymentCommand: local(ports.paymentCommand),
     chainSimulator: local(ports.chainIndexer),
   }
+  const group = options.kafkaConsumerGroup
   const common = {
     HOST: host,
     LOG_LEVEL: options.logLevel ?? 'info',
     KAFKA_BROKERS: options.kafkaBrokers,
+    KAFKA_SESSION_TIMEOUT_MS: group && String(group.sessionTimeoutMs),
+    KAFKA_HEARTBEAT_INTERVAL_MS: group && String(group.heartbeatIntervalMs),
+    KAFKA_REBALANCE_TIMEOUT_MS: group && String(group.rebalanceTimeoutMs),
     MONGODB_URL: options.mongodbUrl,
     MONGODB_DATABASE: options.mongodbDatabase ?? 'chainpay',
     BUS_NAMESPACE: options.busNamespace,

@@ -13,6 +13,7 @@ import {
 } from '@chainpay/service-kit/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CreatedMerchant } from './admin-client.js'
+import { SERVICE_NAMES } from './cluster-plan.js'
 import {
   acknowledgedFor,
   deliveredEvents,
@@ -653,5 +654,20 @@ describe('metrics after the flow', () => {
     )
     expect(lag.length).toBeGreaterThan(0)
     for (const sample of lag) expect(sample.value).toBeGreaterThanOrEqual(0)
+  })
+})
+
+describe('at the end', () => {
+  it('every service stops cleanly on SIGTERM, with exit code 0', async () => {
+    const exitCodes = await Promise.all(
+      SERVICE_NAMES.map(async (name) => [name, await cluster.service(name).stop()] as const),
+    )
+    expect(Object.fromEntries(exitCodes)).toEqual({
+      'payment-command': 0,
+      projection: 0,
+      notifier: 0,
+      'chain-indexer': 0,
+      gateway: 0,
+    })
   })
 })

@@ -31,10 +31,10 @@ import {
   type LocalKafka,
   startFerretDb,
   startKafka,
+  uniqueName,
 } from '@chainpay/local-servers'
-import { uniqueName } from '@chainpay/local-servers/testing'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CreatedMerchant } from './admin-client.js'
 import { SERVICE_NAMES } from './cluster-plan.js'
 import {
@@ -51,6 +51,7 @@ import {
   type PaymentBody,
   type PaymentPlan,
   payPlanned,
+  showOutputOnFailure,
   sleep,
   type TrackedPayment,
   webhookAttemptCount,
@@ -79,6 +80,7 @@ beforeAll(async () => {
     (async () =>
       startKafka({
         directory: join(directory, 'kafka'),
+        quickStart: true,
         port: await freeLoopbackPort(),
         controllerPort: await freeLoopbackPort(),
       }))(),
@@ -95,6 +97,8 @@ afterAll(async () => {
   await Promise.all([kafka?.stop(), ferretdb?.stop()])
   rmSync(directory, { recursive: true, force: true })
 }, 120_000)
+
+beforeEach(({ onTestFailed }) => showOutputOnFailure(() => cluster, onTestFailed))
 
 const servers = () => ({ kafka: kafka as LocalKafka, ferretdb: ferretdb as LocalFerretDb })
 

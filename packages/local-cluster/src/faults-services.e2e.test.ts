@@ -3,18 +3,21 @@
 // receivedAmount from the transfers actually made), every webhook arrives (duplicates allowed: the
 // same X-Event-Id and body), and each payment's webhooks arrive in event order.
 //
-// A consumer killed -9 leaves its member in the Kafka group until the session times out (about
-// 30 s), so a restarted service may wait that long before it gets its partitions: the deadlines
-// here are minutes, and nothing is asserted about time.
+// A consumer killed -9 leaves its member in the Kafka group until the session times out (3 s in the
+// test clusters, 30 s by default: docs/operations.md), so a restarted service waits that long
+// before it gets its partitions; a webhook delivery in flight when the notifier dies is attempted
+// again once its lease runs out (30 s). Nothing is asserted about time: the deadlines only say when
+// to give up.
 
 import type { MerchantClient } from '@chainpay/client'
 import { testKafkaBrokers, testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CreatedMerchant } from './admin-client.js'
 import type { ServiceName } from './cluster-plan.js'
 import {
   createPlanned,
+  eventually,
   expectSettledAsPlanned,
   expectWebhooksDelivered,
   explained,
@@ -22,14 +25,16 @@ import {
   merchantClientOf,
   openClusterDatabase,
   type PaymentBody,
+  type PaymentPlan,
   payPlanned,
+  showOutputOnFailure,
   sleep,
   type TrackedPayment,
 } from './testing/fault-helpers.js'
 import { startTestCluster, type TestCluster } from './testing/index.js'
 
-const SETTLE_TIMEOUT_MS = 180_000
-const FAULT_TEST_TIMEOUT_MS = 300_000
+const SETTLE_TIMEOUT_MS = 120_000
+const FAULT_TEST_TIMEOUT_MS = 240_000
 /** how long the killed service stays down while the stream goes on */
 const DOWN_FOR_MS = 1500
 
@@ -62,6 +67,8 @@ afterAll(async () => {
   }
 })
 
+beforeEach(({ onTestFailed }) => showOutputOnFailure(() => cluster, onTestFailed))
+
 async function createAndPay(
   plans: readonly (typeof MIXED_PAYMENTS)[number][],
   payAfter: Promise<void> = Promise.resolve(),
@@ -75,6 +82,15 @@ async function createAndPay(
     }),
   )
 }
+
+/** the payment as payment-command's event store has it, through its internal API (not the read model) */
+async function storedPayment(paymentId: string): Promise<unknown> {
+  const url = `${cluster.urls.paymentCommand}/internal/v1/payments/${paymentId}?merchantId=${merchant.merchant.merchantId}`
+  const response = await fetch(url)
+  return { status: response.status, ...((await response.json()) as object) }
+}
+
+const TRON_USDT_EXACT = MIXED_PAYMENTS.find((planned) => planned.label === 'tron-usdt-exact') as PaymentPlan
 
 // both halves mix the chains, natives and tokens, exact, short and excess payments
 const firstHalf = MIXED_PAYMENTS.filter((_planned, index) => index % 2 === 0)
@@ -105,6 +121,48 @@ describe('kill -9 of one service in the middle of a payment stream', () => {
       await explained(cluster, async () => {
         await expectSettledAsPlanned(client, payments, SETTLE_TIMEOUT_MS)
         await expectWebhooksDelivered(receiver, merchant.webhookSecret, payments, SETTLE_TIMEOUT_MS)
+      })
+    },
+    FAULT_TEST_TIMEOUT_MS,
+  )
+
+  it(
+    'projection and notifier killed together: the payment confirms meanwhile, and both catch up once back',
+    async () => {
+      const tracked = await createPlanned(client, TRON_USDT_EXACT, receiver.url)
+      await Promise.all([cluster.service('projection').kill(), cluster.service('notifier').kill()])
+
+      // paid through the gateway's forward to the chain simulator, while both are down
+      await payPlanned(cluster.urls.gateway, tracked)
+      let stored: unknown
+      await explained(cluster, () =>
+        eventually(
+          'the confirmation in the event store',
+          async () => {
+            stored = await storedPayment(tracked.paymentId)
+            return (stored as { payment?: { status?: string } }).payment?.status === 'confirmed'
+              ? true
+              : undefined
+          },
+          SETTLE_TIMEOUT_MS,
+          () => stored,
+        ),
+      )
+      // nobody projects while the projection is down: the gateway still shows what it saw at creation
+      const stale = await client.getPayment(tracked.paymentId)
+      expect((stale.body as PaymentBody).status).toBe('pending')
+      // and nobody announces it while the notifier is down
+      expect(
+        receiver.received.filter(
+          (webhook) =>
+            webhook.body.payment.id === tracked.paymentId && webhook.body.event === 'payment.confirmed',
+        ),
+      ).toEqual([])
+
+      await Promise.all([cluster.service('projection').start(), cluster.service('notifier').start()])
+      await explained(cluster, async () => {
+        await expectSettledAsPlanned(client, [tracked], SETTLE_TIMEOUT_MS)
+        await expectWebhooksDelivered(receiver, merchant.webhookSecret, [tracked], SETTLE_TIMEOUT_MS)
       })
     },
     FAULT_TEST_TIMEOUT_MS,

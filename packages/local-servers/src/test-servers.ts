@@ -74,7 +74,11 @@ async function findKafka(
   if (env.KAFKA_BROKERS) return { url: env.KAFKA_BROKERS, source: 'KAFKA_BROKERS' }
   if (docker) {
     const { KafkaContainer } = await import('@testcontainers/kafka')
-    const container = await new KafkaContainer(KAFKA_IMAGE).withKraft().start()
+    // as the local Kafka (kafka.ts): the test clusters' consumers take sessions of a few seconds
+    const container = await new KafkaContainer(KAFKA_IMAGE)
+      .withKraft()
+      .withEnvironment({ KAFKA_GROUP_MIN_SESSION_TIMEOUT_MS: '1000' })
+      .start()
     stops.push(async () => void (await container.stop()))
     return {
       url: `${container.getHost()}:${container.getMappedPort(9093)}`,
@@ -83,6 +87,7 @@ async function findKafka(
   }
   const kafka = await startKafka({
     directory: join(scratch(), 'kafka'),
+    quickStart: true,
     port: await freeLoopbackPort(),
     controllerPort: await freeLoopbackPort(),
   })

@@ -85,7 +85,12 @@ function plan(
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-/** polls `probe` until it returns a value; throws, with what it last saw, after `timeoutMs` */
+const OUT_OF_TIME = Symbol('out of time')
+
+/**
+ * Polls `probe` until it returns a value; throws, with what it last saw, after `timeoutMs`, also
+ * when a probe is still waiting then (a request nobody answers must not outlast the deadline).
+ */
 export async function eventually<T>(
   what: string,
   probe: () => Promise<T | undefined>,
@@ -93,14 +98,17 @@ export async function eventually<T>(
   lastSeen: () => unknown = () => undefined,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs
+  const late = () =>
+    new Error(`${what} did not happen within ${timeoutMs} ms; last seen: ${JSON.stringify(lastSeen())}`)
   for (;;) {
-    const value = await probe()
+    let timer: NodeJS.Timeout | undefined
+    const outOfTime = new Promise<typeof OUT_OF_TIME>((resolve) => {
+      timer = setTimeout(() => resolve(OUT_OF_TIME), Math.max(0, deadline - Date.now()))
+    })
+    const value = await Promise.race([probe(), outOfTime]).finally(() => clearTimeout(timer))
+    if (value === OUT_OF_TIME) throw new Error(`${late().message} (a probe was still waiting for an answer)`)
     if (value !== undefined) return value
-    if (Date.now() > deadline) {
-      throw new Error(
-        `${what} did not happen within ${timeoutMs} ms; last seen: ${JSON.stringify(lastSeen())}`,
-      )
-    }
+    if (Date.now() > deadline) throw late()
     await sleep(200)
   }
 }
@@ -108,24 +116,45 @@ export async function eventually<T>(
 /** the kafkajs client's reconnect attempts while a broker is down: many, and all alike */
 const RECONNECT_NOISE = /"namespace":"(Connection|BrokerPool)"/
 
-/** runs `check`; a failure carries the end of each service's output, which is where the reason is */
+/** the end of each service's output, which is where the reason of a failure is */
+export function outputTails(cluster: TestCluster): string {
+  return SERVICE_NAMES.map((name) => {
+    const lines = cluster.service(name).output().split('\n')
+    return lines
+      .filter((line) => !RECONNECT_NOISE.test(line))
+      .slice(-40)
+      .join('\n')
+  }).join('\n')
+}
+
+/** runs `check`; a failure carries the end of each service's output */
 export async function explained<T>(cluster: TestCluster, check: () => Promise<T>): Promise<T> {
   try {
     return await check()
   } catch (error) {
-    const tails = SERVICE_NAMES.map((name) => {
-      const lines = cluster.service(name).output().split('\n')
-      return lines
-        .filter((line) => !RECONNECT_NOISE.test(line))
-        .slice(-40)
-        .join('\n')
-    })
     const message = error instanceof Error ? error.message : String(error)
-    throw new Error(`${message}\n--- the services' output, the end of each:\n${tails.join('\n')}`, {
+    throw new Error(`${message}\n--- the services' output, the end of each:\n${outputTails(cluster)}`, {
       cause: error,
     })
   }
 }
+
+/**
+ * For a failure no explained() check reports (a test that runs out of time): the end of each
+ * service's output, on stderr. Call it in a beforeEach.
+ */
+export function showOutputOnFailure(
+  cluster: () => TestCluster | undefined,
+  onTestFailed: OnTestFailed,
+): void {
+  onTestFailed(() => {
+    const running = cluster()
+    if (!running) return
+    process.stderr.write(`--- the services' output, the end of each:\n${outputTails(running)}\n`)
+  })
+}
+
+type OnTestFailed = (handler: () => void) => void
 
 export function merchantClientOf(gatewayUrl: string, merchant: CreatedMerchant): MerchantClient {
   return createMerchantClient({
@@ -416,7 +445,8 @@ export async function openClusterDatabase(
   dropDatabase(): Promise<unknown>
   close(): Promise<void>
 }> {
-  const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 })
+  // an operation the server takes a minute to answer is one it will not answer: fail, do not hang
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000, socketTimeoutMS: 60_000 })
   await client.connect()
   const db = client.db(database)
   return {

@@ -16,6 +16,7 @@ import {
   SERVICE_NAMES,
   type ServiceName,
 } from '../cluster-plan.js'
+import { type ClusterSlot, takeClusterSlot } from './cluster-slots.js'
 
 export interface TestClusterOptions {
   kafkaBrokers: string
@@ -43,7 +44,30 @@ export interface TestCluster {
   destroy(): Promise<void>
 }
 
+/**
+ * The consumer group timeouts of a test cluster. A service killed -9 leaves its consumers' members in
+ * their groups until their sessions time out, and its restarted successor gets no partition before:
+ * with the production default of 30 s (docs/operations.md) each kill costs half a minute of waiting.
+ * A few seconds here (the local Kafka accepts sessions from 1 s: packages/local-servers/src/kafka.ts)
+ * still leaves several heartbeats per session on a busy machine.
+ */
+export const TEST_CONSUMER_GROUP_TIMEOUTS = {
+  sessionTimeoutMs: 3000,
+  heartbeatIntervalMs: 500,
+  rebalanceTimeoutMs: 10_000,
+} as const
+
 export async function startTestCluster(options: TestClusterOptions): Promise<TestCluster> {
+  const slot = await takeClusterSlot()
+  try {
+    return await startInSlot(options, slot)
+  } catch (error) {
+    slot.release()
+    throw error
+  }
+}
+
+async function startInSlot(options: TestClusterOptions, slot: ClusterSlot): Promise<TestCluster> {
   const dataDir = mkdtempSync(join(tmpdir(), `chainpay-cluster-${options.name}-`))
   const walletFile = join(dataDir, 'dev-wallet.json')
   writeFileSync(walletFile, JSON.stringify(createDevelopmentWallet()), { mode: 0o600 })
@@ -73,6 +97,7 @@ export async function startTestCluster(options: TestClusterOptions): Promise<Tes
     webhookRetrySchedule: options.webhookRetrySchedule ?? '100ms,200ms,400ms,800ms',
     // the tests retry creates quickly through outages; rate limiting has tests of its own
     rateLimitMax: 1_000_000,
+    kafkaConsumerGroup: TEST_CONSUMER_GROUP_TIMEOUTS,
     ...(options.chains ? { chains: options.chains } : {}),
   })
   const processes = new Map<ServiceName, NodeProcess>()
@@ -96,6 +121,7 @@ export async function startTestCluster(options: TestClusterOptions): Promise<Tes
   const destroy = async () => {
     await Promise.all([...processes.values()].map((running) => running.kill()))
     rmSync(dataDir, { recursive: true, force: true })
+    slot.release()
   }
   try {
     // payment-command first: the gateway's readiness asks it
