@@ -525,7 +525,7 @@ describe('on five processes over Kafka and FerretDB', () => {
     }
   })
 
-  it.concurrent('answers bad requests with the error codes of decisions.md', async () => {
+  it.concurrent('answers bad requests with the error codes of docs/api.md, "Errors"', async () => {
     const request = (method: string, path: string, body?: string, headers?: Record<string, string>) =>
       client.request(method, path, body, headers)
     const expectError = (

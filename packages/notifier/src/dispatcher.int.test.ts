@@ -124,7 +124,7 @@ describe('createWebhookDispatcher', () => {
     expect(attempts.every((attempt) => attempt.durationMs >= 0)).toBe(true)
   })
 
-  it('sends a signed JSON body with the headers of decisions.md section 9', async () => {
+  it('sends a signed JSON body with the headers of docs/api.md, "Webhooks"', async () => {
     const [delivery] = await enqueue(1)
     await dispatcherWith().dispatchOnce()
 
@@ -173,7 +173,7 @@ describe('createWebhookDispatcher', () => {
     ])
   })
 
-  it('retries on the schedule of decisions.md section 9 when none is configured: first 30 s later', async () => {
+  it('retries on the schedule of docs/api.md, "Webhooks" when none is configured: first 30 s later', async () => {
     const [delivery] = await enqueue(1)
     receiver.answer = () => ({ status: 503 })
     const dispatcher = createWebhookDispatcher({
