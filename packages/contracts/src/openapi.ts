@@ -43,12 +43,32 @@ function errorResponse(description: string, options: { retryAfter?: boolean } = 
   }
 }
 
-function paymentResponse(description: string, schemaName: 'Payment' | 'CreatedPayment', headers = {}) {
+function paymentResponse(
+  description: string,
+  schemaName: 'Payment' | 'CreatedPayment',
+  headers = {},
+  links?: Record<string, unknown>,
+) {
   return {
     description,
     headers: { 'X-Request-Id': ref('headers', 'XRequestId'), ...headers },
     content: { 'application/json': { schema: ref('schemas', schemaName) } },
+    ...(links === undefined ? {} : { links }),
   }
+}
+
+// what a client (and a fuzzer's stateful phase) can do next with the payment a create answered
+const CREATED_PAYMENT_LINKS = {
+  GetPayment: {
+    operationId: 'getPayment',
+    parameters: { paymentId: '$response.body#/paymentId' },
+    description: 'Read the payment just created',
+  },
+  CancelPayment: {
+    operationId: 'cancelPayment',
+    parameters: { paymentId: '$response.body#/paymentId' },
+    description: 'Cancel the payment just created',
+  },
 }
 
 const commonErrors = {
@@ -151,13 +171,19 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
             content: { 'application/json': { schema: ref('schemas', 'CreatePaymentRequest') } },
           },
           responses: {
-            '201': paymentResponse('Created', 'CreatedPayment', { Location: ref('headers', 'Location') }),
+            '201': paymentResponse(
+              'Created',
+              'CreatedPayment',
+              { Location: ref('headers', 'Location') },
+              CREATED_PAYMENT_LINKS,
+            ),
             '200': paymentResponse(
               'A replay of an earlier request with the same idempotencyKey',
               'CreatedPayment',
               {
                 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'),
               },
+              CREATED_PAYMENT_LINKS,
             ),
             '400': ref('responses', 'BadRequest'),
             '409': errorResponse('IDEMPOTENCY_KEY_REUSED: the key was used with a different request'),
