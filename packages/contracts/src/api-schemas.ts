@@ -81,7 +81,11 @@ export const CreatePaymentBodySchema = Type.Object(
       }),
     ),
     idempotencyKey: Type.Optional(
-      Type.String({ minLength: 1, maxLength: createRequestLimits.idempotencyKeyMaxLength }),
+      Type.String({
+        minLength: 1,
+        maxLength: createRequestLimits.idempotencyKeyMaxLength,
+        description: 'scoped to your merchant; well-formed Unicode (no unpaired surrogate such as \\ud800)',
+      }),
     ),
   },
   { additionalProperties: false },

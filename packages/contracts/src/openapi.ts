@@ -281,12 +281,16 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         },
       },
       responses: {
-        BadRequest: errorResponse('VALIDATION_ERROR (also malformed JSON) or UNSUPPORTED_ASSET'),
+        BadRequest: errorResponse(
+          'VALIDATION_ERROR (also malformed JSON, a body that is not UTF-8, a repeated key, a number that would change) or UNSUPPORTED_ASSET',
+        ),
         Unauthorized: errorResponse(
           'MISSING_AUTH_HEADERS, INVALID_TIMESTAMP, INVALID_API_KEY or INVALID_SIGNATURE',
         ),
         PayloadTooLarge: errorResponse('PAYLOAD_TOO_LARGE: the body exceeds 64 KiB'),
-        UnsupportedMediaType: errorResponse('UNSUPPORTED_MEDIA_TYPE: a body that is not application/json'),
+        UnsupportedMediaType: errorResponse(
+          'UNSUPPORTED_MEDIA_TYPE: a body that is not application/json, or with a charset other than utf-8',
+        ),
         PaymentNotFound: errorResponse('PAYMENT_NOT_FOUND: no such payment for this merchant'),
         RateLimited: errorResponse('RATE_LIMITED: too many requests for this API key', { retryAfter: true }),
         InternalError: errorResponse('INTERNAL_ERROR'),

@@ -40,6 +40,8 @@ const REQUIRED_FIELDS = ['amount', 'currency', 'network'] as const
 /** RFC 3986's grammar of a URI, as the JSON Schema format "uri" has always checked it here */
 const isUri = fullFormats.uri as (text: string) => boolean
 const ADDRESS_MODES = ['PER_PAYMENT'] as const
+/** in a u-mode pattern a surrogate pair is one code point, so only an unpaired surrogate is \p{Cs} */
+const UNPAIRED_SURROGATE = /\p{Cs}/u
 type UrlField = 'callbackUrl' | 'successRedirectUrl' | 'cancelRedirectUrl'
 
 /** each field's shape, in the order of docs/api.md, "POST /payments" */
@@ -78,6 +80,12 @@ const fieldShapes: { [Field in keyof CreatePaymentRequest]-?: (value: unknown) =
     requireString('idempotencyKey', value)
     requireAtMost('idempotencyKey', value, createRequestLimits.idempotencyKeyMaxLength)
     if (characters(value) < 1) invalid('idempotencyKey', 'must be at least 1 characters')
+    // The key becomes a payment id through its UTF-8 bytes (identity.ts), where every unpaired
+    // surrogate ("\ud800", "\udbff"...) turns into the same U+FFFD: two different keys would then
+    // name one payment. Checked after the length, so the recorded answers keep their order.
+    if (UNPAIRED_SURROGATE.test(value)) {
+      invalid('idempotencyKey', 'must be well-formed Unicode (it holds an unpaired surrogate)')
+    }
   },
 }
 

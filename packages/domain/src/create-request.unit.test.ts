@@ -248,6 +248,25 @@ describe('validateCreatePaymentRequest', () => {
     expect(failure(() => validate({ idempotencyKey }))).toEqual(validationError(`idempotencyKey: ${rule}`))
   })
 
+  // an unpaired surrogate becomes U+FFFD on its way to the payment id: '\ud800' and '\ud801' would
+  // name one payment
+  it.each([
+    ['a lone high surrogate', 'order-\ud800'],
+    ['a lone low surrogate', '\udc00-order'],
+    ['a pair in the wrong order', '\udc00\ud800'],
+    ['half of an emoji at the end', 'order-\ud83d'],
+  ])('idempotencyKey must be well-formed Unicode: %s', (_what, idempotencyKey) => {
+    expect(failure(() => validate({ idempotencyKey }))).toEqual(
+      validationError('idempotencyKey: must be well-formed Unicode (it holds an unpaired surrogate)'),
+    )
+  })
+
+  it('idempotencyKey may hold any well-formed text', () => {
+    expect(validate({ idempotencyKey: 'order 💸 ü \ufffd \u0000' }).request.idempotencyKey).toBe(
+      'order 💸 ü \ufffd \u0000',
+    )
+  })
+
   it('rejects unknown fields', () => {
     expect(failure(() => validate({ customerEmail: 'a@b.c' }))).toEqual(
       validationError("body: unknown field 'customerEmail'"),

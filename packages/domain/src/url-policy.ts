@@ -1,6 +1,8 @@
 // Where webhooks may go. In production configuration a callback must be https and must not point at
-// loopback, private, link-local, unique-local or cloud metadata addresses (checked on the URL at
-// creation and again on the resolved addresses at delivery time).
+// loopback, private, link-local, unique-local or cloud metadata addresses, nor at any other range that
+// is not globally reachable or that tunnels to an address chosen by the sender (docs/api.md,
+// "Callback addresses"), checked on the URL at creation and again on the resolved addresses at
+// delivery time.
 
 import { BlockList, isIP } from 'node:net'
 
@@ -26,14 +28,26 @@ for (const [network, prefix] of [
 const nonPublicIpv6 = new BlockList()
 for (const [network, prefix] of [
   ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible form ::a.b.c.d
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT) ::ffff:0:a.b.c.d, never on the public internet
+  ['64:ff9b:1::', 48], // NAT64 local-use prefix: translates to whatever IPv4 the local network means
+  ['100::', 64], // discard-only
+  // Tunnels whose far end is an IPv4 address written into the IPv6 one: a relay would carry the
+  // request to that address, private or not. Refused whole: 6to4 is deprecated and public Teredo
+  // relays are gone, so no real webhook receiver is lost.
+  ['2001::', 32], // Teredo
+  ['2002::', 16], // 6to4
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated, still routed inside some networks)
   ['ff00::', 8], // multicast
 ] as const) {
   nonPublicIpv6.addSubnet(network, prefix, 'ipv6')
 }
 
-/** true for an IPv4/IPv6 literal that is loopback, private, link-local, ULA, CGNAT, metadata, unspecified or multicast */
+/**
+ * true for an IPv4/IPv6 literal that is loopback, private, link-local, site-local, ULA, CGNAT,
+ * metadata, unspecified, multicast, discard-only, NAT64 local-use, IPv4-translated, 6to4 or Teredo
+ */
 export function isNonPublicAddress(ip: string): boolean {
   if (typeof ip !== 'string') return false
   const address = ip.replace(/%.*$/, '') // an IPv6 zone id does not change what the address is

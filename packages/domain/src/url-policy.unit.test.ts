@@ -64,12 +64,39 @@ describe('isNonPublicAddress', () => {
     expect(isNonPublicAddress(ip)).toBe(true)
   })
 
-  it.each(['2001:4860:4860::8888', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8', 'fec0::1'])(
-    'IPv6 %s is public',
-    (ip) => {
-      expect(isNonPublicAddress(ip)).toBe(false)
-    },
-  )
+  // docs/api.md, "Callback addresses": ranges that are not globally reachable, or that tunnel to an
+  // IPv4 address written into the IPv6 one; each with its first and last address
+  it.each([
+    ['IPv4-translated ::ffff:0:0:0/96', '::ffff:0:0:0', '::ffff:0:ffff:ffff'],
+    ['IPv4-translated, dotted', '::ffff:0:127.0.0.1', '::ffff:0:8.8.8.8'],
+    ['NAT64 local-use 64:ff9b:1::/48', '64:ff9b:1::', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff'],
+    ['NAT64 local-use, dotted', '64:ff9b:1::10.0.0.1', '64:ff9b:1::8.8.8.8'],
+    ['discard-only 100::/64', '100::', '100::ffff:ffff:ffff:ffff'],
+    ['Teredo 2001::/32', '2001::', '2001:0:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ['Teredo, a real-looking one', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:0:5ef5:79fd::1'],
+    ['6to4 2002::/16', '2002::', '2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ['6to4 of 127.0.0.1 and of 8.8.8.8', '2002:7f00:1::1', '2002:808:808::1'],
+    ['site-local fec0::/10', 'fec0::', 'feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+  ])('%s is not public', (_range, first, last) => {
+    expect(isNonPublicAddress(first)).toBe(true)
+    expect(isNonPublicAddress(last)).toBe(true)
+  })
+
+  it.each([
+    '2001:4860:4860::8888',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::8.8.8.8',
+    // just outside each range above
+    '::fffe:ffff:ffff:ffff',
+    '::ffff:1:0:0',
+    '64:ff9b:2::8.8.8.8',
+    '100:0:0:1::',
+    '2001:1::1',
+    '2003::1',
+  ])('%s is public', (ip) => {
+    expect(isNonPublicAddress(ip)).toBe(false)
+  })
 
   it.each(['', 'localhost', 'example.com', '256.1.1.1', '1.2.3'])('%j is not an address at all', (text) => {
     expect(isNonPublicAddress(text)).toBe(false)
@@ -100,6 +127,12 @@ describe('callbackUrlProblem', () => {
     'https://[fd00::1]/hook',
     'https://2130706433/hook', // 127.0.0.1 written as one number
     'https://0x7f.1/hook',
+    'https://[2002:a9fe:a9fe::1]/latest/meta-data', // 6to4 of 169.254.169.254
+    'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook', // Teredo
+    'https://[64:ff9b:1::a00:1]/hook', // NAT64 local-use
+    'https://[fec0::1]/hook', // site-local
+    'https://[100::1]/hook', // discard-only
+    'https://[::ffff:0:7f00:1]/hook', // IPv4-translated 127.0.0.1
   ])('rejects the private address in %s unless insecure URLs are allowed', (url) => {
     expect(callbackUrlProblem(url, production)).toBe('must not point at a private address')
     expect(callbackUrlProblem(url, development)).toBeNull()

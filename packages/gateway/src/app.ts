@@ -14,7 +14,7 @@ import {
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { type ApiKeyAuthenticator, merchantAuthentication } from './auth.js'
 import { BODY_LIMIT_BYTES } from './http/limits.js'
-import { collectBodiesAsText } from './http/raw-body.js'
+import { collectRawBodies } from './http/raw-body.js'
 import { limitRequestsPerApiKey, type RateLimitSettings } from './rate-limit.js'
 import { paymentRoutes } from './routes/payments.js'
 
@@ -56,8 +56,8 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
 
   await app.register(
     async (merchantApi) => {
-      // raw text bodies only here: the signature covers the bytes as sent (auth.ts)
-      collectBodiesAsText(merchantApi)
+      // raw bodies only here: the signature covers the bytes as sent (auth.ts)
+      collectRawBodies(merchantApi)
       merchantApi.addHook('preValidation', merchantAuthentication(deps))
       await limitRequestsPerApiKey(merchantApi, deps.rateLimit)
       await merchantApi.register(paymentRoutes, deps)

@@ -5,6 +5,7 @@
 import { DomainError } from '@chainpay/domain'
 import type { Clock, SecretBox } from '@chainpay/platform'
 import type { MerchantRecord, MerchantStore } from '@chainpay/ports'
+import { parseJsonBody } from '@chainpay/service-kit'
 import { API_SIGNATURE_HEADERS, checkApiTimestamp, verifyApiSignature } from '@chainpay/signing'
 import type { FastifyRequest } from 'fastify'
 import { readRawBody } from './http/raw-body.js'
@@ -42,7 +43,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** set by authentication; null before it and on unauthenticated routes */
     caller: MerchantCaller | null
-    /** the body exactly as received, '' when there is none; what the signature covers */
+    /** the body's text, '' when there is none; the signature covers its bytes as received */
     rawBody: string
   }
 }
@@ -101,8 +102,8 @@ const HEADER_NAMES = {
 
 /**
  * The preValidation hook of every authenticated route: headers, timestamp, key, signature over the
- * raw request, and only then the body: JSON media type, then JSON.parse into request.body, which
- * fastify's schema validation checks next. A GET's body is signed but never validated.
+ * raw request, and only then the body: JSON media type in UTF-8, then the strict JSON parse into
+ * request.body (service-kit's parseJsonBody). A GET's body is signed but never validated.
  */
 export function merchantAuthentication(deps: { authenticator: ApiKeyAuthenticator; clock: Clock }) {
   return async (request: FastifyRequest): Promise<void> => {
@@ -131,8 +132,9 @@ export function merchantAuthentication(deps: { authenticator: ApiKeyAuthenticato
       throw new DomainError('INVALID_SIGNATURE', 'X-Service-Signature: does not match the request')
     }
     request.caller = { apiKey: headers.key, merchant: found.merchant }
-    request.rawBody = rawBody
     request.body = parseAuthenticatedBody(request, rawBody)
+    // valid UTF-8 once parsed; a GET's body is never parsed, and its text never looked at
+    request.rawBody = rawBody.toString('utf8')
   }
 }
 
@@ -155,21 +157,8 @@ function readAuthHeaders(request: FastifyRequest): { key: string; timestamp: str
 
 const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'TRACE'])
 
-function parseAuthenticatedBody(request: FastifyRequest, rawBody: string): unknown {
-  if (BODYLESS_METHODS.has(request.method) || rawBody === '') return undefined
-  if (!isJsonMediaType(request.headers['content-type'])) {
-    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type: must be application/json')
-  }
-  try {
-    return JSON.parse(rawBody)
-  } catch {
-    throw new DomainError('VALIDATION_ERROR', 'body: malformed JSON')
-  }
-}
-
-/** application/json, with parameters such as charset allowed */
-export function isJsonMediaType(contentType: string | undefined): boolean {
-  if (contentType === undefined) return false
-  const [mediaType = ''] = contentType.split(';')
-  return mediaType.trim().toLowerCase() === 'application/json'
+/** the JSON body, after its media type and charset (415), its UTF-8 and its JSON (400) are checked */
+function parseAuthenticatedBody(request: FastifyRequest, rawBody: Buffer): unknown {
+  if (BODYLESS_METHODS.has(request.method) || rawBody.length === 0) return undefined
+  return parseJsonBody(rawBody, request.headers['content-type'])
 }

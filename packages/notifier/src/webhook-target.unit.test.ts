@@ -55,6 +55,12 @@ describe('publicAddressLookup', () => {
     [['93.184.215.14', '10.1.2.3'], /resolves to a non-public address \(10\.1\.2\.3\)/],
     [['::ffff:127.0.0.1'], /non-public address \(::ffff:127\.0\.0\.1\)/],
     [['fd00::1'], /non-public address/],
+    [['2002:a9fe:a9fe::1'], /non-public address \(2002:a9fe:a9fe::1\)/],
+    [['2001:0:4136:e378:8000:63bf:3fff:fdd2'], /non-public address/],
+    [['64:ff9b:1::a00:1'], /non-public address/],
+    [['fec0::1'], /non-public address/],
+    [['100::1'], /non-public address/],
+    [['::ffff:0:a00:1'], /non-public address/],
     [[], /resolves to no address/],
   ])('refuses a name resolving to %j', async (addresses, problem) => {
     const { error } = await lookUp(addresses, { all: true })

@@ -2,8 +2,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 
 const SHA256_HEX_PATTERN = /^[0-9a-fA-F]{64}$/
 
-export function hmacSha256Hex(secret: string, message: string): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(message, 'utf8').digest('hex')
+/** over the concatenation of `parts`: a string as its UTF-8 bytes, bytes as they are */
+export function hmacSha256Hex(secret: string, ...parts: (string | Uint8Array)[]): string {
+  const hmac = createHmac('sha256', Buffer.from(secret, 'utf8'))
+  for (const part of parts) {
+    if (typeof part === 'string') hmac.update(part, 'utf8')
+    else hmac.update(part)
+  }
+  return hmac.digest('hex')
 }
 
 /**

@@ -22,22 +22,32 @@ export interface ApiRequestToSign {
   body: string
 }
 
+/**
+ * A request as a server verifies it: the body as the bytes received, so that a body that is not
+ * UTF-8 is checked over what was sent (and then refused as such), not over U+FFFD in its place.
+ */
+export type ReceivedApiRequest = Omit<ApiRequestToSign, 'body'> & { body: string | Uint8Array }
+
 // Unix milliseconds stay below 10^16 for the next few hundred thousand years; a longer text is not a
 // timestamp but an attempt to make number parsing do something surprising.
 const UNIX_MS_PATTERN = /^[0-9]{1,16}$/
 
 /** `${timestamp}.${METHOD}.${path}.${body}` */
 export function apiSigningMessage(request: ApiRequestToSign): string {
-  return `${request.timestamp}.${request.method.toUpperCase()}.${request.path}.${request.body}`
+  return `${apiSigningPrefix(request)}${request.body}`
 }
 
-/** lower-case hex HMAC-SHA256(secret utf-8, message) */
-export function signApiRequest(secret: string, request: ApiRequestToSign): string {
-  return hmacSha256Hex(secret, apiSigningMessage(request))
+/** lower-case hex HMAC-SHA256(secret utf-8, message): the prefix's UTF-8 bytes, then the body's */
+export function signApiRequest(secret: string, request: ReceivedApiRequest): string {
+  return hmacSha256Hex(secret, apiSigningPrefix(request), request.body)
+}
+
+function apiSigningPrefix(request: ReceivedApiRequest): string {
+  return `${request.timestamp}.${request.method.toUpperCase()}.${request.path}.`
 }
 
 /** constant time; accepts upper-case hex; false for malformed hex of any length */
-export function verifyApiSignature(secret: string, request: ApiRequestToSign, signature: string): boolean {
+export function verifyApiSignature(secret: string, request: ReceivedApiRequest, signature: string): boolean {
   return signatureMatches(signApiRequest(secret, request), signature)
 }
 

@@ -83,6 +83,21 @@ describe('verifyApiSignature', () => {
 
   const good = vectors[0]?.signature ?? ''
 
+  it('verifies a body given as bytes over the bytes themselves, those that are not UTF-8 included', () => {
+    for (const vector of vectors) {
+      const bytes = { ...vector.request, body: Buffer.from(vector.request.body, 'utf8') }
+      expect(verifyApiSignature(secret, bytes, vector.signature)).toBe(true)
+    }
+    // printf '%s' '1763733787123.POST./api/merchant/v1/payments.{"k":"a' > m; printf '\xff"}' >> m
+    // openssl dgst -sha256 -hmac 'sk_test_7Hq2mV9xR4pL8wN3' < m
+    const notUtf8 = Buffer.concat([Buffer.from('{"k":"a'), Buffer.from([0xff]), Buffer.from('"}')])
+    const request = { timestamp, method: 'POST', path: '/api/merchant/v1/payments', body: notUtf8 }
+    const signature = 'fa0c26823f8a1c78cb169f5e7425fffe9150b61f892f7ec73eb917e13efb6e1f'
+    expect(verifyApiSignature(secret, request, signature)).toBe(true)
+    // read as text, the byte would be U+FFFD: another message
+    expect(verifyApiSignature(secret, { ...request, body: notUtf8.toString('utf8') }, signature)).toBe(false)
+  })
+
   it('accepts upper-case hex', () => {
     expect(verifyApiSignature(secret, createRequest, good.toUpperCase())).toBe(true)
   })

@@ -464,3 +464,32 @@ describe('admin routing', () => {
     expect(wrongMethod.headers['x-request-id']).toBeTruthy()
   })
 })
+
+// docs/api.md, "Conventions": the operator's JSON is read as a merchant's is
+describe('admin JSON bodies', () => {
+  const raw = (payload: string, contentType = 'application/json') =>
+    app.inject({
+      method: 'POST',
+      url: '/admin/v1/merchants',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': contentType },
+      payload,
+    })
+
+  it('refuses a repeated key, an inexact number and a charset other than utf-8, creating nothing', async () => {
+    const repeated = await raw('{"name":"Shop","name":"Other Shop"}')
+    expect(repeated.statusCode).toBe(400)
+    expect(json(repeated).error).toEqual({ code: 'VALIDATION_ERROR', message: "body: duplicate key 'name'" })
+    const inexact = await raw('{"name":"Shop","feeBps":100.00000000000000001}')
+    expect(inexact.statusCode).toBe(400)
+    expect(json(inexact).error.message).toMatch(
+      /^feeBps: the number 100\.00000000000000001 would not come back/,
+    )
+    const utf16 = await raw('{"name":"Shop"}', 'application/json; charset=utf-16')
+    expect(utf16.statusCode).toBe(415)
+    expect(json(utf16).error).toEqual({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'Content-Type: charset must be utf-8',
+    })
+    expect(await merchants.listMerchants()).toEqual([])
+  })
+})

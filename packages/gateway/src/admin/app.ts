@@ -6,6 +6,7 @@ import { DomainError } from '@chainpay/domain'
 import { constantTimeEqual, type Logger } from '@chainpay/platform'
 import type { WebhookDeliveryStore } from '@chainpay/ports'
 import {
+  acceptStrictJsonBodies,
   createHttpApp,
   type HttpRequestMetrics,
   METRICS_PATH,
@@ -34,6 +35,8 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
     component: 'admin',
     ...(deps.requestMetrics ? { requestMetrics: deps.requestMetrics } : {}),
   })
+  // JSON as the merchant API reads it: UTF-8, no repeated key, no number that would change
+  acceptStrictJsonBodies(app)
   const { deliveries, metricsRegistry } = deps
 
   await app.register(

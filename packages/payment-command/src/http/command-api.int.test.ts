@@ -178,4 +178,26 @@ describe('buildCommandApi when a store fails', () => {
       },
     })
   })
+
+  // docs/api.md, "Conventions": the merchant API accepts a "__proto__" metadata key (metadata is
+  // returned whatever its keys), so the command API behind it must too; a repeated key it refuses
+  it('reads JSON as the merchant API does', async () => {
+    const { baseUrl } = await startApi()
+    const request = '{"amount":"10.5","currency":"USDT","network":"TRON","metadata":{"__proto__":"kept"}}'
+    const envelope = `{"merchantId":"merchant-1","feePolicy":{"feeBps":100,"fixedFees":{}},"request":${request}}`
+    const created = await send(baseUrl, 'POST', '/internal/v1/payments', envelope)
+    expect(created.status).toBe(201)
+    expect(Object.entries(created.body.payment.created.metadata)).toEqual([['__proto__', 'kept']])
+
+    const repeated = await send(
+      baseUrl,
+      'POST',
+      '/internal/v1/payments',
+      `{"merchantId":"m-2",${envelope.slice(1)}`,
+    )
+    expect(repeated).toEqual({
+      status: 400,
+      body: { error: { code: 'VALIDATION_ERROR', message: "body: duplicate key 'merchantId'" } },
+    })
+  })
 })

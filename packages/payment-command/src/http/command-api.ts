@@ -8,7 +8,12 @@ import { commandApiRoutes } from '@chainpay/command-api-client'
 import { DomainError } from '@chainpay/domain'
 import type { Logger } from '@chainpay/platform'
 import type { PaymentCommands } from '@chainpay/ports'
-import { createHttpApp, type HttpApp, type HttpRequestMetrics } from '@chainpay/service-kit'
+import {
+  acceptStrictJsonBodies,
+  createHttpApp,
+  type HttpApp,
+  type HttpRequestMetrics,
+} from '@chainpay/service-kit'
 import { Type } from '@fastify/type-provider-typebox'
 
 export interface CommandApiOptions {
@@ -48,6 +53,8 @@ export function buildCommandApi(options: CommandApiOptions): HttpApp {
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     ...(options.requestMetrics ? { requestMetrics: options.requestMetrics } : {}),
   })
+  // the merchant API's JSON rules: a "__proto__" metadata key the gateway accepted is a plain key here too
+  acceptStrictJsonBodies(app)
 
   app.post(commandApiRoutes.payments, { schema: { body: CreateBody } }, async (request, reply) => {
     const outcome = await handler.createPayment(request.body)

@@ -1,10 +1,4 @@
-import {
-  createApiKeyAuthenticator,
-  createMerchant,
-  isJsonMediaType,
-  issueApiKey,
-  revokeApiKey,
-} from '@chainpay/gateway'
+import { createApiKeyAuthenticator, createMerchant, issueApiKey, revokeApiKey } from '@chainpay/gateway'
 import { createManualClock, createSecretBox, generateSecretKey } from '@chainpay/platform'
 import type { MerchantStore } from '@chainpay/ports'
 import { signApiRequest } from '@chainpay/signing'
@@ -90,16 +84,6 @@ describe('createApiKeyAuthenticator', () => {
     expect(lookups).toBe(3)
     await authenticator.authenticate('ck_1')
     expect(lookups).toBe(4)
-  })
-})
-
-describe('isJsonMediaType', () => {
-  it('accepts application/json with parameters, in any case, and nothing else', () => {
-    expect(isJsonMediaType('application/json')).toBe(true)
-    expect(isJsonMediaType('Application/JSON; charset=utf-8')).toBe(true)
-    expect(isJsonMediaType('text/plain')).toBe(false)
-    expect(isJsonMediaType('application/json-patch+json')).toBe(false)
-    expect(isJsonMediaType(undefined)).toBe(false)
   })
 })
 
@@ -287,12 +271,46 @@ describe('authentication over HTTP', () => {
     }
   })
 
-  it('accepts application/json with a charset', async () => {
-    const response = await fixture.send('POST', PAYMENTS, {
-      body: validBody,
-      contentType: 'application/json; charset=utf-8',
-    })
+  it.each([
+    'application/json; charset=utf-8',
+    'Application/JSON;charset=UTF-8',
+    'application/json; charset="utf-8"',
+  ])('accepts %s', async (contentType) => {
+    const response = await fixture.send('POST', PAYMENTS, { body: validBody, contentType })
     expect(response.statusCode).toBe(201)
+  })
+
+  // docs/api.md, "Conventions": any other charset would be read as UTF-8, that is, as something else
+  it.each([
+    'application/json; charset=utf-16',
+    'application/json; charset=UTF-16LE',
+    'application/json; charset=iso-8859-1',
+    'application/json; charset="latin1"',
+    'application/json; charset=',
+  ])('answers 415 UNSUPPORTED_MEDIA_TYPE for %s', async (contentType) => {
+    const response = await fixture.send('POST', PAYMENTS, { body: validBody, contentType })
+    expect(response.statusCode).toBe(415)
+    expect(errorOf(response)).toEqual({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'Content-Type: charset must be utf-8',
+    })
+  })
+
+  it('verifies the signature over the bytes as sent, and then refuses a body that is not UTF-8', async () => {
+    // "\xff" is no UTF-8: read as text it would be U+FFFD, like any other such byte
+    const bytes = Buffer.concat([
+      Buffer.from('{"amount":"10.5","currency":"USDT","network":"TRON","idempotencyKey":"order-'),
+      Buffer.from([0xff]),
+      Buffer.from('"}'),
+    ])
+    const response = await fixture.send('POST', PAYMENTS, { body: bytes })
+    expect(response.statusCode).toBe(400)
+    expect(errorOf(response)).toEqual({ code: 'VALIDATION_ERROR', message: 'body: must be valid UTF-8' })
+    const signedAsText = await fixture.send('POST', PAYMENTS, {
+      body: bytes,
+      sign: { body: bytes.toString('utf8') },
+    })
+    expect(signedAsText.statusCode).toBe(401)
   })
 
   it('answers 400 VALIDATION_ERROR for malformed JSON that is correctly signed', async () => {

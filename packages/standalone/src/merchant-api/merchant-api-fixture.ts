@@ -50,15 +50,15 @@ export interface Credentials {
 }
 
 export interface SignedRequestOptions {
-  /** raw body text, sent as is and signed */
-  body?: string
+  /** raw body, text or bytes, sent as is and signed */
+  body?: string | Buffer
   /** default application/json when there is a body */
   contentType?: string | null
   credentials?: Credentials
   /** X-Service-Timestamp; the fixture clock's now by default */
   timestamp?: string
   /** what the signature covers, when a test wants it to differ from what is sent */
-  sign?: { method?: string; path?: string; body?: string }
+  sign?: { method?: string; path?: string; body?: string | Buffer }
   /** applied last: replaces or (with undefined) removes any header */
   headers?: Record<string, string | undefined>
 }

@@ -367,6 +367,83 @@ describe('POST /payments', () => {
     })
   })
 
+  // docs/api.md, "Conventions": a JSON text that means one thing only
+  describe('the JSON body', () => {
+    const sent = (body: string) => fixture.send('POST', PAYMENTS, { body })
+    const refusal = async (body: string) => {
+      const response = await sent(body)
+      expect(response.statusCode, response.body).toBe(400)
+      return errorOf(response)
+    }
+
+    it.each([
+      [
+        '{"amount":"10.5","currency":"USDT","network":"TRON","amount":"1000"}',
+        "body: duplicate key 'amount'",
+      ],
+      [
+        '{"amount":"10.5","currency":"USDT","network":"TRON","metadata":{"a":1,"a":2}}',
+        "metadata: duplicate key 'a'",
+      ],
+      // the same key written two ways
+      [
+        '{"amount":"10.5","currency":"USDT","network":"TRON","metadata":{"orderId":"1","order\\u0049d":"2"}}',
+        "metadata: duplicate key 'orderId'",
+      ],
+      [
+        '{"amount":"10.5","currency":"USDT","network":"TRON","metadata":{"x":[{"k":1,"k":1}]}}',
+        "metadata.x.0: duplicate key 'k'",
+      ],
+    ])('refuses a repeated key: %s', async (body, message) => {
+      expect(await refusal(body)).toEqual({ code: 'VALIDATION_ERROR', message })
+    })
+
+    it.each([
+      '12345678901234567890',
+      '1e400',
+      '-1e400',
+      '1e-400',
+      '0.1000000000000000055511151231257827',
+      '9007199254740993',
+    ])('refuses the metadata number %s, which would come back changed', async (number) => {
+      const body = `{"amount":"10.5","currency":"USDT","network":"TRON","metadata":{"n":${number}}}`
+      expect(await refusal(body)).toEqual({
+        code: 'VALIDATION_ERROR',
+        message: `metadata.n: the number ${number} would not come back as sent (JSON numbers are 64-bit floats here); send it as a string`,
+      })
+    })
+
+    it('refuses such a number in any field, naming it', async () => {
+      expect(
+        (
+          await refusal(
+            '{"amount":"10.5","currency":"USDT","network":"TRON","expiresInMinutes":30.0000000000000000001}',
+          )
+        ).message,
+      ).toMatch(/^expiresInMinutes: the number 30\.0000000000000000001 would not come back as sent/)
+    })
+
+    it('accepts a number whose value comes back, in its shortest form', async () => {
+      const body =
+        '{"amount":"10.5","currency":"USDT","network":"TRON","metadata":{"a":1.0,"b":1e2,"c":0.1,"d":-0,"e":9007199254740991,"f":1.7976931348623157e308,"g":5e-324}}'
+      const response = await sent(body)
+      expect(response.statusCode, response.body).toBe(201)
+      expect(response.body).toContain(
+        '"metadata":{"a":1,"b":100,"c":0.1,"d":0,"e":9007199254740991,"f":1.7976931348623157e+308,"g":5e-324}',
+      )
+    })
+
+    it('refuses nesting deeper than 64 levels, however deep', async () => {
+      for (const depth of [65, 30_000]) {
+        const body = `{"amount":"10.5","currency":"USDT","network":"TRON","metadata":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`
+        expect(await refusal(body)).toEqual({
+          code: 'VALIDATION_ERROR',
+          message: 'body: must not nest deeper than 64 levels',
+        })
+      }
+    })
+  })
+
   describe('idempotency', () => {
     it('replays the same request with 200 and Idempotent-Replayed: true', async () => {
       const body = { ...base, idempotencyKey: 'order-1', metadata: { a: 1, b: 2 } }
@@ -411,6 +488,17 @@ describe('POST /payments', () => {
       const theirs = await fixture.create({ ...base, idempotencyKey: 'shared' }, fixture.otherMerchant)
       expect(theirs.statusCode).toBe(201)
       expect(json(theirs).paymentId).not.toBe(mine.paymentId)
+    })
+
+    it('refuses a key with an unpaired surrogate: two such keys would name one payment', async () => {
+      // JSON.stringify writes them as the escapes \ud800 and \ud801
+      for (const idempotencyKey of ['order-\ud800', 'order-\ud801']) {
+        expect(await rejected({ ...base, idempotencyKey })).toEqual({
+          code: 'VALIDATION_ERROR',
+          message: 'idempotencyKey: must be well-formed Unicode (it holds an unpaired surrogate)',
+        })
+      }
+      expect(await fixture.eventStore.readAll(null, 10)).toEqual([])
     })
 
     it('creates exactly one payment for 20 concurrent duplicates', async () => {
