@@ -7,11 +7,9 @@
 import { spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { startStandalone } from '../../packages/standalone/dist/testing/standalone-process.js'
 import { startSigningProxy } from './signing-proxy.mjs'
 
-const root = fileURLToPath(new URL('../..', import.meta.url))
 const schemathesis = process.env.FUZZ_SCHEMATHESIS ?? 'st'
 const maxExamples = process.env.FUZZ_MAX_EXAMPLES ?? '200'
 
@@ -45,7 +43,8 @@ try {
   ]
   process.stdout.write(`${schemathesis} ${args.join(' ')}\n`)
   exitCode = await new Promise((resolve, reject) => {
-    const child = spawn(schemathesis, args, { stdio: 'inherit', cwd: root })
+    // in the run's own directory: schemathesis keeps a cache where it runs
+    const child = spawn(schemathesis, args, { stdio: 'inherit', cwd: standalone.dataDir })
     child.on('error', reject)
     child.on('exit', (code) => resolve(code ?? 1))
   })

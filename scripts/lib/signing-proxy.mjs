@@ -5,7 +5,7 @@
 // API past authentication. The three headers are always replaced: schemathesis fills in the security
 // schemes of the OpenAPI with values of its own, and the API's own tests cover bad signatures.
 import { createHmac } from 'node:crypto'
-import { request as httpRequest, createServer } from 'node:http'
+import { createServer, request as httpRequest } from 'node:http'
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection'])
 
