@@ -244,13 +244,14 @@ async function startCluster(dataDir) {
     gateway,
     admin,
     paymentCommand,
+    paymentCommandHealth,
     chainIndexer,
     projection,
     notifier,
     kafkaPort,
     controllerPort,
     ferretPort,
-  ] = await Promise.all(Array.from({ length: 9 }, () => freeLoopbackPort()))
+  ] = await Promise.all(Array.from({ length: 10 }, () => freeLoopbackPort()))
   // scripts/up's layout, so that if this process is killed outright scripts/down stops what is left
   const layout = clusterLayout(dataDir)
   out(`data directory ${dataDir} (if this is killed: DATA_DIR=${dataDir} scripts/down)`)
@@ -268,7 +269,7 @@ async function startCluster(dataDir) {
   const secrets = ensureClusterSecrets(dataDir)
   const plan = planCluster({
     dataDir,
-    ports: { gateway, admin, paymentCommand, chainIndexer, projection, notifier },
+    ports: { gateway, admin, paymentCommand, paymentCommandHealth, chainIndexer, projection, notifier },
     kafkaBrokers: kafka.brokers,
     mongodbUrl: ferret.url,
     secrets,

@@ -18,7 +18,8 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
 }
 
 const shared = {
-  host: '0.0.0.0',
+  host: '127.0.0.1',
+  metricsToken: undefined,
   port: 8092,
   dataDir: resolve('data'),
   databaseFile: resolve('data', 'chainpay.sqlite'),
@@ -57,6 +58,7 @@ describe('readChainIndexerConfig', () => {
     })
     expect(config).toEqual({
       host: '127.0.0.1',
+      metricsToken: undefined,
       port: 9092,
       dataDir: '/var/lib/chainpay',
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',

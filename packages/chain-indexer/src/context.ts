@@ -106,6 +106,7 @@ export async function buildChainIndexerContext(
     logger,
     readiness: chains.readiness,
     metricsRegistry: metrics.registry,
+    metricsToken: config.metricsToken,
     requestMetrics: metrics.http,
     ...(chains.routes ? { routes: chains.routes } : {}),
   })

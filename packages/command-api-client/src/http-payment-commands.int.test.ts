@@ -25,8 +25,12 @@ async function listen(server: Server): Promise<{ baseUrl: string; close(): Promi
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close }
 }
 
-function clientOf(baseUrl: string, timeoutMs = 5_000) {
-  const commands = createHttpPaymentCommands({ baseUrl, timeoutMs })
+function clientOf(baseUrl: string, timeoutMs = 5_000, token?: string) {
+  const commands = createHttpPaymentCommands({
+    baseUrl,
+    timeoutMs,
+    ...(token === undefined ? {} : { token }),
+  })
   cleanups.push(() => commands.close())
   return commands
 }
@@ -68,6 +72,45 @@ describe('createHttpPaymentCommands', () => {
       code: 'SERVICE_UNAVAILABLE',
       message: 'event store down',
     })
+  })
+
+  it('sends its token as the bearer of every command, and no Authorization header without one', async () => {
+    const seen: Array<string | undefined> = []
+    const server = await listen(
+      createServer((request, response) => {
+        seen.push(request.headers.authorization)
+        response
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"error":{"code":"PAYMENT_NOT_FOUND","message":"payment not found"}}')
+      }),
+    )
+    const token = 'command-api-token-0123456789abcdef'
+    const withToken = clientOf(server.baseUrl, 5_000, token)
+    await withToken.getPayment({ merchantId: 'merchant-1', paymentId: crypto.randomUUID() })
+    await withToken.cancelPayment({ merchantId: 'merchant-1', paymentId: 'p-1' }).catch(() => undefined)
+    await withToken
+      .createPayment({ merchantId: 'merchant-1', request: { amount: '1' } })
+      .catch(() => undefined)
+    await clientOf(server.baseUrl).getPayment({ merchantId: 'merchant-1', paymentId: crypto.randomUUID() })
+    expect(seen).toEqual([`Bearer ${token}`, `Bearer ${token}`, `Bearer ${token}`, undefined])
+  })
+
+  it('turns a refused token into a plain Error naming COMMAND_API_TOKEN: an operator’s mistake, not a merchant’s 401', async () => {
+    const server = await listen(
+      createServer((_, response) => {
+        response
+          .writeHead(401, { 'content-type': 'application/json' })
+          .end('{"error":{"code":"INVALID_API_KEY","message":"Authorization: not the COMMAND_API_TOKEN"}}')
+      }),
+    )
+    const error = await clientOf(server.baseUrl, 5_000, 'a-token-payment-command-does-not-know')
+      .cancelPayment({ merchantId: 'merchant-1', paymentId: 'p-1' })
+      .catch((thrown: unknown) => thrown)
+    expect(error).toBeInstanceOf(Error)
+    expect(error).not.toBeInstanceOf(UnavailableError)
+    expect(error).not.toHaveProperty('code')
+    expect((error as Error).message).toMatch(/^payment-command refused a cancel: .*COMMAND_API_TOKEN/)
+    expect((error as Error).message).not.toContain('a-token-payment-command-does-not-know')
   })
 
   it('refuses a base URL that is not http(s)', () => {

@@ -1,6 +1,8 @@
 // The PaymentCommands port over payment-command's internal HTTP API (undici). An error body becomes
 // the DomainError it was on the other side; no answer at all (refused, reset, timed out, or a 5xx
 // without our error body) becomes the port's UnavailableError, which the gateway answers with 503.
+// Every call carries COMMAND_API_TOKEN as its bearer when there is one; a refused token is the
+// operator's mistake, not the merchant's, so it becomes a plain Error (a logged 500), never a 401.
 
 import { DomainError, type ErrorCode, ErrorCodes } from '@chainpay/domain'
 import {
@@ -17,6 +19,8 @@ export interface HttpPaymentCommandsOptions {
   baseUrl: string
   /** for the whole exchange, connect to last body byte; default 10 s */
   timeoutMs?: number
+  /** COMMAND_API_TOKEN, sent as `Authorization: Bearer <token>`; none when undefined */
+  token?: string
 }
 
 export interface HttpPaymentCommands extends PaymentCommands {
@@ -39,6 +43,7 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
   const prefix = base.href.replace(/\/+$/, '')
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const agent = new Agent()
+  const authorization = options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }
 
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> => {
     const target = `${prefix}${path}`
@@ -47,9 +52,8 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
         method,
         dispatcher: agent,
         signal: AbortSignal.timeout(timeoutMs),
-        ...(body === undefined
-          ? {}
-          : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+        headers: { ...authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       })
       const text = await response.body.text()
       return { status: response.statusCode, body: parseJson(text) }
@@ -64,6 +68,11 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
   const expectSuccess = (answer: Answer, what: string): Record<string, unknown> => {
     if (answer.status >= 200 && answer.status < 300 && isRecord(answer.body)) return answer.body
     const failure = errorOf(answer.body)
+    if (answer.status === 401) {
+      throw new Error(
+        `payment-command refused ${what}: ${failure?.message ?? 'status 401'} (the gateway's COMMAND_API_TOKEN must be payment-command's)`,
+      )
+    }
     if (failure) throw new DomainError(failure.code, failure.message)
     const description = `payment-command answered ${what} with status ${answer.status} and no error body`
     throw answer.status >= 500 ? new UnavailableError(description) : new Error(description)

@@ -8,6 +8,7 @@ import {
   type CallbackUrlPolicy,
   readCallbackUrlPolicy,
   readEncryptionKey,
+  readServiceToken,
   readSharedConfig,
   type SharedConfig,
 } from '@chainpay/service-kit'
@@ -21,6 +22,11 @@ export interface GatewayConfig extends SharedConfig {
   adminPort: number
   /** payment-command's internal command API, e.g. http://127.0.0.1:8090 */
   paymentCommandUrl: string
+  /**
+   * COMMAND_API_TOKEN, sent as the bearer of every command; required when PAYMENT_COMMAND_URL is
+   * not on loopback (docs/operations.md, "Internal APIs")
+   */
+  commandApiToken: string | undefined
   /** seals and opens API secrets and webhook secrets */
   encryptionKey: string
   adminToken: string
@@ -36,12 +42,20 @@ export interface GatewayConfig extends SharedConfig {
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const read = readEnv(env)
   const ports = readApiPorts(read)
-  const shared = readSharedConfig(read)
+  // the gateway's /metrics is on the admin port
+  const shared = readSharedConfig(read, undefined, { hostVariable: 'ADMIN_HOST', host: ports.adminHost })
+  const paymentCommandUrl = readHttpUrl(read, 'PAYMENT_COMMAND_URL') ?? ''
   const config: GatewayConfig = {
     ...ports,
     ...shared,
     infrastructure: readInfrastructureConfig(read),
-    paymentCommandUrl: readHttpUrl(read, 'PAYMENT_COMMAND_URL') ?? '',
+    paymentCommandUrl,
+    commandApiToken: readServiceToken(read, 'COMMAND_API_TOKEN', {
+      hostVariable: 'PAYMENT_COMMAND_URL',
+      // unset or unusable: already reported, and no token is asked for on top
+      host: URL.parse(paymentCommandUrl)?.hostname ?? '127.0.0.1',
+      serves: "payment-command's command API",
+    }),
     encryptionKey: readEncryptionKey(read),
     adminToken: read.string('ADMIN_TOKEN'),
     rateLimit: readRateLimit(read),

@@ -12,6 +12,9 @@ const required = {
   ADMIN_TOKEN: 'adm_operator',
 }
 
+const COMMAND_API_TOKEN = 'command-api-token-0123456789abcdef'
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef0123'
+
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   return configProblems(() => readGatewayConfig(env))
 }
@@ -19,7 +22,8 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
 describe('readGatewayConfig', () => {
   it('has defaults for everything but payment-command, the encryption key and the admin token', () => {
     expect(readGatewayConfig(required)).toEqual({
-      host: '0.0.0.0',
+      host: '127.0.0.1',
+      metricsToken: undefined,
       port: 8080,
       adminHost: '127.0.0.1',
       adminPort: 8081,
@@ -34,6 +38,7 @@ describe('readGatewayConfig', () => {
         busNamespace: null,
       },
       paymentCommandUrl: 'http://127.0.0.1:8090',
+      commandApiToken: undefined,
       encryptionKey,
       adminToken: 'adm_operator',
       rateLimit: { max: 1200, windowMs: 60_000 },
@@ -47,7 +52,9 @@ describe('readGatewayConfig', () => {
     const config = readGatewayConfig({
       ...required,
       PAYMENT_COMMAND_URL: 'https://payment-command.internal:8443/',
-      HOST: '127.0.0.1',
+      COMMAND_API_TOKEN: COMMAND_API_TOKEN,
+      METRICS_TOKEN: METRICS_TOKEN,
+      HOST: '0.0.0.0',
       PORT: '9080',
       ADMIN_HOST: '10.0.0.5',
       ADMIN_PORT: '9081',
@@ -64,7 +71,9 @@ describe('readGatewayConfig', () => {
       CHAIN_NETWORKS: 'TRON,SOLANA',
     })
     expect(config).toMatchObject({
-      host: '127.0.0.1',
+      host: '0.0.0.0',
+      metricsToken: METRICS_TOKEN,
+      commandApiToken: COMMAND_API_TOKEN,
       port: 9080,
       adminHost: '10.0.0.5',
       adminPort: 9081,
@@ -119,11 +128,33 @@ describe('readGatewayConfig', () => {
     ])
   })
 
+  it('refuses a payment-command off loopback without COMMAND_API_TOKEN, and an admin port off loopback without METRICS_TOKEN', () => {
+    expect(
+      problemsOf({
+        ...required,
+        PAYMENT_COMMAND_URL: 'http://chainpay-payment-command:8090',
+        ADMIN_HOST: '0.0.0.0',
+      }),
+    ).toEqual([
+      'METRICS_TOKEN: required because ADMIN_HOST (0.0.0.0) is not a loopback address: /metrics would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
+      `COMMAND_API_TOKEN: required because PAYMENT_COMMAND_URL (chainpay-payment-command) is not a loopback address: payment-command's command API would answer anyone who reaches it (docs/operations.md, "Internal APIs")`,
+    ])
+    // the merchant API is public by design: HOST off loopback asks for no token
+    expect(problemsOf({ ...required, HOST: '0.0.0.0' })).toEqual([])
+  })
+
   it('checks the ports', () => {
     expect(problemsOf({ ...required, PORT: '-1', ADMIN_PORT: '65536' })).toEqual([
       "PORT: expected an integer between 1 and 65535, got '-1'",
       "ADMIN_PORT: expected an integer between 1 and 65535, got '65536'",
     ])
+  })
+
+  it('never repeats a short COMMAND_API_TOKEN in a message', () => {
+    const token = 'too-short-but-secret'
+    const problems = problemsOf({ ...required, COMMAND_API_TOKEN: token })
+    expect(problems).toEqual([expect.stringMatching(/^COMMAND_API_TOKEN: expected at least 32 characters/)])
+    expect(problems.join('\n')).not.toContain(token)
   })
 
   it('never repeats the encryption key in a message', () => {

@@ -48,7 +48,12 @@ export async function buildGatewayContext(
     shared,
   })
   const { stores } = infrastructure
-  const remote = shared ? undefined : createHttpPaymentCommands({ baseUrl: config.paymentCommandUrl })
+  const remote = shared
+    ? undefined
+    : createHttpPaymentCommands({
+        baseUrl: config.paymentCommandUrl,
+        ...(config.commandApiToken === undefined ? {} : { token: config.commandApiToken }),
+      })
   const commands = shared?.commands ?? (remote as PaymentCommands)
   const merchants = stores.merchants()
   const secretBox = createSecretBox(config.encryptionKey)
@@ -103,6 +108,7 @@ export async function buildGatewayContext(
         requestMetrics: metrics.http,
         // on the admin port only: it is internal, the merchant port is public
         metricsRegistry: metrics.registry,
+        metricsToken: config.metricsToken,
       }),
   })
 

@@ -34,9 +34,14 @@ function readJson<T>(path: string): T | null {
 export function ensureClusterSecrets(dataDir: string): ClusterSecrets {
   mkdirSync(dataDir, { recursive: true })
   const path = join(dataDir, clusterFiles.secrets)
-  const stored = readJson<ClusterSecrets>(path)
-  if (stored) return stored
-  const secrets = { encryptionKey: generateSecretKey(), adminToken: randomToken('adm', 32) }
+  const stored = readJson<Partial<ClusterSecrets>>(path)
+  if (stored?.encryptionKey && stored.adminToken && stored.commandApiToken) return stored as ClusterSecrets
+  // a DATA_DIR of an older scripts/up keeps its key and token, and gets what it lacks
+  const secrets: ClusterSecrets = {
+    encryptionKey: stored?.encryptionKey ?? generateSecretKey(),
+    adminToken: stored?.adminToken ?? randomToken('adm', 32),
+    commandApiToken: stored?.commandApiToken ?? randomToken('cmd', 32),
+  }
   writeFileAtomically(path, `${JSON.stringify(secrets, null, 2)}\n`)
   return secrets
 }

@@ -26,7 +26,10 @@ export const mainScriptOf = (name: ServiceName): string =>
 export interface ClusterPorts {
   gateway: number
   admin: number
+  /** payment-command's command API */
   paymentCommand: number
+  /** payment-command's /healthz, /readyz and /metrics (HEALTH_PORT) */
+  paymentCommandHealth: number
   chainIndexer: number
   projection: number
   notifier: number
@@ -35,6 +38,8 @@ export interface ClusterPorts {
 export interface ClusterSecrets {
   encryptionKey: string
   adminToken: string
+  /** COMMAND_API_TOKEN, given to the gateway and payment-command: the command API's path as in production */
+  commandApiToken: string
 }
 
 export interface ClusterPlanOptions {
@@ -139,8 +144,10 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
   return {
     urls,
     services: [
-      service('payment-command', ports.paymentCommand, {
+      service('payment-command', ports.paymentCommandHealth, {
         PORT: String(ports.paymentCommand),
+        HEALTH_PORT: String(ports.paymentCommandHealth),
+        COMMAND_API_TOKEN: secrets.commandApiToken,
         WALLET_FILE: options.walletFile,
         CALLBACK_URL_POLICY: 'development',
         EVENTSTORE_URL: options.eventstoreUrl ?? undefined,
@@ -166,6 +173,7 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
         ADMIN_PORT: String(ports.admin),
         ADMIN_HOST: '127.0.0.1',
         PAYMENT_COMMAND_URL: urls.paymentCommand,
+        COMMAND_API_TOKEN: secrets.commandApiToken,
         CHAINPAY_ENCRYPTION_KEY: secrets.encryptionKey,
         ADMIN_TOKEN: secrets.adminToken,
         CHAIN_SIMULATOR_URL: urls.chainSimulator,

@@ -31,3 +31,31 @@ describe('a deployable with a bad configuration', () => {
     expect(stderr).not.toMatch(/^\s+at /m)
   })
 })
+
+describe('a deployable whose internal API would listen off loopback without its token', () => {
+  it.concurrent.each<[ServiceName, Record<string, string>, string[]]>([
+    [
+      'payment-command',
+      { HOST: '0.0.0.0' },
+      [
+        'METRICS_TOKEN: required because HOST (0.0.0.0)',
+        'COMMAND_API_TOKEN: required because HOST (0.0.0.0)',
+      ],
+    ],
+    ['projection', { HOST: '10.0.0.7' }, ['METRICS_TOKEN: required because HOST (10.0.0.7)']],
+    [
+      'gateway',
+      { ADMIN_HOST: '0.0.0.0', PAYMENT_COMMAND_URL: 'http://payment-command.internal:8090' },
+      [
+        'METRICS_TOKEN: required because ADMIN_HOST (0.0.0.0)',
+        'COMMAND_API_TOKEN: required because PAYMENT_COMMAND_URL (payment-command.internal)',
+      ],
+    ],
+  ])('%s refuses to start: %o', async (name, env, problems) => {
+    const { code, stdout, stderr } = await runToExit(mainScriptOf(name), { DATA_DIR: dataDir, ...env })
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr).toContain(`chainpay ${name} cannot start: invalid configuration:\n`)
+    for (const problem of problems) expect(stderr).toContain(`  - ${problem}`)
+  })
+})

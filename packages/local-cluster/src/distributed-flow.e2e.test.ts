@@ -613,7 +613,8 @@ describe('metrics after the flow', () => {
   it('every service answers /metrics with Prometheus text showing what it did', async () => {
     const metricsUrls = {
       gateway: cluster.urls.admin,
-      'payment-command': cluster.urls.paymentCommand,
+      // its health port: the command API's port serves no /metrics
+      'payment-command': cluster.serviceUrls['payment-command'],
       'chain-indexer': cluster.urls.chainSimulator,
       projection: cluster.serviceUrls.projection,
       notifier: cluster.serviceUrls.notifier,
@@ -654,6 +655,28 @@ describe('metrics after the flow', () => {
     )
     expect(lag.length).toBeGreaterThan(0)
     for (const sample of lag) expect(sample.value).toBeGreaterThanOrEqual(0)
+  })
+})
+
+describe("payment-command's command API", () => {
+  it('answers only the gateway’s COMMAND_API_TOKEN, and its port serves no /metrics', async () => {
+    const body = JSON.stringify({
+      merchantId: merchant.merchant.merchantId,
+      request: { amount: '1', currency: 'USDT', network: 'TRON' },
+    })
+    const post = (headers: Record<string, string>) =>
+      fetch(`${cluster.urls.paymentCommand}/internal/v1/payments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      })
+    const anonymous = await post({})
+    expect(anonymous.status).toBe(401)
+    expect(await anonymous.json()).toMatchObject({ error: { code: 'MISSING_AUTH_HEADERS' } })
+    expect((await post({ authorization: `Bearer ${cluster.adminToken}` })).status).toBe(401)
+    const metrics = await fetch(`${cluster.urls.paymentCommand}/metrics`)
+    await metrics.body?.cancel()
+    expect(metrics.status).toBe(404)
   })
 })
 

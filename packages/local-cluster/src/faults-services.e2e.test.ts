@@ -86,7 +86,7 @@ async function createAndPay(
 /** the payment as payment-command's event store has it, through its internal API (not the read model) */
 async function storedPayment(paymentId: string): Promise<unknown> {
   const url = `${cluster.urls.paymentCommand}/internal/v1/payments/${paymentId}?merchantId=${merchant.merchant.merchantId}`
-  const response = await fetch(url)
+  const response = await fetch(url, { headers: { authorization: `Bearer ${cluster.commandApiToken}` } })
   return { status: response.status, ...((await response.json()) as object) }
 }
 

@@ -40,6 +40,7 @@ export function readUpConfig(env: NodeJS.ProcessEnv = process.env): UpConfig | n
         gateway: port('PORT', 8080),
         admin: port('ADMIN_PORT', 8081),
         paymentCommand: port('PAYMENT_COMMAND_PORT', 8090),
+        paymentCommandHealth: port('PAYMENT_COMMAND_HEALTH_PORT', 8091),
         chainIndexer: port('CHAIN_INDEXER_PORT', 8092),
         projection: port('PROJECTION_PORT', 8093),
         notifier: port('NOTIFIER_PORT', 8094),

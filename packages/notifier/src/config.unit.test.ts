@@ -15,7 +15,8 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
 describe('readNotifierConfig', () => {
   it('has defaults for everything but the encryption key', () => {
     expect(readNotifierConfig(required)).toEqual({
-      host: '0.0.0.0',
+      host: '127.0.0.1',
+      metricsToken: undefined,
       healthPort: 8094,
       dataDir: resolve('data'),
       databaseFile: resolve('data', 'chainpay.sqlite'),

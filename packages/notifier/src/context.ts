@@ -62,6 +62,7 @@ export async function buildNotifierContext(
     logger,
     readiness,
     metricsRegistry: metrics.registry,
+    metricsToken: config.metricsToken,
     requestMetrics: metrics.http,
   })
   return {

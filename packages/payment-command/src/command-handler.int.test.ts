@@ -28,8 +28,10 @@ afterEach(async () => {
   side = undefined
 })
 
-function open(options: Parameters<typeof openSqliteCommandSide>[0] = {}): SqliteCommandSide {
+/** the command side, knowing merchant-1 (fee 1 %) */
+async function open(options: Parameters<typeof openSqliteCommandSide>[0] = {}): Promise<SqliteCommandSide> {
   side = openSqliteCommandSide({ clock: createManualClock(start), ...options })
+  await side.addMerchant(merchantId, feePolicy)
   return side
 }
 
@@ -39,9 +41,9 @@ async function streamOf(eventStore: EventStore, paymentId: string) {
 
 describe('createPayment', () => {
   it('appends PaymentCreated with an address from the wallet at the next index of the network', async () => {
-    const { handler, eventStore } = open()
-    await handler.createPayment({ merchantId, feePolicy, request: request({ idempotencyKey: 'first' }) })
-    const second = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const { handler, eventStore } = await open()
+    await handler.createPayment({ merchantId, request: request({ idempotencyKey: 'first' }) })
+    const second = await handler.createPayment({ merchantId, request: request() })
     const paymentId = paymentIdForIdempotencyKey(merchantId, 'order-1042')
     expect(second.payment.created.paymentId).toBe(paymentId)
 
@@ -72,11 +74,39 @@ describe('createPayment', () => {
     })
   })
 
+  it("charges the merchant's fee policy as the merchant store has it, whatever the caller sends", async () => {
+    const { handler, addMerchant } = await open()
+    await addMerchant('merchant-fees', { feeBps: 250, fixedFees: { 'TRON:USDT': '0.1' } })
+    // a caller that still sends a fee policy (as the port once carried) is not listened to
+    const input = { merchantId: 'merchant-fees', feePolicy: { feeBps: 0, fixedFees: {} }, request: request() }
+    const created = await handler.createPayment(input)
+    // 10.5 USDT: 2.5 % is 262500 units, plus the fixed 0.1 USDT (100000)
+    expect(created.payment.created).toMatchObject({ amountUnits: '10500000', feeUnits: '362500' })
+  })
+
+  it('refuses a merchant the merchant store does not know: NOT_FOUND, nothing appended, no address spent', async () => {
+    const logs = captureLogs()
+    const { handler, eventStore, allocator } = await open({ logDestination: logs })
+    const unknown = 'merchant-nobody-created'
+    await expect(handler.createPayment({ merchantId: unknown, request: request() })).rejects.toMatchObject({
+      name: 'DomainError',
+      code: 'NOT_FOUND',
+      message: `merchant ${unknown} not found`,
+    })
+    expect(await streamOf(eventStore, paymentIdForIdempotencyKey(unknown, 'order-1042'))).toEqual([])
+    expect(allocator.allocations).toEqual([])
+    expect(logs.lines).toContainEqual(
+      expect.objectContaining({
+        merchantId: unknown,
+        msg: 'create refused: no such merchant in the merchant store',
+      }),
+    )
+  })
+
   it('gives an SPL payment the associated token account of its derived owner', async () => {
-    const { handler, deriver } = open()
+    const { handler, deriver } = await open()
     const created = await handler.createPayment({
       merchantId,
-      feePolicy,
       request: { amount: '5', currency: 'USDC', network: 'SOLANA' },
     })
     const usdc = resolveAsset(defaultAssetRegistry, { network: 'SOLANA', currency: 'USDC' })
@@ -85,36 +115,36 @@ describe('createPayment', () => {
   })
 
   it('replays the same request without allocating another address index', async () => {
-    const { handler, allocator } = open()
-    const first = await handler.createPayment({ merchantId, feePolicy, request: request() })
-    const replayed = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const { handler, allocator } = await open()
+    const first = await handler.createPayment({ merchantId, request: request() })
+    const replayed = await handler.createPayment({ merchantId, request: request() })
     expect(replayed).toEqual({ ...first, outcome: 'replayed' })
     expect(allocator.allocations).toEqual([{ network: 'TRON', index: 0 }])
   })
 
   it('refuses a reused key with IDEMPOTENCY_KEY_REUSED, allocating nothing and appending nothing', async () => {
-    const { handler, allocator, eventStore } = open()
-    const first = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const { handler, allocator, eventStore } = await open()
+    const first = await handler.createPayment({ merchantId, request: request() })
     await expect(
-      handler.createPayment({ merchantId, feePolicy, request: request({ amount: '11' }) }),
+      handler.createPayment({ merchantId, request: request({ amount: '11' }) }),
     ).rejects.toMatchObject({ name: 'DomainError', code: 'IDEMPOTENCY_KEY_REUSED' })
     expect(allocator.allocations).toHaveLength(1)
     expect(await streamOf(eventStore, first.payment.created.paymentId)).toHaveLength(1)
   })
 
   it('validates the request before anything else happens', async () => {
-    const { handler, allocator } = open()
+    const { handler, allocator } = await open()
     await expect(
-      handler.createPayment({ merchantId, feePolicy, request: request({ expiresInMinutes: 0 }) }),
+      handler.createPayment({ merchantId, request: request({ expiresInMinutes: 0 }) }),
     ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/expiresInMinutes/) })
     expect(allocator.allocations).toEqual([])
   })
 
   it('turns 20 concurrent duplicates into exactly one payment', async () => {
     const logs = captureLogs()
-    const { handler, eventStore } = open({ logDestination: logs })
+    const { handler, eventStore } = await open({ logDestination: logs })
     const outcomes = await Promise.all(
-      Array.from({ length: 20 }, () => handler.createPayment({ merchantId, feePolicy, request: request() })),
+      Array.from({ length: 20 }, () => handler.createPayment({ merchantId, request: request() })),
     )
     expect(outcomes.filter((outcome) => outcome.outcome === 'created')).toHaveLength(1)
     expect(outcomes.filter((outcome) => outcome.outcome === 'replayed')).toHaveLength(19)
@@ -133,8 +163,8 @@ describe('createPayment', () => {
 describe('cancelPayment', () => {
   it('lets 20 concurrent cancels append one PaymentCanceled and all see it canceled', async () => {
     const logs = captureLogs()
-    const { handler, eventStore } = open({ logDestination: logs })
-    const { payment } = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const { handler, eventStore } = await open({ logDestination: logs })
+    const { payment } = await handler.createPayment({ merchantId, request: request() })
     const paymentId = payment.created.paymentId
     const results = await Promise.all(
       Array.from({ length: 20 }, () => handler.cancelPayment({ merchantId, paymentId })),
@@ -150,8 +180,8 @@ describe('cancelPayment', () => {
   })
 
   it('refuses a payment with a transfer seen: PAYMENT_NOT_CANCELABLE', async () => {
-    const { handler } = open()
-    const { payment } = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const { handler } = await open()
+    const { payment } = await handler.createPayment({ merchantId, request: request() })
     await handler.recordObservation(observation(payment.created, { confirmations: 1 }))
     await expect(
       handler.cancelPayment({ merchantId, paymentId: payment.created.paymentId }),
@@ -159,13 +189,14 @@ describe('cancelPayment', () => {
   })
 
   it('decides again after each conflicting append, and gives up after maxConflictRetries', async () => {
-    const base = open()
-    const { payment } = await base.handler.createPayment({ merchantId, feePolicy, request: request() })
+    const base = await open()
+    const { payment } = await base.handler.createPayment({ merchantId, request: request() })
     const paymentId = payment.created.paymentId
     let interferences = 0
     const withRival = (rivalAppends: number) =>
       createPaymentCommandHandler({
         eventStore: rivalBefore(base.eventStore, rivalAppends, () => interferences++),
+        merchants: base.merchants,
         allocator: base.allocator,
         deriver: base.deriver,
         registry: defaultAssetRegistry,
@@ -190,8 +221,8 @@ describe('cancelPayment', () => {
 
 describe('getPayment', () => {
   it("folds the stream; another merchant's or an unknown payment is null", async () => {
-    const { handler } = open()
-    const created = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const { handler } = await open()
+    const created = await handler.createPayment({ merchantId, request: request() })
     const paymentId = created.payment.created.paymentId
     expect(await handler.getPayment({ merchantId, paymentId })).toEqual({
       payment: created.payment,
@@ -204,8 +235,8 @@ describe('getPayment', () => {
 
 describe('recordObservation', () => {
   it('takes a payment from pending to confirmed at 20 TRON confirmations, ignoring repeats', async () => {
-    const { handler, eventStore } = open()
-    const { payment } = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const { handler, eventStore } = await open()
+    const { payment } = await handler.createPayment({ merchantId, request: request() })
     const paymentId = payment.created.paymentId
 
     await handler.recordObservation(observation(payment.created, { confirmations: 1 }))
@@ -233,8 +264,8 @@ describe('recordObservation', () => {
   })
 
   it('fails a pending payment whose only transfer the chain withdrew', async () => {
-    const { handler } = open()
-    const { payment } = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const { handler } = await open()
+    const { payment } = await handler.createPayment({ merchantId, request: request() })
     await handler.recordObservation(observation(payment.created, { confirmations: 3 }))
     await handler.recordObservation(
       observation(payment.created, { status: 'withdrawn', withdrawReason: 'REVERTED', confirmations: 0 }),
@@ -245,7 +276,7 @@ describe('recordObservation', () => {
 
   it('logs and ignores an observation of an unknown payment, creating no stream', async () => {
     const logs = captureLogs()
-    const { handler, eventStore } = open({ logDestination: logs })
+    const { handler, eventStore } = await open({ logDestination: logs })
     const paymentId = crypto.randomUUID()
     await handler.recordObservation(
       observation({ paymentId, network: 'TRON', address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8' }),
@@ -258,8 +289,8 @@ describe('recordObservation', () => {
 
   it('ignores an observation whose address or network is not the payment’s', async () => {
     const logs = captureLogs()
-    const { handler, eventStore } = open({ logDestination: logs })
-    const { payment } = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const { handler, eventStore } = await open({ logDestination: logs })
+    const { payment } = await handler.createPayment({ merchantId, request: request() })
     await handler.recordObservation(
       observation({ ...payment.created, address: 'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK' }),
     )
@@ -272,8 +303,8 @@ describe('recordObservation', () => {
 describe('expire', () => {
   it('expires only once both the clock and the chain have passed expiresAt', async () => {
     const clock = createManualClock(start)
-    const { handler } = open({ clock })
-    const { payment } = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const { handler } = await open({ clock })
+    const { payment } = await handler.createPayment({ merchantId, request: request() })
     const paymentId = payment.created.paymentId
 
     expect(await handler.expire(paymentId, '2026-11-21T14:31:00.000Z')).toBe('not_due')
@@ -289,12 +320,11 @@ describe('expire', () => {
 
   it('reports closed for a payment with a transfer, a canceled one and an unknown one', async () => {
     const clock = createManualClock(start)
-    const { handler } = open({ clock })
-    const paid = await handler.createPayment({ merchantId, feePolicy, request: request() })
+    const { handler } = await open({ clock })
+    const paid = await handler.createPayment({ merchantId, request: request() })
     await handler.recordObservation(observation(paid.payment.created, { confirmations: 1 }))
     const canceled = await handler.createPayment({
       merchantId,
-      feePolicy,
       request: request({ idempotencyKey: 'b' }),
     })
     await handler.cancelPayment({ merchantId, paymentId: canceled.payment.created.paymentId })

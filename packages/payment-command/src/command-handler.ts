@@ -1,6 +1,7 @@
 // The command side of a payment: read its stream, decide, append with optimistic concurrency, and
 // on a conflicting append read again and decide again. Decisions are idempotent, so a retry never
-// doubles anything.
+// doubles anything. A create's merchant and fee policy come from the merchant store, never from the
+// caller (docs/architecture.md, "The command API").
 
 import { randomUUID } from 'node:crypto'
 import { recordTransferObservationCommand, type TransferObservation } from '@chainpay/contracts'
@@ -26,6 +27,7 @@ import {
   type AddressIndexAllocator,
   type CreatePaymentOutcome,
   type EventStore,
+  type MerchantStore,
   type PaymentCommands,
   type PaymentSnapshot,
   WrongExpectedRevisionError,
@@ -34,6 +36,8 @@ import { type LoadedPayment, loadPayment, toNewEvent } from './payment-stream.js
 
 export interface PaymentCommandHandlerDeps {
   eventStore: EventStore
+  /** where a create's merchant and its fee policy are looked up */
+  merchants: Pick<MerchantStore, 'getMerchant'>
   allocator: AddressIndexAllocator
   deriver: { derive(asset: Asset, index: number): ReceivingAddress }
   registry: AssetRegistry
@@ -58,7 +62,7 @@ export interface PaymentCommandHandler extends PaymentCommands {
 const DEFAULT_MAX_CONFLICT_RETRIES = 10
 
 export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): PaymentCommandHandler {
-  const { eventStore, allocator, deriver, registry, policy, clock, logger } = deps
+  const { eventStore, merchants, allocator, deriver, registry, policy, clock, logger } = deps
   const newId = deps.newId ?? randomUUID
   const maxConflictRetries = deps.maxConflictRetries ?? DEFAULT_MAX_CONFLICT_RETRIES
 
@@ -95,7 +99,15 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
   }
 
   return {
-    async createPayment({ merchantId, feePolicy, request: body }): Promise<CreatePaymentOutcome> {
+    async createPayment({ merchantId, request: body }): Promise<CreatePaymentOutcome> {
+      const merchant = await merchants.getMerchant(merchantId)
+      if (merchant === null) {
+        // the gateway only asks for merchants it authenticated: another caller, or a gateway on
+        // another merchant store than this payment-command's
+        logger.warn({ merchantId }, 'create refused: no such merchant in the merchant store')
+        throw new DomainError('NOT_FOUND', `merchant ${merchantId} not found`)
+      }
+      const { feePolicy } = merchant
       // the one place a create's body is validated (docs/api.md, "Validation")
       const { request, asset } = validateCreatePaymentRequest(body, registry, policy)
       const paymentId =

@@ -9,6 +9,7 @@ import {
   type CallbackUrlPolicy,
   type ReadTextFile,
   readCallbackUrlPolicy,
+  readServiceToken,
   readSharedConfig,
   type SharedConfig,
 } from '@chainpay/service-kit'
@@ -26,7 +27,18 @@ export interface PaymentCommandConfig extends SharedConfig {
   infrastructure: InfrastructureConfig
   /** EVENTSTORE_URL: the payment streams on EventStoreDB; null: the embedded event store in DATA_DIR */
   eventstoreUrl: string | null
+  /** the command API, with /healthz and /readyz */
   port: number
+  /**
+   * /healthz, /readyz and /metrics: apart from the command API, so that whoever may scrape metrics
+   * (a NetworkPolicy names them by port) cannot reach the commands
+   */
+  healthPort: number
+  /**
+   * COMMAND_API_TOKEN: the bearer token every command requires; required when HOST is not loopback
+   * (docs/operations.md, "Internal APIs")
+   */
+  commandApiToken: string | undefined
   keys: AddressKeys
   /** production: https callback URLs on public hosts only; development: http and private hosts too */
   callbackUrlPolicy: CallbackUrlPolicy
@@ -47,10 +59,17 @@ export function readPaymentCommandConfig(
 ): PaymentCommandConfig {
   const read = readEnv(env)
   const port = read.int('PORT', { default: 8090, min: 1, max: 65535 })
+  const healthPort = read.int('HEALTH_PORT', { default: 8091, min: 1, max: 65535 })
   const shared = readSharedConfig(read, readFile)
   const config: PaymentCommandConfig = {
     port,
+    healthPort,
     ...shared,
+    commandApiToken: readServiceToken(read, 'COMMAND_API_TOKEN', {
+      hostVariable: 'HOST',
+      host: shared.host,
+      serves: 'the command API',
+    }),
     infrastructure: readInfrastructureConfig(read),
     eventstoreUrl: readEventStoreUrl(read),
     keys: readAddressKeys(read, readFile),
@@ -59,6 +78,7 @@ export function readPaymentCommandConfig(
       defaultNetworks: shared.registry.networks.map((definition) => definition.network),
     }),
   }
+  if (port === healthPort) read.problem(`PORT and HEALTH_PORT: must differ, both are ${port}`)
   read.done()
   return config
 }

@@ -18,6 +18,9 @@ function files(contents: Record<string, string>): ReadTextFile {
   }
 }
 
+const COMMAND_API_TOKEN = 'command-api-token-0123456789abcdef'
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef0123'
+
 function problemsOf(env: NodeJS.ProcessEnv, readFile: ReadTextFile = files({})): string[] {
   return configProblems(() => readPaymentCommandConfig(env, readFile))
 }
@@ -25,8 +28,11 @@ function problemsOf(env: NodeJS.ProcessEnv, readFile: ReadTextFile = files({})):
 describe('readPaymentCommandConfig', () => {
   it('has defaults for everything but the key material', () => {
     expect(readPaymentCommandConfig(keyEnv, files({}))).toEqual({
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       port: 8090,
+      healthPort: 8091,
+      commandApiToken: undefined,
+      metricsToken: undefined,
       dataDir: resolve('data'),
       databaseFile: resolve('data', 'chainpay.sqlite'),
       logLevel: 'info',
@@ -48,8 +54,11 @@ describe('readPaymentCommandConfig', () => {
     const config = readPaymentCommandConfig(
       {
         ...keyEnv,
-        HOST: '127.0.0.1',
+        HOST: '0.0.0.0',
         PORT: '9090',
+        HEALTH_PORT: '9091',
+        COMMAND_API_TOKEN: COMMAND_API_TOKEN,
+        METRICS_TOKEN: METRICS_TOKEN,
         DATA_DIR: '/var/lib/chainpay',
         LOG_LEVEL: 'fatal',
         KAFKA_BROKERS: '10.0.0.1:9092,10.0.0.2:9092',
@@ -65,8 +74,11 @@ describe('readPaymentCommandConfig', () => {
       files({}),
     )
     expect(config).toEqual({
-      host: '127.0.0.1',
+      host: '0.0.0.0',
       port: 9090,
+      healthPort: 9091,
+      commandApiToken: COMMAND_API_TOKEN,
+      metricsToken: METRICS_TOKEN,
       dataDir: '/var/lib/chainpay',
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
       logLevel: 'fatal',
@@ -82,6 +94,29 @@ describe('readPaymentCommandConfig', () => {
       callbackUrlPolicy: 'development',
       chains: { networks: ['TRON', 'SOLANA_DEVNET'], requiredConfirmations: { TRON: 19, SOLANA_DEVNET: 1 } },
     })
+  })
+
+  it('refuses to listen off loopback without COMMAND_API_TOKEN and METRICS_TOKEN, saying why', () => {
+    expect(problemsOf({ ...keyEnv, HOST: '0.0.0.0' })).toEqual([
+      'METRICS_TOKEN: required because HOST (0.0.0.0) is not a loopback address: /metrics would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
+      'COMMAND_API_TOKEN: required because HOST (0.0.0.0) is not a loopback address: the command API would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
+    ])
+    expect(problemsOf({ ...keyEnv, HOST: '10.1.2.3', METRICS_TOKEN })).toEqual([
+      expect.stringMatching(/^COMMAND_API_TOKEN: required because HOST \(10\.1\.2\.3\)/),
+    ])
+  })
+
+  it('refuses a guessable COMMAND_API_TOKEN without repeating it, and one port for both listeners', () => {
+    const problems = problemsOf({
+      ...keyEnv,
+      COMMAND_API_TOKEN: 'hunter2',
+      PORT: '9000',
+      HEALTH_PORT: '9000',
+    })
+    expect(problems).toEqual([
+      'COMMAND_API_TOKEN: expected at least 32 characters without spaces (e.g. openssl rand -hex 32), got 7 characters',
+      'PORT and HEALTH_PORT: must differ, both are 9000',
+    ])
   })
 
   it('takes the keys from a development wallet file instead', () => {

@@ -1,14 +1,21 @@
 // What payment-command runs on, built from its configuration: the command handler (the only writer
 // of the event store), its event relay, the consumers of chain observations and deadlines, expiry,
-// and the internal command API the gateway calls. Which adapters back the ports (the embedded SQLite
-// file, or EventStoreDB, Kafka and MongoDB) is @chainpay/adapters' choice, from the environment; in
-// standalone, the process's shared ones, and the gateway calls the handler directly.
+// the internal command API the gateway calls, and its health port (health and metrics, apart from
+// the commands). Which adapters back the ports (the embedded SQLite file, or EventStoreDB, Kafka and
+// MongoDB) is @chainpay/adapters' choice, from the environment; in standalone, the process's shared
+// ones, and the gateway calls the handler directly.
 
 import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/adapters'
 import { applyNetworkSettings } from '@chainpay/domain'
 import { type Clock, type Logger, systemClock } from '@chainpay/platform'
 import type { PaymentCommands } from '@chainpay/ports'
-import { createServiceMetrics, healthRoutes, httpService, type ServiceContext } from '@chainpay/service-kit'
+import {
+  createServiceMetrics,
+  healthRoutes,
+  healthService,
+  httpService,
+  type ServiceContext,
+} from '@chainpay/service-kit'
 import { createAddressDeriver } from '@chainpay/wallet'
 import { createChainTimeTracker } from './chain-times.js'
 import { createPaymentCommandHandler } from './command-handler.js'
@@ -51,6 +58,7 @@ export async function buildPaymentCommandContext(
   const chainTimes = createChainTimeTracker()
   const handler = createPaymentCommandHandler({
     eventStore,
+    merchants: stores.merchants(),
     allocator: stores.allocator(),
     deriver: createAddressDeriver(config.keys),
     // only the networks a chain-indexer watches: a payment elsewhere would never be seen
@@ -67,10 +75,24 @@ export async function buildPaymentCommandContext(
     port: config.port,
     logger,
     build: async () => {
-      const app = buildCommandApi({ handler, logger, requestMetrics: metrics.http })
-      await app.register(healthRoutes, { readiness, metricsRegistry: metrics.registry })
+      const app = buildCommandApi({
+        handler,
+        logger,
+        requestMetrics: metrics.http,
+        token: config.commandApiToken,
+      })
+      // health for the gateway's readiness and the probes; no /metrics next to the commands
+      await app.register(healthRoutes, { readiness })
       return app
     },
+  })
+  const healthPort = healthService({
+    host: config.host,
+    port: config.healthPort,
+    logger,
+    readiness,
+    metricsRegistry: metrics.registry,
+    metricsToken: config.metricsToken,
   })
 
   return {
@@ -78,7 +100,7 @@ export async function buildPaymentCommandContext(
     // the command API first: creates only need the event store, while the consumers below may wait
     // for their groups (after a crash, until the dead member's session times out)
     services: [
-      ...(shared ? [] : [commandApi]),
+      ...(shared ? [] : [commandApi, healthPort]),
       createEventRelay({
         eventStore,
         bus,

@@ -1,5 +1,4 @@
 import type { WatchingObservation } from '@chainpay/contracts'
-import type { FeePolicy } from '@chainpay/domain'
 import { createManualClock } from '@chainpay/platform'
 import { type PaymentDeadlineStore, Topics } from '@chainpay/ports'
 import {
@@ -16,7 +15,6 @@ import { createEventRelay } from './relay.js'
 import { openSqliteCommandSide } from './testing/sqlite-command-side.js'
 
 const merchantId = 'merchant-1'
-const feePolicy: FeePolicy = { feeBps: 100, fixedFees: {} }
 const END_OF_TIME = '9999-12-31T23:59:59.999Z'
 
 const cleanups: Array<() => Promise<void>> = []
@@ -28,6 +26,7 @@ afterEach(async () => {
 async function setup() {
   const clock = createManualClock('2026-11-21T14:00:00.000Z')
   const side = openSqliteCommandSide({ clock })
+  await side.addMerchant(merchantId)
   const bus = createSqliteBus(side.db, { logger: side.logger, pollIntervalMs: 20 })
   const deadlines = createSqliteDeadlineStore(side.db)
   const relay = createEventRelay({
@@ -48,7 +47,7 @@ async function setup() {
   /** a payment whose address the chain watcher reports watching, unless told otherwise */
   const create = async (idempotencyKey: string, { watched = true } = {}) => {
     const request = { amount: '10.5', currency: 'USDT', network: 'TRON', idempotencyKey }
-    const created = (await side.handler.createPayment({ merchantId, feePolicy, request })).payment.created
+    const created = (await side.handler.createPayment({ merchantId, request })).payment.created
     if (watched) await deadlines.markWatched(created.paymentId, created.createdAt)
     return created
   }
@@ -169,7 +168,7 @@ describe('createExpiryScheduler', () => {
     const { clock, side, deadlines, statusOf } = await setup()
     const createOn = async (network: string, currency: string, expiresInMinutes: number, key: string) => {
       const request = { amount: '1', currency, network, expiresInMinutes, idempotencyKey: key }
-      const created = (await side.handler.createPayment({ merchantId, feePolicy, request })).payment.created
+      const created = (await side.handler.createPayment({ merchantId, request })).payment.created
       await deadlines.markWatched(created.paymentId, created.createdAt)
       return created
     }

@@ -31,9 +31,9 @@ describe('createObservationConsumer', () => {
     cleanups.push(() => consumer.stop())
 
     const merchantId = 'merchant-1'
+    await side.addMerchant(merchantId)
     const { payment } = await side.handler.createPayment({
       merchantId,
-      feePolicy: { feeBps: 100, fixedFees: {} },
       request: { amount: '10.5', currency: 'USDT', network: 'TRON' },
     })
     const { paymentId, address } = payment.created
@@ -158,9 +158,9 @@ describe('createObservationConsumer', () => {
     cleanups.push(() => consumer.stop())
 
     const merchantId = 'merchant-1'
+    await side.addMerchant(merchantId)
     const { payment } = await side.handler.createPayment({
       merchantId,
-      feePolicy: { feeBps: 100, fixedFees: {} },
       request: { amount: '10.5', currency: 'USDT', network: 'TRON' },
     })
     const { paymentId, address } = payment.created

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { PaymentEventHeaders, parsePaymentEventMessage } from '@chainpay/contracts'
-import type { CreatePaymentRequest, FeePolicy } from '@chainpay/domain'
+import type { CreatePaymentRequest } from '@chainpay/domain'
 import {
   type Bus,
   type CheckpointStore,
@@ -19,7 +19,6 @@ import { createEventRelay, type EventRelayMetrics, toPaymentEventMessage } from 
 import { openSqliteCommandSide, type SqliteCommandSide } from './testing/sqlite-command-side.js'
 
 const merchantId = 'merchant-1'
-const feePolicy: FeePolicy = { feeBps: 100, fixedFees: {} }
 const request = (idempotencyKey: string): CreatePaymentRequest => ({
   amount: '10.5',
   currency: 'USDT',
@@ -32,8 +31,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-function setup() {
+async function setup() {
   const side = openSqliteCommandSide()
+  await side.addMerchant(merchantId)
   const bus = createSqliteBus(side.db, { logger: side.logger, pollIntervalMs: 20 })
   const checkpoints = createSqliteCheckpointStore(side.db)
   cleanups.push(
@@ -60,8 +60,8 @@ async function collect(bus: Bus): Promise<ConsumedMessage[]> {
 /** a few payments, one canceled, one a replay: events in several streams */
 async function makeEvents(side: SqliteCommandSide, keys: string[]): Promise<void> {
   for (const key of keys) {
-    const { payment } = await side.handler.createPayment({ merchantId, feePolicy, request: request(key) })
-    await side.handler.createPayment({ merchantId, feePolicy, request: request(key) })
+    const { payment } = await side.handler.createPayment({ merchantId, request: request(key) })
+    await side.handler.createPayment({ merchantId, request: request(key) })
     if (key.endsWith('!'))
       await side.handler.cancelPayment({ merchantId, paymentId: payment.created.paymentId })
   }
@@ -74,7 +74,7 @@ async function paymentEventIds(side: SqliteCommandSide): Promise<string[]> {
 
 describe('createEventRelay', () => {
   it('publishes every payment event once, in order, across a restart from the same checkpoint', async () => {
-    const { side, bus, checkpoints } = setup()
+    const { side, bus, checkpoints } = await setup()
     const received = await collect(bus)
     await makeEvents(side, ['a', 'b!', 'c'])
     // a stream that is not a payment's is not relayed, but the relay moves past it
@@ -103,7 +103,7 @@ describe('createEventRelay', () => {
   })
 
   it('publishes the stored event as a keyed PaymentEventMessage with its headers', async () => {
-    const { side, bus, checkpoints } = setup()
+    const { side, bus, checkpoints } = await setup()
     const received = await collect(bus)
     await makeEvents(side, ['a!'])
     const relay = createEventRelay({ ...side, bus, checkpoints, pollIntervalMs: 20 })
@@ -135,7 +135,7 @@ describe('createEventRelay', () => {
   })
 
   it('is woken by an append rather than waiting for its poll', async () => {
-    const { side, bus, checkpoints } = setup()
+    const { side, bus, checkpoints } = await setup()
     const received = await collect(bus)
     const relay = createEventRelay({ ...side, bus, checkpoints, pollIntervalMs: 600_000 })
     await relay.start()
@@ -163,7 +163,7 @@ describe('createEventRelay', () => {
     }
 
     it('publishes an appended event: the append wakes it', async () => {
-      const { side, bus, checkpoints } = setup()
+      const { side, bus, checkpoints } = await setup()
       const received = await collect(bus)
       const { eventStore, reads } = countingReads(side.eventStore)
       const relay = createEventRelay({ ...side, eventStore, bus, checkpoints, pollIntervalMs: HOUR_MS })
@@ -183,7 +183,7 @@ describe('createEventRelay', () => {
     })
 
     it('publishes an event appended through another connection to its SQLite file, when its store polls for those', async () => {
-      const { side, bus, checkpoints } = setup()
+      const { side, bus, checkpoints } = await setup()
       const received = await collect(bus)
       // as a relay in another process than the writer's would open the file: only the store's own
       // poll of the highest position sees appends made through another connection
@@ -212,7 +212,7 @@ describe('createEventRelay', () => {
   })
 
   it('republishes only the batch whose checkpoint was not stored', async () => {
-    const { side, bus, checkpoints } = setup()
+    const { side, bus, checkpoints } = await setup()
     const received = await collect(bus)
     await makeEvents(side, ['a!', 'b!', 'c'])
     let failures = 1
@@ -237,7 +237,7 @@ describe('createEventRelay', () => {
   })
 
   it('tells its metrics how far behind it is, also while the bus is down, and what it published', async () => {
-    const { side, bus, checkpoints } = setup()
+    const { side, bus, checkpoints } = await setup()
     const received = await collect(bus)
     await makeEvents(side, ['a!', 'b'])
     const stored = await side.eventStore.readAll(null, 10)

@@ -1,4 +1,4 @@
-import type { FeePolicy, OpenPayment } from '@chainpay/domain'
+import type { OpenPayment } from '@chainpay/domain'
 
 // How the gateway asks payment-command to act: a direct call in standalone, HTTP in the distributed
 // shape. Failures are DomainErrors carrying the merchant-facing code, and UnavailableError
@@ -11,8 +11,12 @@ export interface PaymentSnapshot {
 }
 
 export interface CreatePaymentInput {
+  /**
+   * the authenticated merchant; payment-command loads it, and its fee policy, from the merchant
+   * store itself and refuses a merchant it does not know (NOT_FOUND): it never takes a caller's word
+   * for either (docs/architecture.md, "The command API")
+   */
   merchantId: string
-  feePolicy: FeePolicy
   /** the body exactly as the merchant sent it (parsed JSON): the domain validates it, and nothing before */
   request: unknown
 }

@@ -11,7 +11,8 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
 describe('readProjectionConfig', () => {
   it('has defaults for everything', () => {
     expect(readProjectionConfig({})).toEqual({
-      host: '0.0.0.0',
+      host: '127.0.0.1',
+      metricsToken: undefined,
       healthPort: 8093,
       dataDir: resolve('data'),
       databaseFile: resolve('data', 'chainpay.sqlite'),
@@ -28,7 +29,8 @@ describe('readProjectionConfig', () => {
 
   it('reads every variable', () => {
     const config = readProjectionConfig({
-      HOST: '127.0.0.1',
+      HOST: '0.0.0.0',
+      METRICS_TOKEN: 'metrics-token-0123456789abcdef0123',
       HEALTH_PORT: '9100',
       DATA_DIR: '/var/lib/chainpay',
       LOG_LEVEL: 'debug',
@@ -38,7 +40,8 @@ describe('readProjectionConfig', () => {
       BUS_NAMESPACE: 'blue',
     })
     expect(config).toEqual({
-      host: '127.0.0.1',
+      host: '0.0.0.0',
+      metricsToken: 'metrics-token-0123456789abcdef0123',
       healthPort: 9100,
       dataDir: '/var/lib/chainpay',
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
@@ -51,6 +54,12 @@ describe('readProjectionConfig', () => {
         busNamespace: 'blue',
       },
     })
+  })
+
+  it('refuses a HOST off loopback without METRICS_TOKEN', () => {
+    expect(problemsOf({ HOST: '0.0.0.0' })).toEqual([
+      expect.stringMatching(/^METRICS_TOKEN: required because HOST \(0\.0\.0\.0\) is not a loopback address/),
+    ])
   })
 
   it('reports every problem together, naming the variable and what it expects', () => {

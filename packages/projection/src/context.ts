@@ -40,6 +40,7 @@ export async function buildProjectionContext(
     logger,
     readiness,
     metricsRegistry: metrics.registry,
+    metricsToken: config.metricsToken,
     requestMetrics: metrics.http,
   })
   return {

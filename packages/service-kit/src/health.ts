@@ -1,13 +1,15 @@
 // Liveness and readiness for orchestrators, on every service's HTTP servers: /healthz says the
 // process serves HTTP, /readyz that what it depends on answers (503 SERVICE_UNAVAILABLE when not);
 // and /metrics, for Prometheus. buildHealthApp is the whole server of a deployable that has no API
-// of its own.
+// of its own. /healthz and /readyz need no token, so that kubelet probes work, and say nothing but
+// ok or not; /metrics requires METRICS_TOKEN when one is set (docs/operations.md, "Internal APIs").
 
 import { DomainError } from '@chainpay/domain'
 import type { Logger } from '@chainpay/platform'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { createHttpApp } from './http/http-app.js'
 import { type HttpRequestMetrics, METRICS_PATH } from './metrics.js'
+import { bearerTokenCheck } from './service-token.js'
 
 /** what GET /metrics answers with: a prom-client Registry, or anything shaped like one */
 export interface MetricsExposition {
@@ -20,6 +22,8 @@ export interface HealthRoutesOptions {
   readiness: () => Promise<boolean>
   /** served at GET /metrics in the Prometheus text format; no /metrics when absent */
   metricsRegistry?: MetricsExposition | undefined
+  /** METRICS_TOKEN: /metrics answers only `Authorization: Bearer <token>`; open when undefined */
+  metricsToken?: string | undefined
 }
 
 // probes come every few seconds: only their failures are worth a log line
@@ -27,7 +31,7 @@ const probe = { logLevel: 'warn' } as const
 
 export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (
   app,
-  { readiness, metricsRegistry },
+  { readiness, metricsRegistry, metricsToken },
 ) => {
   app.get('/healthz', probe, async () => ({ status: 'ok' }))
 
@@ -40,12 +44,29 @@ export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (
     return { status: 'ready' }
   })
 
-  if (metricsRegistry) {
-    // scraped every few seconds too
-    app.get(METRICS_PATH, probe, async (_request, reply) =>
-      reply.type(metricsRegistry.contentType).send(await metricsRegistry.metrics()),
-    )
-  }
+  if (metricsRegistry) await app.register(metricsRoute, { metricsRegistry, metricsToken })
+}
+
+export interface MetricsRouteOptions {
+  metricsRegistry: MetricsExposition
+  /** METRICS_TOKEN: required as `Authorization: Bearer <token>` when set */
+  metricsToken?: string | undefined
+}
+
+/** GET /metrics, behind METRICS_TOKEN when there is one */
+export const metricsRoute: FastifyPluginAsync<MetricsRouteOptions> = async (
+  app,
+  { metricsRegistry, metricsToken },
+) => {
+  // scraped every few seconds: only failures are worth a log line
+  app.get(
+    METRICS_PATH,
+    {
+      ...probe,
+      ...(metricsToken === undefined ? {} : { onRequest: bearerTokenCheck(metricsToken, 'METRICS_TOKEN') }),
+    },
+    async (_request, reply) => reply.type(metricsRegistry.contentType).send(await metricsRegistry.metrics()),
+  )
 }
 
 export interface HealthAppOptions extends HealthRoutesOptions {
@@ -63,8 +84,8 @@ export async function buildHealthApp(options: HealthAppOptions): Promise<Fastify
     component: 'health',
     ...(options.requestMetrics ? { requestMetrics: options.requestMetrics } : {}),
   })
-  const { readiness, metricsRegistry } = options
-  await app.register(healthRoutes, { readiness, metricsRegistry })
+  const { readiness, metricsRegistry, metricsToken } = options
+  await app.register(healthRoutes, { readiness, metricsRegistry, metricsToken })
   if (options.routes) await app.register(options.routes)
   return app
 }

@@ -84,6 +84,39 @@ describe('GET /metrics', () => {
     }
   })
 
+  it('answers only the bearer of METRICS_TOKEN when there is one, while /healthz and /readyz stay open for probes', async () => {
+    const metrics = createServiceMetrics('projection')
+    const metricsToken = 'metrics-token-for-the-projection-0123456789'
+    const app = await buildHealthApp({
+      logger,
+      readiness: async () => true,
+      metricsRegistry: metrics.registry,
+      metricsToken,
+    })
+    try {
+      const scrapeWith = (authorization?: string) =>
+        app.inject({ method: 'GET', url: '/metrics', headers: authorization ? { authorization } : {} })
+      const without = await scrapeWith()
+      expect(without.statusCode).toBe(401)
+      expect(without.json()).toEqual({
+        error: { code: 'MISSING_AUTH_HEADERS', message: 'Authorization: expected "Bearer <METRICS_TOKEN>"' },
+      })
+      const wrong = await scrapeWith(`Bearer ${metricsToken}x`)
+      expect(wrong.statusCode).toBe(401)
+      expect(wrong.json()).toEqual({
+        error: { code: 'INVALID_API_KEY', message: 'Authorization: not the METRICS_TOKEN' },
+      })
+      expect(wrong.body).not.toContain(metricsToken)
+      const right = await scrapeWith(`Bearer ${metricsToken}`)
+      expect(right.statusCode).toBe(200)
+      expect(prometheusSample(right.body, 'process_resident_memory_bytes')).toBeGreaterThan(0)
+      expect((await app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' })
+      expect((await app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready' })
+    } finally {
+      await app.close()
+    }
+  })
+
   it('keeps the registries of two services in one process apart', async () => {
     const first = createServiceMetrics('gateway', { processMetrics: false })
     const second = createServiceMetrics('notifier', { processMetrics: false })

@@ -6,10 +6,16 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { type AssetRegistry, defaultAssetRegistry, mergeAssetRegistry } from '@chainpay/domain'
 import { type EnvReader, LOG_LEVELS, type LogLevel } from '@chainpay/platform'
+import { readServiceToken } from './service-token.js'
 
 export interface SharedConfig {
-  /** the interface the service's HTTP ports listen on */
+  /** the interface the service's HTTP ports listen on; loopback unless HOST says otherwise */
   host: string
+  /**
+   * METRICS_TOKEN: the bearer token /metrics requires; required when /metrics listens on a
+   * non-loopback address (docs/operations.md, "Internal APIs")
+   */
+  metricsToken: string | undefined
   dataDir: string
   /** the SQLite file in dataDir that every service of one installation opens */
   databaseFile: string
@@ -23,14 +29,28 @@ export type ReadTextFile = (path: string) => string
 
 const readTextFile: ReadTextFile = (path) => readFileSync(path, 'utf8')
 
+/** where a service's /metrics listens, when not on HOST (the gateway's and standalone's admin port) */
+export interface MetricsListener {
+  hostVariable: string
+  host: string
+}
+
 /**
- * HOST (default 0.0.0.0), DATA_DIR (default ./data, made absolute), LOG_LEVEL (default info) and
- * ASSET_REGISTRY_FILE (default none: the built-in registry)
+ * HOST (default 127.0.0.1: an internal API is never exposed by accident), METRICS_TOKEN, DATA_DIR
+ * (default ./data, made absolute), LOG_LEVEL (default info) and ASSET_REGISTRY_FILE (default none: the
+ * built-in registry). METRICS_TOKEN is required when `metricsOn` (default HOST) is not loopback.
  */
-export function readSharedConfig(read: EnvReader, readFile: ReadTextFile = readTextFile): SharedConfig {
+export function readSharedConfig(
+  read: EnvReader,
+  readFile: ReadTextFile = readTextFile,
+  metricsOn?: MetricsListener,
+): SharedConfig {
   const dataDir = resolve(read.string('DATA_DIR', { default: './data' }))
+  const host = read.string('HOST', { default: '127.0.0.1' })
+  const metricsListener = metricsOn ?? { hostVariable: 'HOST', host }
   return {
-    host: read.string('HOST', { default: '0.0.0.0' }),
+    host,
+    metricsToken: readServiceToken(read, 'METRICS_TOKEN', { ...metricsListener, serves: '/metrics' }),
     dataDir,
     databaseFile: join(dataDir, 'chainpay.sqlite'),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'info' }),

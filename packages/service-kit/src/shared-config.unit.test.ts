@@ -6,9 +6,10 @@ import { readSharedConfig } from './shared-config.js'
 import { configProblems } from './testing/config-problems.js'
 
 describe('readSharedConfig', () => {
-  it('has defaults for everything, the data directory made absolute', () => {
+  it('has defaults for everything, loopback and the data directory made absolute', () => {
     expect(readSharedConfig(readEnv({}))).toEqual({
-      host: '0.0.0.0',
+      host: '127.0.0.1',
+      metricsToken: undefined,
       dataDir: resolve('data'),
       databaseFile: resolve('data', 'chainpay.sqlite'),
       logLevel: 'info',
@@ -16,15 +17,44 @@ describe('readSharedConfig', () => {
     })
   })
 
-  it('reads HOST, DATA_DIR and LOG_LEVEL, the database file inside the data directory', () => {
-    const env = { HOST: '127.0.0.1', DATA_DIR: '/var/lib/chainpay', LOG_LEVEL: 'debug' }
+  it('reads HOST, METRICS_TOKEN, DATA_DIR and LOG_LEVEL, the database file inside the data directory', () => {
+    const metricsToken = 'metrics-token-0123456789abcdef0123'
+    const env = {
+      HOST: '0.0.0.0',
+      METRICS_TOKEN: metricsToken,
+      DATA_DIR: '/var/lib/chainpay',
+      LOG_LEVEL: 'debug',
+    }
     expect(readSharedConfig(readEnv(env))).toEqual({
-      host: '127.0.0.1',
+      host: '0.0.0.0',
+      metricsToken,
       dataDir: '/var/lib/chainpay',
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
       logLevel: 'debug',
       registry: defaultAssetRegistry,
     })
+  })
+
+  it('refuses a HOST off loopback without METRICS_TOKEN: /metrics would be open to anyone', () => {
+    const read = readEnv({ HOST: '0.0.0.0' })
+    readSharedConfig(read)
+    expect(configProblems(() => read.done())).toEqual([
+      'METRICS_TOKEN: required because HOST (0.0.0.0) is not a loopback address: /metrics would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
+    ])
+  })
+
+  it('asks for METRICS_TOKEN by the host /metrics listens on, when that is not HOST', () => {
+    const onAdmin = { hostVariable: 'ADMIN_HOST', host: '10.0.0.7' }
+    const read = readEnv({ HOST: '0.0.0.0' })
+    readSharedConfig(read, undefined, onAdmin)
+    expect(configProblems(() => read.done())).toEqual([
+      expect.stringMatching(
+        /^METRICS_TOKEN: required because ADMIN_HOST \(10\.0\.0\.7\) is not a loopback address/,
+      ),
+    ])
+    const loopbackAdmin = readEnv({ HOST: '0.0.0.0' })
+    readSharedConfig(loopbackAdmin, undefined, { hostVariable: 'ADMIN_HOST', host: '127.0.0.1' })
+    expect(configProblems(() => loopbackAdmin.done())).toEqual([])
   })
 
   it('extends the asset registry from ASSET_REGISTRY_FILE', () => {

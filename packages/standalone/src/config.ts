@@ -53,6 +53,7 @@ const DISTRIBUTED_ONLY_VARIABLES = [
   'MONGODB_URL',
   'EVENTSTORE_URL',
   'PAYMENT_COMMAND_URL',
+  'COMMAND_API_TOKEN',
   'CHAIN_SIMULATOR_URL',
 ] as const
 
@@ -62,7 +63,8 @@ export function readStandaloneConfig(
 ): StandaloneConfig {
   const read = readEnv(env)
   const ports = readApiPorts(read)
-  const shared = readSharedConfig(read, readFile)
+  // HOST is the merchant port's (and loopback by default); /metrics is on the admin port
+  const shared = readSharedConfig(read, readFile, { hostVariable: 'ADMIN_HOST', host: ports.adminHost })
   const chains = readChainSettings(read, env, shared.registry, {
     defaultMode: 'simulator',
     blockIntervalMs: SIMULATED_BLOCK_INTERVAL_MS,

@@ -22,7 +22,8 @@ const live = {
 describe('readStandaloneConfig', () => {
   it('has defaults for everything: every network of the registry simulated, in development', () => {
     expect(readStandaloneConfig({})).toEqual({
-      host: '0.0.0.0',
+      host: '127.0.0.1',
+      metricsToken: undefined,
       port: 8080,
       adminHost: '127.0.0.1',
       adminPort: 8081,
@@ -87,6 +88,23 @@ describe('readStandaloneConfig', () => {
       'PORT and ADMIN_PORT: must differ, both are 9000',
       'SOLANA_SEED: only read with CHAIN_MODE=rpc; simulated chains use the development wallet of DATA_DIR',
       'MONGODB_URL: standalone runs every service in one process on its own storage; MONGODB_URL belongs to the distributed shape (docs/deploy.md)',
+    ])
+  })
+
+  it('listens on loopback unless HOST says otherwise; an admin port off loopback needs METRICS_TOKEN, a public merchant port does not', () => {
+    expect(readStandaloneConfig({}).host).toBe('127.0.0.1')
+    expect(problemsOf({ HOST: '0.0.0.0' })).toEqual([])
+    expect(problemsOf({ ADMIN_HOST: '0.0.0.0' })).toEqual([
+      'METRICS_TOKEN: required because ADMIN_HOST (0.0.0.0) is not a loopback address: /metrics would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
+    ])
+    expect(
+      readStandaloneConfig({ ADMIN_HOST: '0.0.0.0', METRICS_TOKEN: 'metrics-token-0123456789abcdef0123' }),
+    ).toMatchObject({ adminHost: '0.0.0.0', metricsToken: 'metrics-token-0123456789abcdef0123' })
+  })
+
+  it('refuses COMMAND_API_TOKEN: standalone has no command API, the gateway calls payment-command in process', () => {
+    expect(problemsOf({ COMMAND_API_TOKEN: 'command-api-token-0123456789abcdef' })).toEqual([
+      'COMMAND_API_TOKEN: standalone runs every service in one process on its own storage; COMMAND_API_TOKEN belongs to the distributed shape (docs/deploy.md)',
     ])
   })
 })

@@ -60,6 +60,7 @@ export async function buildStandaloneContext(
   const contextOptions = { clock, shared }
   const common = {
     host: config.host,
+    metricsToken: config.metricsToken,
     dataDir: config.dataDir,
     databaseFile: config.databaseFile,
     logLevel: config.logLevel,
@@ -72,8 +73,17 @@ export async function buildStandaloneContext(
   const contexts: ServiceContext[] = []
   try {
     const paymentCommand = await buildPaymentCommandContext(
-      // no command API of its own: the gateway calls the handler (port 0 is never listened on)
-      { ...common, port: 0, eventstoreUrl: null, keys, callbackUrlPolicy: config.callbackUrlPolicy, chains },
+      // no command API of its own: the gateway calls the handler (ports 0 are never listened on)
+      {
+        ...common,
+        port: 0,
+        healthPort: 0,
+        commandApiToken: undefined,
+        eventstoreUrl: null,
+        keys,
+        callbackUrlPolicy: config.callbackUrlPolicy,
+        chains,
+      },
       logger,
       contextOptions,
     )
@@ -104,6 +114,7 @@ export async function buildStandaloneContext(
         adminHost: config.adminHost,
         adminPort: config.adminPort,
         paymentCommandUrl: '',
+        commandApiToken: undefined,
         encryptionKey: secrets.encryptionKey,
         adminToken: secrets.adminToken,
         rateLimit: config.rateLimit,

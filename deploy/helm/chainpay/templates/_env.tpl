@@ -33,6 +33,20 @@ Context: dict root, service.
       name: {{ include "chainpay.appSecretName" $root }}
       key: ADMIN_TOKEN
 {{- end }}
+{{- /* the command API's token: its one caller and payment-command, nobody else */}}
+{{- if has .service (list "gateway" "payment-command") }}
+- name: COMMAND_API_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "chainpay.appSecretName" $root }}
+      key: COMMAND_API_TOKEN
+{{- end }}
+{{- /* every service serves /metrics off loopback, behind this token */}}
+- name: METRICS_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "chainpay.appSecretName" $root }}
+      key: METRICS_TOKEN
 {{- if eq .service "payment-command" }}
 {{- if $v.eventStore.enabled }}
 - name: EVENTSTORE_URL

@@ -32,7 +32,10 @@ let app: FastifyInstance
 let logLines: string[]
 
 async function buildApp(
-  options: { withDeliveries?: boolean } & Pick<AdminDeps, 'requestMetrics' | 'metricsRegistry'> = {},
+  options: { withDeliveries?: boolean } & Pick<
+    AdminDeps,
+    'requestMetrics' | 'metricsRegistry' | 'metricsToken'
+  > = {},
 ): Promise<FastifyInstance> {
   const { withDeliveries, ...metrics } = options
   return buildAdminApp({
@@ -445,6 +448,26 @@ describe('admin metrics', () => {
       ['GET', '/admin/v1/merchants/:merchantId', 200],
       ['GET', '/admin/v1/merchants/:merchantId', 401],
     ])
+  })
+
+  it('requires METRICS_TOKEN on /metrics when set: neither nothing nor the admin token will do', async () => {
+    const metricsToken = 'metrics-token-for-the-admin-port-0123456789'
+    await app.close()
+    app = await buildApp({
+      metricsRegistry: {
+        contentType: 'text/plain; version=0.0.4; charset=utf-8',
+        metrics: async () => 'up 1\n',
+      },
+      metricsToken,
+    })
+    const scrape = (authorization?: string) =>
+      app.inject({ method: 'GET', url: '/metrics', headers: authorization ? { authorization } : {} })
+    expect((await scrape()).json()).toMatchObject({ error: { code: 'MISSING_AUTH_HEADERS' } })
+    expect((await scrape(`Bearer ${TOKEN}`)).json()).toMatchObject({ error: { code: 'INVALID_API_KEY' } })
+    const scraped = await scrape(`Bearer ${metricsToken}`)
+    expect(scraped.statusCode).toBe(200)
+    expect(scraped.body).toBe('up 1\n')
+    expect(logLines.join('\n')).not.toContain(metricsToken)
   })
 
   it('has no /metrics without a registry', async () => {

@@ -9,8 +9,8 @@ import {
   acceptStrictJsonBodies,
   createHttpApp,
   type HttpRequestMetrics,
-  METRICS_PATH,
   type MetricsExposition,
+  metricsRoute,
 } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type AdminRoutesDeps, deliveryAdminRoutes, merchantAdminRoutes } from './routes.js'
@@ -24,8 +24,10 @@ export interface AdminDeps extends AdminRoutesDeps {
   deliveries?: WebhookDeliveryStore
   /** observes every request, by route pattern */
   requestMetrics?: HttpRequestMetrics
-  /** served at GET /metrics without the admin token (for Prometheus on the internal network); no /metrics when absent */
+  /** served at GET /metrics without the admin token (Prometheus has its own); no /metrics when absent */
   metricsRegistry?: MetricsExposition
+  /** METRICS_TOKEN: what /metrics requires instead, when set (docs/operations.md, "Internal APIs") */
+  metricsToken?: string | undefined
 }
 
 export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
@@ -47,12 +49,7 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
     },
     { prefix: ADMIN_BASE_PATH },
   )
-  if (metricsRegistry) {
-    // scraped every few seconds: a line per scrape would drown the requests worth reading
-    app.get(METRICS_PATH, { logLevel: 'warn' }, async (_request, reply) =>
-      reply.type(metricsRegistry.contentType).send(await metricsRegistry.metrics()),
-    )
-  }
+  if (metricsRegistry) await app.register(metricsRoute, { metricsRegistry, metricsToken: deps.metricsToken })
   return app
 }
 

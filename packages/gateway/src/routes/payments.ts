@@ -73,11 +73,8 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<PaymentRoutesDeps> = async
     },
     async (request, reply) => {
       const { merchant } = callerOf(request)
-      const created = await commands.createPayment({
-        merchantId: merchant.merchantId,
-        feePolicy: merchant.feePolicy,
-        request: request.body,
-      })
+      // payment-command loads the merchant's fee policy itself: it takes nobody's word for it
+      const created = await commands.createPayment({ merchantId: merchant.merchantId, request: request.body })
       await writeThrough(request, merchant.merchantId, created)
       const view = toCreatedPaymentView(created.payment)
       if (created.outcome === 'replayed') {

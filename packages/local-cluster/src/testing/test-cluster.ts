@@ -35,6 +35,8 @@ export interface TestCluster {
   /** each service's health port: /healthz, /readyz, /metrics (the gateway's /metrics is on urls.admin) */
   serviceUrls: Record<ServiceName, string>
   adminToken: string
+  /** what payment-command's command API (urls.paymentCommand) requires as the bearer */
+  commandApiToken: string
   dataDir: string
   service(name: ServiceName): NodeProcess
   createMerchant(name?: string): Promise<CreatedMerchant>
@@ -71,16 +73,20 @@ async function startInSlot(options: TestClusterOptions, slot: ClusterSlot): Prom
   const dataDir = mkdtempSync(join(tmpdir(), `chainpay-cluster-${options.name}-`))
   const walletFile = join(dataDir, 'dev-wallet.json')
   writeFileSync(walletFile, JSON.stringify(createDevelopmentWallet()), { mode: 0o600 })
-  const secrets = { encryptionKey: generateSecretKey(), adminToken: randomToken('adm', 32) }
-  const [gateway, admin, paymentCommand, chainIndexer, projection, notifier] = await Promise.all(
-    Array.from({ length: 6 }, () => freePort()),
-  )
+  const secrets = {
+    encryptionKey: generateSecretKey(),
+    adminToken: randomToken('adm', 32),
+    commandApiToken: randomToken('cmd', 32),
+  }
+  const [gateway, admin, paymentCommand, paymentCommandHealth, chainIndexer, projection, notifier] =
+    await Promise.all(Array.from({ length: 7 }, () => freePort()))
   const plan = planCluster({
     dataDir,
     ports: {
       gateway: gateway ?? 0,
       admin: admin ?? 0,
       paymentCommand: paymentCommand ?? 0,
+      paymentCommandHealth: paymentCommandHealth ?? 0,
       chainIndexer: chainIndexer ?? 0,
       projection: projection ?? 0,
       notifier: notifier ?? 0,
@@ -136,6 +142,7 @@ async function startInSlot(options: TestClusterOptions, slot: ClusterSlot): Prom
       plan.services.map((planned) => [planned.name, planned.baseUrl]),
     ) as Record<ServiceName, string>,
     adminToken: secrets.adminToken,
+    commandApiToken: secrets.commandApiToken,
     dataDir,
     service,
     createMerchant: (name = 'Test merchant') => createMerchant(plan.urls.admin, secrets.adminToken, { name }),

@@ -1,10 +1,13 @@
 import { rm } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { createHttpPaymentCommands } from '@chainpay/command-api-client'
+import { paymentIdForIdempotencyKey } from '@chainpay/domain'
+import { healthRoutes } from '@chainpay/service-kit'
 import type { FastifyInstance } from 'fastify'
 import { request } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
-import { openSqliteCommandSide } from '../testing/sqlite-command-side.js'
+import { captureLogs } from '../testing/log-capture.js'
+import { openSqliteCommandSide, type SqliteCommandSide } from '../testing/sqlite-command-side.js'
 import { buildCommandApi } from './command-api.js'
 
 const cleanups: Array<() => Promise<void>> = []
@@ -12,21 +15,34 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-async function startApi(): Promise<{ app: FastifyInstance; baseUrl: string }> {
-  const side = openSqliteCommandSide()
-  const app = buildCommandApi({ handler: side.handler, logger: side.logger })
+/** the command API on a fresh command side that knows merchant-1 (fee 1 %) */
+async function startApi(
+  options: { token?: string; logs?: ReturnType<typeof captureLogs> } = {},
+): Promise<{ app: FastifyInstance; baseUrl: string; side: SqliteCommandSide }> {
+  const side = openSqliteCommandSide(options.logs ? { logDestination: options.logs } : {})
+  await side.addMerchant('merchant-1')
+  const app = buildCommandApi({ handler: side.handler, logger: side.logger, token: options.token })
+  // as payment-command's context serves them: next to the commands, without a token
+  await app.register(healthRoutes, { readiness: async () => true })
   await app.listen({ host: '127.0.0.1', port: 0 })
   cleanups.push(
     () => side.close(),
     () => app.close(),
   )
-  return { app, baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` }
+  return { app, side, baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` }
 }
 
-async function send(baseUrl: string, method: 'GET' | 'POST', path: string, body?: string) {
+async function send(
+  baseUrl: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+) {
   const response = await request(`${baseUrl}${path}`, {
     method,
-    ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body }),
   })
   // biome-ignore lint/suspicious/noExplicitAny: the tests read whatever JSON came back
   return { status: response.statusCode, body: (await response.body.json()) as any }
@@ -35,10 +51,11 @@ async function send(baseUrl: string, method: 'GET' | 'POST', path: string, body?
 const createBody = (fields: Record<string, unknown> = {}) =>
   JSON.stringify({
     merchantId: 'merchant-1',
-    feePolicy: { feeBps: 100, fixedFees: {} },
     request: { amount: '10.5', currency: 'USDT', network: 'TRON', idempotencyKey: 'order-1' },
     ...fields,
   })
+
+const COMMAND_API_TOKEN = 'command-api-token-9f8e7d6c5b4a39281706'
 
 describe('buildCommandApi', () => {
   it('answers a create with 201, its replay with 200, and a reused key with 409', async () => {
@@ -125,9 +142,112 @@ describe('buildCommandApi', () => {
   })
 })
 
+describe('buildCommandApi: who may command, for which merchant', () => {
+  it("refuses a create for a merchant that does not exist, and a caller's fee policy", async () => {
+    const { baseUrl, side } = await startApi()
+    const stranger = await send(
+      baseUrl,
+      'POST',
+      '/internal/v1/payments',
+      createBody({ merchantId: 'merchant-x' }),
+    )
+    expect(stranger).toEqual({
+      status: 404,
+      body: { error: { code: 'NOT_FOUND', message: 'merchant merchant-x not found' } },
+    })
+    const waived = await send(
+      baseUrl,
+      'POST',
+      '/internal/v1/payments',
+      createBody({ feePolicy: { feeBps: 0, fixedFees: {} } }),
+    )
+    expect(waived).toMatchObject({
+      status: 400,
+      body: { error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('feePolicy') } },
+    })
+    expect(side.allocator.allocations).toEqual([])
+    // the merchant's own fee policy is what a create charges
+    const created = await send(baseUrl, 'POST', '/internal/v1/payments', createBody())
+    expect(created).toMatchObject({ status: 201, body: { payment: { created: { feeUnits: '105000' } } } })
+  })
+
+  it('with COMMAND_API_TOKEN, answers only its bearer: no command without it, health still open', async () => {
+    const logs = captureLogs()
+    const { baseUrl, side } = await startApi({ token: COMMAND_API_TOKEN, logs })
+    const bearer = { authorization: `Bearer ${COMMAND_API_TOKEN}` }
+    const created = await send(baseUrl, 'POST', '/internal/v1/payments', createBody(), bearer)
+    expect(created.status).toBe(201)
+    // a payment id anyone can compute from the merchant id and an idempotency key
+    const paymentId = paymentIdForIdempotencyKey('merchant-1', 'order-1')
+    expect(created.body.payment.created.paymentId).toBe(paymentId)
+
+    const cancel = (headers: Record<string, string>) =>
+      send(
+        baseUrl,
+        'POST',
+        `/internal/v1/payments/${paymentId}/cancel`,
+        '{"merchantId":"merchant-1"}',
+        headers,
+      )
+    expect(await cancel({})).toEqual({
+      status: 401,
+      body: {
+        error: {
+          code: 'MISSING_AUTH_HEADERS',
+          message: 'Authorization: expected "Bearer <COMMAND_API_TOKEN>"',
+        },
+      },
+    })
+    expect(await cancel({ authorization: `Bearer ${COMMAND_API_TOKEN.slice(0, -1)}X` })).toEqual({
+      status: 401,
+      body: { error: { code: 'INVALID_API_KEY', message: 'Authorization: not the COMMAND_API_TOKEN' } },
+    })
+    expect(await cancel({ authorization: COMMAND_API_TOKEN })).toMatchObject({ status: 401 })
+    const read = await send(baseUrl, 'GET', `/internal/v1/payments/${paymentId}?merchantId=merchant-1`)
+    expect(read).toMatchObject({ status: 401, body: { error: { code: 'MISSING_AUTH_HEADERS' } } })
+    const anotherCreate = await send(
+      baseUrl,
+      'POST',
+      '/internal/v1/payments',
+      createBody({ request: { amount: '1', currency: 'USDT', network: 'TRON' } }),
+    )
+    expect(anotherCreate.status).toBe(401)
+    expect(side.allocator.allocations).toHaveLength(1)
+    expect(await side.handler.getPayment({ merchantId: 'merchant-1', paymentId })).toMatchObject({
+      revision: 0,
+      payment: { status: 'pending' },
+    })
+
+    expect(await cancel(bearer)).toMatchObject({ status: 200, body: { payment: { status: 'canceled' } } })
+    expect(await send(baseUrl, 'GET', '/healthz')).toEqual({ status: 200, body: { status: 'ok' } })
+    expect(await send(baseUrl, 'GET', '/readyz')).toEqual({ status: 200, body: { status: 'ready' } })
+    expect(JSON.stringify(logs.lines)).not.toContain(COMMAND_API_TOKEN)
+    expect(JSON.stringify(logs.lines)).not.toContain(COMMAND_API_TOKEN.slice(0, -1))
+  })
+
+  it('the HTTP client with the token commands; without it, it gets a plain Error naming COMMAND_API_TOKEN', async () => {
+    const { baseUrl } = await startApi({ token: COMMAND_API_TOKEN })
+    const withToken = createHttpPaymentCommands({ baseUrl, timeoutMs: 5_000, token: COMMAND_API_TOKEN })
+    const without = createHttpPaymentCommands({ baseUrl, timeoutMs: 5_000 })
+    cleanups.push(
+      () => withToken.close(),
+      () => without.close(),
+    )
+    const request = { amount: '10.5', currency: 'USDT', network: 'TRON' }
+    expect((await withToken.createPayment({ merchantId: 'merchant-1', request })).outcome).toBe('created')
+    const refused = await without
+      .createPayment({ merchantId: 'merchant-1', request })
+      .catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(Error)
+    expect(refused).not.toHaveProperty('code')
+    expect((refused as Error).message).toMatch(/COMMAND_API_TOKEN/)
+  })
+})
+
 describe('buildCommandApi when a store fails', () => {
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After while its database is closed, through the HTTP client too', async () => {
     const side = openSqliteCommandSide()
+    await side.addMerchant('merchant-1')
     const app = buildCommandApi({ handler: side.handler, logger: side.logger })
     await app.listen({ host: '127.0.0.1', port: 0 })
     const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`

@@ -3,6 +3,9 @@
 // is passed through untouched (the domain validates it, and its fingerprint must be that of the
 // merchant's own JSON), and failures travel as the merchant API's error body with the status of
 // their code, which the client (@chainpay/command-api-client) turns back into the same errors.
+// Only the bearer of COMMAND_API_TOKEN may command, when there is one (there must be one off
+// loopback: config.ts); the caller names the merchant, and the handler loads it and its fee policy
+// itself (docs/architecture.md, "The command API").
 
 import { commandApiRoutes } from '@chainpay/command-api-client'
 import { DomainError } from '@chainpay/domain'
@@ -10,6 +13,7 @@ import type { Logger } from '@chainpay/platform'
 import type { PaymentCommands } from '@chainpay/ports'
 import {
   acceptStrictJsonBodies,
+  bearerTokenCheck,
   createHttpApp,
   type HttpApp,
   type HttpRequestMetrics,
@@ -23,30 +27,22 @@ export interface CommandApiOptions {
   bodyLimit?: number
   /** observes every request, by route pattern */
   requestMetrics?: HttpRequestMetrics
+  /** COMMAND_API_TOKEN: every command requires `Authorization: Bearer <token>`; none when undefined */
+  token?: string | undefined
 }
 
 const strict = { additionalProperties: false } as const
 const MerchantId = Type.String({ minLength: 1 })
 
-// The envelope only: who asks, under which fee policy. The merchant's request inside it is checked
-// by the domain alone (docs/api.md, "Validation").
-const CreateBody = Type.Object(
-  {
-    merchantId: MerchantId,
-    feePolicy: Type.Object(
-      { feeBps: Type.Integer({ minimum: 0 }), fixedFees: Type.Record(Type.String(), Type.String()) },
-      strict,
-    ),
-    request: Type.Unknown(),
-  },
-  strict,
-)
+// The envelope only: for which merchant. No fee policy: payment-command charges the one its merchant
+// store holds. The merchant's request inside it is checked by the domain alone (docs/api.md,
+// "Validation").
+const CreateBody = Type.Object({ merchantId: MerchantId, request: Type.Unknown() }, strict)
 const PaymentParams = Type.Object({ paymentId: Type.String({ minLength: 1 }) }, strict)
 const CancelBody = Type.Object({ merchantId: MerchantId }, strict)
 const MerchantQuery = Type.Object({ merchantId: MerchantId }, strict)
 
 export function buildCommandApi(options: CommandApiOptions): HttpApp {
-  const { handler } = options
   const app = createHttpApp({
     logger: options.logger,
     component: 'command-api',
@@ -55,7 +51,18 @@ export function buildCommandApi(options: CommandApiOptions): HttpApp {
   })
   // the merchant API's JSON rules: a "__proto__" metadata key the gateway accepted is a plain key here too
   acceptStrictJsonBodies(app)
+  // in a plugin of their own, so that the token guards the commands and not the health routes a
+  // caller may register next to them (kubelet probes carry no token)
+  app.register(async (commands) => {
+    if (options.token !== undefined) {
+      commands.addHook('onRequest', bearerTokenCheck(options.token, 'COMMAND_API_TOKEN'))
+    }
+    commandRoutes(commands, options.handler)
+  })
+  return app
+}
 
+function commandRoutes(app: HttpApp, handler: PaymentCommands): void {
   app.post(commandApiRoutes.payments, { schema: { body: CreateBody } }, async (request, reply) => {
     const outcome = await handler.createPayment(request.body)
     return reply.code(outcome.outcome === 'created' ? 201 : 200).send(outcome)
@@ -80,6 +87,4 @@ export function buildCommandApi(options: CommandApiOptions): HttpApp {
       return reply.send(snapshot)
     },
   )
-
-  return app
 }

@@ -6,7 +6,7 @@ import { buildCommandApi } from './command-api.js'
 
 describePaymentCommandsContract('direct handler on SQLite', async () => {
   const side = openSqliteCommandSide()
-  return { commands: side.handler, teardown: () => side.close() }
+  return { commands: side.handler, addMerchant: side.addMerchant, teardown: () => side.close() }
 })
 
 describePaymentCommandsContract('HTTP client to the command API on SQLite', async () => {
@@ -17,6 +17,7 @@ describePaymentCommandsContract('HTTP client to the command API on SQLite', asyn
   const commands = createHttpPaymentCommands({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 5_000 })
   return {
     commands,
+    addMerchant: side.addMerchant,
     async teardown() {
       await commands.close()
       await app.close()
@@ -24,3 +25,28 @@ describePaymentCommandsContract('HTTP client to the command API on SQLite', asyn
     },
   }
 })
+
+describePaymentCommandsContract(
+  'HTTP client with COMMAND_API_TOKEN to a command API that requires it',
+  async () => {
+    const token = 'command-api-token-contract-0123456789'
+    const side = openSqliteCommandSide()
+    const app = buildCommandApi({ handler: side.handler, logger: side.logger, token })
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = app.server.address() as AddressInfo
+    const commands = createHttpPaymentCommands({
+      baseUrl: `http://127.0.0.1:${port}`,
+      timeoutMs: 5_000,
+      token,
+    })
+    return {
+      commands,
+      addMerchant: side.addMerchant,
+      async teardown() {
+        await commands.close()
+        await app.close()
+        await side.close()
+      },
+    }
+  },
+)

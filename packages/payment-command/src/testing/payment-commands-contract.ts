@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 export interface PaymentCommandsFixture {
   /** backed by a payment-command with the default asset registry */
   commands: PaymentCommands
+  /** registers a merchant in the merchant store that payment-command reads */
+  addMerchant(merchantId: string, feePolicy: FeePolicy): Promise<void>
   teardown(): Promise<void>
 }
 
@@ -14,7 +16,8 @@ const feePolicy: FeePolicy = { feeBps: 100, fixedFees: {} }
 /**
  * The behaviour every PaymentCommands adapter promises (the direct handler, the HTTP client), as the
  * gateway relies on it. Tests use fresh merchant ids and idempotency keys, so a store holding older
- * payments is fine.
+ * payments is fine. A create's merchant must exist in the merchant store, whose fee policy is the
+ * one charged.
  */
 export function describePaymentCommandsContract(
   adapterName: string,
@@ -28,13 +31,14 @@ export function describePaymentCommandsContract(
       fixture = await setup()
       commands = fixture.commands
       merchantId = `merchant-${randomUUID()}`
+      await fixture.addMerchant(merchantId, feePolicy)
     })
     afterEach(async () => {
       await fixture.teardown()
     })
 
     const create = (request: CreatePaymentRequest, merchant = merchantId) =>
-      commands.createPayment({ merchantId: merchant, feePolicy, request })
+      commands.createPayment({ merchantId: merchant, request })
 
     it('creates a pending payment at revision 0, with its fee, address and metadata', async () => {
       const request = usdtRequest({ metadata: { orderId: '1042', 'a.b': true, $where: 4.5, note: null } })
@@ -83,10 +87,29 @@ export function describePaymentCommandsContract(
       await expectDomainError(create({ ...request, description: 'added' }), 'IDEMPOTENCY_KEY_REUSED')
     })
 
+    it('charges the fee policy the merchant store holds for the merchant', async () => {
+      const other = `merchant-${randomUUID()}`
+      await fixture.addMerchant(other, { feeBps: 300, fixedFees: { 'TRON:USDT': '0.5' } })
+      const created = await create(usdtRequest(), other)
+      // 3 % of 10.5 USDT is 315000 units, plus the fixed 0.5 USDT
+      expect(created.payment.created).toMatchObject({ feeUnits: '815000', netUnits: '9685000' })
+    })
+
+    it('refuses a create for a merchant the merchant store does not know: NOT_FOUND', async () => {
+      const stranger = `merchant-${randomUUID()}`
+      await expectDomainError(
+        create(usdtRequest(), stranger),
+        'NOT_FOUND',
+        new RegExp(`merchant ${stranger}`),
+      )
+    })
+
     it('scopes idempotency keys to the merchant', async () => {
       const request = usdtRequest()
       const mine = await create(request)
-      const theirs = await create(request, `merchant-${randomUUID()}`)
+      const otherMerchant = `merchant-${randomUUID()}`
+      await fixture.addMerchant(otherMerchant, feePolicy)
+      const theirs = await create(request, otherMerchant)
       expect(theirs.outcome).toBe('created')
       expect(theirs.payment.created.paymentId).not.toBe(mine.payment.created.paymentId)
       expect(theirs.payment.created.address).not.toBe(mine.payment.created.address)

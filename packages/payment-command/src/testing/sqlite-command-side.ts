@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type AssetRegistry, defaultAssetRegistry } from '@chainpay/domain'
+import { type AssetRegistry, defaultAssetRegistry, type FeePolicy } from '@chainpay/domain'
 import {
   type Clock,
   createRootLogger,
@@ -11,10 +11,11 @@ import {
   type Logger,
   systemClock,
 } from '@chainpay/platform'
-import type { AddressIndexAllocator, EventStore } from '@chainpay/ports'
+import type { AddressIndexAllocator, EventStore, MerchantStore } from '@chainpay/ports'
 import {
   createSqliteAddressAllocator,
   createSqliteEventStore,
+  createSqliteMerchantStore,
   type DatabaseSync,
   openSqliteDatabase,
 } from '@chainpay/store-sqlite'
@@ -31,9 +32,36 @@ export interface SqliteCommandSide {
   /** the real allocator, counting its calls */
   allocator: AddressIndexAllocator & { allocations: Array<{ network: string; index: number }> }
   deriver: AddressDeriver
+  /** the merchants the handler knows: it refuses a create for any other */
+  merchants: MerchantStore
+  /** registers a merchant (fee 1 % by default) whose payments the handler then takes */
+  addMerchant(merchantId: string, feePolicy?: FeePolicy): Promise<void>
   handler: PaymentCommandHandler
   logger: Logger
   close(): Promise<void>
+}
+
+export const TEST_FEE_POLICY: FeePolicy = { feeBps: 100, fixedFees: {} }
+
+/** a merchant as the admin API stores it, for tests of the command side (no usable secrets) */
+export async function addTestMerchant(
+  merchants: MerchantStore,
+  merchantId: string,
+  feePolicy: FeePolicy = TEST_FEE_POLICY,
+): Promise<void> {
+  const now = new Date().toISOString()
+  await merchants.createMerchant(
+    {
+      merchantId,
+      name: merchantId,
+      webhookUrl: null,
+      webhookSecret: 'sealed',
+      feePolicy,
+      createdAt: now,
+      updatedAt: now,
+    },
+    { apiKey: `key-${merchantId}`, merchantId, secret: 'sealed', createdAt: now, revokedAt: null },
+  )
 }
 
 export function openSqliteCommandSide(
@@ -65,8 +93,10 @@ export function openSqliteCommandSide(
         destination: options.logDestination,
       })
     : createRootLogger({ service: 'payment-command-test', level: 'silent' })
+  const merchants = createSqliteMerchantStore(db)
   const handler = createPaymentCommandHandler({
     eventStore,
+    merchants,
     allocator,
     deriver,
     registry: options.registry ?? defaultAssetRegistry,
@@ -80,6 +110,8 @@ export function openSqliteCommandSide(
     eventStore,
     allocator,
     deriver,
+    merchants,
+    addMerchant: (merchantId, feePolicy) => addTestMerchant(merchants, merchantId, feePolicy),
     handler,
     logger,
     async close() {

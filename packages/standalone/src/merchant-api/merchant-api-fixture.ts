@@ -132,6 +132,7 @@ export async function openMerchantApiFixture(
   const eventStore = createSqliteEventStore(db)
   const handler = createPaymentCommandHandler({
     eventStore,
+    merchants,
     allocator: createSqliteAddressAllocator(db),
     deriver: testDeriver,
     registry,

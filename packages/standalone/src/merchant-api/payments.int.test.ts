@@ -563,7 +563,6 @@ describe('GET /payments/:paymentId', () => {
     expect(errorOf(response).code).toBe('PAYMENT_NOT_FOUND')
     const unprojected = await fixture.handler.createPayment({
       merchantId: fixture.otherMerchant.merchant.merchantId,
-      feePolicy: fixture.otherMerchant.merchant.feePolicy,
       request: base,
     })
     const fallback = await fixture.send('GET', `${PAYMENTS}/${unprojected.payment.created.paymentId}`)
@@ -573,7 +572,6 @@ describe('GET /payments/:paymentId', () => {
   it('falls back to payment-command for a payment the read model has not seen', async () => {
     const { payment } = await fixture.handler.createPayment({
       merchantId: fixture.merchant.merchant.merchantId,
-      feePolicy: fixture.merchant.merchant.feePolicy,
       request: { ...base, metadata: { via: 'command side' } },
     })
     expect(await fixture.readModel.get(payment.created.paymentId)).toBeNull()
