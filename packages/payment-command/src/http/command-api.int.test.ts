@@ -304,7 +304,7 @@ describe('buildCommandApi when a store fails', () => {
   it('reads JSON as the merchant API does', async () => {
     const { baseUrl } = await startApi()
     const request = '{"amount":"10.5","currency":"USDT","network":"TRON","metadata":{"__proto__":"kept"}}'
-    const envelope = `{"merchantId":"merchant-1","feePolicy":{"feeBps":100,"fixedFees":{}},"request":${request}}`
+    const envelope = `{"merchantId":"merchant-1","request":${request}}`
     const created = await send(baseUrl, 'POST', '/internal/v1/payments', envelope)
     expect(created.status).toBe(201)
     expect(Object.entries(created.body.payment.created.metadata)).toEqual([['__proto__', 'kept']])
