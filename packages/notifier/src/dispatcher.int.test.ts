@@ -1,5 +1,6 @@
 import { paymentEventMessages } from '@chainpay/contracts/testing'
 import type { WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
+import { verifyWebhook } from '@chainpay/signing'
 import { createSqliteDeliveryStore } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createDeliveryRecorder } from './delivery-recorder.js'
@@ -23,12 +24,14 @@ import {
 let harness: NotifierHarness
 let receiver: WebhookReceiver
 let merchantId: string
+let merchantSecret: string
 const dispatchers: WebhookDispatcher[] = []
 
 beforeEach(async () => {
   harness = createNotifierHarness()
   const merchant = await harness.addMerchant({ webhookUrl: null })
   merchantId = merchant.merchantId
+  merchantSecret = merchant.secret
   receiver = await startReceiver(merchant.secret)
 })
 
@@ -140,10 +143,36 @@ describe('createWebhookDispatcher', () => {
     expect(webhook?.timestamp).toBe(String(Math.floor(harness.clock.now().getTime() / 1000)))
     expect(webhook?.body).toContain('"amount":10.50,')
     expect(JSON.parse(webhook?.body ?? '')).toMatchObject({
+      id: delivery?.deliveryId,
       event: 'payment.pending',
       timestamp: Number(webhook?.timestamp),
       payment: { id: delivery?.paymentId, status: 'PENDING', tx_hash: null, expected_amount: '10.5' },
     })
+  })
+
+  it('signs the event id: the body carries id, equal to X-Event-Id on every attempt', async () => {
+    const [delivery] = await enqueue(1)
+    let failures = 1
+    receiver.answer = () => (failures-- > 0 ? { status: 500 } : { status: 200 })
+    await drive(dispatcherWith(), 2)
+
+    expect(receiver.received).toHaveLength(2)
+    for (const webhook of receiver.received) {
+      expect(webhook.eventId).toBe(delivery?.deliveryId)
+      const body = JSON.parse(webhook.body)
+      expect(Object.keys(body)).toEqual(['id', 'event', 'timestamp', 'payment'])
+      expect(body.id).toBe(webhook.eventId)
+      // the signature covers the id: the same body under another id no longer verifies
+      const tampered = webhook.body.replace(`"id":"${webhook.eventId}"`, '"id":"evt_replayed"')
+      expect(tampered).not.toBe(webhook.body)
+      expect(
+        verifyWebhook(
+          merchantSecret,
+          { rawBody: tampered, signature: webhook.signature, timestamp: webhook.timestamp },
+          Number(webhook.timestamp),
+        ),
+      ).toEqual({ ok: false, reason: 'bad_signature' })
+    }
   })
 
   it('POSTs every attempt signed afresh: its timestamp is the time of that attempt, and so is the recorded one', async () => {

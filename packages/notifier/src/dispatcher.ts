@@ -147,7 +147,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (problem !== null) throw new Error(problem)
     result.origin = new URL(target).origin
     const timestamp = Math.floor(at.getTime() / 1000)
-    const body = renderWebhookBody(delivery.payload as unknown as WebhookBodyInput, timestamp)
+    // The event id goes in the body as well as in X-Event-Id: the signature covers only the body, so
+    // a receiver checks the two agree before deduplicating by it (docs/api.md, "Verifying a webhook").
+    const stored = delivery.payload as unknown as Omit<WebhookBodyInput, 'id'>
+    const body = renderWebhookBody({ ...stored, id: delivery.deliveryId }, timestamp)
     const signature = signWebhook(secretBox.open(merchant.webhookSecret), timestamp, body)
     const response = await request(target, {
       method: 'POST',

@@ -41,10 +41,12 @@ export interface ReceivedWebhook {
   eventId: string
   eventType: string
   timestamp: string
+  /** X-Signature */
+  signature: string
   contentType: string
   userAgent: string
   body: string
-  /** verifyWebhook with the merchant's secret */
+  /** verifyWebhook with the merchant's secret, the signed body's id checked against X-Event-Id */
   verified: boolean
   /** the status code the receiver answered with; null when it never answered */
   answered: number | null
@@ -79,13 +81,19 @@ export async function startReceiver(secret: string): Promise<WebhookReceiver> {
         eventId: header('x-event-id'),
         eventType: header('x-event-type'),
         timestamp: header('x-timestamp'),
+        signature: header('x-signature'),
         contentType: header('content-type'),
         userAgent: header('user-agent'),
         body,
         verified:
           verifyWebhook(
             secret,
-            { rawBody: body, signature: header('x-signature'), timestamp: header('x-timestamp') },
+            {
+              rawBody: body,
+              signature: header('x-signature'),
+              timestamp: header('x-timestamp'),
+              eventId: header('x-event-id'),
+            },
             Math.floor(Date.now() / 1000),
           ).ok === true,
         answered: null,
