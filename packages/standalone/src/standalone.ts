@@ -91,6 +91,7 @@ export async function buildStandaloneContext(
         encryptionKey: secrets.encryptionKey,
         retryScheduleMs: config.webhookRetryScheduleMs,
         allowPrivateTargets: development,
+        webhookConcurrency: config.webhookConcurrency,
       },
       logger,
       contextOptions,
