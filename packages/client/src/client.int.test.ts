@@ -178,11 +178,14 @@ describe('createMerchantClient', () => {
 })
 
 describe('verifyWebhook', () => {
-  it('is re-exported from the signing package', () => {
-    const rawBody = '{"event":"payment.pending"}'
+  it("is re-exported from the signing package, and checks the body's id against X-Event-Id", () => {
+    const rawBody = '{"id":"evt_1","event":"payment.pending"}'
     const signature = signWebhook('whsec_1', 1_763_733_787, rawBody)
-    expect(verifyWebhook('whsec_1', { rawBody, signature, timestamp: '1763733787' }, 1_763_733_787)).toEqual({
-      ok: true,
+    const signed = { rawBody, signature, timestamp: '1763733787' }
+    expect(verifyWebhook('whsec_1', { ...signed, eventId: 'evt_1' }, 1_763_733_787)).toEqual({ ok: true })
+    expect(verifyWebhook('whsec_1', { ...signed, eventId: 'evt_2' }, 1_763_733_787)).toEqual({
+      ok: false,
+      reason: 'event_id_mismatch',
     })
   })
 })

@@ -28,7 +28,8 @@ const SIGNING_RULE = [
 const WEBHOOK_RULE = [
   "Webhooks are POSTed to the payment's callbackUrl, else the merchant's default webhook URL.",
   "X-Signature is the lower-case hex HMAC-SHA256, keyed with the merchant's webhook secret, of",
-  '`{X-Timestamp}.{raw body}`. Reject timestamps older than 5 minutes, deduplicate by X-Event-Id,',
+  '`{X-Timestamp}.{raw body}`. Reject timestamps older than 5 minutes and bodies whose `id` differs from',
+  'X-Event-Id (the signature covers the body, not the headers), deduplicate by X-Event-Id,',
   'and answer any 2xx within 10 s; anything else is retried with backoff for about two days.',
 ].join(' ')
 
@@ -117,7 +118,7 @@ function webhookOperation(kind: WebhookEventKind) {
           type: 'string',
           pattern: '^[0-9]+$',
         }),
-        header('X-Event-Id', 'stable across retries of one event: deduplicate by it'),
+        header('X-Event-Id', "stable across retries of one event: deduplicate by it; equal to the body's id"),
         header('X-Event-Type', "the event kind, equal to the body's event", { type: 'string', const: kind }),
       ],
       requestBody: {

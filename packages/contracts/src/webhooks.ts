@@ -39,6 +39,8 @@ export interface WebhookPaymentFields {
 }
 
 export interface WebhookBodyInput {
+  /** the event id, sent as X-Event-Id too: in the body, the signature covers it */
+  id: string
   event: WebhookEventKind
   payment: WebhookPaymentFields
 }
@@ -46,15 +48,17 @@ export interface WebhookBodyInput {
 const decimalAmount = new RegExp(DECIMAL_AMOUNT_PATTERN)
 
 /**
- * The exact body text for one attempt: {"event","timestamp","payment":{...}} where `timestamp` is
- * Unix seconds of the attempt and payment.amount is a JSON number written with the decimal's own
- * digits (no float rounding). Every other value goes through JSON.stringify.
+ * The exact body text for one attempt: {"id","event","timestamp","payment":{...}} where `id` is the
+ * event id (equal to X-Event-Id, which the signature does not cover: docs/api.md, "Verifying a
+ * webhook"), `timestamp` is Unix seconds of the attempt and payment.amount is a JSON number written
+ * with the decimal's own digits (no float rounding). Every other value goes through JSON.stringify.
  */
 export function renderWebhookBody(input: WebhookBodyInput, timestampSeconds: number): string {
   const { payment } = input
   if (!decimalAmount.test(payment.amount)) {
     throw new RangeError(`webhook body: payment.amount must be a decimal amount, got '${payment.amount}'`)
   }
+  if (input.id === '') throw new RangeError('webhook body: id must be the event id, got an empty string')
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
     throw new RangeError(`webhook body: timestamp must be Unix seconds, got ${timestampSeconds}`)
   }
@@ -72,7 +76,7 @@ export function renderWebhookBody(input: WebhookBodyInput, timestampSeconds: num
   // The amount is spliced in as text because a JS number cannot hold 123456789012345678.123456,
   // and would turn 10.50 into 10.5; the pattern above makes the text a valid JSON number.
   return (
-    `{"event":${JSON.stringify(input.event)},"timestamp":${timestampSeconds},` +
+    `{"id":${JSON.stringify(input.id)},"event":${JSON.stringify(input.event)},"timestamp":${timestampSeconds},` +
     `"payment":{"id":${JSON.stringify(payment.id)},"status":${JSON.stringify(payment.status.toUpperCase())},` +
     `"amount":${payment.amount},"tx_hash":${JSON.stringify(payment.tx_hash)},` +
     `${JSON.stringify(rest).slice(1)}}`
@@ -89,6 +93,11 @@ const DecimalTextSchema = Type.String({ pattern: DECIMAL_AMOUNT_PATTERN })
 /** the webhook body, for documentation; renderWebhookBody writes it */
 export const WebhookBodySchema = Type.Object(
   {
+    id: Type.String({
+      minLength: 1,
+      description:
+        'the event id, equal to X-Event-Id and stable across retries; inside the signed body, so check that the two agree',
+    }),
     event: StringEnum(WebhookEventKinds),
     timestamp: Type.Integer({ description: 'Unix seconds of this delivery attempt; equals X-Timestamp' }),
     payment: Type.Object(

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { renderWebhookBody, type WebhookBodyInput, WebhookBodySchema, WebhookEventKinds } from './webhooks.js'
 
 const input: WebhookBodyInput = {
+  id: '7d1e2f30-4a5b-4c6d-8e9f-a0b1c2d3e4f5',
   event: 'payment.confirmed',
   payment: {
     id: '0b8e7c52-6d3f-4c1e-9a7b-2f1d3c4e5a6b',
@@ -25,7 +26,7 @@ const bodyValidator = Compile(WebhookBodySchema)
 describe('renderWebhookBody', () => {
   it('writes the exact text, keys in order, amount with its own digits', () => {
     expect(renderWebhookBody(input, 1_763_733_787)).toBe(
-      '{"event":"payment.confirmed","timestamp":1763733787,"payment":{' +
+      '{"id":"7d1e2f30-4a5b-4c6d-8e9f-a0b1c2d3e4f5","event":"payment.confirmed","timestamp":1763733787,"payment":{' +
         '"id":"0b8e7c52-6d3f-4c1e-9a7b-2f1d3c4e5a6b","status":"CONFIRMED","amount":10.50,"tx_hash":"5f2c9a",' +
         '"currency":"USDT","network":"TRON","expected_amount":"10.5","received_amount":"10.5",' +
         '"fee_amount":"0.105","net_amount":"10.395","confirmations":20,' +
@@ -36,6 +37,7 @@ describe('renderWebhookBody', () => {
   it('parses back to the expected structure', () => {
     const parsed = JSON.parse(renderWebhookBody(input, 1_763_733_787))
     expect(parsed).toEqual({
+      id: '7d1e2f30-4a5b-4c6d-8e9f-a0b1c2d3e4f5',
       event: 'payment.confirmed',
       timestamp: 1_763_733_787,
       payment: {
@@ -43,7 +45,7 @@ describe('renderWebhookBody', () => {
         amount: 10.5,
       },
     })
-    expect(Object.keys(parsed)).toEqual(['event', 'timestamp', 'payment'])
+    expect(Object.keys(parsed)).toEqual(['id', 'event', 'timestamp', 'payment'])
     expect(Object.keys(parsed.payment).slice(0, 4)).toEqual(['id', 'status', 'amount', 'tx_hash'])
     expect(bodyValidator.Check(parsed)).toBe(true)
   })
@@ -60,6 +62,7 @@ describe('renderWebhookBody', () => {
   it('writes null tx_hash and received_amount for a new payment, and upper-cases the status', () => {
     const pending = renderWebhookBody(
       {
+        ...input,
         event: 'payment.pending',
         payment: {
           ...input.payment,
@@ -80,6 +83,7 @@ describe('renderWebhookBody', () => {
   it('adds late_funds last when present', () => {
     const body = renderWebhookBody(
       {
+        ...input,
         event: 'payment.late_funds',
         payment: { ...input.payment, status: 'EXPIRED', late_funds: { tx_hash: 'beef', amount: '2' } },
       },
@@ -98,6 +102,10 @@ describe('renderWebhookBody', () => {
     },
   )
 
+  it('refuses an empty event id: the body must name the event its X-Event-Id names', () => {
+    expect(() => renderWebhookBody({ ...input, id: '' }, 1)).toThrow(/id must be the event id/)
+  })
+
   it.each([1.5, -1, Number.NaN])('refuses timestamp %s', (timestamp) => {
     expect(() => renderWebhookBody(input, timestamp)).toThrow(/timestamp must be Unix seconds/)
   })
@@ -109,5 +117,11 @@ describe('WebhookBodySchema', () => {
     for (const event of WebhookEventKinds) expect(bodyValidator.Check({ ...body, event })).toBe(true)
     expect(bodyValidator.Check({ ...body, event: 'payment.refunded' })).toBe(false)
     expect(bodyValidator.Check({ ...body, payment: { ...body.payment, amount: '10.50' } })).toBe(false)
+  })
+
+  it('requires the event id', () => {
+    const { id: _id, ...withoutId } = JSON.parse(renderWebhookBody(input, 1))
+    expect(bodyValidator.Check(withoutId)).toBe(false)
+    expect(bodyValidator.Check({ ...withoutId, id: '' })).toBe(false)
   })
 })

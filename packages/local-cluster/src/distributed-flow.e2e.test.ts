@@ -98,6 +98,7 @@ function expectSignedByMerchant(webhooks: readonly ReceivedWebhook[]): void {
         rawBody: webhook.rawBody,
         signature: webhook.headers['x-signature'] ?? '',
         timestamp: webhook.headers['x-timestamp'] ?? '',
+        eventId: webhook.headers['x-event-id'] ?? '',
       },
       Math.floor(Date.now() / 1000),
     )

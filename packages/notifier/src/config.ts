@@ -4,6 +4,7 @@
 import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import { readEncryptionKey, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
+import { DEFAULT_WEBHOOK_CONCURRENCY, DEFAULT_WEBHOOK_CONCURRENCY_PER_TARGET_HOST } from './dispatcher.js'
 import { parseRetrySchedule } from './retry-schedule.js'
 
 export interface NotifierConfig extends SharedConfig {
@@ -17,6 +18,15 @@ export interface NotifierConfig extends SharedConfig {
   retryScheduleMs: number[] | undefined
   /** development only: webhooks to http, loopback and private addresses */
   allowPrivateTargets: boolean
+  /** webhook attempts in flight at once: in all, and to one target host */
+  webhookConcurrency: WebhookConcurrency
+}
+
+export interface WebhookConcurrency {
+  /** WEBHOOK_CONCURRENCY: attempts in flight at once in this notifier */
+  total: number
+  /** WEBHOOK_CONCURRENCY_PER_HOST: attempts in flight at once to one target host, over every notifier */
+  perTargetHost: number
 }
 
 export function readNotifierConfig(env: NodeJS.ProcessEnv = process.env): NotifierConfig {
@@ -28,6 +38,7 @@ export function readNotifierConfig(env: NodeJS.ProcessEnv = process.env): Notifi
     encryptionKey: readEncryptionKey(read),
     retryScheduleMs: readRetrySchedule(read),
     allowPrivateTargets: read.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', { default: false }),
+    webhookConcurrency: readWebhookConcurrency(read),
   }
   read.done()
   return config
@@ -42,5 +53,20 @@ export function readRetrySchedule(read: EnvReader): number[] | undefined {
   } catch (error) {
     read.problem(`WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message}`)
     return undefined
+  }
+}
+
+/**
+ * WEBHOOK_CONCURRENCY and WEBHOOK_CONCURRENCY_PER_HOST: how many webhook attempts are in flight at
+ * once, in all and to one target host (docs/operations.md, "Webhook delivery").
+ */
+export function readWebhookConcurrency(read: EnvReader): WebhookConcurrency {
+  return {
+    total: read.int('WEBHOOK_CONCURRENCY', { default: DEFAULT_WEBHOOK_CONCURRENCY, min: 1, max: 10_000 }),
+    perTargetHost: read.int('WEBHOOK_CONCURRENCY_PER_HOST', {
+      default: DEFAULT_WEBHOOK_CONCURRENCY_PER_TARGET_HOST,
+      min: 1,
+      max: 10_000,
+    }),
   }
 }

@@ -31,6 +31,7 @@ describe('readNotifierConfig', () => {
       encryptionKey,
       retryScheduleMs: undefined,
       allowPrivateTargets: false,
+      webhookConcurrency: { total: 64, perTargetHost: 4 },
     })
   })
 
@@ -47,6 +48,8 @@ describe('readNotifierConfig', () => {
       BUS_NAMESPACE: 'blue',
       WEBHOOK_RETRY_SCHEDULE: '100ms, 30s,2m,1h',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_CONCURRENCY: '16',
+      WEBHOOK_CONCURRENCY_PER_HOST: '2',
     })
     expect(config).toMatchObject({
       host: '127.0.0.1',
@@ -62,6 +65,7 @@ describe('readNotifierConfig', () => {
       },
       retryScheduleMs: [100, 30_000, 120_000, 3_600_000],
       allowPrivateTargets: true,
+      webhookConcurrency: { total: 16, perTargetHost: 2 },
     })
   })
 
@@ -77,6 +81,8 @@ describe('readNotifierConfig', () => {
         LOG_LEVEL: 'loud',
         WEBHOOK_RETRY_SCHEDULE: '30s,soon',
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe',
+        WEBHOOK_CONCURRENCY: '0',
+        WEBHOOK_CONCURRENCY_PER_HOST: 'two',
       }),
     ).toEqual([
       "HEALTH_PORT: expected an integer between 1 and 65535, got '0'",
@@ -84,6 +90,8 @@ describe('readNotifierConfig', () => {
       'CHAINPAY_ENCRYPTION_KEY: secret key: expected 32 bytes written as base64 or as 64 hex characters, got 5 bytes of base64',
       "WEBHOOK_RETRY_SCHEDULE: retry schedule: entry 2 'soon' is not a duration (a whole number followed by ms, s, m, h or d, such as 30s)",
       "WEBHOOK_ALLOW_PRIVATE_TARGETS: expected true or false, got 'maybe'",
+      "WEBHOOK_CONCURRENCY: expected an integer between 1 and 10000, got '0'",
+      "WEBHOOK_CONCURRENCY_PER_HOST: expected an integer between 1 and 10000, got 'two'",
     ])
   })
 

@@ -42,6 +42,8 @@ export async function buildNotifierContext(
     logger,
     allowPrivateTargets: config.allowPrivateTargets,
     metrics: metrics.webhooks,
+    concurrency: config.webhookConcurrency.total,
+    concurrencyPerTargetHost: config.webhookConcurrency.perTargetHost,
     ...(config.retryScheduleMs ? { schedule: config.retryScheduleMs } : {}),
   })
   const recorder = createDeliveryRecorder({

@@ -138,7 +138,13 @@ describe('createDeliveryRecorder', () => {
       status: 'no_target',
       nextAttemptAt: null,
     })
-    expect(await harness.deliveries.claimDue(harness.clock.now().toISOString(), 10, 1000)).toEqual([])
+    expect(
+      await harness.deliveries.claimDue(harness.clock.now().toISOString(), {
+        limit: 10,
+        leaseMs: 1000,
+        perTargetHost: 10,
+      }),
+    ).toEqual([])
   })
 
   it('is idempotent over duplicate messages', async () => {

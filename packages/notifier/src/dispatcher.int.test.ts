@@ -1,10 +1,12 @@
 import { paymentEventMessages } from '@chainpay/contracts/testing'
 import type { WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
+import { verifyWebhook } from '@chainpay/signing'
 import { createSqliteDeliveryStore } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createDeliveryRecorder } from './delivery-recorder.js'
 import {
   createWebhookDispatcher,
+  DEFAULT_WEBHOOK_CONCURRENCY_PER_TARGET_HOST,
   type WebhookAttemptOutcome,
   type WebhookDispatcher,
   type WebhookDispatcherOptions,
@@ -23,12 +25,14 @@ import {
 let harness: NotifierHarness
 let receiver: WebhookReceiver
 let merchantId: string
+let merchantSecret: string
 const dispatchers: WebhookDispatcher[] = []
 
 beforeEach(async () => {
   harness = createNotifierHarness()
   const merchant = await harness.addMerchant({ webhookUrl: null })
   merchantId = merchant.merchantId
+  merchantSecret = merchant.secret
   receiver = await startReceiver(merchant.secret)
 })
 
@@ -140,10 +144,36 @@ describe('createWebhookDispatcher', () => {
     expect(webhook?.timestamp).toBe(String(Math.floor(harness.clock.now().getTime() / 1000)))
     expect(webhook?.body).toContain('"amount":10.50,')
     expect(JSON.parse(webhook?.body ?? '')).toMatchObject({
+      id: delivery?.deliveryId,
       event: 'payment.pending',
       timestamp: Number(webhook?.timestamp),
       payment: { id: delivery?.paymentId, status: 'PENDING', tx_hash: null, expected_amount: '10.5' },
     })
+  })
+
+  it('signs the event id: the body carries id, equal to X-Event-Id on every attempt', async () => {
+    const [delivery] = await enqueue(1)
+    let failures = 1
+    receiver.answer = () => (failures-- > 0 ? { status: 500 } : { status: 200 })
+    await drive(dispatcherWith(), 2)
+
+    expect(receiver.received).toHaveLength(2)
+    for (const webhook of receiver.received) {
+      expect(webhook.eventId).toBe(delivery?.deliveryId)
+      const body = JSON.parse(webhook.body)
+      expect(Object.keys(body)).toEqual(['id', 'event', 'timestamp', 'payment'])
+      expect(body.id).toBe(webhook.eventId)
+      // the signature covers the id: the same body under another id no longer verifies
+      const tampered = webhook.body.replace(`"id":"${webhook.eventId}"`, '"id":"evt_replayed"')
+      expect(tampered).not.toBe(webhook.body)
+      expect(
+        verifyWebhook(
+          merchantSecret,
+          { rawBody: tampered, signature: webhook.signature, timestamp: webhook.timestamp },
+          Number(webhook.timestamp),
+        ),
+      ).toEqual({ ok: false, reason: 'bad_signature' })
+    }
   })
 
   it('POSTs every attempt signed afresh: its timestamp is the time of that attempt, and so is the recorded one', async () => {
@@ -493,9 +523,9 @@ describe('createWebhookDispatcher', () => {
       const claims = { count: 0 }
       const deliveries: WebhookDeliveryStore = {
         ...store,
-        claimDue(now, limit, leaseMs) {
+        claimDue(now, bounds) {
           claims.count += 1
-          return store.claimDue(now, limit, leaseMs)
+          return store.claimDue(now, bounds)
         },
       }
       return { deliveries, claims }
@@ -613,8 +643,126 @@ describe('createWebhookDispatcher', () => {
     })
   })
 
+  describe('one slow receiver never delays another merchant (docs/api.md, "Webhooks")', () => {
+    /** what the notifier does with a payment's creation: records its payment.pending delivery */
+    function recorderWaking(dispatcher: WebhookDispatcher) {
+      return createDeliveryRecorder({
+        bus: harness.bus,
+        payments: harness.payments,
+        deliveries: harness.deliveries,
+        merchants: harness.merchants,
+        clock: harness.clock,
+        logger: testLogger,
+        onRecorded: () => dispatcher.wake(),
+      })
+    }
+
+    async function recordPaymentCreated(
+      recorder: ReturnType<typeof createDeliveryRecorder>,
+      fields: { merchantId: string; callbackUrl: string },
+    ) {
+      const created = newPaymentData(fields)
+      const [message] = paymentEventMessages([{ type: 'PaymentCreated', data: created }])
+      await recorder.handle(consumed(message ?? expect.fail('no message')))
+      return created.paymentId
+    }
+
+    it("delivers merchant B's webhook within 2 s while merchant A's receiver hangs on 24 payments for the default 10 s timeout", async () => {
+      // A's receiver on another loopback address, so another host: it takes every request and never
+      // answers; the dispatcher has its defaults (10 s timeout, the default bounds)
+      const merchantA = await harness.addMerchant({ webhookUrl: null })
+      const hanging = await startReceiver(merchantA.secret, '127.0.0.2')
+      hanging.answer = () => 'hang'
+      const dispatcher = createWebhookDispatcher({
+        deliveries: harness.deliveries,
+        merchants: harness.merchants,
+        secretBox: harness.secretBox,
+        clock: harness.clock,
+        logger: testLogger,
+        allowPrivateTargets: true,
+      })
+      dispatchers.push(dispatcher)
+      try {
+        await dispatcher.start()
+        const recorder = recorderWaking(dispatcher)
+        const paymentsOfA: string[] = []
+        for (let order = 0; order < 24; order++) {
+          const callbackUrl = `${hanging.origin}/orders/${order}`
+          paymentsOfA.push(
+            await recordPaymentCreated(recorder, { merchantId: merchantA.merchantId, callbackUrl }),
+          )
+        }
+        // A's host holds its bound's worth of hanging requests; the other 20 wait, still due
+        await expect.poll(() => hanging.received.length).toBe(DEFAULT_WEBHOOK_CONCURRENCY_PER_TARGET_HOST)
+
+        const recordedAt = performance.now()
+        const paymentOfB = await recordPaymentCreated(recorder, {
+          merchantId,
+          callbackUrl: `${receiver.origin}/orders/b`,
+        })
+        await expect.poll(() => receiver.received.length, { timeout: 5_000 }).toBe(1)
+
+        const [webhookOfB] = receiver.received
+        expect(JSON.parse(webhookOfB?.body ?? '{}').payment.id).toBe(paymentOfB)
+        expect(webhookOfB?.verified).toBe(true)
+        expect((webhookOfB?.receivedAt ?? Number.POSITIVE_INFINITY) - recordedAt).toBeLessThan(2_000)
+        // B did not wait for A's timeouts: every request to A is still hanging, no attempt of A's is
+        // recorded yet, and A still holds no more than its host's bound
+        expect(hanging.received.every((webhook) => webhook.answered === null)).toBe(true)
+        expect(hanging.open).toBe(DEFAULT_WEBHOOK_CONCURRENCY_PER_TARGET_HOST)
+        const attemptsOfA = await Promise.all(
+          paymentsOfA.map(async (paymentId) => {
+            const [delivery] = await harness.deliveries.listByPayment(paymentId)
+            return harness.deliveries.listAttempts(delivery?.deliveryId ?? '')
+          }),
+        )
+        expect(attemptsOfA.flat()).toEqual([])
+      } finally {
+        // A's requests fail at once instead of at their timeout, and the dispatcher stops quickly
+        await hanging.close()
+        await dispatcher.stop()
+      }
+    })
+
+    it("sends at most its bound to one host at once, and the host's next as soon as an attempt frees a place", async () => {
+      const HOUR_MS = 3_600_000
+      const other = await startReceiver(merchantSecret, '127.0.0.3')
+      try {
+        // every attempt fails, a little later: each frees its host's place while its delivery waits
+        // for a retry an hour away, so only the freed place can wake the dispatcher (the poll is an
+        // hour away too) for that host's waiting deliveries
+        receiver.answer = () => ({ status: 503, afterMs: 20 })
+        other.answer = () => ({ status: 503, afterMs: 20 })
+        const dispatcher = dispatcherWith({
+          concurrency: 8,
+          concurrencyPerTargetHost: 2,
+          pollIntervalMs: HOUR_MS,
+          schedule: [HOUR_MS],
+        })
+        // six payments for each host, one delivery each
+        const queued: WebhookDelivery[] = []
+        for (let payment = 0; payment < 6; payment++) {
+          queued.push(...(await enqueue(1, `/p${payment}`)))
+          queued.push(...(await enqueue(1, '', { targetUrl: `${other.origin}/q${payment}` })))
+        }
+        await dispatcher.start()
+
+        const attempted = async (delivery: WebhookDelivery) =>
+          (await harness.deliveries.get(delivery.deliveryId))?.attempts
+        await expect
+          .poll(async () => (await Promise.all(queued.map(attempted))).every((attempts) => attempts === 1))
+          .toBe(true)
+        expect([receiver.received.length, other.received.length]).toEqual([6, 6])
+        expect([receiver.mostOpen, other.mostOpen]).toEqual([2, 2])
+      } finally {
+        await other.close()
+      }
+    })
+  })
+
   it('refuses a jitter outside [0, 1) and a concurrency below 1', () => {
     expect(() => dispatcherWith({ jitter: 1 })).toThrow(/jitter/)
     expect(() => dispatcherWith({ concurrency: 0 })).toThrow(/concurrency/)
+    expect(() => dispatcherWith({ concurrencyPerTargetHost: 0 })).toThrow(/concurrency per target host/)
   })
 })

@@ -5,13 +5,21 @@
 // which starts the schedule over (the store sets its attempts back to 0).
 // Deliveries of one payment leave in event order: the store only hands out the first pending one.
 //
+// One slow or failing receiver never delays another merchant's deliveries (docs/api.md, "Webhooks"):
+// attempts in flight are bounded per target host (concurrencyPerTargetHost) as well as in all
+// (concurrency), and the store's claim passes over a host at its bound rather than handing this
+// dispatcher deliveries it would have to sit on. A receiver that hangs thus holds at most its host's
+// share of the slots for the length of the timeout, while every other host's deliveries are claimed
+// and sent; its own deliveries wait, still due, and each failed one waits for its retry.
+//
 // The dispatcher is woken by new work rather than polling for it (docs/benchmarks.md, where a 500 ms
 // poll's scan of the delivery log cost FerretDB more than the deliveries): the recorder wakes it for
-// each delivery it records (wake()), a finished attempt wakes it when a slot or the payment's next
-// delivery may be free, and a timer wakes it when a retry it scheduled falls due or a lease it holds
-// runs out after its attempt could not be recorded. The poll stays, at a longer interval, for what no
-// one here is told of: a redelivery through the admin API in another process, a lease of a worker
-// that died, a retry another notifier scheduled.
+// each delivery it records (wake()), a finished attempt wakes it when a slot, a place at its host or
+// the payment's next delivery may be free, and a timer wakes it when a retry it scheduled falls due
+// or a lease it holds runs out after its attempt could not be recorded. The poll stays, at a longer
+// interval, for what no one here is told of: a redelivery through the admin API in another process,
+// a lease of a worker that died, a retry another notifier scheduled, an attempt of another notifier
+// that freed a place at its host.
 
 import { renderWebhookBody, type WebhookBodyInput } from '@chainpay/contracts'
 import {
@@ -23,7 +31,13 @@ import {
   type SecretBox,
   type Service,
 } from '@chainpay/platform'
-import type { AttemptOutcome, MerchantStore, WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
+import {
+  type AttemptOutcome,
+  type MerchantStore,
+  targetHostOf,
+  type WebhookDelivery,
+  type WebhookDeliveryStore,
+} from '@chainpay/ports'
 import { signWebhook } from '@chainpay/signing'
 import { Agent, request } from 'undici'
 import { DEFAULT_RETRY_SCHEDULE_MS } from './retry-schedule.js'
@@ -54,8 +68,13 @@ export interface WebhookDispatcherOptions {
    * woke it; default 5 s
    */
   pollIntervalMs?: number
-  /** deliveries in flight at once; default 8 */
+  /** deliveries in flight at once, over every target host; default 64 */
   concurrency?: number
+  /**
+   * deliveries in flight at once to one target host (targetHostOf: the URL's host name), counted over
+   * every notifier through the store's leases; default 4
+   */
+  concurrencyPerTargetHost?: number
   /** how long a claimed delivery stays reserved for this worker; default 30 s */
   leaseMs?: number
   /** default dns.lookup with all addresses */
@@ -88,6 +107,8 @@ export interface WebhookDispatcher extends Service {
 export const WEBHOOK_USER_AGENT = 'chainpay-webhooks/1'
 
 const DEFAULT_POLL_INTERVAL_MS = 5_000
+export const DEFAULT_WEBHOOK_CONCURRENCY = 64
+export const DEFAULT_WEBHOOK_CONCURRENCY_PER_TARGET_HOST = 4
 const MAX_BACKOFF_MS = 30_000
 /** the first rest after a failed claim (doubled per failure in a row, up to MAX_BACKOFF_MS) */
 const FAILURE_BACKOFF_MS = 500
@@ -112,7 +133,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const jitter = options.jitter ?? 0.1
   const random = options.random ?? Math.random
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS
-  const concurrency = options.concurrency ?? 8
+  const concurrency = options.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY
+  const concurrencyPerTargetHost =
+    options.concurrencyPerTargetHost ?? DEFAULT_WEBHOOK_CONCURRENCY_PER_TARGET_HOST
   const leaseMs = options.leaseMs ?? 30_000
   const timeoutMs = options.timeoutMs ?? 10_000
   if (schedule.some((delay) => !Number.isSafeInteger(delay) || delay < 0)) {
@@ -123,6 +146,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`webhook dispatcher: concurrency must be a positive integer, got ${concurrency}`)
   }
+  if (!Number.isSafeInteger(concurrencyPerTargetHost) || concurrencyPerTargetHost < 1) {
+    throw new RangeError(
+      `webhook dispatcher: concurrency per target host must be a positive integer, got ${concurrencyPerTargetHost}`,
+    )
+  }
   const agent = new Agent({
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
@@ -132,6 +160,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   })
 
   const inFlight = new Set<Promise<void>>()
+  /** this dispatcher's attempts in flight per target host (the store counts every notifier's) */
+  const inFlightPerHost = new Map<string, number>()
   let agentClosed: Promise<void> | undefined
 
   async function send(delivery: WebhookDelivery, at: Date, result: AttemptResult): Promise<void> {
@@ -147,7 +177,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (problem !== null) throw new Error(problem)
     result.origin = new URL(target).origin
     const timestamp = Math.floor(at.getTime() / 1000)
-    const body = renderWebhookBody(delivery.payload as unknown as WebhookBodyInput, timestamp)
+    // The event id goes in the body as well as in X-Event-Id: the signature covers only the body, so
+    // a receiver checks the two agree before deduplicating by it (docs/api.md, "Verifying a webhook").
+    const stored = delivery.payload as unknown as Omit<WebhookBodyInput, 'id'>
+    const body = renderWebhookBody({ ...stored, id: delivery.deliveryId }, timestamp)
     const signature = signWebhook(secretBox.open(merchant.webhookSecret), timestamp, body)
     const response = await request(target, {
       method: 'POST',
@@ -279,10 +312,16 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const free = concurrency - inFlight.size
     if (free <= 0) return []
     const now = clock.now()
-    const claimed = await deliveries.claimDue(now.toISOString(), free, leaseMs)
+    const claimed = await deliveries.claimDue(now.toISOString(), {
+      limit: free,
+      leaseMs,
+      perTargetHost: concurrencyPerTargetHost,
+    })
     // a lease is free once the clock is past its end (the stores compare leasedUntil < now)
     const leaseFreeAt = now.getTime() + leaseMs + 1
     return claimed.map((delivery) => {
+      const host = targetHostOf(delivery)
+      inFlightPerHost.set(host, (inFlightPerHost.get(host) ?? 0) + 1)
       // whether the delivery left the pending state: the next delivery of its payment may go now
       let leftPending = false
       const work = attempt(delivery)
@@ -297,10 +336,15 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         .finally(() => {
           const wasFull = inFlight.size >= concurrency
           inFlight.delete(work)
-          // A freed slot matters only if the loop found none; a delivery that left the pending state
+          const hostInFlight = inFlightPerHost.get(host) ?? 0
+          const hostWasFull = hostInFlight >= concurrencyPerTargetHost
+          if (hostInFlight <= 1) inFlightPerHost.delete(host)
+          else inFlightPerHost.set(host, hostInFlight - 1)
+          // A freed slot matters only if the loop found none, a freed place at the host only if the
+          // claim passed over the host's other deliveries; a delivery that left the pending state
           // may let the next delivery of its payment go. A retry holds its payment back until the
           // timer wakes the loop for it.
-          if (wasFull || leftPending) loop.wake()
+          if (wasFull || hostWasFull || leftPending) loop.wake()
         })
       inFlight.add(work)
       return work
@@ -339,7 +383,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       loop.start()
       armDueTimer()
       logger.info(
-        { concurrency, schedule, allowPrivateTargets, pollIntervalMs },
+        { concurrency, concurrencyPerTargetHost, schedule, allowPrivateTargets, pollIntervalMs },
         'webhook dispatcher started',
       )
     },

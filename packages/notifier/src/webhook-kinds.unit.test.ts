@@ -71,9 +71,9 @@ describe('webhookPaymentFields', () => {
       confirmations: 20,
     })
     expect(fields.late_funds).toBeUndefined()
-    expect(renderWebhookBody({ event: 'payment.confirmed', payment: fields }, 1_763_733_960)).toContain(
-      '"status":"CONFIRMED","amount":10.50,',
-    )
+    expect(
+      renderWebhookBody({ id: 'evt_1', event: 'payment.confirmed', payment: fields }, 1_763_733_960),
+    ).toContain('"status":"CONFIRMED","amount":10.50,')
   })
 
   it('adds the late transfer to late funds, in whole units', () => {

@@ -38,14 +38,29 @@ export type AttemptOutcome =
   | { status: 'pending'; nextAttemptAt: string }
   | { status: 'failed' }
 
+/** what one claimDue may take */
+export interface ClaimBounds {
+  /** deliveries claimed by this call, at most */
+  limit: number
+  /** how long each claimed delivery stays reserved for the caller */
+  leaseMs: number
+  /**
+   * Leased deliveries per target host (targetHostOf) at once, over every worker: the unexpired
+   * leases on pending deliveries count, so a host whose receiver hangs holds at most this many and
+   * the claim passes over its other deliveries (they wait, still due) to take other hosts'.
+   */
+  perTargetHost: number
+}
+
 export interface WebhookDeliveryStore {
   /** inserts the delivery unless one with its id exists; true when inserted */
   enqueue(delivery: WebhookDelivery): Promise<boolean>
   /**
    * Pending deliveries due at `now` that are first in line for their payment (no pending delivery
-   * with a lower sequence), not leased by another worker; leases them for `leaseMs`.
+   * with a lower sequence), not leased by another worker, and whose target host has room under
+   * `perTargetHost`; in due order, and leased for `leaseMs`.
    */
-  claimDue(now: string, limit: number, leaseMs: number): Promise<WebhookDelivery[]>
+  claimDue(now: string, bounds: ClaimBounds): Promise<WebhookDelivery[]>
   /** records the attempt and moves the delivery on; releases the lease */
   recordAttempt(attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<void>
   get(deliveryId: string): Promise<WebhookDelivery | null>
@@ -57,4 +72,22 @@ export interface WebhookDeliveryStore {
    * attempts set back to 0 so that it gets the whole retry schedule again; false when unknown.
    */
   redeliver(deliveryId: string, now: string): Promise<boolean>
+}
+
+/**
+ * The host a delivery's concurrency is bounded by (docs/api.md, "Webhooks"): the target URL's host
+ * name, lower case, without its port (one machine, whichever port its receivers listen on). A
+ * delivery recorded without a target goes to its merchant's webhook URL as it is when sent, so it
+ * is bounded with the other such deliveries of that merchant; the key has a space, which no host
+ * name has.
+ */
+export function targetHostOf(delivery: Pick<WebhookDelivery, 'targetUrl' | 'merchantId'>): string {
+  const { targetUrl } = delivery
+  if (targetUrl === null) return `merchant ${delivery.merchantId}`
+  try {
+    return new URL(targetUrl).hostname
+  } catch {
+    // not a URL (never recorded as such: targets are checked when set): bounded on its own
+    return targetUrl
+  }
 }

@@ -1,5 +1,7 @@
 // Webhook signing (docs/api.md, "Webhooks"): X-Signature is lower-case hex
-// HMAC-SHA256(webhook secret, `${timestamp}.${rawBody}`), X-Timestamp is Unix seconds.
+// HMAC-SHA256(webhook secret, `${timestamp}.${rawBody}`), X-Timestamp is Unix seconds. The signature
+// covers the body and the timestamp, not X-Event-Id: the body carries the event id as `id`, and a
+// receiver that deduplicates by X-Event-Id checks that the two agree.
 
 import { hmacSha256Hex, signatureMatches } from './hmac.js'
 
@@ -15,7 +17,7 @@ export const WEBHOOK_TOLERANCE_SECONDS = 300
 
 export type WebhookVerification =
   | { ok: true }
-  | { ok: false; reason: 'bad_signature' | 'stale_timestamp' | 'malformed' }
+  | { ok: false; reason: 'bad_signature' | 'stale_timestamp' | 'malformed' | 'event_id_mismatch' }
 
 const UNIX_SECONDS_PATTERN = /^[0-9]{1,13}$/
 const HEX_64_PATTERN = /^[0-9a-fA-F]{64}$/
@@ -28,11 +30,14 @@ export function signWebhook(secret: string, timestampSeconds: number, rawBody: s
 /**
  * What a receiver does: checks the signature in constant time and rejects timestamps older than the
  * tolerance. Timestamps further than the tolerance in the future are rejected too, so that a
- * captured delivery cannot be replayed later by a sender whose clock ran ahead.
+ * captured delivery cannot be replayed later by a sender whose clock ran ahead. Given the
+ * X-Event-Id header as `eventId`, it also checks that the signed body's `id` is that id: the header
+ * is not signed, so without the check a replayed body under a fresh X-Event-Id would pass a receiver's
+ * deduplication.
  */
 export function verifyWebhook(
   secret: string,
-  input: { rawBody: string; signature: string; timestamp: string },
+  input: { rawBody: string; signature: string; timestamp: string; eventId?: string },
   nowSeconds: number,
   toleranceSeconds: number = WEBHOOK_TOLERANCE_SECONDS,
 ): WebhookVerification {
@@ -44,5 +49,21 @@ export function verifyWebhook(
   if (Math.abs(nowSeconds - Number(input.timestamp)) > toleranceSeconds) {
     return { ok: false, reason: 'stale_timestamp' }
   }
+  if (input.eventId !== undefined && signedEventId(input.rawBody) !== input.eventId) {
+    return { ok: false, reason: 'event_id_mismatch' }
+  }
   return { ok: true }
+}
+
+/** the body's `id`, when the body is a JSON object with a string `id`; else undefined */
+function signedEventId(rawBody: string): string | undefined {
+  let body: unknown
+  try {
+    body = JSON.parse(rawBody)
+  } catch {
+    return undefined
+  }
+  if (typeof body !== 'object' || body === null) return undefined
+  const { id } = body as { id?: unknown }
+  return typeof id === 'string' ? id : undefined
 }

@@ -4,9 +4,9 @@ import { signWebhook, verifyWebhook, WEBHOOK_TOLERANCE_SECONDS } from './webhook
 const secret = 'whsec_9dK2pQ7vL1xZ'
 const timestampSeconds = 1_763_733_787
 const rawBody =
-  '{"event":"payment.confirmed","timestamp":1763733787,"payment":{"id":"0b8e7c52-6d3f-4c1e-9a7b-2f1d3c4e5a6b","status":"CONFIRMED","amount":10.50,"tx_hash":"5f2c9a"}}'
-// printf '%s' '1763733787.{"event":"payment.confirmed","timestamp":1763733787,"payment":{"id":"0b8e7c52-6d3f-4c1e-9a7b-2f1d3c4e5a6b","status":"CONFIRMED","amount":10.50,"tx_hash":"5f2c9a"}}' | openssl dgst -sha256 -hmac 'whsec_9dK2pQ7vL1xZ'
-const expectedSignature = '89fc443357c7927d36d98d8a737c80decb2dace8faff2af7cfe9893510dd8ece'
+  '{"id":"7d1e2f30-4a5b-4c6d-8e9f-a0b1c2d3e4f5","event":"payment.confirmed","timestamp":1763733787,"payment":{"id":"0b8e7c52-6d3f-4c1e-9a7b-2f1d3c4e5a6b","status":"CONFIRMED","amount":10.50,"tx_hash":"5f2c9a"}}'
+// printf '%s' '1763733787.{"id":"7d1e2f30-4a5b-4c6d-8e9f-a0b1c2d3e4f5","event":"payment.confirmed","timestamp":1763733787,"payment":{"id":"0b8e7c52-6d3f-4c1e-9a7b-2f1d3c4e5a6b","status":"CONFIRMED","amount":10.50,"tx_hash":"5f2c9a"}}' | openssl dgst -sha256 -hmac 'whsec_9dK2pQ7vL1xZ'
+const expectedSignature = 'a215757b21d226af84cf5655e7b2dc2a59b5058979771a1c615c53af2094d510'
 
 const delivery = { rawBody, signature: expectedSignature, timestamp: String(timestampSeconds) }
 
@@ -19,6 +19,28 @@ describe('signWebhook', () => {
 describe('verifyWebhook', () => {
   it('accepts the openssl vector at its own time', () => {
     expect(verifyWebhook(secret, delivery, timestampSeconds)).toEqual({ ok: true })
+  })
+
+  it("checks, given X-Event-Id, that the signed body's id is that event id", () => {
+    const eventId = '7d1e2f30-4a5b-4c6d-8e9f-a0b1c2d3e4f5'
+    expect(verifyWebhook(secret, { ...delivery, eventId }, timestampSeconds)).toEqual({ ok: true })
+    // the header is not signed: a captured body replayed under another X-Event-Id is refused
+    const mismatch = { ok: false, reason: 'event_id_mismatch' }
+    expect(
+      verifyWebhook(
+        secret,
+        { ...delivery, eventId: '00000000-0000-4000-8000-000000000000' },
+        timestampSeconds,
+      ),
+    ).toEqual(mismatch)
+    expect(verifyWebhook(secret, { ...delivery, eventId: '' }, timestampSeconds)).toEqual(mismatch)
+    // a body signed without an id (or not JSON) cannot match any X-Event-Id
+    for (const unsignedId of ['{"event":"payment.confirmed"}', '{"id":7}', 'not json', 'null']) {
+      const signed = { rawBody: unsignedId, timestamp: String(timestampSeconds) }
+      const signature = signWebhook(secret, timestampSeconds, unsignedId)
+      expect(verifyWebhook(secret, { ...signed, signature, eventId }, timestampSeconds)).toEqual(mismatch)
+      expect(verifyWebhook(secret, { ...signed, signature }, timestampSeconds)).toEqual({ ok: true })
+    }
   })
 
   it('accepts upper-case hex', () => {

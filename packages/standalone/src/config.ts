@@ -6,7 +6,7 @@
 
 import { type ChainSettings, readChainSettings } from '@chainpay/chain-indexer'
 import { checkApiPorts, readApiPorts, readRateLimit } from '@chainpay/gateway'
-import { readRetrySchedule } from '@chainpay/notifier'
+import { readRetrySchedule, readWebhookConcurrency, type WebhookConcurrency } from '@chainpay/notifier'
 import { type AddressKeys, readAddressKeys } from '@chainpay/payment-command'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
@@ -26,6 +26,8 @@ export interface StandaloneConfig extends SharedConfig {
   rateLimit: { max: number; windowMs: number }
   /** WEBHOOK_RETRY_SCHEDULE; the notifier's default schedule when undefined */
   webhookRetryScheduleMs: number[] | undefined
+  /** WEBHOOK_CONCURRENCY and WEBHOOK_CONCURRENCY_PER_HOST, as the notifier reads them */
+  webhookConcurrency: WebhookConcurrency
   /**
    * CALLBACK_URL_POLICY for callback and webhook URLs: development (http, loopback and private
    * hosts allowed) by default with simulated chains, production (https on public hosts only,
@@ -82,6 +84,7 @@ export function readStandaloneConfig(
     sqliteSynchronous: read.oneOf('SQLITE_SYNCHRONOUS', ['NORMAL', 'FULL'], { default: 'NORMAL' }),
     rateLimit: readRateLimit(read),
     webhookRetryScheduleMs: readRetrySchedule(read),
+    webhookConcurrency: readWebhookConcurrency(read),
     callbackUrlPolicy: readCallbackUrlPolicy(read, live ? 'production' : 'development'),
     chains,
     keys: live ? readAddressKeys(read, readFile) : null,

@@ -34,6 +34,7 @@ describe('readStandaloneConfig', () => {
       sqliteSynchronous: 'NORMAL',
       rateLimit: { max: 1200, windowMs: 60_000 },
       webhookRetryScheduleMs: undefined,
+      webhookConcurrency: { total: 64, perTargetHost: 4 },
       callbackUrlPolicy: 'development',
       chains: {
         chainMode: 'simulator',
@@ -64,6 +65,11 @@ describe('readStandaloneConfig', () => {
     expect(readStandaloneConfig({ ...live, CALLBACK_URL_POLICY: 'development' }).callbackUrlPolicy).toBe(
       'development',
     )
+  })
+
+  it('reads the webhook concurrency as the notifier does', () => {
+    const env = { WEBHOOK_CONCURRENCY: '8', WEBHOOK_CONCURRENCY_PER_HOST: '2' }
+    expect(readStandaloneConfig(env).webhookConcurrency).toEqual({ total: 8, perTargetHost: 2 })
   })
 
   it('with CHAIN_MODE=rpc, requires the key material and a node for every network served', () => {

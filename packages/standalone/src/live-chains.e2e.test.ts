@@ -116,6 +116,7 @@ describe('standalone on real nodes (CHAIN_MODE=rpc)', () => {
           rawBody: webhook.rawBody,
           signature: webhook.headers['x-signature'] ?? '',
           timestamp: webhook.headers['x-timestamp'] ?? '',
+          eventId: webhook.headers['x-event-id'] ?? '',
         }
         expect(verifyWebhook(webhookSecret, signed, Math.floor(Date.now() / 1000))).toEqual({ ok: true })
       }

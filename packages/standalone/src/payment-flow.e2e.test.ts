@@ -70,10 +70,12 @@ describe('a payment paid in full', () => {
           rawBody: webhook.rawBody,
           signature: webhook.headers['x-signature'] ?? '',
           timestamp: webhook.headers['x-timestamp'] ?? '',
+          eventId: webhook.headers['x-event-id'] ?? '',
         },
         Math.floor(Date.now() / 1000),
       )
       expect(verification).toEqual({ ok: true })
+      expect(webhook.body.id).toBe(webhook.headers['x-event-id'])
       expect(webhook.headers['x-event-type']).toBe(webhook.body.event)
       expect(webhook.headers['x-timestamp']).toBe(String(webhook.body.timestamp))
     }

@@ -101,6 +101,7 @@ export async function buildStandaloneContext(
         encryptionKey: secrets.encryptionKey,
         retryScheduleMs: config.webhookRetryScheduleMs,
         allowPrivateTargets: development,
+        webhookConcurrency: config.webhookConcurrency,
       },
       logger,
       contextOptions,

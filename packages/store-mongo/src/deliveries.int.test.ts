@@ -7,6 +7,8 @@ import { createMongoDeliveryStore, deliveryIndexes } from './deliveries.js'
 import { dropTestDatabase, freshTestDatabase } from './test-database.js'
 
 const lease = 60_000
+/** a claim of up to `limit` deliveries, each leased for a minute, with no bound per host */
+const upTo = (limit: number) => ({ limit, leaseMs: lease, perTargetHost: 1_000 })
 
 async function open(database: string): Promise<MongoDatabase> {
   return openMongoDatabase({ url: testMongoDbUrl(), database })
@@ -70,7 +72,7 @@ describe('createMongoDeliveryStore', () => {
     expect(Object.keys(stored?.payload.metadata)).toEqual(['%24where', 'a%2Eb', '%2524where', 'nested'])
     expect((await store.get('evt_1'))?.payload).toEqual(payload)
     expect((await store.listByPayment('pay_1'))[0]?.payload).toEqual(payload)
-    expect((await store.claimDue(at(0), 10, lease))[0]?.payload).toEqual(payload)
+    expect((await store.claimDue(at(0), upTo(10)))[0]?.payload).toEqual(payload)
   })
 
   it('never lets two notifiers claim the same delivery at once', async () => {
@@ -79,7 +81,7 @@ describe('createMongoDeliveryStore', () => {
     const notifiers = [store, await anotherNotifier(), await anotherNotifier()]
 
     const claimTogether = async (now: string) => {
-      const claims = await Promise.all(notifiers.map((notifier) => notifier.claimDue(now, ids.length, lease)))
+      const claims = await Promise.all(notifiers.map((notifier) => notifier.claimDue(now, upTo(ids.length))))
       return claims.flat().map((claimed) => claimed.deliveryId)
     }
     // every delivery claimed exactly once: by one notifier, and by none other while it holds it
@@ -91,13 +93,43 @@ describe('createMongoDeliveryStore', () => {
     expect([...again].sort()).toEqual([...ids].sort())
   })
 
+  it("keeps a host's bound over every notifier: another one's leases count", async () => {
+    for (const number of [0, 1, 2]) {
+      await store.enqueue(delivery(`evt_a${number}`, `pay_a${number}`, { createdAt: at(number / 60) }))
+    }
+    await store.enqueue(
+      delivery('evt_b', 'pay_b', { targetUrl: 'https://b.example/hooks', createdAt: at(3 / 60) }),
+    )
+    const bounded = (limit: number) => ({ limit, leaseMs: lease, perTargetHost: 2 })
+    const ids = (claimed: WebhookDelivery[]) => claimed.map((item) => item.deliveryId)
+    expect(ids(await store.claimDue(at(0), bounded(2)))).toEqual(['evt_a0', 'evt_a1'])
+    const other = await anotherNotifier()
+    expect(ids(await other.claimDue(at(0), bounded(10)))).toEqual(['evt_b'])
+    await store.recordAttempt(
+      { deliveryId: 'evt_a0', attempt: 1, at: at(0), statusCode: 200, durationMs: 5, error: null },
+      { status: 'delivered', deliveredAt: at(0) },
+    )
+    expect(ids(await other.claimDue(at(0), bounded(10)))).toEqual(['evt_a2'])
+  })
+
+  it('bounds a delivery recorded before its target host was stored, by its target URL', async () => {
+    for (const number of [0, 1]) {
+      await store.enqueue(delivery(`evt_${number}`, `pay_${number}`, { createdAt: at(number / 60) }))
+    }
+    // as a notifier without the bound recorded them
+    await mongo.db.collection('webhook_deliveries').updateMany({}, { $unset: { targetHost: '' } })
+    const bounded = { limit: 10, leaseMs: lease, perTargetHost: 1 }
+    expect((await store.claimDue(at(0), bounded)).map((item) => item.deliveryId)).toEqual(['evt_0'])
+    expect(await store.claimDue(at(0), bounded)).toEqual([])
+  })
+
   it('lets another notifier claim a delivery once the lease of a notifier that died has run out', async () => {
     await store.enqueue(delivery('evt_1', 'pay_1'))
-    expect((await store.claimDue(at(0), 10, lease)).map((item) => item.deliveryId)).toEqual(['evt_1'])
+    expect((await store.claimDue(at(0), upTo(10))).map((item) => item.deliveryId)).toEqual(['evt_1'])
     const survivor = await anotherNotifier()
-    expect(await survivor.claimDue(at(0.5), 10, lease)).toEqual([])
-    expect((await survivor.claimDue(at(1.5), 10, lease)).map((item) => item.deliveryId)).toEqual(['evt_1'])
-    expect(await store.claimDue(at(2), 10, lease)).toEqual([])
+    expect(await survivor.claimDue(at(0.5), upTo(10))).toEqual([])
+    expect((await survivor.claimDue(at(1.5), upTo(10))).map((item) => item.deliveryId)).toEqual(['evt_1'])
+    expect(await store.claimDue(at(2), upTo(10))).toEqual([])
   })
 
   it('holds a delivery for a lease taken by a notifier that died before marking the delivery', async () => {
@@ -110,9 +142,9 @@ describe('createMongoDeliveryStore', () => {
       leasedUntil: at(1),
       released: false,
     })
-    expect(await store.claimDue(at(0.5), 10, lease)).toEqual([])
-    expect((await store.claimDue(at(1.5), 10, lease)).map((item) => item.deliveryId)).toEqual(['evt_1'])
-    expect(await store.claimDue(at(2), 10, lease)).toEqual([])
+    expect(await store.claimDue(at(0.5), upTo(10))).toEqual([])
+    expect((await store.claimDue(at(1.5), upTo(10))).map((item) => item.deliveryId)).toEqual(['evt_1'])
+    expect(await store.claimDue(at(2), upTo(10))).toEqual([])
   })
 
   it('claims past deliveries held back by an earlier one, up to `limit`', async () => {
@@ -123,9 +155,9 @@ describe('createMongoDeliveryStore', () => {
     await store.enqueue(delivery('evt_held_0', 'pay_held', { sequence: 0, nextAttemptAt: at(5) }))
     await store.enqueue(delivery('evt_a', 'pay_a', { createdAt: at(1) }))
     await store.enqueue(delivery('evt_b', 'pay_b', { createdAt: at(1) }))
-    const claimed = await store.claimDue(at(1), 1, lease)
+    const claimed = await store.claimDue(at(1), upTo(1))
     expect(claimed.map((item) => item.deliveryId)).toEqual(['evt_a'])
-    expect((await store.claimDue(at(1), 5, lease)).map((item) => item.deliveryId)).toEqual(['evt_b'])
+    expect((await store.claimDue(at(1), upTo(5))).map((item) => item.deliveryId)).toEqual(['evt_b'])
   })
 
   it('refuses an attempt for an unknown delivery and keeps no trace of it', async () => {

@@ -1,6 +1,7 @@
 import {
   type DeliveryAttempt,
   type DeliveryStatus,
+  targetHostOf,
   translateFailures,
   type WebhookDelivery,
   type WebhookDeliveryStore,
@@ -23,13 +24,21 @@ interface DeliveryDocument {
   /** key-escaped: it carries the merchant's metadata */
   payload: Record<string, unknown>
   targetUrl: string | null
+  /**
+   * targetHostOf the delivery, what its concurrency is bounded by; absent on deliveries recorded
+   * before the bound, whose host is worked out from targetUrl when read (hostOf)
+   */
+  targetHost?: string
   status: DeliveryStatus
   attempts: number
   nextAttemptAt: string | null
   createdAt: string
   deliveredAt: string | null
   lastError: string | null
-  /** while a worker sends it; a hint for the due query, the lease documents decide */
+  /**
+   * while a worker sends it; a hint for the due query and the count of attempts in flight per host,
+   * the lease documents decide who sends it
+   */
   leasedUntil: string | null
   /** the number of the latest lease taken on it, 0 before the first */
   leaseNumber: number
@@ -65,6 +74,12 @@ export const deliveryIndexes: IndexSpec[] = [
     collection: mongoCollections.webhookDeliveries,
     name: 'webhook_deliveries_by_payment',
     key: { paymentId: 1, sequence: 1 },
+  },
+  {
+    // the deliveries in flight, counted per target host by every claim
+    collection: mongoCollections.webhookDeliveries,
+    name: 'webhook_deliveries_leased',
+    key: { status: 1, leasedUntil: 1 },
   },
   {
     collection: mongoCollections.webhookAttempts,
@@ -144,6 +159,24 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
     }
   }
 
+  /**
+   * The attempts in flight per target host, over every notifier: the pending deliveries whose lease
+   * has not run out. A claim that another worker makes meanwhile is not seen, so two notifiers that
+   * claim at the same moment may together pass a host's bound by what each took.
+   */
+  async function inFlightPerHost(now: string): Promise<Map<string, number>> {
+    const leased = deliveries.find(
+      { status: 'pending', leasedUntil: { $gte: now } },
+      { projection: { _id: 0, targetHost: 1, targetUrl: 1, merchantId: 1 } },
+    )
+    const counts = new Map<string, number>()
+    for await (const document of leased) {
+      const host = hostOf(document)
+      counts.set(host, (counts.get(host) ?? 0) + 1)
+    }
+    return counts
+  }
+
   async function claim(candidate: DeliveryDocument, now: string, leasedUntil: string) {
     const lease = await takeLease(candidate, now, leasedUntil)
     if (lease === null) return null
@@ -174,6 +207,7 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
             sequence: delivery.sequence,
             payload: escapeKeys(delivery.payload) as Record<string, unknown>,
             targetUrl: delivery.targetUrl,
+            targetHost: targetHostOf(delivery),
             status: delivery.status,
             attempts: delivery.attempts,
             nextAttemptAt: delivery.nextAttemptAt,
@@ -190,40 +224,56 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
         }
       },
 
-      async claimDue(now, limit, leaseMs) {
+      async claimDue(now, { limit, leaseMs, perTargetHost }) {
         const claimed: WebhookDelivery[] = []
         if (limit <= 0) return claimed
         const leasedUntil = new Date(Date.parse(now) + leaseMs).toISOString()
+        // in flight per host, with what this claim takes; a host at its bound is passed over, its
+        // deliveries left due for when one of its attempts is recorded
+        const inFlight = await inFlightPerHost(now)
+        const fullHosts = new Set(
+          [...inFlight].filter(([, count]) => count >= perTargetHost).map(([host]) => host),
+        )
 
         const claimPage = async (page: DeliveryDocument[]) => {
           const lowest = await firstInLine(page.map((candidate) => candidate.paymentId))
           for (const candidate of page) {
             if (claimed.length >= limit) return
             if (lowest.get(candidate.paymentId) !== candidate.sequence) continue
+            const host = hostOf(candidate)
+            if (fullHosts.has(host)) continue
             const delivery = await claim(candidate, now, leasedUntil)
-            if (delivery !== null) claimed.push(delivery)
+            if (delivery === null) continue
+            claimed.push(delivery)
+            const hostInFlight = (inFlight.get(host) ?? 0) + 1
+            inFlight.set(host, hostInFlight)
+            if (hostInFlight >= perTargetHost) fullHosts.add(host)
           }
         }
 
-        // Held-back candidates do not count towards `limit`, so the due deliveries are read in pages
-        // until enough are claimed or none are left.
+        // Held-back candidates and those of hosts at their bound do not count towards `limit`, so the
+        // due deliveries are read page after page, each after the last one read (in DUE_ORDER), until
+        // enough are claimed or none are left. Each page leaves out the hosts at their bound by then,
+        // so the deliveries of a host that hangs are not read again and again (a delivery recorded
+        // before targetHost existed is matched by $nin, and passed over here instead).
         const pageSize = Math.max(limit, MIN_PAGE)
-        const candidates = deliveries
-          .find({ ...dueAt(now), $or: [{ leasedUntil: null }, { leasedUntil: { $lt: now } }] })
-          .sort(DUE_ORDER)
-          .batchSize(pageSize)
-        try {
-          let page: DeliveryDocument[] = []
-          for await (const candidate of candidates) {
-            page.push(candidate)
-            if (page.length < pageSize) continue
-            await claimPage(page)
-            page = []
-            if (claimed.length >= limit) break
-          }
-          if (claimed.length < limit && page.length > 0) await claimPage(page)
-        } finally {
-          await candidates.close()
+        let last: DeliveryDocument | undefined
+        while (claimed.length < limit) {
+          const page = await deliveries
+            .find({
+              ...dueAt(now),
+              $and: [
+                { $or: [{ leasedUntil: null }, { leasedUntil: { $lt: now } }] },
+                ...(last === undefined ? [] : [after(last)]),
+              ],
+              ...(fullHosts.size > 0 ? { targetHost: { $nin: [...fullHosts] } } : {}),
+            })
+            .sort(DUE_ORDER)
+            .limit(pageSize)
+            .toArray()
+          await claimPage(page)
+          last = page.at(-1)
+          if (page.length < pageSize) break
         }
         return claimed
       },
@@ -291,6 +341,23 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
     },
     translateMongoFailure,
   )
+}
+
+/** the deliveries after `last` in DUE_ORDER: the next page of the due query */
+function after(last: DeliveryDocument): Filter<DeliveryDocument> {
+  const { nextAttemptAt, createdAt, sequence, _id } = last
+  return {
+    $or: [
+      { nextAttemptAt: { $gt: nextAttemptAt } },
+      { nextAttemptAt, createdAt: { $gt: createdAt } },
+      { nextAttemptAt, createdAt, sequence: { $gt: sequence } },
+      { nextAttemptAt, createdAt, sequence, _id: { $gt: _id } },
+    ],
+  }
+}
+
+function hostOf(document: Pick<DeliveryDocument, 'targetHost' | 'targetUrl' | 'merchantId'>): string {
+  return document.targetHost ?? targetHostOf(document)
 }
 
 function toDelivery(document: DeliveryDocument): WebhookDelivery {

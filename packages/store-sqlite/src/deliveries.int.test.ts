@@ -53,7 +53,7 @@ describe('createSqliteDeliveryStore', () => {
     const first = openSqliteDatabase(file)
     const before = createSqliteDeliveryStore(first)
     await before.enqueue(delivery)
-    await before.claimDue('2030-01-01T00:00:00.500Z', 10, 60_000)
+    await before.claimDue('2030-01-01T00:00:00.500Z', { limit: 10, leaseMs: 60_000, perTargetHost: 10 })
     await before.recordAttempt(attempt, { status: 'pending', nextAttemptAt: '2030-01-01T00:00:31.000Z' })
     first.close()
 
@@ -67,10 +67,61 @@ describe('createSqliteDeliveryStore', () => {
         lastError: 'HTTP 503',
       })
       expect(await store.listAttempts('evt_1')).toEqual([attempt])
-      const claimed = await store.claimDue('2030-01-01T00:00:31.000Z', 10, 60_000)
+      const claimed = await store.claimDue('2030-01-01T00:00:31.000Z', {
+        limit: 10,
+        leaseMs: 60_000,
+        perTargetHost: 10,
+      })
       expect(claimed.map((item) => item.deliveryId)).toEqual(['evt_1'])
     } finally {
       reopened.close()
+    }
+  })
+
+  it('gives the deliveries of a file made before the bound per target host their hosts, and bounds them', async () => {
+    const file = freshFile()
+    const old = openSqliteDatabase(file)
+    old.exec(`
+      CREATE TABLE webhook_deliveries (
+        delivery_id TEXT PRIMARY KEY, payment_id TEXT NOT NULL, merchant_id TEXT NOT NULL,
+        event_type TEXT NOT NULL, sequence INTEGER NOT NULL, payload TEXT NOT NULL, target_url TEXT,
+        status TEXT NOT NULL, attempts INTEGER NOT NULL, next_attempt_at TEXT, created_at TEXT NOT NULL,
+        delivered_at TEXT, last_error TEXT, leased_until TEXT
+      ) STRICT;
+    `)
+    const insert = old.prepare(`
+      INSERT INTO webhook_deliveries VALUES (?, ?, 'mer_1', 'payment.confirmed', 0, '{}', ?, 'pending', 0,
+        '2030-01-01T00:00:00.000Z', ?, NULL, NULL, NULL)
+    `)
+    insert.run('evt_a0', 'pay_a0', 'https://a.example/hooks', '2030-01-01T00:00:00.000Z')
+    insert.run('evt_a1', 'pay_a1', 'https://a.example:8443/hooks', '2030-01-01T00:00:01.000Z')
+    insert.run('evt_b0', 'pay_b0', 'https://b.example/hooks', '2030-01-01T00:00:02.000Z')
+    insert.run('evt_m0', 'pay_m0', null, '2030-01-01T00:00:03.000Z')
+    old.close()
+
+    const upgraded = openSqliteDatabase(file)
+    try {
+      const store = createSqliteDeliveryStore(upgraded)
+      const hosts = upgraded
+        .prepare('SELECT delivery_id, target_host FROM webhook_deliveries ORDER BY delivery_id')
+        .all()
+        .map((row) => [row.delivery_id, row.target_host])
+      expect(hosts).toEqual([
+        ['evt_a0', 'a.example'],
+        ['evt_a1', 'a.example'],
+        ['evt_b0', 'b.example'],
+        ['evt_m0', 'merchant mer_1'],
+      ])
+      const claimed = await store.claimDue('2030-01-01T00:01:00.000Z', {
+        limit: 10,
+        leaseMs: 60_000,
+        perTargetHost: 1,
+      })
+      expect(claimed.map((item) => item.deliveryId)).toEqual(['evt_a0', 'evt_b0', 'evt_m0'])
+      // opening it again changes nothing
+      createSqliteDeliveryStore(upgraded)
+    } finally {
+      upgraded.close()
     }
   })
 })

@@ -1,6 +1,7 @@
 import {
   type DeliveryAttempt,
   type DeliveryStatus,
+  targetHostOf,
   translateFailures,
   type WebhookDelivery,
   type WebhookDeliveryStore,
@@ -13,7 +14,8 @@ type Row = Record<string, unknown>
 /**
  * The webhook delivery log in tables webhook_deliveries and webhook_attempts. A claimed delivery
  * carries a lease (leased_until) so that concurrent workers never send it twice at once; a worker
- * that dies simply lets its lease run out.
+ * that dies simply lets its lease run out. The unexpired leases are also what is in flight per
+ * target host (target_host, targetHostOf), which a claim keeps under its bound.
  */
 export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStore {
   db.exec(`
@@ -31,7 +33,8 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
       created_at TEXT NOT NULL,
       delivered_at TEXT,
       last_error TEXT,
-      leased_until TEXT
+      leased_until TEXT,
+      target_host TEXT
     ) STRICT;
     CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
     CREATE INDEX IF NOT EXISTS webhook_deliveries_by_payment ON webhook_deliveries (payment_id, sequence);
@@ -46,19 +49,36 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
     ) STRICT;
     CREATE INDEX IF NOT EXISTS webhook_attempts_by_delivery ON webhook_attempts (delivery_id, attempt);
   `)
+  addTargetHosts(db)
+  // the deliveries in flight: few, however long the log (an attempt's recording clears its lease)
+  db.exec(`
+    CREATE INDEX IF NOT EXISTS webhook_deliveries_leased ON webhook_deliveries (leased_until)
+      WHERE leased_until IS NOT NULL
+  `)
   const insert = db.prepare(`
     INSERT INTO webhook_deliveries (delivery_id, payment_id, merchant_id, event_type, sequence, payload,
-      target_url, status, attempts, next_attempt_at, created_at, delivered_at, last_error)
+      target_url, target_host, status, attempts, next_attempt_at, created_at, delivered_at, last_error)
     VALUES (:deliveryId, :paymentId, :merchantId, :eventType, :sequence, :payload,
-      :targetUrl, :status, :attempts, :nextAttemptAt, :createdAt, :deliveredAt, :lastError)
+      :targetUrl, :targetHost, :status, :attempts, :nextAttemptAt, :createdAt, :deliveredAt, :lastError)
     ON CONFLICT (delivery_id) DO NOTHING
   `)
+  // The attempts in flight per target host: the unexpired leases, of every worker on the file. The
+  // partial index holds just the leased deliveries (an attempt's recording clears its lease); the
+  // unary + keeps the planner from walking every pending delivery by status instead.
+  const selectInFlight = db.prepare(`
+    SELECT target_host, COUNT(*) AS in_flight FROM webhook_deliveries
+    WHERE leased_until >= :now AND +status = 'pending'
+    GROUP BY target_host
+  `)
   // Head of line: a pending delivery with a lower sequence holds back the rest of its payment, even
-  // while it waits for its own retry, so that one payment's webhooks arrive in event order.
+  // while it waits for its own retry, so that one payment's webhooks arrive in event order. Hosts at
+  // their bound are left out (fullHosts), so the claim goes on to other hosts' deliveries instead of
+  // taking ones it cannot send yet; theirs stay due, in order.
   const selectDue = db.prepare(`
     SELECT * FROM webhook_deliveries AS d
     WHERE d.status = 'pending' AND d.next_attempt_at <= :now
       AND (d.leased_until IS NULL OR d.leased_until < :now)
+      AND d.target_host NOT IN (SELECT value FROM json_each(:fullHosts))
       AND NOT EXISTS (
         SELECT 1 FROM webhook_deliveries AS earlier
         WHERE earlier.payment_id = d.payment_id AND earlier.status = 'pending'
@@ -99,6 +119,7 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
           sequence: delivery.sequence,
           payload: JSON.stringify(delivery.payload),
           targetUrl: delivery.targetUrl,
+          targetHost: targetHostOf(delivery),
           status: delivery.status,
           attempts: delivery.attempts,
           nextAttemptAt: delivery.nextAttemptAt,
@@ -109,12 +130,40 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
         return Number(changes) === 1
       },
 
-      async claimDue(now, limit, leaseMs) {
+      async claimDue(now, { limit, leaseMs, perTargetHost }) {
         const leasedUntil = new Date(Date.parse(now) + leaseMs).toISOString()
         return inTransaction(db, () => {
-          const rows = selectDue.all({ now, limit })
-          for (const row of rows) lease.run(leasedUntil, row.delivery_id as string)
-          return rows.map(toDelivery)
+          const inFlight = new Map<string, number>()
+          for (const row of selectInFlight.all({ now })) {
+            inFlight.set(row.target_host as string, Number(row.in_flight))
+          }
+          const fullHosts = new Set(
+            [...inFlight].filter(([, count]) => count >= perTargetHost).map(([host]) => host),
+          )
+          const claimed: WebhookDelivery[] = []
+          // Each round reads the next due deliveries of the hosts with room and takes them in order;
+          // once a host fills, the rest of its deliveries are passed over, and the next round leaves
+          // them out. A row is passed over only for a host this round filled, so every round that
+          // reads anything takes something: at most `limit` rounds, one in the usual case.
+          while (claimed.length < limit) {
+            const rows = selectDue.all({
+              now,
+              fullHosts: JSON.stringify([...fullHosts]),
+              limit: limit - claimed.length,
+            })
+            if (rows.length === 0) break
+            for (const row of rows) {
+              const host = row.target_host as string
+              if (fullHosts.has(host)) continue
+              const hostInFlight = (inFlight.get(host) ?? 0) + 1
+              inFlight.set(host, hostInFlight)
+              if (hostInFlight >= perTargetHost) fullHosts.add(host)
+              // leased at once: the next round no longer reads it
+              lease.run(leasedUntil, row.delivery_id as string)
+              claimed.push(toDelivery(row))
+            }
+          }
+          return claimed
         })
       },
 
@@ -160,6 +209,34 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
     },
     translateSqliteFailure,
   )
+}
+
+/**
+ * A database file made before deliveries were bounded per target host gets the column, filled in
+ * for the deliveries it holds, in one transaction (a column left half filled would hide deliveries
+ * from the claim); every delivery recorded since has its host from the start.
+ */
+function addTargetHosts(db: DatabaseSync): void {
+  const hasColumn = () =>
+    db
+      .prepare('SELECT name FROM pragma_table_info(?)')
+      .all('webhook_deliveries')
+      .some((row) => row.name === 'target_host')
+  if (hasColumn()) return
+  inTransaction(db, () => {
+    // another process on the file may have added it while this one waited for the write lock
+    if (hasColumn()) return
+    db.exec('ALTER TABLE webhook_deliveries ADD COLUMN target_host TEXT')
+    const setHost = db.prepare('UPDATE webhook_deliveries SET target_host = ? WHERE delivery_id = ?')
+    const rows = db.prepare('SELECT delivery_id, target_url, merchant_id FROM webhook_deliveries').all()
+    for (const row of rows) {
+      const host = targetHostOf({
+        targetUrl: row.target_url as string | null,
+        merchantId: row.merchant_id as string,
+      })
+      setHost.run(host, row.delivery_id as string)
+    }
+  })
 }
 
 function toDelivery(row: Row): WebhookDelivery {

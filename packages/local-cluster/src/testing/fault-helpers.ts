@@ -393,7 +393,13 @@ function expectPaymentWebhooks(
     const timestamp = attempt.headers['x-timestamp'] ?? ''
     const verified = verifyWebhook(
       webhookSecret,
-      { rawBody: attempt.rawBody, signature: attempt.headers['x-signature'] ?? '', timestamp },
+      {
+        rawBody: attempt.rawBody,
+        signature: attempt.headers['x-signature'] ?? '',
+        timestamp,
+        // the body's id is signed; X-Event-Id, which deduplication below relies on, must agree
+        eventId: attempt.headers['x-event-id'] ?? '',
+      },
       Number(timestamp),
     )
     if (!verified.ok) fail(`an attempt is not signed with the merchant's secret (${verified.reason})`)

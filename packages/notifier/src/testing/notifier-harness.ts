@@ -41,30 +41,44 @@ export interface ReceivedWebhook {
   eventId: string
   eventType: string
   timestamp: string
+  /** X-Signature */
+  signature: string
   contentType: string
   userAgent: string
   body: string
-  /** verifyWebhook with the merchant's secret */
+  /** verifyWebhook with the merchant's secret, the signed body's id checked against X-Event-Id */
   verified: boolean
   /** the status code the receiver answered with; null when it never answered */
   answered: number | null
+  /** performance.now() when the whole request had arrived */
+  receivedAt: number
 }
 
-/** how the receiver answers one request: a status (with headers), or never */
-export type ReceiverAnswer = { status: number; headers?: Record<string, string> } | 'hang'
+/**
+ * how the receiver answers one request: a status (with headers), after `afterMs` if given, or
+ * never
+ */
+export type ReceiverAnswer = { status: number; headers?: Record<string, string>; afterMs?: number } | 'hang'
 
 export interface WebhookReceiver {
-  /** http://127.0.0.1:<port> */
+  /** http://<host>:<port> */
   origin: string
   received: ReceivedWebhook[]
+  /** requests received and not answered yet */
+  open: number
+  /** the most requests that were open at once */
+  mostOpen: number
   /** what the receiver answers; 200 unless replaced */
   answer: (request: ReceivedWebhook) => ReceiverAnswer
   close(): Promise<void>
 }
 
-export async function startReceiver(secret: string): Promise<WebhookReceiver> {
+/** a receiver on `host` (any of 127.0.0.0/8 on Linux: another host name to the dispatcher) */
+export async function startReceiver(secret: string, host = '127.0.0.1'): Promise<WebhookReceiver> {
   const receiver: Omit<WebhookReceiver, 'origin' | 'close'> = {
     received: [],
+    open: 0,
+    mostOpen: 0,
     answer: () => ({ status: 200 }),
   }
   const onRequest = (request: IncomingMessage, response: ServerResponse) => {
@@ -79,29 +93,43 @@ export async function startReceiver(secret: string): Promise<WebhookReceiver> {
         eventId: header('x-event-id'),
         eventType: header('x-event-type'),
         timestamp: header('x-timestamp'),
+        signature: header('x-signature'),
         contentType: header('content-type'),
         userAgent: header('user-agent'),
         body,
         verified:
           verifyWebhook(
             secret,
-            { rawBody: body, signature: header('x-signature'), timestamp: header('x-timestamp') },
+            {
+              rawBody: body,
+              signature: header('x-signature'),
+              timestamp: header('x-timestamp'),
+              eventId: header('x-event-id'),
+            },
             Math.floor(Date.now() / 1000),
           ).ok === true,
         answered: null,
+        receivedAt: performance.now(),
       }
       receiver.received.push(webhook)
+      receiver.open += 1
+      receiver.mostOpen = Math.max(receiver.mostOpen, receiver.open)
       const answer = receiver.answer(webhook)
       if (answer === 'hang') return
-      webhook.answered = answer.status
-      response.writeHead(answer.status, answer.headers).end('thanks')
+      const respond = () => {
+        receiver.open -= 1
+        webhook.answered = answer.status
+        response.writeHead(answer.status, answer.headers).end('thanks')
+      }
+      if (answer.afterMs === undefined) respond()
+      else setTimeout(respond, answer.afterMs)
     })
   }
   const server = createServer(onRequest)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(0, host, resolve))
   const { port } = server.address() as AddressInfo
   return Object.assign(receiver, {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://${host}:${port}`,
     async close() {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))

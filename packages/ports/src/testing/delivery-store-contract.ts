@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { DeliveryAttempt, WebhookDelivery, WebhookDeliveryStore } from '../deliveries.js'
+import type { ClaimBounds, DeliveryAttempt, WebhookDelivery, WebhookDeliveryStore } from '../deliveries.js'
 
 const lease = 60_000
+
+/** a claim of up to `limit` deliveries, each leased for a minute; no bound per host unless given */
+function upTo(limit: number, perTargetHost = 1_000): ClaimBounds {
+  return { limit, leaseMs: lease, perTargetHost }
+}
 
 /** What every WebhookDeliveryStore adapter must do; run it against a fresh, empty store per test. */
 export function describeWebhookDeliveryStoreContract(
@@ -19,8 +24,8 @@ export function describeWebhookDeliveryStoreContract(
     })
     afterEach(() => teardown())
 
-    const claimedIds = async (now: string, limit = 10) =>
-      (await store.claimDue(now, limit, lease)).map((delivery) => delivery.deliveryId)
+    const claimedIds = async (now: string, limit = 10, perTargetHost?: number) =>
+      (await store.claimDue(now, upTo(limit, perTargetHost))).map((delivery) => delivery.deliveryId)
 
     it('enqueues a delivery once per id and round-trips it', async () => {
       const first = delivery('evt_1', 'pay_1', 0)
@@ -45,7 +50,7 @@ export function describeWebhookDeliveryStoreContract(
       await store.enqueue(delivery('evt_no_target', 'pay_3', 0, { status: 'no_target', nextAttemptAt: null }))
       await store.enqueue(delivery('evt_done', 'pay_4', 0, { status: 'delivered', nextAttemptAt: null }))
       await store.enqueue(delivery('evt_failed', 'pay_5', 0, { status: 'failed', nextAttemptAt: null }))
-      expect(await store.claimDue(at(1), 10, lease)).toEqual([due])
+      expect(await store.claimDue(at(1), upTo(10))).toEqual([due])
     })
 
     it('holds back a delivery while a lower sequence of its payment is still pending', async () => {
@@ -78,6 +83,73 @@ export function describeWebhookDeliveryStoreContract(
       expect(await claimedIds(at(1), 2)).toEqual([])
     })
 
+    describe('bounded per target host', () => {
+      /** `count` deliveries to `url`, one payment each, recorded `offset`, `offset` + 1... seconds in */
+      async function enqueueTo(prefix: string, url: string | null, count: number, offset = 0) {
+        for (let number = 0; number < count; number++) {
+          const createdAt = at((offset + number) / 60)
+          await store.enqueue(
+            delivery(`${prefix}${number}`, `pay_${prefix}${number}`, 0, { targetUrl: url, createdAt }),
+          )
+        }
+      }
+
+      it("claims a host's first deliveries up to its bound, and goes on to other hosts' past the rest", async () => {
+        await enqueueTo('a', 'https://a.example/hooks', 5)
+        await enqueueTo('b', 'https://b.example/hooks', 2, 10)
+        expect(await claimedIds(at(1), 10, 2)).toEqual(['a0', 'a1', 'b0', 'b1'])
+      })
+
+      it('passes over a host at its bound even for the first place in due order, within `limit`', async () => {
+        await enqueueTo('a', 'https://a.example/hooks', 5)
+        await enqueueTo('b', 'https://b.example/hooks', 2, 10)
+        expect(await claimedIds(at(1), 2, 2)).toEqual(['a0', 'a1'])
+        // a's two leases are in flight: the next claim takes b's, though a's come first
+        expect(await claimedIds(at(1), 1, 2)).toEqual(['b0'])
+      })
+
+      it('counts the unexpired leases of earlier claims until their attempts are recorded', async () => {
+        await enqueueTo('a', 'https://a.example/hooks', 4)
+        expect(await claimedIds(at(0), 10, 2)).toEqual(['a0', 'a1'])
+        expect(await claimedIds(at(0.5), 10, 2)).toEqual([])
+        // a failed attempt frees its place, though the delivery waits for its retry
+        await store.recordAttempt(attempt('a0', 1, 503, 'HTTP 503'), {
+          status: 'pending',
+          nextAttemptAt: at(30),
+        })
+        expect(await claimedIds(at(0.5), 10, 2)).toEqual(['a2'])
+        expect(await claimedIds(at(0.5), 10, 2)).toEqual([])
+        // a lease that ran out (a worker that died) no longer holds a place
+        expect(await claimedIds(at(1.75), 10, 2)).toEqual(['a1', 'a2'])
+      })
+
+      it('bounds a host by its name whatever the port, path or letter case of its URLs', async () => {
+        await enqueueTo('x', 'https://Hooks.Example:8443/one', 1)
+        await enqueueTo('y', 'https://hooks.example/two?token=1', 1, 1)
+        await enqueueTo('z', 'https://other.example/three', 1, 2)
+        expect(await claimedIds(at(1), 10, 1)).toEqual(['x0', 'z0'])
+      })
+
+      it('bounds deliveries recorded without a target per merchant, whose URL they go to', async () => {
+        await enqueueTo('m', null, 2)
+        await store.enqueue(
+          delivery('other', 'pay_other', 0, { targetUrl: null, merchantId: 'mer_2', createdAt: at(1 / 60) }),
+        )
+        expect(await claimedIds(at(1), 10, 1)).toEqual(['m0', 'other'])
+      })
+
+      it("keeps a payment's order: a later delivery waits behind an earlier one held back by its host's bound", async () => {
+        await enqueueTo('a', 'https://a.example/hooks', 1)
+        await store.enqueue(
+          delivery('p0', 'pay_p', 0, { targetUrl: 'https://a.example/p', createdAt: at(1 / 60) }),
+        )
+        await store.enqueue(
+          delivery('p1', 'pay_p', 1, { targetUrl: 'https://c.example/p', createdAt: at(2 / 60) }),
+        )
+        expect(await claimedIds(at(1), 10, 1)).toEqual(['a0'])
+      })
+    })
+
     it('does not claim a leased delivery again until its lease has run out', async () => {
       await store.enqueue(delivery('evt_1', 'pay_1', 0))
       expect(await claimedIds(at(0))).toEqual(['evt_1'])
@@ -87,7 +159,7 @@ export function describeWebhookDeliveryStoreContract(
 
     it('records a failed attempt, schedules the retry and releases the lease', async () => {
       await store.enqueue(delivery('evt_1', 'pay_1', 0))
-      await store.claimDue(at(0), 10, lease)
+      await store.claimDue(at(0), upTo(10))
       await store.recordAttempt(attempt('evt_1', 1, 500, 'HTTP 500'), {
         status: 'pending',
         nextAttemptAt: at(0.5),
@@ -105,10 +177,10 @@ export function describeWebhookDeliveryStoreContract(
 
     it('records a successful attempt and lists every attempt in order', async () => {
       await store.enqueue(delivery('evt_1', 'pay_1', 0))
-      await store.claimDue(at(0), 10, lease)
+      await store.claimDue(at(0), upTo(10))
       const timeout = attempt('evt_1', 1, null, 'timeout after 10000 ms')
       await store.recordAttempt(timeout, { status: 'pending', nextAttemptAt: at(1) })
-      await store.claimDue(at(1), 10, lease)
+      await store.claimDue(at(1), upTo(10))
       const success = attempt('evt_1', 2, 204)
       await store.recordAttempt(success, { status: 'delivered', deliveredAt: at(1.1) })
       expect(await store.get('evt_1')).toMatchObject({
@@ -123,7 +195,7 @@ export function describeWebhookDeliveryStoreContract(
 
     it('marks a delivery failed and puts it back in line on redeliver', async () => {
       await store.enqueue(delivery('evt_1', 'pay_1', 0))
-      await store.claimDue(at(0), 10, lease)
+      await store.claimDue(at(0), upTo(10))
       await store.recordAttempt(attempt('evt_1', 1, 410, 'HTTP 410'), { status: 'failed' })
       expect(await store.get('evt_1')).toMatchObject({ status: 'failed', attempts: 1, lastError: 'HTTP 410' })
       expect(await claimedIds(at(100))).toEqual([])
@@ -136,7 +208,7 @@ export function describeWebhookDeliveryStoreContract(
     it('starts the attempts over on redeliver, and lists every attempt in the order made', async () => {
       await store.enqueue(delivery('evt_1', 'pay_1', 0))
       for (const number of [1, 2]) {
-        await store.claimDue(at(number), 10, lease)
+        await store.claimDue(at(number), upTo(10))
         const outcome =
           number === 2 ? { status: 'failed' as const } : { status: 'pending' as const, nextAttemptAt: at(2) }
         await store.recordAttempt(attempt('evt_1', number, 500, 'HTTP 500'), outcome)
@@ -148,7 +220,7 @@ export function describeWebhookDeliveryStoreContract(
         attempts: 0,
         nextAttemptAt: at(300),
       })
-      await store.claimDue(at(300), 10, lease)
+      await store.claimDue(at(300), upTo(10))
       const again = { ...attempt('evt_1', 1, 503, 'HTTP 503'), at: at(300) }
       await store.recordAttempt(again, { status: 'pending', nextAttemptAt: at(301) })
       expect(await store.get('evt_1')).toMatchObject({ status: 'pending', attempts: 1 })

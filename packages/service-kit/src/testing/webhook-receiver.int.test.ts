@@ -12,7 +12,7 @@ async function post(url: string, event: string): Promise<{ status: number; text:
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-event-id': `evt-${event}` },
-    body: JSON.stringify({ event, timestamp: 1, payment: { id: 'pay_1' } }),
+    body: JSON.stringify({ id: `evt-${event}`, event, timestamp: 1, payment: { id: 'pay_1' } }),
   })
   return { status: response.status, text: await response.text() }
 }
@@ -23,7 +23,9 @@ describe('startWebhookReceiver', () => {
     expect(receiver.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/)
     expect(await post(receiver.url, 'payment.pending')).toEqual({ status: 200, text: 'ok' })
     const [webhook] = receiver.received
-    expect(webhook?.rawBody).toBe('{"event":"payment.pending","timestamp":1,"payment":{"id":"pay_1"}}')
+    expect(webhook?.rawBody).toBe(
+      '{"id":"evt-payment.pending","event":"payment.pending","timestamp":1,"payment":{"id":"pay_1"}}',
+    )
     expect(webhook?.body.event).toBe('payment.pending')
     expect(webhook?.headers['x-event-id']).toBe('evt-payment.pending')
     expect(webhook?.answeredWith).toBe(200)

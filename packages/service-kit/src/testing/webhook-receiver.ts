@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 export interface ReceivedWebhook {
   headers: Record<string, string>
   rawBody: string
-  body: { event: string; timestamp: number; payment: Record<string, unknown> }
+  body: { id: string; event: string; timestamp: number; payment: Record<string, unknown> }
   answeredWith: number
 }
 
