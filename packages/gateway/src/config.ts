@@ -6,6 +6,7 @@ import { readNetworkSettings, type ServedNetworks } from '@chainpay/domain'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
+  readAdminToken,
   readCallbackUrlPolicy,
   readEncryptionKey,
   readSharedConfig,
@@ -23,6 +24,7 @@ export interface GatewayConfig extends SharedConfig {
   paymentCommandUrl: string
   /** seals and opens API secrets and webhook secrets */
   encryptionKey: string
+  /** ADMIN_TOKEN: at least 32 characters, not a pattern or a placeholder */
   adminToken: string
   rateLimit: { max: number; windowMs: number }
   /** where /dev/chains/* is forwarded to (the chain-indexer's simulator); not served when undefined */
@@ -43,7 +45,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     infrastructure: readInfrastructureConfig(read),
     paymentCommandUrl: readHttpUrl(read, 'PAYMENT_COMMAND_URL') ?? '',
     encryptionKey: readEncryptionKey(read),
-    adminToken: read.string('ADMIN_TOKEN'),
+    adminToken: readAdminToken(read),
     rateLimit: readRateLimit(read),
     chainSimulatorUrl: readHttpUrl(read, 'CHAIN_SIMULATOR_URL', { optional: true }),
     callbackUrlPolicy: readCallbackUrlPolicy(read),

@@ -1,15 +1,16 @@
 import { resolve } from 'node:path'
 import { defaultAssetRegistry } from '@chainpay/domain'
-import { generateSecretKey } from '@chainpay/platform'
+import { generateAdminToken, generateSecretKey } from '@chainpay/platform'
 import { configProblems } from '@chainpay/service-kit/testing'
 import { describe, expect, it } from 'vitest'
 import { readGatewayConfig } from './config.js'
 
 const encryptionKey = generateSecretKey()
+const adminToken = generateAdminToken()
 const required = {
   PAYMENT_COMMAND_URL: 'http://127.0.0.1:8090',
   CHAINPAY_ENCRYPTION_KEY: encryptionKey,
-  ADMIN_TOKEN: 'adm_operator',
+  ADMIN_TOKEN: adminToken,
 }
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
@@ -35,7 +36,7 @@ describe('readGatewayConfig', () => {
       },
       paymentCommandUrl: 'http://127.0.0.1:8090',
       encryptionKey,
-      adminToken: 'adm_operator',
+      adminToken,
       rateLimit: { max: 1200, windowMs: 60_000 },
       chainSimulatorUrl: undefined,
       callbackUrlPolicy: 'production',
@@ -124,6 +125,15 @@ describe('readGatewayConfig', () => {
       "PORT: expected an integer between 1 and 65535, got '-1'",
       "ADMIN_PORT: expected an integer between 1 and 65535, got '65536'",
     ])
+  })
+
+  it('refuses a weak admin token, saying how to generate one, without repeating it', () => {
+    for (const weak of ['adm_operator', 'x'.repeat(40), 'changeme-changeme-changeme-changeme-1234']) {
+      const problems = problemsOf({ ...required, ADMIN_TOKEN: weak })
+      expect(problems, weak).toHaveLength(1)
+      expect(problems[0]).toMatch(/^ADMIN_TOKEN: .*generate one with `openssl rand -hex 32`$/)
+      expect(problems[0]).not.toContain(weak)
+    }
   })
 
   it('never repeats the encryption key in a message', () => {

@@ -3,7 +3,7 @@
 
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { generateSecretKey, randomToken } from '@chainpay/platform'
+import { generateAdminToken, generateSecretKey } from '@chainpay/platform'
 import { createDevelopmentWallet } from '@chainpay/wallet'
 import type { ClusterSecrets } from './cluster-plan.js'
 
@@ -36,7 +36,7 @@ export function ensureClusterSecrets(dataDir: string): ClusterSecrets {
   const path = join(dataDir, clusterFiles.secrets)
   const stored = readJson<ClusterSecrets>(path)
   if (stored) return stored
-  const secrets = { encryptionKey: generateSecretKey(), adminToken: randomToken('adm', 32) }
+  const secrets = { encryptionKey: generateSecretKey(), adminToken: generateAdminToken() }
   writeFileAtomically(path, `${JSON.stringify(secrets, null, 2)}\n`)
   return secrets
 }

@@ -1,3 +1,4 @@
+export * from './admin-token.js'
 export * from './clock.js'
 export * from './config.js'
 export * from './lifecycle.js'

@@ -11,6 +11,7 @@ import { type AddressKeys, readAddressKeys } from '@chainpay/payment-command'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
+  checkAdminToken,
   type ReadTextFile,
   readCallbackUrlPolicy,
   readSharedConfig,
@@ -84,7 +85,7 @@ export function readStandaloneConfig(
     chains,
     keys: live ? readAddressKeys(read, readFile) : null,
     encryptionKey: read.optionalString('CHAINPAY_ENCRYPTION_KEY'),
-    adminToken: read.optionalString('ADMIN_TOKEN'),
+    adminToken: readOptionalAdminToken(read),
   }
   checkApiPorts(read, ports)
   if (!live) refuseKeyMaterial(read)
@@ -97,6 +98,12 @@ export function readStandaloneConfig(
   }
   read.done()
   return config
+}
+
+function readOptionalAdminToken(read: EnvReader): string | undefined {
+  const token = read.optionalString('ADMIN_TOKEN')
+  if (token !== undefined) checkAdminToken(read, token)
+  return token
 }
 
 /** simulated chains use the development wallet: key material given for them is a mistake */

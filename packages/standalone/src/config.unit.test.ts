@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { defaultAssetRegistry } from '@chainpay/domain'
+import { generateAdminToken } from '@chainpay/platform'
 import { configProblems } from '@chainpay/service-kit/testing'
 import { createDevelopmentWallet } from '@chainpay/wallet'
 import { describe, expect, it } from 'vitest'
@@ -70,6 +71,15 @@ describe('readStandaloneConfig', () => {
     expect(problemsOf(withoutKeys)).toEqual([
       "SOLANA_DEVNET_RPC_URL: required; the node's http(s) URL",
       'TRON_ACCOUNT_XPUB and SOLANA_SEED: required (or WALLET_FILE: a development wallet JSON with tronAccountXpub and solanaSeed)',
+    ])
+  })
+
+  it('reads the admin token that overrides the generated one, checked as the gateway checks it', () => {
+    const adminToken = generateAdminToken()
+    expect(readStandaloneConfig({ ADMIN_TOKEN: adminToken })).toMatchObject({ adminToken })
+    const problems = problemsOf({ ADMIN_TOKEN: 'adm_operator' })
+    expect(problems).toEqual([
+      'ADMIN_TOKEN: too short: at least 32 characters, got 12; generate one with `openssl rand -hex 32`',
     ])
   })
 

@@ -3,7 +3,7 @@
 
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { generateSecretKey, randomToken } from '@chainpay/platform'
+import { generateAdminToken, generateSecretKey } from '@chainpay/platform'
 import { createDevelopmentWallet, type DevelopmentWallet } from '@chainpay/wallet'
 
 export interface StandaloneSecrets {
@@ -44,7 +44,7 @@ export function ensureSecrets(
   const stored = readJsonFile<StandaloneSecrets>(path)
   const secrets: StandaloneSecrets = stored ?? {
     encryptionKey: generateSecretKey(),
-    adminToken: randomToken('adm', 32),
+    adminToken: generateAdminToken(),
   }
   if (!stored) writeFileAtomically(path, `${JSON.stringify(secrets, null, 2)}\n`)
   return {

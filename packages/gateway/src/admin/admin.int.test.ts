@@ -131,17 +131,26 @@ describe('admin authentication', () => {
     }
   })
 
-  it('refuses to start without a token', async () => {
-    await expect(
-      buildAdminApp({
-        merchants,
-        secretBox,
-        adminToken: '  ',
-        clock,
-        logger: createRootLogger({ service: 'admin-test', level: 'silent' }),
-        authenticator,
-      }),
-    ).rejects.toThrow(/admin token/)
+  it.each([
+    ['without a token', '  ', /weak admin token: too short/],
+    ['with a short token', 'adm_operator', /weak admin token: too short: at least 32 characters/],
+    ['with a patterned token', 'abcd'.repeat(10), /weak admin token: a repeated pattern/],
+    [
+      'with a placeholder',
+      'changeme-changeme-changeme-changeme-1234',
+      /weak admin token: looks like a placeholder/,
+    ],
+  ])('refuses to start %s, saying how to generate one', async (_case, adminToken, message) => {
+    const building = buildAdminApp({
+      merchants,
+      secretBox,
+      adminToken,
+      clock,
+      logger: createRootLogger({ service: 'admin-test', level: 'silent' }),
+      authenticator,
+    })
+    await expect(building).rejects.toThrow(message)
+    await expect(building).rejects.toThrow('generate one with `openssl rand -hex 32`')
   })
 })
 

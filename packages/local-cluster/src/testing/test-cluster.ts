@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { generateSecretKey, randomToken } from '@chainpay/platform'
+import { generateAdminToken, generateSecretKey } from '@chainpay/platform'
 import { freePort, type NodeProcess, nodeProcess } from '@chainpay/service-kit/testing'
 import { createDevelopmentWallet } from '@chainpay/wallet'
 import { type CreatedMerchant, createMerchant } from '../admin-client.js'
@@ -71,7 +71,7 @@ async function startInSlot(options: TestClusterOptions, slot: ClusterSlot): Prom
   const dataDir = mkdtempSync(join(tmpdir(), `chainpay-cluster-${options.name}-`))
   const walletFile = join(dataDir, 'dev-wallet.json')
   writeFileSync(walletFile, JSON.stringify(createDevelopmentWallet()), { mode: 0o600 })
-  const secrets = { encryptionKey: generateSecretKey(), adminToken: randomToken('adm', 32) }
+  const secrets = { encryptionKey: generateSecretKey(), adminToken: generateAdminToken() }
   const [gateway, admin, paymentCommand, chainIndexer, projection, notifier] = await Promise.all(
     Array.from({ length: 6 }, () => freePort()),
   )
