@@ -6,9 +6,10 @@ import { readNetworkSettings, type ServedNetworks } from '@chainpay/domain'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
+  type EncryptionKeys,
   readAdminToken,
   readCallbackUrlPolicy,
-  readEncryptionKey,
+  readEncryptionKeys,
   readSharedConfig,
   type SharedConfig,
 } from '@chainpay/service-kit'
@@ -22,8 +23,8 @@ export interface GatewayConfig extends SharedConfig {
   adminPort: number
   /** payment-command's internal command API, e.g. http://127.0.0.1:8090 */
   paymentCommandUrl: string
-  /** seals and opens API secrets and webhook secrets */
-  encryptionKey: string
+  /** seal (the current key) and open (every key) API secrets and webhook secrets */
+  encryptionKeys: EncryptionKeys
   /** ADMIN_TOKEN: at least 32 characters, not a pattern or a placeholder */
   adminToken: string
   rateLimit: { max: number; windowMs: number }
@@ -44,7 +45,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     ...shared,
     infrastructure: readInfrastructureConfig(read),
     paymentCommandUrl: readHttpUrl(read, 'PAYMENT_COMMAND_URL') ?? '',
-    encryptionKey: readEncryptionKey(read),
+    encryptionKeys: readEncryptionKeys(read),
     adminToken: readAdminToken(read),
     rateLimit: readRateLimit(read),
     chainSimulatorUrl: readHttpUrl(read, 'CHAIN_SIMULATOR_URL', { optional: true }),

@@ -35,7 +35,7 @@ describe('readGatewayConfig', () => {
         busNamespace: null,
       },
       paymentCommandUrl: 'http://127.0.0.1:8090',
-      encryptionKey,
+      encryptionKeys: { current: encryptionKey, previous: [] },
       adminToken,
       rateLimit: { max: 1200, windowMs: 60_000 },
       chainSimulatorUrl: undefined,
@@ -45,6 +45,7 @@ describe('readGatewayConfig', () => {
   })
 
   it('reads every variable', () => {
+    const previousKey = generateSecretKey()
     const config = readGatewayConfig({
       ...required,
       PAYMENT_COMMAND_URL: 'https://payment-command.internal:8443/',
@@ -63,8 +64,10 @@ describe('readGatewayConfig', () => {
       CHAIN_SIMULATOR_URL: 'http://127.0.0.1:8092',
       CALLBACK_URL_POLICY: 'development',
       CHAIN_NETWORKS: 'TRON,SOLANA',
+      CHAINPAY_ENCRYPTION_KEY_PREVIOUS: previousKey,
     })
     expect(config).toMatchObject({
+      encryptionKeys: { current: encryptionKey, previous: [previousKey] },
       host: '127.0.0.1',
       port: 9080,
       adminHost: '10.0.0.5',

@@ -27,13 +27,14 @@ describe('readNotifierConfig', () => {
         mongodbDatabase: 'chainpay',
         busNamespace: null,
       },
-      encryptionKey,
+      encryptionKeys: { current: encryptionKey, previous: [] },
       retryScheduleMs: undefined,
       allowPrivateTargets: false,
     })
   })
 
   it('reads every variable', () => {
+    const previousKey = generateSecretKey()
     const config = readNotifierConfig({
       ...required,
       HOST: '127.0.0.1',
@@ -46,8 +47,10 @@ describe('readNotifierConfig', () => {
       BUS_NAMESPACE: 'blue',
       WEBHOOK_RETRY_SCHEDULE: '100ms, 30s,2m,1h',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      CHAINPAY_ENCRYPTION_KEY_PREVIOUS: previousKey,
     })
     expect(config).toMatchObject({
+      encryptionKeys: { current: encryptionKey, previous: [previousKey] },
       host: '127.0.0.1',
       healthPort: 9100,
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',

@@ -23,7 +23,13 @@ import {
   type SecretBox,
   type Service,
 } from '@chainpay/platform'
-import type { AttemptOutcome, MerchantStore, WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
+import {
+  type AttemptOutcome,
+  type MerchantStore,
+  type WebhookDelivery,
+  type WebhookDeliveryStore,
+  webhookSecretContext,
+} from '@chainpay/ports'
 import { signWebhook } from '@chainpay/signing'
 import { Agent, request } from 'undici'
 import { DEFAULT_RETRY_SCHEDULE_MS } from './retry-schedule.js'
@@ -148,7 +154,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     result.origin = new URL(target).origin
     const timestamp = Math.floor(at.getTime() / 1000)
     const body = renderWebhookBody(delivery.payload as unknown as WebhookBodyInput, timestamp)
-    const signature = signWebhook(secretBox.open(merchant.webhookSecret), timestamp, body)
+    const webhookSecret = secretBox.open(merchant.webhookSecret, webhookSecretContext(merchant.merchantId))
+    const signature = signWebhook(webhookSecret, timestamp, body)
     const response = await request(target, {
       method: 'POST',
       dispatcher: agent,

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { defaultAssetRegistry } from '@chainpay/domain'
-import { generateAdminToken } from '@chainpay/platform'
+import { generateAdminToken, generateSecretKey } from '@chainpay/platform'
 import { configProblems } from '@chainpay/service-kit/testing'
 import { createDevelopmentWallet } from '@chainpay/wallet'
 import { describe, expect, it } from 'vitest'
@@ -44,6 +44,7 @@ describe('readStandaloneConfig', () => {
       keys: null,
       encryptionKey: undefined,
       adminToken: undefined,
+      previousEncryptionKeys: [],
     })
   })
 
@@ -74,13 +75,32 @@ describe('readStandaloneConfig', () => {
     ])
   })
 
-  it('reads the admin token that overrides the generated one, checked as the gateway checks it', () => {
+  it('reads the encryption keys and the admin token that override the generated ones', () => {
+    const [current, previous] = [generateSecretKey(), generateSecretKey()]
     const adminToken = generateAdminToken()
-    expect(readStandaloneConfig({ ADMIN_TOKEN: adminToken })).toMatchObject({ adminToken })
-    const problems = problemsOf({ ADMIN_TOKEN: 'adm_operator' })
+    expect(
+      readStandaloneConfig({
+        CHAINPAY_ENCRYPTION_KEY: current,
+        CHAINPAY_ENCRYPTION_KEY_PREVIOUS: previous,
+        ADMIN_TOKEN: adminToken,
+      }),
+    ).toMatchObject({ encryptionKey: current, previousEncryptionKeys: [previous], adminToken })
+  })
+
+  it('checks them as the services do, never repeating them', () => {
+    const badKey = 'maybe!a-real-key-with-a-typo'
+    const problems = problemsOf({
+      CHAINPAY_ENCRYPTION_KEY: badKey,
+      CHAINPAY_ENCRYPTION_KEY_PREVIOUS: badKey,
+      ADMIN_TOKEN: 'adm_operator',
+    })
     expect(problems).toEqual([
+      'CHAINPAY_ENCRYPTION_KEY: secret key: expected 32 bytes written as base64 or as 64 hex characters',
       'ADMIN_TOKEN: too short: at least 32 characters, got 12; generate one with `openssl rand -hex 32`',
+      'CHAINPAY_ENCRYPTION_KEY_PREVIOUS (key 1 of 1): secret key: expected 32 bytes written as base64 or as 64 hex characters',
     ])
+    expect(problems.join('\n')).not.toContain(badKey)
+    expect(problems.join('\n')).not.toContain('adm_operator')
   })
 
   it('refuses key material for simulated chains and the distributed shape’s variables, with the other problems', () => {

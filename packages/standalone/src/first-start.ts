@@ -3,12 +3,22 @@
 
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { generateAdminToken, generateSecretKey } from '@chainpay/platform'
+import {
+  adminTokenProblem,
+  generateAdminToken,
+  generateSecretKey,
+  secretKeyProblem,
+} from '@chainpay/platform'
 import { createDevelopmentWallet, type DevelopmentWallet } from '@chainpay/wallet'
 
 export interface StandaloneSecrets {
   encryptionKey: string
   adminToken: string
+  /**
+   * keys that only open what they sealed, during a key rotation (docs/operations.md, "Rotating the
+   * encryption key"); absent from the file as generated
+   */
+  previousEncryptionKeys?: string[]
 }
 
 export interface DemoMerchantFile {
@@ -36,24 +46,51 @@ function readJsonFile<T>(path: string): T | null {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null
 }
 
+/** the file's secrets, or the overrides, checked as the services check theirs (never repeating them) */
 export function ensureSecrets(
   dataDir: string,
   overrides: Partial<StandaloneSecrets>,
 ): { secrets: StandaloneSecrets; created: boolean } {
   const path = join(dataDir, dataFiles.secrets)
   const stored = readJsonFile<StandaloneSecrets>(path)
-  const secrets: StandaloneSecrets = stored ?? {
+  const generated: StandaloneSecrets = {
     encryptionKey: generateSecretKey(),
     adminToken: generateAdminToken(),
   }
-  if (!stored) writeFileAtomically(path, `${JSON.stringify(secrets, null, 2)}\n`)
-  return {
-    secrets: {
-      encryptionKey: overrides.encryptionKey ?? secrets.encryptionKey,
-      adminToken: overrides.adminToken ?? secrets.adminToken,
-    },
-    created: !stored,
+  if (!stored) writeFileAtomically(path, `${JSON.stringify(generated, null, 2)}\n`)
+  const file = stored ?? generated
+  const secrets: StandaloneSecrets = {
+    encryptionKey: overrides.encryptionKey ?? file.encryptionKey,
+    adminToken: overrides.adminToken ?? file.adminToken,
+    previousEncryptionKeys: [
+      ...(file.previousEncryptionKeys ?? []),
+      ...(overrides.previousEncryptionKeys ?? []),
+    ],
   }
+  checkStoredSecrets(path, file, secrets)
+  return { secrets, created: !stored }
+}
+
+/** what the environment does not override comes from the file: a bad value there stops the start too */
+function checkStoredSecrets(path: string, file: StandaloneSecrets, used: StandaloneSecrets): void {
+  const problems: string[] = []
+  if (used.encryptionKey === file.encryptionKey) {
+    const problem = secretKeyProblem(String(file.encryptionKey))
+    if (problem !== null) problems.push(`encryptionKey: ${problem}`)
+  }
+  if (used.adminToken === file.adminToken) {
+    const problem = adminTokenProblem(String(file.adminToken))
+    if (problem !== null) problems.push(`adminToken: ${problem}`)
+  }
+  const previous = file.previousEncryptionKeys ?? []
+  if (!Array.isArray(previous)) problems.push('previousEncryptionKeys: expected an array of keys')
+  else {
+    previous.forEach((key, index) => {
+      const problem = secretKeyProblem(String(key))
+      if (problem !== null) problems.push(`previousEncryptionKeys[${index}]: ${problem}`)
+    })
+  }
+  if (problems.length > 0) throw new Error(`${path}:\n  - ${problems.join('\n  - ')}`)
 }
 
 export function ensureDevelopmentWallet(dataDir: string): { wallet: DevelopmentWallet; created: boolean } {

@@ -44,6 +44,7 @@ export async function buildStandaloneContext(
   const { clock = systemClock } = options
   mkdirSync(config.dataDir, { recursive: true })
   const secrets = firstStartSecrets(config, logger)
+  const encryptionKeys = { current: secrets.encryptionKey, previous: secrets.previousEncryptionKeys ?? [] }
   const keys = config.keys ?? developmentKeys(config.dataDir, logger)
   const live = config.chains.chainMode === 'rpc'
 
@@ -88,7 +89,7 @@ export async function buildStandaloneContext(
       {
         ...common,
         healthPort: 0,
-        encryptionKey: secrets.encryptionKey,
+        encryptionKeys,
         retryScheduleMs: config.webhookRetryScheduleMs,
         allowPrivateTargets: development,
       },
@@ -104,7 +105,7 @@ export async function buildStandaloneContext(
         adminHost: config.adminHost,
         adminPort: config.adminPort,
         paymentCommandUrl: '',
-        encryptionKey: secrets.encryptionKey,
+        encryptionKeys,
         adminToken: secrets.adminToken,
         rateLimit: config.rateLimit,
         chainSimulatorUrl: undefined,
@@ -130,7 +131,7 @@ export async function buildStandaloneContext(
         config,
         {
           merchants: infrastructure.stores.merchants(),
-          secretBox: createSecretBox(secrets.encryptionKey),
+          secretBox: createSecretBox(encryptionKeys),
           clock,
           registry: config.registry,
           webhookUrlPolicy: { allowInsecureCallbackUrls: development },
@@ -167,6 +168,7 @@ function firstStartSecrets(config: StandaloneConfig, logger: Logger) {
   const { secrets, created } = ensureSecrets(config.dataDir, {
     encryptionKey: config.encryptionKey,
     adminToken: config.adminToken,
+    previousEncryptionKeys: config.previousEncryptionKeys,
   })
   if (created) {
     logger.warn(
