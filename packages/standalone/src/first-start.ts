@@ -1,13 +1,16 @@
 // What standalone creates on its first start and reuses afterwards: its secrets, a development
-// wallet and a demo merchant, each in a file of the data directory.
+// wallet and a demo merchant, each in a file of the data directory. Every one of them holds secrets:
+// written 0600 (writePrivateFileAtomically), in a directory of mode 0700.
 
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   adminTokenProblem,
   generateAdminToken,
   generateSecretKey,
+  restrictToOwner,
   secretKeyProblem,
+  writePrivateFileAtomically,
 } from '@chainpay/platform'
 import { createDevelopmentWallet, type DevelopmentWallet } from '@chainpay/wallet'
 
@@ -35,15 +38,11 @@ export const dataFiles = {
   demoMerchant: 'demo-merchant.json',
 } as const
 
-/** writes through a temporary file and a rename, so a crash never leaves half a file */
-export function writeFileAtomically(path: string, content: string): void {
-  const temporary = `${path}.tmp-${process.pid}`
-  writeFileSync(temporary, content, { mode: 0o600 })
-  renameSync(temporary, path)
-}
-
+/** a file of an earlier version, or copied in, may be open to others: it is set to 0600 when read */
 function readJsonFile<T>(path: string): T | null {
-  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null
+  if (!existsSync(path)) return null
+  restrictToOwner(path)
+  return JSON.parse(readFileSync(path, 'utf8')) as T
 }
 
 /** the file's secrets, or the overrides, checked as the services check theirs (never repeating them) */
@@ -57,7 +56,7 @@ export function ensureSecrets(
     encryptionKey: generateSecretKey(),
     adminToken: generateAdminToken(),
   }
-  if (!stored) writeFileAtomically(path, `${JSON.stringify(generated, null, 2)}\n`)
+  if (!stored) writePrivateFileAtomically(path, `${JSON.stringify(generated, null, 2)}\n`)
   const file = stored ?? generated
   const secrets: StandaloneSecrets = {
     encryptionKey: overrides.encryptionKey ?? file.encryptionKey,
@@ -99,7 +98,7 @@ export function ensureDevelopmentWallet(dataDir: string): { wallet: DevelopmentW
   if (stored) return { wallet: stored, created: false }
   const wallet = createDevelopmentWallet()
   const note = 'Development wallet created by chainpay standalone for the chain simulator. Never fund it.'
-  writeFileAtomically(path, `${JSON.stringify({ note, ...wallet }, null, 2)}\n`)
+  writePrivateFileAtomically(path, `${JSON.stringify({ note, ...wallet }, null, 2)}\n`)
   return { wallet, created: true }
 }
 
@@ -109,7 +108,7 @@ export function readDemoMerchant(dataDir: string): DemoMerchantFile | null {
 
 export function writeDemoMerchant(dataDir: string, merchant: DemoMerchantFile): void {
   const { merchantId, apiKey, apiSecret, webhookSecret } = merchant
-  writeFileAtomically(
+  writePrivateFileAtomically(
     join(dataDir, dataFiles.demoMerchant),
     `${JSON.stringify({ merchantId, apiKey, apiSecret, webhookSecret }, null, 2)}\n`,
   )
