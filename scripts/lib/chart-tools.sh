@@ -237,7 +237,8 @@ const standIn = (key) => {
   if (/MONGODB_URL|connectionString/.test(key)) return "mongodb+srv://chainpay:pw@mongo.example.net/?tls=true"
   if (key === "EVENTSTORE_URL") return "kurrentdb+discover://chainpay:pw@esdb.example.net:2113?tls=true"
   if (key === "CHAINPAY_ENCRYPTION_KEY") return randomBytes(32).toString("base64")
-  if (key === "ADMIN_TOKEN") return randomBytes(24).toString("base64url")
+  if (key === "CHAINPAY_ENCRYPTION_KEY_PREVIOUS") return randomBytes(32).toString("base64")
+  if (key === "ADMIN_TOKEN") return randomBytes(32).toString("hex")
   if (key === "COMMAND_API_TOKEN" || key === "METRICS_TOKEN") return randomBytes(32).toString("hex")
   if (key === "TRON_ACCOUNT_XPUB") return wallet.tronAccountXpub
   if (key === "SOLANA_SEED") return wallet.solanaSeed

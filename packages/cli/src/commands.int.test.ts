@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { USAGE } from './commands.js'
 import { type CliRun, runCli } from './testing/run-cli.js'
 
-const TOKEN = 'cli-test-admin-token-0123456789'
+const TOKEN = 'cli-test-admin-token-0123456789abcdef'
 
 let dir: string
 let db: DatabaseSync

@@ -30,6 +30,7 @@ Commands:
   webhook-secret rotate MERCHANT_ID
   webhook-url set MERCHANT_ID (URL | --clear)
   fee-policy set MERCHANT_ID --fee-bps BPS [--fixed NETWORK:CURRENCY=AMOUNT ...]
+  secrets reseal
   chain check --network NETWORK [--rpc-url URL] [--solidity-url URL] [--api-key KEY]
               [--index N] [--xpub XPUB | --seed SEED] [--timeout-ms MS]
 
@@ -38,6 +39,12 @@ Options:
   --token TOKEN  admin token (env CHAINPAY_ADMIN_TOKEN)
   --json         print the API's answer as JSON
   -h, --help     show this help
+
+secrets reseal seals every merchant's webhook secret and API secret again under the gateway's
+current key (CHAINPAY_ENCRYPTION_KEY), opening them with it or with a previous key
+(CHAINPAY_ENCRYPTION_KEY_PREVIOUS). Safe to run again, and to run again after an interruption; it
+fails when a secret opens with no configured key. See docs/operations.md, "Rotating the encryption
+key".
 
 chain check needs no admin API: it connects to the network's node (TRON, TRON_NILE, SOLANA,
 SOLANA_DEVNET), prints its head block and the receiving address of index N (default 0). Unset
@@ -250,6 +257,41 @@ const commands: Record<string, Command> = {
     )
     print.result(updated, () => [`Fee policy of ${merchantId}: ${describeFees(updated.merchant.feePolicy)}`])
   },
+
+  async 'secrets reseal'({ args, api, print }) {
+    expectArgs(args, [], 'secrets reseal')
+    const report = await api.call<ResealReport>('POST', '/secrets/reseal')
+    const counts = ({ total, resealed, alreadyCurrent }: ResealCounts) =>
+      `${total} (${resealed} re-sealed, ${alreadyCurrent} already under the current key)`
+    print.result(report, () => [
+      `Current key:     ${report.currentKeyId}`,
+      `Webhook secrets: ${counts(report.webhookSecrets)}`,
+      `API secrets:     ${counts(report.apiSecrets)}`,
+      ...report.unopenable.map(
+        (secret) =>
+          `Not opened:      ${secret.record} of ${secret.merchantId}${secret.apiKey ? ` key ${secret.apiKey}` : ''}: ${secret.problem}`,
+      ),
+    ])
+    if (report.unopenable.length > 0) {
+      throw new CliError(
+        `${report.unopenable.length} sealed secret(s) open with no configured key and were left as they are; add the key that sealed them to CHAINPAY_ENCRYPTION_KEY_PREVIOUS of the gateway and run again, and keep the previous keys until this succeeds`,
+      )
+    }
+    print.notice('Every secret is sealed with the current key: the previous keys can be removed.')
+  },
+}
+
+interface ResealCounts {
+  total: number
+  resealed: number
+  alreadyCurrent: number
+}
+
+interface ResealReport {
+  currentKeyId: string
+  webhookSecrets: ResealCounts
+  apiSecrets: ResealCounts
+  unopenable: Array<{ record: string; merchantId: string; apiKey?: string; problem: string }>
 }
 
 function describeMerchant(merchant: MerchantView): string[] {

@@ -4,7 +4,7 @@
 
 import { DomainError } from '@chainpay/domain'
 import type { Clock, SecretBox } from '@chainpay/platform'
-import type { MerchantRecord, MerchantStore } from '@chainpay/ports'
+import { apiSecretContext, type MerchantRecord, type MerchantStore } from '@chainpay/ports'
 import { parseJsonBody } from '@chainpay/service-kit'
 import { API_SIGNATURE_HEADERS, checkApiTimestamp, verifyApiSignature } from '@chainpay/signing'
 import type { FastifyRequest } from 'fastify'
@@ -65,7 +65,7 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps): ApiKey
     if (key === null || key.revokedAt !== null) return null
     const merchant = await merchants.getMerchant(key.merchantId)
     if (merchant === null) return null
-    return { merchant, apiSecret: secretBox.open(key.secret) }
+    return { merchant, apiSecret: secretBox.open(key.secret, apiSecretContext(key)) }
   }
 
   return {

@@ -6,8 +6,10 @@ import { readNetworkSettings, type ServedNetworks } from '@chainpay/domain'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
+  type EncryptionKeys,
+  readAdminToken,
   readCallbackUrlPolicy,
-  readEncryptionKey,
+  readEncryptionKeys,
   readServiceToken,
   readSharedConfig,
   type SharedConfig,
@@ -27,8 +29,9 @@ export interface GatewayConfig extends SharedConfig {
    * not on loopback (docs/operations.md, "Internal APIs")
    */
   commandApiToken: string | undefined
-  /** seals and opens API secrets and webhook secrets */
-  encryptionKey: string
+  /** seal (the current key) and open (every key) API secrets and webhook secrets */
+  encryptionKeys: EncryptionKeys
+  /** ADMIN_TOKEN: at least 32 characters, not a pattern or a placeholder */
   adminToken: string
   rateLimit: { max: number; windowMs: number }
   /** where /dev/chains/* is forwarded to (the chain-indexer's simulator); not served when undefined */
@@ -56,8 +59,8 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       host: URL.parse(paymentCommandUrl)?.hostname ?? '127.0.0.1',
       serves: "payment-command's command API",
     }),
-    encryptionKey: readEncryptionKey(read),
-    adminToken: read.string('ADMIN_TOKEN'),
+    encryptionKeys: readEncryptionKeys(read),
+    adminToken: readAdminToken(read),
     rateLimit: readRateLimit(read),
     chainSimulatorUrl: readHttpUrl(read, 'CHAIN_SIMULATOR_URL', { optional: true }),
     callbackUrlPolicy: readCallbackUrlPolicy(read),

@@ -1,15 +1,16 @@
 import { resolve } from 'node:path'
 import { defaultAssetRegistry } from '@chainpay/domain'
-import { generateSecretKey } from '@chainpay/platform'
+import { generateAdminToken, generateSecretKey } from '@chainpay/platform'
 import { configProblems } from '@chainpay/service-kit/testing'
 import { describe, expect, it } from 'vitest'
 import { readGatewayConfig } from './config.js'
 
 const encryptionKey = generateSecretKey()
+const adminToken = generateAdminToken()
 const required = {
   PAYMENT_COMMAND_URL: 'http://127.0.0.1:8090',
   CHAINPAY_ENCRYPTION_KEY: encryptionKey,
-  ADMIN_TOKEN: 'adm_operator',
+  ADMIN_TOKEN: adminToken,
 }
 
 const COMMAND_API_TOKEN = 'command-api-token-0123456789abcdef'
@@ -39,8 +40,8 @@ describe('readGatewayConfig', () => {
       },
       paymentCommandUrl: 'http://127.0.0.1:8090',
       commandApiToken: undefined,
-      encryptionKey,
-      adminToken: 'adm_operator',
+      encryptionKeys: { current: encryptionKey, previous: [] },
+      adminToken,
       rateLimit: { max: 1200, windowMs: 60_000 },
       chainSimulatorUrl: undefined,
       callbackUrlPolicy: 'production',
@@ -49,6 +50,7 @@ describe('readGatewayConfig', () => {
   })
 
   it('reads every variable', () => {
+    const previousKey = generateSecretKey()
     const config = readGatewayConfig({
       ...required,
       PAYMENT_COMMAND_URL: 'https://payment-command.internal:8443/',
@@ -69,8 +71,10 @@ describe('readGatewayConfig', () => {
       CHAIN_SIMULATOR_URL: 'http://127.0.0.1:8092',
       CALLBACK_URL_POLICY: 'development',
       CHAIN_NETWORKS: 'TRON,SOLANA',
+      CHAINPAY_ENCRYPTION_KEY_PREVIOUS: previousKey,
     })
     expect(config).toMatchObject({
+      encryptionKeys: { current: encryptionKey, previous: [previousKey] },
       host: '0.0.0.0',
       metricsToken: METRICS_TOKEN,
       commandApiToken: COMMAND_API_TOKEN,
@@ -155,6 +159,15 @@ describe('readGatewayConfig', () => {
     const problems = problemsOf({ ...required, COMMAND_API_TOKEN: token })
     expect(problems).toEqual([expect.stringMatching(/^COMMAND_API_TOKEN: expected at least 32 characters/)])
     expect(problems.join('\n')).not.toContain(token)
+  })
+
+  it('refuses a weak admin token, saying how to generate one, without repeating it', () => {
+    for (const weak of ['adm_operator', 'x'.repeat(40), 'changeme-changeme-changeme-changeme-1234']) {
+      const problems = problemsOf({ ...required, ADMIN_TOKEN: weak })
+      expect(problems, weak).toHaveLength(1)
+      expect(problems[0]).toMatch(/^ADMIN_TOKEN: .*generate one with `openssl rand -hex 32`$/)
+      expect(problems[0]).not.toContain(weak)
+    }
   })
 
   it('never repeats the encryption key in a message', () => {

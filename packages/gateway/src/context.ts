@@ -56,7 +56,7 @@ export async function buildGatewayContext(
       })
   const commands = shared?.commands ?? (remote as PaymentCommands)
   const merchants = stores.merchants()
-  const secretBox = createSecretBox(config.encryptionKey)
+  const secretBox = createSecretBox(config.encryptionKeys)
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
   const registry = applyNetworkSettings(config.registry, config.chains)
   const policy: CreateRequestPolicy = {

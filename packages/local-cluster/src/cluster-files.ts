@@ -1,9 +1,16 @@
 // The files scripts/up keeps in DATA_DIR: its secrets, the development wallet and the demo merchant,
 // in the same shapes standalone writes, so that a merchant's code reads either the same way.
 
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { generateSecretKey, randomToken } from '@chainpay/platform'
+import {
+  ensurePrivateDirectory,
+  generateAdminToken,
+  generateSecretKey,
+  randomToken,
+  restrictToOwner,
+  writePrivateFileAtomically,
+} from '@chainpay/platform'
 import { createDevelopmentWallet } from '@chainpay/wallet'
 import type { ClusterSecrets } from './cluster-plan.js'
 
@@ -20,29 +27,26 @@ export const clusterFiles = {
   demoMerchant: 'demo-merchant.json',
 } as const
 
-/** through a temporary file and a rename, so that a crash never leaves half a file; owner-only */
-function writeFileAtomically(path: string, content: string): void {
-  const temporary = `${path}.tmp-${process.pid}`
-  writeFileSync(temporary, content, { mode: 0o600 })
-  renameSync(temporary, path)
-}
-
+/** every file here holds secrets: owner-only (0600), also when an earlier version wrote it wider */
 function readJson<T>(path: string): T | null {
-  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : null
+  if (!existsSync(path)) return null
+  restrictToOwner(path)
+  return JSON.parse(readFileSync(path, 'utf8')) as T
 }
 
+/** the data directory is the owner's alone (0700), as standalone's is */
 export function ensureClusterSecrets(dataDir: string): ClusterSecrets {
-  mkdirSync(dataDir, { recursive: true })
+  ensurePrivateDirectory(dataDir)
   const path = join(dataDir, clusterFiles.secrets)
   const stored = readJson<Partial<ClusterSecrets>>(path)
   if (stored?.encryptionKey && stored.adminToken && stored.commandApiToken) return stored as ClusterSecrets
   // a DATA_DIR of an older scripts/up keeps its key and token, and gets what it lacks
   const secrets: ClusterSecrets = {
     encryptionKey: stored?.encryptionKey ?? generateSecretKey(),
-    adminToken: stored?.adminToken ?? randomToken('adm', 32),
+    adminToken: stored?.adminToken ?? generateAdminToken(),
     commandApiToken: stored?.commandApiToken ?? randomToken('cmd', 32),
   }
-  writeFileAtomically(path, `${JSON.stringify(secrets, null, 2)}\n`)
+  writePrivateFileAtomically(path, `${JSON.stringify(secrets, null, 2)}\n`)
   return secrets
 }
 
@@ -51,7 +55,7 @@ export function ensureClusterWallet(dataDir: string): string {
   const path = join(dataDir, clusterFiles.wallet)
   if (!existsSync(path)) {
     const note = 'Development wallet created by chainpay scripts/up for the chain simulator. Never fund it.'
-    writeFileAtomically(path, `${JSON.stringify({ note, ...createDevelopmentWallet() }, null, 2)}\n`)
+    writePrivateFileAtomically(path, `${JSON.stringify({ note, ...createDevelopmentWallet() }, null, 2)}\n`)
   }
   return path
 }
@@ -62,7 +66,7 @@ export function readDemoMerchant(dataDir: string): DemoMerchantFile | null {
 
 export function writeDemoMerchant(dataDir: string, merchant: DemoMerchantFile): void {
   const { merchantId, apiKey, apiSecret, webhookSecret } = merchant
-  writeFileAtomically(
+  writePrivateFileAtomically(
     join(dataDir, clusterFiles.demoMerchant),
     `${JSON.stringify({ merchantId, apiKey, apiSecret, webhookSecret }, null, 2)}\n`,
   )

@@ -3,7 +3,12 @@
 
 import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
 import { type EnvReader, readEnv } from '@chainpay/platform'
-import { readEncryptionKey, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
+import {
+  type EncryptionKeys,
+  readEncryptionKeys,
+  readSharedConfig,
+  type SharedConfig,
+} from '@chainpay/service-kit'
 import { DEFAULT_WEBHOOK_CONCURRENCY, DEFAULT_WEBHOOK_CONCURRENCY_PER_TARGET_HOST } from './dispatcher.js'
 import { parseRetrySchedule } from './retry-schedule.js'
 
@@ -12,8 +17,8 @@ export interface NotifierConfig extends SharedConfig {
   infrastructure: InfrastructureConfig
   /** where /healthz and /readyz are served */
   healthPort: number
-  /** opens the merchants' sealed webhook secrets */
-  encryptionKey: string
+  /** open the merchants' sealed webhook secrets (the current key and the previous ones) */
+  encryptionKeys: EncryptionKeys
   /** delays after failed attempts; the notifier's default schedule when undefined */
   retryScheduleMs: number[] | undefined
   /** development only: webhooks to http, loopback and private addresses */
@@ -35,7 +40,7 @@ export function readNotifierConfig(env: NodeJS.ProcessEnv = process.env): Notifi
     healthPort: read.int('HEALTH_PORT', { default: 8094, min: 1, max: 65535 }),
     ...readSharedConfig(read),
     infrastructure: readInfrastructureConfig(read),
-    encryptionKey: readEncryptionKey(read),
+    encryptionKeys: readEncryptionKeys(read),
     retryScheduleMs: readRetrySchedule(read),
     allowPrivateTargets: read.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', { default: false }),
     webhookConcurrency: readWebhookConcurrency(read),

@@ -28,7 +28,7 @@ describe('readNotifierConfig', () => {
         mongodbDatabase: 'chainpay',
         busNamespace: null,
       },
-      encryptionKey,
+      encryptionKeys: { current: encryptionKey, previous: [] },
       retryScheduleMs: undefined,
       allowPrivateTargets: false,
       webhookConcurrency: { total: 64, perTargetHost: 4 },
@@ -36,6 +36,7 @@ describe('readNotifierConfig', () => {
   })
 
   it('reads every variable', () => {
+    const previousKey = generateSecretKey()
     const config = readNotifierConfig({
       ...required,
       HOST: '127.0.0.1',
@@ -50,8 +51,10 @@ describe('readNotifierConfig', () => {
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_CONCURRENCY: '16',
       WEBHOOK_CONCURRENCY_PER_HOST: '2',
+      CHAINPAY_ENCRYPTION_KEY_PREVIOUS: previousKey,
     })
     expect(config).toMatchObject({
+      encryptionKeys: { current: encryptionKey, previous: [previousKey] },
       host: '127.0.0.1',
       healthPort: 9100,
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',

@@ -37,7 +37,7 @@ export async function buildNotifierContext(
   const dispatcher = createWebhookDispatcher({
     deliveries,
     merchants,
-    secretBox: createSecretBox(config.encryptionKey),
+    secretBox: createSecretBox(config.encryptionKeys),
     clock,
     logger,
     allowPrivateTargets: config.allowPrivateTargets,

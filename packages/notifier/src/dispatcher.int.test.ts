@@ -1,5 +1,5 @@
 import { paymentEventMessages } from '@chainpay/contracts/testing'
-import type { WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
+import { type WebhookDelivery, type WebhookDeliveryStore, webhookSecretContext } from '@chainpay/ports'
 import { verifyWebhook } from '@chainpay/signing'
 import { createSqliteDeliveryStore } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -228,7 +228,7 @@ describe('createWebhookDispatcher', () => {
     const rotated = 'whsec_rotated'
     await harness.merchants.updateMerchant(
       merchantId,
-      { webhookSecret: harness.secretBox.seal(rotated) },
+      { webhookSecret: harness.secretBox.seal(rotated, webhookSecretContext(merchantId)) },
       'now',
     )
     const rotatedReceiver = await startReceiver(rotated)

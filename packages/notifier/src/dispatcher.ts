@@ -37,6 +37,7 @@ import {
   targetHostOf,
   type WebhookDelivery,
   type WebhookDeliveryStore,
+  webhookSecretContext,
 } from '@chainpay/ports'
 import { signWebhook } from '@chainpay/signing'
 import { Agent, request } from 'undici'
@@ -181,7 +182,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     // a receiver checks the two agree before deduplicating by it (docs/api.md, "Verifying a webhook").
     const stored = delivery.payload as unknown as Omit<WebhookBodyInput, 'id'>
     const body = renderWebhookBody({ ...stored, id: delivery.deliveryId }, timestamp)
-    const signature = signWebhook(secretBox.open(merchant.webhookSecret), timestamp, body)
+    const webhookSecret = secretBox.open(merchant.webhookSecret, webhookSecretContext(merchant.merchantId))
+    const signature = signWebhook(webhookSecret, timestamp, body)
     const response = await request(target, {
       method: 'POST',
       dispatcher: agent,

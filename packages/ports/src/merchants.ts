@@ -1,7 +1,8 @@
 import type { FeePolicy } from '@chainpay/domain'
 
 // Merchants and their API keys. Secrets are stored sealed (encrypted at rest); the store never sees
-// a plain secret.
+// a plain secret. Each sealed value is bound to the record and field it belongs to (the contexts
+// below): moved to another row, it no longer opens.
 
 export interface MerchantRecord {
   merchantId: string
@@ -39,4 +40,23 @@ export interface MerchantStore {
   revokeApiKey(merchantId: string, apiKey: string, revokedAt: string): Promise<boolean>
   findApiKey(apiKey: string): Promise<ApiKeyRecord | null>
   listApiKeys(merchantId: string): Promise<ApiKeyRecord[]>
+  /**
+   * Re-sealing (a new key, or a new format): replaces the merchant's sealed webhook secret by
+   * `replacement` only while it is still `expected`, so that a re-seal never undoes a rotation that
+   * happened meanwhile; `updatedAt` is left alone (the secret is the same). False when it changed or
+   * the merchant does not exist.
+   */
+  replaceSealedWebhookSecret(merchantId: string, expected: string, replacement: string): Promise<boolean>
+  /** the same for an API key's sealed secret */
+  replaceSealedApiSecret(apiKey: string, expected: string, replacement: string): Promise<boolean>
+}
+
+/** what a merchant's sealed webhook secret is bound to: the context it is sealed and opened with */
+export function webhookSecretContext(merchantId: string): string {
+  return JSON.stringify(['merchant', merchantId, 'webhookSecret'])
+}
+
+/** what an API key's sealed secret is bound to: the key and its merchant, so that neither can be swapped */
+export function apiSecretContext(key: Pick<ApiKeyRecord, 'apiKey' | 'merchantId'>): string {
+  return JSON.stringify(['api-key', key.merchantId, key.apiKey, 'secret'])
 }

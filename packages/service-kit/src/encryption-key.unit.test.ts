@@ -1,20 +1,35 @@
-import { generateSecretKey, readEnv } from '@chainpay/platform'
+import { createSecretBox, generateSecretKey, readEnv } from '@chainpay/platform'
 import { describe, expect, it } from 'vitest'
-import { readEncryptionKey } from './encryption-key.js'
+import { readEncryptionKeys } from './encryption-key.js'
 import { configProblems } from './testing/config-problems.js'
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   const read = readEnv(env)
-  readEncryptionKey(read)
+  readEncryptionKeys(read)
   return configProblems(() => read.done())
 }
 
-describe('readEncryptionKey', () => {
-  it('returns a key that opens a secret box', () => {
+describe('readEncryptionKeys', () => {
+  it('returns a key that opens a secret box, and no previous keys when none are set', () => {
     const key = generateSecretKey()
     const read = readEnv({ CHAINPAY_ENCRYPTION_KEY: key })
-    expect(readEncryptionKey(read)).toBe(key)
+    expect(readEncryptionKeys(read)).toEqual({ current: key, previous: [] })
     expect(() => read.done()).not.toThrow()
+  })
+
+  it('reads the previous keys, comma separated, which open what they sealed', () => {
+    const [current, older, oldest] = [generateSecretKey(), generateSecretKey(), generateSecretKey()]
+    const read = readEnv({
+      CHAINPAY_ENCRYPTION_KEY: current,
+      CHAINPAY_ENCRYPTION_KEY_PREVIOUS: ` ${older}, ${Buffer.from(oldest, 'base64').toString('hex')} `,
+    })
+    const keys = readEncryptionKeys(read)
+    expect(() => read.done()).not.toThrow()
+    expect(keys.current).toBe(current)
+    expect(keys.previous).toHaveLength(2)
+    const context = '["merchant","mer_1","webhookSecret"]'
+    const sealedWithOldest = createSecretBox(oldest).seal('whsec_old', context)
+    expect(createSecretBox(keys).open(sealedWithOldest, context)).toBe('whsec_old')
   })
 
   it('requires the key', () => {
@@ -27,5 +42,17 @@ describe('readEncryptionKey', () => {
     expect(more).toEqual([])
     expect(problem).toMatch(/^CHAINPAY_ENCRYPTION_KEY: secret key: expected 32 bytes/)
     expect(problem).not.toContain(key)
+  })
+
+  it('names a bad previous key by its position, without repeating it', () => {
+    const bad = 'maybe!a-real-key-with-a-typo'
+    const problems = problemsOf({
+      CHAINPAY_ENCRYPTION_KEY: generateSecretKey(),
+      CHAINPAY_ENCRYPTION_KEY_PREVIOUS: `${generateSecretKey()},${bad}`,
+    })
+    expect(problems).toEqual([
+      'CHAINPAY_ENCRYPTION_KEY_PREVIOUS (key 2 of 2): secret key: expected 32 bytes written as base64 or as 64 hex characters',
+    ])
+    expect(problems.join('\n')).not.toContain(bad)
   })
 })

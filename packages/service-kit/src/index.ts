@@ -1,3 +1,4 @@
+export * from './admin-token.js'
 export * from './encryption-key.js'
 export * from './health.js'
 export * from './health-service.js'

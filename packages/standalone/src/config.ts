@@ -8,11 +8,13 @@ import { type ChainSettings, readChainSettings } from '@chainpay/chain-indexer'
 import { checkApiPorts, readApiPorts, readRateLimit } from '@chainpay/gateway'
 import { readRetrySchedule, readWebhookConcurrency, type WebhookConcurrency } from '@chainpay/notifier'
 import { type AddressKeys, readAddressKeys } from '@chainpay/payment-command'
-import { type EnvReader, readEnv } from '@chainpay/platform'
+import { type EnvReader, readEnv, secretKeyProblem } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
+  checkAdminToken,
   type ReadTextFile,
   readCallbackUrlPolicy,
+  readPreviousEncryptionKeys,
   readSharedConfig,
   type SharedConfig,
 } from '@chainpay/service-kit'
@@ -41,9 +43,14 @@ export interface StandaloneConfig extends SharedConfig {
    * real chains; null with simulated ones, which use the development wallet of the data directory
    */
   keys: AddressKeys | null
-  /** override the generated ones (standalone-secrets.json) */
+  /** override the generated ones (standalone-secrets.json); checked as the services check them */
   encryptionKey: string | undefined
   adminToken: string | undefined
+  /**
+   * CHAINPAY_ENCRYPTION_KEY_PREVIOUS: keys that only open, during a key rotation; added to those of
+   * standalone-secrets.json (docs/operations.md, "Rotating the encryption key")
+   */
+  previousEncryptionKeys: string[]
 }
 
 /** Fast blocks so that a development payment confirms in seconds; the confirmations stay real. */
@@ -88,8 +95,9 @@ export function readStandaloneConfig(
     callbackUrlPolicy: readCallbackUrlPolicy(read, live ? 'production' : 'development'),
     chains,
     keys: live ? readAddressKeys(read, readFile) : null,
-    encryptionKey: read.optionalString('CHAINPAY_ENCRYPTION_KEY'),
-    adminToken: read.optionalString('ADMIN_TOKEN'),
+    encryptionKey: readOptionalEncryptionKey(read),
+    adminToken: readOptionalAdminToken(read),
+    previousEncryptionKeys: readPreviousEncryptionKeys(read),
   }
   checkApiPorts(read, ports)
   if (!live) refuseKeyMaterial(read)
@@ -102,6 +110,19 @@ export function readStandaloneConfig(
   }
   read.done()
   return config
+}
+
+function readOptionalEncryptionKey(read: EnvReader): string | undefined {
+  const key = read.optionalString('CHAINPAY_ENCRYPTION_KEY')
+  const problem = key === undefined ? null : secretKeyProblem(key)
+  if (problem !== null) read.problem(`CHAINPAY_ENCRYPTION_KEY: ${problem}`)
+  return key
+}
+
+function readOptionalAdminToken(read: EnvReader): string | undefined {
+  const token = read.optionalString('ADMIN_TOKEN')
+  if (token !== undefined) checkAdminToken(read, token)
+  return token
 }
 
 /** simulated chains use the development wallet: key material given for them is a mistake */

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { defaultAssetRegistry } from '@chainpay/domain'
+import { generateAdminToken, generateSecretKey } from '@chainpay/platform'
 import { configProblems } from '@chainpay/service-kit/testing'
 import { createDevelopmentWallet } from '@chainpay/wallet'
 import { describe, expect, it } from 'vitest'
@@ -45,6 +46,7 @@ describe('readStandaloneConfig', () => {
       keys: null,
       encryptionKey: undefined,
       adminToken: undefined,
+      previousEncryptionKeys: [],
     })
   })
 
@@ -78,6 +80,34 @@ describe('readStandaloneConfig', () => {
       "SOLANA_DEVNET_RPC_URL: required; the node's http(s) URL",
       'TRON_ACCOUNT_XPUB and SOLANA_SEED: required (or WALLET_FILE: a development wallet JSON with tronAccountXpub and solanaSeed)',
     ])
+  })
+
+  it('reads the encryption keys and the admin token that override the generated ones', () => {
+    const [current, previous] = [generateSecretKey(), generateSecretKey()]
+    const adminToken = generateAdminToken()
+    expect(
+      readStandaloneConfig({
+        CHAINPAY_ENCRYPTION_KEY: current,
+        CHAINPAY_ENCRYPTION_KEY_PREVIOUS: previous,
+        ADMIN_TOKEN: adminToken,
+      }),
+    ).toMatchObject({ encryptionKey: current, previousEncryptionKeys: [previous], adminToken })
+  })
+
+  it('checks them as the services do, never repeating them', () => {
+    const badKey = 'maybe!a-real-key-with-a-typo'
+    const problems = problemsOf({
+      CHAINPAY_ENCRYPTION_KEY: badKey,
+      CHAINPAY_ENCRYPTION_KEY_PREVIOUS: badKey,
+      ADMIN_TOKEN: 'adm_operator',
+    })
+    expect(problems).toEqual([
+      'CHAINPAY_ENCRYPTION_KEY: secret key: expected 32 bytes written as base64 or as 64 hex characters',
+      'ADMIN_TOKEN: too short: at least 32 characters, got 12; generate one with `openssl rand -hex 32`',
+      'CHAINPAY_ENCRYPTION_KEY_PREVIOUS (key 1 of 1): secret key: expected 32 bytes written as base64 or as 64 hex characters',
+    ])
+    expect(problems.join('\n')).not.toContain(badKey)
+    expect(problems.join('\n')).not.toContain('adm_operator')
   })
 
   it('refuses key material for simulated chains and the distributed shape’s variables, with the other problems', () => {

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type SimulatorNode, startSimulatorNode } from '@chainpay/chain-sim/testing'
 import { createMerchantClient, type MerchantClient, verifyWebhook } from '@chainpay/client'
-import { randomToken } from '@chainpay/platform'
+import { generateAdminToken } from '@chainpay/platform'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
 import { createDevelopmentWallet } from '@chainpay/wallet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -20,7 +20,7 @@ let standalone: StandaloneProcess
 let receiver: WebhookReceiver
 let client: MerchantClient
 let webhookSecret: string
-const adminToken = randomToken('adm', 32)
+const adminToken = generateAdminToken()
 
 beforeAll(async () => {
   node = await startSimulatorNode({

@@ -5,14 +5,21 @@
 // (the gateway's /readyz) and serves metrics once (the admin port), and the chain-indexer's simulator
 // routes, when chains are simulated, are served on the merchant port.
 
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { type InfrastructureConfig, openInfrastructure } from '@chainpay/adapters'
 import { buildChainIndexerContext, type ChainIndexerConfig } from '@chainpay/chain-indexer'
 import { buildGatewayContext, createMerchant } from '@chainpay/gateway'
 import { buildNotifierContext } from '@chainpay/notifier'
 import { type AddressKeys, buildPaymentCommandContext } from '@chainpay/payment-command'
-import { type Clock, createSecretBox, type Logger, type Service, systemClock } from '@chainpay/platform'
+import {
+  type Clock,
+  createSecretBox,
+  ensurePrivateDirectory,
+  type Logger,
+  restrictToOwner,
+  type Service,
+  systemClock,
+} from '@chainpay/platform'
 import { buildProjectionContext } from '@chainpay/projection'
 import { createServiceMetrics, type ServiceContext } from '@chainpay/service-kit'
 import type { StandaloneConfig } from './config.js'
@@ -42,8 +49,9 @@ export async function buildStandaloneContext(
   options: StandaloneContextOptions = {},
 ): Promise<ServiceContext> {
   const { clock = systemClock } = options
-  mkdirSync(config.dataDir, { recursive: true })
+  privateDataDir(config, logger)
   const secrets = firstStartSecrets(config, logger)
+  const encryptionKeys = { current: secrets.encryptionKey, previous: secrets.previousEncryptionKeys ?? [] }
   const keys = config.keys ?? developmentKeys(config.dataDir, logger)
   const live = config.chains.chainMode === 'rpc'
 
@@ -98,7 +106,7 @@ export async function buildStandaloneContext(
       {
         ...common,
         healthPort: 0,
-        encryptionKey: secrets.encryptionKey,
+        encryptionKeys,
         retryScheduleMs: config.webhookRetryScheduleMs,
         allowPrivateTargets: development,
         webhookConcurrency: config.webhookConcurrency,
@@ -116,7 +124,7 @@ export async function buildStandaloneContext(
         adminPort: config.adminPort,
         paymentCommandUrl: '',
         commandApiToken: undefined,
-        encryptionKey: secrets.encryptionKey,
+        encryptionKeys,
         adminToken: secrets.adminToken,
         rateLimit: config.rateLimit,
         chainSimulatorUrl: undefined,
@@ -142,7 +150,7 @@ export async function buildStandaloneContext(
         config,
         {
           merchants: infrastructure.stores.merchants(),
-          secretBox: createSecretBox(secrets.encryptionKey),
+          secretBox: createSecretBox(encryptionKeys),
           clock,
           registry: config.registry,
           webhookUrlPolicy: { allowInsecureCallbackUrls: development },
@@ -175,10 +183,35 @@ async function closeAll(contexts: ServiceContext[], closeInfrastructure: () => P
   await closeInfrastructure()
 }
 
+/**
+ * DATA_DIR holds the keys, the wallet and the database: 0700, created so or tightened when this
+ * process owns it (docs/operations.md, "Standalone"). A directory of another owner (a mounted
+ * volume) is left as it is, with a warning: its files are 0600 all the same.
+ */
+function privateDataDir(config: StandaloneConfig, logger: Logger): void {
+  const { tightenedFrom, leftOpen } = ensurePrivateDirectory(config.dataDir)
+  const mode = (bits: number) => `0${bits.toString(8)}`
+  if (tightenedFrom !== null) {
+    logger.warn(
+      { dataDir: config.dataDir, was: mode(tightenedFrom), now: '0700' },
+      'DATA_DIR was open to other users; it holds secrets, so it is now the owner’s alone',
+    )
+  }
+  if (leftOpen !== null) {
+    logger.warn(
+      { dataDir: config.dataDir, mode: mode(leftOpen) },
+      'DATA_DIR belongs to another user and is open to others; its files are the owner’s alone (0600), but make the directory 0700 and this process’s',
+    )
+  }
+  // files an earlier version wrote under the umask, while they are not open yet
+  for (const name of Object.values(dataFiles)) restrictToOwner(join(config.dataDir, name))
+}
+
 function firstStartSecrets(config: StandaloneConfig, logger: Logger) {
   const { secrets, created } = ensureSecrets(config.dataDir, {
     encryptionKey: config.encryptionKey,
     adminToken: config.adminToken,
+    previousEncryptionKeys: config.previousEncryptionKeys,
   })
   if (created) {
     logger.warn(

@@ -124,6 +124,23 @@ export function createMongoMerchantStore(db: Db): MerchantStore {
         const documents = await apiKeys.find({ merchantId }, { sort: { createdAt: 1, _id: 1 } }).toArray()
         return documents.map(toApiKey)
       },
+
+      // one document each: the filter on the expected value makes the update a compare-and-set
+      async replaceSealedWebhookSecret(merchantId, expected, replacement) {
+        const result = await merchants.updateOne(
+          { _id: merchantId, webhookSecret: expected },
+          { $set: { webhookSecret: replacement } },
+        )
+        return result.matchedCount === 1
+      },
+
+      async replaceSealedApiSecret(apiKey, expected, replacement) {
+        const result = await apiKeys.updateOne(
+          { _id: apiKey, secret: expected },
+          { $set: { secret: replacement } },
+        )
+        return result.matchedCount === 1
+      },
     },
     translateMongoFailure,
   )

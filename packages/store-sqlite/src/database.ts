@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
+import { ensurePrivateDirectory, ensurePrivateFile, restrictToOwner } from '@chainpay/platform'
 
 export type { DatabaseSync }
 
@@ -13,7 +13,7 @@ export function openSqliteDatabase(
   path: string,
   options: { synchronous?: 'NORMAL' | 'FULL' } = {},
 ): DatabaseSync {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  if (path !== ':memory:') makePrivate(path)
   const db = new DatabaseSync(path)
   // first, so that switching a new file to WAL waits for another process opening it at the same time
   db.exec('PRAGMA busy_timeout = 5000')
@@ -21,6 +21,20 @@ export function openSqliteDatabase(
   db.exec(`PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`)
   db.exec('PRAGMA foreign_keys = ON')
   return db
+}
+
+/**
+ * The database holds every sealed secret: its directory is the owner's (0700, see
+ * ensurePrivateDirectory) and the file 0600 before SQLite opens it, since SQLite creates the -wal
+ * and -shm files with the database file's permissions. Those of an older installation are set to
+ * 0600 too.
+ */
+function makePrivate(path: string): void {
+  ensurePrivateDirectory(dirname(path))
+  ensurePrivateFile(path)
+  restrictToOwner(`${path}-wal`)
+  restrictToOwner(`${path}-shm`)
+  restrictToOwner(`${path}-journal`)
 }
 
 /**

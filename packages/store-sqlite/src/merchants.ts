@@ -52,6 +52,13 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
     UPDATE api_keys SET revoked_at = :revokedAt
     WHERE api_key = :apiKey AND merchant_id = :merchantId AND revoked_at IS NULL
   `)
+  const replaceWebhookSecret = db.prepare(`
+    UPDATE merchants SET webhook_secret = :replacement
+    WHERE merchant_id = :merchantId AND webhook_secret = :expected
+  `)
+  const replaceApiSecret = db.prepare(`
+    UPDATE api_keys SET secret = :replacement WHERE api_key = :apiKey AND secret = :expected
+  `)
   const selectKey = db.prepare('SELECT * FROM api_keys WHERE api_key = ?')
   const selectKeys = db.prepare('SELECT * FROM api_keys WHERE merchant_id = ? ORDER BY created_at, api_key')
 
@@ -125,6 +132,16 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
 
       async listApiKeys(merchantId) {
         return selectKeys.all(merchantId).map(toApiKey)
+      },
+
+      async replaceSealedWebhookSecret(merchantId, expected, replacement) {
+        const { changes } = replaceWebhookSecret.run({ merchantId, expected, replacement })
+        return Number(changes) === 1
+      },
+
+      async replaceSealedApiSecret(apiKey, expected, replacement) {
+        const { changes } = replaceApiSecret.run({ apiKey, expected, replacement })
+        return Number(changes) === 1
       },
     },
     translateSqliteFailure,

@@ -25,6 +25,13 @@ Context: dict root, service.
     secretKeyRef:
       name: {{ include "chainpay.appSecretName" $root }}
       key: CHAINPAY_ENCRYPTION_KEY
+{{- /* during a key rotation only (docs/operations.md, "Rotating the encryption key") */}}
+- name: CHAINPAY_ENCRYPTION_KEY_PREVIOUS
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "chainpay.appSecretName" $root }}
+      key: CHAINPAY_ENCRYPTION_KEY_PREVIOUS
+      optional: true
 {{- end }}
 {{- if eq .service "gateway" }}
 - name: ADMIN_TOKEN

@@ -172,6 +172,9 @@ that depends on the checked values, so that `helm template --show-only` fails as
 {{- fail "kafka.sasl: set kafka.sasl.existingSecret (the password under existingSecretKey) or kafka.sasl.password." }}
 {{- end }}
 {{- end }}
+{{- if and $v.secrets.adminToken (lt (len $v.secrets.adminToken) 32) }}
+{{- fail "secrets.adminToken: at least 32 characters (the gateway refuses a shorter or patterned token); generate one with `openssl rand -hex 32`, or leave it empty for a generated one." }}
+{{- end }}
 {{- if not (or $v.mongodb.url $v.mongodb.existingSecret) }}
 {{- fail "mongodb: set mongodb.url or mongodb.existingSecret. The read model, merchants, deliveries and cursors live in MongoDB." }}
 {{- end }}

@@ -6,7 +6,13 @@ import {
   type ManualClock,
   type SecretBox,
 } from '@chainpay/platform'
-import type { MerchantStore, WebhookDelivery, WebhookDeliveryStore } from '@chainpay/ports'
+import {
+  apiSecretContext,
+  type MerchantStore,
+  type WebhookDelivery,
+  type WebhookDeliveryStore,
+  webhookSecretContext,
+} from '@chainpay/ports'
 import type { HttpRequestObservation } from '@chainpay/service-kit'
 import {
   createSqliteDeliveryStore,
@@ -127,6 +133,7 @@ describe('admin authentication', () => {
       ['PUT', `/merchants/${id}/fee-policy`],
       ['GET', `/merchants/${id}/payments/p/deliveries`],
       ['POST', '/deliveries/d/redeliver'],
+      ['POST', '/secrets/reseal'],
     ]
     for (const [method, url] of routes) {
       const response = await admin(method, url, method === 'GET' ? undefined : { bogus: true }, 'wrong')
@@ -134,17 +141,26 @@ describe('admin authentication', () => {
     }
   })
 
-  it('refuses to start without a token', async () => {
-    await expect(
-      buildAdminApp({
-        merchants,
-        secretBox,
-        adminToken: '  ',
-        clock,
-        logger: createRootLogger({ service: 'admin-test', level: 'silent' }),
-        authenticator,
-      }),
-    ).rejects.toThrow(/admin token/)
+  it.each([
+    ['without a token', '  ', /weak admin token: too short/],
+    ['with a short token', 'adm_operator', /weak admin token: too short: at least 32 characters/],
+    ['with a patterned token', 'abcd'.repeat(10), /weak admin token: a repeated pattern/],
+    [
+      'with a placeholder',
+      'changeme-changeme-changeme-changeme-1234',
+      /weak admin token: looks like a placeholder/,
+    ],
+  ])('refuses to start %s, saying how to generate one', async (_case, adminToken, message) => {
+    const building = buildAdminApp({
+      merchants,
+      secretBox,
+      adminToken,
+      clock,
+      logger: createRootLogger({ service: 'admin-test', level: 'silent' }),
+      authenticator,
+    })
+    await expect(building).rejects.toThrow(message)
+    await expect(building).rejects.toThrow('generate one with `openssl rand -hex 32`')
   })
 })
 
@@ -164,11 +180,41 @@ describe('POST /admin/v1/merchants', () => {
     })
     const stored = await merchants.getMerchant(created.merchant.merchantId)
     expect(stored?.webhookSecret).not.toContain(created.webhookSecret)
-    expect(secretBox.open(stored?.webhookSecret ?? '')).toBe(created.webhookSecret)
+    expect(
+      secretBox.open(stored?.webhookSecret ?? '', webhookSecretContext(created.merchant.merchantId)),
+    ).toBe(created.webhookSecret)
     const key = await merchants.findApiKey(created.apiKey)
     expect(key?.secret).not.toContain(created.apiSecret)
-    expect(secretBox.open(key?.secret ?? '')).toBe(created.apiSecret)
+    expect(
+      secretBox.open(
+        key?.secret ?? '',
+        apiSecretContext({ apiKey: created.apiKey, merchantId: created.merchant.merchantId }),
+      ),
+    ).toBe(created.apiSecret)
     expect((await authenticator.authenticate(created.apiKey))?.apiSecret).toBe(created.apiSecret)
+  })
+
+  it('binds each sealed secret to its row: copied into another merchant’s, it does not open there', async () => {
+    const victim = await newMerchant({ name: 'Victim' })
+    const intruder = await newMerchant({ name: 'Intruder' })
+    // someone who can write to the database copies the intruder's sealed API secret, which the
+    // intruder knows, into the victim's key, to sign requests as the victim
+    const victimKey = await merchants.findApiKey(victim.apiKey)
+    const intruderKey = await merchants.findApiKey(intruder.apiKey)
+    await merchants.replaceSealedApiSecret(victim.apiKey, victimKey?.secret ?? '', intruderKey?.secret ?? '')
+    await expect(authenticator.authenticate(victim.apiKey)).rejects.toThrow(/sealed for another record/)
+    // and the webhook secret likewise
+    const intruderRow = await merchants.getMerchant(intruder.merchant.merchantId)
+    const victimRow = await merchants.getMerchant(victim.merchant.merchantId)
+    await merchants.replaceSealedWebhookSecret(
+      victim.merchant.merchantId,
+      victimRow?.webhookSecret ?? '',
+      intruderRow?.webhookSecret ?? '',
+    )
+    expect(() =>
+      secretBox.open(intruderRow?.webhookSecret ?? '', webhookSecretContext(victim.merchant.merchantId)),
+    ).toThrow(/sealed for another record/)
+    expect((await authenticator.authenticate(intruder.apiKey))?.apiSecret).toBe(intruder.apiSecret)
   })
 
   it('defaults to a fee of 100 bps and no webhook URL', async () => {
@@ -293,7 +339,8 @@ describe('webhook secret and URL', () => {
     const { webhookSecret } = json(response)
     expect(webhookSecret).toMatch(/^whsec_/)
     expect(webhookSecret).not.toBe(created.webhookSecret)
-    expect(secretBox.open((await merchants.getMerchant(id))?.webhookSecret ?? '')).toBe(webhookSecret)
+    const stored = (await merchants.getMerchant(id))?.webhookSecret ?? ''
+    expect(secretBox.open(stored, webhookSecretContext(id))).toBe(webhookSecret)
     expect((await admin('POST', '/merchants/mer_unknown/webhook-secret/rotate')).statusCode).toBe(404)
   })
 

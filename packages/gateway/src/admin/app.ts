@@ -3,7 +3,7 @@
 // API (loopback or an internal network), never on the public port.
 
 import { DomainError } from '@chainpay/domain'
-import { constantTimeEqual, type Logger } from '@chainpay/platform'
+import { adminTokenProblem, constantTimeEqual, type Logger } from '@chainpay/platform'
 import type { WebhookDeliveryStore } from '@chainpay/ports'
 import {
   acceptStrictJsonBodies,
@@ -18,7 +18,7 @@ import { type AdminRoutesDeps, deliveryAdminRoutes, merchantAdminRoutes } from '
 export const ADMIN_BASE_PATH = '/admin/v1'
 
 export interface AdminDeps extends AdminRoutesDeps {
-  /** the operator's token, sent as `Authorization: Bearer <token>` */
+  /** the operator's token, sent as `Authorization: Bearer <token>`; strong (see adminTokenProblem) */
   adminToken: string
   logger: Logger
   deliveries?: WebhookDeliveryStore
@@ -31,7 +31,9 @@ export interface AdminDeps extends AdminRoutesDeps {
 }
 
 export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
-  if (deps.adminToken.trim() === '') throw new Error('admin API: the admin token must not be empty')
+  // the configuration readers refuse a weak token already; this holds for every other composition
+  const problem = adminTokenProblem(deps.adminToken)
+  if (problem !== null) throw new Error(`admin API: weak admin token: ${problem}`)
   const app = createHttpApp({
     logger: deps.logger,
     component: 'admin',

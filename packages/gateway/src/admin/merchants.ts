@@ -14,7 +14,13 @@ import {
   isDecimalAmount,
 } from '@chainpay/domain'
 import { type Clock, isoNow, randomToken, type SecretBox } from '@chainpay/platform'
-import type { ApiKeyRecord, MerchantRecord, MerchantStore } from '@chainpay/ports'
+import {
+  type ApiKeyRecord,
+  apiSecretContext,
+  type MerchantRecord,
+  type MerchantStore,
+  webhookSecretContext,
+} from '@chainpay/ports'
 
 export interface MerchantAdminDeps {
   merchants: MerchantStore
@@ -68,11 +74,12 @@ export async function createMerchant(
   const feeBps = validFeeBps(input.feeBps ?? defaultFeePolicy.feeBps)
   const now = isoNow(deps.clock)
   const webhookSecret = newWebhookSecret()
+  const merchantId = randomToken('mer', 12)
   const record: MerchantRecord = {
-    merchantId: randomToken('mer', 12),
+    merchantId,
     name,
     webhookUrl,
-    webhookSecret: deps.secretBox.seal(webhookSecret),
+    webhookSecret: deps.secretBox.seal(webhookSecret, webhookSecretContext(merchantId)),
     feePolicy: { feeBps, fixedFees: {} },
     createdAt: now,
     updatedAt: now,
@@ -126,7 +133,9 @@ export async function rotateWebhookSecret(
   merchantId: string,
 ): Promise<{ webhookSecret: string }> {
   const webhookSecret = newWebhookSecret()
-  await updateMerchant(deps, merchantId, { webhookSecret: deps.secretBox.seal(webhookSecret) })
+  await updateMerchant(deps, merchantId, {
+    webhookSecret: deps.secretBox.seal(webhookSecret, webhookSecretContext(merchantId)),
+  })
   return { webhookSecret }
 }
 
@@ -176,7 +185,7 @@ function newApiKey(deps: MerchantAdminDeps, merchantId: string, now: string) {
   const record: ApiKeyRecord = {
     apiKey,
     merchantId,
-    secret: deps.secretBox.seal(apiSecret),
+    secret: deps.secretBox.seal(apiSecret, apiSecretContext({ apiKey, merchantId })),
     createdAt: now,
     revokedAt: null,
   }

@@ -17,6 +17,7 @@ import {
   setFeePolicy,
   setWebhookUrl,
 } from './merchants.js'
+import { resealMerchantSecrets } from './reseal.js'
 import {
   ApiKeyParamsSchema,
   CreateMerchantBodySchema,
@@ -85,6 +86,17 @@ export const merchantAdminRoutes: FastifyPluginAsyncTypebox<AdminRoutesDeps> = a
       return { merchant }
     },
   )
+
+  // every sealed secret under the current key (docs/operations.md, "Rotating the encryption key")
+  app.post('/secrets/reseal', async (request) => {
+    const report = await resealMerchantSecrets(deps)
+    const { currentKeyId, webhookSecrets, apiSecrets, unopenable } = report
+    request.log.info(
+      { currentKeyId, webhookSecrets, apiSecrets, unopenable: unopenable.length },
+      'merchant secrets re-sealed',
+    )
+    return report
+  })
 }
 
 export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<{

@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { generateSecretKey, randomToken } from '@chainpay/platform'
+import { generateAdminToken, generateSecretKey, randomToken } from '@chainpay/platform'
 import { freePort, type NodeProcess, nodeProcess } from '@chainpay/service-kit/testing'
 import { createDevelopmentWallet } from '@chainpay/wallet'
 import { type CreatedMerchant, createMerchant } from '../admin-client.js'
@@ -75,7 +75,7 @@ async function startInSlot(options: TestClusterOptions, slot: ClusterSlot): Prom
   writeFileSync(walletFile, JSON.stringify(createDevelopmentWallet()), { mode: 0o600 })
   const secrets = {
     encryptionKey: generateSecretKey(),
-    adminToken: randomToken('adm', 32),
+    adminToken: generateAdminToken(),
     commandApiToken: randomToken('cmd', 32),
   }
   const [gateway, admin, paymentCommand, paymentCommandHealth, chainIndexer, projection, notifier] =

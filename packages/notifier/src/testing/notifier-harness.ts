@@ -18,7 +18,14 @@ import {
   type ManualClock,
   type SecretBox,
 } from '@chainpay/platform'
-import type { Bus, MerchantStore, PaymentReadModel, WebhookDeliveryStore } from '@chainpay/ports'
+import {
+  apiSecretContext,
+  type Bus,
+  type MerchantStore,
+  type PaymentReadModel,
+  type WebhookDeliveryStore,
+  webhookSecretContext,
+} from '@chainpay/ports'
 import { verifyWebhook } from '@chainpay/signing'
 import {
   createSqliteBus,
@@ -178,21 +185,22 @@ export function createNotifierHarness(): NotifierHarness {
     async addMerchant({ webhookUrl }) {
       const merchantId = `merchant-${randomUUID()}`
       const secret = `whsec_${randomUUID()}`
+      const apiKey = `pk_${randomUUID()}`
       const now = clock.now().toISOString()
       await merchants.createMerchant(
         {
           merchantId,
           name: 'Test shop',
           webhookUrl,
-          webhookSecret: secretBox.seal(secret),
+          webhookSecret: secretBox.seal(secret, webhookSecretContext(merchantId)),
           feePolicy: defaultFeePolicy,
           createdAt: now,
           updatedAt: now,
         },
         {
-          apiKey: `pk_${randomUUID()}`,
+          apiKey,
           merchantId,
-          secret: secretBox.seal('sk_test'),
+          secret: secretBox.seal('sk_test', apiSecretContext({ apiKey, merchantId })),
           createdAt: now,
           revokedAt: null,
         },

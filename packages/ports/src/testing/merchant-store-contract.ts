@@ -91,6 +91,44 @@ export function describeMerchantStoreContract(
       expect(await store.listApiKeys('mer_1')).toEqual([apiKey('key_1', 'mer_1', { revokedAt })])
       expect(await store.findApiKey('key_2')).toEqual(apiKey('key_2', 'mer_2'))
     })
+
+    it('replaces a sealed webhook secret only while it is the one expected, leaving the rest alone', async () => {
+      await store.createMerchant(merchant('mer_1'), apiKey('key_1', 'mer_1'))
+      await store.createMerchant(merchant('mer_2'), apiKey('key_2', 'mer_2'))
+      expect(await store.replaceSealedWebhookSecret('mer_1', 'sealed:stale', 'sealed:resealed')).toBe(false)
+      expect(await store.replaceSealedWebhookSecret('mer_unknown', 'sealed:webhook:mer_1', 'x')).toBe(false)
+      expect(await store.getMerchant('mer_1')).toEqual(merchant('mer_1'))
+
+      expect(await store.replaceSealedWebhookSecret('mer_1', 'sealed:webhook:mer_1', 'sealed:resealed')).toBe(
+        true,
+      )
+      // the same secret, sealed anew: not a change of the merchant (updatedAt stays)
+      expect(await store.getMerchant('mer_1')).toEqual(
+        merchant('mer_1', { webhookSecret: 'sealed:resealed' }),
+      )
+      expect(await store.getMerchant('mer_2')).toEqual(merchant('mer_2'))
+      expect(await store.replaceSealedWebhookSecret('mer_1', 'sealed:webhook:mer_1', 'sealed:again')).toBe(
+        false,
+      )
+    })
+
+    it('replaces a sealed API secret only while it is the one expected, revoked keys included', async () => {
+      await store.createMerchant(merchant('mer_1'), apiKey('key_1', 'mer_1'))
+      await store.addApiKey(apiKey('key_2', 'mer_1'))
+      const revokedAt = '2030-03-01T00:00:00.000Z'
+      await store.revokeApiKey('mer_1', 'key_2', revokedAt)
+      expect(await store.replaceSealedApiSecret('key_1', 'sealed:stale', 'sealed:resealed')).toBe(false)
+      expect(await store.replaceSealedApiSecret('key_unknown', 'sealed:secret:key_1', 'x')).toBe(false)
+      expect(await store.replaceSealedApiSecret('key_1', 'sealed:secret:key_1', 'sealed:resealed')).toBe(true)
+      expect(await store.replaceSealedApiSecret('key_2', 'sealed:secret:key_2', 'sealed:resealed-2')).toBe(
+        true,
+      )
+      expect(await store.listApiKeys('mer_1')).toEqual([
+        apiKey('key_1', 'mer_1', { secret: 'sealed:resealed' }),
+        apiKey('key_2', 'mer_1', { secret: 'sealed:resealed-2', revokedAt }),
+      ])
+      expect(await store.replaceSealedApiSecret('key_1', 'sealed:secret:key_1', 'sealed:again')).toBe(false)
+    })
   })
 }
 

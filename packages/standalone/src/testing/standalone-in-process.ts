@@ -14,8 +14,10 @@ export type InProcessStandalone = Omit<StandaloneProcess, 'kill' | 'output'> & {
 export async function startInProcessStandalone(options: {
   clock: Clock
   env?: Record<string, string>
+  /** the test's own, kept on stop (a restart); else a new one, removed on stop */
+  dataDir?: string
 }): Promise<InProcessStandalone> {
-  const dataDir = newDataDir()
+  const dataDir = options.dataDir ?? newDataDir()
   const [port, adminPort] = [await freePort(), await freePort()]
   const lines: string[] = []
   const logger = createRootLogger({
@@ -49,7 +51,7 @@ export async function startInProcessStandalone(options: {
     async stop() {
       await runner.stop('test over')
       await context.close()
-      rmSync(dataDir, { recursive: true, force: true })
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true })
       return 0
     },
   }

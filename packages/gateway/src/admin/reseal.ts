@@ -1,0 +1,114 @@
+// Re-sealing every merchant secret under the current encryption key (docs/operations.md, "Rotating
+// the encryption key"): each webhook secret and API secret, revoked keys' included, is opened with
+// whichever configured key sealed it and sealed again with the current key, in the current format.
+//
+// Row by row, each replacement a compare-and-set on the sealed value: a crash leaves every row either
+// as it was (it opens with a previous key) or re-sealed (it opens with the current key), and a second
+// run finishes the work and changes nothing after that. A secret rotated while the run goes is not
+// overwritten: the row is read again. Values that no configured key opens are reported, never changed.
+
+import type { SecretBox } from '@chainpay/platform'
+import { apiSecretContext, type MerchantStore, webhookSecretContext } from '@chainpay/ports'
+
+export interface ResealDeps {
+  merchants: MerchantStore
+  secretBox: SecretBox
+}
+
+export interface ResealCounts {
+  /** values looked at */
+  total: number
+  /** sealed again under the current key */
+  resealed: number
+  /** already in the current format under the current key, and opened fine */
+  alreadyCurrent: number
+}
+
+export interface UnopenableSecret {
+  record: 'webhookSecret' | 'apiSecret'
+  merchantId: string
+  /** the API key the secret belongs to (apiSecret only) */
+  apiKey?: string
+  /** why it does not open: the key id it names, or that it was altered or moved; never the value */
+  problem: string
+}
+
+export interface ResealReport {
+  /** the id of the key every re-sealed value now names */
+  currentKeyId: string
+  webhookSecrets: ResealCounts
+  apiSecrets: ResealCounts
+  /** values no configured key opens; left as they are */
+  unopenable: UnopenableSecret[]
+}
+
+/** attempts per row when the row keeps changing under the run (each change is an operator's rotation) */
+const ATTEMPTS_PER_ROW = 5
+
+type RowOutcome =
+  | { outcome: 'resealed' }
+  | { outcome: 'alreadyCurrent' }
+  | { outcome: 'gone' }
+  | { outcome: 'unopenable'; problem: string }
+
+export async function resealMerchantSecrets(deps: ResealDeps): Promise<ResealReport> {
+  const { merchants, secretBox } = deps
+  const report: ResealReport = {
+    currentKeyId: secretBox.currentKeyId,
+    webhookSecrets: { total: 0, resealed: 0, alreadyCurrent: 0 },
+    apiSecrets: { total: 0, resealed: 0, alreadyCurrent: 0 },
+    unopenable: [],
+  }
+  const count = (counts: ResealCounts, row: RowOutcome, unopenable: Omit<UnopenableSecret, 'problem'>) => {
+    if (row.outcome === 'gone') return
+    counts.total += 1
+    if (row.outcome === 'resealed') counts.resealed += 1
+    else if (row.outcome === 'alreadyCurrent') counts.alreadyCurrent += 1
+    else report.unopenable.push({ ...unopenable, problem: row.problem })
+  }
+
+  for (const listed of await merchants.listMerchants()) {
+    const { merchantId } = listed
+    const row = await resealRow(secretBox, webhookSecretContext(merchantId), {
+      read: async () => (await merchants.getMerchant(merchantId))?.webhookSecret ?? null,
+      replace: (expected, replacement) =>
+        merchants.replaceSealedWebhookSecret(merchantId, expected, replacement),
+    })
+    count(report.webhookSecrets, row, { record: 'webhookSecret', merchantId })
+
+    for (const key of await merchants.listApiKeys(merchantId)) {
+      const { apiKey } = key
+      const keyRow = await resealRow(secretBox, apiSecretContext(key), {
+        read: async () => {
+          const found = await merchants.findApiKey(apiKey)
+          return found?.merchantId === merchantId ? found.secret : null
+        },
+        replace: (expected, replacement) => merchants.replaceSealedApiSecret(apiKey, expected, replacement),
+      })
+      count(report.apiSecrets, keyRow, { record: 'apiSecret', merchantId, apiKey })
+    }
+  }
+  return report
+}
+
+async function resealRow(
+  secretBox: SecretBox,
+  context: string,
+  row: { read(): Promise<string | null>; replace(expected: string, replacement: string): Promise<boolean> },
+): Promise<RowOutcome> {
+  for (let attempt = 1; ; attempt += 1) {
+    const sealed = await row.read()
+    if (sealed === null) return { outcome: 'gone' }
+    let plain: string
+    try {
+      plain = secretBox.open(sealed, context)
+    } catch (error) {
+      return { outcome: 'unopenable', problem: (error as Error).message }
+    }
+    if (secretBox.isSealedWithCurrentKey(sealed)) return { outcome: 'alreadyCurrent' }
+    if (await row.replace(sealed, secretBox.seal(plain, context))) return { outcome: 'resealed' }
+    if (attempt === ATTEMPTS_PER_ROW) {
+      throw new Error(`re-seal: the row kept changing during ${ATTEMPTS_PER_ROW} attempts; run it again`)
+    }
+  }
+}
