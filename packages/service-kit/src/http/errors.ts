@@ -88,6 +88,9 @@ function frameworkErrorAnswer(
       return { code: 'VALIDATION_ERROR', message: 'Content-Length: does not match the body' }
     case 'FST_ERR_BAD_URL':
       return { code: 'VALIDATION_ERROR', message: 'path: malformed URL' }
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // only past http-app.ts's MAX_PATH_PARAMETER_LENGTH, with Node's header limit raised
+      return { code: 'VALIDATION_ERROR', message: 'path: a segment is too long' }
   }
   const status = error.statusCode
   if (typeof error.code === 'string' && error.code.startsWith('FST_') && status === 400) {
