@@ -104,6 +104,7 @@ export async function buildChainIndexerContext(
     host: config.host,
     port: config.port,
     logger,
+    limits: config.httpLimits,
     readiness: chains.readiness,
     metricsRegistry: metrics.registry,
     requestMetrics: metrics.http,

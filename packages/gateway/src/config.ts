@@ -11,6 +11,7 @@ import {
   readSharedConfig,
   type SharedConfig,
 } from '@chainpay/service-kit'
+import type { RateLimitSettings } from './rate-limit.js'
 
 export interface GatewayConfig extends SharedConfig {
   /** which servers back the ports: KAFKA_BROKERS, MONGODB_URL, MONGODB_DATABASE */
@@ -24,7 +25,7 @@ export interface GatewayConfig extends SharedConfig {
   /** seals and opens API secrets and webhook secrets */
   encryptionKey: string
   adminToken: string
-  rateLimit: { max: number; windowMs: number }
+  rateLimit: RateLimitSettings
   /** where /dev/chains/* is forwarded to (the chain-indexer's simulator); not served when undefined */
   chainSimulatorUrl: string | undefined
   /** production: https callback and webhook URLs on public hosts only; development: http and private hosts too */
@@ -72,11 +73,17 @@ export function checkApiPorts(read: EnvReader, ports: ApiPorts): void {
   if (ports.port === ports.adminPort) read.problem(`PORT and ADMIN_PORT: must differ, both are ${ports.port}`)
 }
 
-/** RATE_LIMIT_MAX requests per API key per RATE_LIMIT_WINDOW_MS (docs/api.md, "Errors") */
+/**
+ * RATE_LIMIT_MAX requests per API key per RATE_LIMIT_WINDOW_MS (docs/api.md, "Errors"), and
+ * RATE_LIMIT_PER_ADDRESS_MAX per client address, before authentication (by default twice the per-key
+ * budget, so that a merchant's server with one key meets its key's limit first)
+ */
 export function readRateLimit(read: EnvReader): GatewayConfig['rateLimit'] {
+  const max = read.int('RATE_LIMIT_MAX', { default: 1200, min: 1 })
   return {
-    max: read.int('RATE_LIMIT_MAX', { default: 1200, min: 1 }),
+    max,
     windowMs: read.int('RATE_LIMIT_WINDOW_MS', { default: 60_000, min: 1000 }),
+    perAddressMax: read.int('RATE_LIMIT_PER_ADDRESS_MAX', { default: 2 * max, min: 1 }),
   }
 }
 

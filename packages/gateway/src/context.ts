@@ -71,6 +71,7 @@ export async function buildGatewayContext(
     host: config.host,
     port: config.port,
     logger,
+    limits: config.httpLimits,
     build: () =>
       buildGatewayApp({
         commands,
@@ -89,6 +90,7 @@ export async function buildGatewayContext(
     host: config.adminHost,
     port: config.adminPort,
     logger,
+    limits: config.httpLimits,
     build: () =>
       buildAdminApp({
         merchants,

@@ -60,6 +60,7 @@ export async function buildNotifierContext(
     host: config.host,
     port: config.healthPort,
     logger,
+    limits: config.httpLimits,
     readiness,
     metricsRegistry: metrics.registry,
     requestMetrics: metrics.http,

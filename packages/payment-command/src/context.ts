@@ -66,6 +66,7 @@ export async function buildPaymentCommandContext(
     host: config.host,
     port: config.port,
     logger,
+    limits: config.httpLimits,
     build: async () => {
       const app = buildCommandApi({ handler, logger, requestMetrics: metrics.http })
       await app.register(healthRoutes, { readiness, metricsRegistry: metrics.registry })

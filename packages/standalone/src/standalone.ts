@@ -64,6 +64,7 @@ export async function buildStandaloneContext(
     databaseFile: config.databaseFile,
     logLevel: config.logLevel,
     registry: config.registry,
+    httpLimits: config.httpLimits,
     infrastructure: EMBEDDED,
   }
   const { chains } = config.chains
