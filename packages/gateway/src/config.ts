@@ -6,6 +6,7 @@ import { readNetworkSettings, type ServedNetworks } from '@chainpay/domain'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
+  readAccessToken,
   readCallbackUrlPolicy,
   readEncryptionKey,
   readSharedConfig,
@@ -28,6 +29,11 @@ export interface GatewayConfig extends SharedConfig {
   rateLimit: RateLimitSettings
   /** where /dev/chains/* is forwarded to (the chain-indexer's simulator); not served when undefined */
   chainSimulatorUrl: string | undefined
+  /**
+   * SIMULATOR_TOKEN, with CHAIN_SIMULATOR_URL only: callers of /dev/chains/* must send it, and it is
+   * sent on to the chain-indexer; undefined: loopback callers only (docs/operations.md)
+   */
+  chainSimulatorToken: string | undefined
   /** production: https callback and webhook URLs on public hosts only; development: http and private hosts too */
   callbackUrlPolicy: CallbackUrlPolicy
   /** CHAIN_NETWORKS, as payment-command reads it: the gateway refuses other networks up front */
@@ -47,12 +53,16 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     adminToken: read.string('ADMIN_TOKEN'),
     rateLimit: readRateLimit(read),
     chainSimulatorUrl: readHttpUrl(read, 'CHAIN_SIMULATOR_URL', { optional: true }),
+    chainSimulatorToken: readAccessToken(read, 'SIMULATOR_TOKEN'),
     callbackUrlPolicy: readCallbackUrlPolicy(read),
     chains: readNetworkSettings(read, env, shared.registry, {
       defaultNetworks: shared.registry.networks.map((definition) => definition.network),
     }),
   }
   checkApiPorts(read, ports)
+  if (config.chainSimulatorToken !== undefined && read.optionalString('CHAIN_SIMULATOR_URL') === undefined) {
+    read.problem('SIMULATOR_TOKEN: only read with CHAIN_SIMULATOR_URL')
+  }
   read.done()
   return config
 }

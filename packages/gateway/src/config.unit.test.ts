@@ -63,6 +63,7 @@ describe('readGatewayConfig', () => {
       RATE_LIMIT_WINDOW_MS: '1000',
       RATE_LIMIT_PER_ADDRESS_MAX: '70',
       CHAIN_SIMULATOR_URL: 'http://127.0.0.1:8092',
+      SIMULATOR_TOKEN: 'a-simulator-token-of-32-characters',
       CALLBACK_URL_POLICY: 'development',
       CHAIN_NETWORKS: 'TRON,SOLANA',
     })
@@ -84,6 +85,7 @@ describe('readGatewayConfig', () => {
       paymentCommandUrl: 'https://payment-command.internal:8443',
       rateLimit: { max: 50, windowMs: 1000, perAddressMax: 70 },
       chainSimulatorUrl: 'http://127.0.0.1:8092',
+      chainSimulatorToken: 'a-simulator-token-of-32-characters',
       callbackUrlPolicy: 'development',
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
     })
@@ -122,6 +124,12 @@ describe('readGatewayConfig', () => {
       "CHAIN_SIMULATOR_URL: expected an absolute http(s) URL such as http://127.0.0.1:8090, got 'ftp://127.0.0.1'",
       "CALLBACK_URL_POLICY: expected one of production, development, got 'lax'",
       'PORT and ADMIN_PORT: must differ, both are 8081',
+    ])
+  })
+
+  it('reads SIMULATOR_TOKEN only with CHAIN_SIMULATOR_URL', () => {
+    expect(problemsOf({ ...required, SIMULATOR_TOKEN: 'a-simulator-token-of-32-characters' })).toEqual([
+      'SIMULATOR_TOKEN: only read with CHAIN_SIMULATOR_URL',
     ])
   })
 

@@ -63,7 +63,7 @@ export async function buildGatewayContext(
   const extraRoutes = shared
     ? shared.routes
     : chainSimulatorUrl
-      ? chainSimulatorProxy(chainSimulatorUrl)
+      ? chainSimulatorProxy({ url: chainSimulatorUrl, token: config.chainSimulatorToken })
       : undefined
 
   const merchantApi = httpService({

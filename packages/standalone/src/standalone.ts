@@ -109,6 +109,7 @@ export async function buildStandaloneContext(
         adminToken: secrets.adminToken,
         rateLimit: config.rateLimit,
         chainSimulatorUrl: undefined,
+        chainSimulatorToken: undefined,
         callbackUrlPolicy: config.callbackUrlPolicy,
         chains,
       },
