@@ -49,7 +49,9 @@ describe('httpService', () => {
       return app
     })
     try {
-      await expect(service.start()).rejects.toThrow(/EADDRINUSE/)
+      await expect(service.start()).rejects.toThrow(
+        `test API cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE)`,
+      )
       expect(closed).toBe(true)
       await service.stop()
     } finally {

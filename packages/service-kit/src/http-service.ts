@@ -31,7 +31,7 @@ export function httpService(options: HttpServiceOptions): Service {
         options.logger.info({ url }, `${options.name} listening`)
       } catch (error) {
         await built.close()
-        throw error
+        throw listenError(options, error)
       }
       app = built
     },
@@ -40,4 +40,30 @@ export function httpService(options: HttpServiceOptions): Service {
       app = undefined
     },
   }
+}
+
+/**
+ * 'admin API cannot listen on 127.0.0.1:8081: the port is in use (EADDRINUSE)': the listener and the
+ * port named, for the fatal line an operator reads (service-main.ts)
+ */
+function listenError(options: HttpServiceOptions, error: unknown): Error {
+  const code = (error as { code?: unknown }).code
+  const reasons: Record<string, string> = {
+    EADDRINUSE: 'the port is in use',
+    EACCES: 'permission denied',
+    EADDRNOTAVAIL: 'the address is not one of this machine',
+  }
+  const reason =
+    typeof code === 'string' && reasons[code] !== undefined
+      ? `${reasons[code]} (${code})`
+      : error instanceof Error
+        ? error.message
+        : String(error)
+  const where = options.host.includes(':')
+    ? `[${options.host}]:${options.port}`
+    : `${options.host}:${options.port}`
+  return Object.assign(new Error(`${options.name} cannot listen on ${where}: ${reason}`, { cause: error }), {
+    code,
+    port: options.port,
+  })
 }
