@@ -1,4 +1,4 @@
-// Forwards the chain simulator's routes (docs/api.md, "Development") to the chain-indexer's
+// Forwards the chain simulator's routes (docs/api.md, "Development endpoints") to the chain-indexer's
 // simulator, so that a merchant's development flow (pay an address, mine blocks) uses the same host
 // and port as the merchant API, as in standalone.
 //
