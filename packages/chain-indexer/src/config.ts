@@ -14,7 +14,7 @@ import {
   unservedNetworkProblem,
 } from '@chainpay/domain'
 import { type EnvReader, readEnv } from '@chainpay/platform'
-import { readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
+import { readAccessToken, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
 
 export const CHAIN_MODES = ['simulator', 'rpc'] as const
 export type ChainMode = (typeof CHAIN_MODES)[number]
@@ -40,6 +40,11 @@ export interface SimulatorChainIndexerConfig extends ChainIndexerBaseConfig {
    * `in-process` reads the simulator directly.
    */
   simulatorClient: (typeof SIMULATOR_CLIENTS)[number]
+  /**
+   * SIMULATOR_TOKEN: callers of the simulator's routes must send it (X-Simulator-Token), this
+   * service's own RPC clients too; undefined: they answer callers on this machine only
+   */
+  simulatorToken: string | undefined
 }
 
 export interface RpcChainIndexerConfig extends ChainIndexerBaseConfig {
@@ -113,7 +118,12 @@ const TRON_ONLY_SUFFIXES: readonly string[] = ['_SOLIDITY_RPC_URL', '_RPC_API_KE
 /** the chains' names start every network's name; other variables with these suffixes are not ours */
 const NETWORK_NAME_PREFIX = /^(TRON|SOLANA)/
 const RPC_ONLY_VARIABLES = ['CHAIN_RPC_TIMEOUT_MS', 'CHAIN_POLL_INTERVAL_MS']
-const SIMULATOR_ONLY_VARIABLES = ['TRON_BLOCK_INTERVAL_MS', 'SOLANA_BLOCK_INTERVAL_MS', 'SIMULATOR_CLIENT']
+const SIMULATOR_ONLY_VARIABLES = [
+  'TRON_BLOCK_INTERVAL_MS',
+  'SOLANA_BLOCK_INTERVAL_MS',
+  'SIMULATOR_CLIENT',
+  'SIMULATOR_TOKEN',
+]
 
 export function readChainIndexerConfig(env: NodeJS.ProcessEnv = process.env): ChainIndexerConfig {
   const read = readEnv(env)
@@ -211,9 +221,10 @@ function readSimulatorMode(
   const simulatorClient = read.oneOf('SIMULATOR_CLIENT', SIMULATOR_CLIENTS, {
     default: options.simulatorClient ?? 'rpc',
   })
+  const simulatorToken = readAccessToken(read, 'SIMULATOR_TOKEN')
   if (mode === undefined) {
     const chains = { networks: [], requiredConfirmations: {} }
-    return { chainMode: 'simulator', chains, blockIntervalMs, simulatorClient }
+    return { chainMode: 'simulator', chains, blockIntervalMs, simulatorClient, simulatorToken }
   }
   const chains = readNetworkSettings(read, env, registry, {
     defaultNetworks: options.simulatedNetworks ?? DEFAULT_SIMULATED_NETWORKS,
@@ -227,7 +238,7 @@ function readSimulatorMode(
     ),
     'rpc',
   )
-  return { chainMode: 'simulator', chains, blockIntervalMs, simulatorClient }
+  return { chainMode: 'simulator', chains, blockIntervalMs, simulatorClient, simulatorToken }
 }
 
 function readBlockIntervals(read: EnvReader, defaults: Record<Chain, number>): Record<Chain, number> {

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { defaultAssetRegistry } from '@chainpay/domain'
+import { DEFAULT_HTTP_SERVER_LIMITS } from '@chainpay/service-kit'
 import { configProblems } from '@chainpay/service-kit/testing'
 import { describe, expect, it } from 'vitest'
 import { endpointOrigin, isKeylessTronGrid, readChainIndexerConfig } from './config.js'
@@ -25,6 +26,7 @@ const shared = {
   databaseFile: resolve('data', 'chainpay.sqlite'),
   logLevel: 'info',
   registry: defaultAssetRegistry,
+  httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
   infrastructure: { kafkaBrokers: null, mongodbUrl: null, mongodbDatabase: 'chainpay', busNamespace: null },
 }
 
@@ -53,6 +55,7 @@ describe('readChainIndexerConfig', () => {
       TRON_BLOCK_INTERVAL_MS: '40',
       SOLANA_BLOCK_INTERVAL_MS: '30',
       SIMULATOR_CLIENT: 'in-process',
+      SIMULATOR_TOKEN: 'a-simulator-token-of-32-characters',
       CHAIN_NETWORKS: 'TRON_NILE,SOLANA_DEVNET',
       TRON_NILE_REQUIRED_CONFIRMATIONS: '5',
     })
@@ -64,6 +67,7 @@ describe('readChainIndexerConfig', () => {
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
       logLevel: 'error',
       registry: defaultAssetRegistry,
+      httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
       infrastructure: {
         kafkaBrokers: ['10.0.0.1:9092', '10.0.0.2:9092'],
         mongodbUrl: 'mongodb://db:27017/',
@@ -74,6 +78,7 @@ describe('readChainIndexerConfig', () => {
       chains: { networks: ['TRON_NILE', 'SOLANA_DEVNET'], requiredConfirmations: { TRON_NILE: 5 } },
       blockIntervalMs: { TRON: 40, SOLANA: 30 },
       simulatorClient: 'in-process',
+      simulatorToken: 'a-simulator-token-of-32-characters',
     })
   })
 
@@ -94,6 +99,7 @@ describe('readChainIndexerConfig', () => {
         LOG_LEVEL: 'loud',
         TRON_BLOCK_INTERVAL_MS: '5',
         SOLANA_BLOCK_INTERVAL_MS: '60001',
+        SIMULATOR_TOKEN: 'too-short',
       }),
     ).toEqual([
       "PORT: expected an integer between 1 and 65535, got 'http'",
@@ -101,6 +107,7 @@ describe('readChainIndexerConfig', () => {
       "CHAIN_MODE: expected simulator or rpc, got 'mainnet'",
       "TRON_BLOCK_INTERVAL_MS: expected an integer between 10 and 60000, got '5'",
       "SOLANA_BLOCK_INTERVAL_MS: expected an integer between 10 and 60000, got '60001'",
+      'SIMULATOR_TOKEN: expected at least 32 visible ASCII characters without spaces, such as the output of openssl rand -hex 32',
     ])
   })
 
@@ -253,10 +260,12 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
         SOLANA_SOLIDITY_RPC_URL: 'https://solana.example.net',
         SOLANA_RPC_API_KEY: 'abc',
         TRON_BLOCK_INTERVAL_MS: '3000',
+        SIMULATOR_TOKEN: 'a-simulator-token-of-32-characters',
       }),
     ).toEqual([
       'SOLANA_RPC_API_KEY: only TRON networks have a solidity node and a TronGrid API key',
       'SOLANA_SOLIDITY_RPC_URL: only TRON networks have a solidity node and a TronGrid API key',
+      'SIMULATOR_TOKEN: only read with CHAIN_MODE=simulator',
       'TRON_BLOCK_INTERVAL_MS: only read with CHAIN_MODE=simulator',
     ])
   })

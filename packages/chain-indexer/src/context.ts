@@ -11,7 +11,12 @@ import { createTronChainClient } from '@chainpay/chain-tron'
 import { type AssetRegistry, applyNetworkSettings, findNetwork } from '@chainpay/domain'
 import { type Clock, type Logger, type Service, systemClock } from '@chainpay/platform'
 import type { ChainClient } from '@chainpay/ports'
-import { createServiceMetrics, healthService, type ServiceContext } from '@chainpay/service-kit'
+import {
+  createServiceMetrics,
+  healthService,
+  type ServiceContext,
+  SIMULATOR_TOKEN_HEADER,
+} from '@chainpay/service-kit'
 import type { FastifyPluginAsync } from 'fastify'
 import { chainsReadiness, trackReadiness } from './chain-readiness.js'
 import {
@@ -104,6 +109,7 @@ export async function buildChainIndexerContext(
     host: config.host,
     port: config.port,
     logger,
+    limits: config.httpLimits,
     readiness: chains.readiness,
     metricsRegistry: metrics.registry,
     metricsToken: config.metricsToken,
@@ -141,6 +147,9 @@ function simulatedChains(
   // Over RPC, the simulated chains are read exactly as real ones are: tronweb and @solana/web3.js
   // against the node-shaped routes this service serves, behind the same retries and breaker.
   const selfUrl = `http://${loopbackOf(config.host)}:${config.port}`
+  const { simulatorToken: token } = config
+  // the routes want the token from every caller once it is set, this service's own clients included
+  const headers: Record<string, string> = token === undefined ? {} : { [SIMULATOR_TOKEN_HEADER]: token }
   const clientOf = (network: string, pollIntervalMs: number): ChainClient => {
     if (config.simulatorClient === 'in-process') return simulator.client(network)
     const rpcUrl = `${selfUrl}/chains/${network}`
@@ -149,7 +158,10 @@ function simulatedChains(
       chainOf(registry, network) === 'TRON'
         ? { ...common, chain: 'TRON', solidityRpcUrl: rpcUrl, apiKey: null }
         : { ...common, chain: 'SOLANA' }
-    return withRpcResilience(rpcClient(endpoint, registry, SIMULATOR_RPC_TIMEOUT_MS), { logger, network })
+    return withRpcResilience(rpcClient(endpoint, registry, SIMULATOR_RPC_TIMEOUT_MS, headers), {
+      logger,
+      network,
+    })
   }
   return {
     watched: networks.map(({ network, blockIntervalMs }) => {
@@ -159,7 +171,7 @@ function simulatedChains(
     services: [simulator],
     readiness: () => infrastructure.answers(),
     routes: async (app) => {
-      await app.register(chainSimulatorRoutes, { simulator })
+      await app.register(chainSimulatorRoutes, { simulator, token })
     },
   }
 }
@@ -195,10 +207,15 @@ function rpcChains(
   }
 }
 
-function rpcClient(endpoint: ChainEndpoint, registry: AssetRegistry, timeoutMs: number): ChainClient {
+function rpcClient(
+  endpoint: ChainEndpoint,
+  registry: AssetRegistry,
+  timeoutMs: number,
+  headers: Record<string, string> = {},
+): ChainClient {
   const { network } = endpoint
   if (endpoint.chain === 'SOLANA') {
-    return createSolanaChainClient({ network, registry, rpcUrl: endpoint.rpcUrl, timeoutMs })
+    return createSolanaChainClient({ network, registry, rpcUrl: endpoint.rpcUrl, timeoutMs, headers })
   }
   return createTronChainClient({
     network,
@@ -207,6 +224,7 @@ function rpcClient(endpoint: ChainEndpoint, registry: AssetRegistry, timeoutMs: 
     solidityNodeUrl: endpoint.solidityRpcUrl,
     ...(endpoint.apiKey === null ? {} : { apiKey: endpoint.apiKey }),
     timeoutMs,
+    headers,
   })
 }
 

@@ -26,6 +26,88 @@ async function transferOf(network: string, txHash: string) {
   return blocks.flatMap((block) => block.transfers).find((transfer) => transfer.txHash === txHash)
 }
 
+describe('who may call the simulator (docs/operations.md, "The chain simulator\'s routes")', () => {
+  const TOKEN = 'simulator-token-for-tests-0123456789abcdef'
+  const transfer = () => ({ to: simulatedAddress('TRON'), amount: '5', currency: 'USDT' })
+
+  /** the transfers the next block carries: a refused request must have left none */
+  async function transfersMined(on: ChainSimulator) {
+    const head = await on.mineBlocks('TRON', 1)
+    const [block] = await on.blockDetails('TRON', head.height, head.height)
+    return block?.transactions.length
+  }
+
+  it('refuses callers that are not on this machine when no token is set, on every route', async () => {
+    const stranger = { remoteAddress: '203.0.113.9' }
+    const refused = [
+      await app.inject({
+        method: 'POST',
+        url: '/dev/chains/TRON/transfers',
+        payload: transfer(),
+        ...stranger,
+      }),
+      await app.inject({ method: 'POST', url: '/dev/chains/TRON/blocks', ...stranger }),
+      await app.inject({ method: 'GET', url: '/dev/chains/TRON/head', ...stranger }),
+      await app.inject({ method: 'POST', url: '/chains/TRON/wallet/getnowblock', ...stranger }),
+      await app.inject({
+        method: 'POST',
+        url: '/chains/SOLANA_DEVNET',
+        payload: { jsonrpc: '2.0', id: 1, method: 'getSlot' },
+        ...stranger,
+      }),
+      // a private address is not this machine either
+      await app.inject({ method: 'GET', url: '/dev/chains/TRON/head', remoteAddress: '10.0.0.7' }),
+    ]
+    for (const response of refused) {
+      expect(response.statusCode).toBe(404)
+      expect(response.json().error.code).toBe('NOT_FOUND')
+    }
+    expect(await transfersMined(simulator)).toBe(0)
+  })
+
+  it('answers loopback callers, IPv4, IPv6 and IPv4-mapped, when no token is set', async () => {
+    for (const remoteAddress of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/dev/chains/TRON/transfers',
+        payload: transfer(),
+        remoteAddress,
+      })
+      expect(response.statusCode, remoteAddress).toBe(201)
+    }
+  })
+
+  it('with a token, wants it from every caller, loopback included, and then answers any address', async () => {
+    const guarded = await startSimulatorNode({ networks: testNetworks('TRON'), token: TOKEN })
+    try {
+      const post = (headers: Record<string, string>, remoteAddress = '127.0.0.1') =>
+        guarded.app.inject({
+          method: 'POST',
+          url: '/dev/chains/TRON/transfers',
+          payload: transfer(),
+          headers,
+          remoteAddress,
+        })
+      const missing = await post({})
+      expect(missing.statusCode).toBe(401)
+      expect(missing.json().error.code).toBe('MISSING_AUTH_HEADERS')
+      for (const wrong of [`${TOKEN}x`, TOKEN.slice(1), TOKEN.toUpperCase()]) {
+        const response = await post({ 'x-simulator-token': wrong })
+        expect(response.statusCode).toBe(401)
+        expect(response.json().error.code).toBe('INVALID_API_KEY')
+      }
+      const nodeRoute = await guarded.app.inject({ method: 'POST', url: '/chains/TRON/wallet/getnowblock' })
+      expect(nodeRoute.statusCode).toBe(401)
+      expect(await transfersMined(guarded.simulator)).toBe(0)
+
+      expect((await post({ 'x-simulator-token': TOKEN }, '203.0.113.9')).statusCode).toBe(201)
+      expect(await transfersMined(guarded.simulator)).toBe(1)
+    } finally {
+      await guarded.close()
+    }
+  })
+})
+
 describe('node-shaped endpoints served beside the dev routes', () => {
   it('answers java-tron and Solana JSON-RPC requests for the simulated networks', async () => {
     const head = await simulator.mineBlocks('TRON', 2)

@@ -1,7 +1,11 @@
 // Development endpoints that drive the simulated chains (pay an address, mine, roll back), and the
 // node-shaped endpoints that the real TRON and Solana clients read them through.
 // They answer with the merchant API's error body; the hosting app handles anything else.
+// Anyone who reaches them can fake the transfer that confirms a payment, so they answer callers on
+// this machine only, or, when the operator sets a token, only callers that send it
+// (docs/operations.md, "The chain simulator's routes").
 import { DECIMAL_AMOUNT_PATTERN, isDomainError } from '@chainpay/domain'
+import { simulatorAccess } from '@chainpay/service-kit'
 import {
   type FastifyPluginAsyncTypebox,
   Type,
@@ -14,6 +18,8 @@ import { tronNodeRoutes } from './tron-node-routes.js'
 
 export interface ChainSimulatorRoutesOptions {
   simulator: ChainSimulator
+  /** SIMULATOR_TOKEN; undefined: loopback callers only */
+  token: string | undefined
 }
 
 const MAX_BLOCKS_PER_REQUEST = 1000
@@ -65,8 +71,10 @@ const BlocksBody = Type.Union([
 
 export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoutesOptions> = async (
   app,
-  { simulator },
+  { simulator, token },
 ) => {
+  // before anything else, the node-shaped APIs' scopes included (they copy this scope's hooks)
+  app.addHook('onRequest', simulatorAccess(token))
   // The node-shaped APIs the real TRON and Solana clients read, each in its own scope: both answer
   // bodies the way their nodes do, with parsers of their own.
   await app.register(tronNodeRoutes, { simulator })

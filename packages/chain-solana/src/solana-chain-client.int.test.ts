@@ -41,6 +41,29 @@ describeChainClientContract(
   contractContext('SOLANA_DEVNET', 'USDC'),
 )
 
+describe('headers', () => {
+  it("sends the headers it is given on every request, such as the simulator's token", async () => {
+    const token = 'simulator-token-for-tests-0123456789abcdef'
+    const guarded = await startSimulatorNode({ token })
+    try {
+      const head = await guarded.simulator.mineBlocks('SOLANA', 3)
+      const options = {
+        network: 'SOLANA',
+        registry: defaultAssetRegistry,
+        rpcUrl: guarded.solanaUrl('SOLANA'),
+      }
+      const withToken = createSolanaChainClient({ ...options, headers: { 'x-simulator-token': token } })
+      expect(await withToken.getHead()).toMatchObject({ height: head.height })
+      expect((await withToken.getBlocks(head.height, head.height)).map((block) => block.height)).toEqual([
+        head.height,
+      ])
+      await expect(createSolanaChainClient(options).getHead()).rejects.toThrow(/401/)
+    } finally {
+      await guarded.close()
+    }
+  })
+})
+
 describe('createSolanaChainClient against the simulator', () => {
   let node: SimulatorNode
   let client: ChainClient

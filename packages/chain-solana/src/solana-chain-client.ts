@@ -22,6 +22,8 @@ export interface SolanaChainClientOptions {
   rpcUrl: string
   /** deadline of one HTTP request, body included; default 10 s */
   timeoutMs?: number | undefined
+  /** more headers on every request (the simulator's X-Simulator-Token) */
+  headers?: Record<string, string> | undefined
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000
@@ -48,6 +50,7 @@ export function createSolanaChainClient(options: SolanaChainClientOptions): Chai
     disableRetryOnRateLimit: true,
     httpAgent: false,
     fetch: fetchWithDeadline(timeoutMs),
+    ...(options.headers === undefined ? {} : { httpHeaders: options.headers }),
   })
 
   async function call<T>(method: string, run: () => Promise<T>): Promise<T> {

@@ -225,6 +225,30 @@ describe('createTronChainClient against the simulated java-tron node', () => {
   })
 })
 
+describe('headers', () => {
+  it("sends the headers it is given on every request, such as the simulator's token", async () => {
+    const token = 'simulator-token-for-tests-0123456789abcdef'
+    const guarded = await startSimulatorNode({ token })
+    try {
+      const head = await guarded.simulator.mineBlocks('TRON', 19)
+      const options = {
+        network: 'TRON',
+        registry: defaultAssetRegistry,
+        fullNodeUrl: guarded.tronUrl('TRON'),
+      }
+      const withToken = createTronChainClient({ ...options, headers: { 'x-simulator-token': token } })
+      // the head and the solidity node's finalized height: both APIs carry it
+      expect(await withToken.getHead()).toMatchObject({ height: head.height })
+      expect((await withToken.getBlocks(head.height, head.height)).map((block) => block.height)).toEqual([
+        head.height,
+      ])
+      await expect(createTronChainClient(options).getHead()).rejects.toThrow(/401/)
+    } finally {
+      await guarded.close()
+    }
+  })
+})
+
 describe('the simulated node, read by tronweb itself', () => {
   it('encodes raw_data as java-tron does: tronweb re-encodes real mainnet transactions byte for byte', () => {
     for (const transaction of [usdtTransferTransaction, trxTransferTransaction]) {

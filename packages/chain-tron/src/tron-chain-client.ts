@@ -27,6 +27,8 @@ export interface TronChainClientOptions {
   apiKey?: string | undefined
   /** per request; default 10 s */
   timeoutMs?: number | undefined
+  /** more headers on every request (the simulator's X-Simulator-Token) */
+  headers?: Record<string, string> | undefined
 }
 
 /** java-tron's getblockbylimitnext limit */
@@ -46,7 +48,10 @@ export function createTronChainClient(options: TronChainClientOptions): ChainCli
     throw new Error('TRON chain client: timeoutMs must be a positive integer')
   }
   const tokens = tronTokenContracts(registry, network)
-  const headers: Record<string, string> = apiKey ? { 'TRON-PRO-API-KEY': apiKey } : {}
+  const headers: Record<string, string> = {
+    ...options.headers,
+    ...(apiKey ? { 'TRON-PRO-API-KEY': apiKey } : {}),
+  }
   // Providers built here rather than TronWeb's `headers` option, which rebuilds them with a 30 s
   // timeout; their JSON parsing keeps int64 values above 2^53 (TRX amounts) exact.
   const provider = (url: string) => {

@@ -15,7 +15,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { type ApiKeyAuthenticator, merchantAuthentication } from './auth.js'
 import { BODY_LIMIT_BYTES } from './http/limits.js'
 import { collectRawBodies } from './http/raw-body.js'
-import { limitRequestsPerApiKey, type RateLimitSettings } from './rate-limit.js'
+import { limitRequestsPerAddress, limitRequestsPerApiKey, type RateLimitSettings } from './rate-limit.js'
 import { paymentRoutes } from './routes/payments.js'
 
 export interface GatewayDeps {
@@ -56,6 +56,8 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
 
   await app.register(
     async (merchantApi) => {
+      // first: the address's budget is spent before authentication and before the body is read
+      await limitRequestsPerAddress(merchantApi, deps.rateLimit)
       // raw bodies only here: the signature covers the bytes as sent (auth.ts)
       collectRawBodies(merchantApi)
       merchantApi.addHook('preValidation', merchantAuthentication(deps))

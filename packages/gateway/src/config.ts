@@ -7,6 +7,7 @@ import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
   type EncryptionKeys,
+  readAccessToken,
   readAdminToken,
   readCallbackUrlPolicy,
   readEncryptionKeys,
@@ -14,6 +15,7 @@ import {
   readSharedConfig,
   type SharedConfig,
 } from '@chainpay/service-kit'
+import type { RateLimitSettings } from './rate-limit.js'
 
 export interface GatewayConfig extends SharedConfig {
   /** which servers back the ports: KAFKA_BROKERS, MONGODB_URL, MONGODB_DATABASE */
@@ -33,9 +35,14 @@ export interface GatewayConfig extends SharedConfig {
   encryptionKeys: EncryptionKeys
   /** ADMIN_TOKEN: at least 32 characters, not a pattern or a placeholder */
   adminToken: string
-  rateLimit: { max: number; windowMs: number }
+  rateLimit: RateLimitSettings
   /** where /dev/chains/* is forwarded to (the chain-indexer's simulator); not served when undefined */
   chainSimulatorUrl: string | undefined
+  /**
+   * SIMULATOR_TOKEN, with CHAIN_SIMULATOR_URL only: callers of /dev/chains/* must send it, and it is
+   * sent on to the chain-indexer; undefined: loopback callers only (docs/operations.md)
+   */
+  chainSimulatorToken: string | undefined
   /** production: https callback and webhook URLs on public hosts only; development: http and private hosts too */
   callbackUrlPolicy: CallbackUrlPolicy
   /** CHAIN_NETWORKS, as payment-command reads it: the gateway refuses other networks up front */
@@ -63,12 +70,16 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     adminToken: readAdminToken(read),
     rateLimit: readRateLimit(read),
     chainSimulatorUrl: readHttpUrl(read, 'CHAIN_SIMULATOR_URL', { optional: true }),
+    chainSimulatorToken: readAccessToken(read, 'SIMULATOR_TOKEN'),
     callbackUrlPolicy: readCallbackUrlPolicy(read),
     chains: readNetworkSettings(read, env, shared.registry, {
       defaultNetworks: shared.registry.networks.map((definition) => definition.network),
     }),
   }
   checkApiPorts(read, ports)
+  if (config.chainSimulatorToken !== undefined && read.optionalString('CHAIN_SIMULATOR_URL') === undefined) {
+    read.problem('SIMULATOR_TOKEN: only read with CHAIN_SIMULATOR_URL')
+  }
   read.done()
   return config
 }
@@ -89,11 +100,17 @@ export function checkApiPorts(read: EnvReader, ports: ApiPorts): void {
   if (ports.port === ports.adminPort) read.problem(`PORT and ADMIN_PORT: must differ, both are ${ports.port}`)
 }
 
-/** RATE_LIMIT_MAX requests per API key per RATE_LIMIT_WINDOW_MS (docs/api.md, "Errors") */
+/**
+ * RATE_LIMIT_MAX requests per API key per RATE_LIMIT_WINDOW_MS (docs/api.md, "Errors"), and
+ * RATE_LIMIT_PER_ADDRESS_MAX per client address, before authentication (by default twice the per-key
+ * budget, so that a merchant's server with one key meets its key's limit first)
+ */
 export function readRateLimit(read: EnvReader): GatewayConfig['rateLimit'] {
+  const max = read.int('RATE_LIMIT_MAX', { default: 1200, min: 1 })
   return {
-    max: read.int('RATE_LIMIT_MAX', { default: 1200, min: 1 }),
+    max,
     windowMs: read.int('RATE_LIMIT_WINDOW_MS', { default: 60_000, min: 1000 }),
+    perAddressMax: read.int('RATE_LIMIT_PER_ADDRESS_MAX', { default: 2 * max, min: 1 }),
   }
 }
 

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { defaultAssetRegistry } from '@chainpay/domain'
 import { generateAdminToken, generateSecretKey } from '@chainpay/platform'
+import { DEFAULT_HTTP_SERVER_LIMITS } from '@chainpay/service-kit'
 import { configProblems } from '@chainpay/service-kit/testing'
 import { describe, expect, it } from 'vitest'
 import { readGatewayConfig } from './config.js'
@@ -32,6 +33,7 @@ describe('readGatewayConfig', () => {
       databaseFile: resolve('data', 'chainpay.sqlite'),
       logLevel: 'info',
       registry: defaultAssetRegistry,
+      httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
       infrastructure: {
         kafkaBrokers: null,
         mongodbUrl: null,
@@ -42,7 +44,7 @@ describe('readGatewayConfig', () => {
       commandApiToken: undefined,
       encryptionKeys: { current: encryptionKey, previous: [] },
       adminToken,
-      rateLimit: { max: 1200, windowMs: 60_000 },
+      rateLimit: { max: 1200, windowMs: 60_000, perAddressMax: 2400 },
       chainSimulatorUrl: undefined,
       callbackUrlPolicy: 'production',
       chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
@@ -68,7 +70,9 @@ describe('readGatewayConfig', () => {
       BUS_NAMESPACE: 'blue',
       RATE_LIMIT_MAX: '50',
       RATE_LIMIT_WINDOW_MS: '1000',
+      RATE_LIMIT_PER_ADDRESS_MAX: '70',
       CHAIN_SIMULATOR_URL: 'http://127.0.0.1:8092',
+      SIMULATOR_TOKEN: 'a-simulator-token-of-32-characters',
       CALLBACK_URL_POLICY: 'development',
       CHAIN_NETWORKS: 'TRON,SOLANA',
       CHAINPAY_ENCRYPTION_KEY_PREVIOUS: previousKey,
@@ -84,6 +88,7 @@ describe('readGatewayConfig', () => {
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
       logLevel: 'trace',
       registry: defaultAssetRegistry,
+      httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
       infrastructure: {
         kafkaBrokers: ['10.0.0.1:9092', '10.0.0.2:9092'],
         mongodbUrl: 'mongodb://db:27017/',
@@ -91,8 +96,9 @@ describe('readGatewayConfig', () => {
         busNamespace: 'blue',
       },
       paymentCommandUrl: 'https://payment-command.internal:8443',
-      rateLimit: { max: 50, windowMs: 1000 },
+      rateLimit: { max: 50, windowMs: 1000, perAddressMax: 70 },
       chainSimulatorUrl: 'http://127.0.0.1:8092',
+      chainSimulatorToken: 'a-simulator-token-of-32-characters',
       callbackUrlPolicy: 'development',
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
     })
@@ -117,6 +123,7 @@ describe('readGatewayConfig', () => {
         LOG_LEVEL: 'loud',
         RATE_LIMIT_MAX: '0',
         RATE_LIMIT_WINDOW_MS: '999',
+        RATE_LIMIT_PER_ADDRESS_MAX: '-1',
         CHAIN_SIMULATOR_URL: 'ftp://127.0.0.1',
         CALLBACK_URL_POLICY: 'lax',
       }),
@@ -126,6 +133,7 @@ describe('readGatewayConfig', () => {
       'CHAINPAY_ENCRYPTION_KEY: secret key: expected 32 bytes written as base64 or as 64 hex characters, got 4 hex characters',
       "RATE_LIMIT_MAX: expected an integer of at least 1, got '0'",
       "RATE_LIMIT_WINDOW_MS: expected an integer of at least 1000, got '999'",
+      "RATE_LIMIT_PER_ADDRESS_MAX: expected an integer of at least 1, got '-1'",
       "CHAIN_SIMULATOR_URL: expected an absolute http(s) URL such as http://127.0.0.1:8090, got 'ftp://127.0.0.1'",
       "CALLBACK_URL_POLICY: expected one of production, development, got 'lax'",
       'PORT and ADMIN_PORT: must differ, both are 8081',
@@ -145,6 +153,12 @@ describe('readGatewayConfig', () => {
     ])
     // the merchant API is public by design: HOST off loopback asks for no token
     expect(problemsOf({ ...required, HOST: '0.0.0.0' })).toEqual([])
+  })
+
+  it('reads SIMULATOR_TOKEN only with CHAIN_SIMULATOR_URL', () => {
+    expect(problemsOf({ ...required, SIMULATOR_TOKEN: 'a-simulator-token-of-32-characters' })).toEqual([
+      'SIMULATOR_TOKEN: only read with CHAIN_SIMULATOR_URL',
+    ])
   })
 
   it('checks the ports', () => {

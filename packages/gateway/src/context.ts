@@ -68,7 +68,7 @@ export async function buildGatewayContext(
   const extraRoutes = shared
     ? shared.routes
     : chainSimulatorUrl
-      ? chainSimulatorProxy(chainSimulatorUrl)
+      ? chainSimulatorProxy({ url: chainSimulatorUrl, token: config.chainSimulatorToken })
       : undefined
 
   const merchantApi = httpService({
@@ -76,6 +76,7 @@ export async function buildGatewayContext(
     host: config.host,
     port: config.port,
     logger,
+    limits: config.httpLimits,
     build: () =>
       buildGatewayApp({
         commands,
@@ -94,6 +95,7 @@ export async function buildGatewayContext(
     host: config.adminHost,
     port: config.adminPort,
     logger,
+    limits: config.httpLimits,
     build: () =>
       buildAdminApp({
         merchants,

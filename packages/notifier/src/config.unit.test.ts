@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { defaultAssetRegistry } from '@chainpay/domain'
 import { generateSecretKey } from '@chainpay/platform'
+import { DEFAULT_HTTP_SERVER_LIMITS } from '@chainpay/service-kit'
 import { configProblems } from '@chainpay/service-kit/testing'
 import { describe, expect, it } from 'vitest'
 import { readNotifierConfig } from './config.js'
@@ -22,6 +23,7 @@ describe('readNotifierConfig', () => {
       databaseFile: resolve('data', 'chainpay.sqlite'),
       logLevel: 'info',
       registry: defaultAssetRegistry,
+      httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
       infrastructure: {
         kafkaBrokers: null,
         mongodbUrl: null,
@@ -60,6 +62,7 @@ describe('readNotifierConfig', () => {
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
       logLevel: 'warn',
       registry: defaultAssetRegistry,
+      httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
       infrastructure: {
         kafkaBrokers: ['10.0.0.1:9092', '10.0.0.2:9092'],
         mongodbUrl: 'mongodb://db:27017/',

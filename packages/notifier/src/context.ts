@@ -62,6 +62,7 @@ export async function buildNotifierContext(
     host: config.host,
     port: config.healthPort,
     logger,
+    limits: config.httpLimits,
     readiness,
     metricsRegistry: metrics.registry,
     metricsToken: config.metricsToken,

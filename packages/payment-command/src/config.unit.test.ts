@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { defaultAssetRegistry } from '@chainpay/domain'
+import { DEFAULT_HTTP_SERVER_LIMITS } from '@chainpay/service-kit'
 import { configProblems } from '@chainpay/service-kit/testing'
 import { createDevelopmentWallet } from '@chainpay/wallet'
 import { describe, expect, it } from 'vitest'
@@ -37,6 +38,7 @@ describe('readPaymentCommandConfig', () => {
       databaseFile: resolve('data', 'chainpay.sqlite'),
       logLevel: 'info',
       registry: defaultAssetRegistry,
+      httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
       infrastructure: {
         kafkaBrokers: null,
         mongodbUrl: null,
@@ -83,6 +85,7 @@ describe('readPaymentCommandConfig', () => {
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
       logLevel: 'fatal',
       registry: defaultAssetRegistry,
+      httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
       infrastructure: {
         kafkaBrokers: ['10.0.0.1:9092', '10.0.0.2:9092'],
         mongodbUrl: 'mongodb://db:27017/',

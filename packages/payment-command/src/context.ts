@@ -74,6 +74,7 @@ export async function buildPaymentCommandContext(
     host: config.host,
     port: config.port,
     logger,
+    limits: config.httpLimits,
     build: async () => {
       const app = buildCommandApi({
         handler,

@@ -19,9 +19,17 @@ export interface ServiceRunnerOptions {
   setExitCode?: (code: number) => void
 }
 
+/** the service that could not start, and why */
+export interface StartFailure {
+  component: string
+  error: unknown
+}
+
 export interface ServiceRunner {
   /** starts the services in order; when one fails, stops those already started and resolves false */
   start(): Promise<boolean>
+  /** set once a service failed to start */
+  readonly startFailure: StartFailure | undefined
   /** stops the started services in reverse order; only the first call does it, later calls share its outcome */
   stop(reason: string): Promise<void>
 }
@@ -49,6 +57,7 @@ export function createServiceRunner(options: ServiceRunnerOptions): ServiceRunne
   let startInFlight: Promise<void> = Promise.resolve()
   let stopping: Promise<void> | undefined
   let failed = false
+  let startFailure: StartFailure | undefined
 
   const nameOf = (service: Service) => service.name ?? `service ${services.indexOf(service) + 1}`
 
@@ -98,6 +107,7 @@ export function createServiceRunner(options: ServiceRunnerOptions): ServiceRunne
         logger.info({ component }, 'component started')
       } catch (error) {
         failed = true
+        startFailure = { component, error }
         logger.error({ component, err: error }, 'component failed to start')
         await stop(`${component} failed to start`)
         return false
@@ -106,7 +116,13 @@ export function createServiceRunner(options: ServiceRunnerOptions): ServiceRunne
     return !stopping
   }
 
-  return { start, stop }
+  return {
+    start,
+    stop,
+    get startFailure() {
+      return startFailure
+    },
+  }
 }
 
 /** where termination signals come from; the process by default */
@@ -118,11 +134,12 @@ export interface SignalSource {
 /**
  * Runs a process's services: starts them in order, and on SIGTERM or SIGINT stops them in reverse
  * order, sets process.exitCode, and forces exit after `forceAfterMs` (default 10 s) if stopping hangs.
- * Resolves once everything has stopped, after a signal or after a service failed to start.
+ * Resolves once everything has stopped, after a signal or after a service failed to start; then
+ * with that failure.
  */
 export async function runUntilSignal(
   options: ServiceRunnerOptions & { signalSource?: SignalSource },
-): Promise<void> {
+): Promise<StartFailure | undefined> {
   const signalSource = options.signalSource ?? process
   const runner = createServiceRunner(options)
   let stopped: Promise<void> | undefined
@@ -146,4 +163,5 @@ export async function runUntilSignal(
     signalSource.off('SIGTERM', onSignal)
     signalSource.off('SIGINT', onSignal)
   }
+  return runner.startFailure
 }

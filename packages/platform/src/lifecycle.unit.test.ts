@@ -154,11 +154,26 @@ describe('runUntilSignal', () => {
     expect(signals.listenerCount('SIGINT')).toBe(0)
   })
 
-  it('returns after a failed start with exit code 1', async () => {
+  it('returns after a failed start with exit code 1, and with the failure', async () => {
     const h = harness()
     const signals = new EventEmitter()
-    await runUntilSignal({ ...h.options([h.service('a', { failStart: true })]), signalSource: signals })
+    const failure = await runUntilSignal({
+      ...h.options([h.service('a'), h.service('b', { failStart: true })]),
+      signalSource: signals,
+    })
     expect(h.exitCodes).toEqual([1])
+    expect(h.calls).toEqual(['start a', 'start b', 'stop a'])
+    expect(failure?.component).toBe('b')
+    expect(failure?.error).toBeInstanceOf(Error)
     expect(signals.listenerCount('SIGINT')).toBe(0)
+  })
+
+  it('returns no failure after a start that succeeded and a stop', async () => {
+    const h = harness()
+    const signals = new EventEmitter()
+    const running = runUntilSignal({ ...h.options([h.service('a')]), signalSource: signals })
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    signals.emit('SIGTERM', 'SIGTERM')
+    expect(await running).toBeUndefined()
   })
 })

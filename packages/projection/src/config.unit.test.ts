@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { defaultAssetRegistry } from '@chainpay/domain'
+import { DEFAULT_HTTP_SERVER_LIMITS } from '@chainpay/service-kit'
 import { configProblems } from '@chainpay/service-kit/testing'
 import { describe, expect, it } from 'vitest'
 import { readProjectionConfig } from './config.js'
@@ -18,6 +19,7 @@ describe('readProjectionConfig', () => {
       databaseFile: resolve('data', 'chainpay.sqlite'),
       logLevel: 'info',
       registry: defaultAssetRegistry,
+      httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
       infrastructure: {
         kafkaBrokers: null,
         mongodbUrl: null,
@@ -47,6 +49,7 @@ describe('readProjectionConfig', () => {
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
       logLevel: 'debug',
       registry: defaultAssetRegistry,
+      httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
       infrastructure: {
         kafkaBrokers: ['10.0.0.1:9092', '10.0.0.2:9092'],
         mongodbUrl: 'mongodb://db:27017/',

@@ -38,6 +38,7 @@ export async function buildProjectionContext(
     host: config.host,
     port: config.healthPort,
     logger,
+    limits: config.httpLimits,
     readiness,
     metricsRegistry: metrics.registry,
     metricsToken: config.metricsToken,

@@ -3,6 +3,7 @@
 
 import type { Service } from '@chainpay/platform'
 import { buildHealthApp, type HealthAppOptions } from './health.js'
+import type { HttpServerLimits } from './http/server-limits.js'
 import { httpService } from './http-service.js'
 
 export interface HealthServiceOptions extends HealthAppOptions {
@@ -10,9 +11,11 @@ export interface HealthServiceOptions extends HealthAppOptions {
   name?: string
   host: string
   port: number
+  /** the configuration's (SharedConfig.httpLimits); the defaults when absent */
+  limits?: HttpServerLimits | undefined
 }
 
 export function healthService(options: HealthServiceOptions): Service {
-  const { name = 'health API', host, port, ...app } = options
-  return httpService({ name, host, port, logger: options.logger, build: () => buildHealthApp(app) })
+  const { name = 'health API', host, port, limits, ...app } = options
+  return httpService({ name, host, port, limits, logger: options.logger, build: () => buildHealthApp(app) })
 }

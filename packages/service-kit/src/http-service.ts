@@ -1,7 +1,13 @@
-// A fastify app as a lifecycle Service: built and listening on start, closed on stop.
+// A fastify app as a lifecycle Service: built and listening on start, closed on stop, with the limits
+// every listening port has before any authentication runs (./http/server-limits.ts).
 
 import type { Logger, Service } from '@chainpay/platform'
 import type { FastifyInstance } from 'fastify'
+import {
+  applyHttpServerLimits,
+  DEFAULT_HTTP_SERVER_LIMITS,
+  type HttpServerLimits,
+} from './http/server-limits.js'
 
 export interface HttpServiceOptions {
   name: string
@@ -9,6 +15,8 @@ export interface HttpServiceOptions {
   port: number
   logger: Logger
   build: () => FastifyInstance | Promise<FastifyInstance>
+  /** the configuration's (SharedConfig.httpLimits); DEFAULT_HTTP_SERVER_LIMITS when absent */
+  limits?: HttpServerLimits | undefined
 }
 
 export function httpService(options: HttpServiceOptions): Service {
@@ -17,12 +25,13 @@ export function httpService(options: HttpServiceOptions): Service {
     name: options.name,
     async start() {
       const built = await options.build()
+      applyHttpServerLimits(built.server, options.limits ?? DEFAULT_HTTP_SERVER_LIMITS)
       try {
         const url = await built.listen({ host: options.host, port: options.port })
         options.logger.info({ url }, `${options.name} listening`)
       } catch (error) {
         await built.close()
-        throw error
+        throw listenError(options, error)
       }
       app = built
     },
@@ -31,4 +40,30 @@ export function httpService(options: HttpServiceOptions): Service {
       app = undefined
     },
   }
+}
+
+/**
+ * 'admin API cannot listen on 127.0.0.1:8081: the port is in use (EADDRINUSE)': the listener and the
+ * port named, for the fatal line an operator reads (service-main.ts)
+ */
+function listenError(options: HttpServiceOptions, error: unknown): Error {
+  const code = (error as { code?: unknown }).code
+  const reasons: Record<string, string> = {
+    EADDRINUSE: 'the port is in use',
+    EACCES: 'permission denied',
+    EADDRNOTAVAIL: 'the address is not one of this machine',
+  }
+  const reason =
+    typeof code === 'string' && reasons[code] !== undefined
+      ? `${reasons[code]} (${code})`
+      : error instanceof Error
+        ? error.message
+        : String(error)
+  const where = options.host.includes(':')
+    ? `[${options.host}]:${options.port}`
+    : `${options.host}:${options.port}`
+  return Object.assign(new Error(`${options.name} cannot listen on ${where}: ${reason}`, { cause: error }), {
+    code,
+    port: options.port,
+  })
 }

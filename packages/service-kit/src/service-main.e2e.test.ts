@@ -1,5 +1,6 @@
 // runServiceMain as an operator meets it: a built main, spawned with nodeProcess and runToExit.
 
+import { createServer, type Server } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { freePort, type NodeProcess, nodeProcess, runToExit } from './testing/node-process.js'
@@ -74,6 +75,36 @@ describe('runServiceMain', () => {
       dataDir: '/var/lib/fixture',
       err: { message: 'the fixture was told to fail' },
     })
+  })
+})
+
+describe('runServiceMain with a port already taken', () => {
+  it('logs one fatal line naming the port, stops what started and exits 1', async () => {
+    const port = await freePort()
+    const occupant: Server = createServer()
+    await new Promise<void>((resolve) => occupant.listen(port, '127.0.0.1', resolve))
+    try {
+      // runToExit resolves only once the process is gone: one that lingered would fail the test
+      const { code, stdout } = await runToExit(mainScript, { PORT: String(port) })
+      expect(code).toBe(1)
+      const lines = stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+      const fatal = lines.filter((line) => line.level === 'fatal')
+      expect(fatal).toEqual([
+        expect.objectContaining({
+          service: 'fixture',
+          component: 'health API',
+          msg: `chainpay fixture cannot start: health API cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE)`,
+        }),
+      ])
+      // the last word, after everything was stopped and closed
+      expect(lines.at(-1)).toBe(fatal[0])
+      expect(lines.map((line) => line.msg)).toContain('context closed')
+    } finally {
+      await new Promise<void>((resolve) => occupant.close(() => resolve()))
+    }
   })
 })
 

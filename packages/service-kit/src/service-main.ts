@@ -1,7 +1,16 @@
 // The start-up every deployable's main.ts runs: configuration or a one-line complaint, the root
-// logger, the context, then the services until SIGTERM, then the adapters closed.
+// logger, the context, then the services until SIGTERM, then the adapters closed. A service that
+// cannot start (a port already taken) stops the process: everything started is stopped, and it exits
+// 1 with one fatal line saying what failed, never left running without one of its parts.
 
-import { ConfigError, createRootLogger, type Logger, runUntilSignal, type Service } from '@chainpay/platform'
+import {
+  ConfigError,
+  createRootLogger,
+  DEFAULT_FORCE_EXIT_AFTER_MS,
+  type Logger,
+  runUntilSignal,
+  type Service,
+} from '@chainpay/platform'
 
 /**
  * What a service's package builds from its configuration: its parts as lifecycle services, whether
@@ -50,8 +59,18 @@ export async function runServiceMain<Config extends MainConfig>(
     process.exitCode = 1
     return
   }
-  await runUntilSignal({ logger, services: context.services })
+  const failure = await runUntilSignal({ logger, services: context.services })
   await context.close()
+  if (failure === undefined) return
+  const reason = failure.error instanceof Error ? failure.error.message : String(failure.error)
+  logger.fatal(
+    { component: failure.component, err: failure.error },
+    `chainpay ${service} cannot start: ${reason}`,
+  )
+  process.exitCode = 1
+  // nothing of it serves any more: whatever a part left behind (a timer, a client) must not keep
+  // the process alive, where a supervisor would take it for running
+  setTimeout(() => process.exit(1), DEFAULT_FORCE_EXIT_AFTER_MS).unref()
 }
 
 function configOrExit<Config extends MainConfig>(options: ServiceMainOptions<Config>): Config | undefined {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { type AssetRegistry, defaultAssetRegistry, mergeAssetRegistry } from '@chainpay/domain'
 import { type EnvReader, LOG_LEVELS, type LogLevel } from '@chainpay/platform'
+import { type HttpServerLimits, readHttpServerLimits } from './http/server-limits.js'
 import { readServiceToken } from './service-token.js'
 
 export interface SharedConfig {
@@ -22,6 +23,8 @@ export interface SharedConfig {
   logLevel: LogLevel
   /** the built-in asset registry, extended or overridden by ASSET_REGISTRY_FILE (docs/operations.md) */
   registry: AssetRegistry
+  /** the limits of every HTTP port before authentication: HTTP_REQUEST_TIMEOUT_MS and the like */
+  httpLimits: HttpServerLimits
 }
 
 /** reads a file's text; replaced in tests */
@@ -55,6 +58,7 @@ export function readSharedConfig(
     databaseFile: join(dataDir, 'chainpay.sqlite'),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'info' }),
     registry: readAssetRegistry(read, readFile),
+    httpLimits: readHttpServerLimits(read),
   }
 }
 

@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
 import { readEnv } from '@chainpay/platform'
 import { describe, expect, it } from 'vitest'
+import { DEFAULT_HTTP_SERVER_LIMITS } from './http/server-limits.js'
 import { readSharedConfig } from './shared-config.js'
 import { configProblems } from './testing/config-problems.js'
 
@@ -14,6 +15,7 @@ describe('readSharedConfig', () => {
       databaseFile: resolve('data', 'chainpay.sqlite'),
       logLevel: 'info',
       registry: defaultAssetRegistry,
+      httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
     })
   })
 
@@ -32,6 +34,7 @@ describe('readSharedConfig', () => {
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
       logLevel: 'debug',
       registry: defaultAssetRegistry,
+      httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
     })
   })
 
@@ -55,6 +58,34 @@ describe('readSharedConfig', () => {
     const loopbackAdmin = readEnv({ HOST: '0.0.0.0' })
     readSharedConfig(loopbackAdmin, undefined, { hostVariable: 'ADMIN_HOST', host: '127.0.0.1' })
     expect(configProblems(() => loopbackAdmin.done())).toEqual([])
+  })
+
+  it('reads the HTTP limits of every port (docs/operations.md, "HTTP limits")', () => {
+    const env = {
+      HTTP_REQUEST_TIMEOUT_MS: '20000',
+      HTTP_HEADERS_TIMEOUT_MS: '5000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
+      HTTP_MAX_CONNECTIONS: '200',
+    }
+    expect(readSharedConfig(readEnv(env)).httpLimits).toEqual({
+      requestTimeoutMs: 20_000,
+      headersTimeoutMs: 5000,
+      keepAliveTimeoutMs: 65_000,
+      maxConnections: 200,
+    })
+  })
+
+  it('refuses a headers timeout longer than the request timeout, and limits out of range', () => {
+    const read = readEnv({
+      HTTP_REQUEST_TIMEOUT_MS: '5000',
+      HTTP_HEADERS_TIMEOUT_MS: '6000',
+      HTTP_MAX_CONNECTIONS: '0',
+    })
+    readSharedConfig(read)
+    expect(configProblems(() => read.done())).toEqual([
+      expect.stringMatching(/^HTTP_MAX_CONNECTIONS: /),
+      'HTTP_HEADERS_TIMEOUT_MS: must be at most HTTP_REQUEST_TIMEOUT_MS (5000), got 6000',
+    ])
   })
 
   it('extends the asset registry from ASSET_REGISTRY_FILE', () => {

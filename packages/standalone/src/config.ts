@@ -5,7 +5,7 @@
 // development wallet generated on the first start (docs/operations.md, "Standalone").
 
 import { type ChainSettings, readChainSettings } from '@chainpay/chain-indexer'
-import { checkApiPorts, readApiPorts, readRateLimit } from '@chainpay/gateway'
+import { checkApiPorts, type RateLimitSettings, readApiPorts, readRateLimit } from '@chainpay/gateway'
 import { readRetrySchedule, readWebhookConcurrency, type WebhookConcurrency } from '@chainpay/notifier'
 import { type AddressKeys, readAddressKeys } from '@chainpay/payment-command'
 import { type EnvReader, readEnv, secretKeyProblem } from '@chainpay/platform'
@@ -25,7 +25,7 @@ export interface StandaloneConfig extends SharedConfig {
   adminHost: string
   adminPort: number
   sqliteSynchronous: 'NORMAL' | 'FULL'
-  rateLimit: { max: number; windowMs: number }
+  rateLimit: RateLimitSettings
   /** WEBHOOK_RETRY_SCHEDULE; the notifier's default schedule when undefined */
   webhookRetryScheduleMs: number[] | undefined
   /** WEBHOOK_CONCURRENCY and WEBHOOK_CONCURRENCY_PER_HOST, as the notifier reads them */

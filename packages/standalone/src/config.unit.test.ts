@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { defaultAssetRegistry } from '@chainpay/domain'
 import { generateAdminToken, generateSecretKey } from '@chainpay/platform'
+import { DEFAULT_HTTP_SERVER_LIMITS } from '@chainpay/service-kit'
 import { configProblems } from '@chainpay/service-kit/testing'
 import { createDevelopmentWallet } from '@chainpay/wallet'
 import { describe, expect, it } from 'vitest'
@@ -32,8 +33,9 @@ describe('readStandaloneConfig', () => {
       databaseFile: resolve('data', 'chainpay.sqlite'),
       logLevel: 'info',
       registry: defaultAssetRegistry,
+      httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
       sqliteSynchronous: 'NORMAL',
-      rateLimit: { max: 1200, windowMs: 60_000 },
+      rateLimit: { max: 1200, windowMs: 60_000, perAddressMax: 2400 },
       webhookRetryScheduleMs: undefined,
       webhookConcurrency: { total: 64, perTargetHost: 4 },
       callbackUrlPolicy: 'development',

@@ -66,3 +66,26 @@ describe('standalone, composed from the five services’ own contexts', () => {
     rmSync(dataDir, { recursive: true, force: true })
   })
 })
+
+describe('the chain simulator on the merchant port (docs/operations.md, "The chain simulator\'s routes")', () => {
+  it('wants SIMULATOR_TOKEN once it is set, and its own RPC clients send it', async () => {
+    const token = 'standalone-simulator-token-0123456789abcdef'
+    const guarded = await startInProcessStandalone({
+      clock: { now: () => new Date() },
+      // read over this process's own port, so the indexers' clients must carry the token too
+      env: { SIMULATOR_TOKEN: token, SIMULATOR_CLIENT: 'rpc' },
+    })
+    try {
+      const client = merchantClientFor(guarded)
+      const created = (await client.createPayment({ amount: '2', currency: 'TRX', network: 'TRON' } as never))
+        .body as PaymentBody
+      const transfer = { to: created.generatedAddress, amount: '2', currency: 'TRX' }
+      await expect(pay(guarded, 'TRON', transfer)).rejects.toThrow(/401 .*MISSING_AUTH_HEADERS/)
+      await expect(pay(guarded, 'TRON', transfer, `${token}-not`)).rejects.toThrow(/401 .*INVALID_API_KEY/)
+      await pay(guarded, 'TRON', transfer, token)
+      await waitForPayment(client, created.paymentId, (payment) => payment.status === 'confirmed')
+    } finally {
+      await guarded.stop()
+    }
+  })
+})

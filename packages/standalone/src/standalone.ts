@@ -73,6 +73,7 @@ export async function buildStandaloneContext(
     databaseFile: config.databaseFile,
     logLevel: config.logLevel,
     registry: config.registry,
+    httpLimits: config.httpLimits,
     infrastructure: EMBEDDED,
   }
   const { chains } = config.chains
@@ -128,6 +129,7 @@ export async function buildStandaloneContext(
         adminToken: secrets.adminToken,
         rateLimit: config.rateLimit,
         chainSimulatorUrl: undefined,
+        chainSimulatorToken: undefined,
         callbackUrlPolicy: config.callbackUrlPolicy,
         chains,
       },

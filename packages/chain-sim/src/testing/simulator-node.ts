@@ -81,6 +81,8 @@ export function openTestSimulator(options: TestSimulatorOptions = {}): TestSimul
 export interface SimulatorNodeOptions extends TestSimulatorOptions {
   /** serve this simulator instead of a new one (its owner stops it); the other options are ignored */
   simulator?: ChainSimulator
+  /** SIMULATOR_TOKEN: callers must send it; none by default (loopback callers only) */
+  token?: string
 }
 
 export interface SimulatorNode {
@@ -102,7 +104,7 @@ export async function startSimulatorNode(options: SimulatorNodeOptions = {}): Pr
   const chain = given ? { simulator: given, close: async () => {} } : openTestSimulator(options)
   const app = Fastify()
   try {
-    await app.register(chainSimulatorRoutes, { simulator: chain.simulator })
+    await app.register(chainSimulatorRoutes, { simulator: chain.simulator, token: options.token })
     const url = await app.listen({ host: '127.0.0.1', port: 0 })
     return {
       simulator: chain.simulator,

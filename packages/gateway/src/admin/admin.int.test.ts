@@ -563,3 +563,36 @@ describe('admin JSON bodies', () => {
     expect(await merchants.listMerchants()).toEqual([])
   })
 })
+
+describe('long path parameters', () => {
+  // every admin route with a parameter, each parameter in turn too long for the router's old limit
+  const routes: Array<[method: string, url: (id: string) => string, body?: object]> = [
+    ['GET', (id) => `/merchants/${id}`],
+    ['POST', (id) => `/merchants/${id}/api-keys`],
+    ['POST', (id) => `/merchants/${id}/api-keys/ck_unknown/revoke`],
+    ['POST', (id) => `/merchants/merchant-unknown/api-keys/${id}/revoke`],
+    ['POST', (id) => `/merchants/${id}/webhook-secret/rotate`],
+    ['PUT', (id) => `/merchants/${id}/webhook-url`, { webhookUrl: null }],
+    ['PUT', (id) => `/merchants/${id}/fee-policy`, { feeBps: 10 }],
+    ['GET', (id) => `/merchants/${id}/payments/unknown/deliveries`],
+    ['GET', (id) => `/merchants/merchant-unknown/payments/${id}/deliveries`],
+    ['POST', (id) => `/deliveries/${id}/redeliver`],
+  ]
+
+  it('answers them as their route answers any unknown or malformed id: 404 or 400, never a logged 500', async () => {
+    for (const [method, url, body] of routes) {
+      // within the ids' 128 characters: unknown (or, for a listing, none)
+      const unknown = await admin(method, url('x'.repeat(101)), body)
+      expect([200, 404], `${method} ${url('…')}`).toContain(unknown.statusCode)
+      if (unknown.statusCode === 404) expect(json(unknown).error.code).toBe('NOT_FOUND')
+      // beyond them: malformed
+      const malformed = await admin(method, url('x'.repeat(2000)), body)
+      expect(malformed.statusCode, `${method} ${url('…')}`).toBe(400)
+      expect(json(malformed).error).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        message: expect.stringMatching(/must be at most 128 characters$/),
+      })
+    }
+    expect(logLines.filter((line) => ['error', 'fatal'].includes(JSON.parse(line).level))).toEqual([])
+  })
+})

@@ -98,6 +98,17 @@ describe('buildCommandApi', () => {
     expect(other).toMatchObject({ status: 404, body: { error: { code: 'PAYMENT_NOT_FOUND' } } })
   })
 
+  it('answers an id of any length like any unknown one: 404 PAYMENT_NOT_FOUND, not a 500', async () => {
+    const { baseUrl } = await startApi()
+    for (const id of ['a'.repeat(101), 'a'.repeat(5000)]) {
+      const got = await send(baseUrl, 'GET', `/internal/v1/payments/${id}?merchantId=merchant-1`)
+      expect(got).toMatchObject({ status: 404, body: { error: { code: 'PAYMENT_NOT_FOUND' } } })
+      const body = '{"merchantId":"merchant-1"}'
+      const canceled = await send(baseUrl, 'POST', `/internal/v1/payments/${id}/cancel`, body)
+      expect(canceled).toMatchObject({ status: 404, body: { error: { code: 'PAYMENT_NOT_FOUND' } } })
+    }
+  })
+
   it('answers malformed requests with 400 VALIDATION_ERROR and unknown routes with 404 NOT_FOUND', async () => {
     const { baseUrl } = await startApi()
     const notJson = await send(baseUrl, 'POST', '/internal/v1/payments', '{"merchantId":')

@@ -88,6 +88,13 @@ function frameworkErrorAnswer(
       return { code: 'VALIDATION_ERROR', message: 'Content-Length: does not match the body' }
     case 'FST_ERR_BAD_URL':
       return { code: 'VALIDATION_ERROR', message: 'path: malformed URL' }
+    case 'ECONNRESET':
+      // Node's error for a body cut short: the caller hung up, or the request timeout closed it
+      if (error.message === 'aborted') return { code: 'VALIDATION_ERROR', message: 'body: cut short' }
+      break
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // only past http-app.ts's MAX_PATH_PARAMETER_LENGTH, with Node's header limit raised
+      return { code: 'VALIDATION_ERROR', message: 'path: a segment is too long' }
   }
   const status = error.statusCode
   if (typeof error.code === 'string' && error.code.startsWith('FST_') && status === 400) {

@@ -73,6 +73,18 @@ describe('toErrorAnswer', () => {
     })
     expect(toErrorAnswer(fastifyError('FST_ERR_SOMETHING_NEW', 500), 'r').status).toBe(500)
   })
+
+  it("answers a body cut short by the caller or the request timeout as the caller's doing, not a 500", () => {
+    // what Node hands the body reader when the connection closes mid-body
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 })
+    expect(toErrorAnswer(aborted, 'r')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'VALIDATION_ERROR', message: 'body: cut short' } },
+      unexpected: false,
+    })
+    const elsewhere = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })
+    expect(toErrorAnswer(elsewhere, 'r')).toMatchObject({ status: 500, unexpected: true })
+  })
 })
 
 describe('describeValidationErrors', () => {

@@ -39,8 +39,18 @@ export interface HttpAppOptions {
   bodyLimit?: number
 }
 
+/**
+ * The router's limit on one path parameter (fastify's default is 100 characters, and a longer one
+ * failed in the router with a 500). Above any path Node accepts with its default 16 KiB of headers,
+ * so that a long parameter reaches its route, whose own rules answer it like any other malformed or
+ * unknown id (docs/api.md, "Errors"). No route takes a regular-expression parameter, which is what
+ * the router's limit protects.
+ */
+export const MAX_PATH_PARAMETER_LENGTH = 16 * 1024
+
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = Fastify({
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     // typed as fastify's logger interface, so that the app is a plain FastifyInstance
     loggerInstance: options.logger.child({ component: options.component }) as FastifyBaseLogger,
     logController: new RequestLogController(),

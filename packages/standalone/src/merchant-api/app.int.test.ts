@@ -214,7 +214,7 @@ describe('failures of a store, in-process', () => {
 
 describe('rate limiting', () => {
   it('answers 429 RATE_LIMITED with Retry-After per API key once the key used up its window', async () => {
-    fixture = await openMerchantApiFixture({ rateLimit: { max: 3, windowMs: 60_000 } })
+    fixture = await openMerchantApiFixture({ rateLimit: { max: 3, windowMs: 60_000, perAddressMax: 100 } })
     const get = (credentials = fixture.merchant) =>
       fixture.send('GET', `${PAYMENTS}/${SOME_ID}`, { credentials })
     for (let request = 0; request < 3; request += 1) expect((await get()).statusCode).toBe(404)
@@ -230,6 +230,36 @@ describe('rate limiting', () => {
     // unauthenticated requests are refused before they count
     const anonymous = await fixture.app.inject({ method: 'GET', url: `${PAYMENTS}/${SOME_ID}` })
     expect(anonymous.statusCode).toBe(401)
+  })
+})
+
+describe('rate limiting per address, before authentication (docs/operations.md, "HTTP limits")', () => {
+  it('answers 429 RATE_LIMITED with Retry-After once an address used up its window, before authentication', async () => {
+    fixture = await openMerchantApiFixture({ rateLimit: { max: 100, windowMs: 60_000, perAddressMax: 3 } })
+    const unsigned = (remoteAddress: string) =>
+      fixture.app.inject({ method: 'GET', url: `${PAYMENTS}/${SOME_ID}`, remoteAddress })
+    for (let request = 0; request < 3; request += 1) {
+      expect((await unsigned('203.0.113.7')).statusCode).toBe(401)
+    }
+    // the fourth is not even looked at: 429, not 401
+    const limited = await unsigned('203.0.113.7')
+    expect(limited.statusCode).toBe(429)
+    expect(errorOf(limited)).toEqual({
+      code: 'RATE_LIMITED',
+      message: expect.stringMatching(
+        /^too many requests from this address \(at most 3 per 60 s\); retry in \d+ s$/,
+      ),
+    })
+    const retryAfter = Number(limited.headers['retry-after'])
+    expect(retryAfter).toBeGreaterThan(0)
+    expect(retryAfter).toBeLessThanOrEqual(60)
+    // a correctly signed request from there waits too; one from elsewhere has its own budget
+    const signed = await fixture.send('GET', `${PAYMENTS}/${SOME_ID}`, { remoteAddress: '203.0.113.7' })
+    expect(signed.statusCode).toBe(429)
+    const elsewhere = await fixture.send('GET', `${PAYMENTS}/${SOME_ID}`, { remoteAddress: '203.0.113.8' })
+    expect(elsewhere.statusCode).toBe(404)
+    // answers within the budget carry the API key's X-RateLimit-* headers, not the address's
+    expect(elsewhere.headers['x-ratelimit-limit']).toBe('100')
   })
 })
 
@@ -384,7 +414,7 @@ describe('extraRoutes', () => {
       authenticator: fixture.authenticator,
       clock: fixture.clock,
       logger: createRootLogger({ service: 'gateway-test', level: 'silent' }),
-      rateLimit: { max: 10, windowMs: 1_000 },
+      rateLimit: { max: 10, windowMs: 1_000, perAddressMax: 10 },
       extraRoutes: async (scope) => {
         scope.get('/dev/ping', async () => ({ pong: true }))
         scope.post('/dev/echo', async (request) => ({ received: request.body }))

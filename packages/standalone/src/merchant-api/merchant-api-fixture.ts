@@ -61,6 +61,8 @@ export interface SignedRequestOptions {
   sign?: { method?: string; path?: string; body?: string | Buffer }
   /** applied last: replaces or (with undefined) removes any header */
   headers?: Record<string, string | undefined>
+  /** the caller's address; 127.0.0.1 by default */
+  remoteAddress?: string
 }
 
 export interface MerchantApiFixture {
@@ -150,7 +152,7 @@ export async function openMerchantApiFixture(
     authenticator,
     clock,
     logger,
-    rateLimit: options.rateLimit ?? { max: 10_000, windowMs: 60_000 },
+    rateLimit: options.rateLimit ?? { max: 10_000, windowMs: 60_000, perAddressMax: 10_000 },
     ...(options.readiness ? { readiness: options.readiness } : {}),
     requestMetrics: options.requestMetrics,
     metricsRegistry: options.metricsRegistry,
@@ -180,6 +182,7 @@ export async function openMerchantApiFixture(
       method: method as 'GET',
       url,
       headers,
+      ...(request.remoteAddress === undefined ? {} : { remoteAddress: request.remoteAddress }),
       ...(request.body === undefined ? {} : { payload: request.body }),
     })
   }

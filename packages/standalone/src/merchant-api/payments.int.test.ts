@@ -547,6 +547,19 @@ describe('GET /payments/:paymentId', () => {
     }
   })
 
+  it('answers an id of any length like any malformed id, GET and cancel alike, logging no error', async () => {
+    for (const id of ['a'.repeat(101), 'a'.repeat(5000)]) {
+      for (const url of [`${PAYMENTS}/${id}`, `${PAYMENTS}/${id}/cancel`]) {
+        const response = await fixture.send(url.endsWith('/cancel') ? 'POST' : 'GET', url)
+        expect(response.statusCode).toBe(400)
+        expect(errorOf(response)).toEqual({ code: 'VALIDATION_ERROR', message: 'paymentId: must be a UUID' })
+      }
+    }
+    expect(fixture.logLines().filter((line) => ['error', 'fatal'].includes(JSON.parse(line).level))).toEqual(
+      [],
+    )
+  })
+
   it('answers 404 PAYMENT_NOT_FOUND for an unknown id', async () => {
     const response = await fixture.send('GET', `${PAYMENTS}/${UNKNOWN_ID}`)
     expect(response.statusCode).toBe(404)

@@ -35,10 +35,15 @@ export async function pay(
   standalone: Standalone,
   network: string,
   transfer: { to: string; amount: string; currency: string },
+  /** SIMULATOR_TOKEN, when standalone was given one */
+  simulatorToken?: string,
 ): Promise<string> {
   const response = await fetch(`${standalone.baseUrl}/dev/chains/${network}/transfers`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: {
+      'content-type': 'application/json',
+      ...(simulatorToken === undefined ? {} : { 'x-simulator-token': simulatorToken }),
+    },
     body: JSON.stringify(transfer),
   })
   const body = (await response.json()) as { txHash: string }

@@ -1,0 +1,100 @@
+// Routes that only this machine may call, unless the operator hands out a token: the chain
+// simulator's, which can fake the transfers that confirm payments (docs/operations.md, "The chain
+// simulator's routes"). Without a token only loopback callers are answered; with one, every caller
+// must send it, loopback included, and it is compared in constant time.
+
+import { constantTimeEqual, type EnvReader } from '@chainpay/platform'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { errorBody } from './errors.js'
+
+export interface LocalOrTokenOptions {
+  /** undefined: loopback callers only */
+  token: string | undefined
+  /** the header that carries it, lower case */
+  header: string
+  /** the variable that sets it, named in the answers */
+  variable: string
+  /** what is guarded, for the answers: "the chain simulator" */
+  guarded: string
+}
+
+/** the header that carries SIMULATOR_TOKEN, to the simulator's routes and through the gateway's proxy */
+export const SIMULATOR_TOKEN_HEADER = 'x-simulator-token'
+
+/** who may call the chain simulator's routes, wherever they are served or forwarded */
+export function simulatorAccess(token: string | undefined) {
+  return localCallerOrToken({
+    token,
+    header: SIMULATOR_TOKEN_HEADER,
+    variable: 'SIMULATOR_TOKEN',
+    guarded: 'the chain simulator',
+  })
+}
+
+/** the shortest token accepted: 32 characters, such as `openssl rand -hex 32` prints twice over */
+export const MIN_ACCESS_TOKEN_LENGTH = 32
+
+/**
+ * An onRequest hook answering 401 (token missing or wrong) or 404 (not a local caller, no token
+ * set) before anything else of the route runs; other callers go on.
+ */
+export function localCallerOrToken(options: LocalOrTokenOptions) {
+  const { token, header, variable, guarded } = options
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (token === undefined) {
+      if (isLocalCaller(request.socket)) return
+      // as if absent: nothing tells a stranger what is here
+      await reply
+        .code(404)
+        .send(
+          errorBody(
+            'NOT_FOUND',
+            `${guarded} answers only callers on this machine unless ${variable} is set (docs/operations.md)`,
+          ),
+        )
+      return
+    }
+    const sent = request.headers[header]
+    if (typeof sent !== 'string' || sent === '') {
+      await reply.code(401).send(errorBody('MISSING_AUTH_HEADERS', `${header}: required by ${guarded}`))
+      return
+    }
+    if (!constantTimeEqual(sent, token)) {
+      await reply.code(401).send(errorBody('INVALID_API_KEY', `${header}: not the token of ${guarded}`))
+    }
+  }
+}
+
+/**
+ * A caller on this machine: a loopback address (127.0.0.0/8, ::1, or IPv4-mapped loopback), or the
+ * very address the connection came in on. A connection between two of this host's own addresses
+ * runs over the loopback interface too; that is how a service reaches its own port when it listens
+ * on one address only (HOST=10.0.0.5).
+ */
+export function isLocalCaller(socket: {
+  remoteAddress?: string | undefined
+  localAddress?: string | undefined
+}): boolean {
+  const remote = socket.remoteAddress
+  if (remote === undefined) return false
+  if (isLoopbackAddress(remote)) return true
+  return socket.localAddress !== undefined && remote === socket.localAddress
+}
+
+export function isLoopbackAddress(address: string): boolean {
+  const ipv4 = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address
+  return ipv4.startsWith('127.') || address === '::1'
+}
+
+/** an optional token variable: visible ASCII without spaces (it travels as a header), 32 or more */
+export function readAccessToken(read: EnvReader, name: string): string | undefined {
+  const token = read.optionalString(name)
+  if (token === undefined) return undefined
+  if (!/^[\x21-\x7e]+$/.test(token) || token.length < MIN_ACCESS_TOKEN_LENGTH) {
+    read.problem(
+      `${name}: expected at least ${MIN_ACCESS_TOKEN_LENGTH} visible ASCII characters without spaces, such as the output of openssl rand -hex 32`,
+    )
+    return undefined
+  }
+  return token
+}

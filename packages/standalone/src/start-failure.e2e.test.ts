@@ -1,0 +1,66 @@
+// Standalone when one of its ports is taken, run as an operator runs it: the process must not go on
+// with the other port answering (healthy, ready, and 503 to every create), but stop everything and
+// exit 1 saying which port (docs/operations.md, "Standalone").
+
+import { rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { freePort, runToExit } from '@chainpay/service-kit/testing'
+import { describe, expect, it } from 'vitest'
+import { fastChainEnv, newDataDir } from './testing/standalone-process.js'
+
+const mainScript = fileURLToPath(new URL('../../../services/standalone/dist/main.js', import.meta.url))
+
+async function occupy(port: number): Promise<Server> {
+  const occupant = createServer()
+  await new Promise<void>((resolve) => occupant.listen(port, '127.0.0.1', resolve))
+  return occupant
+}
+
+/** true when something accepts connections on the port */
+async function listening(port: number): Promise<boolean> {
+  const probe = createServer()
+  return await new Promise((resolve) => {
+    probe.once('error', () => resolve(true))
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(false)))
+  })
+}
+
+describe('standalone with a port already taken', () => {
+  it.each([
+    ['the admin port', 'admin API', 'ADMIN_PORT'],
+    ['the merchant port, once the admin API listens', 'merchant API', 'PORT'],
+  ] as const)(
+    'exits 1 when %s is taken, naming it, and leaves nothing listening',
+    async (_case, listener, taken) => {
+      const ports = { PORT: await freePort(), ADMIN_PORT: await freePort() }
+      const occupant = await occupy(ports[taken])
+      const dataDir = newDataDir()
+      try {
+        // resolves only once the process has exited: one that kept serving would never get here
+        const { code, stdout } = await runToExit(mainScript, {
+          ...fastChainEnv,
+          HOST: '127.0.0.1',
+          PORT: String(ports.PORT),
+          ADMIN_PORT: String(ports.ADMIN_PORT),
+          DATA_DIR: dataDir,
+          LOG_LEVEL: 'warn',
+        })
+        expect(code).toBe(1)
+        const fatal = stdout
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { level: string; msg: string })
+          .filter((line) => line.level === 'fatal')
+        expect(fatal.map((line) => line.msg)).toEqual([
+          `chainpay standalone cannot start: ${listener} cannot listen on 127.0.0.1:${ports[taken]}: the port is in use (EADDRINUSE)`,
+        ])
+      } finally {
+        await new Promise<void>((resolve) => occupant.close(() => resolve()))
+        rmSync(dataDir, { recursive: true, force: true })
+      }
+      expect(await listening(ports.PORT)).toBe(false)
+      expect(await listening(ports.ADMIN_PORT)).toBe(false)
+    },
+  )
+})
