@@ -30,7 +30,7 @@ describe('readStandaloneConfig', () => {
       databaseFile: resolve('data', 'chainpay.sqlite'),
       logLevel: 'info',
       registry: defaultAssetRegistry,
-      sqliteSynchronous: 'NORMAL',
+      sqliteSynchronous: 'FULL',
       rateLimit: { max: 1200, windowMs: 60_000 },
       webhookRetryScheduleMs: undefined,
       callbackUrlPolicy: 'development',
