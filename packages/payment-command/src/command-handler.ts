@@ -7,6 +7,7 @@ import { recordTransferObservationCommand, type TransferObservation } from '@cha
 import {
   type Asset,
   type AssetRegistry,
+  addressFamily,
   type CreateRequestPolicy,
   DomainError,
   decidePayment,
@@ -36,7 +37,13 @@ export interface PaymentCommandHandlerDeps {
   eventStore: EventStore
   allocator: AddressIndexAllocator
   deriver: { derive(asset: Asset, index: number): ReceivingAddress }
+  /** the networks served: a create on another network is UNSUPPORTED_ASSET */
   registry: AssetRegistry
+  /**
+   * the whole registry, before it was narrowed to the networks served: every network of a chain is in
+   * that chain's address family (docs/chains.md, "Addresses"); `registry` when absent
+   */
+  familyRegistry?: AssetRegistry
   policy: CreateRequestPolicy
   clock: Clock
   /** ids of payments without an idempotency key and of events; crypto.randomUUID by default */
@@ -59,6 +66,7 @@ const DEFAULT_MAX_CONFLICT_RETRIES = 10
 
 export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): PaymentCommandHandler {
   const { eventStore, allocator, deriver, registry, policy, clock, logger } = deps
+  const familyRegistry = deps.familyRegistry ?? registry
   const newId = deps.newId ?? randomUUID
   const maxConflictRetries = deps.maxConflictRetries ?? DEFAULT_MAX_CONFLICT_RETRIES
 
@@ -175,8 +183,12 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
     },
   }
 
+  /**
+   * One index of the asset's chain family: the networks of a chain derive the same address from the
+   * same index, so a testnet payment must never get an index a mainnet one had (docs/chains.md, "Addresses").
+   */
   async function allocate(asset: Asset): Promise<ReceivingAddress> {
-    const index = await allocator.allocate(asset.network)
+    const index = await allocator.allocate(addressFamily(familyRegistry, asset.chain))
     return deriver.derive(asset, index)
   }
 }
