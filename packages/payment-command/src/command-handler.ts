@@ -41,7 +41,8 @@ export interface PaymentCommandHandlerDeps {
   registry: AssetRegistry
   /**
    * the whole registry, before it was narrowed to the networks served: every network of a chain is in
-   * that chain's address family (docs/chains.md, "Addresses: one sequence per chain family"); `registry` when absent
+   * that chain's address family (docs/chains.md, "Addresses: one sequence per chain family");
+   * `registry` when absent
    */
   familyRegistry?: AssetRegistry
   policy: CreateRequestPolicy
@@ -185,7 +186,8 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
 
   /**
    * One index of the asset's chain family: the networks of a chain derive the same address from the
-   * same index, so a testnet payment must never get an index a mainnet one had (docs/chains.md, "Addresses: one sequence per chain family").
+   * same index, so a testnet payment must never get an index a mainnet one had (docs/chains.md,
+   * "Addresses: one sequence per chain family").
    */
   async function allocate(asset: Asset): Promise<ReceivingAddress> {
     const index = await allocator.allocate(addressFamily(familyRegistry, asset.chain))
