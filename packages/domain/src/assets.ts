@@ -147,7 +147,8 @@ export function findNetwork(registry: AssetRegistry, network: string): NetworkDe
  * The networks whose receiving addresses come from one key and one derivation path, and so share one
  * sequence of derivation indexes: every network of one chain, mainnet and test networks alike (TRON
  * and TRON_NILE derive the same address from the same index). Addresses are unique per chain family
- * (docs/chains.md, "Addresses: one sequence per chain family"): a mainnet and its test network never share one.
+ * (docs/chains.md, "Addresses: one sequence per chain family"): a mainnet and its test network never
+ * share one.
  */
 export interface AddressFamily {
   /** the chain, e.g. TRON: names the family's sequence */
