@@ -3,7 +3,7 @@
 // markdown rows for docs/benchmarks.md. Not a test: it asserts nothing.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { cpus, tmpdir, totalmem } from 'node:os'
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
@@ -12,6 +12,11 @@ import { apiAuthHeaders } from '../../packages/signing/dist/index.js'
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const duration = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16)
+// BENCH_ROWS=create: only the POST rows (the ceiling's and standalone's), for comparing settings
+// that only writes feel, such as SQLITE_SYNCHRONOUS
+const onlyCreates = process.env.BENCH_ROWS === 'create'
+// passed on to standalone like every variable of this process; its default when unset
+const synchronous = process.env.SQLITE_SYNCHRONOUS || 'FULL'
 
 function startProcess(script, env) {
   const child = spawn(process.execPath, [script], {
@@ -113,8 +118,8 @@ try {
     return { method: 'POST', path, body, headers: signed(credentials, 'POST', path, body) }
   }
 
-  const ceilingGet = await load('ceiling GET (HMAC check only)', ceilingBase, getRequest)
-  const get = await load('standalone GET /payments/:id', base, getRequest)
+  const ceilingGet = onlyCreates ? null : await load('ceiling GET (HMAC check only)', ceilingBase, getRequest)
+  const get = onlyCreates ? null : await load('standalone GET /payments/:id', base, getRequest)
   const ceilingPost = await load('ceiling POST (HMAC check only)', ceilingBase, createRequest)
   const create = await load('standalone POST /payments', base, createRequest)
   ceiling.kill('SIGTERM')
@@ -122,15 +127,24 @@ try {
   const ratio = (a, b) => `${Math.round((a.rps / b.rps) * 100)} %`
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
   process.stdout.write(
-    `\nmachine: ${machine}; date: ${new Date().toISOString().slice(0, 10)}; ${connections} connections, ${duration} s each\n\n`,
+    `\nmachine: ${machine}; load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(
+        ' ',
+      )}; date: ${new Date().toISOString().slice(0, 10)}; ${connections} connections, ${duration} s each; SQLITE_SYNCHRONOUS=${synchronous}\n\n`,
   )
   process.stdout.write('| run | req/s | p50 ms | p99 ms | vs ceiling |\n|---|---|---|---|---|\n')
-  for (const [row, ceil] of [
-    [ceilingGet, ceilingGet],
-    [get, ceilingGet],
+  const rows = [
+    ...(ceilingGet && get
+      ? [
+          [ceilingGet, ceilingGet],
+          [get, ceilingGet],
+        ]
+      : []),
     [ceilingPost, ceilingPost],
     [create, ceilingPost],
-  ]) {
+  ]
+  for (const [row, ceil] of rows) {
     process.stdout.write(`| ${row.title} | ${row.rps} | ${row.p50} | ${row.p99} | ${ratio(row, ceil)} |\n`)
   }
 } finally {

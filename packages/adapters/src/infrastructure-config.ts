@@ -9,6 +9,7 @@ import {
   type KafkaSaslMechanism,
 } from '@chainpay/bus-kafka'
 import type { EnvReader } from '@chainpay/platform'
+import { SQLITE_SYNCHRONOUS_MODES, type SqliteSynchronous } from '@chainpay/store-sqlite'
 
 export interface InfrastructureConfig {
   /** KAFKA_BROKERS (host:port,...): the bus on Kafka; unset: the SQLite bus in DATA_DIR */
@@ -28,6 +29,11 @@ export interface InfrastructureConfig {
   mongodbDatabase: string
   /** BUS_NAMESPACE: prefixes every topic and consumer group; null: the plain names */
   busNamespace: string | null
+  /**
+   * SQLITE_SYNCHRONOUS: how the embedded SQLite file syncs its commits; absent: FULL, every commit
+   * survives power loss (docs/operations.md, "Environment variables")
+   */
+  sqliteSynchronous?: SqliteSynchronous
 }
 
 /**
@@ -75,6 +81,11 @@ export function readInfrastructureConfig(read: EnvReader): InfrastructureConfig 
   if (busNamespace !== null && !/^[a-z0-9][a-z0-9-]{0,62}$/.test(busNamespace)) {
     read.problem(`BUS_NAMESPACE: expected lower-case letters, digits and '-', got '${busNamespace}'`)
   }
+  // only when set: absent is FULL, and keeps the value out of every service's configuration
+  const sqliteSynchronous =
+    read.optionalString('SQLITE_SYNCHRONOUS') === undefined
+      ? undefined
+      : read.oneOf('SQLITE_SYNCHRONOUS', SQLITE_SYNCHRONOUS_MODES)
   const kafkaTls = readKafkaTls(read)
   const kafkaSasl = readKafkaSasl(read)
   const consumerGroup = readKafkaConsumerGroup(read)
@@ -95,6 +106,7 @@ export function readInfrastructureConfig(read: EnvReader): InfrastructureConfig 
     mongodbUrl,
     mongodbDatabase,
     busNamespace,
+    ...(sqliteSynchronous !== undefined ? { sqliteSynchronous } : {}),
   }
 }
 

@@ -60,6 +60,15 @@ describe('readInfrastructureConfig', () => {
     expect(problems.join('\n')).not.toContain('secret')
   })
 
+  it('reads SQLITE_SYNCHRONOUS, whose absence means FULL, and refuses anything else', () => {
+    expect('sqliteSynchronous' in read({})).toBe(false)
+    expect(read({ SQLITE_SYNCHRONOUS: 'NORMAL' }).sqliteSynchronous).toBe('NORMAL')
+    expect(read({ SQLITE_SYNCHRONOUS: 'FULL' }).sqliteSynchronous).toBe('FULL')
+    expect(configProblems(() => read({ SQLITE_SYNCHRONOUS: 'OFF' }))).toEqual([
+      "SQLITE_SYNCHRONOUS: expected one of FULL, NORMAL, got 'OFF'",
+    ])
+  })
+
   it('reads Kafka TLS and SASL, and leaves them out when unset', () => {
     expect(
       read({

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freeLoopbackPort } from '@chainpay/local-servers'
 import { testKafkaBrokers, testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
-import { createRootLogger } from '@chainpay/platform'
+import { createRootLogger, readEnv } from '@chainpay/platform'
 import { samplePaymentDocument } from '@chainpay/ports/testing'
 import { MongoClient } from 'mongodb'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openInfrastructure } from './infrastructure.js'
+import { readInfrastructureConfig } from './infrastructure-config.js'
 
 const logger = createRootLogger({ service: 'infrastructure-test', level: 'silent' })
 const directory = mkdtempSync(join(tmpdir(), 'chainpay-infrastructure-'))
@@ -108,5 +109,37 @@ describe('openInfrastructure', () => {
     } finally {
       await infrastructure.close()
     }
+  })
+
+  it('syncs every commit of the SQLite file to disk (synchronous FULL) unless SQLITE_SYNCHRONOUS=NORMAL says otherwise', async () => {
+    const lines: string[] = []
+    const synchronousWith = async (env: NodeJS.ProcessEnv, file: string) => {
+      const read = readEnv(env)
+      const config = readInfrastructureConfig(read)
+      read.done()
+      const infrastructure = await openInfrastructure({
+        infrastructure: config,
+        databaseFile: join(directory, file),
+        serviceName: 'infrastructure-test',
+        logger: createRootLogger({
+          service: 'infrastructure-test',
+          level: 'info',
+          destination: { write: (line: string) => void lines.push(line) },
+        }),
+      })
+      try {
+        return infrastructure.sqlite().prepare('PRAGMA synchronous').get()?.synchronous
+      } finally {
+        await infrastructure.close()
+      }
+    }
+    expect(await synchronousWith({}, 'full.sqlite')).toBe(2)
+    expect(await synchronousWith({ SQLITE_SYNCHRONOUS: 'NORMAL' }, 'normal.sqlite')).toBe(1)
+    // and says so at open, the NORMAL one as a warning
+    const opened = lines.map((line) => JSON.parse(line)).filter((entry) => entry.file !== undefined)
+    expect(opened.map((entry) => [entry.synchronous, entry.level])).toEqual([
+      ['FULL', 'info'],
+      ['NORMAL', 'warn'],
+    ])
   })
 })

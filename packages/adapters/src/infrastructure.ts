@@ -39,6 +39,7 @@ import {
   type DatabaseSync,
   openSqliteDatabase,
   sqliteAnswers,
+  sqliteSynchronousOf,
 } from '@chainpay/store-sqlite'
 import type { Registry } from 'prom-client'
 import type { InfrastructureConfig } from './infrastructure-config.js'
@@ -54,8 +55,6 @@ export interface InfrastructureOptions {
   serviceName: string
   logger: Logger
   metrics?: Registry
-  /** the embedded SQLite file's durability (docs/architecture.md, "The two shapes"); NORMAL by default */
-  sqliteSynchronous?: 'NORMAL' | 'FULL'
   /**
    * How the bus's Kafka clients retry a connection or a request that failed before the operation
    * fails; default kafkajs's own, 5 retries over about 10 s (see createKafkaBus)
@@ -90,9 +89,20 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
   const { infrastructure, logger, serviceName } = options
   let sqlite: DatabaseSync | undefined
   const sqliteDb = () => {
-    sqlite ??= openSqliteDatabase(options.databaseFile, {
-      ...(options.sqliteSynchronous ? { synchronous: options.sqliteSynchronous } : {}),
+    if (sqlite) return sqlite
+    sqlite = openSqliteDatabase(options.databaseFile, {
+      synchronous: infrastructure.sqliteSynchronous ?? 'FULL',
     })
+    // what the file actually does, read back from SQLite: the operator sees the durability in force
+    const synchronous = sqliteSynchronousOf(sqlite)
+    const opened = { file: options.databaseFile, synchronous }
+    if (synchronous === 'FULL')
+      logger.info(opened, 'opened the embedded database; every commit is synced to disk')
+    else
+      logger.warn(
+        opened,
+        'opened the embedded database with SQLITE_SYNCHRONOUS=NORMAL: a power loss can take back acknowledged payments and hand out their addresses again (docs/operations.md)',
+      )
     return sqlite
   }
   // the TLS files are read before anything connects: a bad one stops the start with its variable named

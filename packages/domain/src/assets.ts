@@ -143,6 +143,31 @@ export function findNetwork(registry: AssetRegistry, network: string): NetworkDe
   return registry.networks.find((candidate) => candidate.network === network)
 }
 
+/**
+ * The networks whose receiving addresses come from one key and one derivation path, and so share one
+ * sequence of derivation indexes: every network of one chain, mainnet and test networks alike (TRON
+ * and TRON_NILE derive the same address from the same index). Addresses are unique per chain family
+ * (docs/chains.md, "Addresses: one sequence per chain family"): a mainnet and its test network never
+ * share one.
+ */
+export interface AddressFamily {
+  /** the chain, e.g. TRON: names the family's sequence */
+  chain: Chain
+  /**
+   * every network of the registry on that chain. Before 2026-11 each network counted its own
+   * indexes: the family's sequence starts above every index any of them handed out.
+   */
+  networks: readonly string[]
+}
+
+/** the address family of `chain`: pass the whole registry, not one narrowed to the networks served */
+export function addressFamily(registry: AssetRegistry, chain: Chain): AddressFamily {
+  return {
+    chain,
+    networks: registry.networks.filter((definition) => definition.chain === chain).map((d) => d.network),
+  }
+}
+
 /** the asset whose contract or mint is `contract` on `network`, or the native coin when null */
 export function findAssetByContract(
   registry: AssetRegistry,

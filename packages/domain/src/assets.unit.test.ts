@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   type AssetRegistryConfig,
+  addressFamily,
   assetKey,
   defaultAssetRegistry,
   findAssetByContract,
@@ -98,6 +99,24 @@ describe('resolveAsset', () => {
     }
     expect(thrown).toBeInstanceOf(DomainError)
     expect(thrown).toMatchObject({ code: 'UNSUPPORTED_ASSET' })
+  })
+})
+
+describe('addressFamily', () => {
+  it('puts every network of a chain, mainnet and test networks alike, in one family', () => {
+    expect(addressFamily(registry, 'TRON')).toEqual({ chain: 'TRON', networks: ['TRON', 'TRON_NILE'] })
+    expect(addressFamily(registry, 'SOLANA')).toEqual({
+      chain: 'SOLANA',
+      networks: ['SOLANA', 'SOLANA_DEVNET'],
+    })
+  })
+
+  it('takes in the networks an operator adds to the registry', () => {
+    const extended = mergeAssetRegistry(registry, {
+      networks: [{ network: 'SOLANA_TESTNET', chain: 'SOLANA', requiredConfirmations: 32, testnet: true }],
+    })
+    expect(addressFamily(extended, 'SOLANA').networks).toEqual(['SOLANA', 'SOLANA_DEVNET', 'SOLANA_TESTNET'])
+    expect(addressFamily(extended, 'TRON').networks).toEqual(['TRON', 'TRON_NILE'])
   })
 })
 

@@ -1,5 +1,6 @@
 import type { TransferObservation } from '@chainpay/contracts'
 import {
+  applyNetworkSettings,
   type CreatePaymentRequest,
   defaultAssetRegistry,
   type FeePolicy,
@@ -40,7 +41,7 @@ async function streamOf(eventStore: EventStore, paymentId: string) {
 }
 
 describe('createPayment', () => {
-  it('appends PaymentCreated with an address from the wallet at the next index of the network', async () => {
+  it('appends PaymentCreated with an address from the wallet at the next index of the chain family', async () => {
     const { handler, eventStore } = await open()
     await handler.createPayment({ merchantId, request: request({ idempotencyKey: 'first' }) })
     const second = await handler.createPayment({ merchantId, request: request() })
@@ -103,6 +104,42 @@ describe('createPayment', () => {
     )
   })
 
+  it('takes a test network payment’s index from its chain’s one sequence, so it never gets a mainnet address', async () => {
+    const { handler, allocator } = await open()
+    const create = async (network: string, currency: string, idempotencyKey: string) =>
+      (
+        await handler.createPayment({
+          merchantId,
+          request: request({ network, currency, idempotencyKey }),
+        })
+      ).payment.created
+    const tron = await create('TRON', 'TRX', 'tron')
+    const nile = await create('TRON_NILE', 'TRX', 'nile')
+    const solana = await create('SOLANA', 'SOL', 'solana')
+    const devnet = await create('SOLANA_DEVNET', 'SOL', 'devnet')
+    expect(allocator.allocations).toEqual([
+      { family: 'TRON', index: 0 },
+      { family: 'TRON', index: 1 },
+      { family: 'SOLANA', index: 0 },
+      { family: 'SOLANA', index: 1 },
+    ])
+    expect([nile.derivationPath, nile.address]).not.toEqual([tron.derivationPath, tron.address])
+    expect(devnet.address).not.toBe(solana.address)
+  })
+
+  it('starts a chain family above the old counter of a network it does not serve', async () => {
+    // an installation that served TRON_NILE before (one counter per network: 0 to 5 handed out)
+    // and now serves only TRON: TRON_NILE's addresses are TRON's too
+    const served = applyNetworkSettings(defaultAssetRegistry, { networks: ['TRON'] })
+    const { handler, db } = await open({ registry: served, familyRegistry: defaultAssetRegistry })
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS address_counters (network TEXT PRIMARY KEY, next_index INTEGER NOT NULL) STRICT',
+    )
+    db.prepare('INSERT INTO address_counters (network, next_index) VALUES (?, ?)').run('TRON_NILE', 6)
+    const created = await handler.createPayment({ merchantId, request: request() })
+    expect(created.payment.created.derivationPath).toBe("m/44'/195'/0'/0/6")
+  })
+
   it('gives an SPL payment the associated token account of its derived owner', async () => {
     const { handler, deriver } = await open()
     const created = await handler.createPayment({
@@ -119,7 +156,7 @@ describe('createPayment', () => {
     const first = await handler.createPayment({ merchantId, request: request() })
     const replayed = await handler.createPayment({ merchantId, request: request() })
     expect(replayed).toEqual({ ...first, outcome: 'replayed' })
-    expect(allocator.allocations).toEqual([{ network: 'TRON', index: 0 }])
+    expect(allocator.allocations).toEqual([{ family: 'TRON', index: 0 }])
   })
 
   it('refuses a reused key with IDEMPOTENCY_KEY_REUSED, allocating nothing and appending nothing', async () => {

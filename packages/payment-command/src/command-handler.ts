@@ -8,6 +8,7 @@ import { recordTransferObservationCommand, type TransferObservation } from '@cha
 import {
   type Asset,
   type AssetRegistry,
+  addressFamily,
   type CreateRequestPolicy,
   DomainError,
   decidePayment,
@@ -40,7 +41,14 @@ export interface PaymentCommandHandlerDeps {
   merchants: Pick<MerchantStore, 'getMerchant'>
   allocator: AddressIndexAllocator
   deriver: { derive(asset: Asset, index: number): ReceivingAddress }
+  /** the networks served: a create on another network is UNSUPPORTED_ASSET */
   registry: AssetRegistry
+  /**
+   * the whole registry, before it was narrowed to the networks served: every network of a chain is in
+   * that chain's address family (docs/chains.md, "Addresses: one sequence per chain family");
+   * `registry` when absent
+   */
+  familyRegistry?: AssetRegistry
   policy: CreateRequestPolicy
   clock: Clock
   /** ids of payments without an idempotency key and of events; crypto.randomUUID by default */
@@ -63,6 +71,7 @@ const DEFAULT_MAX_CONFLICT_RETRIES = 10
 
 export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): PaymentCommandHandler {
   const { eventStore, merchants, allocator, deriver, registry, policy, clock, logger } = deps
+  const familyRegistry = deps.familyRegistry ?? registry
   const newId = deps.newId ?? randomUUID
   const maxConflictRetries = deps.maxConflictRetries ?? DEFAULT_MAX_CONFLICT_RETRIES
 
@@ -187,8 +196,13 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
     },
   }
 
+  /**
+   * One index of the asset's chain family: the networks of a chain derive the same address from the
+   * same index, so a testnet payment must never get an index a mainnet one had (docs/chains.md,
+   * "Addresses: one sequence per chain family").
+   */
   async function allocate(asset: Asset): Promise<ReceivingAddress> {
-    const index = await allocator.allocate(asset.network)
+    const index = await allocator.allocate(addressFamily(familyRegistry, asset.chain))
     return deriver.derive(asset, index)
   }
 }

@@ -63,6 +63,8 @@ export async function buildPaymentCommandContext(
     deriver: createAddressDeriver(config.keys),
     // only the networks a chain-indexer watches: a payment elsewhere would never be seen
     registry: applyNetworkSettings(config.registry, config.chains),
+    // a network not served still shares its chain's addresses
+    familyRegistry: config.registry,
     policy: { allowInsecureCallbackUrls: config.callbackUrlPolicy === 'development' },
     clock,
     logger,

@@ -18,13 +18,15 @@ import {
   readSharedConfig,
   type SharedConfig,
 } from '@chainpay/service-kit'
+import { SQLITE_SYNCHRONOUS_MODES, type SqliteSynchronous } from '@chainpay/store-sqlite'
 
 export interface StandaloneConfig extends SharedConfig {
   /** the merchant API (and, with simulated chains, the simulator's routes) */
   port: number
   adminHost: string
   adminPort: number
-  sqliteSynchronous: 'NORMAL' | 'FULL'
+  /** SQLITE_SYNCHRONOUS: FULL (default) syncs every commit, NORMAL can lose the last ones to a power loss */
+  sqliteSynchronous: SqliteSynchronous
   rateLimit: RateLimitSettings
   /** WEBHOOK_RETRY_SCHEDULE; the notifier's default schedule when undefined */
   webhookRetryScheduleMs: number[] | undefined
@@ -88,7 +90,7 @@ export function readStandaloneConfig(
   const config: StandaloneConfig = {
     ...shared,
     ...ports,
-    sqliteSynchronous: read.oneOf('SQLITE_SYNCHRONOUS', ['NORMAL', 'FULL'], { default: 'NORMAL' }),
+    sqliteSynchronous: read.oneOf('SQLITE_SYNCHRONOUS', SQLITE_SYNCHRONOUS_MODES, { default: 'FULL' }),
     rateLimit: readRateLimit(read),
     webhookRetryScheduleMs: readRetrySchedule(read),
     webhookConcurrency: readWebhookConcurrency(read),

@@ -34,7 +34,7 @@ describe('readStandaloneConfig', () => {
       logLevel: 'info',
       registry: defaultAssetRegistry,
       httpLimits: DEFAULT_HTTP_SERVER_LIMITS,
-      sqliteSynchronous: 'NORMAL',
+      sqliteSynchronous: 'FULL',
       rateLimit: { max: 1200, windowMs: 60_000, perAddressMax: 2400 },
       webhookRetryScheduleMs: undefined,
       webhookConcurrency: { total: 64, perTargetHost: 4 },

@@ -65,6 +65,31 @@ describe('standalone, composed from the five services’ own contexts', () => {
     expect(await context.readiness().catch(() => false)).toBe(false)
     rmSync(dataDir, { recursive: true, force: true })
   })
+
+  it('syncs every commit of its SQLite file to disk (synchronous FULL) unless SQLITE_SYNCHRONOUS=NORMAL', async () => {
+    const synchronousOf = async (env: Record<string, string>) => {
+      const dataDir = newDataDir()
+      const lines: string[] = []
+      const logger = createRootLogger({
+        service: 'standalone-test',
+        level: 'info',
+        destination: { write: (line: string) => void lines.push(line) },
+      })
+      const config = readStandaloneConfig({ DATA_DIR: dataDir, ...env })
+      const context = await buildStandaloneContext(config, logger, {
+        clock: createManualClock('2030-01-15T12:00:00.000Z'),
+      })
+      await context.close()
+      rmSync(dataDir, { recursive: true, force: true })
+      // read back from the connection's PRAGMA synchronous when the file was opened
+      return lines
+        .map((line) => JSON.parse(line))
+        .filter((entry) => entry.file === config.databaseFile)
+        .map((entry) => entry.synchronous)
+    }
+    expect(await synchronousOf({})).toEqual(['FULL'])
+    expect(await synchronousOf({ SQLITE_SYNCHRONOUS: 'NORMAL' })).toEqual(['NORMAL'])
+  })
 })
 
 describe('the chain simulator on the merchant port (docs/operations.md, "The chain simulator\'s routes")', () => {

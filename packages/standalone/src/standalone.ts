@@ -57,12 +57,11 @@ export async function buildStandaloneContext(
 
   const metrics = createServiceMetrics('standalone')
   const infrastructure = await openInfrastructure({
-    infrastructure: EMBEDDED,
+    infrastructure: { ...EMBEDDED, sqliteSynchronous: config.sqliteSynchronous },
     databaseFile: config.databaseFile,
     serviceName: 'standalone',
     logger,
     metrics: metrics.registry,
-    sqliteSynchronous: config.sqliteSynchronous,
   })
   const shared = { infrastructure, metrics }
   const contextOptions = { clock, shared }

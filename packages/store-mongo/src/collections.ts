@@ -7,7 +7,9 @@
 //   merchants                 one document per merchant (_id merchantId); secrets arrive sealed
 //   api_keys                  one document per API key (_id apiKey, hence unique), with its merchant
 //   checkpoints               named positions (_id name)
-//   address_indexes           one claim per handed-out derivation index (_id `${network}:${index}`)
+//   address_indexes           one claim per handed-out derivation index of a chain family
+//                             (_id `family:${chain}:${index}`); before 2026-11, per network
+//                             (_id `${network}:${index}`), still read (address-allocator.ts)
 //   payment_deadlines         expiry deadline and retry state of open payments (_id paymentId)
 //   payment_deadline_watches  the chain watcher's marks (_id paymentId); may precede the deadline
 //   webhook_deliveries, webhook_attempts          the notifier's delivery log (deliveries.ts)

@@ -3,9 +3,15 @@ import { type DatabaseSync, inTransaction } from './database.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
 /**
- * Address derivation indexes from table address_counters: one counter per network, starting at 0.
- * An index is handed out by the same transaction that advances the counter, so a crash can skip an
- * index but never hand one out twice.
+ * Address derivation indexes from table address_family_counters: one counter per address family
+ * (a chain and every network on it), starting at 0. An index is handed out by the same transaction
+ * that advances the counter, so a crash can skip an index but never hand one out twice.
+ *
+ * Table address_counters holds the counters of before, one per network (mainnet and its test network
+ * counted apart, and so handed out the same addresses); nothing writes it any more. A family's counter
+ * never goes below the highest of its networks' old counters: every allocation takes them in, in the
+ * same transaction, so an index one of them handed out is never handed out again, even for a network
+ * that joins the family's registry entry only later.
  */
 export function createSqliteAddressAllocator(db: DatabaseSync): AddressIndexAllocator {
   db.exec(`
@@ -13,19 +19,27 @@ export function createSqliteAddressAllocator(db: DatabaseSync): AddressIndexAllo
       network TEXT PRIMARY KEY,
       next_index INTEGER NOT NULL
     ) STRICT;
+    CREATE TABLE IF NOT EXISTS address_family_counters (
+      family TEXT PRIMARY KEY,
+      next_index INTEGER NOT NULL
+    ) STRICT;
   `)
+  // ?1 the family (its chain), ?2 its networks as a JSON array; the inserted row starts above the
+  // old counters, an existing one goes to whichever is higher: itself plus one, or above them
   const advance = db.prepare(`
-    INSERT INTO address_counters (network, next_index) VALUES (?, 1)
-    ON CONFLICT (network) DO UPDATE SET next_index = next_index + 1
+    INSERT INTO address_family_counters (family, next_index)
+    SELECT ?1, coalesce(max(next_index), 0) + 1
+    FROM address_counters WHERE network IN (SELECT value FROM json_each(?2))
+    ON CONFLICT (family) DO UPDATE SET next_index = max(next_index + 1, excluded.next_index)
     RETURNING next_index
   `)
 
   return translateFailures(
     {
-      async allocate(network) {
+      async allocate(family) {
         return inTransaction(db, () => {
-          const row = advance.get(network)
-          if (row === undefined) throw new Error(`address counter of ${network} did not advance`)
+          const row = advance.get(family.chain, JSON.stringify(family.networks))
+          if (row === undefined) throw new Error(`address counter of ${family.chain} did not advance`)
           return Number(row.next_index) - 1
         })
       },

@@ -5,22 +5,39 @@ import { ensurePrivateDirectory, ensurePrivateFile, restrictToOwner } from '@cha
 export type { DatabaseSync }
 
 /**
- * Opens (creating if needed) the SQLite database that holds every embedded adapter's tables.
- * WAL with synchronous=NORMAL: a committed transaction survives the process being killed (kill -9);
- * set `synchronous: 'FULL'` to also survive power loss, at the price of an fsync per commit.
+ * How hard a commit is made durable (docs/operations.md, "SQLITE_SYNCHRONOUS"). In WAL mode, FULL
+ * syncs the write-ahead log at every commit: a committed transaction survives power loss. NORMAL
+ * syncs it only at checkpoints: a commit survives the process being killed (kill -9), but a power
+ * loss or an operating system crash can take back the last commits, acknowledged payments and the
+ * address indexes they spent included, so an address could be handed out again.
  */
+export type SqliteSynchronous = 'FULL' | 'NORMAL'
+
+export const SQLITE_SYNCHRONOUS_MODES: readonly SqliteSynchronous[] = ['FULL', 'NORMAL']
+
+/** Opens (creating if needed) the SQLite database that holds every embedded adapter's tables; FULL by default. */
 export function openSqliteDatabase(
   path: string,
-  options: { synchronous?: 'NORMAL' | 'FULL' } = {},
+  options: { synchronous?: SqliteSynchronous } = {},
 ): DatabaseSync {
+  const synchronous = options.synchronous ?? 'FULL'
+  // spliced into a PRAGMA below, which takes no parameter: only a known name gets there
+  if (!SQLITE_SYNCHRONOUS_MODES.includes(synchronous))
+    throw new Error(`unknown synchronous mode ${synchronous}`)
   if (path !== ':memory:') makePrivate(path)
   const db = new DatabaseSync(path)
   // first, so that switching a new file to WAL waits for another process opening it at the same time
   db.exec('PRAGMA busy_timeout = 5000')
   db.exec('PRAGMA journal_mode = WAL')
-  db.exec(`PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}`)
+  db.exec(`PRAGMA synchronous = ${synchronous}`)
   db.exec('PRAGMA foreign_keys = ON')
   return db
+}
+
+/** what the connection's `PRAGMA synchronous` says it does, by name (0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA) */
+export function sqliteSynchronousOf(db: DatabaseSync): string {
+  const level = Number(db.prepare('PRAGMA synchronous').get()?.synchronous)
+  return ['OFF', 'NORMAL', 'FULL', 'EXTRA'][level] ?? `unknown (${level})`
 }
 
 /**

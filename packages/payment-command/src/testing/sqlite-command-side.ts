@@ -30,7 +30,7 @@ export interface SqliteCommandSide {
   db: DatabaseSync
   eventStore: EventStore
   /** the real allocator, counting its calls */
-  allocator: AddressIndexAllocator & { allocations: Array<{ network: string; index: number }> }
+  allocator: AddressIndexAllocator & { allocations: Array<{ family: string; index: number }> }
   deriver: AddressDeriver
   /** the merchants the handler knows: it refuses a create for any other */
   merchants: MerchantStore
@@ -68,6 +68,8 @@ export function openSqliteCommandSide(
   options: {
     clock?: Clock
     registry?: AssetRegistry
+    /** the whole registry, when `registry` is narrowed to the networks served */
+    familyRegistry?: AssetRegistry
     /** where log lines go; silent when absent */
     logDestination?: DestinationStream
   } = {},
@@ -76,12 +78,12 @@ export function openSqliteCommandSide(
   const db = openSqliteDatabase(join(dir, 'chainpay.sqlite'))
   const eventStore = createSqliteEventStore(db)
   const sqliteAllocator = createSqliteAddressAllocator(db)
-  const allocations: Array<{ network: string; index: number }> = []
-  const allocator = {
+  const allocations: Array<{ family: string; index: number }> = []
+  const allocator: SqliteCommandSide['allocator'] = {
     allocations,
-    async allocate(network: string) {
-      const index = await sqliteAllocator.allocate(network)
-      allocations.push({ network, index })
+    async allocate(family) {
+      const index = await sqliteAllocator.allocate(family)
+      allocations.push({ family: family.chain, index })
       return index
     },
   }
@@ -100,6 +102,7 @@ export function openSqliteCommandSide(
     allocator,
     deriver,
     registry: options.registry ?? defaultAssetRegistry,
+    ...(options.familyRegistry ? { familyRegistry: options.familyRegistry } : {}),
     policy: { allowInsecureCallbackUrls: false },
     clock: options.clock ?? systemClock,
     logger,

@@ -1,47 +1,91 @@
+import type { AddressFamily } from '@chainpay/domain'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { AddressIndexAllocator } from '../allocation.js'
+
+export const TRON_FAMILY: AddressFamily = { chain: 'TRON', networks: ['TRON', 'TRON_NILE'] }
+export const SOLANA_FAMILY: AddressFamily = { chain: 'SOLANA', networks: ['SOLANA', 'SOLANA_DEVNET'] }
+
+export interface AddressIndexAllocatorFixture {
+  store: AddressIndexAllocator
+  /**
+   * writes, straight into the store, what a version that counted indexes per network left after
+   * handing out `count` indexes (0 to count - 1) on `network`
+   */
+  handOutPerNetwork(network: string, count: number): Promise<void>
+  teardown(): Promise<void>
+}
 
 /** What every AddressIndexAllocator adapter must do; run it against a fresh, empty store per test. */
 export function describeAddressIndexAllocatorContract(
   adapterName: string,
-  setup: () => Promise<{ store: AddressIndexAllocator; teardown(): Promise<void> }>,
+  setup: () => Promise<AddressIndexAllocatorFixture>,
 ): void {
   describe(`AddressIndexAllocator contract: ${adapterName}`, () => {
+    let fixture: AddressIndexAllocatorFixture
     let store: AddressIndexAllocator
-    let teardown: () => Promise<void> = async () => {}
 
     beforeEach(async () => {
-      const fixture = await setup()
+      fixture = await setup()
       store = fixture.store
-      teardown = () => fixture.teardown()
     })
-    afterEach(() => teardown())
+    afterEach(() => fixture?.teardown())
 
     it('hands out non-negative integer indexes that increase on every call', async () => {
       const indexes: number[] = []
-      for (let call = 0; call < 5; call += 1) indexes.push(await store.allocate('TRON'))
+      for (let call = 0; call < 5; call += 1) indexes.push(await store.allocate(TRON_FAMILY))
       for (const index of indexes) expect(Number.isSafeInteger(index) && index >= 0).toBe(true)
       for (let position = 1; position < indexes.length; position += 1) {
         expect(indexes[position]).toBeGreaterThan(indexes[position - 1] ?? Number.POSITIVE_INFINITY)
       }
     })
 
-    it('counts each network on its own', async () => {
-      const tronFirst = await store.allocate('TRON')
-      const solanaFirst = await store.allocate('SOLANA')
-      const tronSecond = await store.allocate('TRON')
-      const solanaSecond = await store.allocate('SOLANA')
+    it('counts each family on its own', async () => {
+      const tronFirst = await store.allocate(TRON_FAMILY)
+      const solanaFirst = await store.allocate(SOLANA_FAMILY)
+      const tronSecond = await store.allocate(TRON_FAMILY)
+      const solanaSecond = await store.allocate(SOLANA_FAMILY)
       expect(tronSecond).toBeGreaterThan(tronFirst)
       expect(solanaSecond).toBeGreaterThan(solanaFirst)
-      // a network's first index does not depend on how many another network handed out
+      // a family's first index does not depend on how many another family handed out
       expect(solanaFirst).toBe(tronFirst)
     })
 
     it('never hands out the same index twice under concurrent allocations', async () => {
-      const indexes = await Promise.all(Array.from({ length: 50 }, () => store.allocate('TRON')))
+      const indexes = await Promise.all(Array.from({ length: 50 }, () => store.allocate(TRON_FAMILY)))
       expect(new Set(indexes).size).toBe(50)
-      const next = await store.allocate('TRON')
+      const next = await store.allocate(TRON_FAMILY)
       expect(next).toBeGreaterThan(Math.max(...indexes))
+    })
+
+    it('starts each family above every index its networks handed out when each counted on its own', async () => {
+      await fixture.handOutPerNetwork('TRON', 3)
+      await fixture.handOutPerNetwork('TRON_NILE', 7)
+      await fixture.handOutPerNetwork('SOLANA_DEVNET', 2)
+      const tron = [await store.allocate(TRON_FAMILY), await store.allocate(TRON_FAMILY)]
+      const solana = await store.allocate(SOLANA_FAMILY)
+      // TRON_NILE handed out 0 to 6, which are TRON's addresses too
+      expect(Math.min(...tron)).toBeGreaterThanOrEqual(7)
+      expect(tron[1]).toBeGreaterThan(tron[0] ?? Number.POSITIVE_INFINITY)
+      expect(solana).toBeGreaterThanOrEqual(2)
+    })
+
+    it('starts above the old counters however many allocations ask at once', async () => {
+      await fixture.handOutPerNetwork('TRON_NILE', 4)
+      const indexes = await Promise.all(Array.from({ length: 10 }, () => store.allocate(TRON_FAMILY)))
+      expect(new Set(indexes).size).toBe(10)
+      expect(Math.min(...indexes)).toBeGreaterThanOrEqual(4)
+    })
+
+    it('starts above the old counter of a network that joins the family later', async () => {
+      await fixture.handOutPerNetwork('SOLANA_TESTNET', 5)
+      // a registry without SOLANA_TESTNET, as when an operator removed it for a while
+      await store.allocate(SOLANA_FAMILY)
+      const extended: AddressFamily = {
+        chain: 'SOLANA',
+        networks: [...SOLANA_FAMILY.networks, 'SOLANA_TESTNET'],
+      }
+      // once the registry has the network again, its old indexes are never handed out
+      expect(await store.allocate(extended)).toBeGreaterThanOrEqual(5)
     })
   })
 }
