@@ -239,7 +239,7 @@ const standIn = (key) => {
   if (key === "CHAINPAY_ENCRYPTION_KEY") return randomBytes(32).toString("base64")
   if (key === "CHAINPAY_ENCRYPTION_KEY_PREVIOUS") return randomBytes(32).toString("base64")
   if (key === "ADMIN_TOKEN") return randomBytes(32).toString("hex")
-  if (key === "COMMAND_API_TOKEN" || key === "METRICS_TOKEN") return randomBytes(32).toString("hex")
+  if (key === "COMMAND_API_TOKEN" || key === "METRICS_TOKEN" || key === "SIMULATOR_TOKEN") return randomBytes(32).toString("hex")
   if (key === "TRON_ACCOUNT_XPUB") return wallet.tronAccountXpub
   if (key === "SOLANA_SEED") return wallet.solanaSeed
   if (key.endsWith("_SOLIDITY_RPC_URL")) return "https://solidity.node.example/"

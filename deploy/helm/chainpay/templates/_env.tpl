@@ -48,6 +48,16 @@ Context: dict root, service.
       name: {{ include "chainpay.appSecretName" $root }}
       key: COMMAND_API_TOKEN
 {{- end }}
+{{- /* simulated chains: the simulator's routes on the chain-indexer, and the gateway forwarding to them */}}
+{{- if and (eq $v.chains.mode "simulator") (has .service (list "gateway" "chain-indexer")) }}
+- name: SIMULATOR_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "chainpay.appSecretName" $root }}
+      key: SIMULATOR_TOKEN
+      # an existingSecret without it: the simulator answers loopback callers only
+      optional: true
+{{- end }}
 {{- /* every service serves /metrics off loopback, behind this token */}}
 - name: METRICS_TOKEN
   valueFrom:
