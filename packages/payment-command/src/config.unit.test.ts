@@ -117,7 +117,7 @@ describe('readPaymentCommandConfig', () => {
       HEALTH_PORT: '9000',
     })
     expect(problems).toEqual([
-      'COMMAND_API_TOKEN: expected at least 32 characters without spaces (e.g. openssl rand -hex 32), got 7 characters',
+      'COMMAND_API_TOKEN: expected at least 32 visible ASCII characters without spaces (e.g. openssl rand -hex 32), got 7 characters',
       'PORT and HEALTH_PORT: must differ, both are 9000',
     ])
   })

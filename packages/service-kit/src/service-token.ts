@@ -35,8 +35,7 @@ export interface TokenListener {
 }
 
 /**
- * Reads the token in `variable`: unset, or at least SERVICE_TOKEN_MIN_LENGTH characters without
- * spaces. When `listener` is not on loopback the token is required. The value is never repeated in
+ * Reads the token in `variable`: unset, or as checkTokenValue takes it. When `listener` is not on loopback the token is required. The value is never repeated in
  * a message.
  */
 export function readServiceToken(
@@ -53,9 +52,18 @@ export function readServiceToken(
     }
     return undefined
   }
-  if (token.length < SERVICE_TOKEN_MIN_LENGTH || /\s/.test(token)) {
+  return checkTokenValue(read, variable, token)
+}
+
+/**
+ * A token as every token variable takes it (COMMAND_API_TOKEN, METRICS_TOKEN, SIMULATOR_TOKEN): at
+ * least SERVICE_TOKEN_MIN_LENGTH visible ASCII characters, since it travels in a header. The value is
+ * never repeated in the message.
+ */
+export function checkTokenValue(read: EnvReader, variable: string, token: string): string | undefined {
+  if (token.length < SERVICE_TOKEN_MIN_LENGTH || !/^[\x21-\x7e]+$/.test(token)) {
     read.problem(
-      `${variable}: expected at least ${SERVICE_TOKEN_MIN_LENGTH} characters without spaces (e.g. openssl rand -hex 32), got ${token.length} characters`,
+      `${variable}: expected at least ${SERVICE_TOKEN_MIN_LENGTH} visible ASCII characters without spaces (e.g. openssl rand -hex 32), got ${token.length} characters`,
     )
     return undefined
   }

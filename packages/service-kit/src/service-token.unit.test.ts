@@ -48,7 +48,7 @@ describe('readServiceToken', () => {
       expect(readServiceToken(read, 'METRICS_TOKEN', onHost('127.0.0.1'))).toBeUndefined()
       const problems = configProblems(() => read.done())
       expect(problems).toEqual([
-        expect.stringMatching(/^METRICS_TOKEN: expected at least 32 characters without spaces/),
+        expect.stringMatching(/^METRICS_TOKEN: expected at least 32 visible ASCII characters without spaces/),
       ])
       expect(problems[0]).not.toContain(token)
     }

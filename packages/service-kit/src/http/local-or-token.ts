@@ -5,6 +5,7 @@
 
 import { constantTimeEqual, type EnvReader } from '@chainpay/platform'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { checkTokenValue, isLoopbackHost } from '../service-token.js'
 import { errorBody } from './errors.js'
 
 export interface LocalOrTokenOptions {
@@ -30,9 +31,6 @@ export function simulatorAccess(token: string | undefined) {
     guarded: 'the chain simulator',
   })
 }
-
-/** the shortest token accepted: 32 characters, such as `openssl rand -hex 32` prints twice over */
-export const MIN_ACCESS_TOKEN_LENGTH = 32
 
 /**
  * An onRequest hook answering 401 (token missing or wrong) or 404 (not a local caller, no token
@@ -77,24 +75,12 @@ export function isLocalCaller(socket: {
 }): boolean {
   const remote = socket.remoteAddress
   if (remote === undefined) return false
-  if (isLoopbackAddress(remote)) return true
+  if (isLoopbackHost(remote)) return true
   return socket.localAddress !== undefined && remote === socket.localAddress
 }
 
-export function isLoopbackAddress(address: string): boolean {
-  const ipv4 = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address
-  return ipv4.startsWith('127.') || address === '::1'
-}
-
-/** an optional token variable: visible ASCII without spaces (it travels as a header), 32 or more */
+/** an optional token variable, such as SIMULATOR_TOKEN (service-token.ts, checkTokenValue) */
 export function readAccessToken(read: EnvReader, name: string): string | undefined {
   const token = read.optionalString(name)
-  if (token === undefined) return undefined
-  if (!/^[\x21-\x7e]+$/.test(token) || token.length < MIN_ACCESS_TOKEN_LENGTH) {
-    read.problem(
-      `${name}: expected at least ${MIN_ACCESS_TOKEN_LENGTH} visible ASCII characters without spaces, such as the output of openssl rand -hex 32`,
-    )
-    return undefined
-  }
-  return token
+  return token === undefined ? undefined : checkTokenValue(read, name, token)
 }
