@@ -107,7 +107,9 @@ describe('readChainIndexerConfig', () => {
       "CHAIN_MODE: expected simulator or rpc, got 'mainnet'",
       "TRON_BLOCK_INTERVAL_MS: expected an integer between 10 and 60000, got '5'",
       "SOLANA_BLOCK_INTERVAL_MS: expected an integer between 10 and 60000, got '60001'",
-      expect.stringMatching(/^SIMULATOR_TOKEN: expected at least 32 visible ASCII characters without spaces \(e.g. openssl rand -hex 32\), got \d+ characters$/),
+      expect.stringMatching(
+        /^SIMULATOR_TOKEN: expected at least 32 visible ASCII characters without spaces \(e.g. openssl rand -hex 32\), got \d+ characters$/,
+      ),
     ])
   })
 

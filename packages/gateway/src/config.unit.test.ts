@@ -171,7 +171,9 @@ describe('readGatewayConfig', () => {
   it('never repeats a short COMMAND_API_TOKEN in a message', () => {
     const token = 'too-short-but-secret'
     const problems = problemsOf({ ...required, COMMAND_API_TOKEN: token })
-    expect(problems).toEqual([expect.stringMatching(/^COMMAND_API_TOKEN: expected at least 32 visible ASCII characters/)])
+    expect(problems).toEqual([
+      expect.stringMatching(/^COMMAND_API_TOKEN: expected at least 32 visible ASCII characters/),
+    ])
     expect(problems.join('\n')).not.toContain(token)
   })
 
