@@ -77,6 +77,29 @@ describe('who may call the simulator (docs/operations.md, "The chain simulator\'
     }
   })
 
+  // a reverse proxy on this machine (nginx in front of standalone, an Istio sidecar) connects from
+  // loopback for callers anywhere
+  it('refuses a loopback connection that says it was forwarded, when no token is set', async () => {
+    const forwardings = [
+      { 'x-forwarded-for': '203.0.113.9' },
+      { forwarded: 'for=203.0.113.9' },
+      { 'x-real-ip': '203.0.113.9' },
+      { via: '1.1 proxy' },
+      { 'x-envoy-external-address': '203.0.113.9' },
+    ]
+    for (const headers of forwardings) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/dev/chains/TRON/transfers',
+        payload: transfer(),
+        headers,
+        remoteAddress: '127.0.0.1',
+      })
+      expect(response.statusCode, JSON.stringify(headers)).toBe(404)
+    }
+    expect(await transfersMined(simulator)).toBe(0)
+  })
+
   it('with a token, wants it from every caller, loopback included, and then answers any address', async () => {
     const guarded = await startSimulatorNode({ networks: testNetworks('TRON'), token: TOKEN })
     try {

@@ -42,7 +42,7 @@ describe('readGatewayConfig', () => {
       },
       paymentCommandUrl: 'http://127.0.0.1:8090',
       commandApiToken: undefined,
-      encryptionKeys: { current: encryptionKey, previous: [] },
+      encryptionKeys: { current: encryptionKey, previous: [], unbound: 'open' },
       adminToken,
       rateLimit: { max: 1200, windowMs: 60_000, perAddressMax: 2400 },
       chainSimulatorUrl: undefined,

@@ -30,7 +30,7 @@ describe('readNotifierConfig', () => {
         mongodbDatabase: 'chainpay',
         busNamespace: null,
       },
-      encryptionKeys: { current: encryptionKey, previous: [] },
+      encryptionKeys: { current: encryptionKey, previous: [], unbound: 'open' },
       retryScheduleMs: undefined,
       allowPrivateTargets: false,
       webhookConcurrency: { total: 64, perTargetHost: 4 },
@@ -54,9 +54,10 @@ describe('readNotifierConfig', () => {
       WEBHOOK_CONCURRENCY: '16',
       WEBHOOK_CONCURRENCY_PER_HOST: '2',
       CHAINPAY_ENCRYPTION_KEY_PREVIOUS: previousKey,
+      CHAINPAY_UNBOUND_SECRETS: 'refuse',
     })
     expect(config).toMatchObject({
-      encryptionKeys: { current: encryptionKey, previous: [previousKey] },
+      encryptionKeys: { current: encryptionKey, previous: [previousKey], unbound: 'refuse' },
       host: '127.0.0.1',
       healthPort: 9100,
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',

@@ -93,6 +93,7 @@ export async function buildPaymentCommandContext(
     host: config.host,
     port: config.healthPort,
     logger,
+    limits: config.httpLimits,
     readiness,
     metricsRegistry: metrics.registry,
     metricsToken: config.metricsToken,

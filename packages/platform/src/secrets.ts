@@ -27,6 +27,12 @@ export interface SecretBox {
 export interface SecretKeys {
   current: string
   previous?: readonly string[]
+  /**
+   * values of the first format (v1), bound to no row: 'open' (the default, until `secrets reseal` has
+   * moved them all) or 'refuse', so that a v1 value copied into another row opens nowhere
+   * (docs/operations.md, "Rotating the encryption key")
+   */
+  unbound?: 'open' | 'refuse'
 }
 
 const KEY_BYTES = 32
@@ -108,6 +114,7 @@ const malformed = () =>
  */
 export function createSecretBox(keys: string | SecretKeys): SecretBox {
   const ring = keyRing(keys)
+  const unbound = typeof keys === 'string' ? 'open' : (keys.unbound ?? 'open')
 
   const decrypt = (keyBytes: Buffer, iv: Buffer, body: Buffer, aad: Buffer | null): string | undefined => {
     const decipher = createDecipheriv('aes-256-gcm', keyBytes, iv, { authTagLength: TAG_BYTES })
@@ -168,6 +175,11 @@ export function createSecretBox(keys: string | SecretKeys): SecretBox {
         return plain
       }
       if (parts.length === 3 && parts[0] === LEGACY_VERSION) {
+        if (unbound === 'refuse') {
+          throw new Error(
+            'sealed secret: a value of the first format (v1), bound to no row, and CHAINPAY_UNBOUND_SECRETS=refuse',
+          )
+        }
         // no key id: every key of the ring is tried; the tag tells the right one
         const { iv, body } = ivAndBody(parts[1] ?? '', parts[2] ?? '')
         for (const key of ring.all) {

@@ -174,6 +174,12 @@ describe('createSecretBox', () => {
       expect(box.open(resealed, CONTEXT)).toBe(LEGACY_PLAIN)
     })
 
+    it('open nowhere once unbound values are refused (after a reseal moved them), while v2 values still do', () => {
+      const box = createSecretBox({ current: LEGACY_KEY, unbound: 'refuse' })
+      expect(() => box.open(LEGACY_SEALED, CONTEXT)).toThrow(/first format \(v1\), bound to no row/)
+      expect(box.open(box.seal(LEGACY_PLAIN, CONTEXT), CONTEXT)).toBe(LEGACY_PLAIN)
+    })
+
     it('detect tampering', () => {
       // a v1 value made the first format's way (AES-256-GCM, no associated data), then altered
       const iv = randomBytes(12)

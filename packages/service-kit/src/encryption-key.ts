@@ -7,6 +7,7 @@ import { type EnvReader, type SecretKeys, secretKeyProblem } from '@chainpay/pla
 
 export interface EncryptionKeys extends SecretKeys {
   previous: string[]
+  unbound: 'open' | 'refuse'
 }
 
 /** the keys, checked now, so that a bad key stops the start instead of the first sealed secret */
@@ -16,7 +17,16 @@ export function readEncryptionKeys(read: EnvReader): EncryptionKeys {
     const problem = secretKeyProblem(current)
     if (problem !== null) read.problem(`CHAINPAY_ENCRYPTION_KEY: ${problem}`)
   }
-  return { current, previous: readPreviousEncryptionKeys(read) }
+  return { current, previous: readPreviousEncryptionKeys(read), unbound: readUnboundSecrets(read) }
+}
+
+/**
+ * CHAINPAY_UNBOUND_SECRETS: `open` (default) opens values sealed before they were bound to their row
+ * (the v1 format); `refuse`, once `chainpay-admin secrets reseal` has moved them all, opens none, so
+ * that such a value copied into another row cannot be used there
+ */
+export function readUnboundSecrets(read: EnvReader): 'open' | 'refuse' {
+  return read.oneOf('CHAINPAY_UNBOUND_SECRETS', ['open', 'refuse'] as const, { default: 'open' })
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   readCallbackUrlPolicy,
   readPreviousEncryptionKeys,
   readSharedConfig,
+  readUnboundSecrets,
   type SharedConfig,
 } from '@chainpay/service-kit'
 import { SQLITE_SYNCHRONOUS_MODES, type SqliteSynchronous } from '@chainpay/store-sqlite'
@@ -53,6 +54,8 @@ export interface StandaloneConfig extends SharedConfig {
    * standalone-secrets.json (docs/operations.md, "Rotating the encryption key")
    */
   previousEncryptionKeys: string[]
+  /** CHAINPAY_UNBOUND_SECRETS, as the gateway and the notifier read it */
+  unboundSecrets: 'open' | 'refuse'
 }
 
 /** Fast blocks so that a development payment confirms in seconds; the confirmations stay real. */
@@ -100,6 +103,7 @@ export function readStandaloneConfig(
     encryptionKey: readOptionalEncryptionKey(read),
     adminToken: readOptionalAdminToken(read),
     previousEncryptionKeys: readPreviousEncryptionKeys(read),
+    unboundSecrets: readUnboundSecrets(read),
   }
   checkApiPorts(read, ports)
   if (!live) refuseKeyMaterial(read)

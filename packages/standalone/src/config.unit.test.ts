@@ -49,6 +49,7 @@ describe('readStandaloneConfig', () => {
       encryptionKey: undefined,
       adminToken: undefined,
       previousEncryptionKeys: [],
+      unboundSecrets: 'open',
     })
   })
 

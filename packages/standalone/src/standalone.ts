@@ -51,7 +51,11 @@ export async function buildStandaloneContext(
   const { clock = systemClock } = options
   privateDataDir(config, logger)
   const secrets = firstStartSecrets(config, logger)
-  const encryptionKeys = { current: secrets.encryptionKey, previous: secrets.previousEncryptionKeys ?? [] }
+  const encryptionKeys = {
+    current: secrets.encryptionKey,
+    previous: secrets.previousEncryptionKeys ?? [],
+    unbound: config.unboundSecrets,
+  }
   const keys = config.keys ?? developmentKeys(config.dataDir, logger)
   const live = config.chains.chainMode === 'rpc'
 

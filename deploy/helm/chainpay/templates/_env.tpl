@@ -55,8 +55,6 @@ Context: dict root, service.
     secretKeyRef:
       name: {{ include "chainpay.appSecretName" $root }}
       key: SIMULATOR_TOKEN
-      # an existingSecret without it: the simulator answers loopback callers only
-      optional: true
 {{- end }}
 {{- /* every service serves /metrics off loopback, behind this token */}}
 - name: METRICS_TOKEN

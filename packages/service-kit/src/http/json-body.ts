@@ -144,7 +144,11 @@ function decimalValue(number: string): string {
   const [, sign = '', whole = '', fraction = '', exponent = '0'] = match
   const digits = `${whole}${fraction}`.replace(/^0+/, '')
   if (digits === '') return '0'
-  const significant = digits.replace(/0+$/, '')
+  // not /0+$/: tried at every zero of a long run that is not at the end, that regex takes time
+  // proportional to the square of the run, and a signed body of 64 KiB held the event loop for seconds
+  let end = digits.length
+  while (digits.charCodeAt(end - 1) === 48) end -= 1
+  const significant = digits.slice(0, end)
   const scale = Number(exponent) - fraction.length + (digits.length - significant.length)
   return `${sign}${significant}e${scale}`
 }

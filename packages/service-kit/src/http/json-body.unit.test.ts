@@ -182,6 +182,13 @@ describe('carriedExactly', () => {
   ])('%s does not', (written) => {
     expect(carriedExactly(written)).toBe(false)
   })
+
+  // the shape of a 64 KiB signed body that made a /0+$/ regex hold the event loop for seconds
+  it('reads a run of 60 000 zeros, trailing or followed by a digit', () => {
+    expect(carriedExactly(`1.${'0'.repeat(60_000)}`)).toBe(true)
+    expect(carriedExactly(`1.${'0'.repeat(60_000)}1`)).toBe(false)
+    expect(carriedExactly(`1${'0'.repeat(20)}`)).toBe(true)
+  })
 })
 
 describe('parseJsonBody', () => {

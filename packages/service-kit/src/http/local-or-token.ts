@@ -40,7 +40,8 @@ export function localCallerOrToken(options: LocalOrTokenOptions) {
   const { token, header, variable, guarded } = options
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (token === undefined) {
-      if (isLocalCaller(request.socket)) return
+      // a reverse proxy or a sidecar on this machine connects from loopback for callers anywhere
+      if (isLocalCaller(request.socket) && !forwardedByAProxy(request.headers)) return
       // as if absent: nothing tells a stranger what is here
       await reply
         .code(404)
@@ -61,6 +62,17 @@ export function localCallerOrToken(options: LocalOrTokenOptions) {
       await reply.code(401).send(errorBody('INVALID_API_KEY', `${header}: not the token of ${guarded}`))
     }
   }
+}
+
+// what reverse proxies (nginx, Caddy, Envoy and so Istio's sidecars) add to what they forward
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip', 'via']
+
+/** a request that says it was forwarded: its loopback address is the proxy's, not the caller's */
+export function forwardedByAProxy(headers: Record<string, string | string[] | undefined>): boolean {
+  return (
+    FORWARDING_HEADERS.some((name) => headers[name] !== undefined) ||
+    Object.keys(headers).some((name) => name.startsWith('x-envoy-'))
+  )
 }
 
 /**
