@@ -17,9 +17,21 @@ export interface ResubscribeDelays {
   initialMs: number
   /** the wait doubles on each failure in a row, up to this */
   maxMs: number
+  /**
+   * how long a confirmed subscription must stay open, delivering nothing, before its failures are
+   * forgotten (default 30 s): a confirmation alone proves nothing, a server may confirm a subscription
+   * and then reject it at once. An event it delivers forgets them at once.
+   */
+  healthyAfterMs?: number
 }
 
-export const DEFAULT_RESUBSCRIBE_DELAYS: ResubscribeDelays = { initialMs: 250, maxMs: 30_000 }
+const DEFAULT_HEALTHY_AFTER_MS = 30_000
+
+export const DEFAULT_RESUBSCRIBE_DELAYS: ResubscribeDelays = {
+  initialMs: 250,
+  maxMs: 30_000,
+  healthyAfterMs: DEFAULT_HEALTHY_AFTER_MS,
+}
 
 /** the wait before attempt `failures` + 1, after `failures` (>= 1) failures in a row */
 export function resubscribeDelayMs(failures: number, delays: ResubscribeDelays): number {
@@ -43,6 +55,8 @@ export function createAppendWatcher(
   const listeners = new Set<() => void>()
   let current: AllStreamSubscription | undefined
   let retryTimer: NodeJS.Timeout | undefined
+  // forgets the failures once a confirmed subscription has stayed open for delays.healthyAfterMs
+  let healthyTimer: NodeJS.Timeout | undefined
   let failures = 0
   // the last $all position a subscription delivered: the next one starts right after it
   let resumeAfter: Position | undefined
@@ -86,13 +100,21 @@ export function createAppendWatcher(
       if (dropped) return
       dropped = true
       if (current !== subscription) return
+      clearTimeout(healthyTimer)
+      healthyTimer = undefined
       current = undefined
       release(subscription)
       scheduleResubscribe(error ?? new Error('the server ended the subscription'))
     }
     subscription.on('confirmation', () => {
       if (current !== subscription) return
-      failures = 0
+      // not a reset of the backoff: only delivering, or staying open for a while, proves it healthy
+      clearTimeout(healthyTimer)
+      healthyTimer = setTimeout(() => {
+        healthyTimer = undefined
+        if (current === subscription) failures = 0
+      }, delays.healthyAfterMs ?? DEFAULT_HEALTHY_AFTER_MS)
+      healthyTimer.unref()
       if (wakeOnConfirmation) notify()
     })
     subscription.on('data', (resolved: AllStreamResolvedEvent) => {
@@ -121,6 +143,8 @@ export function createAppendWatcher(
   const stop = () => {
     clearTimeout(retryTimer)
     retryTimer = undefined
+    clearTimeout(healthyTimer)
+    healthyTimer = undefined
     const subscription = current
     current = undefined
     if (subscription !== undefined) release(subscription)
