@@ -48,10 +48,12 @@ export interface AppendWatcher {
 }
 
 export function createAppendWatcher(
-  client: KurrentDBClient,
+  subscriptionClient: KurrentDBClient,
   options: { logger?: Logger; delays: ResubscribeDelays },
 ): AppendWatcher {
   const { logger, delays } = options
+  // dropped on close, so that the client (and its connections) can go
+  let client: KurrentDBClient | undefined = subscriptionClient
   const listeners = new Set<() => void>()
   let current: AllStreamSubscription | undefined
   let retryTimer: NodeJS.Timeout | undefined
@@ -74,7 +76,7 @@ export function createAppendWatcher(
 
   const subscribe = () => {
     retryTimer = undefined
-    if (closed || listeners.size === 0) return
+    if (closed || client === undefined || listeners.size === 0) return
     // From the end there is no telling what was appended while no subscription was open: before the
     // first one went live (after the listener had last read), or between a drop and this one. So
     // the listeners are woken once it is live, to read for themselves; a relay that polls only as a
@@ -169,6 +171,7 @@ export function createAppendWatcher(
       closed = true
       listeners.clear()
       stop()
+      client = undefined
     },
   }
 }
