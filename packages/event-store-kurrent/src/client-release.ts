@@ -5,19 +5,47 @@
 
 import type { KurrentDBClient } from '@kurrent/kurrentdb-client'
 
-/** the part of the client's gRPC plumbing that is protected in its types */
-interface ChannelHolder {
-  getChannel(): Promise<{ close(): void }>
+interface Channel {
+  close(): void
+}
+
+/** the client's channel factory: an instance field at run time, private in its types */
+interface ChannelFactory {
+  createChannel: () => Promise<Channel>
+}
+
+export interface ReleasableClient {
+  client: KurrentDBClient
+  /** cancels the client's open calls and closes every gRPC channel it opened */
+  release(): Promise<void>
 }
 
 /**
- * Cancels the client's open calls and closes its gRPC channel. `channelOpened` says whether the
- * client ever made a gRPC call: asking a client that did not for its channel would open one (and,
- * for a cluster, discover a node first) just to close it.
+ * `client` with a record of every gRPC channel it opens (a new one after each reconnect), so that
+ * release() closes them all, and asking for a channel at the end never opens one (which, for a
+ * cluster, would mean discovering a node first).
  */
-export async function releaseClient(client: KurrentDBClient, channelOpened: boolean): Promise<void> {
-  await client.dispose()
-  if (!channelOpened) return
-  const channel = await (client as unknown as ChannelHolder).getChannel()
-  channel.close()
+export function releasable(client: KurrentDBClient): ReleasableClient {
+  const factory = client as unknown as ChannelFactory
+  const createChannel = factory.createChannel
+  if (typeof createChannel !== 'function') {
+    throw new Error(
+      '@kurrent/kurrentdb-client: no createChannel to track (a version this adapter does not know)',
+    )
+  }
+  const channels = new Set<Channel>()
+  factory.createChannel = async () => {
+    const channel = await createChannel()
+    channels.add(channel)
+    return channel
+  }
+  return {
+    client,
+    async release() {
+      await client.dispose()
+      // closing a channel the client already closed (after a failure) does nothing
+      for (const channel of channels) channel.close()
+      channels.clear()
+    },
+  }
 }

@@ -7,7 +7,7 @@ import { type NewEvent, StoreUnavailableError, WrongExpectedRevisionError } from
 import { describeEventStoreContract } from '@chainpay/ports/testing'
 import { binaryEvent, jsonEvent, KurrentDBClient } from '@kurrent/kurrentdb-client'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { releaseClient } from './client-release.js'
+import { releasable } from './client-release.js'
 import { createKurrentEventStore } from './event-store.js'
 
 const eventstore = testEventStore()
@@ -200,20 +200,21 @@ describe('createKurrentEventStore close()', () => {
   })
 
   it('ends the gRPC connection of an append still under way', { timeout: 60_000 }, async () => {
-    const client = KurrentDBClient.connectionString(connectionString)
+    const held = releasable(KurrentDBClient.connectionString(connectionString))
     // an append through gRPC that the server never answers
-    const append = client.appendToStream(streamId(), [jsonEvent({ type: 'KurrentTested', data: {} })])
+    const append = held.client.appendToStream(streamId(), [jsonEvent({ type: 'KurrentTested', data: {} })])
     append.catch(() => {})
     await vi.waitFor(() => expect(open.size).toBeGreaterThan(0), { timeout: 10_000 })
-    await releaseClient(client, true)
+    await held.release()
     await vi.waitFor(() => expect(open.size).toBe(0), POOL_SWEEP)
     await expect(append).rejects.toBeDefined()
     expect(accepted).toBeGreaterThan(0)
   })
 
   it('releases a client that never connected without connecting it', async () => {
-    const client = KurrentDBClient.connectionString(connectionString)
-    await releaseClient(client, false)
+    await releasable(KurrentDBClient.connectionString(connectionString)).release()
+    const store = createKurrentEventStore({ connectionString })
+    await store.close()
     expect(accepted).toBe(0)
   })
 })

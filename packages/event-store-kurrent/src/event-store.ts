@@ -21,7 +21,7 @@ import {
   START,
 } from '@kurrent/kurrentdb-client'
 import { createAppendWatcher, DEFAULT_RESUBSCRIBE_DELAYS, type ResubscribeDelays } from './append-watcher.js'
-import { releaseClient } from './client-release.js'
+import { releasable } from './client-release.js'
 import {
   assertUserStream,
   isPortEvent,
@@ -79,8 +79,7 @@ export function createKurrentEventStoreOn(
   options: Omit<KurrentEventStoreOptions, 'connectionString'> = {},
 ): EventStore {
   const client = clients.store
-  let appended = false
-  let subscribed = false
+  const releasables = [releasable(clients.store), releasable(clients.subscription)]
   let closed = false
   const watcher = createAppendWatcher(clients.subscription, {
     ...(options.logger === undefined ? {} : { logger: options.logger }),
@@ -209,7 +208,6 @@ export function createKurrentEventStoreOn(
         const eventData = events.map((event) => toEventData(streamId, event, recordedAt))
         let result: Awaited<ReturnType<typeof client.appendToStream>>
         try {
-          appended = true
           result = await client.appendToStream(streamId, eventData, { streamState })
         } catch (error) {
           throw translateAppendError(error, streamId, expectedRevision)
@@ -270,8 +268,6 @@ export function createKurrentEventStoreOn(
       },
 
       onAppended(listener) {
-        // the watcher subscribes at once for a first listener: from here on the client has a channel
-        if (!closed) subscribed = true
         return watcher.add(listener)
       },
 
@@ -279,10 +275,7 @@ export function createKurrentEventStoreOn(
         if (closed) return
         closed = true
         watcher.close()
-        await Promise.all([
-          releaseClient(clients.store, appended),
-          releaseClient(clients.subscription, subscribed),
-        ])
+        await Promise.all(releasables.map((held) => held.release()))
       },
     },
     translateKurrentFailure,
