@@ -17,9 +17,21 @@ export interface ResubscribeDelays {
   initialMs: number
   /** the wait doubles on each failure in a row, up to this */
   maxMs: number
+  /**
+   * how long a confirmed subscription must stay open, delivering nothing, before its failures are
+   * forgotten (default 30 s): a confirmation alone proves nothing, a server may confirm a subscription
+   * and then reject it at once. An event it delivers forgets them at once.
+   */
+  healthyAfterMs?: number
 }
 
-export const DEFAULT_RESUBSCRIBE_DELAYS: ResubscribeDelays = { initialMs: 250, maxMs: 30_000 }
+const DEFAULT_HEALTHY_AFTER_MS = 30_000
+
+export const DEFAULT_RESUBSCRIBE_DELAYS: ResubscribeDelays = {
+  initialMs: 250,
+  maxMs: 30_000,
+  healthyAfterMs: DEFAULT_HEALTHY_AFTER_MS,
+}
 
 /** the wait before attempt `failures` + 1, after `failures` (>= 1) failures in a row */
 export function resubscribeDelayMs(failures: number, delays: ResubscribeDelays): number {
@@ -36,13 +48,17 @@ export interface AppendWatcher {
 }
 
 export function createAppendWatcher(
-  client: KurrentDBClient,
+  subscriptionClient: KurrentDBClient,
   options: { logger?: Logger; delays: ResubscribeDelays },
 ): AppendWatcher {
   const { logger, delays } = options
+  // dropped on close, so that the client (and its connections) can go
+  let client: KurrentDBClient | undefined = subscriptionClient
   const listeners = new Set<() => void>()
   let current: AllStreamSubscription | undefined
   let retryTimer: NodeJS.Timeout | undefined
+  // forgets the failures once a confirmed subscription has stayed open for delays.healthyAfterMs
+  let healthyTimer: NodeJS.Timeout | undefined
   let failures = 0
   // the last $all position a subscription delivered: the next one starts right after it
   let resumeAfter: Position | undefined
@@ -60,7 +76,7 @@ export function createAppendWatcher(
 
   const subscribe = () => {
     retryTimer = undefined
-    if (closed || listeners.size === 0) return
+    if (closed || client === undefined || listeners.size === 0) return
     // From the end there is no telling what was appended while no subscription was open: before the
     // first one went live (after the listener had last read), or between a drop and this one. So
     // the listeners are woken once it is live, to read for themselves; a relay that polls only as a
@@ -86,13 +102,21 @@ export function createAppendWatcher(
       if (dropped) return
       dropped = true
       if (current !== subscription) return
+      clearTimeout(healthyTimer)
+      healthyTimer = undefined
       current = undefined
       release(subscription)
       scheduleResubscribe(error ?? new Error('the server ended the subscription'))
     }
     subscription.on('confirmation', () => {
       if (current !== subscription) return
-      failures = 0
+      // not a reset of the backoff: only delivering, or staying open for a while, proves it healthy
+      clearTimeout(healthyTimer)
+      healthyTimer = setTimeout(() => {
+        healthyTimer = undefined
+        if (current === subscription) failures = 0
+      }, delays.healthyAfterMs ?? DEFAULT_HEALTHY_AFTER_MS)
+      healthyTimer.unref()
       if (wakeOnConfirmation) notify()
     })
     subscription.on('data', (resolved: AllStreamResolvedEvent) => {
@@ -121,6 +145,8 @@ export function createAppendWatcher(
   const stop = () => {
     clearTimeout(retryTimer)
     retryTimer = undefined
+    clearTimeout(healthyTimer)
+    healthyTimer = undefined
     const subscription = current
     current = undefined
     if (subscription !== undefined) release(subscription)
@@ -145,6 +171,7 @@ export function createAppendWatcher(
       closed = true
       listeners.clear()
       stop()
+      client = undefined
     },
   }
 }

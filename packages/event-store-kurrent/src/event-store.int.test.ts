@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import { createServer } from 'node:net'
+import { createServer as createHttp2Server, type Http2Server } from 'node:http2'
+import { createServer, type Socket } from 'node:net'
 import { testEventStore } from '@chainpay/local-servers/testing'
 import { createRootLogger } from '@chainpay/platform'
 import { type NewEvent, StoreUnavailableError, WrongExpectedRevisionError } from '@chainpay/ports'
 import { describeEventStoreContract } from '@chainpay/ports/testing'
-import { binaryEvent, KurrentDBClient } from '@kurrent/kurrentdb-client'
+import { binaryEvent, jsonEvent, KurrentDBClient } from '@kurrent/kurrentdb-client'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { releasable } from './client-release.js'
 import { createKurrentEventStore } from './event-store.js'
 
 const eventstore = testEventStore()
@@ -153,6 +155,67 @@ describe('createKurrentEventStore without a reachable server', () => {
     await new Promise((resolve) => setTimeout(resolve, 400))
     expect(warnings.length).toBe(afterUnsubscribe)
     await store.close()
+  })
+})
+
+describe('createKurrentEventStore close()', () => {
+  // an HTTP/2 server that takes every call and never answers one: a connection stays open until the
+  // client ends it
+  let server: Http2Server
+  let open: Set<Socket>
+  let accepted: number
+  let connectionString: string
+  beforeEach(async () => {
+    open = new Set()
+    accepted = 0
+    server = createHttp2Server()
+    server.on('connection', (socket: Socket) => {
+      accepted++
+      open.add(socket)
+      socket.on('error', () => {})
+      socket.on('close', () => open.delete(socket))
+    })
+    server.on('stream', () => {})
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const address = server.address()
+    if (address === null || typeof address === 'string') throw new Error('no port')
+    connectionString = `kurrentdb://127.0.0.1:${address.port}?tls=false`
+  })
+  afterEach(async () => {
+    for (const socket of open) socket.destroy()
+    await new Promise((resolve) => server.close(resolve))
+  })
+
+  // grpc-js keeps the connection of a closed channel in its shared pool until its next sweep (every
+  // 10 s), then ends it; a channel left open (what dispose() alone leaves) keeps it for good
+  const POOL_SWEEP = { timeout: 30_000, interval: 200 }
+
+  it('ends the connection of its $all subscription', { timeout: 60_000 }, async () => {
+    const store = createKurrentEventStore({ connectionString })
+    store.onAppended(() => {})
+    await vi.waitFor(() => expect(open.size).toBeGreaterThan(0), { timeout: 10_000 })
+    await store.close()
+    await vi.waitFor(() => expect(open.size).toBe(0), POOL_SWEEP)
+    await expect(store.readStream(streamId())).rejects.toBeInstanceOf(StoreUnavailableError)
+  })
+
+  it('ends the gRPC connection of an append still under way', { timeout: 60_000 }, async () => {
+    const held = releasable(KurrentDBClient.connectionString(connectionString))
+    // an append through gRPC that the server never answers
+    const append = held.client.appendToStream(streamId(), [jsonEvent({ type: 'KurrentTested', data: {} })])
+    append.catch(() => {})
+    await vi.waitFor(() => expect(open.size).toBeGreaterThan(0), { timeout: 10_000 })
+    await held.release()
+    await vi.waitFor(() => expect(open.size).toBe(0), POOL_SWEEP)
+    await expect(append).rejects.toBeDefined()
+    expect(accepted).toBeGreaterThan(0)
+  })
+
+  it('releases a client that never connected without connecting it', async () => {
+    await releasable(KurrentDBClient.connectionString(connectionString)).release()
+    const store = createKurrentEventStore({ connectionString })
+    await store.close()
+    expect(accepted).toBe(0)
   })
 })
 

@@ -1,9 +1,13 @@
 import type { Logger } from '@chainpay/platform'
 import {
   type AppendResult,
+  DuplicateEventIdError,
   type EventStore,
   type ExpectedRevision,
+  isRepeatedAppend,
   type RecordedEvent,
+  type StoredEventId,
+  StoreUnavailableError,
   translateFailures,
   WrongExpectedRevisionError,
 } from '@chainpay/ports'
@@ -17,7 +21,15 @@ import {
   START,
 } from '@kurrent/kurrentdb-client'
 import { createAppendWatcher, DEFAULT_RESUBSCRIBE_DELAYS, type ResubscribeDelays } from './append-watcher.js'
-import { assertUserStream, isPortEvent, type StoredEvent, toEventData, toRecordedEvent } from './events.js'
+import { releasable } from './client-release.js'
+import {
+  assertUserStream,
+  isPortEvent,
+  positionOf,
+  type StoredEvent,
+  toEventData,
+  toRecordedEvent,
+} from './events.js'
 import { appendedPosition, comparePositions, decodePosition, encodePosition } from './positions.js'
 import {
   isStreamNotFound,
@@ -40,14 +52,42 @@ export interface KurrentEventStoreOptions {
  * event ids are the EventStoreDB event ids (lower-case UUIDs), data and metadata are JSON. The
  * position is the event's $all position as `${commit}:${prepare}`. readAll and onAppended see every
  * stream whose name does not start with `$`, and only JSON events in them. The user needs read
- * access to $all (admins have it). close() disposes the client.
+ * access to $all (admins have it). Two clients: one for reads and appends, one for the $all
+ * subscription, so that a subscription's reconnect (the client closes its channel when a stream is
+ * cancelled or fails) never cuts an append short. close() releases both.
  */
 export function createKurrentEventStore(options: KurrentEventStoreOptions): EventStore {
-  const client = KurrentDBClient.connectionString(options.connectionString)
-  const watcher = createAppendWatcher(client, {
+  return createKurrentEventStoreOn(
+    {
+      store: KurrentDBClient.connectionString(options.connectionString),
+      subscription: KurrentDBClient.connectionString(options.connectionString),
+    },
+    options,
+  )
+}
+
+export interface KurrentClients {
+  /** reads (through the client's Rust bridge) and appends (gRPC) */
+  store: KurrentDBClient
+  /** the $all subscription of onAppended (gRPC) */
+  subscription: KurrentDBClient
+}
+
+/** the store on clients made by the caller, which it owns from then on: close() releases them */
+export function createKurrentEventStoreOn(
+  clients: KurrentClients,
+  options: Omit<KurrentEventStoreOptions, 'connectionString'> = {},
+): EventStore {
+  const client = clients.store
+  const releasables = [releasable(clients.store), releasable(clients.subscription)]
+  let closed = false
+  const watcher = createAppendWatcher(clients.subscription, {
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     delays: options.resubscribeDelays ?? DEFAULT_RESUBSCRIBE_DELAYS,
   })
+  const assertOpen = () => {
+    if (closed) throw new StoreUnavailableError('EventStoreDB event store: closed')
+  }
 
   const lastEventOf = async (streamId: string): Promise<StoredEvent | undefined> => {
     try {
@@ -65,6 +105,53 @@ export function createKurrentEventStore(options: KurrentEventStoreOptions): Even
     }
   }
 
+  /** the event at `revision` of the stream, if there is one */
+  const eventAt = async (streamId: string, revision: bigint): Promise<StoredEvent | undefined> => {
+    try {
+      for await (const resolved of client.readStream(streamId, {
+        direction: FORWARDS,
+        fromRevision: revision,
+        maxCount: 1,
+      })) {
+        if (resolved.event !== undefined) return resolved.event
+      }
+      return undefined
+    } catch (error) {
+      if (isStreamNotFound(error)) return undefined
+      throw error
+    }
+  }
+
+  /** the stream's events that carry one of `eventIds` */
+  const storedWithIds = async (streamId: string, eventIds: ReadonlySet<string>): Promise<StoredEventId[]> => {
+    const found: StoredEventId[] = []
+    try {
+      for await (const resolved of client.readStream(streamId, {
+        direction: FORWARDS,
+        fromRevision: START,
+      })) {
+        const stored = resolved.event
+        if (stored !== undefined && eventIds.has(stored.id)) {
+          found.push({ eventId: stored.id, revision: Number(stored.revision) })
+        }
+      }
+    } catch (error) {
+      if (isStreamNotFound(error)) return []
+      throw error
+    }
+    return found
+  }
+
+  /** the port's result for an append whose last event sits at `lastRevision` of the stream */
+  const resultAt = async (streamId: string, lastRevision: number): Promise<AppendResult> => {
+    const last = await eventAt(streamId, BigInt(lastRevision))
+    const position = last === undefined ? undefined : positionOf(last)
+    if (position === undefined) {
+      throw new Error(`stream ${streamId}: revision ${lastRevision} has no $all position to report`)
+    }
+    return { nextExpectedRevision: lastRevision, position: encodePosition(position) }
+  }
+
   const revisionOf = (event: StoredEvent | undefined) => (event === undefined ? -1 : Number(event.revision))
 
   /** one read of at most `count` events of $all from `from` on, the event at `from` included */
@@ -79,6 +166,7 @@ export function createKurrentEventStore(options: KurrentEventStoreOptions): Even
   return translateFailures(
     {
       async readStream(streamId) {
+        assertOpen()
         const events: RecordedEvent[] = []
         try {
           for await (const resolved of client.readStream(streamId, {
@@ -95,6 +183,7 @@ export function createKurrentEventStore(options: KurrentEventStoreOptions): Even
       },
 
       async appendToStream(streamId, events, expectedRevision): Promise<AppendResult> {
+        assertOpen()
         assertUserStream(streamId)
         const streamState = toStreamState(expectedRevision)
         if (events.length === 0) {
@@ -104,10 +193,19 @@ export function createKurrentEventStore(options: KurrentEventStoreOptions): Even
           if (!isAtExpected(current, expectedRevision)) {
             throw new WrongExpectedRevisionError(streamId, expectedRevision, current)
           }
-          const position = last?.position === undefined ? '0:0' : encodePosition(last.position)
+          const lastPosition = last === undefined ? undefined : positionOf(last)
+          const position = lastPosition === undefined ? '0:0' : encodePosition(lastPosition)
           return { nextExpectedRevision: current, position }
         }
-        const eventData = events.map((event) => toEventData(streamId, event))
+        // EventStoreDB's own idempotency only covers a repeat at the same expected revision and accepts
+        // an id the stream holds anywhere else as a new event: the port's rule is checked here first
+        // (docs on the port, event-store.ts)
+        const stored = await storedWithIds(streamId, new Set(events.map((event) => event.eventId)))
+        const repeated = isRepeatedAppend(events, stored, expectedRevision)
+        if (repeated.kind === 'duplicate') throw new DuplicateEventIdError(streamId, repeated.eventId)
+        if (repeated.kind === 'retry') return resultAt(streamId, repeated.lastRevision)
+        const recordedAt = new Date().toISOString()
+        const eventData = events.map((event) => toEventData(streamId, event, recordedAt))
         let result: Awaited<ReturnType<typeof client.appendToStream>>
         try {
           result = await client.appendToStream(streamId, eventData, { streamState })
@@ -123,10 +221,12 @@ export function createKurrentEventStore(options: KurrentEventStoreOptions): Even
             revisionOf(await lastEventOf(streamId)),
           )
         }
-        if (result.position === undefined) {
-          throw new Error(`stream ${streamId}: EventStoreDB reported no position for the append`)
-        }
         watcher.notify()
+        if (result.position === undefined) {
+          // the server reports none for an append it found already written (a concurrent retry of
+          // the same append got there first): the position is that of its last event
+          return resultAt(streamId, Number(result.nextExpectedRevision))
+        }
         return {
           nextExpectedRevision: Number(result.nextExpectedRevision),
           position: encodePosition(appendedPosition(result.position)),
@@ -134,6 +234,7 @@ export function createKurrentEventStore(options: KurrentEventStoreOptions): Even
       },
 
       async readAll(after, limit) {
+        assertOpen()
         if (!Number.isSafeInteger(limit) || limit < 0) {
           throw new RangeError(`readAll: limit must be an integer from 0; got ${limit}`)
         }
@@ -148,13 +249,14 @@ export function createKurrentEventStore(options: KurrentEventStoreOptions): Even
             received++
             const stored = resolved.event
             if (stored === undefined) continue
-            if (stored.position === undefined) {
+            const position = positionOf(stored)
+            if (position === undefined) {
               throw new Error(
                 `readAll: EventStoreDB returned an event of ${stored.streamId} without its position`,
               )
             }
-            if (cursor !== undefined && comparePositions(stored.position, cursor) <= 0) continue
-            lastSeen = stored.position
+            if (cursor !== undefined && comparePositions(position, cursor) <= 0) continue
+            lastSeen = position
             // a page may hold events that are not ours (link or binary events): the next read goes on after them
             if (isPortEvent(stored)) found.push(toRecordedEvent(stored))
             if (found.length === limit) return found
@@ -170,8 +272,10 @@ export function createKurrentEventStore(options: KurrentEventStoreOptions): Even
       },
 
       async close() {
+        if (closed) return
+        closed = true
         watcher.close()
-        await client.dispose()
+        await Promise.all(releasables.map((held) => held.release()))
       },
     },
     translateKurrentFailure,

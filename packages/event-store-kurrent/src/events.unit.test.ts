@@ -1,25 +1,52 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { assertUserStream, isPortEvent, type StoredEvent, toEventData, toRecordedEvent } from './events.js'
+import {
+  assertUserStream,
+  isPortEvent,
+  NO_LOG_POSITION,
+  positionOf,
+  RECORDED_AT_KEY,
+  type StoredEvent,
+  toEventData,
+  toRecordedEvent,
+} from './events.js'
+
+const recordedAt = '2025-03-26T10:11:12.345Z'
 
 describe('toEventData', () => {
-  it('writes a JSON event with the given id, type, data and metadata', () => {
+  it('writes a JSON event with the given id, type, data and metadata, and the time of the append', () => {
     const eventId = randomUUID()
     const data = { amount: '123456789012345678901234567890', $where: 'kept' }
     expect(
-      toEventData('payment-1', { eventId, type: 'PaymentCreated', data, metadata: { schemaVersion: 2 } }),
+      toEventData(
+        'payment-1',
+        { eventId, type: 'PaymentCreated', data, metadata: { schemaVersion: 2 } },
+        recordedAt,
+      ),
     ).toEqual({
       id: eventId,
       contentType: 'application/json',
       type: 'PaymentCreated',
       data,
-      metadata: { schemaVersion: 2 },
+      metadata: { schemaVersion: 2, [RECORDED_AT_KEY]: recordedAt },
     })
   })
 
-  it('writes {} without metadata and null without data', () => {
-    const event = toEventData('payment-1', { eventId: randomUUID(), type: 'PaymentExpired', data: undefined })
-    expect([event.data, event.metadata]).toEqual([null, {}])
+  it('writes only the time without metadata and null without data', () => {
+    const event = toEventData(
+      'payment-1',
+      { eventId: randomUUID(), type: 'PaymentExpired', data: undefined },
+      recordedAt,
+    )
+    expect([event.data, event.metadata]).toEqual([null, { [RECORDED_AT_KEY]: recordedAt }])
+  })
+
+  it('refuses metadata that uses the key the time is recorded under, and a time without milliseconds', () => {
+    const event = { eventId: randomUUID(), type: 'PaymentCreated', data: {} }
+    expect(() =>
+      toEventData('payment-1', { ...event, metadata: { [RECORDED_AT_KEY]: 'mine' } }, recordedAt),
+    ).toThrow(/is reserved/)
+    expect(() => toEventData('payment-1', event, '2025-03-26T10:11:12Z')).toThrow(/with milliseconds/)
   })
 
   it.each([
@@ -29,13 +56,13 @@ describe('toEventData', () => {
     `{${randomUUID()}}`,
     randomUUID().replaceAll('-', ''),
   ])('rejects the event id %j, which EventStoreDB would not hand back as written', (eventId) => {
-    expect(() => toEventData('payment-1', { eventId, type: 'PaymentCreated', data: {} })).toThrow(
+    expect(() => toEventData('payment-1', { eventId, type: 'PaymentCreated', data: {} }, recordedAt)).toThrow(
       /is not a lower-case UUID/,
     )
   })
 
   it.each(['', '$>', '$metadata'])('rejects the event type %j', (type) => {
-    expect(() => toEventData('payment-1', { eventId: randomUUID(), type, data: {} })).toThrow(
+    expect(() => toEventData('payment-1', { eventId: randomUUID(), type, data: {} }, recordedAt)).toThrow(
       /empty or starts with \$/,
     )
   })
@@ -81,11 +108,78 @@ describe('toRecordedEvent', () => {
     expect(toRecordedEvent(stored({ metadata: undefined })).metadata).toEqual({})
   })
 
+  it('reads the time the append recorded in the metadata, to the millisecond, and leaves it out of the metadata', () => {
+    // what the client's Rust bridge hands back: the server's time cut to whole seconds
+    const read = stored({
+      created: new Date('2025-03-26T10:11:12.000Z'),
+      metadata: { schemaVersion: 1, [RECORDED_AT_KEY]: '2025-03-26T10:11:12.789Z' },
+    })
+    expect(toRecordedEvent(read)).toMatchObject({
+      recordedAt: '2025-03-26T10:11:12.789Z',
+      metadata: { schemaVersion: 1 },
+    })
+    expect(toRecordedEvent(read).metadata).not.toHaveProperty(RECORDED_AT_KEY)
+  })
+
+  it('falls back to the server time for events written without it, or with a time it cannot read', () => {
+    for (const metadata of [
+      undefined,
+      { schemaVersion: 1 },
+      { [RECORDED_AT_KEY]: 'yesterday' },
+      { [RECORDED_AT_KEY]: 1742983872345 },
+      { [RECORDED_AT_KEY]: '2025-13-45T10:11:12.789Z' },
+    ]) {
+      expect(toRecordedEvent(stored({ metadata })).recordedAt, JSON.stringify(metadata)).toBe(
+        '2025-03-26T10:11:12.345Z',
+      )
+    }
+  })
+
+  it('round-trips the time toEventData records', () => {
+    const written = toEventData('payment-1', { eventId: randomUUID(), type: 'T', data: {} }, recordedAt)
+    const read = toRecordedEvent(
+      stored({ created: new Date('2025-03-26T10:11:12Z'), metadata: written.metadata }),
+    )
+    expect([read.recordedAt, read.metadata]).toEqual([recordedAt, {}])
+  })
+
+  it('refuses an event the server gave no position, which the bridge hands back as -1 unsigned', () => {
+    for (const position of [
+      { commit: NO_LOG_POSITION, prepare: NO_LOG_POSITION },
+      { commit: 12n, prepare: NO_LOG_POSITION },
+    ]) {
+      expect(() => toRecordedEvent(stored({ position }))).toThrow(/no \$all position/)
+    }
+  })
+
   it('refuses an event it cannot return as written, saying which', () => {
     expect(() => toRecordedEvent(stored({ isJson: false, data: new Uint8Array([1, 2]) }))).toThrow(
       /stream payment-1 revision 3: not an event of this store/,
     )
     expect(() => toRecordedEvent(stored({ position: undefined }))).toThrow(/no \$all position/)
+  })
+})
+
+describe('positionOf', () => {
+  const at = (position: StoredEvent['position']) =>
+    ({
+      streamId: 's',
+      id: 'i',
+      revision: 0n,
+      type: 't',
+      created: new Date(),
+      isJson: true,
+      data: {},
+      metadata: undefined,
+      position,
+    }) as StoredEvent
+
+  it('is the position the server gave, and undefined for none (missing, or -1 in either part)', () => {
+    expect(positionOf(at({ commit: 0n, prepare: 0n }))).toEqual({ commit: 0n, prepare: 0n })
+    expect(positionOf(at({ commit: 9000n, prepare: 8990n }))).toEqual({ commit: 9000n, prepare: 8990n })
+    expect(positionOf(at(undefined))).toBeUndefined()
+    expect(positionOf(at({ commit: NO_LOG_POSITION, prepare: 5n }))).toBeUndefined()
+    expect(positionOf(at({ commit: 5n, prepare: NO_LOG_POSITION }))).toBeUndefined()
   })
 })
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { NewEvent } from '@chainpay/ports'
+import { DuplicateEventIdError, type NewEvent, StoreUnavailableError } from '@chainpay/ports'
 import { describeEventStoreContract } from '@chainpay/ports/testing'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { openSqliteDatabase } from './database.js'
@@ -97,10 +97,24 @@ describe('createSqliteEventStore close', () => {
     let notified = 0
     store.onAppended(() => notified++)
     await store.close()
-    await store.appendToStream('payment-4', [newEvent()], 'no_stream')
+    await expect(store.appendToStream('payment-4', [newEvent()], 'no_stream')).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    )
     // listeners run as microtasks: all of them have run once a macrotask comes round
     await new Promise((resolve) => setImmediate(resolve))
     expect(notified).toBe(0)
+    db.close()
+  })
+
+  it('rejects an event id already used in another stream, writing nothing (ids are unique store-wide)', async () => {
+    const db = openSqliteDatabase(':memory:')
+    const store = createSqliteEventStore(db)
+    const event = newEvent()
+    await store.appendToStream('payment-5', [event], 'no_stream')
+    const error = await store.appendToStream('payment-6', [event], 'no_stream').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(DuplicateEventIdError)
+    expect(error).toMatchObject({ streamId: 'payment-6', eventId: event.eventId })
+    expect(await store.readStream('payment-6')).toEqual([])
     db.close()
   })
 

@@ -1,9 +1,12 @@
 import {
   type AppendResult,
+  DuplicateEventIdError,
   type EventStore,
   type ExpectedRevision,
+  isRepeatedAppend,
   type NewEvent,
   type RecordedEvent,
+  StoreUnavailableError,
   translateFailures,
   WrongExpectedRevisionError,
 } from '@chainpay/ports'
@@ -23,7 +26,9 @@ type Row = Record<string, unknown>
 
 /**
  * The event store on SQLite. The global position is the rowid of `es_events`, as decimal text.
- * close() stops notifications and polling; the database belongs to the caller, who closes it.
+ * Event ids are unique in the whole table, so an id used in another stream is rejected too.
+ * close() stops notifications and polling, and every later call rejects with StoreUnavailableError;
+ * the database belongs to the caller, who closes it.
  */
 export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventStoreOptions = {}): EventStore {
   createTables(db)
@@ -37,6 +42,12 @@ export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventSto
     readStream: db.prepare('SELECT * FROM es_events WHERE stream_id = ? ORDER BY revision'),
     readAll: db.prepare('SELECT * FROM es_events WHERE position > ? ORDER BY position LIMIT ?'),
     maxPosition: db.prepare('SELECT COALESCE(MAX(position), 0) AS position FROM es_events'),
+    byEventId: db.prepare('SELECT stream_id, revision, position FROM es_events WHERE event_id = ?'),
+    positionAt: db.prepare('SELECT position FROM es_events WHERE stream_id = ? AND revision = ?'),
+  }
+  let closed = false
+  const assertOpen = () => {
+    if (closed) throw new StoreUnavailableError('SQLite event store: closed')
   }
   const listeners = new Set<() => void>()
   let highestSeen = 0
@@ -71,11 +82,28 @@ export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventSto
   return translateFailures(
     {
       async readStream(streamId) {
+        assertOpen()
         return statements.readStream.all(streamId).map(toRecordedEvent)
       },
 
       async appendToStream(streamId, events, expectedRevision) {
+        assertOpen()
+        let written = false
         const result = inTransaction(db, (): AppendResult => {
+          const stored: { eventId: string; revision: number }[] = []
+          for (const event of events) {
+            const row = statements.byEventId.get(event.eventId)
+            if (row === undefined) continue
+            // ids are unique in the whole store (docs on the port): another stream's is no retry
+            if (String(row.stream_id) !== streamId) throw new DuplicateEventIdError(streamId, event.eventId)
+            stored.push({ eventId: event.eventId, revision: Number(row.revision) })
+          }
+          const repeated = isRepeatedAppend(events, stored, expectedRevision)
+          if (repeated.kind === 'duplicate') throw new DuplicateEventIdError(streamId, repeated.eventId)
+          if (repeated.kind === 'retry') {
+            const position = statements.positionAt.get(streamId, repeated.lastRevision)?.position
+            return { nextExpectedRevision: repeated.lastRevision, position: String(position) }
+          }
           const current = numberOr(statements.streamRevision.get(streamId)?.revision, -1)
           if (!isAtExpected(current, expectedRevision)) {
             throw new WrongExpectedRevisionError(streamId, expectedRevision, current)
@@ -92,9 +120,10 @@ export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventSto
                 .lastInsertRowid,
             )
           }
+          written = true
           return { nextExpectedRevision: current + events.length, position: String(position) }
         })
-        if (events.length > 0) {
+        if (written) {
           highestSeen = Math.max(highestSeen, Number(result.position))
           notify()
         }
@@ -102,10 +131,12 @@ export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventSto
       },
 
       async readAll(after, limit) {
+        assertOpen()
         return statements.readAll.all(parsePosition(after), limit).map(toRecordedEvent)
       },
 
       onAppended(listener) {
+        if (closed) return () => {}
         // a fresh entry per call: the same function registered twice is unsubscribed twice
         const wrapped = () => listener()
         listeners.add(wrapped)
@@ -117,6 +148,7 @@ export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventSto
       },
 
       async close() {
+        closed = true
         listeners.clear()
         stopPolling()
       },

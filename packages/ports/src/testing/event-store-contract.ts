@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
+  DuplicateEventIdError,
   type EventStore,
   type ExpectedRevision,
   type NewEvent,
   type RecordedEvent,
   WrongExpectedRevisionError,
 } from '../event-store.js'
+import { StoreUnavailableError } from '../failures.js'
 
 export interface EventStoreFixture {
   store: EventStore
@@ -112,6 +114,117 @@ export function describeEventStoreContract(
           expect(events).toHaveLength(expected === 0 ? 2 : 1)
         },
       )
+    })
+
+    describe('appendToStream with event ids already stored', () => {
+      it('answers a repeated append expecting no_stream with its first result, writing nothing', async () => {
+        const stream = streamId()
+        const events = [newEvent(), newEvent()]
+        const first = await store.appendToStream(stream, events, 'no_stream')
+        expect(await store.appendToStream(stream, events, 'no_stream')).toEqual(first)
+        expect((await store.readStream(stream)).map((e) => e.eventId)).toEqual(events.map((e) => e.eventId))
+      })
+
+      it('answers a repeated append at a revision with its first result, even after the stream moved on', async () => {
+        const stream = streamId()
+        await store.appendToStream(stream, [newEvent()], 'no_stream')
+        const events = [newEvent(), newEvent()]
+        const first = await store.appendToStream(stream, events, 0)
+        await store.appendToStream(stream, [newEvent()], 2)
+        expect(await store.appendToStream(stream, events, 0)).toEqual(first)
+        expect(await store.readStream(stream)).toHaveLength(4)
+      })
+
+      it('answers a repeated append expecting any with its first result', async () => {
+        const stream = streamId()
+        const event = newEvent()
+        const first = await store.appendToStream(stream, [event], 'any')
+        expect(await store.appendToStream(stream, [event], 'any')).toEqual(first)
+        expect(await store.readStream(stream)).toHaveLength(1)
+      })
+
+      it('rejects an id the stream holds when the append is no retry, writing nothing', async () => {
+        const stream = streamId()
+        const [a, b] = [newEvent(), newEvent()]
+        await store.appendToStream(stream, [a, b], 'no_stream')
+        const cases: [NewEvent[], ExpectedRevision][] = [
+          // the same event again as a new one, at the current revision
+          [[{ ...a, data: { other: true } }], 1],
+          // a retry of part of the append, or with a new event added, or in another order
+          [[b], 'no_stream'],
+          [[a, b, newEvent()], 'no_stream'],
+          [[b, a], 'no_stream'],
+        ]
+        for (const [events, expected] of cases) {
+          const error = await store.appendToStream(stream, events, expected).catch((e: unknown) => e)
+          expect(error, JSON.stringify({ events, expected })).toBeInstanceOf(DuplicateEventIdError)
+          expect(error).toMatchObject({ streamId: stream })
+        }
+        expect((await store.readStream(stream)).map((e) => e.eventId)).toEqual([a.eventId, b.eventId])
+      })
+
+      it('rejects one id twice in one append, writing nothing', async () => {
+        const stream = streamId()
+        const event = newEvent()
+        const error = await store.appendToStream(stream, [event, event], 'no_stream').catch((e: unknown) => e)
+        expect(error).toBeInstanceOf(DuplicateEventIdError)
+        expect(error).toMatchObject({ streamId: stream, eventId: event.eventId })
+        expect(await store.readStream(stream)).toEqual([])
+      })
+    })
+
+    describe('recordedAt', () => {
+      it('is the time of the append in UTC with milliseconds, the same for every event of one append', async () => {
+        const stream = streamId()
+        // three appends: a time cut to whole seconds passes one of them only if it started on a whole second
+        for (let append = 0; append < 3; append++) {
+          const before = Date.now()
+          await store.appendToStream(
+            stream,
+            [newEvent(), newEvent()],
+            append === 0 ? 'no_stream' : append * 2 - 1,
+          )
+          const after = Date.now()
+          const written = (await store.readStream(stream)).slice(append * 2)
+          for (const event of written) {
+            expect(event.recordedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+            const at = Date.parse(event.recordedAt)
+            expect(at).toBeGreaterThanOrEqual(before)
+            expect(at).toBeLessThanOrEqual(after)
+          }
+          expect(new Set(written.map((e) => e.recordedAt)).size).toBe(1)
+        }
+      })
+
+      it('is the same whether read from the stream or from all streams', async () => {
+        const stream = streamId()
+        await store.appendToStream(stream, [newEvent()], 'no_stream')
+        const [fromStream] = await store.readStream(stream)
+        const [fromAll] = await readAllOf(store, [stream])
+        expect(fromAll?.recordedAt).toBe(fromStream?.recordedAt)
+      })
+    })
+
+    describe('close', () => {
+      it('rejects every later call with StoreUnavailableError and calls no listener any more', async () => {
+        const stream = streamId()
+        await store.appendToStream(stream, [newEvent()], 'no_stream')
+        let calls = 0
+        store.onAppended(() => calls++)
+        await store.close()
+        const afterClose = calls
+        const attempts = [
+          store.readStream(stream),
+          store.appendToStream(stream, [newEvent()], 0),
+          store.readAll(null, 10),
+        ]
+        for (const outcome of await Promise.allSettled(attempts)) {
+          expect(outcome.status).toBe('rejected')
+          if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(StoreUnavailableError)
+        }
+        store.onAppended(() => calls++)
+        expect(calls).toBe(afterClose)
+      })
     })
 
     describe('readStream', () => {
