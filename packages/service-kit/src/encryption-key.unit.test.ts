@@ -13,8 +13,16 @@ describe('readEncryptionKeys', () => {
   it('returns a key that opens a secret box, and no previous keys when none are set', () => {
     const key = generateSecretKey()
     const read = readEnv({ CHAINPAY_ENCRYPTION_KEY: key })
-    expect(readEncryptionKeys(read)).toEqual({ current: key, previous: [] })
+    expect(readEncryptionKeys(read)).toEqual({ current: key, previous: [], unbound: 'open' })
     expect(() => read.done()).not.toThrow()
+  })
+
+  it('reads CHAINPAY_UNBOUND_SECRETS: refuse, once a reseal moved every value of the first format', () => {
+    const read = readEnv({ CHAINPAY_ENCRYPTION_KEY: generateSecretKey(), CHAINPAY_UNBOUND_SECRETS: 'refuse' })
+    expect(readEncryptionKeys(read).unbound).toBe('refuse')
+    const wrong = readEnv({ CHAINPAY_ENCRYPTION_KEY: generateSecretKey(), CHAINPAY_UNBOUND_SECRETS: 'no' })
+    readEncryptionKeys(wrong)
+    expect(() => wrong.done()).toThrow(/CHAINPAY_UNBOUND_SECRETS/)
   })
 
   it('reads the previous keys, comma separated, which open what they sealed', () => {
