@@ -30,6 +30,7 @@ import {
   ensureClusterSecrets,
   ensureClusterWallet,
   planCluster,
+  SERVICE_NAMES,
   writeDemoMerchant,
 } from '../../packages/local-cluster/dist/index.js'
 import { clusterLayout } from '../../packages/local-cluster/dist/up-config.js'
@@ -244,14 +245,16 @@ async function startCluster(dataDir) {
     gateway,
     admin,
     paymentCommand,
-    paymentCommandHealth,
     chainIndexer,
     projection,
     notifier,
     kafkaPort,
     controllerPort,
     ferretPort,
-  ] = await Promise.all(Array.from({ length: 10 }, () => freeLoopbackPort()))
+    ...metricsPorts
+  ] = await Promise.all(Array.from({ length: 9 + SERVICE_NAMES.length }, () => freeLoopbackPort()))
+  // each service's METRICS_PORT: free ones, so that the bench runs beside scripts/up
+  const metrics = Object.fromEntries(SERVICE_NAMES.map((name, index) => [name, metricsPorts[index]]))
   // scripts/up's layout, so that if this process is killed outright scripts/down stops what is left
   const layout = clusterLayout(dataDir)
   out(`data directory ${dataDir} (if this is killed: DATA_DIR=${dataDir} scripts/down)`)
@@ -269,7 +272,7 @@ async function startCluster(dataDir) {
   const secrets = ensureClusterSecrets(dataDir)
   const plan = planCluster({
     dataDir,
-    ports: { gateway, admin, paymentCommand, paymentCommandHealth, chainIndexer, projection, notifier },
+    ports: { gateway, admin, paymentCommand, chainIndexer, projection, notifier, metrics },
     kafkaBrokers: kafka.brokers,
     mongodbUrl: ferret.url,
     secrets,

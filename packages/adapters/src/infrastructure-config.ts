@@ -23,6 +23,12 @@ export interface InfrastructureConfig {
    * consumer group timeouts, those set only; absent: the bus's defaults (30 s, 3 s, 60 s)
    */
   kafkaConsumerGroup?: KafkaConsumerGroupTimeouts
+  /**
+   * KAFKA_PARTITIONS: the partitions of the topics the bus creates (topics that exist are left as
+   * they are); absent: the bus's default, DEFAULT_PARTITIONS (6). A consumer group has at most this
+   * many active members, so it bounds the replicas of each consumer (docs/deploy.md, "Kafka").
+   */
+  kafkaPartitions?: number
   /** MONGODB_URL: read model, deliveries, merchants, cursors, deadlines on MongoDB; unset: SQLite */
   mongodbUrl: string | null
   /** MONGODB_DATABASE, default chainpay */
@@ -59,6 +65,9 @@ export interface KafkaSaslConfig {
   password: string
 }
 
+/** far beyond what a payment service needs; a typo of a few zeros would create that many per topic */
+const MAX_KAFKA_PARTITIONS = 1000
+
 const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$/
 const DATABASE_NAME = /^[A-Za-z0-9_-]{1,63}$/
 
@@ -89,10 +98,16 @@ export function readInfrastructureConfig(read: EnvReader): InfrastructureConfig 
   const kafkaTls = readKafkaTls(read)
   const kafkaSasl = readKafkaSasl(read)
   const consumerGroup = readKafkaConsumerGroup(read)
+  // only when set: absent is the bus's default, and keeps the value out of every configuration
+  const kafkaPartitions =
+    read.optionalString('KAFKA_PARTITIONS') === undefined
+      ? undefined
+      : read.int('KAFKA_PARTITIONS', { min: 1, max: MAX_KAFKA_PARTITIONS })
   if (brokers.length === 0) {
     for (const name of [
       ...(kafkaTls ? ['KAFKA_TLS'] : []),
       ...(kafkaSasl ? ['KAFKA_SASL_MECHANISM'] : []),
+      ...(kafkaPartitions !== undefined ? ['KAFKA_PARTITIONS'] : []),
       ...consumerGroup.variables,
     ]) {
       read.problem(`${name}: set, but KAFKA_BROKERS is not (the bus is embedded)`)
@@ -103,6 +118,7 @@ export function readInfrastructureConfig(read: EnvReader): InfrastructureConfig 
     ...(kafkaTls ? { kafkaTls } : {}),
     ...(kafkaSasl ? { kafkaSasl } : {}),
     ...(consumerGroup.variables.length > 0 ? { kafkaConsumerGroup: consumerGroup.timeouts } : {}),
+    ...(kafkaPartitions !== undefined ? { kafkaPartitions } : {}),
     mongodbUrl,
     mongodbDatabase,
     busNamespace,

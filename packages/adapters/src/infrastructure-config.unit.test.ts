@@ -203,4 +203,15 @@ describe('readInfrastructureConfig', () => {
       'KAFKA_SESSION_TIMEOUT_MS: set, but KAFKA_BROKERS is not (the bus is embedded)',
     ])
   })
+
+  it('reads KAFKA_PARTITIONS for the topics the bus creates, and leaves it out when unset', () => {
+    expect(read({ KAFKA_BROKERS: 'kafka:9092', KAFKA_PARTITIONS: '12' }).kafkaPartitions).toBe(12)
+    expect(read({ KAFKA_BROKERS: 'kafka:9092' })).not.toHaveProperty('kafkaPartitions')
+    expect(configProblems(() => read({ KAFKA_BROKERS: 'kafka:9092', KAFKA_PARTITIONS: '0' }))).toEqual([
+      "KAFKA_PARTITIONS: expected an integer between 1 and 1000, got '0'",
+    ])
+    expect(configProblems(() => read({ KAFKA_PARTITIONS: '6' }))).toEqual([
+      'KAFKA_PARTITIONS: set, but KAFKA_BROKERS is not (the bus is embedded)',
+    ])
+  })
 })

@@ -161,6 +161,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
         ...(namespace ? { namePrefix: `${namespace}.` } : {}),
         ...(options.metrics ? { metrics: options.metrics } : {}),
         ...(infrastructure.kafkaConsumerGroup ? { consumerGroup: infrastructure.kafkaConsumerGroup } : {}),
+        ...(infrastructure.kafkaPartitions ? { partitions: infrastructure.kafkaPartitions } : {}),
         ...(options.kafkaRetry ? { retry: options.kafkaRetry } : {}),
       })
     } else {

@@ -14,7 +14,12 @@ import {
   unservedNetworkProblem,
 } from '@chainpay/domain'
 import { type EnvReader, readEnv } from '@chainpay/platform'
-import { readAccessToken, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
+import {
+  checkDistinctPorts,
+  readAccessToken,
+  readSharedConfig,
+  type SharedConfig,
+} from '@chainpay/service-kit'
 
 export const CHAIN_MODES = ['simulator', 'rpc'] as const
 export type ChainMode = (typeof CHAIN_MODES)[number]
@@ -22,7 +27,7 @@ export type ChainMode = (typeof CHAIN_MODES)[number]
 interface ChainIndexerBaseConfig extends SharedConfig {
   /** which servers back the ports: KAFKA_BROKERS, MONGODB_URL, MONGODB_DATABASE */
   infrastructure: InfrastructureConfig
-  /** /healthz, /readyz, /metrics, and the simulator's dev routes */
+  /** /healthz, /readyz and the simulator's dev routes; /metrics is on METRICS_PORT */
   port: number
   /** CHAIN_NETWORKS and `<NETWORK>_REQUIRED_CONFIRMATIONS`, read as payment-command reads them */
   chains: ServedNetworks
@@ -128,13 +133,14 @@ const SIMULATOR_ONLY_VARIABLES = [
 export function readChainIndexerConfig(env: NodeJS.ProcessEnv = process.env): ChainIndexerConfig {
   const read = readEnv(env)
   const port = read.int('PORT', { default: 8092, min: 1, max: 65535 })
-  const shared = readSharedConfig(read)
+  const shared = readSharedConfig(read, 'chain-indexer')
   const base = {
     port,
     ...shared,
     infrastructure: readInfrastructureConfig(read),
   }
   const config: ChainIndexerConfig = { ...base, ...readChainSettings(read, env, shared.registry) }
+  checkDistinctPorts(read, { PORT: port, METRICS_PORT: shared.metricsPort })
   read.done()
   return config
 }

@@ -20,6 +20,8 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
 
 const shared = {
   host: '127.0.0.1',
+  metricsHost: '127.0.0.1',
+  metricsPort: 9466,
   metricsToken: undefined,
   port: 8092,
   dataDir: resolve('data'),
@@ -46,6 +48,7 @@ describe('readChainIndexerConfig', () => {
       ...simulator,
       HOST: '127.0.0.1',
       PORT: '9092',
+      METRICS_PORT: '9093',
       DATA_DIR: '/var/lib/chainpay',
       LOG_LEVEL: 'error',
       KAFKA_BROKERS: '10.0.0.1:9092,10.0.0.2:9092',
@@ -61,6 +64,8 @@ describe('readChainIndexerConfig', () => {
     })
     expect(config).toEqual({
       host: '127.0.0.1',
+      metricsHost: '127.0.0.1',
+      metricsPort: 9093,
       metricsToken: undefined,
       port: 9092,
       dataDir: '/var/lib/chainpay',

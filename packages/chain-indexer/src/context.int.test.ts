@@ -41,10 +41,12 @@ async function startIndexer(env: Record<string, string>) {
   const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-indexer-rpc-'))
   directories.push(dataDir)
   const port = await freePort()
+  const metricsPort = await freePort()
   const config = readChainIndexerConfig({
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     PORT: String(port),
+    METRICS_PORT: String(metricsPort),
     CHAIN_MODE: 'rpc',
     TRON_POLL_INTERVAL_MS: '100',
     SOLANA_POLL_INTERVAL_MS: '100',
@@ -60,7 +62,7 @@ async function startIndexer(env: Record<string, string>) {
   closeContext = () => context.close()
   runner = createServiceRunner({ logger, services: context.services, setExitCode: () => {} })
   expect(await runner.start()).toBe(true)
-  return { base: `http://127.0.0.1:${port}`, logLines }
+  return { base: `http://127.0.0.1:${port}`, metricsBase: `http://127.0.0.1:${metricsPort}`, logLines }
 }
 
 /** polls `probe` until it returns a value; fails the test after WAIT_LIMIT tries */
@@ -80,7 +82,7 @@ async function cursorHeight(base: string, network: string): Promise<number | und
 
 describe('the chain-indexer with CHAIN_MODE=rpc', () => {
   it('follows each network through its node, is ready once every node answered, and serves no dev routes', async () => {
-    const { base, logLines } = await startIndexer({
+    const { base, metricsBase, logLines } = await startIndexer({
       CHAIN_NETWORKS: 'TRON,SOLANA',
       TRON_RPC_URL: nodes.tronUrl('TRON'),
       SOLANA_RPC_URL: nodes.solanaUrl('SOLANA'),
@@ -92,10 +94,10 @@ describe('the chain-indexer with CHAIN_MODE=rpc', () => {
     const tronHead = (await nodes.simulator.mineBlocks('TRON', 2)).height
     const solanaHead = (await nodes.simulator.mineBlocks('SOLANA', 2)).height
     await eventually('the TRON cursor at the head', async () =>
-      (await cursorHeight(base, 'TRON')) === tronHead ? true : undefined,
+      (await cursorHeight(metricsBase, 'TRON')) === tronHead ? true : undefined,
     )
     await eventually('the Solana cursor at the head', async () =>
-      (await cursorHeight(base, 'SOLANA')) === solanaHead ? true : undefined,
+      (await cursorHeight(metricsBase, 'SOLANA')) === solanaHead ? true : undefined,
     )
 
     const devRoute = await fetch(`${base}/dev/chains/TRON/blocks`, { method: 'POST' })

@@ -14,6 +14,7 @@ import type { ChainClient } from '@chainpay/ports'
 import {
   createServiceMetrics,
   healthService,
+  metricsService,
   type ServiceContext,
   SIMULATOR_TOKEN_HEADER,
 } from '@chainpay/service-kit'
@@ -111,15 +112,14 @@ export async function buildChainIndexerContext(
     logger,
     limits: config.httpLimits,
     readiness: chains.readiness,
-    metricsRegistry: metrics.registry,
-    metricsToken: config.metricsToken,
     requestMetrics: metrics.http,
     ...(chains.routes ? { routes: chains.routes } : {}),
   })
+  const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
     // the chains and the health port before the indexers: those may wait for their consumer groups
     // (after a crash, until the dead member's session times out)
-    services: [...chains.services, ...(shared ? [] : [healthPort]), ...indexers],
+    services: [...chains.services, ...(shared ? [] : [healthPort, metricsPort]), ...indexers],
     readiness: chains.readiness,
     ...(chains.routes ? { routes: chains.routes } : {}),
     close: release,

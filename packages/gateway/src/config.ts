@@ -6,6 +6,7 @@ import { readNetworkSettings, type ServedNetworks } from '@chainpay/domain'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
+  checkDistinctPorts,
   type EncryptionKeys,
   readAccessToken,
   readAdminToken,
@@ -52,8 +53,7 @@ export interface GatewayConfig extends SharedConfig {
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const read = readEnv(env)
   const ports = readApiPorts(read)
-  // the gateway's /metrics is on the admin port
-  const shared = readSharedConfig(read, undefined, { hostVariable: 'ADMIN_HOST', host: ports.adminHost })
+  const shared = readSharedConfig(read, 'gateway')
   const paymentCommandUrl = readHttpUrl(read, 'PAYMENT_COMMAND_URL') ?? ''
   const config: GatewayConfig = {
     ...ports,
@@ -76,7 +76,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       defaultNetworks: shared.registry.networks.map((definition) => definition.network),
     }),
   }
-  checkApiPorts(read, ports)
+  checkApiPorts(read, ports, shared.metricsPort)
   if (config.chainSimulatorToken !== undefined && read.optionalString('CHAIN_SIMULATOR_URL') === undefined) {
     read.problem('SIMULATOR_TOKEN: only read with CHAIN_SIMULATOR_URL')
   }
@@ -95,9 +95,9 @@ export function readApiPorts(read: EnvReader): ApiPorts {
   }
 }
 
-/** the two APIs cannot share a port; reported after the other problems */
-export function checkApiPorts(read: EnvReader, ports: ApiPorts): void {
-  if (ports.port === ports.adminPort) read.problem(`PORT and ADMIN_PORT: must differ, both are ${ports.port}`)
+/** the two APIs and /metrics cannot share a port; reported after the other problems */
+export function checkApiPorts(read: EnvReader, ports: ApiPorts, metricsPort: number): void {
+  checkDistinctPorts(read, { PORT: ports.port, ADMIN_PORT: ports.adminPort, METRICS_PORT: metricsPort })
 }
 
 /**

@@ -25,6 +25,8 @@ describe('readGatewayConfig', () => {
   it('has defaults for everything but payment-command, the encryption key and the admin token', () => {
     expect(readGatewayConfig(required)).toEqual({
       host: '127.0.0.1',
+      metricsHost: '127.0.0.1',
+      metricsPort: 9464,
       metricsToken: undefined,
       port: 8080,
       adminHost: '127.0.0.1',
@@ -62,6 +64,8 @@ describe('readGatewayConfig', () => {
       PORT: '9080',
       ADMIN_HOST: '10.0.0.5',
       ADMIN_PORT: '9081',
+      METRICS_HOST: '10.0.0.6',
+      METRICS_PORT: '9464',
       DATA_DIR: '/var/lib/chainpay',
       LOG_LEVEL: 'trace',
       KAFKA_BROKERS: '10.0.0.1:9092,10.0.0.2:9092',
@@ -85,6 +89,8 @@ describe('readGatewayConfig', () => {
       port: 9080,
       adminHost: '10.0.0.5',
       adminPort: 9081,
+      metricsHost: '10.0.0.6',
+      metricsPort: 9464,
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
       logLevel: 'trace',
       registry: defaultAssetRegistry,
@@ -140,19 +146,20 @@ describe('readGatewayConfig', () => {
     ])
   })
 
-  it('refuses a payment-command off loopback without COMMAND_API_TOKEN, and an admin port off loopback without METRICS_TOKEN', () => {
+  it('refuses a payment-command off loopback without COMMAND_API_TOKEN, and a metrics port off loopback without METRICS_TOKEN', () => {
     expect(
       problemsOf({
         ...required,
         PAYMENT_COMMAND_URL: 'http://chainpay-payment-command:8090',
-        ADMIN_HOST: '0.0.0.0',
+        METRICS_HOST: '0.0.0.0',
       }),
     ).toEqual([
-      'METRICS_TOKEN: required because ADMIN_HOST (0.0.0.0) is not a loopback address: /metrics would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
+      'METRICS_TOKEN: required because METRICS_HOST (0.0.0.0) is not a loopback address: /metrics would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
       `COMMAND_API_TOKEN: required because PAYMENT_COMMAND_URL (chainpay-payment-command) is not a loopback address: payment-command's command API would answer anyone who reaches it (docs/operations.md, "Internal APIs")`,
     ])
-    // the merchant API is public by design: HOST off loopback asks for no token
-    expect(problemsOf({ ...required, HOST: '0.0.0.0' })).toEqual([])
+    // the merchant API is public by design: HOST off loopback asks for no token; the admin API has
+    // its ADMIN_TOKEN, and /metrics is no longer on its port
+    expect(problemsOf({ ...required, HOST: '0.0.0.0', ADMIN_HOST: '0.0.0.0' })).toEqual([])
   })
 
   it('reads SIMULATOR_TOKEN only with CHAIN_SIMULATOR_URL', () => {
@@ -162,9 +169,13 @@ describe('readGatewayConfig', () => {
   })
 
   it('checks the ports', () => {
-    expect(problemsOf({ ...required, PORT: '-1', ADMIN_PORT: '65536' })).toEqual([
+    expect(problemsOf({ ...required, PORT: '-1', ADMIN_PORT: '65536', METRICS_PORT: 'x' })).toEqual([
       "PORT: expected an integer between 1 and 65535, got '-1'",
       "ADMIN_PORT: expected an integer between 1 and 65535, got '65536'",
+      "METRICS_PORT: expected an integer between 1 and 65535, got 'x'",
+    ])
+    expect(problemsOf({ ...required, ADMIN_PORT: '9464' })).toEqual([
+      'ADMIN_PORT and METRICS_PORT: must differ, both are 9464',
     ])
   })
 

@@ -1,4 +1,4 @@
-// What the gateway runs on, built from its configuration: the merchant API and the admin API. Which
+// What the gateway runs on, built from its configuration: the merchant API, the admin API and /metrics. Which
 // adapters back the ports (the embedded SQLite file, or MongoDB) is @chainpay/adapters' choice, from
 // the environment, and payment-command is reached over HTTP. In standalone, the process's shared
 // infrastructure, payment-command's handler called directly, and the process's readiness.
@@ -8,7 +8,7 @@ import { createHttpPaymentCommands } from '@chainpay/command-api-client'
 import { applyNetworkSettings, type CreateRequestPolicy } from '@chainpay/domain'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
 import type { PaymentCommands } from '@chainpay/ports'
-import { createServiceMetrics, httpService, type ServiceContext } from '@chainpay/service-kit'
+import { createServiceMetrics, httpService, metricsService, type ServiceContext } from '@chainpay/service-kit'
 import type { FastifyPluginAsync } from 'fastify'
 import { buildAdminApp } from './admin/app.js'
 import { buildGatewayApp } from './app.js'
@@ -108,14 +108,13 @@ export async function buildGatewayContext(
         logger,
         deliveries: stores.deliveries(),
         requestMetrics: metrics.http,
-        // on the admin port only: it is internal, the merchant port is public
-        metricsRegistry: metrics.registry,
-        metricsToken: config.metricsToken,
       }),
   })
+  // standalone serves the process's one registry on a listener of its own
+  const metricsPort = metricsService({ config, registry: metrics.registry, logger })
 
   return {
-    services: [adminApi, merchantApi],
+    services: [adminApi, merchantApi, ...(shared ? [] : [metricsPort])],
     readiness,
     async close() {
       await remote?.close()

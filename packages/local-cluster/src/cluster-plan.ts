@@ -26,13 +26,13 @@ export const mainScriptOf = (name: ServiceName): string =>
 export interface ClusterPorts {
   gateway: number
   admin: number
-  /** payment-command's command API */
+  /** payment-command's command API, with its /healthz and /readyz */
   paymentCommand: number
-  /** payment-command's /healthz, /readyz and /metrics (HEALTH_PORT) */
-  paymentCommandHealth: number
   chainIndexer: number
   projection: number
   notifier: number
+  /** each service's METRICS_PORT: /metrics, on a listener of its own */
+  metrics: Record<ServiceName, number>
 }
 
 export interface ClusterSecrets {
@@ -76,8 +76,10 @@ export interface PlannedService {
   mainScript: string
   env: Record<string, string>
   readyUrl: string
-  /** where its /healthz, /readyz and /metrics are (the gateway's /metrics: on the admin port) */
+  /** where its /healthz and /readyz are */
   baseUrl: string
+  /** where its /metrics is (METRICS_PORT) */
+  metricsUrl: string
   /** its own directory: payment-command's embedded event store, the chain simulator's chains */
   dataDir: string
 }
@@ -126,8 +128,10 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
     env: Record<string, string | undefined>,
   ): PlannedService => {
     const dataDir = join(options.dataDir, name)
+    const metricsPort = ports.metrics[name]
+    // METRICS_HOST stays loopback (the default) whatever HOST is: nothing here needs METRICS_TOKEN
     const defined = Object.fromEntries(
-      Object.entries({ ...common, DATA_DIR: dataDir, ...env }).filter(
+      Object.entries({ ...common, DATA_DIR: dataDir, METRICS_PORT: String(metricsPort), ...env }).filter(
         (entry): entry is [string, string] => entry[1] !== undefined,
       ),
     )
@@ -137,6 +141,7 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
       env: defined,
       readyUrl: `${local(port)}/readyz`,
       baseUrl: local(port),
+      metricsUrl: local(metricsPort),
       dataDir,
     }
   }
@@ -144,9 +149,8 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
   return {
     urls,
     services: [
-      service('payment-command', ports.paymentCommandHealth, {
+      service('payment-command', ports.paymentCommand, {
         PORT: String(ports.paymentCommand),
-        HEALTH_PORT: String(ports.paymentCommandHealth),
         COMMAND_API_TOKEN: secrets.commandApiToken,
         WALLET_FILE: options.walletFile,
         CALLBACK_URL_POLICY: 'development',

@@ -36,18 +36,20 @@ describe('a deployable whose internal API would listen off loopback without its 
   it.concurrent.each<[ServiceName, Record<string, string>, string[]]>([
     [
       'payment-command',
-      { HOST: '0.0.0.0' },
+      { HOST: '0.0.0.0', METRICS_HOST: '0.0.0.0' },
       [
-        'METRICS_TOKEN: required because HOST (0.0.0.0)',
+        'METRICS_TOKEN: required because METRICS_HOST (0.0.0.0)',
         'COMMAND_API_TOKEN: required because HOST (0.0.0.0)',
       ],
     ],
-    ['projection', { HOST: '10.0.0.7' }, ['METRICS_TOKEN: required because HOST (10.0.0.7)']],
+    ['projection', { METRICS_HOST: '10.0.0.7' }, ['METRICS_TOKEN: required because METRICS_HOST (10.0.0.7)']],
+    ['chain-indexer', { METRICS_HOST: '::' }, ['METRICS_TOKEN: required because METRICS_HOST (::)']],
+    ['notifier', { METRICS_HOST: '0.0.0.0' }, ['METRICS_TOKEN: required because METRICS_HOST (0.0.0.0)']],
     [
       'gateway',
-      { ADMIN_HOST: '0.0.0.0', PAYMENT_COMMAND_URL: 'http://payment-command.internal:8090' },
+      { METRICS_HOST: '0.0.0.0', PAYMENT_COMMAND_URL: 'http://payment-command.internal:8090' },
       [
-        'METRICS_TOKEN: required because ADMIN_HOST (0.0.0.0)',
+        'METRICS_TOKEN: required because METRICS_HOST (0.0.0.0)',
         'COMMAND_API_TOKEN: required because PAYMENT_COMMAND_URL (payment-command.internal)',
       ],
     ],

@@ -40,10 +40,17 @@ export function readUpConfig(env: NodeJS.ProcessEnv = process.env): UpConfig | n
         gateway: port('PORT', 8080),
         admin: port('ADMIN_PORT', 8081),
         paymentCommand: port('PAYMENT_COMMAND_PORT', 8090),
-        paymentCommandHealth: port('PAYMENT_COMMAND_HEALTH_PORT', 8091),
         chainIndexer: port('CHAIN_INDEXER_PORT', 8092),
         projection: port('PROJECTION_PORT', 8093),
         notifier: port('NOTIFIER_PORT', 8094),
+        // the services' own METRICS_PORT defaults (docs/operations.md, "Ports and endpoints")
+        metrics: {
+          gateway: port('GATEWAY_METRICS_PORT', 9464),
+          'payment-command': port('PAYMENT_COMMAND_METRICS_PORT', 9465),
+          'chain-indexer': port('CHAIN_INDEXER_METRICS_PORT', 9466),
+          projection: port('PROJECTION_METRICS_PORT', 9467),
+          notifier: port('NOTIFIER_METRICS_PORT', 9468),
+        },
       },
       kafkaPort: port('KAFKA_PORT', 9092),
       kafkaControllerPort: port('KAFKA_CONTROLLER_PORT', 9093),

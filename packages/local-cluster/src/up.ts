@@ -127,6 +127,8 @@ async function up(config: UpConfig): Promise<void> {
   say(
     `  admin API        ${plan.urls.admin}/admin/v1 (token in ${join(config.dataDir, clusterFiles.secrets)})`,
   )
+  for (const service of plan.services)
+    say(`  metrics          ${service.metricsUrl}/metrics (${service.name})`)
   say(`  demo merchant    ${join(config.dataDir, clusterFiles.demoMerchant)}`)
   say(`  logs             ${layout.logDirectory}`)
   say('  stop it all with scripts/down')

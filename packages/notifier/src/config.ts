@@ -4,6 +4,7 @@
 import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
+  checkDistinctPorts,
   type EncryptionKeys,
   readEncryptionKeys,
   readSharedConfig,
@@ -36,15 +37,18 @@ export interface WebhookConcurrency {
 
 export function readNotifierConfig(env: NodeJS.ProcessEnv = process.env): NotifierConfig {
   const read = readEnv(env)
+  const healthPort = read.int('HEALTH_PORT', { default: 8094, min: 1, max: 65535 })
+  const shared = readSharedConfig(read, 'notifier')
   const config: NotifierConfig = {
-    healthPort: read.int('HEALTH_PORT', { default: 8094, min: 1, max: 65535 }),
-    ...readSharedConfig(read),
+    healthPort,
+    ...shared,
     infrastructure: readInfrastructureConfig(read),
     encryptionKeys: readEncryptionKeys(read),
     retryScheduleMs: readRetrySchedule(read),
     allowPrivateTargets: read.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', { default: false }),
     webhookConcurrency: readWebhookConcurrency(read),
   }
+  checkDistinctPorts(read, { HEALTH_PORT: config.healthPort, METRICS_PORT: shared.metricsPort })
   read.done()
   return config
 }

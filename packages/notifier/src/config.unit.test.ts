@@ -17,6 +17,8 @@ describe('readNotifierConfig', () => {
   it('has defaults for everything but the encryption key', () => {
     expect(readNotifierConfig(required)).toEqual({
       host: '127.0.0.1',
+      metricsHost: '127.0.0.1',
+      metricsPort: 9468,
       metricsToken: undefined,
       healthPort: 8094,
       dataDir: resolve('data'),
@@ -43,6 +45,7 @@ describe('readNotifierConfig', () => {
       ...required,
       HOST: '127.0.0.1',
       HEALTH_PORT: '9100',
+      METRICS_PORT: '9101',
       DATA_DIR: '/var/lib/chainpay',
       LOG_LEVEL: 'warn',
       KAFKA_BROKERS: '10.0.0.1:9092,10.0.0.2:9092',
@@ -60,6 +63,8 @@ describe('readNotifierConfig', () => {
       encryptionKeys: { current: encryptionKey, previous: [previousKey], unbound: 'refuse' },
       host: '127.0.0.1',
       healthPort: 9100,
+      metricsHost: '127.0.0.1',
+      metricsPort: 9101,
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
       logLevel: 'warn',
       registry: defaultAssetRegistry,

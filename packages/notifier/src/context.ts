@@ -5,7 +5,12 @@
 
 import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
-import { createServiceMetrics, healthService, type ServiceContext } from '@chainpay/service-kit'
+import {
+  createServiceMetrics,
+  healthService,
+  metricsService,
+  type ServiceContext,
+} from '@chainpay/service-kit'
 import type { NotifierConfig } from './config.js'
 import { createDeliveryRecorder } from './delivery-recorder.js'
 import { createWebhookDispatcher } from './dispatcher.js'
@@ -64,12 +69,11 @@ export async function buildNotifierContext(
     logger,
     limits: config.httpLimits,
     readiness,
-    metricsRegistry: metrics.registry,
-    metricsToken: config.metricsToken,
     requestMetrics: metrics.http,
   })
+  const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
-    services: shared ? [recorder, dispatcher] : [recorder, dispatcher, healthPort],
+    services: shared ? [recorder, dispatcher] : [recorder, dispatcher, healthPort, metricsPort],
     readiness,
     close: release,
   }

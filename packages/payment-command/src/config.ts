@@ -7,6 +7,7 @@ import { readNetworkSettings, type ServedNetworks } from '@chainpay/domain'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
+  checkDistinctPorts,
   type ReadTextFile,
   readCallbackUrlPolicy,
   readServiceToken,
@@ -27,13 +28,11 @@ export interface PaymentCommandConfig extends SharedConfig {
   infrastructure: InfrastructureConfig
   /** EVENTSTORE_URL: the payment streams on EventStoreDB; null: the embedded event store in DATA_DIR */
   eventstoreUrl: string | null
-  /** the command API, with /healthz and /readyz */
-  port: number
   /**
-   * /healthz, /readyz and /metrics: apart from the command API, so that whoever may scrape metrics
-   * (a NetworkPolicy names them by port) cannot reach the commands
+   * the command API, with /healthz and /readyz (which the gateway's readiness and the probes call);
+   * /metrics is on METRICS_PORT, apart from the commands
    */
-  healthPort: number
+  port: number
   /**
    * COMMAND_API_TOKEN: the bearer token every command requires; required when HOST is not loopback
    * (docs/operations.md, "Internal APIs")
@@ -59,11 +58,9 @@ export function readPaymentCommandConfig(
 ): PaymentCommandConfig {
   const read = readEnv(env)
   const port = read.int('PORT', { default: 8090, min: 1, max: 65535 })
-  const healthPort = read.int('HEALTH_PORT', { default: 8091, min: 1, max: 65535 })
-  const shared = readSharedConfig(read, readFile)
+  const shared = readSharedConfig(read, 'payment-command', readFile)
   const config: PaymentCommandConfig = {
     port,
-    healthPort,
     ...shared,
     commandApiToken: readServiceToken(read, 'COMMAND_API_TOKEN', {
       hostVariable: 'HOST',
@@ -78,7 +75,7 @@ export function readPaymentCommandConfig(
       defaultNetworks: shared.registry.networks.map((definition) => definition.network),
     }),
   }
-  if (port === healthPort) read.problem(`PORT and HEALTH_PORT: must differ, both are ${port}`)
+  checkDistinctPorts(read, { PORT: port, METRICS_PORT: shared.metricsPort })
   read.done()
   return config
 }

@@ -31,7 +31,8 @@ describe('readPaymentCommandConfig', () => {
     expect(readPaymentCommandConfig(keyEnv, files({}))).toEqual({
       host: '127.0.0.1',
       port: 8090,
-      healthPort: 8091,
+      metricsHost: '127.0.0.1',
+      metricsPort: 9465,
       commandApiToken: undefined,
       metricsToken: undefined,
       dataDir: resolve('data'),
@@ -58,7 +59,8 @@ describe('readPaymentCommandConfig', () => {
         ...keyEnv,
         HOST: '0.0.0.0',
         PORT: '9090',
-        HEALTH_PORT: '9091',
+        METRICS_HOST: '0.0.0.0',
+        METRICS_PORT: '9091',
         COMMAND_API_TOKEN: COMMAND_API_TOKEN,
         METRICS_TOKEN: METRICS_TOKEN,
         DATA_DIR: '/var/lib/chainpay',
@@ -78,7 +80,8 @@ describe('readPaymentCommandConfig', () => {
     expect(config).toEqual({
       host: '0.0.0.0',
       port: 9090,
-      healthPort: 9091,
+      metricsHost: '0.0.0.0',
+      metricsPort: 9091,
       commandApiToken: COMMAND_API_TOKEN,
       metricsToken: METRICS_TOKEN,
       dataDir: '/var/lib/chainpay',
@@ -100,11 +103,11 @@ describe('readPaymentCommandConfig', () => {
   })
 
   it('refuses to listen off loopback without COMMAND_API_TOKEN and METRICS_TOKEN, saying why', () => {
-    expect(problemsOf({ ...keyEnv, HOST: '0.0.0.0' })).toEqual([
-      'METRICS_TOKEN: required because HOST (0.0.0.0) is not a loopback address: /metrics would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
+    expect(problemsOf({ ...keyEnv, HOST: '0.0.0.0', METRICS_HOST: '0.0.0.0' })).toEqual([
+      'METRICS_TOKEN: required because METRICS_HOST (0.0.0.0) is not a loopback address: /metrics would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
       'COMMAND_API_TOKEN: required because HOST (0.0.0.0) is not a loopback address: the command API would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
     ])
-    expect(problemsOf({ ...keyEnv, HOST: '10.1.2.3', METRICS_TOKEN })).toEqual([
+    expect(problemsOf({ ...keyEnv, HOST: '10.1.2.3' })).toEqual([
       expect.stringMatching(/^COMMAND_API_TOKEN: required because HOST \(10\.1\.2\.3\)/),
     ])
   })
@@ -114,11 +117,11 @@ describe('readPaymentCommandConfig', () => {
       ...keyEnv,
       COMMAND_API_TOKEN: 'hunter2',
       PORT: '9000',
-      HEALTH_PORT: '9000',
+      METRICS_PORT: '9000',
     })
     expect(problems).toEqual([
       'COMMAND_API_TOKEN: expected at least 32 visible ASCII characters without spaces (e.g. openssl rand -hex 32), got 7 characters',
-      'PORT and HEALTH_PORT: must differ, both are 9000',
+      'PORT and METRICS_PORT: must differ, both are 9000',
     ])
   })
 

@@ -1,7 +1,6 @@
 // What payment-command runs on, built from its configuration: the command handler (the only writer
 // of the event store), its event relay, the consumers of chain observations and deadlines, expiry,
-// the internal command API the gateway calls, and its health port (health and metrics, apart from
-// the commands). Which adapters back the ports (the embedded SQLite file, or EventStoreDB, Kafka and
+// the internal command API the gateway calls (with health), and /metrics on a listener of its own. Which adapters back the ports (the embedded SQLite file, or EventStoreDB, Kafka and
 // MongoDB) is @chainpay/adapters' choice, from the environment; in standalone, the process's shared
 // ones, and the gateway calls the handler directly.
 
@@ -12,8 +11,8 @@ import type { PaymentCommands } from '@chainpay/ports'
 import {
   createServiceMetrics,
   healthRoutes,
-  healthService,
   httpService,
+  metricsService,
   type ServiceContext,
 } from '@chainpay/service-kit'
 import { createAddressDeriver } from '@chainpay/wallet'
@@ -89,22 +88,14 @@ export async function buildPaymentCommandContext(
       return app
     },
   })
-  const healthPort = healthService({
-    host: config.host,
-    port: config.healthPort,
-    logger,
-    limits: config.httpLimits,
-    readiness,
-    metricsRegistry: metrics.registry,
-    metricsToken: config.metricsToken,
-  })
+  const metricsPort = metricsService({ config, registry: metrics.registry, logger })
 
   return {
     commands: handler,
     // the command API first: creates only need the event store, while the consumers below may wait
     // for their groups (after a crash, until the dead member's session times out)
     services: [
-      ...(shared ? [] : [commandApi, healthPort]),
+      ...(shared ? [] : [commandApi, metricsPort]),
       createEventRelay({
         eventStore,
         bus,

@@ -13,6 +13,8 @@ describe('readProjectionConfig', () => {
   it('has defaults for everything', () => {
     expect(readProjectionConfig({})).toEqual({
       host: '127.0.0.1',
+      metricsHost: '127.0.0.1',
+      metricsPort: 9467,
       metricsToken: undefined,
       healthPort: 8093,
       dataDir: resolve('data'),
@@ -32,6 +34,8 @@ describe('readProjectionConfig', () => {
   it('reads every variable', () => {
     const config = readProjectionConfig({
       HOST: '0.0.0.0',
+      METRICS_HOST: '0.0.0.0',
+      METRICS_PORT: '9200',
       METRICS_TOKEN: 'metrics-token-0123456789abcdef0123',
       HEALTH_PORT: '9100',
       DATA_DIR: '/var/lib/chainpay',
@@ -43,6 +47,8 @@ describe('readProjectionConfig', () => {
     })
     expect(config).toEqual({
       host: '0.0.0.0',
+      metricsHost: '0.0.0.0',
+      metricsPort: 9200,
       metricsToken: 'metrics-token-0123456789abcdef0123',
       healthPort: 9100,
       dataDir: '/var/lib/chainpay',
@@ -59,16 +65,22 @@ describe('readProjectionConfig', () => {
     })
   })
 
-  it('refuses a HOST off loopback without METRICS_TOKEN', () => {
-    expect(problemsOf({ HOST: '0.0.0.0' })).toEqual([
-      expect.stringMatching(/^METRICS_TOKEN: required because HOST \(0\.0\.0\.0\) is not a loopback address/),
+  it('refuses a METRICS_HOST off loopback without METRICS_TOKEN; HOST serves health only', () => {
+    expect(problemsOf({ METRICS_HOST: '0.0.0.0' })).toEqual([
+      expect.stringMatching(
+        /^METRICS_TOKEN: required because METRICS_HOST \(0\.0\.0\.0\) is not a loopback address/,
+      ),
     ])
+    expect(problemsOf({ HOST: '0.0.0.0' })).toEqual([])
   })
 
   it('reports every problem together, naming the variable and what it expects', () => {
     expect(problemsOf({ HEALTH_PORT: '70000', LOG_LEVEL: 'loud' })).toEqual([
       "HEALTH_PORT: expected an integer between 1 and 65535, got '70000'",
       "LOG_LEVEL: expected one of trace, debug, info, warn, error, fatal, silent, got 'loud'",
+    ])
+    expect(problemsOf({ HEALTH_PORT: '9467' })).toEqual([
+      'HEALTH_PORT and METRICS_PORT: must differ, both are 9467',
     ])
   })
 })

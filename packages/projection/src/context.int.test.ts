@@ -17,7 +17,12 @@ describe('buildProjectionContext', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-projection-'))
     directories.push(dataDir)
     const port = await freePort()
-    const config = readProjectionConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', HEALTH_PORT: String(port) })
+    const config = readProjectionConfig({
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      HEALTH_PORT: String(port),
+      METRICS_PORT: String(await freePort()),
+    })
     // discarded: the probe routes log their failures at warn whatever the logger's level
     const logger = createRootLogger({ service: 'projection-test', destination: { write: () => {} } })
     const context = await buildProjectionContext(config, logger)

@@ -4,7 +4,12 @@
 
 import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
 import type { Logger } from '@chainpay/platform'
-import { createServiceMetrics, healthService, type ServiceContext } from '@chainpay/service-kit'
+import {
+  createServiceMetrics,
+  healthService,
+  metricsService,
+  type ServiceContext,
+} from '@chainpay/service-kit'
 import type { ProjectionConfig } from './config.js'
 import { createProjectionService } from './projection-service.js'
 
@@ -40,12 +45,11 @@ export async function buildProjectionContext(
     logger,
     limits: config.httpLimits,
     readiness,
-    metricsRegistry: metrics.registry,
-    metricsToken: config.metricsToken,
     requestMetrics: metrics.http,
   })
+  const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
-    services: shared ? [projection] : [projection, healthPort],
+    services: shared ? [projection] : [projection, healthPort, metricsPort],
     readiness,
     close: release,
   }

@@ -1,6 +1,7 @@
 // Liveness and readiness for orchestrators, on every service's HTTP servers: /healthz says the
 // process serves HTTP, /readyz that what it depends on answers (503 SERVICE_UNAVAILABLE when not);
-// and /metrics, for Prometheus. buildHealthApp is the whole server of a deployable that has no API
+// and the /metrics route for Prometheus, which the services serve on a listener of its own
+// (metrics-service.ts), never next to their health routes. buildHealthApp is the whole server of a deployable that has no API
 // of its own. /healthz and /readyz need no token, so that kubelet probes work, and say nothing but
 // ok or not; /metrics requires METRICS_TOKEN when one is set (docs/operations.md, "Internal APIs").
 

@@ -3,13 +3,15 @@ import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
 import { readEnv } from '@chainpay/platform'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_HTTP_SERVER_LIMITS } from './http/server-limits.js'
-import { readSharedConfig } from './shared-config.js'
+import { checkDistinctPorts, METRICS_PORTS, readSharedConfig } from './shared-config.js'
 import { configProblems } from './testing/config-problems.js'
 
 describe('readSharedConfig', () => {
   it('has defaults for everything, loopback and the data directory made absolute', () => {
-    expect(readSharedConfig(readEnv({}))).toEqual({
+    expect(readSharedConfig(readEnv({}), 'projection')).toEqual({
       host: '127.0.0.1',
+      metricsHost: '127.0.0.1',
+      metricsPort: 9467,
       metricsToken: undefined,
       dataDir: resolve('data'),
       databaseFile: resolve('data', 'chainpay.sqlite'),
@@ -19,16 +21,20 @@ describe('readSharedConfig', () => {
     })
   })
 
-  it('reads HOST, METRICS_TOKEN, DATA_DIR and LOG_LEVEL, the database file inside the data directory', () => {
+  it('reads HOST, METRICS_HOST, METRICS_PORT, METRICS_TOKEN, DATA_DIR and LOG_LEVEL, the database file inside the data directory', () => {
     const metricsToken = 'metrics-token-0123456789abcdef0123'
     const env = {
       HOST: '0.0.0.0',
+      METRICS_HOST: '0.0.0.0',
+      METRICS_PORT: '9100',
       METRICS_TOKEN: metricsToken,
       DATA_DIR: '/var/lib/chainpay',
       LOG_LEVEL: 'debug',
     }
-    expect(readSharedConfig(readEnv(env))).toEqual({
+    expect(readSharedConfig(readEnv(env), 'projection')).toEqual({
       host: '0.0.0.0',
+      metricsHost: '0.0.0.0',
+      metricsPort: 9100,
       metricsToken,
       dataDir: '/var/lib/chainpay',
       databaseFile: '/var/lib/chainpay/chainpay.sqlite',
@@ -38,26 +44,46 @@ describe('readSharedConfig', () => {
     })
   })
 
-  it('refuses a HOST off loopback without METRICS_TOKEN: /metrics would be open to anyone', () => {
-    const read = readEnv({ HOST: '0.0.0.0' })
-    readSharedConfig(read)
+  it('refuses a METRICS_HOST off loopback without METRICS_TOKEN: /metrics would be open to anyone', () => {
+    const read = readEnv({ METRICS_HOST: '0.0.0.0' })
+    readSharedConfig(read, 'projection')
     expect(configProblems(() => read.done())).toEqual([
-      'METRICS_TOKEN: required because HOST (0.0.0.0) is not a loopback address: /metrics would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
+      'METRICS_TOKEN: required because METRICS_HOST (0.0.0.0) is not a loopback address: /metrics would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
     ])
   })
 
-  it('asks for METRICS_TOKEN by the host /metrics listens on, when that is not HOST', () => {
-    const onAdmin = { hostVariable: 'ADMIN_HOST', host: '10.0.0.7' }
+  it('asks for no METRICS_TOKEN for an API host off loopback: /metrics is not served there', () => {
     const read = readEnv({ HOST: '0.0.0.0' })
-    readSharedConfig(read, undefined, onAdmin)
+    readSharedConfig(read, 'projection')
+    expect(configProblems(() => read.done())).toEqual([])
+  })
+
+  it('gives each deployable its own METRICS_PORT, apart from every API port (docs/operations.md)', () => {
+    const ports = Object.fromEntries(
+      Object.keys(METRICS_PORTS).map((deployable) => [
+        deployable,
+        readSharedConfig(readEnv({}), deployable as keyof typeof METRICS_PORTS).metricsPort,
+      ]),
+    )
+    expect(ports).toEqual({
+      gateway: 9464,
+      'payment-command': 9465,
+      'chain-indexer': 9466,
+      projection: 9467,
+      notifier: 9468,
+      // one process in place of the five, on the gateway's ports
+      standalone: 9464,
+    })
+    const apiPorts = [8080, 8081, 8090, 8092, 8093, 8094]
+    expect(Object.values(ports).filter((port) => apiPorts.includes(port))).toEqual([])
+  })
+
+  it('refuses a METRICS_PORT that is not a port', () => {
+    const read = readEnv({ METRICS_PORT: '0' })
+    readSharedConfig(read, 'gateway')
     expect(configProblems(() => read.done())).toEqual([
-      expect.stringMatching(
-        /^METRICS_TOKEN: required because ADMIN_HOST \(10\.0\.0\.7\) is not a loopback address/,
-      ),
+      "METRICS_PORT: expected an integer between 1 and 65535, got '0'",
     ])
-    const loopbackAdmin = readEnv({ HOST: '0.0.0.0' })
-    readSharedConfig(loopbackAdmin, undefined, { hostVariable: 'ADMIN_HOST', host: '127.0.0.1' })
-    expect(configProblems(() => loopbackAdmin.done())).toEqual([])
   })
 
   it('reads the HTTP limits of every port (docs/operations.md, "HTTP limits")', () => {
@@ -67,7 +93,7 @@ describe('readSharedConfig', () => {
       HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
       HTTP_MAX_CONNECTIONS: '200',
     }
-    expect(readSharedConfig(readEnv(env)).httpLimits).toEqual({
+    expect(readSharedConfig(readEnv(env), 'projection').httpLimits).toEqual({
       requestTimeoutMs: 20_000,
       headersTimeoutMs: 5000,
       keepAliveTimeoutMs: 65_000,
@@ -81,7 +107,7 @@ describe('readSharedConfig', () => {
       HTTP_HEADERS_TIMEOUT_MS: '6000',
       HTTP_MAX_CONNECTIONS: '0',
     })
-    readSharedConfig(read)
+    readSharedConfig(read, 'projection')
     expect(configProblems(() => read.done())).toEqual([
       expect.stringMatching(/^HTTP_MAX_CONNECTIONS: /),
       'HTTP_HEADERS_TIMEOUT_MS: must be at most HTTP_REQUEST_TIMEOUT_MS (5000), got 6000',
@@ -100,10 +126,14 @@ describe('readSharedConfig', () => {
         },
       ],
     })
-    const config = readSharedConfig(readEnv({ ASSET_REGISTRY_FILE: '/etc/chainpay/assets.json' }), (path) => {
-      expect(path).toBe('/etc/chainpay/assets.json')
-      return file
-    })
+    const config = readSharedConfig(
+      readEnv({ ASSET_REGISTRY_FILE: '/etc/chainpay/assets.json' }),
+      'projection',
+      (path) => {
+        expect(path).toBe('/etc/chainpay/assets.json')
+        return file
+      },
+    )
     expect(resolveAsset(config.registry, { network: 'TRON', currency: 'USDD' })).toMatchObject({
       decimals: 18,
     })
@@ -111,7 +141,7 @@ describe('readSharedConfig', () => {
 
   it('names ASSET_REGISTRY_FILE when the file cannot be read or is not a registry', () => {
     const read = readEnv({ ASSET_REGISTRY_FILE: '/nowhere.json' })
-    readSharedConfig(read, () => {
+    readSharedConfig(read, 'projection', () => {
       throw new Error('ENOENT: no such file or directory')
     })
     expect(configProblems(() => read.done())).toEqual([
@@ -121,9 +151,18 @@ describe('readSharedConfig', () => {
 
   it('leaves an unknown log level for done() to report', () => {
     const read = readEnv({ LOG_LEVEL: 'loud' })
-    readSharedConfig(read)
+    readSharedConfig(read, 'projection')
     expect(configProblems(() => read.done())).toEqual([
       "LOG_LEVEL: expected one of trace, debug, info, warn, error, fatal, silent, got 'loud'",
     ])
+  })
+})
+
+describe('checkDistinctPorts', () => {
+  it('names every pair of listeners that share a port', () => {
+    const read = readEnv({})
+    checkDistinctPorts(read, { PORT: 8080, ADMIN_PORT: 8081, METRICS_PORT: 8080 })
+    checkDistinctPorts(read, { PORT: 9000, HEALTH_PORT: 9001 })
+    expect(configProblems(() => read.done())).toEqual(['PORT and METRICS_PORT: must differ, both are 8080'])
   })
 })

@@ -77,8 +77,8 @@ export function readStandaloneConfig(
 ): StandaloneConfig {
   const read = readEnv(env)
   const ports = readApiPorts(read)
-  // HOST is the merchant port's (and loopback by default); /metrics is on the admin port
-  const shared = readSharedConfig(read, readFile, { hostVariable: 'ADMIN_HOST', host: ports.adminHost })
+  // HOST is the merchant port's (and loopback by default); /metrics is on METRICS_HOST, METRICS_PORT
+  const shared = readSharedConfig(read, 'standalone', readFile)
   const chains = readChainSettings(read, env, shared.registry, {
     defaultMode: 'simulator',
     blockIntervalMs: SIMULATED_BLOCK_INTERVAL_MS,
@@ -105,7 +105,7 @@ export function readStandaloneConfig(
     previousEncryptionKeys: readPreviousEncryptionKeys(read),
     unboundSecrets: readUnboundSecrets(read),
   }
-  checkApiPorts(read, ports)
+  checkApiPorts(read, ports, shared.metricsPort)
   if (!live) refuseKeyMaterial(read)
   for (const name of DISTRIBUTED_ONLY_VARIABLES) {
     if (read.optionalString(name) !== undefined) {

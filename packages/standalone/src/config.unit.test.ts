@@ -25,6 +25,8 @@ describe('readStandaloneConfig', () => {
   it('has defaults for everything: every network of the registry simulated, in development', () => {
     expect(readStandaloneConfig({})).toEqual({
       host: '127.0.0.1',
+      metricsHost: '127.0.0.1',
+      metricsPort: 9464,
       metricsToken: undefined,
       port: 8080,
       adminHost: '127.0.0.1',
@@ -130,15 +132,18 @@ describe('readStandaloneConfig', () => {
     ])
   })
 
-  it('listens on loopback unless HOST says otherwise; an admin port off loopback needs METRICS_TOKEN, a public merchant port does not', () => {
+  it('listens on loopback unless HOST says otherwise; a metrics port off loopback needs METRICS_TOKEN, a public merchant port or an admin port (ADMIN_TOKEN) does not', () => {
     expect(readStandaloneConfig({}).host).toBe('127.0.0.1')
-    expect(problemsOf({ HOST: '0.0.0.0' })).toEqual([])
-    expect(problemsOf({ ADMIN_HOST: '0.0.0.0' })).toEqual([
-      'METRICS_TOKEN: required because ADMIN_HOST (0.0.0.0) is not a loopback address: /metrics would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
+    expect(problemsOf({ HOST: '0.0.0.0', ADMIN_HOST: '0.0.0.0' })).toEqual([])
+    expect(problemsOf({ METRICS_HOST: '0.0.0.0' })).toEqual([
+      'METRICS_TOKEN: required because METRICS_HOST (0.0.0.0) is not a loopback address: /metrics would answer anyone who reaches it (docs/operations.md, "Internal APIs")',
     ])
     expect(
-      readStandaloneConfig({ ADMIN_HOST: '0.0.0.0', METRICS_TOKEN: 'metrics-token-0123456789abcdef0123' }),
-    ).toMatchObject({ adminHost: '0.0.0.0', metricsToken: 'metrics-token-0123456789abcdef0123' })
+      readStandaloneConfig({ METRICS_HOST: '0.0.0.0', METRICS_TOKEN: 'metrics-token-0123456789abcdef0123' }),
+    ).toMatchObject({ metricsHost: '0.0.0.0', metricsToken: 'metrics-token-0123456789abcdef0123' })
+    expect(problemsOf({ METRICS_PORT: '8081' })).toEqual([
+      'ADMIN_PORT and METRICS_PORT: must differ, both are 8081',
+    ])
   })
 
   it('refuses COMMAND_API_TOKEN: standalone has no command API, the gateway calls payment-command in process', () => {

@@ -1,5 +1,5 @@
 // What standalone has because each service has it: the five contexts composed keep their metrics
-// (one registry, on the admin port), their readiness (every context asked) and their wiring.
+// (one registry, on METRICS_PORT), their readiness (every context asked) and their wiring.
 
 import { rmSync } from 'node:fs'
 import { createManualClock, createRootLogger } from '@chainpay/platform'
@@ -22,14 +22,14 @@ afterAll(async () => {
 })
 
 describe('standalone, composed from the five services’ own contexts', () => {
-  it('serves every service’s metrics on the admin port, labelled standalone', async () => {
+  it('serves every service’s metrics on its metrics port, labelled standalone', async () => {
     const client = merchantClientFor(standalone)
     const created = (await client.createPayment({ amount: '2', currency: 'TRX', network: 'TRON' } as never))
       .body as PaymentBody
     await pay(standalone, 'TRON', { to: created.generatedAddress, amount: '2', currency: 'TRX' })
     await waitForPayment(client, created.paymentId, (payment) => payment.status === 'confirmed')
 
-    const response = await fetch(`${standalone.adminUrl}/metrics`)
+    const response = await fetch(`${standalone.metricsUrl}/metrics`)
     expect(response.status).toBe(200)
     const samples = parsePrometheusText(await response.text())
     const seen = (name: string, labels: Record<string, string> = {}) =>
@@ -46,8 +46,9 @@ describe('standalone, composed from the five services’ own contexts', () => {
     expect(seen('chainpay_relay_events_published_total')).toBe(true)
     expect(seen('chainpay_chain_cursor_height', { network: 'TRON' })).toBe(true)
     expect(seen('process_cpu_seconds_total')).toBe(true)
-    // not on the public port
+    // neither on the public port nor on the admin API's
     expect((await fetch(`${standalone.baseUrl}/metrics`)).status).toBe(404)
+    expect((await fetch(`${standalone.adminUrl}/metrics`)).status).toBe(404)
   })
 
   it('is ready when every service is, and not once its database is gone', async () => {

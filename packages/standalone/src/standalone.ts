@@ -2,7 +2,7 @@
 // over one embedded infrastructure (one SQLite file in DATA_DIR, its bus included). Only what one
 // process changes is replaced: the gateway calls payment-command's handler directly, the services
 // share one infrastructure and one metrics registry, the process answers readiness once for all five
-// (the gateway's /readyz) and serves metrics once (the admin port), and the chain-indexer's simulator
+// (the gateway's /readyz) and serves metrics once (METRICS_PORT), and the chain-indexer's simulator
 // routes, when chains are simulated, are served on the merchant port.
 
 import { join } from 'node:path'
@@ -21,7 +21,7 @@ import {
   systemClock,
 } from '@chainpay/platform'
 import { buildProjectionContext } from '@chainpay/projection'
-import { createServiceMetrics, type ServiceContext } from '@chainpay/service-kit'
+import { createServiceMetrics, metricsService, type ServiceContext } from '@chainpay/service-kit'
 import type { StandaloneConfig } from './config.js'
 import {
   dataFiles,
@@ -71,6 +71,8 @@ export async function buildStandaloneContext(
   const contextOptions = { clock, shared }
   const common = {
     host: config.host,
+    metricsHost: config.metricsHost,
+    metricsPort: config.metricsPort,
     metricsToken: config.metricsToken,
     dataDir: config.dataDir,
     databaseFile: config.databaseFile,
@@ -89,7 +91,6 @@ export async function buildStandaloneContext(
       {
         ...common,
         port: 0,
-        healthPort: 0,
         commandApiToken: undefined,
         eventstoreUrl: null,
         keys,
@@ -172,6 +173,7 @@ export async function buildStandaloneContext(
         ...projection.services,
         ...notifier.services,
         ...gateway.services,
+        metricsService({ config, registry: metrics.registry, logger }),
         readyAnnouncement(config, logger),
       ],
       readiness: () => gateway.readiness(),
@@ -249,6 +251,7 @@ function readyAnnouncement(config: StandaloneConfig, logger: Logger): Service {
         {
           api: `${local(config.host, config.port)}/api/merchant/v1`,
           admin: `${local(config.adminHost, config.adminPort)}/admin/v1`,
+          metrics: `${local(config.metricsHost, config.metricsPort)}/metrics`,
           dataDir: config.dataDir,
           chains: config.chains.chainMode === 'rpc' ? 'real nodes (CHAIN_MODE=rpc)' : 'simulated',
         },

@@ -30,10 +30,11 @@ describe('standalone with a port already taken', () => {
   it.each([
     ['the admin port', 'admin API', 'ADMIN_PORT'],
     ['the merchant port, once the admin API listens', 'merchant API', 'PORT'],
+    ['the metrics port, once both APIs listen', 'metrics', 'METRICS_PORT'],
   ] as const)(
     'exits 1 when %s is taken, naming it, and leaves nothing listening',
     async (_case, listener, taken) => {
-      const ports = { PORT: await freePort(), ADMIN_PORT: await freePort() }
+      const ports = { PORT: await freePort(), ADMIN_PORT: await freePort(), METRICS_PORT: await freePort() }
       const occupant = await occupy(ports[taken])
       const dataDir = newDataDir()
       try {
@@ -43,6 +44,7 @@ describe('standalone with a port already taken', () => {
           HOST: '127.0.0.1',
           PORT: String(ports.PORT),
           ADMIN_PORT: String(ports.ADMIN_PORT),
+          METRICS_PORT: String(ports.METRICS_PORT),
           DATA_DIR: dataDir,
           LOG_LEVEL: 'warn',
         })
@@ -61,6 +63,7 @@ describe('standalone with a port already taken', () => {
       }
       expect(await listening(ports.PORT)).toBe(false)
       expect(await listening(ports.ADMIN_PORT)).toBe(false)
+      expect(await listening(ports.METRICS_PORT)).toBe(false)
     },
   )
 })

@@ -70,7 +70,7 @@ projection: projection
 notifier: notifier
 {{- end }}
 
-{{/* the port a service's /healthz and /readyz are on, and its /metrics but for the gateway's and payment-command's */}}
+{{/* the port a service's /healthz and /readyz are on (its /metrics: metricsPort, the port named metrics) */}}
 {{- define "chainpay.httpPort" -}}
 {{- $values := index .root.Values (get (include "chainpay.services" .root | fromYaml) .service) }}
 {{- if has .service (list "projection" "notifier") }}
@@ -78,11 +78,6 @@ notifier: notifier
 {{- else }}
 {{- $values.port }}
 {{- end }}
-{{- end }}
-
-{{/* the container port /metrics is served on, by name: never payment-command's command port */}}
-{{- define "chainpay.metricsPortName" -}}
-{{- if eq .service "gateway" }}admin{{ else if eq .service "payment-command" }}metrics{{ else }}http{{ end }}
 {{- end }}
 
 {{/* image reference; context: dict root, service */}}

@@ -1,17 +1,12 @@
 // The admin API: merchants, their API keys, webhook secrets and URLs, fee policies, and the webhook
 // delivery log, all under /admin/v1 behind one operator token. It listens apart from the merchant
-// API (loopback or an internal network), never on the public port.
+// API (loopback or an internal network), never on the public port. /metrics is not here: it has a
+// listener of its own (METRICS_PORT), so that a scraper never reaches the admin API.
 
 import { DomainError } from '@chainpay/domain'
 import { adminTokenProblem, constantTimeEqual, type Logger } from '@chainpay/platform'
 import type { WebhookDeliveryStore } from '@chainpay/ports'
-import {
-  acceptStrictJsonBodies,
-  createHttpApp,
-  type HttpRequestMetrics,
-  type MetricsExposition,
-  metricsRoute,
-} from '@chainpay/service-kit'
+import { acceptStrictJsonBodies, createHttpApp, type HttpRequestMetrics } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type AdminRoutesDeps, deliveryAdminRoutes, merchantAdminRoutes } from './routes.js'
 
@@ -24,10 +19,6 @@ export interface AdminDeps extends AdminRoutesDeps {
   deliveries?: WebhookDeliveryStore
   /** observes every request, by route pattern */
   requestMetrics?: HttpRequestMetrics
-  /** served at GET /metrics without the admin token (Prometheus has its own); no /metrics when absent */
-  metricsRegistry?: MetricsExposition
-  /** METRICS_TOKEN: what /metrics requires instead, when set (docs/operations.md, "Internal APIs") */
-  metricsToken?: string | undefined
 }
 
 export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
@@ -41,7 +32,7 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
   })
   // JSON as the merchant API reads it: UTF-8, no repeated key, no number that would change
   acceptStrictJsonBodies(app)
-  const { deliveries, metricsRegistry } = deps
+  const { deliveries } = deps
 
   await app.register(
     async (admin) => {
@@ -51,7 +42,6 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
     },
     { prefix: ADMIN_BASE_PATH },
   )
-  if (metricsRegistry) await app.register(metricsRoute, { metricsRegistry, metricsToken: deps.metricsToken })
   return app
 }
 

@@ -32,8 +32,10 @@ export interface TestClusterOptions {
 
 export interface TestCluster {
   urls: ClusterPlan['urls']
-  /** each service's health port: /healthz, /readyz, /metrics (the gateway's /metrics is on urls.admin) */
+  /** each service's /healthz and /readyz (payment-command's: its command port) */
   serviceUrls: Record<ServiceName, string>
+  /** each service's /metrics, on its METRICS_PORT */
+  metricsUrls: Record<ServiceName, string>
   adminToken: string
   /** what payment-command's command API (urls.paymentCommand) requires as the bearer */
   commandApiToken: string
@@ -78,18 +80,20 @@ async function startInSlot(options: TestClusterOptions, slot: ClusterSlot): Prom
     adminToken: generateAdminToken(),
     commandApiToken: randomToken('cmd', 32),
   }
-  const [gateway, admin, paymentCommand, paymentCommandHealth, chainIndexer, projection, notifier] =
-    await Promise.all(Array.from({ length: 7 }, () => freePort()))
+  const [gateway, admin, paymentCommand, chainIndexer, projection, notifier, ...metricsPorts] =
+    await Promise.all(Array.from({ length: 6 + SERVICE_NAMES.length }, () => freePort()))
   const plan = planCluster({
     dataDir,
     ports: {
       gateway: gateway ?? 0,
       admin: admin ?? 0,
       paymentCommand: paymentCommand ?? 0,
-      paymentCommandHealth: paymentCommandHealth ?? 0,
       chainIndexer: chainIndexer ?? 0,
       projection: projection ?? 0,
       notifier: notifier ?? 0,
+      metrics: Object.fromEntries(
+        SERVICE_NAMES.map((name, index) => [name, metricsPorts[index] ?? 0]),
+      ) as Record<ServiceName, number>,
     },
     kafkaBrokers: options.kafkaBrokers,
     mongodbUrl: options.mongodbUrl,
@@ -140,6 +144,9 @@ async function startInSlot(options: TestClusterOptions, slot: ClusterSlot): Prom
     urls: plan.urls,
     serviceUrls: Object.fromEntries(
       plan.services.map((planned) => [planned.name, planned.baseUrl]),
+    ) as Record<ServiceName, string>,
+    metricsUrls: Object.fromEntries(
+      plan.services.map((planned) => [planned.name, planned.metricsUrl]),
     ) as Record<ServiceName, string>,
     adminToken: secrets.adminToken,
     commandApiToken: secrets.commandApiToken,

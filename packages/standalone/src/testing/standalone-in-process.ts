@@ -18,7 +18,7 @@ export async function startInProcessStandalone(options: {
   dataDir?: string
 }): Promise<InProcessStandalone> {
   const dataDir = options.dataDir ?? newDataDir()
-  const [port, adminPort] = [await freePort(), await freePort()]
+  const [port, adminPort, metricsPort] = [await freePort(), await freePort(), await freePort()]
   const lines: string[] = []
   const logger = createRootLogger({
     service: 'standalone',
@@ -30,6 +30,7 @@ export async function startInProcessStandalone(options: {
     HOST: '127.0.0.1',
     PORT: String(port),
     ADMIN_PORT: String(adminPort),
+    METRICS_PORT: String(metricsPort),
     DATA_DIR: dataDir,
     ...options.env,
   })
@@ -44,6 +45,7 @@ export async function startInProcessStandalone(options: {
     baseUrl,
     apiUrl: `${baseUrl}/api/merchant/v1`,
     adminUrl: `http://127.0.0.1:${adminPort}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}`,
     dataDir,
     output: () => lines.join(''),
     demoMerchant: () => readDemoMerchant(dataDir),

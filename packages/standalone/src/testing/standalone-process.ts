@@ -21,6 +21,8 @@ export interface StandaloneProcess {
   readonly baseUrl: string
   readonly apiUrl: string
   readonly adminUrl: string
+  /** where /metrics is (METRICS_PORT) */
+  readonly metricsUrl: string
   readonly dataDir: string
   readonly output: () => string
   demoMerchant(): DemoMerchant
@@ -35,6 +37,7 @@ export interface StartOptions {
   dataDir?: string
   port?: number
   adminPort?: number
+  metricsPort?: number
   env?: Record<string, string>
 }
 
@@ -57,6 +60,8 @@ export async function startStandalone(options: StartOptions = {}): Promise<Stand
   const dataDir = options.dataDir ?? newDataDir()
   const port = options.port ?? (await freePort())
   const adminPort = options.adminPort ?? (await freePort())
+  // never the default 9464: tests run side by side
+  const metricsPort = options.metricsPort ?? (await freePort())
   const baseUrl = `http://127.0.0.1:${port}`
   const standalone = nodeProcess({
     name: 'standalone',
@@ -67,6 +72,7 @@ export async function startStandalone(options: StartOptions = {}): Promise<Stand
       ...(options.env?.CHAIN_MODE === 'rpc' ? {} : fastChainEnv),
       PORT: String(port),
       ADMIN_PORT: String(adminPort),
+      METRICS_PORT: String(metricsPort),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
@@ -80,6 +86,7 @@ export async function startStandalone(options: StartOptions = {}): Promise<Stand
     baseUrl,
     apiUrl: `${baseUrl}/api/merchant/v1`,
     adminUrl: `http://127.0.0.1:${adminPort}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}`,
     dataDir,
     output: standalone.output,
     demoMerchant: () => readDemoMerchant(dataDir),
