@@ -10,19 +10,21 @@ export interface ReadinessReporter {
 }
 
 /**
- * `dependencies` (its stores, the bus...) and then `workers`: rejects naming every worker that is not
- * ready, else resolves what `dependencies` does.
+ * `dependencies` (its stores, the bus...) first: their answer when they do not answer (their
+ * rejection names why, where they can tell). Then `workers`: a rejection naming every one that does
+ * not do its work, which follows from no failing dependency.
  */
 export function readinessOf(
   dependencies: () => Promise<boolean>,
   workers: readonly ReadinessReporter[],
 ): () => Promise<boolean> {
   return async () => {
+    if (!(await dependencies())) return false
     const notReady = workers.flatMap((worker, index) => {
       const reason = worker.notReadyReason()
       return reason === undefined ? [] : [`${worker.name ?? `worker ${index + 1}`}: ${reason}`]
     })
     if (notReady.length > 0) throw new Error(`not ready: ${notReady.join('; ')}`)
-    return dependencies()
+    return true
   }
 }
