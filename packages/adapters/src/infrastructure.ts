@@ -80,7 +80,10 @@ export interface Infrastructure {
   bus(): Bus
   /** the embedded database, opened on first use: the embedded event store and the simulator use it */
   sqlite(): DatabaseSync
-  /** readiness: every server in use answers */
+  /**
+   * readiness: every server in use answers (else false), and every subscription of the bus takes
+   * messages (else a rejection naming those that do not, for the log)
+   */
   answers(): Promise<boolean>
   close(): Promise<void>
 }
@@ -177,6 +180,8 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     sqlite: sqliteDb,
     async answers() {
       for (const check of checks) if (!(await check().catch(() => false))) return false
+      const failures = bus?.subscriptionFailures() ?? []
+      if (failures.length > 0) throw new Error(`bus subscriptions take no messages: ${failures.join('; ')}`)
       return true
     },
     async close() {

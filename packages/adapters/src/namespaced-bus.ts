@@ -20,6 +20,7 @@ export function namespacedBus(bus: Bus, namespace: string): Bus {
             topic: message.topic.startsWith(prefix) ? message.topic.slice(prefix.length) : message.topic,
           }),
       }),
+    subscriptionFailures: () => bus.subscriptionFailures(),
     close: () => bus.close(),
   }
 }

@@ -61,12 +61,24 @@ describe('createKafkaBus when the broker goes away', { timeout: 180_000 }, () =>
 
     await kafka.kill()
     await expect(bus.publish('outage', [{ key: 'k', value: 'lost', headers: {} }])).rejects.toThrow()
+    // the consumer's fetches fail until kafkajs gives up on them and restarts the consumer
+    await eventually(
+      () =>
+        expect(bus.subscriptionFailures()).toEqual([
+          expect.stringMatching(
+            /^outage \(group projection\): the kafka consumer crashed .*; kafkajs restarts it$/,
+          ),
+        ]),
+      60_000,
+    )
 
     await kafka.restart()
     // a publish while the clients find the broker again may still fail: the caller retries it
     await eventually(() => bus.publish('outage', [{ key: 'k', value: 'after', headers: {} }]), 60_000)
     await eventually(() => expect(handled).toContain('after'), 60_000)
     expect(handled).not.toContain('lost')
+    // restarted, it joined its group again
+    expect(bus.subscriptionFailures()).toEqual([])
 
     await kafka.kill()
     // stopping may fail, as the broker is gone, but it does not wait for it

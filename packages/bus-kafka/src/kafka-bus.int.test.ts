@@ -346,6 +346,30 @@ describe('createKafkaBus', () => {
     }
   })
 
+  it('reports a consumer that crashed for good although subscribe() resolved, logging why, until it is stopped', async () => {
+    // a session timeout above the broker's group.max.session.timeout.ms (30 min): the broker refuses
+    // the join, which kafkajs counts as a crash it does not restart from
+    const bus = openBus({ consumerGroup: { sessionTimeoutMs: 1_800_001 } })
+    const { subscription } = await collect(bus, { topic, groupId: 'projection' })
+    await eventually(() =>
+      expect(bus.subscriptionFailures()).toEqual([
+        expect.stringMatching(
+          /^chainpay\.payment-events \(group projection\): the kafka consumer crashed \(.*session timeout.*\) and kafkajs does not restart it$/,
+        ),
+      ]),
+    )
+    expect(log).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        topic,
+        groupId: 'projection',
+        msg: 'kafka consumer crashed and kafkajs does not restart it: the subscription takes no more messages',
+      }),
+    )
+    await subscription.stop()
+    expect(bus.subscriptionFailures()).toEqual([])
+  })
+
   it('registers its metrics once per registry, however many buses report into it', async () => {
     const first = openBus()
     const second = openBus()

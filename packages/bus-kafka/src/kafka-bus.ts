@@ -1,5 +1,5 @@
 import type { Logger } from '@chainpay/platform'
-import type { Bus, BusSubscription } from '@chainpay/ports'
+import type { Bus } from '@chainpay/ports'
 import { Kafka, type Message, Partitioners, type Producer, type RetryOptions } from 'kafkajs'
 import type { Registry } from 'prom-client'
 import { createBusAdmin } from './admin.js'
@@ -11,7 +11,7 @@ import {
 import { type KafkaLogLevel, kafkajsLogLevel, pinoLogCreator } from './kafkajs-logging.js'
 import { busMetrics } from './metrics.js'
 import { toKafkaMessage } from './records.js'
-import { startSubscription } from './subscription.js'
+import { type KafkaSubscription, startSubscription } from './subscription.js'
 import { withTimeout } from './time.js'
 
 export interface KafkaBusOptions {
@@ -188,7 +188,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     fetchWaitMs,
     consumerGroup,
   }
-  const subscriptions = new Set<BusSubscription>()
+  const subscriptions = new Set<KafkaSubscription>()
   let closed = false
   let closing: Promise<void> | undefined
   const closedError = () => new Error('the kafka bus is closed')
@@ -207,7 +207,8 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       const started = await startSubscription(context, subscribeOptions).catch((error: unknown) => {
         throw explainConnectionFailure(error, options.connection)
       })
-      const subscription: BusSubscription = {
+      const subscription: KafkaSubscription = {
+        failure: () => started.failure(),
         async stop() {
           subscriptions.delete(subscription)
           await started.stop()
@@ -220,6 +221,10 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       }
       subscriptions.add(subscription)
       return subscription
+    },
+
+    subscriptionFailures() {
+      return [...subscriptions].flatMap((subscription) => subscription.failure() ?? [])
     },
 
     close() {

@@ -59,10 +59,15 @@ const commitIntervalMs = 1000
  */
 const keepAliveEveryMs = 1000
 
+export interface KafkaSubscription extends BusSubscription {
+  /** why the consumer takes no messages (crashed, for good or until kafkajs restarts it); else undefined */
+  failure(): string | undefined
+}
+
 export async function startSubscription(
   context: SubscriptionContext,
   options: SubscribeOptions,
-): Promise<BusSubscription> {
+): Promise<KafkaSubscription> {
   const { logger, metrics } = context
   const { topic, groupId, handle } = options
   const policy = retryPolicyOf(options)
@@ -208,12 +213,22 @@ export async function startSubscription(
     if (keepAlive.failure) throw keepAlive.failure.error
   }
 
+  // kafkajs reports a crash and whether it restarts the consumer, which joins the group again if it
+  // does: until then the subscription takes nothing. consumer.run() resolves even when the first
+  // join failed for good (a session timeout the broker refuses), so only these events tell.
+  let crash: { reason: string; restarting: boolean } | undefined
   consumer.on(consumer.events.CRASH, ({ payload }) => {
+    const reason = `${topic} (group ${groupId}): the kafka consumer crashed (${errorText(payload.error)})`
+    crash = { reason, restarting: payload.restart }
     if (payload.restart) return
     logger.error(
       { topic, groupId, err: payload.error },
       'kafka consumer crashed and kafkajs does not restart it: the subscription takes no more messages',
     )
+  })
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    // one kafkajs restarted is back; one it gave up on never joins again
+    if (crash?.restarting) crash = undefined
   })
 
   const disconnect = () =>
@@ -253,6 +268,9 @@ export async function startSubscription(
 
   let stopped: Promise<void> | undefined
   return {
+    failure: () =>
+      crash &&
+      `${crash.reason}${crash.restarting ? '; kafkajs restarts it' : ' and kafkajs does not restart it'}`,
     stop() {
       stopped ??= (async () => {
         stopping.abort()

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { type SimulatorNode, startSimulatorNode, testNetworks } from '@chainpay/chain-sim/testing'
 import { createRootLogger, createServiceRunner, type ServiceRunner } from '@chainpay/platform'
 import { freePort, prometheusSample } from '@chainpay/service-kit/testing'
@@ -37,9 +38,7 @@ afterEach(async () => {
 })
 
 /** starts the chain-indexer's services on `env`; its log lines are collected */
-async function startIndexer(env: Record<string, string>) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-indexer-rpc-'))
-  directories.push(dataDir)
+async function startIndexer(env: Record<string, string>, dataDir = newDataDir()) {
   const port = await freePort()
   const metricsPort = await freePort()
   const config = readChainIndexerConfig({
@@ -63,6 +62,12 @@ async function startIndexer(env: Record<string, string>) {
   runner = createServiceRunner({ logger, services: context.services, setExitCode: () => {} })
   expect(await runner.start()).toBe(true)
   return { base: `http://127.0.0.1:${port}`, metricsBase: `http://127.0.0.1:${metricsPort}`, logLines }
+}
+
+function newDataDir(): string {
+  const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-indexer-rpc-'))
+  directories.push(dataDir)
+  return dataDir
 }
 
 /** polls `probe` until it returns a value; fails the test after WAIT_LIMIT tries */
@@ -110,6 +115,40 @@ describe('the chain-indexer with CHAIN_MODE=rpc', () => {
       { network: 'TRON', rpc: nodes.url, pollIntervalMs: 100 },
       { network: 'SOLANA', rpc: nodes.url, pollIntervalMs: 100 },
     ])
+  })
+
+  it('is not ready while a network’s scan loop fails though its node answers, naming it, and ready once it works', async () => {
+    const dataDir = newDataDir()
+    const { base, logLines } = await startIndexer(
+      {
+        CHAIN_NETWORKS: 'TRON,SOLANA',
+        TRON_RPC_URL: nodes.tronUrl('TRON'),
+        SOLANA_RPC_URL: nodes.solanaUrl('SOLANA'),
+      },
+      dataDir,
+    )
+    const readyz = async () => (await fetch(`${base}/readyz`)).status
+    await eventually('readiness', async () => ((await readyz()) === 200 ? true : undefined))
+
+    // the cursors gone from under the scans: the next block cannot be recorded, the nodes still answer
+    const file = new DatabaseSync(join(dataDir, 'chainpay.sqlite'), { timeout: 5000 })
+    try {
+      file.exec('ALTER TABLE chain_cursors RENAME TO chain_cursors_away')
+      await nodes.simulator.mineBlocks('TRON', 1)
+      await eventually('not ready', async () => ((await readyz()) === 503 ? true : undefined))
+      const reason = await eventually('the scan loop named', async () =>
+        logLines
+          .map((line) => JSON.parse(line))
+          .map((entry) => entry.err?.message as string | undefined)
+          .find((message) => message?.includes('chain indexer TRON: its latest')),
+      )
+      expect(reason).toMatch(/^not ready: chain indexer TRON: its latest \d+ iteration\(s\) in a row failed/)
+
+      file.exec('ALTER TABLE chain_cursors_away RENAME TO chain_cursors')
+      await eventually('ready again', async () => ((await readyz()) === 200 ? true : undefined))
+    } finally {
+      file.close()
+    }
   })
 
   it('is not ready while a node does not answer, and says which', async () => {

@@ -9,7 +9,7 @@ import { chainSimulatorRoutes, createChainSimulator } from '@chainpay/chain-sim'
 import { createSolanaChainClient } from '@chainpay/chain-solana'
 import { createTronChainClient } from '@chainpay/chain-tron'
 import { type AssetRegistry, applyNetworkSettings, findNetwork } from '@chainpay/domain'
-import { type Clock, type Logger, type Service, systemClock } from '@chainpay/platform'
+import { type Clock, type Logger, readinessOf, type Service, systemClock } from '@chainpay/platform'
 import type { ChainClient } from '@chainpay/ports'
 import {
   createServiceMetrics,
@@ -105,13 +105,16 @@ export async function buildChainIndexerContext(
       ...(startHeight === undefined ? {} : { startHeight }),
     }),
   )
+  // the chains, the stores, the bus and its consumers, and each network's scan loop
+  // (docs/operations.md, "Health")
+  const readiness = readinessOf(chains.readiness, indexers)
   const healthPort = healthService({
     name: chains.routes ? 'chain simulator and health API' : 'health API',
     host: config.host,
     port: config.port,
     logger,
     limits: config.httpLimits,
-    readiness: chains.readiness,
+    readiness,
     requestMetrics: metrics.http,
     ...(chains.routes ? { routes: chains.routes } : {}),
   })
@@ -120,7 +123,7 @@ export async function buildChainIndexerContext(
     // the chains and the health port before the indexers: those may wait for their consumer groups
     // (after a crash, until the dead member's session times out)
     services: [...chains.services, ...(shared ? [] : [healthPort, metricsPort]), ...indexers],
-    readiness: chains.readiness,
+    readiness,
     ...(chains.routes ? { routes: chains.routes } : {}),
     close: release,
   }

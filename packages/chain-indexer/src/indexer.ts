@@ -12,6 +12,7 @@ import {
   isoNow,
   type Logger,
   moduleLogger,
+  type ReadinessReporter,
   type Service,
 } from '@chainpay/platform'
 import {
@@ -61,7 +62,7 @@ export interface ChainIndexerMetrics {
   scanned(network: string, headHeight: number, cursorHeight: number): void
 }
 
-export interface ChainIndexer extends Service {
+export interface ChainIndexer extends Service, ReadinessReporter {
   readonly network: string
   readonly watchSet: WatchSet
   /** one iteration (what the running loop repeats); throws what went wrong */
@@ -250,6 +251,7 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     name: `chain indexer ${network}`,
     network,
     watchSet,
+    notReadyReason: () => loop.notReadyReason(),
 
     async scanOnce() {
       await iterate()

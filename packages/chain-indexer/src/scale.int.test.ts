@@ -104,6 +104,7 @@ function countingBus(bus: Bus, probe: Probe): Bus {
       return bus.publish(topic, messages)
     },
     subscribe: (options) => bus.subscribe(options),
+    subscriptionFailures: () => bus.subscriptionFailures(),
     close: () => bus.close(),
   }
 }

@@ -97,6 +97,13 @@ describe.skipIf(eventstore.url === null)(
         expect(error).toMatchObject({ actual: 0 })
       })
 
+      it('answers its readiness probe while the server is up, and not once the store is closed', async () => {
+        const store = createKurrentEventStore({ connectionString: url })
+        expect(await store.answers()).toBe(true)
+        await store.close()
+        expect(await store.answers()).toBe(false)
+      })
+
       it('answers an empty append from the stream as it is', async () => {
         const store = newStore()
         const stream = streamId()
@@ -125,6 +132,12 @@ describe('createKurrentEventStore without a reachable server', () => {
     const append = store.appendToStream(streamId(), [newEvent()], 'no_stream')
     await expect(append).rejects.toBeInstanceOf(StoreUnavailableError)
     await expect(append).rejects.not.toBeInstanceOf(WrongExpectedRevisionError)
+    await store.close()
+  })
+
+  it('answers its readiness probe with false, within the probe’s timeout, never a rejection', async () => {
+    const store = createKurrentEventStore({ connectionString })
+    expect(await store.answers()).toBe(false)
     await store.close()
   })
 

@@ -47,6 +47,9 @@ export interface KurrentEventStoreOptions {
   resubscribeDelays?: ResubscribeDelays
 }
 
+/** how long a readiness probe waits for the server: a probe comes every few seconds */
+const PROBE_TIMEOUT_MS = 2000
+
 /**
  * The event store on EventStoreDB / KurrentDB. Streams are EventStoreDB streams of the same name,
  * event ids are the EventStoreDB event ids (lower-case UUIDs), data and metadata are JSON. The
@@ -269,6 +272,32 @@ export function createKurrentEventStoreOn(
 
       onAppended(listener) {
         return watcher.add(listener)
+      },
+
+      async answers() {
+        // the last event of $all, or none: one small read the server answers from its index
+        const read = (async () => {
+          for await (const _ of client.readAll({
+            direction: BACKWARDS,
+            fromPosition: END,
+            maxCount: 1,
+            deadline: PROBE_TIMEOUT_MS,
+          }))
+            break
+          return true
+        })()
+        let timer: NodeJS.Timeout | undefined
+        const timedOut = new Promise<false>((resolve) => {
+          timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS)
+        })
+        try {
+          return await Promise.race([read, timedOut])
+        } catch {
+          return false
+        } finally {
+          clearTimeout(timer)
+          read.catch(() => {})
+        }
       },
 
       async close() {

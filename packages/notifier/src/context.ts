@@ -4,7 +4,7 @@
 // the process's shared ones.
 
 import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
-import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
+import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
 import {
   createServiceMetrics,
   healthService,
@@ -62,7 +62,8 @@ export async function buildNotifierContext(
     onRecorded: () => dispatcher.wake(),
     metrics: metrics.webhooks,
   })
-  const readiness = () => infrastructure.answers()
+  // the stores, the bus and its consumer, and the dispatcher's loop (docs/operations.md, "Health")
+  const readiness = readinessOf(() => infrastructure.answers(), [dispatcher])
   const healthPort = healthService({
     host: config.host,
     port: config.healthPort,

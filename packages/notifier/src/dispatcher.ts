@@ -28,6 +28,7 @@ import {
   isoNow,
   type Logger,
   moduleLogger,
+  type ReadinessReporter,
   type SecretBox,
   type Service,
 } from '@chainpay/platform'
@@ -98,7 +99,7 @@ export interface WebhookDispatcherMetrics {
   attempted(outcome: WebhookAttemptOutcome, durationMs: number): void
 }
 
-export interface WebhookDispatcher extends Service {
+export interface WebhookDispatcher extends Service, ReadinessReporter {
   /** claims what is due now and attempts it; resolves with the number attempted once all are recorded */
   dispatchOnce(): Promise<number>
   /** looks for due deliveries now instead of after the poll interval */
@@ -371,6 +372,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   return {
     name: 'webhook dispatcher',
+    notReadyReason: () => loop.notReadyReason(),
 
     async dispatchOnce() {
       const started = await claimAndStart()

@@ -1,12 +1,15 @@
 // payment-command's context as the distributed shape builds it (its own infrastructure, the embedded
-// event store in its DATA_DIR): how durable that event store's commits are.
+// event store in its DATA_DIR): how durable that event store's commits are, and what its readiness
+// sees.
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createRootLogger } from '@chainpay/platform'
+import { DatabaseSync } from 'node:sqlite'
+import { createRootLogger, createServiceRunner } from '@chainpay/platform'
+import { freePort } from '@chainpay/service-kit/testing'
 import { createDevelopmentWallet } from '@chainpay/wallet'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { readPaymentCommandConfig } from './config.js'
 import { buildPaymentCommandContext } from './context.js'
 
@@ -48,5 +51,43 @@ describe('payment-command context, embedded event store', () => {
 
   it('runs with synchronous NORMAL when SQLITE_SYNCHRONOUS=NORMAL', async () => {
     expect(await synchronousOfContext({ SQLITE_SYNCHRONOUS: 'NORMAL' })).toEqual(['NORMAL'])
+  })
+})
+
+describe('payment-command context, readiness', () => {
+  it('is not ready while its event store cannot be read, though the rest of its database answers, and ready again once it can', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-payment-command-readiness-'))
+    directories.push(dataDir)
+    const [port, healthPort] = [await freePort(), await freePort()]
+    const config = readPaymentCommandConfig({
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      HEALTH_PORT: String(healthPort),
+      TRON_ACCOUNT_XPUB: wallet.tronAccountXpub,
+      SOLANA_SEED: wallet.solanaSeed,
+    })
+    const logger = createRootLogger({ service: 'payment-command', destination: { write: () => {} } })
+    const context = await buildPaymentCommandContext(config, logger)
+    const runner = createServiceRunner({ logger, services: context.services, setExitCode: () => {} })
+    // the same file through a connection of the test's own: the context's own stays open and answers
+    const file = new DatabaseSync(join(dataDir, 'chainpay.sqlite'), { timeout: 5000 })
+    const readyz = async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status
+    try {
+      expect(await runner.start()).toBe(true)
+      expect(await readyz()).toBe(200)
+
+      // the events' table gone: the database still answers, the event store does not
+      file.exec('ALTER TABLE es_events RENAME TO es_events_away')
+      // at once: the probe reads the table, while the relay's loop notices only when it next polls
+      expect(await readyz()).toBe(503)
+
+      file.exec('ALTER TABLE es_events_away RENAME TO es_events')
+      await vi.waitFor(async () => expect(await readyz()).toBe(200), { timeout: 10_000 })
+    } finally {
+      file.close()
+      await runner.stop('test over')
+      await context.close()
+    }
   })
 })

@@ -6,7 +6,7 @@
 
 import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/adapters'
 import { applyNetworkSettings } from '@chainpay/domain'
-import { type Clock, type Logger, systemClock } from '@chainpay/platform'
+import { type Clock, type Logger, readinessOf, systemClock } from '@chainpay/platform'
 import type { PaymentCommands } from '@chainpay/ports'
 import {
   createServiceMetrics,
@@ -68,7 +68,20 @@ export async function buildPaymentCommandContext(
     clock,
     logger,
   })
-  const readiness = () => infrastructure.answers()
+  const relay = createEventRelay({
+    eventStore,
+    bus,
+    checkpoints: stores.checkpoints(),
+    logger,
+    metrics: metrics.relay,
+  })
+  const expiry = createExpiryScheduler({ deadlines, handler, chainTimes, clock, logger })
+  // the stores, the bus and its consumers, the event store (apart from them with EventStoreDB, or
+  // when only it is in the SQLite file), and the relay and expiry loops (docs/operations.md, "Health")
+  const readiness = readinessOf(
+    async () => (await infrastructure.answers()) && (await eventStore.answers()),
+    [relay, expiry],
+  )
 
   const commandApi = httpService({
     name: 'command API',
@@ -96,16 +109,10 @@ export async function buildPaymentCommandContext(
     // for their groups (after a crash, until the dead member's session times out)
     services: [
       ...(shared ? [] : [commandApi, metricsPort]),
-      createEventRelay({
-        eventStore,
-        bus,
-        checkpoints: stores.checkpoints(),
-        logger,
-        metrics: metrics.relay,
-      }),
+      relay,
       createDeadlineKeeper({ bus, deadlines, logger }),
       createObservationConsumer({ bus, handler, chainTimes, deadlines, logger }),
-      createExpiryScheduler({ deadlines, handler, chainTimes, clock, logger }),
+      expiry,
     ],
     readiness,
     async close() {

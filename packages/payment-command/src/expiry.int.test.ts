@@ -256,6 +256,41 @@ describe('createExpiryScheduler', () => {
     expect(await statusOf(closed.paymentId)).toBe('canceled')
     expect(await dueDeadlines(deadlines)).toEqual([])
   })
+  it('is not ready after a pass that failed as a whole, and ready after one that worked; a failed expiry is not such a pass', async () => {
+    const { clock, side, deadlines, create } = await setup()
+    const chainTimes = createChainTimeTracker()
+    chainTimes.update('TRON', '2026-11-21T15:00:00.000Z')
+    await create('refused')
+    const handler: Pick<PaymentCommandHandler, 'expire'> = {
+      async expire() {
+        throw new Error('event store unavailable')
+      },
+    }
+    // ticks only when the test asks
+    const scheduler = createExpiryScheduler({
+      deadlines,
+      handler,
+      chainTimes,
+      clock,
+      logger: side.logger,
+      intervalMs: 600_000,
+    })
+    await scheduler.start()
+    cleanups.push(() => scheduler.stop())
+    clock.set('2026-11-21T14:45:00.000Z')
+    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toHaveLength(1), { timeout: 10_000 })
+    await scheduler.tick()
+    expect(scheduler.notReadyReason()).toBeUndefined()
+
+    side.db.exec('ALTER TABLE payment_deadlines RENAME TO payment_deadlines_away')
+    await scheduler.tick()
+    expect(scheduler.notReadyReason()).toBe('its latest pass failed')
+
+    side.db.exec('ALTER TABLE payment_deadlines_away RENAME TO payment_deadlines')
+    await scheduler.tick()
+    expect(scheduler.notReadyReason()).toBeUndefined()
+  })
+
   it('steps a deadline whose expiry keeps failing aside, so that it cannot hold back the next ones', async () => {
     const { clock, side, deadlines, create, statusOf } = await setup()
     const chainTimes = createChainTimeTracker()

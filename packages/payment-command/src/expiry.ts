@@ -4,7 +4,7 @@
 // deadline) and has scanned past the deadline too.
 
 import { type PaymentEventMessage, parsePaymentEventMessage } from '@chainpay/contracts'
-import type { Clock, Logger, Service } from '@chainpay/platform'
+import type { Clock, Logger, ReadinessReporter, Service } from '@chainpay/platform'
 import { type Bus, consumerService, type PaymentDeadlineStore, Topics } from '@chainpay/ports'
 import type { ChainTimeTracker } from './chain-times.js'
 import type { PaymentCommandHandler } from './command-handler.js'
@@ -59,7 +59,7 @@ export interface ExpirySchedulerOptions {
   retryMaxMs?: number
 }
 
-export interface ExpiryScheduler extends Service {
+export interface ExpiryScheduler extends Service, ReadinessReporter {
   /** one pass over the due deadlines; what the timer runs every interval */
   tick(): Promise<void>
 }
@@ -73,6 +73,8 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
   let timer: NodeJS.Timeout | undefined
   let started = false
   let inFlight: Promise<void> = Promise.resolve()
+  /** whether the latest pass failed as a whole (its deadline store, mostly): for readiness */
+  let latestPassFailed = false
 
   // Network by network, up to the earlier of the clock and that network's chain time: the deadlines
   // of a network whose watcher lags (or has not reported, so that a transfer made in time may still
@@ -106,9 +108,15 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
   const tick = (): Promise<void> => {
     // ticks never overlap: a tick asked for while one runs waits for it, then runs
     inFlight = inFlight.then(() =>
-      expireDue().catch((error: unknown) => {
-        logger.error({ err: error }, 'expiry pass failed; retrying next tick')
-      }),
+      expireDue().then(
+        () => {
+          latestPassFailed = false
+        },
+        (error: unknown) => {
+          latestPassFailed = true
+          logger.error({ err: error }, 'expiry pass failed; retrying next tick')
+        },
+      ),
     )
     return inFlight
   }
@@ -125,6 +133,7 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
   return {
     name: 'payment expiry scheduler',
     tick,
+    notReadyReason: () => (started && latestPassFailed ? 'its latest pass failed' : undefined),
     async start() {
       if (started) return
       started = true

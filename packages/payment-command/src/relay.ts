@@ -9,7 +9,7 @@
 // SQLite file, without the store's own pollIntervalMs) wait for the poll, which is only a safety net.
 
 import { type PaymentEventMessage, paymentEventBusMessage } from '@chainpay/contracts'
-import { createWorkLoop, type Logger, type Service } from '@chainpay/platform'
+import { createWorkLoop, type Logger, type ReadinessReporter, type Service } from '@chainpay/platform'
 import {
   type Bus,
   type BusMessage,
@@ -47,7 +47,7 @@ const DEFAULT_POLL_INTERVAL_MS = 5_000
 /** a failed batch is retried this soon (or after the poll interval, if that is shorter) */
 const FAILURE_RETRY_MS = 500
 
-export function createEventRelay(options: EventRelayOptions): Service {
+export function createEventRelay(options: EventRelayOptions): Service & ReadinessReporter {
   const { eventStore, bus, checkpoints, logger, metrics } = options
   const checkpointName = options.checkpointName ?? 'relay:payment-events'
   const batchSize = options.batchSize ?? 200
@@ -92,6 +92,7 @@ export function createEventRelay(options: EventRelayOptions): Service {
 
   return {
     name: 'payment event relay',
+    notReadyReason: () => loop.notReadyReason(),
     async start() {
       if (loop.isRunning()) return
       position = await checkpoints.load(checkpointName)

@@ -26,6 +26,12 @@ export interface WorkLoop {
   /** lets the iteration in progress finish, and resolves once the loop has ended */
   stop(): Promise<void>
   isRunning(): boolean
+  /**
+   * For readiness: why the running loop is not doing its work (its latest iteration failed, until
+   * one succeeds); undefined when it is, or is not running. No error text: the failures are logged
+   * through onFailure as they happen, and an error may name an endpoint.
+   */
+  notReadyReason(): string | undefined
 }
 
 export function createWorkLoop(options: WorkLoopOptions): WorkLoop {
@@ -36,6 +42,8 @@ export function createWorkLoop(options: WorkLoopOptions): WorkLoop {
   // a wake that comes while an iteration runs is remembered, so that the rest after it is skipped
   let woken = false
   let endRest: (() => void) | undefined
+  /** failed iterations in a row, the latest included; 0 after one that succeeded */
+  let failuresInARow = 0
 
   const rest = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -51,15 +59,16 @@ export function createWorkLoop(options: WorkLoopOptions): WorkLoop {
     })
 
   async function loop(): Promise<void> {
-    let failures = 0
+    failuresInARow = 0
     while (!stopping) {
       woken = false
       try {
         const outcome = await iterate()
-        failures = 0
+        failuresInARow = 0
         if (outcome === 'idle') await rest(pollIntervalMs)
       } catch (error) {
-        failures += 1
+        failuresInARow += 1
+        const failures = failuresInARow
         const retryInMs = Math.min(maxBackoffMs, failureBackoffMs * 2 ** Math.min(failures, 20))
         onFailure(error, { failures, retryInMs })
         await rest(retryInMs)
@@ -84,5 +93,10 @@ export function createWorkLoop(options: WorkLoopOptions): WorkLoop {
       running = undefined
     },
     isRunning: () => running !== undefined,
+    notReadyReason() {
+      if (running === undefined || stopping) return undefined
+      if (failuresInARow > 0) return `its latest ${failuresInARow} iteration(s) in a row failed`
+      return undefined
+    },
   }
 }

@@ -135,6 +135,37 @@ describe('createWorkLoop', () => {
     expect(iterations()).toBe(2)
   })
 
+  it('is not ready while its iterations fail, and ready again after one succeeds', async () => {
+    let broken = false
+    let iterations = 0
+    const loop = loopWith({
+      iterate: async () => {
+        iterations += 1
+        if (broken) throw new Error('the store is gone')
+        return 'idle'
+      },
+      // a failure's rest ends at once, an idle one only when woken
+      maxBackoffMs: 0,
+    })
+    expect(loop.notReadyReason()).toBeUndefined()
+    loop.start()
+    await vi.waitFor(() => expect(iterations).toBe(1))
+    expect(loop.notReadyReason()).toBeUndefined()
+
+    broken = true
+    loop.wake()
+    await vi.waitFor(() => expect(iterations).toBeGreaterThanOrEqual(4))
+    expect(loop.notReadyReason()).toMatch(/^its latest \d+ iteration\(s\) in a row failed$/)
+
+    broken = false
+    await vi.waitFor(() => expect(loop.notReadyReason()).toBeUndefined())
+    const recovered = iterations
+    await loop.stop()
+    // it rested after the iteration that succeeded
+    expect(iterations).toBe(recovered)
+    expect(loop.notReadyReason()).toBeUndefined()
+  })
+
   it('runs one loop however often it is started', async () => {
     let iterations = 0
     const loop = loopWith({

@@ -52,6 +52,13 @@ export interface BusSubscription {
 export interface Bus {
   publish(topic: string, messages: BusMessage[]): Promise<void>
   subscribe(options: SubscribeOptions): Promise<BusSubscription>
+  /**
+   * Why subscriptions that were not stopped take no messages, one line each (its topic and group,
+   * and what happened: a consumer that crashed for good, one restarting after a crash, a read loop
+   * that keeps failing); [] when every one consumes. For readiness: a message that fails its handler
+   * and is retried is not a subscription's failure.
+   */
+  subscriptionFailures(): string[]
   close(): Promise<void>
 }
 

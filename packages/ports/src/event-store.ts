@@ -125,5 +125,7 @@ export interface EventStore {
   readAll(after: string | null, limit: number): Promise<RecordedEvent[]>
   /** calls `listener` after events were appended (by anyone the adapter can see); returns unsubscribe */
   onAppended(listener: () => void): () => void
+  /** readiness: the store answers a cheap request now; false (never a rejection) when it does not */
+  answers(): Promise<boolean>
   close(): Promise<void>
 }

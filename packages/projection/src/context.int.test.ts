@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { createRootLogger, createServiceRunner } from '@chainpay/platform'
 import { freePort } from '@chainpay/service-kit/testing'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { readProjectionConfig } from './config.js'
 import { buildProjectionContext } from './context.js'
 
@@ -42,6 +43,48 @@ describe('buildProjectionContext', () => {
       expect(await closed.json()).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE' } })
     } finally {
       await runner.stop('test over')
+    }
+  })
+
+  it('is not ready while its consumer cannot read the embedded bus, naming it in the log, and ready once it can', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-projection-'))
+    directories.push(dataDir)
+    const port = await freePort()
+    const config = readProjectionConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', HEALTH_PORT: String(port) })
+    const lines: { msg: string; err?: { message: string } }[] = []
+    const logger = createRootLogger({
+      service: 'projection-test',
+      level: 'warn',
+      destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+    })
+    const context = await buildProjectionContext(config, logger)
+    const runner = createServiceRunner({ logger, services: context.services, setExitCode: () => {} })
+    const file = new DatabaseSync(join(dataDir, 'chainpay.sqlite'), { timeout: 5000 })
+    const readyz = async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status
+    try {
+      expect(await runner.start()).toBe(true)
+      expect(await readyz()).toBe(200)
+
+      // the bus's log gone from under the consumer: the database itself still answers
+      file.exec('ALTER TABLE bus_messages RENAME TO bus_messages_away')
+      await vi.waitFor(async () => expect(await readyz()).toBe(503), { timeout: 15_000 })
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          msg: 'readiness check failed',
+          err: expect.objectContaining({
+            message: expect.stringMatching(
+              /^bus subscriptions take no messages: chainpay\.payment-events \(group projection\): reading the log failed/,
+            ),
+          }),
+        }),
+      )
+
+      file.exec('ALTER TABLE bus_messages_away RENAME TO bus_messages')
+      await vi.waitFor(async () => expect(await readyz()).toBe(200), { timeout: 15_000 })
+    } finally {
+      file.close()
+      await runner.stop('test over')
+      await context.close()
     }
   })
 })

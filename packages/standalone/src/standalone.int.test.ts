@@ -2,9 +2,10 @@
 // (one registry, on METRICS_PORT), their readiness (every context asked) and their wiring.
 
 import { rmSync } from 'node:fs'
+import { DatabaseSync } from 'node:sqlite'
 import { createManualClock, createRootLogger } from '@chainpay/platform'
 import { parsePrometheusText } from '@chainpay/service-kit/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { readStandaloneConfig } from './config.js'
 import { buildStandaloneContext } from './standalone.js'
 import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
@@ -112,6 +113,22 @@ describe('the chain simulator on the merchant port (docs/operations.md, "The cha
       await waitForPayment(client, created.paymentId, (payment) => payment.status === 'confirmed')
     } finally {
       await guarded.stop()
+    }
+  })
+
+  it('is not ready while one service’s worker fails, the notifier’s dispatcher here, and ready once it works', async () => {
+    const file = new DatabaseSync(readStandaloneConfig({ DATA_DIR: standalone.dataDir }).databaseFile, {
+      timeout: 5000,
+    })
+    const readyz = async () => (await fetch(`${standalone.baseUrl}/readyz`)).status
+    try {
+      expect(await readyz()).toBe(200)
+      file.exec('ALTER TABLE webhook_deliveries RENAME TO webhook_deliveries_away')
+      await vi.waitFor(async () => expect(await readyz()).toBe(503), { timeout: 15_000 })
+      file.exec('ALTER TABLE webhook_deliveries_away RENAME TO webhook_deliveries')
+      await vi.waitFor(async () => expect(await readyz()).toBe(200), { timeout: 15_000 })
+    } finally {
+      file.close()
     }
   })
 })

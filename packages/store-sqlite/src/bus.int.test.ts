@@ -182,6 +182,39 @@ describe('createSqliteBus failures', () => {
     await bus.close()
   })
 
+  it('reports a subscription whose reads of the log keep failing until they work again, and not a failing handler', async () => {
+    const { logger } = recordingLogger()
+    const bus = createSqliteBus(db, { logger, pollIntervalMs: 10 })
+    const handled: string[] = []
+    await bus.subscribe({
+      topic,
+      groupId: 'projection',
+      handle: async (m) => {
+        handled.push(m.value)
+        if (m.value === 'refused') throw new Error('the read model is down')
+      },
+      retryDelayMs: 1,
+      maxAttempts: 3,
+    })
+    // a handler that fails holds its message, yet the subscription reads and consumes
+    await bus.publish(topic, [message('refused')])
+    await eventually(() => expect(handled).toEqual(['refused', 'refused', 'refused']))
+    expect(bus.subscriptionFailures()).toEqual([])
+
+    // the log itself cannot be read: the subscription takes nothing, whatever is published
+    db.exec('ALTER TABLE bus_messages RENAME TO bus_messages_away')
+    await eventually(() =>
+      expect(bus.subscriptionFailures()).toEqual([
+        `${topic} (group projection): reading the log failed: no such table: bus_messages`,
+      ]),
+    )
+    db.exec('ALTER TABLE bus_messages_away RENAME TO bus_messages')
+    await bus.publish(topic, [message('after')])
+    await eventually(() => expect(handled).toContain('after'))
+    expect(bus.subscriptionFailures()).toEqual([])
+    await bus.close()
+  })
+
   it('refuses meaningless retry options', async () => {
     const bus = createSqliteBus(db, { logger: recordingLogger().logger })
     const handle = async () => {}

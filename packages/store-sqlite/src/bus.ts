@@ -61,6 +61,8 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
   }
   const published = new EventEmitter().setMaxListeners(0)
   const running = new Set<BusSubscription>()
+  /** the subscriptions whose latest read of the log failed, with why: for subscriptionFailures() */
+  const failing = new Map<object, string>()
 
   const insertMessages = (topic: string, messages: BusMessage[]) => {
     const now = new Date().toISOString()
@@ -141,10 +143,12 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
       }
     }
 
+    const failure = {}
     const loop = async () => {
       while (!stopping.signal.aborted) {
         try {
           const rows = statements.readBatch.all(topic, offset, batchSize)
+          failing.delete(failure)
           if (rows.length === 0) {
             idle = new AbortController()
             await pauseUnlessAborted(pollIntervalMs, [stopping.signal, idle.signal])
@@ -158,10 +162,12 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
           // handlers that settle at once never leave the microtask queue: let timers and I/O run
           await setImmediate()
         } catch (error) {
+          failing.set(failure, `${topic} (group ${groupId}): reading the log failed: ${errorText(error)}`)
           logger.error({ err: error, topic, groupId }, 'bus subscription failed; it resumes after a pause')
           await pauseUnlessAborted(failurePauseMs, [stopping.signal])
         }
       }
+      failing.delete(failure)
       published.off('published', onPublished)
     }
 
@@ -192,6 +198,10 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
             await subscription.stop()
           },
         }
+      },
+
+      subscriptionFailures() {
+        return [...failing.values()]
       },
 
       async close() {

@@ -90,6 +90,21 @@ describe('createSqliteEventStore on a shared file', () => {
   })
 })
 
+describe('createSqliteEventStore readiness', () => {
+  it('answers while its table can be read, not while it cannot, nor once the database is closed; never rejects', async () => {
+    const db = openSqliteDatabase(':memory:')
+    const store = createSqliteEventStore(db)
+    expect(await store.answers()).toBe(true)
+    db.exec('ALTER TABLE es_events RENAME TO es_events_away')
+    expect(await store.answers()).toBe(false)
+    db.exec('ALTER TABLE es_events_away RENAME TO es_events')
+    expect(await store.answers()).toBe(true)
+    db.close()
+    expect(await store.answers()).toBe(false)
+    await store.close()
+  })
+})
+
 describe('createSqliteEventStore close', () => {
   it('stops notifying listeners', async () => {
     const db = openSqliteDatabase(':memory:')

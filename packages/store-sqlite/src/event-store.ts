@@ -33,6 +33,7 @@ type Row = Record<string, unknown>
 export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventStoreOptions = {}): EventStore {
   createTables(db)
   const statements = {
+    answers: db.prepare('SELECT EXISTS (SELECT 1 FROM es_events) AS answered'),
     streamRevision: db.prepare('SELECT MAX(revision) AS revision FROM es_events WHERE stream_id = ?'),
     streamPosition: db.prepare('SELECT MAX(position) AS position FROM es_events WHERE stream_id = ?'),
     insert: db.prepare(
@@ -145,6 +146,13 @@ export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventSto
           listeners.delete(wrapped)
           if (listeners.size === 0) stopPolling()
         }
+      },
+
+      async answers() {
+        // the events' own table, not just the connection: a database without it serves no command
+        return await Promise.resolve()
+          .then(() => statements.answers.get() !== undefined)
+          .catch(() => false)
       },
 
       async close() {
