@@ -58,12 +58,12 @@ describe('payment-command context, readiness', () => {
   it('is not ready while its event store cannot be read, though the rest of its database answers, and ready again once it can', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-payment-command-readiness-'))
     directories.push(dataDir)
-    const [port, healthPort] = [await freePort(), await freePort()]
+    const [port, metricsPort] = [await freePort(), await freePort()]
     const config = readPaymentCommandConfig({
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       PORT: String(port),
-      HEALTH_PORT: String(healthPort),
+      METRICS_PORT: String(metricsPort),
       TRON_ACCOUNT_XPUB: wallet.tronAccountXpub,
       SOLANA_SEED: wallet.solanaSeed,
     })
@@ -72,7 +72,8 @@ describe('payment-command context, readiness', () => {
     const runner = createServiceRunner({ logger, services: context.services, setExitCode: () => {} })
     // the same file through a connection of the test's own: the context's own stays open and answers
     const file = new DatabaseSync(join(dataDir, 'chainpay.sqlite'), { timeout: 5000 })
-    const readyz = async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status
+    // the command port serves the health routes beside the commands (docs/operations.md, "Health")
+    const readyz = async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status
     try {
       expect(await runner.start()).toBe(true)
       expect(await readyz()).toBe(200)
