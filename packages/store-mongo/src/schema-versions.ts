@@ -90,8 +90,8 @@ function readModelComponent(collection: string): MongoComponent {
 
 /**
  * Every component of this package. A new index is a new migration of its component (the index
- * lists say what exists, the migrations when it came): database.int.test.ts checks that every
- * listed index is created by one.
+ * lists say what exists, the migrations when it came): a test checks that every
+ * listed index is created by one (schema-versions.int.test.ts).
  */
 export const mongoComponents: readonly MongoComponent[] = [
   readModelComponent(mongoCollections.paymentsRead),
