@@ -51,6 +51,16 @@ describe('MongoDB schema versions', () => {
     expect(await mongo.db.collection(schemaVersionsCollection).countDocuments()).toBe(mongoComponents.length)
   })
 
+  it('five services starting at once on a new database all succeed, and leave one version per component', async () => {
+    const mongo = await freshDatabase()
+    await Promise.all(Array.from({ length: 5 }, () => migrateMongoDatabase(mongo.db)))
+    for (const spec of mongoIndexes) expect(await indexNames(mongo, spec.collection)).toContain(spec.name)
+    const versions = await mongo.db.collection(schemaVersionsCollection).find().toArray()
+    expect(versions).toHaveLength(mongoComponents.length)
+    for (const { component, migrations } of mongoComponents)
+      expect(await mongoSchemaVersion(mongo.db, component)).toBe(migrations.length)
+  })
+
   it('a database of the release before versions (its indexes, no versions) gets the later indexes', async () => {
     const mongo = await freshDatabase()
     // what b991541 created: every component's migration 1, and no version documents
