@@ -10,12 +10,12 @@
 import { copyFileSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { verifyWebhook, WEBHOOK_HEADERS } from '@chainpay/client'
+import { createMerchantClient, type MerchantClient, verifyWebhook, WEBHOOK_HEADERS } from '@chainpay/client'
 import { createManualClock } from '@chainpay/platform'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
 import { deliveryMigrations, openSqliteDatabase, sqliteSchemaVersion } from '@chainpay/store-sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
+import { type PaymentBody, pay, waitForPayment } from './testing/flow.js'
 import { type InProcessStandalone, startInProcessStandalone } from './testing/standalone-in-process.js'
 import { newDataDir, readDemoMerchant } from './testing/standalone-process.js'
 
@@ -33,6 +33,17 @@ const dataDir = newDataDir()
 const clock = createManualClock(new Date(Date.parse(manifest.madeAt) + 60_000))
 let standalone: InProcessStandalone
 let receiver: WebhookReceiver
+
+/** the old credentials, signing on the test's clock: the server checks request times against it */
+function merchantClientFor(running: InProcessStandalone): MerchantClient {
+  const { apiKey, apiSecret } = running.demoMerchant()
+  return createMerchantClient({
+    baseUrl: running.apiUrl,
+    apiKey,
+    apiSecret,
+    now: () => clock.now().getTime(),
+  })
+}
 
 beforeAll(async () => {
   for (const file of fixtureFiles) copyFileSync(join(fixtureDir, file), join(dataDir, file))
