@@ -23,7 +23,7 @@ import {
   createMongoDeliveryStore,
   createMongoMerchantStore,
   createMongoPaymentReadModel,
-  ensureMongoIndexes,
+  migrateMongoDatabase,
   mongoAnswers,
   openMongoDatabase,
 } from '@chainpay/store-mongo'
@@ -121,7 +121,8 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       appName: `chainpay-${serviceName}`,
     })
     closers.push(() => mongo.close())
-    await ensureMongoIndexes(mongo.db)
+    // each store's collections and indexes to this build's versions; a newer database stops the start
+    await migrateMongoDatabase(mongo.db)
     checks.push(mongoAnswers(mongo.db))
     const { db } = mongo
     stores = {

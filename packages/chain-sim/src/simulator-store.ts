@@ -2,7 +2,7 @@
 // block height is in the mempool; mining a block assigns the height in the same commit.
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite'
 import type { ChainBlock, ChainHead, ChainTransfer } from '@chainpay/ports'
-import { inTransaction } from '@chainpay/store-sqlite'
+import { inTransaction, migrateSqliteComponent, type SqliteMigration } from '@chainpay/store-sqlite'
 
 export interface StoredTransfer {
   to: string
@@ -83,12 +83,22 @@ FROM sim_transactions ORDER BY seq;
 DROP TABLE sim_transactions;
 `
 
+/** the simulator's schema versions (docs/operations.md, "Upgrades and rollbacks") */
+export const simulatorMigrations: readonly SqliteMigration[] = [
+  {
+    description: 'the schema of the release before versioned storage (b991541)',
+    apply: (db) => {
+      db.exec(SCHEMA)
+      const legacy = db
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sim_transactions'")
+        .get()
+      if (legacy) db.exec(MIGRATE_SINGLE_TRANSFER_ROWS)
+    },
+  },
+]
+
 export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
-  db.exec(SCHEMA)
-  const legacy = db
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sim_transactions'")
-    .get()
-  if (legacy) inTransaction(db, () => db.exec(MIGRATE_SINGLE_TRANSFER_ROWS))
+  migrateSqliteComponent(db, 'chain-simulator', simulatorMigrations)
   const statements = {
     head: db.prepare(
       'SELECT height, hash, time FROM sim_blocks WHERE network = ? ORDER BY height DESC LIMIT 1',

@@ -204,12 +204,18 @@ function validatorFor(type: PaymentEventType): Validator {
 }
 
 /**
- * A stored event's data as the current PaymentEvent: upcast from `schemaVersion` to the current
- * version, then validated. Throws an Error naming the type, version and problems otherwise.
+ * Data written at `schemaVersion` brought to `current`, one upcaster after the other (v to v + 1,
+ * in order). A version newer than `current` was written by a newer build: this reader cannot know
+ * its shape and refuses it rather than guess. Exported apart from the registry so that the chain
+ * can be tested with versions no event type has reached yet.
  */
-export function parsePaymentEvent(type: string, schemaVersion: number, data: unknown): PaymentEvent {
-  if (!isPaymentEventType(type)) throw new Error(`payment event: unknown type '${type}'`)
-  const current = paymentEventSchemas[type].version
+export function upcastEventData(
+  type: string,
+  schemaVersion: number,
+  data: unknown,
+  registry: { current: number; upcasters: Readonly<Record<number, EventUpcaster>> },
+): unknown {
+  const { current } = registry
   if (!Number.isInteger(schemaVersion) || schemaVersion < 1 || schemaVersion > current) {
     throw new Error(
       `payment event ${type}: unsupported schema version ${schemaVersion} (this reader knows 1 to ${current})`,
@@ -217,12 +223,25 @@ export function parsePaymentEvent(type: string, schemaVersion: number, data: unk
   }
   let upcast = data
   for (let version = schemaVersion; version < current; version++) {
-    const upcaster = upcasters[type]?.[version]
+    const upcaster = registry.upcasters[version]
     if (upcaster === undefined) {
       throw new Error(`payment event ${type}: no upcaster from schema version ${version} to ${version + 1}`)
     }
     upcast = upcaster(upcast)
   }
+  return upcast
+}
+
+/**
+ * A stored event's data as the current PaymentEvent: upcast from `schemaVersion` to the current
+ * version, then validated. Throws an Error naming the type, version and problems otherwise.
+ */
+export function parsePaymentEvent(type: string, schemaVersion: number, data: unknown): PaymentEvent {
+  if (!isPaymentEventType(type)) throw new Error(`payment event: unknown type '${type}'`)
+  const upcast = upcastEventData(type, schemaVersion, data, {
+    current: paymentEventSchemas[type].version,
+    upcasters: upcasters[type] ?? {},
+  })
   const validator = validatorFor(type)
   if (!validator.Check(upcast)) {
     throw new Error(

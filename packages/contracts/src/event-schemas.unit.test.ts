@@ -8,6 +8,7 @@ import {
   isPaymentEventType,
   parsePaymentEvent,
   paymentEventSchemas,
+  upcastEventData,
   upcasters,
 } from './event-schemas.js'
 
@@ -97,6 +98,45 @@ describe('parsePaymentEvent', () => {
     const canceled = { paymentId: 'p1', canceledAt: '2026-11-21T14:10:00.000Z' }
     expect(() => parsePaymentEvent('PaymentExpired' satisfies PaymentEventType, 1, canceled)).toThrow(
       /canceledAt/,
+    )
+  })
+})
+
+describe('upcastEventData (synthetic versions: every real type is at 1 today)', () => {
+  // a type at version 3: v1 held the amount as a number, v2 as units text, v3 added the currency
+  const registry = {
+    current: 3,
+    upcasters: {
+      1: (data: unknown) => {
+        const { amount, ...rest } = data as { amount: number }
+        return { ...rest, amountUnits: String(amount) }
+      },
+      2: (data: unknown) => ({ ...(data as object), currency: 'TRX' }),
+    },
+  }
+
+  it('brings data of every older version to the current one, each upcaster in order', () => {
+    expect(upcastEventData('Sample', 1, { id: 'a', amount: 5 }, registry)).toEqual({
+      id: 'a',
+      amountUnits: '5',
+      currency: 'TRX',
+    })
+    expect(upcastEventData('Sample', 2, { id: 'a', amountUnits: '5' }, registry)).toEqual({
+      id: 'a',
+      amountUnits: '5',
+      currency: 'TRX',
+    })
+    const current = { id: 'a', amountUnits: '5', currency: 'USDT' }
+    expect(upcastEventData('Sample', 3, current, registry)).toBe(current)
+  })
+
+  it('refuses a version newer than the reader knows, and one no upcaster leads on from', () => {
+    expect(() => upcastEventData('Sample', 4, {}, registry)).toThrow(
+      'payment event Sample: unsupported schema version 4 (this reader knows 1 to 3)',
+    )
+    expect(() => upcastEventData('Sample', 0, {}, registry)).toThrow('unsupported schema version 0')
+    expect(() => upcastEventData('Sample', 1, {}, { current: 3, upcasters: { 2: (data) => data } })).toThrow(
+      'payment event Sample: no upcaster from schema version 1 to 2',
     )
   })
 })

@@ -1,7 +1,7 @@
 // A payment's stream in the event store: folded into the aggregate state on the way in, stamped
 // with ids and the schema version on the way out.
 
-import { CURRENT_EVENT_SCHEMA_VERSION, parsePaymentEvent } from '@chainpay/contracts'
+import { eventSchemaVersion, parsePaymentEvent } from '@chainpay/contracts'
 import {
   evolvePayment,
   initialPaymentState,
@@ -46,6 +46,7 @@ export function toNewEvent(event: PaymentEvent, eventId: string): NewEvent {
     eventId,
     type: event.type,
     data: event.data,
-    metadata: { schemaVersion: CURRENT_EVENT_SCHEMA_VERSION },
+    // each type has its own version: one type changing shape leaves the others' where they are
+    metadata: { schemaVersion: eventSchemaVersion(event.type) },
   }
 }

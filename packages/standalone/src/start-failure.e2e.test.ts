@@ -4,8 +4,10 @@
 
 import { rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort, runToExit } from '@chainpay/service-kit/testing'
+import { createSqliteDeliveryStore, deliveryMigrations, openSqliteDatabase } from '@chainpay/store-sqlite'
 import { describe, expect, it } from 'vitest'
 import { fastChainEnv, newDataDir } from './testing/standalone-process.js'
 
@@ -66,4 +68,41 @@ describe('standalone with a port already taken', () => {
       expect(await listening(ports.METRICS_PORT)).toBe(false)
     },
   )
+})
+
+describe('standalone on a data directory written by a newer build', () => {
+  it('exits 1 naming the store, its version, the version this build knows, and what to do', async () => {
+    const dataDir = newDataDir()
+    const file = join(dataDir, 'chainpay.sqlite')
+    const db = openSqliteDatabase(file)
+    createSqliteDeliveryStore(db)
+    // what a newer build's next migration of the delivery log would leave
+    db.prepare("UPDATE schema_versions SET version = ? WHERE component = 'deliveries'").run(
+      deliveryMigrations.length + 1,
+    )
+    db.close()
+    try {
+      const { code, stdout } = await runToExit(mainScript, {
+        ...fastChainEnv,
+        HOST: '127.0.0.1',
+        PORT: String(await freePort()),
+        ADMIN_PORT: String(await freePort()),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+      })
+      expect(code).toBe(1)
+      const fatal = stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: string; msg: string; err?: { message?: string } })
+        .filter((line) => line.level === 'fatal')
+      expect(fatal).toHaveLength(1)
+      expect(JSON.stringify(fatal[0])).toContain(
+        `SQLite file ${file}: schema of deliveries is at version ${deliveryMigrations.length + 1}, newer than the ${deliveryMigrations.length} this build knows`,
+      )
+      expect(JSON.stringify(fatal[0])).toContain('restore the backup taken before the upgrade')
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
 })

@@ -1,6 +1,32 @@
 import { type AddressIndexAllocator, translateFailures } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
+
+/** the address allocator's schema versions (schema-versions.ts) */
+export const addressAllocatorMigrations: readonly SqliteMigration[] = [
+  {
+    description: 'the schema of the release before versioned storage (b991541)',
+    apply: (db) =>
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS address_counters (
+          network TEXT PRIMARY KEY,
+          next_index INTEGER NOT NULL
+        ) STRICT
+      `),
+  },
+  {
+    // the old per-network counters stay, read by every allocation (see below)
+    description: 'address indexes counted per chain family',
+    apply: (db) =>
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS address_family_counters (
+          family TEXT PRIMARY KEY,
+          next_index INTEGER NOT NULL
+        ) STRICT
+      `),
+  },
+]
 
 /**
  * Address derivation indexes from table address_family_counters: one counter per address family
@@ -14,16 +40,7 @@ import { translateSqliteFailure } from './sqlite-failures.js'
  * that joins the family's registry entry only later.
  */
 export function createSqliteAddressAllocator(db: DatabaseSync): AddressIndexAllocator {
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS address_counters (
-      network TEXT PRIMARY KEY,
-      next_index INTEGER NOT NULL
-    ) STRICT;
-    CREATE TABLE IF NOT EXISTS address_family_counters (
-      family TEXT PRIMARY KEY,
-      next_index INTEGER NOT NULL
-    ) STRICT;
-  `)
+  migrateSqliteComponent(db, 'address-allocator', addressAllocatorMigrations)
   // ?1 the family (its chain), ?2 its networks as a JSON array; the inserted row starts above the
   // old counters, an existing one goes to whichever is higher: itself plus one, or above them
   const advance = db.prepare(`

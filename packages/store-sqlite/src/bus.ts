@@ -16,6 +16,7 @@ import {
   translateFailures,
 } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
 export interface SqliteBusOptions {
@@ -41,7 +42,7 @@ type Row = Record<string, unknown>
  * close() stops every subscription; the database belongs to the caller, who closes it.
  */
 export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bus {
-  createTables(db)
+  migrateSqliteComponent(db, 'bus', busMigrations)
   const { logger } = options
   const pollIntervalMs = options.pollIntervalMs ?? defaultPollIntervalMs
   const statements = {
@@ -214,8 +215,12 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
   )
 }
 
-function createTables(db: DatabaseSync): void {
-  db.exec(`
+/** the bus component's schema versions (schema-versions.ts) */
+export const busMigrations: readonly SqliteMigration[] = [
+  {
+    description: 'the schema of the release before versioned storage (b991541)',
+    apply: (db) =>
+      db.exec(`
     CREATE TABLE IF NOT EXISTS bus_messages (
       position INTEGER PRIMARY KEY AUTOINCREMENT,
       topic TEXT NOT NULL,
@@ -232,8 +237,9 @@ function createTables(db: DatabaseSync): void {
       updated_at TEXT NOT NULL,
       PRIMARY KEY (group_id, topic)
     ) STRICT;
-  `)
-}
+      `),
+  },
+]
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error)

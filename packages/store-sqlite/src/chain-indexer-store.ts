@@ -5,14 +5,15 @@ import {
   type WatchedAddress,
 } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
+import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
-/**
- * What the chain indexer resumes from, in tables chain_cursors, watched_addresses and
- * tracked_transfers. Watching or tracking again replaces the row: the latest report wins.
- */
-export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerStore {
-  db.exec(`
+/** the chain indexer's schema versions (schema-versions.ts) */
+export const chainIndexerMigrations: readonly SqliteMigration[] = [
+  {
+    description: 'the schema of the release before versioned storage (b991541)',
+    apply: (db) =>
+      db.exec(`
     CREATE TABLE IF NOT EXISTS chain_cursors (
       network TEXT PRIMARY KEY,
       height INTEGER NOT NULL,
@@ -44,7 +45,16 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
       withdrawn_until_height INTEGER,
       PRIMARY KEY (network, tx_hash, transfer_index)
     ) STRICT;
-  `)
+      `),
+  },
+]
+
+/**
+ * What the chain indexer resumes from, in tables chain_cursors, watched_addresses and
+ * tracked_transfers. Watching or tracking again replaces the row: the latest report wins.
+ */
+export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerStore {
+  migrateSqliteComponent(db, 'chain-indexer', chainIndexerMigrations)
   const selectCursor = db.prepare('SELECT height, hash FROM chain_cursors WHERE network = ?')
   const upsertCursor = db.prepare(`
     INSERT INTO chain_cursors (network, height, hash) VALUES (?, ?, ?)

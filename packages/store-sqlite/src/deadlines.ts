@@ -1,29 +1,44 @@
 import { type DueDeadline, type PaymentDeadlineStore, translateFailures } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { columnsOf, migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
+
+/** the deadline store's schema versions (schema-versions.ts) */
+export const deadlineMigrations: readonly SqliteMigration[] = [
+  {
+    description: 'the schema of the release before versioned storage (b991541)',
+    apply: (db) => {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS payment_deadlines (
+          payment_id TEXT PRIMARY KEY,
+          network TEXT NOT NULL,
+          expires_at TEXT NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          retry_at TEXT
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS payment_deadlines_by_expiry ON payment_deadlines (expires_at, payment_id);
+        CREATE INDEX IF NOT EXISTS payment_deadlines_by_network_expiry
+          ON payment_deadlines (network, expires_at, payment_id);
+        CREATE TABLE IF NOT EXISTS payment_deadline_watches (
+          payment_id TEXT PRIMARY KEY,
+          watched_at TEXT NOT NULL
+        ) STRICT;
+      `)
+      // that release already had them; a file from before deadlines were retried gets them here
+      const columns = columnsOf(db, 'payment_deadlines')
+      if (!columns.has('attempts'))
+        db.exec('ALTER TABLE payment_deadlines ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0')
+      if (!columns.has('retry_at')) db.exec('ALTER TABLE payment_deadlines ADD COLUMN retry_at TEXT')
+    },
+  },
+]
 
 /**
  * Expiry deadlines of open payments in table payment_deadlines, one row per payment, with the
  * watcher's marks in payment_deadline_watches: a mark can arrive before its deadline.
  */
 export function createSqliteDeadlineStore(db: DatabaseSync): PaymentDeadlineStore {
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS payment_deadlines (
-      payment_id TEXT PRIMARY KEY,
-      network TEXT NOT NULL,
-      expires_at TEXT NOT NULL,
-      attempts INTEGER NOT NULL DEFAULT 0,
-      retry_at TEXT
-    ) STRICT;
-    CREATE INDEX IF NOT EXISTS payment_deadlines_by_expiry ON payment_deadlines (expires_at, payment_id);
-    CREATE INDEX IF NOT EXISTS payment_deadlines_by_network_expiry
-      ON payment_deadlines (network, expires_at, payment_id);
-    CREATE TABLE IF NOT EXISTS payment_deadline_watches (
-      payment_id TEXT PRIMARY KEY,
-      watched_at TEXT NOT NULL
-    ) STRICT;
-  `)
-  addRetryColumns(db)
+  migrateSqliteComponent(db, 'deadlines', deadlineMigrations)
   const upsert = db.prepare(`
     INSERT INTO payment_deadlines (payment_id, network, expires_at) VALUES (:paymentId, :network, :expiresAt)
     ON CONFLICT (payment_id) DO UPDATE SET network = excluded.network, expires_at = excluded.expires_at
@@ -91,17 +106,4 @@ export function createSqliteDeadlineStore(db: DatabaseSync): PaymentDeadlineStor
     },
     translateSqliteFailure,
   )
-}
-
-/** a database file made before deadlines were retried gets the retry columns */
-function addRetryColumns(db: DatabaseSync): void {
-  const columns = new Set(
-    db
-      .prepare('SELECT name FROM pragma_table_info(?)')
-      .all('payment_deadlines')
-      .map((row) => row.name as string),
-  )
-  if (!columns.has('attempts'))
-    db.exec('ALTER TABLE payment_deadlines ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0')
-  if (!columns.has('retry_at')) db.exec('ALTER TABLE payment_deadlines ADD COLUMN retry_at TEXT')
 }

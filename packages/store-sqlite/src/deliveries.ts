@@ -7,9 +7,76 @@ import {
   type WebhookDeliveryStore,
 } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { columnsOf, migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
 type Row = Record<string, unknown>
+
+/** the delivery log's schema versions (schema-versions.ts) */
+export const deliveryMigrations: readonly SqliteMigration[] = [
+  {
+    description: 'the schema of the release before versioned storage (b991541)',
+    apply: (db) =>
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS webhook_deliveries (
+          delivery_id TEXT PRIMARY KEY,
+          payment_id TEXT NOT NULL,
+          merchant_id TEXT NOT NULL,
+          event_type TEXT NOT NULL,
+          sequence INTEGER NOT NULL,
+          payload TEXT NOT NULL,
+          target_url TEXT,
+          status TEXT NOT NULL,
+          attempts INTEGER NOT NULL,
+          next_attempt_at TEXT,
+          created_at TEXT NOT NULL,
+          delivered_at TEXT,
+          last_error TEXT,
+          leased_until TEXT
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+        CREATE INDEX IF NOT EXISTS webhook_deliveries_by_payment ON webhook_deliveries (payment_id, sequence);
+        CREATE TABLE IF NOT EXISTS webhook_attempts (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          delivery_id TEXT NOT NULL REFERENCES webhook_deliveries (delivery_id),
+          attempt INTEGER NOT NULL,
+          at TEXT NOT NULL,
+          status_code INTEGER,
+          duration_ms REAL NOT NULL,
+          error TEXT
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS webhook_attempts_by_delivery ON webhook_attempts (delivery_id, attempt);
+      `),
+  },
+  {
+    // in the same transaction as the version: a column left half filled would hide deliveries
+    // from the claim; every delivery recorded since has its host from the start. A file written
+    // between that release and versioned storage has the column already, filled.
+    description: 'deliveries bounded per target host: column target_host, filled',
+    apply: (db) => {
+      if (columnsOf(db, 'webhook_deliveries').has('target_host')) return
+      db.exec('ALTER TABLE webhook_deliveries ADD COLUMN target_host TEXT')
+      const setHost = db.prepare('UPDATE webhook_deliveries SET target_host = ? WHERE delivery_id = ?')
+      const rows = db.prepare('SELECT delivery_id, target_url, merchant_id FROM webhook_deliveries').all()
+      for (const row of rows) {
+        const host = targetHostOf({
+          targetUrl: row.target_url as string | null,
+          merchantId: row.merchant_id as string,
+        })
+        setHost.run(host, row.delivery_id as string)
+      }
+    },
+  },
+  {
+    // the deliveries in flight: few, however long the log (an attempt's recording clears its lease)
+    description: 'index of the leased deliveries',
+    apply: (db) =>
+      db.exec(`
+        CREATE INDEX IF NOT EXISTS webhook_deliveries_leased ON webhook_deliveries (leased_until)
+          WHERE leased_until IS NOT NULL
+      `),
+  },
+]
 
 /**
  * The webhook delivery log in tables webhook_deliveries and webhook_attempts. A claimed delivery
@@ -18,43 +85,7 @@ type Row = Record<string, unknown>
  * target host (target_host, targetHostOf), which a claim keeps under its bound.
  */
 export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStore {
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS webhook_deliveries (
-      delivery_id TEXT PRIMARY KEY,
-      payment_id TEXT NOT NULL,
-      merchant_id TEXT NOT NULL,
-      event_type TEXT NOT NULL,
-      sequence INTEGER NOT NULL,
-      payload TEXT NOT NULL,
-      target_url TEXT,
-      status TEXT NOT NULL,
-      attempts INTEGER NOT NULL,
-      next_attempt_at TEXT,
-      created_at TEXT NOT NULL,
-      delivered_at TEXT,
-      last_error TEXT,
-      leased_until TEXT,
-      target_host TEXT
-    ) STRICT;
-    CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
-    CREATE INDEX IF NOT EXISTS webhook_deliveries_by_payment ON webhook_deliveries (payment_id, sequence);
-    CREATE TABLE IF NOT EXISTS webhook_attempts (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      delivery_id TEXT NOT NULL REFERENCES webhook_deliveries (delivery_id),
-      attempt INTEGER NOT NULL,
-      at TEXT NOT NULL,
-      status_code INTEGER,
-      duration_ms REAL NOT NULL,
-      error TEXT
-    ) STRICT;
-    CREATE INDEX IF NOT EXISTS webhook_attempts_by_delivery ON webhook_attempts (delivery_id, attempt);
-  `)
-  addTargetHosts(db)
-  // the deliveries in flight: few, however long the log (an attempt's recording clears its lease)
-  db.exec(`
-    CREATE INDEX IF NOT EXISTS webhook_deliveries_leased ON webhook_deliveries (leased_until)
-      WHERE leased_until IS NOT NULL
-  `)
+  migrateSqliteComponent(db, 'deliveries', deliveryMigrations)
   const insert = db.prepare(`
     INSERT INTO webhook_deliveries (delivery_id, payment_id, merchant_id, event_type, sequence, payload,
       target_url, target_host, status, attempts, next_attempt_at, created_at, delivered_at, last_error)
@@ -209,34 +240,6 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
     },
     translateSqliteFailure,
   )
-}
-
-/**
- * A database file made before deliveries were bounded per target host gets the column, filled in
- * for the deliveries it holds, in one transaction (a column left half filled would hide deliveries
- * from the claim); every delivery recorded since has its host from the start.
- */
-function addTargetHosts(db: DatabaseSync): void {
-  const hasColumn = () =>
-    db
-      .prepare('SELECT name FROM pragma_table_info(?)')
-      .all('webhook_deliveries')
-      .some((row) => row.name === 'target_host')
-  if (hasColumn()) return
-  inTransaction(db, () => {
-    // another process on the file may have added it while this one waited for the write lock
-    if (hasColumn()) return
-    db.exec('ALTER TABLE webhook_deliveries ADD COLUMN target_host TEXT')
-    const setHost = db.prepare('UPDATE webhook_deliveries SET target_host = ? WHERE delivery_id = ?')
-    const rows = db.prepare('SELECT delivery_id, target_url, merchant_id FROM webhook_deliveries').all()
-    for (const row of rows) {
-      const host = targetHostOf({
-        targetUrl: row.target_url as string | null,
-        merchantId: row.merchant_id as string,
-      })
-      setHost.run(host, row.delivery_id as string)
-    }
-  })
 }
 
 function toDelivery(row: Row): WebhookDelivery {

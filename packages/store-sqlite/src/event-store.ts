@@ -11,6 +11,7 @@ import {
   WrongExpectedRevisionError,
 } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
 export interface SqliteEventStoreOptions {
@@ -31,7 +32,7 @@ type Row = Record<string, unknown>
  * the database belongs to the caller, who closes it.
  */
 export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventStoreOptions = {}): EventStore {
-  createTables(db)
+  migrateSqliteComponent(db, 'event-store', eventStoreMigrations)
   const statements = {
     answers: db.prepare('SELECT EXISTS (SELECT 1 FROM es_events) AS answered'),
     streamRevision: db.prepare('SELECT MAX(revision) AS revision FROM es_events WHERE stream_id = ?'),
@@ -165,8 +166,12 @@ export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventSto
   )
 }
 
-function createTables(db: DatabaseSync): void {
-  db.exec(`
+/** the event-store component's schema versions (schema-versions.ts) */
+export const eventStoreMigrations: readonly SqliteMigration[] = [
+  {
+    description: 'the schema of the release before versioned storage (b991541)',
+    apply: (db) =>
+      db.exec(`
     CREATE TABLE IF NOT EXISTS es_events (
       position INTEGER PRIMARY KEY AUTOINCREMENT,
       stream_id TEXT NOT NULL,
@@ -178,8 +183,9 @@ function createTables(db: DatabaseSync): void {
       recorded_at TEXT NOT NULL,
       UNIQUE (stream_id, revision)
     ) STRICT
-  `)
-}
+      `),
+  },
+]
 
 function isAtExpected(current: number, expected: ExpectedRevision): boolean {
   if (expected === 'any') return true

@@ -7,13 +7,17 @@ import {
   translateFailures,
 } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
 type Row = Record<string, unknown>
 
-/** Merchants and their API keys in tables merchants and api_keys; secrets arrive already sealed. */
-export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
-  db.exec(`
+/** the merchant store's schema versions (schema-versions.ts) */
+export const merchantMigrations: readonly SqliteMigration[] = [
+  {
+    description: 'the schema of the release before versioned storage (b991541)',
+    apply: (db) =>
+      db.exec(`
     CREATE TABLE IF NOT EXISTS merchants (
       merchant_id TEXT PRIMARY KEY,
       name TEXT NOT NULL,
@@ -31,7 +35,13 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
       revoked_at TEXT
     ) STRICT;
     CREATE INDEX IF NOT EXISTS api_keys_by_merchant ON api_keys (merchant_id, created_at);
-  `)
+      `),
+  },
+]
+
+/** Merchants and their API keys in tables merchants and api_keys; secrets arrive already sealed. */
+export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
+  migrateSqliteComponent(db, 'merchants', merchantMigrations)
   const insertMerchant = db.prepare(`
     INSERT INTO merchants (merchant_id, name, webhook_url, webhook_secret, fee_policy, created_at, updated_at)
     VALUES (:merchantId, :name, :webhookUrl, :webhookSecret, :feePolicy, :createdAt, :updatedAt)

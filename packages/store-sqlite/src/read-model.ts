@@ -1,6 +1,27 @@
 import { type PaymentDocument, type PaymentReadModel, translateFailures } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
+import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
+
+/** the schema versions of one read model table (schema-versions.ts) */
+export function readModelMigrations(table: string): readonly SqliteMigration[] {
+  return [
+    {
+      description: 'the schema of the release before versioned storage (b991541)',
+      apply: (db) =>
+        db.exec(`
+          CREATE TABLE IF NOT EXISTS ${table} (
+            payment_id TEXT PRIMARY KEY,
+            merchant_id TEXT NOT NULL,
+            revision INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+          ) STRICT;
+          CREATE INDEX IF NOT EXISTS ${table}_by_merchant ON ${table} (merchant_id, updated_at);
+        `),
+    },
+  ]
+}
 
 export interface SqliteReadModelOptions {
   /** table name; the notifier keeps its own copy of payment state in another table */
@@ -17,16 +38,8 @@ export function createSqlitePaymentReadModel(
 ): PaymentReadModel {
   const table = options.table ?? 'payments_read'
   if (!/^[a-z_]+$/.test(table)) throw new Error(`read model table name must match [a-z_]+: ${table}`)
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS ${table} (
-      payment_id TEXT PRIMARY KEY,
-      merchant_id TEXT NOT NULL,
-      revision INTEGER NOT NULL,
-      state TEXT NOT NULL,
-      updated_at TEXT NOT NULL
-    ) STRICT;
-    CREATE INDEX IF NOT EXISTS ${table}_by_merchant ON ${table} (merchant_id, updated_at);
-  `)
+  // each table is a component of its own: the gateway's and the notifier's copies migrate apart
+  migrateSqliteComponent(db, `read-model:${table}`, readModelMigrations(table))
   const select = db.prepare(
     `SELECT payment_id, merchant_id, revision, state, updated_at FROM ${table} WHERE payment_id = ?`,
   )

@@ -28,6 +28,11 @@ export interface TestClusterOptions {
   webhookRetrySchedule?: string
   logLevel?: string
   chains?: ClusterPlanOptions['chains']
+  /**
+   * data an earlier run left (an upgrade fixture): its directory, holding dev-wallet.json and each
+   * service's directory, and the secrets it ran with; else a new directory, wallet and secrets
+   */
+  existing?: { dataDir: string; secrets: { encryptionKey: string; adminToken: string } }
 }
 
 export interface TestCluster {
@@ -72,12 +77,13 @@ export async function startTestCluster(options: TestClusterOptions): Promise<Tes
 }
 
 async function startInSlot(options: TestClusterOptions, slot: ClusterSlot): Promise<TestCluster> {
-  const dataDir = mkdtempSync(join(tmpdir(), `chainpay-cluster-${options.name}-`))
+  const dataDir =
+    options.existing?.dataDir ?? mkdtempSync(join(tmpdir(), `chainpay-cluster-${options.name}-`))
   const walletFile = join(dataDir, 'dev-wallet.json')
-  writeFileSync(walletFile, JSON.stringify(createDevelopmentWallet()), { mode: 0o600 })
+  if (!options.existing) writeFileSync(walletFile, JSON.stringify(createDevelopmentWallet()), { mode: 0o600 })
   const secrets = {
-    encryptionKey: generateSecretKey(),
-    adminToken: generateAdminToken(),
+    encryptionKey: options.existing?.secrets.encryptionKey ?? generateSecretKey(),
+    adminToken: options.existing?.secrets.adminToken ?? generateAdminToken(),
     commandApiToken: randomToken('cmd', 32),
   }
   const [gateway, admin, paymentCommand, chainIndexer, projection, notifier, ...metricsPorts] =

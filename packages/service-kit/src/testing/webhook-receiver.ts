@@ -20,7 +20,8 @@ export interface WebhookReceiver {
   close(): Promise<void>
 }
 
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+/** `port`: a given one (a URL recorded earlier, as in an upgrade fixture); else any free one */
+export async function startWebhookReceiver(options: { port?: number } = {}): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = []
   let failures = 0
   let failureStatus = 500
@@ -39,7 +40,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       response.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'try again')
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   return {
