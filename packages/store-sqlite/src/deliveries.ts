@@ -1,4 +1,5 @@
 import {
+  type AttemptOutcome,
   type DeliveryAttempt,
   type DeliveryStatus,
   targetHostOf,
@@ -34,7 +35,8 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
       delivered_at TEXT,
       last_error TEXT,
       leased_until TEXT,
-      target_host TEXT
+      target_host TEXT,
+      finished_at TEXT
     ) STRICT;
     CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
     CREATE INDEX IF NOT EXISTS webhook_deliveries_by_payment ON webhook_deliveries (payment_id, sequence);
@@ -50,6 +52,7 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
     CREATE INDEX IF NOT EXISTS webhook_attempts_by_delivery ON webhook_attempts (delivery_id, attempt);
   `)
   addTargetHosts(db)
+  addFinishedAt(db)
   // the deliveries in flight: few, however long the log (an attempt's recording clears its lease)
   db.exec(`
     CREATE INDEX IF NOT EXISTS webhook_deliveries_leased ON webhook_deliveries (leased_until)
@@ -57,9 +60,11 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
   `)
   const insert = db.prepare(`
     INSERT INTO webhook_deliveries (delivery_id, payment_id, merchant_id, event_type, sequence, payload,
-      target_url, target_host, status, attempts, next_attempt_at, created_at, delivered_at, last_error)
+      target_url, target_host, status, attempts, next_attempt_at, created_at, delivered_at, last_error,
+      finished_at)
     VALUES (:deliveryId, :paymentId, :merchantId, :eventType, :sequence, :payload,
-      :targetUrl, :targetHost, :status, :attempts, :nextAttemptAt, :createdAt, :deliveredAt, :lastError)
+      :targetUrl, :targetHost, :status, :attempts, :nextAttemptAt, :createdAt, :deliveredAt, :lastError,
+      :finishedAt)
     ON CONFLICT (delivery_id) DO NOTHING
   `)
   // The attempts in flight per target host: the unexpired leases, of every worker on the file. The
@@ -95,7 +100,8 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
   const moveOn = db.prepare(`
     UPDATE webhook_deliveries
     SET status = :status, attempts = attempts + 1, next_attempt_at = :nextAttemptAt,
-      delivered_at = COALESCE(:deliveredAt, delivered_at), last_error = :lastError, leased_until = NULL
+      delivered_at = COALESCE(:deliveredAt, delivered_at), last_error = :lastError, leased_until = NULL,
+      finished_at = :finishedAt
     WHERE delivery_id = :deliveryId
   `)
   const selectOne = db.prepare('SELECT * FROM webhook_deliveries WHERE delivery_id = ?')
@@ -104,8 +110,22 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
   )
   // in the order they were made: a redelivery numbers its attempts from 1 again
   const selectAttempts = db.prepare('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY id')
-  const requeue = db.prepare(
-    "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ? WHERE delivery_id = ?",
+  const requeue = db.prepare(`
+    UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, finished_at = NULL
+    WHERE delivery_id = ?
+  `)
+  // oldest finish first, through the partial index webhook_deliveries_finished; the status check
+  // only guards against a row whose finish was not cleared
+  const selectFinished = db.prepare(`
+    SELECT delivery_id FROM webhook_deliveries
+    WHERE finished_at < :finishedBefore AND finished_at IS NOT NULL AND status <> 'pending'
+    ORDER BY finished_at LIMIT :limit
+  `)
+  const deleteAttemptsOf = db.prepare(
+    'DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT value FROM json_each(?))',
+  )
+  const deleteDeliveries = db.prepare(
+    'DELETE FROM webhook_deliveries WHERE delivery_id IN (SELECT value FROM json_each(?))',
   )
 
   return translateFailures(
@@ -126,6 +146,7 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
           createdAt: delivery.createdAt,
           deliveredAt: delivery.deliveredAt,
           lastError: delivery.lastError,
+          finishedAt: delivery.status === 'pending' ? null : (delivery.deliveredAt ?? delivery.createdAt),
         })
         return Number(changes) === 1
       },
@@ -183,6 +204,7 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
             nextAttemptAt: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
             deliveredAt: outcome.status === 'delivered' ? outcome.deliveredAt : null,
             lastError: attempt.error,
+            finishedAt: finishedAt(attempt.at, outcome),
           })
         })
       },
@@ -205,6 +227,18 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
         // delivery that a worker is sending right now stays its.
         const { changes } = requeue.run(now, deliveryId)
         return Number(changes) === 1
+      },
+
+      async pruneFinished(finishedBefore, limit) {
+        return inTransaction(db, () => {
+          const ids = selectFinished.all({ finishedBefore, limit }).map((row) => row.delivery_id as string)
+          if (ids.length === 0) return 0
+          const idList = JSON.stringify(ids)
+          // the attempts first: they refer to their delivery
+          deleteAttemptsOf.run(idList)
+          deleteDeliveries.run(idList)
+          return ids.length
+        })
       },
     },
     translateSqliteFailure,
@@ -237,6 +271,42 @@ function addTargetHosts(db: DatabaseSync): void {
       setHost.run(host, row.delivery_id as string)
     }
   })
+}
+
+/** when an attempt with this outcome finishes its delivery: null while it is still pending */
+function finishedAt(attemptAt: string, outcome: AttemptOutcome): string | null {
+  if (outcome.status === 'delivered') return outcome.deliveredAt
+  return outcome.status === 'failed' ? attemptAt : null
+}
+
+/**
+ * Retention (pruneFinished) goes by when a delivery finished, in column finished_at with a partial
+ * index over the finished ones. A database file made before retention gets the column, filled in for
+ * the finished deliveries it holds (delivered: when; otherwise its last attempt, or its creation when
+ * it had none), in one transaction; every delivery recorded since keeps it up to date.
+ */
+function addFinishedAt(db: DatabaseSync): void {
+  const hasColumn = () =>
+    db
+      .prepare('SELECT name FROM pragma_table_info(?)')
+      .all('webhook_deliveries')
+      .some((row) => row.name === 'finished_at')
+  if (!hasColumn()) {
+    inTransaction(db, () => {
+      // another process on the file may have added it while this one waited for the write lock
+      if (hasColumn()) return
+      db.exec(`
+        ALTER TABLE webhook_deliveries ADD COLUMN finished_at TEXT;
+        UPDATE webhook_deliveries AS d SET finished_at = COALESCE(d.delivered_at,
+          (SELECT MAX(a.at) FROM webhook_attempts AS a WHERE a.delivery_id = d.delivery_id), d.created_at)
+        WHERE d.status <> 'pending';
+      `)
+    })
+  }
+  db.exec(`
+    CREATE INDEX IF NOT EXISTS webhook_deliveries_finished ON webhook_deliveries (finished_at)
+      WHERE finished_at IS NOT NULL
+  `)
 }
 
 function toDelivery(row: Row): WebhookDelivery {
