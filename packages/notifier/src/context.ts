@@ -7,6 +7,7 @@ import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
 import { createServiceMetrics, healthService, type ServiceContext } from '@chainpay/service-kit'
 import type { NotifierConfig } from './config.js'
+import { createDeliveryPruner, retentionDaysToMs } from './delivery-pruner.js'
 import { createDeliveryRecorder } from './delivery-recorder.js'
 import { createWebhookDispatcher } from './dispatcher.js'
 
@@ -57,6 +58,12 @@ export async function buildNotifierContext(
     onRecorded: () => dispatcher.wake(),
     metrics: metrics.webhooks,
   })
+  const pruner = createDeliveryPruner({
+    deliveries,
+    clock,
+    logger,
+    retentionMs: retentionDaysToMs(config.webhookRetentionDays),
+  })
   const readiness = () => infrastructure.answers()
   const healthPort = healthService({
     host: config.host,
@@ -69,7 +76,7 @@ export async function buildNotifierContext(
     requestMetrics: metrics.http,
   })
   return {
-    services: shared ? [recorder, dispatcher] : [recorder, dispatcher, healthPort],
+    services: shared ? [recorder, dispatcher, pruner] : [recorder, dispatcher, pruner, healthPort],
     readiness,
     close: release,
   }

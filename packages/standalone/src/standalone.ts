@@ -110,6 +110,7 @@ export async function buildStandaloneContext(
         retryScheduleMs: config.webhookRetryScheduleMs,
         allowPrivateTargets: development,
         webhookConcurrency: config.webhookConcurrency,
+        webhookRetentionDays: config.webhookRetentionDays,
       },
       logger,
       contextOptions,
