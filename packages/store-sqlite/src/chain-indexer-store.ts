@@ -4,7 +4,7 @@ import {
   translateFailures,
   type WatchedAddress,
 } from '@chainpay/ports'
-import type { DatabaseSync } from './database.js'
+import { type DatabaseSync, inTransaction } from './database.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
 /**
@@ -45,6 +45,7 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
       PRIMARY KEY (network, tx_hash, transfer_index)
     ) STRICT;
   `)
+  addWatchUntilIndex(db)
   const selectCursor = db.prepare('SELECT height, hash FROM chain_cursors WHERE network = ?')
   const upsertCursor = db.prepare(`
     INSERT INTO chain_cursors (network, height, hash) VALUES (?, ?, ?)
@@ -58,6 +59,11 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
   `)
   const deleteWatched = db.prepare('DELETE FROM watched_addresses WHERE network = ? AND address = ?')
   const selectWatched = db.prepare('SELECT * FROM watched_addresses WHERE network = ? ORDER BY address')
+  const selectExpired = db.prepare(`
+    SELECT * FROM watched_addresses
+    WHERE network = :network AND watch_until < :before AND watching_reported_at IS NOT NULL
+    ORDER BY watch_until LIMIT :limit
+  `)
   const upsertTracked = db.prepare(`
     INSERT OR REPLACE INTO tracked_transfers (network, tx_hash, transfer_index, payment_id, address,
       amount_units, block_height, block_hash, block_time, confirmations, required_confirmations,
@@ -101,19 +107,16 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
         deleteWatched.run(network, address)
       },
 
+      async unwatchExpired(network, before, limit) {
+        return inTransaction(db, () => {
+          const expired = selectExpired.all({ network, before, limit }).map(toWatched)
+          for (const entry of expired) deleteWatched.run(network, entry.address)
+          return expired
+        })
+      },
+
       async listWatched(network) {
-        return selectWatched.all(network).map(
-          (row): WatchedAddress => ({
-            network: row.network as string,
-            address: row.address as string,
-            paymentId: row.payment_id as string,
-            assetContract: row.asset_contract as string | null,
-            watchUntil: row.watch_until as string,
-            paymentCreatedAt: row.payment_created_at as string,
-            requiredConfirmations: Number(row.required_confirmations),
-            watchingReportedAt: row.watching_reported_at as string | null,
-          }),
-        )
+        return selectWatched.all(network).map(toWatched)
       },
 
       async track(transfer) {
@@ -159,4 +162,26 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
     },
     translateSqliteFailure,
   )
+}
+
+/**
+ * The watch set's prune (unwatchExpired) reads the addresses whose window ended, a range of this
+ * index, rather than every watched address. Its own function, so that a database file made before it
+ * gets it at start like a fresh one.
+ */
+function addWatchUntilIndex(db: DatabaseSync): void {
+  db.exec('CREATE INDEX IF NOT EXISTS watched_addresses_by_end ON watched_addresses (network, watch_until)')
+}
+
+function toWatched(row: Record<string, unknown>): WatchedAddress {
+  return {
+    network: row.network as string,
+    address: row.address as string,
+    paymentId: row.payment_id as string,
+    assetContract: row.asset_contract as string | null,
+    watchUntil: row.watch_until as string,
+    paymentCreatedAt: row.payment_created_at as string,
+    requiredConfirmations: Number(row.required_confirmations),
+    watchingReportedAt: row.watching_reported_at as string | null,
+  }
 }
