@@ -41,6 +41,8 @@ const EMBEDDED: InfrastructureConfig = {
 
 export interface StandaloneContextOptions {
   clock?: Clock
+  /** tests: the SQLite bus's newest messages kept per topic once consumed (retention) */
+  sqliteBusKeptMessages?: number
 }
 
 export async function buildStandaloneContext(
@@ -62,6 +64,7 @@ export async function buildStandaloneContext(
     serviceName: 'standalone',
     logger,
     metrics: metrics.registry,
+    ...(options.sqliteBusKeptMessages ? { sqliteBusKeptMessages: options.sqliteBusKeptMessages } : {}),
   })
   const shared = { infrastructure, metrics }
   const contextOptions = { clock, shared }
