@@ -60,6 +60,8 @@ export interface InfrastructureOptions {
    * fails; default kafkajs's own, 5 retries over about 10 s (see createKafkaBus)
    */
   kafkaRetry?: KafkaRetryOptions
+  /** the SQLite bus's newest messages kept per topic once consumed; default SQLITE_BUS_KEPT_MESSAGES */
+  sqliteBusKeptMessages?: number
 }
 
 /** Stores of the read side and the services' own state, on one backend. */
@@ -169,7 +171,10 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
         ...(options.kafkaRetry ? { retry: options.kafkaRetry } : {}),
       })
     } else {
-      const embedded = createSqliteBus(sqliteDb(), { logger })
+      const embedded = createSqliteBus(sqliteDb(), {
+        logger,
+        ...(options.sqliteBusKeptMessages ? { keptMessages: options.sqliteBusKeptMessages } : {}),
+      })
       bus = namespace ? namespacedBus(embedded, namespace) : embedded
     }
     return bus

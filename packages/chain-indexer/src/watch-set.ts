@@ -28,6 +28,9 @@ export interface WatchSet {
   prune(now: Date): Promise<WatchedAddress[]>
 }
 
+/** addresses unwatched per store call of a prune */
+const PRUNE_BATCH = 500
+
 export function createWatchSet(options: { network: string; store: ChainIndexerStore }): WatchSet {
   const { network, store } = options
   const watched = new Map<string, WatchedAddress>()
@@ -85,15 +88,23 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
     },
 
     async prune(now) {
-      const nowMs = now.getTime()
-      const expired = [...watched.values()].filter(
-        (entry) => entry.watchingReportedAt !== null && Date.parse(entry.watchUntil) < nowMs,
-      )
-      for (const entry of expired) {
-        await store.unwatch(network, entry.address)
-        watched.delete(entry.address)
+      // The store finds what expired by a range of its watchUntil index, batch after batch, so a
+      // prune costs what expired rather than a walk of every watched address.
+      const before = now.toISOString()
+      const pruned: WatchedAddress[] = []
+      for (;;) {
+        const expired = await store.unwatchExpired(network, before, PRUNE_BATCH)
+        for (const entry of expired) {
+          // memory follows the store (watch writes the store first): an entry watched again for a
+          // new window meanwhile is kept
+          const current = watched.get(entry.address)
+          if (current?.paymentId === entry.paymentId && current.watchUntil === entry.watchUntil) {
+            watched.delete(entry.address)
+          }
+          pruned.push(entry)
+        }
+        if (expired.length < PRUNE_BATCH) return pruned
       }
-      return expired
     },
   }
 }

@@ -10,6 +10,7 @@ import {
   readSharedConfig,
   type SharedConfig,
 } from '@chainpay/service-kit'
+import { DEFAULT_WEBHOOK_RETENTION_DAYS } from './delivery-pruner.js'
 import { DEFAULT_WEBHOOK_CONCURRENCY, DEFAULT_WEBHOOK_CONCURRENCY_PER_TARGET_HOST } from './dispatcher.js'
 import { parseRetrySchedule } from './retry-schedule.js'
 
@@ -26,6 +27,8 @@ export interface NotifierConfig extends SharedConfig {
   allowPrivateTargets: boolean
   /** webhook attempts in flight at once: in all, and to one target host */
   webhookConcurrency: WebhookConcurrency
+  /** WEBHOOK_RETENTION_DAYS: finished deliveries and their attempts are kept this long */
+  webhookRetentionDays: number
 }
 
 export interface WebhookConcurrency {
@@ -47,6 +50,7 @@ export function readNotifierConfig(env: NodeJS.ProcessEnv = process.env): Notifi
     retryScheduleMs: readRetrySchedule(read),
     allowPrivateTargets: read.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', { default: false }),
     webhookConcurrency: readWebhookConcurrency(read),
+    webhookRetentionDays: readWebhookRetentionDays(read),
   }
   checkDistinctPorts(read, { HEALTH_PORT: config.healthPort, METRICS_PORT: shared.metricsPort })
   read.done()
@@ -63,6 +67,14 @@ export function readRetrySchedule(read: EnvReader): number[] | undefined {
     read.problem(`WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message}`)
     return undefined
   }
+}
+
+/**
+ * WEBHOOK_RETENTION_DAYS: how long finished webhook deliveries (delivered, failed, without a target)
+ * and their attempts are kept before they are pruned (docs/operations.md, "Retention").
+ */
+export function readWebhookRetentionDays(read: EnvReader): number {
+  return read.int('WEBHOOK_RETENTION_DAYS', { default: DEFAULT_WEBHOOK_RETENTION_DAYS, min: 1, max: 36_500 })
 }
 
 /**

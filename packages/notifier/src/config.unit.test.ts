@@ -36,6 +36,7 @@ describe('readNotifierConfig', () => {
       retryScheduleMs: undefined,
       allowPrivateTargets: false,
       webhookConcurrency: { total: 64, perTargetHost: 4 },
+      webhookRetentionDays: 90,
     })
   })
 
@@ -56,6 +57,7 @@ describe('readNotifierConfig', () => {
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_CONCURRENCY: '16',
       WEBHOOK_CONCURRENCY_PER_HOST: '2',
+      WEBHOOK_RETENTION_DAYS: '30',
       CHAINPAY_ENCRYPTION_KEY_PREVIOUS: previousKey,
       CHAINPAY_UNBOUND_SECRETS: 'refuse',
     })
@@ -78,6 +80,7 @@ describe('readNotifierConfig', () => {
       retryScheduleMs: [100, 30_000, 120_000, 3_600_000],
       allowPrivateTargets: true,
       webhookConcurrency: { total: 16, perTargetHost: 2 },
+      webhookRetentionDays: 30,
     })
   })
 
@@ -95,6 +98,7 @@ describe('readNotifierConfig', () => {
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe',
         WEBHOOK_CONCURRENCY: '0',
         WEBHOOK_CONCURRENCY_PER_HOST: 'two',
+        WEBHOOK_RETENTION_DAYS: '0',
       }),
     ).toEqual([
       "HEALTH_PORT: expected an integer between 1 and 65535, got '0'",
@@ -104,6 +108,7 @@ describe('readNotifierConfig', () => {
       "WEBHOOK_ALLOW_PRIVATE_TARGETS: expected true or false, got 'maybe'",
       "WEBHOOK_CONCURRENCY: expected an integer between 1 and 10000, got '0'",
       "WEBHOOK_CONCURRENCY_PER_HOST: expected an integer between 1 and 10000, got 'two'",
+      "WEBHOOK_RETENTION_DAYS: expected an integer between 1 and 36500, got '0'",
     ])
   })
 

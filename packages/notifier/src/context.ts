@@ -12,6 +12,7 @@ import {
   type ServiceContext,
 } from '@chainpay/service-kit'
 import type { NotifierConfig } from './config.js'
+import { createDeliveryPruner, retentionDaysToMs } from './delivery-pruner.js'
 import { createDeliveryRecorder } from './delivery-recorder.js'
 import { createWebhookDispatcher } from './dispatcher.js'
 
@@ -62,6 +63,12 @@ export async function buildNotifierContext(
     onRecorded: () => dispatcher.wake(),
     metrics: metrics.webhooks,
   })
+  const pruner = createDeliveryPruner({
+    deliveries,
+    clock,
+    logger,
+    retentionMs: retentionDaysToMs(config.webhookRetentionDays),
+  })
   // the stores, the bus and its consumer, and the dispatcher's loop (docs/operations.md, "Health")
   const readiness = readinessOf(() => infrastructure.answers(), [dispatcher])
   const healthPort = healthService({
@@ -74,7 +81,9 @@ export async function buildNotifierContext(
   })
   const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
-    services: shared ? [recorder, dispatcher] : [recorder, dispatcher, healthPort, metricsPort],
+    services: shared
+      ? [recorder, dispatcher, pruner]
+      : [recorder, dispatcher, pruner, healthPort, metricsPort],
     readiness,
     close: release,
   }

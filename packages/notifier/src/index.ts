@@ -1,5 +1,6 @@
 export * from './config.js'
 export * from './context.js'
+export * from './delivery-pruner.js'
 export * from './delivery-recorder.js'
 export * from './dispatcher.js'
 export * from './retry-schedule.js'

@@ -53,6 +53,12 @@ export interface ChainIndexerStore {
   /** idempotent on (network, address): the latest watch replaces the stored one, every field */
   watch(address: WatchedAddress): Promise<void>
   unwatch(network: string, address: string): Promise<void>
+  /**
+   * Deletes and returns at most `limit` addresses of `network` whose watchUntil is before `before`
+   * and whose watching was reported (an unreported one still has its backfill to run), earliest
+   * watchUntil first, through an index on watchUntil: the cost is what expired, not what is watched.
+   */
+  unwatchExpired(network: string, before: string, limit: number): Promise<WatchedAddress[]>
   listWatched(network: string): Promise<WatchedAddress[]>
   /** idempotent on (network, txHash, index): the latest report replaces the stored one */
   track(transfer: TrackedTransfer): Promise<void>

@@ -72,6 +72,17 @@ export interface WebhookDeliveryStore {
    * attempts set back to 0 so that it gets the whole retry schedule again; false when unknown.
    */
   redeliver(deliveryId: string, now: string): Promise<boolean>
+  /**
+   * Retention (docs/operations.md, "Retention"): deletes at most `limit` deliveries that finished
+   * (delivered, failed or no_target) before `finishedBefore`, oldest first, with their attempts, and
+   * at most `limit` of whatever else the adapter keeps per claim that ran out before then (MongoDB's
+   * leases); returns how many deliveries and such records it deleted, 0 once none are left, so that a
+   * caller prunes in bounded batches by calling again until 0. A pending delivery is never deleted,
+   * so one payment's order is kept: what holds a later delivery back is a pending earlier one. A
+   * delivery finishes when an attempt is recorded as delivered or failed, or when it is enqueued
+   * finished; a redelivery makes it pending again, and its next finish counts.
+   */
+  pruneFinished(finishedBefore: string, limit: number): Promise<number>
 }
 
 /**

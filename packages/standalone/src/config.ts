@@ -6,7 +6,12 @@
 
 import { type ChainSettings, readChainSettings } from '@chainpay/chain-indexer'
 import { checkApiPorts, type RateLimitSettings, readApiPorts, readRateLimit } from '@chainpay/gateway'
-import { readRetrySchedule, readWebhookConcurrency, type WebhookConcurrency } from '@chainpay/notifier'
+import {
+  readRetrySchedule,
+  readWebhookConcurrency,
+  readWebhookRetentionDays,
+  type WebhookConcurrency,
+} from '@chainpay/notifier'
 import { type AddressKeys, readAddressKeys } from '@chainpay/payment-command'
 import { type EnvReader, readEnv, secretKeyProblem } from '@chainpay/platform'
 import {
@@ -33,6 +38,8 @@ export interface StandaloneConfig extends SharedConfig {
   webhookRetryScheduleMs: number[] | undefined
   /** WEBHOOK_CONCURRENCY and WEBHOOK_CONCURRENCY_PER_HOST, as the notifier reads them */
   webhookConcurrency: WebhookConcurrency
+  /** WEBHOOK_RETENTION_DAYS, as the notifier reads it */
+  webhookRetentionDays: number
   /**
    * CALLBACK_URL_POLICY for callback and webhook URLs: development (http, loopback and private
    * hosts allowed) by default with simulated chains, production (https on public hosts only,
@@ -97,6 +104,7 @@ export function readStandaloneConfig(
     rateLimit: readRateLimit(read),
     webhookRetryScheduleMs: readRetrySchedule(read),
     webhookConcurrency: readWebhookConcurrency(read),
+    webhookRetentionDays: readWebhookRetentionDays(read),
     callbackUrlPolicy: readCallbackUrlPolicy(read, live ? 'production' : 'development'),
     chains,
     keys: live ? readAddressKeys(read, readFile) : null,

@@ -40,6 +40,7 @@ describe('readStandaloneConfig', () => {
       rateLimit: { max: 1200, windowMs: 60_000, perAddressMax: 2400 },
       webhookRetryScheduleMs: undefined,
       webhookConcurrency: { total: 64, perTargetHost: 4 },
+      webhookRetentionDays: 90,
       callbackUrlPolicy: 'development',
       chains: {
         chainMode: 'simulator',
@@ -77,6 +78,7 @@ describe('readStandaloneConfig', () => {
   it('reads the webhook concurrency as the notifier does', () => {
     const env = { WEBHOOK_CONCURRENCY: '8', WEBHOOK_CONCURRENCY_PER_HOST: '2' }
     expect(readStandaloneConfig(env).webhookConcurrency).toEqual({ total: 8, perTargetHost: 2 })
+    expect(readStandaloneConfig({ WEBHOOK_RETENTION_DAYS: '7' }).webhookRetentionDays).toBe(7)
   })
 
   it('with CHAIN_MODE=rpc, requires the key material and a node for every network served', () => {

@@ -41,6 +41,8 @@ const EMBEDDED: InfrastructureConfig = {
 
 export interface StandaloneContextOptions {
   clock?: Clock
+  /** tests: the SQLite bus's newest messages kept per topic once consumed (retention) */
+  sqliteBusKeptMessages?: number
 }
 
 export async function buildStandaloneContext(
@@ -66,6 +68,7 @@ export async function buildStandaloneContext(
     serviceName: 'standalone',
     logger,
     metrics: metrics.registry,
+    ...(options.sqliteBusKeptMessages ? { sqliteBusKeptMessages: options.sqliteBusKeptMessages } : {}),
   })
   const shared = { infrastructure, metrics }
   const contextOptions = { clock, shared }
@@ -115,6 +118,7 @@ export async function buildStandaloneContext(
         retryScheduleMs: config.webhookRetryScheduleMs,
         allowPrivateTargets: development,
         webhookConcurrency: config.webhookConcurrency,
+        webhookRetentionDays: config.webhookRetentionDays,
       },
       logger,
       contextOptions,

@@ -4,7 +4,7 @@ import {
   translateFailures,
   type WatchedAddress,
 } from '@chainpay/ports'
-import type { Collection, Db } from 'mongodb'
+import type { Collection, Db, Filter } from 'mongodb'
 import { type IndexSpec, mongoCollections } from './collections.js'
 import { translateMongoFailure } from './mongo-failures.js'
 
@@ -31,6 +31,7 @@ export const chainIndexerIndexes: IndexSpec[] = [
     name: 'watched_addresses_by_network',
     key: { network: 1, address: 1 },
   },
+  ...watchUntilIndexes(),
   {
     collection: mongoCollections.trackedTransfers,
     name: 'tracked_transfers_by_network',
@@ -73,20 +74,22 @@ export function createMongoChainIndexerStore(db: Db): ChainIndexerStore {
         await watched.deleteOne({ _id: watchedId(network, address) })
       },
 
+      async unwatchExpired(network, before, limit) {
+        const expired: Filter<WatchedDocument> = {
+          network,
+          watchUntil: { $lt: before },
+          watchingReportedAt: { $ne: null },
+        }
+        const documents = await watched.find(expired).sort({ watchUntil: 1 }).limit(limit).toArray()
+        if (documents.length === 0) return []
+        // the condition again: an address watched again meanwhile (a new window) stays
+        await watched.deleteMany({ ...expired, _id: { $in: documents.map((document) => document._id) } })
+        return documents.map(toWatched)
+      },
+
       async listWatched(network) {
         const documents = await watched.find({ network }).sort({ address: 1 }).toArray()
-        return documents.map(
-          (document): WatchedAddress => ({
-            network: document.network,
-            address: document.address,
-            paymentId: document.paymentId,
-            assetContract: document.assetContract,
-            watchUntil: document.watchUntil,
-            paymentCreatedAt: document.paymentCreatedAt,
-            requiredConfirmations: document.requiredConfirmations,
-            watchingReportedAt: document.watchingReportedAt,
-          }),
-        )
+        return documents.map(toWatched)
       },
 
       async track(transfer) {
@@ -156,5 +159,29 @@ function toTrackedDocument(transfer: TrackedTransfer): Omit<TrackedDocument, '_i
     confirmations: transfer.confirmations,
     requiredConfirmations: transfer.requiredConfirmations,
     withdrawnUntilHeight: transfer.withdrawnUntilHeight,
+  }
+}
+
+/** what the watch set's prune (unwatchExpired) reads: the addresses whose window ended, by range */
+function watchUntilIndexes(): IndexSpec[] {
+  return [
+    {
+      collection: mongoCollections.watchedAddresses,
+      name: 'watched_addresses_by_end',
+      key: { network: 1, watchUntil: 1 },
+    },
+  ]
+}
+
+function toWatched(document: WatchedDocument): WatchedAddress {
+  return {
+    network: document.network,
+    address: document.address,
+    paymentId: document.paymentId,
+    assetContract: document.assetContract,
+    watchUntil: document.watchUntil,
+    paymentCreatedAt: document.paymentCreatedAt,
+    requiredConfirmations: document.requiredConfirmations,
+    watchingReportedAt: document.watchingReportedAt,
   }
 }

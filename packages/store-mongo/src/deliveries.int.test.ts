@@ -160,6 +160,51 @@ describe('createMongoDeliveryStore', () => {
     expect((await store.claimDue(at(1), upTo(5))).map((item) => item.deliveryId)).toEqual(['evt_b'])
   })
 
+  it('prunes the leases that ran out before the cutoff, in batches, and keeps the later ones', async () => {
+    for (const number of [0, 1, 2]) {
+      await store.enqueue(delivery(`evt_${number}`, `pay_${number}`))
+      await store.claimDue(at(number * 10), upTo(10))
+      await store.recordAttempt(
+        {
+          deliveryId: `evt_${number}`,
+          attempt: 1,
+          at: at(number * 10),
+          statusCode: 204,
+          durationMs: 5,
+          error: null,
+        },
+        { status: 'delivered', deliveredAt: at(number * 10) },
+      )
+    }
+    const leases = mongo.db.collection('webhook_leases')
+    expect(await leases.countDocuments()).toBe(3)
+    // leases run a minute: those of minutes 0 and 10 ran out before minute 15
+    expect(await store.pruneFinished(at(15), 1)).toBe(2)
+    expect(await store.pruneFinished(at(15), 1)).toBe(2)
+    expect(await store.pruneFinished(at(15), 1)).toBe(0)
+    expect(await leases.countDocuments()).toBe(1)
+    expect(await mongo.db.collection('webhook_attempts').countDocuments()).toBe(1)
+    expect((await store.get('evt_2'))?.status).toBe('delivered')
+  })
+
+  it('prunes deliveries recorded before retention by their finish, and keeps the pending ones', async () => {
+    await store.enqueue(
+      delivery('evt_delivered', 'pay_1', { status: 'delivered', deliveredAt: at(1), nextAttemptAt: null }),
+    )
+    await store.enqueue(
+      delivery('evt_failed', 'pay_2', { status: 'failed', createdAt: at(2), nextAttemptAt: null }),
+    )
+    await store.enqueue(delivery('evt_pending', 'pay_3'))
+    // as a notifier before retention recorded them
+    await mongo.db.collection('webhook_deliveries').updateMany({}, { $unset: { finishedAt: '' } })
+    expect(await store.pruneFinished(at(1.5), 10)).toBe(1)
+    expect(await store.get('evt_delivered')).toBeNull()
+    expect(await store.pruneFinished(at(100), 10)).toBe(1)
+    expect(await store.get('evt_failed')).toBeNull()
+    expect(await store.pruneFinished(at(100), 10)).toBe(0)
+    expect((await store.get('evt_pending'))?.status).toBe('pending')
+  })
+
   it('refuses an attempt for an unknown delivery and keeps no trace of it', async () => {
     const attempt = {
       deliveryId: 'evt_unknown',

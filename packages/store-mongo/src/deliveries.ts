@@ -12,7 +12,7 @@ import { isDuplicateKeyError } from './concurrency.js'
 import { escapeKeys, unescapeKeys } from './document-keys.js'
 import { translateMongoFailure } from './mongo-failures.js'
 
-// one document per lease taken, never deleted: see takeLease
+// one document per lease taken, deleted by retention long after it ran out: see takeLease
 const webhookLeases = mongoCollections.webhookLeases
 
 interface DeliveryDocument {
@@ -42,6 +42,11 @@ interface DeliveryDocument {
   leasedUntil: string | null
   /** the number of the latest lease taken on it, 0 before the first */
   leaseNumber: number
+  /**
+   * when it was delivered or failed (or enqueued finished), what retention goes by; null while
+   * pending; absent on deliveries recorded before retention (fillFinishedAt)
+   */
+  finishedAt?: string | null
 }
 
 interface AttemptDocument {
@@ -86,7 +91,26 @@ export const deliveryIndexes: IndexSpec[] = [
     name: 'webhook_attempts_by_delivery',
     key: { deliveryId: 1, at: 1 },
   },
+  ...retentionIndexes(),
 ]
+
+/** what retention's range queries (pruneFinished) walk: the finished deliveries and the leases by age */
+function retentionIndexes(): IndexSpec[] {
+  return [
+    {
+      collection: mongoCollections.webhookDeliveries,
+      name: 'webhook_deliveries_finished',
+      key: { finishedAt: 1 },
+    },
+    {
+      collection: mongoCollections.webhookLeases,
+      name: 'webhook_leases_by_end',
+      key: { leasedUntil: 1 },
+    },
+  ]
+}
+
+const FINISHED_STATUSES: DeliveryStatus[] = ['delivered', 'failed', 'no_target']
 
 // the order in which due deliveries are offered, as in the SQLite adapter; _id makes it total
 const DUE_ORDER = { nextAttemptAt: 1, createdAt: 1, sequence: 1, _id: 1 } as const
@@ -107,6 +131,8 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
   const deliveries: Collection<DeliveryDocument> = db.collection(mongoCollections.webhookDeliveries)
   const attempts: Collection<AttemptDocument> = db.collection(mongoCollections.webhookAttempts)
   const leases: Collection<LeaseDocument> = db.collection(webhookLeases)
+  // once per process, before its first prune
+  let filledFinishedAt: Promise<void> | undefined
 
   const dueAt = (now: string): Filter<DeliveryDocument> => ({
     status: 'pending',
@@ -216,6 +242,7 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
             lastError: delivery.lastError,
             leasedUntil: null,
             leaseNumber: 0,
+            finishedAt: delivery.status === 'pending' ? null : (delivery.deliveredAt ?? delivery.createdAt),
           })
           return true
         } catch (error) {
@@ -297,6 +324,12 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
               nextAttemptAt: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
               lastError: attempt.error,
               leasedUntil: null,
+              finishedAt:
+                outcome.status === 'delivered'
+                  ? outcome.deliveredAt
+                  : outcome.status === 'failed'
+                    ? attempt.at
+                    : null,
               ...(outcome.status === 'delivered' ? { deliveredAt: outcome.deliveredAt } : {}),
             },
             $inc: { attempts: 1 },
@@ -334,13 +367,67 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
         // delivery that a worker is sending right now stays its.
         const { matchedCount } = await deliveries.updateOne(
           { _id: deliveryId },
-          { $set: { status: 'pending', attempts: 0, nextAttemptAt: now } },
+          { $set: { status: 'pending', attempts: 0, nextAttemptAt: now, finishedAt: null } },
         )
         return matchedCount === 1
+      },
+
+      async pruneFinished(finishedBefore, limit) {
+        filledFinishedAt ??= fillFinishedAt(deliveries)
+        await filledFinishedAt
+        const finished = await deliveries
+          .find(
+            { finishedAt: { $lt: finishedBefore }, status: { $in: FINISHED_STATUSES } },
+            { projection: { _id: 1 } },
+          )
+          .sort({ finishedAt: 1 })
+          .limit(limit)
+          .toArray()
+        const ids = finished.map((document) => document._id)
+        if (ids.length > 0) {
+          // The deliveries first: a delivery must not be listed without its attempts. (A crash in
+          // between leaves attempts of no delivery, which the admin API never lists.)
+          await deliveries.deleteMany({ _id: { $in: ids }, status: { $in: FINISHED_STATUSES } })
+          // one redelivered meanwhile is pending again, kept, and keeps its attempts
+          const kept = await deliveries.distinct('_id', { _id: { $in: ids } })
+          const deleted = ids.filter((id) => !kept.includes(id))
+          await attempts.deleteMany({ deliveryId: { $in: deleted } })
+        }
+        // Leases that ran out before the cutoff, of pruned deliveries and of earlier claims of
+        // pending ones alike: a claim walks on from the delivery's own leaseNumber (takeLease), and
+        // none reads a delivery it found this long ago, so none of them is looked at again.
+        const ranOut = await leases
+          .find({ leasedUntil: { $lt: finishedBefore } }, { projection: { _id: 1 } })
+          .sort({ leasedUntil: 1 })
+          .limit(limit)
+          .toArray()
+        if (ranOut.length > 0) {
+          await leases.deleteMany({ _id: { $in: ranOut.map((lease) => lease._id) } })
+        }
+        return ids.length + ranOut.length
       },
     },
     translateMongoFailure,
   )
+}
+
+/**
+ * Deliveries recorded before retention have no finishedAt: each gets it once (delivered: when;
+ * otherwise its creation), pending ones null, so that the range query of pruneFinished finds them.
+ * Idempotent, and a no-op once every delivery has the field.
+ */
+async function fillFinishedAt(deliveries: Collection<DeliveryDocument>): Promise<void> {
+  const unfilled = deliveries.find(
+    { finishedAt: { $exists: false } },
+    { projection: { _id: 1, status: 1, deliveredAt: 1, createdAt: 1 } },
+  )
+  for await (const document of unfilled) {
+    const finishedAt = document.status === 'pending' ? null : (document.deliveredAt ?? document.createdAt)
+    await deliveries.updateOne(
+      { _id: document._id, finishedAt: { $exists: false } },
+      { $set: { finishedAt } },
+    )
+  }
 }
 
 /** the deliveries after `last` in DUE_ORDER: the next page of the due query */

@@ -121,6 +121,12 @@ export const mongoComponents: readonly MongoComponent[] = [
       indexMigration('deliveries in flight counted per target host', deliveryIndexes, [
         'webhook_deliveries_leased',
       ]),
+      // the older documents' finishedAt is filled by the store itself, document by document, once
+      // per process before its first prune (deliveries.ts, fillFinishedAt)
+      indexMigration('retention: finished deliveries and run-out leases by age', deliveryIndexes, [
+        'webhook_deliveries_finished',
+        'webhook_leases_by_end',
+      ]),
     ],
   },
   {
@@ -129,6 +135,9 @@ export const mongoComponents: readonly MongoComponent[] = [
       indexMigration(baseline, chainIndexerIndexes, [
         'watched_addresses_by_network',
         'tracked_transfers_by_network',
+      ]),
+      indexMigration("the watch set's prune by the end of the watch", chainIndexerIndexes, [
+        'watched_addresses_by_end',
       ]),
     ],
   },

@@ -229,6 +229,65 @@ describe('createSqliteBus failures', () => {
   })
 })
 
+describe('createSqliteBus retention', () => {
+  let db: DatabaseSync
+  afterEach(() => db.close())
+  const rows = (topic: string) =>
+    Number(db.prepare('SELECT COUNT(*) AS n FROM bus_messages WHERE topic = ?').get(topic)?.n)
+
+  it('deletes what every group of a topic consumed, but for the newest kept messages, and nothing a group still has to read', async () => {
+    db = openSqliteDatabase(':memory:')
+    const bus = createSqliteBus(db, { logger: recordingLogger().logger, keptMessages: 3 })
+    const topic = 'payments'
+    const fast: string[] = []
+    await bus.subscribe({ topic, groupId: 'fast', handle: async (m) => void fast.push(m.value) })
+    // a group that subscribed and has not consumed anything yet holds every message
+    let releaseSlow: () => void = () => {}
+    const slowGate = new Promise<void>((resolve) => {
+      releaseSlow = resolve
+    })
+    const slow: string[] = []
+    await bus.subscribe({
+      topic,
+      groupId: 'slow',
+      handle: async (m) => {
+        await slowGate
+        slow.push(m.value)
+      },
+    })
+    const values = Array.from({ length: 250 }, (_, index) => `m${index}`)
+    for (const value of values) await bus.publish(topic, [message(value)])
+    await eventually(() => expect(fast).toEqual(values))
+    expect(rows(topic)).toBe(250)
+
+    releaseSlow()
+    await eventually(() => expect(slow).toEqual(values))
+    await eventually(() => expect(rows(topic)).toBe(3))
+    // a group that subscribes later reads the kept messages
+    const late: string[] = []
+    await bus.subscribe({ topic, groupId: 'late', handle: async (m) => void late.push(m.value) })
+    await eventually(() => expect(late).toEqual(['m247', 'm248', 'm249']))
+    await bus.close()
+  })
+
+  it('keeps every message of a topic no group reads (dead letters)', async () => {
+    db = openSqliteDatabase(':memory:')
+    const bus = createSqliteBus(db, { logger: recordingLogger().logger, keptMessages: 1 })
+    const topic = 'payments'
+    await bus.subscribe({
+      topic,
+      groupId: 'projection',
+      handle: async () => {
+        throw new PoisonMessageError('never')
+      },
+    })
+    for (const value of ['a', 'b', 'c']) await bus.publish(topic, [message(value)])
+    await eventually(() => expect(rows(deadLetterTopic(topic))).toBe(3))
+    await eventually(() => expect(rows(topic)).toBe(1))
+    await bus.close()
+  })
+})
+
 function message(value: string) {
   return { key: 'payment-1', value, headers: {} }
 }

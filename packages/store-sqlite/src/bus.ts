@@ -24,7 +24,21 @@ export interface SqliteBusOptions {
   logger: Pick<Logger, 'warn' | 'error'>
   /** how often an idle subscription looks for messages published through other connections */
   pollIntervalMs?: number
+  /**
+   * the newest messages of a topic kept even once every group consumed them, for a group that
+   * subscribes for the first time (a service started later on the same file); default
+   * SQLITE_BUS_KEPT_MESSAGES
+   */
+  keptMessages?: number
 }
+
+/**
+ * Messages kept per topic after every group of the topic consumed them (docs/operations.md,
+ * "Retention"): the log is a transport, the event store is the record.
+ */
+export const SQLITE_BUS_KEPT_MESSAGES = 1_000
+/** consumed messages deleted per prune, at most: a prune never holds the write lock for long */
+const pruneBatch = 500
 
 const batchSize = 100
 const defaultPollIntervalMs = 250
@@ -45,6 +59,10 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
   migrateSqliteComponent(db, 'bus', busMigrations)
   const { logger } = options
   const pollIntervalMs = options.pollIntervalMs ?? defaultPollIntervalMs
+  const keptMessages = options.keptMessages ?? SQLITE_BUS_KEPT_MESSAGES
+  if (!Number.isSafeInteger(keptMessages) || keptMessages < 1) {
+    throw new RangeError(`SQLite bus: keptMessages must be a positive integer, got ${keptMessages}`)
+  }
   const statements = {
     insert: db.prepare(
       'INSERT INTO bus_messages (topic, key, headers, value, published_at) VALUES (?, ?, ?, ?, ?)',
@@ -58,6 +76,23 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
       `INSERT INTO bus_offsets (group_id, topic, position, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (group_id, topic)
        DO UPDATE SET position = max(position, excluded.position), updated_at = excluded.updated_at`,
+    ),
+    // a group counts for the prune from its subscription on, before it committed anything
+    registerGroup: db.prepare(
+      `INSERT INTO bus_offsets (group_id, topic, position, updated_at) VALUES (?, ?, 0, ?)
+       ON CONFLICT (group_id, topic) DO NOTHING`,
+    ),
+    // What every group of the topic consumed (up to the lowest offset), but for the newest
+    // `kept` messages of the topic, oldest first and at most `limit`; both bounds read the index
+    // bus_messages_by_topic. A topic no group reads (a dead-letter topic) keeps everything.
+    pruneConsumed: db.prepare(
+      `DELETE FROM bus_messages WHERE position IN (
+         SELECT position FROM bus_messages
+         WHERE topic = :topic
+           AND position <= (SELECT MIN(position) FROM bus_offsets WHERE topic = :topic)
+           AND position < (SELECT position FROM bus_messages WHERE topic = :topic
+             ORDER BY position DESC LIMIT 1 OFFSET :kept)
+         ORDER BY position LIMIT :limit)`,
     ),
   }
   const published = new EventEmitter().setMaxListeners(0)
@@ -77,6 +112,7 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
     const policy = retryPolicyOf(subscription)
     const stopping = new AbortController()
     let idle: AbortController | undefined
+    statements.registerGroup.run(groupId, topic, new Date().toISOString())
     let offset = Number(statements.loadOffset.get(groupId, topic)?.position ?? 0)
     const onPublished = (publishedTopic: string) => {
       if (publishedTopic === topic) idle?.abort()
@@ -160,6 +196,8 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
             if (stopping.signal.aborted || !(await deliver(row))) break
             offset = Number(row.position)
           }
+          // after each batch read, so that deleting keeps pace with consuming, a batch at a time
+          statements.pruneConsumed.run({ topic, kept: keptMessages - 1, limit: pruneBatch })
           // handlers that settle at once never leave the microtask queue: let timers and I/O run
           await setImmediate()
         } catch (error) {

@@ -67,4 +67,22 @@ describe('createSqliteChainIndexerStore', () => {
       reopened.close()
     }
   })
+
+  it('finds the expired addresses through the watch_until index, not by reading every watched address', () => {
+    const db = openSqliteDatabase(':memory:')
+    try {
+      createSqliteChainIndexerStore(db)
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN SELECT * FROM watched_addresses
+          WHERE network = 'TRON' AND watch_until < '2030-01-01T00:00:00.000Z'
+            AND watching_reported_at IS NOT NULL
+          ORDER BY watch_until LIMIT 500`)
+        .all()
+        .map((row) => String(row.detail))
+        .join('\n')
+      expect(plan).toContain('USING INDEX watched_addresses_by_end (network=? AND watch_until<?)')
+    } finally {
+      db.close()
+    }
+  })
 })

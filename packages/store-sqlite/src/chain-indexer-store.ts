@@ -4,7 +4,7 @@ import {
   translateFailures,
   type WatchedAddress,
 } from '@chainpay/ports'
-import type { DatabaseSync } from './database.js'
+import { type DatabaseSync, inTransaction } from './database.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -47,6 +47,14 @@ export const chainIndexerMigrations: readonly SqliteMigration[] = [
     ) STRICT;
       `),
   },
+  {
+    // the watch set's prune reads what expired, a range of this index, not every watched address
+    description: 'index of the watched addresses by the end of their watch',
+    apply: (db) =>
+      db.exec(
+        'CREATE INDEX IF NOT EXISTS watched_addresses_by_end ON watched_addresses (network, watch_until)',
+      ),
+  },
 ]
 
 /**
@@ -68,6 +76,11 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
   `)
   const deleteWatched = db.prepare('DELETE FROM watched_addresses WHERE network = ? AND address = ?')
   const selectWatched = db.prepare('SELECT * FROM watched_addresses WHERE network = ? ORDER BY address')
+  const selectExpired = db.prepare(`
+    SELECT * FROM watched_addresses
+    WHERE network = :network AND watch_until < :before AND watching_reported_at IS NOT NULL
+    ORDER BY watch_until LIMIT :limit
+  `)
   const upsertTracked = db.prepare(`
     INSERT OR REPLACE INTO tracked_transfers (network, tx_hash, transfer_index, payment_id, address,
       amount_units, block_height, block_hash, block_time, confirmations, required_confirmations,
@@ -111,19 +124,16 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
         deleteWatched.run(network, address)
       },
 
+      async unwatchExpired(network, before, limit) {
+        return inTransaction(db, () => {
+          const expired = selectExpired.all({ network, before, limit }).map(toWatched)
+          for (const entry of expired) deleteWatched.run(network, entry.address)
+          return expired
+        })
+      },
+
       async listWatched(network) {
-        return selectWatched.all(network).map(
-          (row): WatchedAddress => ({
-            network: row.network as string,
-            address: row.address as string,
-            paymentId: row.payment_id as string,
-            assetContract: row.asset_contract as string | null,
-            watchUntil: row.watch_until as string,
-            paymentCreatedAt: row.payment_created_at as string,
-            requiredConfirmations: Number(row.required_confirmations),
-            watchingReportedAt: row.watching_reported_at as string | null,
-          }),
-        )
+        return selectWatched.all(network).map(toWatched)
       },
 
       async track(transfer) {
@@ -169,4 +179,23 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
     },
     translateSqliteFailure,
   )
+}
+
+/**
+ * The watch set's prune (unwatchExpired) reads the addresses whose window ended, a range of this
+ * index, rather than every watched address. Its own function, so that a database file made before it
+ * gets it at start like a fresh one.
+ */
+
+function toWatched(row: Record<string, unknown>): WatchedAddress {
+  return {
+    network: row.network as string,
+    address: row.address as string,
+    paymentId: row.payment_id as string,
+    assetContract: row.asset_contract as string | null,
+    watchUntil: row.watch_until as string,
+    paymentCreatedAt: row.payment_created_at as string,
+    requiredConfirmations: Number(row.required_confirmations),
+    watchingReportedAt: row.watching_reported_at as string | null,
+  }
 }

@@ -124,4 +124,68 @@ describe('createSqliteDeliveryStore', () => {
       upgraded.close()
     }
   })
+
+  it('gives the finished deliveries of a file made before retention their finish, and prunes them by it', async () => {
+    const file = freshFile()
+    const old = openSqliteDatabase(file)
+    old.exec(`
+      CREATE TABLE webhook_deliveries (
+        delivery_id TEXT PRIMARY KEY, payment_id TEXT NOT NULL, merchant_id TEXT NOT NULL,
+        event_type TEXT NOT NULL, sequence INTEGER NOT NULL, payload TEXT NOT NULL, target_url TEXT,
+        status TEXT NOT NULL, attempts INTEGER NOT NULL, next_attempt_at TEXT, created_at TEXT NOT NULL,
+        delivered_at TEXT, last_error TEXT, leased_until TEXT, target_host TEXT
+      ) STRICT;
+      CREATE TABLE webhook_attempts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT, delivery_id TEXT NOT NULL, attempt INTEGER NOT NULL,
+        at TEXT NOT NULL, status_code INTEGER, duration_ms REAL NOT NULL, error TEXT
+      ) STRICT;
+    `)
+    const insert = old.prepare(`
+      INSERT INTO webhook_deliveries VALUES (?, ?, 'mer_1', 'payment.confirmed', 0, '{}', NULL, ?, 1,
+        NULL, ?, ?, NULL, NULL, 'merchant mer_1')
+    `)
+    // created at minute 0: delivered at 1; failed, last attempt at 10; pending
+    insert.run('evt_delivered', 'pay_1', 'delivered', at(0), at(1))
+    insert.run('evt_failed', 'pay_2', 'failed', at(0), null)
+    insert.run('evt_pending', 'pay_3', 'pending', at(0), null)
+    old
+      .prepare(
+        "INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms) VALUES ('evt_failed', 1, ?, 5)",
+      )
+      .run(at(10))
+    old.close()
+
+    const upgraded = openSqliteDatabase(file)
+    try {
+      const store = createSqliteDeliveryStore(upgraded)
+      expect(await store.pruneFinished(at(5), 10)).toBe(1)
+      expect(await store.get('evt_delivered')).toBeNull()
+      expect(await store.get('evt_failed')).not.toBeNull()
+      expect(await store.pruneFinished(at(11), 10)).toBe(1)
+      expect(await store.listAttempts('evt_failed')).toEqual([])
+      expect(await store.pruneFinished(at(1_000), 10)).toBe(0)
+      expect((await store.get('evt_pending'))?.status).toBe('pending')
+      createSqliteDeliveryStore(upgraded)
+    } finally {
+      upgraded.close()
+    }
+  })
+
+  it('finds the deliveries to prune through an index, not by reading the log', async () => {
+    const db = openSqliteDatabase(':memory:')
+    try {
+      createSqliteDeliveryStore(db)
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN SELECT delivery_id FROM webhook_deliveries
+          WHERE finished_at < ? AND finished_at IS NOT NULL AND status <> 'pending' ORDER BY finished_at LIMIT 10`)
+        .all(at(0))
+        .map((row) => String(row.detail))
+      expect(plan.join('\n')).toContain('USING INDEX webhook_deliveries_finished')
+    } finally {
+      db.close()
+    }
+  })
 })
+
+/** an instant `minutes` after a fixed origin */
+const at = (minutes: number) => new Date(Date.UTC(2030, 0, 1) + minutes * 60_000).toISOString()

@@ -1,4 +1,5 @@
 import {
+  type AttemptOutcome,
   type DeliveryAttempt,
   type DeliveryStatus,
   targetHostOf,
@@ -76,6 +77,27 @@ export const deliveryMigrations: readonly SqliteMigration[] = [
           WHERE leased_until IS NOT NULL
       `),
   },
+  {
+    // Retention (pruneFinished) goes by when a delivery finished: finished_at, filled for the
+    // finished deliveries already held (delivered: when; otherwise its last attempt, or its creation
+    // when it had none), with a partial index over the finished ones; every delivery recorded since
+    // keeps it up to date (docs/operations.md, "Retention: bounded growth")
+    description: 'retention: column finished_at, filled, and its index',
+    apply: (db) => {
+      if (!columnsOf(db, 'webhook_deliveries').has('finished_at')) {
+        db.exec(`
+          ALTER TABLE webhook_deliveries ADD COLUMN finished_at TEXT;
+          UPDATE webhook_deliveries AS d SET finished_at = COALESCE(d.delivered_at,
+            (SELECT MAX(a.at) FROM webhook_attempts AS a WHERE a.delivery_id = d.delivery_id), d.created_at)
+          WHERE d.status <> 'pending';
+        `)
+      }
+      db.exec(`
+        CREATE INDEX IF NOT EXISTS webhook_deliveries_finished ON webhook_deliveries (finished_at)
+          WHERE finished_at IS NOT NULL
+      `)
+    },
+  },
 ]
 
 /**
@@ -88,9 +110,11 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
   migrateSqliteComponent(db, 'deliveries', deliveryMigrations)
   const insert = db.prepare(`
     INSERT INTO webhook_deliveries (delivery_id, payment_id, merchant_id, event_type, sequence, payload,
-      target_url, target_host, status, attempts, next_attempt_at, created_at, delivered_at, last_error)
+      target_url, target_host, status, attempts, next_attempt_at, created_at, delivered_at, last_error,
+      finished_at)
     VALUES (:deliveryId, :paymentId, :merchantId, :eventType, :sequence, :payload,
-      :targetUrl, :targetHost, :status, :attempts, :nextAttemptAt, :createdAt, :deliveredAt, :lastError)
+      :targetUrl, :targetHost, :status, :attempts, :nextAttemptAt, :createdAt, :deliveredAt, :lastError,
+      :finishedAt)
     ON CONFLICT (delivery_id) DO NOTHING
   `)
   // The attempts in flight per target host: the unexpired leases, of every worker on the file. The
@@ -126,7 +150,8 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
   const moveOn = db.prepare(`
     UPDATE webhook_deliveries
     SET status = :status, attempts = attempts + 1, next_attempt_at = :nextAttemptAt,
-      delivered_at = COALESCE(:deliveredAt, delivered_at), last_error = :lastError, leased_until = NULL
+      delivered_at = COALESCE(:deliveredAt, delivered_at), last_error = :lastError, leased_until = NULL,
+      finished_at = :finishedAt
     WHERE delivery_id = :deliveryId
   `)
   const selectOne = db.prepare('SELECT * FROM webhook_deliveries WHERE delivery_id = ?')
@@ -135,8 +160,22 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
   )
   // in the order they were made: a redelivery numbers its attempts from 1 again
   const selectAttempts = db.prepare('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY id')
-  const requeue = db.prepare(
-    "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ? WHERE delivery_id = ?",
+  const requeue = db.prepare(`
+    UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, finished_at = NULL
+    WHERE delivery_id = ?
+  `)
+  // oldest finish first, through the partial index webhook_deliveries_finished; the status check
+  // only guards against a row whose finish was not cleared
+  const selectFinished = db.prepare(`
+    SELECT delivery_id FROM webhook_deliveries
+    WHERE finished_at < :finishedBefore AND finished_at IS NOT NULL AND status <> 'pending'
+    ORDER BY finished_at LIMIT :limit
+  `)
+  const deleteAttemptsOf = db.prepare(
+    'DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT value FROM json_each(?))',
+  )
+  const deleteDeliveries = db.prepare(
+    'DELETE FROM webhook_deliveries WHERE delivery_id IN (SELECT value FROM json_each(?))',
   )
 
   return translateFailures(
@@ -157,6 +196,7 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
           createdAt: delivery.createdAt,
           deliveredAt: delivery.deliveredAt,
           lastError: delivery.lastError,
+          finishedAt: delivery.status === 'pending' ? null : (delivery.deliveredAt ?? delivery.createdAt),
         })
         return Number(changes) === 1
       },
@@ -214,6 +254,7 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
             nextAttemptAt: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
             deliveredAt: outcome.status === 'delivered' ? outcome.deliveredAt : null,
             lastError: attempt.error,
+            finishedAt: finishedAt(attempt.at, outcome),
           })
         })
       },
@@ -237,9 +278,27 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
         const { changes } = requeue.run(now, deliveryId)
         return Number(changes) === 1
       },
+
+      async pruneFinished(finishedBefore, limit) {
+        return inTransaction(db, () => {
+          const ids = selectFinished.all({ finishedBefore, limit }).map((row) => row.delivery_id as string)
+          if (ids.length === 0) return 0
+          const idList = JSON.stringify(ids)
+          // the attempts first: they refer to their delivery
+          deleteAttemptsOf.run(idList)
+          deleteDeliveries.run(idList)
+          return ids.length
+        })
+      },
     },
     translateSqliteFailure,
   )
+}
+
+/** when an attempt with this outcome finishes its delivery: null while it is still pending */
+function finishedAt(attemptAt: string, outcome: AttemptOutcome): string | null {
+  if (outcome.status === 'delivered') return outcome.deliveredAt
+  return outcome.status === 'failed' ? attemptAt : null
 }
 
 function toDelivery(row: Row): WebhookDelivery {

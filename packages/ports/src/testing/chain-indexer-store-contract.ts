@@ -68,6 +68,39 @@ export function describeChainIndexerStoreContract(
       expect(await store.listWatched('SOLANA')).toEqual([watched('SOLANA', 'Shared')])
     })
 
+    it('unwatches the reported addresses of one network whose window ended, earliest first, at most `limit`', async () => {
+      const reported = '2030-01-01T00:00:01.000Z'
+      const ended = (address: string, watchUntil: string, changes: Partial<WatchedAddress> = {}) =>
+        watched('TRON', address, { watchUntil, watchingReportedAt: reported, ...changes })
+      await store.watch(ended('TLater', '2030-01-01T03:00:00.000Z'))
+      await store.watch(ended('TEarly', '2030-01-01T01:00:00.000Z'))
+      await store.watch(ended('TMiddle', '2030-01-01T02:00:00.000Z'))
+      await store.watch(ended('TExact', '2030-01-01T05:00:00.000Z'))
+      await store.watch(ended('TOpen', '2030-01-09T00:00:00.000Z'))
+      // its backfill has yet to run: kept however old
+      await store.watch(ended('TUnreported', '2030-01-01T00:30:00.000Z', { watchingReportedAt: null }))
+      await store.watch(
+        watched('SOLANA', 'SolEnded', {
+          watchUntil: '2030-01-01T01:00:00.000Z',
+          watchingReportedAt: reported,
+        }),
+      )
+
+      const before = '2030-01-01T05:00:00.000Z'
+      expect(await store.unwatchExpired('TRON', before, 2)).toEqual([
+        ended('TEarly', '2030-01-01T01:00:00.000Z'),
+        ended('TMiddle', '2030-01-01T02:00:00.000Z'),
+      ])
+      expect((await store.unwatchExpired('TRON', before, 2)).map((entry) => entry.address)).toEqual([
+        'TLater',
+      ])
+      expect(await store.unwatchExpired('TRON', before, 2)).toEqual([])
+      expect(
+        sortBy(await store.listWatched('TRON'), (item) => item.address).map((item) => item.address),
+      ).toEqual(['TExact', 'TOpen', 'TUnreported'])
+      expect((await store.listWatched('SOLANA')).map((item) => item.address)).toEqual(['SolEnded'])
+    })
+
     it('tracks a transfer once per (txHash, index), keeping the latest report', async () => {
       await store.track(tracked('TRON', 'tx1', 0))
       await store.track(tracked('TRON', 'tx1', 0))

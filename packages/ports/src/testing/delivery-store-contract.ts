@@ -230,6 +230,92 @@ export function describeWebhookDeliveryStoreContract(
         again,
       ])
     })
+
+    describe('retention (pruneFinished)', () => {
+      /** prunes in batches of `limit` until a call deletes nothing; the number deleted per call */
+      const pruneAll = async (finishedBefore: string, limit: number) => {
+        const batches: number[] = []
+        for (;;) {
+          const deleted = await store.pruneFinished(finishedBefore, limit)
+          if (deleted === 0) return batches
+          expect(deleted).toBeLessThanOrEqual(2 * limit)
+          batches.push(deleted)
+        }
+      }
+      const finish = async (deliveryId: string, minutes: number, outcome: 'delivered' | 'failed') => {
+        await store.claimDue(at(minutes), upTo(100))
+        const made = { ...attempt(deliveryId, 1, outcome === 'delivered' ? 204 : 410), at: at(minutes) }
+        await store.recordAttempt(
+          made,
+          outcome === 'delivered' ? { status: 'delivered', deliveredAt: at(minutes) } : { status: 'failed' },
+        )
+      }
+
+      it('deletes the deliveries finished before the cutoff with their attempts, and nothing else', async () => {
+        await store.enqueue(delivery('evt_old_delivered', 'pay_1', 0))
+        await finish('evt_old_delivered', 1, 'delivered')
+        await store.enqueue(
+          delivery('evt_old_failed', 'pay_2', 0, { createdAt: at(2), nextAttemptAt: at(2) }),
+        )
+        await finish('evt_old_failed', 2, 'failed')
+        await store.enqueue(
+          delivery('evt_old_no_target', 'pay_3', 0, { status: 'no_target', nextAttemptAt: null }),
+        )
+        // pending, however old: it still has to go out, and holds back the rest of its payment
+        await store.enqueue(delivery('evt_old_pending', 'pay_4', 0, { nextAttemptAt: at(500) }))
+        await store.enqueue(delivery('evt_next_pending', 'pay_4', 1))
+        await store.enqueue(delivery('evt_recent', 'pay_5', 0, { createdAt: at(5), nextAttemptAt: at(5) }))
+        await finish('evt_recent', 20, 'delivered')
+
+        expect(await store.pruneFinished(at(3), 10)).toBeGreaterThanOrEqual(3)
+        await pruneAll(at(3), 10)
+        for (const gone of ['evt_old_delivered', 'evt_old_failed', 'evt_old_no_target']) {
+          expect(await store.get(gone)).toBeNull()
+          expect(await store.listAttempts(gone)).toEqual([])
+        }
+        expect(await store.listByPayment('pay_1')).toEqual([])
+        expect((await store.get('evt_old_pending'))?.status).toBe('pending')
+        expect((await store.get('evt_recent'))?.status).toBe('delivered')
+        expect(await store.listAttempts('evt_recent')).toHaveLength(1)
+        // the order of pay_4 still holds: its later delivery waits behind the pending earlier one
+        expect(await claimedIds(at(30))).toEqual([])
+        expect(await claimedIds(at(500))).toEqual(['evt_old_pending'])
+      })
+
+      it('deletes at most `limit` deliveries per call, oldest finish first', async () => {
+        for (let number = 0; number < 5; number += 1) {
+          const id = `evt_${number}`
+          await store.enqueue(
+            delivery(id, `pay_${number}`, 0, { createdAt: at(number), nextAttemptAt: at(number) }),
+          )
+          // finished in the reverse order of their creation
+          await finish(id, 10 - number, 'delivered')
+        }
+        await store.pruneFinished(at(100), 2)
+        const left = []
+        for (let number = 0; number < 5; number += 1) {
+          if ((await store.get(`evt_${number}`)) !== null) left.push(number)
+        }
+        expect(left).toEqual([0, 1, 2])
+        expect((await pruneAll(at(100), 2)).length).toBeGreaterThanOrEqual(2)
+        expect(await store.listByPayment('pay_0')).toEqual([])
+      })
+
+      it('goes by the latest finish: a redelivered delivery is kept while pending, and counts from its next finish', async () => {
+        await store.enqueue(delivery('evt_1', 'pay_1', 0))
+        await finish('evt_1', 1, 'failed')
+        await store.redeliver('evt_1', at(50))
+        await pruneAll(at(60), 10)
+        expect((await store.get('evt_1'))?.status).toBe('pending')
+        await finish('evt_1', 70, 'delivered')
+        await pruneAll(at(60), 10)
+        expect((await store.get('evt_1'))?.status).toBe('delivered')
+        expect(await store.listAttempts('evt_1')).toHaveLength(2)
+        await pruneAll(at(71), 10)
+        expect(await store.get('evt_1')).toBeNull()
+        expect(await store.listAttempts('evt_1')).toEqual([])
+      })
+    })
   })
 }
 

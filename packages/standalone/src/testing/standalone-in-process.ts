@@ -16,6 +16,8 @@ export async function startInProcessStandalone(options: {
   env?: Record<string, string>
   /** the test's own, kept on stop (a restart); else a new one, removed on stop */
   dataDir?: string
+  /** the SQLite bus's newest messages kept per topic once consumed; standalone's default otherwise */
+  sqliteBusKeptMessages?: number
 }): Promise<InProcessStandalone> {
   const dataDir = options.dataDir ?? newDataDir()
   const [port, adminPort, metricsPort] = [await freePort(), await freePort(), await freePort()]
@@ -34,7 +36,10 @@ export async function startInProcessStandalone(options: {
     DATA_DIR: dataDir,
     ...options.env,
   })
-  const context = await buildStandaloneContext(config, logger, { clock: options.clock })
+  const context = await buildStandaloneContext(config, logger, {
+    clock: options.clock,
+    ...(options.sqliteBusKeptMessages ? { sqliteBusKeptMessages: options.sqliteBusKeptMessages } : {}),
+  })
   const runner = createServiceRunner({ logger, services: context.services, setExitCode: () => {} })
   if (!(await runner.start())) {
     await context.close()
