@@ -71,8 +71,10 @@ describe('MongoDB schema versions', () => {
       'by_family_index',
       'by_network_index',
     ])
-    expect(await indexNames(mongo, mongoCollections.webhookDeliveries)).toContain('webhook_deliveries_leased')
-    expect(await mongoSchemaVersion(mongo.db, 'deliveries')).toBe(2)
+    expect(await indexNames(mongo, mongoCollections.webhookDeliveries)).toEqual(
+      expect.arrayContaining(['webhook_deliveries_leased', 'webhook_deliveries_finished']),
+    )
+    expect(await mongoSchemaVersion(mongo.db, 'deliveries')).toBe(3)
   })
 
   it('runs only the migrations after the recorded version, in order', async () => {
