@@ -119,7 +119,8 @@ describe('retention under a steady load', () => {
         },
         { timeout: 60_000, interval: 50 },
       )
-      unpaidBefore = (unpaid.body as PaymentBody).paymentId
+      const unpaidId = (unpaid.body as PaymentBody).paymentId
+      unpaidBefore = unpaidId
 
       // what the retention let go of is gone: the deliveries that finished before it, the addresses
       // whose late-funds window ended, the deadlines of the closed payments
@@ -139,6 +140,13 @@ describe('retention under a steady load', () => {
               now.toISOString(),
             ),
           ).toBe(0)
+          // and what the window's unpaid payment set going has settled: its deadline's watch is
+          // written once the watching is reported, and its payment.pending delivered, a moment after
+          // the create
+          expect(
+            count('SELECT COUNT(*) AS n FROM payment_deadline_watches WHERE payment_id = ?', unpaidId),
+          ).toBe(1)
+          expect(count("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'")).toBe(0)
         },
         { timeout: 60_000, interval: 50 },
       )
