@@ -60,7 +60,13 @@ export interface InfrastructureOptions {
    * fails; default kafkajs's own, 5 retries over about 10 s (see createKafkaBus)
    */
   kafkaRetry?: KafkaRetryOptions
-  /** the SQLite bus's newest messages kept per topic once consumed; default SQLITE_BUS_KEPT_MESSAGES */
+  /**
+   * The SQLite bus deletes what every group consumed (createSqliteBus, pruneConsumed): standalone
+   * only, whose one process subscribes every group when it starts. Off by default: on a file the
+   * five deployables share, a service not started yet would find its messages gone.
+   */
+  sqliteBusPrune?: boolean
+  /** with sqliteBusPrune, the newest messages kept per topic once consumed; default SQLITE_BUS_KEPT_MESSAGES */
   sqliteBusKeptMessages?: number
 }
 
@@ -173,6 +179,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     } else {
       const embedded = createSqliteBus(sqliteDb(), {
         logger,
+        pruneConsumed: options.sqliteBusPrune === true,
         ...(options.sqliteBusKeptMessages ? { keptMessages: options.sqliteBusKeptMessages } : {}),
       })
       bus = namespace ? namespacedBus(embedded, namespace) : embedded

@@ -68,6 +68,8 @@ export async function buildStandaloneContext(
     serviceName: 'standalone',
     logger,
     metrics: metrics.registry,
+    // one process, every group subscribed at its start: what all consumed can go (docs/operations.md)
+    sqliteBusPrune: true,
     ...(options.sqliteBusKeptMessages ? { sqliteBusKeptMessages: options.sqliteBusKeptMessages } : {}),
   })
   const shared = { infrastructure, metrics }

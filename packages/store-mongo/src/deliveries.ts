@@ -373,7 +373,11 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
       },
 
       async pruneFinished(finishedBefore, limit) {
-        filledFinishedAt ??= fillFinishedAt(deliveries)
+        // a fill that failed (a blip) is tried again by the next prune, not kept as failed for good
+        filledFinishedAt ??= fillFinishedAt(deliveries).catch((error: unknown) => {
+          filledFinishedAt = undefined
+          throw error
+        })
         await filledFinishedAt
         const finished = await deliveries
           .find(

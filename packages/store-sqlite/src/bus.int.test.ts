@@ -235,9 +235,30 @@ describe('createSqliteBus retention', () => {
   const rows = (topic: string) =>
     Number(db.prepare('SELECT COUNT(*) AS n FROM bus_messages WHERE topic = ?').get(topic)?.n)
 
-  it('deletes what every group of a topic consumed, but for the newest kept messages, and nothing a group still has to read', async () => {
+  // on a file the five deployables share, a service not started yet has no group to count
+  it('keeps every message unless told to prune: a group that subscribes later still reads them all', async () => {
     db = openSqliteDatabase(':memory:')
     const bus = createSqliteBus(db, { logger: recordingLogger().logger, keptMessages: 3 })
+    const topic = 'payments'
+    const first: string[] = []
+    await bus.subscribe({ topic, groupId: 'first', handle: async (m) => void first.push(m.value) })
+    const values = Array.from({ length: 20 }, (_, index) => `m${index}`)
+    for (const value of values) await bus.publish(topic, [message(value)])
+    await eventually(() => expect(first).toEqual(values))
+    const later: string[] = []
+    await bus.subscribe({ topic, groupId: 'later', handle: async (m) => void later.push(m.value) })
+    await eventually(() => expect(later).toEqual(values))
+    expect(rows(topic)).toBe(20)
+    await bus.close()
+  })
+
+  it('deletes what every group of a topic consumed, but for the newest kept messages, and nothing a group still has to read', async () => {
+    db = openSqliteDatabase(':memory:')
+    const bus = createSqliteBus(db, {
+      logger: recordingLogger().logger,
+      pruneConsumed: true,
+      keptMessages: 3,
+    })
     const topic = 'payments'
     const fast: string[] = []
     await bus.subscribe({ topic, groupId: 'fast', handle: async (m) => void fast.push(m.value) })
@@ -272,7 +293,11 @@ describe('createSqliteBus retention', () => {
 
   it('keeps every message of a topic no group reads (dead letters)', async () => {
     db = openSqliteDatabase(':memory:')
-    const bus = createSqliteBus(db, { logger: recordingLogger().logger, keptMessages: 1 })
+    const bus = createSqliteBus(db, {
+      logger: recordingLogger().logger,
+      pruneConsumed: true,
+      keptMessages: 1,
+    })
     const topic = 'payments'
     await bus.subscribe({
       topic,

@@ -25,9 +25,15 @@ export interface SqliteBusOptions {
   /** how often an idle subscription looks for messages published through other connections */
   pollIntervalMs?: number
   /**
-   * the newest messages of a topic kept even once every group consumed them, for a group that
-   * subscribes for the first time (a service started later on the same file); default
-   * SQLITE_BUS_KEPT_MESSAGES
+   * Delete what every group of a topic consumed (default false: keep everything). Only for a file
+   * one process owns and whose groups all subscribe when it starts (standalone): a group counts from
+   * its first subscription, so on a file several processes share, a service that has not started yet
+   * would find its messages gone.
+   */
+  pruneConsumed?: boolean
+  /**
+   * with pruneConsumed, the newest messages of a topic kept even once every group consumed them;
+   * default SQLITE_BUS_KEPT_MESSAGES
    */
   keptMessages?: number
 }
@@ -106,6 +112,17 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
   }
   const commitOffset = (groupId: string, topic: string, position: number) =>
     statements.commitOffset.run(groupId, topic, position, new Date().toISOString())
+  // a prune that fails (the file busy) is no failed read: the next batch prunes what this one left
+  const pruneConsumed = (topic: string, groupId: string) => {
+    try {
+      statements.pruneConsumed.run({ topic, kept: keptMessages - 1, limit: pruneBatch })
+    } catch (error) {
+      logger.warn(
+        { err: error, topic, groupId },
+        'deleting consumed bus messages failed; the next read retries',
+      )
+    }
+  }
 
   const startSubscription = (subscription: SubscribeOptions): BusSubscription => {
     const { topic, groupId, handle } = subscription
@@ -197,7 +214,7 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
             offset = Number(row.position)
           }
           // after each batch read, so that deleting keeps pace with consuming, a batch at a time
-          statements.pruneConsumed.run({ topic, kept: keptMessages - 1, limit: pruneBatch })
+          if (options.pruneConsumed === true) pruneConsumed(topic, groupId)
           // handlers that settle at once never leave the microtask queue: let timers and I/O run
           await setImmediate()
         } catch (error) {
