@@ -92,13 +92,13 @@ export function createKurrentEventStoreOn(
     if (closed) throw new StoreUnavailableError('EventStoreDB event store: closed')
   }
 
-  const lastEventOf = async (streamId: string): Promise<StoredEvent | undefined> => {
+  /** the one event a read of at most one event finds; undefined for none or no such stream */
+  const oneEventOf = async (
+    streamId: string,
+    options: { direction: typeof BACKWARDS | typeof FORWARDS; fromRevision: bigint | typeof END },
+  ): Promise<StoredEvent | undefined> => {
     try {
-      for await (const resolved of client.readStream(streamId, {
-        direction: BACKWARDS,
-        fromRevision: END,
-        maxCount: 1,
-      })) {
+      for await (const resolved of client.readStream(streamId, { ...options, maxCount: 1 })) {
         if (resolved.event !== undefined) return resolved.event
       }
       return undefined
@@ -107,23 +107,10 @@ export function createKurrentEventStoreOn(
       throw error
     }
   }
-
+  const lastEventOf = (streamId: string) => oneEventOf(streamId, { direction: BACKWARDS, fromRevision: END })
   /** the event at `revision` of the stream, if there is one */
-  const eventAt = async (streamId: string, revision: bigint): Promise<StoredEvent | undefined> => {
-    try {
-      for await (const resolved of client.readStream(streamId, {
-        direction: FORWARDS,
-        fromRevision: revision,
-        maxCount: 1,
-      })) {
-        if (resolved.event !== undefined) return resolved.event
-      }
-      return undefined
-    } catch (error) {
-      if (isStreamNotFound(error)) return undefined
-      throw error
-    }
-  }
+  const eventAt = (streamId: string, revision: bigint) =>
+    oneEventOf(streamId, { direction: FORWARDS, fromRevision: revision })
 
   /** the stream's events that carry one of `eventIds` */
   const storedWithIds = async (streamId: string, eventIds: ReadonlySet<string>): Promise<StoredEventId[]> => {
