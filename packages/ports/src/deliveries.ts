@@ -86,6 +86,22 @@ export interface WebhookDeliveryStore {
 }
 
 /**
+ * When a delivery finished, which retention goes by (pruneFinished): null while it is pending; a
+ * delivery recorded already finished (no target) finished when delivered, or when recorded.
+ */
+export function finishedAtOf(
+  delivery: Pick<WebhookDelivery, 'status' | 'deliveredAt' | 'createdAt'>,
+): string | null {
+  return delivery.status === 'pending' ? null : (delivery.deliveredAt ?? delivery.createdAt)
+}
+
+/** when an attempt with this outcome, made at `attemptAt`, finishes its delivery: null while pending */
+export function finishedByAttempt(attemptAt: string, outcome: AttemptOutcome): string | null {
+  if (outcome.status === 'delivered') return outcome.deliveredAt
+  return outcome.status === 'failed' ? attemptAt : null
+}
+
+/**
  * The host a delivery's concurrency is bounded by (docs/api.md, "Webhooks"): the target URL's host
  * name, lower case, without its port (one machine, whichever port its receivers listen on). A
  * delivery recorded without a target goes to its merchant's webhook URL as it is when sent, so it

@@ -1,6 +1,8 @@
 import {
   type DeliveryAttempt,
   type DeliveryStatus,
+  finishedAtOf,
+  finishedByAttempt,
   targetHostOf,
   translateFailures,
   type WebhookDelivery,
@@ -242,7 +244,7 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
             lastError: delivery.lastError,
             leasedUntil: null,
             leaseNumber: 0,
-            finishedAt: delivery.status === 'pending' ? null : (delivery.deliveredAt ?? delivery.createdAt),
+            finishedAt: finishedAtOf(delivery),
           })
           return true
         } catch (error) {
@@ -324,12 +326,7 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
               nextAttemptAt: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
               lastError: attempt.error,
               leasedUntil: null,
-              finishedAt:
-                outcome.status === 'delivered'
-                  ? outcome.deliveredAt
-                  : outcome.status === 'failed'
-                    ? attempt.at
-                    : null,
+              finishedAt: finishedByAttempt(attempt.at, outcome),
               ...(outcome.status === 'delivered' ? { deliveredAt: outcome.deliveredAt } : {}),
             },
             $inc: { attempts: 1 },
@@ -426,7 +423,7 @@ async function fillFinishedAt(deliveries: Collection<DeliveryDocument>): Promise
     { projection: { _id: 1, status: 1, deliveredAt: 1, createdAt: 1 } },
   )
   for await (const document of unfilled) {
-    const finishedAt = document.status === 'pending' ? null : (document.deliveredAt ?? document.createdAt)
+    const finishedAt = finishedAtOf(document)
     await deliveries.updateOne(
       { _id: document._id, finishedAt: { $exists: false } },
       { $set: { finishedAt } },

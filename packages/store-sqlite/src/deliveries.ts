@@ -1,7 +1,8 @@
 import {
-  type AttemptOutcome,
   type DeliveryAttempt,
   type DeliveryStatus,
+  finishedAtOf,
+  finishedByAttempt,
   targetHostOf,
   translateFailures,
   type WebhookDelivery,
@@ -196,7 +197,7 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
           createdAt: delivery.createdAt,
           deliveredAt: delivery.deliveredAt,
           lastError: delivery.lastError,
-          finishedAt: delivery.status === 'pending' ? null : (delivery.deliveredAt ?? delivery.createdAt),
+          finishedAt: finishedAtOf(delivery),
         })
         return Number(changes) === 1
       },
@@ -254,7 +255,7 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
             nextAttemptAt: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
             deliveredAt: outcome.status === 'delivered' ? outcome.deliveredAt : null,
             lastError: attempt.error,
-            finishedAt: finishedAt(attempt.at, outcome),
+            finishedAt: finishedByAttempt(attempt.at, outcome),
           })
         })
       },
@@ -293,12 +294,6 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
     },
     translateSqliteFailure,
   )
-}
-
-/** when an attempt with this outcome finishes its delivery: null while it is still pending */
-function finishedAt(attemptAt: string, outcome: AttemptOutcome): string | null {
-  if (outcome.status === 'delivered') return outcome.deliveredAt
-  return outcome.status === 'failed' ? attemptAt : null
 }
 
 function toDelivery(row: Row): WebhookDelivery {
