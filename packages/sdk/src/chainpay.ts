@@ -1,0 +1,188 @@
+// The merchant API, typed: one method per endpoint of docs/api.md, lists as pages and as async
+// iteration over every item.
+
+import { createTransport, type HttpOptions, type Transport } from './http.js'
+import type {
+  CreatePaymentParams,
+  CreateWebhookEndpointParams,
+  ListDeliveriesParams,
+  ListPaymentsParams,
+  Page,
+  Payment,
+  PaymentEventRecord,
+  RotateSecretParams,
+  UpdateWebhookEndpointParams,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+} from './types.js'
+
+export type ChainpayOptions = HttpOptions
+
+/** a created payment, and whether the API answered an earlier one for the same idempotency key */
+export type CreatedPayment = Payment & { replayed: boolean }
+
+const segment = (id: string) => encodeURIComponent(id)
+
+const isoOf = (value: string | Date | undefined) => (value instanceof Date ? value.toISOString() : value)
+
+/** every item of every page, following nextCursor until it is null */
+async function* everyItem<T, P extends { cursor?: string }>(
+  params: P,
+  page: (params: P) => Promise<Page<T>>,
+): AsyncGenerator<T, void, undefined> {
+  let cursor = params.cursor
+  do {
+    const answer = await page({ ...params, ...(cursor === undefined ? {} : { cursor }) })
+    yield* answer.data
+    cursor = answer.nextCursor ?? undefined
+  } while (cursor !== undefined)
+}
+
+export class PaymentsApi {
+  constructor(private readonly send: Transport) {}
+
+  /**
+   * POST /payments. Without an idempotencyKey the SDK sends one of its own, the same on each of its
+   * tries; with yours, a repeat of the same request answers the original payment (`replayed`).
+   */
+  async create(params: CreatePaymentParams): Promise<CreatedPayment> {
+    const body = { ...params, idempotencyKey: params.idempotencyKey ?? globalThis.crypto.randomUUID() }
+    const answer = await this.send<Payment>({ method: 'POST', path: '/payments', body, retry: 'always' })
+    return { ...answer.data, replayed: answer.headers.get('idempotent-replayed') === 'true' }
+  }
+
+  async get(paymentId: string): Promise<Payment> {
+    return (
+      await this.send<Payment>({ method: 'GET', path: `/payments/${segment(paymentId)}`, retry: 'always' })
+    ).data
+  }
+
+  /** a pending payment with nothing received becomes canceled; cancelling it again answers it again */
+  async cancel(paymentId: string): Promise<Payment> {
+    const path = `/payments/${segment(paymentId)}/cancel`
+    return (await this.send<Payment>({ method: 'POST', path, retry: 'always' })).data
+  }
+
+  /** one page, newest first */
+  async list(params: ListPaymentsParams = {}): Promise<Page<Payment>> {
+    const status = Array.isArray(params.status) ? params.status.join(',') : params.status
+    const query = {
+      limit: params.limit === undefined ? undefined : String(params.limit),
+      cursor: params.cursor,
+      status,
+      network: params.network,
+      currency: params.currency,
+      createdFrom: isoOf(params.createdFrom),
+      createdTo: isoOf(params.createdTo),
+    }
+    return (await this.send<Page<Payment>>({ method: 'GET', path: '/payments', query, retry: 'always' })).data
+  }
+
+  /** every payment that matches, page after page: `for await (const payment of chainpay.payments.listAll())` */
+  listAll(params: ListPaymentsParams = {}): AsyncGenerator<Payment, void, undefined> {
+    return everyItem(params, (page) => this.list(page))
+  }
+
+  /** the payment's whole history, oldest first */
+  async events(paymentId: string): Promise<PaymentEventRecord[]> {
+    const path = `/payments/${segment(paymentId)}/events`
+    return (await this.send<{ data: PaymentEventRecord[] }>({ method: 'GET', path, retry: 'always' })).data
+      .data
+  }
+}
+
+export class WebhookEndpointsApi {
+  constructor(private readonly send: Transport) {}
+
+  /** the secret is in this answer only: store it */
+  async create(params: CreateWebhookEndpointParams): Promise<WebhookEndpointWithSecret> {
+    return (
+      await this.send<WebhookEndpointWithSecret>({
+        method: 'POST',
+        path: '/webhook-endpoints',
+        body: params,
+        retry: 'answered',
+      })
+    ).data
+  }
+
+  async list(): Promise<WebhookEndpoint[]> {
+    return (
+      await this.send<{ data: WebhookEndpoint[] }>({
+        method: 'GET',
+        path: '/webhook-endpoints',
+        retry: 'always',
+      })
+    ).data.data
+  }
+
+  async get(endpointId: string): Promise<WebhookEndpoint> {
+    const path = `/webhook-endpoints/${segment(endpointId)}`
+    return (await this.send<WebhookEndpoint>({ method: 'GET', path, retry: 'always' })).data
+  }
+
+  async update(endpointId: string, params: UpdateWebhookEndpointParams): Promise<WebhookEndpoint> {
+    const path = `/webhook-endpoints/${segment(endpointId)}`
+    return (await this.send<WebhookEndpoint>({ method: 'PATCH', path, body: params, retry: 'always' })).data
+  }
+
+  async delete(endpointId: string): Promise<void> {
+    await this.send({ method: 'DELETE', path: `/webhook-endpoints/${segment(endpointId)}`, retry: 'always' })
+  }
+
+  /** a new secret; deliveries are signed with it and the old one for `expiresInHours` (default 24) */
+  async rotateSecret(
+    endpointId: string,
+    params: RotateSecretParams = {},
+  ): Promise<WebhookEndpointWithSecret> {
+    const path = `/webhook-endpoints/${segment(endpointId)}/rotate-secret`
+    return (
+      await this.send<WebhookEndpointWithSecret>({ method: 'POST', path, body: params, retry: 'answered' })
+    ).data
+  }
+}
+
+export class WebhookDeliveriesApi {
+  constructor(private readonly send: Transport) {}
+
+  async list(params: ListDeliveriesParams = {}): Promise<Page<WebhookDelivery>> {
+    const query = {
+      paymentId: params.paymentId,
+      status: params.status,
+      limit: params.limit === undefined ? undefined : String(params.limit),
+      cursor: params.cursor,
+    }
+    return (
+      await this.send<Page<WebhookDelivery>>({
+        method: 'GET',
+        path: '/webhook-deliveries',
+        query,
+        retry: 'always',
+      })
+    ).data
+  }
+
+  listAll(params: ListDeliveriesParams = {}): AsyncGenerator<WebhookDelivery, void, undefined> {
+    return everyItem(params, (page) => this.list(page))
+  }
+
+  /** sends the same event (same id) again to the target's current URL, on a fresh schedule */
+  async redeliver(deliveryId: string): Promise<void> {
+    const path = `/webhook-deliveries/${segment(deliveryId)}/redeliver`
+    await this.send({ method: 'POST', path, retry: 'answered' })
+  }
+}
+
+export class Chainpay {
+  readonly payments: PaymentsApi
+  readonly webhookEndpoints: WebhookEndpointsApi
+  readonly webhookDeliveries: WebhookDeliveriesApi
+
+  constructor(options: ChainpayOptions) {
+    const send = createTransport(options)
+    this.payments = new PaymentsApi(send)
+    this.webhookEndpoints = new WebhookEndpointsApi(send)
+    this.webhookDeliveries = new WebhookDeliveriesApi(send)
+  }
+}

@@ -1,0 +1,175 @@
+// The merchant API's shapes, as the server sends them (the project's docs/api.md is the reference).
+// Amounts are decimal strings, never numbers: parse them with a decimal library when you compute.
+
+export type Network = 'TRON' | 'TRON_NILE' | 'SOLANA' | 'SOLANA_DEVNET' | (string & {})
+export type Currency = 'TRX' | 'USDT' | 'SOL' | 'USDC' | (string & {})
+export type TokenStandard = 'NATIVE' | 'TRC20' | 'SPL' | (string & {})
+
+export type PaymentStatus =
+  | 'pending'
+  | 'confirmed'
+  | 'underpaid'
+  | 'overpaid'
+  | 'expired'
+  | 'canceled'
+  | 'failed'
+
+export type MetadataValue = string | number | boolean | null
+
+export interface CreatePaymentParams {
+  /** decimal string, e.g. "25.5": at most the asset's decimals after the dot */
+  amount: string
+  currency: Currency
+  network: Network
+  tokenStandard?: TokenStandard
+  addressMode?: 'PER_PAYMENT'
+  description?: string
+  metadata?: Record<string, MetadataValue>
+  callbackUrl?: string
+  successRedirectUrl?: string
+  cancelRedirectUrl?: string
+  /** 1 to 1440, default 30 */
+  expiresInMinutes?: number
+  /**
+   * 1 to 255 characters, scoped to your merchant. The same key with the same request answers the
+   * original payment. When absent the SDK makes one up per call, so that its own retries never
+   * create two payments; pass your order id to make your retries safe too.
+   */
+  idempotencyKey?: string
+}
+
+export interface LateFunds {
+  txHash: string
+  amount: string
+  receivedAt: string
+}
+
+export interface ForeignFunds {
+  txHash: string
+  currency: string
+  amount: string
+  receivedAt: string
+}
+
+export interface Payment {
+  paymentId: string
+  status: PaymentStatus
+  network: Network
+  currency: Currency
+  tokenStandard: TokenStandard
+  /** exactly as sent */
+  amount: string
+  /** canonical form of amount: what the customer must send */
+  expectedAmount: string
+  receivedAmount: string | null
+  generatedAddress: string
+  generatedTokenAccount: string | null
+  addressMode: 'PER_PAYMENT'
+  merchantUserId: null
+  txHash: string | null
+  confirmations: number
+  requiredConfirmations?: number
+  createdAt: string
+  confirmedAt: string | null
+  expiresAt: string
+  description?: string | null
+  metadata: Record<string, MetadataValue>
+  feeAmount: string
+  netAmount: string
+  receivedFeeAmount?: string | null
+  receivedNetAmount?: string | null
+  checkoutUrl?: string
+  lateFunds?: LateFunds[]
+  foreignFunds?: ForeignFunds[]
+  /** create response only */
+  callbackUrl?: string | null
+  successRedirectUrl?: string | null
+  cancelRedirectUrl?: string | null
+}
+
+export interface ListPaymentsParams {
+  /** 1 to 100, default 20 */
+  limit?: number
+  cursor?: string
+  status?: PaymentStatus | PaymentStatus[]
+  network?: Network
+  currency?: Currency
+  /** ISO 8601, inclusive */
+  createdFrom?: string | Date
+  /** ISO 8601, exclusive */
+  createdTo?: string | Date
+}
+
+export interface Page<T> {
+  data: T[]
+  nextCursor: string | null
+}
+
+export interface PaymentEventRecord {
+  id: string
+  /** dotted lower case: payment.created, transfer.detected, ..., late_funds.received */
+  type: string
+  occurredAt: string
+  data: Record<string, unknown>
+}
+
+export interface WebhookEndpoint {
+  id: string
+  url: string
+  /** the webhook kinds it receives */
+  events: string[]
+  enabled: boolean
+  description: string | null
+  createdAt: string
+  [field: string]: unknown
+}
+
+/** a created endpoint, or one whose secret was rotated: the secret is shown this once */
+export type WebhookEndpointWithSecret = WebhookEndpoint & { secret: string }
+
+export interface CreateWebhookEndpointParams {
+  url: string
+  /** default: every kind */
+  events?: string[]
+  description?: string
+}
+
+export interface UpdateWebhookEndpointParams {
+  url?: string
+  events?: string[]
+  enabled?: boolean
+  description?: string | null
+}
+
+export interface RotateSecretParams {
+  /** how long deliveries are signed with the old secret too: 0 to 168, default 24 */
+  expiresInHours?: number
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
+
+export interface DeliveryAttempt {
+  attemptedAt: string
+  statusCode: number | null
+  durationMs: number | null
+  error: string | null
+  [field: string]: unknown
+}
+
+export interface WebhookDelivery {
+  id: string
+  eventId: string
+  eventType: string
+  paymentId: string
+  status: DeliveryStatus
+  url: string
+  attempts: DeliveryAttempt[]
+  [field: string]: unknown
+}
+
+export interface ListDeliveriesParams {
+  paymentId?: string
+  status?: DeliveryStatus
+  limit?: number
+  cursor?: string
+}

@@ -1,0 +1,128 @@
+// Verifying a webhook (docs/api.md, "Verifying a webhook"): the signature over
+// `${X-Timestamp}.${raw body}` with your webhook secret, the timestamp within 5 minutes, and the
+// signed body's `id` equal to X-Event-Id. During a secret rotation a delivery carries a signature
+// for the new and for the old secret; any of the secrets you pass may match any of them.
+
+import { WebhookVerificationError } from './errors.js'
+import { hmacSha256Matches } from './signing.js'
+import type { MetadataValue, PaymentStatus } from './types.js'
+
+export const WEBHOOK_TOLERANCE_SECONDS = 300
+
+export type WebhookEventType =
+  | 'payment.pending'
+  | 'payment.transfer_detected'
+  | 'payment.confirmed'
+  | 'payment.underpaid'
+  | 'payment.underpaid_final'
+  | 'payment.overpaid'
+  | 'payment.expired'
+  | 'payment.canceled'
+  | 'payment.failed'
+  | 'payment.late_funds'
+  | 'payment.foreign_funds'
+  | (string & {})
+
+/** the payment as a webhook carries it: snake_case, `status` upper case, `amount` a JSON number */
+export interface WebhookPayment {
+  id: string
+  status: Uppercase<PaymentStatus>
+  /** a JSON number with the digits you sent; use expected_amount for exact arithmetic */
+  amount: number
+  tx_hash: string | null
+  currency?: string
+  network?: string
+  expected_amount?: string
+  received_amount?: string | null
+  fee_amount?: string
+  net_amount?: string
+  confirmations?: number
+  required_confirmations?: number
+  checkout_url?: string
+  metadata?: Record<string, MetadataValue>
+  [field: string]: unknown
+}
+
+export interface WebhookEvent {
+  /** the event id, equal to X-Event-Id: deduplicate on it */
+  id: string
+  event: WebhookEventType
+  /** Unix seconds of this attempt */
+  timestamp: number
+  payment: WebhookPayment
+  [field: string]: unknown
+}
+
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>
+
+export interface VerifyWebhookInput {
+  /** the body exactly as received, before any JSON parsing */
+  rawBody: string | Uint8Array
+  headers: WebhookHeaders
+  /** your webhook secret; during your own rotation, the new and the old one */
+  secret: string | readonly string[]
+  toleranceSeconds?: number
+  /** Unix seconds; the clock by default */
+  nowSeconds?: number
+}
+
+const UNIX_SECONDS = /^[0-9]{1,13}$/
+
+function header(headers: WebhookHeaders, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined
+  const record = headers as Record<string, string | string[] | undefined>
+  const value = record[name] ?? Object.entries(record).find(([key]) => key.toLowerCase() === name)?.[1]
+  return Array.isArray(value) ? value.join(',') : value
+}
+
+/** every signature the delivery carries: X-Signature, which may list several (comma or space separated) */
+function signaturesOf(headers: WebhookHeaders): string[] {
+  const value = header(headers, 'x-signature')
+  if (value === undefined) return []
+  return value.split(/[\s,]+/).filter((signature) => signature !== '')
+}
+
+/** the event, once the delivery is verified; a WebhookVerificationError with the reason otherwise */
+export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookEvent> {
+  const timestamp = header(input.headers, 'x-timestamp')
+  const eventId = header(input.headers, 'x-event-id')
+  const signatures = signaturesOf(input.headers)
+  if (timestamp === undefined || eventId === undefined || signatures.length === 0) {
+    throw new WebhookVerificationError('missing_headers')
+  }
+  if (!UNIX_SECONDS.test(timestamp)) throw new WebhookVerificationError('malformed')
+  let rawBody: string
+  try {
+    rawBody =
+      typeof input.rawBody === 'string'
+        ? input.rawBody
+        : new TextDecoder('utf-8', { fatal: true }).decode(input.rawBody)
+  } catch {
+    throw new WebhookVerificationError('malformed')
+  }
+  const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret
+  const message = `${timestamp}.${rawBody}`
+  let matched = false
+  // every pair is tried, whatever matched first, so that the time taken says nothing about which
+  for (const secret of secrets) {
+    for (const signature of signatures) {
+      if (await hmacSha256Matches(secret, message, signature)) matched = true
+    }
+  }
+  if (!matched) throw new WebhookVerificationError('bad_signature')
+  const now = input.nowSeconds ?? Math.floor(Date.now() / 1000)
+  if (Math.abs(now - Number(timestamp)) > (input.toleranceSeconds ?? WEBHOOK_TOLERANCE_SECONDS)) {
+    throw new WebhookVerificationError('stale_timestamp')
+  }
+  let event: unknown
+  try {
+    event = JSON.parse(rawBody)
+  } catch {
+    throw new WebhookVerificationError('malformed')
+  }
+  if (typeof event !== 'object' || event === null || typeof (event as { id?: unknown }).id !== 'string') {
+    throw new WebhookVerificationError('malformed')
+  }
+  if ((event as { id: string }).id !== eventId) throw new WebhookVerificationError('event_id_mismatch')
+  return event as WebhookEvent
+}

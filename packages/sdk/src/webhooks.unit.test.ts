@@ -1,0 +1,133 @@
+import { createHmac } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { WebhookVerificationError } from './errors.js'
+import { verifyWebhook } from './webhooks.js'
+
+const now = 1_795_356_187
+const secret = 'whsec_current'
+const oldSecret = 'whsec_previous'
+const body = JSON.stringify({
+  id: 'e1',
+  event: 'payment.confirmed',
+  timestamp: now,
+  payment: { id: 'p1', status: 'CONFIRMED', amount: 25.5, tx_hash: 'ab', expected_amount: '25.5' },
+})
+const sign = (key: string, timestamp: number | string, raw: string) =>
+  createHmac('sha256', key).update(`${timestamp}.${raw}`).digest('hex')
+
+const headersFor = (signature: string, overrides: Record<string, string> = {}) => ({
+  'x-signature': signature,
+  'x-timestamp': String(now),
+  'x-event-id': 'e1',
+  'x-event-type': 'payment.confirmed',
+  ...overrides,
+})
+
+async function failure(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return error.reason
+    throw error
+  }
+  return 'verified'
+}
+
+describe('verifyWebhook', () => {
+  it('answers the typed event of a delivery signed with the secret', async () => {
+    const event = await verifyWebhook({
+      rawBody: body,
+      headers: headersFor(sign(secret, now, body)),
+      secret,
+      nowSeconds: now,
+    })
+    expect(event.id).toBe('e1')
+    expect(event.event).toBe('payment.confirmed')
+    expect(event.payment.expected_amount).toBe('25.5')
+  })
+
+  it('reads Fetch API Headers, header names in any case and the body as bytes', async () => {
+    const headers = new Headers(headersFor(sign(secret, now, body)))
+    const event = await verifyWebhook({
+      rawBody: new TextEncoder().encode(body),
+      headers,
+      secret,
+      nowSeconds: now,
+    })
+    expect(event.payment.id).toBe('p1')
+    const upper = { 'X-Signature': sign(secret, now, body), 'X-Timestamp': String(now), 'X-Event-Id': 'e1' }
+    expect((await verifyWebhook({ rawBody: body, headers: upper, secret, nowSeconds: now })).id).toBe('e1')
+  })
+
+  it('during a rotation accepts a delivery that carries both signatures, with either secret', async () => {
+    const both = `${sign(secret, now, body)},${sign(oldSecret, now, body)}`
+    for (const key of [secret, oldSecret]) {
+      expect(
+        (await verifyWebhook({ rawBody: body, headers: headersFor(both), secret: key, nowSeconds: now })).id,
+      ).toBe('e1')
+    }
+    // a receiver mid-rotation of its own holds both secrets
+    const onlyOld = headersFor(sign(oldSecret, now, body))
+    expect(
+      (await verifyWebhook({ rawBody: body, headers: onlyOld, secret: [secret, oldSecret], nowSeconds: now }))
+        .id,
+    ).toBe('e1')
+  })
+
+  it('refuses a wrong signature, a changed body, another secret', async () => {
+    const signature = sign(secret, now, body)
+    expect(
+      await failure(
+        verifyWebhook({ rawBody: `${body} `, headers: headersFor(signature), secret, nowSeconds: now }),
+      ),
+    ).toBe('bad_signature')
+    expect(
+      await failure(
+        verifyWebhook({ rawBody: body, headers: headersFor(signature), secret: oldSecret, nowSeconds: now }),
+      ),
+    ).toBe('bad_signature')
+    const otherTime = headersFor(signature, { 'x-timestamp': String(now + 1) })
+    expect(await failure(verifyWebhook({ rawBody: body, headers: otherTime, secret, nowSeconds: now }))).toBe(
+      'bad_signature',
+    )
+  })
+
+  it('refuses a timestamp more than 5 minutes away, either way', async () => {
+    const signature = sign(secret, now, body)
+    for (const at of [now + 301, now - 301]) {
+      expect(
+        await failure(
+          verifyWebhook({ rawBody: body, headers: headersFor(signature), secret, nowSeconds: at }),
+        ),
+      ).toBe('stale_timestamp')
+    }
+    expect(
+      (await verifyWebhook({ rawBody: body, headers: headersFor(signature), secret, nowSeconds: now + 300 }))
+        .id,
+    ).toBe('e1')
+  })
+
+  it('refuses a signed body replayed under another X-Event-Id', async () => {
+    const headers = headersFor(sign(secret, now, body), { 'x-event-id': 'e2' })
+    expect(await failure(verifyWebhook({ rawBody: body, headers, secret, nowSeconds: now }))).toBe(
+      'event_id_mismatch',
+    )
+  })
+
+  it('says what is missing or malformed', async () => {
+    const { 'x-event-id': _, ...noId } = headersFor(sign(secret, now, body))
+    expect(await failure(verifyWebhook({ rawBody: body, headers: noId, secret, nowSeconds: now }))).toBe(
+      'missing_headers',
+    )
+    const badTime = headersFor(sign(secret, now, body), { 'x-timestamp': '17953e5' })
+    expect(await failure(verifyWebhook({ rawBody: body, headers: badTime, secret, nowSeconds: now }))).toBe(
+      'malformed',
+    )
+    const notUtf8 = new Uint8Array([0x7b, 0xff, 0x7d])
+    expect(
+      await failure(
+        verifyWebhook({ rawBody: notUtf8, headers: headersFor('00'.repeat(32)), secret, nowSeconds: now }),
+      ),
+    ).toBe('malformed')
+  })
+})
