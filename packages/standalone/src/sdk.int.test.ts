@@ -1,0 +1,236 @@
+// @chainpay/sdk against a real standalone: a shop's calls, typed answers and errors, verified
+// webhooks, and retries that never make a second payment (a proxy in front of standalone loses
+// answers and answers 503, the way a load balancer or a restart would).
+
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Chainpay, ChainpayApiError, ChainpayConnectionError, verifyWebhook } from '@chainpay/sdk'
+import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { pay } from './testing/flow.js'
+import { type InProcessStandalone, startInProcessStandalone } from './testing/standalone-in-process.js'
+
+let standalone: InProcessStandalone
+let receiver: WebhookReceiver
+let chainpay: Chainpay
+
+beforeAll(async () => {
+  standalone = await startInProcessStandalone({ clock: { now: () => new Date() } })
+  receiver = await startWebhookReceiver()
+  const merchant = standalone.demoMerchant()
+  chainpay = new Chainpay({
+    baseUrl: standalone.baseUrl,
+    apiKey: merchant.apiKey,
+    apiSecret: merchant.apiSecret,
+  })
+})
+
+afterAll(async () => {
+  await receiver?.close()
+  await standalone?.stop()
+})
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await read()
+    if (done(value) || Date.now() > deadline) return value
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+describe('a shop on @chainpay/sdk', () => {
+  it('creates a payment, is paid, and verifies the signed webhooks', async () => {
+    const created = await chainpay.payments.create({
+      amount: '12.50',
+      currency: 'USDT',
+      network: 'TRON',
+      idempotencyKey: `sdk-order-${Date.now()}`,
+      callbackUrl: receiver.url,
+      metadata: { orderId: 'A-1' },
+    })
+    expect(created).toMatchObject({
+      status: 'pending',
+      amount: '12.50',
+      expectedAmount: '12.5',
+      replayed: false,
+    })
+
+    await pay(standalone, 'TRON', { to: created.generatedAddress, amount: '12.5', currency: 'USDT' })
+    const confirmed = await until(
+      () => chainpay.payments.get(created.paymentId),
+      (payment) => payment.status === 'confirmed',
+    )
+    expect(confirmed).toMatchObject({ status: 'confirmed', receivedAmount: '12.5' })
+
+    const webhooks = await receiver.waitFor((all) =>
+      all.some((w) => w.body.payment.id === created.paymentId && w.body.event === 'payment.confirmed'),
+    )
+    const secret = standalone.demoMerchant().webhookSecret
+    const mine = webhooks.filter((w) => w.body.payment.id === created.paymentId)
+    for (const webhook of mine) {
+      const event = await verifyWebhook({ rawBody: webhook.rawBody, headers: webhook.headers, secret })
+      expect(event.payment.id).toBe(created.paymentId)
+    }
+    expect(mine.map((w) => w.body.event)).toContain('payment.confirmed')
+  })
+
+  it('answers the original payment for a repeated idempotency key', async () => {
+    const params = {
+      amount: '3',
+      currency: 'TRX',
+      network: 'TRON',
+      idempotencyKey: `sdk-replay-${Date.now()}`,
+    } as const
+    const first = await chainpay.payments.create(params)
+    const second = await chainpay.payments.create(params)
+    expect(second.paymentId).toBe(first.paymentId)
+    expect([first.replayed, second.replayed]).toEqual([false, true])
+  })
+
+  it('cancels, and throws the API’s errors typed, with their code, status and request id', async () => {
+    const created = await chainpay.payments.create({ amount: '1', currency: 'TRX', network: 'TRON' })
+    expect((await chainpay.payments.cancel(created.paymentId)).status).toBe('canceled')
+    expect((await chainpay.payments.cancel(created.paymentId)).status).toBe('canceled')
+
+    const missing = await chainpay.payments
+      .get('00000000-0000-4000-8000-000000000000')
+      .catch((error: unknown) => error)
+    expect(missing).toBeInstanceOf(ChainpayApiError)
+    expect(missing).toMatchObject({ status: 404, code: 'PAYMENT_NOT_FOUND' })
+    expect((missing as ChainpayApiError).requestId).toMatch(/.+/)
+
+    const invalid = await chainpay.payments
+      .create({ amount: '1.1234567', currency: 'USDT', network: 'TRON' })
+      .catch((error: unknown) => error)
+    expect(invalid).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' })
+    expect((invalid as ChainpayApiError).message).toContain('amount')
+
+    const merchant = standalone.demoMerchant()
+    const wrongSecret = new Chainpay({
+      baseUrl: standalone.apiUrl,
+      apiKey: merchant.apiKey,
+      apiSecret: 'cs_wrong',
+    })
+    await expect(wrongSecret.payments.get(created.paymentId)).rejects.toMatchObject({
+      status: 401,
+      code: 'INVALID_SIGNATURE',
+    })
+  })
+})
+
+/** forwards to standalone; `plan` says, per request, whether to answer 503 or lose the answer */
+async function startFaultyProxy(
+  target: string,
+  plan: (index: number) => 'forward' | 'unavailable' | 'lose-answer',
+) {
+  let index = 0
+  const forwarded: string[] = []
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', async () => {
+      const step = plan(index++)
+      if (step === 'unavailable') {
+        response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' })
+        response.end('{"error":{"code":"SERVICE_UNAVAILABLE","message":"try again"}}')
+        return
+      }
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(([name]) => name.startsWith('x-') || name === 'content-type'),
+      ) as Record<string, string>
+      const body = chunks.length === 0 ? undefined : Buffer.concat(chunks)
+      const answer = await fetch(`${target}${request.url}`, { method: request.method, headers, body })
+      forwarded.push(`${request.method} ${request.url} ${answer.status}`)
+      const text = await answer.text()
+      if (step === 'lose-answer') {
+        request.socket.destroy()
+        return
+      }
+      response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(text)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    forwarded,
+    requests: () => index,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+describe('retries', () => {
+  const clientThrough = (url: string, options: { maxRetries?: number } = {}) => {
+    const merchant = standalone.demoMerchant()
+    return new Chainpay({
+      baseUrl: url,
+      apiKey: merchant.apiKey,
+      apiSecret: merchant.apiSecret,
+      sleep: async () => {},
+      ...options,
+    })
+  }
+
+  it('sends a create again after a lost answer, with the same idempotency key: one payment', async () => {
+    const proxy = await startFaultyProxy(standalone.baseUrl, (index) =>
+      index === 0 ? 'lose-answer' : 'forward',
+    )
+    try {
+      const created = await clientThrough(proxy.url).payments.create({
+        amount: '4',
+        currency: 'TRX',
+        network: 'TRON',
+      })
+      // standalone created it on the first try, and answered the second with the same payment
+      expect(proxy.forwarded).toEqual([
+        'POST /api/merchant/v1/payments 201',
+        'POST /api/merchant/v1/payments 200',
+      ])
+      expect(created.replayed).toBe(true)
+      expect((await chainpay.payments.get(created.paymentId)).status).toBe('pending')
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('tries a 503 again after Retry-After, and gives up after maxRetries with the API’s error', async () => {
+    const flaky = await startFaultyProxy(standalone.baseUrl, (index) =>
+      index < 2 ? 'unavailable' : 'forward',
+    )
+    try {
+      const created = await clientThrough(flaky.url).payments.create({
+        amount: '5',
+        currency: 'TRX',
+        network: 'TRON',
+      })
+      expect(flaky.requests()).toBe(3)
+      expect(created.replayed).toBe(false)
+    } finally {
+      await flaky.close()
+    }
+    const down = await startFaultyProxy(standalone.baseUrl, () => 'unavailable')
+    try {
+      const error = await clientThrough(down.url, { maxRetries: 3 })
+        .payments.get('00000000-0000-4000-8000-000000000000')
+        .catch((e: unknown) => e)
+      expect(error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', retryAfter: 0 })
+      expect(down.requests()).toBe(4)
+    } finally {
+      await down.close()
+    }
+  })
+
+  it('does not send again what may have been done when no answer came (a secret rotation)', async () => {
+    const proxy = await startFaultyProxy(standalone.baseUrl, () => 'lose-answer')
+    try {
+      const error = await clientThrough(proxy.url)
+        .webhookEndpoints.rotateSecret('00000000-0000-4000-8000-000000000000')
+        .catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(ChainpayConnectionError)
+      expect(proxy.requests()).toBe(1)
+    } finally {
+      await proxy.close()
+    }
+  })
+})
