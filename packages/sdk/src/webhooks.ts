@@ -1,7 +1,8 @@
 // Verifying a webhook (docs/api.md, "Verifying a webhook"): the signature over
 // `${X-Timestamp}.${raw body}` with your webhook secret, the timestamp within 5 minutes, and the
 // signed body's `id` equal to X-Event-Id. During a secret rotation a delivery carries a signature
-// for the new and for the old secret; any of the secrets you pass may match any of them.
+// for the new secret (X-Signature) and for the old one (X-Signature-Previous); any of the secrets you
+// pass may match any of them.
 
 import { WebhookVerificationError } from './errors.js'
 import { hmacSha256Matches } from './signing.js'
@@ -75,11 +76,15 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
   return Array.isArray(value) ? value.join(',') : value
 }
 
-/** every signature the delivery carries: X-Signature, which may list several (comma or space separated) */
+/**
+ * every signature the delivery carries: X-Signature (the endpoint's current secret) and, during a
+ * rotation's overlap, X-Signature-Previous (the secret it replaced); each may list several, comma or
+ * space separated
+ */
 function signaturesOf(headers: WebhookHeaders): string[] {
-  const value = header(headers, 'x-signature')
-  if (value === undefined) return []
-  return value.split(/[\s,]+/).filter((signature) => signature !== '')
+  return ['x-signature', 'x-signature-previous']
+    .flatMap((name) => (header(headers, name) ?? '').split(/[\s,]+/))
+    .filter((signature) => signature !== '')
 }
 
 /** the event, once the delivery is verified; a WebhookVerificationError with the reason otherwise */
