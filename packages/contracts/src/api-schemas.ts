@@ -123,10 +123,33 @@ const feeProperties = {
   netAmount: DecimalAmountSchema,
 }
 
+export const LateFundsSchema = Type.Object(
+  {
+    txHash: Type.String(),
+    amount: DecimalAmountSchema,
+    receivedAt: TimestampSchema,
+  },
+  {
+    additionalProperties: false,
+    description: 'a transfer that arrived after the payment was final or closed',
+  },
+)
+
+// v1.1 (docs/api.md, "The payment object"): after the fees in every payment object
+const readingBackProperties = {
+  description: Nullable(Type.String({ description: 'as sent; null when not sent' })),
+  requiredConfirmations: Type.Integer({ minimum: 1 }),
+  lateFunds: Type.Array(LateFundsSchema, { description: 'in arrival order; empty when none' }),
+  // the fee of receivedAmount under the payment's fee policy, capped at it; null until settled
+  receivedFeeAmount: Nullable(DecimalAmountSchema),
+  // receivedAmount minus receivedFeeAmount; null until settled
+  receivedNetAmount: Nullable(DecimalAmountSchema),
+}
+
 // Property order is the order of the serialized response: the specification's table (docs/api.md,
 // "The payment object"), where the create response's URLs sit between metadata and the fees.
 export const PaymentViewSchema = Type.Object(
-  { ...paymentViewProperties, ...feeProperties },
+  { ...paymentViewProperties, ...feeProperties, ...readingBackProperties },
   { additionalProperties: false },
 )
 
@@ -139,6 +162,7 @@ export const CreatedPaymentViewSchema = Type.Object(
     successRedirectUrl: Nullable(Type.String()),
     cancelRedirectUrl: Nullable(Type.String()),
     ...feeProperties,
+    ...readingBackProperties,
   },
   { additionalProperties: false },
 )
