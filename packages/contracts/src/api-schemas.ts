@@ -10,6 +10,7 @@ import {
   type Metadata,
   type PaymentStatus,
   type PaymentView,
+  paymentHistoryEventTypes,
 } from '@chainpay/domain'
 import Type, { type Static } from 'typebox'
 import { type MutuallyAssignable, Nullable, StringEnum, TimestampSchema } from './schema-kit.js'
@@ -176,3 +177,64 @@ export const PaymentIdParamsSchema = Type.Object(
 )
 
 export type PaymentIdParams = Static<typeof PaymentIdParamsSchema>
+
+// GET /payments (docs/api.md): the query as sent, every parameter text; the gateway reads each one
+// and names the one it refuses.
+export const PaymentListQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: '1 to 100; default 20' })),
+    cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page, as it was' })),
+    status: Type.Optional(
+      Type.String({
+        description: 'one status or several, comma separated',
+        examples: ['confirmed,overpaid'],
+      }),
+    ),
+    network: Type.Optional(Type.String({ examples: ['TRON'] })),
+    currency: Type.Optional(Type.String({ examples: ['USDT'] })),
+    createdFrom: Type.Optional(
+      Type.String({ description: 'createdAt at or after (ISO 8601)', examples: ['2026-11-01T00:00:00Z'] }),
+    ),
+    createdTo: Type.Optional(
+      Type.String({ description: 'createdAt before (ISO 8601)', examples: ['2026-12-01T00:00:00Z'] }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export type PaymentListQuery = Static<typeof PaymentListQuerySchema>
+
+export const PaymentListSchema = Type.Object(
+  {
+    data: Type.Array(PaymentViewSchema, { description: 'newest first' }),
+    nextCursor: Nullable(Type.String({ description: 'pass as cursor for the next page; null on the last' })),
+  },
+  { additionalProperties: false },
+)
+
+export const PaymentHistoryEventTypeSchema = StringEnum(Object.values(paymentHistoryEventTypes), {
+  description: 'the event type in dotted lower case (docs/api.md, "Event types")',
+})
+
+export const PaymentHistorySchema = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object(
+        {
+          id: Type.String({
+            format: 'uuid',
+            description: 'the event id; the webhook of an event carries it too',
+          }),
+          type: PaymentHistoryEventTypeSchema,
+          occurredAt: TimestampSchema,
+          data: Type.Record(Type.String(), Type.Unknown(), {
+            description: 'the event as recorded: amounts in the asset’s smallest unit',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'oldest first' },
+    ),
+  },
+  { additionalProperties: false },
+)
