@@ -303,6 +303,7 @@ describe('health, readiness and the OpenAPI document', () => {
     expect(Object.keys(document.paths)).toEqual([
       '/payments',
       '/payments/{paymentId}',
+      '/payments/{paymentId}/events',
       '/payments/{paymentId}/cancel',
     ])
   })
