@@ -58,7 +58,7 @@ function problemsOf({ document, ajv, validators }: Checker, response: ServedResp
   const status = String(response.statusCode)
   const declared = status in responses ? status : 'default' in responses ? 'default' : null
   if (declared === null) return [`status ${status} is not documented`]
-  const pointer = `/paths/${escape(operation.template)}/${operation.method}/responses/${declared}`
+  const pointer = `/paths/${pointerSegment(operation.template)}/${operation.method}/responses/${declared}`
   const { target, pointer: resolved } = resolve(document, responses[declared] as Json, pointer)
   const content = target.content as Record<string, Json> | undefined
   if (content === undefined) return response.body === '' ? [] : ['a body where the document declares none']
@@ -105,7 +105,7 @@ function resolve(document: Json, value: Json, pointer: string): { target: Json; 
   return resolve(document, target as Json, resolved)
 }
 
-function escape(segment: string): string {
+function pointerSegment(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1')
 }
 
