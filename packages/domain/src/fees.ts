@@ -21,7 +21,6 @@ export function computeFee(
   asset: { network: string; currency: string; decimals: number },
   policy: FeePolicy,
 ): { feeUnits: bigint; netUnits: bigint } {
-  if (amountUnits < 0n) throw new RangeError('computeFee: amountUnits must not be negative')
   if (!Number.isSafeInteger(policy.feeBps) || policy.feeBps < 0) {
     throw new RangeError(`computeFee: feeBps must be a non-negative integer, got ${policy.feeBps}`)
   }

@@ -31,7 +31,7 @@ export interface PaymentReadingRoutesDeps {
   readModel: PaymentReadModel
 }
 
-export const PAGE_LIMIT = { default: 20, max: 100 } as const
+const PAGE_LIMIT = { default: 20, max: 100 } as const
 
 export const paymentReadingRoutes: FastifyPluginAsyncTypebox<PaymentReadingRoutesDeps> = async (
   app,
@@ -80,7 +80,7 @@ function callerOf(request: FastifyRequest): MerchantCaller {
 }
 
 /** the read model's query for the merchant's query string, or VALIDATION_ERROR naming the parameter */
-export function readListQuery(merchantId: string, query: PaymentListQuery): ReadModelListQuery {
+function readListQuery(merchantId: string, query: PaymentListQuery): ReadModelListQuery {
   const invalid = (parameter: string, rule: string) =>
     new DomainError('VALIDATION_ERROR', `${parameter}: ${rule}`)
   const limit = query.limit === undefined ? PAGE_LIMIT.default : Number(query.limit)
@@ -99,7 +99,8 @@ export function readListQuery(merchantId: string, query: PaymentListQuery): Read
     if (unknown !== undefined) {
       throw invalid('status', `'${unknown}' is not one of ${PaymentStatuses.join(', ')}`)
     }
-    listQuery.statuses = statuses as PaymentStatus[]
+    // each status once: the store's statement depends on how many there are
+    listQuery.statuses = [...new Set(statuses)] as PaymentStatus[]
   }
   if (query.network !== undefined) {
     if (query.network === '') throw invalid('network', 'must not be empty')
@@ -142,11 +143,11 @@ function readTimestamp(text: string): string | null {
  * secret: it names a payment of the merchant's own. A cursor that is not the exact encoding of a
  * position (cut, altered, made up) is refused.
  */
-export function encodeCursor(position: PaymentListPosition): string {
+function encodeCursor(position: PaymentListPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt, position.paymentId])).toString('base64url')
 }
 
-export function decodeCursor(cursor: string): PaymentListPosition | null {
+function decodeCursor(cursor: string): PaymentListPosition | null {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return null
   let value: unknown
   try {
