@@ -3,11 +3,13 @@
 // as the standalone's end-to-end tests, so that both shapes answer a merchant identically.
 
 import { randomUUID } from 'node:crypto'
-import { createMerchantClient, type MerchantClient, verifyWebhook } from '@chainpay/client'
+import { type ApiResponse, createMerchantClient, type MerchantClient, verifyWebhook } from '@chainpay/client'
 import { testKafkaBrokers, testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import {
+  openApiProblems,
   parsePrometheusText,
   type ReceivedWebhook,
+  type ServedResponse,
   startWebhookReceiver,
   type WebhookReceiver,
 } from '@chainpay/service-kit/testing'
@@ -43,11 +45,20 @@ beforeAll(async () => {
   })
   merchant = await cluster.createMerchant('Distributed flow')
   client = clientOf(merchant)
+  openApiDocument = await (await fetch(`${cluster.urls.gateway}${API_BASE}/openapi.json`)).text()
 }, 180_000)
 
+// every answer the merchant clients got, checked against the document the gateway serves (read
+// at the start: the last test stops the services)
+const served: ServedResponse[] = []
+let openApiDocument = '{"paths":{}}'
+
 afterAll(async () => {
+  const problems = openApiProblems(openApiDocument, served)
   await cluster?.destroy()
   await Promise.all(receivers.map((receiver) => receiver.close()))
+  expect(served.length).toBeGreaterThan(0)
+  expect(problems).toEqual([])
 })
 
 // the services' logs tell what went wrong in which process: shown once, with the first failure
@@ -61,11 +72,36 @@ beforeEach(({ onTestFailed }) => {
 })
 
 function clientOf(owner: CreatedMerchant): MerchantClient {
-  return createMerchantClient({
-    baseUrl: `${cluster.urls.gateway}${API_BASE}`,
-    apiKey: owner.apiKey,
-    apiSecret: owner.apiSecret,
-  })
+  return recording(
+    createMerchantClient({
+      baseUrl: `${cluster.urls.gateway}${API_BASE}`,
+      apiKey: owner.apiKey,
+      apiSecret: owner.apiSecret,
+    }),
+  )
+}
+
+/** the client, its every answer kept in `served` */
+function recording(client: MerchantClient): MerchantClient {
+  const kept = (method: string, path: string) => (response: ApiResponse) => {
+    const { body } = response
+    served.push({
+      method,
+      url: `${API_BASE}${path}`,
+      statusCode: response.status,
+      contentType: response.headers['content-type'],
+      body: body === null ? '' : typeof body === 'string' ? body : JSON.stringify(body),
+    })
+    return response
+  }
+  return {
+    createPayment: (body, options) => client.createPayment(body, options).then(kept('POST', '/payments')),
+    getPayment: (id) => client.getPayment(id).then(kept('GET', `/payments/${id}`)),
+    cancelPayment: (id, options) =>
+      client.cancelPayment(id, options).then(kept('POST', `/payments/${id}/cancel`)),
+    request: (method, path, body, headers) =>
+      client.request(method, path, body, headers).then(kept(method, path)),
+  }
 }
 
 /** a webhook endpoint of the test's own, so that concurrent scenarios never see each other's */

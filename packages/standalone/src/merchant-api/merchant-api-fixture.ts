@@ -31,6 +31,7 @@ import {
   type SecretBox,
 } from '@chainpay/platform'
 import type { EventStore, MerchantStore, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import { openApiProblems, type ServedResponse } from '@chainpay/service-kit/testing'
 import { signApiRequest } from '@chainpay/signing'
 import {
   createSqliteAddressAllocator,
@@ -41,7 +42,6 @@ import {
   openSqliteDatabase,
 } from '@chainpay/store-sqlite'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { openApiProblems, type ServedResponse } from './openapi-conformance.js'
 
 export const FIXTURE_START = '2030-01-15T12:00:00.000Z'
 

@@ -1,9 +1,9 @@
 // The check every merchant-API test runs on close (merchant-api-fixture.ts) must fail when a
 // response drifts from the served document.
 
+import { openApiProblems, type ServedResponse } from '@chainpay/service-kit/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { json, type MerchantApiFixture, openMerchantApiFixture } from './merchant-api-fixture.js'
-import { openApiProblems, type ServedResponse } from './openapi-conformance.js'
 
 const PAYMENTS = '/api/merchant/v1/payments'
 

@@ -1,5 +1,5 @@
-// For the merchant API's integration tests: every response the tests provoke, checked against the
-// OpenAPI document the gateway serves (docs/api.md, "OpenAPI"). A response of a documented operation
+// For the merchant API's tests in both shapes: every response the tests provoke, checked against the
+// OpenAPI document the gateway serves (docs/api.md). A response of a documented operation
 // must have a documented status and a body its schema accepts, so that the document cannot drift from
 // what is served. Responses of what the document does not describe (health, metrics, the document
 // itself, an unknown path or method) are left alone.
