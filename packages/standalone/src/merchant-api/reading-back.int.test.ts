@@ -187,6 +187,20 @@ describe('GET /payments', () => {
     })
   })
 
+  it('says what is wrong with the parameter, as docs/api.md shows', async () => {
+    const messageOf = async (query: string) =>
+      errorOf(await fixture.send('GET', `${PAYMENTS}?${query}`)).message
+    expect(await messageOf('page=2')).toBe("querystring: unknown field 'page'")
+    expect(await messageOf('limit=0')).toBe('limit: must be an integer from 1 to 100')
+    expect(await messageOf('status=paid')).toBe(
+      "status: 'paid' is not one of pending, confirmed, underpaid, overpaid, expired, canceled, failed",
+    )
+    expect(await messageOf('cursor=abc')).toBe('cursor: not a nextCursor of this API')
+    expect(await messageOf('createdFrom=2030-01-15T12:00')).toBe(
+      'createdFrom: must be an ISO 8601 date or date-time with a time zone, e.g. 2026-11-01T00:00:00Z',
+    )
+  })
+
   it('refuses a cursor that was altered, cut, or made up by hand', async () => {
     for (let n = 0; n < 3; n++) await createAt(n)
     const cursor = (await list('?limit=1')).nextCursor ?? ''
