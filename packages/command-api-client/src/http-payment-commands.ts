@@ -4,7 +4,7 @@
 // Every call carries COMMAND_API_TOKEN as its bearer when there is one; a refused token is the
 // operator's mistake, not the merchant's, so it becomes a plain Error (a logged 500), never a 401.
 
-import { DomainError, type ErrorCode, ErrorCodes } from '@chainpay/domain'
+import { DomainError, type ErrorCode, ErrorCodes, type PaymentHistoryEntry } from '@chainpay/domain'
 import {
   type CreatePaymentOutcome,
   type PaymentCommands,
@@ -12,7 +12,7 @@ import {
   UnavailableError,
 } from '@chainpay/ports'
 import { Agent, request } from 'undici'
-import { cancelPath, commandApiRoutes, paymentPath } from './routes.js'
+import { cancelPath, commandApiRoutes, historyPath, paymentPath } from './routes.js'
 
 export interface HttpPaymentCommandsOptions {
   /** where the command API listens, e.g. http://payment-command:8081 */
@@ -100,6 +100,16 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
       const answer = await call('GET', `${paymentPath(paymentId)}?${new URLSearchParams({ merchantId })}`)
       if (answer.status === 404 && errorOf(answer.body)?.code === 'PAYMENT_NOT_FOUND') return null
       return toSnapshot(expectSuccess(answer, 'a get'))
+    },
+
+    async getPaymentHistory({ merchantId, paymentId }): Promise<PaymentHistoryEntry[] | null> {
+      if (paymentId === '') return null
+      const answer = await call('GET', `${historyPath(paymentId)}?${new URLSearchParams({ merchantId })}`)
+      if (answer.status === 404 && errorOf(answer.body)?.code === 'PAYMENT_NOT_FOUND') return null
+      const { events } = expectSuccess(answer, 'a history read')
+      if (!Array.isArray(events)) throw new Error('payment-command answered a history read without events')
+      // payment-command upcast and validated each event as it read it from its event store
+      return events as PaymentHistoryEntry[]
     },
 
     async close() {

@@ -4,6 +4,7 @@ export const commandApiRoutes = {
   payments: '/internal/v1/payments',
   payment: '/internal/v1/payments/:paymentId',
   cancel: '/internal/v1/payments/:paymentId/cancel',
+  history: '/internal/v1/payments/:paymentId/events',
 } as const
 
 export function paymentPath(paymentId: string): string {
@@ -12,4 +13,8 @@ export function paymentPath(paymentId: string): string {
 
 export function cancelPath(paymentId: string): string {
   return `${paymentPath(paymentId)}/cancel`
+}
+
+export function historyPath(paymentId: string): string {
+  return `${paymentPath(paymentId)}/events`
 }

@@ -10,6 +10,7 @@ import {
   type Metadata,
   type PaymentStatus,
   type PaymentView,
+  paymentHistoryEventTypes,
 } from '@chainpay/domain'
 import Type, { type Static } from 'typebox'
 import { type MutuallyAssignable, Nullable, StringEnum, TimestampSchema } from './schema-kit.js'
@@ -123,10 +124,33 @@ const feeProperties = {
   netAmount: DecimalAmountSchema,
 }
 
+export const LateFundsSchema = Type.Object(
+  {
+    txHash: Type.String(),
+    amount: DecimalAmountSchema,
+    receivedAt: TimestampSchema,
+  },
+  {
+    additionalProperties: false,
+    description: 'a transfer that arrived after the payment was final or closed',
+  },
+)
+
+// v1.1 (docs/api.md, "The payment object"): after the fees in every payment object
+const readingBackProperties = {
+  description: Nullable(Type.String({ description: 'as sent; null when not sent' })),
+  requiredConfirmations: Type.Integer({ minimum: 1 }),
+  lateFunds: Type.Array(LateFundsSchema, { description: 'in arrival order; empty when none' }),
+  // the fee of receivedAmount under the payment's fee policy, capped at it; null until settled
+  receivedFeeAmount: Nullable(DecimalAmountSchema),
+  // receivedAmount minus receivedFeeAmount; null until settled
+  receivedNetAmount: Nullable(DecimalAmountSchema),
+}
+
 // Property order is the order of the serialized response: the specification's table (docs/api.md,
 // "The payment object"), where the create response's URLs sit between metadata and the fees.
 export const PaymentViewSchema = Type.Object(
-  { ...paymentViewProperties, ...feeProperties },
+  { ...paymentViewProperties, ...feeProperties, ...readingBackProperties },
   { additionalProperties: false },
 )
 
@@ -139,6 +163,7 @@ export const CreatedPaymentViewSchema = Type.Object(
     successRedirectUrl: Nullable(Type.String()),
     cancelRedirectUrl: Nullable(Type.String()),
     ...feeProperties,
+    ...readingBackProperties,
   },
   { additionalProperties: false },
 )
@@ -152,3 +177,64 @@ export const PaymentIdParamsSchema = Type.Object(
 )
 
 export type PaymentIdParams = Static<typeof PaymentIdParamsSchema>
+
+// GET /payments (docs/api.md): the query as sent, every parameter text; the gateway reads each one
+// and names the one it refuses.
+export const PaymentListQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: '1 to 100; default 20' })),
+    cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page, as it was' })),
+    status: Type.Optional(
+      Type.String({
+        description: 'one status or several, comma separated',
+        examples: ['confirmed,overpaid'],
+      }),
+    ),
+    network: Type.Optional(Type.String({ examples: ['TRON'] })),
+    currency: Type.Optional(Type.String({ examples: ['USDT'] })),
+    createdFrom: Type.Optional(
+      Type.String({ description: 'createdAt at or after (ISO 8601)', examples: ['2026-11-01T00:00:00Z'] }),
+    ),
+    createdTo: Type.Optional(
+      Type.String({ description: 'createdAt before (ISO 8601)', examples: ['2026-12-01T00:00:00Z'] }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export type PaymentListQuery = Static<typeof PaymentListQuerySchema>
+
+export const PaymentListSchema = Type.Object(
+  {
+    data: Type.Array(PaymentViewSchema, { description: 'newest first' }),
+    nextCursor: Nullable(Type.String({ description: 'pass as cursor for the next page; null on the last' })),
+  },
+  { additionalProperties: false },
+)
+
+export const PaymentHistoryEventTypeSchema = StringEnum(Object.values(paymentHistoryEventTypes), {
+  description: 'the event type in dotted lower case (docs/api.md, "Event types")',
+})
+
+export const PaymentHistorySchema = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object(
+        {
+          id: Type.String({
+            format: 'uuid',
+            description: 'the event id; the webhook of an event carries it too',
+          }),
+          type: PaymentHistoryEventTypeSchema,
+          occurredAt: TimestampSchema,
+          data: Type.Record(Type.String(), Type.Unknown(), {
+            description: 'the event as recorded: amounts in the asset’s smallest unit',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'oldest first' },
+    ),
+  },
+  { additionalProperties: false },
+)

@@ -158,6 +158,11 @@ const view = {
   metadata: { orderId: '1042' },
   feeAmount: '0.105',
   netAmount: '10.395',
+  description: null,
+  requiredConfirmations: 20,
+  lateFunds: [],
+  receivedFeeAmount: null,
+  receivedNetAmount: null,
 }
 
 describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
@@ -170,8 +175,13 @@ describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
       txHash: 'a1b2c3',
       confirmations: 20,
       confirmedAt: '2026-11-21T14:05:07.000Z',
+      description: 'Order #1042',
+      lateFunds: [{ txHash: 'd4e5f6', amount: '1.5', receivedAt: '2026-11-21T15:00:00.000Z' }],
+      receivedFeeAmount: '0.105',
+      receivedNetAmount: '10.395',
     }
     expect(paymentView.Check(confirmed)).toBe(true)
+    expect(paymentView.Check({ ...confirmed, lateFunds: [{ txHash: 'd4e5f6', amount: '1.5' }] })).toBe(false)
   })
 
   it('reject an unknown status, a missing field and a merchantUserId', () => {
@@ -225,6 +235,12 @@ const SPEC_PAYMENT_FIELDS = [
   'cancelRedirectUrl',
   'feeAmount',
   'netAmount',
+  // v1.1, decisions section 14
+  'description',
+  'requiredConfirmations',
+  'lateFunds',
+  'receivedFeeAmount',
+  'receivedNetAmount',
 ]
 
 describe('ErrorBodySchema', () => {

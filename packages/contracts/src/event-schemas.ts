@@ -51,6 +51,8 @@ export const PaymentCreatedDataSchema = Type.Object(
     amountUnits: UnitsSchema,
     feeUnits: UnitsSchema,
     netUnits: UnitsSchema,
+    feeBps: Type.Integer({ minimum: 0 }),
+    fixedFeeUnits: UnitsSchema,
     address: Type.String(),
     tokenAccount: Nullable(Type.String()),
     derivationPath: Type.String(),
@@ -147,12 +149,10 @@ export const LateFundsReceivedDataSchema = Type.Object(
 )
 true satisfies MutuallyAssignable<Static<typeof LateFundsReceivedDataSchema>, LateFundsReceivedData>
 
-/** the version new events are written with; every type is at 1 until one of them changes shape */
-export const CURRENT_EVENT_SCHEMA_VERSION = 1
-
 /** the current data schema of every event type, and its version */
 export const paymentEventSchemas = {
-  PaymentCreated: { version: 1, schema: PaymentCreatedDataSchema },
+  // 2: feeBps and fixedFeeUnits, the fee policy the payment was created under
+  PaymentCreated: { version: 2, schema: PaymentCreatedDataSchema },
   TransferDetected: { version: 1, schema: TransferDetectedDataSchema },
   TransferConfirmationsUpdated: { version: 1, schema: TransferConfirmationsUpdatedDataSchema },
   TransferWithdrawn: { version: 1, schema: TransferWithdrawnDataSchema },
@@ -181,7 +181,16 @@ export type EventUpcaster = (data: unknown) => unknown
  * shape changes: add the new schema to paymentEventSchemas with the next version, and the function
  * from the previous version here. Stored events are never rewritten.
  */
-export const upcasters: { readonly [Type in PaymentEventType]?: Readonly<Record<number, EventUpcaster>> } = {}
+export const upcasters: { readonly [Type in PaymentEventType]?: Readonly<Record<number, EventUpcaster>> } = {
+  PaymentCreated: {
+    // Version 1 did not record the fee policy. Its fee of the requested amount (feeUnits) stands for
+    // it as a fixed fee, so the fee of what arrived is that fee capped at it (docs/api.md, "Fees").
+    1: (data) => {
+      const v1 = data as { feeUnits?: unknown }
+      return { ...v1, feeBps: 0, fixedFeeUnits: v1.feeUnits }
+    },
+  },
+}
 
 /** the version an event of this type is written with now */
 export function eventSchemaVersion(type: PaymentEventType): number {

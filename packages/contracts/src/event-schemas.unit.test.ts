@@ -3,7 +3,6 @@ import { PaymentEventTypes } from '@chainpay/domain'
 import { samplePaymentEvents } from '@chainpay/domain/testing'
 import { describe, expect, it } from 'vitest'
 import {
-  CURRENT_EVENT_SCHEMA_VERSION,
   eventSchemaVersion,
   isPaymentEventType,
   parsePaymentEvent,
@@ -13,15 +12,29 @@ import {
 } from './event-schemas.js'
 
 describe('paymentEventSchemas', () => {
-  it('has a schema for every domain event type, at the current version', () => {
+  it('has a schema for every domain event type, at its current version', () => {
     expect(Object.keys(paymentEventSchemas).sort()).toEqual([...PaymentEventTypes].sort())
     for (const type of PaymentEventTypes) {
-      expect(eventSchemaVersion(type)).toBe(CURRENT_EVENT_SCHEMA_VERSION)
+      expect(eventSchemaVersion(type)).toBe(type === 'PaymentCreated' ? 2 : 1)
     }
   })
 
-  it('has no upcasters while every type is at version 1', () => {
-    expect(upcasters).toEqual({})
+  it('has an upcaster from every older version of every type', () => {
+    for (const type of PaymentEventTypes) {
+      for (let version = 1; version < eventSchemaVersion(type); version++) {
+        expect(upcasters[type]?.[version], `${type} v${version}`).toBeTypeOf('function')
+      }
+    }
+  })
+
+  it('reads a version 1 PaymentCreated, which recorded no fee policy, with its fee as the fixed fee', () => {
+    const created = samplePaymentEvents.find((event) => event.type === 'PaymentCreated')
+    if (created?.type !== 'PaymentCreated') throw new Error('no PaymentCreated sample')
+    const { feeBps: _bps, fixedFeeUnits: _fixed, ...v1 } = created.data
+    expect(parsePaymentEvent('PaymentCreated', 1, JSON.parse(JSON.stringify(v1)))).toEqual({
+      type: 'PaymentCreated',
+      data: { ...created.data, feeBps: 0, fixedFeeUnits: created.data.feeUnits },
+    })
   })
 })
 
@@ -42,7 +55,7 @@ describe('parsePaymentEvent', () => {
     'round-trips a %s event through JSON',
     (_type, event: PaymentEvent) => {
       const stored = JSON.parse(JSON.stringify(event.data))
-      expect(parsePaymentEvent(event.type, 1, stored)).toEqual(event)
+      expect(parsePaymentEvent(event.type, eventSchemaVersion(event.type), stored)).toEqual(event)
     },
   )
 

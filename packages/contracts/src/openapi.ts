@@ -2,7 +2,14 @@
 // the document and the validation the gateway runs cannot drift apart.
 
 import type { TSchema } from 'typebox'
-import { CreatedPaymentViewSchema, CreatePaymentBodySchema, PaymentViewSchema } from './api-schemas.js'
+import {
+  CreatedPaymentViewSchema,
+  CreatePaymentBodySchema,
+  PaymentHistorySchema,
+  PaymentListQuerySchema,
+  PaymentListSchema,
+  PaymentViewSchema,
+} from './api-schemas.js'
 import { ErrorBodySchema } from './errors.js'
 import { WebhookBodySchema, type WebhookEventKind, WebhookEventKinds } from './webhooks.js'
 
@@ -46,7 +53,7 @@ function errorResponse(description: string, options: { retryAfter?: boolean } = 
 
 function paymentResponse(
   description: string,
-  schemaName: 'Payment' | 'CreatedPayment',
+  schemaName: 'Payment' | 'CreatedPayment' | 'PaymentList' | 'PaymentHistory',
   headers = {},
   links?: Record<string, unknown>,
 ) {
@@ -142,6 +149,14 @@ function webhookOperation(kind: WebhookEventKind) {
   }
 }
 
+/** GET /payments' query parameters, from the schema the gateway validates the query with */
+function listQueryParameters() {
+  return Object.entries(PaymentListQuerySchema.properties).map(([name, schema]) => {
+    const { description, ...rest } = plain(schema)
+    return { name, in: 'query', required: false, description, schema: rest }
+  })
+}
+
 /** The merchant API's OpenAPI 3.1.0 document; paths are relative to a server URL ending in /api/merchant/v1. */
 export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Record<string, unknown> {
   const serverUrl = options.serverUrl ?? API_BASE_PATH
@@ -159,6 +174,22 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
     tags: [{ name: 'payments' }],
     paths: {
       '/payments': {
+        get: {
+          tags: ['payments'],
+          operationId: 'listPayments',
+          summary: 'List your payments, newest first',
+          description:
+            'A page at a time: pass nextCursor as cursor for the next page (null on the last). Ordered by ' +
+            'createdAt, then paymentId, both descending: a payment created while you page appears at most ' +
+            'once and none is skipped. A bad parameter is 400 VALIDATION_ERROR naming it.',
+          parameters: [...listQueryParameters(), ref('parameters', 'RequestId')],
+          responses: {
+            '200': paymentResponse('A page of payments', 'PaymentList'),
+            '400': ref('responses', 'BadRequest'),
+            '413': ref('responses', 'PayloadTooLarge'),
+            ...commonErrors,
+          },
+        },
         post: {
           tags: ['payments'],
           operationId: 'createPayment',
@@ -205,6 +236,28 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
             '200': paymentResponse('The payment', 'Payment'),
             '400': ref('responses', 'BadRequest'),
             '404': ref('responses', 'PaymentNotFound'),
+            '413': ref('responses', 'PayloadTooLarge'),
+            ...commonErrors,
+          },
+        },
+      },
+      '/payments/{paymentId}/events': {
+        parameters: [ref('parameters', 'PaymentId')],
+        get: {
+          tags: ['payments'],
+          operationId: 'getPaymentEvents',
+          summary: 'Read the whole history of a payment, oldest first',
+          description:
+            'Every event of the payment as the event store recorded it. Types: payment.created, ' +
+            'transfer.detected, transfer.confirmations_updated, transfer.withdrawn, payment.confirmed, ' +
+            'payment.underpaid, payment.overpaid, payment.expired, payment.canceled, payment.failed, ' +
+            'late_funds.received.',
+          parameters: [ref('parameters', 'RequestId')],
+          responses: {
+            '200': paymentResponse('The history', 'PaymentHistory'),
+            '400': ref('responses', 'BadRequest'),
+            '404': ref('responses', 'PaymentNotFound'),
+            '413': ref('responses', 'PayloadTooLarge'),
             ...commonErrors,
           },
         },
@@ -247,6 +300,8 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         CreatePaymentRequest: plain(CreatePaymentBodySchema),
         Payment: plain(PaymentViewSchema),
         CreatedPayment: plain(CreatedPaymentViewSchema),
+        PaymentList: plain(PaymentListSchema),
+        PaymentHistory: plain(PaymentHistorySchema),
         Error: plain(ErrorBodySchema),
         WebhookBody: plain(WebhookBodySchema),
       },

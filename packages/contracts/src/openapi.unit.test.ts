@@ -57,6 +57,8 @@ describe('buildOpenApiDocument', () => {
     ['/payments', 'post', ['201', '200', '400', '401', '409', '413', '415', '429', '500', '503']],
     ['/payments/{paymentId}', 'get', ['200', '400', '401', '404']],
     ['/payments/{paymentId}/cancel', 'post', ['200', '400', '401', '404', '409']],
+    ['/payments', 'get', ['200', '400', '401', '429', '500', '503']],
+    ['/payments/{paymentId}/events', 'get', ['200', '400', '401', '404', '503']],
   ])('documents %s %s with its statuses', (path, method, statuses) => {
     const responses = at(json, 'paths', path, method, 'responses') as Json
     expect(responses).toBeDefined()
@@ -65,6 +67,14 @@ describe('buildOpenApiDocument', () => {
       expect(response, `${method} ${path} ${status}`).toBeDefined()
       expect(typeof response?.description).toBe('string')
     }
+  })
+
+  it('documents every query parameter of GET /payments', () => {
+    const parameters = at(json, 'paths', '/payments', 'get', 'parameters') as Json[]
+    const names = parameters
+      .filter((parameter) => parameter.in === 'query')
+      .map((parameter) => parameter.name)
+    expect(names).toEqual(['limit', 'cursor', 'status', 'network', 'currency', 'createdFrom', 'createdTo'])
   })
 
   it('describes error responses with the Error schema and success with the payment schemas', () => {

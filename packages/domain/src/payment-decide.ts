@@ -3,7 +3,7 @@
 
 import { createRequestLimits } from './create-request.js'
 import { DomainError } from './errors.js'
-import { computeFee } from './fees.js'
+import { computeFee, fixedFeeUnitsOf } from './fees.js'
 import { toUnits } from './money.js'
 import type { OpenPayment, PaymentCommand, PaymentEvent, PaymentState, PaymentStatus } from './payment.js'
 import { activeTransfers, evolvePayment, latestTransfer, sameTransfer, totalUnits } from './payment-evolve.js'
@@ -40,6 +40,8 @@ export function createPayment(command: CommandData<'CreatePayment'>, state: Paym
         amountUnits: amountUnits.toString(),
         feeUnits: feeUnits.toString(),
         netUnits: netUnits.toString(),
+        feeBps: command.feePolicy.feeBps,
+        fixedFeeUnits: fixedFeeUnitsOf(asset, command.feePolicy).toString(),
         address: receivingAddress.address,
         tokenAccount: receivingAddress.tokenAccount,
         derivationPath: receivingAddress.derivationPath,

@@ -1,5 +1,6 @@
 // The payment as the merchant API shows it (docs/api.md, "The payment object").
 
+import { computeFeeUnits } from './fees.js'
 import { formatUnits } from './money.js'
 import type { Metadata, OpenPayment, PaymentStatus } from './payment.js'
 import { activeTransfers } from './payment-evolve.js'
@@ -25,6 +26,20 @@ export interface PaymentView {
   metadata: Metadata
   feeAmount: string
   netAmount: string
+  description: string | null
+  requiredConfirmations: number
+  /** transfers that arrived after the payment was final or closed, in arrival order */
+  lateFunds: LateFundsView[]
+  /** the fee and net of receivedAmount; null until the payment is settled */
+  receivedFeeAmount: string | null
+  receivedNetAmount: string | null
+}
+
+export interface LateFundsView {
+  txHash: string
+  amount: string
+  /** the time of the block that carried the transfer */
+  receivedAt: string
 }
 
 /** the create response adds the three URLs (null when not sent) */
@@ -39,6 +54,11 @@ export interface CreatedPaymentView extends PaymentView {
  * none), so it reaches the requirement exactly when the payment settles.
  */
 export function toPaymentView(payment: OpenPayment): PaymentView {
+  return { ...v1PaymentView(payment), ...readingBackFields(payment) }
+}
+
+/** the payment object of v1 (docs/api.md, "The payment object") */
+function v1PaymentView(payment: OpenPayment): Omit<PaymentView, keyof ReadingBackFields> {
   const { created } = payment
   const units = (value: string) => formatUnits(value, created.decimals)
   return {
@@ -65,14 +85,66 @@ export function toPaymentView(payment: OpenPayment): PaymentView {
   }
 }
 
+type ReadingBackFields = Pick<
+  PaymentView,
+  'description' | 'requiredConfirmations' | 'lateFunds' | 'receivedFeeAmount' | 'receivedNetAmount'
+>
+
+/** the fields v1.1 adds after the fees (docs/api.md, "The payment object") */
+function readingBackFields(payment: OpenPayment): ReadingBackFields {
+  const { created } = payment
+  const units = (value: string) => formatUnits(value, created.decimals)
+  return {
+    description: created.description,
+    requiredConfirmations: created.requiredConfirmations,
+    lateFunds: payment.lateTransfers.map((transfer) => ({
+      txHash: transfer.txHash,
+      amount: units(transfer.amountUnits),
+      receivedAt: transfer.blockTime,
+    })),
+    ...receivedSettlement(payment),
+  }
+}
+
 export function toCreatedPaymentView(payment: OpenPayment): CreatedPaymentView {
-  const { feeAmount, netAmount, ...view } = toPaymentView(payment)
+  const { feeAmount, netAmount, ...view } = v1PaymentView(payment)
   const { callbackUrl, successRedirectUrl, cancelRedirectUrl } = payment.created
   // Same field order as the specification's table: the URLs sit between metadata and the fees.
-  return { ...view, callbackUrl, successRedirectUrl, cancelRedirectUrl, feeAmount, netAmount }
+  return {
+    ...view,
+    callbackUrl,
+    successRedirectUrl,
+    cancelRedirectUrl,
+    feeAmount,
+    netAmount,
+    ...readingBackFields(payment),
+  }
 }
 
 function lowestConfirmations(payment: OpenPayment): number {
   const confirmations = activeTransfers(payment.transfers).map((transfer) => transfer.confirmations)
   return confirmations.length === 0 ? 0 : Math.min(...confirmations)
+}
+
+const settledStatuses: ReadonlySet<PaymentStatus> = new Set(['confirmed', 'underpaid', 'overpaid'])
+
+/**
+ * The payment's recorded fee policy applied to what arrived, once that is final (settled: confirmed,
+ * underpaid or overpaid); computeFeeUnits caps the fee at it, so fee plus net is exactly receivedAmount.
+ */
+function receivedSettlement(
+  payment: OpenPayment,
+): Pick<PaymentView, 'receivedFeeAmount' | 'receivedNetAmount'> {
+  const { created, receivedUnits } = payment
+  if (!settledStatuses.has(payment.status) || receivedUnits === null) {
+    return { receivedFeeAmount: null, receivedNetAmount: null }
+  }
+  const { feeUnits, netUnits } = computeFeeUnits(BigInt(receivedUnits), {
+    feeBps: created.feeBps,
+    fixedFeeUnits: BigInt(created.fixedFeeUnits),
+  })
+  return {
+    receivedFeeAmount: formatUnits(feeUnits.toString(), created.decimals),
+    receivedNetAmount: formatUnits(netUnits.toString(), created.decimals),
+  }
 }

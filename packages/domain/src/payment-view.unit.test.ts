@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { toCreatedPaymentView, toPaymentView } from './payment-view.js'
 import {
   at,
+  eventsFor,
   foldPayment,
+  lateFunds,
   paymentCreated,
   paymentId,
   settled,
@@ -33,8 +35,70 @@ describe('toPaymentView', () => {
       metadata: { orderId: 42 },
       feeAmount: '0.105',
       netAmount: '10.395',
+      description: null,
+      requiredConfirmations: 20,
+      lateFunds: [],
+      receivedFeeAmount: null,
+      receivedNetAmount: null,
     })
   })
+
+  it('shows the description as sent', () => {
+    const payment = foldPayment([paymentCreated({ description: 'Order #7 — 2 cafés' })])
+    expect(toPaymentView(payment).description).toBe('Order #7 — 2 cafés')
+  })
+
+  it('shows late funds in arrival order, each with the time of its block', () => {
+    const payment = foldPayment([
+      ...eventsFor('expired'),
+      lateFunds('expired', { txHash: 'late-1', amountUnits: '1500000', blockTime: at(40) }),
+      lateFunds('expired', { txHash: 'late-2', amountUnits: '1', blockTime: at(41) }),
+    ])
+    expect(toPaymentView(payment).lateFunds).toEqual([
+      { txHash: 'late-1', amount: '1.5', receivedAt: at(40) },
+      { txHash: 'late-2', amount: '0.000001', receivedAt: at(41) },
+    ])
+  })
+
+  it.each([
+    // 1 % of 10.5 is 0.105; of 7.25, 0.0725; of 12, 0.12
+    ['PaymentConfirmed', '10500000', '0.105', '10.395'],
+    ['PaymentUnderpaid', '7250000', '0.0725', '7.1775'],
+    ['PaymentOverpaid', '12000000', '0.12', '11.88'],
+  ] as const)(
+    'charges the recorded policy on what arrived once %s: fee plus net is receivedAmount',
+    (type, receivedUnits, fee, net) => {
+      const payment = foldPayment([
+        paymentCreated(),
+        transferDetected({ amountUnits: receivedUnits, confirmations: 20 }),
+        settled(type, { receivedUnits }),
+      ])
+      expect(toPaymentView(payment)).toMatchObject({ receivedFeeAmount: fee, receivedNetAmount: net })
+    },
+  )
+
+  it('rounds the proportional fee half up, adds the fixed fee, and caps the fee at what arrived', () => {
+    const settle = (receivedUnits: string) =>
+      toPaymentView(
+        foldPayment([
+          paymentCreated({ feeBps: 250, fixedFeeUnits: '100000' }),
+          transferDetected({ amountUnits: receivedUnits, confirmations: 20 }),
+          settled('PaymentUnderpaid', { receivedUnits }),
+        ]),
+      )
+    // 2.5 % of 0.000020 is 0.0000005, rounded up to 0.000001, plus 0.1 fixed: more than arrived
+    expect(settle('20')).toMatchObject({ receivedFeeAmount: '0.00002', receivedNetAmount: '0' })
+    // 2.5 % of 2 is 0.05, plus 0.1
+    expect(settle('2000000')).toMatchObject({ receivedFeeAmount: '0.15', receivedNetAmount: '1.85' })
+  })
+
+  it.each(['pending', 'expired', 'canceled', 'failed'] as const)(
+    'has no received fee or net while %s, even with funds seen',
+    (status) => {
+      const payment = foldPayment([...eventsFor(status), transferDetected({ amountUnits: '5000000' })])
+      expect(toPaymentView(payment)).toMatchObject({ receivedFeeAmount: null, receivedNetAmount: null })
+    },
+  )
 
   it('shows the generated token account of an SPL payment', () => {
     const payment = foldPayment([
@@ -98,13 +162,18 @@ describe('toCreatedPaymentView', () => {
       successRedirectUrl: null,
       cancelRedirectUrl: null,
     })
-    expect(Object.keys(view).slice(-6)).toEqual([
+    expect(Object.keys(view).slice(-11)).toEqual([
       'metadata',
       'callbackUrl',
       'successRedirectUrl',
       'cancelRedirectUrl',
       'feeAmount',
       'netAmount',
+      'description',
+      'requiredConfirmations',
+      'lateFunds',
+      'receivedFeeAmount',
+      'receivedNetAmount',
     ])
   })
 })

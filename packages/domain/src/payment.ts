@@ -30,6 +30,12 @@ export interface PaymentCreatedData {
   amountUnits: string
   feeUnits: string
   netUnits: string
+  /**
+   * the merchant's fee policy for this asset when the payment was created, so that the fee of what
+   * actually arrived follows the same policy (schema version 2; see the upcaster for older events)
+   */
+  feeBps: number
+  fixedFeeUnits: string
   address: string
   /** SPL: associated token account of `address` for the mint; otherwise null */
   tokenAccount: string | null

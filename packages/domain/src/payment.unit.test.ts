@@ -97,6 +97,8 @@ describe('CreatePayment', () => {
             amountUnits: '1000000',
             feeUnits: '125000',
             netUnits: '875000',
+            feeBps: 250,
+            fixedFeeUnits: '100000',
             ...receivingAddress,
             requiredConfirmations: 32,
           }),

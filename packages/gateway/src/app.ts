@@ -16,6 +16,7 @@ import { type ApiKeyAuthenticator, merchantAuthentication } from './auth.js'
 import { BODY_LIMIT_BYTES } from './http/limits.js'
 import { collectRawBodies } from './http/raw-body.js'
 import { limitRequestsPerAddress, limitRequestsPerApiKey, type RateLimitSettings } from './rate-limit.js'
+import { paymentReadingRoutes } from './routes/payment-reading.js'
 import { paymentRoutes } from './routes/payments.js'
 
 export interface GatewayDeps {
@@ -63,6 +64,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       merchantApi.addHook('preValidation', merchantAuthentication(deps))
       await limitRequestsPerApiKey(merchantApi, deps.rateLimit)
       await merchantApi.register(paymentRoutes, deps)
+      await merchantApi.register(paymentReadingRoutes, deps)
     },
     { prefix: API_BASE_PATH },
   )

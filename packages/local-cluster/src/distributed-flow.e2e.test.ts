@@ -3,11 +3,13 @@
 // as the standalone's end-to-end tests, so that both shapes answer a merchant identically.
 
 import { randomUUID } from 'node:crypto'
-import { createMerchantClient, type MerchantClient, verifyWebhook } from '@chainpay/client'
+import { type ApiResponse, createMerchantClient, type MerchantClient, verifyWebhook } from '@chainpay/client'
 import { testKafkaBrokers, testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import {
+  openApiProblems,
   parsePrometheusText,
   type ReceivedWebhook,
+  type ServedResponse,
   startWebhookReceiver,
   type WebhookReceiver,
 } from '@chainpay/service-kit/testing'
@@ -43,11 +45,20 @@ beforeAll(async () => {
   })
   merchant = await cluster.createMerchant('Distributed flow')
   client = clientOf(merchant)
+  openApiDocument = await (await fetch(`${cluster.urls.gateway}${API_BASE}/openapi.json`)).text()
 }, 180_000)
 
+// every answer the merchant clients got, checked against the document the gateway serves (read
+// at the start: the last test stops the services)
+const served: ServedResponse[] = []
+let openApiDocument = '{"paths":{}}'
+
 afterAll(async () => {
+  const problems = openApiProblems(openApiDocument, served)
   await cluster?.destroy()
   await Promise.all(receivers.map((receiver) => receiver.close()))
+  expect(served.length).toBeGreaterThan(0)
+  expect(problems).toEqual([])
 })
 
 // the services' logs tell what went wrong in which process: shown once, with the first failure
@@ -61,11 +72,36 @@ beforeEach(({ onTestFailed }) => {
 })
 
 function clientOf(owner: CreatedMerchant): MerchantClient {
-  return createMerchantClient({
-    baseUrl: `${cluster.urls.gateway}${API_BASE}`,
-    apiKey: owner.apiKey,
-    apiSecret: owner.apiSecret,
-  })
+  return recording(
+    createMerchantClient({
+      baseUrl: `${cluster.urls.gateway}${API_BASE}`,
+      apiKey: owner.apiKey,
+      apiSecret: owner.apiSecret,
+    }),
+  )
+}
+
+/** the client, its every answer kept in `served` */
+function recording(client: MerchantClient): MerchantClient {
+  const kept = (method: string, path: string) => (response: ApiResponse) => {
+    const { body } = response
+    served.push({
+      method,
+      url: `${API_BASE}${path}`,
+      statusCode: response.status,
+      contentType: response.headers['content-type'],
+      body: body === null ? '' : typeof body === 'string' ? body : JSON.stringify(body),
+    })
+    return response
+  }
+  return {
+    createPayment: (body, options) => client.createPayment(body, options).then(kept('POST', '/payments')),
+    getPayment: (id) => client.getPayment(id).then(kept('GET', `/payments/${id}`)),
+    cancelPayment: (id, options) =>
+      client.cancelPayment(id, options).then(kept('POST', `/payments/${id}/cancel`)),
+    request: (method, path, body, headers) =>
+      client.request(method, path, body, headers).then(kept(method, path)),
+  }
 }
 
 /** a webhook endpoint of the test's own, so that concurrent scenarios never see each other's */
@@ -153,7 +189,20 @@ describe('on five processes over Kafka and FerretDB', () => {
       status: 'EXPIRED',
       late_funds: { tx_hash: lateTx, amount: '1' },
     })
-    expect(((await client.getPayment(created.paymentId)).body as PaymentBody).status).toBe('expired')
+    const withLateFunds = await waitForPayment(client, created.paymentId, (p) => p.lateFunds.length > 0)
+    expect(withLateFunds).toMatchObject({
+      status: 'expired',
+      lateFunds: [{ txHash: lateTx, amount: '1', receivedAt: expect.any(String) }],
+      receivedFeeAmount: null,
+    })
+    // the history, from payment-command's event store through its command API
+    const history = await client.request('GET', `/payments/${created.paymentId}/events`)
+    expect(history.status).toBe(200)
+    expect((history.body as { data: Array<{ type: string }> }).data.map((event) => event.type)).toEqual([
+      'payment.created',
+      'payment.expired',
+      'late_funds.received',
+    ])
   }, 150_000)
 
   it.concurrent('an underpaid payment is final at expiresAt: a top-up afterwards is reported as late funds', async () => {
@@ -228,6 +277,11 @@ describe('on five processes over Kafka and FerretDB', () => {
       cancelRedirectUrl: 'https://shop.example/cancel',
       feeAmount: '0.255',
       netAmount: '25.245',
+      description: 'Order #1001',
+      requiredConfirmations: 20,
+      lateFunds: [],
+      receivedFeeAmount: null,
+      receivedNetAmount: null,
     })
     expect(Date.parse(created.expiresAt) - Date.parse(created.createdAt)).toBe(30 * 60_000)
 
@@ -249,6 +303,8 @@ describe('on five processes over Kafka and FerretDB', () => {
       confirmations: 20,
       feeAmount: '0.255',
       netAmount: '25.245',
+      receivedFeeAmount: '0.255',
+      receivedNetAmount: '25.245',
       metadata: { orderId: '1001' },
     })
     expect(confirmed.confirmedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
@@ -597,6 +653,39 @@ describe('on five processes over Kafka and FerretDB', () => {
     expectError(await client.getPayment(theirId), 404, 'PAYMENT_NOT_FOUND')
     expectError(await client.cancelPayment(theirId), 404, 'PAYMENT_NOT_FOUND')
     expect(((await other.getPayment(theirId)).body as PaymentBody).status).toBe('pending')
+    expectError(await request('GET', `/payments/${theirId}/events`), 404, 'PAYMENT_NOT_FOUND')
+    expectError(await request('GET', '/payments?limit=0'), 400, 'VALIDATION_ERROR')
+  })
+
+  it.concurrent('lists a merchant’s payments from MongoDB a page at a time, newest first, and filters them', async () => {
+    const shop = clientOf(await cluster.createMerchant('Reading back'))
+    const ids: string[] = []
+    for (const amount of ['1', '2', '3']) {
+      const response = await shop.createPayment({ amount, currency: 'TRX', network: 'TRON' })
+      expect(response.status).toBe(201)
+      ids.push((response.body as PaymentBody).paymentId)
+    }
+    const canceled = ids[1] as string
+    expect((await shop.cancelPayment(canceled)).status).toBe(200)
+    type Page = { data: PaymentBody[]; nextCursor: string | null }
+    const page = async (query: string) => {
+      const response = await shop.request('GET', `/payments${query}`)
+      expect(response.status, JSON.stringify(response.body)).toBe(200)
+      return response.body as Page
+    }
+    // the creates and the cancel are written through to the read model: listed at once
+    const first = await page('?limit=2')
+    expect(first.data.map((payment) => payment.paymentId)).toEqual([ids[2], ids[1]])
+    expect(first.data[1]).toEqual((await shop.getPayment(canceled)).body)
+    const second = await page(`?limit=2&cursor=${first.nextCursor}`)
+    expect(second).toEqual({ data: [expect.objectContaining({ paymentId: ids[0] })], nextCursor: null })
+    expect((await page('?status=canceled')).data.map((payment) => payment.paymentId)).toEqual([canceled])
+    expect((await page('?status=pending,canceled&network=SOLANA')).data).toEqual([])
+    const history = await shop.request('GET', `/payments/${canceled}/events`)
+    expect((history.body as { data: Array<{ type: string }> }).data.map((event) => event.type)).toEqual([
+      'payment.created',
+      'payment.canceled',
+    ])
   })
 })
 

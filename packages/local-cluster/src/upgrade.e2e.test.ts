@@ -90,6 +90,26 @@ describe('upgrade from b991541 (distributed)', () => {
     expect(confirming.body).toMatchObject({ status: 'pending', receivedAmount: '4' })
   })
 
+  it('the old payments have the fields of v1.1 from MongoDB, listed, and their history from the event store', async () => {
+    const { paymentId } = manifest.payments.confirmed
+    const confirmed = (await client.getPayment(paymentId)).body as Record<string, unknown>
+    // the read model's documents were given the fee policy the events' upcaster gives (migration 2)
+    expect(confirmed).toMatchObject({
+      requiredConfirmations: 20,
+      lateFunds: [],
+      receivedFeeAmount: confirmed.feeAmount,
+      receivedNetAmount: confirmed.netAmount,
+    })
+    const listed = await client.request('GET', '/payments?status=confirmed&limit=100')
+    expect(listed.status).toBe(200)
+    const page = (listed.body as { data: Array<{ paymentId: string }> }).data
+    expect(page.find((payment) => payment.paymentId === paymentId)).toEqual(confirmed)
+    const history = await client.request('GET', `/payments/${paymentId}/events`)
+    const types = (history.body as { data: Array<{ type: string }> }).data.map((event) => event.type)
+    expect(types[0]).toBe('payment.created')
+    expect(types.at(-1)).toBe('payment.confirmed')
+  })
+
   it('every store of the MongoDB database is versioned', async () => {
     const versions = await mongo.db(name).collection('schema_versions').find().toArray()
     expect(versions.map((version) => version._id).sort()).toEqual([

@@ -172,6 +172,7 @@ describe('createDeliveryRecorder', () => {
     let crashes = 1
     const crashing: PaymentReadModel = {
       get: (paymentId) => harness.payments.get(paymentId),
+      list: (query) => harness.payments.list(query),
       save: async (document) => {
         if (crashes-- > 0) throw new Error('process killed')
         return harness.payments.save(document)
@@ -247,6 +248,7 @@ describe('createDeliveryRecorder', () => {
         return harness.payments.get(id)
       },
       save: (document) => harness.payments.save(document),
+      list: (query) => harness.payments.list(query),
     }
     const recorder = createDeliveryRecorder({
       bus: harness.bus,

@@ -53,7 +53,7 @@ describe('createPayment', () => {
     expect(event).toMatchObject({
       revision: 0,
       type: 'PaymentCreated',
-      metadata: { schemaVersion: 1 },
+      metadata: { schemaVersion: 2 },
       data: {
         paymentId,
         merchantId,
@@ -82,7 +82,13 @@ describe('createPayment', () => {
     const input = { merchantId: 'merchant-fees', feePolicy: { feeBps: 0, fixedFees: {} }, request: request() }
     const created = await handler.createPayment(input)
     // 10.5 USDT: 2.5 % is 262500 units, plus the fixed 0.1 USDT (100000)
-    expect(created.payment.created).toMatchObject({ amountUnits: '10500000', feeUnits: '362500' })
+    expect(created.payment.created).toMatchObject({
+      amountUnits: '10500000',
+      feeUnits: '362500',
+      // the policy is recorded with the payment, for the fee of what arrives (docs/api.md, "Fees")
+      feeBps: 250,
+      fixedFeeUnits: '100000',
+    })
   })
 
   it('refuses a merchant the merchant store does not know: NOT_FOUND, nothing appended, no address spent', async () => {

@@ -33,7 +33,7 @@ import {
   type PaymentSnapshot,
   WrongExpectedRevisionError,
 } from '@chainpay/ports'
-import { type LoadedPayment, loadPayment, toNewEvent } from './payment-stream.js'
+import { type LoadedPayment, loadPayment, toNewEvent, toPaymentEvent } from './payment-stream.js'
 
 export interface PaymentCommandHandlerDeps {
   eventStore: EventStore
@@ -166,6 +166,18 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
       const current = await loadPayment(eventStore, paymentId)
       if (current.state.status === 'none' || current.state.created.merchantId !== merchantId) return null
       return { payment: current.state, revision: current.revision }
+    },
+
+    async getPaymentHistory({ merchantId, paymentId }) {
+      const recorded = await eventStore.readStream(toPaymentStreamId(paymentId))
+      const entries = recorded.map((stored) => ({
+        eventId: stored.eventId,
+        recordedAt: stored.recordedAt,
+        event: toPaymentEvent(stored),
+      }))
+      const first = entries[0]?.event
+      if (first?.type !== 'PaymentCreated' || first.data.merchantId !== merchantId) return null
+      return entries
     },
 
     async recordObservation(observation): Promise<void> {

@@ -1,4 +1,4 @@
-import type { OpenPayment } from '@chainpay/domain'
+import type { OpenPayment, PaymentHistoryEntry } from '@chainpay/domain'
 
 // How the gateway asks payment-command to act: a direct call in standalone, HTTP in the distributed
 // shape. Failures are DomainErrors carrying the merchant-facing code, and UnavailableError
@@ -32,4 +32,9 @@ export interface PaymentCommands {
   cancelPayment(input: { merchantId: string; paymentId: string }): Promise<PaymentSnapshot>
   /** the payment from the source of truth; null for unknown or another merchant's */
   getPayment(input: { merchantId: string; paymentId: string }): Promise<PaymentSnapshot | null>
+  /**
+   * the payment's whole stream from the source of truth, oldest first, each event at its current
+   * schema version; null for unknown or another merchant's
+   */
+  getPaymentHistory(input: { merchantId: string; paymentId: string }): Promise<PaymentHistoryEntry[] | null>
 }

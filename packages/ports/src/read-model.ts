@@ -1,7 +1,33 @@
-import type { FoldedPayment } from '@chainpay/domain'
+import type { FoldedPayment, PaymentStatus } from '@chainpay/domain'
 
 /** One payment as the read side keeps it: the domain's fold of its events (foldPaymentEvent). */
 export type PaymentDocument = FoldedPayment
+
+/** where a page of a merchant's payments starts: strictly after this one, in list order */
+export interface PaymentListPosition {
+  createdAt: string
+  paymentId: string
+}
+
+/**
+ * A merchant's payments, newest first: ordered by (createdAt, paymentId) descending, so that the
+ * order is total and a page continues from the last payment of the one before (docs/api.md,
+ * "GET /payments"). Timestamps are ISO 8601 in UTC with milliseconds, as payments record them.
+ */
+export interface PaymentListQuery {
+  merchantId: string
+  /** at most this many documents */
+  limit: number
+  after?: PaymentListPosition
+  /** any of these statuses; all when absent */
+  statuses?: readonly PaymentStatus[]
+  network?: string
+  currency?: string
+  /** createdAt at or after */
+  createdFrom?: string
+  /** createdAt before */
+  createdTo?: string
+}
 
 export interface PaymentReadModel {
   get(paymentId: string): Promise<PaymentDocument | null>
@@ -10,4 +36,9 @@ export interface PaymentReadModel {
    * revision is ignored ('stale'), which makes replays and duplicate deliveries harmless.
    */
   save(document: PaymentDocument): Promise<'applied' | 'stale'>
+  /**
+   * One page of a merchant's payments, from an index that begins with the merchant: the page costs
+   * the same however many payments the store holds.
+   */
+  list(query: PaymentListQuery): Promise<PaymentDocument[]>
 }

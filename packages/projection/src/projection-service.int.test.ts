@@ -117,6 +117,7 @@ describe('createProjectionService', () => {
     const saved: number[] = []
     const flaky: PaymentReadModel = {
       get: (paymentId) => readModel.get(paymentId),
+      list: (query) => readModel.list(query),
       async save(document) {
         if (failures > 0) {
           failures -= 1

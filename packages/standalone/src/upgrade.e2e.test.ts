@@ -77,6 +77,38 @@ describe('upgrade from b991541 (standalone)', () => {
     expect(pending.body).toMatchObject({ status: 'pending', amount: '12.5', receivedAmount: null })
   })
 
+  it('the old payments have the fields of v1.1, listed and with their history, from events written before them', async () => {
+    const client = merchantClientFor(standalone)
+    const { paymentId } = manifest.payments.confirmed
+    const confirmed = (await client.getPayment(paymentId)).body as Record<string, unknown>
+    // their PaymentCreated recorded no fee policy: the fee of the requested amount stands for it
+    expect(confirmed).toMatchObject({
+      requiredConfirmations: 20,
+      lateFunds: [],
+      receivedFeeAmount: confirmed.feeAmount,
+      receivedNetAmount: confirmed.netAmount,
+    })
+    expect(confirmed.description === null || typeof confirmed.description === 'string').toBe(true)
+    const pending = (await client.getPayment(manifest.payments.pending.paymentId)).body
+    expect(pending).toMatchObject({ receivedFeeAmount: null, receivedNetAmount: null })
+
+    const list = await client.request('GET', '/payments?limit=100')
+    expect(list.status).toBe(200)
+    const listed = (list.body as { data: Array<{ paymentId: string }> }).data
+    expect(listed.find((payment) => payment.paymentId === paymentId)).toEqual(confirmed)
+    const byStatus = await client.request('GET', '/payments?status=confirmed')
+    expect((byStatus.body as { data: Array<{ paymentId: string }> }).data.map((p) => p.paymentId)).toContain(
+      paymentId,
+    )
+
+    const history = await client.request('GET', `/payments/${paymentId}/events`)
+    expect(history.status).toBe(200)
+    const types = (history.body as { data: Array<{ type: string }> }).data.map((event) => event.type)
+    expect(types[0]).toBe('payment.created')
+    expect(types).toContain('transfer.detected')
+    expect(types.at(-1)).toBe('payment.confirmed')
+  })
+
   it('the file is migrated: every store at its last version', () => {
     const db = openSqliteDatabase(join(dataDir, 'chainpay.sqlite'))
     try {

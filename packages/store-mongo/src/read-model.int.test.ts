@@ -1,10 +1,12 @@
 import { testMongoDbUrl } from '@chainpay/local-servers/testing'
 import { describePaymentReadModelContract, samplePaymentDocument } from '@chainpay/ports/testing'
-import type { Db } from 'mongodb'
+import type { Db, Filter } from 'mongodb'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mongoCollections } from './collections.js'
 import { type MongoDatabase, openMongoDatabase } from './database.js'
-import { createMongoPaymentReadModel, paymentReadModelIndexes } from './read-model.js'
+import { escapeKeys } from './document-keys.js'
+import { createMongoPaymentReadModel, mongoPaymentListFilter, paymentReadModelIndexes } from './read-model.js'
+import { migrateMongoDatabase, readModelComponent } from './schema-versions.js'
 import { dropTestDatabase, freshTestDatabase } from './test-database.js'
 
 const freshDatabase = (collection?: string) =>
@@ -92,5 +94,83 @@ describe('createMongoPaymentReadModel', () => {
 
   it('refuses a collection name that is not plain lower case', () => {
     expect(() => createMongoPaymentReadModel(db, { collection: 'payments.read' })).toThrow(/must match/)
+  })
+})
+
+describe('read model schema migration 2 (payment lists)', () => {
+  it('gives documents written before it their listed fields and the fee policy their events upcast to', async () => {
+    const mongo = await freshDatabase()
+    try {
+      const current = samplePaymentDocument('pay_old', 2, { status: 'confirmed' })
+      const { feeBps: _bps, fixedFeeUnits: _fixed, ...createdV1 } = current.state.created
+      // as the release before it wrote a payment (keys escaped as document-keys.ts does)
+      await mongo.db.collection(mongoCollections.paymentsRead).insertOne({
+        _id: 'pay_old' as never,
+        merchantId: 'mer_1',
+        revision: 2,
+        state: escapeKeys({ ...current.state, created: createdV1 }),
+        updatedAt: current.updatedAt,
+      })
+      await migrateMongoDatabase(mongo.db, [readModelComponent(mongoCollections.paymentsRead)])
+      const store = createMongoPaymentReadModel(mongo.db)
+      const upgraded = samplePaymentDocument('pay_old', 2, {
+        status: 'confirmed',
+        created: { ...current.state.created, feeBps: 0, fixedFeeUnits: current.state.created.feeUnits },
+      })
+      expect(await store.get('pay_old')).toEqual(upgraded)
+      expect(
+        await store.list({ merchantId: 'mer_1', limit: 10, statuses: ['confirmed'], network: 'TRON' }),
+      ).toEqual([upgraded])
+    } finally {
+      await dropped(mongo)
+    }
+  })
+})
+
+describe('a page of the list', () => {
+  // MongoDB walks index `listed` from the position and examines the page's documents only. FerretDB
+  // 1.24 on SQLite pushes no filter, sort or limit down to its backend (its explain says so) and
+  // scans the collection: docs/benchmarks.md, "Listing payments".
+  it('examines the page’s documents only on MongoDB; FerretDB 1.24 says it pushes nothing down', async () => {
+    const mongo = await freshDatabase()
+    try {
+      const store = createMongoPaymentReadModel(mongo.db)
+      for (let n = 0; n < 60; n++) {
+        const document = samplePaymentDocument(`pay_${String(n).padStart(2, '0')}`, 0)
+        const merchantId = n % 3 === 0 ? 'mer_1' : 'mer_2'
+        const created = {
+          ...document.state.created,
+          merchantId,
+          createdAt: new Date(Date.UTC(2030, 0, 1, 0, n)).toISOString(),
+        }
+        await store.save({ ...document, merchantId, state: { ...document.state, created } })
+      }
+      const query = {
+        merchantId: 'mer_1',
+        limit: 5,
+        after: { createdAt: new Date(Date.UTC(2030, 0, 1, 0, 45)).toISOString(), paymentId: 'pay_45' },
+      }
+      expect((await store.list(query)).map((document) => document.paymentId)).toEqual([
+        'pay_42',
+        'pay_39',
+        'pay_36',
+        'pay_33',
+        'pay_30',
+      ])
+      const explained = await mongo.db
+        .collection<{ _id: string }>(mongoCollections.paymentsRead)
+        .find(mongoPaymentListFilter(query) as Filter<{ _id: string }>)
+        .sort({ createdAt: -1, _id: -1 })
+        .limit(query.limit)
+        .explain('executionStats')
+      if ('ferretdbVersion' in (explained.serverInfo ?? {})) {
+        expect(explained).toMatchObject({ filterPushdown: false, sortPushdown: false })
+      } else {
+        expect(JSON.stringify(explained.queryPlanner.winningPlan)).toContain('"indexName":"listed"')
+        expect(explained.executionStats.totalDocsExamined).toBeLessThanOrEqual(query.limit)
+      }
+    } finally {
+      await dropped(mongo)
+    }
   })
 })

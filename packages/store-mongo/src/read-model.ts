@@ -1,5 +1,10 @@
-import { type PaymentDocument, type PaymentReadModel, translateFailures } from '@chainpay/ports'
-import type { Db } from 'mongodb'
+import {
+  type PaymentDocument,
+  type PaymentListQuery,
+  type PaymentReadModel,
+  translateFailures,
+} from '@chainpay/ports'
+import type { Db, Filter } from 'mongodb'
 import { type IndexSpec, mongoCollections } from './collections.js'
 import { createPerKeyQueue, isDuplicateKeyError } from './concurrency.js'
 import { escapeKeys, unescapeKeys } from './document-keys.js'
@@ -17,11 +22,53 @@ interface PaymentRecord {
   revision: number
   state: unknown
   updatedAt: string
+  // the fields GET /payments selects and orders by, copied out of the state (schema migration 2)
+  createdAt: string
+  status: string
+  network: string
+  currency: string
 }
 
-/** the read model's indexes in `collection`: a merchant's payments, newest change last */
+/**
+ * the read model's indexes in `collection`: a merchant's payments, newest change last; and its
+ * payments in list order (docs/api.md, "GET /payments")
+ */
 export function paymentReadModelIndexes(collection: string = mongoCollections.paymentsRead): IndexSpec[] {
-  return [{ collection, name: 'by_merchant', key: { merchantId: 1, updatedAt: 1 } }]
+  return [
+    { collection, name: 'by_merchant', key: { merchantId: 1, updatedAt: 1 } },
+    { collection, name: 'listed', key: { merchantId: 1, createdAt: -1, _id: -1 } },
+  ]
+}
+
+/**
+ * Migration 2 of a read model collection: every document gets the listed fields, and the fee policy
+ * PaymentCreated records since its schema version 2, set as its upcaster sets it on older events
+ * (packages/contracts). Document by document: FerretDB v1 has no update with an aggregation
+ * pipeline. Runs again harmlessly: a document that has them is not selected.
+ */
+export async function backfillListedFields(db: Db, collection: string): Promise<void> {
+  const payments = db.collection<PaymentRecord>(collection)
+  const missing = payments.find({
+    $or: [{ createdAt: { $exists: false } }, { 'state.created.feeBps': { $exists: false } }],
+  })
+  for await (const record of missing) {
+    const state = record.state as { status: string; created: Record<string, unknown> }
+    const { created } = state
+    await payments.updateOne(
+      { _id: record._id },
+      {
+        $set: {
+          createdAt: created.createdAt as string,
+          status: state.status,
+          network: created.network as string,
+          currency: created.currency as string,
+          'state.created.feeBps': (created.feeBps as number | undefined) ?? 0,
+          'state.created.fixedFeeUnits':
+            (created.fixedFeeUnits as string | undefined) ?? (created.feeUnits as string),
+        },
+      },
+    )
+  }
 }
 
 /**
@@ -44,6 +91,10 @@ export function createMongoPaymentReadModel(db: Db, options: MongoReadModelOptio
         revision: document.revision,
         state: escapeKeys(document.state),
         updatedAt: document.updatedAt,
+        createdAt: document.state.created.createdAt,
+        status: document.state.status,
+        network: document.state.created.network,
+        currency: document.state.created.currency,
       },
     }
     try {
@@ -63,14 +114,16 @@ export function createMongoPaymentReadModel(db: Db, options: MongoReadModelOptio
     {
       async get(paymentId) {
         const record = await payments.findOne({ _id: paymentId })
-        if (record === null) return null
-        return {
-          paymentId: record._id,
-          merchantId: record.merchantId,
-          revision: record.revision,
-          state: unescapeKeys<PaymentDocument['state']>(record.state),
-          updatedAt: record.updatedAt,
-        }
+        return record === null ? null : toDocument(record)
+      },
+
+      async list(query) {
+        const records = await payments
+          .find(mongoPaymentListFilter(query))
+          .sort({ createdAt: -1, _id: -1 })
+          .limit(query.limit)
+          .toArray()
+        return records.map(toDocument)
       },
 
       save(document) {
@@ -79,4 +132,36 @@ export function createMongoPaymentReadModel(db: Db, options: MongoReadModelOptio
     },
     translateMongoFailure,
   )
+}
+
+function toDocument(record: PaymentRecord): PaymentDocument {
+  return {
+    paymentId: record._id,
+    merchantId: record.merchantId,
+    revision: record.revision,
+    state: unescapeKeys<PaymentDocument['state']>(record.state),
+    updatedAt: record.updatedAt,
+  }
+}
+
+/** one page's filter: the merchant and the position select a range of index `listed` */
+export function mongoPaymentListFilter(query: PaymentListQuery): Filter<PaymentRecord> {
+  const conditions: Filter<PaymentRecord>[] = [{ merchantId: query.merchantId }]
+  const { after } = query
+  if (after !== undefined) {
+    conditions.push({
+      $or: [
+        { createdAt: { $lt: after.createdAt } },
+        { createdAt: after.createdAt, _id: { $lt: after.paymentId } },
+      ],
+    })
+  }
+  if (query.createdFrom !== undefined) conditions.push({ createdAt: { $gte: query.createdFrom } })
+  if (query.createdTo !== undefined) conditions.push({ createdAt: { $lt: query.createdTo } })
+  if (query.statuses !== undefined && query.statuses.length > 0) {
+    conditions.push({ status: { $in: [...query.statuses] } })
+  }
+  if (query.network !== undefined) conditions.push({ network: query.network })
+  if (query.currency !== undefined) conditions.push({ currency: query.currency })
+  return conditions.length === 1 ? (conditions[0] ?? {}) : { $and: conditions }
 }

@@ -5,7 +5,7 @@ import { type IndexSpec, mongoCollections } from './collections.js'
 import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
 import { merchantIndexes } from './merchants.js'
-import { paymentReadModelIndexes } from './read-model.js'
+import { backfillListedFields, paymentReadModelIndexes } from './read-model.js'
 
 /**
  * Versioned storage on MongoDB (docs/operations.md, "Upgrades and rollbacks"), as on SQLite: each
@@ -81,10 +81,19 @@ export function indexMigration(
 
 const baseline = 'the collections and indexes of the release before versioned storage (b991541)'
 
-function readModelComponent(collection: string): MongoComponent {
+export function readModelComponent(collection: string): MongoComponent {
   return {
     component: `read-model:${collection}`,
-    migrations: [indexMigration(baseline, paymentReadModelIndexes(collection), ['by_merchant'])],
+    migrations: [
+      indexMigration(baseline, paymentReadModelIndexes(collection), ['by_merchant']),
+      {
+        description: 'payment lists: the listed fields and index `listed`; recorded fee policy',
+        apply: async (db) => {
+          await backfillListedFields(db, collection)
+          await indexMigration('', paymentReadModelIndexes(collection), ['listed']).apply(db)
+        },
+      },
+    ],
   }
 }
 

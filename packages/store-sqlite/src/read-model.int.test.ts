@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { describePaymentReadModelContract, samplePaymentDocument } from '@chainpay/ports/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type DatabaseSync, openSqliteDatabase } from './database.js'
-import { createSqlitePaymentReadModel } from './read-model.js'
+import { createSqlitePaymentReadModel, readModelMigrations, sqlitePaymentListing } from './read-model.js'
+import { migrateSqliteComponent } from './schema-versions.js'
 
 const directories: string[] = []
 const freshFile = () => {
@@ -41,6 +42,78 @@ describe('createSqlitePaymentReadModel', () => {
       expect(await store.save(samplePaymentDocument('pay_1', 4))).toBe('stale')
     } finally {
       reopened.close()
+    }
+  })
+})
+
+describe('read model schema migration 2 (payment lists)', () => {
+  it('gives documents written before it their listed columns and the fee policy their events upcast to', async () => {
+    const db = openSqliteDatabase(freshFile())
+    try {
+      // the table at version 1, holding a payment as the release before it wrote it
+      migrateSqliteComponent(db, 'read-model:payments_read', readModelMigrations('payments_read').slice(0, 1))
+      const current = samplePaymentDocument('pay_old', 2, { status: 'confirmed' })
+      const { feeBps: _bps, fixedFeeUnits: _fixed, ...createdV1 } = current.state.created
+      db.prepare(
+        'INSERT INTO payments_read (payment_id, merchant_id, revision, state, updated_at) VALUES (?, ?, ?, ?, ?)',
+      ).run(
+        'pay_old',
+        'mer_1',
+        2,
+        JSON.stringify({ ...current.state, created: createdV1 }),
+        current.updatedAt,
+      )
+
+      const store = createSqlitePaymentReadModel(db)
+      const upgraded = samplePaymentDocument('pay_old', 2, {
+        status: 'confirmed',
+        created: { ...current.state.created, feeBps: 0, fixedFeeUnits: current.state.created.feeUnits },
+      })
+      expect(await store.get('pay_old')).toEqual(upgraded)
+      expect(
+        await store.list({ merchantId: 'mer_1', limit: 10, statuses: ['confirmed'], network: 'TRON' }),
+      ).toEqual([upgraded])
+    } finally {
+      db.close()
+    }
+  })
+})
+
+describe('a page of the list', () => {
+  it('is a range of the (merchant_id, created_at, payment_id) index, read in its order: no scan, no sort', () => {
+    const db = openSqliteDatabase(':memory:')
+    try {
+      createSqlitePaymentReadModel(db)
+      const build = sqlitePaymentListing('payments_read')
+      const queries = [
+        { merchantId: 'mer_1', limit: 21 },
+        { merchantId: 'mer_1', limit: 21, after: { createdAt: '2030-01-01T00:00:00.000Z', paymentId: 'p' } },
+        {
+          merchantId: 'mer_1',
+          limit: 21,
+          after: { createdAt: '2030-01-01T00:00:00.000Z', paymentId: 'p' },
+          createdFrom: '2029-01-01T00:00:00.000Z',
+          createdTo: '2031-01-01T00:00:00.000Z',
+          statuses: ['pending', 'confirmed'] as const,
+          network: 'TRON',
+          currency: 'USDT',
+        },
+      ]
+      for (const query of queries) {
+        const { sql, parameters } = build({
+          ...query,
+          statuses: query.statuses ? [...query.statuses] : undefined,
+        })
+        const plan = db
+          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all(...parameters)
+          .map((row) => String(row.detail))
+        expect(plan, sql).toEqual([
+          expect.stringMatching(/^SEARCH payments_read USING INDEX payments_read_listed \(merchant_id=\?/),
+        ])
+      }
+    } finally {
+      db.close()
     }
   })
 })

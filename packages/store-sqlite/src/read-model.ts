@@ -1,4 +1,10 @@
-import { type PaymentDocument, type PaymentReadModel, translateFailures } from '@chainpay/ports'
+import type { StatementSync } from 'node:sqlite'
+import {
+  type PaymentDocument,
+  type PaymentListQuery,
+  type PaymentReadModel,
+  translateFailures,
+} from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
@@ -18,6 +24,30 @@ export function readModelMigrations(table: string): readonly SqliteMigration[] {
             updated_at TEXT NOT NULL
           ) STRICT;
           CREATE INDEX IF NOT EXISTS ${table}_by_merchant ON ${table} (merchant_id, updated_at);
+        `),
+    },
+    {
+      // GET /payments (docs/api.md): the listed fields in columns of their own, one index for the
+      // keyset order; and the fee policy PaymentCreated records since its schema version 2, set on
+      // the older documents as its upcaster sets it on their events (packages/contracts).
+      description:
+        'payment lists: created_at, status, network, currency and their index; recorded fee policy',
+      apply: (db) =>
+        db.exec(`
+          ALTER TABLE ${table} ADD COLUMN created_at TEXT NOT NULL DEFAULT '';
+          ALTER TABLE ${table} ADD COLUMN status TEXT NOT NULL DEFAULT '';
+          ALTER TABLE ${table} ADD COLUMN network TEXT NOT NULL DEFAULT '';
+          ALTER TABLE ${table} ADD COLUMN currency TEXT NOT NULL DEFAULT '';
+          UPDATE ${table} SET state = json_set(state,
+            '$.created.feeBps', 0,
+            '$.created.fixedFeeUnits', json_extract(state, '$.created.feeUnits'))
+          WHERE json_type(state, '$.created.feeBps') IS NULL;
+          UPDATE ${table} SET
+            created_at = json_extract(state, '$.created.createdAt'),
+            status = json_extract(state, '$.status'),
+            network = json_extract(state, '$.created.network'),
+            currency = json_extract(state, '$.created.currency');
+          CREATE INDEX ${table}_listed ON ${table} (merchant_id, created_at, payment_id);
         `),
     },
   ]
@@ -45,28 +75,40 @@ export function createSqlitePaymentReadModel(
   )
   // One statement decides and writes, so there is no read-then-write window between two writers.
   const upsert = db.prepare(`
-    INSERT INTO ${table} (payment_id, merchant_id, revision, state, updated_at)
-    VALUES (:paymentId, :merchantId, :revision, :state, :updatedAt)
+    INSERT INTO ${table} (payment_id, merchant_id, revision, state, updated_at, created_at, status, network, currency)
+    VALUES (:paymentId, :merchantId, :revision, :state, :updatedAt, :createdAt, :status, :network, :currency)
     ON CONFLICT (payment_id) DO UPDATE SET
       merchant_id = excluded.merchant_id,
       revision = excluded.revision,
       state = excluded.state,
-      updated_at = excluded.updated_at
+      updated_at = excluded.updated_at,
+      status = excluded.status
     WHERE excluded.revision > ${table}.revision
   `)
+  const listing = sqlitePaymentListing(table)
+  // one statement per combination of filters, prepared once
+  const statements = new Map<string, StatementSync>()
+  const statement = (sql: string) => {
+    let prepared = statements.get(sql)
+    if (prepared === undefined) {
+      prepared = db.prepare(sql)
+      statements.set(sql, prepared)
+    }
+    return prepared
+  }
 
   return translateFailures(
     {
       async get(paymentId) {
         const row = select.get(paymentId)
-        if (row === undefined) return null
-        return {
-          paymentId: row.payment_id as string,
-          merchantId: row.merchant_id as string,
-          revision: Number(row.revision),
-          state: JSON.parse(row.state as string) as PaymentDocument['state'],
-          updatedAt: row.updated_at as string,
-        }
+        return row === undefined ? null : toDocument(row)
+      },
+
+      async list(query) {
+        const { sql, parameters } = listing(query)
+        return statement(sql)
+          .all(...parameters)
+          .map(toDocument)
       },
 
       async save(document) {
@@ -76,10 +118,70 @@ export function createSqlitePaymentReadModel(
           revision: document.revision,
           state: JSON.stringify(document.state),
           updatedAt: document.updatedAt,
+          createdAt: document.state.created.createdAt,
+          status: document.state.status,
+          network: document.state.created.network,
+          currency: document.state.created.currency,
         })
         return Number(changes) === 1 ? 'applied' : 'stale'
       },
     },
     translateSqliteFailure,
   )
+}
+
+function toDocument(row: Record<string, unknown>): PaymentDocument {
+  return {
+    paymentId: row.payment_id as string,
+    merchantId: row.merchant_id as string,
+    revision: Number(row.revision),
+    state: JSON.parse(row.state as string) as PaymentDocument['state'],
+    updatedAt: row.updated_at as string,
+  }
+}
+
+/**
+ * The statement of one page: a range of the (merchant_id, created_at, payment_id) index walked
+ * backwards from the position, so SQLite reads the page's rows and no others when nothing is
+ * filtered out (read-model.int.test.ts checks the plan). Filters on status, network and currency
+ * are checked on the rows the walk meets.
+ */
+export function sqlitePaymentListing(
+  table: string,
+): (query: PaymentListQuery) => { sql: string; parameters: Array<string | number> } {
+  return (query) => {
+    const conditions = ['merchant_id = ?']
+    const parameters: Array<string | number> = [query.merchantId]
+    if (query.after !== undefined) {
+      conditions.push('(created_at, payment_id) < (?, ?)')
+      parameters.push(query.after.createdAt, query.after.paymentId)
+    }
+    if (query.createdFrom !== undefined) {
+      conditions.push('created_at >= ?')
+      parameters.push(query.createdFrom)
+    }
+    if (query.createdTo !== undefined) {
+      conditions.push('created_at < ?')
+      parameters.push(query.createdTo)
+    }
+    if (query.statuses !== undefined && query.statuses.length > 0) {
+      conditions.push(`status IN (${query.statuses.map(() => '?').join(', ')})`)
+      parameters.push(...query.statuses)
+    }
+    if (query.network !== undefined) {
+      conditions.push('network = ?')
+      parameters.push(query.network)
+    }
+    if (query.currency !== undefined) {
+      conditions.push('currency = ?')
+      parameters.push(query.currency)
+    }
+    parameters.push(query.limit)
+    const sql = `
+      SELECT payment_id, merchant_id, revision, state, updated_at FROM ${table} INDEXED BY ${table}_listed
+      WHERE ${conditions.join(' AND ')}
+      ORDER BY created_at DESC, payment_id DESC
+      LIMIT ?`
+    return { sql, parameters }
+  }
 }

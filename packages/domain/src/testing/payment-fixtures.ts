@@ -46,6 +46,8 @@ export function paymentCreatedData(data: Partial<PaymentCreatedData> = {}): Paym
     amountUnits: '10500000',
     feeUnits: '105000',
     netUnits: '10395000',
+    feeBps: 100,
+    fixedFeeUnits: '0',
     address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
     tokenAccount: null,
     derivationPath: "m/44'/195'/0'/0/7",

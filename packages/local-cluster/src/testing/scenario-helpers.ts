@@ -13,6 +13,7 @@ export interface PaymentBody {
   amount: string
   expectedAmount: string
   receivedAmount: string | null
+  lateFunds: Array<{ txHash: string; amount: string; receivedAt: string }>
   generatedAddress: string
   generatedTokenAccount: string | null
   txHash: string | null

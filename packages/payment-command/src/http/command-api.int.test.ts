@@ -216,6 +216,19 @@ describe('buildCommandApi: who may command, for which merchant', () => {
     expect(await cancel({ authorization: COMMAND_API_TOKEN })).toMatchObject({ status: 401 })
     const read = await send(baseUrl, 'GET', `/internal/v1/payments/${paymentId}?merchantId=merchant-1`)
     expect(read).toMatchObject({ status: 401, body: { error: { code: 'MISSING_AUTH_HEADERS' } } })
+    const history = (headers: Record<string, string> = {}) =>
+      send(
+        baseUrl,
+        'GET',
+        `/internal/v1/payments/${paymentId}/events?merchantId=merchant-1`,
+        undefined,
+        headers,
+      )
+    expect(await history()).toMatchObject({ status: 401, body: { error: { code: 'MISSING_AUTH_HEADERS' } } })
+    expect(await history(bearer)).toMatchObject({
+      status: 200,
+      body: { events: [{ event: { type: 'PaymentCreated', data: { paymentId } } }] },
+    })
     const anotherCreate = await send(
       baseUrl,
       'POST',

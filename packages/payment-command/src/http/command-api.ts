@@ -87,4 +87,15 @@ function commandRoutes(app: HttpApp, handler: PaymentCommands): void {
       return reply.send(snapshot)
     },
   )
+
+  app.get(
+    commandApiRoutes.history,
+    { schema: { params: PaymentParams, querystring: MerchantQuery } },
+    async (request, reply) => {
+      const { paymentId } = request.params
+      const events = await handler.getPaymentHistory({ merchantId: request.query.merchantId, paymentId })
+      if (events === null) throw new DomainError('PAYMENT_NOT_FOUND', `payment ${paymentId} not found`)
+      return reply.send({ events })
+    },
+  )
 }

@@ -156,6 +156,29 @@ export function describePaymentCommandsContract(
       await expectDomainError(commands.cancelPayment({ merchantId, paymentId }), 'PAYMENT_NOT_FOUND')
     })
 
+    it('reads the whole history from the source of truth, oldest first, each event with its id and time', async () => {
+      const created = await create(usdtRequest())
+      const paymentId = created.payment.created.paymentId
+      await commands.cancelPayment({ merchantId, paymentId })
+      const history = await commands.getPaymentHistory({ merchantId, paymentId })
+      expect(history?.map((entry) => entry.event.type)).toEqual(['PaymentCreated', 'PaymentCanceled'])
+      expect(history?.[0]?.event.data).toEqual(created.payment.created)
+      expect(history?.[1]?.event.data).toMatchObject({ paymentId })
+      for (const entry of history ?? []) {
+        expect(entry.eventId).toMatch(/^[0-9a-f-]{36}$/)
+        expect(new Date(entry.recordedAt).toISOString()).toBe(entry.recordedAt)
+      }
+    })
+
+    it('has no history for an unknown id or another merchant’s payment', async () => {
+      const { payment } = await create(usdtRequest())
+      const other = `merchant-${randomUUID()}`
+      expect(
+        await commands.getPaymentHistory({ merchantId: other, paymentId: payment.created.paymentId }),
+      ).toBeNull()
+      expect(await commands.getPaymentHistory({ merchantId, paymentId: randomUUID() })).toBeNull()
+    })
+
     it("treats another merchant's payment as unknown and leaves it as it is", async () => {
       const { payment } = await create(usdtRequest())
       const paymentId = payment.created.paymentId

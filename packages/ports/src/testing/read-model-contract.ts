@@ -1,8 +1,8 @@
-import type { OpenPayment } from '@chainpay/domain'
+import type { OpenPayment, PaymentCreatedData } from '@chainpay/domain'
 import { paymentCreatedData } from '@chainpay/domain/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { StoreUnavailableError } from '../failures.js'
-import type { PaymentDocument, PaymentReadModel } from '../read-model.js'
+import type { PaymentDocument, PaymentListQuery, PaymentReadModel } from '../read-model.js'
 
 export interface PaymentReadModelFixture {
   store: PaymentReadModel
@@ -69,6 +69,93 @@ export function describePaymentReadModelContract(
       expect(await store.get('pay_2')).toEqual(second)
     })
 
+    describe('list', () => {
+      /** pay_<n> created n minutes after the hour: pay_01 .. pay_<count> */
+      const seed = async (
+        count: number,
+        created: (n: number) => Partial<PaymentCreatedData> = () => ({}),
+      ) => {
+        for (let n = 1; n <= count; n++) {
+          await store.save(
+            listedDocument(`pay_${String(n).padStart(2, '0')}`, { createdAt: minute(n), ...created(n) }),
+          )
+        }
+      }
+      const idsOf = (documents: PaymentDocument[]) => documents.map((document) => document.paymentId)
+      const page = (query: Partial<PaymentListQuery> = {}) =>
+        store.list({ merchantId: 'mer_1', limit: 100, ...query }).then(idsOf)
+
+      it('lists a merchant’s payments newest first, whole documents, at most `limit`', async () => {
+        await seed(5)
+        await store.save(listedDocument('pay_other', { merchantId: 'mer_2', createdAt: minute(3) }))
+        expect(await page()).toEqual(['pay_05', 'pay_04', 'pay_03', 'pay_02', 'pay_01'])
+        expect(await page({ limit: 2 })).toEqual(['pay_05', 'pay_04'])
+        const [newest] = await store.list({ merchantId: 'mer_1', limit: 1 })
+        expect(newest).toEqual(await store.get('pay_05'))
+        expect(await page({ merchantId: 'mer_2' })).toEqual(['pay_other'])
+        expect(await page({ merchantId: 'mer_3' })).toEqual([])
+      })
+
+      it('orders payments created in the same millisecond by id, and continues strictly after a position', async () => {
+        for (const id of ['pay_b', 'pay_a', 'pay_c']) {
+          await store.save(listedDocument(id, { createdAt: minute(1) }))
+        }
+        await store.save(listedDocument('pay_z', { createdAt: minute(0) }))
+        expect(await page()).toEqual(['pay_c', 'pay_b', 'pay_a', 'pay_z'])
+        expect(await page({ after: { createdAt: minute(1), paymentId: 'pay_b' } })).toEqual([
+          'pay_a',
+          'pay_z',
+        ])
+        expect(await page({ after: { createdAt: minute(0), paymentId: 'pay_z' } })).toEqual([])
+      })
+
+      it('pages through everything once while payments are created between the pages', async () => {
+        await seed(7)
+        const seen: string[] = []
+        let after: PaymentListQuery['after']
+        for (let round = 0; round < 10; round++) {
+          const documents = await store.list({ merchantId: 'mer_1', limit: 3, ...(after ? { after } : {}) })
+          seen.push(...idsOf(documents))
+          // a newer payment arrives while the merchant pages
+          await store.save(listedDocument(`pay_new_${round}`, { createdAt: minute(60 + round) }))
+          const last = documents.at(-1)
+          if (documents.length < 3 || last === undefined) break
+          after = { createdAt: last.state.created.createdAt, paymentId: last.paymentId }
+        }
+        expect(seen).toEqual(['pay_07', 'pay_06', 'pay_05', 'pay_04', 'pay_03', 'pay_02', 'pay_01'])
+      })
+
+      it('filters by statuses, network, currency and a creation window (from inclusive, to exclusive)', async () => {
+        await seed(6, (n) => ({
+          network: n % 2 === 0 ? 'SOLANA' : 'TRON',
+          currency: n <= 3 ? 'USDT' : 'USDC',
+        }))
+        await store.save(
+          listedDocument('pay_02', { createdAt: minute(2), network: 'SOLANA' }, 1, 'confirmed'),
+        )
+        await store.save(listedDocument('pay_05', { createdAt: minute(5), currency: 'USDC' }, 1, 'expired'))
+        expect(await page({ statuses: ['confirmed'] })).toEqual(['pay_02'])
+        expect(await page({ statuses: ['expired', 'confirmed'] })).toEqual(['pay_05', 'pay_02'])
+        expect(await page({ statuses: ['pending'] })).toEqual(['pay_06', 'pay_04', 'pay_03', 'pay_01'])
+        expect(await page({ network: 'SOLANA' })).toEqual(['pay_06', 'pay_04', 'pay_02'])
+        expect(await page({ currency: 'USDC' })).toEqual(['pay_06', 'pay_05', 'pay_04'])
+        expect(await page({ network: 'TRON', currency: 'USDT' })).toEqual(['pay_03', 'pay_01'])
+        expect(await page({ createdFrom: minute(2), createdTo: minute(5) })).toEqual([
+          'pay_04',
+          'pay_03',
+          'pay_02',
+        ])
+        expect(
+          await page({
+            createdFrom: minute(2),
+            statuses: ['pending'],
+            limit: 1,
+            after: { createdAt: minute(4), paymentId: 'pay_04' },
+          }),
+        ).toEqual(['pay_03'])
+      })
+    })
+
     it('ends at the highest revision when saves of several revisions race', async () => {
       const revisions = [3, 0, 7, 1, 5, 2, 6, 4]
       await Promise.all(revisions.map((revision) => store.save(samplePaymentDocument('pay_1', revision))))
@@ -126,4 +213,35 @@ export function samplePaymentDocument(
     state,
     updatedAt: new Date(Date.UTC(2030, 0, 1, 0, 0, revision)).toISOString(),
   }
+}
+
+/** a minimal pending document of `merchantId` (mer_1 by default), created when `created` says */
+function listedDocument(
+  paymentId: string,
+  created: Partial<PaymentCreatedData> & { createdAt: string },
+  revision = 0,
+  status: OpenPayment['status'] = 'pending',
+): PaymentDocument {
+  const merchantId = created.merchantId ?? 'mer_1'
+  return {
+    paymentId,
+    merchantId,
+    revision,
+    state: {
+      status,
+      created: paymentCreatedData({ paymentId, merchantId, ...created }),
+      transfers: [],
+      lateTransfers: [],
+      txHash: null,
+      receivedUnits: null,
+      confirmedAt: null,
+      closedAt: null,
+      failureReason: null,
+    },
+    updatedAt: created.createdAt,
+  }
+}
+
+function minute(n: number): string {
+  return new Date(Date.UTC(2030, 0, 1, 10, n)).toISOString()
 }

@@ -1,4 +1,5 @@
 export * from './config-problems.js'
 export * from './node-process.js'
+export * from './openapi-conformance.js'
 export * from './prometheus-text.js'
 export * from './webhook-receiver.js'

@@ -31,6 +31,9 @@ function failingCommands(error: () => Error): () => PaymentCommands {
     getPayment: async () => {
       throw error()
     },
+    getPaymentHistory: async () => {
+      throw error()
+    },
   })
 }
 
@@ -67,7 +70,8 @@ describe('routing', () => {
   it('answers a known path with another method with 405 METHOD_NOT_ALLOWED and Allow', async () => {
     fixture = await openMerchantApiFixture()
     const cases: Array<[string, string, string]> = [
-      ['GET', PAYMENTS, 'POST'],
+      ['DELETE', PAYMENTS, 'GET, POST, HEAD'],
+      ['POST', `${PAYMENTS}/${SOME_ID}/events`, 'GET, HEAD'],
       ['DELETE', `${PAYMENTS}/${SOME_ID}`, 'GET, HEAD'],
       ['PUT', `${PAYMENTS}/${SOME_ID}`, 'GET, HEAD'],
       ['GET', `${PAYMENTS}/${SOME_ID}/cancel`, 'POST'],
@@ -299,6 +303,7 @@ describe('health, readiness and the OpenAPI document', () => {
     expect(Object.keys(document.paths)).toEqual([
       '/payments',
       '/payments/{paymentId}',
+      '/payments/{paymentId}/events',
       '/payments/{paymentId}/cancel',
     ])
   })

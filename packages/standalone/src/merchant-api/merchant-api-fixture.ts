@@ -31,6 +31,7 @@ import {
   type SecretBox,
 } from '@chainpay/platform'
 import type { EventStore, MerchantStore, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import { openApiProblems, type ServedResponse } from '@chainpay/service-kit/testing'
 import { signApiRequest } from '@chainpay/signing'
 import {
   createSqliteAddressAllocator,
@@ -83,8 +84,11 @@ export interface MerchantApiFixture {
   logLines(): string[]
   /** a request signed the way a merchant signs it */
   send(method: string, url: string, options?: SignedRequestOptions): Promise<LightMyRequestResponse>
+  /** every response to `send` and `create` so far */
+  responses(): ServedResponse[]
   /** POST /payments with `body` as JSON */
   create(body: unknown, credentials?: Credentials): Promise<LightMyRequestResponse>
+  /** closes everything, after checking every response so far against the served OpenAPI document */
   close(): Promise<void>
 }
 
@@ -158,7 +162,8 @@ export async function openMerchantApiFixture(
     metricsRegistry: options.metricsRegistry,
   })
 
-  const send: MerchantApiFixture['send'] = (method, url, request = {}) => {
+  const served: ServedResponse[] = []
+  const send: MerchantApiFixture['send'] = async (method, url, request = {}) => {
     const credentials = request.credentials ?? merchant
     const timestamp = request.timestamp ?? String(clock.now().getTime())
     const signature = signApiRequest(credentials.apiSecret, {
@@ -178,13 +183,21 @@ export async function openMerchantApiFixture(
       if (value === undefined) delete headers[name]
       else headers[name] = value
     }
-    return app.inject({
+    const response = await app.inject({
       method: method as 'GET',
       url,
       headers,
       ...(request.remoteAddress === undefined ? {} : { remoteAddress: request.remoteAddress }),
       ...(request.body === undefined ? {} : { payload: request.body }),
     })
+    served.push({
+      method,
+      url,
+      statusCode: response.statusCode,
+      contentType: response.headers['content-type'] as string | undefined,
+      body: response.body,
+    })
+    return response
   }
 
   return {
@@ -200,6 +213,7 @@ export async function openMerchantApiFixture(
     merchant,
     otherMerchant,
     logLines: () => [...lines],
+    responses: () => [...served],
     send,
     create: (body, credentials) =>
       send('POST', '/api/merchant/v1/payments', {
@@ -207,10 +221,15 @@ export async function openMerchantApiFixture(
         ...(credentials ? { credentials } : {}),
       }),
     async close() {
+      const openApi = await app.inject({ method: 'GET', url: '/api/merchant/v1/openapi.json' })
+      const problems = openApiProblems(openApi.body, served)
       await app.close()
       await eventStore.close()
       db.close()
       rmSync(dir, { recursive: true, force: true })
+      if (problems.length > 0) {
+        throw new Error(`responses that differ from the OpenAPI document:\n${problems.join('\n')}`)
+      }
     },
   }
 }

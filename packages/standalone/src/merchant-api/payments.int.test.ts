@@ -71,6 +71,11 @@ describe('POST /payments', () => {
       cancelRedirectUrl: 'https://shop.example/cancel',
       feeAmount: '0.105',
       netAmount: '10.395',
+      description: body.description,
+      requiredConfirmations: 20,
+      lateFunds: [],
+      receivedFeeAmount: null,
+      receivedNetAmount: null,
     })
   })
 
@@ -112,6 +117,11 @@ describe('POST /payments', () => {
       'cancelRedirectUrl',
       'feeAmount',
       'netAmount',
+      'description',
+      'requiredConfirmations',
+      'lateFunds',
+      'receivedFeeAmount',
+      'receivedNetAmount',
     ])
   })
 
@@ -696,6 +706,7 @@ describe('read your writes', () => {
     fixture = await openMerchantApiFixture({
       readModel: (): PaymentReadModel => ({
         get: async () => null,
+        list: async () => [],
         save: async (document) => {
           saves.push(`${document.paymentId}@${document.revision}`)
           throw new Error('read model write failed')
@@ -721,6 +732,7 @@ describe('read your writes', () => {
     fixture = await openMerchantApiFixture({
       readModel: (sqlite): PaymentReadModel => ({
         get: (paymentId) => sqlite.get(paymentId),
+        list: (query) => sqlite.list(query),
         save: async (document) => {
           const attempt = (attempts.get(document.revision) ?? 0) + 1
           attempts.set(document.revision, attempt)

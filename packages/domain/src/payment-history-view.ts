@@ -1,0 +1,50 @@
+// A payment's history as the merchant API shows it (docs/api.md, "GET /payments/{paymentId}/events"):
+// every event of its stream, oldest first, under a dotted lower-case type.
+
+import type { PaymentEvent, PaymentEventType } from './payment.js'
+
+/** an event of a payment's stream as the event store recorded it */
+export interface PaymentHistoryEntry {
+  eventId: string
+  /** when the event store recorded it */
+  recordedAt: string
+  event: PaymentEvent
+}
+
+export interface PaymentHistoryEventView {
+  id: string
+  type: PaymentHistoryEventType
+  occurredAt: string
+  /** the event's data as recorded: amounts in the asset's smallest unit (docs/api.md) */
+  data: Record<string, unknown>
+}
+
+/** the API's name of each event type; a new event type must be given one here */
+export const paymentHistoryEventTypes = {
+  PaymentCreated: 'payment.created',
+  TransferDetected: 'transfer.detected',
+  TransferConfirmationsUpdated: 'transfer.confirmations_updated',
+  TransferWithdrawn: 'transfer.withdrawn',
+  PaymentConfirmed: 'payment.confirmed',
+  PaymentUnderpaid: 'payment.underpaid',
+  PaymentOverpaid: 'payment.overpaid',
+  PaymentExpired: 'payment.expired',
+  PaymentCanceled: 'payment.canceled',
+  PaymentFailed: 'payment.failed',
+  LateFundsReceived: 'late_funds.received',
+} as const satisfies Record<PaymentEventType, string>
+
+export type PaymentHistoryEventType = (typeof paymentHistoryEventTypes)[PaymentEventType]
+
+export function toPaymentHistoryView(entries: readonly PaymentHistoryEntry[]): {
+  data: PaymentHistoryEventView[]
+} {
+  return {
+    data: entries.map(({ eventId, recordedAt, event }) => ({
+      id: eventId,
+      type: paymentHistoryEventTypes[event.type],
+      occurredAt: recordedAt,
+      data: Object.fromEntries(Object.entries(event.data)),
+    })),
+  }
+}

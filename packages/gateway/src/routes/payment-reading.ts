@@ -1,0 +1,170 @@
+// Reading back (docs/api.md, "GET /payments" and "GET /payments/{paymentId}/events"): a merchant's
+// payments a page at a time from the read model, and a payment's history from the source of truth.
+
+import {
+  PaymentHistorySchema,
+  PaymentIdParamsSchema,
+  type PaymentListQuery,
+  PaymentListQuerySchema,
+  PaymentListSchema,
+  PaymentStatuses,
+} from '@chainpay/contracts'
+import {
+  DomainError,
+  isPaymentId,
+  type PaymentStatus,
+  toPaymentHistoryView,
+  toPaymentView,
+} from '@chainpay/domain'
+import type {
+  PaymentCommands,
+  PaymentListPosition,
+  PaymentReadModel,
+  PaymentListQuery as ReadModelListQuery,
+} from '@chainpay/ports'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import type { MerchantCaller } from '../auth.js'
+
+export interface PaymentReadingRoutesDeps {
+  commands: PaymentCommands
+  readModel: PaymentReadModel
+}
+
+const PAGE_LIMIT = { default: 20, max: 100 } as const
+
+export const paymentReadingRoutes: FastifyPluginAsyncTypebox<PaymentReadingRoutesDeps> = async (
+  app,
+  deps,
+) => {
+  const { commands, readModel } = deps
+
+  app.get(
+    '/payments',
+    { schema: { querystring: PaymentListQuerySchema, response: { 200: PaymentListSchema } } },
+    async (request) => {
+      const { merchant } = callerOf(request)
+      const query = readListQuery(merchant.merchantId, request.query)
+      // one more than the page: whether there is a next page, without a count
+      const documents = await readModel.list({ ...query, limit: query.limit + 1 })
+      const page = documents.slice(0, query.limit)
+      const last = page.at(-1)
+      const nextCursor =
+        documents.length > query.limit && last !== undefined
+          ? encodeCursor({ createdAt: last.state.created.createdAt, paymentId: last.paymentId })
+          : null
+      return { data: page.map((document) => toPaymentView(document.state)), nextCursor }
+    },
+  )
+
+  app.get(
+    '/payments/:paymentId/events',
+    { schema: { params: PaymentIdParamsSchema, response: { 200: PaymentHistorySchema } } },
+    async (request) => {
+      const { merchant } = callerOf(request)
+      const text = request.params.paymentId
+      if (!isPaymentId(text)) throw new DomainError('VALIDATION_ERROR', 'paymentId: must be a UUID')
+      const paymentId = text.toLowerCase()
+      // the event store is the source of truth; in the distributed shape payment-command reads it
+      const history = await commands.getPaymentHistory({ merchantId: merchant.merchantId, paymentId })
+      if (history === null) throw new DomainError('PAYMENT_NOT_FOUND', `payment ${paymentId} not found`)
+      return toPaymentHistoryView(history)
+    },
+  )
+}
+
+function callerOf(request: FastifyRequest): MerchantCaller {
+  // authentication ran as this route's preValidation hook; without a caller it would have thrown
+  if (request.caller === null) throw new Error('payment route reached without an authenticated caller')
+  return request.caller
+}
+
+/** the read model's query for the merchant's query string, or VALIDATION_ERROR naming the parameter */
+function readListQuery(merchantId: string, query: PaymentListQuery): ReadModelListQuery {
+  const invalid = (parameter: string, rule: string) =>
+    new DomainError('VALIDATION_ERROR', `${parameter}: ${rule}`)
+  const limit = query.limit === undefined ? PAGE_LIMIT.default : Number(query.limit)
+  if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_LIMIT.max) {
+    throw invalid('limit', `must be an integer from 1 to ${PAGE_LIMIT.max}`)
+  }
+  const listQuery: ReadModelListQuery = { merchantId, limit }
+  if (query.cursor !== undefined) {
+    const after = decodeCursor(query.cursor)
+    if (after === null) throw invalid('cursor', 'not a nextCursor of this API')
+    listQuery.after = after
+  }
+  if (query.status !== undefined) {
+    const statuses = query.status.split(',')
+    const unknown = statuses.find((status) => !(PaymentStatuses as readonly string[]).includes(status))
+    if (unknown !== undefined) {
+      throw invalid('status', `'${unknown}' is not one of ${PaymentStatuses.join(', ')}`)
+    }
+    // each status once: the store's statement depends on how many there are
+    listQuery.statuses = [...new Set(statuses)] as PaymentStatus[]
+  }
+  if (query.network !== undefined) {
+    if (query.network === '') throw invalid('network', 'must not be empty')
+    listQuery.network = query.network
+  }
+  if (query.currency !== undefined) {
+    if (query.currency === '') throw invalid('currency', 'must not be empty')
+    listQuery.currency = query.currency
+  }
+  for (const parameter of ['createdFrom', 'createdTo'] as const) {
+    const text = query[parameter]
+    if (text === undefined) continue
+    const timestamp = readTimestamp(text)
+    if (timestamp === null) {
+      throw invalid(
+        parameter,
+        'must be an ISO 8601 date or date-time with a time zone, e.g. 2026-11-01T00:00:00Z',
+      )
+    }
+    listQuery[parameter] = timestamp
+  }
+  return listQuery
+}
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/
+
+/** the instant as payments record theirs (UTC, milliseconds), so that it compares as text */
+function readTimestamp(text: string): string | null {
+  if (!ISO_8601.test(text)) return null
+  const time = Date.parse(text)
+  if (Number.isNaN(time)) return null
+  const date = new Date(time)
+  // a day that does not exist (2026-02-30) is refused, not rolled over into the next month
+  if (!text.includes('T') && date.toISOString().slice(0, 10) !== text) return null
+  return date.toISOString()
+}
+
+/**
+ * The position after a page's last payment, as base64url JSON. Opaque to the merchant, and nothing
+ * secret: it names a payment of the merchant's own. A cursor that is not the exact encoding of a
+ * position (cut, altered, made up) is refused.
+ */
+function encodeCursor(position: PaymentListPosition): string {
+  return Buffer.from(JSON.stringify([position.createdAt, position.paymentId])).toString('base64url')
+}
+
+function decodeCursor(cursor: string): PaymentListPosition | null {
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return null
+  let value: unknown
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+  } catch {
+    return null
+  }
+  if (!Array.isArray(value) || value.length !== 2) return null
+  const [createdAt, paymentId] = value as unknown[]
+  if (typeof createdAt !== 'string' || typeof paymentId !== 'string') return null
+  if (
+    readTimestamp(createdAt) !== createdAt ||
+    !isPaymentId(paymentId) ||
+    paymentId !== paymentId.toLowerCase()
+  ) {
+    return null
+  }
+  const position = { createdAt, paymentId }
+  return encodeCursor(position) === cursor ? position : null
+}
