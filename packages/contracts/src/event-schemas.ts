@@ -12,6 +12,7 @@ import {
   type PaymentExpiredData,
   type PaymentFailedData,
   type PaymentSettledData,
+  type PaymentUnderpaidFinalizedData,
   type TransferConfirmationsUpdatedData,
   type TransferDetectedData,
   type TransferWithdrawnData,
@@ -147,6 +148,15 @@ export const LateFundsReceivedDataSchema = Type.Object(
 )
 true satisfies MutuallyAssignable<Static<typeof LateFundsReceivedDataSchema>, LateFundsReceivedData>
 
+export const PaymentUnderpaidFinalizedDataSchema = Type.Object(
+  { paymentId: Type.String(), receivedUnits: UnitsSchema, finalizedAt: TimestampSchema },
+  strict,
+)
+true satisfies MutuallyAssignable<
+  Static<typeof PaymentUnderpaidFinalizedDataSchema>,
+  PaymentUnderpaidFinalizedData
+>
+
 /** the version new events are written with; every type is at 1 until one of them changes shape */
 export const CURRENT_EVENT_SCHEMA_VERSION = 1
 
@@ -163,6 +173,7 @@ export const paymentEventSchemas = {
   PaymentCanceled: { version: 1, schema: PaymentCanceledDataSchema },
   PaymentFailed: { version: 1, schema: PaymentFailedDataSchema },
   LateFundsReceived: { version: 1, schema: LateFundsReceivedDataSchema },
+  PaymentUnderpaidFinalized: { version: 1, schema: PaymentUnderpaidFinalizedDataSchema },
 } as const satisfies { [Type in PaymentEventType]: { version: number; schema: TSchema } }
 
 // Each registered schema describes exactly the data of its event type.

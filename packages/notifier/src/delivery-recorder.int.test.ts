@@ -95,6 +95,20 @@ describe('createDeliveryRecorder', () => {
         },
       },
       {
+        deliveryId: messages[1]?.eventId,
+        eventType: 'payment.transfer_detected',
+        sequence: 1,
+        payload: {
+          event: 'payment.transfer_detected',
+          payment: {
+            status: 'PENDING',
+            tx_hash: 'ab'.repeat(32),
+            required_confirmations: 20,
+            transfer: { tx_hash: 'ab'.repeat(32), amount: '10.5' },
+          },
+        },
+      },
+      {
         deliveryId: messages[3]?.eventId,
         eventType: 'payment.confirmed',
         sequence: 3,
@@ -115,7 +129,7 @@ describe('createDeliveryRecorder', () => {
       revision: 3,
       state: { status: 'confirmed' },
     })
-    expect(recorded).toBe(2)
+    expect(recorded).toBe(3)
   })
 
   it("sends to the merchant's webhook URL when the payment has no callbackUrl", async () => {
@@ -163,7 +177,7 @@ describe('createDeliveryRecorder', () => {
 
     expect(await harness.deliveries.listByPayment(paymentId)).toEqual(first)
     expect((await harness.payments.get(paymentId))?.revision).toBe(3)
-    expect(recorded).toBe(2)
+    expect(recorded).toBe(3)
   })
 
   it('records the delivery before it saves the payment, so a crash in between loses nothing', async () => {
@@ -269,7 +283,11 @@ describe('createDeliveryRecorder', () => {
     })
     expect(failures).toBe(0)
     const deliveries = await harness.deliveries.listByPayment(paymentId)
-    expect(deliveries.map((delivery) => delivery.eventType)).toEqual(['payment.pending', 'payment.confirmed'])
+    expect(deliveries.map((delivery) => delivery.eventType)).toEqual([
+      'payment.pending',
+      'payment.transfer_detected',
+      'payment.confirmed',
+    ])
     // a marker published now comes after any letter the recorder wrote: it must be the only one
     await harness.bus.publish(deadLetterTopic(Topics.paymentEvents), [
       { key: 'marker', value: '{}', headers: {} },
@@ -316,9 +334,10 @@ describe('createDeliveryRecorder', () => {
       messages.map((message) => ({ key: message.paymentId, value: JSON.stringify(message), headers: {} })),
     )
 
-    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(2)
+    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(3)
     expect(receiver.received.map(({ eventType, verified }) => [eventType, verified])).toEqual([
       ['payment.pending', true],
+      ['payment.transfer_detected', true],
       ['payment.confirmed', true],
     ])
   })
