@@ -6,6 +6,7 @@ import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
 import { merchantIndexes } from './merchants.js'
 import { paymentReadModelIndexes } from './read-model.js'
+import { webhookEndpointIndexes } from './webhook-endpoints.js'
 
 /**
  * Versioned storage on MongoDB (docs/operations.md, "Upgrades and rollbacks"), as on SQLite: each
@@ -126,6 +127,14 @@ export const mongoComponents: readonly MongoComponent[] = [
       indexMigration('retention: finished deliveries and run-out leases by age', deliveryIndexes, [
         'webhook_deliveries_finished',
         'webhook_leases_by_end',
+      ]),
+    ],
+  },
+  {
+    component: 'webhook-endpoints',
+    migrations: [
+      indexMigration("merchants' webhook endpoints", webhookEndpointIndexes, [
+        'webhook_endpoints_by_merchant',
       ]),
     ],
   },
