@@ -17,6 +17,7 @@ import { BODY_LIMIT_BYTES } from './http/limits.js'
 import { collectRawBodies } from './http/raw-body.js'
 import { limitRequestsPerAddress, limitRequestsPerApiKey, type RateLimitSettings } from './rate-limit.js'
 import { paymentRoutes } from './routes/payments.js'
+import { type WebhookEndpointRoutesDeps, webhookEndpointRoutes } from './routes/webhook-endpoints.js'
 
 export interface GatewayDeps {
   commands: PaymentCommands
@@ -33,6 +34,8 @@ export interface GatewayDeps {
   requestMetrics?: HttpRequestMetrics
   /** served at GET /metrics, unauthenticated; no /metrics when absent */
   metricsRegistry?: MetricsExposition
+  /** the webhook endpoint routes (docs/api.md, "Webhook endpoints"); absent: none */
+  webhookEndpoints?: WebhookEndpointRoutesDeps
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -63,6 +66,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       merchantApi.addHook('preValidation', merchantAuthentication(deps))
       await limitRequestsPerApiKey(merchantApi, deps.rateLimit)
       await merchantApi.register(paymentRoutes, deps)
+      if (deps.webhookEndpoints) await merchantApi.register(webhookEndpointRoutes, deps.webhookEndpoints)
     },
     { prefix: API_BASE_PATH },
   )

@@ -87,6 +87,12 @@ export async function buildGatewayContext(
         rateLimit: config.rateLimit,
         requestMetrics: metrics.http,
         readiness,
+        webhookEndpoints: {
+          webhookEndpoints: stores.webhookEndpoints(),
+          secretBox,
+          clock,
+          allowInsecureUrls: policy.allowInsecureCallbackUrls,
+        },
         ...(extraRoutes ? { extraRoutes } : {}),
       }),
   })

@@ -30,13 +30,20 @@ import {
   type ManualClock,
   type SecretBox,
 } from '@chainpay/platform'
-import type { EventStore, MerchantStore, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import type {
+  EventStore,
+  MerchantStore,
+  PaymentCommands,
+  PaymentReadModel,
+  WebhookEndpointStore,
+} from '@chainpay/ports'
 import { signApiRequest } from '@chainpay/signing'
 import {
   createSqliteAddressAllocator,
   createSqliteEventStore,
   createSqliteMerchantStore,
   createSqlitePaymentReadModel,
+  createSqliteWebhookEndpointStore,
   type DatabaseSync,
   openSqliteDatabase,
 } from '@chainpay/store-sqlite'
@@ -71,6 +78,7 @@ export interface MerchantApiFixture {
   clock: ManualClock
   secretBox: SecretBox
   merchants: MerchantStore
+  webhookEndpoints: WebhookEndpointStore
   readModel: PaymentReadModel
   eventStore: EventStore
   handler: PaymentCommandHandler
@@ -129,6 +137,7 @@ export async function openMerchantApiFixture(
   const registry = options.registry ?? defaultAssetRegistry
   const policy = options.policy ?? { allowInsecureCallbackUrls: false }
   const merchants = createSqliteMerchantStore(db)
+  const webhookEndpoints = createSqliteWebhookEndpointStore(db)
   const sqliteReadModel = createSqlitePaymentReadModel(db)
   const readModel = options.readModel ? options.readModel(sqliteReadModel) : sqliteReadModel
   const eventStore = createSqliteEventStore(db)
@@ -156,6 +165,12 @@ export async function openMerchantApiFixture(
     ...(options.readiness ? { readiness: options.readiness } : {}),
     requestMetrics: options.requestMetrics,
     metricsRegistry: options.metricsRegistry,
+    webhookEndpoints: {
+      webhookEndpoints,
+      secretBox,
+      clock,
+      allowInsecureUrls: policy.allowInsecureCallbackUrls,
+    },
   })
 
   const send: MerchantApiFixture['send'] = (method, url, request = {}) => {
@@ -193,6 +208,7 @@ export async function openMerchantApiFixture(
     clock,
     secretBox,
     merchants,
+    webhookEndpoints,
     readModel: sqliteReadModel,
     eventStore,
     handler,
