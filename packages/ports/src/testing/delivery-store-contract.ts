@@ -63,6 +63,25 @@ export function describeWebhookDeliveryStoreContract(
       expect(await claimedIds(at(1))).toEqual(['evt_q3'])
     })
 
+    it('keeps each target of a payment in a line of its own, and round-trips event and target', async () => {
+      const toEndpoint = (sequence: number, endpointId: string, fields: Partial<WebhookDelivery> = {}) =>
+        delivery(`evt_${sequence}.${endpointId}`, 'pay_1', sequence, {
+          eventId: `evt_${sequence}`,
+          endpointId,
+          ...fields,
+        })
+      // the callbackUrl's line waits for its retry; endpoint A's line too; endpoint B's goes on
+      await store.enqueue(delivery('evt_0', 'pay_1', 0, { nextAttemptAt: at(30) }))
+      await store.enqueue(delivery('evt_1', 'pay_1', 1))
+      await store.enqueue(toEndpoint(0, 'ep_a', { nextAttemptAt: at(30) }))
+      await store.enqueue(toEndpoint(1, 'ep_a'))
+      await store.enqueue(toEndpoint(0, 'ep_b', { status: 'delivered', nextAttemptAt: null }))
+      const b1 = toEndpoint(1, 'ep_b')
+      await store.enqueue(b1)
+      expect(await store.claimDue(at(1), upTo(10))).toEqual([b1])
+      expect(await store.get('evt_1.ep_b')).toEqual({ ...b1 })
+    })
+
     it('releases the next delivery of a payment once the one before it is delivered', async () => {
       await store.enqueue(delivery('evt_0', 'pay_1', 0))
       await store.enqueue(delivery('evt_1', 'pay_1', 1))
