@@ -17,6 +17,7 @@ import { BODY_LIMIT_BYTES } from './http/limits.js'
 import { collectRawBodies } from './http/raw-body.js'
 import { limitRequestsPerAddress, limitRequestsPerApiKey, type RateLimitSettings } from './rate-limit.js'
 import { paymentRoutes } from './routes/payments.js'
+import { type WebhookDeliveryRoutesDeps, webhookDeliveryRoutes } from './routes/webhook-deliveries.js'
 import { type WebhookEndpointRoutesDeps, webhookEndpointRoutes } from './routes/webhook-endpoints.js'
 
 export interface GatewayDeps {
@@ -34,8 +35,8 @@ export interface GatewayDeps {
   requestMetrics?: HttpRequestMetrics
   /** served at GET /metrics, unauthenticated; no /metrics when absent */
   metricsRegistry?: MetricsExposition
-  /** the webhook endpoint routes (docs/api.md, "Webhook endpoints"); absent: none */
-  webhookEndpoints?: WebhookEndpointRoutesDeps
+  /** the webhook endpoint and delivery routes (docs/api.md, "Webhook endpoints"); absent: none */
+  webhooks?: WebhookEndpointRoutesDeps & WebhookDeliveryRoutesDeps
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -66,7 +67,10 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       merchantApi.addHook('preValidation', merchantAuthentication(deps))
       await limitRequestsPerApiKey(merchantApi, deps.rateLimit)
       await merchantApi.register(paymentRoutes, deps)
-      if (deps.webhookEndpoints) await merchantApi.register(webhookEndpointRoutes, deps.webhookEndpoints)
+      if (deps.webhooks) {
+        await merchantApi.register(webhookEndpointRoutes, deps.webhooks)
+        await merchantApi.register(webhookDeliveryRoutes, deps.webhooks)
+      }
     },
     { prefix: API_BASE_PATH },
   )

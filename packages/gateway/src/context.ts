@@ -87,8 +87,9 @@ export async function buildGatewayContext(
         rateLimit: config.rateLimit,
         requestMetrics: metrics.http,
         readiness,
-        webhookEndpoints: {
+        webhooks: {
           webhookEndpoints: stores.webhookEndpoints(),
+          deliveries: stores.deliveries(),
           secretBox,
           clock,
           allowInsecureUrls: policy.allowInsecureCallbackUrls,

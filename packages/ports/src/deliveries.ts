@@ -68,6 +68,20 @@ export interface ClaimBounds {
   perTargetHost: number
 }
 
+/** where a page of a merchant's deliveries ends: the next page starts after it */
+export interface DeliveryCursor {
+  createdAt: string
+  deliveryId: string
+}
+
+export interface MerchantDeliveriesQuery {
+  paymentId?: string
+  status?: DeliveryStatus
+  limit: number
+  /** the last delivery of the previous page */
+  after?: DeliveryCursor
+}
+
 export interface WebhookDeliveryStore {
   /** inserts the delivery unless one with its id exists; true when inserted */
   enqueue(delivery: WebhookDelivery): Promise<boolean>
@@ -81,6 +95,11 @@ export interface WebhookDeliveryStore {
   recordAttempt(attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<void>
   get(deliveryId: string): Promise<WebhookDelivery | null>
   listByPayment(paymentId: string): Promise<WebhookDelivery[]>
+  /**
+   * A merchant's deliveries, newest first (createdAt, then deliveryId, both descending), at most
+   * `limit`, those after `after` in that order: a page stays the same while newer ones are recorded.
+   */
+  listByMerchant(merchantId: string, query: MerchantDeliveriesQuery): Promise<WebhookDelivery[]>
   /** every attempt, in the order made (a redelivery numbers its attempts from 1 again) */
   listAttempts(deliveryId: string): Promise<DeliveryAttempt[]>
   /**

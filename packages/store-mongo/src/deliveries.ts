@@ -93,6 +93,12 @@ export const deliveryIndexes: IndexSpec[] = [
     key: { status: 1, leasedUntil: 1 },
   },
   {
+    // a merchant's deliveries page by page, newest first (listByMerchant)
+    collection: mongoCollections.webhookDeliveries,
+    name: 'webhook_deliveries_by_merchant',
+    key: { merchantId: 1, createdAt: -1, _id: -1 },
+  },
+  {
     collection: mongoCollections.webhookAttempts,
     name: 'webhook_attempts_by_delivery',
     key: { deliveryId: 1, at: 1 },
@@ -359,6 +365,24 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
           .sort({ sequence: 1, createdAt: 1, _id: 1 })
           .toArray()
         return documents.map(toDelivery)
+      },
+
+      async listByMerchant(merchantId, { paymentId, status, limit, after }) {
+        const filter: Filter<DeliveryDocument> = {
+          merchantId,
+          ...(paymentId === undefined ? {} : { paymentId }),
+          ...(status === undefined ? {} : { status }),
+          ...(after === undefined
+            ? {}
+            : {
+                $or: [
+                  { createdAt: { $lt: after.createdAt } },
+                  { createdAt: after.createdAt, _id: { $lt: after.deliveryId } },
+                ],
+              }),
+        }
+        const page = await deliveries.find(filter).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray()
+        return page.map(toDelivery)
       },
 
       async listAttempts(deliveryId) {

@@ -128,6 +128,9 @@ export const mongoComponents: readonly MongoComponent[] = [
         'webhook_deliveries_finished',
         'webhook_leases_by_end',
       ]),
+      indexMigration("a merchant's deliveries page by page", deliveryIndexes, [
+        'webhook_deliveries_by_merchant',
+      ]),
     ],
   },
   {

@@ -110,6 +110,15 @@ export const deliveryMigrations: readonly SqliteMigration[] = [
       if (!columns.has('endpoint_id')) db.exec('ALTER TABLE webhook_deliveries ADD COLUMN endpoint_id TEXT')
     },
   },
+  {
+    // a merchant's deliveries page by page, newest first (listByMerchant)
+    description: "index of a merchant's deliveries by creation",
+    apply: (db) =>
+      db.exec(`
+        CREATE INDEX IF NOT EXISTS webhook_deliveries_by_merchant
+          ON webhook_deliveries (merchant_id, created_at, delivery_id)
+      `),
+  },
 ]
 
 /**
@@ -281,6 +290,29 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
 
       async listByPayment(paymentId) {
         return selectByPayment.all(paymentId).map(toDelivery)
+      },
+
+      async listByMerchant(merchantId, { paymentId, status, limit, after }) {
+        const conditions = ['merchant_id = :merchantId']
+        const parameters: Record<string, string | number> = { merchantId, limit }
+        if (paymentId !== undefined) {
+          conditions.push('payment_id = :paymentId')
+          parameters.paymentId = paymentId
+        }
+        if (status !== undefined) {
+          conditions.push('status = :status')
+          parameters.status = status
+        }
+        if (after !== undefined) {
+          conditions.push('(created_at, delivery_id) < (:afterCreatedAt, :afterId)')
+          parameters.afterCreatedAt = after.createdAt
+          parameters.afterId = after.deliveryId
+        }
+        const page = db.prepare(`
+          SELECT * FROM webhook_deliveries WHERE ${conditions.join(' AND ')}
+          ORDER BY created_at DESC, delivery_id DESC LIMIT :limit
+        `)
+        return page.all(parameters).map(toDelivery)
       },
 
       async listAttempts(deliveryId) {

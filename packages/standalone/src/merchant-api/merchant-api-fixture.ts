@@ -35,11 +35,13 @@ import type {
   MerchantStore,
   PaymentCommands,
   PaymentReadModel,
+  WebhookDeliveryStore,
   WebhookEndpointStore,
 } from '@chainpay/ports'
 import { signApiRequest } from '@chainpay/signing'
 import {
   createSqliteAddressAllocator,
+  createSqliteDeliveryStore,
   createSqliteEventStore,
   createSqliteMerchantStore,
   createSqlitePaymentReadModel,
@@ -79,6 +81,7 @@ export interface MerchantApiFixture {
   secretBox: SecretBox
   merchants: MerchantStore
   webhookEndpoints: WebhookEndpointStore
+  deliveries: WebhookDeliveryStore
   readModel: PaymentReadModel
   eventStore: EventStore
   handler: PaymentCommandHandler
@@ -138,6 +141,7 @@ export async function openMerchantApiFixture(
   const policy = options.policy ?? { allowInsecureCallbackUrls: false }
   const merchants = createSqliteMerchantStore(db)
   const webhookEndpoints = createSqliteWebhookEndpointStore(db)
+  const deliveries = createSqliteDeliveryStore(db)
   const sqliteReadModel = createSqlitePaymentReadModel(db)
   const readModel = options.readModel ? options.readModel(sqliteReadModel) : sqliteReadModel
   const eventStore = createSqliteEventStore(db)
@@ -165,8 +169,9 @@ export async function openMerchantApiFixture(
     ...(options.readiness ? { readiness: options.readiness } : {}),
     requestMetrics: options.requestMetrics,
     metricsRegistry: options.metricsRegistry,
-    webhookEndpoints: {
+    webhooks: {
       webhookEndpoints,
+      deliveries,
       secretBox,
       clock,
       allowInsecureUrls: policy.allowInsecureCallbackUrls,
@@ -209,6 +214,7 @@ export async function openMerchantApiFixture(
     secretBox,
     merchants,
     webhookEndpoints,
+    deliveries,
     readModel: sqliteReadModel,
     eventStore,
     handler,

@@ -41,8 +41,16 @@ afterEach(async () => {
   await fixture.close()
 })
 
-async function startReceiver(): Promise<{ origin: string; received: Received[] }> {
+interface Receiver {
+  origin: string
+  received: Received[]
+  /** the status it answers with; 200 unless replaced */
+  answer: () => number
+}
+
+async function startReceiver(): Promise<Receiver> {
   const received: Received[] = []
+  const receiver: Receiver = { origin: '', received, answer: () => 200 }
   const server = createServer((request, response) => {
     let body = ''
     request.on('data', (chunk: Buffer) => {
@@ -50,12 +58,13 @@ async function startReceiver(): Promise<{ origin: string; received: Received[] }
     })
     request.on('end', () => {
       received.push({ path: request.url ?? '', headers: request.headers, body })
-      response.writeHead(200).end()
+      response.writeHead(receiver.answer()).end()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received }
+  receiver.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return receiver
 }
 
 /** the notifier on the fixture's file: its recorder fed directly, its dispatcher run once at a time */
@@ -168,9 +177,18 @@ describe('webhook endpoints, delivered', () => {
     expect(patched.statusCode).toBe(200)
     const [delivery] = await notifier.deliveries.listByPayment(paymentId)
     expect(delivery).toMatchObject({ eventId, endpointId: created.id, status: 'delivered' })
-    expect(
-      await notifier.deliveries.redeliver(delivery?.deliveryId ?? '', fixture.clock.now().toISOString()),
-    ).toBe(true)
+    const redeliver = `/api/merchant/v1/webhook-deliveries/${delivery?.deliveryId}/redeliver`
+    // not another merchant's to redeliver
+    const foreign = await fixture.send('POST', redeliver, { credentials: fixture.otherMerchant })
+    expect(foreign.statusCode).toBe(404)
+    const accepted = await fixture.send('POST', redeliver)
+    expect(accepted.statusCode, accepted.body).toBe(202)
+    expect(json(accepted)).toMatchObject({
+      id: delivery?.deliveryId,
+      eventId,
+      status: 'pending',
+      attempts: [{ statusCode: 200 }],
+    })
     expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
 
     expect(before.received).toHaveLength(1)
@@ -208,5 +226,55 @@ describe('webhook endpoints, delivered', () => {
       status: 'pending',
       lastError: `webhook endpoint ${created.id} is disabled`,
     })
+  })
+
+  it("lists the merchant's deliveries newest first with their attempts, page by page, filtered", async () => {
+    const receiver = await startReceiver()
+    await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) })
+    const notifier = openNotifier()
+    const payments = []
+    for (let index = 0; index < 3; index++) {
+      payments.push(await notifier.newPayment())
+      fixture.clock.advance(1000)
+    }
+    // the first attempt fails (its delivery waits for its retry), the others are delivered
+    let answered = 0
+    receiver.answer = () => (answered++ === 0 ? 500 : 200)
+    await notifier.dispatcher.dispatchOnce()
+    const LIST = '/api/merchant/v1/webhook-deliveries'
+    type Page = {
+      data: Array<Record<string, unknown> & { attempts: Array<Record<string, unknown>> }>
+      nextCursor: string | null
+    }
+    const first = json<Page>(await fixture.send('GET', `${LIST}?limit=2`))
+    expect(first.data.map((item) => item.eventId)).toEqual([payments[2]?.eventId, payments[1]?.eventId])
+    expect(first.nextCursor).toEqual(expect.any(String))
+    const second = json<Page>(await fixture.send('GET', `${LIST}?limit=2&cursor=${first.nextCursor}`))
+    expect(second.data.map((item) => item.eventId)).toEqual([payments[0]?.eventId])
+    expect(second.nextCursor).toBeNull()
+    const failedOnce = [...first.data, ...second.data].filter((item) => item.status === 'pending')
+    expect(failedOnce).toHaveLength(1)
+    expect(failedOnce[0]?.attempts).toEqual([
+      {
+        attempt: 1,
+        at: expect.any(String),
+        statusCode: 500,
+        durationMs: expect.any(Number),
+        error: 'HTTP 500',
+      },
+    ])
+    const pending = json<Page>(await fixture.send('GET', `${LIST}?status=pending`))
+    expect(pending.data.map((item) => item.id)).toEqual([failedOnce[0]?.id])
+    const ofPayment = json<Page>(await fixture.send('GET', `${LIST}?paymentId=${payments[1]?.paymentId}`))
+    expect(ofPayment.data.map((item) => item.eventId)).toEqual([payments[1]?.eventId])
+    // nothing of another merchant's
+    expect(json<Page>(await fixture.send('GET', LIST, { credentials: fixture.otherMerchant })).data).toEqual(
+      [],
+    )
+    for (const bad of ['status=sent', 'limit=0', 'limit=101', 'cursor=nope', 'sort=asc']) {
+      const refused = await fixture.send('GET', `${LIST}?${bad}`)
+      expect(refused.statusCode, bad).toBe(400)
+      expect(json<{ error: { code: string } }>(refused).error.code).toBe('VALIDATION_ERROR')
+    }
   })
 })
