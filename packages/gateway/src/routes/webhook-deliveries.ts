@@ -34,15 +34,12 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
 
   app.get('/webhook-deliveries', async (request) => {
     const merchantId = merchantIdOf(request)
-    const query = readQuery(request.query as Record<string, unknown>)
-    // one more than asked: whether there is a next page
-    const found = await deliveries.listByMerchant(merchantId, { ...query, limit: query.limit + 1 })
-    const page = found.slice(0, query.limit)
-    const last = page.at(-1)
+    const query = readDeliveriesQuery(request.query as Record<string, unknown>)
+    const { page, nextCursor } = await deliveriesPage(deliveries, merchantId, query)
     const data = await Promise.all(
       page.map(async (delivery) => toView(delivery, await deliveries.listAttempts(delivery.deliveryId))),
     )
-    return { data, nextCursor: found.length > query.limit && last ? encodeCursor(last) : null }
+    return { data, nextCursor }
   })
 
   app.post('/webhook-deliveries/:deliveryId/redeliver', async (request, reply) => {
@@ -86,11 +83,25 @@ export function toView(
   }
 }
 
-function readQuery(query: Record<string, unknown>): MerchantDeliveriesQuery & { limit: number } {
+/** one page of a merchant's deliveries, and the cursor of the next one (null when none follows) */
+export async function deliveriesPage(
+  deliveries: WebhookDeliveryStore,
+  merchantId: string,
+  query: MerchantDeliveriesQuery,
+): Promise<{ page: WebhookDelivery[]; nextCursor: string | null }> {
+  // one more than asked: whether there is a next page
+  const found = await deliveries.listByMerchant(merchantId, { ...query, limit: query.limit + 1 })
+  const page = found.slice(0, query.limit)
+  const last = page.at(-1)
+  return { page, nextCursor: found.length > query.limit && last ? encodeCursor(last) : null }
+}
+
+/** the query of a deliveries list (merchant and admin API alike): paymentId, status, limit, cursor */
+export function readDeliveriesQuery(query: Record<string, unknown>): MerchantDeliveriesQuery {
   for (const field of Object.keys(query)) {
     if (!QUERY_FIELDS.has(field)) throw invalid(`${field}: unknown query parameter`)
   }
-  const result: MerchantDeliveriesQuery & { limit: number } = { limit: DELIVERY_PAGE_LIMIT.default }
+  const result: MerchantDeliveriesQuery = { limit: DELIVERY_PAGE_LIMIT.default }
   const { paymentId, status, limit, cursor } = query
   if (paymentId !== undefined) {
     if (typeof paymentId !== 'string' || paymentId === '') throw invalid('paymentId: must be a payment id')
