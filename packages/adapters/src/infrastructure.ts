@@ -13,6 +13,7 @@ import type {
   PaymentDeadlineStore,
   PaymentReadModel,
   WebhookDeliveryStore,
+  WebhookEndpointStore,
 } from '@chainpay/ports'
 import type { ServiceMetrics } from '@chainpay/service-kit'
 import {
@@ -23,6 +24,7 @@ import {
   createMongoDeliveryStore,
   createMongoMerchantStore,
   createMongoPaymentReadModel,
+  createMongoWebhookEndpointStore,
   migrateMongoDatabase,
   mongoAnswers,
   openMongoDatabase,
@@ -36,6 +38,7 @@ import {
   createSqliteDeliveryStore,
   createSqliteMerchantStore,
   createSqlitePaymentReadModel,
+  createSqliteWebhookEndpointStore,
   type DatabaseSync,
   openSqliteDatabase,
   sqliteAnswers,
@@ -76,6 +79,7 @@ export interface Stores {
   readModel(name?: string): PaymentReadModel
   deliveries(): WebhookDeliveryStore
   merchants(): MerchantStore
+  webhookEndpoints(): WebhookEndpointStore
   checkpoints(): CheckpointStore
   allocator(): AddressIndexAllocator
   deadlines(): PaymentDeadlineStore
@@ -137,6 +141,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       readModel: (name) => createMongoPaymentReadModel(db, name ? { collection: name } : {}),
       deliveries: () => createMongoDeliveryStore(db),
       merchants: () => createMongoMerchantStore(db),
+      webhookEndpoints: () => createMongoWebhookEndpointStore(db),
       checkpoints: () => createMongoCheckpointStore(db),
       allocator: () => createMongoAddressAllocator(db),
       deadlines: () => createMongoDeadlineStore(db),
@@ -148,6 +153,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       readModel: (name) => createSqlitePaymentReadModel(sqliteDb(), name ? { table: name } : {}),
       deliveries: () => createSqliteDeliveryStore(sqliteDb()),
       merchants: () => createSqliteMerchantStore(sqliteDb()),
+      webhookEndpoints: () => createSqliteWebhookEndpointStore(sqliteDb()),
       checkpoints: () => createSqliteCheckpointStore(sqliteDb()),
       allocator: () => createSqliteAddressAllocator(sqliteDb()),
       deadlines: () => createSqliteDeadlineStore(sqliteDb()),

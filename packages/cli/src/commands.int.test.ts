@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/gateway'
 import { createRootLogger, createSecretBox, generateSecretKey, systemClock } from '@chainpay/platform'
-import { createSqliteMerchantStore, type DatabaseSync, openSqliteDatabase } from '@chainpay/store-sqlite'
+import {
+  createSqliteDeliveryStore,
+  createSqliteMerchantStore,
+  type DatabaseSync,
+  openSqliteDatabase,
+} from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { USAGE } from './commands.js'
 import { type CliRun, runCli } from './testing/run-cli.js'
@@ -13,6 +18,7 @@ const TOKEN = 'cli-test-admin-token-0123456789abcdef'
 let dir: string
 let db: DatabaseSync
 let merchants: ReturnType<typeof createSqliteMerchantStore>
+let deliveries: ReturnType<typeof createSqliteDeliveryStore>
 let app: Awaited<ReturnType<typeof buildAdminApp>>
 let url: string
 
@@ -20,11 +26,13 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'chainpay-cli-'))
   db = openSqliteDatabase(join(dir, 'chainpay.sqlite'))
   merchants = createSqliteMerchantStore(db)
+  deliveries = createSqliteDeliveryStore(db)
   const secretBox = createSecretBox(generateSecretKey())
   app = await buildAdminApp({
     merchants,
     secretBox,
     adminToken: TOKEN,
+    deliveries,
     clock: systemClock,
     logger: createRootLogger({ service: 'cli-test', level: 'silent' }),
     authenticator: createApiKeyAuthenticator({ merchants, secretBox, clock: systemClock }),
@@ -216,6 +224,60 @@ describe('webhook secret, webhook URL and fee policy', () => {
       code: 1,
       err: ['error: feeBps: must be at most 10000 (VALIDATION_ERROR, HTTP 400)'],
     })
+  })
+})
+
+describe('deliveries', () => {
+  it("lists a merchant's failed deliveries page by page and redelivers them in bulk", async () => {
+    const { merchant } = await createdMerchant()
+    const merchantId = merchant.merchantId
+    for (let index = 0; index < 3; index++) {
+      const deliveryId = `evt-${index}`
+      await deliveries.enqueue({
+        deliveryId,
+        paymentId: `pay-${index}`,
+        merchantId,
+        eventType: 'payment.confirmed',
+        sequence: 0,
+        payload: { event: 'payment.confirmed', payment: { id: `pay-${index}` } },
+        targetUrl: 'https://shop.example/hooks',
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: '2030-01-01T00:00:00.000Z',
+        createdAt: `2030-01-01T00:00:0${index}.000Z`,
+        deliveredAt: null,
+        lastError: null,
+      })
+      await deliveries.recordAttempt(
+        {
+          deliveryId,
+          attempt: 1,
+          at: '2030-01-01T00:00:09.000Z',
+          statusCode: 502,
+          durationMs: 3,
+          error: 'HTTP 502',
+        },
+        { status: 'failed' },
+      )
+    }
+    const page = await cli(['deliveries', 'list', merchantId, '--status', 'failed', '--limit', '2'])
+    expect(page.code, page.err.join('\n')).toBe(0)
+    expect(page.out[0]).toBe(
+      `evt-2  payment.confirmed  payment pay-2  failed  1 attempt(s)  last error: HTTP 502`,
+    )
+    expect(page.out[1]).toMatch(/^evt-1 /)
+    const cursor = /^next page: --cursor (\S+)$/.exec(page.out[2] ?? '')?.[1] ?? ''
+    const next = await cli(['deliveries', 'list', merchantId, '--status', 'failed', '--cursor', cursor])
+    expect(next.out).toEqual([expect.stringMatching(/^evt-0 /)])
+
+    const bulk = await cli(['deliveries', 'redeliver-failed', merchantId])
+    expect(bulk.code, bulk.err.join('\n')).toBe(0)
+    expect(bulk.out).toEqual([`Redelivered 3 failed deliveries of ${merchantId}`])
+    expect((await cli(['deliveries', 'list', merchantId, '--status', 'failed'])).out).toEqual([
+      'no deliveries',
+    ])
+    const refused = await cli(['deliveries', 'list', merchantId, '--status', 'lost'])
+    expect(refused.code).toBe(1)
   })
 })
 

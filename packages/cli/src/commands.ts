@@ -30,6 +30,8 @@ Commands:
   webhook-secret rotate MERCHANT_ID
   webhook-url set MERCHANT_ID (URL | --clear)
   fee-policy set MERCHANT_ID --fee-bps BPS [--fixed NETWORK:CURRENCY=AMOUNT ...]
+  deliveries list MERCHANT_ID [--status STATUS] [--limit N] [--cursor CURSOR]
+  deliveries redeliver-failed MERCHANT_ID
   secrets reseal
   chain check --network NETWORK [--rpc-url URL] [--solidity-url URL] [--api-key KEY]
               [--index N] [--xpub XPUB | --seed SEED] [--timeout-ms MS]
@@ -39,6 +41,11 @@ Options:
   --token TOKEN  admin token (env CHAINPAY_ADMIN_TOKEN)
   --json         print the API's answer as JSON
   -h, --help     show this help
+
+deliveries list prints a merchant's webhook deliveries, newest first (STATUS: pending, delivered,
+failed, no_target), and the cursor of the next page; deliveries redeliver-failed puts every failed
+delivery of the merchant back in line with a fresh retry schedule, each to its target's current
+URL. See docs/operations.md, "Webhook deliveries".
 
 secrets reseal seals every merchant's webhook secret and API secret again under the gateway's
 current key (CHAINPAY_ENCRYPTION_KEY), opening them with it or with a previous key
@@ -65,6 +72,9 @@ const options = {
   'fee-bps': { type: 'string' },
   fixed: { type: 'string', multiple: true },
   clear: { type: 'boolean' },
+  status: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
   ...chainCheckOptions,
 } as const
 
@@ -258,6 +268,40 @@ const commands: Record<string, Command> = {
     print.result(updated, () => [`Fee policy of ${merchantId}: ${describeFees(updated.merchant.feePolicy)}`])
   },
 
+  async 'deliveries list'({ flags, args, api, print }) {
+    const [merchantId] = expectArgs(
+      args,
+      ['MERCHANT_ID'],
+      'deliveries list MERCHANT_ID [--status STATUS] [--limit N] [--cursor CURSOR]',
+    )
+    const query = new URLSearchParams()
+    if (flags.status !== undefined) query.set('status', flags.status)
+    if (flags.limit !== undefined) query.set('limit', String(integerFlag('--limit', flags.limit)))
+    if (flags.cursor !== undefined) query.set('cursor', flags.cursor)
+    const search = query.size === 0 ? '' : `?${query}`
+    const listed = await api.call<{ deliveries: DeliveryView[]; nextCursor: string | null }>(
+      'GET',
+      `/merchants/${encodeURIComponent(merchantId)}/deliveries${search}`,
+    )
+    print.result(listed, () => [
+      ...(listed.deliveries.length === 0 ? ['no deliveries'] : []),
+      ...listed.deliveries.map(
+        ({ delivery, attempts }) =>
+          `${delivery.deliveryId}  ${delivery.eventType}  payment ${delivery.paymentId}  ${delivery.status}  ${attempts.length} attempt(s)${delivery.lastError === null ? '' : `  last error: ${delivery.lastError}`}`,
+      ),
+      ...(listed.nextCursor === null ? [] : [`next page: --cursor ${listed.nextCursor}`]),
+    ])
+  },
+
+  async 'deliveries redeliver-failed'({ args, api, print }) {
+    const [merchantId] = expectArgs(args, ['MERCHANT_ID'], 'deliveries redeliver-failed MERCHANT_ID')
+    const done = await api.call<{ redelivered: number }>(
+      'POST',
+      `/merchants/${encodeURIComponent(merchantId)}/deliveries/redeliver-failed`,
+    )
+    print.result(done, () => [`Redelivered ${done.redelivered} failed deliveries of ${merchantId}`])
+  },
+
   async 'secrets reseal'({ args, api, print }) {
     expectArgs(args, [], 'secrets reseal')
     const report = await api.call<ResealReport>('POST', '/secrets/reseal')
@@ -279,6 +323,17 @@ const commands: Record<string, Command> = {
     }
     print.notice('Every secret is sealed with the current key: the previous keys can be removed.')
   },
+}
+
+interface DeliveryView {
+  delivery: {
+    deliveryId: string
+    eventType: string
+    paymentId: string
+    status: string
+    lastError: string | null
+  }
+  attempts: unknown[]
 }
 
 interface ResealCounts {

@@ -58,6 +58,7 @@ export const PaymentEventMessageSchema = Type.Union([
   eventMessageSchema('PaymentCanceled'),
   eventMessageSchema('PaymentFailed'),
   eventMessageSchema('LateFundsReceived'),
+  eventMessageSchema('PaymentUnderpaidFinalized'),
 ])
 true satisfies MutuallyAssignable<Static<typeof PaymentEventMessageSchema>, PaymentEventMessage>
 true satisfies MutuallyAssignable<Static<typeof PaymentEventMessageSchema>['type'], PaymentEvent['type']>

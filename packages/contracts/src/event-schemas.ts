@@ -12,6 +12,7 @@ import {
   type PaymentExpiredData,
   type PaymentFailedData,
   type PaymentSettledData,
+  type PaymentUnderpaidFinalizedData,
   type TransferConfirmationsUpdatedData,
   type TransferDetectedData,
   type TransferWithdrawnData,
@@ -149,6 +150,15 @@ export const LateFundsReceivedDataSchema = Type.Object(
 )
 true satisfies MutuallyAssignable<Static<typeof LateFundsReceivedDataSchema>, LateFundsReceivedData>
 
+export const PaymentUnderpaidFinalizedDataSchema = Type.Object(
+  { paymentId: Type.String(), receivedUnits: UnitsSchema, finalizedAt: TimestampSchema },
+  strict,
+)
+true satisfies MutuallyAssignable<
+  Static<typeof PaymentUnderpaidFinalizedDataSchema>,
+  PaymentUnderpaidFinalizedData
+>
+
 /** the current data schema of every event type, and its version */
 export const paymentEventSchemas = {
   // 2: feeBps and fixedFeeUnits, the fee policy the payment was created under
@@ -163,6 +173,7 @@ export const paymentEventSchemas = {
   PaymentCanceled: { version: 1, schema: PaymentCanceledDataSchema },
   PaymentFailed: { version: 1, schema: PaymentFailedDataSchema },
   LateFundsReceived: { version: 1, schema: LateFundsReceivedDataSchema },
+  PaymentUnderpaidFinalized: { version: 1, schema: PaymentUnderpaidFinalizedDataSchema },
 } as const satisfies { [Type in PaymentEventType]: { version: number; schema: TSchema } }
 
 // Each registered schema describes exactly the data of its event type.

@@ -95,6 +95,10 @@ const WEBHOOK_SUMMARIES: Record<WebhookEventKind, string> = {
   'payment.canceled': 'The merchant canceled the payment',
   'payment.failed': 'A counted transfer was dropped or reverted by the chain',
   'payment.late_funds': 'Funds arrived after the payment expired or was canceled; the status does not change',
+  'payment.transfer_detected':
+    'A transfer that counts toward the payment was first seen, before its confirmations; the status does not change',
+  'payment.underpaid_final':
+    'The underpaid payment reached expiresAt: no further transfer counts, the shortfall is final',
 }
 
 function webhookOperation(kind: WebhookEventKind) {

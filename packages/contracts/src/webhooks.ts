@@ -14,6 +14,8 @@ export const WebhookEventKinds = [
   'payment.canceled',
   'payment.failed',
   'payment.late_funds',
+  'payment.transfer_detected',
+  'payment.underpaid_final',
 ] as const
 
 export type WebhookEventKind = (typeof WebhookEventKinds)[number]
@@ -36,6 +38,10 @@ export interface WebhookPaymentFields {
   metadata: Metadata
   /** payment.late_funds only: the late transfer */
   late_funds?: { tx_hash: string; amount: string }
+  /** payment.transfer_detected only: the confirmations the payment needs */
+  required_confirmations?: number
+  /** payment.transfer_detected only: the transfer first seen, before its confirmations */
+  transfer?: { tx_hash: string; amount: string; confirmations: number }
 }
 
 export interface WebhookBodyInput {
@@ -72,6 +78,8 @@ export function renderWebhookBody(input: WebhookBodyInput, timestampSeconds: num
     confirmations: payment.confirmations,
     metadata: payment.metadata,
     late_funds: payment.late_funds,
+    required_confirmations: payment.required_confirmations,
+    transfer: payment.transfer,
   }
   // The amount is spliced in as text because a JS number cannot hold 123456789012345678.123456,
   // and would turn 10.50 into 10.5; the pattern above makes the text a valid JSON number.
@@ -121,6 +129,25 @@ export const WebhookBodySchema = Type.Object(
           Type.Object(
             { tx_hash: Type.String(), amount: DecimalTextSchema },
             { description: 'payment.late_funds only: the transfer that arrived after the payment closed' },
+          ),
+        ),
+        required_confirmations: Type.Optional(
+          Type.Integer({
+            minimum: 0,
+            description: 'payment.transfer_detected only: the confirmations the payment needs',
+          }),
+        ),
+        transfer: Type.Optional(
+          Type.Object(
+            {
+              tx_hash: Type.String(),
+              amount: DecimalTextSchema,
+              confirmations: Type.Integer({ minimum: 0 }),
+            },
+            {
+              description:
+                'payment.transfer_detected only: the transfer first seen, before its confirmations',
+            },
           ),
         ),
       },

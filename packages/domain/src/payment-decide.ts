@@ -77,14 +77,39 @@ export function cancelPayment(command: CommandData<'CancelPayment'>, state: Paym
   )
 }
 
-/** Asked on a timer: a no-op unless the payment is really due, never an error. */
+/**
+ * Asked on a timer: a no-op unless the payment is really due, never an error. A pending payment with
+ * no transfer expires; an underpaid one becomes final (docs/api.md, "Lifecycle").
+ */
 export function expirePayment(command: CommandData<'ExpirePayment'>, state: PaymentState): PaymentEvent[] {
+  if (state.status === 'underpaid') return finalizeUnderpaid(command, state)
   if (state.status !== 'pending' || state.transfers.length > 0) return []
-  const expiresAt = Date.parse(state.created.expiresAt)
-  // Chain time too: a transfer in a block before expiresAt may not have been scanned yet.
-  const due = Date.parse(command.now) >= expiresAt && Date.parse(command.chainTime) >= expiresAt
-  if (!due) return []
+  if (!isDue(command, state)) return []
   return [{ type: 'PaymentExpired', data: { paymentId: state.created.paymentId, expiredAt: command.now } }]
+}
+
+/** An underpaid payment is final at expiresAt, once no counted transfer still awaits confirmations. */
+function finalizeUnderpaid(command: CommandData<'ExpirePayment'>, payment: OpenPayment): PaymentEvent[] {
+  if (payment.closedAt !== null || !isDue(command, payment)) return []
+  const active = activeTransfers(payment.transfers)
+  // a transfer still confirming may yet complete the amount
+  if (active.some((transfer) => transfer.confirmations < payment.created.requiredConfirmations)) return []
+  return [
+    {
+      type: 'PaymentUnderpaidFinalized',
+      data: {
+        paymentId: payment.created.paymentId,
+        receivedUnits: totalUnits(active).toString(),
+        finalizedAt: command.now,
+      },
+    },
+  ]
+}
+
+/** expiresAt passed on the clock and on the chain: a transfer in a block before it may not have been scanned yet */
+function isDue(command: CommandData<'ExpirePayment'>, payment: OpenPayment): boolean {
+  const expiresAt = Date.parse(payment.created.expiresAt)
+  return Date.parse(command.now) >= expiresAt && Date.parse(command.chainTime) >= expiresAt
 }
 
 export function recordTransferObservation(
@@ -115,7 +140,8 @@ function recordSeen(observation: TransferObservation, payment: OpenPayment): Pay
   }
   // A zero-value transfer pays nothing; on TRON it is the usual address-poisoning spam.
   if (parseUnits(amountUnits) === 0n) return []
-  if (acceptsTransfers(payment.status) && Date.parse(blockTime) < Date.parse(payment.created.expiresAt)) {
+  const open = acceptsTransfers(payment.status) && payment.closedAt === null
+  if (open && Date.parse(blockTime) < Date.parse(payment.created.expiresAt)) {
     return withSettlement(payment, now, [
       {
         type: 'TransferDetected',

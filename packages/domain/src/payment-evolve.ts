@@ -45,6 +45,9 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
       return { ...state, status: 'overpaid', confirmedAt: event.data.confirmedAt }
     case 'PaymentExpired':
       return { ...state, status: 'expired', closedAt: event.data.expiredAt }
+    case 'PaymentUnderpaidFinalized':
+      // the status stays underpaid; closed, it takes no further transfer
+      return { ...state, closedAt: event.data.finalizedAt }
     case 'PaymentCanceled':
       return { ...state, status: 'canceled', closedAt: event.data.canceledAt }
     case 'PaymentFailed':

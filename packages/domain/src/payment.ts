@@ -93,6 +93,14 @@ export interface PaymentExpiredData {
   expiredAt: string
 }
 
+/** an underpaid payment at its expiresAt: no further transfer counts, the shortfall is final */
+export interface PaymentUnderpaidFinalizedData {
+  paymentId: string
+  /** the total of the counted transfers, final */
+  receivedUnits: string
+  finalizedAt: string
+}
+
 export interface PaymentCanceledData {
   paymentId: string
   canceledAt: string
@@ -126,6 +134,7 @@ export type PaymentEvent =
   | { type: 'PaymentCanceled'; data: PaymentCanceledData }
   | { type: 'PaymentFailed'; data: PaymentFailedData }
   | { type: 'LateFundsReceived'; data: LateFundsReceivedData }
+  | { type: 'PaymentUnderpaidFinalized'; data: PaymentUnderpaidFinalizedData }
 
 export type PaymentEventType = PaymentEvent['type']
 
@@ -141,6 +150,7 @@ export const PaymentEventTypes: readonly PaymentEventType[] = [
   'PaymentCanceled',
   'PaymentFailed',
   'LateFundsReceived',
+  'PaymentUnderpaidFinalized',
 ]
 
 //////// State
@@ -182,6 +192,7 @@ export interface OpenPayment {
   /** total of counted, not withdrawn transfers; null until one is seen */
   receivedUnits: string | null
   confirmedAt: string | null
+  /** when the payment closed: expired, canceled, failed, or underpaid made final at its expiresAt */
   closedAt: string | null
   failureReason: PaymentFailedData['reason'] | null
 }

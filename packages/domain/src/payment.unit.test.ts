@@ -24,6 +24,7 @@ import {
   required,
   settled,
   transferDetected,
+  underpaidFinalized,
   usdtOnTron,
   withdrawn,
 } from './testing/payment-fixtures.js'
@@ -236,7 +237,72 @@ describe('ExpirePayment', () => {
     })
   })
 
-  describe.each<PaymentStatus>(['underpaid', 'confirmed', 'overpaid', 'canceled', 'expired', 'failed'])(
+  describe('when underpaid', () => {
+    const underpaid = eventsFor('underpaid') // 10 of 10.5 received through tx-1
+
+    it('becomes final at expiresAt once the chain has been scanned that far', () => {
+      given(underpaid)
+        .when(expire(at(30)))
+        .then([underpaidFinalized({ receivedUnits: '10000000', finalizedAt: at(30) })])
+    })
+
+    it('waits before expiresAt, and while the chain watcher is behind it', () => {
+      given(underpaid)
+        .when(expire(at(29.99), at(31)))
+        .thenNothingHappens()
+      given(underpaid)
+        .when(expire(at(40), at(29)))
+        .thenNothingHappens()
+    })
+
+    it('waits while a further transfer counted before expiresAt awaits its confirmations', () => {
+      given([
+        ...underpaid,
+        transferDetected({ txHash: 'tx-2', amountUnits: '100000', blockHeight: 130, confirmations: 1 }),
+      ])
+        .when(expire(at(40)))
+        .thenNothingHappens()
+    })
+
+    it('is final with the total once that transfer is final too', () => {
+      given([
+        ...underpaid,
+        transferDetected({ txHash: 'tx-2', amountUnits: '100000', blockHeight: 130, confirmations: 1 }),
+        confirmationsUpdated({ txHash: 'tx-2', confirmations: required }),
+      ])
+        .when(expire(at(40)))
+        .then([underpaidFinalized({ receivedUnits: '10100000', finalizedAt: at(40) })])
+    })
+
+    it('becomes final once only', () => {
+      given([...underpaid, underpaidFinalized()])
+        .when(expire(at(60)))
+        .thenNothingHappens()
+    })
+
+    it('counts no transfer once final, even one in a block before expiresAt', () => {
+      given([...underpaid, underpaidFinalized()])
+        .when(
+          observed({
+            txHash: 'tx-2',
+            amountUnits: '500000',
+            blockTime: at(20),
+            confirmations: required,
+            now: at(31),
+          }),
+        )
+        .then([
+          lateFunds('underpaid', {
+            txHash: 'tx-2',
+            amountUnits: '500000',
+            blockTime: at(20),
+            receivedAt: at(31),
+          }),
+        ])
+    })
+  })
+
+  describe.each<PaymentStatus>(['confirmed', 'overpaid', 'canceled', 'expired', 'failed'])(
     'when %s',
     (status) => {
       it('does nothing', () => {

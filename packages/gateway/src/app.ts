@@ -18,6 +18,8 @@ import { collectRawBodies } from './http/raw-body.js'
 import { limitRequestsPerAddress, limitRequestsPerApiKey, type RateLimitSettings } from './rate-limit.js'
 import { paymentReadingRoutes } from './routes/payment-reading.js'
 import { paymentRoutes } from './routes/payments.js'
+import { type WebhookDeliveryRoutesDeps, webhookDeliveryRoutes } from './routes/webhook-deliveries.js'
+import { type WebhookEndpointRoutesDeps, webhookEndpointRoutes } from './routes/webhook-endpoints.js'
 
 export interface GatewayDeps {
   commands: PaymentCommands
@@ -34,6 +36,8 @@ export interface GatewayDeps {
   requestMetrics?: HttpRequestMetrics
   /** served at GET /metrics, unauthenticated; no /metrics when absent */
   metricsRegistry?: MetricsExposition
+  /** the webhook endpoint and delivery routes (docs/api.md, "Webhook endpoints"); absent: none */
+  webhooks?: WebhookEndpointRoutesDeps & WebhookDeliveryRoutesDeps
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -65,6 +69,10 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       await limitRequestsPerApiKey(merchantApi, deps.rateLimit)
       await merchantApi.register(paymentRoutes, deps)
       await merchantApi.register(paymentReadingRoutes, deps)
+      if (deps.webhooks) {
+        await merchantApi.register(webhookEndpointRoutes, deps.webhooks)
+        await merchantApi.register(webhookDeliveryRoutes, deps.webhooks)
+      }
     },
     { prefix: API_BASE_PATH },
   )

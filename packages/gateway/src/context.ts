@@ -87,6 +87,13 @@ export async function buildGatewayContext(
         rateLimit: config.rateLimit,
         requestMetrics: metrics.http,
         readiness,
+        webhooks: {
+          webhookEndpoints: stores.webhookEndpoints(),
+          deliveries: stores.deliveries(),
+          secretBox,
+          clock,
+          allowInsecureUrls: policy.allowInsecureCallbackUrls,
+        },
         ...(extraRoutes ? { extraRoutes } : {}),
       }),
   })

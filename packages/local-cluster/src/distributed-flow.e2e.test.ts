@@ -222,11 +222,14 @@ describe('on five processes over Kafka and FerretDB', () => {
 
     const lateTx = await transfer('TRON', created.generatedAddress, '6', 'TRX')
     await waitForEvent(receiver, created.paymentId, 'payment.late_funds')
-    expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
-      'payment.pending',
-      'payment.underpaid',
-      'payment.late_funds',
-    ])
+    // the shortfall became final at expiresAt (payment.underpaid_final), whichever of that and the
+    // late transfer's confirmations came first
+    await waitForEvent(receiver, created.paymentId, 'payment.underpaid_final')
+    expect(
+      deliveredEvents(receiver.received, created.paymentId).filter(
+        (event) => event !== 'payment.underpaid_final',
+      ),
+    ).toEqual(['payment.pending', 'payment.transfer_detected', 'payment.underpaid', 'payment.late_funds'])
     expect(
       acknowledgedFor(receiver.received, created.paymentId).find((r) => r.body.event === 'payment.late_funds')
         ?.body.payment,
@@ -318,6 +321,7 @@ describe('on five processes over Kafka and FerretDB', () => {
     await waitForEvent(receiver, created.paymentId, 'payment.confirmed')
     expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
       'payment.pending',
+      'payment.transfer_detected',
       'payment.confirmed',
     ])
     const delivered = acknowledgedFor(receiver.received, created.paymentId)
@@ -365,6 +369,7 @@ describe('on five processes over Kafka and FerretDB', () => {
     await waitForEvent(receiver, created.paymentId, 'payment.confirmed')
     expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
       'payment.pending',
+      'payment.transfer_detected',
       'payment.confirmed',
     ])
   })
@@ -393,7 +398,9 @@ describe('on five processes over Kafka and FerretDB', () => {
     await waitForEvent(receiver, created.paymentId, 'payment.confirmed')
     expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
       'payment.pending',
+      'payment.transfer_detected',
       'payment.underpaid',
+      'payment.transfer_detected',
       'payment.confirmed',
     ])
     const underpaidHook = acknowledgedFor(receiver.received, created.paymentId).find(
@@ -426,6 +433,7 @@ describe('on five processes over Kafka and FerretDB', () => {
     await waitForEvent(receiver, created.paymentId, 'payment.late_funds')
     expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
       'payment.pending',
+      'payment.transfer_detected',
       'payment.overpaid',
       'payment.late_funds',
     ])
@@ -493,6 +501,7 @@ describe('on five processes over Kafka and FerretDB', () => {
     await waitForEvent(receiver, created.paymentId, 'payment.failed')
     expect(deliveredEvents(receiver.received, created.paymentId)).toEqual([
       'payment.pending',
+      'payment.transfer_detected',
       'payment.failed',
     ])
   })

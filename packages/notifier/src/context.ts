@@ -40,9 +40,11 @@ export async function buildNotifierContext(
   const { stores } = infrastructure
   const deliveries = stores.deliveries()
   const merchants = stores.merchants()
+  const webhookEndpoints = stores.webhookEndpoints()
   const dispatcher = createWebhookDispatcher({
     deliveries,
     merchants,
+    webhookEndpoints,
     secretBox: createSecretBox(config.encryptionKeys),
     clock,
     logger,
@@ -58,6 +60,7 @@ export async function buildNotifierContext(
     payments: stores.readModel('notifier_payments'),
     deliveries,
     merchants,
+    webhookEndpoints,
     clock,
     logger,
     onRecorded: () => dispatcher.wake(),

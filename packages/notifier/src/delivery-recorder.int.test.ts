@@ -6,8 +6,10 @@ import {
   type ConsumedMessage,
   deadLetterTopic,
   isPoisonMessage,
+  MERCHANT_DEFAULT_TARGET,
   type PaymentReadModel,
   Topics,
+  type WebhookEndpointRecord,
 } from '@chainpay/ports'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createDeliveryRecorder, type DeliveryRecorder } from './delivery-recorder.js'
@@ -42,6 +44,7 @@ function recorderWith(payments: PaymentReadModel = harness.payments): DeliveryRe
     payments,
     deliveries: harness.deliveries,
     merchants: harness.merchants,
+    webhookEndpoints: harness.webhookEndpoints,
     clock: harness.clock,
     logger: testLogger,
     onRecorded: () => {
@@ -71,7 +74,7 @@ async function handleAll(recorder: DeliveryRecorder, messages: PaymentEventMessa
 
 describe('createDeliveryRecorder', () => {
   it("records a delivery per announced event, describing the payment right after it, to the payment's callbackUrl", async () => {
-    const { merchantId } = await harness.addMerchant({ webhookUrl: 'https://shop.example/default' })
+    const { merchantId } = await harness.addMerchant({ webhookUrl: null })
     const messages = confirmedPayment({ merchantId, callbackUrl: 'https://shop.example/order-1042' })
     const paymentId = messages[0]?.paymentId ?? ''
     await handleAll(recorderWith(), messages)
@@ -95,6 +98,20 @@ describe('createDeliveryRecorder', () => {
         },
       },
       {
+        deliveryId: messages[1]?.eventId,
+        eventType: 'payment.transfer_detected',
+        sequence: 1,
+        payload: {
+          event: 'payment.transfer_detected',
+          payment: {
+            status: 'PENDING',
+            tx_hash: 'ab'.repeat(32),
+            required_confirmations: 20,
+            transfer: { tx_hash: 'ab'.repeat(32), amount: '10.5' },
+          },
+        },
+      },
+      {
         deliveryId: messages[3]?.eventId,
         eventType: 'payment.confirmed',
         sequence: 3,
@@ -115,7 +132,7 @@ describe('createDeliveryRecorder', () => {
       revision: 3,
       state: { status: 'confirmed' },
     })
-    expect(recorded).toBe(2)
+    expect(recorded).toBe(3)
   })
 
   it("sends to the merchant's webhook URL when the payment has no callbackUrl", async () => {
@@ -123,9 +140,89 @@ describe('createDeliveryRecorder', () => {
     const [created] = confirmedPayment({ merchantId })
     await recorderWith().handle(consumed(created as PaymentEventMessage))
     expect(await harness.deliveries.get(created?.eventId ?? '')).toMatchObject({
+      eventId: created?.eventId,
+      endpointId: MERCHANT_DEFAULT_TARGET,
       targetUrl: 'https://shop.example/default',
       status: 'pending',
     })
+  })
+
+  it('records one delivery per target: callbackUrl, default URL, each enabled endpoint subscribed to the kind', async () => {
+    const { merchantId } = await harness.addMerchant({ webhookUrl: 'https://shop.example/default' })
+    const endpoint = (endpointId: string, fields: Partial<WebhookEndpointRecord>): WebhookEndpointRecord => ({
+      endpointId,
+      merchantId,
+      url: `https://hooks.example/${endpointId}`,
+      events: null,
+      description: null,
+      enabled: true,
+      secret: 'sealed',
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      createdAt: at(0),
+      updatedAt: at(0),
+      ...fields,
+    })
+    await harness.webhookEndpoints.create(endpoint('ep-all', {}), 16)
+    await harness.webhookEndpoints.create(endpoint('ep-confirmed', { events: ['payment.confirmed'] }), 16)
+    await harness.webhookEndpoints.create(endpoint('ep-off', { enabled: false }), 16)
+    const messages = confirmedPayment({ merchantId, callbackUrl: 'https://shop.example/order-7' })
+    const paymentId = messages[0]?.paymentId ?? ''
+    await handleAll(recorderWith(), messages)
+
+    const targetsOf = (eventId: string | undefined) =>
+      deliveries
+        .filter((delivery) => delivery.eventId === eventId)
+        .map(({ deliveryId, endpointId, targetUrl }) => ({ deliveryId, endpointId, targetUrl }))
+    const deliveries = await harness.deliveries.listByPayment(paymentId)
+    const pending = messages[0]?.eventId ?? ''
+    expect(targetsOf(pending)).toEqual([
+      { deliveryId: pending, endpointId: undefined, targetUrl: 'https://shop.example/order-7' },
+      {
+        deliveryId: `${pending}.${MERCHANT_DEFAULT_TARGET}`,
+        endpointId: MERCHANT_DEFAULT_TARGET,
+        targetUrl: 'https://shop.example/default',
+      },
+      { deliveryId: `${pending}.ep-all`, endpointId: 'ep-all', targetUrl: 'https://hooks.example/ep-all' },
+    ])
+    const confirmed = messages[3]?.eventId ?? ''
+    expect(targetsOf(confirmed).map((target) => target.endpointId)).toEqual([
+      undefined,
+      MERCHANT_DEFAULT_TARGET,
+      'ep-all',
+      'ep-confirmed',
+    ])
+    // the same body for every target of one event
+    const bodies = deliveries
+      .filter((delivery) => delivery.eventId === confirmed)
+      .map((delivery) => delivery.payload)
+    expect(new Set(bodies.map((body) => JSON.stringify(body))).size).toBe(1)
+    expect(recorded).toBe(3 * 3 + 1)
+  })
+
+  it('records no delivery without a target when an endpoint takes the event', async () => {
+    const { merchantId } = await harness.addMerchant({ webhookUrl: null })
+    await harness.webhookEndpoints.create(
+      {
+        endpointId: 'ep-1',
+        merchantId,
+        url: 'https://hooks.example/1',
+        events: null,
+        description: null,
+        enabled: true,
+        secret: 'sealed',
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        createdAt: at(0),
+        updatedAt: at(0),
+      },
+      16,
+    )
+    const [created] = confirmedPayment({ merchantId })
+    await recorderWith().handle(consumed(created as PaymentEventMessage))
+    expect(
+      (await harness.deliveries.listByPayment(created?.paymentId ?? '')).map((d) => [d.deliveryId, d.status]),
+    ).toEqual([[`${created?.eventId}.ep-1`, 'pending']])
   })
 
   it('records an event with nowhere to go as no_target, which is never sent', async () => {
@@ -163,7 +260,7 @@ describe('createDeliveryRecorder', () => {
 
     expect(await harness.deliveries.listByPayment(paymentId)).toEqual(first)
     expect((await harness.payments.get(paymentId))?.revision).toBe(3)
-    expect(recorded).toBe(2)
+    expect(recorded).toBe(3)
   })
 
   it('records the delivery before it saves the payment, so a crash in between loses nothing', async () => {
@@ -255,6 +352,7 @@ describe('createDeliveryRecorder', () => {
       payments: flaky,
       deliveries: harness.deliveries,
       merchants: harness.merchants,
+      webhookEndpoints: harness.webhookEndpoints,
       clock: harness.clock,
       logger: testLogger,
       retry: { retryDelayMs: 1, maxRetryDelayMs: 4 },
@@ -271,7 +369,11 @@ describe('createDeliveryRecorder', () => {
     })
     expect(failures).toBe(0)
     const deliveries = await harness.deliveries.listByPayment(paymentId)
-    expect(deliveries.map((delivery) => delivery.eventType)).toEqual(['payment.pending', 'payment.confirmed'])
+    expect(deliveries.map((delivery) => delivery.eventType)).toEqual([
+      'payment.pending',
+      'payment.transfer_detected',
+      'payment.confirmed',
+    ])
     // a marker published now comes after any letter the recorder wrote: it must be the only one
     await harness.bus.publish(deadLetterTopic(Topics.paymentEvents), [
       { key: 'marker', value: '{}', headers: {} },
@@ -292,6 +394,7 @@ describe('createDeliveryRecorder', () => {
     const dispatcher = createWebhookDispatcher({
       deliveries: harness.deliveries,
       merchants: harness.merchants,
+      webhookEndpoints: harness.webhookEndpoints,
       secretBox: harness.secretBox,
       clock: harness.clock,
       logger: testLogger,
@@ -303,6 +406,7 @@ describe('createDeliveryRecorder', () => {
       payments: harness.payments,
       deliveries: harness.deliveries,
       merchants: harness.merchants,
+      webhookEndpoints: harness.webhookEndpoints,
       clock: harness.clock,
       logger: testLogger,
       onRecorded: () => dispatcher.wake(),
@@ -318,9 +422,10 @@ describe('createDeliveryRecorder', () => {
       messages.map((message) => ({ key: message.paymentId, value: JSON.stringify(message), headers: {} })),
     )
 
-    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(2)
+    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(3)
     expect(receiver.received.map(({ eventType, verified }) => [eventType, verified])).toEqual([
       ['payment.pending', true],
+      ['payment.transfer_detected', true],
       ['payment.confirmed', true],
     ])
   })

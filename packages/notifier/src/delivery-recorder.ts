@@ -1,7 +1,9 @@
 // Turns payment events into webhook deliveries. The notifier folds the events into its own copy of
-// each payment (apart from the API's read model, so neither waits for the other) and records one
-// delivery per event that has a webhook kind, describing the payment as it was right after that
-// event. The delivery is recorded before the folded state is saved: a crash in between folds the
+// each payment (apart from the API's read model, so neither waits for the other) and records, for
+// each event that has a webhook kind, one delivery per target (docs/api.md, "Webhooks"): the
+// payment's callbackUrl, the merchant's default URL, and every enabled webhook endpoint of the
+// merchant subscribed to the kind; each describes the payment as it was right after that event.
+// With no target at all, one delivery is recorded without one (no_target), kept for redelivery. The delivery is recorded before the folded state is saved: a crash in between folds the
 // event again and finds the delivery already there (its id is the event id), so nothing is lost or
 // doubled. A store that fails is retried by the bus until it works, holding the events after it; an
 // event that does not follow the folded copy (a revision gap) is poison: foldPaymentEvent throws
@@ -14,11 +16,16 @@ import {
   type Bus,
   type ConsumedMessage,
   consumerService,
+  deliveryIdFor,
+  endpointWants,
+  MERCHANT_DEFAULT_TARGET,
   type MerchantStore,
   type PaymentReadModel,
   type SubscribeOptions,
   Topics,
+  type WebhookDelivery,
   type WebhookDeliveryStore,
+  type WebhookEndpointStore,
 } from '@chainpay/ports'
 import { webhookKindOf, webhookPaymentFields } from './webhook-kinds.js'
 
@@ -28,6 +35,7 @@ export interface DeliveryRecorderOptions {
   payments: PaymentReadModel
   deliveries: WebhookDeliveryStore
   merchants: Pick<MerchantStore, 'getMerchant'>
+  webhookEndpoints: Pick<WebhookEndpointStore, 'list'>
   clock: Clock
   logger: Logger
   /** default `notifier` */
@@ -46,7 +54,7 @@ export interface DeliveryRecorder extends Service {
 }
 
 export function createDeliveryRecorder(options: DeliveryRecorderOptions): DeliveryRecorder {
-  const { bus, payments, deliveries, merchants, clock } = options
+  const { bus, payments, deliveries, merchants, webhookEndpoints, clock } = options
   const logger = moduleLogger(options.logger, 'delivery-recorder')
 
   async function handle(message: ConsumedMessage): Promise<void> {
@@ -58,26 +66,47 @@ export function createDeliveryRecorder(options: DeliveryRecorderOptions): Delive
     if (kind !== null) {
       const { state } = folded
       const { merchantId, callbackUrl } = state.created
-      const targetUrl = callbackUrl ?? (await merchants.getMerchant(merchantId))?.webhookUrl ?? null
+      const defaultUrl = (await merchants.getMerchant(merchantId))?.webhookUrl ?? null
+      const endpoints = (await webhookEndpoints.list(merchantId)).filter((endpoint) =>
+        endpointWants(endpoint, kind),
+      )
+      // The first target keeps the event id as its delivery id, as when there was one target only.
+      type Target = Pick<WebhookDelivery, 'deliveryId' | 'endpointId' | 'targetUrl'>
+      const targets: Target[] = []
+      if (callbackUrl !== null)
+        targets.push({ deliveryId: event.eventId, endpointId: null, targetUrl: callbackUrl })
+      if (defaultUrl !== null || (callbackUrl === null && endpoints.length === 0)) {
+        const deliveryId =
+          callbackUrl === null ? event.eventId : deliveryIdFor(event.eventId, MERCHANT_DEFAULT_TARGET)
+        targets.push({ deliveryId, endpointId: MERCHANT_DEFAULT_TARGET, targetUrl: defaultUrl })
+      }
+      for (const endpoint of endpoints) {
+        const deliveryId = deliveryIdFor(event.eventId, endpoint.endpointId)
+        targets.push({ deliveryId, endpointId: endpoint.endpointId, targetUrl: endpoint.url })
+      }
       const now = isoNow(clock)
-      const recorded = await deliveries.enqueue({
-        deliveryId: event.eventId,
-        paymentId: event.paymentId,
-        merchantId,
-        eventType: kind,
-        sequence: event.revision,
-        payload: { event: kind, payment: webhookPaymentFields(state, event) },
-        targetUrl,
-        status: targetUrl === null ? 'no_target' : 'pending',
-        attempts: 0,
-        // nothing is scheduled for a delivery without a target
-        nextAttemptAt: targetUrl === null ? null : now,
-        createdAt: now,
-        deliveredAt: null,
-        lastError: null,
-      })
-      if (recorded) {
-        const context = { deliveryId: event.eventId, paymentId: event.paymentId, merchantId, eventType: kind }
+      const payload = { event: kind, payment: webhookPaymentFields(state, event) }
+      for (const { deliveryId, endpointId, targetUrl } of targets) {
+        const recorded = await deliveries.enqueue({
+          deliveryId,
+          eventId: event.eventId,
+          endpointId,
+          paymentId: event.paymentId,
+          merchantId,
+          eventType: kind,
+          sequence: event.revision,
+          payload,
+          targetUrl,
+          status: targetUrl === null ? 'no_target' : 'pending',
+          attempts: 0,
+          // nothing is scheduled for a delivery without a target
+          nextAttemptAt: targetUrl === null ? null : now,
+          createdAt: now,
+          deliveredAt: null,
+          lastError: null,
+        })
+        if (!recorded) continue
+        const context = { deliveryId, endpointId, paymentId: event.paymentId, merchantId, eventType: kind }
         if (targetUrl === null) {
           logger.info(context, 'webhook recorded without a target')
           options.metrics?.recordedWithoutTarget()

@@ -62,6 +62,7 @@ async function startedReplica(deliveries: WebhookDeliveryStore): Promise<Webhook
   const dispatcher = createWebhookDispatcher({
     deliveries,
     merchants: harness.merchants,
+    webhookEndpoints: harness.webhookEndpoints,
     secretBox: harness.secretBox,
     clock: harness.clock,
     logger: testLogger,

@@ -46,6 +46,7 @@ function dispatcherWith(overrides: Partial<WebhookDispatcherOptions> = {}): Webh
   const dispatcher = createWebhookDispatcher({
     deliveries: harness.deliveries,
     merchants: harness.merchants,
+    webhookEndpoints: harness.webhookEndpoints,
     secretBox: harness.secretBox,
     clock: harness.clock,
     logger: testLogger,
@@ -209,6 +210,7 @@ describe('createWebhookDispatcher', () => {
     const dispatcher = createWebhookDispatcher({
       deliveries: harness.deliveries,
       merchants: harness.merchants,
+      webhookEndpoints: harness.webhookEndpoints,
       secretBox: harness.secretBox,
       clock: harness.clock,
       logger: testLogger,
@@ -253,6 +255,7 @@ describe('createWebhookDispatcher', () => {
     const dispatcher = createWebhookDispatcher({
       deliveries: harness.deliveries,
       merchants: harness.merchants,
+      webhookEndpoints: harness.webhookEndpoints,
       secretBox: harness.secretBox,
       clock: harness.clock,
       logger: testLogger,
@@ -553,6 +556,7 @@ describe('createWebhookDispatcher', () => {
         payments: harness.payments,
         deliveries: harness.deliveries,
         merchants: harness.merchants,
+        webhookEndpoints: harness.webhookEndpoints,
         clock: harness.clock,
         logger: testLogger,
         onRecorded: () => dispatcher.wake(),
@@ -651,6 +655,7 @@ describe('createWebhookDispatcher', () => {
         payments: harness.payments,
         deliveries: harness.deliveries,
         merchants: harness.merchants,
+        webhookEndpoints: harness.webhookEndpoints,
         clock: harness.clock,
         logger: testLogger,
         onRecorded: () => dispatcher.wake(),
@@ -676,6 +681,7 @@ describe('createWebhookDispatcher', () => {
       const dispatcher = createWebhookDispatcher({
         deliveries: harness.deliveries,
         merchants: harness.merchants,
+        webhookEndpoints: harness.webhookEndpoints,
         secretBox: harness.secretBox,
         clock: harness.clock,
         logger: testLogger,

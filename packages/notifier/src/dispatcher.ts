@@ -34,10 +34,15 @@ import {
 } from '@chainpay/platform'
 import {
   type AttemptOutcome,
+  eventIdOf,
+  MERCHANT_DEFAULT_TARGET,
+  type MerchantRecord,
   type MerchantStore,
   targetHostOf,
   type WebhookDelivery,
   type WebhookDeliveryStore,
+  type WebhookEndpointStore,
+  webhookEndpointSecretContext,
   webhookSecretContext,
 } from '@chainpay/ports'
 import { signWebhook } from '@chainpay/signing'
@@ -53,7 +58,9 @@ import {
 export interface WebhookDispatcherOptions {
   deliveries: WebhookDeliveryStore
   merchants: Pick<MerchantStore, 'getMerchant'>
-  /** opens the merchants' sealed webhook secrets */
+  /** the webhook endpoints deliveries go to: their URL and secrets as they are when sent */
+  webhookEndpoints: Pick<WebhookEndpointStore, 'get'>
+  /** opens the merchants' and endpoints' sealed webhook secrets */
   secretBox: SecretBox
   clock: Clock
   logger: Logger
@@ -129,7 +136,7 @@ interface AttemptResult {
 }
 
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
-  const { deliveries, merchants, secretBox, clock, allowPrivateTargets } = options
+  const { deliveries, merchants, webhookEndpoints, secretBox, clock, allowPrivateTargets } = options
   const logger = moduleLogger(options.logger, 'webhook-dispatcher')
   const schedule = [...(options.schedule ?? DEFAULT_RETRY_SCHEDULE_MS)]
   const jitter = options.jitter ?? 0.1
@@ -166,11 +173,45 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const inFlightPerHost = new Map<string, number>()
   let agentClosed: Promise<void> | undefined
 
+  /**
+   * Where the delivery goes and the secrets it is signed with, as they are now: a webhook endpoint's
+   * current URL and secret (and, during a rotation's overlap, the previous one), the merchant's
+   * current default URL, or the payment's callbackUrl; the last two with the merchant's secret.
+   */
+  async function targetOf(
+    delivery: WebhookDelivery,
+    merchant: MerchantRecord,
+    at: Date,
+  ): Promise<{ url: string | null; secret: string; previousSecret: string | null }> {
+    const endpointId = delivery.endpointId ?? null
+    if (endpointId !== null && endpointId !== MERCHANT_DEFAULT_TARGET) {
+      const endpoint = await webhookEndpoints.get(merchant.merchantId, endpointId)
+      if (endpoint === null) throw new Error(`webhook endpoint ${endpointId} was deleted`)
+      if (!endpoint.enabled) throw new Error(`webhook endpoint ${endpointId} is disabled`)
+      const context = webhookEndpointSecretContext(endpoint)
+      const overlap =
+        endpoint.previousSecret !== null &&
+        endpoint.previousSecretExpiresAt !== null &&
+        Date.parse(endpoint.previousSecretExpiresAt) > at.getTime()
+      return {
+        url: endpoint.url,
+        secret: secretBox.open(endpoint.secret, context),
+        previousSecret: overlap ? secretBox.open(endpoint.previousSecret as string, context) : null,
+      }
+    }
+    // A delivery recorded without a target may be redelivered once the merchant has a default URL.
+    const url =
+      endpointId === MERCHANT_DEFAULT_TARGET
+        ? merchant.webhookUrl
+        : (delivery.targetUrl ?? merchant.webhookUrl)
+    const secret = secretBox.open(merchant.webhookSecret, webhookSecretContext(merchant.merchantId))
+    return { url, secret, previousSecret: null }
+  }
+
   async function send(delivery: WebhookDelivery, at: Date, result: AttemptResult): Promise<void> {
     const merchant = await merchants.getMerchant(delivery.merchantId)
     if (merchant === null) throw new Error(`merchant ${delivery.merchantId} does not exist`)
-    // A delivery recorded without a target may be redelivered once the merchant has a default URL.
-    const target = delivery.targetUrl ?? merchant.webhookUrl
+    const { url: target, secret, previousSecret } = await targetOf(delivery, merchant, at)
     if (target === null) {
       result.noTarget = true
       throw new Error('no target: the payment has no callbackUrl and the merchant no webhook URL')
@@ -182,9 +223,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     // The event id goes in the body as well as in X-Event-Id: the signature covers only the body, so
     // a receiver checks the two agree before deduplicating by it (docs/api.md, "Verifying a webhook").
     const stored = delivery.payload as unknown as Omit<WebhookBodyInput, 'id'>
-    const body = renderWebhookBody({ ...stored, id: delivery.deliveryId }, timestamp)
-    const webhookSecret = secretBox.open(merchant.webhookSecret, webhookSecretContext(merchant.merchantId))
-    const signature = signWebhook(webhookSecret, timestamp, body)
+    const eventId = eventIdOf(delivery)
+    const body = renderWebhookBody({ ...stored, id: eventId }, timestamp)
+    const signature = signWebhook(secret, timestamp, body)
     const response = await request(target, {
       method: 'POST',
       dispatcher: agent,
@@ -192,8 +233,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         'content-type': 'application/json',
         'user-agent': WEBHOOK_USER_AGENT,
         'x-signature': signature,
+        // the old secret's signature while a rotation overlaps (docs/api.md, "Rotating an endpoint's secret")
+        ...(previousSecret === null
+          ? {}
+          : { 'x-signature-previous': signWebhook(previousSecret, timestamp, body) }),
         'x-timestamp': String(timestamp),
-        'x-event-id': delivery.deliveryId,
+        'x-event-id': eventId,
         'x-event-type': delivery.eventType,
       },
       body,

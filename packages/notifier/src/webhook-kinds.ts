@@ -1,6 +1,7 @@
 // Which payment events merchants hear about, and what the webhook says about the payment
-// (docs/api.md, "Webhooks"). Transfer events stay internal: the merchant learns about a transfer through
-// the status change it leads to.
+// (docs/api.md, "Webhooks"). Of the transfer events, only the first sight of a counted transfer is
+// announced (payment.transfer_detected); its confirmations and withdrawal show in the status change
+// they lead to. A new kind is one entry below and one in @chainpay/contracts' WebhookEventKinds.
 
 import type { WebhookEventKind, WebhookPaymentFields } from '@chainpay/contracts'
 import {
@@ -13,7 +14,7 @@ import {
 
 const kindsByEventType: Record<PaymentEventType, WebhookEventKind | null> = {
   PaymentCreated: 'payment.pending',
-  TransferDetected: null,
+  TransferDetected: 'payment.transfer_detected',
   TransferConfirmationsUpdated: null,
   TransferWithdrawn: null,
   PaymentConfirmed: 'payment.confirmed',
@@ -23,6 +24,7 @@ const kindsByEventType: Record<PaymentEventType, WebhookEventKind | null> = {
   PaymentCanceled: 'payment.canceled',
   PaymentFailed: 'payment.failed',
   LateFundsReceived: 'payment.late_funds',
+  PaymentUnderpaidFinalized: 'payment.underpaid_final',
 }
 
 /** the webhook kind a payment event is announced as; null for events merchants do not get */
@@ -54,6 +56,14 @@ export function webhookPaymentFields(state: OpenPayment, event: PaymentEvent): W
     fields.late_funds = {
       tx_hash: event.data.txHash,
       amount: formatUnits(event.data.amountUnits, state.created.decimals),
+    }
+  }
+  if (event.type === 'TransferDetected') {
+    fields.required_confirmations = state.created.requiredConfirmations
+    fields.transfer = {
+      tx_hash: event.data.txHash,
+      amount: formatUnits(event.data.amountUnits, state.created.decimals),
+      confirmations: event.data.confirmations,
     }
   }
   return fields

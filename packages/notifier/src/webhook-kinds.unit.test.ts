@@ -7,6 +7,7 @@ import {
   lateFunds,
   settled,
   transferDetected,
+  underpaidFinalized,
 } from '@chainpay/domain/testing'
 import { describe, expect, it } from 'vitest'
 import { newPaymentData } from './testing/payment-fixtures.js'
@@ -29,7 +30,8 @@ describe('webhookKindOf', () => {
     ['PaymentCanceled', 'payment.canceled'],
     ['PaymentFailed', 'payment.failed'],
     ['LateFundsReceived', 'payment.late_funds'],
-    ['TransferDetected', null],
+    ['TransferDetected', 'payment.transfer_detected'],
+    ['PaymentUnderpaidFinalized', 'payment.underpaid_final'],
     ['TransferConfirmationsUpdated', null],
     ['TransferWithdrawn', null],
   ] as const)('announces %s as %s', (type, kind) => {
@@ -37,7 +39,7 @@ describe('webhookKindOf', () => {
   })
 
   it('knows every event type', () => {
-    expect(PaymentEventTypes.filter((type) => webhookKindOf(type) !== null)).toHaveLength(8)
+    expect(PaymentEventTypes.filter((type) => webhookKindOf(type) !== null)).toHaveLength(10)
   })
 })
 
@@ -96,5 +98,38 @@ describe('webhookPaymentFields', () => {
       received_amount: null,
       late_funds: { tx_hash: 'cd'.repeat(32), amount: '2.0005' },
     })
+  })
+
+  it('tells of a transfer first seen, before its confirmations, with the confirmations needed', () => {
+    const seen = transferDetected({ ...transfer, paymentId, amountUnits: '4000000', confirmations: 1 })
+    const fields = webhookPaymentFields(foldPayment([{ type: 'PaymentCreated', data: created }, seen]), seen)
+    expect(fields).toMatchObject({
+      status: 'PENDING',
+      tx_hash: transfer.txHash,
+      received_amount: '4',
+      confirmations: 1,
+      required_confirmations: created.requiredConfirmations,
+      transfer: { tx_hash: transfer.txHash, amount: '4', confirmations: 1 },
+    })
+    const body = JSON.parse(
+      renderWebhookBody({ id: 'evt_2', event: 'payment.transfer_detected', payment: fields }, 1_763_733_960),
+    )
+    expect(body.payment.required_confirmations).toBe(created.requiredConfirmations)
+    expect(body.payment.transfer).toEqual({ tx_hash: transfer.txHash, amount: '4', confirmations: 1 })
+  })
+
+  it('tells of an underpaid payment made final, with what was received', () => {
+    const short = transferDetected({ ...transfer, paymentId, amountUnits: '10000000', confirmations: 20 })
+    const underpaid = settled('PaymentUnderpaid', {
+      paymentId,
+      txHash: transfer.txHash,
+      receivedUnits: '10000000',
+    })
+    const final = underpaidFinalized({ paymentId, receivedUnits: '10000000' })
+    const events: PaymentEvent[] = [{ type: 'PaymentCreated', data: created }, short, underpaid, final]
+    const fields = webhookPaymentFields(foldPayment(events), final)
+    expect(fields).toMatchObject({ status: 'UNDERPAID', received_amount: '10', tx_hash: transfer.txHash })
+    expect(fields.transfer).toBeUndefined()
+    expect(fields.required_confirmations).toBeUndefined()
   })
 })

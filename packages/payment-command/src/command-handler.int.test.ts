@@ -361,7 +361,7 @@ describe('expire', () => {
     expect(await handler.expire(paymentId, '2026-11-21T14:31:00.000Z')).toBe('closed')
   })
 
-  it('reports closed for a payment with a transfer, a canceled one and an unknown one', async () => {
+  it('reports settling for a payment whose transfer confirms, closed for a canceled one and an unknown one', async () => {
     const clock = createManualClock(start)
     const { handler } = await open({ clock })
     const paid = await handler.createPayment({ merchantId, request: request() })
@@ -373,9 +373,28 @@ describe('expire', () => {
     await handler.cancelPayment({ merchantId, paymentId: canceled.payment.created.paymentId })
     clock.set('2026-11-21T15:00:00.000Z')
     const chainTime = '2026-11-21T15:00:00.000Z'
-    expect(await handler.expire(paid.payment.created.paymentId, chainTime)).toBe('closed')
+    expect(await handler.expire(paid.payment.created.paymentId, chainTime)).toBe('settling')
     expect(await handler.expire(canceled.payment.created.paymentId, chainTime)).toBe('closed')
     expect(await handler.expire(crypto.randomUUID(), chainTime)).toBe('closed')
+  })
+
+  it('makes an underpaid payment final at expiresAt, once', async () => {
+    const clock = createManualClock(start)
+    const { handler, eventStore } = await open({ clock })
+    const { payment } = await handler.createPayment({ merchantId, request: request() })
+    const paymentId = payment.created.paymentId
+    await handler.recordObservation(
+      observation(payment.created, { amountUnits: '10000000', confirmations: 20 }),
+    )
+    expect((await handler.getPayment({ merchantId, paymentId }))?.payment.status).toBe('underpaid')
+    expect(await handler.expire(paymentId, '2026-11-21T14:31:00.000Z')).toBe('settling')
+    clock.set('2026-11-21T14:31:00.000Z')
+    expect(await handler.expire(paymentId, '2026-11-21T14:31:00.000Z')).toBe('expired')
+    expect(await handler.getPayment({ merchantId, paymentId })).toMatchObject({
+      payment: { status: 'underpaid', closedAt: '2026-11-21T14:31:00.000Z' },
+    })
+    expect((await streamOf(eventStore, paymentId)).at(-1)?.type).toBe('PaymentUnderpaidFinalized')
+    expect(await handler.expire(paymentId, '2026-11-21T14:32:00.000Z')).toBe('closed')
   })
 })
 

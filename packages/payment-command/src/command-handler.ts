@@ -58,8 +58,13 @@ export interface PaymentCommandHandlerDeps {
   maxConflictRetries?: number
 }
 
-/** 'closed': the payment can no longer expire (settled, closed, or pending with a transfer) */
-export type ExpireResult = 'expired' | 'not_due' | 'closed'
+/**
+ * 'expired': the payment expired, or its underpaid total became final; 'not_due': a pending payment
+ * with no transfer before its deadline; 'settling': past the deadline, a counted transfer still
+ * awaits its confirmations (pending or underpaid), so the payment may yet become underpaid, and
+ * final; 'closed': nothing more can happen at the deadline (settled, closed, or underpaid and final)
+ */
+export type ExpireResult = 'expired' | 'not_due' | 'settling' | 'closed'
 
 export interface PaymentCommandHandler extends PaymentCommands {
   /** an observation of an unknown payment is logged and ignored: retrying it would never help */
@@ -204,7 +209,9 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
         logger.warn({ paymentId }, 'expiry of an unknown payment; nothing to expire')
         return 'closed'
       }
-      return result.state.status === 'pending' && result.state.transfers.length === 0 ? 'not_due' : 'closed'
+      const { state } = result
+      if (state.status === 'pending') return state.transfers.length === 0 ? 'not_due' : 'settling'
+      return state.status === 'underpaid' && state.closedAt === null ? 'settling' : 'closed'
     },
   }
 

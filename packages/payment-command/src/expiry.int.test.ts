@@ -61,7 +61,7 @@ const dueDeadlines = (deadlines: PaymentDeadlineStore) =>
   deadlines.due({ expiredBy: END_OF_TIME, now: END_OF_TIME, limit: 10 })
 
 describe('createDeadlineKeeper', () => {
-  it('keeps the deadline of every open payment and drops it once the payment can no longer expire', async () => {
+  it('keeps the deadline of every open payment, with a transfer too, and drops it once closed', async () => {
     const { side, deadlines, create } = await setup()
     const open = await create('open')
     const canceled = await create('canceled')
@@ -96,6 +96,13 @@ describe('createDeadlineKeeper', () => {
             },
             {
               paymentId: later.paymentId,
+              network: 'TRON',
+              expiresAt: '2026-11-21T14:30:00.000Z',
+              attempts: 0,
+            },
+            // an underpaid payment becomes final at its deadline
+            {
+              paymentId: paid.paymentId,
               network: 'TRON',
               expiresAt: '2026-11-21T14:30:00.000Z',
               attempts: 0,
@@ -162,6 +169,63 @@ describe('createExpiryScheduler', () => {
     await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toEqual([]), {
       timeout: 10_000,
     })
+  })
+
+  it('makes an underpaid payment final at its deadline, asking again while its last transfer confirms', async () => {
+    const { clock, side, deadlines, create, statusOf } = await setup()
+    const chainTimes = createChainTimeTracker()
+    const scheduler = createExpiryScheduler({
+      deadlines,
+      handler: side.handler,
+      chainTimes,
+      clock,
+      logger: side.logger,
+      settlingRecheckMs: 60_000,
+    })
+    const payment = await create('order-short')
+    const seen = (txHash: string, amountUnits: string, confirmations: number) =>
+      side.handler.recordObservation({
+        kind: 'transfer',
+        network: 'TRON',
+        paymentId: payment.paymentId,
+        txHash,
+        transferIndex: 0,
+        address: payment.address,
+        amountUnits,
+        blockHeight: 100,
+        blockTime: '2026-11-21T14:05:00.000Z',
+        confirmations,
+        status: 'seen',
+        withdrawReason: null,
+        observedAt: clock.now().toISOString(),
+      })
+    await seen('tx-1', '10000000', payment.requiredConfirmations)
+    await seen('tx-2', '100000', 1)
+    expect(await statusOf(payment.paymentId)).toBe('underpaid')
+    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toHaveLength(1), { timeout: 10_000 })
+
+    // past the deadline, tx-2 still confirms: asked again after settlingRecheckMs, not before
+    chainTimes.update('TRON', '2026-11-21T14:31:00.000Z')
+    clock.set('2026-11-21T14:31:00.000Z')
+    await scheduler.tick()
+    expect(await side.handler.getPayment({ merchantId, paymentId: payment.paymentId })).toMatchObject({
+      payment: { status: 'underpaid', closedAt: null },
+    })
+    expect(
+      await deadlines.due({
+        expiredBy: clock.now().toISOString(),
+        now: clock.now().toISOString(),
+        limit: 10,
+      }),
+    ).toEqual([])
+
+    await seen('tx-2', '100000', payment.requiredConfirmations)
+    clock.set('2026-11-21T14:32:00.001Z')
+    await scheduler.tick()
+    expect(await side.handler.getPayment({ merchantId, paymentId: payment.paymentId })).toMatchObject({
+      payment: { status: 'underpaid', closedAt: '2026-11-21T14:32:00.001Z', receivedUnits: '10100000' },
+    })
+    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toEqual([]), { timeout: 10_000 })
   })
 
   it('expires the due payments of a network while more than a batch of deadlines wait on a lagging one', async () => {

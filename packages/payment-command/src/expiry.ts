@@ -1,7 +1,9 @@
 // Expiry in two parts: the deadline keeper follows payment-command's own events to know which
 // payments are open and until when; the scheduler asks the decider to expire those whose deadline
 // passed, once the chain watcher watches the payment's address (the observation consumer marks the
-// deadline) and has scanned past the deadline too.
+// deadline) and has scanned past the deadline too. At the deadline an underpaid payment becomes
+// final (docs/api.md, "Lifecycle"), so the deadline stays through a transfer and an underpaid
+// settlement; one whose transfer still confirms at the deadline is asked again a little later.
 
 import { type PaymentEventMessage, parsePaymentEventMessage } from '@chainpay/contracts'
 import type { Clock, Logger, ReadinessReporter, Service } from '@chainpay/platform'
@@ -16,15 +18,14 @@ export interface DeadlineKeeperOptions {
   groupId?: string
 }
 
-/** after these a payment can no longer expire */
+/** after these nothing happens to a payment at its deadline */
 const closingEvents: ReadonlySet<PaymentEventMessage['type']> = new Set([
-  'TransferDetected',
   'PaymentExpired',
   'PaymentCanceled',
   'PaymentFailed',
   'PaymentConfirmed',
-  'PaymentUnderpaid',
   'PaymentOverpaid',
+  'PaymentUnderpaidFinalized',
 ])
 
 export function createDeadlineKeeper(options: DeadlineKeeperOptions): Service {
@@ -57,6 +58,8 @@ export interface ExpirySchedulerOptions {
   /** wait before retrying a deadline whose expiry failed, doubled per failure up to retryMaxMs */
   retryInitialMs?: number
   retryMaxMs?: number
+  /** how long a payment past its deadline whose transfer still confirms waits to be asked again; default 5 s */
+  settlingRecheckMs?: number
 }
 
 export interface ExpiryScheduler extends Service, ReadinessReporter {
@@ -70,6 +73,7 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
   const batchSize = options.batchSize ?? 100
   const retryInitialMs = options.retryInitialMs ?? 5_000
   const retryMaxMs = options.retryMaxMs ?? 300_000
+  const settlingRecheckMs = options.settlingRecheckMs ?? 5_000
   let timer: NodeJS.Timeout | undefined
   let started = false
   let inFlight: Promise<void> = Promise.resolve()
@@ -91,7 +95,10 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
       for (const deadline of await deadlines.due({ expiredBy, now, limit: batchSize, network })) {
         try {
           const result = await handler.expire(deadline.paymentId, chainTime)
-          if (result !== 'not_due') await deadlines.remove(deadline.paymentId)
+          if (result === 'settling') {
+            // steps aside like a failed one, so that it cannot hold the head of the batch
+            await deadlines.retryLater(deadline.paymentId, new Date(nowMs + settlingRecheckMs).toISOString())
+          } else if (result !== 'not_due') await deadlines.remove(deadline.paymentId)
         } catch (error) {
           const delayMs = Math.min(retryMaxMs, retryInitialMs * 2 ** deadline.attempts)
           const retryAt = new Date(nowMs + delayMs).toISOString()

@@ -1,11 +1,23 @@
-// The webhook delivery log: one delivery per payment event that has a webhook kind, the attempts
-// made, and the retry schedule, durable across restarts.
+// The webhook delivery log: one delivery per payment event that has a webhook kind and target it
+// goes to (docs/api.md, "Webhooks": the payment's callbackUrl, the merchant's default URL, the
+// merchant's webhook endpoints), the attempts made, and the retry schedule, durable across restarts.
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'no_target'
 
 export interface WebhookDelivery {
-  /** the payment event's id; also the X-Event-Id header, stable across retries */
+  /**
+   * unique per event and target: the event id for the payment's first target (its callbackUrl, else
+   * the merchant's default URL), as before there were several; deliveryIdFor otherwise
+   */
   deliveryId: string
+  /** the payment event's id, the X-Event-Id header and the body's `id`; deliveryId when absent (recorded before) */
+  eventId?: string
+  /**
+   * which target: a webhook endpoint's id, MERCHANT_DEFAULT_TARGET, or null (absent on deliveries
+   * recorded before) for the payment's callbackUrl or the one target there was. Deliveries of one
+   * payment and target go out in event order, each target in its own line.
+   */
+  endpointId?: string | null
   paymentId: string
   merchantId: string
   /** webhook kind, e.g. payment.confirmed */
@@ -14,6 +26,10 @@ export interface WebhookDelivery {
   sequence: number
   /** payload without its `timestamp`, which is set per attempt */
   payload: Record<string, unknown>
+  /**
+   * where it goes; null: the merchant's default URL as it is when sent. A webhook endpoint's delivery
+   * goes to the endpoint's URL as it is when sent; this one, its URL when recorded, bounds its host.
+   */
   targetUrl: string | null
   status: DeliveryStatus
   /** attempts made on the current retry schedule; a redelivery sets it back to 0 */
@@ -52,12 +68,26 @@ export interface ClaimBounds {
   perTargetHost: number
 }
 
+/** where a page of a merchant's deliveries ends: the next page starts after it */
+export interface DeliveryCursor {
+  createdAt: string
+  deliveryId: string
+}
+
+export interface MerchantDeliveriesQuery {
+  paymentId?: string
+  status?: DeliveryStatus
+  limit: number
+  /** the last delivery of the previous page */
+  after?: DeliveryCursor
+}
+
 export interface WebhookDeliveryStore {
   /** inserts the delivery unless one with its id exists; true when inserted */
   enqueue(delivery: WebhookDelivery): Promise<boolean>
   /**
-   * Pending deliveries due at `now` that are first in line for their payment (no pending delivery
-   * with a lower sequence), not leased by another worker, and whose target host has room under
+   * Pending deliveries due at `now` that are first in line for their payment and target (no pending
+   * delivery of the same paymentId and endpointId with a lower sequence), not leased by another worker, and whose target host has room under
    * `perTargetHost`; in due order, and leased for `leaseMs`.
    */
   claimDue(now: string, bounds: ClaimBounds): Promise<WebhookDelivery[]>
@@ -65,6 +95,11 @@ export interface WebhookDeliveryStore {
   recordAttempt(attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<void>
   get(deliveryId: string): Promise<WebhookDelivery | null>
   listByPayment(paymentId: string): Promise<WebhookDelivery[]>
+  /**
+   * A merchant's deliveries, newest first (createdAt, then deliveryId, both descending), at most
+   * `limit`, those after `after` in that order: a page stays the same while newer ones are recorded.
+   */
+  listByMerchant(merchantId: string, query: MerchantDeliveriesQuery): Promise<WebhookDelivery[]>
   /** every attempt, in the order made (a redelivery numbers its attempts from 1 again) */
   listAttempts(deliveryId: string): Promise<DeliveryAttempt[]>
   /**
@@ -83,6 +118,19 @@ export interface WebhookDeliveryStore {
    * finished; a redelivery makes it pending again, and its next finish counts.
    */
   pruneFinished(finishedBefore: string, limit: number): Promise<number>
+}
+
+/** the target of the merchant's default webhook URL, set by the operator: an endpoint of its own */
+export const MERCHANT_DEFAULT_TARGET = 'merchant-default'
+
+/** the id of the delivery of event `eventId` to `endpointId`: unique per event and target */
+export function deliveryIdFor(eventId: string, endpointId: string): string {
+  return `${eventId}.${endpointId}`
+}
+
+/** the event a delivery tells of: its X-Event-Id */
+export function eventIdOf(delivery: Pick<WebhookDelivery, 'deliveryId' | 'eventId'>): string {
+  return delivery.eventId ?? delivery.deliveryId
 }
 
 /**

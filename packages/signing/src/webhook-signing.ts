@@ -2,11 +2,16 @@
 // HMAC-SHA256(webhook secret, `${timestamp}.${rawBody}`), X-Timestamp is Unix seconds. The signature
 // covers the body and the timestamp, not X-Event-Id: the body carries the event id as `id`, and a
 // receiver that deduplicates by X-Event-Id checks that the two agree.
+//
+// A rotated webhook endpoint's secret overlaps (docs/api.md, "Rotating an endpoint's secret"): for
+// the overlap, X-Signature is made with the new secret and X-Signature-Previous with the old one,
+// over the same timestamp and body. A receiver holding either secret verifies one of the two.
 
 import { hmacSha256Hex, signatureMatches } from './hmac.js'
 
 export const WEBHOOK_HEADERS = {
   signature: 'x-signature',
+  previousSignature: 'x-signature-previous',
   timestamp: 'x-timestamp',
   eventId: 'x-event-id',
   eventType: 'x-event-type',
@@ -36,16 +41,37 @@ export function signWebhook(secret: string, timestampSeconds: number, rawBody: s
  * deduplication.
  */
 export function verifyWebhook(
-  secret: string,
-  input: { rawBody: string; signature: string; timestamp: string; eventId?: string },
+  secret: string | readonly string[],
+  input: {
+    rawBody: string
+    signature: string
+    /** X-Signature-Previous, sent while a rotated endpoint's old secret still signs */
+    previousSignature?: string
+    timestamp: string
+    eventId?: string
+  },
   nowSeconds: number,
   toleranceSeconds: number = WEBHOOK_TOLERANCE_SECONDS,
 ): WebhookVerification {
-  if (!UNIX_SECONDS_PATTERN.test(input.timestamp) || !HEX_64_PATTERN.test(input.signature)) {
+  const signatures = [
+    input.signature,
+    ...(input.previousSignature === undefined ? [] : [input.previousSignature]),
+  ]
+  if (
+    !UNIX_SECONDS_PATTERN.test(input.timestamp) ||
+    !signatures.every((given) => HEX_64_PATTERN.test(given))
+  ) {
     return { ok: false, reason: 'malformed' }
   }
-  const expected = hmacSha256Hex(secret, `${input.timestamp}.${input.rawBody}`)
-  if (!signatureMatches(expected, input.signature)) return { ok: false, reason: 'bad_signature' }
+  // Either secret (a receiver part way through a rotation holds both) against either signature; every
+  // pair is compared, in constant time each, so that the time taken says nothing about which matched.
+  const secrets = typeof secret === 'string' ? [secret] : secret
+  let matched = false
+  for (const candidate of secrets) {
+    const expected = hmacSha256Hex(candidate, `${input.timestamp}.${input.rawBody}`)
+    for (const given of signatures) matched = signatureMatches(expected, given) || matched
+  }
+  if (!matched) return { ok: false, reason: 'bad_signature' }
   if (Math.abs(nowSeconds - Number(input.timestamp)) > toleranceSeconds) {
     return { ok: false, reason: 'stale_timestamp' }
   }

@@ -114,3 +114,39 @@ describe('verifyWebhook', () => {
     })
   })
 })
+
+describe('verifyWebhook during a rotation', () => {
+  const newSecret = 'whsec_new_4fT8'
+  const rotated = {
+    rawBody,
+    signature: signWebhook(newSecret, timestampSeconds, rawBody),
+    previousSignature: expectedSignature,
+    timestamp: String(timestampSeconds),
+  }
+
+  it('accepts a receiver holding the old secret, the new one, or both', () => {
+    expect(verifyWebhook(secret, rotated, timestampSeconds)).toEqual({ ok: true })
+    expect(verifyWebhook(newSecret, rotated, timestampSeconds)).toEqual({ ok: true })
+    expect(verifyWebhook([secret, newSecret], rotated, timestampSeconds)).toEqual({ ok: true })
+    expect(
+      verifyWebhook([newSecret, secret], { ...rotated, previousSignature: undefined }, timestampSeconds),
+    ).toEqual({
+      ok: true,
+    })
+  })
+
+  it('refuses a third secret, a tampered body, and a malformed previous signature', () => {
+    expect(verifyWebhook('whsec_other', rotated, timestampSeconds)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    })
+    expect(verifyWebhook(secret, { ...rotated, rawBody: `${rawBody} ` }, timestampSeconds)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    })
+    expect(verifyWebhook(secret, { ...rotated, previousSignature: 'zz' }, timestampSeconds)).toEqual({
+      ok: false,
+      reason: 'malformed',
+    })
+  })
+})

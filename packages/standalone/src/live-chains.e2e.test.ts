@@ -110,7 +110,11 @@ describe('standalone on real nodes (CHAIN_MODE=rpc)', () => {
         all.some((w) => w.body.payment.id === created.paymentId && w.body.event === 'payment.confirmed'),
       )
       const delivered = webhooks.filter((w) => w.body.payment.id === created.paymentId)
-      expect(delivered.map((w) => w.body.event)).toEqual(['payment.pending', 'payment.confirmed'])
+      expect(delivered.map((w) => w.body.event)).toEqual([
+        'payment.pending',
+        'payment.transfer_detected',
+        'payment.confirmed',
+      ])
       for (const webhook of delivered) {
         const signed = {
           rawBody: webhook.rawBody,

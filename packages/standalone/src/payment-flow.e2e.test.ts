@@ -60,7 +60,11 @@ describe('a payment paid in full', () => {
     expect(confirmed.confirmedAt).not.toBeNull()
 
     const webhooks = await receiver.waitFor(() => eventsOf(created.paymentId).includes('payment.confirmed'))
-    expect(eventsOf(created.paymentId)).toEqual(['payment.pending', 'payment.confirmed'])
+    expect(eventsOf(created.paymentId)).toEqual([
+      'payment.pending',
+      'payment.transfer_detected',
+      'payment.confirmed',
+    ])
     const delivered = webhooks.filter((w) => w.body.payment.id === created.paymentId)
     const secret = standalone.demoMerchant().webhookSecret
     for (const webhook of delivered) {
@@ -125,7 +129,13 @@ describe('partial and excess payments', () => {
     const confirmed = await waitForPayment(client, created.paymentId, (p) => p.status === 'confirmed')
     expect(confirmed).toMatchObject({ receivedAmount: '10', txHash: topUp })
     await receiver.waitFor(() => eventsOf(created.paymentId).includes('payment.confirmed'))
-    expect(eventsOf(created.paymentId)).toEqual(['payment.pending', 'payment.underpaid', 'payment.confirmed'])
+    expect(eventsOf(created.paymentId)).toEqual([
+      'payment.pending',
+      'payment.transfer_detected',
+      'payment.underpaid',
+      'payment.transfer_detected',
+      'payment.confirmed',
+    ])
   })
 
   it('overpaid when more than expected arrives', async () => {
@@ -175,7 +185,11 @@ describe('webhook retries', () => {
 
     const attempts = receiver.received.filter((r) => r.body.payment.id === created.paymentId)
     expect(attempts.filter((a) => a.answeredWith !== 200)).toHaveLength(3)
-    expect(eventsOf(created.paymentId)).toEqual(['payment.pending', 'payment.confirmed'])
+    expect(eventsOf(created.paymentId)).toEqual([
+      'payment.pending',
+      'payment.transfer_detected',
+      'payment.confirmed',
+    ])
     const pendingIds = new Set(
       attempts.filter((a) => a.body.event === 'payment.pending').map((a) => a.headers['x-event-id']),
     )

@@ -13,6 +13,7 @@
 //   payment_deadlines         expiry deadline and retry state of open payments (_id paymentId)
 //   payment_deadline_watches  the chain watcher's marks (_id paymentId); may precede the deadline
 //   webhook_deliveries, webhook_attempts          the notifier's delivery log (deliveries.ts)
+//   webhook_endpoints         merchants' webhook endpoints (_id endpointId); secrets arrive sealed
 //   webhook_leases            claims of deliveries by notifier processes: an insert is the only
 //                             atomic step FerretDB v1 offers (deliveries.ts)
 //   chain_cursors, watched_addresses, tracked_transfers   the chain indexer (chain-indexer-store.ts)
@@ -32,6 +33,7 @@ export const mongoCollections = {
   webhookDeliveries: 'webhook_deliveries',
   webhookAttempts: 'webhook_attempts',
   webhookLeases: 'webhook_leases',
+  webhookEndpoints: 'webhook_endpoints',
   chainCursors: 'chain_cursors',
   watchedAddresses: 'watched_addresses',
   trackedTransfers: 'tracked_transfers',

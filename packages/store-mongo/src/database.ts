@@ -6,6 +6,7 @@ import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
 import { merchantIndexes } from './merchants.js'
 import { paymentReadModelIndexes } from './read-model.js'
+import { webhookEndpointIndexes } from './webhook-endpoints.js'
 
 export interface MongoDatabaseOptions {
   /** mongodb:// connection string */
@@ -49,6 +50,7 @@ export const mongoIndexes: readonly IndexSpec[] = [
   ...addressAllocatorIndexes,
   ...deadlineIndexes,
   ...deliveryIndexes,
+  ...webhookEndpointIndexes,
   ...chainIndexerIndexes,
 ]
 

@@ -49,6 +49,10 @@ interface DeliveryDocument {
    * pending; absent on deliveries recorded before retention (fillFinishedAt)
    */
   finishedAt?: string | null
+  /** the event id when it differs from _id (a target after the first); absent otherwise */
+  eventId?: string
+  /** the target, absent on deliveries recorded before several targets and for the callbackUrl */
+  endpointId?: string | null
 }
 
 interface AttemptDocument {
@@ -87,6 +91,12 @@ export const deliveryIndexes: IndexSpec[] = [
     collection: mongoCollections.webhookDeliveries,
     name: 'webhook_deliveries_leased',
     key: { status: 1, leasedUntil: 1 },
+  },
+  {
+    // a merchant's deliveries page by page, newest first (listByMerchant)
+    collection: mongoCollections.webhookDeliveries,
+    name: 'webhook_deliveries_by_merchant',
+    key: { merchantId: 1, createdAt: -1, _id: -1 },
   },
   {
     collection: mongoCollections.webhookAttempts,
@@ -142,19 +152,21 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
   })
 
   /**
-   * The lowest pending sequence of each payment. A pending delivery with a lower sequence holds back
-   * the rest of its payment, even while it waits for its own retry, so that one payment's webhooks
-   * arrive in event order. A separate query: FerretDB v1 has no $lookup.
+   * The lowest pending sequence of each payment's line to each target (lineOf). A pending delivery
+   * with a lower sequence holds back the rest of its line, even while it waits for its own retry, so
+   * that one payment's webhooks arrive at each target in event order. A separate query: FerretDB v1
+   * has no $lookup.
    */
   async function firstInLine(paymentIds: string[]): Promise<Map<string, number>> {
     const pending = deliveries.find(
       { paymentId: { $in: [...new Set(paymentIds)] }, status: 'pending' },
-      { projection: { _id: 0, paymentId: 1, sequence: 1 } },
+      { projection: { _id: 0, paymentId: 1, sequence: 1, endpointId: 1 } },
     )
     const lowest = new Map<string, number>()
-    for await (const { paymentId, sequence } of pending) {
-      const known = lowest.get(paymentId)
-      if (known === undefined || sequence < known) lowest.set(paymentId, sequence)
+    for await (const document of pending) {
+      const line = lineOf(document)
+      const known = lowest.get(line)
+      if (known === undefined || document.sequence < known) lowest.set(line, document.sequence)
     }
     return lowest
   }
@@ -245,6 +257,10 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
             leasedUntil: null,
             leaseNumber: 0,
             finishedAt: finishedAtOf(delivery),
+            ...(delivery.eventId === undefined ? {} : { eventId: delivery.eventId }),
+            ...(delivery.endpointId === undefined || delivery.endpointId === null
+              ? {}
+              : { endpointId: delivery.endpointId }),
           })
           return true
         } catch (error) {
@@ -268,7 +284,7 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
           const lowest = await firstInLine(page.map((candidate) => candidate.paymentId))
           for (const candidate of page) {
             if (claimed.length >= limit) return
-            if (lowest.get(candidate.paymentId) !== candidate.sequence) continue
+            if (lowest.get(lineOf(candidate)) !== candidate.sequence) continue
             const host = hostOf(candidate)
             if (fullHosts.has(host)) continue
             const delivery = await claim(candidate, now, leasedUntil)
@@ -349,6 +365,24 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
           .sort({ sequence: 1, createdAt: 1, _id: 1 })
           .toArray()
         return documents.map(toDelivery)
+      },
+
+      async listByMerchant(merchantId, { paymentId, status, limit, after }) {
+        const filter: Filter<DeliveryDocument> = {
+          merchantId,
+          ...(paymentId === undefined ? {} : { paymentId }),
+          ...(status === undefined ? {} : { status }),
+          ...(after === undefined
+            ? {}
+            : {
+                $or: [
+                  { createdAt: { $lt: after.createdAt } },
+                  { createdAt: after.createdAt, _id: { $lt: after.deliveryId } },
+                ],
+              }),
+        }
+        const page = await deliveries.find(filter).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray()
+        return page.map(toDelivery)
       },
 
       async listAttempts(deliveryId) {
@@ -448,6 +482,11 @@ function hostOf(document: Pick<DeliveryDocument, 'targetHost' | 'targetUrl' | 'm
   return document.targetHost ?? targetHostOf(document)
 }
 
+/** a payment's line to one target: the deliveries that go out to it in event order */
+function lineOf(document: Pick<DeliveryDocument, 'paymentId' | 'endpointId'>): string {
+  return JSON.stringify([document.paymentId, document.endpointId ?? null])
+}
+
 function toDelivery(document: DeliveryDocument): WebhookDelivery {
   return {
     deliveryId: document._id,
@@ -463,6 +502,10 @@ function toDelivery(document: DeliveryDocument): WebhookDelivery {
     createdAt: document.createdAt,
     deliveredAt: document.deliveredAt,
     lastError: document.lastError,
+    ...(document.eventId === undefined ? {} : { eventId: document.eventId }),
+    ...(document.endpointId === undefined || document.endpointId === null
+      ? {}
+      : { endpointId: document.endpointId }),
   }
 }
 

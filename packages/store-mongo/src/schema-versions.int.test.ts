@@ -72,9 +72,13 @@ describe('MongoDB schema versions', () => {
       'by_network_index',
     ])
     expect(await indexNames(mongo, mongoCollections.webhookDeliveries)).toEqual(
-      expect.arrayContaining(['webhook_deliveries_leased', 'webhook_deliveries_finished']),
+      expect.arrayContaining([
+        'webhook_deliveries_leased',
+        'webhook_deliveries_finished',
+        'webhook_deliveries_by_merchant',
+      ]),
     )
-    expect(await mongoSchemaVersion(mongo.db, 'deliveries')).toBe(3)
+    expect(await mongoSchemaVersion(mongo.db, 'deliveries')).toBe(4)
   })
 
   it('runs only the migrations after the recorded version, in order', async () => {

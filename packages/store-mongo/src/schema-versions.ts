@@ -6,6 +6,7 @@ import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
 import { merchantIndexes } from './merchants.js'
 import { backfillListedFields, paymentReadModelIndexes } from './read-model.js'
+import { webhookEndpointIndexes } from './webhook-endpoints.js'
 
 /**
  * Versioned storage on MongoDB (docs/operations.md, "Upgrades and rollbacks"), as on SQLite: each
@@ -135,6 +136,17 @@ export const mongoComponents: readonly MongoComponent[] = [
       indexMigration('retention: finished deliveries and run-out leases by age', deliveryIndexes, [
         'webhook_deliveries_finished',
         'webhook_leases_by_end',
+      ]),
+      indexMigration("a merchant's deliveries page by page", deliveryIndexes, [
+        'webhook_deliveries_by_merchant',
+      ]),
+    ],
+  },
+  {
+    component: 'webhook-endpoints',
+    migrations: [
+      indexMigration("merchants' webhook endpoints", webhookEndpointIndexes, [
+        'webhook_endpoints_by_merchant',
       ]),
     ],
   },

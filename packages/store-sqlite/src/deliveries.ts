@@ -99,6 +99,26 @@ export const deliveryMigrations: readonly SqliteMigration[] = [
       `)
     },
   },
+  {
+    // Several targets per event (docs/api.md, "Webhooks"): the event id apart from the delivery's,
+    // and the target, whose deliveries of a payment form a line of their own. Null on the
+    // deliveries already held: their event id is their delivery id, and each payment had one target.
+    description: 'several targets per event: columns event_id and endpoint_id',
+    apply: (db) => {
+      const columns = columnsOf(db, 'webhook_deliveries')
+      if (!columns.has('event_id')) db.exec('ALTER TABLE webhook_deliveries ADD COLUMN event_id TEXT')
+      if (!columns.has('endpoint_id')) db.exec('ALTER TABLE webhook_deliveries ADD COLUMN endpoint_id TEXT')
+    },
+  },
+  {
+    // a merchant's deliveries page by page, newest first (listByMerchant)
+    description: "index of a merchant's deliveries by creation",
+    apply: (db) =>
+      db.exec(`
+        CREATE INDEX IF NOT EXISTS webhook_deliveries_by_merchant
+          ON webhook_deliveries (merchant_id, created_at, delivery_id)
+      `),
+  },
 ]
 
 /**
@@ -112,10 +132,10 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
   const insert = db.prepare(`
     INSERT INTO webhook_deliveries (delivery_id, payment_id, merchant_id, event_type, sequence, payload,
       target_url, target_host, status, attempts, next_attempt_at, created_at, delivered_at, last_error,
-      finished_at)
+      finished_at, event_id, endpoint_id)
     VALUES (:deliveryId, :paymentId, :merchantId, :eventType, :sequence, :payload,
       :targetUrl, :targetHost, :status, :attempts, :nextAttemptAt, :createdAt, :deliveredAt, :lastError,
-      :finishedAt)
+      :finishedAt, :eventId, :endpointId)
     ON CONFLICT (delivery_id) DO NOTHING
   `)
   // The attempts in flight per target host: the unexpired leases, of every worker on the file. The
@@ -126,8 +146,9 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
     WHERE leased_until >= :now AND +status = 'pending'
     GROUP BY target_host
   `)
-  // Head of line: a pending delivery with a lower sequence holds back the rest of its payment, even
-  // while it waits for its own retry, so that one payment's webhooks arrive in event order. Hosts at
+  // Head of line: a pending delivery with a lower sequence holds back the rest of its payment's line
+  // to the same target, even while it waits for its own retry, so that one payment's webhooks arrive
+  // at each target in event order; another target's line goes on. Hosts at
   // their bound are left out (fullHosts), so the claim goes on to other hosts' deliveries instead of
   // taking ones it cannot send yet; theirs stay due, in order.
   const selectDue = db.prepare(`
@@ -137,8 +158,8 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
       AND d.target_host NOT IN (SELECT value FROM json_each(:fullHosts))
       AND NOT EXISTS (
         SELECT 1 FROM webhook_deliveries AS earlier
-        WHERE earlier.payment_id = d.payment_id AND earlier.status = 'pending'
-          AND earlier.sequence < d.sequence
+        WHERE earlier.payment_id = d.payment_id AND earlier.endpoint_id IS d.endpoint_id
+          AND earlier.status = 'pending' AND earlier.sequence < d.sequence
       )
     ORDER BY d.next_attempt_at, d.created_at, d.sequence
     LIMIT :limit
@@ -198,6 +219,8 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
           deliveredAt: delivery.deliveredAt,
           lastError: delivery.lastError,
           finishedAt: finishedAtOf(delivery),
+          eventId: delivery.eventId ?? null,
+          endpointId: delivery.endpointId ?? null,
         })
         return Number(changes) === 1
       },
@@ -269,6 +292,29 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
         return selectByPayment.all(paymentId).map(toDelivery)
       },
 
+      async listByMerchant(merchantId, { paymentId, status, limit, after }) {
+        const conditions = ['merchant_id = :merchantId']
+        const parameters: Record<string, string | number> = { merchantId, limit }
+        if (paymentId !== undefined) {
+          conditions.push('payment_id = :paymentId')
+          parameters.paymentId = paymentId
+        }
+        if (status !== undefined) {
+          conditions.push('status = :status')
+          parameters.status = status
+        }
+        if (after !== undefined) {
+          conditions.push('(created_at, delivery_id) < (:afterCreatedAt, :afterId)')
+          parameters.afterCreatedAt = after.createdAt
+          parameters.afterId = after.deliveryId
+        }
+        const page = db.prepare(`
+          SELECT * FROM webhook_deliveries WHERE ${conditions.join(' AND ')}
+          ORDER BY created_at DESC, delivery_id DESC LIMIT :limit
+        `)
+        return page.all(parameters).map(toDelivery)
+      },
+
       async listAttempts(deliveryId) {
         return selectAttempts.all(deliveryId).map(toAttempt)
       },
@@ -311,6 +357,10 @@ function toDelivery(row: Row): WebhookDelivery {
     createdAt: row.created_at as string,
     deliveredAt: row.delivered_at as string | null,
     lastError: row.last_error as string | null,
+    ...(row.event_id === null || row.event_id === undefined ? {} : { eventId: row.event_id as string }),
+    ...(row.endpoint_id === null || row.endpoint_id === undefined
+      ? {}
+      : { endpointId: row.endpoint_id as string }),
   }
 }
 

@@ -14,6 +14,7 @@ import {
   type PaymentEvent,
   type PaymentSettledData,
   type PaymentStatus,
+  type PaymentUnderpaidFinalizedData,
   type TransferConfirmationsUpdatedData,
   type TransferDetectedData,
   type TransferWithdrawnData,
@@ -130,6 +131,13 @@ export function lateFunds(
   }
 }
 
+export function underpaidFinalized(data: Partial<PaymentUnderpaidFinalizedData> = {}): PaymentEvent {
+  return {
+    type: 'PaymentUnderpaidFinalized',
+    data: { paymentId, receivedUnits: '10000000', finalizedAt: at(30), ...data },
+  }
+}
+
 /** the events that leave a payment in `status` (settled ones through one final transfer) */
 export function eventsFor(status: PaymentStatus): PaymentEvent[] {
   const created = paymentCreated()
@@ -182,6 +190,7 @@ export const samplePaymentEvents: PaymentEvent[] = [
   { type: 'PaymentCanceled', data: { paymentId, canceledAt: at(3) } },
   { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_WITHDRAWN', failedAt: at(8) } },
   lateFunds('expired', { transferIndex: 1, amountUnits: '2000000', blockHeight: 900, receivedAt: at(32) }),
+  underpaidFinalized(),
 ]
 
 /** the state the events fold to; throws when they do not open a payment */

@@ -459,6 +459,65 @@ describe('webhook deliveries', () => {
     expect(json(unknown).error.code).toBe('NOT_FOUND')
   })
 
+  it("lists a merchant's failed deliveries page by page, and redelivers them all at once", async () => {
+    for (let index = 0; index < 5; index++) {
+      await deliveries.enqueue(
+        delivery(`evt-${index}`, 'mer_a', {
+          paymentId: `pay-${index}`,
+          createdAt: `2030-02-01T08:00:0${index}.000Z`,
+        }),
+      )
+      if (index !== 2) {
+        await deliveries.recordAttempt(
+          {
+            deliveryId: `evt-${index}`,
+            attempt: 1,
+            at: NOW,
+            statusCode: 503,
+            durationMs: 5,
+            error: 'HTTP 503',
+          },
+          { status: 'failed' },
+        )
+      }
+    }
+    await deliveries.enqueue(delivery('evt-b', 'mer_b', { status: 'failed', nextAttemptAt: null }))
+    const first = json(await admin('GET', '/merchants/mer_a/deliveries?status=failed&limit=3'))
+    expect(first.deliveries.map((item: { delivery: WebhookDelivery }) => item.delivery.deliveryId)).toEqual([
+      'evt-4',
+      'evt-3',
+      'evt-1',
+    ])
+    expect(first.deliveries[0].attempts).toEqual([
+      { deliveryId: 'evt-4', attempt: 1, at: NOW, statusCode: 503, durationMs: 5, error: 'HTTP 503' },
+    ])
+    const second = json(
+      await admin('GET', `/merchants/mer_a/deliveries?status=failed&limit=3&cursor=${first.nextCursor}`),
+    )
+    expect(second.deliveries.map((item: { delivery: WebhookDelivery }) => item.delivery.deliveryId)).toEqual([
+      'evt-0',
+    ])
+    expect(second.nextCursor).toBeNull()
+    expect((await admin('GET', '/merchants/mer_a/deliveries?status=lost')).statusCode).toBe(400)
+
+    clock.advance(60_000)
+    const bulk = await admin('POST', '/merchants/mer_a/deliveries/redeliver-failed')
+    expect(bulk.statusCode).toBe(200)
+    expect(json(bulk)).toEqual({ redelivered: 4 })
+    for (const id of ['evt-0', 'evt-1', 'evt-3', 'evt-4']) {
+      expect(await deliveries.get(id)).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: '2030-02-01T08:01:00.000Z',
+      })
+    }
+    // another merchant's are left alone; nothing failed is left to redeliver
+    expect(await deliveries.get('evt-b')).toMatchObject({ status: 'failed' })
+    expect(json(await admin('POST', '/merchants/mer_a/deliveries/redeliver-failed'))).toEqual({
+      redelivered: 0,
+    })
+  })
+
   it('offers no delivery routes without a delivery store', async () => {
     await app.close()
     app = await buildApp({ withDeliveries: false })

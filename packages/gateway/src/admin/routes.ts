@@ -3,9 +3,10 @@
 
 import { DomainError } from '@chainpay/domain'
 import { type Clock, isoNow } from '@chainpay/platform'
-import type { WebhookDeliveryStore } from '@chainpay/ports'
+import type { DeliveryCursor, WebhookDeliveryStore } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { ApiKeyAuthenticator } from '../auth.js'
+import { deliveriesPage, readDeliveriesQuery } from '../routes/webhook-deliveries.js'
 import {
   createMerchant,
   describeMerchant,
@@ -99,6 +100,9 @@ export const merchantAdminRoutes: FastifyPluginAsyncTypebox<AdminRoutesDeps> = a
   })
 }
 
+/** failed deliveries read and redelivered per query by redeliver-failed */
+const REDELIVER_PAGE = 100
+
 export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<{
   deliveries: WebhookDeliveryStore
   clock: Clock
@@ -118,6 +122,52 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<{
         })),
       )
       return { deliveries: withAttempts }
+    },
+  )
+
+  // A merchant's deliveries, newest first, page by page (docs/operations.md, "Webhook deliveries"),
+  // e.g. ?status=failed; as the merchant API lists them, with the attempts of each.
+  app.get(
+    '/merchants/:merchantId/deliveries',
+    { schema: { params: MerchantParamsSchema } },
+    async (request) => {
+      const { merchantId } = request.params
+      const query = readDeliveriesQuery(request.query as Record<string, unknown>)
+      const { page, nextCursor } = await deliveriesPage(deliveries, merchantId, query)
+      const withAttempts = await Promise.all(
+        page.map(async (delivery) => ({
+          delivery,
+          attempts: await deliveries.listAttempts(delivery.deliveryId),
+        })),
+      )
+      return { deliveries: withAttempts, nextCursor }
+    },
+  )
+
+  // Every failed delivery of the merchant back in line, each with a fresh schedule; page by page, so
+  // that the work per query stays bounded however many there are.
+  app.post(
+    '/merchants/:merchantId/deliveries/redeliver-failed',
+    { schema: { params: MerchantParamsSchema } },
+    async (request) => {
+      const { merchantId } = request.params
+      const now = isoNow(clock)
+      let redelivered = 0
+      let after: DeliveryCursor | undefined
+      for (;;) {
+        const page = await deliveries.listByMerchant(merchantId, {
+          status: 'failed',
+          limit: REDELIVER_PAGE,
+          ...(after === undefined ? {} : { after }),
+        })
+        for (const delivery of page)
+          if (await deliveries.redeliver(delivery.deliveryId, now)) redelivered += 1
+        const last = page.at(-1)
+        if (page.length < REDELIVER_PAGE || last === undefined) break
+        after = { createdAt: last.createdAt, deliveryId: last.deliveryId }
+      }
+      request.log.info({ merchantId, redelivered }, 'failed webhook deliveries redelivered')
+      return { redelivered }
     },
   )
 

@@ -24,6 +24,7 @@ import {
   type MerchantStore,
   type PaymentReadModel,
   type WebhookDeliveryStore,
+  type WebhookEndpointStore,
   webhookSecretContext,
 } from '@chainpay/ports'
 import { verifyWebhook } from '@chainpay/signing'
@@ -32,6 +33,7 @@ import {
   createSqliteDeliveryStore,
   createSqliteMerchantStore,
   createSqlitePaymentReadModel,
+  createSqliteWebhookEndpointStore,
   type DatabaseSync,
   openSqliteDatabase,
 } from '@chainpay/store-sqlite'
@@ -152,6 +154,7 @@ export interface NotifierHarness {
   bus: Bus
   deliveries: WebhookDeliveryStore
   merchants: MerchantStore
+  webhookEndpoints: WebhookEndpointStore
   /** the notifier's own copy of payment state */
   payments: PaymentReadModel
   secretBox: SecretBox
@@ -179,6 +182,7 @@ export function createNotifierHarness(): NotifierHarness {
     bus,
     deliveries: createSqliteDeliveryStore(db),
     merchants,
+    webhookEndpoints: createSqliteWebhookEndpointStore(db),
     payments: createSqlitePaymentReadModel(db, { table: 'notifier_payments' }),
     secretBox,
     clock,

@@ -63,6 +63,58 @@ export function describeWebhookDeliveryStoreContract(
       expect(await claimedIds(at(1))).toEqual(['evt_q3'])
     })
 
+    it('keeps each target of a payment in a line of its own, and round-trips event and target', async () => {
+      const toEndpoint = (sequence: number, endpointId: string, fields: Partial<WebhookDelivery> = {}) =>
+        delivery(`evt_${sequence}.${endpointId}`, 'pay_1', sequence, {
+          eventId: `evt_${sequence}`,
+          endpointId,
+          ...fields,
+        })
+      // the callbackUrl's line waits for its retry; endpoint A's line too; endpoint B's goes on
+      await store.enqueue(delivery('evt_0', 'pay_1', 0, { nextAttemptAt: at(30) }))
+      await store.enqueue(delivery('evt_1', 'pay_1', 1))
+      await store.enqueue(toEndpoint(0, 'ep_a', { nextAttemptAt: at(30) }))
+      await store.enqueue(toEndpoint(1, 'ep_a'))
+      await store.enqueue(toEndpoint(0, 'ep_b', { status: 'delivered', nextAttemptAt: null }))
+      const b1 = toEndpoint(1, 'ep_b')
+      await store.enqueue(b1)
+      expect(await store.claimDue(at(1), upTo(10))).toEqual([b1])
+      expect(await store.get('evt_1.ep_b')).toEqual({ ...b1 })
+    })
+
+    it("pages a merchant's deliveries newest first, stable while new ones come, filtered by payment and status", async () => {
+      const made: WebhookDelivery[] = []
+      for (let index = 0; index < 5; index++) {
+        // two at the same time: the id breaks the tie
+        const createdAt = at(Math.floor(index / 2))
+        const item = delivery(`evt_${index}`, `pay_${index % 2}`, index, { merchantId: 'mer_1', createdAt })
+        made.push(item)
+        await store.enqueue(item)
+      }
+      await store.enqueue(delivery('evt_other', 'pay_9', 0, { merchantId: 'mer_2' }))
+      const newestFirst = [...made].reverse().map((item) => item.deliveryId)
+      const first = await store.listByMerchant('mer_1', { limit: 2 })
+      expect(first.map((item) => item.deliveryId)).toEqual(newestFirst.slice(0, 2))
+      // a newer delivery does not shift the next page
+      await store.enqueue(delivery('evt_new', 'pay_0', 9, { merchantId: 'mer_1', createdAt: at(9) }))
+      const last = first.at(-1) as WebhookDelivery
+      const second = await store.listByMerchant('mer_1', {
+        limit: 10,
+        after: { createdAt: last.createdAt, deliveryId: last.deliveryId },
+      })
+      expect(second.map((item) => item.deliveryId)).toEqual(newestFirst.slice(2))
+      expect(
+        (await store.listByMerchant('mer_1', { limit: 10, paymentId: 'pay_1' })).map(
+          (item) => item.deliveryId,
+        ),
+      ).toEqual(['evt_3', 'evt_1'])
+      await store.recordAttempt(attempt('evt_2', 1, 500), { status: 'failed' })
+      expect(
+        (await store.listByMerchant('mer_1', { limit: 10, status: 'failed' })).map((item) => item.deliveryId),
+      ).toEqual(['evt_2'])
+      expect(await store.listByMerchant('mer_unknown', { limit: 10 })).toEqual([])
+    })
+
     it('releases the next delivery of a payment once the one before it is delivered', async () => {
       await store.enqueue(delivery('evt_0', 'pay_1', 0))
       await store.enqueue(delivery('evt_1', 'pay_1', 1))

@@ -30,14 +30,23 @@ import {
   type ManualClock,
   type SecretBox,
 } from '@chainpay/platform'
-import type { EventStore, MerchantStore, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import type {
+  EventStore,
+  MerchantStore,
+  PaymentCommands,
+  PaymentReadModel,
+  WebhookDeliveryStore,
+  WebhookEndpointStore,
+} from '@chainpay/ports'
 import { openApiProblems, type ServedResponse } from '@chainpay/service-kit/testing'
 import { signApiRequest } from '@chainpay/signing'
 import {
   createSqliteAddressAllocator,
+  createSqliteDeliveryStore,
   createSqliteEventStore,
   createSqliteMerchantStore,
   createSqlitePaymentReadModel,
+  createSqliteWebhookEndpointStore,
   type DatabaseSync,
   openSqliteDatabase,
 } from '@chainpay/store-sqlite'
@@ -72,6 +81,8 @@ export interface MerchantApiFixture {
   clock: ManualClock
   secretBox: SecretBox
   merchants: MerchantStore
+  webhookEndpoints: WebhookEndpointStore
+  deliveries: WebhookDeliveryStore
   readModel: PaymentReadModel
   eventStore: EventStore
   handler: PaymentCommandHandler
@@ -133,6 +144,8 @@ export async function openMerchantApiFixture(
   const registry = options.registry ?? defaultAssetRegistry
   const policy = options.policy ?? { allowInsecureCallbackUrls: false }
   const merchants = createSqliteMerchantStore(db)
+  const webhookEndpoints = createSqliteWebhookEndpointStore(db)
+  const deliveries = createSqliteDeliveryStore(db)
   const sqliteReadModel = createSqlitePaymentReadModel(db)
   const readModel = options.readModel ? options.readModel(sqliteReadModel) : sqliteReadModel
   const eventStore = createSqliteEventStore(db)
@@ -160,6 +173,13 @@ export async function openMerchantApiFixture(
     ...(options.readiness ? { readiness: options.readiness } : {}),
     requestMetrics: options.requestMetrics,
     metricsRegistry: options.metricsRegistry,
+    webhooks: {
+      webhookEndpoints,
+      deliveries,
+      secretBox,
+      clock,
+      allowInsecureUrls: policy.allowInsecureCallbackUrls,
+    },
   })
 
   const served: ServedResponse[] = []
@@ -206,6 +226,8 @@ export async function openMerchantApiFixture(
     clock,
     secretBox,
     merchants,
+    webhookEndpoints,
+    deliveries,
     readModel: sqliteReadModel,
     eventStore,
     handler,

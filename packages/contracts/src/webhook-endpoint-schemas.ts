@@ -1,0 +1,100 @@
+// Schemas of the merchant API's webhook endpoint routes (docs/api.md, "Webhook endpoints"), for the
+// OpenAPI document and the responses' serialization. Bodies are validated by the domain
+// (validateNewWebhookEndpoint, validateWebhookEndpointPatch, validateSecretRotation).
+
+import { webhookEndpointLimits } from '@chainpay/domain'
+import Type, { type Static } from 'typebox'
+import { Nullable, StringEnum, TimestampSchema } from './schema-kit.js'
+import { WebhookEventKinds } from './webhooks.js'
+
+const EventsSchema = Type.Array(StringEnum(WebhookEventKinds), {
+  minItems: 1,
+  description: 'the webhook kinds sent to it; every kind (those added later too) when omitted or null',
+})
+
+export const WebhookEndpointViewSchema = Type.Object(
+  {
+    id: Type.String({ description: 'endpoint identifier' }),
+    url: Type.String(),
+    events: Nullable(EventsSchema),
+    description: Nullable(Type.String()),
+    enabled: Type.Boolean(),
+    previousSecretExpiresAt: Nullable(TimestampSchema),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  },
+  {
+    additionalProperties: false,
+    description:
+      'previousSecretExpiresAt: until when deliveries also carry the signature of the secret before the latest rotation (X-Signature-Previous); null when none',
+  },
+)
+
+export type WebhookEndpointView = Static<typeof WebhookEndpointViewSchema>
+
+export const CreatedWebhookEndpointViewSchema = Type.Object(
+  {
+    ...WebhookEndpointViewSchema.properties,
+    secret: Type.String({ description: 'the signing secret, shown this once' }),
+  },
+  { additionalProperties: false },
+)
+
+export const RotatedWebhookSecretSchema = Type.Object(
+  {
+    id: Type.String(),
+    secret: Type.String({ description: 'the new signing secret, shown this once' }),
+    previousSecretExpiresAt: Nullable(TimestampSchema),
+  },
+  { additionalProperties: false },
+)
+
+export const WebhookEndpointListSchema = Type.Object(
+  { data: Type.Array(WebhookEndpointViewSchema, { maxItems: webhookEndpointLimits.perMerchant }) },
+  { additionalProperties: false },
+)
+
+export const WebhookEndpointIdParamsSchema = Type.Object(
+  { endpointId: Type.String({ description: 'endpoint identifier' }) },
+  { additionalProperties: false },
+)
+
+/** documents what POST /webhook-endpoints accepts */
+export const CreateWebhookEndpointBodySchema = Type.Object(
+  {
+    url: Type.String({ description: 'https URL, with the rules of callbackUrl' }),
+    events: Type.Optional(Nullable(EventsSchema)),
+    description: Type.Optional(
+      Nullable(Type.String({ maxLength: webhookEndpointLimits.descriptionMaxLength })),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+/** documents what PATCH /webhook-endpoints/{endpointId} accepts: at least one field */
+export const PatchWebhookEndpointBodySchema = Type.Object(
+  {
+    url: Type.Optional(Type.String()),
+    events: Type.Optional(Nullable(EventsSchema)),
+    enabled: Type.Optional(Type.Boolean()),
+    description: Type.Optional(
+      Nullable(Type.String({ maxLength: webhookEndpointLimits.descriptionMaxLength })),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+
+/** documents what POST /webhook-endpoints/{endpointId}/rotate-secret accepts (the body may be empty) */
+export const RotateWebhookSecretBodySchema = Type.Object(
+  {
+    expiresInHours: Type.Optional(
+      Type.Integer({
+        minimum: webhookEndpointLimits.rotationOverlapHours.min,
+        maximum: webhookEndpointLimits.rotationOverlapHours.max,
+        default: webhookEndpointLimits.rotationOverlapHours.default,
+        description: 'how long deliveries are signed with the old secret too',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)

@@ -1,0 +1,169 @@
+// The merchant API's delivery log (docs/api.md, "Webhook deliveries"): a merchant's own deliveries,
+// newest first, page by page with a keyset cursor that stays stable while new deliveries are
+// recorded, each with its attempts; and redelivery of one, which sends the same event (same id) to
+// the target's current URL on a fresh retry schedule. Another merchant's delivery is not found.
+
+import { Buffer } from 'node:buffer'
+import { DomainError } from '@chainpay/domain'
+import { type Clock, isoNow } from '@chainpay/platform'
+import {
+  type DeliveryCursor,
+  type DeliveryStatus,
+  eventIdOf,
+  type MerchantDeliveriesQuery,
+  type WebhookDelivery,
+  type WebhookDeliveryStore,
+} from '@chainpay/ports'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+
+export interface WebhookDeliveryRoutesDeps {
+  deliveries: WebhookDeliveryStore
+  clock: Clock
+}
+
+export const DELIVERY_PAGE_LIMIT = { default: 20, max: 100 } as const
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'no_target']
+const QUERY_FIELDS = new Set(['paymentId', 'status', 'limit', 'cursor'])
+
+export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRoutesDeps> = async (
+  app,
+  deps,
+) => {
+  const { deliveries, clock } = deps
+
+  app.get('/webhook-deliveries', async (request) => {
+    const merchantId = merchantIdOf(request)
+    const query = readDeliveriesQuery(request.query as Record<string, unknown>)
+    const { page, nextCursor } = await deliveriesPage(deliveries, merchantId, query)
+    const data = await Promise.all(
+      page.map(async (delivery) => toView(delivery, await deliveries.listAttempts(delivery.deliveryId))),
+    )
+    return { data, nextCursor }
+  })
+
+  app.post('/webhook-deliveries/:deliveryId/redeliver', async (request, reply) => {
+    const merchantId = merchantIdOf(request)
+    const { deliveryId } = request.params as { deliveryId: string }
+    if (request.rawBody !== '' && !isEmptyObject(request.body)) {
+      throw new DomainError('VALIDATION_ERROR', 'body: must be empty or {}')
+    }
+    const delivery = await deliveries.get(deliveryId)
+    if (delivery === null || delivery.merchantId !== merchantId) throw deliveryNotFound(deliveryId)
+    if (!(await deliveries.redeliver(deliveryId, isoNow(clock)))) throw deliveryNotFound(deliveryId)
+    const requeued = (await deliveries.get(deliveryId)) ?? delivery
+    return reply.code(202).send(toView(requeued, await deliveries.listAttempts(deliveryId)))
+  })
+}
+
+/** a delivery as the merchant API shows it */
+export function toView(
+  delivery: WebhookDelivery,
+  attempts: Awaited<ReturnType<WebhookDeliveryStore['listAttempts']>>,
+) {
+  return {
+    id: delivery.deliveryId,
+    eventId: eventIdOf(delivery),
+    eventType: delivery.eventType,
+    paymentId: delivery.paymentId,
+    endpointId: delivery.endpointId ?? null,
+    url: delivery.targetUrl,
+    status: delivery.status,
+    nextAttemptAt: delivery.nextAttemptAt,
+    createdAt: delivery.createdAt,
+    deliveredAt: delivery.deliveredAt,
+    lastError: delivery.lastError,
+    attempts: attempts.map(({ attempt, at, statusCode, durationMs, error }) => ({
+      attempt,
+      at,
+      statusCode,
+      durationMs,
+      error,
+    })),
+  }
+}
+
+/** one page of a merchant's deliveries, and the cursor of the next one (null when none follows) */
+export async function deliveriesPage(
+  deliveries: WebhookDeliveryStore,
+  merchantId: string,
+  query: MerchantDeliveriesQuery,
+): Promise<{ page: WebhookDelivery[]; nextCursor: string | null }> {
+  // one more than asked: whether there is a next page
+  const found = await deliveries.listByMerchant(merchantId, { ...query, limit: query.limit + 1 })
+  const page = found.slice(0, query.limit)
+  const last = page.at(-1)
+  return { page, nextCursor: found.length > query.limit && last ? encodeCursor(last) : null }
+}
+
+/** the query of a deliveries list (merchant and admin API alike): paymentId, status, limit, cursor */
+export function readDeliveriesQuery(query: Record<string, unknown>): MerchantDeliveriesQuery {
+  for (const field of Object.keys(query)) {
+    if (!QUERY_FIELDS.has(field)) throw invalid(`${field}: unknown query parameter`)
+  }
+  const result: MerchantDeliveriesQuery = { limit: DELIVERY_PAGE_LIMIT.default }
+  const { paymentId, status, limit, cursor } = query
+  if (paymentId !== undefined) {
+    if (typeof paymentId !== 'string' || paymentId === '') throw invalid('paymentId: must be a payment id')
+    result.paymentId = paymentId.toLowerCase()
+  }
+  if (status !== undefined) {
+    if (typeof status !== 'string' || !STATUSES.includes(status as DeliveryStatus)) {
+      throw invalid(`status: must be one of ${STATUSES.join(', ')}`)
+    }
+    result.status = status as DeliveryStatus
+  }
+  if (limit !== undefined) {
+    const parsed = typeof limit === 'string' && /^[0-9]{1,3}$/.test(limit) ? Number(limit) : Number.NaN
+    if (!(parsed >= 1 && parsed <= DELIVERY_PAGE_LIMIT.max)) {
+      throw invalid(`limit: must be an integer from 1 to ${DELIVERY_PAGE_LIMIT.max}`)
+    }
+    result.limit = parsed
+  }
+  if (cursor !== undefined) result.after = decodeCursor(cursor)
+  return result
+}
+
+/** opaque to the merchant: the last delivery of the page, base64url JSON */
+function encodeCursor(delivery: WebhookDelivery): string {
+  return Buffer.from(JSON.stringify([delivery.createdAt, delivery.deliveryId])).toString('base64url')
+}
+
+function decodeCursor(cursor: unknown): DeliveryCursor {
+  try {
+    if (typeof cursor !== 'string') throw new Error('not text')
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      typeof parsed[0] === 'string' &&
+      typeof parsed[1] === 'string'
+    ) {
+      return { createdAt: parsed[0], deliveryId: parsed[1] }
+    }
+  } catch {
+    // answered below
+  }
+  throw invalid('cursor: must be a nextCursor from a previous page')
+}
+
+function merchantIdOf(request: FastifyRequest): string {
+  // authentication ran as this route's preValidation hook; without a caller it would have thrown
+  if (request.caller === null)
+    throw new Error('webhook delivery route reached without an authenticated caller')
+  return request.caller.merchant.merchantId
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
+  )
+}
+
+function invalid(message: string): DomainError {
+  return new DomainError('VALIDATION_ERROR', message)
+}
+
+function deliveryNotFound(deliveryId: string): DomainError {
+  return new DomainError('NOT_FOUND', `webhook delivery ${deliveryId} not found`)
+}

@@ -1,0 +1,174 @@
+// The merchant API's webhook endpoints (docs/api.md, "Webhook endpoints"): a merchant's own webhook
+// URLs, each with the kinds it wants and a signing secret of its own, shown once and sealed at rest.
+// A rotation keeps the old secret signing alongside the new one for an overlap, so that receivers
+// can switch without losing a delivery. The bodies are the domain's to validate.
+
+import { randomUUID } from 'node:crypto'
+import {
+  CreatedWebhookEndpointViewSchema,
+  RotatedWebhookSecretSchema,
+  WebhookEndpointIdParamsSchema,
+  WebhookEndpointListSchema,
+  type WebhookEndpointView,
+  WebhookEndpointViewSchema,
+  WebhookEventKinds,
+} from '@chainpay/contracts'
+import {
+  DomainError,
+  validateNewWebhookEndpoint,
+  validateSecretRotation,
+  validateWebhookEndpointPatch,
+  webhookEndpointLimits,
+} from '@chainpay/domain'
+import { type Clock, isoNow, randomToken, type SecretBox } from '@chainpay/platform'
+import {
+  type WebhookEndpointRecord,
+  type WebhookEndpointStore,
+  webhookEndpointSecretContext,
+} from '@chainpay/ports'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+
+export interface WebhookEndpointRoutesDeps {
+  webhookEndpoints: WebhookEndpointStore
+  /** seals the endpoints' secrets */
+  secretBox: SecretBox
+  clock: Clock
+  /** development: http and private hosts allowed, as for callbackUrl */
+  allowInsecureUrls: boolean
+}
+
+export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<WebhookEndpointRoutesDeps> = async (
+  app,
+  deps,
+) => {
+  const { webhookEndpoints: store, secretBox, clock } = deps
+  const rules = { kinds: WebhookEventKinds, allowInsecure: deps.allowInsecureUrls }
+  const idParams = { params: WebhookEndpointIdParamsSchema }
+
+  const found = async (merchantId: string, endpointId: string) => {
+    const endpoint = await store.get(merchantId, endpointId)
+    if (endpoint === null) throw endpointNotFound(endpointId)
+    return endpoint
+  }
+
+  app.post(
+    '/webhook-endpoints',
+    { schema: { response: { 201: CreatedWebhookEndpointViewSchema } } },
+    async (request, reply) => {
+      const merchantId = merchantIdOf(request)
+      const input = validateNewWebhookEndpoint(request.body, rules)
+      const endpointId = randomUUID()
+      const secret = newEndpointSecret()
+      const now = isoNow(clock)
+      const endpoint: WebhookEndpointRecord = {
+        endpointId,
+        merchantId,
+        url: input.url as string,
+        events: input.events ?? null,
+        description: input.description ?? null,
+        enabled: true,
+        secret: secretBox.seal(secret, webhookEndpointSecretContext({ merchantId, endpointId })),
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        createdAt: now,
+        updatedAt: now,
+      }
+      if (!(await store.create(endpoint, webhookEndpointLimits.perMerchant))) {
+        throw new DomainError(
+          'VALIDATION_ERROR',
+          `url: a merchant has at most ${webhookEndpointLimits.perMerchant} webhook endpoints; delete one first`,
+        )
+      }
+      return reply.code(201).send({ ...toView(endpoint), secret })
+    },
+  )
+
+  app.get(
+    '/webhook-endpoints',
+    { schema: { response: { 200: WebhookEndpointListSchema } } },
+    async (request) => ({
+      data: (await store.list(merchantIdOf(request))).map(toView),
+    }),
+  )
+
+  app.get(
+    '/webhook-endpoints/:endpointId',
+    { schema: { ...idParams, response: { 200: WebhookEndpointViewSchema } } },
+    async (request) => toView(await found(merchantIdOf(request), request.params.endpointId)),
+  )
+
+  app.patch(
+    '/webhook-endpoints/:endpointId',
+    { schema: { ...idParams, response: { 200: WebhookEndpointViewSchema } } },
+    async (request) => {
+      const merchantId = merchantIdOf(request)
+      const patch = validateWebhookEndpointPatch(request.body, rules)
+      const updated = await store.update(merchantId, request.params.endpointId, patch, isoNow(clock))
+      if (updated === null) throw endpointNotFound(request.params.endpointId)
+      return toView(updated)
+    },
+  )
+
+  app.delete('/webhook-endpoints/:endpointId', { schema: idParams }, async (request, reply) => {
+    if (!(await store.delete(merchantIdOf(request), request.params.endpointId))) {
+      throw endpointNotFound(request.params.endpointId)
+    }
+    return reply.code(204).send()
+  })
+
+  app.post(
+    '/webhook-endpoints/:endpointId/rotate-secret',
+    { schema: { ...idParams, response: { 200: RotatedWebhookSecretSchema } } },
+    async (request) => {
+      const merchantId = merchantIdOf(request)
+      const hours = validateSecretRotation(request.rawBody === '' ? undefined : request.body)
+      const current = await found(merchantId, request.params.endpointId)
+      const secret = newEndpointSecret()
+      const now = clock.now()
+      // the secret signing until now keeps signing for the overlap; one before it stops at once
+      const previousSecretExpiresAt =
+        hours === 0 ? null : new Date(now.getTime() + hours * 3_600_000).toISOString()
+      const rotated = await store.update(
+        merchantId,
+        current.endpointId,
+        {
+          secret: secretBox.seal(secret, webhookEndpointSecretContext(current)),
+          previousSecret: previousSecretExpiresAt === null ? null : current.secret,
+          previousSecretExpiresAt,
+        },
+        now.toISOString(),
+      )
+      if (rotated === null) throw endpointNotFound(current.endpointId)
+      return { id: rotated.endpointId, secret, previousSecretExpiresAt }
+    },
+  )
+}
+
+function toView(endpoint: WebhookEndpointRecord): WebhookEndpointView {
+  return {
+    id: endpoint.endpointId,
+    url: endpoint.url,
+    events: endpoint.events as WebhookEndpointView['events'],
+    description: endpoint.description,
+    enabled: endpoint.enabled,
+    previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
+    createdAt: endpoint.createdAt,
+    updatedAt: endpoint.updatedAt,
+  }
+}
+
+function newEndpointSecret(): string {
+  return randomToken('whsec', 32)
+}
+
+function merchantIdOf(request: FastifyRequest): string {
+  // authentication ran as this route's preValidation hook; without a caller it would have thrown
+  if (request.caller === null)
+    throw new Error('webhook endpoint route reached without an authenticated caller')
+  return request.caller.merchant.merchantId
+}
+
+function endpointNotFound(endpointId: string): DomainError {
+  return new DomainError('NOT_FOUND', `webhook endpoint ${endpointId} not found`)
+}

@@ -1,0 +1,60 @@
+// A merchant's webhook endpoints (docs/api.md, "Webhook endpoints"): URLs the merchant registers
+// through the API, each with the kinds it wants and a secret of its own. Secrets arrive sealed
+// (webhookEndpointSecretContext); the store never sees a plain secret.
+
+export interface WebhookEndpointRecord {
+  endpointId: string
+  merchantId: string
+  url: string
+  /** the webhook kinds it is sent; null: every kind, those added later too */
+  events: string[] | null
+  description: string | null
+  enabled: boolean
+  /** sealed signing secret */
+  secret: string
+  /** sealed secret before the latest rotation, still signed with until previousSecretExpiresAt */
+  previousSecret: string | null
+  previousSecretExpiresAt: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+export type WebhookEndpointPatch = Partial<
+  Pick<
+    WebhookEndpointRecord,
+    'url' | 'events' | 'description' | 'enabled' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt'
+  >
+>
+
+export interface WebhookEndpointStore {
+  /** inserts the endpoint unless its merchant has `maxPerMerchant` already; false then */
+  create(endpoint: WebhookEndpointRecord, maxPerMerchant: number): Promise<boolean>
+  /** null when unknown or another merchant's */
+  get(merchantId: string, endpointId: string): Promise<WebhookEndpointRecord | null>
+  /** the merchant's endpoints, oldest first */
+  list(merchantId: string): Promise<WebhookEndpointRecord[]>
+  /** the endpoint after the change; null when unknown or another merchant's */
+  update(
+    merchantId: string,
+    endpointId: string,
+    patch: WebhookEndpointPatch,
+    updatedAt: string,
+  ): Promise<WebhookEndpointRecord | null>
+  /** false when unknown or another merchant's */
+  delete(merchantId: string, endpointId: string): Promise<boolean>
+}
+
+/** what an endpoint's sealed secrets are bound to: the endpoint and its merchant */
+export function webhookEndpointSecretContext(
+  endpoint: Pick<WebhookEndpointRecord, 'merchantId' | 'endpointId'>,
+): string {
+  return JSON.stringify(['webhook-endpoint', endpoint.merchantId, endpoint.endpointId, 'secret'])
+}
+
+/** whether the endpoint is sent events of `kind` */
+export function endpointWants(
+  endpoint: Pick<WebhookEndpointRecord, 'enabled' | 'events'>,
+  kind: string,
+): boolean {
+  return endpoint.enabled && (endpoint.events === null || endpoint.events.includes(kind))
+}

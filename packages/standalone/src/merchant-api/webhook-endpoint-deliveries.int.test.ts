@@ -1,0 +1,280 @@
+// Webhook endpoints end to end in one process: created, rotated and moved through the merchant API
+// (app.inject), their deliveries recorded and sent by the notifier's own recorder and dispatcher on
+// the same SQLite file, to real HTTP receivers. During a rotation's overlap a delivery verifies with
+// the old secret and with the new one; a redelivery after a PATCH goes to the endpoint's new URL.
+
+import { randomUUID } from 'node:crypto'
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { paymentEventBusMessage } from '@chainpay/contracts'
+import { paymentEventMessages } from '@chainpay/contracts/testing'
+import { paymentCreatedData } from '@chainpay/domain/testing'
+import { createDeliveryRecorder, createWebhookDispatcher } from '@chainpay/notifier'
+import { createRootLogger } from '@chainpay/platform'
+import { Topics } from '@chainpay/ports'
+import { verifyWebhook } from '@chainpay/signing'
+import {
+  createSqliteBus,
+  createSqliteDeliveryStore,
+  createSqlitePaymentReadModel,
+} from '@chainpay/store-sqlite'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { json, type MerchantApiFixture, openMerchantApiFixture } from './merchant-api-fixture.js'
+
+const ENDPOINTS = '/api/merchant/v1/webhook-endpoints'
+const logger = createRootLogger({ service: 'webhook-endpoints-test', level: 'silent' })
+
+interface Received {
+  path: string
+  headers: IncomingMessage['headers']
+  body: string
+}
+
+let fixture: MerchantApiFixture
+const closers: Array<() => Promise<void>> = []
+beforeEach(async () => {
+  // http to loopback receivers, as in development
+  fixture = await openMerchantApiFixture({ policy: { allowInsecureCallbackUrls: true } })
+})
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close()
+  await fixture.close()
+})
+
+interface Receiver {
+  origin: string
+  received: Received[]
+  /** the status it answers with; 200 unless replaced */
+  answer: () => number
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const received: Received[] = []
+  const receiver: Receiver = { origin: '', received, answer: () => 200 }
+  const server = createServer((request, response) => {
+    let body = ''
+    request.on('data', (chunk: Buffer) => {
+      body += chunk.toString('utf8')
+    })
+    request.on('end', () => {
+      received.push({ path: request.url ?? '', headers: request.headers, body })
+      response.writeHead(receiver.answer()).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  receiver.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return receiver
+}
+
+/** the notifier on the fixture's file: its recorder fed directly, its dispatcher run once at a time */
+function openNotifier() {
+  const { db, clock, secretBox, merchants, webhookEndpoints } = fixture
+  const deliveries = createSqliteDeliveryStore(db)
+  const bus = createSqliteBus(db, { logger })
+  closers.push(() => bus.close())
+  const recorder = createDeliveryRecorder({
+    bus,
+    payments: createSqlitePaymentReadModel(db, { table: 'notifier_payments' }),
+    deliveries,
+    merchants,
+    webhookEndpoints,
+    clock,
+    logger,
+  })
+  const dispatcher = createWebhookDispatcher({
+    deliveries,
+    merchants,
+    webhookEndpoints,
+    secretBox,
+    clock,
+    logger,
+    allowPrivateTargets: true,
+  })
+  closers.push(() => dispatcher.stop())
+  /** records the payment.pending webhook of a new payment of the fixture's merchant */
+  const newPayment = async () => {
+    const created = paymentCreatedData({
+      paymentId: randomUUID(),
+      merchantId: fixture.merchant.merchant.merchantId,
+    })
+    const [message] = paymentEventMessages([{ type: 'PaymentCreated', data: created }])
+    if (message === undefined) throw new Error('no message')
+    await recorder.handle({ topic: Topics.paymentEvents, offset: '0', ...paymentEventBusMessage(message) })
+    return { paymentId: created.paymentId, eventId: message.eventId }
+  }
+  return { deliveries, dispatcher, newPayment }
+}
+
+const secondsOf = (date: Date) => Math.floor(date.getTime() / 1000)
+
+describe('webhook endpoints, delivered', () => {
+  it('signs with the new and the old secret during the overlap, with the new one only after it', async () => {
+    const receiver = await startReceiver()
+    const created = json(
+      await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) }),
+    )
+    const oldSecret = created.secret as string
+    const rotated = json(
+      await fixture.send('POST', `${ENDPOINTS}/${created.id}/rotate-secret`, {
+        body: JSON.stringify({ expiresInHours: 1 }),
+      }),
+    )
+    const newSecret = rotated.secret as string
+    const notifier = openNotifier()
+
+    const first = await notifier.newPayment()
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    const [during] = receiver.received
+    expect(during?.headers['x-event-id']).toBe(first.eventId)
+    const signed = {
+      rawBody: during?.body ?? '',
+      signature: String(during?.headers['x-signature']),
+      previousSignature: String(during?.headers['x-signature-previous']),
+      timestamp: String(during?.headers['x-timestamp']),
+      eventId: first.eventId,
+    }
+    const now = secondsOf(fixture.clock.now())
+    // a receiver still on the old secret, one already on the new, one holding both
+    expect(verifyWebhook(oldSecret, signed, now)).toEqual({ ok: true })
+    expect(verifyWebhook(newSecret, signed, now)).toEqual({ ok: true })
+    expect(verifyWebhook(newSecret, { ...signed, previousSignature: undefined }, now)).toEqual({ ok: true })
+    expect(verifyWebhook(oldSecret, { ...signed, previousSignature: undefined }, now)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    })
+
+    // the overlap is over: the old secret no longer signs
+    fixture.clock.advance(3_600_001)
+    await notifier.newPayment()
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    const after = receiver.received[1]
+    expect(after?.headers).not.toHaveProperty('x-signature-previous')
+    const afterSigned = {
+      rawBody: after?.body ?? '',
+      signature: String(after?.headers['x-signature']),
+      timestamp: String(after?.headers['x-timestamp']),
+    }
+    const later = secondsOf(fixture.clock.now())
+    expect(verifyWebhook(newSecret, afterSigned, later)).toEqual({ ok: true })
+    expect(verifyWebhook(oldSecret, afterSigned, later)).toEqual({ ok: false, reason: 'bad_signature' })
+  })
+
+  it('redelivers the same event to the URL the endpoint has now, after a PATCH', async () => {
+    const before = await startReceiver()
+    const moved = await startReceiver()
+    const created = json(
+      await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${before.origin}/old` }) }),
+    )
+    const notifier = openNotifier()
+    const { paymentId, eventId } = await notifier.newPayment()
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    expect(before.received).toHaveLength(1)
+
+    const patched = await fixture.send('PATCH', `${ENDPOINTS}/${created.id}`, {
+      body: JSON.stringify({ url: `${moved.origin}/new` }),
+    })
+    expect(patched.statusCode).toBe(200)
+    const [delivery] = await notifier.deliveries.listByPayment(paymentId)
+    expect(delivery).toMatchObject({ eventId, endpointId: created.id, status: 'delivered' })
+    const redeliver = `/api/merchant/v1/webhook-deliveries/${delivery?.deliveryId}/redeliver`
+    // not another merchant's to redeliver
+    const foreign = await fixture.send('POST', redeliver, { credentials: fixture.otherMerchant })
+    expect(foreign.statusCode).toBe(404)
+    const accepted = await fixture.send('POST', redeliver)
+    expect(accepted.statusCode, accepted.body).toBe(202)
+    expect(json(accepted)).toMatchObject({
+      id: delivery?.deliveryId,
+      eventId,
+      status: 'pending',
+      attempts: [{ statusCode: 200 }],
+    })
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+
+    expect(before.received).toHaveLength(1)
+    expect(moved.received.map((request) => [request.path, request.headers['x-event-id']])).toEqual([
+      ['/new', eventId],
+    ])
+    expect(JSON.parse(moved.received[0]?.body ?? '{}').id).toBe(eventId)
+    const secret = created.secret as string
+    const redelivered = moved.received[0]
+    expect(
+      verifyWebhook(
+        secret,
+        {
+          rawBody: redelivered?.body ?? '',
+          signature: String(redelivered?.headers['x-signature']),
+          timestamp: String(redelivered?.headers['x-timestamp']),
+          eventId,
+        },
+        secondsOf(fixture.clock.now()),
+      ),
+    ).toEqual({ ok: true })
+  })
+
+  it('stops sending to a disabled endpoint: the attempt fails and waits for its retry', async () => {
+    const receiver = await startReceiver()
+    const created = json(
+      await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) }),
+    )
+    const notifier = openNotifier()
+    const { paymentId } = await notifier.newPayment()
+    await fixture.send('PATCH', `${ENDPOINTS}/${created.id}`, { body: JSON.stringify({ enabled: false }) })
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    expect(receiver.received).toEqual([])
+    expect((await notifier.deliveries.listByPayment(paymentId))[0]).toMatchObject({
+      status: 'pending',
+      lastError: `webhook endpoint ${created.id} is disabled`,
+    })
+  })
+
+  it("lists the merchant's deliveries newest first with their attempts, page by page, filtered", async () => {
+    const receiver = await startReceiver()
+    await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) })
+    const notifier = openNotifier()
+    const payments = []
+    for (let index = 0; index < 3; index++) {
+      payments.push(await notifier.newPayment())
+      fixture.clock.advance(1000)
+    }
+    // the first attempt fails (its delivery waits for its retry), the others are delivered
+    let answered = 0
+    receiver.answer = () => (answered++ === 0 ? 500 : 200)
+    await notifier.dispatcher.dispatchOnce()
+    const LIST = '/api/merchant/v1/webhook-deliveries'
+    type Page = {
+      data: Array<Record<string, unknown> & { attempts: Array<Record<string, unknown>> }>
+      nextCursor: string | null
+    }
+    const first = json<Page>(await fixture.send('GET', `${LIST}?limit=2`))
+    expect(first.data.map((item) => item.eventId)).toEqual([payments[2]?.eventId, payments[1]?.eventId])
+    expect(first.nextCursor).toEqual(expect.any(String))
+    const second = json<Page>(await fixture.send('GET', `${LIST}?limit=2&cursor=${first.nextCursor}`))
+    expect(second.data.map((item) => item.eventId)).toEqual([payments[0]?.eventId])
+    expect(second.nextCursor).toBeNull()
+    const failedOnce = [...first.data, ...second.data].filter((item) => item.status === 'pending')
+    expect(failedOnce).toHaveLength(1)
+    expect(failedOnce[0]?.attempts).toEqual([
+      {
+        attempt: 1,
+        at: expect.any(String),
+        statusCode: 500,
+        durationMs: expect.any(Number),
+        error: 'HTTP 500',
+      },
+    ])
+    const pending = json<Page>(await fixture.send('GET', `${LIST}?status=pending`))
+    expect(pending.data.map((item) => item.id)).toEqual([failedOnce[0]?.id])
+    const ofPayment = json<Page>(await fixture.send('GET', `${LIST}?paymentId=${payments[1]?.paymentId}`))
+    expect(ofPayment.data.map((item) => item.eventId)).toEqual([payments[1]?.eventId])
+    // nothing of another merchant's
+    expect(json<Page>(await fixture.send('GET', LIST, { credentials: fixture.otherMerchant })).data).toEqual(
+      [],
+    )
+    for (const bad of ['status=sent', 'limit=0', 'limit=101', 'cursor=nope', 'sort=asc']) {
+      const refused = await fixture.send('GET', `${LIST}?${bad}`)
+      expect(refused.statusCode, bad).toBe(400)
+      expect(json<{ error: { code: string } }>(refused).error.code).toBe('VALIDATION_ERROR')
+    }
+  })
+})
