@@ -32,6 +32,7 @@ export const paymentHistoryEventTypes = {
   PaymentCanceled: 'payment.canceled',
   PaymentFailed: 'payment.failed',
   LateFundsReceived: 'late_funds.received',
+  PaymentUnderpaidFinalized: 'payment.underpaid_finalized',
 } as const satisfies Record<PaymentEventType, string>
 
 export type PaymentHistoryEventType = (typeof paymentHistoryEventTypes)[PaymentEventType]
