@@ -10,6 +10,7 @@ import type {
   Page,
   Payment,
   PaymentEventRecord,
+  RotatedSecret,
   RotateSecretParams,
   UpdateWebhookEndpointParams,
   WebhookDelivery,
@@ -168,9 +169,9 @@ export class WebhookDeliveriesApi {
   }
 
   /** sends the same event (same id) again to the target's current URL, on a fresh schedule */
-  async redeliver(deliveryId: string): Promise<void> {
+  async redeliver(deliveryId: string): Promise<WebhookDelivery> {
     const path = `/webhook-deliveries/${segment(deliveryId)}/redeliver`
-    await this.send({ method: 'POST', path, retry: 'answered' })
+    return (await this.send<WebhookDelivery>({ method: 'POST', path, retry: 'answered' })).data
   }
 }
 
