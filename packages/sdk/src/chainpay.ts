@@ -133,14 +133,9 @@ export class WebhookEndpointsApi {
   }
 
   /** a new secret; deliveries are signed with it and the old one for `expiresInHours` (default 24) */
-  async rotateSecret(
-    endpointId: string,
-    params: RotateSecretParams = {},
-  ): Promise<WebhookEndpointWithSecret> {
+  async rotateSecret(endpointId: string, params: RotateSecretParams = {}): Promise<RotatedSecret> {
     const path = `/webhook-endpoints/${segment(endpointId)}/rotate-secret`
-    return (
-      await this.send<WebhookEndpointWithSecret>({ method: 'POST', path, body: params, retry: 'answered' })
-    ).data
+    return (await this.send<RotatedSecret>({ method: 'POST', path, body: params, retry: 'answered' })).data
   }
 }
 
