@@ -10,6 +10,7 @@ import type {
   Page,
   Payment,
   PaymentEventRecord,
+  RotatedSecret,
   RotateSecretParams,
   UpdateWebhookEndpointParams,
   WebhookDelivery,
@@ -132,14 +133,9 @@ export class WebhookEndpointsApi {
   }
 
   /** a new secret; deliveries are signed with it and the old one for `expiresInHours` (default 24) */
-  async rotateSecret(
-    endpointId: string,
-    params: RotateSecretParams = {},
-  ): Promise<WebhookEndpointWithSecret> {
+  async rotateSecret(endpointId: string, params: RotateSecretParams = {}): Promise<RotatedSecret> {
     const path = `/webhook-endpoints/${segment(endpointId)}/rotate-secret`
-    return (
-      await this.send<WebhookEndpointWithSecret>({ method: 'POST', path, body: params, retry: 'answered' })
-    ).data
+    return (await this.send<RotatedSecret>({ method: 'POST', path, body: params, retry: 'answered' })).data
   }
 }
 
@@ -168,9 +164,9 @@ export class WebhookDeliveriesApi {
   }
 
   /** sends the same event (same id) again to the target's current URL, on a fresh schedule */
-  async redeliver(deliveryId: string): Promise<void> {
+  async redeliver(deliveryId: string): Promise<WebhookDelivery> {
     const path = `/webhook-deliveries/${segment(deliveryId)}/redeliver`
-    await this.send({ method: 'POST', path, retry: 'answered' })
+    return (await this.send<WebhookDelivery>({ method: 'POST', path, retry: 'answered' })).data
   }
 }
 

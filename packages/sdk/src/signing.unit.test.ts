@@ -7,7 +7,7 @@ const hmac = (secret: string, message: string) =>
   createHmac('sha256', secret).update(message, 'utf8').digest('hex')
 
 describe('request signing', () => {
-  it('signs `${timestamp}.${METHOD}.${path}.${body}` with the API secret, lower-case hex', async () => {
+  it('signs timestamp.METHOD.path.body with the API secret, lower-case hex', async () => {
     const body = '{"amount":"25.5","currency":"USDT","network":"TRON","description":"café ☕"}'
     const headers = await signRequest(
       { apiKey: 'ck_test', apiSecret: 'cs_sécret' },

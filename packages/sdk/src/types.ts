@@ -116,16 +116,26 @@ export interface PaymentEventRecord {
 export interface WebhookEndpoint {
   id: string
   url: string
-  /** the webhook kinds it receives */
-  events: string[]
-  enabled: boolean
+  /** the webhook kinds it receives; null: every kind, those added later too */
+  events: string[] | null
   description: string | null
+  enabled: boolean
+  /** until when deliveries also carry the signature of the secret before the latest rotation */
+  previousSecretExpiresAt: string | null
   createdAt: string
-  [field: string]: unknown
+  updatedAt: string
 }
 
-/** a created endpoint, or one whose secret was rotated: the secret is shown this once */
+/** a created endpoint: its secret is shown this once */
 export type WebhookEndpointWithSecret = WebhookEndpoint & { secret: string }
+
+export interface RotatedSecret {
+  id: string
+  /** the new secret, shown this once */
+  secret: string
+  /** until when deliveries are also signed with the old secret (X-Signature-Previous); null: not at all */
+  previousSecretExpiresAt: string | null
+}
 
 export interface CreateWebhookEndpointParams {
   url: string
@@ -136,7 +146,7 @@ export interface CreateWebhookEndpointParams {
 
 export interface UpdateWebhookEndpointParams {
   url?: string
-  events?: string[]
+  events?: string[] | null
   enabled?: boolean
   description?: string | null
 }
@@ -149,22 +159,28 @@ export interface RotateSecretParams {
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
 
 export interface DeliveryAttempt {
-  attemptedAt: string
+  attempt: number
+  at: string
   statusCode: number | null
   durationMs: number | null
   error: string | null
-  [field: string]: unknown
 }
 
 export interface WebhookDelivery {
   id: string
+  /** the event's id: X-Event-Id and the body's id */
   eventId: string
   eventType: string
   paymentId: string
-  status: DeliveryStatus
+  /** null for the payment's callbackUrl */
+  endpointId: string | null
   url: string
+  status: DeliveryStatus
+  nextAttemptAt: string | null
+  createdAt: string
+  deliveredAt: string | null
+  lastError: string | null
   attempts: DeliveryAttempt[]
-  [field: string]: unknown
 }
 
 export interface ListDeliveriesParams {
