@@ -68,18 +68,21 @@ export interface Payment {
   merchantUserId: null
   txHash: string | null
   confirmations: number
-  requiredConfirmations?: number
+  requiredConfirmations: number
   createdAt: string
   confirmedAt: string | null
   expiresAt: string
-  description?: string | null
+  /** null when not sent */
+  description: string | null
   metadata: Record<string, MetadataValue>
   feeAmount: string
   netAmount: string
-  receivedFeeAmount?: string | null
-  receivedNetAmount?: string | null
+  /** the payment's fee policy applied to receivedAmount; null until the received amount is final */
+  receivedFeeAmount: string | null
+  receivedNetAmount: string | null
   checkoutUrl?: string
-  lateFunds?: LateFunds[]
+  /** funds that arrived after the payment closed or after expiresAt */
+  lateFunds: LateFunds[]
   foreignFunds?: ForeignFunds[]
   /** create response only */
   callbackUrl?: string | null
@@ -148,7 +151,8 @@ export interface UpdateWebhookEndpointParams {
   url?: string
   events?: string[] | null
   enabled?: boolean
-  description?: string | null
+  /** null when not sent */
+  description: string | null
 }
 
 export interface RotateSecretParams {

@@ -119,6 +119,114 @@ describe('a shop on @chainpay/sdk', () => {
   })
 })
 
+describe('lists, history, webhook endpoints and deliveries through the SDK', () => {
+  it('pages through payments newest first, with filters, and iterates every one', async () => {
+    const since = new Date()
+    const created = []
+    for (const amount of ['1.1', '1.2', '1.3']) {
+      created.push(await chainpay.payments.create({ amount, currency: 'TRX', network: 'TRON_NILE' }))
+    }
+    const first = await chainpay.payments.list({ limit: 2, network: 'TRON_NILE', createdFrom: since })
+    expect(first.data.map((p) => p.paymentId)).toEqual([created[2]?.paymentId, created[1]?.paymentId])
+    expect(first.nextCursor).not.toBeNull()
+    const every = []
+    for await (const payment of chainpay.payments.listAll({
+      limit: 2,
+      network: 'TRON_NILE',
+      createdFrom: since,
+    })) {
+      every.push(payment.paymentId)
+    }
+    expect(every).toEqual(created.map((p) => p.paymentId).reverse())
+    const none = await chainpay.payments.list({
+      status: ['confirmed', 'overpaid'],
+      network: 'TRON_NILE',
+      createdFrom: since,
+    })
+    expect(none).toEqual({ data: [], nextCursor: null })
+    await expect(chainpay.payments.list({ limit: 101 })).rejects.toMatchObject({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+    })
+  })
+
+  it('sends a subscribed endpoint its kinds, verifiable through a rotation, and redelivers to its current URL', async () => {
+    const endpointReceiver = await startWebhookReceiver()
+    const movedReceiver = await startWebhookReceiver()
+    try {
+      const endpoint = await chainpay.webhookEndpoints.create({
+        url: endpointReceiver.url,
+        events: ['payment.confirmed'],
+        description: 'orders',
+      })
+      expect(endpoint).toMatchObject({
+        url: endpointReceiver.url,
+        events: ['payment.confirmed'],
+        enabled: true,
+      })
+      expect((await chainpay.webhookEndpoints.list()).map((e) => e.id)).toContain(endpoint.id)
+      expect((await chainpay.webhookEndpoints.get(endpoint.id)).description).toBe('orders')
+
+      const confirmedOn = async (receiver: WebhookReceiver) => {
+        const payment = await chainpay.payments.create({ amount: '2', currency: 'TRX', network: 'TRON' })
+        await pay(standalone, 'TRON', { to: payment.generatedAddress, amount: '2', currency: 'TRX' })
+        const received = await receiver.waitFor((all) =>
+          all.some((w) => w.body.payment.id === payment.paymentId),
+        )
+        return { payment, webhook: received.find((w) => w.body.payment.id === payment.paymentId) }
+      }
+
+      const before = await confirmedOn(endpointReceiver)
+      expect(before.webhook?.body.event).toBe('payment.confirmed')
+      const event = await verifyWebhook({
+        rawBody: before.webhook?.rawBody ?? '',
+        headers: before.webhook?.headers ?? {},
+        secret: endpoint.secret,
+      })
+      expect(event.payment.id).toBe(before.payment.paymentId)
+
+      const rotated = await chainpay.webhookEndpoints.rotateSecret(endpoint.id, { expiresInHours: 1 })
+      expect(rotated.secret).not.toBe(endpoint.secret)
+      const during = await confirmedOn(endpointReceiver)
+      for (const secret of [rotated.secret, endpoint.secret]) {
+        const verified = await verifyWebhook({
+          rawBody: during.webhook?.rawBody ?? '',
+          headers: during.webhook?.headers ?? {},
+          secret,
+        })
+        expect(verified.payment.id).toBe(during.payment.paymentId)
+      }
+
+      const history = await chainpay.payments.events(during.payment.paymentId)
+      expect(history.map((e) => e.type)).toEqual(
+        expect.arrayContaining(['payment.created', 'transfer.detected', 'payment.confirmed']),
+      )
+      expect(history[0]?.type).toBe('payment.created')
+
+      const { data: deliveries } = await chainpay.webhookDeliveries.list({
+        paymentId: during.payment.paymentId,
+      })
+      const toEndpoint = deliveries.find((d) => d.endpointId === endpoint.id)
+      expect(toEndpoint).toMatchObject({ status: 'delivered', eventType: 'payment.confirmed' })
+      expect(toEndpoint?.attempts[0]).toMatchObject({ statusCode: 200 })
+
+      await chainpay.webhookEndpoints.update(endpoint.id, { url: movedReceiver.url })
+      await chainpay.webhookDeliveries.redeliver(toEndpoint?.id ?? '')
+      const again = await movedReceiver.waitFor((all) => all.length > 0)
+      expect(again[0]?.headers['x-event-id']).toBe(toEndpoint?.eventId)
+
+      await chainpay.webhookEndpoints.delete(endpoint.id)
+      await expect(chainpay.webhookEndpoints.get(endpoint.id)).rejects.toMatchObject({
+        status: 404,
+        code: 'NOT_FOUND',
+      })
+    } finally {
+      await endpointReceiver.close()
+      await movedReceiver.close()
+    }
+  })
+})
+
 /** forwards to standalone; `plan` says, per request, whether to answer 503 or lose the answer */
 async function startFaultyProxy(
   target: string,
