@@ -151,8 +151,7 @@ export interface UpdateWebhookEndpointParams {
   url?: string
   events?: string[] | null
   enabled?: boolean
-  /** null when not sent */
-  description: string | null
+  description?: string | null
 }
 
 export interface RotateSecretParams {
