@@ -123,10 +123,17 @@ const feeProperties = {
   netAmount: DecimalAmountSchema,
 }
 
+const checkoutProperties = {
+  checkoutUrl: Type.String({
+    format: 'uri',
+    description: "the customer's page: {PUBLIC_URL}/pay/{checkoutToken}, an unguessable address",
+  }),
+}
+
 // Property order is the order of the serialized response: the specification's table (docs/api.md,
 // "The payment object"), where the create response's URLs sit between metadata and the fees.
 export const PaymentViewSchema = Type.Object(
-  { ...paymentViewProperties, ...feeProperties },
+  { ...paymentViewProperties, ...feeProperties, ...checkoutProperties },
   { additionalProperties: false },
 )
 
@@ -139,6 +146,7 @@ export const CreatedPaymentViewSchema = Type.Object(
     successRedirectUrl: Nullable(Type.String()),
     cancelRedirectUrl: Nullable(Type.String()),
     ...feeProperties,
+    ...checkoutProperties,
   },
   { additionalProperties: false },
 )

@@ -158,6 +158,7 @@ const view = {
   metadata: { orderId: '1042' },
   feeAmount: '0.105',
   netAmount: '10.395',
+  checkoutUrl: 'https://pay.example.com/pay/C7h8UmxvTh6aey8dHDxaa3FZ4kKx1o8pY2Qf2yVb1cU7bHw',
 }
 
 describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
@@ -195,7 +196,9 @@ describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
   it('list their properties in the order of the table of the payment object (docs/api.md)', () => {
     expect(Object.keys(CreatedPaymentViewSchema.properties)).toEqual(SPEC_PAYMENT_FIELDS)
     expect(Object.keys(PaymentViewSchema.properties)).toEqual(
-      SPEC_PAYMENT_FIELDS.filter((field) => !field.endsWith('Url')),
+      SPEC_PAYMENT_FIELDS.filter(
+        (field) => !['callbackUrl', 'successRedirectUrl', 'cancelRedirectUrl'].includes(field),
+      ),
     )
   })
 })
@@ -225,6 +228,7 @@ const SPEC_PAYMENT_FIELDS = [
   'cancelRedirectUrl',
   'feeAmount',
   'netAmount',
+  'checkoutUrl',
 ]
 
 describe('ErrorBodySchema', () => {

@@ -122,7 +122,11 @@ export const PaymentExpiredDataSchema = Type.Object(
 true satisfies MutuallyAssignable<Static<typeof PaymentExpiredDataSchema>, PaymentExpiredData>
 
 export const PaymentCanceledDataSchema = Type.Object(
-  { paymentId: Type.String(), canceledAt: TimestampSchema },
+  {
+    paymentId: Type.String(),
+    canceledAt: TimestampSchema,
+    canceledBy: Type.Union([Type.Literal('merchant'), Type.Literal('customer')]),
+  },
   strict,
 )
 true satisfies MutuallyAssignable<Static<typeof PaymentCanceledDataSchema>, PaymentCanceledData>
@@ -160,7 +164,8 @@ export const paymentEventSchemas = {
   PaymentUnderpaid: { version: 1, schema: PaymentSettledDataSchema },
   PaymentOverpaid: { version: 1, schema: PaymentSettledDataSchema },
   PaymentExpired: { version: 1, schema: PaymentExpiredDataSchema },
-  PaymentCanceled: { version: 1, schema: PaymentCanceledDataSchema },
+  // v2 adds canceledBy (docs/api.md, "The customer's page")
+  PaymentCanceled: { version: 2, schema: PaymentCanceledDataSchema },
   PaymentFailed: { version: 1, schema: PaymentFailedDataSchema },
   LateFundsReceived: { version: 1, schema: LateFundsReceivedDataSchema },
 } as const satisfies { [Type in PaymentEventType]: { version: number; schema: TSchema } }
@@ -181,7 +186,10 @@ export type EventUpcaster = (data: unknown) => unknown
  * shape changes: add the new schema to paymentEventSchemas with the next version, and the function
  * from the previous version here. Stored events are never rewritten.
  */
-export const upcasters: { readonly [Type in PaymentEventType]?: Readonly<Record<number, EventUpcaster>> } = {}
+export const upcasters: { readonly [Type in PaymentEventType]?: Readonly<Record<number, EventUpcaster>> } = {
+  // before v2 only the merchant could cancel
+  PaymentCanceled: { 1: (data) => ({ ...(data as object), canceledBy: 'merchant' }) },
+}
 
 /** the version an event of this type is written with now */
 export function eventSchemaVersion(type: PaymentEventType): number {

@@ -16,12 +16,26 @@ describe('paymentEventSchemas', () => {
   it('has a schema for every domain event type, at the current version', () => {
     expect(Object.keys(paymentEventSchemas).sort()).toEqual([...PaymentEventTypes].sort())
     for (const type of PaymentEventTypes) {
-      expect(eventSchemaVersion(type)).toBe(CURRENT_EVENT_SCHEMA_VERSION)
+      expect(eventSchemaVersion(type)).toBe(type === 'PaymentCanceled' ? 2 : CURRENT_EVENT_SCHEMA_VERSION)
     }
   })
 
-  it('has no upcasters while every type is at version 1', () => {
-    expect(upcasters).toEqual({})
+  it('has an upcaster for each version before the current one, and none else', () => {
+    expect(Object.keys(upcasters)).toEqual(['PaymentCanceled'])
+    expect(Object.keys(upcasters.PaymentCanceled ?? {})).toEqual(['1'])
+  })
+
+  it('reads a PaymentCanceled of schema v1 as canceled by the merchant', () => {
+    const data = { paymentId: 'p-1', canceledAt: '2026-11-21T14:03:07.123Z' }
+    expect(parsePaymentEvent('PaymentCanceled', 1, data)).toEqual({
+      type: 'PaymentCanceled',
+      data: { ...data, canceledBy: 'merchant' },
+    })
+    const byCustomer = { ...data, canceledBy: 'customer' }
+    expect(parsePaymentEvent('PaymentCanceled', 2, byCustomer)).toEqual({
+      type: 'PaymentCanceled',
+      data: byCustomer,
+    })
   })
 })
 

@@ -25,6 +25,8 @@ export interface PaymentView {
   metadata: Metadata
   feeAmount: string
   netAmount: string
+  /** the customer's page, {PUBLIC_URL}/pay/{checkoutToken} (docs/api.md, "The customer's page") */
+  checkoutUrl: string
 }
 
 /** the create response adds the three URLs (null when not sent) */
@@ -38,7 +40,7 @@ export interface CreatedPaymentView extends PaymentView {
  * confirmations: the lowest confirmation count among counted, not withdrawn transfers (0 when
  * none), so it reaches the requirement exactly when the payment settles.
  */
-export function toPaymentView(payment: OpenPayment): PaymentView {
+export function toPaymentView(payment: OpenPayment, checkoutUrl: string): PaymentView {
   const { created } = payment
   const units = (value: string) => formatUnits(value, created.decimals)
   return {
@@ -62,14 +64,15 @@ export function toPaymentView(payment: OpenPayment): PaymentView {
     metadata: created.metadata,
     feeAmount: units(created.feeUnits),
     netAmount: units(created.netUnits),
+    checkoutUrl,
   }
 }
 
-export function toCreatedPaymentView(payment: OpenPayment): CreatedPaymentView {
-  const { feeAmount, netAmount, ...view } = toPaymentView(payment)
+export function toCreatedPaymentView(payment: OpenPayment, checkoutUrl: string): CreatedPaymentView {
+  const { feeAmount, netAmount, checkoutUrl: _, ...view } = toPaymentView(payment, checkoutUrl)
   const { callbackUrl, successRedirectUrl, cancelRedirectUrl } = payment.created
   // Same field order as the specification's table: the URLs sit between metadata and the fees.
-  return { ...view, callbackUrl, successRedirectUrl, cancelRedirectUrl, feeAmount, netAmount }
+  return { ...view, callbackUrl, successRedirectUrl, cancelRedirectUrl, feeAmount, netAmount, checkoutUrl }
 }
 
 function lowestConfirmations(payment: OpenPayment): number {

@@ -9,10 +9,12 @@ import {
   transferDetected,
 } from './testing/payment-fixtures.js'
 
+const checkoutUrl = 'https://pay.example.com/pay/token'
+
 describe('toPaymentView', () => {
   it('shows a new payment as the merchant API does', () => {
     const payment = foldPayment([paymentCreated({ amount: '10.50', metadata: { orderId: 42 } })])
-    expect(toPaymentView(payment)).toEqual({
+    expect(toPaymentView(payment, checkoutUrl)).toEqual({
       paymentId,
       status: 'pending',
       network: 'TRON',
@@ -33,6 +35,7 @@ describe('toPaymentView', () => {
       metadata: { orderId: 42 },
       feeAmount: '0.105',
       netAmount: '10.395',
+      checkoutUrl,
     })
   })
 
@@ -40,7 +43,7 @@ describe('toPaymentView', () => {
     const payment = foldPayment([
       paymentCreated({ tokenStandard: 'SPL', network: 'SOLANA', tokenAccount: 'Ata111' }),
     ])
-    expect(toPaymentView(payment).generatedTokenAccount).toBe('Ata111')
+    expect(toPaymentView(payment, checkoutUrl).generatedTokenAccount).toBe('Ata111')
   })
 
   it('shows the received total, the latest transaction and the lowest confirmations of active transfers', () => {
@@ -54,7 +57,7 @@ describe('toPaymentView', () => {
         data: { paymentId, txHash: 'tx-3', transferIndex: 0, reason: 'DROPPED', withdrawnAt: at(8) },
       },
     ])
-    expect(toPaymentView(payment)).toMatchObject({
+    expect(toPaymentView(payment, checkoutUrl)).toMatchObject({
       status: 'pending',
       receivedAmount: '5.5',
       txHash: 'tx-2',
@@ -69,7 +72,7 @@ describe('toPaymentView', () => {
       transferDetected({ amountUnits: '10500000', confirmations: 20 }),
       settled('PaymentConfirmed', { confirmedAt: at(9) }),
     ])
-    expect(toPaymentView(payment)).toMatchObject({
+    expect(toPaymentView(payment, checkoutUrl)).toMatchObject({
       status: 'confirmed',
       receivedAmount: '10.5',
       txHash: 'tx-1',
@@ -81,6 +84,7 @@ describe('toPaymentView', () => {
   it('omits the URLs', () => {
     const view = toPaymentView(
       foldPayment([paymentCreated({ callbackUrl: 'https://shop.example.com/hook' })]),
+      checkoutUrl,
     )
     expect(view).not.toHaveProperty('callbackUrl')
     expect(view).not.toHaveProperty('successRedirectUrl')
@@ -91,20 +95,21 @@ describe('toPaymentView', () => {
 describe('toCreatedPaymentView', () => {
   it('adds the three URLs, null when not sent, in the order of the specification', () => {
     const payment = foldPayment([paymentCreated({ callbackUrl: 'https://shop.example.com/hook' })])
-    const view = toCreatedPaymentView(payment)
+    const view = toCreatedPaymentView(payment, checkoutUrl)
     expect(view).toEqual({
-      ...toPaymentView(payment),
+      ...toPaymentView(payment, checkoutUrl),
       callbackUrl: 'https://shop.example.com/hook',
       successRedirectUrl: null,
       cancelRedirectUrl: null,
     })
-    expect(Object.keys(view).slice(-6)).toEqual([
+    expect(Object.keys(view).slice(-7)).toEqual([
       'metadata',
       'callbackUrl',
       'successRedirectUrl',
       'cancelRedirectUrl',
       'feeAmount',
       'netAmount',
+      'checkoutUrl',
     ])
   })
 })

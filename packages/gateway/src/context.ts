@@ -8,7 +8,13 @@ import { createHttpPaymentCommands } from '@chainpay/command-api-client'
 import { applyNetworkSettings, type CreateRequestPolicy } from '@chainpay/domain'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
 import type { PaymentCommands } from '@chainpay/ports'
-import { createServiceMetrics, httpService, metricsService, type ServiceContext } from '@chainpay/service-kit'
+import {
+  createCheckoutLinks,
+  createServiceMetrics,
+  httpService,
+  metricsService,
+  type ServiceContext,
+} from '@chainpay/service-kit'
 import type { FastifyPluginAsync } from 'fastify'
 import { buildAdminApp } from './admin/app.js'
 import { buildGatewayApp } from './app.js'
@@ -85,6 +91,13 @@ export async function buildGatewayContext(
         clock,
         logger,
         rateLimit: config.rateLimit,
+        checkout: config.checkout,
+        checkoutLinks: createCheckoutLinks({
+          publicUrl: config.checkout.publicUrl,
+          keys: config.encryptionKeys,
+        }),
+        merchants,
+        registry,
         requestMetrics: metrics.http,
         readiness,
         ...(extraRoutes ? { extraRoutes } : {}),

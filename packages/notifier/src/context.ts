@@ -6,6 +6,7 @@
 import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
 import {
+  createCheckoutLinks,
   createServiceMetrics,
   healthService,
   metricsService,
@@ -60,6 +61,7 @@ export async function buildNotifierContext(
     merchants,
     clock,
     logger,
+    checkoutLinks: createCheckoutLinks({ publicUrl: config.publicUrl, keys: config.encryptionKeys }),
     onRecorded: () => dispatcher.wake(),
     metrics: metrics.webhooks,
   })

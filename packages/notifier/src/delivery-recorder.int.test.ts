@@ -18,6 +18,7 @@ import {
   type NotifierHarness,
   newPaymentData,
   startReceiver,
+  testCheckoutLinks,
   testLogger,
 } from './testing/notifier-harness.js'
 
@@ -39,6 +40,7 @@ afterEach(async () => {
 function recorderWith(payments: PaymentReadModel = harness.payments): DeliveryRecorder {
   const recorder = createDeliveryRecorder({
     bus: harness.bus,
+    checkoutLinks: testCheckoutLinks,
     payments,
     deliveries: harness.deliveries,
     merchants: harness.merchants,
@@ -250,6 +252,7 @@ describe('createDeliveryRecorder', () => {
     }
     const recorder = createDeliveryRecorder({
       bus: harness.bus,
+      checkoutLinks: testCheckoutLinks,
       payments: flaky,
       deliveries: harness.deliveries,
       merchants: harness.merchants,
@@ -298,6 +301,7 @@ describe('createDeliveryRecorder', () => {
     })
     const recorder = createDeliveryRecorder({
       bus: harness.bus,
+      checkoutLinks: testCheckoutLinks,
       payments: harness.payments,
       deliveries: harness.deliveries,
       merchants: harness.merchants,

@@ -20,6 +20,7 @@ import {
   Topics,
   type WebhookDeliveryStore,
 } from '@chainpay/ports'
+import type { CheckoutLinks } from '@chainpay/service-kit'
 import { webhookKindOf, webhookPaymentFields } from './webhook-kinds.js'
 
 export interface DeliveryRecorderOptions {
@@ -30,6 +31,8 @@ export interface DeliveryRecorderOptions {
   merchants: Pick<MerchantStore, 'getMerchant'>
   clock: Clock
   logger: Logger
+  /** the customer's page of each payment, sent as checkout_url (docs/api.md, "Webhooks") */
+  checkoutLinks: Pick<CheckoutLinks, 'urlOf'>
   /** default `notifier` */
   groupId?: string
   /** called after a delivery was recorded, to wake the dispatcher */
@@ -66,7 +69,10 @@ export function createDeliveryRecorder(options: DeliveryRecorderOptions): Delive
         merchantId,
         eventType: kind,
         sequence: event.revision,
-        payload: { event: kind, payment: webhookPaymentFields(state, event) },
+        payload: {
+          event: kind,
+          payment: webhookPaymentFields(state, event, options.checkoutLinks.urlOf(event.paymentId)),
+        },
         targetUrl,
         status: targetUrl === null ? 'no_target' : 'pending',
         attempts: 0,

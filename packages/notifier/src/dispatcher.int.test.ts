@@ -18,6 +18,7 @@ import {
   newPaymentData,
   pendingDelivery,
   startReceiver,
+  testCheckoutLinks,
   testLogger,
   type WebhookReceiver,
 } from './testing/notifier-harness.js'
@@ -550,6 +551,7 @@ describe('createWebhookDispatcher', () => {
       const dispatcher = await startedDispatcher({ deliveries }, claims)
       const recorder = createDeliveryRecorder({
         bus: harness.bus,
+        checkoutLinks: testCheckoutLinks,
         payments: harness.payments,
         deliveries: harness.deliveries,
         merchants: harness.merchants,
@@ -648,6 +650,7 @@ describe('createWebhookDispatcher', () => {
     function recorderWaking(dispatcher: WebhookDispatcher) {
       return createDeliveryRecorder({
         bus: harness.bus,
+        checkoutLinks: testCheckoutLinks,
         payments: harness.payments,
         deliveries: harness.deliveries,
         merchants: harness.merchants,

@@ -9,7 +9,7 @@ import {
   transferDetected,
 } from '@chainpay/domain/testing'
 import { describe, expect, it } from 'vitest'
-import { newPaymentData } from './testing/payment-fixtures.js'
+import { newPaymentData, testCheckoutLinks } from './testing/payment-fixtures.js'
 import { webhookKindOf, webhookPaymentFields } from './webhook-kinds.js'
 
 const created = newPaymentData({ paymentId: '0b8e7c52-6d3f-4c1e-9a7b-2f1d3c4e5a6b' })
@@ -42,9 +42,11 @@ describe('webhookKindOf', () => {
 })
 
 describe('webhookPaymentFields', () => {
+  const checkoutUrl = testCheckoutLinks.urlOf(paymentId)
+
   it('describes a new payment', () => {
     const event: PaymentEvent = { type: 'PaymentCreated', data: created }
-    expect(webhookPaymentFields(foldPayment([event]), event)).toEqual({
+    expect(webhookPaymentFields(foldPayment([event]), event, checkoutUrl)).toEqual({
       id: paymentId,
       status: 'PENDING',
       amount: '10.50',
@@ -57,12 +59,13 @@ describe('webhookPaymentFields', () => {
       net_amount: '10.395',
       confirmations: 0,
       metadata: { orderId: '1042' },
+      checkout_url: checkoutUrl,
     })
   })
 
   it('describes a confirmed payment with its transaction', () => {
     const events: PaymentEvent[] = [{ type: 'PaymentCreated', data: created }, detected, updated, confirmed]
-    const fields = webhookPaymentFields(foldPayment(events), confirmed)
+    const fields = webhookPaymentFields(foldPayment(events), confirmed, checkoutUrl)
     expect(fields).toMatchObject({
       status: 'CONFIRMED',
       amount: '10.50',
@@ -89,6 +92,7 @@ describe('webhookPaymentFields', () => {
     const fields = webhookPaymentFields(
       foldPayment([{ type: 'PaymentCreated', data: created }, expired, late]),
       late,
+      checkoutUrl,
     )
     expect(fields).toMatchObject({
       status: 'EXPIRED',

@@ -1,4 +1,5 @@
 export * from './admin-token.js'
+export * from './checkout-links.js'
 export * from './encryption-key.js'
 export * from './health.js'
 export * from './health-service.js'

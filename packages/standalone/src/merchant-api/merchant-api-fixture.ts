@@ -31,6 +31,7 @@ import {
   type SecretBox,
 } from '@chainpay/platform'
 import type { EventStore, MerchantStore, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import { createCheckoutLinks } from '@chainpay/service-kit'
 import { signApiRequest } from '@chainpay/signing'
 import {
   createSqliteAddressAllocator,
@@ -43,6 +44,7 @@ import {
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 
 export const FIXTURE_START = '2030-01-15T12:00:00.000Z'
+export const FIXTURE_PUBLIC_URL = 'https://pay.example.com'
 
 export interface Credentials {
   apiKey: string
@@ -75,6 +77,8 @@ export interface MerchantApiFixture {
   eventStore: EventStore
   handler: PaymentCommandHandler
   authenticator: ApiKeyAuthenticator
+  /** what buildGatewayApp is given for the customer's page: PUBLIC_URL FIXTURE_PUBLIC_URL */
+  checkoutDeps: Pick<GatewayDeps, 'checkout' | 'checkoutLinks' | 'merchants' | 'registry'>
   /** the merchant every request is signed for by default */
   merchant: CreatedMerchant
   /** a second merchant, to show that merchants cannot see each other's payments */
@@ -125,7 +129,8 @@ export async function openMerchantApiFixture(
     destination: { write: (line: string) => void lines.push(line) },
   })
   const clock = createManualClock(FIXTURE_START)
-  const secretBox = createSecretBox(generateSecretKey())
+  const encryptionKey = generateSecretKey()
+  const secretBox = createSecretBox(encryptionKey)
   const registry = options.registry ?? defaultAssetRegistry
   const policy = options.policy ?? { allowInsecureCallbackUrls: false }
   const merchants = createSqliteMerchantStore(db)
@@ -146,6 +151,12 @@ export async function openMerchantApiFixture(
   const adminDeps = { merchants, secretBox, clock }
   const merchant = await createMerchant(adminDeps, { name: 'Test Shop' })
   const otherMerchant = await createMerchant(adminDeps, { name: 'Other Shop' })
+  const checkoutDeps = {
+    checkout: { publicUrl: FIXTURE_PUBLIC_URL, frameAncestors: [] },
+    checkoutLinks: createCheckoutLinks({ publicUrl: FIXTURE_PUBLIC_URL, keys: encryptionKey }),
+    merchants,
+    registry,
+  }
   const app = await buildGatewayApp({
     commands: options.commands ? options.commands(handler) : handler,
     readModel,
@@ -153,6 +164,7 @@ export async function openMerchantApiFixture(
     clock,
     logger,
     rateLimit: options.rateLimit ?? { max: 10_000, windowMs: 60_000, perAddressMax: 10_000 },
+    ...checkoutDeps,
     ...(options.readiness ? { readiness: options.readiness } : {}),
     requestMetrics: options.requestMetrics,
     metricsRegistry: options.metricsRegistry,
@@ -197,6 +209,7 @@ export async function openMerchantApiFixture(
     eventStore,
     handler,
     authenticator,
+    checkoutDeps,
     merchant,
     otherMerchant,
     logLines: () => [...lines],

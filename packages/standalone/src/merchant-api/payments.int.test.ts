@@ -71,6 +71,7 @@ describe('POST /payments', () => {
       cancelRedirectUrl: 'https://shop.example/cancel',
       feeAmount: '0.105',
       netAmount: '10.395',
+      checkoutUrl: fixture.checkoutDeps.checkoutLinks.urlOf(payment.paymentId as string),
     })
   })
 
@@ -112,6 +113,7 @@ describe('POST /payments', () => {
       'cancelRedirectUrl',
       'feeAmount',
       'netAmount',
+      'checkoutUrl',
     ])
   })
 
