@@ -38,7 +38,10 @@ async function created(fields: Record<string, unknown> = {}) {
 
 /** what the projection would do: the source of truth's state into the read model */
 async function project(paymentId: string) {
-  const snapshot = await fixture.handler.getPayment({ merchantId: fixture.merchant.merchant.merchantId, paymentId })
+  const snapshot = await fixture.handler.getPayment({
+    merchantId: fixture.merchant.merchant.merchantId,
+    paymentId,
+  })
   if (snapshot === null) throw new Error('no such payment')
   await fixture.readModel.save({
     paymentId,
