@@ -10,6 +10,7 @@ export const CHECKOUT_STYLES = `
     --accent-text: #0a1a33; --border: #4a505c; --ok: #7dd491; --warn: #ffb86b; --bad: #ffb4ab; }
 }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; background: var(--bg); color: var(--text);
   font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 main { max-width: 30rem; margin: 0 auto; padding: 1rem; background: var(--card); min-height: 100vh; }
@@ -38,6 +39,7 @@ button.copy, button.secondary, #stay { background: transparent; color: var(--tex
 .warning { color: var(--warn); font-size: .9375rem; }
 .reference { color: var(--muted); font-size: .875rem; }
 form { margin: 1rem 0; }
+.actions { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 @media (prefers-reduced-motion: reduce) { * { transition: none !important; animation: none !important; } }
 `

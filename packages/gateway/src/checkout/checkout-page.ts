@@ -131,7 +131,7 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
     </dl>`
 
   const redirectBlock = redirect
-    ? `<p>${paid ? `<span id="redirect-note">${escapeHtml(t.redirecting)}</span> ` : ''}<a class="button" id="back" href="${escapeHtml(redirect)}">${escapeHtml(t.backToShop)}</a>${paid ? ` <button type="button" id="stay" hidden>${escapeHtml(t.stayHere)}</button>` : ''}</p>`
+    ? `<p class="actions">${paid ? `<span id="redirect-note">${escapeHtml(t.redirecting)}</span> ` : ''}<a class="button" id="back" href="${escapeHtml(redirect)}">${escapeHtml(t.backToShop)}</a>${paid ? ` <button type="button" id="stay" hidden>${escapeHtml(t.stayHere)}</button>` : ''}</p>`
     : ''
   const cancelForm = input.cancelable
     ? `<form method="post" action="${escapeHtml(path)}/cancel"><button type="submit" class="secondary">${escapeHtml(t.cancel)}</button></form>`

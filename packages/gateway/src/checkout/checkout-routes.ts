@@ -146,10 +146,13 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
   app.post('/pay/:token/cancel', async (request: TokenRequest, reply) => {
     const document = await paymentOf(request.params.token)
     if (document === null) return notFound(request, reply)
-    // a form of this page only: browsers send Origin with every POST, and Sec-Fetch-Site where they know it
+    // A form of this page only. The token in the path is the customer's secret, which another site
+    // does not know; on top, browsers say where a POST comes from: Sec-Fetch-Site, and Origin, which
+    // is "null" under the page's Referrer-Policy: no-referrer.
     const origin = request.headers.origin
     const site = request.headers['sec-fetch-site']
-    if ((origin !== undefined && origin !== publicOrigin) || (site !== undefined && site !== 'same-origin')) {
+    const foreignOrigin = origin !== undefined && origin !== 'null' && origin !== publicOrigin
+    if (foreignOrigin || (site !== undefined && site !== 'same-origin')) {
       return reply.code(403).type('text/plain; charset=utf-8').send('forbidden')
     }
     const payment: OpenPayment = document.state
