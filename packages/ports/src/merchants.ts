@@ -13,6 +13,8 @@ export interface MerchantRecord {
   feePolicy: FeePolicy
   createdAt: string
   updatedAt: string
+  /** what the customer's page calls the merchant (docs/api.md, "The customer's page"); absent: `name` */
+  displayName?: string
 }
 
 export interface ApiKeyRecord {
@@ -27,7 +29,10 @@ export interface ApiKeyRecord {
 
 export type MerchantPatch = Partial<
   Pick<MerchantRecord, 'name' | 'webhookUrl' | 'webhookSecret' | 'feePolicy'>
->
+> & {
+  /** null removes it */
+  displayName?: string | null
+}
 
 export interface MerchantStore {
   createMerchant(merchant: MerchantRecord, firstKey: ApiKeyRecord): Promise<void>

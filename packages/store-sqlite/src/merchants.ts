@@ -7,7 +7,7 @@ import {
   translateFailures,
 } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
-import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
+import { columnsOf, migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
 type Row = Record<string, unknown>
@@ -37,19 +37,28 @@ export const merchantMigrations: readonly SqliteMigration[] = [
     CREATE INDEX IF NOT EXISTS api_keys_by_merchant ON api_keys (merchant_id, created_at);
       `),
   },
+  {
+    description: "the merchant's display name on the customer's page",
+    apply: (db) => {
+      if (!columnsOf(db, 'merchants').has('display_name')) {
+        db.exec('ALTER TABLE merchants ADD COLUMN display_name TEXT')
+      }
+    },
+  },
 ]
 
 /** Merchants and their API keys in tables merchants and api_keys; secrets arrive already sealed. */
 export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
   migrateSqliteComponent(db, 'merchants', merchantMigrations)
   const insertMerchant = db.prepare(`
-    INSERT INTO merchants (merchant_id, name, webhook_url, webhook_secret, fee_policy, created_at, updated_at)
-    VALUES (:merchantId, :name, :webhookUrl, :webhookSecret, :feePolicy, :createdAt, :updatedAt)
+    INSERT INTO merchants (merchant_id, name, webhook_url, webhook_secret, fee_policy, created_at, updated_at,
+      display_name)
+    VALUES (:merchantId, :name, :webhookUrl, :webhookSecret, :feePolicy, :createdAt, :updatedAt, :displayName)
   `)
   const updateRow = db.prepare(`
     UPDATE merchants
     SET name = :name, webhook_url = :webhookUrl, webhook_secret = :webhookSecret, fee_policy = :feePolicy,
-      updated_at = :updatedAt
+      updated_at = :updatedAt, display_name = :displayName
     WHERE merchant_id = :merchantId
   `)
   const selectMerchant = db.prepare('SELECT * FROM merchants WHERE merchant_id = ?')
@@ -81,6 +90,7 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
       feePolicy: JSON.stringify(merchant.feePolicy),
       createdAt: merchant.createdAt,
       updatedAt: merchant.updatedAt,
+      displayName: merchant.displayName ?? null,
     })
   const writeKey = (key: ApiKeyRecord) =>
     insertKey.run({
@@ -121,6 +131,7 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
             webhookSecret: updated.webhookSecret,
             feePolicy: JSON.stringify(updated.feePolicy),
             updatedAt,
+            displayName: updated.displayName ?? null,
           })
           return true
         })
@@ -172,6 +183,7 @@ function toMerchant(row: Row): MerchantRecord {
     feePolicy: JSON.parse(row.fee_policy as string) as FeePolicy,
     createdAt: row.created_at as string,
     updatedAt: row.updated_at as string,
+    ...(row.display_name === null ? {} : { displayName: row.display_name as string }),
   }
 }
 

@@ -127,6 +127,7 @@ describe('admin authentication', () => {
       ['POST', `/merchants/${id}/api-keys/ck_x/revoke`],
       ['POST', `/merchants/${id}/webhook-secret/rotate`],
       ['PUT', `/merchants/${id}/webhook-url`],
+      ['PUT', `/merchants/${id}/display-name`],
       ['PUT', `/merchants/${id}/fee-policy`],
       ['GET', `/merchants/${id}/payments/p/deliveries`],
       ['POST', '/deliveries/d/redeliver'],
@@ -170,6 +171,7 @@ describe('POST /admin/v1/merchants', () => {
     expect(created.merchant).toEqual({
       merchantId: expect.stringMatching(/^mer_/),
       name: 'Shop',
+      displayName: null,
       webhookUrl: 'https://shop.example/hooks',
       feePolicy: { feeBps: 250, fixedFees: {} },
       createdAt: NOW,
@@ -361,6 +363,26 @@ describe('webhook secret and URL', () => {
   })
 })
 
+describe('PUT /admin/v1/merchants/:merchantId/display-name', () => {
+  it("sets and clears what the customer's page calls the merchant", async () => {
+    const { merchant } = await newMerchant({ name: 'shop-42 (internal)' })
+    const url = `/merchants/${merchant.merchantId}/display-name`
+    const set = await admin('PUT', url, { displayName: '  Acme Store GmbH ' })
+    expect(set.statusCode).toBe(200)
+    expect(json(set).merchant).toMatchObject({ name: 'shop-42 (internal)', displayName: 'Acme Store GmbH' })
+    expect((await merchants.getMerchant(merchant.merchantId))?.displayName).toBe('Acme Store GmbH')
+    const cleared = await admin('PUT', url, { displayName: null })
+    expect(json(cleared).merchant.displayName).toBeNull()
+    expect(json(await admin('PUT', url, { displayName: '   ' }))).toEqual({
+      error: { code: 'VALIDATION_ERROR', message: 'displayName: must be a non-empty string' },
+    })
+    expect((await admin('PUT', url, {})).statusCode).toBe(400)
+    expect((await admin('PUT', '/merchants/mer_unknown/display-name', { displayName: 'x' })).statusCode).toBe(
+      404,
+    )
+  })
+})
+
 describe('PUT /admin/v1/merchants/:merchantId/fee-policy', () => {
   it('sets the fee policy, and authenticated requests see it at once', async () => {
     const created = await newMerchant()
@@ -541,6 +563,7 @@ describe('long path parameters', () => {
     ['POST', (id) => `/merchants/merchant-unknown/api-keys/${id}/revoke`],
     ['POST', (id) => `/merchants/${id}/webhook-secret/rotate`],
     ['PUT', (id) => `/merchants/${id}/webhook-url`, { webhookUrl: null }],
+    ['PUT', (id) => `/merchants/${id}/display-name`, { displayName: null }],
     ['PUT', (id) => `/merchants/${id}/fee-policy`, { feeBps: 10 }],
     ['GET', (id) => `/merchants/${id}/payments/unknown/deliveries`],
     ['GET', (id) => `/merchants/merchant-unknown/payments/${id}/deliveries`],

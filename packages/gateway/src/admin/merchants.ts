@@ -36,6 +36,8 @@ export interface MerchantAdminDeps {
 export interface MerchantView {
   merchantId: string
   name: string
+  /** what the customer's page calls the merchant; null: `name` */
+  displayName: string | null
   webhookUrl: string | null
   feePolicy: FeePolicy
   createdAt: string
@@ -155,9 +157,27 @@ export async function setFeePolicy(
   return updateMerchant(deps, merchantId, { feePolicy: validFeePolicy(deps, policy) })
 }
 
+/** the customer's page shows it instead of `name` (docs/api.md, "The customer's page") */
+export async function setDisplayName(
+  deps: MerchantAdminDeps,
+  merchantId: string,
+  displayName: string | null,
+): Promise<MerchantView> {
+  const valid = displayName === null ? null : validName(displayName, 'displayName')
+  return updateMerchant(deps, merchantId, { displayName: valid })
+}
+
 export function toMerchantView(record: MerchantRecord): MerchantView {
   const { merchantId, name, webhookUrl, feePolicy, createdAt, updatedAt } = record
-  return { merchantId, name, webhookUrl, feePolicy, createdAt, updatedAt }
+  return {
+    merchantId,
+    name,
+    displayName: record.displayName ?? null,
+    webhookUrl,
+    feePolicy,
+    createdAt,
+    updatedAt,
+  }
 }
 
 //////// Helpers
@@ -204,11 +224,11 @@ function invalid(field: string, rule: string): never {
   throw new DomainError('VALIDATION_ERROR', `${field}: ${rule}`)
 }
 
-function validName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim() === '') invalid('name', 'must be a non-empty string')
+function validName(name: unknown, field = 'name'): string {
+  if (typeof name !== 'string' || name.trim() === '') invalid(field, 'must be a non-empty string')
   const trimmed = name.trim()
   if ([...trimmed].length > merchantLimits.nameMaxLength) {
-    invalid('name', `must be at most ${merchantLimits.nameMaxLength} characters`)
+    invalid(field, `must be at most ${merchantLimits.nameMaxLength} characters`)
   }
   return trimmed
 }

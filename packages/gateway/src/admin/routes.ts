@@ -14,6 +14,7 @@ import {
   type MerchantAdminDeps,
   revokeApiKey,
   rotateWebhookSecret,
+  setDisplayName,
   setFeePolicy,
   setWebhookUrl,
 } from './merchants.js'
@@ -22,6 +23,7 @@ import {
   ApiKeyParamsSchema,
   CreateMerchantBodySchema,
   DeliveryParamsSchema,
+  DisplayNameBodySchema,
   FeePolicyBodySchema,
   MerchantParamsSchema,
   PaymentDeliveriesParamsSchema,
@@ -71,6 +73,15 @@ export const merchantAdminRoutes: FastifyPluginAsyncTypebox<AdminRoutesDeps> = a
     { schema: { params: MerchantParamsSchema, body: WebhookUrlBodySchema } },
     async (request) => {
       const merchant = await setWebhookUrl(deps, request.params.merchantId, request.body.webhookUrl)
+      return { merchant }
+    },
+  )
+
+  app.put(
+    '/merchants/:merchantId/display-name',
+    { schema: { params: MerchantParamsSchema, body: DisplayNameBodySchema } },
+    async (request) => {
+      const merchant = await setDisplayName(deps, request.params.merchantId, request.body.displayName)
       return { merchant }
     },
   )

@@ -100,7 +100,7 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     const language = languageOf(request)
     const texts = checkoutTexts[language]
     const merchant = await deps.merchants.getMerchant(created.merchantId)
-    const merchantName = merchant?.name ?? null
+    const merchantName = merchant?.displayName ?? merchant?.name ?? null
     const asset = deps.registry.assets.find(
       (candidate) => candidate.network === created.network && candidate.currency === created.currency,
     )

@@ -53,6 +53,22 @@ export function describeMerchantStoreContract(
       expect(await store.getMerchant('mer_1')).toMatchObject({ name: 'Renamed Shop', feePolicy })
     })
 
+    it('keeps a display name, and removes it when patched with null', async () => {
+      await store.createMerchant(
+        { ...merchant('mer_1'), displayName: 'Acme Store' },
+        apiKey('key_1', 'mer_1'),
+      )
+      expect(await store.getMerchant('mer_1')).toMatchObject({ displayName: 'Acme Store' })
+      const updatedAt = '2030-02-01T00:00:00.000Z'
+      expect(await store.updateMerchant('mer_1', { displayName: 'Acme GmbH' }, updatedAt)).toBe(true)
+      expect(await store.getMerchant('mer_1')).toMatchObject({
+        displayName: 'Acme GmbH',
+        name: merchant('mer_1').name,
+      })
+      expect(await store.updateMerchant('mer_1', { displayName: null }, updatedAt)).toBe(true)
+      expect(await store.getMerchant('mer_1')).toEqual(merchant('mer_1', { updatedAt }))
+    })
+
     it('reports an update of an unknown merchant', async () => {
       expect(await store.updateMerchant('mer_unknown', { name: 'x' }, '2030-02-01T00:00:00.000Z')).toBe(false)
       expect(await store.getMerchant('mer_unknown')).toBeNull()

@@ -102,6 +102,17 @@ describe('GET /pay/{token}', () => {
     expect(html).toContain(`action="${pathOf(payment)}/cancel"`)
   })
 
+  it('calls the merchant by the display name the operator set, else by its name', async () => {
+    const path = pathOf(await created())
+    await fixture.merchants.updateMerchant(
+      fixture.merchant.merchant.merchantId,
+      { displayName: 'Acme & Söhne' },
+      FIXTURE_START,
+    )
+    const html = (await fixture.app.inject({ method: 'GET', url: path })).body
+    expect(html).toContain('<h1>Pay Acme &amp; Söhne</h1>')
+  })
+
   it('answers with a strict CSP, no-store, no-referrer and no framing', async () => {
     const payment = await created()
     const response = await fixture.app.inject({ method: 'GET', url: pathOf(payment) })
