@@ -83,8 +83,9 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
   const final = FINAL.includes(state)
   const paid = state === 'paid' || state === 'overpaid'
   const redirect = paid ? created.successRedirectUrl : final ? created.cancelRedirectUrl : null
-  const payable = state === 'awaiting' || state === 'underpaid'
   const secondsLeft = Math.max(0, Math.floor((Date.parse(created.expiresAt) - input.now.getTime()) / 1000))
+  // past expiresAt nothing more counts (docs/api.md, "Lifecycle"), even before the status says so
+  const payable = (state === 'awaiting' || state === 'underpaid') && secondsLeft > 0
   const heading = input.merchantName ? t.payTo(input.merchantName) : t.title
   const noScript = final
     ? paid && redirect
@@ -99,7 +100,7 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
   const statusText = {
     awaiting: t.awaiting,
     seen: t.seen(Number.isFinite(confirmations) ? confirmations : 0, required),
-    underpaid: t.underpaid(input.dueAmount, created.currency),
+    underpaid: secondsLeft > 0 ? t.underpaid(input.dueAmount, created.currency) : t.underpaidClosed,
     paid: t.paid,
     overpaid: t.overpaid,
     expired: t.expired,

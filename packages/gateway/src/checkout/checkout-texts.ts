@@ -25,6 +25,7 @@ export interface CheckoutTexts {
   stayHere: string
   backToShop: string
   underpaid: (due: string, currency: string) => string
+  underpaidClosed: string
   overpaid: string
   expired: string
   canceled: string
@@ -57,6 +58,7 @@ const en: CheckoutTexts = {
   backToShop: 'Back to the shop',
   underpaid: (due, currency) =>
     `Not paid in full: send the remaining ${due} ${currency} to the same address.`,
+  underpaidClosed: 'Not paid in full, and the time to complete it has passed. Contact the shop.',
   overpaid: 'Paid, with more than the amount. Contact the shop about the difference.',
   expired: 'This payment has expired. Do not send funds to this address.',
   canceled: 'This payment was canceled. Do not send funds to this address.',
@@ -89,6 +91,8 @@ const de: CheckoutTexts = {
   backToShop: 'Zurück zum Shop',
   underpaid: (due, currency) =>
     `Nicht vollständig bezahlt: Senden Sie die restlichen ${due} ${currency} an dieselbe Adresse.`,
+  underpaidClosed:
+    'Nicht vollständig bezahlt, und die Zeit zum Ergänzen ist abgelaufen. Wenden Sie sich an den Shop.',
   overpaid: 'Bezahlt, mit mehr als dem Betrag. Wenden Sie sich wegen der Differenz an den Shop.',
   expired: 'Diese Zahlung ist abgelaufen. Senden Sie nichts an diese Adresse.',
   canceled: 'Diese Zahlung wurde abgebrochen. Senden Sie nichts an diese Adresse.',

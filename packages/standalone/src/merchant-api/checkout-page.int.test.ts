@@ -171,6 +171,11 @@ describe('GET /pay/{token}', () => {
     expect(underpaid).not.toContain('/cancel"')
     const status = json(await fixture.app.inject({ method: 'GET', url: `${path}/status` }))
     expect(status).toMatchObject({ status: 'underpaid' })
+    // past expiresAt the rest no longer counts: the page stops asking for it
+    fixture.clock.advance(30 * 60 * 1000)
+    const closed = await page()
+    expect(closed).toContain('Not paid in full, and the time to complete it has passed. Contact the shop.')
+    expect(closed).not.toContain('class="qr"')
   })
 
   it('counts paid as final: back to successRedirectUrl after a few seconds, also without JavaScript', async () => {
