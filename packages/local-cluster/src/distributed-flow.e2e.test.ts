@@ -228,6 +228,7 @@ describe('on five processes over Kafka and FerretDB', () => {
       cancelRedirectUrl: 'https://shop.example/cancel',
       feeAmount: '0.255',
       netAmount: '25.245',
+      checkoutUrl: expect.stringMatching(new RegExp(`^${cluster.urls.gateway}/pay/[A-Za-z0-9_-]{44}$`)),
     })
     expect(Date.parse(created.expiresAt) - Date.parse(created.createdAt)).toBe(30 * 60_000)
 
