@@ -30,6 +30,7 @@ Commands:
   webhook-secret rotate MERCHANT_ID
   webhook-url set MERCHANT_ID (URL | --clear)
   display-name set MERCHANT_ID (NAME | --clear)
+  logo-url set MERCHANT_ID (URL | --clear)
   fee-policy set MERCHANT_ID --fee-bps BPS [--fixed NETWORK:CURRENCY=AMOUNT ...]
   secrets reseal
   chain check --network NETWORK [--rpc-url URL] [--solidity-url URL] [--api-key KEY]
@@ -132,6 +133,7 @@ interface MerchantView {
   merchantId: string
   name: string
   displayName: string | null
+  logoUrl: string | null
   webhookUrl: string | null
   feePolicy: { feeBps: number; fixedFees: Record<string, string> }
   createdAt: string
@@ -258,6 +260,19 @@ const commands: Record<string, Command> = {
     print.result(updated, () => [
       `Display name of ${merchantId}: ${updated.merchant.displayName ?? `none (the page shows ${updated.merchant.name})`}`,
     ])
+  },
+
+  async 'logo-url set'({ flags, args, api, print }) {
+    const usage = 'logo-url set MERCHANT_ID (URL | --clear)'
+    const [merchantId, logoUrl]: readonly [string, string | null] = flags.clear
+      ? [expectArgs(args, ['MERCHANT_ID'], usage)[0], null]
+      : expectArgs(args, ['MERCHANT_ID', 'URL'], usage)
+    const updated = await api.call<{ merchant: MerchantView }>(
+      'PUT',
+      `/merchants/${encodeURIComponent(merchantId)}/logo-url`,
+      { logoUrl },
+    )
+    print.result(updated, () => [`Logo URL of ${merchantId}: ${updated.merchant.logoUrl ?? 'none'}`])
   },
 
   async 'fee-policy set'({ flags, args, api, print }) {

@@ -16,6 +16,7 @@ import {
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { type ApiKeyAuthenticator, merchantAuthentication } from './auth.js'
 import { type CheckoutSettings, checkoutRoutes } from './checkout/checkout-routes.js'
+import type { MerchantLogos } from './checkout/merchant-logos.js'
 import { BODY_LIMIT_BYTES } from './http/limits.js'
 import { collectRawBodies } from './http/raw-body.js'
 import { limitRequestsPerAddress, limitRequestsPerApiKey, type RateLimitSettings } from './rate-limit.js'
@@ -31,6 +32,7 @@ export interface GatewayDeps {
   /** the customer's page, /pay/{token} (docs/api.md, "The customer's page") */
   checkout: CheckoutSettings
   checkoutLinks: CheckoutLinks
+  merchantLogos: Pick<MerchantLogos, 'logoAt'>
   merchants: Pick<MerchantStore, 'getMerchant'>
   registry: AssetRegistry
   /** true when the gateway can serve; GET /readyz answers 503 otherwise. Always ready when absent. */

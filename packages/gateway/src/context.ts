@@ -20,6 +20,7 @@ import { buildAdminApp } from './admin/app.js'
 import { buildGatewayApp } from './app.js'
 import { createApiKeyAuthenticator } from './auth.js'
 import { chainSimulatorProxy } from './chain-simulator-proxy.js'
+import { createMerchantLogos } from './checkout/merchant-logos.js'
 import type { GatewayConfig } from './config.js'
 import { gatewayReadiness } from './readiness.js'
 
@@ -68,6 +69,12 @@ export async function buildGatewayContext(
   const policy: CreateRequestPolicy = {
     allowInsecureCallbackUrls: config.callbackUrlPolicy === 'development',
   }
+  // fetched under the URL policy of webhooks (docs/api.md, "The customer's page")
+  const merchantLogos = createMerchantLogos({
+    allowPrivateHosts: config.callbackUrlPolicy === 'development',
+    clock,
+    logger,
+  })
   const readiness =
     shared?.readiness ?? gatewayReadiness(() => infrastructure.answers(), config.paymentCommandUrl)
   const { chainSimulatorUrl } = config
@@ -96,6 +103,7 @@ export async function buildGatewayContext(
           publicUrl: config.checkout.publicUrl,
           keys: config.encryptionKeys,
         }),
+        merchantLogos,
         merchants,
         registry,
         requestMetrics: metrics.http,
@@ -131,6 +139,7 @@ export async function buildGatewayContext(
     readiness,
     async close() {
       await remote?.close()
+      await merchantLogos.close()
       await release()
     },
   }

@@ -15,6 +15,8 @@ export interface MerchantRecord {
   updatedAt: string
   /** what the customer's page calls the merchant (docs/api.md, "The customer's page"); absent: `name` */
   displayName?: string
+  /** an image the gateway fetches and shows on the customer's page; absent: no logo */
+  logoUrl?: string
 }
 
 export interface ApiKeyRecord {
@@ -30,8 +32,9 @@ export interface ApiKeyRecord {
 export type MerchantPatch = Partial<
   Pick<MerchantRecord, 'name' | 'webhookUrl' | 'webhookSecret' | 'feePolicy'>
 > & {
-  /** null removes it */
+  /** null removes them */
   displayName?: string | null
+  logoUrl?: string | null
 }
 
 export interface MerchantStore {

@@ -20,6 +20,11 @@ const CHROMIUM = '/usr/bin/chromium'
 const SCREENSHOTS = fileURLToPath(new URL('../../../.cache/checkout-screenshots/', import.meta.url))
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
+/** a 1×1 PNG: the merchant's logo, served by the shop and shown by the page from its own origin */
+const LOGO = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+)
 const clock = createManualClock(new Date())
 let standalone: InProcessStandalone
 let client: MerchantClient
@@ -31,6 +36,8 @@ beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true })
   // the merchant's shop, where the page sends the customer back
   shop = createServer((request, response) => {
+    if (request.url === '/logo.png')
+      return void response.writeHead(200, { 'content-type': 'image/png' }).end(LOGO)
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
     response.end(`<!doctype html><html lang="en"><title>Shop</title><h1>Shop ${request.url}</h1></html>`)
   })
@@ -53,6 +60,19 @@ beforeAll(async () => {
     }),
   ])
   client = merchantClientFor(standalone)
+  // the operator names the merchant and its logo for the page (admin API)
+  const merchantUrl = `${standalone.adminUrl}/admin/v1/merchants/${standalone.demoMerchant().merchantId}`
+  for (const [path, body] of [
+    ['display-name', { displayName: 'Acme Store' }],
+    ['logo-url', { logoUrl: `${shopOrigin}/logo.png` }],
+  ] as const) {
+    const response = await fetch(`${merchantUrl}/${path}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${standalone.adminToken()}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    expect(response.status).toBe(200)
+  }
 })
 
 afterAll(async () => {
@@ -124,7 +144,12 @@ describe.concurrent("the customer's page in Chromium", () => {
     const light = await visit(payment.checkoutUrl)
     const { page } = light
     await expect.poll(() => statusText(page).textContent()).toBe('Awaiting payment')
-    expect(await page.locator('h1').textContent()).toBe('Pay Demo merchant')
+    expect(await page.locator('h1').textContent()).toBe('Pay Acme Store')
+    // the logo, fetched by the gateway and served from the page's own origin
+    expect(await page.locator('img.logo').getAttribute('src')).toBe(
+      `${new URL(payment.checkoutUrl).pathname}/logo`,
+    )
+    await expect.poll(() => page.evaluate("document.querySelector('img.logo').naturalWidth")).toBe(1)
     expect(await page.locator('#amount').textContent()).toBe('10')
     expect(await page.locator('#address').textContent()).toBe(payment.generatedAddress)
     expect(await page.locator('.qr svg').isVisible()).toBe(true)

@@ -22,6 +22,7 @@ interface MerchantDocument {
   updatedAt: string
   /** null or absent: none */
   displayName?: string | null
+  logoUrl?: string | null
 }
 
 interface ApiKeyDocument {
@@ -66,6 +67,7 @@ export function createMongoMerchantStore(db: Db): MerchantStore {
           createdAt: merchant.createdAt,
           updatedAt: merchant.updatedAt,
           displayName: merchant.displayName ?? null,
+          logoUrl: merchant.logoUrl ?? null,
         })
         // No transactions on FerretDB: a merchant whose first key cannot be stored is taken back, so
         // that a failed creation leaves nothing behind. Until then it has no key and cannot be used.
@@ -164,6 +166,7 @@ function toMerchant(document: MerchantDocument): MerchantRecord {
     createdAt: document.createdAt,
     updatedAt: document.updatedAt,
     ...(document.displayName ? { displayName: document.displayName } : {}),
+    ...(document.logoUrl ? { logoUrl: document.logoUrl } : {}),
   }
 }
 

@@ -102,11 +102,11 @@ export const mongoComponents: readonly MongoComponent[] = [
       indexMigration(baseline, merchantIndexes, ['by_merchant']),
       {
         // the field is optional to readers; set on every document so that each has one shape
-        description: "the merchant's display name on the customer's page",
+        description: "the merchant's display name and logo on the customer's page",
         apply: async (db) => {
           await db
             .collection(mongoCollections.merchants)
-            .updateMany({ displayName: { $exists: false } }, { $set: { displayName: null } })
+            .updateMany({ displayName: { $exists: false } }, { $set: { displayName: null, logoUrl: null } })
         },
       },
     ],

@@ -38,11 +38,11 @@ export const merchantMigrations: readonly SqliteMigration[] = [
       `),
   },
   {
-    description: "the merchant's display name on the customer's page",
+    description: "the merchant's display name and logo on the customer's page",
     apply: (db) => {
-      if (!columnsOf(db, 'merchants').has('display_name')) {
-        db.exec('ALTER TABLE merchants ADD COLUMN display_name TEXT')
-      }
+      const columns = columnsOf(db, 'merchants')
+      if (!columns.has('display_name')) db.exec('ALTER TABLE merchants ADD COLUMN display_name TEXT')
+      if (!columns.has('logo_url')) db.exec('ALTER TABLE merchants ADD COLUMN logo_url TEXT')
     },
   },
 ]
@@ -52,13 +52,14 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
   migrateSqliteComponent(db, 'merchants', merchantMigrations)
   const insertMerchant = db.prepare(`
     INSERT INTO merchants (merchant_id, name, webhook_url, webhook_secret, fee_policy, created_at, updated_at,
-      display_name)
-    VALUES (:merchantId, :name, :webhookUrl, :webhookSecret, :feePolicy, :createdAt, :updatedAt, :displayName)
+      display_name, logo_url)
+    VALUES (:merchantId, :name, :webhookUrl, :webhookSecret, :feePolicy, :createdAt, :updatedAt, :displayName,
+      :logoUrl)
   `)
   const updateRow = db.prepare(`
     UPDATE merchants
     SET name = :name, webhook_url = :webhookUrl, webhook_secret = :webhookSecret, fee_policy = :feePolicy,
-      updated_at = :updatedAt, display_name = :displayName
+      updated_at = :updatedAt, display_name = :displayName, logo_url = :logoUrl
     WHERE merchant_id = :merchantId
   `)
   const selectMerchant = db.prepare('SELECT * FROM merchants WHERE merchant_id = ?')
@@ -91,6 +92,7 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
       createdAt: merchant.createdAt,
       updatedAt: merchant.updatedAt,
       displayName: merchant.displayName ?? null,
+      logoUrl: merchant.logoUrl ?? null,
     })
   const writeKey = (key: ApiKeyRecord) =>
     insertKey.run({
@@ -132,6 +134,7 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
             feePolicy: JSON.stringify(updated.feePolicy),
             updatedAt,
             displayName: updated.displayName ?? null,
+            logoUrl: updated.logoUrl ?? null,
           })
           return true
         })
@@ -184,6 +187,7 @@ function toMerchant(row: Row): MerchantRecord {
     createdAt: row.created_at as string,
     updatedAt: row.updated_at as string,
     ...(row.display_name === null ? {} : { displayName: row.display_name as string }),
+    ...(row.logo_url === null ? {} : { logoUrl: row.logo_url as string }),
   }
 }
 

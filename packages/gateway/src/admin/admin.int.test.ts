@@ -128,6 +128,7 @@ describe('admin authentication', () => {
       ['POST', `/merchants/${id}/webhook-secret/rotate`],
       ['PUT', `/merchants/${id}/webhook-url`],
       ['PUT', `/merchants/${id}/display-name`],
+      ['PUT', `/merchants/${id}/logo-url`],
       ['PUT', `/merchants/${id}/fee-policy`],
       ['GET', `/merchants/${id}/payments/p/deliveries`],
       ['POST', '/deliveries/d/redeliver'],
@@ -172,6 +173,7 @@ describe('POST /admin/v1/merchants', () => {
       merchantId: expect.stringMatching(/^mer_/),
       name: 'Shop',
       displayName: null,
+      logoUrl: null,
       webhookUrl: 'https://shop.example/hooks',
       feePolicy: { feeBps: 250, fixedFees: {} },
       createdAt: NOW,
@@ -383,6 +385,24 @@ describe('PUT /admin/v1/merchants/:merchantId/display-name', () => {
   })
 })
 
+describe('PUT /admin/v1/merchants/:merchantId/logo-url', () => {
+  it("sets and clears the logo of the customer's page, under the URL policy", async () => {
+    const { merchant } = await newMerchant()
+    const url = `/merchants/${merchant.merchantId}/logo-url`
+    const set = await admin('PUT', url, { logoUrl: 'https://cdn.shop.example/logo.png' })
+    expect(set.statusCode).toBe(200)
+    expect(json(set).merchant.logoUrl).toBe('https://cdn.shop.example/logo.png')
+    expect((await merchants.getMerchant(merchant.merchantId))?.logoUrl).toBe(
+      'https://cdn.shop.example/logo.png',
+    )
+    expect(json(await admin('PUT', url, { logoUrl: 'http://10.0.0.7/logo.png' })).error.code).toBe(
+      'VALIDATION_ERROR',
+    )
+    expect(json(await admin('PUT', url, { logoUrl: null })).merchant.logoUrl).toBeNull()
+    expect((await admin('PUT', '/merchants/mer_unknown/logo-url', { logoUrl: null })).statusCode).toBe(404)
+  })
+})
+
 describe('PUT /admin/v1/merchants/:merchantId/fee-policy', () => {
   it('sets the fee policy, and authenticated requests see it at once', async () => {
     const created = await newMerchant()
@@ -564,6 +584,7 @@ describe('long path parameters', () => {
     ['POST', (id) => `/merchants/${id}/webhook-secret/rotate`],
     ['PUT', (id) => `/merchants/${id}/webhook-url`, { webhookUrl: null }],
     ['PUT', (id) => `/merchants/${id}/display-name`, { displayName: null }],
+    ['PUT', (id) => `/merchants/${id}/logo-url`, { logoUrl: null }],
     ['PUT', (id) => `/merchants/${id}/fee-policy`, { feeBps: 10 }],
     ['GET', (id) => `/merchants/${id}/payments/unknown/deliveries`],
     ['GET', (id) => `/merchants/merchant-unknown/payments/${id}/deliveries`],

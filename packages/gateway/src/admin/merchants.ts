@@ -38,6 +38,8 @@ export interface MerchantView {
   name: string
   /** what the customer's page calls the merchant; null: `name` */
   displayName: string | null
+  /** the image the customer's page shows, fetched by the gateway; null: none */
+  logoUrl: string | null
   webhookUrl: string | null
   feePolicy: FeePolicy
   createdAt: string
@@ -167,12 +169,30 @@ export async function setDisplayName(
   return updateMerchant(deps, merchantId, { displayName: valid })
 }
 
+/**
+ * the logo the customer's page shows: the gateway fetches it under the URL policy of webhooks and
+ * serves it itself (docs/api.md, "The customer's page")
+ */
+export async function setLogoUrl(
+  deps: MerchantAdminDeps,
+  merchantId: string,
+  logoUrl: string | null,
+): Promise<MerchantView> {
+  if (logoUrl !== null) {
+    const allowInsecure = deps.webhookUrlPolicy?.allowInsecureCallbackUrls ?? false
+    const problem = callbackUrlProblem(logoUrl, { allowInsecure })
+    if (problem !== null) invalid('logoUrl', problem)
+  }
+  return updateMerchant(deps, merchantId, { logoUrl })
+}
+
 export function toMerchantView(record: MerchantRecord): MerchantView {
   const { merchantId, name, webhookUrl, feePolicy, createdAt, updatedAt } = record
   return {
     merchantId,
     name,
     displayName: record.displayName ?? null,
+    logoUrl: record.logoUrl ?? null,
     webhookUrl,
     feePolicy,
     createdAt,

@@ -16,6 +16,7 @@ import {
   rotateWebhookSecret,
   setDisplayName,
   setFeePolicy,
+  setLogoUrl,
   setWebhookUrl,
 } from './merchants.js'
 import { resealMerchantSecrets } from './reseal.js'
@@ -25,6 +26,7 @@ import {
   DeliveryParamsSchema,
   DisplayNameBodySchema,
   FeePolicyBodySchema,
+  LogoUrlBodySchema,
   MerchantParamsSchema,
   PaymentDeliveriesParamsSchema,
   WebhookUrlBodySchema,
@@ -82,6 +84,15 @@ export const merchantAdminRoutes: FastifyPluginAsyncTypebox<AdminRoutesDeps> = a
     { schema: { params: MerchantParamsSchema, body: DisplayNameBodySchema } },
     async (request) => {
       const merchant = await setDisplayName(deps, request.params.merchantId, request.body.displayName)
+      return { merchant }
+    },
+  )
+
+  app.put(
+    '/merchants/:merchantId/logo-url',
+    { schema: { params: MerchantParamsSchema, body: LogoUrlBodySchema } },
+    async (request) => {
+      const merchant = await setLogoUrl(deps, request.params.merchantId, request.body.logoUrl)
       return { merchant }
     },
   )

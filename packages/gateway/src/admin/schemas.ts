@@ -32,6 +32,11 @@ export const DisplayNameBodySchema = Type.Object(
   { additionalProperties: false },
 )
 
+export const LogoUrlBodySchema = Type.Object(
+  { logoUrl: Type.Union([UrlSchema, Type.Null()]) },
+  { additionalProperties: false },
+)
+
 export const FeePolicyBodySchema = Type.Object(
   {
     feeBps: FeeBpsSchema,

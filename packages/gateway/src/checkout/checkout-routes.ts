@@ -13,6 +13,7 @@ import { limitRequestsPerAddress, type RateLimitSettings } from '../rate-limit.j
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from './checkout-assets.js'
 import { dueAmountOf, renderCheckoutPage, renderNotFoundPage } from './checkout-page.js'
 import { type CheckoutLanguage, checkoutTexts, pickLanguage } from './checkout-texts.js'
+import type { MerchantLogos } from './merchant-logos.js'
 import { paymentRequestOf, qrSvg } from './payment-request.js'
 
 export interface CheckoutSettings {
@@ -28,6 +29,7 @@ export interface CheckoutRoutesDeps {
   merchants: Pick<MerchantStore, 'getMerchant'>
   registry: AssetRegistry
   checkoutLinks: CheckoutLinks
+  merchantLogos: Pick<MerchantLogos, 'logoAt'>
   settings: CheckoutSettings
   rateLimit: RateLimitSettings
   clock: Clock
@@ -101,6 +103,7 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     const texts = checkoutTexts[language]
     const merchant = await deps.merchants.getMerchant(created.merchantId)
     const merchantName = merchant?.displayName ?? merchant?.name ?? null
+    const logo = merchant?.logoUrl ? await deps.merchantLogos.logoAt(merchant.logoUrl) : null
     const asset = deps.registry.assets.find(
       (candidate) => candidate.network === created.network && candidate.currency === created.currency,
     )
@@ -127,7 +130,7 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
         payment,
         revision: document.revision,
         merchantName,
-        logoPath: null,
+        logoPath: logo === null ? null : `${path}/logo`,
         dueAmount,
         qrSvg: await qrSvg(request_.qrText),
         walletLink: request_.walletLink,
@@ -135,6 +138,15 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
         now: clock.now(),
       }),
     )
+  })
+
+  // the merchant's logo, fetched by the gateway: the customer's browser asks this origin only
+  app.get('/pay/:token/logo', async (request: TokenRequest, reply) => {
+    const document = await paymentOf(request.params.token)
+    const merchant = document && (await deps.merchants.getMerchant(document.state.created.merchantId))
+    const logo = merchant?.logoUrl ? await deps.merchantLogos.logoAt(merchant.logoUrl) : null
+    if (logo === null) return notFound(request, reply)
+    return reply.type(logo.contentType).send(logo.bytes)
   })
 
   app.get('/pay/:token/status', async (request: TokenRequest, reply) => {

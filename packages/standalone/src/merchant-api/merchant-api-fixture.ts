@@ -18,6 +18,7 @@ import {
   type CreatedMerchant,
   createApiKeyAuthenticator,
   createMerchant,
+  createMerchantLogos,
   type GatewayDeps,
 } from '@chainpay/gateway'
 import { createPaymentCommandHandler, type PaymentCommandHandler } from '@chainpay/payment-command'
@@ -78,7 +79,7 @@ export interface MerchantApiFixture {
   handler: PaymentCommandHandler
   authenticator: ApiKeyAuthenticator
   /** what buildGatewayApp is given for the customer's page: PUBLIC_URL FIXTURE_PUBLIC_URL */
-  checkoutDeps: Pick<GatewayDeps, 'checkout' | 'checkoutLinks' | 'merchants' | 'registry'>
+  checkoutDeps: Pick<GatewayDeps, 'checkout' | 'checkoutLinks' | 'merchantLogos' | 'merchants' | 'registry'>
   /** the merchant every request is signed for by default */
   merchant: CreatedMerchant
   /** a second merchant, to show that merchants cannot see each other's payments */
@@ -151,9 +152,11 @@ export async function openMerchantApiFixture(
   const adminDeps = { merchants, secretBox, clock }
   const merchant = await createMerchant(adminDeps, { name: 'Test Shop' })
   const otherMerchant = await createMerchant(adminDeps, { name: 'Other Shop' })
+  const merchantLogos = createMerchantLogos({ allowPrivateHosts: true, clock, logger })
   const checkoutDeps = {
     checkout: { publicUrl: FIXTURE_PUBLIC_URL, frameAncestors: [] },
     checkoutLinks: createCheckoutLinks({ publicUrl: FIXTURE_PUBLIC_URL, keys: encryptionKey }),
+    merchantLogos,
     merchants,
     registry,
   }
@@ -221,6 +224,7 @@ export async function openMerchantApiFixture(
       }),
     async close() {
       await app.close()
+      await merchantLogos.close()
       await eventStore.close()
       db.close()
       rmSync(dir, { recursive: true, force: true })
