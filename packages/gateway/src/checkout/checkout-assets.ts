@@ -73,7 +73,10 @@ export const CHECKOUT_SCRIPT = `'use strict'
       const deadline = Date.now() + Number(timer.getAttribute('data-seconds')) * 1000
       const tick = () => {
         const seconds = Math.max(0, Math.round((deadline - Date.now()) / 1000))
-        timer.textContent = Math.floor(seconds / 60) + ':' + String(seconds % 60).padStart(2, '0')
+        const two = (n) => String(n).padStart(2, '0')
+        const hours = Math.floor(seconds / 3600)
+        const rest = two(Math.floor((seconds % 3600) / 60)) + ':' + two(seconds % 60)
+        timer.textContent = hours > 0 ? hours + ':' + rest : rest
       }
       tick()
       clearInterval(window.__chainpayTimer)
