@@ -150,7 +150,7 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
 <script src="/pay/assets/checkout.js" defer></script>
 </head>
 <body>
-<main id="payment" data-state="${state}" data-status-url="${escapeHtml(path)}/status" data-revision="${input.revision}"${paid && redirect ? ` data-redirect="${escapeHtml(redirect)}" data-redirect-seconds="${REDIRECT_SECONDS}"` : ''} data-copied="${escapeHtml(t.copied)}" data-minutes="${escapeHtml(t.minutes(2).replace('2', '{n}'))}">
+<main id="payment" data-state="${state}" data-status-url="${escapeHtml(path)}/status" data-revision="${input.revision}"${paid && redirect ? ` data-redirect="${escapeHtml(redirect)}" data-redirect-seconds="${REDIRECT_SECONDS}"` : ''} data-copied="${escapeHtml(t.copied)}">
   <header>
     ${input.logoPath ? `<img class="logo" src="${escapeHtml(input.logoPath)}" alt="" width="48" height="48">` : ''}
     <h1>${escapeHtml(heading)}</h1>

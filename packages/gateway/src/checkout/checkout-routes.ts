@@ -49,15 +49,15 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     { parseAs: 'string', bodyLimit: 1024 },
     (_r, _b, done) => done(null, {}),
   )
+  const ancestors = settings.frameAncestors.length > 0 ? settings.frameAncestors.join(' ') : "'none'"
+  /** formTargets: where the cancel form may lead (Chrome checks form-action on its redirect too) */
+  const contentSecurityPolicy = (formTargets: string[] = []) =>
+    `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; ` +
+    `form-action ${["'self'", ...formTargets].join(' ')}; base-uri 'none'; frame-ancestors ${ancestors}`
   app.addHook('onSend', async (request, reply) => {
-    const formTargets = (reply.getHeader('x-form-action') as string | undefined) ?? ''
-    reply.removeHeader('x-form-action')
-    const ancestors = settings.frameAncestors.length > 0 ? settings.frameAncestors.join(' ') : "'none'"
-    reply.header(
-      'content-security-policy',
-      `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; ` +
-        `form-action 'self'${formTargets}; base-uri 'none'; frame-ancestors ${ancestors}`,
-    )
+    if (!reply.hasHeader('content-security-policy')) {
+      reply.header('content-security-policy', contentSecurityPolicy())
+    }
     if (settings.frameAncestors.length === 0) reply.header('x-frame-options', 'DENY')
     reply.header('referrer-policy', 'no-referrer')
     reply.header('x-content-type-options', 'nosniff')
@@ -108,7 +108,7 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
       (candidate) => candidate.network === created.network && candidate.currency === created.currency,
     )
     const dueAmount = dueAmountOf(payment)
-    const request_ = asset
+    const walletRequest = asset
       ? paymentRequestOf({
           chain: asset.chain,
           paymentId: created.paymentId,
@@ -120,8 +120,8 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
         })
       : { qrText: created.address, walletLink: null }
     const path = `/pay/${request.params.token}`
-    if (created.cancelRedirectUrl)
-      reply.header('x-form-action', ` ${new URL(created.cancelRedirectUrl).origin}`)
+    const formTargets = created.cancelRedirectUrl ? [new URL(created.cancelRedirectUrl).origin] : []
+    reply.header('content-security-policy', contentSecurityPolicy(formTargets))
     return reply.type('text/html; charset=utf-8').send(
       renderCheckoutPage({
         language,
@@ -132,8 +132,8 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
         merchantName,
         logoPath: logo === null ? null : `${path}/logo`,
         dueAmount,
-        qrSvg: await qrSvg(request_.qrText),
-        walletLink: request_.walletLink,
+        qrSvg: await qrSvg(walletRequest.qrText),
+        walletLink: walletRequest.walletLink,
         cancelable: isCancelable(payment),
         now: clock.now(),
       }),
