@@ -77,7 +77,7 @@ export function cancelPayment(command: CommandData<'CancelPayment'>, state: Paym
   )
 }
 
-/** what cancelPayment accepts: pending with no transfer seen, late or not (docs/api.md, "Cancel") */
+/** what cancelPayment accepts: pending with no transfer seen, late or not (docs/api.md, "POST /payments/{paymentId}/cancel") */
 export function isCancelable(payment: OpenPayment): boolean {
   const anythingSeen = payment.transfers.length > 0 || payment.lateTransfers.length > 0
   return payment.status === 'pending' && !anythingSeen

@@ -4,8 +4,8 @@
 // the script. No merchant credentials: the unguessable token is the customer's access. Every answer
 // carries a strict CSP, no-store and no-referrer; an unknown token is an HTML 404 that names nothing.
 
-import { type AssetRegistry, isCancelable, type OpenPayment } from '@chainpay/domain'
-import { type Clock, isoNow, type Logger } from '@chainpay/platform'
+import { type AssetRegistry, DomainError, isCancelable, type OpenPayment } from '@chainpay/domain'
+import { type Clock, isoNow } from '@chainpay/platform'
 import type { MerchantStore, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
 import type { CheckoutLinks } from '@chainpay/service-kit'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
@@ -33,7 +33,6 @@ export interface CheckoutRoutesDeps {
   settings: CheckoutSettings
   rateLimit: RateLimitSettings
   clock: Clock
-  logger: Logger
 }
 
 type TokenRequest = FastifyRequest<{ Params: { token: string }; Querystring: { lang?: string } }>
@@ -173,11 +172,14 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     if (payment.status === 'canceled') return reply.redirect(created.cancelRedirectUrl ?? path, 303)
     // what the merchant could not cancel either (paid, a transfer seen...): the page says what it is
     if (!isCancelable(payment)) return reply.redirect(path, 303)
-    const canceled = await commands.cancelPayment({
-      merchantId: created.merchantId,
-      paymentId: created.paymentId,
-      canceledBy: 'customer',
-    })
+    const canceled = await commands
+      .cancelPayment({ merchantId: created.merchantId, paymentId: created.paymentId, canceledBy: 'customer' })
+      .catch((error: unknown) => {
+        // a transfer seen since the read model was written: the page will say so
+        if (error instanceof DomainError && error.code === 'PAYMENT_NOT_CANCELABLE') return null
+        throw error
+      })
+    if (canceled === null) return reply.redirect(path, 303)
     // the page shows the cancellation at once, whether or not the projection has it yet
     await readModel
       .save({
