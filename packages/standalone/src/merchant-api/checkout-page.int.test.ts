@@ -113,6 +113,18 @@ describe('GET /pay/{token}', () => {
     expect(html).toContain('<h1>Pay Acme &amp; Söhne</h1>')
   })
 
+  it('offers Solana wallets a Solana Pay request to the owner address, with the mint, never the token account', async () => {
+    const payment = await created({ amount: '3', currency: 'USDC', network: 'SOLANA' })
+    const html = (await fixture.app.inject({ method: 'GET', url: pathOf(payment) })).body
+    const link = /<a class="button" href="(solana:[^"]+)">Open in wallet<\/a>/.exec(html)?.[1] ?? ''
+    expect(link.replaceAll('&amp;', '&')).toMatch(
+      new RegExp(
+        `^solana:${payment.generatedAddress}\\?amount=3&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=[1-9A-HJ-NP-Za-km-z]{43,44}&label=Test%20Shop&message=Order%20%3C%237%3E$`,
+      ),
+    )
+    expect(link).not.toContain(payment.generatedTokenAccount as string)
+  })
+
   it('answers with a strict CSP, no-store, no-referrer and no framing', async () => {
     const payment = await created()
     const response = await fixture.app.inject({ method: 'GET', url: pathOf(payment) })
