@@ -71,3 +71,16 @@ chainpay_prepare() {
   ensure_dependencies
   ensure_build
 }
+
+# The browser of the customer's page tests (packages/standalone/src/checkout-page.e2e.test.ts:
+# playwright-core drives Debian's Chromium at /usr/bin/chromium): installed with apt when missing
+# and this runs as root; elsewhere it is reported, and those tests fail naming /usr/bin/chromium.
+ensure_chromium() {
+  [ -x /usr/bin/chromium ] && return
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing Chromium for the browser tests (apt-get install chromium)"
+    apt-get install -y -qq chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+  else
+    log "no /usr/bin/chromium and no root apt-get: the browser tests will fail; install Debian's chromium package"
+  fi
+}

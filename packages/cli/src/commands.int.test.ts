@@ -185,6 +185,27 @@ describe('webhook secret, webhook URL and fee policy', () => {
     expect((await merchants.getMerchant(merchant.merchantId))?.webhookUrl).toBeNull()
   })
 
+  it("sets and clears the display name of the customer's page", async () => {
+    const { merchant } = await createdMerchant()
+    const set = await cli(['display-name', 'set', merchant.merchantId, 'Acme Store GmbH'])
+    expect(set.out).toEqual([`Display name of ${merchant.merchantId}: Acme Store GmbH`])
+    expect((await merchants.getMerchant(merchant.merchantId))?.displayName).toBe('Acme Store GmbH')
+    const cleared = await cli(['display-name', 'set', merchant.merchantId, '--clear'])
+    expect(cleared.out).toEqual([
+      `Display name of ${merchant.merchantId}: none (the page shows ${merchant.name})`,
+    ])
+    expect((await merchants.getMerchant(merchant.merchantId))?.displayName).toBeUndefined()
+  })
+
+  it("sets and clears the logo URL of the customer's page", async () => {
+    const { merchant } = await createdMerchant()
+    const set = await cli(['logo-url', 'set', merchant.merchantId, 'https://cdn.shop.example/logo.png'])
+    expect(set.out).toEqual([`Logo URL of ${merchant.merchantId}: https://cdn.shop.example/logo.png`])
+    const cleared = await cli(['logo-url', 'set', merchant.merchantId, '--clear'])
+    expect(cleared.out).toEqual([`Logo URL of ${merchant.merchantId}: none`])
+    expect((await merchants.getMerchant(merchant.merchantId))?.logoUrl).toBeUndefined()
+  })
+
   it('sets the fee policy with fixed fees', async () => {
     const { merchant } = await createdMerchant()
     const run = await cli([

@@ -29,6 +29,8 @@ Commands:
   keys revoke MERCHANT_ID API_KEY
   webhook-secret rotate MERCHANT_ID
   webhook-url set MERCHANT_ID (URL | --clear)
+  display-name set MERCHANT_ID (NAME | --clear)
+  logo-url set MERCHANT_ID (URL | --clear)
   fee-policy set MERCHANT_ID --fee-bps BPS [--fixed NETWORK:CURRENCY=AMOUNT ...]
   deliveries list MERCHANT_ID [--status STATUS] [--limit N] [--cursor CURSOR]
   deliveries redeliver-failed MERCHANT_ID
@@ -140,6 +142,8 @@ type Command = (invocation: Invocation) => Promise<void>
 interface MerchantView {
   merchantId: string
   name: string
+  displayName: string | null
+  logoUrl: string | null
   webhookUrl: string | null
   feePolicy: { feeBps: number; fixedFees: Record<string, string> }
   createdAt: string
@@ -251,6 +255,34 @@ const commands: Record<string, Command> = {
       { webhookUrl: url },
     )
     print.result(updated, () => [`Webhook URL of ${merchantId}: ${updated.merchant.webhookUrl ?? 'none'}`])
+  },
+
+  async 'display-name set'({ flags, args, api, print }) {
+    const usage = 'display-name set MERCHANT_ID (NAME | --clear)'
+    const [merchantId, displayName]: readonly [string, string | null] = flags.clear
+      ? [expectArgs(args, ['MERCHANT_ID'], usage)[0], null]
+      : expectArgs(args, ['MERCHANT_ID', 'NAME'], usage)
+    const updated = await api.call<{ merchant: MerchantView }>(
+      'PUT',
+      `/merchants/${encodeURIComponent(merchantId)}/display-name`,
+      { displayName },
+    )
+    print.result(updated, () => [
+      `Display name of ${merchantId}: ${updated.merchant.displayName ?? `none (the page shows ${updated.merchant.name})`}`,
+    ])
+  },
+
+  async 'logo-url set'({ flags, args, api, print }) {
+    const usage = 'logo-url set MERCHANT_ID (URL | --clear)'
+    const [merchantId, logoUrl]: readonly [string, string | null] = flags.clear
+      ? [expectArgs(args, ['MERCHANT_ID'], usage)[0], null]
+      : expectArgs(args, ['MERCHANT_ID', 'URL'], usage)
+    const updated = await api.call<{ merchant: MerchantView }>(
+      'PUT',
+      `/merchants/${encodeURIComponent(merchantId)}/logo-url`,
+      { logoUrl },
+    )
+    print.result(updated, () => [`Logo URL of ${merchantId}: ${updated.merchant.logoUrl ?? 'none'}`])
   },
 
   async 'fee-policy set'({ flags, args, api, print }) {

@@ -88,10 +88,13 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
       return { outcome, ...toSnapshot(body) }
     },
 
-    async cancelPayment({ merchantId, paymentId }): Promise<PaymentSnapshot> {
+    async cancelPayment({ merchantId, paymentId, canceledBy }): Promise<PaymentSnapshot> {
       // no path names an empty id; the direct handler finds no payment under it either
       if (paymentId === '') throw new DomainError('PAYMENT_NOT_FOUND', 'payment  not found')
-      const answer = await call('POST', cancelPath(paymentId), { merchantId })
+      const answer = await call('POST', cancelPath(paymentId), {
+        merchantId,
+        ...(canceledBy ? { canceledBy } : {}),
+      })
       return toSnapshot(expectSuccess(answer, 'a cancel'))
     },
 

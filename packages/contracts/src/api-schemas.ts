@@ -147,10 +147,17 @@ const readingBackProperties = {
   receivedNetAmount: Nullable(DecimalAmountSchema),
 }
 
+const checkoutProperties = {
+  checkoutUrl: Type.String({
+    format: 'uri',
+    description: "the customer's page: {PUBLIC_URL}/pay/{checkoutToken}, an unguessable address",
+  }),
+}
+
 // Property order is the order of the serialized response: the specification's table (docs/api.md,
 // "The payment object"), where the create response's URLs sit between metadata and the fees.
 export const PaymentViewSchema = Type.Object(
-  { ...paymentViewProperties, ...feeProperties, ...readingBackProperties },
+  { ...paymentViewProperties, ...feeProperties, ...readingBackProperties, ...checkoutProperties },
   { additionalProperties: false },
 )
 
@@ -164,6 +171,7 @@ export const CreatedPaymentViewSchema = Type.Object(
     cancelRedirectUrl: Nullable(Type.String()),
     ...feeProperties,
     ...readingBackProperties,
+    ...checkoutProperties,
   },
   { additionalProperties: false },
 )

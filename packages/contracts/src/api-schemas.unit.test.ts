@@ -163,6 +163,7 @@ const view = {
   lateFunds: [],
   receivedFeeAmount: null,
   receivedNetAmount: null,
+  checkoutUrl: 'https://pay.example.com/pay/C7h8UmxvTh6aey8dHDxaa3FZ4kKx1o8pY2Qf2yVb1cU7bHw',
 }
 
 describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
@@ -205,7 +206,9 @@ describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
   it('list their properties in the order of the table of the payment object (docs/api.md)', () => {
     expect(Object.keys(CreatedPaymentViewSchema.properties)).toEqual(SPEC_PAYMENT_FIELDS)
     expect(Object.keys(PaymentViewSchema.properties)).toEqual(
-      SPEC_PAYMENT_FIELDS.filter((field) => !field.endsWith('Url')),
+      SPEC_PAYMENT_FIELDS.filter(
+        (field) => !['callbackUrl', 'successRedirectUrl', 'cancelRedirectUrl'].includes(field),
+      ),
     )
   })
 })
@@ -241,6 +244,7 @@ const SPEC_PAYMENT_FIELDS = [
   'lateFunds',
   'receivedFeeAmount',
   'receivedNetAmount',
+  'checkoutUrl',
 ]
 
 describe('ErrorBodySchema', () => {

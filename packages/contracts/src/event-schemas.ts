@@ -125,7 +125,11 @@ export const PaymentExpiredDataSchema = Type.Object(
 true satisfies MutuallyAssignable<Static<typeof PaymentExpiredDataSchema>, PaymentExpiredData>
 
 export const PaymentCanceledDataSchema = Type.Object(
-  { paymentId: Type.String(), canceledAt: TimestampSchema },
+  {
+    paymentId: Type.String(),
+    canceledAt: TimestampSchema,
+    canceledBy: Type.Union([Type.Literal('merchant'), Type.Literal('customer')]),
+  },
   strict,
 )
 true satisfies MutuallyAssignable<Static<typeof PaymentCanceledDataSchema>, PaymentCanceledData>
@@ -170,7 +174,8 @@ export const paymentEventSchemas = {
   PaymentUnderpaid: { version: 1, schema: PaymentSettledDataSchema },
   PaymentOverpaid: { version: 1, schema: PaymentSettledDataSchema },
   PaymentExpired: { version: 1, schema: PaymentExpiredDataSchema },
-  PaymentCanceled: { version: 1, schema: PaymentCanceledDataSchema },
+  // v2 adds canceledBy (docs/api.md, "The customer's page")
+  PaymentCanceled: { version: 2, schema: PaymentCanceledDataSchema },
   PaymentFailed: { version: 1, schema: PaymentFailedDataSchema },
   LateFundsReceived: { version: 1, schema: LateFundsReceivedDataSchema },
   PaymentUnderpaidFinalized: { version: 1, schema: PaymentUnderpaidFinalizedDataSchema },
@@ -201,6 +206,8 @@ export const upcasters: { readonly [Type in PaymentEventType]?: Readonly<Record<
       return { ...v1, feeBps: 0, fixedFeeUnits: v1.feeUnits }
     },
   },
+  // before v2 only the merchant could cancel
+  PaymentCanceled: { 1: (data) => ({ ...(data as object), canceledBy: 'merchant' }) },
 }
 
 /** the version an event of this type is written with now */

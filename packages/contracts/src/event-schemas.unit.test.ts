@@ -15,7 +15,7 @@ describe('paymentEventSchemas', () => {
   it('has a schema for every domain event type, at its current version', () => {
     expect(Object.keys(paymentEventSchemas).sort()).toEqual([...PaymentEventTypes].sort())
     for (const type of PaymentEventTypes) {
-      expect(eventSchemaVersion(type)).toBe(type === 'PaymentCreated' ? 2 : 1)
+      expect(eventSchemaVersion(type)).toBe(type === 'PaymentCreated' || type === 'PaymentCanceled' ? 2 : 1)
     }
   })
 
@@ -34,6 +34,19 @@ describe('paymentEventSchemas', () => {
     expect(parsePaymentEvent('PaymentCreated', 1, JSON.parse(JSON.stringify(v1)))).toEqual({
       type: 'PaymentCreated',
       data: { ...created.data, feeBps: 0, fixedFeeUnits: created.data.feeUnits },
+    })
+  })
+
+  it('reads a PaymentCanceled of schema v1 as canceled by the merchant', () => {
+    const data = { paymentId: 'p-1', canceledAt: '2026-11-21T14:03:07.123Z' }
+    expect(parsePaymentEvent('PaymentCanceled', 1, data)).toEqual({
+      type: 'PaymentCanceled',
+      data: { ...data, canceledBy: 'merchant' },
+    })
+    const byCustomer = { ...data, canceledBy: 'customer' }
+    expect(parsePaymentEvent('PaymentCanceled', 2, byCustomer)).toEqual({
+      type: 'PaymentCanceled',
+      data: byCustomer,
     })
   })
 })

@@ -36,6 +36,8 @@ export interface WebhookPaymentFields {
   net_amount: string
   confirmations: number
   metadata: Metadata
+  /** the customer's page; absent from deliveries recorded before it existed */
+  checkout_url?: string
   /** payment.late_funds only: the late transfer */
   late_funds?: { tx_hash: string; amount: string }
   /** payment.transfer_detected only: the confirmations the payment needs */
@@ -77,6 +79,7 @@ export function renderWebhookBody(input: WebhookBodyInput, timestampSeconds: num
     net_amount: payment.net_amount,
     confirmations: payment.confirmations,
     metadata: payment.metadata,
+    checkout_url: payment.checkout_url,
     late_funds: payment.late_funds,
     required_confirmations: payment.required_confirmations,
     transfer: payment.transfer,
@@ -125,6 +128,9 @@ export const WebhookBodySchema = Type.Object(
         net_amount: DecimalTextSchema,
         confirmations: Type.Integer({ minimum: 0 }),
         metadata: MetadataSchema,
+        checkout_url: Type.Optional(
+          Type.String({ format: 'uri', description: "the customer's page, as the payment's checkoutUrl" }),
+        ),
         late_funds: Type.Optional(
           Type.Object(
             { tx_hash: Type.String(), amount: DecimalTextSchema },

@@ -64,10 +64,12 @@ export function cancelPayment(command: CommandData<'CancelPayment'>, state: Paym
     throw new DomainError('PAYMENT_NOT_FOUND', `payment ${command.paymentId} not found`)
   }
   if (state.status === 'canceled') return []
-  const anythingSeen = state.transfers.length > 0 || state.lateTransfers.length > 0
-  if (state.status === 'pending' && !anythingSeen) {
+  if (isCancelable(state)) {
     return [
-      { type: 'PaymentCanceled', data: { paymentId: state.created.paymentId, canceledAt: command.now } },
+      {
+        type: 'PaymentCanceled',
+        data: { paymentId: state.created.paymentId, canceledAt: command.now, canceledBy: command.canceledBy },
+      },
     ]
   }
   const why = state.status === 'pending' ? 'pending with a transfer already seen' : state.status
@@ -75,6 +77,12 @@ export function cancelPayment(command: CommandData<'CancelPayment'>, state: Paym
     'PAYMENT_NOT_CANCELABLE',
     `payment is ${why}; only a pending payment with no transfer seen can be canceled`,
   )
+}
+
+/** what cancelPayment accepts: pending with no transfer seen, late or not (docs/api.md, "POST /payments/{paymentId}/cancel") */
+export function isCancelable(payment: OpenPayment): boolean {
+  const anythingSeen = payment.transfers.length > 0 || payment.lateTransfers.length > 0
+  return payment.status === 'pending' && !anythingSeen
 }
 
 /**

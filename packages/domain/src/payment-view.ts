@@ -33,6 +33,8 @@ export interface PaymentView {
   /** the fee and net of receivedAmount; null until the payment is settled */
   receivedFeeAmount: string | null
   receivedNetAmount: string | null
+  /** the customer's page, {PUBLIC_URL}/pay/{checkoutToken} (docs/api.md, "The customer's page") */
+  checkoutUrl: string
 }
 
 export interface LateFundsView {
@@ -53,12 +55,12 @@ export interface CreatedPaymentView extends PaymentView {
  * confirmations: the lowest confirmation count among counted, not withdrawn transfers (0 when
  * none), so it reaches the requirement exactly when the payment settles.
  */
-export function toPaymentView(payment: OpenPayment): PaymentView {
-  return { ...v1PaymentView(payment), ...readingBackFields(payment) }
+export function toPaymentView(payment: OpenPayment, checkoutUrl: string): PaymentView {
+  return { ...v1PaymentView(payment), ...readingBackFields(payment), checkoutUrl }
 }
 
 /** the payment object of v1 (docs/api.md, "The payment object") */
-function v1PaymentView(payment: OpenPayment): Omit<PaymentView, keyof ReadingBackFields> {
+function v1PaymentView(payment: OpenPayment): Omit<PaymentView, keyof ReadingBackFields | 'checkoutUrl'> {
   const { created } = payment
   const units = (value: string) => formatUnits(value, created.decimals)
   return {
@@ -106,7 +108,7 @@ function readingBackFields(payment: OpenPayment): ReadingBackFields {
   }
 }
 
-export function toCreatedPaymentView(payment: OpenPayment): CreatedPaymentView {
+export function toCreatedPaymentView(payment: OpenPayment, checkoutUrl: string): CreatedPaymentView {
   const { feeAmount, netAmount, ...view } = v1PaymentView(payment)
   const { callbackUrl, successRedirectUrl, cancelRedirectUrl } = payment.created
   // Same field order as the specification's table: the URLs sit between metadata and the fees.
@@ -118,6 +120,7 @@ export function toCreatedPaymentView(payment: OpenPayment): CreatedPaymentView {
     feeAmount,
     netAmount,
     ...readingBackFields(payment),
+    checkoutUrl,
   }
 }
 

@@ -11,10 +11,12 @@ import {
   transferDetected,
 } from './testing/payment-fixtures.js'
 
+const checkoutUrl = 'https://pay.example.com/pay/token'
+
 describe('toPaymentView', () => {
   it('shows a new payment as the merchant API does', () => {
     const payment = foldPayment([paymentCreated({ amount: '10.50', metadata: { orderId: 42 } })])
-    expect(toPaymentView(payment)).toEqual({
+    expect(toPaymentView(payment, checkoutUrl)).toEqual({
       paymentId,
       status: 'pending',
       network: 'TRON',
@@ -40,12 +42,13 @@ describe('toPaymentView', () => {
       lateFunds: [],
       receivedFeeAmount: null,
       receivedNetAmount: null,
+      checkoutUrl,
     })
   })
 
   it('shows the description as sent', () => {
     const payment = foldPayment([paymentCreated({ description: 'Order #7 — 2 cafés' })])
-    expect(toPaymentView(payment).description).toBe('Order #7 — 2 cafés')
+    expect(toPaymentView(payment, checkoutUrl).description).toBe('Order #7 — 2 cafés')
   })
 
   it('shows late funds in arrival order, each with the time of its block', () => {
@@ -54,7 +57,7 @@ describe('toPaymentView', () => {
       lateFunds('expired', { txHash: 'late-1', amountUnits: '1500000', blockTime: at(40) }),
       lateFunds('expired', { txHash: 'late-2', amountUnits: '1', blockTime: at(41) }),
     ])
-    expect(toPaymentView(payment).lateFunds).toEqual([
+    expect(toPaymentView(payment, checkoutUrl).lateFunds).toEqual([
       { txHash: 'late-1', amount: '1.5', receivedAt: at(40) },
       { txHash: 'late-2', amount: '0.000001', receivedAt: at(41) },
     ])
@@ -73,7 +76,10 @@ describe('toPaymentView', () => {
         transferDetected({ amountUnits: receivedUnits, confirmations: 20 }),
         settled(type, { receivedUnits }),
       ])
-      expect(toPaymentView(payment)).toMatchObject({ receivedFeeAmount: fee, receivedNetAmount: net })
+      expect(toPaymentView(payment, checkoutUrl)).toMatchObject({
+        receivedFeeAmount: fee,
+        receivedNetAmount: net,
+      })
     },
   )
 
@@ -85,6 +91,7 @@ describe('toPaymentView', () => {
           transferDetected({ amountUnits: receivedUnits, confirmations: 20 }),
           settled('PaymentUnderpaid', { receivedUnits }),
         ]),
+        checkoutUrl,
       )
     // 2.5 % of 0.000020 is 0.0000005, rounded up to 0.000001, plus 0.1 fixed: more than arrived
     expect(settle('20')).toMatchObject({ receivedFeeAmount: '0.00002', receivedNetAmount: '0' })
@@ -96,7 +103,10 @@ describe('toPaymentView', () => {
     'has no received fee or net while %s, even with funds seen',
     (status) => {
       const payment = foldPayment([...eventsFor(status), transferDetected({ amountUnits: '5000000' })])
-      expect(toPaymentView(payment)).toMatchObject({ receivedFeeAmount: null, receivedNetAmount: null })
+      expect(toPaymentView(payment, checkoutUrl)).toMatchObject({
+        receivedFeeAmount: null,
+        receivedNetAmount: null,
+      })
     },
   )
 
@@ -104,7 +114,7 @@ describe('toPaymentView', () => {
     const payment = foldPayment([
       paymentCreated({ tokenStandard: 'SPL', network: 'SOLANA', tokenAccount: 'Ata111' }),
     ])
-    expect(toPaymentView(payment).generatedTokenAccount).toBe('Ata111')
+    expect(toPaymentView(payment, checkoutUrl).generatedTokenAccount).toBe('Ata111')
   })
 
   it('shows the received total, the latest transaction and the lowest confirmations of active transfers', () => {
@@ -118,7 +128,7 @@ describe('toPaymentView', () => {
         data: { paymentId, txHash: 'tx-3', transferIndex: 0, reason: 'DROPPED', withdrawnAt: at(8) },
       },
     ])
-    expect(toPaymentView(payment)).toMatchObject({
+    expect(toPaymentView(payment, checkoutUrl)).toMatchObject({
       status: 'pending',
       receivedAmount: '5.5',
       txHash: 'tx-2',
@@ -133,7 +143,7 @@ describe('toPaymentView', () => {
       transferDetected({ amountUnits: '10500000', confirmations: 20 }),
       settled('PaymentConfirmed', { confirmedAt: at(9) }),
     ])
-    expect(toPaymentView(payment)).toMatchObject({
+    expect(toPaymentView(payment, checkoutUrl)).toMatchObject({
       status: 'confirmed',
       receivedAmount: '10.5',
       txHash: 'tx-1',
@@ -145,6 +155,7 @@ describe('toPaymentView', () => {
   it('omits the URLs', () => {
     const view = toPaymentView(
       foldPayment([paymentCreated({ callbackUrl: 'https://shop.example.com/hook' })]),
+      checkoutUrl,
     )
     expect(view).not.toHaveProperty('callbackUrl')
     expect(view).not.toHaveProperty('successRedirectUrl')
@@ -155,14 +166,14 @@ describe('toPaymentView', () => {
 describe('toCreatedPaymentView', () => {
   it('adds the three URLs, null when not sent, in the order of the specification', () => {
     const payment = foldPayment([paymentCreated({ callbackUrl: 'https://shop.example.com/hook' })])
-    const view = toCreatedPaymentView(payment)
+    const view = toCreatedPaymentView(payment, checkoutUrl)
     expect(view).toEqual({
-      ...toPaymentView(payment),
+      ...toPaymentView(payment, checkoutUrl),
       callbackUrl: 'https://shop.example.com/hook',
       successRedirectUrl: null,
       cancelRedirectUrl: null,
     })
-    expect(Object.keys(view).slice(-11)).toEqual([
+    expect(Object.keys(view).slice(-12)).toEqual([
       'metadata',
       'callbackUrl',
       'successRedirectUrl',
@@ -174,6 +185,7 @@ describe('toCreatedPaymentView', () => {
       'lateFunds',
       'receivedFeeAmount',
       'receivedNetAmount',
+      'checkoutUrl',
     ])
   })
 })

@@ -104,7 +104,11 @@ export interface PaymentUnderpaidFinalizedData {
 export interface PaymentCanceledData {
   paymentId: string
   canceledAt: string
+  /** who asked: the merchant over the API, or the customer on the payment's page (since schema v2) */
+  canceledBy: CanceledBy
 }
+
+export type CanceledBy = 'merchant' | 'customer'
 
 export interface PaymentFailedData {
   paymentId: string
@@ -243,7 +247,10 @@ export type PaymentCommand =
         now: string
       }
     }
-  | { type: 'CancelPayment'; data: { paymentId: string; merchantId: string; now: string } }
+  | {
+      type: 'CancelPayment'
+      data: { paymentId: string; merchantId: string; canceledBy: CanceledBy; now: string }
+    }
   | {
       type: 'ExpirePayment'
       data: {

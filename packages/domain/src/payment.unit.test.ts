@@ -127,7 +127,7 @@ describe('CreatePayment', () => {
 describe('CancelPayment', () => {
   const cancel = (by = merchantId): PaymentCommand => ({
     type: 'CancelPayment',
-    data: { paymentId, merchantId: by, now: at(3) },
+    data: { paymentId, merchantId: by, canceledBy: 'merchant', now: at(3) },
   })
 
   describe('when no payment exists', () => {
@@ -140,7 +140,13 @@ describe('CancelPayment', () => {
     it('cancels a payment with no transfer seen', () => {
       given([paymentCreated()])
         .when(cancel())
-        .then([{ type: 'PaymentCanceled', data: { paymentId, canceledAt: at(3) } }])
+        .then([{ type: 'PaymentCanceled', data: { paymentId, canceledAt: at(3), canceledBy: 'merchant' } }])
+    })
+
+    it('records that the customer canceled, from the payment page', () => {
+      given([paymentCreated()])
+        .when({ type: 'CancelPayment', data: { paymentId, merchantId, canceledBy: 'customer', now: at(3) } })
+        .then([{ type: 'PaymentCanceled', data: { paymentId, canceledAt: at(3), canceledBy: 'customer' } }])
     })
 
     it("is not found for another merchant's payment", () => {

@@ -1,11 +1,13 @@
-// The gateway's HTTP app: the merchant API under /api/merchant/v1, health and readiness, the OpenAPI
-// document. Built on service-kit's HTTP foundation (errors, 404/405, request ids and metrics), started
+// The gateway's HTTP app: the merchant API under /api/merchant/v1, the customer's page under /pay/,
+// health and readiness, the OpenAPI document. Built on service-kit's HTTP foundation (errors, 404/405, request ids and metrics), started
 // by the context (packages/gateway/src/context.ts), so that tests can inject requests.
 
 import { API_BASE_PATH, buildOpenApiDocument } from '@chainpay/contracts'
+import type { AssetRegistry } from '@chainpay/domain'
 import type { Clock, Logger } from '@chainpay/platform'
-import type { PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import type { MerchantStore, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
 import {
+  type CheckoutLinks,
   createHttpApp,
   type HttpRequestMetrics,
   healthRoutes,
@@ -13,6 +15,8 @@ import {
 } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { type ApiKeyAuthenticator, merchantAuthentication } from './auth.js'
+import { type CheckoutSettings, checkoutRoutes } from './checkout/checkout-routes.js'
+import type { MerchantLogos } from './checkout/merchant-logos.js'
 import { BODY_LIMIT_BYTES } from './http/limits.js'
 import { collectRawBodies } from './http/raw-body.js'
 import { limitRequestsPerAddress, limitRequestsPerApiKey, type RateLimitSettings } from './rate-limit.js'
@@ -28,6 +32,12 @@ export interface GatewayDeps {
   clock: Clock
   logger: Logger
   rateLimit: RateLimitSettings
+  /** the customer's page, /pay/{token} (docs/api.md, "The customer's page") */
+  checkout: CheckoutSettings
+  checkoutLinks: CheckoutLinks
+  merchantLogos: Pick<MerchantLogos, 'logoAt'>
+  merchants: Pick<MerchantStore, 'getMerchant'>
+  registry: AssetRegistry
   /** true when the gateway can serve; GET /readyz answers 503 otherwise. Always ready when absent. */
   readiness?: () => Promise<boolean>
   /** more routes on the same server (the chain simulator's dev routes, where chains are simulated) */
@@ -76,6 +86,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     },
     { prefix: API_BASE_PATH },
   )
+  await app.register(checkoutRoutes, { ...deps, settings: deps.checkout })
 
   if (deps.extraRoutes) await app.register(deps.extraRoutes)
   return app

@@ -12,10 +12,12 @@ import {
   readAdminToken,
   readCallbackUrlPolicy,
   readEncryptionKeys,
+  readPublicUrl,
   readServiceToken,
   readSharedConfig,
   type SharedConfig,
 } from '@chainpay/service-kit'
+import type { CheckoutSettings } from './checkout/checkout-routes.js'
 import type { RateLimitSettings } from './rate-limit.js'
 
 export interface GatewayConfig extends SharedConfig {
@@ -48,6 +50,8 @@ export interface GatewayConfig extends SharedConfig {
   callbackUrlPolicy: CallbackUrlPolicy
   /** CHAIN_NETWORKS, as payment-command reads it: the gateway refuses other networks up front */
   chains: ServedNetworks
+  /** the customer's page (docs/operations.md, "The customer's page"): PUBLIC_URL and CHECKOUT_FRAME_ANCESTORS */
+  checkout: CheckoutSettings
 }
 
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -75,6 +79,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     chains: readNetworkSettings(read, env, shared.registry, {
       defaultNetworks: shared.registry.networks.map((definition) => definition.network),
     }),
+    checkout: readCheckoutSettings(read, ports.port),
   }
   checkApiPorts(read, ports, shared.metricsPort)
   if (config.chainSimulatorToken !== undefined && read.optionalString('CHAIN_SIMULATOR_URL') === undefined) {
@@ -128,4 +133,21 @@ function readHttpUrl(
     return undefined
   }
   return text.replace(/\/+$/, '')
+}
+
+/**
+ * PUBLIC_URL (http://localhost:{PORT} by default) and CHECKOUT_FRAME_ANCESTORS: the origins that may
+ * frame the customer's page, comma separated; none by default (docs/operations.md, "The customer's page")
+ */
+export function readCheckoutSettings(read: EnvReader, port: number): CheckoutSettings {
+  const frameAncestors = read.list('CHECKOUT_FRAME_ANCESTORS', { default: [] })
+  for (const origin of frameAncestors) {
+    const url = URL.parse(origin)
+    if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== origin) {
+      read.problem(
+        `CHECKOUT_FRAME_ANCESTORS: expected origins such as https://shop.example.com, got '${origin}'`,
+      )
+    }
+  }
+  return { publicUrl: readPublicUrl(read, `http://localhost:${port}`), frameAncestors }
 }

@@ -50,7 +50,24 @@ describe('readGatewayConfig', () => {
       chainSimulatorUrl: undefined,
       callbackUrlPolicy: 'production',
       chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
+      checkout: { publicUrl: 'http://localhost:8080', frameAncestors: [] },
     })
+  })
+
+  it("reads the customer's page's PUBLIC_URL and the origins that may frame it", () => {
+    const config = readGatewayConfig({
+      ...required,
+      PUBLIC_URL: 'https://pay.example.com/',
+      CHECKOUT_FRAME_ANCESTORS: 'https://shop.example.com,https://www.shop.example.com',
+    })
+    expect(config.checkout).toEqual({
+      publicUrl: 'https://pay.example.com',
+      frameAncestors: ['https://shop.example.com', 'https://www.shop.example.com'],
+    })
+    expect(() =>
+      readGatewayConfig({ ...required, CHECKOUT_FRAME_ANCESTORS: 'https://shop.example.com/path' }),
+    ).toThrow(/CHECKOUT_FRAME_ANCESTORS: expected origins/)
+    expect(() => readGatewayConfig({ ...required, PUBLIC_URL: 'pay.example.com' })).toThrow(/PUBLIC_URL/)
   })
 
   it('reads every variable', () => {

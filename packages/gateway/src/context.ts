@@ -8,12 +8,19 @@ import { createHttpPaymentCommands } from '@chainpay/command-api-client'
 import { applyNetworkSettings, type CreateRequestPolicy } from '@chainpay/domain'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
 import type { PaymentCommands } from '@chainpay/ports'
-import { createServiceMetrics, httpService, metricsService, type ServiceContext } from '@chainpay/service-kit'
+import {
+  createCheckoutLinks,
+  createServiceMetrics,
+  httpService,
+  metricsService,
+  type ServiceContext,
+} from '@chainpay/service-kit'
 import type { FastifyPluginAsync } from 'fastify'
 import { buildAdminApp } from './admin/app.js'
 import { buildGatewayApp } from './app.js'
 import { createApiKeyAuthenticator } from './auth.js'
 import { chainSimulatorProxy } from './chain-simulator-proxy.js'
+import { createMerchantLogos } from './checkout/merchant-logos.js'
 import type { GatewayConfig } from './config.js'
 import { gatewayReadiness } from './readiness.js'
 
@@ -62,6 +69,12 @@ export async function buildGatewayContext(
   const policy: CreateRequestPolicy = {
     allowInsecureCallbackUrls: config.callbackUrlPolicy === 'development',
   }
+  // fetched under the URL policy of webhooks (docs/api.md, "The customer's page")
+  const merchantLogos = createMerchantLogos({
+    allowPrivateHosts: config.callbackUrlPolicy === 'development',
+    clock,
+    logger,
+  })
   const readiness =
     shared?.readiness ?? gatewayReadiness(() => infrastructure.answers(), config.paymentCommandUrl)
   const { chainSimulatorUrl } = config
@@ -85,6 +98,14 @@ export async function buildGatewayContext(
         clock,
         logger,
         rateLimit: config.rateLimit,
+        checkout: config.checkout,
+        checkoutLinks: createCheckoutLinks({
+          publicUrl: config.checkout.publicUrl,
+          keys: config.encryptionKeys,
+        }),
+        merchantLogos,
+        merchants,
+        registry,
         requestMetrics: metrics.http,
         readiness,
         webhooks: {
@@ -125,6 +146,7 @@ export async function buildGatewayContext(
     readiness,
     async close() {
       await remote?.close()
+      await merchantLogos.close()
       await release()
     },
   }

@@ -164,6 +164,8 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
         CHAINPAY_ENCRYPTION_KEY: secrets.encryptionKey,
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
         WEBHOOK_RETRY_SCHEDULE: options.webhookRetrySchedule,
+        // webhooks' checkout_url, as the gateway writes checkoutUrl
+        PUBLIC_URL: urls.gateway,
       }),
       service('chain-indexer', ports.chainIndexer, {
         PORT: String(ports.chainIndexer),
@@ -182,6 +184,7 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
         ADMIN_TOKEN: secrets.adminToken,
         CHAIN_SIMULATOR_URL: urls.chainSimulator,
         CALLBACK_URL_POLICY: 'development',
+        PUBLIC_URL: urls.gateway,
         CHAIN_NETWORKS: chainNetworks,
         RATE_LIMIT_MAX: options.rateLimitMax === undefined ? undefined : String(options.rateLimitMax),
       }),

@@ -285,6 +285,7 @@ describe('on five processes over Kafka and FerretDB', () => {
       lateFunds: [],
       receivedFeeAmount: null,
       receivedNetAmount: null,
+      checkoutUrl: expect.stringMatching(new RegExp(`^${cluster.urls.gateway}/pay/[A-Za-z0-9_-]{44}$`)),
     })
     expect(Date.parse(created.expiresAt) - Date.parse(created.createdAt)).toBe(30 * 60_000)
 
@@ -350,6 +351,13 @@ describe('on five processes over Kafka and FerretDB', () => {
     })
     // the amount is a JSON number with the digits as sent
     expect(confirmedHook?.rawBody).toContain('"amount":25.50,')
+
+    // the customer's page: named in every webhook, served by the gateway from the read model
+    const { checkoutUrl } = created as PaymentBody & { checkoutUrl: string }
+    expect(confirmedHook?.body.payment.checkout_url).toBe(checkoutUrl)
+    const page = await fetch(checkoutUrl)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('Paid. Thank you!')
   })
 
   it.concurrent('settles an SPL payment sent to its token account after 32 Solana confirmations', async () => {

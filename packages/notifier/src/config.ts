@@ -7,6 +7,7 @@ import {
   checkDistinctPorts,
   type EncryptionKeys,
   readEncryptionKeys,
+  readPublicUrl,
   readSharedConfig,
   type SharedConfig,
 } from '@chainpay/service-kit'
@@ -29,6 +30,8 @@ export interface NotifierConfig extends SharedConfig {
   webhookConcurrency: WebhookConcurrency
   /** WEBHOOK_RETENTION_DAYS: finished deliveries and their attempts are kept this long */
   webhookRetentionDays: number
+  /** PUBLIC_URL, as the gateway reads it: webhooks carry each payment's checkout_url */
+  publicUrl: string
 }
 
 export interface WebhookConcurrency {
@@ -51,6 +54,8 @@ export function readNotifierConfig(env: NodeJS.ProcessEnv = process.env): Notifi
     allowPrivateTargets: read.bool('WEBHOOK_ALLOW_PRIVATE_TARGETS', { default: false }),
     webhookConcurrency: readWebhookConcurrency(read),
     webhookRetentionDays: readWebhookRetentionDays(read),
+    // the gateway's default address: set PUBLIC_URL alike on both (docs/operations.md)
+    publicUrl: readPublicUrl(read, 'http://localhost:8080'),
   }
   checkDistinctPorts(read, { HEALTH_PORT: config.healthPort, METRICS_PORT: shared.metricsPort })
   read.done()

@@ -37,6 +37,7 @@ describe('readNotifierConfig', () => {
       allowPrivateTargets: false,
       webhookConcurrency: { total: 64, perTargetHost: 4 },
       webhookRetentionDays: 90,
+      publicUrl: 'http://localhost:8080',
     })
   })
 

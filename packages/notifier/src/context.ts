@@ -6,6 +6,7 @@
 import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
 import {
+  createCheckoutLinks,
   createServiceMetrics,
   healthService,
   metricsService,
@@ -63,6 +64,7 @@ export async function buildNotifierContext(
     webhookEndpoints,
     clock,
     logger,
+    checkoutLinks: createCheckoutLinks({ publicUrl: config.publicUrl, keys: config.encryptionKeys }),
     onRecorded: () => dispatcher.wake(),
     metrics: metrics.webhooks,
   })

@@ -20,6 +20,7 @@ import {
   type NotifierHarness,
   newPaymentData,
   startReceiver,
+  testCheckoutLinks,
   testLogger,
 } from './testing/notifier-harness.js'
 
@@ -41,6 +42,7 @@ afterEach(async () => {
 function recorderWith(payments: PaymentReadModel = harness.payments): DeliveryRecorder {
   const recorder = createDeliveryRecorder({
     bus: harness.bus,
+    checkoutLinks: testCheckoutLinks,
     payments,
     deliveries: harness.deliveries,
     merchants: harness.merchants,
@@ -349,6 +351,7 @@ describe('createDeliveryRecorder', () => {
     }
     const recorder = createDeliveryRecorder({
       bus: harness.bus,
+      checkoutLinks: testCheckoutLinks,
       payments: flaky,
       deliveries: harness.deliveries,
       merchants: harness.merchants,
@@ -403,6 +406,7 @@ describe('createDeliveryRecorder', () => {
     })
     const recorder = createDeliveryRecorder({
       bus: harness.bus,
+      checkoutLinks: testCheckoutLinks,
       payments: harness.payments,
       deliveries: harness.deliveries,
       merchants: harness.merchants,

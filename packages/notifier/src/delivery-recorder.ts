@@ -27,6 +27,7 @@ import {
   type WebhookDeliveryStore,
   type WebhookEndpointStore,
 } from '@chainpay/ports'
+import type { CheckoutLinks } from '@chainpay/service-kit'
 import { webhookKindOf, webhookPaymentFields } from './webhook-kinds.js'
 
 export interface DeliveryRecorderOptions {
@@ -38,6 +39,8 @@ export interface DeliveryRecorderOptions {
   webhookEndpoints: Pick<WebhookEndpointStore, 'list'>
   clock: Clock
   logger: Logger
+  /** the customer's page of each payment, sent as checkout_url (docs/api.md, "Webhooks") */
+  checkoutLinks: Pick<CheckoutLinks, 'urlOf'>
   /** default `notifier` */
   groupId?: string
   /** called after a delivery was recorded, to wake the dispatcher */
@@ -85,7 +88,10 @@ export function createDeliveryRecorder(options: DeliveryRecorderOptions): Delive
         targets.push({ deliveryId, endpointId: endpoint.endpointId, targetUrl: endpoint.url })
       }
       const now = isoNow(clock)
-      const payload = { event: kind, payment: webhookPaymentFields(state, event) }
+      const payload = {
+        event: kind,
+        payment: webhookPaymentFields(state, event, options.checkoutLinks.urlOf(event.paymentId)),
+      }
       for (const { deliveryId, endpointId, targetUrl } of targets) {
         const recorded = await deliveries.enqueue({
           deliveryId,

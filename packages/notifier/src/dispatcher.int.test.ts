@@ -18,6 +18,7 @@ import {
   newPaymentData,
   pendingDelivery,
   startReceiver,
+  testCheckoutLinks,
   testLogger,
   type WebhookReceiver,
 } from './testing/notifier-harness.js'
@@ -553,6 +554,7 @@ describe('createWebhookDispatcher', () => {
       const dispatcher = await startedDispatcher({ deliveries }, claims)
       const recorder = createDeliveryRecorder({
         bus: harness.bus,
+        checkoutLinks: testCheckoutLinks,
         payments: harness.payments,
         deliveries: harness.deliveries,
         merchants: harness.merchants,
@@ -652,6 +654,7 @@ describe('createWebhookDispatcher', () => {
     function recorderWaking(dispatcher: WebhookDispatcher) {
       return createDeliveryRecorder({
         bus: harness.bus,
+        checkoutLinks: testCheckoutLinks,
         payments: harness.payments,
         deliveries: harness.deliveries,
         merchants: harness.merchants,

@@ -36,8 +36,12 @@ export function webhookKindOf(type: PaymentEventType): WebhookEventKind | null {
  * The payment object of a webhook body: the payment as it is after `event`, with the amount exactly
  * as the merchant sent it, computed amounts canonical, and for late funds the late transfer.
  */
-export function webhookPaymentFields(state: OpenPayment, event: PaymentEvent): WebhookPaymentFields {
-  const view = toPaymentView(state)
+export function webhookPaymentFields(
+  state: OpenPayment,
+  event: PaymentEvent,
+  checkoutUrl: string,
+): WebhookPaymentFields {
+  const view = toPaymentView(state, checkoutUrl)
   const fields: WebhookPaymentFields = {
     id: view.paymentId,
     status: view.status.toUpperCase(),
@@ -51,6 +55,7 @@ export function webhookPaymentFields(state: OpenPayment, event: PaymentEvent): W
     net_amount: view.netAmount,
     confirmations: view.confirmations,
     metadata: view.metadata,
+    checkout_url: view.checkoutUrl,
   }
   if (event.type === 'LateFundsReceived') {
     fields.late_funds = {

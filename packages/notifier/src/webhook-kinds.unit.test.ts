@@ -10,7 +10,7 @@ import {
   underpaidFinalized,
 } from '@chainpay/domain/testing'
 import { describe, expect, it } from 'vitest'
-import { newPaymentData } from './testing/payment-fixtures.js'
+import { newPaymentData, testCheckoutLinks } from './testing/payment-fixtures.js'
 import { webhookKindOf, webhookPaymentFields } from './webhook-kinds.js'
 
 const created = newPaymentData({ paymentId: '0b8e7c52-6d3f-4c1e-9a7b-2f1d3c4e5a6b' })
@@ -44,9 +44,11 @@ describe('webhookKindOf', () => {
 })
 
 describe('webhookPaymentFields', () => {
+  const checkoutUrl = testCheckoutLinks.urlOf(paymentId)
+
   it('describes a new payment', () => {
     const event: PaymentEvent = { type: 'PaymentCreated', data: created }
-    expect(webhookPaymentFields(foldPayment([event]), event)).toEqual({
+    expect(webhookPaymentFields(foldPayment([event]), event, checkoutUrl)).toEqual({
       id: paymentId,
       status: 'PENDING',
       amount: '10.50',
@@ -59,12 +61,13 @@ describe('webhookPaymentFields', () => {
       net_amount: '10.395',
       confirmations: 0,
       metadata: { orderId: '1042' },
+      checkout_url: checkoutUrl,
     })
   })
 
   it('describes a confirmed payment with its transaction', () => {
     const events: PaymentEvent[] = [{ type: 'PaymentCreated', data: created }, detected, updated, confirmed]
-    const fields = webhookPaymentFields(foldPayment(events), confirmed)
+    const fields = webhookPaymentFields(foldPayment(events), confirmed, checkoutUrl)
     expect(fields).toMatchObject({
       status: 'CONFIRMED',
       amount: '10.50',
@@ -91,6 +94,7 @@ describe('webhookPaymentFields', () => {
     const fields = webhookPaymentFields(
       foldPayment([{ type: 'PaymentCreated', data: created }, expired, late]),
       late,
+      checkoutUrl,
     )
     expect(fields).toMatchObject({
       status: 'EXPIRED',
@@ -102,7 +106,11 @@ describe('webhookPaymentFields', () => {
 
   it('tells of a transfer first seen, before its confirmations, with the confirmations needed', () => {
     const seen = transferDetected({ ...transfer, paymentId, amountUnits: '4000000', confirmations: 1 })
-    const fields = webhookPaymentFields(foldPayment([{ type: 'PaymentCreated', data: created }, seen]), seen)
+    const fields = webhookPaymentFields(
+      foldPayment([{ type: 'PaymentCreated', data: created }, seen]),
+      seen,
+      checkoutUrl,
+    )
     expect(fields).toMatchObject({
       status: 'PENDING',
       tx_hash: transfer.txHash,
@@ -127,7 +135,7 @@ describe('webhookPaymentFields', () => {
     })
     const final = underpaidFinalized({ paymentId, receivedUnits: '10000000' })
     const events: PaymentEvent[] = [{ type: 'PaymentCreated', data: created }, short, underpaid, final]
-    const fields = webhookPaymentFields(foldPayment(events), final)
+    const fields = webhookPaymentFields(foldPayment(events), final, checkoutUrl)
     expect(fields).toMatchObject({ status: 'UNDERPAID', received_amount: '10', tx_hash: transfer.txHash })
     expect(fields.transfer).toBeUndefined()
     expect(fields.required_confirmations).toBeUndefined()

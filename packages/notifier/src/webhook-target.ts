@@ -1,17 +1,12 @@
 // Where a webhook may go. In production configuration a target must be https and must not reach a
 // loopback, private, link-local or metadata address, neither by its literal host nor by what its
-// name resolves to. The resolved addresses are checked inside the connection's own lookup, so the
-// address checked is the address connected to (a DNS answer cannot change in between).
+// name resolves to (service-kit's publicAddressLookup checks the address connected to).
 
-import { lookup } from 'node:dns/promises'
-import { isIP, type LookupFunction } from 'node:net'
-import { callbackUrlProblem, isNonPublicAddress } from '@chainpay/domain'
+import type { LookupFunction } from 'node:net'
+import { callbackUrlProblem } from '@chainpay/domain'
+import { publicAddressLookup as lookupPublicAddress, type ResolveHost } from '@chainpay/service-kit'
 
-/** the addresses a host name resolves to */
-export type ResolveHost = (host: string) => Promise<string[]>
-
-export const resolveHostWithDns: ResolveHost = async (host) =>
-  (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address)
+export { type ResolveHost, resolveHostWithDns } from '@chainpay/service-kit'
 
 /** null when a webhook may be sent to `url`, otherwise why not */
 export function webhookTargetProblem(url: string, options: { allowPrivateTargets: boolean }): string | null {
@@ -21,37 +16,5 @@ export function webhookTargetProblem(url: string, options: { allowPrivateTargets
 
 /** a socket lookup that resolves with `resolveHost` and refuses names that reach non-public addresses */
 export function publicAddressLookup(resolveHost: ResolveHost): LookupFunction {
-  return (hostname, options, callback) => {
-    resolveHost(hostname).then(
-      (addresses) => {
-        const refused = addresses.find((address) => isNonPublicAddress(address))
-        if (addresses.length === 0 || refused !== undefined) {
-          const reason =
-            refused === undefined ? 'resolves to no address' : `resolves to a non-public address (${refused})`
-          callback(
-            Object.assign(new Error(`webhook target ${hostname} ${reason}`), { code: 'ENOTPUBLIC' }),
-            '',
-          )
-          return
-        }
-        const entries = addresses.map((address) => ({ address, family: isIP(address) }))
-        const wanted = options.family === 4 || options.family === 6 ? options.family : undefined
-        const usable = wanted === undefined ? entries : entries.filter((entry) => entry.family === wanted)
-        const first = usable[0]
-        if (first === undefined) {
-          callback(
-            Object.assign(new Error(`webhook target ${hostname} has no IPv${wanted} address`), {
-              code: 'ENOTFOUND',
-            }),
-            '',
-          )
-        } else if (options.all) {
-          callback(null, usable)
-        } else {
-          callback(null, first.address, first.family)
-        }
-      },
-      (error: unknown) => callback(error as NodeJS.ErrnoException, ''),
-    )
-  }
+  return lookupPublicAddress(resolveHost, 'webhook target')
 }

@@ -160,9 +160,12 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
       return { outcome: result.appended.length > 0 ? 'created' : 'replayed', ...snapshot }
     },
 
-    async cancelPayment({ merchantId, paymentId }): Promise<PaymentSnapshot> {
+    async cancelPayment({ merchantId, paymentId, canceledBy = 'merchant' }): Promise<PaymentSnapshot> {
       const result = await execute(paymentId, ({ state }) =>
-        decidePayment({ type: 'CancelPayment', data: { paymentId, merchantId, now: isoNow(clock) } }, state),
+        decidePayment(
+          { type: 'CancelPayment', data: { paymentId, merchantId, canceledBy, now: isoNow(clock) } },
+          state,
+        ),
       )
       return toSnapshot(result)
     },

@@ -7,7 +7,14 @@
 // into another row does not open there. Values of the first format, `v1.<iv>.<ciphertext+tag>`
 // (no key id, no associated data), still open with any key of the ring; only v2 is written.
 
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto'
 
 export interface SecretBox {
   /**
@@ -227,4 +234,15 @@ export function constantTimeEqual(a: string, b: string): boolean {
   const digestA = createHash('sha256').update(a, 'utf8').digest()
   const digestB = createHash('sha256').update(b, 'utf8').digest()
   return timingSafeEqual(digestA, digestB)
+}
+
+/**
+ * Keys for another purpose than sealing, derived from the ring (HKDF-SHA256, `purpose` as the info),
+ * the current key's first: what the current one makes, every configured one still checks, during a
+ * key rotation (docs/operations.md, "Rotating the encryption key").
+ */
+export function derivedKeys(keys: string | SecretKeys, purpose: string): Buffer[] {
+  return keyRing(keys).all.map((key) =>
+    Buffer.from(hkdfSync('sha256', key.bytes, Buffer.alloc(0), `chainpay ${purpose}`, KEY_BYTES)),
+  )
 }

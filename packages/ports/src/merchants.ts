@@ -13,6 +13,10 @@ export interface MerchantRecord {
   feePolicy: FeePolicy
   createdAt: string
   updatedAt: string
+  /** what the customer's page calls the merchant (docs/api.md, "The customer's page"); absent: `name` */
+  displayName?: string
+  /** an image the gateway fetches and shows on the customer's page; absent: no logo */
+  logoUrl?: string
 }
 
 export interface ApiKeyRecord {
@@ -27,7 +31,11 @@ export interface ApiKeyRecord {
 
 export type MerchantPatch = Partial<
   Pick<MerchantRecord, 'name' | 'webhookUrl' | 'webhookSecret' | 'feePolicy'>
->
+> & {
+  /** null removes them */
+  displayName?: string | null
+  logoUrl?: string | null
+}
 
 export interface MerchantStore {
   createMerchant(merchant: MerchantRecord, firstKey: ApiKeyRecord): Promise<void>

@@ -1,4 +1,4 @@
-import type { OpenPayment, PaymentHistoryEntry } from '@chainpay/domain'
+import type { CanceledBy, OpenPayment, PaymentHistoryEntry } from '@chainpay/domain'
 
 // How the gateway asks payment-command to act: a direct call in standalone, HTTP in the distributed
 // shape. Failures are DomainErrors carrying the merchant-facing code, and UnavailableError
@@ -28,8 +28,15 @@ export interface CreatePaymentOutcome extends PaymentSnapshot {
 
 export interface PaymentCommands {
   createPayment(input: CreatePaymentInput): Promise<CreatePaymentOutcome>
-  /** throws PAYMENT_NOT_FOUND for an unknown id or another merchant's payment */
-  cancelPayment(input: { merchantId: string; paymentId: string }): Promise<PaymentSnapshot>
+  /**
+   * throws PAYMENT_NOT_FOUND for an unknown id or another merchant's payment; canceledBy is the
+   * merchant unless the customer's page asks (docs/api.md, "The customer's page")
+   */
+  cancelPayment(input: {
+    merchantId: string
+    paymentId: string
+    canceledBy?: CanceledBy
+  }): Promise<PaymentSnapshot>
   /** the payment from the source of truth; null for unknown or another merchant's */
   getPayment(input: { merchantId: string; paymentId: string }): Promise<PaymentSnapshot | null>
   /**

@@ -80,7 +80,8 @@ export interface Payment {
   /** the payment's fee policy applied to receivedAmount; null until the received amount is final */
   receivedFeeAmount: string | null
   receivedNetAmount: string | null
-  checkoutUrl?: string
+  /** the customer's page: send the customer there */
+  checkoutUrl: string
   /** funds that arrived after the payment closed or after expiresAt */
   lateFunds: LateFunds[]
   foreignFunds?: ForeignFunds[]

@@ -5,7 +5,14 @@
 // development wallet generated on the first start (docs/operations.md, "Standalone").
 
 import { type ChainSettings, readChainSettings } from '@chainpay/chain-indexer'
-import { checkApiPorts, type RateLimitSettings, readApiPorts, readRateLimit } from '@chainpay/gateway'
+import {
+  type CheckoutSettings,
+  checkApiPorts,
+  type RateLimitSettings,
+  readApiPorts,
+  readCheckoutSettings,
+  readRateLimit,
+} from '@chainpay/gateway'
 import {
   readRetrySchedule,
   readWebhookConcurrency,
@@ -63,6 +70,8 @@ export interface StandaloneConfig extends SharedConfig {
   previousEncryptionKeys: string[]
   /** CHAINPAY_UNBOUND_SECRETS, as the gateway and the notifier read it */
   unboundSecrets: 'open' | 'refuse'
+  /** PUBLIC_URL (http://localhost:{PORT} by default) and CHECKOUT_FRAME_ANCESTORS, as the gateway reads them */
+  checkout: CheckoutSettings
 }
 
 /** Fast blocks so that a development payment confirms in seconds; the confirmations stay real. */
@@ -112,6 +121,7 @@ export function readStandaloneConfig(
     adminToken: readOptionalAdminToken(read),
     previousEncryptionKeys: readPreviousEncryptionKeys(read),
     unboundSecrets: readUnboundSecrets(read),
+    checkout: readCheckoutSettings(read, ports.port),
   }
   checkApiPorts(read, ports, shared.metricsPort)
   if (!live) refuseKeyMaterial(read)

@@ -53,6 +53,7 @@ describe('readStandaloneConfig', () => {
       adminToken: undefined,
       previousEncryptionKeys: [],
       unboundSecrets: 'open',
+      checkout: { publicUrl: 'http://localhost:8080', frameAncestors: [] },
     })
   })
 

@@ -121,6 +121,7 @@ export async function buildStandaloneContext(
         allowPrivateTargets: development,
         webhookConcurrency: config.webhookConcurrency,
         webhookRetentionDays: config.webhookRetentionDays,
+        publicUrl: config.checkout.publicUrl,
       },
       logger,
       contextOptions,
@@ -142,6 +143,7 @@ export async function buildStandaloneContext(
         chainSimulatorToken: undefined,
         callbackUrlPolicy: config.callbackUrlPolicy,
         chains,
+        checkout: config.checkout,
       },
       logger,
       {

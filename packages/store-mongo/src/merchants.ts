@@ -20,6 +20,9 @@ interface MerchantDocument {
   feePolicy: unknown
   createdAt: string
   updatedAt: string
+  /** null or absent: none */
+  displayName?: string | null
+  logoUrl?: string | null
 }
 
 interface ApiKeyDocument {
@@ -63,6 +66,8 @@ export function createMongoMerchantStore(db: Db): MerchantStore {
           feePolicy: escapeKeys(merchant.feePolicy),
           createdAt: merchant.createdAt,
           updatedAt: merchant.updatedAt,
+          displayName: merchant.displayName ?? null,
+          logoUrl: merchant.logoUrl ?? null,
         })
         // No transactions on FerretDB: a merchant whose first key cannot be stored is taken back, so
         // that a failed creation leaves nothing behind. Until then it has no key and cannot be used.
@@ -160,6 +165,8 @@ function toMerchant(document: MerchantDocument): MerchantRecord {
     feePolicy: unescapeKeys<FeePolicy>(document.feePolicy),
     createdAt: document.createdAt,
     updatedAt: document.updatedAt,
+    ...(document.displayName ? { displayName: document.displayName } : {}),
+    ...(document.logoUrl ? { logoUrl: document.logoUrl } : {}),
   }
 }
 

@@ -106,7 +106,21 @@ export function readModelComponent(collection: string): MongoComponent {
 export const mongoComponents: readonly MongoComponent[] = [
   readModelComponent(mongoCollections.paymentsRead),
   readModelComponent(mongoCollections.notifierPayments),
-  { component: 'merchants', migrations: [indexMigration(baseline, merchantIndexes, ['by_merchant'])] },
+  {
+    component: 'merchants',
+    migrations: [
+      indexMigration(baseline, merchantIndexes, ['by_merchant']),
+      {
+        // the field is optional to readers; set on every document so that each has one shape
+        description: "the merchant's display name and logo on the customer's page",
+        apply: async (db) => {
+          await db
+            .collection(mongoCollections.merchants)
+            .updateMany({ displayName: { $exists: false } }, { $set: { displayName: null, logoUrl: null } })
+        },
+      },
+    ],
+  },
   {
     component: 'address-allocator',
     migrations: [

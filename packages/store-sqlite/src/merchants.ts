@@ -7,7 +7,7 @@ import {
   translateFailures,
 } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
-import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
+import { columnsOf, migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
 type Row = Record<string, unknown>
@@ -37,19 +37,29 @@ export const merchantMigrations: readonly SqliteMigration[] = [
     CREATE INDEX IF NOT EXISTS api_keys_by_merchant ON api_keys (merchant_id, created_at);
       `),
   },
+  {
+    description: "the merchant's display name and logo on the customer's page",
+    apply: (db) => {
+      const columns = columnsOf(db, 'merchants')
+      if (!columns.has('display_name')) db.exec('ALTER TABLE merchants ADD COLUMN display_name TEXT')
+      if (!columns.has('logo_url')) db.exec('ALTER TABLE merchants ADD COLUMN logo_url TEXT')
+    },
+  },
 ]
 
 /** Merchants and their API keys in tables merchants and api_keys; secrets arrive already sealed. */
 export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
   migrateSqliteComponent(db, 'merchants', merchantMigrations)
   const insertMerchant = db.prepare(`
-    INSERT INTO merchants (merchant_id, name, webhook_url, webhook_secret, fee_policy, created_at, updated_at)
-    VALUES (:merchantId, :name, :webhookUrl, :webhookSecret, :feePolicy, :createdAt, :updatedAt)
+    INSERT INTO merchants (merchant_id, name, webhook_url, webhook_secret, fee_policy, created_at, updated_at,
+      display_name, logo_url)
+    VALUES (:merchantId, :name, :webhookUrl, :webhookSecret, :feePolicy, :createdAt, :updatedAt, :displayName,
+      :logoUrl)
   `)
   const updateRow = db.prepare(`
     UPDATE merchants
     SET name = :name, webhook_url = :webhookUrl, webhook_secret = :webhookSecret, fee_policy = :feePolicy,
-      updated_at = :updatedAt
+      updated_at = :updatedAt, display_name = :displayName, logo_url = :logoUrl
     WHERE merchant_id = :merchantId
   `)
   const selectMerchant = db.prepare('SELECT * FROM merchants WHERE merchant_id = ?')
@@ -81,6 +91,8 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
       feePolicy: JSON.stringify(merchant.feePolicy),
       createdAt: merchant.createdAt,
       updatedAt: merchant.updatedAt,
+      displayName: merchant.displayName ?? null,
+      logoUrl: merchant.logoUrl ?? null,
     })
   const writeKey = (key: ApiKeyRecord) =>
     insertKey.run({
@@ -121,6 +133,8 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
             webhookSecret: updated.webhookSecret,
             feePolicy: JSON.stringify(updated.feePolicy),
             updatedAt,
+            displayName: updated.displayName ?? null,
+            logoUrl: updated.logoUrl ?? null,
           })
           return true
         })
@@ -172,6 +186,8 @@ function toMerchant(row: Row): MerchantRecord {
     feePolicy: JSON.parse(row.fee_policy as string) as FeePolicy,
     createdAt: row.created_at as string,
     updatedAt: row.updated_at as string,
+    ...(row.display_name === null ? {} : { displayName: row.display_name as string }),
+    ...(row.logo_url === null ? {} : { logoUrl: row.logo_url as string }),
   }
 }
 

@@ -161,7 +161,10 @@ export function eventsFor(status: PaymentStatus): PaymentEvent[] {
     case 'expired':
       return [created, { type: 'PaymentExpired', data: { paymentId, expiredAt: at(31) } }]
     case 'canceled':
-      return [created, { type: 'PaymentCanceled', data: { paymentId, canceledAt: at(3) } }]
+      return [
+        created,
+        { type: 'PaymentCanceled', data: { paymentId, canceledAt: at(3), canceledBy: 'merchant' } },
+      ]
     case 'failed':
       return [
         created,
@@ -187,7 +190,7 @@ export const samplePaymentEvents: PaymentEvent[] = [
   settled('PaymentUnderpaid', { receivedUnits: '10000000' }),
   settled('PaymentOverpaid', { receivedUnits: '11000000' }),
   { type: 'PaymentExpired', data: { paymentId, expiredAt: at(31) } },
-  { type: 'PaymentCanceled', data: { paymentId, canceledAt: at(3) } },
+  { type: 'PaymentCanceled', data: { paymentId, canceledAt: at(3), canceledBy: 'merchant' } },
   { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_WITHDRAWN', failedAt: at(8) } },
   lateFunds('expired', { transferIndex: 1, amountUnits: '2000000', blockHeight: 900, receivedAt: at(32) }),
   underpaidFinalized(),

@@ -25,7 +25,7 @@ export function confirmedStream(paymentId: string): PaymentEvent[] {
 export function canceledStream(paymentId: string): PaymentEvent[] {
   return [
     paymentCreated({ paymentId }),
-    { type: 'PaymentCanceled', data: { paymentId, canceledAt: at(2) } },
+    { type: 'PaymentCanceled', data: { paymentId, canceledAt: at(2), canceledBy: 'merchant' } },
     lateFunds('canceled', { paymentId, blockHeight: 140, blockTime: at(8), receivedAt: at(9) }),
   ]
 }

@@ -127,6 +127,8 @@ describe('admin authentication', () => {
       ['POST', `/merchants/${id}/api-keys/ck_x/revoke`],
       ['POST', `/merchants/${id}/webhook-secret/rotate`],
       ['PUT', `/merchants/${id}/webhook-url`],
+      ['PUT', `/merchants/${id}/display-name`],
+      ['PUT', `/merchants/${id}/logo-url`],
       ['PUT', `/merchants/${id}/fee-policy`],
       ['GET', `/merchants/${id}/payments/p/deliveries`],
       ['POST', '/deliveries/d/redeliver'],
@@ -170,6 +172,8 @@ describe('POST /admin/v1/merchants', () => {
     expect(created.merchant).toEqual({
       merchantId: expect.stringMatching(/^mer_/),
       name: 'Shop',
+      displayName: null,
+      logoUrl: null,
       webhookUrl: 'https://shop.example/hooks',
       feePolicy: { feeBps: 250, fixedFees: {} },
       createdAt: NOW,
@@ -358,6 +362,44 @@ describe('webhook secret and URL', () => {
     expect((await admin('PUT', '/merchants/mer_unknown/webhook-url', { webhookUrl: null })).statusCode).toBe(
       404,
     )
+  })
+})
+
+describe('PUT /admin/v1/merchants/:merchantId/display-name', () => {
+  it("sets and clears what the customer's page calls the merchant", async () => {
+    const { merchant } = await newMerchant({ name: 'shop-42 (internal)' })
+    const url = `/merchants/${merchant.merchantId}/display-name`
+    const set = await admin('PUT', url, { displayName: '  Acme Store GmbH ' })
+    expect(set.statusCode).toBe(200)
+    expect(json(set).merchant).toMatchObject({ name: 'shop-42 (internal)', displayName: 'Acme Store GmbH' })
+    expect((await merchants.getMerchant(merchant.merchantId))?.displayName).toBe('Acme Store GmbH')
+    const cleared = await admin('PUT', url, { displayName: null })
+    expect(json(cleared).merchant.displayName).toBeNull()
+    expect(json(await admin('PUT', url, { displayName: '   ' }))).toEqual({
+      error: { code: 'VALIDATION_ERROR', message: 'displayName: must be a non-empty string' },
+    })
+    expect((await admin('PUT', url, {})).statusCode).toBe(400)
+    expect((await admin('PUT', '/merchants/mer_unknown/display-name', { displayName: 'x' })).statusCode).toBe(
+      404,
+    )
+  })
+})
+
+describe('PUT /admin/v1/merchants/:merchantId/logo-url', () => {
+  it("sets and clears the logo of the customer's page, under the URL policy", async () => {
+    const { merchant } = await newMerchant()
+    const url = `/merchants/${merchant.merchantId}/logo-url`
+    const set = await admin('PUT', url, { logoUrl: 'https://cdn.shop.example/logo.png' })
+    expect(set.statusCode).toBe(200)
+    expect(json(set).merchant.logoUrl).toBe('https://cdn.shop.example/logo.png')
+    expect((await merchants.getMerchant(merchant.merchantId))?.logoUrl).toBe(
+      'https://cdn.shop.example/logo.png',
+    )
+    expect(json(await admin('PUT', url, { logoUrl: 'http://10.0.0.7/logo.png' })).error.code).toBe(
+      'VALIDATION_ERROR',
+    )
+    expect(json(await admin('PUT', url, { logoUrl: null })).merchant.logoUrl).toBeNull()
+    expect((await admin('PUT', '/merchants/mer_unknown/logo-url', { logoUrl: null })).statusCode).toBe(404)
   })
 })
 
@@ -600,6 +642,8 @@ describe('long path parameters', () => {
     ['POST', (id) => `/merchants/merchant-unknown/api-keys/${id}/revoke`],
     ['POST', (id) => `/merchants/${id}/webhook-secret/rotate`],
     ['PUT', (id) => `/merchants/${id}/webhook-url`, { webhookUrl: null }],
+    ['PUT', (id) => `/merchants/${id}/display-name`, { displayName: null }],
+    ['PUT', (id) => `/merchants/${id}/logo-url`, { logoUrl: null }],
     ['PUT', (id) => `/merchants/${id}/fee-policy`, { feeBps: 10 }],
     ['GET', (id) => `/merchants/${id}/payments/unknown/deliveries`],
     ['GET', (id) => `/merchants/merchant-unknown/payments/${id}/deliveries`],

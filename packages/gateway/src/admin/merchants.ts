@@ -36,6 +36,10 @@ export interface MerchantAdminDeps {
 export interface MerchantView {
   merchantId: string
   name: string
+  /** what the customer's page calls the merchant; null: `name` */
+  displayName: string | null
+  /** the image the customer's page shows, fetched by the gateway; null: none */
+  logoUrl: string | null
   webhookUrl: string | null
   feePolicy: FeePolicy
   createdAt: string
@@ -155,9 +159,45 @@ export async function setFeePolicy(
   return updateMerchant(deps, merchantId, { feePolicy: validFeePolicy(deps, policy) })
 }
 
+/** the customer's page shows it instead of `name` (docs/api.md, "The customer's page") */
+export async function setDisplayName(
+  deps: MerchantAdminDeps,
+  merchantId: string,
+  displayName: string | null,
+): Promise<MerchantView> {
+  const valid = displayName === null ? null : validName(displayName, 'displayName')
+  return updateMerchant(deps, merchantId, { displayName: valid })
+}
+
+/**
+ * the logo the customer's page shows: the gateway fetches it under the URL policy of webhooks and
+ * serves it itself (docs/api.md, "The customer's page")
+ */
+export async function setLogoUrl(
+  deps: MerchantAdminDeps,
+  merchantId: string,
+  logoUrl: string | null,
+): Promise<MerchantView> {
+  if (logoUrl !== null) {
+    const allowInsecure = deps.webhookUrlPolicy?.allowInsecureCallbackUrls ?? false
+    const problem = callbackUrlProblem(logoUrl, { allowInsecure })
+    if (problem !== null) invalid('logoUrl', problem)
+  }
+  return updateMerchant(deps, merchantId, { logoUrl })
+}
+
 export function toMerchantView(record: MerchantRecord): MerchantView {
   const { merchantId, name, webhookUrl, feePolicy, createdAt, updatedAt } = record
-  return { merchantId, name, webhookUrl, feePolicy, createdAt, updatedAt }
+  return {
+    merchantId,
+    name,
+    displayName: record.displayName ?? null,
+    logoUrl: record.logoUrl ?? null,
+    webhookUrl,
+    feePolicy,
+    createdAt,
+    updatedAt,
+  }
 }
 
 //////// Helpers
@@ -204,11 +244,11 @@ function invalid(field: string, rule: string): never {
   throw new DomainError('VALIDATION_ERROR', `${field}: ${rule}`)
 }
 
-function validName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim() === '') invalid('name', 'must be a non-empty string')
+function validName(name: unknown, field = 'name'): string {
+  if (typeof name !== 'string' || name.trim() === '') invalid(field, 'must be a non-empty string')
   const trimmed = name.trim()
   if ([...trimmed].length > merchantLimits.nameMaxLength) {
-    invalid('name', `must be at most ${merchantLimits.nameMaxLength} characters`)
+    invalid(field, `must be at most ${merchantLimits.nameMaxLength} characters`)
   }
   return trimmed
 }

@@ -15,7 +15,9 @@ import {
   type MerchantAdminDeps,
   revokeApiKey,
   rotateWebhookSecret,
+  setDisplayName,
   setFeePolicy,
+  setLogoUrl,
   setWebhookUrl,
 } from './merchants.js'
 import { resealMerchantSecrets } from './reseal.js'
@@ -23,7 +25,9 @@ import {
   ApiKeyParamsSchema,
   CreateMerchantBodySchema,
   DeliveryParamsSchema,
+  DisplayNameBodySchema,
   FeePolicyBodySchema,
+  LogoUrlBodySchema,
   MerchantParamsSchema,
   PaymentDeliveriesParamsSchema,
   WebhookUrlBodySchema,
@@ -72,6 +76,24 @@ export const merchantAdminRoutes: FastifyPluginAsyncTypebox<AdminRoutesDeps> = a
     { schema: { params: MerchantParamsSchema, body: WebhookUrlBodySchema } },
     async (request) => {
       const merchant = await setWebhookUrl(deps, request.params.merchantId, request.body.webhookUrl)
+      return { merchant }
+    },
+  )
+
+  app.put(
+    '/merchants/:merchantId/display-name',
+    { schema: { params: MerchantParamsSchema, body: DisplayNameBodySchema } },
+    async (request) => {
+      const merchant = await setDisplayName(deps, request.params.merchantId, request.body.displayName)
+      return { merchant }
+    },
+  )
+
+  app.put(
+    '/merchants/:merchantId/logo-url',
+    { schema: { params: MerchantParamsSchema, body: LogoUrlBodySchema } },
+    async (request) => {
+      const merchant = await setLogoUrl(deps, request.params.merchantId, request.body.logoUrl)
       return { merchant }
     },
   )

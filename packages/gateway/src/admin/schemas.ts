@@ -22,6 +22,21 @@ export const WebhookUrlBodySchema = Type.Object(
   { additionalProperties: false },
 )
 
+export const DisplayNameBodySchema = Type.Object(
+  {
+    displayName: Type.Union([
+      Type.String({ minLength: 1, maxLength: merchantLimits.nameMaxLength }),
+      Type.Null(),
+    ]),
+  },
+  { additionalProperties: false },
+)
+
+export const LogoUrlBodySchema = Type.Object(
+  { logoUrl: Type.Union([UrlSchema, Type.Null()]) },
+  { additionalProperties: false },
+)
+
 export const FeePolicyBodySchema = Type.Object(
   {
     feeBps: FeeBpsSchema,

@@ -22,6 +22,7 @@ import type {
   PaymentReadModel,
   PaymentListQuery as ReadModelListQuery,
 } from '@chainpay/ports'
+import type { CheckoutLinks } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { MerchantCaller } from '../auth.js'
@@ -29,6 +30,7 @@ import type { MerchantCaller } from '../auth.js'
 export interface PaymentReadingRoutesDeps {
   commands: PaymentCommands
   readModel: PaymentReadModel
+  checkoutLinks: CheckoutLinks
 }
 
 const PAGE_LIMIT = { default: 20, max: 100 } as const
@@ -37,7 +39,7 @@ export const paymentReadingRoutes: FastifyPluginAsyncTypebox<PaymentReadingRoute
   app,
   deps,
 ) => {
-  const { commands, readModel } = deps
+  const { commands, readModel, checkoutLinks } = deps
 
   app.get(
     '/payments',
@@ -53,7 +55,10 @@ export const paymentReadingRoutes: FastifyPluginAsyncTypebox<PaymentReadingRoute
         documents.length > query.limit && last !== undefined
           ? encodeCursor({ createdAt: last.state.created.createdAt, paymentId: last.paymentId })
           : null
-      return { data: page.map((document) => toPaymentView(document.state)), nextCursor }
+      const data = page.map((document) =>
+        toPaymentView(document.state, checkoutLinks.urlOf(document.paymentId)),
+      )
+      return { data, nextCursor }
     },
   )
 

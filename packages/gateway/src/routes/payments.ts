@@ -12,6 +12,7 @@ import {
 import { DomainError, isPaymentId, toCreatedPaymentView, toPaymentView } from '@chainpay/domain'
 import { type Clock, isoNow } from '@chainpay/platform'
 import type { PaymentCommands, PaymentReadModel, PaymentSnapshot } from '@chainpay/ports'
+import type { CheckoutLinks } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { MerchantCaller } from '../auth.js'
@@ -21,6 +22,8 @@ export interface PaymentRoutesDeps {
   commands: PaymentCommands
   readModel: PaymentReadModel
   clock: Clock
+  /** every payment object carries its customer's page (docs/api.md, "The customer's page") */
+  checkoutLinks: CheckoutLinks
 }
 
 /** tries of the write-through before the revision is remembered instead, and the pause between them */
@@ -28,7 +31,9 @@ const WRITE_THROUGH_ATTEMPTS = 3
 const WRITE_THROUGH_PAUSE_MS = 20
 
 export const paymentRoutes: FastifyPluginAsyncTypebox<PaymentRoutesDeps> = async (app, deps) => {
-  const { commands, readModel, clock } = deps
+  const { commands, readModel, clock, checkoutLinks } = deps
+  const viewOf = (payment: PaymentSnapshot['payment']) =>
+    toPaymentView(payment, checkoutLinks.urlOf(payment.created.paymentId))
   const unsaved = createUnsavedRevisions({ clock })
 
   /**
@@ -76,7 +81,10 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<PaymentRoutesDeps> = async
       // payment-command loads the merchant's fee policy itself: it takes nobody's word for it
       const created = await commands.createPayment({ merchantId: merchant.merchantId, request: request.body })
       await writeThrough(request, merchant.merchantId, created)
-      const view = toCreatedPaymentView(created.payment)
+      const view = toCreatedPaymentView(
+        created.payment,
+        checkoutLinks.urlOf(created.payment.created.paymentId),
+      )
       if (created.outcome === 'replayed') {
         return reply.code(200).header('idempotent-replayed', 'true').send(view)
       }
@@ -93,12 +101,12 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<PaymentRoutesDeps> = async
       const document = await readModel.get(paymentId)
       if (document !== null && !unsaved.isAhead(paymentId, document.revision)) {
         if (document.merchantId !== merchant.merchantId) throw paymentNotFound(paymentId)
-        return toPaymentView(document.state)
+        return viewOf(document.state)
       }
       // not projected yet, or older than a write the read model missed: the source of truth answers
       const snapshot = await commands.getPayment({ merchantId: merchant.merchantId, paymentId })
       if (snapshot === null) throw paymentNotFound(paymentId)
-      return toPaymentView(snapshot.payment)
+      return viewOf(snapshot.payment)
     },
   )
 
@@ -113,7 +121,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<PaymentRoutesDeps> = async
       }
       const canceled = await commands.cancelPayment({ merchantId: merchant.merchantId, paymentId })
       await writeThrough(request, merchant.merchantId, canceled)
-      return toPaymentView(canceled.payment)
+      return viewOf(canceled.payment)
     },
   )
 }

@@ -6,7 +6,14 @@ import { type PaymentEventMessage, paymentEventBusMessage, type WebhookEventKind
 import type { PaymentCreatedData, PaymentEvent } from '@chainpay/domain'
 import { foldPayment, paymentCreatedData } from '@chainpay/domain/testing'
 import { type ConsumedMessage, Topics, type WebhookDelivery } from '@chainpay/ports'
+import { createCheckoutLinks } from '@chainpay/service-kit'
 import { webhookKindOf, webhookPaymentFields } from '../webhook-kinds.js'
+
+/** the page links of the notifier's tests: PUBLIC_URL https://pay.example.com, a fixed key */
+export const testCheckoutLinks = createCheckoutLinks({
+  publicUrl: 'https://pay.example.com',
+  keys: Buffer.alloc(32, 7).toString('base64'),
+})
 
 /** a payment of its own id, for 10.50 USDT with an order id in its metadata, as webhooks show it */
 export function newPaymentData(fields: Partial<PaymentCreatedData> = {}): PaymentCreatedData {
@@ -39,7 +46,10 @@ export function pendingDelivery(
     merchantId: created.merchantId,
     eventType: kind,
     sequence: 0,
-    payload: { event: kind, payment: webhookPaymentFields(foldPayment([event]), event) },
+    payload: {
+      event: kind,
+      payment: webhookPaymentFields(foldPayment([event]), event, testCheckoutLinks.urlOf(created.paymentId)),
+    },
     status: 'pending',
     attempts: 0,
     nextAttemptAt: fields.createdAt,

@@ -39,7 +39,13 @@ const MerchantId = Type.String({ minLength: 1 })
 // "Validation").
 const CreateBody = Type.Object({ merchantId: MerchantId, request: Type.Unknown() }, strict)
 const PaymentParams = Type.Object({ paymentId: Type.String({ minLength: 1 }) }, strict)
-const CancelBody = Type.Object({ merchantId: MerchantId }, strict)
+const CancelBody = Type.Object(
+  {
+    merchantId: MerchantId,
+    canceledBy: Type.Optional(Type.Union([Type.Literal('merchant'), Type.Literal('customer')])),
+  },
+  strict,
+)
 const MerchantQuery = Type.Object({ merchantId: MerchantId }, strict)
 
 export function buildCommandApi(options: CommandApiOptions): HttpApp {
@@ -73,7 +79,10 @@ function commandRoutes(app: HttpApp, handler: PaymentCommands): void {
     { schema: { params: PaymentParams, body: CancelBody } },
     async (request, reply) => {
       const { paymentId } = request.params
-      return reply.send(await handler.cancelPayment({ merchantId: request.body.merchantId, paymentId }))
+      const { merchantId, canceledBy } = request.body
+      return reply.send(
+        await handler.cancelPayment({ merchantId, paymentId, ...(canceledBy ? { canceledBy } : {}) }),
+      )
     },
   )
 

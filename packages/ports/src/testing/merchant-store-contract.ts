@@ -53,6 +53,23 @@ export function describeMerchantStoreContract(
       expect(await store.getMerchant('mer_1')).toMatchObject({ name: 'Renamed Shop', feePolicy })
     })
 
+    it('keeps a display name and a logo URL, and removes them when patched with null', async () => {
+      const logoUrl = 'https://cdn.example/acme.png'
+      await store.createMerchant(
+        { ...merchant('mer_1'), displayName: 'Acme Store', logoUrl },
+        apiKey('key_1', 'mer_1'),
+      )
+      expect(await store.getMerchant('mer_1')).toMatchObject({ displayName: 'Acme Store', logoUrl })
+      const updatedAt = '2030-02-01T00:00:00.000Z'
+      expect(await store.updateMerchant('mer_1', { displayName: 'Acme GmbH' }, updatedAt)).toBe(true)
+      expect(await store.getMerchant('mer_1')).toMatchObject({
+        displayName: 'Acme GmbH',
+        name: merchant('mer_1').name,
+      })
+      expect(await store.updateMerchant('mer_1', { displayName: null, logoUrl: null }, updatedAt)).toBe(true)
+      expect(await store.getMerchant('mer_1')).toEqual(merchant('mer_1', { updatedAt }))
+    })
+
     it('reports an update of an unknown merchant', async () => {
       expect(await store.updateMerchant('mer_unknown', { name: 'x' }, '2030-02-01T00:00:00.000Z')).toBe(false)
       expect(await store.getMerchant('mer_unknown')).toBeNull()

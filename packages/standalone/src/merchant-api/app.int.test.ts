@@ -414,6 +414,7 @@ describe('extraRoutes', () => {
   it('mounts more routes on the same server, with the same request ids and error bodies', async () => {
     fixture = await openMerchantApiFixture()
     const app = await buildGatewayApp({
+      ...fixture.checkoutDeps,
       commands: fixture.handler,
       readModel: fixture.readModel,
       authenticator: fixture.authenticator,

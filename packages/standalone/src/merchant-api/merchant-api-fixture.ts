@@ -18,6 +18,7 @@ import {
   type CreatedMerchant,
   createApiKeyAuthenticator,
   createMerchant,
+  createMerchantLogos,
   type GatewayDeps,
 } from '@chainpay/gateway'
 import { createPaymentCommandHandler, type PaymentCommandHandler } from '@chainpay/payment-command'
@@ -38,6 +39,7 @@ import type {
   WebhookDeliveryStore,
   WebhookEndpointStore,
 } from '@chainpay/ports'
+import { createCheckoutLinks } from '@chainpay/service-kit'
 import { openApiProblems, type ServedResponse } from '@chainpay/service-kit/testing'
 import { signApiRequest } from '@chainpay/signing'
 import {
@@ -53,6 +55,7 @@ import {
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 
 export const FIXTURE_START = '2030-01-15T12:00:00.000Z'
+export const FIXTURE_PUBLIC_URL = 'https://pay.example.com'
 
 export interface Credentials {
   apiKey: string
@@ -87,6 +90,8 @@ export interface MerchantApiFixture {
   eventStore: EventStore
   handler: PaymentCommandHandler
   authenticator: ApiKeyAuthenticator
+  /** what buildGatewayApp is given for the customer's page: PUBLIC_URL FIXTURE_PUBLIC_URL */
+  checkoutDeps: Pick<GatewayDeps, 'checkout' | 'checkoutLinks' | 'merchantLogos' | 'merchants' | 'registry'>
   /** the merchant every request is signed for by default */
   merchant: CreatedMerchant
   /** a second merchant, to show that merchants cannot see each other's payments */
@@ -140,7 +145,8 @@ export async function openMerchantApiFixture(
     destination: { write: (line: string) => void lines.push(line) },
   })
   const clock = createManualClock(FIXTURE_START)
-  const secretBox = createSecretBox(generateSecretKey())
+  const encryptionKey = generateSecretKey()
+  const secretBox = createSecretBox(encryptionKey)
   const registry = options.registry ?? defaultAssetRegistry
   const policy = options.policy ?? { allowInsecureCallbackUrls: false }
   const merchants = createSqliteMerchantStore(db)
@@ -163,6 +169,14 @@ export async function openMerchantApiFixture(
   const adminDeps = { merchants, secretBox, clock }
   const merchant = await createMerchant(adminDeps, { name: 'Test Shop' })
   const otherMerchant = await createMerchant(adminDeps, { name: 'Other Shop' })
+  const merchantLogos = createMerchantLogos({ allowPrivateHosts: true, clock, logger })
+  const checkoutDeps = {
+    checkout: { publicUrl: FIXTURE_PUBLIC_URL, frameAncestors: [] },
+    checkoutLinks: createCheckoutLinks({ publicUrl: FIXTURE_PUBLIC_URL, keys: encryptionKey }),
+    merchantLogos,
+    merchants,
+    registry,
+  }
   const app = await buildGatewayApp({
     commands: options.commands ? options.commands(handler) : handler,
     readModel,
@@ -170,6 +184,7 @@ export async function openMerchantApiFixture(
     clock,
     logger,
     rateLimit: options.rateLimit ?? { max: 10_000, windowMs: 60_000, perAddressMax: 10_000 },
+    ...checkoutDeps,
     ...(options.readiness ? { readiness: options.readiness } : {}),
     requestMetrics: options.requestMetrics,
     metricsRegistry: options.metricsRegistry,
@@ -232,6 +247,7 @@ export async function openMerchantApiFixture(
     eventStore,
     handler,
     authenticator,
+    checkoutDeps,
     merchant,
     otherMerchant,
     logLines: () => [...lines],
@@ -246,6 +262,7 @@ export async function openMerchantApiFixture(
       const openApi = await app.inject({ method: 'GET', url: '/api/merchant/v1/openapi.json' })
       const problems = openApiProblems(openApi.body, served)
       await app.close()
+      await merchantLogos.close()
       await eventStore.close()
       db.close()
       rmSync(dir, { recursive: true, force: true })

@@ -76,6 +76,7 @@ describe('POST /payments', () => {
       lateFunds: [],
       receivedFeeAmount: null,
       receivedNetAmount: null,
+      checkoutUrl: fixture.checkoutDeps.checkoutLinks.urlOf(payment.paymentId as string),
     })
   })
 
@@ -122,6 +123,7 @@ describe('POST /payments', () => {
       'lateFunds',
       'receivedFeeAmount',
       'receivedNetAmount',
+      'checkoutUrl',
     ])
   })
 

@@ -81,6 +81,7 @@ function openNotifier() {
     webhookEndpoints,
     clock,
     logger,
+    checkoutLinks: fixture.checkoutDeps.checkoutLinks,
   })
   const dispatcher = createWebhookDispatcher({
     deliveries,

@@ -2,7 +2,8 @@
 // (buildStandaloneContext), for the tests that must drive time: the clock is the test's, and the
 // chain simulator stamps its blocks with it, so that a deadline minutes away passes at once.
 
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { type Clock, createRootLogger, createServiceRunner } from '@chainpay/platform'
 import { freePort } from '@chainpay/service-kit/testing'
 import { readStandaloneConfig } from '../config.js'
@@ -54,7 +55,11 @@ export async function startInProcessStandalone(options: {
     dataDir,
     output: () => lines.join(''),
     demoMerchant: () => readDemoMerchant(dataDir),
-    adminToken: () => config.adminToken ?? '',
+    // ADMIN_TOKEN when given, else the one generated on the first start
+    adminToken: () =>
+      config.adminToken ??
+      (JSON.parse(readFileSync(join(dataDir, 'standalone-secrets.json'), 'utf8')) as { adminToken: string })
+        .adminToken,
     async stop() {
       await runner.stop('test over')
       await context.close()

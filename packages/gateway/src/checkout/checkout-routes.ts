@@ -1,0 +1,195 @@
+// The customer's page under /pay/ (docs/api.md, "The customer's page"): GET /pay/{token} renders the
+// payment from the read model, GET /pay/{token}/status answers its revision for the page's script,
+// POST /pay/{token}/cancel cancels it for the customer, and /pay/assets/ serves the style sheet and
+// the script. No merchant credentials: the unguessable token is the customer's access. Every answer
+// carries a strict CSP, no-store and no-referrer; an unknown token is an HTML 404 that names nothing.
+
+import { type AssetRegistry, DomainError, isCancelable, type OpenPayment } from '@chainpay/domain'
+import { type Clock, isoNow } from '@chainpay/platform'
+import type { MerchantStore, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import type { CheckoutLinks } from '@chainpay/service-kit'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { limitRequestsPerAddress, type RateLimitSettings } from '../rate-limit.js'
+import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from './checkout-assets.js'
+import { dueAmountOf, renderCheckoutPage, renderNotFoundPage } from './checkout-page.js'
+import { type CheckoutLanguage, checkoutTexts, pickLanguage } from './checkout-texts.js'
+import type { MerchantLogos } from './merchant-logos.js'
+import { paymentRequestOf, qrSvg } from './payment-request.js'
+
+export interface CheckoutSettings {
+  /** PUBLIC_URL: where customers reach /pay/ */
+  publicUrl: string
+  /** CHECKOUT_FRAME_ANCESTORS: origins allowed to frame the page; none when empty */
+  frameAncestors: string[]
+}
+
+export interface CheckoutRoutesDeps {
+  readModel: PaymentReadModel
+  commands: PaymentCommands
+  merchants: Pick<MerchantStore, 'getMerchant'>
+  registry: AssetRegistry
+  checkoutLinks: CheckoutLinks
+  merchantLogos: Pick<MerchantLogos, 'logoAt'>
+  settings: CheckoutSettings
+  rateLimit: RateLimitSettings
+  clock: Clock
+}
+
+type TokenRequest = FastifyRequest<{ Params: { token: string }; Querystring: { lang?: string } }>
+
+export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app, deps) => {
+  const { readModel, commands, checkoutLinks, settings, clock } = deps
+  const publicOrigin = new URL(settings.publicUrl).origin
+  await limitRequestsPerAddress(app, deps.rateLimit)
+
+  // the cancel form's body is not read: the token in the path is what the customer proves
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 1024 },
+    (_r, _b, done) => done(null, {}),
+  )
+  const ancestors = settings.frameAncestors.length > 0 ? settings.frameAncestors.join(' ') : "'none'"
+  /** formTargets: where the cancel form may lead (Chrome checks form-action on its redirect too) */
+  const contentSecurityPolicy = (formTargets: string[] = []) =>
+    `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; ` +
+    `form-action ${["'self'", ...formTargets].join(' ')}; base-uri 'none'; frame-ancestors ${ancestors}`
+  app.addHook('onSend', async (request, reply) => {
+    if (!reply.hasHeader('content-security-policy')) {
+      reply.header('content-security-policy', contentSecurityPolicy())
+    }
+    if (settings.frameAncestors.length === 0) reply.header('x-frame-options', 'DENY')
+    reply.header('referrer-policy', 'no-referrer')
+    reply.header('x-content-type-options', 'nosniff')
+    if (!request.url.startsWith('/pay/assets/')) reply.header('cache-control', 'no-store')
+  })
+
+  app.get('/pay/assets/checkout.css', async (_request, reply) =>
+    reply
+      .type('text/css; charset=utf-8')
+      .header('cache-control', 'public, max-age=300')
+      .send(CHECKOUT_STYLES),
+  )
+  app.get('/pay/assets/checkout.js', async (_request, reply) =>
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=300')
+      .send(CHECKOUT_SCRIPT),
+  )
+
+  const languageOf = (request: TokenRequest): CheckoutLanguage =>
+    pickLanguage(request.query.lang, request.headers['accept-language'])
+
+  const notFound = (request: TokenRequest, reply: FastifyReply) => {
+    const language = languageOf(request)
+    return reply
+      .code(404)
+      .type('text/html; charset=utf-8')
+      .send(renderNotFoundPage(language, checkoutTexts[language]))
+  }
+
+  /** the payment behind the token, or null: an unknown token and an unknown payment look the same */
+  const paymentOf = async (token: string) => {
+    const paymentId = checkoutLinks.paymentIdOf(token)
+    return paymentId === null ? null : readModel.get(paymentId)
+  }
+
+  app.get('/pay/:token', async (request: TokenRequest, reply) => {
+    const document = await paymentOf(request.params.token)
+    if (document === null) return notFound(request, reply)
+    const payment = document.state
+    const { created } = payment
+    const language = languageOf(request)
+    const texts = checkoutTexts[language]
+    const merchant = await deps.merchants.getMerchant(created.merchantId)
+    const merchantName = merchant?.displayName ?? merchant?.name ?? null
+    const logo = merchant?.logoUrl ? await deps.merchantLogos.logoAt(merchant.logoUrl) : null
+    const asset = deps.registry.assets.find(
+      (candidate) => candidate.network === created.network && candidate.currency === created.currency,
+    )
+    const dueAmount = dueAmountOf(payment)
+    const walletRequest = asset
+      ? paymentRequestOf({
+          chain: asset.chain,
+          paymentId: created.paymentId,
+          address: created.address,
+          asset,
+          amount: dueAmount,
+          label: merchantName,
+          message: created.description,
+        })
+      : { qrText: created.address, walletLink: null }
+    const path = `/pay/${request.params.token}`
+    const formTargets = created.cancelRedirectUrl ? [new URL(created.cancelRedirectUrl).origin] : []
+    reply.header('content-security-policy', contentSecurityPolicy(formTargets))
+    return reply.type('text/html; charset=utf-8').send(
+      renderCheckoutPage({
+        language,
+        texts,
+        path,
+        payment,
+        revision: document.revision,
+        merchantName,
+        logoPath: logo === null ? null : `${path}/logo`,
+        dueAmount,
+        qrSvg: await qrSvg(walletRequest.qrText),
+        walletLink: walletRequest.walletLink,
+        cancelable: isCancelable(payment),
+        now: clock.now(),
+      }),
+    )
+  })
+
+  // the merchant's logo, fetched by the gateway: the customer's browser asks this origin only
+  app.get('/pay/:token/logo', async (request: TokenRequest, reply) => {
+    const document = await paymentOf(request.params.token)
+    const merchant = document && (await deps.merchants.getMerchant(document.state.created.merchantId))
+    const logo = merchant?.logoUrl ? await deps.merchantLogos.logoAt(merchant.logoUrl) : null
+    if (logo === null) return notFound(request, reply)
+    return reply.type(logo.contentType).send(logo.bytes)
+  })
+
+  app.get('/pay/:token/status', async (request: TokenRequest, reply) => {
+    const document = await paymentOf(request.params.token)
+    if (document === null) return notFound(request, reply)
+    return reply.send({ revision: document.revision, status: document.state.status })
+  })
+
+  app.post('/pay/:token/cancel', async (request: TokenRequest, reply) => {
+    const document = await paymentOf(request.params.token)
+    if (document === null) return notFound(request, reply)
+    // A form of this page only. The token in the path is the customer's secret, which another site
+    // does not know; on top, browsers say where a POST comes from: Sec-Fetch-Site, and Origin, which
+    // is "null" under the page's Referrer-Policy: no-referrer.
+    const origin = request.headers.origin
+    const site = request.headers['sec-fetch-site']
+    const foreignOrigin = origin !== undefined && origin !== 'null' && origin !== publicOrigin
+    if (foreignOrigin || (site !== undefined && site !== 'same-origin')) {
+      return reply.code(403).type('text/plain; charset=utf-8').send('forbidden')
+    }
+    const payment: OpenPayment = document.state
+    const { created } = payment
+    const path = `/pay/${request.params.token}`
+    if (payment.status === 'canceled') return reply.redirect(created.cancelRedirectUrl ?? path, 303)
+    // what the merchant could not cancel either (paid, a transfer seen...): the page says what it is
+    if (!isCancelable(payment)) return reply.redirect(path, 303)
+    const canceled = await commands
+      .cancelPayment({ merchantId: created.merchantId, paymentId: created.paymentId, canceledBy: 'customer' })
+      .catch((error: unknown) => {
+        // a transfer seen since the read model was written: the page will say so
+        if (error instanceof DomainError && error.code === 'PAYMENT_NOT_CANCELABLE') return null
+        throw error
+      })
+    if (canceled === null) return reply.redirect(path, 303)
+    // the page shows the cancellation at once, whether or not the projection has it yet
+    await readModel
+      .save({
+        paymentId: created.paymentId,
+        merchantId: created.merchantId,
+        revision: canceled.revision,
+        state: canceled.payment,
+        updatedAt: isoNow(clock),
+      })
+      .catch((error: unknown) => request.log.warn({ err: error }, 'customer cancel: read model not updated'))
+    return reply.redirect(created.cancelRedirectUrl ?? path, 303)
+  })
+}

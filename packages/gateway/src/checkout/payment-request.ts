@@ -1,0 +1,62 @@
+// What the customer's wallet is given (docs/api.md, "The customer's page"): on TRON the bare address,
+// the one form every wallet reads (no TRON payment URI is standard); on Solana a Solana Pay transfer
+// request to the owner address (never the token account: the wallet derives it from spl-token),
+// with the amount due, the mint, a reference, the merchant as label and the description as message.
+
+import { createHash } from 'node:crypto'
+import type { Asset } from '@chainpay/domain'
+import { base58 } from '@scure/base'
+import QRCode from 'qrcode'
+
+export interface PaymentRequestInput {
+  chain: 'TRON' | 'SOLANA'
+  paymentId: string
+  address: string
+  asset: Pick<Asset, 'contract'>
+  /** the amount still due, a decimal string in whole units */
+  amount: string
+  label: string | null
+  message: string | null
+}
+
+export interface PaymentRequest {
+  /** what the QR code encodes */
+  qrText: string
+  /** a link that opens a wallet, where the chain has a standard for one; null otherwise */
+  walletLink: string | null
+}
+
+export function paymentRequestOf(input: PaymentRequestInput): PaymentRequest {
+  if (input.chain === 'TRON') return { qrText: input.address, walletLink: null }
+  // encodeURIComponent writes spaces as %20, which every Solana Pay decoder reads
+  const parameters: [string, string][] = [['amount', input.amount]]
+  if (input.asset.contract !== null) parameters.push(['spl-token', input.asset.contract])
+  parameters.push(['reference', solanaPayReference(input.paymentId)])
+  if (input.label) parameters.push(['label', input.label])
+  if (input.message) parameters.push(['message', input.message])
+  const query = parameters.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&')
+  const url = `solana:${input.address}?${query}`
+  return { qrText: url, walletLink: url }
+}
+
+/**
+ * 32 bytes derived from the payment id, base58: the same for every load of the page. chainpay finds
+ * the payment by its own address, so the reference only lets a wallet or explorer tie the
+ * transaction to this request.
+ */
+export function solanaPayReference(paymentId: string): string {
+  return base58.encode(createHash('sha256').update(`chainpay solana pay reference\0${paymentId}`).digest())
+}
+
+/**
+ * The QR code as inline SVG markup: dark modules on white with the standard quiet zone, whatever the
+ * page's colour scheme (some readers fail on inverted codes), error correction M.
+ */
+export async function qrSvg(text: string): Promise<string> {
+  return QRCode.toString(text, {
+    type: 'svg',
+    errorCorrectionLevel: 'M',
+    margin: 4,
+    color: { dark: '#000000ff', light: '#ffffffff' },
+  })
+}

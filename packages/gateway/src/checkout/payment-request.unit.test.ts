@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest'
+import { paymentRequestOf, qrSvg, solanaPayReference } from './payment-request.js'
+
+const paymentId = '0b6f3c1e-8d4a-4c2b-9a57-3f1e2d4c5b6a'
+
+describe('paymentRequestOf', () => {
+  it('gives TRON wallets the bare address, and no wallet link', () => {
+    const request = paymentRequestOf({
+      chain: 'TRON',
+      paymentId,
+      address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+      asset: { contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' },
+      amount: '10.5',
+      label: 'Acme',
+      message: null,
+    })
+    expect(request).toEqual({ qrText: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', walletLink: null })
+  })
+
+  it('gives Solana wallets a Solana Pay transfer request to the owner address, with the mint of an SPL token', () => {
+    const request = paymentRequestOf({
+      chain: 'SOLANA',
+      paymentId,
+      address: 'GvHeR432g7MjN9uKyX3Dzg66TqwrEWgANLnnFZXMeyyj',
+      asset: { contract: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' },
+      amount: '0.000001',
+      label: 'Acme Store GmbH',
+      message: 'Order #1042 & co',
+    })
+    expect(request.qrText).toBe(
+      'solana:GvHeR432g7MjN9uKyX3Dzg66TqwrEWgANLnnFZXMeyyj?amount=0.000001' +
+        '&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' +
+        `&reference=${solanaPayReference(paymentId)}` +
+        '&label=Acme%20Store%20GmbH&message=Order%20%231042%20%26%20co',
+    )
+    expect(request.walletLink).toBe(request.qrText)
+    // a base58 32-byte key, as the Solana Pay specification asks of a reference
+    expect(solanaPayReference(paymentId)).toMatch(/^[1-9A-HJ-NP-Za-km-z]{43,44}$/)
+  })
+
+  it('leaves spl-token out for SOL', () => {
+    const request = paymentRequestOf({
+      chain: 'SOLANA',
+      paymentId,
+      address: 'GvHeR432g7MjN9uKyX3Dzg66TqwrEWgANLnnFZXMeyyj',
+      asset: { contract: null },
+      amount: '1.25',
+      label: null,
+      message: null,
+    })
+    expect(request.qrText).not.toContain('spl-token')
+    expect(request.qrText).toContain('?amount=1.25&reference=')
+  })
+})
+
+describe('qrSvg', () => {
+  it('draws an SVG with dark modules on white', async () => {
+    const svg = await qrSvg('TJRabPrwbZy45sbavfcjinPJC18kjpRTv8')
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/)
+    expect(svg).toContain('fill="#ffffff"')
+    expect(svg).toContain('stroke="#000000"')
+  })
+})

@@ -1,0 +1,73 @@
+// The customer's page address of a payment: {PUBLIC_URL}/pay/{checkoutToken} (docs/api.md, "The
+// customer's page"). The token is the payment id and a MAC of it under a key derived from the
+// encryption key: payment ids follow from idempotency keys and are no secret, the MAC is what
+// nobody can guess. Nothing is stored, so the gateway and the notifier, which both hold the
+// encryption keys, write the same address; a page link made under a retired key stops opening.
+
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { derivedKeys, type EnvReader, type SecretKeys } from '@chainpay/platform'
+
+export interface CheckoutLinks {
+  /** {PUBLIC_URL}/pay/{token} */
+  urlOf(paymentId: string): string
+  /** the payment id the token was made for, or null when no configured key made it */
+  paymentIdOf(token: string): string | null
+}
+
+/** 128 bits of an HMAC-SHA256: as hard to guess as 128 random bits */
+const MAC_BYTES = 16
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+/** base64url of the 16 bytes of the id, then of the MAC: 22 characters each */
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{44}$/
+
+export function createCheckoutLinks(options: {
+  publicUrl: string
+  keys: string | SecretKeys
+}): CheckoutLinks {
+  const keys = derivedKeys(options.keys, 'checkout token v1')
+  const base = options.publicUrl.replace(/\/+$/, '')
+  const macOf = (key: Buffer, id: Buffer) =>
+    createHmac('sha256', key).update(id).digest().subarray(0, MAC_BYTES)
+  return {
+    urlOf(paymentId) {
+      const id = paymentId.toLowerCase()
+      if (!UUID_PATTERN.test(id)) throw new RangeError(`checkout link: not a payment id: '${paymentId}'`)
+      const idBytes = Buffer.from(id.replaceAll('-', ''), 'hex')
+      const token = idBytes.toString('base64url') + macOf(keys[0] as Buffer, idBytes).toString('base64url')
+      return `${base}/pay/${token}`
+    },
+    paymentIdOf(token) {
+      if (!TOKEN_PATTERN.test(token)) return null
+      const idBytes = Buffer.from(token.slice(0, 22), 'base64url')
+      const mac = Buffer.from(token.slice(22), 'base64url')
+      // base64url has several spellings of the last character: only the canonical one is the token
+      if (
+        idBytes.toString('base64url') !== token.slice(0, 22) ||
+        mac.toString('base64url') !== token.slice(22)
+      ) {
+        return null
+      }
+      // every key is tried, so that the time taken does not tell which one matched
+      const matches = keys.map((key) => timingSafeEqual(macOf(key, idBytes), mac))
+      if (!matches.includes(true)) return null
+      const hex = idBytes.toString('hex')
+      return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+    },
+  }
+}
+
+/**
+ * PUBLIC_URL: where customers reach the gateway's /pay/ pages, e.g. https://pay.example.com; the
+ * gateway's own address on this machine by default (docs/operations.md, "The customer's page")
+ */
+export function readPublicUrl(read: EnvReader, defaultUrl: string): string {
+  const text = read.string('PUBLIC_URL', { default: defaultUrl })
+  const url = URL.parse(text)
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+    read.problem(
+      `PUBLIC_URL: expected an absolute http(s) URL without query, such as https://pay.example.com, got '${text}'`,
+    )
+    return defaultUrl
+  }
+  return text.replace(/\/+$/, '')
+}

@@ -1,0 +1,245 @@
+// The customer's page over the gateway app (docs/api.md, "The customer's page"): what it shows, its
+// headers, its 404, its status for the script and the customer's cancel. The browser tests
+// (packages/standalone/src/checkout-page.e2e.test.ts) drive the same pages in Chromium.
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  FIXTURE_PUBLIC_URL,
+  FIXTURE_START,
+  json,
+  type MerchantApiFixture,
+  openMerchantApiFixture,
+} from './merchant-api-fixture.js'
+
+const PAYMENTS = '/api/merchant/v1/payments'
+const body = {
+  amount: '10.50',
+  currency: 'USDT',
+  network: 'TRON',
+  description: 'Order <#7>',
+  successRedirectUrl: 'https://shop.example/ok',
+  cancelRedirectUrl: 'https://shop.example/cancel',
+}
+
+let fixture: MerchantApiFixture
+
+beforeEach(async () => {
+  fixture = await openMerchantApiFixture()
+})
+afterEach(() => fixture.close())
+
+const pathOf = (payment: Record<string, unknown>) => new URL(payment.checkoutUrl as string).pathname
+
+async function created(fields: Record<string, unknown> = {}) {
+  const response = await fixture.create({ ...body, ...fields })
+  expect(response.statusCode, response.body).toBe(201)
+  return json(response)
+}
+
+/** what the projection would do: the source of truth's state into the read model */
+async function project(paymentId: string) {
+  const snapshot = await fixture.handler.getPayment({
+    merchantId: fixture.merchant.merchant.merchantId,
+    paymentId,
+  })
+  if (snapshot === null) throw new Error('no such payment')
+  await fixture.readModel.save({
+    paymentId,
+    merchantId: fixture.merchant.merchant.merchantId,
+    revision: snapshot.revision,
+    state: snapshot.payment,
+    updatedAt: FIXTURE_START,
+  })
+}
+
+async function transfer(payment: Record<string, unknown>, amountUnits: string, confirmations: number) {
+  await fixture.handler.recordObservation({
+    kind: 'transfer',
+    network: 'TRON',
+    paymentId: payment.paymentId as string,
+    txHash: 'ab'.repeat(32),
+    transferIndex: 0,
+    address: payment.generatedAddress as string,
+    amountUnits,
+    blockHeight: 100,
+    blockTime: FIXTURE_START,
+    confirmations,
+    status: 'seen',
+    withdrawReason: null,
+    observedAt: FIXTURE_START,
+  })
+  await project(payment.paymentId as string)
+}
+
+describe('checkoutUrl', () => {
+  it('is on the create, get and cancel answers alike, under PUBLIC_URL', async () => {
+    const payment = await created()
+    expect(payment.checkoutUrl).toMatch(new RegExp(`^${FIXTURE_PUBLIC_URL}/pay/[A-Za-z0-9_-]{44}$`))
+    const read = json(await fixture.send('GET', `${PAYMENTS}/${payment.paymentId}`))
+    expect(read.checkoutUrl).toBe(payment.checkoutUrl)
+    const canceled = json(await fixture.send('POST', `${PAYMENTS}/${payment.paymentId}/cancel`))
+    expect(canceled.checkoutUrl).toBe(payment.checkoutUrl)
+  })
+})
+
+describe('GET /pay/{token}', () => {
+  it('shows the payment: merchant, escaped description, exact amount, network, address, QR and time left', async () => {
+    const payment = await created()
+    const response = await fixture.app.inject({ method: 'GET', url: pathOf(payment) })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8')
+    const html = response.body
+    expect(html).toContain('<h1>Pay Test Shop</h1>')
+    expect(html).toContain('Order &lt;#7&gt;')
+    expect(html).not.toContain('Order <#7>')
+    expect(html).toContain('<span class="mono" id="amount">10.5</span> USDT')
+    expect(html).toContain('TRON · TRC20')
+    expect(html).toContain(payment.generatedAddress as string)
+    expect(html).toMatch(/<div class="qr" role="img" aria-label="QR code of the payment"><svg /)
+    expect(html).toContain('data-seconds="1800"')
+    expect(html).toContain('Awaiting payment')
+    expect(html).toContain('<noscript><meta http-equiv="refresh" content="10"></noscript>')
+    expect(html).toContain(`action="${pathOf(payment)}/cancel"`)
+  })
+
+  it('calls the merchant by the display name the operator set, else by its name', async () => {
+    const path = pathOf(await created())
+    await fixture.merchants.updateMerchant(
+      fixture.merchant.merchant.merchantId,
+      { displayName: 'Acme & Söhne' },
+      FIXTURE_START,
+    )
+    const html = (await fixture.app.inject({ method: 'GET', url: path })).body
+    expect(html).toContain('<h1>Pay Acme &amp; Söhne</h1>')
+  })
+
+  it('offers Solana wallets a Solana Pay request to the owner address, with the mint, never the token account', async () => {
+    const payment = await created({ amount: '3', currency: 'USDC', network: 'SOLANA' })
+    const html = (await fixture.app.inject({ method: 'GET', url: pathOf(payment) })).body
+    const link = /<a class="button" href="(solana:[^"]+)">Open in wallet<\/a>/.exec(html)?.[1] ?? ''
+    expect(link.replaceAll('&amp;', '&')).toMatch(
+      new RegExp(
+        `^solana:${payment.generatedAddress}\\?amount=3&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=[1-9A-HJ-NP-Za-km-z]{43,44}&label=Test%20Shop&message=Order%20%3C%237%3E$`,
+      ),
+    )
+    expect(link).not.toContain(payment.generatedTokenAccount as string)
+  })
+
+  it('answers with a strict CSP, no-store, no-referrer and no framing', async () => {
+    const payment = await created()
+    const response = await fixture.app.inject({ method: 'GET', url: pathOf(payment) })
+    expect(response.headers['content-security-policy']).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+        "form-action 'self' https://shop.example; base-uri 'none'; frame-ancestors 'none'",
+    )
+    expect(response.headers['cache-control']).toBe('no-store')
+    expect(response.headers['referrer-policy']).toBe('no-referrer')
+    expect(response.headers['x-frame-options']).toBe('DENY')
+    expect(response.headers['x-content-type-options']).toBe('nosniff')
+  })
+
+  it('speaks German when asked by ?lang= or Accept-Language, English otherwise', async () => {
+    const path = pathOf(await created())
+    const german = await fixture.app.inject({ method: 'GET', url: `${path}?lang=de` })
+    expect(german.body).toContain('<html lang="de">')
+    expect(german.body).toContain('Warten auf Zahlung')
+    const accepted = await fixture.app.inject({
+      method: 'GET',
+      url: path,
+      headers: { 'accept-language': 'fr-FR, de;q=0.8, en;q=0.5' },
+    })
+    expect(accepted.body).toContain('<html lang="de">')
+    const fallback = await fixture.app.inject({
+      method: 'GET',
+      url: path,
+      headers: { 'accept-language': 'fr' },
+    })
+    expect(fallback.body).toContain('<html lang="en">')
+  })
+
+  it('answers an HTML 404 that names no payment for an unknown, altered or merchant-API token', async () => {
+    const payment = await created()
+    const token = pathOf(payment).slice('/pay/'.length)
+    const altered = token.slice(0, 40) + (token[40] === 'A' ? 'B' : 'A') + token.slice(41)
+    for (const path of [`/pay/${altered}`, `/pay/${payment.paymentId}`, '/pay/x', `/pay/${altered}/status`]) {
+      const response = await fixture.app.inject({ method: 'GET', url: path })
+      expect(response.statusCode, path).toBe(404)
+      expect(response.headers['content-type']).toBe('text/html; charset=utf-8')
+      expect(response.body).toContain('There is nothing at this address.')
+      expect(response.body).not.toContain(payment.paymentId as string)
+    }
+  })
+
+  it('shows the confirmations, then the amount still due of an underpayment, then paid with the way back', async () => {
+    const payment = await created()
+    const path = pathOf(payment)
+    const page = async () => (await fixture.app.inject({ method: 'GET', url: path })).body
+    await transfer(payment, '4000000', 3)
+    expect(await page()).toContain('Payment seen: 3 of 20 confirmations')
+    await transfer(payment, '4000000', 20)
+    const underpaid = await page()
+    expect(underpaid).toContain('Not paid in full: send the remaining 6.5 USDT to the same address.')
+    expect(underpaid).toContain('<span class="mono" id="amount">6.5</span> USDT')
+    expect(underpaid).not.toContain('/cancel"')
+    const status = json(await fixture.app.inject({ method: 'GET', url: `${path}/status` }))
+    expect(status).toMatchObject({ status: 'underpaid' })
+    // past expiresAt the rest no longer counts: the page stops asking for it
+    fixture.clock.advance(30 * 60 * 1000)
+    const closed = await page()
+    expect(closed).toContain('Not paid in full, and the time to complete it has passed. Contact the shop.')
+    expect(closed).not.toContain('class="qr"')
+  })
+
+  it('counts paid as final: back to successRedirectUrl after a few seconds, also without JavaScript', async () => {
+    const payment = await created()
+    await transfer(payment, '10500000', 20)
+    const html = (await fixture.app.inject({ method: 'GET', url: pathOf(payment) })).body
+    expect(html).toContain('Paid. Thank you!')
+    expect(html).toContain('data-redirect="https://shop.example/ok"')
+    expect(html).toContain(
+      '<noscript><meta http-equiv="refresh" content="5;url=https://shop.example/ok"></noscript>',
+    )
+    expect(html).toContain('<a class="button" id="back" href="https://shop.example/ok">Back to the shop</a>')
+  })
+})
+
+describe('POST /pay/{token}/cancel', () => {
+  it('cancels for the customer, records who canceled, and sends the customer to cancelRedirectUrl', async () => {
+    const payment = await created()
+    const path = pathOf(payment)
+    const response = await fixture.app.inject({
+      method: 'POST',
+      url: `${path}/cancel`,
+      headers: {
+        origin: FIXTURE_PUBLIC_URL,
+        'sec-fetch-site': 'same-origin',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: '',
+    })
+    expect(response.statusCode).toBe(303)
+    expect(response.headers.location).toBe('https://shop.example/cancel')
+    const events = await fixture.eventStore.readStream(`payment-${payment.paymentId}`)
+    expect(events.at(-1)).toMatchObject({ type: 'PaymentCanceled', data: { canceledBy: 'customer' } })
+    expect((await fixture.app.inject({ method: 'GET', url: path })).body).toContain(
+      'This payment was canceled.',
+    )
+  })
+
+  it('refuses a form from another site, and cancels nothing the merchant could not cancel', async () => {
+    const payment = await created({ cancelRedirectUrl: undefined })
+    const path = pathOf(payment)
+    const foreign = await fixture.app.inject({
+      method: 'POST',
+      url: `${path}/cancel`,
+      headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    })
+    expect(foreign.statusCode).toBe(403)
+    await transfer(payment, '1000000', 1)
+    const late = await fixture.app.inject({ method: 'POST', url: `${path}/cancel` })
+    expect(late.statusCode).toBe(303)
+    expect(late.headers.location).toBe(path)
+    const read = json(await fixture.send('GET', `${PAYMENTS}/${payment.paymentId}`))
+    expect(read.status).toBe('pending')
+  })
+})
