@@ -33,8 +33,8 @@ async function paidPayment(fields: { requiredConfirmations?: number } = {}) {
 }
 
 const statuses = (observations: TransferObservation[]) =>
-  observations.map(({ status, confirmations, withdrawReason }) =>
-    status === 'seen' ? `seen ${confirmations}` : `withdrawn ${withdrawReason}`,
+  observations.map(({ status, confirmations, dropReason }) =>
+    status === 'seen' ? `seen ${confirmations}` : `${status} ${dropReason}`,
   )
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index)
@@ -64,14 +64,14 @@ describe('confirmation tracking', () => {
     const observations = await harness.observations.transfersOf(payment.paymentId)
     expect(statuses(observations)).toEqual([
       'seen 1',
-      'withdrawn DROPPED',
+      'in_doubt null',
       ...range(3, 20).map((confirmations) => `seen ${confirmations}`),
     ])
     expect(observations.at(-1)).toMatchObject({ blockHeight: height, status: 'seen' })
     expect(await harness.store.listTracked('TRON')).toEqual([])
   })
 
-  it("stops looking for a withdrawn transfer once its payment's requirement in blocks has passed", async () => {
+  it("reports a transfer in doubt dropped once its payment's requirement in blocks has passed", async () => {
     const { indexer, payment, height, forked } = await paidPayment({ requiredConfirmations: 5 })
     forked.add(height)
     await mineAndScan(harness, indexer)
@@ -86,7 +86,8 @@ describe('confirmation tracking', () => {
     expect(await harness.store.listTracked('TRON')).toEqual([])
     expect(statuses(await harness.observations.transfersOf(payment.paymentId))).toEqual([
       'seen 1',
-      'withdrawn DROPPED',
+      'in_doubt null',
+      'dropped EXPIRED',
     ])
   })
 
@@ -102,7 +103,7 @@ describe('confirmation tracking', () => {
     await mineAndScan(harness, restarted)
 
     const observations = await harness.observations.transfersOf(payment.paymentId)
-    expect(statuses(observations)).toEqual(['seen 1', 'withdrawn DROPPED', 'seen 1'])
+    expect(statuses(observations)).toEqual(['seen 1', 'in_doubt null', 'seen 1'])
     expect(observations.at(-1)).toMatchObject({ blockHeight: height + 2, txHash: observations[0]?.txHash })
     expect(restarted.watchSet.size).toBe(0)
   })
@@ -114,14 +115,14 @@ describe('confirmation tracking', () => {
 
     const observations = await harness.observations.settle()
     const withdrawal = observations.findIndex(
-      (observation) => observation.kind === 'transfer' && observation.status === 'withdrawn',
+      (observation) => observation.kind === 'transfer' && observation.status === 'in_doubt',
     )
     expect(withdrawal).toBeGreaterThan(-1)
     // five confirmations are reached when the head is four blocks above the transfer
     expect(progressHeights(observations.slice(0, withdrawal)).at(-1)).toBe(height + 3)
     expect(statuses(await harness.observations.transfersOf(payment.paymentId))).toEqual([
       'seen 1',
-      'withdrawn DROPPED',
+      'in_doubt null',
     ])
   })
 

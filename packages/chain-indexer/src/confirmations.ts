@@ -21,7 +21,7 @@ import {
   Topics,
   type TrackedTransfer,
 } from '@chainpay/ports'
-import { observationMessage, transferObservation } from './observations.js'
+import { observationMessage, type TransferReport, transferObservation } from './observations.js'
 
 export interface TransferTracker {
   /** transfers followed: counting, or withdrawn and looked for */
@@ -51,15 +51,13 @@ export interface TransferTrackerOptions {
 /** the payment a transfer pays, with the confirmations it requires */
 export type Payee = Pick<TrackedTransfer, 'paymentId' | 'requiredConfirmations'>
 
-type WithdrawReason = 'DROPPED' | 'REVERTED'
-
 interface Change {
   /** the transfer as it stands now */
   transfer: TrackedTransfer
   /** false: stop following it */
   follow: boolean
   /** what to publish about it first */
-  report?: { status: 'seen' } | { status: 'withdrawn'; reason: WithdrawReason }
+  report?: TransferReport
 }
 
 export function createTransferTracker(options: TransferTrackerOptions): TransferTracker {
@@ -99,14 +97,15 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
         { paymentId: transfer.paymentId, txHash: transfer.txHash, height: transfer.blockHeight },
         'the block of a transfer is still missing when it would be final; taking it as skipped',
       )
-      return withdraw(transfer, 'DROPPED', head)
+      return withdraw(transfer, head)
     }
     const onChain = findTransfer(block, transfer)
     if (onChain === undefined) {
       // the same block without the transfer contradicts an earlier answer: ask again next time
-      return block.hash === transfer.blockHash ? undefined : withdraw(transfer, 'DROPPED', head)
+      return block.hash === transfer.blockHash ? undefined : withdraw(transfer, head)
     }
-    if (!onChain.success) return withdraw(transfer, 'REVERTED', head)
+    if (!onChain.success)
+      return { transfer, follow: false, report: { status: 'dropped', reason: 'REVERTED' } }
     const grew = confirmations > transfer.confirmations
     if (!grew && block.hash === transfer.blockHash) return undefined
     // a block replaced by one that still holds the transfer: same transfer, new block hash
@@ -123,7 +122,9 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
     head: ChainHead,
     block?: ChainBlock,
   ): Change | undefined {
-    if (head.height > untilHeight) return { transfer, follow: false }
+    // not back within as many blocks as its payment requires: the chain has moved on without it
+    if (head.height > untilHeight)
+      return { transfer, follow: false, report: { status: 'dropped', reason: 'EXPIRED' } }
     const onChain = block && findTransfer(block, transfer)
     if (block === undefined || !onChain?.success) return undefined
     const confirmations = confirmationsAt(block.height, head, transfer.requiredConfirmations)
@@ -177,10 +178,10 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
         changes.push(change)
         if (change.report === undefined) continue
         messages.push(observationMessage(transferObservation(change.transfer, change.report, observedAt)))
-        if (change.report.status === 'withdrawn') {
+        if (change.report.status !== 'seen') {
           logger.info(
-            { paymentId: transfer.paymentId, txHash: transfer.txHash, reason: change.report.reason },
-            'transfer withdrawn',
+            { paymentId: transfer.paymentId, txHash: transfer.txHash, report: change.report },
+            'counted transfer no longer on chain',
           )
         }
       }
@@ -200,12 +201,12 @@ function counted(transfer: TrackedTransfer, block: ChainBlock, reportSeen: boole
   return reportSeen ? { transfer: next, follow, report: { status: 'seen' } } : { transfer: next, follow }
 }
 
-/** withdrawn: looked for as many blocks again as its payment requires confirmations */
-function withdraw(transfer: TrackedTransfer, reason: WithdrawReason, head: ChainHead): Change {
+/** in doubt: looked for as many blocks again as its payment requires confirmations */
+function withdraw(transfer: TrackedTransfer, head: ChainHead): Change {
   return {
     transfer: { ...transfer, withdrawnUntilHeight: head.height + transfer.requiredConfirmations },
     follow: true,
-    report: { status: 'withdrawn', reason },
+    report: { status: 'in_doubt' },
   }
 }
 

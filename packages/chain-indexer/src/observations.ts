@@ -2,6 +2,7 @@
 // by payment id (so that one payment's observations stay in order), progress keyed by network.
 
 import type { ChainObservationMessage, TransferObservation, WatchingObservation } from '@chainpay/contracts'
+import type { DropReason } from '@chainpay/domain'
 import type { BusMessage, TrackedTransfer, WatchedAddress } from '@chainpay/ports'
 
 export const ObservationHeaders = { kind: 'observation-kind' } as const
@@ -14,10 +15,16 @@ export function observationMessage(observation: ChainObservationMessage): BusMes
   }
 }
 
-/** 'seen' with the given confirmations, or 'withdrawn' for the reason, of a tracked transfer */
+/** what the indexer says about a tracked transfer (docs/api.md, "Transfers the chain takes back") */
+export type TransferReport =
+  | { status: 'seen' }
+  | { status: 'in_doubt' }
+  | { status: 'dropped'; reason: DropReason }
+
+/** 'seen' with the given confirmations, 'in_doubt', or 'dropped' for the reason, of a tracked transfer */
 export function transferObservation(
   transfer: TrackedTransfer,
-  change: { status: 'seen' } | { status: 'withdrawn'; reason: 'DROPPED' | 'REVERTED' },
+  change: TransferReport,
   observedAt: string,
 ): TransferObservation {
   return {
@@ -32,7 +39,7 @@ export function transferObservation(
     blockTime: transfer.blockTime,
     confirmations: transfer.confirmations,
     status: change.status,
-    withdrawReason: change.status === 'withdrawn' ? change.reason : null,
+    dropReason: change.status === 'dropped' ? change.reason : null,
     observedAt,
   }
 }

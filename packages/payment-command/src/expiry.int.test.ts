@@ -79,7 +79,7 @@ describe('createDeadlineKeeper', () => {
       blockTime: '2026-11-21T14:05:00.000Z',
       confirmations: 1,
       status: 'seen',
-      withdrawReason: null,
+      dropReason: null,
       observedAt: '2026-11-21T14:05:00.000Z',
     })
     const later = await create('later')

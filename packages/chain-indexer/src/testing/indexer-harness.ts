@@ -92,13 +92,9 @@ export async function observeChain(bus: Bus): Promise<ObservationLog & { stop():
   }
 }
 
-/** what a payment's transfer observations said, in order: [status, confirmations, withdrawReason] */
+/** what a payment's transfer observations said, in order: [status, confirmations, dropReason] */
 export function statusTrail(observations: TransferObservation[]): Array<[string, number, string | null]> {
-  return observations.map(({ status, confirmations, withdrawReason }) => [
-    status,
-    confirmations,
-    withdrawReason,
-  ])
+  return observations.map(({ status, confirmations, dropReason }) => [status, confirmations, dropReason])
 }
 
 export interface TestPayment {
