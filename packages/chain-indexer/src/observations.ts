@@ -1,5 +1,5 @@
-// The chain observations the indexer publishes, as bus messages: transfers and watching reports keyed
-// by payment id (so that one payment's observations stay in order), progress keyed by network.
+// The chain observations the indexer publishes, as bus messages: transfers, foreign funds and watching
+// reports keyed by payment id (so that one payment's observations stay in order), progress keyed by network.
 
 import type { ChainObservationMessage, TransferObservation, WatchingObservation } from '@chainpay/contracts'
 import type { DropReason } from '@chainpay/domain'
@@ -42,6 +42,34 @@ export function transferObservation(
     dropReason: change.status === 'dropped' ? change.reason : null,
     observedAt,
   }
+}
+
+/**
+ * The bus message about a tracked transfer: a transfer observation, or for foreign funds a
+ * foreign_funds one while seen (they are recorded only once final, so their loss needs no report).
+ */
+export function trackedObservation(
+  transfer: TrackedTransfer,
+  report: TransferReport,
+  observedAt: string,
+): BusMessage | undefined {
+  if (transfer.foreign === null) return observationMessage(transferObservation(transfer, report, observedAt))
+  if (report.status !== 'seen') return undefined
+  return observationMessage({
+    kind: 'foreign_funds',
+    network: transfer.network,
+    paymentId: transfer.paymentId,
+    txHash: transfer.txHash,
+    transferIndex: transfer.index,
+    address: transfer.address,
+    currency: transfer.foreign.currency,
+    decimals: transfer.foreign.decimals,
+    amountUnits: transfer.amountUnits,
+    blockHeight: transfer.blockHeight,
+    blockTime: transfer.blockTime,
+    confirmations: transfer.confirmations,
+    observedAt,
+  })
 }
 
 /** the indexer watches the address and has checked every block since its payment's creation */

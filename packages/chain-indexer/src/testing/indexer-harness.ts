@@ -222,8 +222,9 @@ export async function servedIndexer(
   harness: IndexerHarness,
   network: string,
   connect: (node: SimulatorNode) => ChainClient,
+  overrides: Partial<ChainIndexerOptions> = {},
 ): Promise<ChainIndexer> {
-  const indexer = harnessIndexer(harness, network, { client: connect(await harness.serve()) })
+  const indexer = harnessIndexer(harness, network, { ...overrides, client: connect(await harness.serve()) })
   await indexer.scanOnce()
   return indexer
 }
