@@ -132,7 +132,14 @@ export function createCoverage(options: CoverageOptions): Coverage {
     if (addresses.size === 0) return
     logger.info({ from, through, addresses: addresses.size }, 'rescanning blocks for newly watched addresses')
     for (let batchStart = from; batchStart <= through; batchStart += batchSize) {
-      const blocks = await client.getBlocks(batchStart, Math.min(through, batchStart + batchSize - 1))
+      const batchEnd = Math.min(through, batchStart + batchSize - 1)
+      // the blocks this run just matched are kept: the usual backfill reads nothing
+      const kept = Array.from({ length: batchEnd - batchStart + 1 }, (_, at) =>
+        history.recentBlock(batchStart + at),
+      )
+      const blocks = kept.every((block) => block !== undefined)
+        ? (kept as ChainBlock[])
+        : await client.getBlocks(batchStart, batchEnd)
       for (const block of blocks) context.fetched.set(block.height, block)
       const found = matchTransfers(network, blocks, context.head, (transfer) =>
         addresses.has(transfer.to) ? payeeOf(transfer) : undefined,
