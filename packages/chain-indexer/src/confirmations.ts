@@ -26,6 +26,7 @@ import {
   type ChainHead,
   type ChainIndexerStore,
   type ChainTransfer,
+  type FinalInclusion,
   Topics,
   type TrackedTransfer,
 } from '@chainpay/ports'
@@ -90,7 +91,6 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
 
   /** fetches the followed heights that this run has neither scanned nor fetched (after a restart) */
   async function fetchUnknownHeights(fetched: Map<number, ChainBlock>): Promise<void> {
-    for (const block of fetched.values()) scanned.set(block.height, block.hash)
     const heights = new Set([...followed.values()].map((transfer) => transfer.blockHeight))
     const missing = [...heights].filter((height) => !scanned.has(height)).sort((a, b) => a - b)
     for (const [from, to] of contiguousRuns(missing)) {
@@ -131,14 +131,7 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
     const inclusion = await client.finalInclusion(transfer.txHash)
     if (inclusion === undefined) return 'pending'
     askedAt.delete(key)
-    if (!inclusion.success)
-      return { transfer, follow: false, report: { status: 'dropped', reason: 'REVERTED' } }
-    const final = {
-      ...transfer,
-      blockHeight: inclusion.blockHeight,
-      confirmations: transfer.requiredConfirmations,
-    }
-    return { transfer: { ...final, withdrawnUntilHeight: null }, follow: false, report: { status: 'seen' } }
+    return decidedBy(transfer, inclusion)
   }
 
   async function recountCounting(
@@ -203,16 +196,8 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
     if (client.finalInclusion === undefined || transfer.expiresAt === null) return dropped
     if (Date.parse(head.time) <= Date.parse(transfer.expiresAt)) return undefined
     const inclusion = await client.finalInclusion(transfer.txHash)
-    if (inclusion === undefined) return dropped
-    if (!inclusion.success)
-      return { transfer, follow: false, report: { status: 'dropped', reason: 'REVERTED' } }
-    // included where this run did not scan (a deeper fork than the rescan): final there
-    const final = {
-      ...transfer,
-      blockHeight: inclusion.blockHeight,
-      confirmations: transfer.requiredConfirmations,
-    }
-    return { transfer: { ...final, withdrawnUntilHeight: null }, follow: false, report: { status: 'seen' } }
+    // had it been included where this run did not scan (a fork deeper than the rescan): final there
+    return inclusion === undefined ? dropped : decidedBy(transfer, inclusion)
   }
 
   return {
@@ -287,6 +272,19 @@ function counted(transfer: TrackedTransfer, block: ChainBlock | undefined, repor
       : { ...transfer, blockHeight: block.height, blockHash: block.hash, blockTime: block.time }
   const follow = next.confirmations < next.requiredConfirmations
   return reportSeen ? { transfer: next, follow, report: { status: 'seen' } } : { transfer: next, follow }
+}
+
+/** as the final chain has it: final where it is, or dropped when it failed there */
+function decidedBy(transfer: TrackedTransfer, inclusion: FinalInclusion): Change {
+  if (!inclusion.success)
+    return { transfer, follow: false, report: { status: 'dropped', reason: 'REVERTED' } }
+  const final = {
+    ...transfer,
+    blockHeight: inclusion.blockHeight,
+    confirmations: transfer.requiredConfirmations,
+    withdrawnUntilHeight: null,
+  }
+  return { transfer: final, follow: false, report: { status: 'seen' } }
 }
 
 /** in doubt: looked for as many blocks again as its payment requires confirmations */
