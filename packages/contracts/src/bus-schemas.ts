@@ -177,13 +177,28 @@ export function parsePaymentEventMessage(json: string): PaymentEventMessage {
   return { ...envelope, schemaVersion: paymentEventSchemas[event.type].version, ...event }
 }
 
+/**
+ * A transfer observation of the version before in-doubt (status 'withdrawn', withdrawReason), still
+ * on the bus during an upgrade, in today's terms: a rollback (DROPPED) is in doubt, a transaction
+ * the chain holds failed (REVERTED) is dropped.
+ */
+function fromWithdrawn(value: unknown): unknown {
+  const legacy = value as { status?: unknown; withdrawReason?: unknown }
+  if (legacy.status !== 'withdrawn' || !('withdrawReason' in legacy)) return value
+  const { withdrawReason, ...rest } = legacy
+  if (withdrawReason === 'DROPPED') return { ...rest, status: 'in_doubt', dropReason: null }
+  if (withdrawReason === 'REVERTED') return { ...rest, status: 'dropped', dropReason: 'REVERTED' }
+  return value
+}
+
 /** a chain observation message from its JSON text, checked against the schema of its kind */
 export function parseChainObservationMessage(json: string): ChainObservationMessage {
   const value = parseJson('chain observation message', json)
   const kind = typeof value === 'object' && value !== null ? (value as { kind?: unknown }).kind : undefined
   if (typeof kind === 'string' && Object.hasOwn(observationValidators, kind)) {
     const validator = observationValidators[kind as keyof typeof observationValidators]
-    if (validator.Check(value)) return value as ChainObservationMessage
+    const current = kind === 'transfer' ? fromWithdrawn(value) : value
+    if (validator.Check(current)) return current as ChainObservationMessage
     throw new MessageFormatError(`chain observation message (${kind}): ${describeProblems(validator, value)}`)
   }
   throw new MessageFormatError(

@@ -129,6 +129,18 @@ describe('parseChainObservationMessage', () => {
     }
   })
 
+  it('reads a withdrawn transfer of the version before in-doubt: a rollback in doubt, a failed one dropped', () => {
+    const { dropReason: _reason, ...older } = transferObservation
+    const withdrawn = (withdrawReason: string) =>
+      parseChainObservationMessage(JSON.stringify({ ...older, status: 'withdrawn', withdrawReason }))
+    expect(withdrawn('DROPPED')).toEqual({ ...transferObservation, status: 'in_doubt', dropReason: null })
+    expect(withdrawn('REVERTED')).toEqual({
+      ...transferObservation,
+      status: 'dropped',
+      dropReason: 'REVERTED',
+    })
+  })
+
   it('agrees with ChainObservationMessageSchema', () => {
     const validator = Compile(ChainObservationMessageSchema)
     expect(validator.Check(transferObservation)).toBe(true)
@@ -163,7 +175,7 @@ describe('parseChainObservationMessage', () => {
     ['a fractional amount', { amountUnits: '10.5' }, /\/amountUnits/],
     ['an unknown status', { status: 'pending' }, /\/status/],
     ['an unknown drop reason', { dropReason: 'LOST' }, /\/dropReason/],
-    ['the status of versions before in-doubt', { status: 'withdrawn' }, /\/status/],
+    ['a withdrawn status without its reason', { status: 'withdrawn' }, /\/status/],
     ['a negative confirmation count', { confirmations: -1 }, /\/confirmations/],
     ['an extra field', { memo: 'x' }, /memo/],
   ])('rejects a transfer with %s', (_case, fields, problem) => {
