@@ -51,7 +51,7 @@ describe('the chain indexer over the Solana RPC client', () => {
       address: payment.address,
       amountUnits: '10000000000',
       status: 'seen',
-      withdrawReason: null,
+      dropReason: null,
     })
     expect(await harness.store.listTracked('SOLANA')).toEqual([])
   })
@@ -96,7 +96,7 @@ describe('the chain indexer over the Solana RPC client', () => {
     expect(observations.at(-1)?.confirmations).toBe(2)
   })
 
-  it('withdraws a payment whose transaction the chain drops before it is final', async () => {
+  it('puts in doubt a transfer whose transaction the chain drops before it is final', async () => {
     const payment = await watchedPayment(indexer, 'SOL')
     const { txHash } = await submit({ to: payment.address, amount: '10', currency: 'SOL' })
     await mineAndScan(harness, indexer)
@@ -109,7 +109,7 @@ describe('the chain indexer over the Solana RPC client', () => {
     expect(statusTrail(await harness.observations.transfersOf(payment.paymentId))).toEqual([
       ['seen', 1, null],
       ['seen', 3, null],
-      ['withdrawn', 3, 'DROPPED'],
+      ['in_doubt', 3, null],
     ])
   })
 })

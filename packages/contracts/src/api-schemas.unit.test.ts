@@ -164,6 +164,7 @@ const view = {
   receivedFeeAmount: null,
   receivedNetAmount: null,
   checkoutUrl: 'https://pay.example.com/pay/C7h8UmxvTh6aey8dHDxaa3FZ4kKx1o8pY2Qf2yVb1cU7bHw',
+  foreignFunds: [],
 }
 
 describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
@@ -244,6 +245,7 @@ const SPEC_PAYMENT_FIELDS = [
   'lateFunds',
   'receivedFeeAmount',
   'receivedNetAmount',
+  'foreignFunds',
   'checkoutUrl',
 ]
 

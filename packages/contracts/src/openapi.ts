@@ -93,12 +93,14 @@ const WEBHOOK_SUMMARIES: Record<WebhookEventKind, string> = {
   'payment.overpaid': 'The confirmed total is above the expected amount',
   'payment.expired': 'The payment passed expiresAt with nothing received',
   'payment.canceled': 'The merchant canceled the payment',
-  'payment.failed': 'A counted transfer was dropped or reverted by the chain',
+  'payment.failed': 'The chain dropped or reverted the counted transfers for good, and expiresAt has passed',
   'payment.late_funds': 'Funds arrived after the payment expired or was canceled; the status does not change',
   'payment.transfer_detected':
     'A transfer that counts toward the payment was first seen, before its confirmations; the status does not change',
   'payment.underpaid_final':
     'The underpaid payment reached expiresAt: no further transfer counts, the shortfall is final',
+  'payment.foreign_funds':
+    "Funds of another asset (or TRX a contract sent) reached the payment's address; the status does not change",
 }
 
 function webhookOperation(kind: WebhookEventKind) {

@@ -16,6 +16,7 @@ export const WebhookEventKinds = [
   'payment.late_funds',
   'payment.transfer_detected',
   'payment.underpaid_final',
+  'payment.foreign_funds',
 ] as const
 
 export type WebhookEventKind = (typeof WebhookEventKinds)[number]
@@ -44,6 +45,8 @@ export interface WebhookPaymentFields {
   required_confirmations?: number
   /** payment.transfer_detected only: the transfer first seen, before its confirmations */
   transfer?: { tx_hash: string; amount: string; confirmations: number }
+  /** payment.foreign_funds only: the funds of another asset (docs/api.md, "Foreign funds") */
+  foreign_funds?: { tx_hash: string; currency: string; amount: string }
 }
 
 export interface WebhookBodyInput {
@@ -83,6 +86,7 @@ export function renderWebhookBody(input: WebhookBodyInput, timestampSeconds: num
     late_funds: payment.late_funds,
     required_confirmations: payment.required_confirmations,
     transfer: payment.transfer,
+    foreign_funds: payment.foreign_funds,
   }
   // The amount is spliced in as text because a JS number cannot hold 123456789012345678.123456,
   // and would turn 10.50 into 10.5; the pattern above makes the text a valid JSON number.
@@ -153,6 +157,15 @@ export const WebhookBodySchema = Type.Object(
             {
               description:
                 'payment.transfer_detected only: the transfer first seen, before its confirmations',
+            },
+          ),
+        ),
+        foreign_funds: Type.Optional(
+          Type.Object(
+            { tx_hash: Type.String(), currency: Type.String(), amount: DecimalTextSchema },
+            {
+              description:
+                "payment.foreign_funds only: funds of another asset (or TRX a contract sent) to the payment's address",
             },
           ),
         ),

@@ -25,6 +25,7 @@ export const paymentHistoryEventTypes = {
   TransferDetected: 'transfer.detected',
   TransferConfirmationsUpdated: 'transfer.confirmations_updated',
   TransferWithdrawn: 'transfer.withdrawn',
+  TransferDropped: 'transfer.dropped',
   PaymentConfirmed: 'payment.confirmed',
   PaymentUnderpaid: 'payment.underpaid',
   PaymentOverpaid: 'payment.overpaid',
@@ -33,6 +34,7 @@ export const paymentHistoryEventTypes = {
   PaymentFailed: 'payment.failed',
   LateFundsReceived: 'late_funds.received',
   PaymentUnderpaidFinalized: 'payment.underpaid_finalized',
+  ForeignFundsReceived: 'foreign_funds.received',
 } as const satisfies Record<PaymentEventType, string>
 
 export type PaymentHistoryEventType = (typeof paymentHistoryEventTypes)[PaymentEventType]

@@ -35,12 +35,22 @@ export interface PaymentView {
   receivedNetAmount: string | null
   /** the customer's page, {PUBLIC_URL}/pay/{checkoutToken} (docs/api.md, "The customer's page") */
   checkoutUrl: string
+  /** docs/api.md, "Foreign funds" */
+  foreignFunds: ForeignFundsView[]
 }
 
 export interface LateFundsView {
   txHash: string
   amount: string
   /** the time of the block that carried the transfer */
+  receivedAt: string
+}
+
+export interface ForeignFundsView {
+  txHash: string
+  currency: string
+  amount: string
+  /** the time of the block that carried them */
   receivedAt: string
 }
 
@@ -89,10 +99,15 @@ function v1PaymentView(payment: OpenPayment): Omit<PaymentView, keyof ReadingBac
 
 type ReadingBackFields = Pick<
   PaymentView,
-  'description' | 'requiredConfirmations' | 'lateFunds' | 'receivedFeeAmount' | 'receivedNetAmount'
+  | 'description'
+  | 'requiredConfirmations'
+  | 'lateFunds'
+  | 'receivedFeeAmount'
+  | 'receivedNetAmount'
+  | 'foreignFunds'
 >
 
-/** the fields v1.1 adds after the fees (docs/api.md, "The payment object") */
+/** the fields v1.1 adds after the fees (docs/api.md, "The payment object" and "Foreign funds") */
 function readingBackFields(payment: OpenPayment): ReadingBackFields {
   const { created } = payment
   const units = (value: string) => formatUnits(value, created.decimals)
@@ -105,6 +120,12 @@ function readingBackFields(payment: OpenPayment): ReadingBackFields {
       receivedAt: transfer.blockTime,
     })),
     ...receivedSettlement(payment),
+    foreignFunds: payment.foreignFunds.map((funds) => ({
+      txHash: funds.txHash,
+      currency: funds.currency,
+      amount: formatUnits(funds.amountUnits, funds.decimals),
+      receivedAt: funds.blockTime,
+    })),
   }
 }
 

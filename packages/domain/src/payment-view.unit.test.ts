@@ -4,6 +4,7 @@ import {
   at,
   eventsFor,
   foldPayment,
+  foreignFunds,
   lateFunds,
   paymentCreated,
   paymentId,
@@ -42,6 +43,7 @@ describe('toPaymentView', () => {
       lateFunds: [],
       receivedFeeAmount: null,
       receivedNetAmount: null,
+      foreignFunds: [],
       checkoutUrl,
     })
   })
@@ -110,6 +112,13 @@ describe('toPaymentView', () => {
     },
   )
 
+  it('shows foreign funds in their own currency and block time', () => {
+    const payment = foldPayment([paymentCreated(), foreignFunds({ amountUnits: '7250000' })])
+    expect(toPaymentView(payment, checkoutUrl).foreignFunds).toEqual([
+      { txHash: 'tx-trx', currency: 'TRX', amount: '7.25', receivedAt: at(5) },
+    ])
+  })
+
   it('shows the generated token account of an SPL payment', () => {
     const payment = foldPayment([
       paymentCreated({ tokenStandard: 'SPL', network: 'SOLANA', tokenAccount: 'Ata111' }),
@@ -173,7 +182,7 @@ describe('toCreatedPaymentView', () => {
       successRedirectUrl: null,
       cancelRedirectUrl: null,
     })
-    expect(Object.keys(view).slice(-12)).toEqual([
+    expect(Object.keys(view).slice(-13)).toEqual([
       'metadata',
       'callbackUrl',
       'successRedirectUrl',
@@ -185,6 +194,7 @@ describe('toCreatedPaymentView', () => {
       'lateFunds',
       'receivedFeeAmount',
       'receivedNetAmount',
+      'foreignFunds',
       'checkoutUrl',
     ])
   })

@@ -17,6 +17,7 @@ const kindsByEventType: Record<PaymentEventType, WebhookEventKind | null> = {
   TransferDetected: 'payment.transfer_detected',
   TransferConfirmationsUpdated: null,
   TransferWithdrawn: null,
+  TransferDropped: null,
   PaymentConfirmed: 'payment.confirmed',
   PaymentUnderpaid: 'payment.underpaid',
   PaymentOverpaid: 'payment.overpaid',
@@ -25,6 +26,7 @@ const kindsByEventType: Record<PaymentEventType, WebhookEventKind | null> = {
   PaymentFailed: 'payment.failed',
   LateFundsReceived: 'payment.late_funds',
   PaymentUnderpaidFinalized: 'payment.underpaid_final',
+  ForeignFundsReceived: 'payment.foreign_funds',
 }
 
 /** the webhook kind a payment event is announced as; null for events merchants do not get */
@@ -34,7 +36,7 @@ export function webhookKindOf(type: PaymentEventType): WebhookEventKind | null {
 
 /**
  * The payment object of a webhook body: the payment as it is after `event`, with the amount exactly
- * as the merchant sent it, computed amounts canonical, and for late funds the late transfer.
+ * as the merchant sent it, computed amounts canonical, for late funds the late transfer and for foreign funds those funds.
  */
 export function webhookPaymentFields(
   state: OpenPayment,
@@ -69,6 +71,13 @@ export function webhookPaymentFields(
       tx_hash: event.data.txHash,
       amount: formatUnits(event.data.amountUnits, state.created.decimals),
       confirmations: event.data.confirmations,
+    }
+  }
+  if (event.type === 'ForeignFundsReceived') {
+    fields.foreign_funds = {
+      tx_hash: event.data.txHash,
+      currency: event.data.currency,
+      amount: formatUnits(event.data.amountUnits, event.data.decimals),
     }
   }
   return fields

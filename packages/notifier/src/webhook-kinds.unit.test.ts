@@ -4,6 +4,7 @@ import {
   at,
   confirmationsUpdated,
   foldPayment,
+  foreignFunds,
   lateFunds,
   settled,
   transferDetected,
@@ -34,12 +35,14 @@ describe('webhookKindOf', () => {
     ['PaymentUnderpaidFinalized', 'payment.underpaid_final'],
     ['TransferConfirmationsUpdated', null],
     ['TransferWithdrawn', null],
+    ['TransferDropped', null],
+    ['ForeignFundsReceived', 'payment.foreign_funds'],
   ] as const)('announces %s as %s', (type, kind) => {
     expect(webhookKindOf(type)).toBe(kind)
   })
 
   it('knows every event type', () => {
-    expect(PaymentEventTypes.filter((type) => webhookKindOf(type) !== null)).toHaveLength(10)
+    expect(PaymentEventTypes.filter((type) => webhookKindOf(type) !== null)).toHaveLength(11)
   })
 })
 
@@ -139,5 +142,22 @@ describe('webhookPaymentFields', () => {
     expect(fields).toMatchObject({ status: 'UNDERPAID', received_amount: '10', tx_hash: transfer.txHash })
     expect(fields.transfer).toBeUndefined()
     expect(fields.required_confirmations).toBeUndefined()
+  })
+
+  it('adds the foreign funds, in their own currency, to foreign funds; the status stays', () => {
+    const trx = foreignFunds({ paymentId, txHash: 'ef'.repeat(32), amountUnits: '7250000' })
+    const fields = webhookPaymentFields(
+      foldPayment([{ type: 'PaymentCreated', data: created }, trx]),
+      trx,
+      checkoutUrl,
+    )
+    expect(fields).toMatchObject({
+      status: 'PENDING',
+      received_amount: null,
+      foreign_funds: { tx_hash: 'ef'.repeat(32), currency: 'TRX', amount: '7.25' },
+    })
+    expect(
+      renderWebhookBody({ id: 'evt_2', event: 'payment.foreign_funds', payment: fields }, 1_763_733_960),
+    ).toContain(`"foreign_funds":{"tx_hash":"${'ef'.repeat(32)}","currency":"TRX","amount":"7.25"}`)
   })
 })

@@ -84,7 +84,8 @@ export interface Payment {
   checkoutUrl: string
   /** funds that arrived after the payment closed or after expiresAt */
   lateFunds: LateFunds[]
-  foreignFunds?: ForeignFunds[]
+  /** funds of another asset sent to the payment's address; they do not change the status */
+  foreignFunds: ForeignFunds[]
   /** create response only */
   callbackUrl?: string | null
   successRedirectUrl?: string | null

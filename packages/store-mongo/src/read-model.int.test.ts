@@ -6,7 +6,7 @@ import { mongoCollections } from './collections.js'
 import { type MongoDatabase, openMongoDatabase } from './database.js'
 import { escapeKeys } from './document-keys.js'
 import { createMongoPaymentReadModel, mongoPaymentListFilter, paymentReadModelIndexes } from './read-model.js'
-import { migrateMongoDatabase, readModelComponent } from './schema-versions.js'
+import { migrateMongoDatabase, readModelComponent, schemaVersionsCollection } from './schema-versions.js'
 import { dropTestDatabase, freshTestDatabase } from './test-database.js'
 
 const freshDatabase = (collection?: string) =>
@@ -169,6 +169,28 @@ describe('a page of the list', () => {
         expect(JSON.stringify(explained.queryPlanner.winningPlan)).toContain('"indexName":"listed"')
         expect(explained.executionStats.totalDocsExamined).toBeLessThanOrEqual(query.limit)
       }
+    } finally {
+      await dropped(mongo)
+    }
+  })
+})
+
+describe('read model migrations', () => {
+  it('give the states written before foreign funds an empty list of them', async () => {
+    const mongo = await freshDatabase()
+    try {
+      const document = samplePaymentDocument('pay_1', 4)
+      await createMongoPaymentReadModel(mongo.db).save(document)
+      const payments = mongo.db.collection(mongoCollections.paymentsRead)
+      // as the build before foreign funds left it, at version 1 of its component
+      await payments.updateOne({ _id: 'pay_1' as never }, { $unset: { 'state.foreignFunds': '' } })
+      await mongo.db
+        .collection(schemaVersionsCollection)
+        .updateOne({ _id: 'read-model:payments_read' as never }, { $set: { version: 1 } }, { upsert: true })
+      expect((await payments.findOne({ _id: 'pay_1' as never }))?.state).not.toHaveProperty('foreignFunds')
+
+      await migrateMongoDatabase(mongo.db)
+      expect(await createMongoPaymentReadModel(mongo.db).get('pay_1')).toEqual(document)
     } finally {
       await dropped(mongo)
     }

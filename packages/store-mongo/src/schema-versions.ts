@@ -94,6 +94,15 @@ export function readModelComponent(collection: string): MongoComponent {
           await indexMigration('', paymentReadModelIndexes(collection), ['listed']).apply(db)
         },
       },
+      {
+        // docs/api.md, "Foreign funds": every payment state has the list, empty before this version
+        description: 'payment states record foreign funds',
+        apply: async (db) => {
+          await db
+            .collection(collection)
+            .updateMany({ 'state.foreignFunds': { $exists: false } }, { $set: { 'state.foreignFunds': [] } })
+        },
+      },
     ],
   }
 }

@@ -50,6 +50,15 @@ export function readModelMigrations(table: string): readonly SqliteMigration[] {
           CREATE INDEX ${table}_listed ON ${table} (merchant_id, created_at, payment_id);
         `),
     },
+    {
+      // docs/api.md, "Foreign funds": every payment state has the list, empty before this version
+      description: 'payment states record foreign funds',
+      apply: (db) =>
+        db.exec(`
+          UPDATE ${table} SET state = json_set(state, '$.foreignFunds', json('[]'))
+          WHERE json_type(state, '$.foreignFunds') IS NULL
+        `),
+    },
   ]
 }
 

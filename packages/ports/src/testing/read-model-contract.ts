@@ -199,6 +199,7 @@ export function samplePaymentDocument(
       },
     ],
     lateTransfers: [],
+    foreignFunds: [],
     txHash: 'a1'.repeat(32),
     receivedUnits: null,
     confirmedAt: null,
@@ -237,6 +238,7 @@ function listedDocument(
       confirmedAt: null,
       closedAt: null,
       failureReason: null,
+      foreignFunds: [],
     },
     updatedAt: created.createdAt,
   }

@@ -65,7 +65,7 @@ async function transfer(payment: Record<string, unknown>, amountUnits: string, c
     blockTime: FIXTURE_START,
     confirmations,
     status: 'seen',
-    withdrawReason: null,
+    dropReason: null,
     observedAt: FIXTURE_START,
   })
   await project(payment.paymentId as string)

@@ -77,6 +77,7 @@ describe('POST /payments', () => {
       receivedFeeAmount: null,
       receivedNetAmount: null,
       checkoutUrl: fixture.checkoutDeps.checkoutLinks.urlOf(payment.paymentId as string),
+      foreignFunds: [],
     })
   })
 
@@ -123,6 +124,7 @@ describe('POST /payments', () => {
       'lateFunds',
       'receivedFeeAmount',
       'receivedNetAmount',
+      'foreignFunds',
       'checkoutUrl',
     ])
   })
@@ -660,7 +662,7 @@ describe('POST /payments/:paymentId/cancel', () => {
       blockTime: FIXTURE_START,
       confirmations: 1,
       status: 'seen',
-      withdrawReason: null,
+      dropReason: null,
       observedAt: FIXTURE_START,
     })
     const response = await cancel(created.paymentId)

@@ -1,6 +1,7 @@
 // Reading back (docs/api.md, "GET /payments" and "GET /payments/{paymentId}/events") on the gateway's
 // app over SQLite, with payment-command's handler called directly, as standalone runs them.
 
+import type { TransferObservation } from '@chainpay/contracts'
 import { type FoldedPayment, foldPaymentEvent } from '@chainpay/domain'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
@@ -56,10 +57,7 @@ async function project(paymentId: string): Promise<void> {
   if (folded !== null) await fixture.readModel.save(folded)
 }
 
-async function observe(
-  paymentId: string,
-  fields: Partial<Parameters<MerchantApiFixture['handler']['recordObservation']>[0]>,
-): Promise<void> {
+async function observe(paymentId: string, fields: Partial<Omit<TransferObservation, 'kind'>>): Promise<void> {
   const payment = await fixture.handler.getPayment({
     merchantId: fixture.merchant.merchant.merchantId,
     paymentId,
@@ -77,7 +75,7 @@ async function observe(
     blockTime: '2030-01-15T12:05:00.000Z',
     confirmations: 20,
     status: 'seen',
-    withdrawReason: null,
+    dropReason: null,
     observedAt: '2030-01-15T12:05:03.000Z',
     ...fields,
   })
