@@ -300,6 +300,11 @@ describe('health, readiness and the OpenAPI document', () => {
       '/payments',
       '/payments/{paymentId}',
       '/payments/{paymentId}/cancel',
+      '/webhook-endpoints',
+      '/webhook-endpoints/{endpointId}',
+      '/webhook-endpoints/{endpointId}/rotate-secret',
+      '/webhook-deliveries',
+      '/webhook-deliveries/{deliveryId}/redeliver',
     ])
   })
 })
