@@ -20,7 +20,7 @@ import {
   type WebhookDeliveryStore,
 } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import { merchantIdOf } from './merchant-id-of.js'
 
 export interface WebhookDeliveryRoutesDeps {
   deliveries: WebhookDeliveryStore
@@ -159,13 +159,6 @@ function decodeCursor(cursor: unknown): DeliveryCursor {
     // answered below
   }
   throw invalid('cursor: must be a nextCursor from a previous page')
-}
-
-function merchantIdOf(request: FastifyRequest): string {
-  // authentication ran as this route's preValidation hook; without a caller it would have thrown
-  if (request.caller === null)
-    throw new Error('webhook delivery route reached without an authenticated caller')
-  return request.caller.merchant.merchantId
 }
 
 function isEmptyObject(value: unknown): boolean {
