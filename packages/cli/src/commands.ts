@@ -343,9 +343,10 @@ const commands: Record<string, Command> = {
       `Current key:     ${report.currentKeyId}`,
       `Webhook secrets: ${counts(report.webhookSecrets)}`,
       `API secrets:     ${counts(report.apiSecrets)}`,
+      `Endpoint secrets: ${counts(report.webhookEndpointSecrets)}`,
       ...report.unopenable.map(
         (secret) =>
-          `Not opened:      ${secret.record} of ${secret.merchantId}${secret.apiKey ? ` key ${secret.apiKey}` : ''}: ${secret.problem}`,
+          `Not opened:      ${secret.record} of ${secret.merchantId}${secret.apiKey ? ` key ${secret.apiKey}` : ''}${secret.endpointId ? ` endpoint ${secret.endpointId}` : ''}: ${secret.problem}`,
       ),
     ])
     if (report.unopenable.length > 0) {
@@ -378,7 +379,14 @@ interface ResealReport {
   currentKeyId: string
   webhookSecrets: ResealCounts
   apiSecrets: ResealCounts
-  unopenable: Array<{ record: string; merchantId: string; apiKey?: string; problem: string }>
+  webhookEndpointSecrets: ResealCounts
+  unopenable: Array<{
+    record: string
+    merchantId: string
+    apiKey?: string
+    endpointId?: string
+    problem: string
+  }>
 }
 
 function describeMerchant(merchant: MerchantView): string[] {

@@ -11,6 +11,7 @@ import {
   PaymentViewSchema,
 } from './api-schemas.js'
 import { ErrorBodySchema } from './errors.js'
+import { webhookRoutePaths, webhookRouteSchemas } from './openapi-webhook-routes.js'
 import { WebhookBodySchema, type WebhookEventKind, WebhookEventKinds } from './webhooks.js'
 
 export const API_BASE_PATH = '/api/merchant/v1'
@@ -33,9 +34,10 @@ const SIGNING_RULE = [
 ].join(' ')
 
 const WEBHOOK_RULE = [
-  "Webhooks are POSTed to the payment's callbackUrl, else the merchant's default webhook URL.",
-  "X-Signature is the lower-case hex HMAC-SHA256, keyed with the merchant's webhook secret, of",
-  '`{X-Timestamp}.{raw body}`. Reject timestamps older than 5 minutes and bodies whose `id` differs from',
+  "Webhooks are POSTed to the payment's callbackUrl and the merchant's default webhook URL (signed with",
+  "the merchant's webhook secret), and to each enabled webhook endpoint subscribed to the kind (signed with its own).",
+  'X-Signature is the lower-case hex HMAC-SHA256, keyed with that secret, of',
+  '`{X-Timestamp}.{raw body}`; during an endpoint secret rotation X-Signature-Previous is the same made with the old secret. Reject timestamps older than 5 minutes and bodies whose `id` differs from',
   'X-Event-Id (the signature covers the body, not the headers), deduplicate by X-Event-Id,',
   'and answer any 2xx within 10 s; anything else is retried with backoff for about two days.',
 ].join(' ')
@@ -131,6 +133,14 @@ function webhookOperation(kind: WebhookEventKind) {
           type: 'string',
           pattern: '^[0-9]+$',
         }),
+        {
+          ...header(
+            'X-Signature-Previous',
+            "during an endpoint's secret rotation overlap only: the same HMAC made with the previous secret",
+            { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          ),
+          required: false,
+        },
         header('X-Event-Id', "stable across retries of one event: deduplicate by it; equal to the body's id"),
         header('X-Event-Type', "the event kind, equal to the body's event", { type: 'string', const: kind }),
       ],
@@ -177,7 +187,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
     },
     servers: [{ url: serverUrl, description: 'the gateway; its path ends in /api/merchant/v1' }],
     security: [{ ServiceKey: [], ServiceTimestamp: [], ServiceSignature: [] }],
-    tags: [{ name: 'payments' }],
+    tags: [{ name: 'payments' }, { name: 'webhooks' }],
     paths: {
       '/payments': {
         get: {
@@ -299,6 +309,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
           },
         },
       },
+      ...webhookRoutePaths,
     },
     webhooks: Object.fromEntries(WebhookEventKinds.map((kind) => [kind, webhookOperation(kind)])),
     components: {
@@ -310,6 +321,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         PaymentHistory: plain(PaymentHistorySchema),
         Error: plain(ErrorBodySchema),
         WebhookBody: plain(WebhookBodySchema),
+        ...webhookRouteSchemas,
       },
       parameters: {
         PaymentId: {
@@ -354,6 +366,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
           'UNSUPPORTED_MEDIA_TYPE: a body that is not application/json, or with a charset other than utf-8',
         ),
         PaymentNotFound: errorResponse('PAYMENT_NOT_FOUND: no such payment for this merchant'),
+        NotFound: errorResponse('NOT_FOUND: no such webhook endpoint or delivery for this merchant'),
         RateLimited: errorResponse('RATE_LIMITED: too many requests for this API key', { retryAfter: true }),
         InternalError: errorResponse('INTERNAL_ERROR'),
         ServiceUnavailable: errorResponse('SERVICE_UNAVAILABLE: a dependency is down', { retryAfter: true }),

@@ -131,11 +131,32 @@ describe('buildOpenApiDocument', () => {
       expect(headers).toEqual([
         ['header', 'X-Signature'],
         ['header', 'X-Timestamp'],
+        ['header', 'X-Signature-Previous'],
         ['header', 'X-Event-Id'],
         ['header', 'X-Event-Type'],
       ])
       expect(collectRefs(operation.requestBody)).toContain('#/components/schemas/WebhookBody')
     }
+  })
+
+  it('describes the webhook endpoint and delivery routes', () => {
+    const operations = Object.entries(json.paths as Record<string, Json>).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => method !== 'parameters')
+        .map(([method, operation]) => `${method.toUpperCase()} ${path} ${(operation as Json).operationId}`),
+    )
+    expect(operations).toEqual(
+      expect.arrayContaining([
+        'POST /webhook-endpoints createWebhookEndpoint',
+        'GET /webhook-endpoints listWebhookEndpoints',
+        'GET /webhook-endpoints/{endpointId} getWebhookEndpoint',
+        'PATCH /webhook-endpoints/{endpointId} updateWebhookEndpoint',
+        'DELETE /webhook-endpoints/{endpointId} deleteWebhookEndpoint',
+        'POST /webhook-endpoints/{endpointId}/rotate-secret rotateWebhookEndpointSecret',
+        'GET /webhook-deliveries listWebhookDeliveries',
+        'POST /webhook-deliveries/{deliveryId}/redeliver redeliverWebhook',
+      ]),
+    )
   })
 
   it('carries the schemas as plain JSON, without typebox bookkeeping', () => {

@@ -98,3 +98,54 @@ export const RotateWebhookSecretBodySchema = Type.Object(
   },
   { additionalProperties: false },
 )
+
+const DeliveryAttemptSchema = Type.Object(
+  {
+    attempt: Type.Integer({
+      minimum: 1,
+      description: 'its number on the current schedule (a redelivery starts at 1)',
+    }),
+    at: TimestampSchema,
+    statusCode: Nullable(
+      Type.Integer({ description: "the receiver's status code; null when it never answered" }),
+    ),
+    durationMs: Type.Number({ minimum: 0 }),
+    error: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+)
+
+export const WebhookDeliveryViewSchema = Type.Object(
+  {
+    id: Type.String({ description: 'delivery identifier: one per event and target' }),
+    eventId: Type.String({ description: "the event's id, sent as X-Event-Id and the body's id" }),
+    eventType: StringEnum(WebhookEventKinds),
+    paymentId: Type.String(),
+    endpointId: Nullable(
+      Type.String({
+        description:
+          "the webhook endpoint it goes to; 'merchant-default' for the default URL set by the operator; null for the payment's callbackUrl",
+      }),
+    ),
+    url: Nullable(
+      Type.String({ description: 'where it was sent when recorded; an endpoint gets its current URL' }),
+    ),
+    status: StringEnum(['pending', 'delivered', 'failed', 'no_target']),
+    nextAttemptAt: Nullable(TimestampSchema),
+    createdAt: TimestampSchema,
+    deliveredAt: Nullable(TimestampSchema),
+    lastError: Nullable(Type.String()),
+    attempts: Type.Array(DeliveryAttemptSchema),
+  },
+  { additionalProperties: false },
+)
+
+export const WebhookDeliveryListSchema = Type.Object(
+  {
+    data: Type.Array(WebhookDeliveryViewSchema),
+    nextCursor: Nullable(
+      Type.String({ description: 'pass as cursor for the next page; null on the last page' }),
+    ),
+  },
+  { additionalProperties: false },
+)

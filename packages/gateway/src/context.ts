@@ -135,6 +135,7 @@ export async function buildGatewayContext(
         adminToken: config.adminToken,
         logger,
         deliveries: stores.deliveries(),
+        webhookEndpoints: stores.webhookEndpoints(),
         requestMetrics: metrics.http,
       }),
   })

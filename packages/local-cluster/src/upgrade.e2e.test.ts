@@ -120,6 +120,7 @@ describe('upgrade from b991541 (distributed)', () => {
       'merchants',
       'read-model:notifier_payments',
       'read-model:payments_read',
+      'webhook-endpoints',
     ])
   })
 

@@ -3,9 +3,10 @@
 // each event that has a webhook kind, one delivery per target (docs/api.md, "Webhooks"): the
 // payment's callbackUrl, the merchant's default URL, and every enabled webhook endpoint of the
 // merchant subscribed to the kind; each describes the payment as it was right after that event.
-// With no target at all, one delivery is recorded without one (no_target), kept for redelivery. The delivery is recorded before the folded state is saved: a crash in between folds the
-// event again and finds the delivery already there (its id is the event id), so nothing is lost or
-// doubled. A store that fails is retried by the bus until it works, holding the events after it; an
+// With no target at all, one delivery is recorded without one (no_target), kept for redelivery. The
+// deliveries are recorded before the folded state is saved: a crash in between folds the event again
+// and finds them already there (their ids follow from the event id and the target), so nothing is
+// lost or doubled. A store that fails is retried by the bus until it works, holding the events after it; an
 // event that does not follow the folded copy (a revision gap) is poison: foldPaymentEvent throws
 // BrokenPaymentStreamError, which the bus dead-letters.
 

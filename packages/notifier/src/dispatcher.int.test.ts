@@ -1,5 +1,10 @@
 import { paymentEventMessages } from '@chainpay/contracts/testing'
-import { type WebhookDelivery, type WebhookDeliveryStore, webhookSecretContext } from '@chainpay/ports'
+import {
+  type WebhookDelivery,
+  type WebhookDeliveryStore,
+  webhookEndpointSecretContext,
+  webhookSecretContext,
+} from '@chainpay/ports'
 import { verifyWebhook } from '@chainpay/signing'
 import { createSqliteDeliveryStore } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -773,5 +778,83 @@ describe('createWebhookDispatcher', () => {
     expect(() => dispatcherWith({ jitter: 1 })).toThrow(/jitter/)
     expect(() => dispatcherWith({ concurrency: 0 })).toThrow(/concurrency/)
     expect(() => dispatcherWith({ concurrencyPerTargetHost: 0 })).toThrow(/concurrency per target host/)
+  })
+})
+
+describe('several targets of one payment', () => {
+  it('keeps each target in its own line: one failing does not hold back the others, on another host', async () => {
+    // endpoint A on this receiver's host fails; endpoint B on another host answers
+    const other = await startReceiver('unused', '127.0.0.3')
+    const endpoint = async (endpointId: string, url: string, secret: string) => {
+      const context = webhookEndpointSecretContext({ merchantId, endpointId })
+      await harness.webhookEndpoints.create(
+        {
+          endpointId,
+          merchantId,
+          url,
+          events: null,
+          description: null,
+          enabled: true,
+          secret: harness.secretBox.seal(secret, context),
+          previousSecret: null,
+          previousSecretExpiresAt: null,
+          createdAt: harness.clock.now().toISOString(),
+          updatedAt: harness.clock.now().toISOString(),
+        },
+        16,
+      )
+    }
+    await endpoint('ep-a', `${receiver.origin}/a`, 'whsec_a')
+    await endpoint('ep-b', `${other.origin}/b`, 'whsec_b')
+    receiver.answer = () => ({ status: 503 })
+    const recorder = createDeliveryRecorder({
+      bus: harness.bus,
+      payments: harness.payments,
+      deliveries: harness.deliveries,
+      merchants: harness.merchants,
+      webhookEndpoints: harness.webhookEndpoints,
+      clock: harness.clock,
+      logger: testLogger,
+      checkoutLinks: testCheckoutLinks,
+    })
+    const created = newPaymentData({ merchantId })
+    const messages = paymentEventMessages([
+      { type: 'PaymentCreated', data: created },
+      {
+        type: 'PaymentCanceled',
+        data: {
+          paymentId: created.paymentId,
+          canceledAt: harness.clock.now().toISOString(),
+          canceledBy: 'merchant',
+        },
+      },
+    ])
+    for (const message of messages) await recorder.handle(consumed(message))
+    const dispatcher = dispatcherWith({ schedule: [60_000] })
+    try {
+      await drive(dispatcher, 3)
+      // B got both events in order, each signed with its own secret and with the event id
+      expect(other.received.map((request) => [request.path, request.eventType, request.eventId])).toEqual([
+        ['/b', 'payment.pending', messages[0]?.eventId],
+        ['/b', 'payment.canceled', messages[1]?.eventId],
+      ])
+      for (const request of other.received) {
+        const signed = { rawBody: request.body, signature: request.signature, timestamp: request.timestamp }
+        expect(verifyWebhook('whsec_b', signed, Number(request.timestamp))).toEqual({ ok: true })
+      }
+      // A's first event failed and waits for its retry; its second waits behind it
+      expect(receiver.received.map((request) => [request.path, request.eventType])).toEqual([
+        ['/a', 'payment.pending'],
+      ])
+      const ofA = (await harness.deliveries.listByPayment(created.paymentId)).filter(
+        (d) => d.endpointId === 'ep-a',
+      )
+      expect(ofA.map((delivery) => [delivery.eventType, delivery.status, delivery.attempts])).toEqual([
+        ['payment.pending', 'pending', 1],
+        ['payment.canceled', 'pending', 0],
+      ])
+    } finally {
+      await other.close()
+    }
   })
 })

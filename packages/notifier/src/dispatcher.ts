@@ -3,7 +3,9 @@
 // schedule, with jitter so that a receiver coming back is not hit by every retry at once; when the
 // schedule is exhausted the delivery is failed and waits for a redelivery through the admin API,
 // which starts the schedule over (the store sets its attempts back to 0).
-// Deliveries of one payment leave in event order: the store only hands out the first pending one.
+// Deliveries of one payment leave for each target in event order: the store only hands out the first
+// pending one of each payment and target. Each goes to its target's URL and is signed with its secret
+// as they are when sent (targetOf), so a retry or redelivery follows a changed URL or a rotation.
 //
 // One slow or failing receiver never delays another merchant's deliveries (docs/api.md, "Webhooks"):
 // attempts in flight are bounded per target host (concurrencyPerTargetHost) as well as in all

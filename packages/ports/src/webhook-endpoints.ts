@@ -42,7 +42,21 @@ export interface WebhookEndpointStore {
   ): Promise<WebhookEndpointRecord | null>
   /** false when unknown or another merchant's */
   delete(merchantId: string, endpointId: string): Promise<boolean>
+  /**
+   * Re-sealing (a new key, or a new format): replaces the endpoint's sealed secret and previous
+   * secret by `replacement` only while both are still `expected`, so that a re-seal never undoes a
+   * rotation that happened meanwhile; `updatedAt` is left alone. False when they changed or the
+   * endpoint is gone.
+   */
+  replaceSealedSecrets(
+    merchantId: string,
+    endpointId: string,
+    expected: SealedEndpointSecrets,
+    replacement: SealedEndpointSecrets,
+  ): Promise<boolean>
 }
+
+export type SealedEndpointSecrets = Pick<WebhookEndpointRecord, 'secret' | 'previousSecret'>
 
 /** what an endpoint's sealed secrets are bound to: the endpoint and its merchant */
 export function webhookEndpointSecretContext(

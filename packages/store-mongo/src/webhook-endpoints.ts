@@ -65,6 +65,14 @@ export function createMongoWebhookEndpointStore(db: Db): WebhookEndpointStore {
         const { deletedCount } = await endpoints.deleteOne({ _id: endpointId, merchantId })
         return deletedCount === 1
       },
+
+      async replaceSealedSecrets(merchantId, endpointId, expected, replacement) {
+        const { matchedCount } = await endpoints.updateOne(
+          { _id: endpointId, merchantId, secret: expected.secret, previousSecret: expected.previousSecret },
+          { $set: { secret: replacement.secret, previousSecret: replacement.previousSecret } },
+        )
+        return matchedCount === 1
+      },
     },
     translateMongoFailure,
   )

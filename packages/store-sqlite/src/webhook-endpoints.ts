@@ -56,6 +56,11 @@ export function createSqliteWebhookEndpointStore(db: DatabaseSync): WebhookEndpo
     WHERE merchant_id = :merchantId AND endpoint_id = :endpointId
   `)
   const deleteRow = db.prepare('DELETE FROM webhook_endpoints WHERE merchant_id = ? AND endpoint_id = ?')
+  const replaceSecrets = db.prepare(`
+    UPDATE webhook_endpoints SET secret = :secret, previous_secret = :previousSecret
+    WHERE merchant_id = :merchantId AND endpoint_id = :endpointId
+      AND secret = :expectedSecret AND previous_secret IS :expectedPrevious
+  `)
 
   const get = (merchantId: string, endpointId: string) => {
     const row = selectOne.get(merchantId, endpointId)
@@ -94,6 +99,18 @@ export function createSqliteWebhookEndpointStore(db: DatabaseSync): WebhookEndpo
 
       async delete(merchantId, endpointId) {
         return Number(deleteRow.run(merchantId, endpointId).changes) === 1
+      },
+
+      async replaceSealedSecrets(merchantId, endpointId, expected, replacement) {
+        const { changes } = replaceSecrets.run({
+          merchantId,
+          endpointId,
+          expectedSecret: expected.secret,
+          expectedPrevious: expected.previousSecret,
+          secret: replacement.secret,
+          previousSecret: replacement.previousSecret,
+        })
+        return Number(changes) === 1
       },
     },
     translateSqliteFailure,

@@ -1,5 +1,6 @@
 // Re-sealing every merchant secret under the current encryption key (docs/operations.md, "Rotating
-// the encryption key"): each webhook secret and API secret, revoked keys' included, is opened with
+// the encryption key"): each webhook secret, webhook endpoint secret (with the previous one of a
+// rotation) and API secret, revoked keys' included, is opened with
 // whichever configured key sealed it and sealed again with the current key, in the current format.
 //
 // Row by row, each replacement a compare-and-set on the sealed value: a crash leaves every row either
@@ -8,11 +9,19 @@
 // overwritten: the row is read again. Values that no configured key opens are reported, never changed.
 
 import type { SecretBox } from '@chainpay/platform'
-import { apiSecretContext, type MerchantStore, webhookSecretContext } from '@chainpay/ports'
+import {
+  apiSecretContext,
+  type MerchantStore,
+  type WebhookEndpointStore,
+  webhookEndpointSecretContext,
+  webhookSecretContext,
+} from '@chainpay/ports'
 
 export interface ResealDeps {
   merchants: MerchantStore
   secretBox: SecretBox
+  /** the merchants' webhook endpoints; none re-sealed when absent */
+  webhookEndpoints?: WebhookEndpointStore
 }
 
 export interface ResealCounts {
@@ -25,10 +34,12 @@ export interface ResealCounts {
 }
 
 export interface UnopenableSecret {
-  record: 'webhookSecret' | 'apiSecret'
+  record: 'webhookSecret' | 'apiSecret' | 'webhookEndpointSecret'
   merchantId: string
   /** the API key the secret belongs to (apiSecret only) */
   apiKey?: string
+  /** the endpoint the secret belongs to (webhookEndpointSecret only) */
+  endpointId?: string
   /** why it does not open: the key id it names, or that it was altered or moved; never the value */
   problem: string
 }
@@ -38,6 +49,8 @@ export interface ResealReport {
   currentKeyId: string
   webhookSecrets: ResealCounts
   apiSecrets: ResealCounts
+  /** per endpoint: its secret and, during a rotation's overlap, the previous one, as one value */
+  webhookEndpointSecrets: ResealCounts
   /** values no configured key opens; left as they are */
   unopenable: UnopenableSecret[]
 }
@@ -57,6 +70,7 @@ export async function resealMerchantSecrets(deps: ResealDeps): Promise<ResealRep
     currentKeyId: secretBox.currentKeyId,
     webhookSecrets: { total: 0, resealed: 0, alreadyCurrent: 0 },
     apiSecrets: { total: 0, resealed: 0, alreadyCurrent: 0 },
+    webhookEndpointSecrets: { total: 0, resealed: 0, alreadyCurrent: 0 },
     unopenable: [],
   }
   const count = (counts: ResealCounts, row: RowOutcome, unopenable: Omit<UnopenableSecret, 'problem'>) => {
@@ -87,26 +101,64 @@ export async function resealMerchantSecrets(deps: ResealDeps): Promise<ResealRep
       })
       count(report.apiSecrets, keyRow, { record: 'apiSecret', merchantId, apiKey })
     }
+
+    for (const listed of (await deps.webhookEndpoints?.list(merchantId)) ?? []) {
+      const { endpointId } = listed
+      const store = deps.webhookEndpoints as WebhookEndpointStore
+      // the pair as one value: both re-sealed together, compared and replaced together
+      const endpointRow = await resealRow(secretBox, webhookEndpointSecretContext(listed), {
+        read: async () => {
+          const found = await store.get(merchantId, endpointId)
+          return found === null ? null : JSON.stringify([found.secret, found.previousSecret])
+        },
+        replace: (expected, replacement) =>
+          store.replaceSealedSecrets(merchantId, endpointId, secretsOf(expected), secretsOf(replacement)),
+        pair: true,
+      })
+      count(report.webhookEndpointSecrets, endpointRow, {
+        record: 'webhookEndpointSecret',
+        merchantId,
+        endpointId,
+      })
+    }
   }
   return report
 }
 
+function secretsOf(pair: string): { secret: string; previousSecret: string | null } {
+  const [secret, previousSecret] = JSON.parse(pair) as [string, string | null]
+  return { secret, previousSecret }
+}
+
+/**
+ * One row's sealed value; with `pair`, the value is the JSON [secret, previous secret or null] of a
+ * webhook endpoint, each sealed on its own, re-sealed together.
+ */
 async function resealRow(
   secretBox: SecretBox,
   context: string,
-  row: { read(): Promise<string | null>; replace(expected: string, replacement: string): Promise<boolean> },
+  row: {
+    read(): Promise<string | null>
+    replace(expected: string, replacement: string): Promise<boolean>
+    pair?: boolean
+  },
 ): Promise<RowOutcome> {
   for (let attempt = 1; ; attempt += 1) {
-    const sealed = await row.read()
-    if (sealed === null) return { outcome: 'gone' }
-    let plain: string
+    const read = await row.read()
+    if (read === null) return { outcome: 'gone' }
+    const values: (string | null)[] = row.pair ? (JSON.parse(read) as (string | null)[]) : [read]
+    let plains: (string | null)[]
     try {
-      plain = secretBox.open(sealed, context)
+      plains = values.map((sealed) => (sealed === null ? null : secretBox.open(sealed, context)))
     } catch (error) {
       return { outcome: 'unopenable', problem: (error as Error).message }
     }
-    if (secretBox.isSealedWithCurrentKey(sealed)) return { outcome: 'alreadyCurrent' }
-    if (await row.replace(sealed, secretBox.seal(plain, context))) return { outcome: 'resealed' }
+    if (values.every((sealed) => sealed === null || secretBox.isSealedWithCurrentKey(sealed))) {
+      return { outcome: 'alreadyCurrent' }
+    }
+    const resealed = plains.map((plain) => (plain === null ? null : secretBox.seal(plain, context)))
+    const replacement = row.pair ? JSON.stringify(resealed) : (resealed[0] as string)
+    if (await row.replace(read, replacement)) return { outcome: 'resealed' }
     if (attempt === ATTEMPTS_PER_ROW) {
       throw new Error(`re-seal: the row kept changing during ${ATTEMPTS_PER_ROW} attempts; run it again`)
     }

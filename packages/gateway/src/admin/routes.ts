@@ -3,7 +3,7 @@
 
 import { DomainError } from '@chainpay/domain'
 import { type Clock, isoNow } from '@chainpay/platform'
-import type { DeliveryCursor, WebhookDeliveryStore } from '@chainpay/ports'
+import type { DeliveryCursor, WebhookDeliveryStore, WebhookEndpointStore } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { ApiKeyAuthenticator } from '../auth.js'
 import { deliveriesPage, readDeliveriesQuery } from '../routes/webhook-deliveries.js'
@@ -34,6 +34,8 @@ import {
 } from './schemas.js'
 
 export interface AdminRoutesDeps extends MerchantAdminDeps {
+  /** re-sealed with the merchants' secrets; none when absent */
+  webhookEndpoints?: WebhookEndpointStore
   /** forgets cached API keys, so that a revoke or a merchant change takes effect at once */
   authenticator: Pick<ApiKeyAuthenticator, 'invalidate'>
 }

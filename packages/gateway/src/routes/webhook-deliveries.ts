@@ -4,6 +4,11 @@
 // the target's current URL on a fresh retry schedule. Another merchant's delivery is not found.
 
 import { Buffer } from 'node:buffer'
+import {
+  WebhookDeliveryListSchema,
+  WebhookDeliveryViewSchema,
+  type WebhookEventKind,
+} from '@chainpay/contracts'
 import { DomainError } from '@chainpay/domain'
 import { type Clock, isoNow } from '@chainpay/platform'
 import {
@@ -15,7 +20,7 @@ import {
   type WebhookDeliveryStore,
 } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import { merchantIdOf } from './merchant-id-of.js'
 
 export interface WebhookDeliveryRoutesDeps {
   deliveries: WebhookDeliveryStore
@@ -32,28 +37,36 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
 ) => {
   const { deliveries, clock } = deps
 
-  app.get('/webhook-deliveries', async (request) => {
-    const merchantId = merchantIdOf(request)
-    const query = readDeliveriesQuery(request.query as Record<string, unknown>)
-    const { page, nextCursor } = await deliveriesPage(deliveries, merchantId, query)
-    const data = await Promise.all(
-      page.map(async (delivery) => toView(delivery, await deliveries.listAttempts(delivery.deliveryId))),
-    )
-    return { data, nextCursor }
-  })
+  app.get(
+    '/webhook-deliveries',
+    { schema: { response: { 200: WebhookDeliveryListSchema } } },
+    async (request) => {
+      const merchantId = merchantIdOf(request)
+      const query = readDeliveriesQuery(request.query as Record<string, unknown>)
+      const { page, nextCursor } = await deliveriesPage(deliveries, merchantId, query)
+      const data = await Promise.all(
+        page.map(async (delivery) => toView(delivery, await deliveries.listAttempts(delivery.deliveryId))),
+      )
+      return { data, nextCursor }
+    },
+  )
 
-  app.post('/webhook-deliveries/:deliveryId/redeliver', async (request, reply) => {
-    const merchantId = merchantIdOf(request)
-    const { deliveryId } = request.params as { deliveryId: string }
-    if (request.rawBody !== '' && !isEmptyObject(request.body)) {
-      throw new DomainError('VALIDATION_ERROR', 'body: must be empty or {}')
-    }
-    const delivery = await deliveries.get(deliveryId)
-    if (delivery === null || delivery.merchantId !== merchantId) throw deliveryNotFound(deliveryId)
-    if (!(await deliveries.redeliver(deliveryId, isoNow(clock)))) throw deliveryNotFound(deliveryId)
-    const requeued = (await deliveries.get(deliveryId)) ?? delivery
-    return reply.code(202).send(toView(requeued, await deliveries.listAttempts(deliveryId)))
-  })
+  app.post(
+    '/webhook-deliveries/:deliveryId/redeliver',
+    { schema: { response: { 202: WebhookDeliveryViewSchema } } },
+    async (request, reply) => {
+      const merchantId = merchantIdOf(request)
+      const { deliveryId } = request.params as { deliveryId: string }
+      if (request.rawBody !== '' && !isEmptyObject(request.body)) {
+        throw new DomainError('VALIDATION_ERROR', 'body: must be empty or {}')
+      }
+      const delivery = await deliveries.get(deliveryId)
+      if (delivery === null || delivery.merchantId !== merchantId) throw deliveryNotFound(deliveryId)
+      if (!(await deliveries.redeliver(deliveryId, isoNow(clock)))) throw deliveryNotFound(deliveryId)
+      const requeued = (await deliveries.get(deliveryId)) ?? delivery
+      return reply.code(202).send(toView(requeued, await deliveries.listAttempts(deliveryId)))
+    },
+  )
 }
 
 /** a delivery as the merchant API shows it */
@@ -64,7 +77,8 @@ export function toView(
   return {
     id: delivery.deliveryId,
     eventId: eventIdOf(delivery),
-    eventType: delivery.eventType,
+    // recorded from WebhookEventKinds (webhookKindOf)
+    eventType: delivery.eventType as WebhookEventKind,
     paymentId: delivery.paymentId,
     endpointId: delivery.endpointId ?? null,
     url: delivery.targetUrl,
@@ -145,13 +159,6 @@ function decodeCursor(cursor: unknown): DeliveryCursor {
     // answered below
   }
   throw invalid('cursor: must be a nextCursor from a previous page')
-}
-
-function merchantIdOf(request: FastifyRequest): string {
-  // authentication ran as this route's preValidation hook; without a caller it would have thrown
-  if (request.caller === null)
-    throw new Error('webhook delivery route reached without an authenticated caller')
-  return request.caller.merchant.merchantId
 }
 
 function isEmptyObject(value: unknown): boolean {

@@ -27,7 +27,7 @@ import {
   webhookEndpointSecretContext,
 } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import { merchantIdOf } from './merchant-id-of.js'
 
 export interface WebhookEndpointRoutesDeps {
   webhookEndpoints: WebhookEndpointStore
@@ -160,13 +160,6 @@ function toView(endpoint: WebhookEndpointRecord): WebhookEndpointView {
 
 function newEndpointSecret(): string {
   return randomToken('whsec', 32)
-}
-
-function merchantIdOf(request: FastifyRequest): string {
-  // authentication ran as this route's preValidation hook; without a caller it would have thrown
-  if (request.caller === null)
-    throw new Error('webhook endpoint route reached without an authenticated caller')
-  return request.caller.merchant.merchantId
 }
 
 function endpointNotFound(endpointId: string): DomainError {

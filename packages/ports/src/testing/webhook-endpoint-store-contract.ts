@@ -81,6 +81,31 @@ export function describeWebhookEndpointStoreContract(
       expect(await store.get('mer_1', 'ep_1')).toEqual(changed)
     })
 
+    it('replaces the sealed secrets only while they are as expected, leaving updatedAt', async () => {
+      await store.create(
+        endpoint('ep_1', 'mer_1', { previousSecret: 'sealed:old', previousSecretExpiresAt: later }),
+        16,
+      )
+      const expected = { secret: 'sealed:ep_1', previousSecret: 'sealed:old' }
+      const resealed = { secret: 'resealed:ep_1', previousSecret: 'resealed:old' }
+      expect(await store.replaceSealedSecrets('mer_2', 'ep_1', expected, resealed)).toBe(false)
+      expect(
+        await store.replaceSealedSecrets('mer_1', 'ep_1', { ...expected, previousSecret: null }, resealed),
+      ).toBe(false)
+      expect(await store.replaceSealedSecrets('mer_1', 'ep_1', expected, resealed)).toBe(true)
+      expect(await store.get('mer_1', 'ep_1')).toEqual(
+        endpoint('ep_1', 'mer_1', { ...resealed, previousSecretExpiresAt: later }),
+      )
+      // a rotation in between: the re-seal of what was read before it changes nothing
+      expect(await store.replaceSealedSecrets('mer_1', 'ep_1', expected, resealed)).toBe(false)
+      await store.create(endpoint('ep_2', 'mer_1'), 16)
+      const noPrevious = { secret: 'sealed:ep_2', previousSecret: null }
+      expect(
+        await store.replaceSealedSecrets('mer_1', 'ep_2', noPrevious, { secret: 'x', previousSecret: null }),
+      ).toBe(true)
+      expect(await store.replaceSealedSecrets('mer_1', 'ep_unknown', noPrevious, noPrevious)).toBe(false)
+    })
+
     it('deletes an endpoint, which frees its place under the bound', async () => {
       await store.create(endpoint('ep_1', 'mer_1'), 1)
       expect(await store.create(endpoint('ep_2', 'mer_1'), 1)).toBe(false)

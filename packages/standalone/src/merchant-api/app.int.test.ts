@@ -305,6 +305,11 @@ describe('health, readiness and the OpenAPI document', () => {
       '/payments/{paymentId}',
       '/payments/{paymentId}/events',
       '/payments/{paymentId}/cancel',
+      '/webhook-endpoints',
+      '/webhook-endpoints/{endpointId}',
+      '/webhook-endpoints/{endpointId}/rotate-secret',
+      '/webhook-deliveries',
+      '/webhook-deliveries/{deliveryId}/redeliver',
     ])
   })
 })
