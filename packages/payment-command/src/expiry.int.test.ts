@@ -139,19 +139,25 @@ describe('createDeadlineKeeper after a dropped transfer', () => {
       dropReason: null,
       observedAt: '2026-11-21T14:05:00.000Z',
     }
+    const deadline = {
+      paymentId: paid.paymentId,
+      network: 'TRON',
+      expiresAt: '2026-11-21T14:30:00.000Z',
+      attempts: 0,
+    }
     await side.handler.recordObservation(observation)
-    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toEqual([]), { timeout: 10_000 })
+    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toEqual([deadline]), {
+      timeout: 10_000,
+    })
+    // as if the scheduler had let it go meanwhile: the drop gives it back all the same
+    await deadlines.remove(paid.paymentId)
 
     await side.handler.recordObservation({ ...observation, status: 'in_doubt' })
     await side.handler.recordObservation({ ...observation, status: 'dropped', dropReason: 'EXPIRED' })
 
-    await vi.waitFor(
-      async () =>
-        expect(await dueDeadlines(deadlines)).toEqual([
-          { paymentId: paid.paymentId, network: 'TRON', expiresAt: '2026-11-21T14:30:00.000Z', attempts: 0 },
-        ]),
-      { timeout: 10_000 },
-    )
+    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toEqual([deadline]), {
+      timeout: 10_000,
+    })
   })
 })
 

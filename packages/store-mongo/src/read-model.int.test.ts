@@ -182,11 +182,11 @@ describe('read model migrations', () => {
       const document = samplePaymentDocument('pay_1', 4)
       await createMongoPaymentReadModel(mongo.db).save(document)
       const payments = mongo.db.collection(mongoCollections.paymentsRead)
-      // as the build before foreign funds left it, at version 1 of its component
+      // as the build before foreign funds left it, at version 2 of its component (payment lists)
       await payments.updateOne({ _id: 'pay_1' as never }, { $unset: { 'state.foreignFunds': '' } })
       await mongo.db
         .collection(schemaVersionsCollection)
-        .updateOne({ _id: 'read-model:payments_read' as never }, { $set: { version: 1 } }, { upsert: true })
+        .updateOne({ _id: 'read-model:payments_read' as never }, { $set: { version: 2 } }, { upsert: true })
       expect((await payments.findOne({ _id: 'pay_1' as never }))?.state).not.toHaveProperty('foreignFunds')
 
       await migrateMongoDatabase(mongo.db)

@@ -45,14 +45,14 @@ describe('createSqlitePaymentReadModel', () => {
     }
   })
 
-  it('gives the states written before foreign funds an empty list of them (migration 2)', async () => {
+  it('gives the states written before foreign funds an empty list of them (migration 3)', async () => {
     const db = openSqliteDatabase(freshFile())
     try {
       const document = samplePaymentDocument('pay_1', 4)
       await createSqlitePaymentReadModel(db).save(document)
-      // as the build before foreign funds left it
+      // as the build before foreign funds left it (with the payment lists of migration 2)
       db.exec(`UPDATE payments_read SET state = json_remove(state, '$.foreignFunds')`)
-      db.exec(`UPDATE schema_versions SET version = 1 WHERE component = 'read-model:payments_read'`)
+      db.exec(`UPDATE schema_versions SET version = 2 WHERE component = 'read-model:payments_read'`)
       expect(
         JSON.parse(String(db.prepare('SELECT state FROM payments_read').get()?.state)),
       ).not.toHaveProperty('foreignFunds')
