@@ -323,10 +323,12 @@ function expectPayment(payment: TrackedPayment, current: PaymentBody): void {
 /** the webhook kinds a payment announces, in order; more than one sequence where timing decides */
 export function expectedWebhookSequences(planned: PaymentPlan): string[][] {
   const final = `payment.${planned.expectedStatus}`
-  const sequences = [['payment.pending', final]]
+  // each counted transfer is announced once when first seen (payment.transfer_detected)
+  const detected = planned.transfers.map(() => 'payment.transfer_detected')
+  const sequences = [['payment.pending', ...detected, final]]
   // the first of two transfers can reach its confirmations before the second is seen: underpaid first
   if (planned.transfers.length > 1 && planned.expectedStatus !== 'underpaid') {
-    sequences.push(['payment.pending', 'payment.underpaid', final])
+    sequences.push(['payment.pending', detected[0] ?? '', 'payment.underpaid', ...detected.slice(1), final])
   }
   return sequences
 }
