@@ -112,4 +112,28 @@ describe('the chain indexer over the Solana RPC client', () => {
       ['withdrawn', 3, 'DROPPED'],
     ])
   })
+
+  it('keeps counting a payment whose block the node lacks (-32009): unknown, never withdrawn', async () => {
+    const payment = await watchedPayment(indexer, 'SOL')
+    await submit({ to: payment.address, amount: '10', currency: 'SOL' })
+    await mineAndScan(harness, indexer)
+    const height = (await harness.observations.transfersOf(payment.paymentId))[0]?.blockHeight ?? 0
+    // the node loses the block (a ledger jump to a recent snapshot), the chain keeps it
+    harness.sim.lackBlocks('SOLANA', [height])
+    const failures: string[] = []
+    for (let block = 0; block < 40; block++) {
+      await harness.sim.mineBlocks('SOLANA', 1)
+      await indexer.scanOnce().catch((error: Error) => failures.push(error.message))
+    }
+    harness.sim.lackBlocks('SOLANA', [])
+    await mineAndScan(harness, indexer)
+
+    const trail = statusTrail(await harness.observations.transfersOf(payment.paymentId))
+    expect(trail.filter(([status]) => status !== 'seen')).toEqual([])
+    expect(trail.at(-1)).toEqual(['seen', 32, null])
+    expect(await harness.store.listTracked('SOLANA')).toEqual([])
+    // each scan meanwhile failed as unknown, to be retried: the node lacks the block, the chain has it
+    expect(failures).toHaveLength(40)
+    expect(new Set(failures)).toEqual(new Set([expect.stringContaining(`lacks the block at slot ${height}`)]))
+  })
 })

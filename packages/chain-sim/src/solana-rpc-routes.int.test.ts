@@ -247,6 +247,28 @@ describe('POST /chains/:network getBlock', () => {
     expect(await errorOf(-1, full)).toMatchObject({ code: -32602 })
   })
 
+  it('plays a node that lacks blocks the chain holds: -32009 for getBlock, left out of getBlocks', async () => {
+    const { height } = await simulator.mineBlocks('SOLANA', 4)
+    simulator.lackBlocks('SOLANA', [height - 1])
+    expect((await rpc('getBlock', height - 1, full)).error).toEqual({
+      code: -32009,
+      message: `Slot ${height - 1} was skipped, or missing in long-term storage`,
+    })
+    expect((await rpc('getBlocks', height - 2, height, { commitment: 'confirmed' })).result).toEqual([
+      height - 2,
+      height,
+    ])
+    expect((await rpc('getBlocksWithLimit', height - 2, 3, { commitment: 'confirmed' })).result).toEqual([
+      height - 2,
+      height,
+    ])
+    // the next block still names it as its parent: the chain holds it
+    expect((await rpc('getBlock', height, full)).result).toMatchObject({ parentSlot: height - 1 })
+
+    simulator.lackBlocks('SOLANA', [])
+    expect((await rpc('getBlock', height - 1, full)).result).toMatchObject({ parentSlot: height - 2 })
+  })
+
   it('refuses a v0 transaction to a client that did not say it supports it', async () => {
     await simulator.submitTransfer('SOLANA', { to: simulatedAddress('SOLANA'), amount: '1', currency: 'SOL' })
     const { height: legacyOnly } = await simulator.mineBlocks('SOLANA', 1)

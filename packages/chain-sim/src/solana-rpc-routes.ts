@@ -138,7 +138,7 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     )
     if (last < startSlot) return []
     if (last - startSlot > MAX_SLOT_RANGE) throw invalidParams(`Slot range too large; max ${MAX_SLOT_RANGE}`)
-    return slotsBetween(startSlot, last)
+    return slotsHeld(node, startSlot, last)
   },
 
   async getBlocksWithLimit(node, [start, limit, config]) {
@@ -149,7 +149,7 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
       startSlot + count - 1,
       await slotAt(node, atLeastConfirmed(readConfig(config).commitment)),
     )
-    return slotsBetween(startSlot, last)
+    return slotsHeld(node, startSlot, last)
   },
 
   async getBlock(node, [slotParam, configParam]) {
@@ -159,6 +159,10 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     const commitment = atLeastConfirmed(config.commitment)
     if (slot > (await slotAt(node, commitment))) {
       throw new SolanaRpcError(-32004, `Block not available for slot ${slot}`)
+    }
+    if (node.simulator.lacksBlock(node.network, slot)) {
+      // what a node answers for a block it does not have in long-term storage
+      throw new SolanaRpcError(-32009, `Slot ${slot} was skipped, or missing in long-term storage`)
     }
     const [block] = slot < 1 ? [] : await node.simulator.blockDetails(node.network, slot, slot)
     if (block === undefined) {
@@ -212,6 +216,11 @@ async function contextSlot(node: Node, config: Record<string, unknown>): Promise
     throw new SolanaRpcError(-32016, 'Minimum context slot has not been reached', { contextSlot: slot })
   }
   return slot
+}
+
+/** the slots from `first` to `last` the node has a block of: a node that lacks one leaves it out */
+function slotsHeld(node: Node, first: number, last: number): number[] {
+  return slotsBetween(first, last).filter((slot) => !node.simulator.lacksBlock(node.network, slot))
 }
 
 function slotsBetween(first: number, last: number): number[] {
