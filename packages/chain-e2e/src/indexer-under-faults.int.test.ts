@@ -219,7 +219,8 @@ describe.each([
     for (const payment of [nativePayment, tokenPayment, splitPayment]) {
       await expect.poll(() => statusOf(payment), settles).toBe('confirmed')
     }
-    expect(node.proxy.faulted()).toBe(6)
+    // the indexer keeps polling: every fault is met, however few calls settling took
+    await expect.poll(() => node.proxy.faulted(), settles).toBe(6)
     expect(retries.length).toBeGreaterThan(0)
     await expectSettledOnce(
       nativePayment,

@@ -4,22 +4,27 @@
 
 import type { TestPayment } from '@chainpay/chain-indexer/testing'
 import {
+  type ForeignFundsObservation,
   parsePaymentEventMessage,
+  recordForeignFundsCommand,
   recordTransferObservationCommand,
   type TransferObservation,
 } from '@chainpay/contracts'
 import { decidePayment, evolvePayment, initialPaymentState, type OpenPayment } from '@chainpay/domain'
 
-export function paymentAfter(payment: TestPayment, observations: TransferObservation[]): OpenPayment {
+export function paymentAfter(
+  payment: TestPayment,
+  observations: Array<TransferObservation | ForeignFundsObservation>,
+): OpenPayment {
   const created = parsePaymentEventMessage(payment.message.value)
   if (created.type !== 'PaymentCreated') throw new Error(`expected PaymentCreated, got ${created.type}`)
   let state = evolvePayment(initialPaymentState, { type: 'PaymentCreated', data: created.data })
   for (const observation of observations) {
-    const command = recordTransferObservationCommand(
-      created.data.paymentId,
-      observation,
-      observation.observedAt,
-    )
+    const { paymentId } = created.data
+    const command =
+      observation.kind === 'transfer'
+        ? recordTransferObservationCommand(paymentId, observation, observation.observedAt)
+        : recordForeignFundsCommand(paymentId, observation, observation.observedAt)
     const events = decidePayment(command, state)
     state = events.reduce(evolvePayment, state)
   }

@@ -51,7 +51,7 @@ describe('the chain indexer over the Solana RPC client', () => {
       address: payment.address,
       amountUnits: '10000000000',
       status: 'seen',
-      withdrawReason: null,
+      dropReason: null,
     })
     expect(await harness.store.listTracked('SOLANA')).toEqual([])
   })
@@ -96,7 +96,7 @@ describe('the chain indexer over the Solana RPC client', () => {
     expect(observations.at(-1)?.confirmations).toBe(2)
   })
 
-  it('withdraws a payment whose transaction the chain drops before it is final', async () => {
+  it('puts in doubt a transfer whose transaction the chain drops before it is final', async () => {
     const payment = await watchedPayment(indexer, 'SOL')
     const { txHash } = await submit({ to: payment.address, amount: '10', currency: 'SOL' })
     await mineAndScan(harness, indexer)
@@ -109,7 +109,7 @@ describe('the chain indexer over the Solana RPC client', () => {
     expect(statusTrail(await harness.observations.transfersOf(payment.paymentId))).toEqual([
       ['seen', 1, null],
       ['seen', 3, null],
-      ['withdrawn', 3, 'DROPPED'],
+      ['in_doubt', 3, null],
     ])
   })
 
@@ -132,8 +132,26 @@ describe('the chain indexer over the Solana RPC client', () => {
     expect(trail.filter(([status]) => status !== 'seen')).toEqual([])
     expect(trail.at(-1)).toEqual(['seen', 32, null])
     expect(await harness.store.listTracked('SOLANA')).toEqual([])
-    // each scan meanwhile failed as unknown, to be retried: the node lacks the block, the chain has it
-    expect(failures).toHaveLength(40)
-    expect(new Set(failures)).toEqual(new Set([expect.stringContaining(`lacks the block at slot ${height}`)]))
+    // counted from the head and the parent-hash chain: the lacking block is never needed again
+    expect(failures).toEqual([])
+  })
+
+  it('does not skip a block the node lacks while scanning it: the scan waits until the block is served', async () => {
+    const payment = await watchedPayment(indexer, 'SOL')
+    await mineAndScan(harness, indexer)
+    const { txHash } = await submit({ to: payment.address, amount: '10', currency: 'SOL' })
+    const { height } = await harness.sim.mineBlocks('SOLANA', 1)
+    await harness.sim.mineBlocks('SOLANA', 2)
+    // the node lists every block but the one holding the payment (-32009 when asked for it)
+    harness.sim.lackBlocks('SOLANA', [height])
+    await expect(indexer.scanOnce()).rejects.toThrow(`lacks the block at slot ${height}`)
+    expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([])
+
+    harness.sim.lackBlocks('SOLANA', [])
+    await indexer.scanOnce()
+    expect(statusTrail(await harness.observations.transfersOf(payment.paymentId))).toEqual([
+      ['seen', 3, null],
+    ])
+    expect((await harness.observations.transfersOf(payment.paymentId))[0]?.txHash).toBe(txHash)
   })
 })

@@ -56,7 +56,7 @@ describe('the chain indexer over the tronweb client', () => {
         transferIndex: 0,
         address: payment.address,
         amountUnits: '10000000',
-        withdrawReason: null,
+        dropReason: null,
       })
     },
   )
@@ -112,7 +112,7 @@ describe('the chain indexer over the tronweb client', () => {
     ])
   })
 
-  it('withdraws a transfer the chain rolls back before finality', async () => {
+  it('puts in doubt a transfer the chain rolls back before finality', async () => {
     const payment = await watchedPayment(indexer, 'USDT')
     const { txHash } = await harness.sim.submitTransfer('TRON', {
       to: payment.address,
@@ -129,7 +129,7 @@ describe('the chain indexer over the tronweb client', () => {
     expect(statusTrail(await harness.observations.transfersOf(payment.paymentId))).toEqual([
       ['seen', 1, null],
       ['seen', 3, null],
-      ['withdrawn', 3, 'DROPPED'],
+      ['in_doubt', 3, null],
     ])
   })
 })

@@ -12,6 +12,8 @@ export const CLOCK_SKEW_MS = 5_000
 export const BLOCK_TIME_SKEW_MS = 60_000
 
 const DEFAULT_HISTORY_LIMIT = 10_000
+/** recent blocks kept whole: a payment's backfill usually covers the last block or two (docs/chains.md, "Call budget") */
+const RECENT_BLOCKS = 32
 
 interface ScannedBlock {
   height: number
@@ -25,14 +27,26 @@ export interface ScanHistory {
   oldestMatchedAtMs(): number | undefined
   /** the lowest height matched at or after `sinceMs`; undefined when none was */
   lowestHeightMatchedSince(sinceMs: number): number | undefined
+  /** the block last matched at `height`, if it is among the most recent ones */
+  recentBlock(height: number): ChainBlock | undefined
 }
 
 export function createScanHistory(limit: number = DEFAULT_HISTORY_LIMIT): ScanHistory {
   let records: ScannedBlock[] = []
+  const recent = new Map<number, ChainBlock>()
   return {
     record(blocks, matchedAtMs) {
-      for (const block of blocks) records.push({ height: block.height, matchedAtMs })
+      for (const block of blocks) {
+        records.push({ height: block.height, matchedAtMs })
+        recent.set(block.height, block)
+      }
       if (records.length > limit) records = records.slice(records.length - limit)
+      const newest = Math.max(...recent.keys())
+      for (const height of recent.keys()) if (height <= newest - RECENT_BLOCKS) recent.delete(height)
+    },
+
+    recentBlock(height) {
+      return recent.get(height)
     },
 
     oldestMatchedAtMs() {

@@ -33,51 +33,78 @@ async function paidPayment(fields: { requiredConfirmations?: number } = {}) {
 }
 
 const statuses = (observations: TransferObservation[]) =>
-  observations.map(({ status, confirmations, withdrawReason }) =>
-    status === 'seen' ? `seen ${confirmations}` : `withdrawn ${withdrawReason}`,
+  observations.map(({ status, confirmations, dropReason }) =>
+    status === 'seen' ? `seen ${confirmations}` : `${status} ${dropReason}`,
   )
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index)
 
 describe('confirmation tracking', () => {
-  it('keeps counting a transfer whose block one answer lacks (a node lagging behind)', async () => {
-    const { indexer, payment, height, missing } = await paidPayment()
-    missing.add(height)
-    await mineAndScan(harness, indexer)
-    missing.delete(height)
-    for (let block = 0; block < 20; block++) await mineAndScan(harness, indexer)
+  it("counts from the head: the transfer's block is not read again while it confirms", async () => {
+    const { indexer, payment, height, client } = await paidPayment()
+    const heights: number[] = []
+    const counting = {
+      ...client,
+      network: client.network,
+      getHead: () => client.getHead(),
+      getBlocks: async (from: number, to: number) => {
+        for (let read = from; read <= to; read++) heights.push(read)
+        return client.getBlocks(from, to)
+      },
+    }
+    const counted = harnessIndexer(harness, 'TRON', { client: counting })
+    await counted.scanOnce()
+    heights.length = 0
+    for (let block = 0; block < 20; block++) await mineAndScan(harness, counted)
 
-    expect(statuses(await harness.observations.transfersOf(payment.paymentId))).toEqual([
-      'seen 1',
-      ...range(3, 20).map((confirmations) => `seen ${confirmations}`),
-    ])
-    expect(await harness.store.listTracked('TRON')).toEqual([])
+    expect(statuses(await harness.observations.transfersOf(payment.paymentId))).toEqual(
+      range(1, 20).map((confirmations) => `seen ${confirmations}`),
+    )
+    // each new block once, and nothing below
+    expect(heights).toEqual(range(height + 1, height + 20))
+    expect(indexer.network).toBe('TRON')
   })
 
-  it('reports a withdrawn transfer seen again when its block comes back on the canonical chain', async () => {
-    const { indexer, payment, height, forkedOnce } = await paidPayment()
-    // one answer from a node on a short-lived fork: the block at the height holds another hash
-    forkedOnce.add(height)
-    await mineAndScan(harness, indexer)
+  it('reads the block of a followed transfer once after a restart, then counts from the head', async () => {
+    const { payment, height, client } = await paidPayment()
+    const heights: number[] = []
+    const counting = {
+      ...client,
+      network: client.network,
+      getHead: () => client.getHead(),
+      getBlocks: async (from: number, to: number) => {
+        for (let read = from; read <= to; read++) heights.push(read)
+        return client.getBlocks(from, to)
+      },
+    }
+    const restarted = harnessIndexer(harness, 'TRON', { client: counting })
+    for (let block = 0; block < 5; block++) await mineAndScan(harness, restarted)
+
+    expect(heights.filter((read) => read === height)).toHaveLength(1)
+    expect(statuses(await harness.observations.transfersOf(payment.paymentId)).at(-1)).toBe('seen 6')
+  })
+
+  it('puts in doubt a transfer a fork pops, and counts it again when the chain includes it again', async () => {
+    const { indexer, payment, height } = await paidPayment()
+    const [{ txHash } = { txHash: '' }] = await harness.observations.transfersOf(payment.paymentId)
+    await mineAndScan(harness, indexer, 2)
+    expect(await harness.sim.dropTransaction('TRON', txHash, { requeue: true })).toBe(true)
+    await indexer.scanOnce()
     for (let block = 0; block < 20; block++) await mineAndScan(harness, indexer)
 
     const observations = await harness.observations.transfersOf(payment.paymentId)
-    expect(statuses(observations)).toEqual([
-      'seen 1',
-      'withdrawn DROPPED',
-      ...range(3, 20).map((confirmations) => `seen ${confirmations}`),
-    ])
-    expect(observations.at(-1)).toMatchObject({ blockHeight: height, status: 'seen' })
+    expect(statuses(observations).slice(0, 4)).toEqual(['seen 1', 'seen 3', 'in_doubt null', 'seen 1'])
+    expect(observations.at(-1)).toMatchObject({ status: 'seen', confirmations: 20, blockHeight: height + 3 })
     expect(await harness.store.listTracked('TRON')).toEqual([])
   })
 
-  it("stops looking for a withdrawn transfer once its payment's requirement in blocks has passed", async () => {
-    const { indexer, payment, height, forked } = await paidPayment({ requiredConfirmations: 5 })
-    forked.add(height)
-    await mineAndScan(harness, indexer)
-    const dropHead = height + 1
+  it("reports a transfer in doubt dropped once its payment's requirement in blocks has passed (no final chain to ask)", async () => {
+    const { indexer, payment, height } = await paidPayment({ requiredConfirmations: 5 })
+    const [{ txHash } = { txHash: '' }] = await harness.observations.transfersOf(payment.paymentId)
+    expect(await harness.sim.dropTransaction('TRON', txHash)).toBe(true)
+    await indexer.scanOnce()
     expect(await harness.store.listTracked('TRON')).toMatchObject([
-      { txHash: expect.any(String), withdrawnUntilHeight: dropHead + 5 },
+      { txHash, withdrawnUntilHeight: height + 5 },
     ])
 
     await mineAndScan(harness, indexer, 5)
@@ -86,42 +113,39 @@ describe('confirmation tracking', () => {
     expect(await harness.store.listTracked('TRON')).toEqual([])
     expect(statuses(await harness.observations.transfersOf(payment.paymentId))).toEqual([
       'seen 1',
-      'withdrawn DROPPED',
+      'in_doubt null',
+      'dropped EXPIRED',
     ])
   })
 
-  it('reports a withdrawn transfer included again in a later block, even if its address is no longer watched', async () => {
+  it('reports a transfer in doubt included again in a later block, even if its address is no longer watched', async () => {
     const { indexer, payment, height, forked, included, client } = await paidPayment()
     const [paidBlock] = await harness.sim.client('TRON').getBlocks(height, height)
+    // restarted with the address no longer watched: the block read again is on another fork now
     forked.add(height)
-    await mineAndScan(harness, indexer)
-    // restarted with the address no longer watched, and the transaction back in the next block
     await harness.store.unwatch('TRON', payment.address)
-    included.set(height + 2, paidBlock?.transfers ?? [])
     const restarted = harnessIndexer(harness, 'TRON', { client })
+    await restarted.scanOnce()
+    // and the transaction back in the next block
+    included.set(height + 1, paidBlock?.transfers ?? [])
     await mineAndScan(harness, restarted)
 
     const observations = await harness.observations.transfersOf(payment.paymentId)
-    expect(statuses(observations)).toEqual(['seen 1', 'withdrawn DROPPED', 'seen 1'])
-    expect(observations.at(-1)).toMatchObject({ blockHeight: height + 2, txHash: observations[0]?.txHash })
+    expect(statuses(observations)).toEqual(['seen 1', 'in_doubt null', 'seen 1'])
+    expect(observations.at(-1)).toMatchObject({ blockHeight: height + 1, txHash: observations[0]?.txHash })
     expect(restarted.watchSet.size).toBe(0)
+    expect(indexer.network).toBe('TRON')
   })
 
-  it('withdraws a transfer whose block stays missing until the transfer would be final (a skipped slot)', async () => {
-    const { indexer, payment, height, missing } = await paidPayment({ requiredConfirmations: 5 })
+  it('puts in doubt, never drops, a transfer whose block stays missing after a restart until it would be final', async () => {
+    const { payment, height, missing, client } = await paidPayment({ requiredConfirmations: 5 })
     missing.add(height)
-    for (let block = 0; block < 6; block++) await mineAndScan(harness, indexer)
+    const restarted = harnessIndexer(harness, 'TRON', { client })
+    for (let block = 0; block < 6; block++) await mineAndScan(harness, restarted)
 
-    const observations = await harness.observations.settle()
-    const withdrawal = observations.findIndex(
-      (observation) => observation.kind === 'transfer' && observation.status === 'withdrawn',
-    )
-    expect(withdrawal).toBeGreaterThan(-1)
-    // five confirmations are reached when the head is four blocks above the transfer
-    expect(progressHeights(observations.slice(0, withdrawal)).at(-1)).toBe(height + 3)
     expect(statuses(await harness.observations.transfersOf(payment.paymentId))).toEqual([
       'seen 1',
-      'withdrawn DROPPED',
+      'in_doubt null',
     ])
   })
 

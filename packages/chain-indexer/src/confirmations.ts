@@ -1,6 +1,14 @@
 // The transfers the indexer reported and still follows: those short of their payment's required
-// confirmations, recounted every iteration, and those reported withdrawn, looked for a while longer
-// in case the chain includes them again.
+// confirmations, recounted every iteration, and those in doubt, looked for until the chain decides
+// (docs/chains.md, "Forks"; docs/api.md, "Transfers the chain takes back").
+//
+// Recounting reads nothing in the common case: the indexer scans every block in order, each linked
+// to the one before by its parent hash, so a followed transfer whose block is still the one scanned
+// at its height has head - height + 1 confirmations. A fork switch below the cursor makes the
+// indexer rescan the replaced heights, and those blocks (in `fetched`) tell what happened. Only a
+// height neither scanned by this run nor fetched (after a restart) is read again. Where the client
+// can ask the final chain about one transaction (TRON's solidity node), a transfer becomes final by
+// that one call rather than by the head's finalized height.
 //
 // A block that an answer leaves out is unknown, not gone: a node lagging behind, or one behind a
 // load balancer, answers like that. Only a block returned at the transfer's height, with another
@@ -18,13 +26,14 @@ import {
   type ChainHead,
   type ChainIndexerStore,
   type ChainTransfer,
+  type FinalInclusion,
   Topics,
   type TrackedTransfer,
 } from '@chainpay/ports'
-import { observationMessage, transferObservation } from './observations.js'
+import { type TransferReport, trackedObservation } from './observations.js'
 
 export interface TransferTracker {
-  /** transfers followed: counting, or withdrawn and looked for */
+  /** transfers followed: counting, or in doubt and looked for */
   readonly size: number
   /** publishes 'seen' for transfers found in blocks, then follows those short of their requirement */
   reportSeen(transfers: TrackedTransfer[]): Promise<void>
@@ -48,10 +57,8 @@ export interface TransferTrackerOptions {
   tracked: TrackedTransfer[]
 }
 
-/** the payment a transfer pays, with the confirmations it requires */
-export type Payee = Pick<TrackedTransfer, 'paymentId' | 'requiredConfirmations'>
-
-type WithdrawReason = 'DROPPED' | 'REVERTED'
+/** the payment a transfer pays (or brings foreign funds to), with the confirmations it requires */
+export type Payee = Pick<TrackedTransfer, 'paymentId' | 'requiredConfirmations' | 'foreign'>
 
 interface Change {
   /** the transfer as it stands now */
@@ -59,12 +66,16 @@ interface Change {
   /** false: stop following it */
   follow: boolean
   /** what to publish about it first */
-  report?: { status: 'seen' } | { status: 'withdrawn'; reason: WithdrawReason }
+  report?: TransferReport
 }
 
 export function createTransferTracker(options: TransferTrackerOptions): TransferTracker {
   const { network, client, store, bus, clock, logger } = options
   const followed = new Map(options.tracked.map((transfer) => [transferKey(transfer), transfer]))
+  /** the hash of each recent height as this run scanned it: the canonical chain, parent-hash linked */
+  const scanned = new Map<number, string>()
+  /** per transfer, the head height at which the final chain was last asked about it: once a block */
+  const askedAt = new Map<string, number>()
 
   async function follow(transfer: TrackedTransfer): Promise<void> {
     await store.track(transfer)
@@ -78,60 +89,115 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
     followed.delete(key)
   }
 
-  /** fetches the blocks at the followed heights that this iteration has not fetched yet */
-  async function fetchFollowedHeights(fetched: Map<number, ChainBlock>): Promise<void> {
+  /** fetches the followed heights that this run has neither scanned nor fetched (after a restart) */
+  async function fetchUnknownHeights(fetched: Map<number, ChainBlock>): Promise<void> {
     const heights = new Set([...followed.values()].map((transfer) => transfer.blockHeight))
-    const missing = [...heights].filter((height) => !fetched.has(height)).sort((a, b) => a - b)
+    const missing = [...heights].filter((height) => !scanned.has(height)).sort((a, b) => a - b)
     for (const [from, to] of contiguousRuns(missing)) {
-      for (const block of await client.getBlocks(from, to)) fetched.set(block.height, block)
+      for (const block of await client.getBlocks(from, to)) {
+        fetched.set(block.height, block)
+        scanned.set(block.height, block.hash)
+      }
     }
   }
 
-  function recountCounting(
+  /** the block at a followed height when it changed or was read this iteration; 'unchanged' else */
+  function blockAt(
+    transfer: TrackedTransfer,
+    fetched: Map<number, ChainBlock>,
+  ): ChainBlock | 'unchanged' | undefined {
+    const block = fetched.get(transfer.blockHeight)
+    if (block !== undefined) return block
+    return scanned.get(transfer.blockHeight) === transfer.blockHash ? 'unchanged' : undefined
+  }
+
+  function forgetScannedBelow(height: number): void {
+    for (const scannedHeight of scanned.keys()) if (scannedHeight < height) scanned.delete(scannedHeight)
+  }
+
+  /**
+   * with a client that asks the final chain: a transfer whose count reached its requirement is final
+   * once the final chain has it (asked once per head), and stays one short until then
+   */
+  async function finality(
     transfer: TrackedTransfer,
     head: ChainHead,
-    block?: ChainBlock,
-  ): Change | undefined {
+    counted: number,
+  ): Promise<Change | 'pending' | undefined> {
+    if (client.finalInclusion === undefined || counted < transfer.requiredConfirmations) return undefined
+    const key = transferKey(transfer)
+    if (askedAt.get(key) === head.height) return 'pending'
+    askedAt.set(key, head.height)
+    const inclusion = await client.finalInclusion(transfer.txHash)
+    if (inclusion === undefined) return 'pending'
+    askedAt.delete(key)
+    return decidedBy(transfer, inclusion)
+  }
+
+  async function recountCounting(
+    transfer: TrackedTransfer,
+    head: ChainHead,
+    fetched: Map<number, ChainBlock>,
+  ): Promise<Change | undefined> {
     const confirmations = confirmationsAt(transfer.blockHeight, head, transfer.requiredConfirmations)
+    const block = blockAt(transfer, fetched)
     if (block === undefined) {
       if (confirmations < transfer.requiredConfirmations) return undefined
       logger.warn(
         { paymentId: transfer.paymentId, txHash: transfer.txHash, height: transfer.blockHeight },
-        'the block of a transfer is still missing when it would be final; taking it as skipped',
+        'the block of a transfer is still missing when it would be final; taking it as in doubt',
       )
-      return withdraw(transfer, 'DROPPED', head)
+      return withdraw(transfer, head)
     }
-    const onChain = findTransfer(block, transfer)
-    if (onChain === undefined) {
-      // the same block without the transfer contradicts an earlier answer: ask again next time
-      return block.hash === transfer.blockHash ? undefined : withdraw(transfer, 'DROPPED', head)
+    if (block !== 'unchanged') {
+      const onChain = findTransfer(block, transfer)
+      if (onChain === undefined) {
+        // the same block without the transfer contradicts an earlier answer: ask again next time
+        return block.hash === transfer.blockHash ? undefined : withdraw(transfer, head)
+      }
+      if (!onChain.success)
+        return { transfer, follow: false, report: { status: 'dropped', reason: 'REVERTED' } }
     }
-    if (!onChain.success) return withdraw(transfer, 'REVERTED', head)
-    const grew = confirmations > transfer.confirmations
-    if (!grew && block.hash === transfer.blockHash) return undefined
+    const final = await finality(transfer, head, confirmations)
+    if (final !== undefined && final !== 'pending') return final
+    const count = final === 'pending' ? transfer.requiredConfirmations - 1 : confirmations
+    const grew = count > transfer.confirmations
+    const moved = block !== 'unchanged' && block.hash !== transfer.blockHash
+    if (!grew && !moved) return undefined
     // a block replaced by one that still holds the transfer: same transfer, new block hash
-    return counted(
-      { ...transfer, confirmations: Math.max(confirmations, transfer.confirmations) },
-      block,
-      grew,
-    )
+    const next = { ...transfer, confirmations: Math.max(count, transfer.confirmations) }
+    return counted(next, block === 'unchanged' ? undefined : block, grew)
   }
 
-  function recheckWithdrawn(
+  /**
+   * In doubt: seen again when its block comes back. Dropped once the chain cannot include it any
+   * more: with an expiration and a final chain to ask (TRON), after the expiration and
+   * `requiredConfirmations` blocks, when the final chain does not have it; otherwise after
+   * `requiredConfirmations` blocks without it.
+   */
+  async function recheckWithdrawn(
     transfer: TrackedTransfer,
     untilHeight: number,
     head: ChainHead,
-    block?: ChainBlock,
-  ): Change | undefined {
-    if (head.height > untilHeight) return { transfer, follow: false }
+    fetched: Map<number, ChainBlock>,
+  ): Promise<Change | undefined> {
+    const block = fetched.get(transfer.blockHeight)
     const onChain = block && findTransfer(block, transfer)
-    if (block === undefined || !onChain?.success) return undefined
-    const confirmations = confirmationsAt(block.height, head, transfer.requiredConfirmations)
-    logger.info(
-      { paymentId: transfer.paymentId, txHash: transfer.txHash },
-      'withdrawn transfer back on chain',
-    )
-    return counted({ ...transfer, confirmations, withdrawnUntilHeight: null }, block, true)
+    if (block !== undefined && onChain?.success) {
+      const confirmations = confirmationsAt(block.height, head, transfer.requiredConfirmations)
+      logger.info(
+        { paymentId: transfer.paymentId, txHash: transfer.txHash },
+        'transfer in doubt back on chain',
+      )
+      return counted({ ...transfer, confirmations, withdrawnUntilHeight: null }, block, true)
+    }
+    if (head.height <= untilHeight) return undefined
+    const dropped: Change = { transfer, follow: false, report: { status: 'dropped', reason: 'EXPIRED' } }
+    if (client.finalInclusion === undefined || transfer.expiresAt === null) return dropped
+    if (Date.parse(head.time) <= Date.parse(transfer.expiresAt)) return undefined
+    const inclusion = await client.finalInclusion(transfer.txHash)
+    // had it been included where this run did not scan (a fork deeper than the rescan): final there
+    return inclusion === undefined ? dropped : decidedBy(transfer, inclusion)
   }
 
   return {
@@ -144,10 +210,9 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
       const observedAt = isoNow(clock)
       await bus.publish(
         Topics.chainObservations,
-        transfers.map((transfer) =>
-          observationMessage(transferObservation(transfer, { status: 'seen' }, observedAt)),
-        ),
+        transfers.flatMap((transfer) => trackedObservation(transfer, { status: 'seen' }, observedAt) ?? []),
       )
+      for (const transfer of transfers) scanned.set(transfer.blockHeight, transfer.blockHash)
       for (const transfer of transfers) {
         if (transfer.confirmations < transfer.requiredConfirmations) await follow(transfer)
         else await forget(transfer)
@@ -162,25 +227,29 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
     },
 
     async recount(head, fetched) {
-      if (followed.size === 0) return
-      await fetchFollowedHeights(fetched)
+      for (const block of fetched.values()) scanned.set(block.height, block.hash)
+      if (followed.size === 0) {
+        scanned.clear()
+        return
+      }
+      await fetchUnknownHeights(fetched)
       const observedAt = isoNow(clock)
       const messages: BusMessage[] = []
       const changes: Change[] = []
       for (const transfer of followed.values()) {
-        const block = fetched.get(transfer.blockHeight)
         const change =
           transfer.withdrawnUntilHeight === null
-            ? recountCounting(transfer, head, block)
-            : recheckWithdrawn(transfer, transfer.withdrawnUntilHeight, head, block)
+            ? await recountCounting(transfer, head, fetched)
+            : await recheckWithdrawn(transfer, transfer.withdrawnUntilHeight, head, fetched)
         if (change === undefined) continue
         changes.push(change)
         if (change.report === undefined) continue
-        messages.push(observationMessage(transferObservation(change.transfer, change.report, observedAt)))
-        if (change.report.status === 'withdrawn') {
+        const message = trackedObservation(change.transfer, change.report, observedAt)
+        if (message !== undefined) messages.push(message)
+        if (change.report.status !== 'seen') {
           logger.info(
-            { paymentId: transfer.paymentId, txHash: transfer.txHash, reason: change.report.reason },
-            'transfer withdrawn',
+            { paymentId: transfer.paymentId, txHash: transfer.txHash, report: change.report },
+            'counted transfer no longer on chain',
           )
         }
       }
@@ -189,23 +258,41 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
         if (change.follow) await follow(change.transfer)
         else await forget(change.transfer)
       }
+      const lowest = Math.min(...[...followed.values()].map((transfer) => transfer.blockHeight))
+      forgetScannedBelow(lowest)
     },
   }
 }
 
-/** the transfer as it counts in `block`: followed until it reaches its payment's requirement */
-function counted(transfer: TrackedTransfer, block: ChainBlock, reportSeen: boolean): Change {
-  const next = { ...transfer, blockHeight: block.height, blockHash: block.hash, blockTime: block.time }
+/** the transfer as it counts in `block` (its own when unchanged): followed until it reaches its payment's requirement */
+function counted(transfer: TrackedTransfer, block: ChainBlock | undefined, reportSeen: boolean): Change {
+  const next =
+    block === undefined
+      ? transfer
+      : { ...transfer, blockHeight: block.height, blockHash: block.hash, blockTime: block.time }
   const follow = next.confirmations < next.requiredConfirmations
   return reportSeen ? { transfer: next, follow, report: { status: 'seen' } } : { transfer: next, follow }
 }
 
-/** withdrawn: looked for as many blocks again as its payment requires confirmations */
-function withdraw(transfer: TrackedTransfer, reason: WithdrawReason, head: ChainHead): Change {
+/** as the final chain has it: final where it is, or dropped when it failed there */
+function decidedBy(transfer: TrackedTransfer, inclusion: FinalInclusion): Change {
+  if (!inclusion.success)
+    return { transfer, follow: false, report: { status: 'dropped', reason: 'REVERTED' } }
+  const final = {
+    ...transfer,
+    blockHeight: inclusion.blockHeight,
+    confirmations: transfer.requiredConfirmations,
+    withdrawnUntilHeight: null,
+  }
+  return { transfer: final, follow: false, report: { status: 'seen' } }
+}
+
+/** in doubt: looked for as many blocks again as its payment requires confirmations */
+function withdraw(transfer: TrackedTransfer, head: ChainHead): Change {
   return {
     transfer: { ...transfer, withdrawnUntilHeight: head.height + transfer.requiredConfirmations },
     follow: true,
-    report: { status: 'withdrawn', reason },
+    report: { status: 'in_doubt' },
   }
 }
 
@@ -246,6 +333,8 @@ export function matchTransfers(
         confirmations: confirmationsAt(block.height, head, payee.requiredConfirmations),
         requiredConfirmations: payee.requiredConfirmations,
         withdrawnUntilHeight: null,
+        expiresAt: transfer.expiresAt ?? null,
+        foreign: payee.foreign,
       })
     }
   }

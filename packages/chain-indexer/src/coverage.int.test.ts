@@ -24,9 +24,9 @@ function timeline(observations: ChainObservationMessage[], paymentId: string): s
   return observations.flatMap((observation) => {
     if (observation.kind === 'progress') return [`progress ${observation.height}`]
     if (observation.paymentId !== paymentId) return []
-    return observation.kind === 'watching'
-      ? ['watching']
-      : [`${observation.status} ${observation.blockHeight}/${observation.confirmations}`]
+    if (observation.kind === 'watching') return ['watching']
+    if (observation.kind === 'foreign_funds') return [`foreign ${observation.currency}`]
+    return [`${observation.status} ${observation.blockHeight}/${observation.confirmations}`]
   })
 }
 

@@ -20,6 +20,7 @@ import {
 import { BLOCK_TIME_SKEW_MS, CLOCK_SKEW_MS, firstHeightAtOrAfter, type ScanHistory } from './backfill.js'
 import { matchTransfers, type TransferTracker } from './confirmations.js'
 import { observationMessage, watchingObservation } from './observations.js'
+import type { PayeeOf } from './payees.js'
 import type { WatchSet } from './watch-set.js'
 
 export interface Coverage {
@@ -55,6 +56,7 @@ export interface CoverageOptions {
   network: string
   client: ChainClient
   watchSet: WatchSet
+  payeeOf: PayeeOf
   /** what this run scanned when, for the start of a backfill */
   history: ScanHistory
   bus: Bus
@@ -69,7 +71,7 @@ interface BackfillRequest {
 }
 
 export function createCoverage(options: CoverageOptions): Coverage {
-  const { network, client, watchSet, history, bus, clock, logger, batchSize } = options
+  const { network, client, watchSet, payeeOf, history, bus, clock, logger, batchSize } = options
   /** by address: an address waits for one backfill at a time */
   const pending = new Map<string, BackfillRequest>()
 
@@ -78,14 +80,39 @@ export function createCoverage(options: CoverageOptions): Coverage {
   }
 
   /** the first height an address of a payment created at `createdAtMs` may have been paid in */
-  async function backfillStart(createdAtMs: number, through: number): Promise<number> {
+  async function backfillStart(address: WatchedAddress, through: number): Promise<number> {
+    const createdAtMs = Date.parse(address.paymentCreatedAt)
     const sinceMs = createdAtMs - CLOCK_SKEW_MS
     const oldest = history.oldestMatchedAtMs()
     if (oldest !== undefined && oldest <= sinceMs) {
       return history.lowestHeightMatchedSince(sinceMs) ?? Number.POSITIVE_INFINITY
     }
-    // scanned by an earlier run too: find the blocks by their own time
-    return firstHeightAtOrAfter(client, createdAtMs - BLOCK_TIME_SKEW_MS, 0, through)
+    // scanned by an earlier run too: find the blocks by their own time, among those the node has
+    const floor = (await client.firstAvailableHeight?.()) ?? 0
+    const fromMs = createdAtMs - BLOCK_TIME_SKEW_MS
+    const start = await firstHeightAtOrAfter(client, fromMs, floor, through)
+    if (start === floor && floor > 1) await reportHistoryBelow(address, floor, fromMs)
+    return start
+  }
+
+  /**
+   * A payment whose blocks begin below the node's first block (a node started from a snapshot):
+   * they cannot be read here, and walking down to them would stall every payment of the network.
+   * Said once, loudly; the backfill covers what the node has (docs/chains.md, "Backfill").
+   */
+  async function reportHistoryBelow(address: WatchedAddress, floor: number, fromMs: number): Promise<void> {
+    const [first] = await client.getBlocks(floor, floor)
+    if (first === undefined || Date.parse(first.time) <= fromMs) return
+    logger.error(
+      {
+        paymentId: address.paymentId,
+        address: address.address,
+        paymentCreatedAt: address.paymentCreatedAt,
+        firstAvailableHeight: floor,
+        firstAvailableTime: first.time,
+      },
+      "a payment's history lies below the node's first available block: transfers before it cannot be seen; use a node with that history",
+    )
   }
 
   async function backfill(requests: BackfillRequest[], context: BackfillContext): Promise<void> {
@@ -96,7 +123,7 @@ export function createCoverage(options: CoverageOptions): Coverage {
       const last = requested ?? context.cursor?.height ?? belowFirstScan(context)
       // nothing scanned yet and the first scan starts at the chain's first block: it sees them all
       if (last === undefined) continue
-      const first = await backfillStart(Date.parse(address.paymentCreatedAt), last)
+      const first = await backfillStart(address, last)
       if (first > last) continue
       from = Math.min(from, first)
       through = Math.max(through, last)
@@ -105,12 +132,18 @@ export function createCoverage(options: CoverageOptions): Coverage {
     if (addresses.size === 0) return
     logger.info({ from, through, addresses: addresses.size }, 'rescanning blocks for newly watched addresses')
     for (let batchStart = from; batchStart <= through; batchStart += batchSize) {
-      const blocks = await client.getBlocks(batchStart, Math.min(through, batchStart + batchSize - 1))
+      const batchEnd = Math.min(through, batchStart + batchSize - 1)
+      // the blocks this run just matched are kept: the usual backfill reads nothing
+      const kept = Array.from({ length: batchEnd - batchStart + 1 }, (_, at) =>
+        history.recentBlock(batchStart + at),
+      )
+      const blocks = kept.every((block) => block !== undefined)
+        ? (kept as ChainBlock[])
+        : await client.getBlocks(batchStart, batchEnd)
       for (const block of blocks) context.fetched.set(block.height, block)
-      const found = matchTransfers(network, blocks, context.head, (transfer) => {
-        const watched = watchSet.match(transfer)
-        return watched && addresses.has(watched.address) ? watched : undefined
-      })
+      const found = matchTransfers(network, blocks, context.head, (transfer) =>
+        addresses.has(transfer.to) ? payeeOf(transfer) : undefined,
+      )
       await context.tracker.reportSeen(found)
     }
   }

@@ -62,7 +62,7 @@ describe('createChainIndexer', () => {
         transferIndex: 0,
         address: payment.address,
         amountUnits: network === 'TRON' ? '10000000' : '10000000000',
-        withdrawReason: null,
+        dropReason: null,
       })
       expect(await harness.store.listTracked(network)).toEqual([])
     },
@@ -137,7 +137,7 @@ describe('createChainIndexer', () => {
     ])
   })
 
-  it('reports a dropped transaction as withdrawn and keeps scanning the new fork', async () => {
+  it('reports a dropped transaction as in doubt and keeps scanning the new fork', async () => {
     const indexer = harnessIndexer(harness, 'TRON')
     await indexer.scanOnce()
     const payment = await watchedPayment(indexer, 'USDT')
@@ -157,7 +157,7 @@ describe('createChainIndexer', () => {
     expect(statusTrail(observations)).toEqual([
       ['seen', 1, null],
       ['seen', 3, null],
-      ['withdrawn', 3, 'DROPPED'],
+      ['in_doubt', 3, null],
     ])
     // still looked for, in case the chain includes it again
     expect(await harness.store.listTracked('TRON')).toMatchObject([
@@ -178,13 +178,16 @@ describe('createChainIndexer', () => {
     const head = await harness.sim.head('TRON')
     expect(await harness.store.loadCursor('TRON')).toEqual({ height: head.height, hash: head.hash })
 
-    // never included again: forgotten once its payment's requirement in blocks has passed
+    // never included again: dropped once its payment's requirement in blocks has passed
     await mineAndScan(harness, indexer, 20)
     expect(await harness.store.listTracked('TRON')).toEqual([])
-    expect((await harness.observations.transfersOf(payment.paymentId)).at(-1)?.status).toBe('withdrawn')
+    expect((await harness.observations.transfersOf(payment.paymentId)).at(-1)).toMatchObject({
+      status: 'dropped',
+      dropReason: 'EXPIRED',
+    })
   })
 
-  it('reports a tracked transfer that the chain now reports failed as withdrawn (REVERTED)', async () => {
+  it('reports a tracked transfer that the chain now reports failed as dropped (REVERTED)', async () => {
     const reverted = new Set<string>()
     const chain = harness.sim.client('TRON')
     // the simulator cannot revert an included transaction, so the client reports it failed from now on
@@ -209,13 +212,15 @@ describe('createChainIndexer', () => {
     })
     await mineAndScan(harness, indexer)
     reverted.add(txHash)
-    await mineAndScan(harness, indexer)
-    await mineAndScan(harness, indexer)
+    // read again after a restart (a running indexer does not re-read a block it scanned)
+    const restarted = harnessIndexer(harness, 'TRON', { client })
+    await mineAndScan(harness, restarted)
+    await mineAndScan(harness, restarted)
 
     const observations = await harness.observations.transfersOf(payment.paymentId)
-    expect(observations.map(({ status, withdrawReason }) => [status, withdrawReason])).toEqual([
+    expect(observations.map(({ status, dropReason }) => [status, dropReason])).toEqual([
       ['seen', null],
-      ['withdrawn', 'REVERTED'],
+      ['dropped', 'REVERTED'],
     ])
   })
 

@@ -29,6 +29,7 @@ import { createScanHistory } from './backfill.js'
 import { createTransferTracker, matchTransfers, type TransferTracker } from './confirmations.js'
 import { createCoverage } from './coverage.js'
 import { observationMessage } from './observations.js'
+import { createPayeeOf } from './payees.js'
 import { createPaymentEventConsumer } from './payment-event-consumer.js'
 import { createWatchSet, type WatchSet } from './watch-set.js'
 
@@ -95,8 +96,19 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
   const startHeight = options.startHeight ?? 'head'
 
   const watchSet = createWatchSet({ network, store })
+  const payeeOf = createPayeeOf(network, options.registry, watchSet)
   const history = createScanHistory()
-  const coverage = createCoverage({ network, client, watchSet, history, bus, clock, logger, batchSize })
+  const coverage = createCoverage({
+    network,
+    client,
+    watchSet,
+    payeeOf,
+    history,
+    bus,
+    clock,
+    logger,
+    batchSize,
+  })
   let highestMatched: number | undefined
   const consumer = createPaymentEventConsumer({
     bus,
@@ -145,10 +157,13 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     fetched: Map<number, ChainBlock>,
   ): Promise<ChainBlock | undefined> {
     let from = current.cursor ? current.cursor.height + 1 : startHeight === 'head' ? head.height : startHeight
-    if (from > head.height) return undefined
-    let blocks = await client.getBlocks(from, Math.min(head.height, from + batchSize - 1))
+    // a fork switch to a fork of the same length: the head is at the cursor's height with another hash
+    const replacedHead = current.cursor?.height === head.height && current.cursor.hash !== head.hash
+    if (from > head.height && !replacedHead) return undefined
+    let blocks = replacedHead ? [] : await client.getBlocks(from, Math.min(head.height, from + batchSize - 1))
     const first = blocks[0]
-    if (current.cursor && first?.height === from && first.parentHash !== current.cursor.hash) {
+    const unlinked = first?.height === from && first.parentHash !== current.cursor?.hash
+    if (current.cursor && (replacedHead || unlinked)) {
       // The chain reorganized under the cursor: step back far enough to be on final blocks again.
       const rewound = Math.max(0, current.cursor.height - required)
       const [anchor] = await client.getBlocks(rewound, rewound)
@@ -163,12 +178,12 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     const last = blocks.at(-1)
     if (last === undefined) return undefined
     for (const block of blocks) fetched.set(block.height, block)
-    // a withdrawn transfer included again is reported even if its address is no longer watched
+    // a transfer in doubt included again is reported even if its address is no longer watched
     const matched = matchTransfers(
       network,
       blocks,
       head,
-      (transfer) => watchSet.match(transfer) ?? current.tracker.withdrawnMatching(transfer),
+      (transfer) => current.tracker.withdrawnMatching(transfer) ?? payeeOf(transfer),
     )
     history.record(blocks, clock.now().getTime())
     highestMatched = Math.max(highestMatched ?? last.height, last.height)

@@ -1,7 +1,8 @@
-// The chain observations the indexer publishes, as bus messages: transfers and watching reports keyed
-// by payment id (so that one payment's observations stay in order), progress keyed by network.
+// The chain observations the indexer publishes, as bus messages: transfers, foreign funds and watching
+// reports keyed by payment id (so that one payment's observations stay in order), progress keyed by network.
 
 import type { ChainObservationMessage, TransferObservation, WatchingObservation } from '@chainpay/contracts'
+import type { DropReason } from '@chainpay/domain'
 import type { BusMessage, TrackedTransfer, WatchedAddress } from '@chainpay/ports'
 
 export const ObservationHeaders = { kind: 'observation-kind' } as const
@@ -14,10 +15,16 @@ export function observationMessage(observation: ChainObservationMessage): BusMes
   }
 }
 
-/** 'seen' with the given confirmations, or 'withdrawn' for the reason, of a tracked transfer */
+/** what the indexer says about a tracked transfer (docs/api.md, "Transfers the chain takes back") */
+export type TransferReport =
+  | { status: 'seen' }
+  | { status: 'in_doubt' }
+  | { status: 'dropped'; reason: DropReason }
+
+/** 'seen' with the given confirmations, 'in_doubt', or 'dropped' for the reason, of a tracked transfer */
 export function transferObservation(
   transfer: TrackedTransfer,
-  change: { status: 'seen' } | { status: 'withdrawn'; reason: 'DROPPED' | 'REVERTED' },
+  change: TransferReport,
   observedAt: string,
 ): TransferObservation {
   return {
@@ -32,9 +39,37 @@ export function transferObservation(
     blockTime: transfer.blockTime,
     confirmations: transfer.confirmations,
     status: change.status,
-    withdrawReason: change.status === 'withdrawn' ? change.reason : null,
+    dropReason: change.status === 'dropped' ? change.reason : null,
     observedAt,
   }
+}
+
+/**
+ * The bus message about a tracked transfer: a transfer observation, or for foreign funds a
+ * foreign_funds one while seen (they are recorded only once final, so their loss needs no report).
+ */
+export function trackedObservation(
+  transfer: TrackedTransfer,
+  report: TransferReport,
+  observedAt: string,
+): BusMessage | undefined {
+  if (transfer.foreign === null) return observationMessage(transferObservation(transfer, report, observedAt))
+  if (report.status !== 'seen') return undefined
+  return observationMessage({
+    kind: 'foreign_funds',
+    network: transfer.network,
+    paymentId: transfer.paymentId,
+    txHash: transfer.txHash,
+    transferIndex: transfer.index,
+    address: transfer.address,
+    currency: transfer.foreign.currency,
+    decimals: transfer.foreign.decimals,
+    amountUnits: transfer.amountUnits,
+    blockHeight: transfer.blockHeight,
+    blockTime: transfer.blockTime,
+    confirmations: transfer.confirmations,
+    observedAt,
+  })
 }
 
 /** the indexer watches the address and has checked every block since its payment's creation */

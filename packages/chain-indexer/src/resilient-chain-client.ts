@@ -40,7 +40,7 @@ export type CircuitBreakerState = 'closed' | 'open' | 'half-open'
 
 /** a failed attempt that is tried again after `delayMs` */
 export interface RpcRetry {
-  method: 'getHead' | 'getBlocks'
+  method: 'getHead' | 'getBlocks' | 'finalInclusion' | 'firstAvailableHeight'
   failure: ChainRpcFailure
   /** the attempt that failed, from 1 */
   attempt: number
@@ -176,6 +176,18 @@ export function withRpcResilience(
     getHead: (): Promise<ChainHead> => call('getHead', () => client.getHead()),
     getBlocks: (fromHeight, toHeight): Promise<ChainBlock[]> =>
       call('getBlocks', () => client.getBlocks(fromHeight, toHeight)),
+    ...(client.finalInclusion === undefined
+      ? {}
+      : {
+          finalInclusion: (txHash: string) =>
+            call('finalInclusion', () => client.finalInclusion?.(txHash) ?? Promise.resolve(undefined)),
+        }),
+    ...(client.firstAvailableHeight === undefined
+      ? {}
+      : {
+          firstAvailableHeight: () =>
+            call('firstAvailableHeight', () => client.firstAvailableHeight?.() ?? Promise.resolve(0)),
+        }),
     state: () => stateName(breaker.state),
   }
 }

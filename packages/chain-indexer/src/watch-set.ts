@@ -68,7 +68,8 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
     },
 
     match(transfer) {
-      if (!transfer.success) return undefined
+      // TRX a contract sent is foreign funds, never the payment's own transfer (docs/api.md)
+      if (!transfer.success || transfer.internal === true) return undefined
       const entry = watched.get(transfer.to)
       if (entry === undefined) return undefined
       const contract = transfer.asset.kind === 'native' ? null : transfer.asset.contract

@@ -297,11 +297,25 @@ describe('POST /dev/chains/:network/transactions/:txHash/drop', () => {
     const url = `/dev/chains/solana_devnet/transactions/${txHash}/drop`
     const dropped = await app.inject({ method: 'POST', url })
     expect(dropped.statusCode).toBe(200)
-    expect(dropped.json()).toEqual({ dropped: true })
+    expect(dropped.json()).toEqual({ dropped: true, requeued: false })
     expect(await transferOf('SOLANA_DEVNET', txHash)).toBeUndefined()
     const again = await app.inject({ method: 'POST', url })
     expect(again.statusCode).toBe(404)
     expect(again.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.stringContaining(txHash) } })
+  })
+})
+
+describe('POST /dev/chains/:network/transactions/:txHash/drop with requeue', () => {
+  it('pops a mined transaction and the next block includes it again', async () => {
+    const { txHash } = (await submit('TRON', { to: 'Tpayee', amount: '1', currency: 'TRX' })).json()
+    const first = (await simulator.mineBlocks('TRON', 1)).height
+    const url = `/dev/chains/TRON/transactions/${txHash}/drop`
+    const dropped = await app.inject({ method: 'POST', url, payload: { requeue: true } })
+    expect(dropped.json()).toEqual({ dropped: true, requeued: true })
+    expect(await simulator.transactionHeight('TRON', txHash)).toBeNull()
+    const again = (await simulator.mineBlocks('TRON', 1)).height
+    expect(await simulator.transactionHeight('TRON', txHash)).toBe(again)
+    expect(again).toBe(first + 1)
   })
 })
 

@@ -51,6 +51,8 @@ const TransactionBody = Type.Object(
           amount: Type.String({ pattern: DECIMAL_AMOUNT_PATTERN }),
           currency: Type.String({ minLength: 1, maxLength: 32 }),
           contract: Type.Optional(Address),
+          // TRON: TRX the called contract sends on (an internal transaction)
+          internal: Type.Optional(Type.Boolean()),
         },
         { additionalProperties: false },
       ),
@@ -60,6 +62,11 @@ const TransactionBody = Type.Object(
   },
   { additionalProperties: false },
 )
+const DropBody = Type.Union([
+  // requeue: back to the mempool, the next block includes it again (java-tron re-queues popped ones)
+  Type.Object({ requeue: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+  Type.Null(),
+])
 const BlocksBody = Type.Union([
   Type.Object(
     { count: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BLOCKS_PER_REQUEST })) },
@@ -126,12 +133,14 @@ export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoute
 
   app.post(
     '/dev/chains/:network/transactions/:txHash/drop',
-    { schema: { params: TransactionParams }, attachValidation: true },
+    { schema: { params: TransactionParams, body: DropBody }, attachValidation: true },
     async (request, reply) => {
       const rejected = rejection(simulator, request)
       if (rejected) return sendError(reply, rejected)
       const { network, txHash } = request.params
-      if (await simulator.dropTransaction(network, txHash)) return reply.code(200).send({ dropped: true })
+      const requeue = request.body?.requeue === true
+      if (await simulator.dropTransaction(network, txHash, { requeue }))
+        return reply.code(200).send({ dropped: true, requeued: requeue })
       const message = `transaction ${txHash} is not on ${simulator.networkNamed(network)}`
       return sendError(reply, { status: 404, code: 'NOT_FOUND', message })
     },

@@ -11,6 +11,8 @@ export interface StoredTransfer {
   amountUnits: string
   /** decimals of the currency the transfer pays (a counterfeit token copies its original's) */
   decimals: number
+  /** TRX that a contract sends (a TRON internal transaction): absent or false for a plain transfer */
+  internal?: boolean
 }
 
 export interface StoredTransaction {
@@ -20,6 +22,8 @@ export interface StoredTransaction {
   failure: string | null
   /** in the order they appear in the transaction: a TRC20 multisend's logs, Solana instructions */
   transfers: StoredTransfer[]
+  /** when it was submitted: a TRON transaction expires 60 s after (tronweb's default) */
+  submittedAt?: string
 }
 
 /** a block with its transactions as stored: what node-shaped routes render */
@@ -39,6 +43,8 @@ export interface SimulatorStore {
   /** the block height of a transaction: a number, null while in the mempool, undefined if unknown */
   transactionHeight(network: string, txHash: string): number | null | undefined
   deleteTransaction(network: string, txHash: string): void
+  /** back to the mempool, as java-tron re-queues the transactions of the blocks a fork switch pops */
+  requeueTransaction(network: string, txHash: string): void
   blocks(network: string, fromHeight: number, toHeight: number): ChainBlock[]
   rehashBlock(network: string, height: number, hash: string, parentHash: string): void
 }
@@ -95,6 +101,15 @@ export const simulatorMigrations: readonly SqliteMigration[] = [
       if (legacy) db.exec(MIGRATE_SINGLE_TRANSFER_ROWS)
     },
   },
+  {
+    description: 'TRX sent by a contract (TRON internal transactions)',
+    apply: (db) => {
+      // tolerant of a file that has it already (schema-versions.ts)
+      const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('sim_transfers')
+      if (columns.some((column) => column.name === 'internal')) return
+      db.exec('ALTER TABLE sim_transfers ADD COLUMN internal INTEGER NOT NULL DEFAULT 0')
+    },
+  },
 ]
 
 export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
@@ -112,20 +127,23 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     insertTransfer: db.prepare(
       `INSERT INTO sim_transfers
          (network, tx_hash, transfer_index, block_height, from_address, to_address, contract,
-          amount_units, decimals, failure, submitted_at)
-       VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)`,
+          amount_units, decimals, failure, submitted_at, internal)
+       VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     transactionHeight: db.prepare(
       'SELECT block_height FROM sim_transfers WHERE network = ? AND tx_hash = ? LIMIT 1',
     ),
     deleteTransaction: db.prepare('DELETE FROM sim_transfers WHERE network = ? AND tx_hash = ?'),
+    requeueTransaction: db.prepare(
+      'UPDATE sim_transfers SET block_height = NULL WHERE network = ? AND tx_hash = ?',
+    ),
     blocks: db.prepare(
       `SELECT height, hash, parent_hash, time FROM sim_blocks
        WHERE network = ? AND height BETWEEN ? AND ? ORDER BY height`,
     ),
     transfers: db.prepare(
       `SELECT tx_hash, transfer_index, block_height, from_address, to_address, contract,
-              amount_units, decimals, failure
+              amount_units, decimals, failure, submitted_at, internal
        FROM sim_transfers WHERE network = ? AND block_height BETWEEN ? AND ? ORDER BY block_height, seq`,
     ),
     rehashBlock: db.prepare(
@@ -156,7 +174,7 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     },
     insertTransaction(network, transaction, submittedAt) {
       const { txHash, from, failure, transfers } = transaction
-      for (const [index, { to, contract, amountUnits, decimals }] of transfers.entries()) {
+      for (const [index, { to, contract, amountUnits, decimals, internal }] of transfers.entries()) {
         const values: SQLInputValue[] = [
           network,
           txHash,
@@ -168,6 +186,7 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
           decimals,
           failure,
           submittedAt,
+          internal === true ? 1 : 0,
         ]
         statements.insertTransfer.run(...values)
       }
@@ -179,6 +198,9 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     },
     deleteTransaction(network, txHash) {
       statements.deleteTransaction.run(network, txHash)
+    },
+    requeueTransaction(network, txHash) {
+      statements.requeueTransaction.run(network, txHash)
     },
     blocks(network, fromHeight, toHeight) {
       const blocks = blockRows(network, fromHeight, toHeight).map(
@@ -206,6 +228,7 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
             from: String(row.from_address),
             failure: row.failure === null ? null : String(row.failure),
             transfers: [],
+            submittedAt: String(row.submitted_at),
           }
           block.transactions.push(transaction)
         }
@@ -214,6 +237,7 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
           contract: row.contract === null ? null : String(row.contract),
           amountUnits: String(row.amount_units),
           decimals: Number(row.decimals),
+          ...(Number(row.internal) === 1 ? { internal: true } : {}),
         })
       }
       return blocks
@@ -233,5 +257,6 @@ function toTransfer(row: Record<string, unknown>): ChainTransfer {
     asset: row.contract === null ? { kind: 'native' } : { kind: 'token', contract: String(row.contract) },
     amountUnits: String(row.amount_units),
     success: row.failure === null,
+    ...(Number(row.internal) === 1 ? { internal: true } : {}),
   }
 }

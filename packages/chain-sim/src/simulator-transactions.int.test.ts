@@ -64,6 +64,7 @@ describe('chain simulator transactions', () => {
           { to: first, contract: USDT_TRC20, amountUnits: '1500000', decimals: 6 },
           { to: second, contract: COUNTERFEIT_USDT, amountUnits: '2000000', decimals: 6 },
         ],
+        submittedAt: expect.any(String),
       },
     ])
   })

@@ -39,6 +39,8 @@ export interface SimulatedPayment {
   amount: string
   currency: string
   contract?: string | undefined
+  /** TRON: TRX that the called contract sends on (an internal transaction in the receipt) */
+  internal?: boolean | undefined
 }
 
 /**
@@ -82,8 +84,21 @@ export interface ChainSimulator {
   /** the highest block the simulated chain treats as final (TRON solidified, Solana finalized) */
   finalizedHeight(network: string): Promise<number>
   mineBlocks(network: string, count: number): Promise<ChainHead>
-  /** rolls back the block holding the transaction and every later one; false if the tx is unknown */
-  dropTransaction(network: string, txHash: string): Promise<boolean>
+  /**
+   * a fork switch: the block holding the transaction and every later one get new hashes, without
+   * it; with `requeue` it goes back to the mempool and the next block includes it again (java-tron
+   * re-queues popped transactions), else it is gone for good. False if the tx is unknown.
+   */
+  dropTransaction(network: string, txHash: string, options?: { requeue?: boolean }): Promise<boolean>
+  /** the block height holding a transaction, null in the mempool, undefined if unknown */
+  transactionHeight(network: string, txHash: string): Promise<number | null | undefined>
+  /**
+   * a node started from a snapshot: from now on its node routes answer no block below `height`
+   * (TRON `{}`), as a java-tron lite full node does
+   */
+  forgetHistoryBelow(network: string, height: number): void
+  /** the lowest height the node routes answer blocks for (1 unless forgetHistoryBelow moved it) */
+  firstAvailableHeight(network: string): number
   head(network: string): Promise<ChainHead>
   /**
    * makes the simulated node lack these blocks, as a node that jumped to a recent snapshot or
@@ -117,6 +132,8 @@ interface RunningNetwork {
   format: ChainFormat
   blockIntervalMs: number
   timer?: NodeJS.Timeout | undefined
+  /** the node routes answer no block below it */
+  firstAvailableHeight: number
 }
 
 export function createChainSimulator(options: ChainSimulatorOptions): ChainSimulator {
@@ -131,7 +148,12 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
     if (!Number.isSafeInteger(blockIntervalMs) || blockIntervalMs < 1) {
       throw new Error(`chain simulator: blockIntervalMs of ${network} must be a positive integer`)
     }
-    running.set(definition.network, { definition, format: chainFormat(definition.chain), blockIntervalMs })
+    running.set(definition.network, {
+      definition,
+      format: chainFormat(definition.chain),
+      blockIntervalMs,
+      firstAvailableHeight: 1,
+    })
   }
   let started = false
   /** by network: the blocks the simulated node lacks (a node fault, not the chain's) */
@@ -254,17 +276,37 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       })
     },
 
-    async dropTransaction(network, txHash) {
+    async dropTransaction(network, txHash, dropOptions = {}) {
       const entry = simulated(network)
       const name = entry.definition.network
       return store.inTransaction(() => {
         const height = store.transactionHeight(name, txHash)
         if (height === undefined) return false
-        store.deleteTransaction(name, txHash)
+        if (dropOptions.requeue === true) store.requeueTransaction(name, txHash)
+        else store.deleteTransaction(name, txHash)
         if (height !== null) replaceBlocksFrom(entry, height)
-        logger.info({ network: name, txHash, height }, 'transaction dropped')
+        logger.info(
+          { network: name, txHash, height, requeued: dropOptions.requeue === true },
+          'transaction dropped',
+        )
         return true
       })
+    },
+
+    async transactionHeight(network, txHash) {
+      return store.transactionHeight(simulated(network).definition.network, txHash)
+    },
+
+    forgetHistoryBelow(network, height) {
+      const entry = simulated(network)
+      if (!Number.isSafeInteger(height) || height < 1) {
+        throw new DomainError('VALIDATION_ERROR', `height must be a positive integer, got ${height}`)
+      }
+      entry.firstAvailableHeight = height
+    },
+
+    firstAvailableHeight(network) {
+      return simulated(network).firstAvailableHeight
     },
 
     async head(network) {
@@ -328,9 +370,23 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
           payment.contract === undefined ? asset.contract : address(field('contract'), payment.contract),
         amountUnits: unitsOf(payment.amount, asset.decimals).toString(),
         decimals: asset.decimals,
+        ...(payment.internal === true ? { internal: true } : {}),
       }
     })
-    if (entry.definition.chain === 'TRON' && stored.length > 1 && stored.some((t) => t.contract === null)) {
+    if (stored.some((transfer) => transfer.internal === true)) {
+      const allTrx = stored.every((transfer) => transfer.internal === true && transfer.contract === null)
+      if (entry.definition.chain !== 'TRON' || !allTrx) {
+        throw new DomainError(
+          'VALIDATION_ERROR',
+          "transfers: internal transfers are TRX a TRON contract sends; all of a transaction's transfers must be such",
+        )
+      }
+    }
+    if (
+      entry.definition.chain === 'TRON' &&
+      stored.length > 1 &&
+      stored.some((t) => t.contract === null && t.internal !== true)
+    ) {
       throw new DomainError(
         'VALIDATION_ERROR',
         'transfers: a TRON transaction pays TRX to one address; several transfers must all be TRC20',

@@ -16,6 +16,10 @@ const TRANSFER_SELECTOR = 'a9059cbb'
 /** multiTransfer(address[] tokens, address[] recipients, uint256[] amounts) */
 const MULTISEND_SELECTOR = 'cd72250d'
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
+/** payout(address[] recipients, uint256[] amounts): TRX paid on by the contract */
+const PAYOUT_SELECTOR = '8f2d4c23'
+/** the contract a simulated internal-TRX transaction calls: an exchange's payout contract */
+export const SIMULATED_PAYOUT_CONTRACT_HEX = `41${sha256Hex('chainpay simulated TRX payout').slice(0, 40)}`
 /** the contract a simulated multi-transfer transaction calls */
 export const SIMULATED_MULTISEND_CONTRACT_HEX = `41${sha256Hex('chainpay simulated TRC20 multisend').slice(0, 40)}`
 const SIMULATED_WITNESSES = 27
@@ -59,7 +63,8 @@ export function renderTronBlock(block: SimulatedBlock, detail = true): Json {
 
 function renderTransaction(transaction: StoredTransaction, block: SimulatedBlock): Json {
   const call = contractCall(transaction)
-  const timestamp = Date.parse(block.time) - 3_000
+  // built when submitted; tronweb's default expiration is 60 s later (docs/chains.md, "Forks")
+  const timestamp = Date.parse(transaction.submittedAt ?? block.time)
   // wallets reference a recent block: here the parent, by its low 2 number bytes and hash bytes 8..16
   const refBlock = {
     bytes: ((block.height - 1) & 0xffff).toString(16).padStart(4, '0'),
@@ -103,6 +108,18 @@ function contractCall(transaction: StoredTransaction): ContractCall {
   const owner = addressHex(transaction.from)
   const [first, ...others] = transaction.transfers
   if (!first) throw new Error(`simulated transaction ${transaction.txHash} has no transfers`)
+  if (first.internal === true) {
+    const data = PAYOUT_SELECTOR + payoutArguments(transaction)
+    return {
+      type: 'TriggerSmartContract',
+      value: { data, owner_address: owner, contract_address: SIMULATED_PAYOUT_CONTRACT_HEX },
+      fields: [
+        [1, owner],
+        [2, SIMULATED_PAYOUT_CONTRACT_HEX],
+        [4, data],
+      ],
+    }
+  }
   if (first.contract === null && others.length === 0) {
     const to = addressHex(first.to)
     return {
@@ -133,6 +150,18 @@ function contractCall(transaction: StoredTransaction): ContractCall {
       [4, data],
     ],
   }
+}
+
+/** ABI encoding of (address[] recipients, uint256[] amounts) */
+function payoutArguments(transaction: StoredTransaction): string {
+  const count = transaction.transfers.length
+  const offsets = [2, 3 + count].map((words) => uint256(String(words * 32)))
+  const array = (items: string[]) => uint256(String(count)) + items.join('')
+  return (
+    offsets.join('') +
+    array(transaction.transfers.map((transfer) => word(transfer.to))) +
+    array(transaction.transfers.map((transfer) => uint256(transfer.amountUnits)))
+  )
 }
 
 /** ABI encoding of (address[] tokens, address[] recipients, uint256[] amounts) */
@@ -181,6 +210,25 @@ export function renderTronTransactionInfo(transaction: StoredTransaction, block:
       },
       result: 'FAILED',
       resMessage: Buffer.from(FAILURE_MESSAGES[transaction.failure] ?? transaction.failure).toString('hex'),
+    }
+  }
+  if (transaction.transfers.some((transfer) => transfer.internal === true)) {
+    // TRX the contract paid on: no Transfer logs, only internal transactions, which a node records
+    // with vm.saveInternalTx = true (docs/chains.md, "Internal transactions")
+    return {
+      ...base,
+      fee: 2_100_000,
+      ...when,
+      contractResult: [''],
+      contract_address: contractAddress,
+      receipt: { energy_fee: 2_100_000, energy_usage_total: 10_000, net_usage: 345, result: 'SUCCESS' },
+      internal_transactions: transaction.transfers.map((transfer, position) => ({
+        hash: sha256Hex(`${transaction.txHash} internal ${position}`),
+        caller_address: contractAddress,
+        transferTo_address: addressHex(transfer.to),
+        callValueInfo: [{ callValue: rawJson(transfer.amountUnits) }],
+        note: Buffer.from('call').toString('hex'),
+      })),
     }
   }
   const energyFee = 6_379_500 * transaction.transfers.length

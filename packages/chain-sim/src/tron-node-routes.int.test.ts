@@ -354,3 +354,71 @@ describe('tronNodeRoutes: transactions and receipts', () => {
     expect((await post('/chains/TRON/wallet/gettransactioninfobyblocknum', { num: height })).json).toEqual([])
   })
 })
+
+describe('tronNodeRoutes: issue 12 cases', () => {
+  it('answers gettransactioninfobyid on the full node at once and on walletsolidity once solidified; {} otherwise', async () => {
+    const { txHash } = await simulator.submitTransfer('TRON', { to: PAYEE, amount: '2', currency: 'USDT' })
+    const height = await mined()
+    const full = await post('/chains/TRON/wallet/gettransactioninfobyid', { value: txHash })
+    expect(full.json).toMatchObject({ id: txHash, blockNumber: height, receipt: { result: 'SUCCESS' } })
+    expect(
+      (await post('/chains/TRON/walletsolidity/gettransactioninfobyid', { value: txHash })).json,
+    ).toEqual({})
+    await simulator.mineBlocks('TRON', 18)
+    const solid = await post('/chains/TRON/walletsolidity/gettransactioninfobyid', { value: txHash })
+    expect(solid.json).toEqual(full.json)
+    expect(
+      (await post('/chains/TRON/wallet/gettransactioninfobyid', { value: 'ab'.repeat(32) })).json,
+    ).toEqual({})
+  })
+
+  it('prints TRX a contract sent as the internal transactions of its receipt, as java-tron with vm.saveInternalTx', async () => {
+    const { txHash } = await simulator.submitTransaction('TRON', {
+      from: PAYER,
+      transfers: [{ to: PAYEE, amount: '7.25', currency: 'TRX', internal: true }],
+    })
+    const height = await mined()
+    const [info] = (await post('/chains/TRON/wallet/gettransactioninfobyblocknum', { num: height })).json
+    expect(info).toMatchObject({ id: txHash, receipt: { result: 'SUCCESS' } })
+    expect(info.log).toBeUndefined()
+    expect(info.internal_transactions).toEqual([
+      {
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        caller_address: info.contract_address,
+        transferTo_address: PAYEE_HEX,
+        callValueInfo: [{ callValue: 7_250_000 }],
+        note: '63616c6c',
+      },
+    ])
+    const block = await post('/chains/TRON/wallet/getblockbynum', { num: height })
+    expect(block.json.transactions[0].raw_data.contract[0]).toMatchObject({
+      type: 'TriggerSmartContract',
+      parameter: { value: { owner_address: PAYER_HEX, contract_address: info.contract_address } },
+    })
+  })
+
+  it('re-includes a popped transaction in the next block when it is re-queued, with the expiration it was built with', async () => {
+    const { txHash } = await simulator.submitTransfer('TRON', { to: PAYEE, amount: '1', currency: 'TRX' })
+    const first = await mined()
+    const before = (await post('/chains/TRON/wallet/getblockbynum', { num: first })).json.transactions[0]
+    expect(await simulator.dropTransaction('TRON', txHash, { requeue: true })).toBe(true)
+    expect(
+      (await post('/chains/TRON/wallet/getblockbynum', { num: first })).json.transactions,
+    ).toBeUndefined()
+    const again = await mined()
+    const after = (await post('/chains/TRON/wallet/getblockbynum', { num: again })).json.transactions[0]
+    expect(after.txID).toBe(txHash)
+    expect(after.raw_data.expiration).toBe(before.raw_data.expiration)
+  })
+
+  it('answers no block below the first one a node started from a snapshot has', async () => {
+    await simulator.mineBlocks('TRON', 30)
+    simulator.forgetHistoryBelow('TRON', 20)
+    expect((await post('/chains/TRON/wallet/getblockbynum', { num: 19 })).json).toEqual({})
+    expect(
+      (await post('/chains/TRON/wallet/getblockbynum', { num: 20 })).json.block_header.raw_data.number,
+    ).toBe(20)
+    const range = await post('/chains/TRON/wallet/getblockbylimitnext', { startNum: 15, endNum: 22 })
+    expect(range.json.block.map((block: NodeAnswer) => block.block_header.raw_data.number)).toEqual([20, 21])
+  })
+})

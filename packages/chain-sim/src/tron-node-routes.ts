@@ -42,7 +42,8 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
     height: number,
     ceiling: number,
   ): Promise<SimulatedBlock | undefined> {
-    if (height < 1 || height > ceiling) return undefined
+    // a node started from a snapshot has no older block (simulator.forgetHistoryBelow)
+    if (height < simulator.firstAvailableHeight(network) || height > ceiling) return undefined
     return (await simulator.blockDetails(network, height, height))[0]
   }
 
@@ -81,7 +82,8 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
       const end = integer(input, 'endNum')
       if (!(end > 0 && end > start && end - start <= BLOCK_LIMIT)) return {}
       const last = Math.min(end - 1, await ceilingOf(network, solidity))
-      const blocks = last < start ? [] : await simulator.blockDetails(network, Math.max(start, 1), last)
+      const first = Math.max(start, simulator.firstAvailableHeight(network))
+      const blocks = last < first ? [] : await simulator.blockDetails(network, first, last)
       return { block: blocks.map((block) => renderTronBlock(block)) }
     },
     async gettransactioninfobyblocknum(network, input, solidity) {
@@ -91,6 +93,15 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
       return block
         ? block.transactions.map((transaction) => renderTronTransactionInfo(transaction, block))
         : []
+    },
+    // the receipt of one transaction; on walletsolidity only once its block is solidified; `{}` else
+    async gettransactioninfobyid(network, input, solidity) {
+      const id = String(input.value ?? '').toLowerCase()
+      const height = /^[0-9a-f]{64}$/.test(id) ? await simulator.transactionHeight(network, id) : undefined
+      if (typeof height !== 'number') return {}
+      const block = await blockAt(network, height, await ceilingOf(network, solidity))
+      const transaction = block?.transactions.find((candidate) => candidate.txHash === id)
+      return block && transaction ? renderTronTransactionInfo(transaction, block) : {}
     },
   }
 

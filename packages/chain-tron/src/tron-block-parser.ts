@@ -31,6 +31,8 @@ export interface TronTransactionBody {
   /** raw_data.contract[0].type */
   type: string | undefined
   value: Record<string, unknown>
+  /** raw_data.expiration, ISO 8601: the last moment a block may include the transaction */
+  expiresAt: string | undefined
 }
 
 export interface TronBlockBody extends TronBlockHeader {
@@ -43,7 +45,15 @@ export interface TronTransactionInfo {
   /** receipt.result; absent for a TRX transfer */
   result: string | undefined
   logs: Array<{ address: string; topics: string[]; data: string }>
+  /** TRX the contract sent on (callValue, sun), where the node records internal transactions */
+  internalTrx: Array<{ from: string; to: string; amountUnits: string }>
 }
+
+/**
+ * Internal transfers get transfer indexes from here on, so that they never meet a log's index in
+ * the same transaction.
+ */
+export const INTERNAL_TRANSFER_INDEX_BASE = 1_000_000
 
 export function tronTokenContracts(registry: AssetRegistry, network: string): TronTokenContracts {
   const contracts = new Map<string, string>()
@@ -96,6 +106,7 @@ export function readTransactionInfos(raw: unknown, what: string): Map<string, Tr
       blockNumber: safeInteger(info.blockNumber ?? 0, `${where} blockNumber`),
       result: optionalString(receipt.result, `${where} receipt.result`),
       logs: logs.map((log, index) => readLog(log, `${where} log[${index}]`)),
+      internalTrx: readInternalTrx(info.internal_transactions, `${where} internal_transactions`),
     })
   }
   return infos
@@ -127,10 +138,60 @@ export function toChainBlock(
         `TRON block ${block.height}: no receipt of ${transaction.txID} at that height (the node switched forks while it was read)`,
       )
     }
-    transfers.push(...tokenTransfers(transaction, info, tokens))
+    transfers.push(...tokenTransfers(transaction, info, tokens), ...internalTransfers(transaction, info))
   }
   const { height, hash, parentHash, time } = block
+  const expiration = new Map(
+    block.transactions.map((transaction) => [transaction.txID, transaction.expiresAt]),
+  )
+  for (const transfer of transfers) {
+    const expiresAt = expiration.get(transfer.txHash)
+    if (expiresAt !== undefined) transfer.expiresAt = expiresAt
+  }
   return { height, hash, parentHash, time, transfers }
+}
+
+/** TRX the contract sent (TRON internal transactions), only from a successful call */
+function internalTransfers(transaction: TronTransactionBody, info: TronTransactionInfo): ChainTransfer[] {
+  if (info.result !== 'SUCCESS') return []
+  return info.internalTrx.map((internal, position) => ({
+    txHash: transaction.txID,
+    index: INTERNAL_TRANSFER_INDEX_BASE + position,
+    from: internal.from,
+    to: internal.to,
+    asset: { kind: 'native' },
+    amountUnits: internal.amountUnits,
+    success: true,
+    internal: true,
+  }))
+}
+
+/**
+ * internal_transactions' TRX: callValueInfo entries without a tokenId (a TRC10 has one), not
+ * rejected, of a positive callValue
+ */
+function readInternalTrx(raw: unknown, where: string): TronTransactionInfo['internalTrx'] {
+  if (raw === undefined) return []
+  if (!Array.isArray(raw)) throw badResponse(`${where}: not an array`)
+  return raw.flatMap((entry, position) => {
+    const internal = object(entry, `${where}[${position}]`)
+    if (internal.rejected === true) return []
+    const values = internal.callValueInfo ?? []
+    if (!Array.isArray(values)) throw badResponse(`${where}[${position}]: callValueInfo is not an array`)
+    return values.flatMap((value, index) => {
+      const info = object(value, `${where}[${position}] callValueInfo[${index}]`)
+      if (info.tokenId !== undefined && info.tokenId !== '') return []
+      const amountUnits = units(info.callValue, `${where}[${position}] callValue`)
+      if (amountUnits === '0') return []
+      return [
+        {
+          from: base58(internal.caller_address, `${where}[${position}] caller_address`),
+          to: base58(internal.transferTo_address, `${where}[${position}] transferTo_address`),
+          amountUnits,
+        },
+      ]
+    })
+  })
 }
 
 function trxTransfer(transaction: TronTransactionBody): ChainTransfer {
@@ -213,6 +274,10 @@ function readTransaction(raw: unknown, where: string): TronTransactionBody {
         : optionalString(object(ret, `${where} ret[0]`).contractRet, `${where} contractRet`),
     type: optionalString(contract?.type, `${where} type`),
     value: parameter.value === undefined ? {} : object(parameter.value, `${where} parameter.value`),
+    expiresAt:
+      rawData.expiration === undefined
+        ? undefined
+        : new Date(safeInteger(rawData.expiration, `${where} expiration`)).toISOString(),
   }
 }
 

@@ -83,6 +83,8 @@ describe('reading real java-tron blocks', () => {
           asset: { kind: 'token', contract: USDT },
           amountUnits: '41677389',
           success: true,
+          // raw_data.expiration
+          expiresAt: '2025-02-03T17:02:42.000Z',
         },
       ],
     })
@@ -99,6 +101,7 @@ describe('reading real java-tron blocks', () => {
         asset: { kind: 'native' },
         amountUnits: '1',
         success: true,
+        expiresAt: '2025-02-03T16:55:36.000Z',
       },
     ])
     // a TRX-only block needs no receipts
@@ -131,6 +134,7 @@ describe('reading real java-tron blocks', () => {
         asset: { kind: 'token', contract: USDT },
         amountUnits: '2500000',
         success: false,
+        expiresAt: '2024-11-10T09:07:42.000Z',
       },
     ])
   })

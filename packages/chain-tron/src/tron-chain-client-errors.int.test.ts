@@ -3,7 +3,6 @@ import { defaultAssetRegistry } from '@chainpay/domain'
 import { type ChainClient, type ChainRpcError, isChainRpcError } from '@chainpay/ports'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { blockAround } from './testing/fixtures/tron-mainnet.js'
 import { createTronChainClient } from './tron-chain-client.js'
 
 const API_KEY = 'b7c1d2e3-api-key-never-echo-9f8e'
@@ -160,17 +159,17 @@ describe('createTronChainClient: requests', () => {
 
   afterEach(() => node.close())
 
-  it('sends the API key as TRON-PRO-API-KEY, and asks the solidity node for the final height', async () => {
-    fake.answer = (_request, reply) => reply.send(blockAround(3, 1738601505000, []))
+  it('sends the API key as TRON-PRO-API-KEY, and asks the solidity node about a transaction, not for its head', async () => {
+    fake.answer = (_request, reply) => reply.send({})
     const { height } = await node.simulator.mineBlocks('TRON', 10)
     const client = clientOf(node.tronUrl('TRON'), { solidityNodeUrl: fake.url })
 
-    const head = await client.getHead()
-
-    expect(head).toMatchObject({ height, finalizedHeight: 3 })
+    expect(await client.getHead()).toMatchObject({ height })
+    expect(fake.seen).toEqual([])
+    expect(await client.finalInclusion?.('ab'.repeat(32))).toBeUndefined()
     expect(fake.seen).toEqual([
       {
-        path: '/node/walletsolidity/getnowblock',
+        path: '/node/walletsolidity/gettransactioninfobyid',
         headers: expect.objectContaining({ 'tron-pro-api-key': API_KEY }),
       },
     ])

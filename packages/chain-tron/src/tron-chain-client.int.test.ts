@@ -76,6 +76,7 @@ describe('createTronChainClient against the simulated java-tron node', () => {
           asset: { kind: 'token', contract: USDT },
           amountUnits: '5500000',
           success: false,
+          expiresAt: expect.any(String),
         },
       ])
     },
@@ -169,13 +170,56 @@ describe('createTronChainClient against the simulated java-tron node', () => {
     expect(after?.transfers).toEqual([])
   })
 
-  it('reads finalizedHeight from the solidity node: 18 blocks behind the head once there are that many', async () => {
-    expect((await client.getHead()).finalizedHeight).toBeUndefined()
-    await node.simulator.mineBlocks('TRON', 25)
-    const head = await client.getHead()
-    expect(head.finalizedHeight).toBe(head.height - 18)
-    await node.simulator.mineBlocks('TRON', 4)
-    expect((await client.getHead()).finalizedHeight).toBe(head.height - 14)
+  it('asks the solidity node whether a transaction is final: unknown until its block is solidified (18 below the head)', async () => {
+    const to = simulatedAddress('TRON')
+    const { txHash } = await node.simulator.submitTransfer('TRON', { to, amount: '1', currency: 'USDT' })
+    const { height } = await node.simulator.mineBlocks('TRON', 1)
+    await node.simulator.mineBlocks('TRON', 17)
+    expect(await client.finalInclusion?.(txHash)).toBeUndefined()
+    await node.simulator.mineBlocks('TRON', 1)
+    expect(await client.finalInclusion?.(txHash)).toEqual({ blockHeight: height, success: true })
+    expect(await client.finalInclusion?.('ab'.repeat(32))).toBeUndefined()
+  })
+
+  it('reads a failed call as final and failed', async () => {
+    const to = simulatedAddress('TRON')
+    const { txHash } = await node.simulator.submitTransaction('TRON', {
+      transfers: [{ to, amount: '1', currency: 'USDT' }],
+      failure: 'REVERT',
+    })
+    const { height } = await node.simulator.mineBlocks('TRON', 19)
+    expect(await client.finalInclusion?.(txHash)).toEqual({ blockHeight: height - 18, success: false })
+  })
+
+  it("reads TRX that a contract sent from the receipt's internal transactions, with the expiration", async () => {
+    const to = simulatedAddress('TRON')
+    const { txHash } = await node.simulator.submitTransaction('TRON', {
+      transfers: [{ to, amount: '7.25', currency: 'TRX', internal: true }],
+    })
+    const { height } = await node.simulator.mineBlocks('TRON', 1)
+    const [block] = await client.getBlocks(height, height)
+    expect(block?.transfers).toEqual([
+      {
+        txHash,
+        index: 1_000_000,
+        from: expect.any(String),
+        to,
+        asset: { kind: 'native' },
+        amountUnits: '7250000',
+        success: true,
+        internal: true,
+        expiresAt: expect.any(String),
+      },
+    ])
+  })
+
+  it('finds the first block of a node without the older ones, and block 1 on one with them', async () => {
+    await node.simulator.mineBlocks('TRON', 40)
+    expect(await client.firstAvailableHeight?.()).toBe(1)
+    node.simulator.forgetHistoryBelow('TRON', 27)
+    const pruned = tronClient(node)
+    expect(await pruned.firstAvailableHeight?.()).toBe(27)
+    expect(await pruned.getBlocks(20, 28)).toMatchObject([{ height: 27 }, { height: 28 }])
   })
 
   it('reads more than 100 blocks in one call, linked and in order', async () => {

@@ -1,8 +1,18 @@
 // The chain port over a java-tron full node (and its solidity node), or TronGrid, through tronweb.
-// The head is getnowblock, the final height walletsolidity/getnowblock; blocks come 100 at a time
-// from getblockbylimitnext, with gettransactioninfobyblocknum for the blocks that call contracts.
+// The head is getnowblock, whose answer is the whole head block: kept, so that reading the head
+// block right after costs only its receipts. Other blocks come 100 at a time from
+// getblockbylimitnext, with gettransactioninfobyblocknum for the blocks that call contracts (their
+// TRC20 logs and internal TRX). Finality is asked per transaction of the solidity node
+// (walletsolidity/gettransactioninfobyid), once, instead of reading its head every pass
+// (docs/chains.md, "Call budget").
 import { type AssetRegistry, findNetwork } from '@chainpay/domain'
-import { type ChainBlock, type ChainClient, type ChainHead, ChainRpcError } from '@chainpay/ports'
+import {
+  type ChainBlock,
+  type ChainClient,
+  type ChainHead,
+  ChainRpcError,
+  type FinalInclusion,
+} from '@chainpay/ports'
 import { providers, TronWeb } from 'tronweb'
 import { parseExactJson } from './exact-json.js'
 import {
@@ -29,6 +39,11 @@ export interface TronChainClientOptions {
   timeoutMs?: number | undefined
   /** more headers on every request (the simulator's X-Simulator-Token) */
   headers?: Record<string, string> | undefined
+  /**
+   * the head carries finalizedHeight, read from walletsolidity/getnowblock: one more call per head,
+   * for a one-off check (chainpay chain check), never for the indexer, which asks per transaction
+   */
+  readFinalizedHeight?: boolean | undefined
 }
 
 /** java-tron's getblockbylimitnext limit */
@@ -89,23 +104,35 @@ export function createTronChainClient(options: TronChainClientOptions): ChainCli
     }
   }
 
+  /** the body of the last head read: the block the indexer reads next when it is caught up */
+  let lastHead: TronBlockBody | undefined
+  let firstAvailable: number | undefined
+
   async function readHead(): Promise<ChainHead> {
-    const [latest, solidified] = await Promise.all([
-      call('wallet/getnowblock', () => tronWeb.trx.getCurrentBlock()),
-      call('walletsolidity/getnowblock', () => tronWeb.trx.getConfirmedCurrentBlock()),
-    ])
+    const latest = await call('wallet/getnowblock', () => tronWeb.trx.getCurrentBlock())
     const head = readTronBlock(latest, `${network} wallet/getnowblock`)
     if (head === undefined) {
       throw new ChainRpcError('unavailable', `${network} wallet/getnowblock: the node has no block yet`)
     }
-    const final = readTronBlock(solidified, `${network} walletsolidity/getnowblock`)
+    lastHead = head
     const { height, hash, time } = head
+    if (options.readFinalizedHeight !== true) return { height, hash, time }
+    const solidified = await call('walletsolidity/getnowblock', () => tronWeb.trx.getConfirmedCurrentBlock())
+    const final = readTronBlock(solidified, `${network} walletsolidity/getnowblock`)
     if (final === undefined) return { height, hash, time }
     // behind a load balancer the solidity node can be ahead of the full node just read
     return { height, hash, time, finalizedHeight: Math.min(final.height, height) }
   }
 
   async function readRange(fromHeight: number, toHeight: number): Promise<ChainBlock[]> {
+    const kept = lastHead
+    if (kept !== undefined && toHeight === kept.height && fromHeight <= toHeight) {
+      const below = fromHeight < toHeight ? await readRange(fromHeight, toHeight - 1) : []
+      // the kept head is still the block at its height only if the blocks below lead to it
+      const linked = below.length === 0 || below.at(-1)?.hash === kept.parentHash
+      if (linked && (below.length > 0 || fromHeight === toHeight))
+        return [...below, await withTransfers(kept)]
+    }
     const blocks: ChainBlock[] = []
     for (let start = Math.max(fromHeight, 0); start <= toHeight; start += MAX_BLOCKS_PER_REQUEST) {
       const end = Math.min(toHeight, start + MAX_BLOCKS_PER_REQUEST - 1)
@@ -127,9 +154,52 @@ export function createTronChainClient(options: TronChainClientOptions): ChainCli
     return blocks
   }
 
+  /** the receipt on the solidified chain; `{}` (not solidified, or unknown) reads as undefined */
+  async function readFinalInclusion(txHash: string): Promise<FinalInclusion | undefined> {
+    const endpoint = 'walletsolidity/gettransactioninfobyid'
+    const raw = await call(endpoint, () => tronWeb.trx.getTransactionInfo(txHash))
+    const [info] = readTransactionInfos(
+      raw === undefined ? {} : [raw].filter(isNonEmpty),
+      `${network} ${endpoint}`,
+    ).values()
+    if (info === undefined) return undefined
+    // receipt.result is absent for a TRX transfer; a failed call says FAILED in `result`
+    const failed = (raw as { result?: unknown }).result === 'FAILED'
+    const success = !failed && (info.result === undefined || info.result === 'SUCCESS')
+    return { blockHeight: info.blockNumber, success }
+  }
+
+  /**
+   * The lowest block the node has: a java-tron lite full node (started from a snapshot) answers `{}`
+   * for older ones. Block 1 answers on a full-history node (one call); otherwise a binary search
+   * over getblockbynum, once per client.
+   */
+  async function readFirstAvailableHeight(): Promise<number> {
+    if (firstAvailable !== undefined) return firstAvailable
+    const has = async (height: number) => {
+      const raw = await call('wallet/getblockbynum', () =>
+        tronWeb.fullNode.request('wallet/getblockbynum', { num: height }, 'post'),
+      )
+      return readTronBlock(raw, `${network} wallet/getblockbynum ${height}`) !== undefined
+    }
+    let low = 1
+    let high = (await readHead()).height
+    if (!(await has(low))) {
+      while (low < high) {
+        const middle = Math.floor((low + high) / 2)
+        if (await has(middle)) high = middle
+        else low = middle + 1
+      }
+    }
+    firstAvailable = low
+    return low
+  }
+
   return {
     network,
     getHead: () => guarded(readHead),
+    finalInclusion: (txHash) => guarded(() => readFinalInclusion(txHash)),
+    firstAvailableHeight: () => guarded(readFirstAvailableHeight),
     async getBlocks(fromHeight, toHeight) {
       if (!Number.isSafeInteger(fromHeight) || !Number.isSafeInteger(toHeight)) {
         throw new RangeError(`block heights must be integers, got ${fromHeight}..${toHeight}`)
@@ -153,6 +223,10 @@ function readBlockList(raw: unknown, what: string): unknown[] {
     }
   }
   throw new ChainRpcError('bad-response', `TRON node answer: ${what}: expected {"block": [...]}`)
+}
+
+function isNonEmpty(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.keys(value).length > 0
 }
 
 function uniqueAscending(blocks: TronBlockBody[]): TronBlockBody[] {

@@ -186,6 +186,7 @@ async function createClient(
     solidityNodeUrl: endpoint.solidityUrl,
     apiKey: endpoint.apiKey,
     timeoutMs,
+    readFinalizedHeight: true,
   })
 }
 

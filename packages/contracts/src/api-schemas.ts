@@ -123,10 +123,29 @@ const feeProperties = {
   netAmount: DecimalAmountSchema,
 }
 
+/** docs/api.md, "Foreign funds": after the specification's fields */
+const foreignFundsProperties = {
+  foreignFunds: Type.Array(
+    Type.Object(
+      {
+        txHash: Type.String(),
+        currency: Type.String(),
+        amount: DecimalAmountSchema,
+        receivedAt: TimestampSchema,
+      },
+      { additionalProperties: false },
+    ),
+    {
+      description:
+        "final funds of another asset sent to the payment's address (TRX a contract sent included); they do not change the status",
+    },
+  ),
+}
+
 // Property order is the order of the serialized response: the specification's table (docs/api.md,
 // "The payment object"), where the create response's URLs sit between metadata and the fees.
 export const PaymentViewSchema = Type.Object(
-  { ...paymentViewProperties, ...feeProperties },
+  { ...paymentViewProperties, ...feeProperties, ...foreignFundsProperties },
   { additionalProperties: false },
 )
 
@@ -139,6 +158,7 @@ export const CreatedPaymentViewSchema = Type.Object(
     successRedirectUrl: Nullable(Type.String()),
     cancelRedirectUrl: Nullable(Type.String()),
     ...feeProperties,
+    ...foreignFundsProperties,
   },
   { additionalProperties: false },
 )

@@ -158,6 +158,7 @@ const view = {
   metadata: { orderId: '1042' },
   feeAmount: '0.105',
   netAmount: '10.395',
+  foreignFunds: [],
 }
 
 describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
@@ -225,6 +226,7 @@ const SPEC_PAYMENT_FIELDS = [
   'cancelRedirectUrl',
   'feeAmount',
   'netAmount',
+  'foreignFunds',
 ]
 
 describe('ErrorBodySchema', () => {

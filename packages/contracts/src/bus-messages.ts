@@ -1,7 +1,7 @@
 // What travels on the bus. Values are JSON text of these shapes; the typebox schemas that validate
 // them on the consuming side live in bus-schemas.ts and must match these types exactly.
 
-import type { PaymentCommand, PaymentEvent } from '@chainpay/domain'
+import type { DropReason, PaymentCommand, PaymentEvent } from '@chainpay/domain'
 
 /** A stored payment event as the relay publishes it, keyed by paymentId. */
 export type PaymentEventMessage = {
@@ -49,8 +49,36 @@ export type TransferObservation = {
   blockHeight: number
   blockTime: string
   confirmations: number
-  status: 'seen' | 'withdrawn'
-  withdrawReason: 'DROPPED' | 'REVERTED' | null
+  /**
+   * seen: on the chain with `confirmations`; in_doubt: counted before, no longer shown, not final
+   * (a fork switch); dropped: the chain decided it will never be on it (docs/api.md, "Transfers the
+   * chain takes back"). For in_doubt and dropped the block fields are the last known ones.
+   */
+  status: 'seen' | 'in_doubt' | 'dropped'
+  /** dropped only: EXPIRED (can no longer be included) or REVERTED (on chain, failed) */
+  dropReason: DropReason | null
+  observedAt: string
+}
+
+/**
+ * Funds to a payment's address that are not its asset (another registry asset, TRX a contract
+ * sent; on Solana any token account of the owner): reported as seen, with confirmations, like a
+ * transfer; the payment records them once final (docs/api.md, "Foreign funds").
+ */
+export type ForeignFundsObservation = {
+  kind: 'foreign_funds'
+  network: string
+  paymentId: string
+  txHash: string
+  transferIndex: number
+  address: string
+  /** registry currency code: TRX, USDT, SOL, USDC... */
+  currency: string
+  decimals: number
+  amountUnits: string
+  blockHeight: number
+  blockTime: string
+  confirmations: number
   observedAt: string
 }
 
@@ -75,8 +103,12 @@ export type WatchingObservation = {
   observedAt: string
 }
 
-/** Chain observations are keyed by paymentId (transfers, watching) or network (progress). */
-export type ChainObservationMessage = TransferObservation | ChainProgressObservation | WatchingObservation
+/** Chain observations are keyed by paymentId (transfers, foreign funds, watching) or network (progress). */
+export type ChainObservationMessage =
+  | TransferObservation
+  | ForeignFundsObservation
+  | ChainProgressObservation
+  | WatchingObservation
 
 /** A bus message that does not parse or validate; marked `poison` so that the bus dead-letters it. */
 export class MessageFormatError extends Error {
@@ -90,7 +122,7 @@ export function recordTransferObservationCommand(
   observation: TransferObservation,
   now: string,
 ): Extract<PaymentCommand, { type: 'RecordTransferObservation' }> {
-  const { txHash, transferIndex, status, withdrawReason, amountUnits, blockHeight, blockTime } = observation
+  const { txHash, transferIndex, status, dropReason, amountUnits, blockHeight, blockTime } = observation
   return {
     type: 'RecordTransferObservation',
     data: {
@@ -98,11 +130,36 @@ export function recordTransferObservationCommand(
       txHash,
       transferIndex,
       status,
-      ...(withdrawReason === null ? {} : { withdrawReason }),
+      ...(dropReason === null ? {} : { dropReason }),
       amountUnits,
       blockHeight,
       blockTime,
       confirmations: observation.confirmations,
+      now,
+    },
+  }
+}
+
+/** the payment command that records foreign funds, as the command side received them at `now` */
+export function recordForeignFundsCommand(
+  paymentId: string,
+  observation: ForeignFundsObservation,
+  now: string,
+): Extract<PaymentCommand, { type: 'RecordForeignFunds' }> {
+  const { txHash, transferIndex, currency, decimals, amountUnits, blockHeight, blockTime, confirmations } =
+    observation
+  return {
+    type: 'RecordForeignFunds',
+    data: {
+      paymentId,
+      txHash,
+      transferIndex,
+      currency,
+      decimals,
+      amountUnits,
+      blockHeight,
+      blockTime,
+      confirmations,
       now,
     },
   }

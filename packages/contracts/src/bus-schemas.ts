@@ -8,6 +8,7 @@ import { Compile } from 'typebox/compile'
 import type {
   ChainObservationMessage,
   ChainProgressObservation,
+  ForeignFundsObservation,
   PaymentEventMessage,
   TransferObservation,
   WatchingObservation,
@@ -51,6 +52,7 @@ export const PaymentEventMessageSchema = Type.Union([
   eventMessageSchema('TransferDetected'),
   eventMessageSchema('TransferConfirmationsUpdated'),
   eventMessageSchema('TransferWithdrawn'),
+  eventMessageSchema('TransferDropped'),
   eventMessageSchema('PaymentConfirmed'),
   eventMessageSchema('PaymentUnderpaid'),
   eventMessageSchema('PaymentOverpaid'),
@@ -58,6 +60,7 @@ export const PaymentEventMessageSchema = Type.Union([
   eventMessageSchema('PaymentCanceled'),
   eventMessageSchema('PaymentFailed'),
   eventMessageSchema('LateFundsReceived'),
+  eventMessageSchema('ForeignFundsReceived'),
 ])
 true satisfies MutuallyAssignable<Static<typeof PaymentEventMessageSchema>, PaymentEventMessage>
 true satisfies MutuallyAssignable<Static<typeof PaymentEventMessageSchema>['type'], PaymentEvent['type']>
@@ -74,13 +77,33 @@ export const TransferObservationSchema = Type.Object(
     blockHeight: Type.Integer({ minimum: 0 }),
     blockTime: TimestampSchema,
     confirmations: Type.Integer({ minimum: 0 }),
-    status: StringEnum(['seen', 'withdrawn']),
-    withdrawReason: Nullable(StringEnum(['DROPPED', 'REVERTED'])),
+    status: StringEnum(['seen', 'in_doubt', 'dropped']),
+    dropReason: Nullable(StringEnum(['EXPIRED', 'REVERTED'])),
     observedAt: TimestampSchema,
   },
   strict,
 )
 true satisfies MutuallyAssignable<Static<typeof TransferObservationSchema>, TransferObservation>
+
+export const ForeignFundsObservationSchema = Type.Object(
+  {
+    kind: Type.Literal('foreign_funds'),
+    network: Type.String({ minLength: 1 }),
+    paymentId: Type.String({ minLength: 1 }),
+    txHash: Type.String({ minLength: 1 }),
+    transferIndex: Type.Integer({ minimum: 0 }),
+    address: Type.String({ minLength: 1 }),
+    currency: Type.String({ minLength: 1 }),
+    decimals: Type.Integer({ minimum: 0 }),
+    amountUnits: UnitsSchema,
+    blockHeight: Type.Integer({ minimum: 0 }),
+    blockTime: TimestampSchema,
+    confirmations: Type.Integer({ minimum: 0 }),
+    observedAt: TimestampSchema,
+  },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof ForeignFundsObservationSchema>, ForeignFundsObservation>
 
 export const ChainProgressObservationSchema = Type.Object(
   {
@@ -108,15 +131,19 @@ true satisfies MutuallyAssignable<Static<typeof WatchingObservationSchema>, Watc
 
 export const ChainObservationMessageSchema = Type.Union([
   TransferObservationSchema,
+  ForeignFundsObservationSchema,
   ChainProgressObservationSchema,
   WatchingObservationSchema,
 ])
 true satisfies MutuallyAssignable<Static<typeof ChainObservationMessageSchema>, ChainObservationMessage>
 
 const envelopeValidator = Compile(PaymentEventEnvelopeSchema)
-const transferValidator = Compile(TransferObservationSchema)
-const progressValidator = Compile(ChainProgressObservationSchema)
-const watchingValidator = Compile(WatchingObservationSchema)
+const observationValidators = {
+  transfer: Compile(TransferObservationSchema),
+  foreign_funds: Compile(ForeignFundsObservationSchema),
+  progress: Compile(ChainProgressObservationSchema),
+  watching: Compile(WatchingObservationSchema),
+} as const
 
 function parseJson(what: string, json: string): unknown {
   try {
@@ -150,29 +177,31 @@ export function parsePaymentEventMessage(json: string): PaymentEventMessage {
   return { ...envelope, schemaVersion: paymentEventSchemas[event.type].version, ...event }
 }
 
+/**
+ * A transfer observation of the version before in-doubt (status 'withdrawn', withdrawReason), still
+ * on the bus during an upgrade, in today's terms: a rollback (DROPPED) is in doubt, a transaction
+ * the chain holds failed (REVERTED) is dropped.
+ */
+function fromWithdrawn(value: unknown): unknown {
+  const legacy = value as { status?: unknown; withdrawReason?: unknown }
+  if (legacy.status !== 'withdrawn' || !('withdrawReason' in legacy)) return value
+  const { withdrawReason, ...rest } = legacy
+  if (withdrawReason === 'DROPPED') return { ...rest, status: 'in_doubt', dropReason: null }
+  if (withdrawReason === 'REVERTED') return { ...rest, status: 'dropped', dropReason: 'REVERTED' }
+  return value
+}
+
 /** a chain observation message from its JSON text, checked against the schema of its kind */
 export function parseChainObservationMessage(json: string): ChainObservationMessage {
   const value = parseJson('chain observation message', json)
   const kind = typeof value === 'object' && value !== null ? (value as { kind?: unknown }).kind : undefined
-  if (kind === 'transfer') {
-    if (transferValidator.Check(value)) return value
-    throw new MessageFormatError(
-      `chain observation message (transfer): ${describeProblems(transferValidator, value)}`,
-    )
-  }
-  if (kind === 'progress') {
-    if (progressValidator.Check(value)) return value
-    throw new MessageFormatError(
-      `chain observation message (progress): ${describeProblems(progressValidator, value)}`,
-    )
-  }
-  if (kind === 'watching') {
-    if (watchingValidator.Check(value)) return value
-    throw new MessageFormatError(
-      `chain observation message (watching): ${describeProblems(watchingValidator, value)}`,
-    )
+  if (typeof kind === 'string' && Object.hasOwn(observationValidators, kind)) {
+    const validator = observationValidators[kind as keyof typeof observationValidators]
+    const current = kind === 'transfer' ? fromWithdrawn(value) : value
+    if (validator.Check(current)) return current as ChainObservationMessage
+    throw new MessageFormatError(`chain observation message (${kind}): ${describeProblems(validator, value)}`)
   }
   throw new MessageFormatError(
-    `chain observation message: kind must be 'transfer', 'progress' or 'watching', got ${JSON.stringify(kind)}`,
+    `chain observation message: kind must be 'transfer', 'foreign_funds', 'progress' or 'watching', got ${JSON.stringify(kind)}`,
   )
 }

@@ -3,6 +3,7 @@ import { Compile } from 'typebox/compile'
 import { describe, expect, it } from 'vitest'
 import {
   type ChainProgressObservation,
+  type ForeignFundsObservation,
   PaymentEventHeaders,
   type PaymentEventMessage,
   paymentEventBusMessage,
@@ -99,7 +100,7 @@ const transferObservation: TransferObservation = {
   blockTime: '2026-11-21T14:04:00.000Z',
   confirmations: 3,
   status: 'seen',
-  withdrawReason: null,
+  dropReason: null,
   observedAt: '2026-11-21T14:04:09.000Z',
 }
 
@@ -112,15 +113,32 @@ const progressObservation: ChainProgressObservation = {
 }
 
 describe('parseChainObservationMessage', () => {
-  it('round-trips a transfer, a withdrawn transfer and a progress observation', () => {
-    const withdrawn: TransferObservation = {
-      ...transferObservation,
-      status: 'withdrawn',
-      withdrawReason: 'REVERTED',
+  it('round-trips a transfer, one in doubt, a dropped one, foreign funds and a progress observation', () => {
+    const inDoubt: TransferObservation = { ...transferObservation, status: 'in_doubt' }
+    const dropped: TransferObservation = { ...transferObservation, status: 'dropped', dropReason: 'EXPIRED' }
+    const { status: _status, dropReason: _reason, kind: _kind, ...transferFields } = transferObservation
+    const foreignFunds: ForeignFundsObservation = {
+      ...transferFields,
+      kind: 'foreign_funds',
+      currency: 'TRX',
+      decimals: 6,
+      amountUnits: '7000000',
     }
-    for (const observation of [transferObservation, withdrawn, progressObservation]) {
+    for (const observation of [transferObservation, inDoubt, dropped, foreignFunds, progressObservation]) {
       expect(parseChainObservationMessage(JSON.stringify(observation))).toEqual(observation)
     }
+  })
+
+  it('reads a withdrawn transfer of the version before in-doubt: a rollback in doubt, a failed one dropped', () => {
+    const { dropReason: _reason, ...older } = transferObservation
+    const withdrawn = (withdrawReason: string) =>
+      parseChainObservationMessage(JSON.stringify({ ...older, status: 'withdrawn', withdrawReason }))
+    expect(withdrawn('DROPPED')).toEqual({ ...transferObservation, status: 'in_doubt', dropReason: null })
+    expect(withdrawn('REVERTED')).toEqual({
+      ...transferObservation,
+      status: 'dropped',
+      dropReason: 'REVERTED',
+    })
   })
 
   it('agrees with ChainObservationMessageSchema', () => {
@@ -138,12 +156,12 @@ describe('parseChainObservationMessage', () => {
     [
       'no kind',
       { ...progressObservation, kind: undefined },
-      "kind must be 'transfer', 'progress' or 'watching', got undefined",
+      "kind must be 'transfer', 'foreign_funds', 'progress' or 'watching', got undefined",
     ],
     [
       'an unknown kind',
       { ...progressObservation, kind: 'reorg' },
-      `kind must be 'transfer', 'progress' or 'watching', got "reorg"`,
+      `kind must be 'transfer', 'foreign_funds', 'progress' or 'watching', got "reorg"`,
     ],
   ])('rejects a message with %s', (_case, message, problem) => {
     expect(() => parseChainObservationMessage(JSON.stringify(message))).toThrow(problem)
@@ -156,7 +174,8 @@ describe('parseChainObservationMessage', () => {
   it.each([
     ['a fractional amount', { amountUnits: '10.5' }, /\/amountUnits/],
     ['an unknown status', { status: 'pending' }, /\/status/],
-    ['an unknown withdraw reason', { withdrawReason: 'LOST' }, /\/withdrawReason/],
+    ['an unknown drop reason', { dropReason: 'LOST' }, /\/dropReason/],
+    ['a withdrawn status without its reason', { status: 'withdrawn' }, /\/status/],
     ['a negative confirmation count', { confirmations: -1 }, /\/confirmations/],
     ['an extra field', { memo: 'x' }, /memo/],
   ])('rejects a transfer with %s', (_case, fields, problem) => {

@@ -4,6 +4,7 @@
 
 import {
   DECIMAL_AMOUNT_PATTERN,
+  type ForeignFundsReceivedData,
   type LateFundsReceivedData,
   type PaymentCanceledData,
   type PaymentCreatedData,
@@ -14,6 +15,7 @@ import {
   type PaymentSettledData,
   type TransferConfirmationsUpdatedData,
   type TransferDetectedData,
+  type TransferDroppedData,
   type TransferWithdrawnData,
 } from '@chainpay/domain'
 import Type, { type Static, type TSchema } from 'typebox'
@@ -104,6 +106,17 @@ export const TransferWithdrawnDataSchema = Type.Object(
 )
 true satisfies MutuallyAssignable<Static<typeof TransferWithdrawnDataSchema>, TransferWithdrawnData>
 
+export const TransferDroppedDataSchema = Type.Object(
+  {
+    ...transferRef,
+    paymentId: Type.String(),
+    reason: StringEnum(['EXPIRED', 'REVERTED']),
+    droppedAt: TimestampSchema,
+  },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof TransferDroppedDataSchema>, TransferDroppedData>
+
 export const PaymentSettledDataSchema = Type.Object(
   {
     paymentId: Type.String(),
@@ -127,8 +140,13 @@ export const PaymentCanceledDataSchema = Type.Object(
 )
 true satisfies MutuallyAssignable<Static<typeof PaymentCanceledDataSchema>, PaymentCanceledData>
 
+/** version 2: reason TRANSFER_DROPPED added (version 1 knew only TRANSFER_WITHDRAWN) */
 export const PaymentFailedDataSchema = Type.Object(
-  { paymentId: Type.String(), reason: StringEnum(['TRANSFER_WITHDRAWN']), failedAt: TimestampSchema },
+  {
+    paymentId: Type.String(),
+    reason: StringEnum(['TRANSFER_WITHDRAWN', 'TRANSFER_DROPPED']),
+    failedAt: TimestampSchema,
+  },
   strict,
 )
 true satisfies MutuallyAssignable<Static<typeof PaymentFailedDataSchema>, PaymentFailedData>
@@ -147,8 +165,20 @@ export const LateFundsReceivedDataSchema = Type.Object(
 )
 true satisfies MutuallyAssignable<Static<typeof LateFundsReceivedDataSchema>, LateFundsReceivedData>
 
-/** the version new events are written with; every type is at 1 until one of them changes shape */
-export const CURRENT_EVENT_SCHEMA_VERSION = 1
+export const ForeignFundsReceivedDataSchema = Type.Object(
+  {
+    ...transferRef,
+    paymentId: Type.String(),
+    currency: Type.String({ minLength: 1 }),
+    decimals: Type.Integer({ minimum: 0 }),
+    amountUnits: UnitsSchema,
+    blockHeight: BlockHeightSchema,
+    blockTime: TimestampSchema,
+    receivedAt: TimestampSchema,
+  },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof ForeignFundsReceivedDataSchema>, ForeignFundsReceivedData>
 
 /** the current data schema of every event type, and its version */
 export const paymentEventSchemas = {
@@ -156,13 +186,15 @@ export const paymentEventSchemas = {
   TransferDetected: { version: 1, schema: TransferDetectedDataSchema },
   TransferConfirmationsUpdated: { version: 1, schema: TransferConfirmationsUpdatedDataSchema },
   TransferWithdrawn: { version: 1, schema: TransferWithdrawnDataSchema },
+  TransferDropped: { version: 1, schema: TransferDroppedDataSchema },
   PaymentConfirmed: { version: 1, schema: PaymentSettledDataSchema },
   PaymentUnderpaid: { version: 1, schema: PaymentSettledDataSchema },
   PaymentOverpaid: { version: 1, schema: PaymentSettledDataSchema },
   PaymentExpired: { version: 1, schema: PaymentExpiredDataSchema },
   PaymentCanceled: { version: 1, schema: PaymentCanceledDataSchema },
-  PaymentFailed: { version: 1, schema: PaymentFailedDataSchema },
+  PaymentFailed: { version: 2, schema: PaymentFailedDataSchema },
   LateFundsReceived: { version: 1, schema: LateFundsReceivedDataSchema },
+  ForeignFundsReceived: { version: 1, schema: ForeignFundsReceivedDataSchema },
 } as const satisfies { [Type in PaymentEventType]: { version: number; schema: TSchema } }
 
 // Each registered schema describes exactly the data of its event type.
@@ -181,7 +213,11 @@ export type EventUpcaster = (data: unknown) => unknown
  * shape changes: add the new schema to paymentEventSchemas with the next version, and the function
  * from the previous version here. Stored events are never rewritten.
  */
-export const upcasters: { readonly [Type in PaymentEventType]?: Readonly<Record<number, EventUpcaster>> } = {}
+export const upcasters: { readonly [Type in PaymentEventType]?: Readonly<Record<number, EventUpcaster>> } = {
+  // v2 only widened the reasons: v1 data is v2 data. The version exists so that a v1 reader refuses
+  // a TRANSFER_DROPPED it cannot know rather than misread it.
+  PaymentFailed: { 1: (data) => data },
+}
 
 /** the version an event of this type is written with now */
 export function eventSchemaVersion(type: PaymentEventType): number {

@@ -3,7 +3,6 @@ import { PaymentEventTypes } from '@chainpay/domain'
 import { samplePaymentEvents } from '@chainpay/domain/testing'
 import { describe, expect, it } from 'vitest'
 import {
-  CURRENT_EVENT_SCHEMA_VERSION,
   eventSchemaVersion,
   isPaymentEventType,
   parsePaymentEvent,
@@ -13,15 +12,18 @@ import {
 } from './event-schemas.js'
 
 describe('paymentEventSchemas', () => {
-  it('has a schema for every domain event type, at the current version', () => {
+  it('has a schema for every domain event type, and an upcaster from each older version', () => {
     expect(Object.keys(paymentEventSchemas).sort()).toEqual([...PaymentEventTypes].sort())
     for (const type of PaymentEventTypes) {
-      expect(eventSchemaVersion(type)).toBe(CURRENT_EVENT_SCHEMA_VERSION)
+      const older = Array.from({ length: eventSchemaVersion(type) - 1 }, (_, index) => String(index + 1))
+      expect(Object.keys(upcasters[type] ?? {})).toEqual(older)
     }
   })
 
-  it('has no upcasters while every type is at version 1', () => {
-    expect(upcasters).toEqual({})
+  it('reads a version 1 PaymentFailed as version 2, and refuses a drop reason in version 1 data', () => {
+    const v1 = { paymentId: 'p', reason: 'TRANSFER_WITHDRAWN', failedAt: '2030-01-01T00:00:00.000Z' }
+    expect(parsePaymentEvent('PaymentFailed', 1, v1)).toEqual({ type: 'PaymentFailed', data: v1 })
+    expect(eventSchemaVersion('PaymentFailed')).toBe(2)
   })
 })
 

@@ -86,8 +86,10 @@ const WEBHOOK_SUMMARIES: Record<WebhookEventKind, string> = {
   'payment.overpaid': 'The confirmed total is above the expected amount',
   'payment.expired': 'The payment passed expiresAt with nothing received',
   'payment.canceled': 'The merchant canceled the payment',
-  'payment.failed': 'A counted transfer was dropped or reverted by the chain',
+  'payment.failed': 'The chain dropped or reverted the counted transfers for good, and expiresAt has passed',
   'payment.late_funds': 'Funds arrived after the payment expired or was canceled; the status does not change',
+  'payment.foreign_funds':
+    "Funds of another asset (or TRX a contract sent) reached the payment's address; the status does not change",
 }
 
 function webhookOperation(kind: WebhookEventKind) {

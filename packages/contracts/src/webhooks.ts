@@ -14,6 +14,7 @@ export const WebhookEventKinds = [
   'payment.canceled',
   'payment.failed',
   'payment.late_funds',
+  'payment.foreign_funds',
 ] as const
 
 export type WebhookEventKind = (typeof WebhookEventKinds)[number]
@@ -36,6 +37,8 @@ export interface WebhookPaymentFields {
   metadata: Metadata
   /** payment.late_funds only: the late transfer */
   late_funds?: { tx_hash: string; amount: string }
+  /** payment.foreign_funds only: the funds of another asset (docs/api.md, "Foreign funds") */
+  foreign_funds?: { tx_hash: string; currency: string; amount: string }
 }
 
 export interface WebhookBodyInput {
@@ -72,6 +75,7 @@ export function renderWebhookBody(input: WebhookBodyInput, timestampSeconds: num
     confirmations: payment.confirmations,
     metadata: payment.metadata,
     late_funds: payment.late_funds,
+    foreign_funds: payment.foreign_funds,
   }
   // The amount is spliced in as text because a JS number cannot hold 123456789012345678.123456,
   // and would turn 10.50 into 10.5; the pattern above makes the text a valid JSON number.
@@ -121,6 +125,15 @@ export const WebhookBodySchema = Type.Object(
           Type.Object(
             { tx_hash: Type.String(), amount: DecimalTextSchema },
             { description: 'payment.late_funds only: the transfer that arrived after the payment closed' },
+          ),
+        ),
+        foreign_funds: Type.Optional(
+          Type.Object(
+            { tx_hash: Type.String(), currency: Type.String(), amount: DecimalTextSchema },
+            {
+              description:
+                "payment.foreign_funds only: funds of another asset (or TRX a contract sent) to the payment's address",
+            },
           ),
         ),
       },

@@ -10,6 +10,7 @@ import { activeTransfers, evolvePayment, latestTransfer, sameTransfer, totalUnit
 
 type CommandData<Type extends PaymentCommand['type']> = Extract<PaymentCommand, { type: Type }>['data']
 type TransferObservation = CommandData<'RecordTransferObservation'>
+type ForeignFundsObservation = CommandData<'RecordForeignFunds'>
 
 export function createPayment(command: CommandData<'CreatePayment'>, state: PaymentState): PaymentEvent[] {
   if (state.status !== 'none') {
@@ -92,7 +93,51 @@ export function recordTransferObservation(
   if (state.status === 'none') {
     throw new DomainError('PAYMENT_NOT_FOUND', `payment ${observation.paymentId} not found`)
   }
-  return observation.status === 'seen' ? recordSeen(observation, state) : recordWithdrawn(observation, state)
+  switch (observation.status) {
+    case 'seen':
+      return recordSeen(observation, state)
+    case 'in_doubt':
+      return recordInDoubt(observation, state)
+    case 'dropped':
+      return recordDropped(observation, state)
+    default: {
+      const unknown: never = observation.status
+      throw new DomainError('INTERNAL_ERROR', `unknown transfer observation status ${String(unknown)}`)
+    }
+  }
+}
+
+/**
+ * Funds of another asset are recorded once, when final, whatever the payment's status; the status
+ * does not change (docs/api.md, "Foreign funds").
+ */
+export function recordForeignFunds(
+  observation: ForeignFundsObservation,
+  state: PaymentState,
+): PaymentEvent[] {
+  if (state.status === 'none') {
+    throw new DomainError('PAYMENT_NOT_FOUND', `payment ${observation.paymentId} not found`)
+  }
+  const { txHash, transferIndex, currency, decimals, amountUnits, blockHeight, blockTime, now } = observation
+  if (state.foreignFunds.some((funds) => sameTransfer(funds, observation))) return []
+  if (parseUnits(amountUnits) === 0n) return []
+  if (observation.confirmations < state.created.requiredConfirmations) return []
+  return [
+    {
+      type: 'ForeignFundsReceived',
+      data: {
+        paymentId: state.created.paymentId,
+        txHash,
+        transferIndex,
+        currency,
+        decimals,
+        amountUnits,
+        blockHeight,
+        blockTime,
+        receivedAt: now,
+      },
+    },
+  ]
 }
 
 function recordSeen(observation: TransferObservation, payment: OpenPayment): PaymentEvent[] {
@@ -100,8 +145,6 @@ function recordSeen(observation: TransferObservation, payment: OpenPayment): Pay
   const paymentId = payment.created.paymentId
   if (payment.lateTransfers.some((late) => sameTransfer(late, observation))) return []
   const counted = payment.transfers.find((transfer) => sameTransfer(transfer, observation))
-  // A withdrawn transfer that the chain includes again is new money from here on: it counts again
-  // while the payment still takes transfers, and is late funds otherwise (docs/api.md, "Lifecycle").
   if (counted && !counted.withdrawn) {
     if (confirmations <= counted.confirmations) return []
     return withSettlement(payment, now, [
@@ -113,7 +156,11 @@ function recordSeen(observation: TransferObservation, payment: OpenPayment): Pay
   }
   // A zero-value transfer pays nothing; on TRON it is the usual address-poisoning spam.
   if (parseUnits(amountUnits) === 0n) return []
-  if (acceptsTransfers(payment.status) && Date.parse(blockTime) < Date.parse(payment.created.expiresAt)) {
+  // A transfer in doubt that the chain includes again counts again, whatever its new block's time:
+  // it came in time (docs/api.md, "Transfers the chain takes back"). Once the payment settled
+  // without it, it is late funds.
+  const inTime = counted !== undefined || Date.parse(blockTime) < Date.parse(payment.created.expiresAt)
+  if (acceptsTransfers(payment.status) && inTime) {
     return withSettlement(payment, now, [
       {
         type: 'TransferDetected',
@@ -150,39 +197,56 @@ function recordSeen(observation: TransferObservation, payment: OpenPayment): Pay
   ]
 }
 
-function recordWithdrawn(observation: TransferObservation, payment: OpenPayment): PaymentEvent[] {
+/** in doubt: out of the total, the payment waits (and does not expire) until the chain decides */
+function recordInDoubt(observation: TransferObservation, payment: OpenPayment): PaymentEvent[] {
   const { txHash, transferIndex, now } = observation
   const counted = payment.transfers.find((transfer) => sameTransfer(transfer, observation))
   if (!counted || counted.withdrawn || !acceptsTransfers(payment.status)) return []
   const paymentId = payment.created.paymentId
-  const withdrawn: PaymentEvent = {
-    type: 'TransferWithdrawn',
-    data: {
-      paymentId,
-      txHash,
-      transferIndex,
-      reason: observation.withdrawReason ?? 'DROPPED',
-      withdrawnAt: now,
+  return [
+    {
+      type: 'TransferWithdrawn',
+      data: { paymentId, txHash, transferIndex, reason: 'DROPPED', withdrawnAt: now },
     },
+  ]
+}
+
+/**
+ * Dropped for good: as if it had never come. With nothing else counted the payment is pending with
+ * nothing seen while expiresAt is ahead, and fails once it has passed.
+ */
+function recordDropped(observation: TransferObservation, payment: OpenPayment): PaymentEvent[] {
+  const { txHash, transferIndex, now } = observation
+  const counted = payment.transfers.find((transfer) => sameTransfer(transfer, observation))
+  if (!counted || !acceptsTransfers(payment.status)) return []
+  const paymentId = payment.created.paymentId
+  const dropped: PaymentEvent = {
+    type: 'TransferDropped',
+    data: { paymentId, txHash, transferIndex, reason: observation.dropReason ?? 'EXPIRED', droppedAt: now },
   }
-  const after = evolvePayment(payment, withdrawn)
-  if (after.status === 'pending' && activeTransfers(after.transfers).length === 0) {
+  const after = evolvePayment(payment, dropped)
+  const pastExpiry = Date.parse(now) >= Date.parse(payment.created.expiresAt)
+  if (after.status === 'pending' && after.transfers.length === 0 && pastExpiry) {
     return [
-      withdrawn,
-      { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_WITHDRAWN', failedAt: now } },
+      dropped,
+      { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_DROPPED', failedAt: now } },
     ]
   }
-  return [withdrawn, ...settlement(after, now)]
+  return [dropped, ...settlement(after, now)]
 }
 
 function withSettlement(payment: OpenPayment, now: string, events: PaymentEvent[]): PaymentEvent[] {
   return [...events, ...settlement(events.reduce<PaymentState>(evolvePayment, payment), now)]
 }
 
-/** Once every active transfer is final, the total against the expected amount settles the payment. */
+/**
+ * Once every counted transfer is final, and none is in doubt, the total against the expected amount
+ * settles the payment.
+ */
 function settlement(state: PaymentState, now: string): PaymentEvent[] {
   if (state.status !== 'pending' && state.status !== 'underpaid') return []
   const active = activeTransfers(state.transfers)
+  if (active.length < state.transfers.length) return []
   const latest = latestTransfer(active)
   if (!latest || active.some((transfer) => transfer.confirmations < state.created.requiredConfirmations))
     return []

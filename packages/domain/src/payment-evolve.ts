@@ -37,6 +37,12 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
       return updateTransfer(state, event.data, { confirmations: event.data.confirmations })
     case 'TransferWithdrawn':
       return updateTransfer(state, event.data, { withdrawn: true })
+    case 'TransferDropped':
+      // as if it had never come
+      return withTransfers(
+        state,
+        state.transfers.filter((transfer) => !sameTransfer(transfer, event.data)),
+      )
     case 'PaymentConfirmed':
       return { ...state, status: 'confirmed', confirmedAt: event.data.confirmedAt }
     case 'PaymentUnderpaid':
@@ -57,6 +63,17 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
         lateTransfers: [...state.lateTransfers, { txHash, transferIndex, amountUnits, blockTime }],
       }
     }
+    case 'ForeignFundsReceived': {
+      const { txHash, transferIndex, currency, decimals, amountUnits, blockTime } = event.data
+      if (state.foreignFunds.some((funds) => sameTransfer(funds, event.data))) return state
+      return {
+        ...state,
+        foreignFunds: [
+          ...state.foreignFunds,
+          { txHash, transferIndex, currency, decimals, amountUnits, blockTime },
+        ],
+      }
+    }
     default:
       // an event type this version does not know (written by a newer one)
       return state
@@ -67,7 +84,7 @@ export function sameTransfer(a: TransferRef, b: TransferRef): boolean {
   return a.txHash === b.txHash && a.transferIndex === b.transferIndex
 }
 
-/** the counted transfers that still count: not withdrawn */
+/** the counted transfers that still count: not in doubt */
 export function activeTransfers(transfers: readonly CountedTransfer[]): CountedTransfer[] {
   return transfers.filter((transfer) => !transfer.withdrawn)
 }
@@ -91,6 +108,7 @@ function openPayment(created: PaymentCreatedData): OpenPayment {
     created,
     transfers: [],
     lateTransfers: [],
+    foreignFunds: [],
     txHash: null,
     receivedUnits: null,
     confirmedAt: null,
@@ -116,7 +134,8 @@ function withTransfers(state: OpenPayment, transfers: CountedTransfer[]): OpenPa
   return {
     ...state,
     transfers,
-    receivedUnits: totalUnits(active).toString(),
+    // null once nothing is counted any more: a dropped transfer is as if it had never come
+    receivedUnits: transfers.length === 0 ? null : totalUnits(active).toString(),
     txHash: (latestTransfer(active) ?? latestTransfer(transfers))?.txHash ?? null,
   }
 }

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { evolvePayment, initialPaymentState, type PaymentEvent, type PaymentState } from './payment.js'
 import {
   at,
+  dropped,
   eventsFor,
   foldPayment,
+  foreignFunds,
   paymentCreated,
   paymentId,
   settled,
@@ -22,6 +24,7 @@ describe('evolvePayment', () => {
       created: created.data,
       transfers: [],
       lateTransfers: [],
+      foreignFunds: [],
       txHash: null,
       receivedUnits: null,
       confirmedAt: null,
@@ -154,6 +157,26 @@ describe('evolvePayment', () => {
     expect(state.closedAt).toBeNull()
   })
 
+  it('forgets a dropped transfer: nothing seen any more', () => {
+    const state = foldPayment([paymentCreated(), transferDetected(), withdrawn(), dropped()])
+    expect(state).toMatchObject({ status: 'pending', transfers: [], receivedUnits: null, txHash: null })
+  })
+
+  it('records foreign funds once, without touching the status or the received total', () => {
+    const state = foldPayment([paymentCreated(), foreignFunds(), foreignFunds()])
+    expect(state).toMatchObject({ status: 'pending', receivedUnits: null })
+    expect(state.foreignFunds).toEqual([
+      {
+        txHash: 'tx-trx',
+        transferIndex: 0,
+        currency: 'TRX',
+        decimals: 6,
+        amountUnits: '7000000',
+        blockTime: at(5),
+      },
+    ])
+  })
+
   it('closes an expired, canceled or failed payment at its time', () => {
     expect(foldPayment(eventsFor('expired'))).toMatchObject({
       status: 'expired',
@@ -163,8 +186,8 @@ describe('evolvePayment', () => {
     expect(foldPayment(eventsFor('canceled'))).toMatchObject({ status: 'canceled', closedAt: at(3) })
     expect(foldPayment(eventsFor('failed'))).toMatchObject({
       status: 'failed',
-      closedAt: at(8),
-      failureReason: 'TRANSFER_WITHDRAWN',
+      closedAt: at(32),
+      failureReason: 'TRANSFER_DROPPED',
     })
   })
 

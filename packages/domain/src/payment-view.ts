@@ -25,6 +25,16 @@ export interface PaymentView {
   metadata: Metadata
   feeAmount: string
   netAmount: string
+  /** docs/api.md, "Foreign funds" */
+  foreignFunds: ForeignFundsView[]
+}
+
+export interface ForeignFundsView {
+  txHash: string
+  currency: string
+  amount: string
+  /** the time of the block that carried them */
+  receivedAt: string
 }
 
 /** the create response adds the three URLs (null when not sent) */
@@ -62,14 +72,20 @@ export function toPaymentView(payment: OpenPayment): PaymentView {
     metadata: created.metadata,
     feeAmount: units(created.feeUnits),
     netAmount: units(created.netUnits),
+    foreignFunds: payment.foreignFunds.map((funds) => ({
+      txHash: funds.txHash,
+      currency: funds.currency,
+      amount: formatUnits(funds.amountUnits, funds.decimals),
+      receivedAt: funds.blockTime,
+    })),
   }
 }
 
 export function toCreatedPaymentView(payment: OpenPayment): CreatedPaymentView {
-  const { feeAmount, netAmount, ...view } = toPaymentView(payment)
+  const { feeAmount, netAmount, foreignFunds, ...view } = toPaymentView(payment)
   const { callbackUrl, successRedirectUrl, cancelRedirectUrl } = payment.created
   // Same field order as the specification's table: the URLs sit between metadata and the fees.
-  return { ...view, callbackUrl, successRedirectUrl, cancelRedirectUrl, feeAmount, netAmount }
+  return { ...view, callbackUrl, successRedirectUrl, cancelRedirectUrl, feeAmount, netAmount, foreignFunds }
 }
 
 function lowestConfirmations(payment: OpenPayment): number {

@@ -3,6 +3,7 @@ import { toCreatedPaymentView, toPaymentView } from './payment-view.js'
 import {
   at,
   foldPayment,
+  foreignFunds,
   paymentCreated,
   paymentId,
   settled,
@@ -33,7 +34,15 @@ describe('toPaymentView', () => {
       metadata: { orderId: 42 },
       feeAmount: '0.105',
       netAmount: '10.395',
+      foreignFunds: [],
     })
+  })
+
+  it('shows foreign funds in their own currency and block time', () => {
+    const payment = foldPayment([paymentCreated(), foreignFunds({ amountUnits: '7250000' })])
+    expect(toPaymentView(payment).foreignFunds).toEqual([
+      { txHash: 'tx-trx', currency: 'TRX', amount: '7.25', receivedAt: at(5) },
+    ])
   })
 
   it('shows the generated token account of an SPL payment', () => {
@@ -98,13 +107,14 @@ describe('toCreatedPaymentView', () => {
       successRedirectUrl: null,
       cancelRedirectUrl: null,
     })
-    expect(Object.keys(view).slice(-6)).toEqual([
+    expect(Object.keys(view).slice(-7)).toEqual([
       'metadata',
       'callbackUrl',
       'successRedirectUrl',
       'cancelRedirectUrl',
       'feeAmount',
       'netAmount',
+      'foreignFunds',
     ])
   })
 })

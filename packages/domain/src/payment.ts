@@ -7,7 +7,13 @@
 import type { Asset } from './assets.js'
 import { DomainError } from './errors.js'
 import type { FeePolicy } from './fees.js'
-import { cancelPayment, createPayment, expirePayment, recordTransferObservation } from './payment-decide.js'
+import {
+  cancelPayment,
+  createPayment,
+  expirePayment,
+  recordForeignFunds,
+  recordTransferObservation,
+} from './payment-decide.js'
 
 //////// Events
 
@@ -67,11 +73,42 @@ export interface TransferConfirmationsUpdatedData extends TransferRef {
   updatedAt: string
 }
 
+/**
+ * The transfer is in doubt (docs/api.md, "Transfers the chain takes back"): the chain no longer
+ * shows it before finality. It leaves the total but keeps the payment waiting until the chain
+ * decides: TransferDetected again (it counts again) or TransferDropped.
+ */
 export interface TransferWithdrawnData extends TransferRef {
   paymentId: string
-  /** DROPPED: the block left the canonical chain; REVERTED: the chain now reports it failed */
+  /** DROPPED: the block left the canonical chain; REVERTED: written by versions before in-doubt */
   reason: 'DROPPED' | 'REVERTED'
   withdrawnAt: string
+}
+
+/** why the chain will never count a transfer */
+export type DropReason = 'EXPIRED' | 'REVERTED'
+
+/**
+ * The chain has decided that a counted transfer will never be on it: EXPIRED, it can no longer be
+ * included (TRON: expiration passed and absent from the solidified chain; Solana: blockhash expired
+ * and unknown at finalized); REVERTED, it is on the chain as a failed transaction.
+ */
+export interface TransferDroppedData extends TransferRef {
+  paymentId: string
+  reason: DropReason
+  droppedAt: string
+}
+
+/** Final funds of another registry asset, or TRX a contract sent, to the payment's address. */
+export interface ForeignFundsReceivedData extends TransferRef {
+  paymentId: string
+  currency: string
+  /** decimals of `currency`, so that the amount can be written without the registry */
+  decimals: number
+  amountUnits: string
+  blockHeight: number
+  blockTime: string
+  receivedAt: string
 }
 
 export interface PaymentSettledData {
@@ -94,7 +131,9 @@ export interface PaymentCanceledData {
 
 export interface PaymentFailedData {
   paymentId: string
-  reason: 'TRANSFER_WITHDRAWN'
+  /** TRANSFER_DROPPED: the chain dropped the counted transfers and expiresAt had passed;
+   * TRANSFER_WITHDRAWN: written by versions before in-doubt (a withdrawn transfer failed at once) */
+  reason: 'TRANSFER_WITHDRAWN' | 'TRANSFER_DROPPED'
   failedAt: string
 }
 
@@ -113,6 +152,7 @@ export type PaymentEvent =
   | { type: 'TransferDetected'; data: TransferDetectedData }
   | { type: 'TransferConfirmationsUpdated'; data: TransferConfirmationsUpdatedData }
   | { type: 'TransferWithdrawn'; data: TransferWithdrawnData }
+  | { type: 'TransferDropped'; data: TransferDroppedData }
   | { type: 'PaymentConfirmed'; data: PaymentSettledData }
   | { type: 'PaymentUnderpaid'; data: PaymentSettledData }
   | { type: 'PaymentOverpaid'; data: PaymentSettledData }
@@ -120,6 +160,7 @@ export type PaymentEvent =
   | { type: 'PaymentCanceled'; data: PaymentCanceledData }
   | { type: 'PaymentFailed'; data: PaymentFailedData }
   | { type: 'LateFundsReceived'; data: LateFundsReceivedData }
+  | { type: 'ForeignFundsReceived'; data: ForeignFundsReceivedData }
 
 export type PaymentEventType = PaymentEvent['type']
 
@@ -128,6 +169,7 @@ export const PaymentEventTypes: readonly PaymentEventType[] = [
   'TransferDetected',
   'TransferConfirmationsUpdated',
   'TransferWithdrawn',
+  'TransferDropped',
   'PaymentConfirmed',
   'PaymentUnderpaid',
   'PaymentOverpaid',
@@ -135,6 +177,7 @@ export const PaymentEventTypes: readonly PaymentEventType[] = [
   'PaymentCanceled',
   'PaymentFailed',
   'LateFundsReceived',
+  'ForeignFundsReceived',
 ]
 
 //////// State
@@ -153,6 +196,7 @@ export interface CountedTransfer extends TransferRef {
   blockHeight: number
   blockTime: string
   confirmations: number
+  /** in doubt: the chain no longer shows it (TransferWithdrawn); left out of the total */
   withdrawn: boolean
 }
 
@@ -161,16 +205,25 @@ export interface LateTransfer extends TransferRef {
   blockTime: string
 }
 
+export interface ForeignFunds extends TransferRef {
+  currency: string
+  decimals: number
+  amountUnits: string
+  blockTime: string
+}
+
 export interface OpenPayment {
   status: PaymentStatus
   created: PaymentCreatedData
   /**
-   * transfers that count toward the payment, in detection order; withdrawn ones stay, flagged,
-   * until the chain includes them again
+   * transfers that count toward the payment, in detection order; ones in doubt stay, flagged
+   * `withdrawn`, until the chain includes them again or drops them
    */
   transfers: CountedTransfer[]
   /** transfers recorded as late funds, reported once each */
   lateTransfers: LateTransfer[]
+  /** final funds of another asset, recorded once each (docs/api.md, "Foreign funds") */
+  foreignFunds: ForeignFunds[]
   /** latest counted, not withdrawn transfer */
   txHash: string | null
   /** total of counted, not withdrawn transfers; null until one is seen */
@@ -240,8 +293,23 @@ export type PaymentCommand =
       type: 'RecordTransferObservation'
       data: TransferRef & {
         paymentId: string
-        status: 'seen' | 'withdrawn'
-        withdrawReason?: TransferWithdrawnData['reason']
+        /** seen with `confirmations`; in doubt (no longer shown, not final); dropped for good */
+        status: 'seen' | 'in_doubt' | 'dropped'
+        /** with status dropped */
+        dropReason?: DropReason
+        amountUnits: string
+        blockHeight: number
+        blockTime: string
+        confirmations: number
+        now: string
+      }
+    }
+  | {
+      type: 'RecordForeignFunds'
+      data: TransferRef & {
+        paymentId: string
+        currency: string
+        decimals: number
         amountUnits: string
         blockHeight: number
         blockTime: string
@@ -263,6 +331,8 @@ export function decidePayment(command: PaymentCommand, state: PaymentState): Pay
       return expirePayment(command.data, state)
     case 'RecordTransferObservation':
       return recordTransferObservation(command.data, state)
+    case 'RecordForeignFunds':
+      return recordForeignFunds(command.data, state)
     default: {
       const unknown: never = command
       throw new DomainError('INTERNAL_ERROR', `unknown payment command ${(unknown as { type: string }).type}`)

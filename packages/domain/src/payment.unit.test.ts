@@ -1,4 +1,4 @@
-import { describe, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { defaultAssetRegistry, resolveAsset } from './assets.js'
 import { defaultFeePolicy } from './fees.js'
 import {
@@ -14,8 +14,11 @@ import { deciderSpecification } from './testing/decider-specification.js'
 import {
   at,
   confirmationsUpdated,
+  dropped,
   eventsFor,
   fingerprint,
+  foreignFunds,
+  foreignObserved,
   lateFunds,
   merchantId,
   observed,
@@ -586,19 +589,11 @@ describe('RecordTransferObservation: a withdrawn transfer the chain includes aga
         ])
     })
 
-    it('records it as late funds, once final, when its new block is at or after expiresAt', () => {
+    it('counts it again when its new block is at or after expiresAt: it came in time', () => {
       given(afterDrop)
-        .when(reincluded({ blockTime: at(31), confirmations: required - 1 }))
-        .thenNothingHappens()
-      given(afterDrop)
-        .when(reincluded({ blockTime: at(31), confirmations: required, now: at(33) }))
+        .when(reincluded({ blockTime: at(31), now: at(33) }))
         .then([
-          lateFunds('pending', {
-            amountUnits: half,
-            blockHeight: 103,
-            blockTime: at(31),
-            receivedAt: at(33),
-          }),
+          transferDetected({ amountUnits: half, blockHeight: 103, blockTime: at(31), detectedAt: at(33) }),
         ])
     })
   })
@@ -624,8 +619,8 @@ describe('RecordTransferObservation: a withdrawn transfer the chain includes aga
     })
   })
 
-  describe('when failed because it was withdrawn', () => {
-    const failed = eventsFor('failed') // tx-1 counted, dropped, payment failed
+  describe('when failed because it was dropped', () => {
+    const failed = eventsFor('failed') // tx-1 counted, in doubt, dropped, payment failed
 
     it('waits for it to become final', () => {
       given(failed)
@@ -674,42 +669,28 @@ describe('RecordTransferObservation: a withdrawn transfer the chain includes aga
   })
 })
 
-describe('RecordTransferObservation: withdrawn', () => {
-  const withdrawal = (data: Parameters<typeof observed>[0] = {}) =>
-    observed({ status: 'withdrawn', now: at(8), ...data })
+describe('RecordTransferObservation: in doubt (docs/api.md, "Transfers the chain takes back")', () => {
+  const inDoubt = (data: Parameters<typeof observed>[0] = {}) =>
+    observed({ status: 'in_doubt', now: at(8), ...data })
 
   describe('when no payment exists', () => {
     it('is not found', () => {
-      given([]).when(withdrawal()).thenThrows('PAYMENT_NOT_FOUND')
+      given([]).when(inDoubt()).thenThrows('PAYMENT_NOT_FOUND')
     })
   })
 
   describe('when pending', () => {
-    it('fails the payment when its only counted transfer is dropped', () => {
-      given([paymentCreated(), transferDetected()])
-        .when(withdrawal())
-        .then([
-          withdrawn(),
-          { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_WITHDRAWN', failedAt: at(8) } },
-        ])
+    it('leaves its only counted transfer out of the total and keeps waiting: no failure', () => {
+      given([paymentCreated(), transferDetected()]).when(inDoubt()).then([withdrawn()])
     })
 
-    it('keeps the reason the chain watcher gives', () => {
-      given([paymentCreated(), transferDetected()])
-        .when(withdrawal({ withdrawReason: 'REVERTED' }))
-        .then([
-          withdrawn({ reason: 'REVERTED' }),
-          { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_WITHDRAWN', failedAt: at(8) } },
-        ])
+    it('does not expire while the transfer is in doubt', () => {
+      given([paymentCreated(), transferDetected(), withdrawn()])
+        .when({ type: 'ExpirePayment', data: { paymentId, now: at(40), chainTime: at(40) } })
+        .thenNothingHappens()
     })
 
-    it('stays pending while another counted transfer awaits confirmations', () => {
-      given([paymentCreated(), transferDetected(), transferDetected({ txHash: 'tx-2', blockHeight: 101 })])
-        .when(withdrawal())
-        .then([withdrawn()])
-    })
-
-    it('settles on what remains when the rest is final', () => {
+    it('does not settle on what remains while one is in doubt', () => {
       given([
         paymentCreated(),
         transferDetected({ amountUnits: '500000' }),
@@ -720,75 +701,175 @@ describe('RecordTransferObservation: withdrawn', () => {
           confirmations: required,
         }),
       ])
-        .when(withdrawal())
-        .then([withdrawn(), settled('PaymentConfirmed', { txHash: 'tx-2', confirmedAt: at(8) })])
+        .when(inDoubt())
+        .then([withdrawn()])
     })
 
-    it('ignores a transfer it never counted', () => {
+    it('ignores a transfer it never counted, one already in doubt, and late funds', () => {
       given([paymentCreated(), transferDetected()])
-        .when(withdrawal({ txHash: 'tx-unknown' }))
+        .when(inDoubt({ txHash: 'tx-unknown' }))
         .thenNothingHappens()
-    })
-
-    it('ignores a transfer already withdrawn', () => {
-      given([
-        paymentCreated(),
-        transferDetected(),
-        transferDetected({ txHash: 'tx-2', blockHeight: 101 }),
-        withdrawn(),
-      ])
-        .when(withdrawal())
-        .thenNothingHappens()
-    })
-
-    it('ignores late funds', () => {
+      given([paymentCreated(), transferDetected(), withdrawn()]).when(inDoubt()).thenNothingHappens()
       given([paymentCreated(), lateFunds('pending')])
-        .when(withdrawal())
+        .when(inDoubt())
         .thenNothingHappens()
+    })
+
+    it('counts it again, once, when the chain includes it again, even in a block after expiresAt', () => {
+      given([paymentCreated(), transferDetected(), withdrawn()])
+        .when(observed({ blockHeight: 140, blockTime: at(31), confirmations: required, now: at(33) }))
+        .then([
+          transferDetected({
+            blockHeight: 140,
+            blockTime: at(31),
+            confirmations: required,
+            detectedAt: at(33),
+          }),
+          settled('PaymentConfirmed', { confirmedAt: at(33) }),
+        ])
     })
   })
 
   describe('when underpaid', () => {
-    it('withdraws a further transfer and stays underpaid without a second event', () => {
+    it('takes a further transfer out of the total and stays underpaid', () => {
       given([
         ...eventsFor('underpaid'),
         transferDetected({ txHash: 'tx-2', amountUnits: '100000', blockHeight: 130 }),
       ])
-        .when(withdrawal({ txHash: 'tx-2' }))
+        .when(inDoubt({ txHash: 'tx-2' }))
         .then([withdrawn({ txHash: 'tx-2' })])
-    })
-
-    it('confirms on what remains when an unconfirmed transfer that made it overpaid is withdrawn', () => {
-      given([
-        ...eventsFor('underpaid'),
-        transferDetected({
-          txHash: 'tx-2',
-          amountUnits: '500000',
-          blockHeight: 130,
-          confirmations: required,
-        }),
-        transferDetected({ txHash: 'tx-3', amountUnits: '900000', blockHeight: 131 }),
-      ])
-        .when(withdrawal({ txHash: 'tx-3' }))
-        .then([
-          withdrawn({ txHash: 'tx-3' }),
-          settled('PaymentConfirmed', { txHash: 'tx-2', confirmedAt: at(8) }),
-        ])
-    })
-
-    it('withdraws the only transfer without failing: underpaid was already decided', () => {
-      given(eventsFor('underpaid')).when(withdrawal()).then([withdrawn()])
     })
   })
 
   describe.each<PaymentStatus>(['confirmed', 'overpaid', 'expired', 'canceled', 'failed'])(
     'when %s',
     (status) => {
-      it('ignores the withdrawal', () => {
-        given(eventsFor(status)).when(withdrawal()).thenNothingHappens()
+      it('ignores it', () => {
+        given(eventsFor(status)).when(inDoubt()).thenNothingHappens()
       })
     },
   )
+})
+
+describe('RecordTransferObservation: dropped for good', () => {
+  const drop = (data: Parameters<typeof observed>[0] = {}) =>
+    observed({ status: 'dropped', dropReason: 'EXPIRED', now: at(20), ...data })
+  const inDoubtOnly = [paymentCreated(), transferDetected(), withdrawn()]
+
+  describe('when pending before expiresAt', () => {
+    it('is as if the transfer never came: pending with nothing seen', () => {
+      given(inDoubtOnly)
+        .when(drop())
+        .then([dropped({ droppedAt: at(20) })])
+      const state = [...inDoubtOnly, dropped({ droppedAt: at(20) })].reduce(
+        evolvePayment,
+        initialPaymentState,
+      )
+      expect(state).toMatchObject({ status: 'pending', transfers: [], receivedUnits: null, txHash: null })
+    })
+
+    it('then expires at expiresAt like a payment that saw nothing', () => {
+      given([...inDoubtOnly, dropped({ droppedAt: at(20) })])
+        .when({ type: 'ExpirePayment', data: { paymentId, now: at(30), chainTime: at(30) } })
+        .then([{ type: 'PaymentExpired', data: { paymentId, expiredAt: at(30) } }])
+    })
+
+    it('can still be paid', () => {
+      given([...inDoubtOnly, dropped({ droppedAt: at(20) })])
+        .when(observed({ txHash: 'tx-2', blockTime: at(21), now: at(22) }))
+        .then([transferDetected({ txHash: 'tx-2', blockTime: at(21), detectedAt: at(22) })])
+    })
+
+    it('keeps the reason the chain watcher gives', () => {
+      given([paymentCreated(), transferDetected()])
+        .when(drop({ dropReason: 'REVERTED' }))
+        .then([dropped({ reason: 'REVERTED', droppedAt: at(20) })])
+    })
+  })
+
+  describe('when pending after expiresAt', () => {
+    it('fails the payment, saying that the chain dropped the transfer', () => {
+      given(inDoubtOnly)
+        .when(drop({ now: at(32) }))
+        .then([
+          dropped(),
+          { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_DROPPED', failedAt: at(32) } },
+        ])
+    })
+
+    it('settles on the other transfers when they are final', () => {
+      given([
+        paymentCreated(),
+        transferDetected({ amountUnits: '500000' }),
+        transferDetected({
+          txHash: 'tx-2',
+          amountUnits: '10500000',
+          blockHeight: 101,
+          confirmations: required,
+        }),
+        withdrawn(),
+      ])
+        .when(drop({ now: at(32) }))
+        .then([dropped(), settled('PaymentConfirmed', { txHash: 'tx-2', confirmedAt: at(32) })])
+    })
+  })
+
+  describe('when underpaid', () => {
+    it('drops a further transfer and stays underpaid without a second event', () => {
+      given([
+        ...eventsFor('underpaid'),
+        transferDetected({ txHash: 'tx-2', amountUnits: '100000', blockHeight: 130 }),
+        withdrawn({ txHash: 'tx-2' }),
+      ])
+        .when(drop({ txHash: 'tx-2', now: at(32) }))
+        .then([dropped({ txHash: 'tx-2' })])
+    })
+  })
+
+  it('ignores a transfer it never counted', () => {
+    given([paymentCreated(), transferDetected()])
+      .when(drop({ txHash: 'tx-unknown' }))
+      .thenNothingHappens()
+  })
+
+  describe.each<PaymentStatus>(['confirmed', 'overpaid', 'expired', 'canceled', 'failed'])(
+    'when %s',
+    (status) => {
+      it('ignores it', () => {
+        given(eventsFor(status)).when(drop()).thenNothingHappens()
+      })
+    },
+  )
+})
+
+describe('RecordForeignFunds (docs/api.md, "Foreign funds")', () => {
+  describe.each<PaymentStatus>(['pending', 'confirmed', 'underpaid', 'expired', 'canceled', 'failed'])(
+    'when %s',
+    (status) => {
+      it('records final funds of another asset once; the status does not change', () => {
+        given(eventsFor(status)).when(foreignObserved()).then([foreignFunds()])
+        given([...eventsFor(status), foreignFunds()])
+          .when(foreignObserved({ confirmations: 40 }))
+          .thenNothingHappens()
+      })
+    },
+  )
+
+  it('waits until they are final', () => {
+    given([paymentCreated()])
+      .when(foreignObserved({ confirmations: required - 1 }))
+      .thenNothingHappens()
+  })
+
+  it('ignores zero-value transfers', () => {
+    given([paymentCreated()])
+      .when(foreignObserved({ amountUnits: '0' }))
+      .thenNothingHappens()
+  })
+
+  it('is not found without a payment', () => {
+    given([]).when(foreignObserved()).thenThrows('PAYMENT_NOT_FOUND')
+  })
 })
 
 //////// Fixtures

@@ -16,6 +16,7 @@ const kindsByEventType: Record<PaymentEventType, WebhookEventKind | null> = {
   TransferDetected: null,
   TransferConfirmationsUpdated: null,
   TransferWithdrawn: null,
+  TransferDropped: null,
   PaymentConfirmed: 'payment.confirmed',
   PaymentUnderpaid: 'payment.underpaid',
   PaymentOverpaid: 'payment.overpaid',
@@ -23,6 +24,7 @@ const kindsByEventType: Record<PaymentEventType, WebhookEventKind | null> = {
   PaymentCanceled: 'payment.canceled',
   PaymentFailed: 'payment.failed',
   LateFundsReceived: 'payment.late_funds',
+  ForeignFundsReceived: 'payment.foreign_funds',
 }
 
 /** the webhook kind a payment event is announced as; null for events merchants do not get */
@@ -32,7 +34,7 @@ export function webhookKindOf(type: PaymentEventType): WebhookEventKind | null {
 
 /**
  * The payment object of a webhook body: the payment as it is after `event`, with the amount exactly
- * as the merchant sent it, computed amounts canonical, and for late funds the late transfer.
+ * as the merchant sent it, computed amounts canonical, for late funds the late transfer and for foreign funds those funds.
  */
 export function webhookPaymentFields(state: OpenPayment, event: PaymentEvent): WebhookPaymentFields {
   const view = toPaymentView(state)
@@ -54,6 +56,13 @@ export function webhookPaymentFields(state: OpenPayment, event: PaymentEvent): W
     fields.late_funds = {
       tx_hash: event.data.txHash,
       amount: formatUnits(event.data.amountUnits, state.created.decimals),
+    }
+  }
+  if (event.type === 'ForeignFundsReceived') {
+    fields.foreign_funds = {
+      tx_hash: event.data.txHash,
+      currency: event.data.currency,
+      amount: formatUnits(event.data.amountUnits, event.data.decimals),
     }
   }
   return fields

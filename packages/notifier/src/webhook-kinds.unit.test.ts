@@ -4,6 +4,7 @@ import {
   at,
   confirmationsUpdated,
   foldPayment,
+  foreignFunds,
   lateFunds,
   settled,
   transferDetected,
@@ -32,12 +33,14 @@ describe('webhookKindOf', () => {
     ['TransferDetected', null],
     ['TransferConfirmationsUpdated', null],
     ['TransferWithdrawn', null],
+    ['TransferDropped', null],
+    ['ForeignFundsReceived', 'payment.foreign_funds'],
   ] as const)('announces %s as %s', (type, kind) => {
     expect(webhookKindOf(type)).toBe(kind)
   })
 
   it('knows every event type', () => {
-    expect(PaymentEventTypes.filter((type) => webhookKindOf(type) !== null)).toHaveLength(8)
+    expect(PaymentEventTypes.filter((type) => webhookKindOf(type) !== null)).toHaveLength(9)
   })
 })
 
@@ -96,5 +99,18 @@ describe('webhookPaymentFields', () => {
       received_amount: null,
       late_funds: { tx_hash: 'cd'.repeat(32), amount: '2.0005' },
     })
+  })
+
+  it('adds the foreign funds, in their own currency, to foreign funds; the status stays', () => {
+    const trx = foreignFunds({ paymentId, txHash: 'ef'.repeat(32), amountUnits: '7250000' })
+    const fields = webhookPaymentFields(foldPayment([{ type: 'PaymentCreated', data: created }, trx]), trx)
+    expect(fields).toMatchObject({
+      status: 'PENDING',
+      received_amount: null,
+      foreign_funds: { tx_hash: 'ef'.repeat(32), currency: 'TRX', amount: '7.25' },
+    })
+    expect(
+      renderWebhookBody({ id: 'evt_2', event: 'payment.foreign_funds', payment: fields }, 1_763_733_960),
+    ).toContain(`"foreign_funds":{"tx_hash":"${'ef'.repeat(32)}","currency":"TRX","amount":"7.25"}`)
   })
 })

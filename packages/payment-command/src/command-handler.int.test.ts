@@ -300,15 +300,49 @@ describe('recordObservation', () => {
     ])
   })
 
-  it('fails a pending payment whose only transfer the chain withdrew', async () => {
+  it('keeps a pending payment waiting while its only transfer is in doubt; dropped before expiresAt, nothing was seen', async () => {
     const { handler } = await open()
     const { payment } = await handler.createPayment({ merchantId, request: request() })
+    const paymentId = payment.created.paymentId
     await handler.recordObservation(observation(payment.created, { confirmations: 3 }))
+    await handler.recordObservation(observation(payment.created, { status: 'in_doubt', confirmations: 3 }))
+    expect((await handler.getPayment({ merchantId, paymentId }))?.payment).toMatchObject({
+      status: 'pending',
+      receivedUnits: '0',
+    })
     await handler.recordObservation(
-      observation(payment.created, { status: 'withdrawn', withdrawReason: 'REVERTED', confirmations: 0 }),
+      observation(payment.created, { status: 'dropped', dropReason: 'REVERTED', confirmations: 3 }),
     )
+    expect((await handler.getPayment({ merchantId, paymentId }))?.payment).toMatchObject({
+      status: 'pending',
+      transfers: [],
+      receivedUnits: null,
+    })
+  })
+
+  it('records foreign funds once final, without changing the status', async () => {
+    const { handler } = await open()
+    const { payment } = await handler.createPayment({ merchantId, request: request() })
+    const {
+      status: _status,
+      dropReason: _reason,
+      kind: _kind,
+      ...fields
+    } = observation(payment.created, {
+      confirmations: 20,
+    })
+    const trx = {
+      ...fields,
+      kind: 'foreign_funds' as const,
+      currency: 'TRX',
+      decimals: 6,
+      amountUnits: '7000000',
+    }
+    await handler.recordObservation(trx)
+    await handler.recordObservation(trx)
     const snapshot = await handler.getPayment({ merchantId, paymentId: payment.created.paymentId })
-    expect(snapshot?.payment).toMatchObject({ status: 'failed', failureReason: 'TRANSFER_WITHDRAWN' })
+    expect(snapshot?.payment).toMatchObject({ status: 'pending', receivedUnits: null })
+    expect(snapshot?.payment.foreignFunds).toMatchObject([{ currency: 'TRX', amountUnits: '7000000' }])
   })
 
   it('logs and ignores an observation of an unknown payment, creating no stream', async () => {
@@ -389,7 +423,7 @@ function observation(
     blockTime: '2026-11-21T14:05:00.000Z',
     confirmations: 1,
     status: 'seen',
-    withdrawReason: null,
+    dropReason: null,
     observedAt: '2026-11-21T14:05:03.000Z',
     ...fields,
   }

@@ -4,7 +4,12 @@
 // caller (docs/architecture.md, "The command API").
 
 import { randomUUID } from 'node:crypto'
-import { recordTransferObservationCommand, type TransferObservation } from '@chainpay/contracts'
+import {
+  type ForeignFundsObservation,
+  recordForeignFundsCommand,
+  recordTransferObservationCommand,
+  type TransferObservation,
+} from '@chainpay/contracts'
 import {
   type Asset,
   type AssetRegistry,
@@ -63,7 +68,8 @@ export type ExpireResult = 'expired' | 'not_due' | 'closed'
 
 export interface PaymentCommandHandler extends PaymentCommands {
   /** an observation of an unknown payment is logged and ignored: retrying it would never help */
-  recordObservation(observation: TransferObservation): Promise<void>
+  /** a transfer of the payment's asset, or foreign funds, to the payment's address */
+  recordObservation(observation: TransferObservation | ForeignFundsObservation): Promise<void>
   expire(paymentId: string, chainTime: string): Promise<ExpireResult>
 }
 
@@ -179,7 +185,12 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
           )
           return []
         }
-        return decidePayment(recordTransferObservationCommand(paymentId, observation, isoNow(clock)), state)
+        const now = isoNow(clock)
+        const command =
+          observation.kind === 'transfer'
+            ? recordTransferObservationCommand(paymentId, observation, now)
+            : recordForeignFundsCommand(paymentId, observation, now)
+        return decidePayment(command, state)
       })
     },
 
@@ -219,7 +230,10 @@ function toSnapshot({ state, revision }: LoadedPayment): PaymentSnapshot {
 }
 
 /** why an observation does not belong to the payment it names; null when it does */
-function observationMismatch(observation: TransferObservation, state: PaymentState): string | null {
+function observationMismatch(
+  observation: TransferObservation | ForeignFundsObservation,
+  state: PaymentState,
+): string | null {
   if (state.status === 'none') return 'unknown payment'
   const { network, address, tokenAccount } = state.created
   if (observation.network !== network) return `the payment is on ${network}, not ${observation.network}`

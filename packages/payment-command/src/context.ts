@@ -22,6 +22,7 @@ import type { PaymentCommandConfig } from './config.js'
 import { createDeadlineKeeper, createExpiryScheduler } from './expiry.js'
 import { buildCommandApi } from './http/command-api.js'
 import { createObservationConsumer } from './observation-consumer.js'
+import { loadPayment } from './payment-stream.js'
 import { createEventRelay } from './relay.js'
 
 export interface PaymentCommandContextOptions {
@@ -110,7 +111,12 @@ export async function buildPaymentCommandContext(
     services: [
       ...(shared ? [] : [commandApi, metricsPort]),
       relay,
-      createDeadlineKeeper({ bus, deadlines, logger }),
+      createDeadlineKeeper({
+        bus,
+        deadlines,
+        paymentState: async (paymentId) => (await loadPayment(eventStore, paymentId)).state,
+        logger,
+      }),
       createObservationConsumer({ bus, handler, chainTimes, deadlines, logger }),
       expiry,
     ],

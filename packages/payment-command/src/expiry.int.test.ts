@@ -11,6 +11,7 @@ import { createChainTimeTracker } from './chain-times.js'
 import type { PaymentCommandHandler } from './command-handler.js'
 import { createDeadlineKeeper, createExpiryScheduler } from './expiry.js'
 import { createObservationConsumer } from './observation-consumer.js'
+import { loadPayment } from './payment-stream.js'
 import { createEventRelay } from './relay.js'
 import { openSqliteCommandSide } from './testing/sqlite-command-side.js'
 
@@ -35,7 +36,12 @@ async function setup() {
     checkpoints: createSqliteCheckpointStore(side.db),
     pollIntervalMs: 20,
   })
-  const keeper = createDeadlineKeeper({ bus, deadlines, logger: side.logger })
+  const keeper = createDeadlineKeeper({
+    bus,
+    deadlines,
+    paymentState: async (paymentId) => (await loadPayment(side.eventStore, paymentId)).state,
+    logger: side.logger,
+  })
   await relay.start()
   await keeper.start()
   cleanups.push(
@@ -79,7 +85,7 @@ describe('createDeadlineKeeper', () => {
       blockTime: '2026-11-21T14:05:00.000Z',
       confirmations: 1,
       status: 'seen',
-      withdrawReason: null,
+      dropReason: null,
       observedAt: '2026-11-21T14:05:00.000Z',
     })
     const later = await create('later')
@@ -102,6 +108,41 @@ describe('createDeadlineKeeper', () => {
             },
           ].sort((a, b) => a.paymentId.localeCompare(b.paymentId)),
         ),
+      { timeout: 10_000 },
+    )
+  })
+})
+
+describe('createDeadlineKeeper after a dropped transfer', () => {
+  it('gives the payment its deadline back, watched, once the chain dropped its only transfer', async () => {
+    const { side, deadlines, create } = await setup()
+    const paid = await create('dropped')
+    const observation = {
+      kind: 'transfer' as const,
+      network: 'TRON',
+      paymentId: paid.paymentId,
+      txHash: 'ab'.repeat(32),
+      transferIndex: 0,
+      address: paid.address,
+      amountUnits: '10500000',
+      blockHeight: 100,
+      blockTime: '2026-11-21T14:05:00.000Z',
+      confirmations: 1,
+      status: 'seen' as const,
+      dropReason: null,
+      observedAt: '2026-11-21T14:05:00.000Z',
+    }
+    await side.handler.recordObservation(observation)
+    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toEqual([]), { timeout: 10_000 })
+
+    await side.handler.recordObservation({ ...observation, status: 'in_doubt' })
+    await side.handler.recordObservation({ ...observation, status: 'dropped', dropReason: 'EXPIRED' })
+
+    await vi.waitFor(
+      async () =>
+        expect(await dueDeadlines(deadlines)).toEqual([
+          { paymentId: paid.paymentId, network: 'TRON', expiresAt: '2026-11-21T14:30:00.000Z', attempts: 0 },
+        ]),
       { timeout: 10_000 },
     )
   })

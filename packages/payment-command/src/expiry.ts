@@ -4,6 +4,7 @@
 // deadline) and has scanned past the deadline too.
 
 import { type PaymentEventMessage, parsePaymentEventMessage } from '@chainpay/contracts'
+import type { PaymentState } from '@chainpay/domain'
 import type { Clock, Logger, ReadinessReporter, Service } from '@chainpay/platform'
 import { type Bus, consumerService, type PaymentDeadlineStore, Topics } from '@chainpay/ports'
 import type { ChainTimeTracker } from './chain-times.js'
@@ -12,6 +13,8 @@ import type { PaymentCommandHandler } from './command-handler.js'
 export interface DeadlineKeeperOptions {
   bus: Bus
   deadlines: PaymentDeadlineStore
+  /** the payment as its stream stands: whether a dropped transfer left it open again */
+  paymentState: (paymentId: string) => Promise<PaymentState>
   logger: Logger
   groupId?: string
 }
@@ -28,7 +31,7 @@ const closingEvents: ReadonlySet<PaymentEventMessage['type']> = new Set([
 ])
 
 export function createDeadlineKeeper(options: DeadlineKeeperOptions): Service {
-  const { bus, deadlines, logger } = options
+  const { bus, deadlines, paymentState, logger } = options
   return consumerService(bus, {
     name: 'payment deadline keeper',
     logger,
@@ -41,6 +44,15 @@ export function createDeadlineKeeper(options: DeadlineKeeperOptions): Service {
         await deadlines.upsert({ paymentId, network, expiresAt })
       } else if (closingEvents.has(event.type)) {
         await deadlines.remove(event.paymentId)
+      } else if (event.type === 'TransferDropped') {
+        // a dropped transfer is as if it had never come: with nothing else counted the payment can
+        // expire again (docs/api.md, "Transfers the chain takes back"). Its address was watched
+        // when the transfer was seen, so the deadline gets its watch mark back with it.
+        const state = await paymentState(event.paymentId)
+        if (state.status !== 'pending' || state.transfers.length > 0) return
+        const { paymentId, network, expiresAt } = state.created
+        await deadlines.upsert({ paymentId, network, expiresAt })
+        await deadlines.markWatched(paymentId, event.recordedAt)
       }
     },
   })

@@ -49,7 +49,7 @@ describe('createObservationConsumer', () => {
       blockTime: new Date().toISOString(),
       confirmations,
       status: 'seen',
-      withdrawReason: null,
+      dropReason: null,
       observedAt: new Date().toISOString(),
     })
     const progress = (blockTime: string): ChainObservationMessage => ({
@@ -176,7 +176,7 @@ describe('createObservationConsumer', () => {
       blockTime: new Date().toISOString(),
       confirmations: 20,
       status: 'seen',
-      withdrawReason: null,
+      dropReason: null,
       observedAt: new Date().toISOString(),
     }
     await bus.publish(Topics.chainObservations, [

@@ -1,5 +1,5 @@
-// Turns the chain watcher's observations into payment commands: transfers are decided on the
-// payment's stream; progress moves the chain time, and a watching report marks the payment's
+// Turns the chain watcher's observations into payment commands: transfers and foreign funds are
+// decided on the payment's stream; progress moves the chain time, and a watching report marks the payment's
 // deadline, both of which expiry waits for.
 
 import { parseChainObservationMessage } from '@chainpay/contracts'
@@ -34,6 +34,7 @@ export function createObservationConsumer(options: ObservationConsumerOptions): 
       const observation = parseChainObservationMessage(message.value)
       switch (observation.kind) {
         case 'transfer':
+        case 'foreign_funds':
           await handler.recordObservation(observation)
           break
         case 'progress':

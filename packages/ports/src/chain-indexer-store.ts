@@ -45,6 +45,18 @@ export interface TrackedTransfer {
    * indexer still looks for it to come back (included again), and reports it seen if it does.
    */
   withdrawnUntilHeight: number | null
+  /**
+   * when the chain can no longer include the transaction (TRON raw_data.expiration), null where the
+   * chain gives none: how long a transfer in doubt may still come back (docs/chains.md, "Forks")
+   */
+  expiresAt: string | null
+  /** funds that are not the payment's asset, in that asset (docs/api.md, "Foreign funds"); else null */
+  foreign: ForeignAsset | null
+}
+
+export interface ForeignAsset {
+  currency: string
+  decimals: number
 }
 
 export interface ChainIndexerStore {

@@ -14,6 +14,13 @@ export interface ChainTransfer {
   amountUnits: string
   /** false for a transaction that is on chain but failed (REVERT, OUT_OF_ENERGY, meta.err) */
   success: boolean
+  /** TRX a contract sent (a TRON internal transaction, read from the receipt): never a payment's own transfer */
+  internal?: boolean
+  /**
+   * when the chain can no longer include the transaction (TRON raw_data.expiration), where the
+   * chain has one: a transfer in doubt is dropped only after it (docs/chains.md, "Forks")
+   */
+  expiresAt?: string
 }
 
 export interface ChainBlock {
@@ -36,11 +43,28 @@ export interface ChainHead {
   finalizedHeight?: number
 }
 
+/** where the chain's final (solidified, finalized) state has a transaction */
+export interface FinalInclusion {
+  blockHeight: number
+  success: boolean
+}
+
 export interface ChainClient {
   readonly network: string
   getHead(): Promise<ChainHead>
   /** canonical blocks with from <= height <= to, ascending; heights without a block are absent */
   getBlocks(fromHeight: number, toHeight: number): Promise<ChainBlock[]>
+  /**
+   * the transaction as the final chain has it, undefined when it does not (yet): one call per
+   * transfer instead of re-reading its block until it is final (TRON walletsolidity/
+   * gettransactioninfobyid). Without it, finality is the head's finalizedHeight.
+   */
+  finalInclusion?(txHash: string): Promise<FinalInclusion | undefined>
+  /**
+   * the lowest height the node has a block for (a node started from a snapshot lacks older ones):
+   * a backfill never reads below it (TRON: probed with getblockbynum; Solana getFirstAvailableBlock)
+   */
+  firstAvailableHeight?(): Promise<number>
 }
 
 /** why a chain RPC call failed, so that callers know whether and when to try again */

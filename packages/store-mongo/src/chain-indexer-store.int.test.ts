@@ -39,6 +39,8 @@ const tracked = (txHash: string, index: number, blockHeight: number): TrackedTra
   confirmations: 3,
   requiredConfirmations: 32,
   withdrawnUntilHeight: null,
+  expiresAt: null,
+  foreign: null,
 })
 
 describe('createMongoChainIndexerStore', () => {

@@ -120,6 +120,9 @@ export function createMongoChainIndexerStore(db: Db): ChainIndexerStore {
             confirmations: document.confirmations,
             requiredConfirmations: document.requiredConfirmations,
             withdrawnUntilHeight: document.withdrawnUntilHeight,
+            // documents tracked before these fields existed have none
+            expiresAt: document.expiresAt ?? null,
+            foreign: document.foreign ?? null,
           }),
         )
       },
@@ -159,6 +162,11 @@ function toTrackedDocument(transfer: TrackedTransfer): Omit<TrackedDocument, '_i
     confirmations: transfer.confirmations,
     requiredConfirmations: transfer.requiredConfirmations,
     withdrawnUntilHeight: transfer.withdrawnUntilHeight,
+    expiresAt: transfer.expiresAt,
+    foreign:
+      transfer.foreign === null
+        ? null
+        : { currency: transfer.foreign.currency, decimals: transfer.foreign.decimals },
   }
 }
 

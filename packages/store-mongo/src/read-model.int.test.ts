@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mongoCollections } from './collections.js'
 import { type MongoDatabase, openMongoDatabase } from './database.js'
 import { createMongoPaymentReadModel, paymentReadModelIndexes } from './read-model.js'
+import { migrateMongoDatabase, schemaVersionsCollection } from './schema-versions.js'
 import { dropTestDatabase, freshTestDatabase } from './test-database.js'
 
 const freshDatabase = (collection?: string) =>
@@ -92,5 +93,27 @@ describe('createMongoPaymentReadModel', () => {
 
   it('refuses a collection name that is not plain lower case', () => {
     expect(() => createMongoPaymentReadModel(db, { collection: 'payments.read' })).toThrow(/must match/)
+  })
+})
+
+describe('read model migrations', () => {
+  it('give the states written before foreign funds an empty list of them', async () => {
+    const mongo = await freshDatabase()
+    try {
+      const document = samplePaymentDocument('pay_1', 4)
+      await createMongoPaymentReadModel(mongo.db).save(document)
+      const payments = mongo.db.collection(mongoCollections.paymentsRead)
+      // as the build before foreign funds left it, at version 1 of its component
+      await payments.updateOne({ _id: 'pay_1' as never }, { $unset: { 'state.foreignFunds': '' } })
+      await mongo.db
+        .collection(schemaVersionsCollection)
+        .updateOne({ _id: 'read-model:payments_read' as never }, { $set: { version: 1 } }, { upsert: true })
+      expect((await payments.findOne({ _id: 'pay_1' as never }))?.state).not.toHaveProperty('foreignFunds')
+
+      await migrateMongoDatabase(mongo.db)
+      expect(await createMongoPaymentReadModel(mongo.db).get('pay_1')).toEqual(document)
+    } finally {
+      await dropped(mongo)
+    }
   })
 })

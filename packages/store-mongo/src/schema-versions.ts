@@ -84,7 +84,18 @@ const baseline = 'the collections and indexes of the release before versioned st
 function readModelComponent(collection: string): MongoComponent {
   return {
     component: `read-model:${collection}`,
-    migrations: [indexMigration(baseline, paymentReadModelIndexes(collection), ['by_merchant'])],
+    migrations: [
+      indexMigration(baseline, paymentReadModelIndexes(collection), ['by_merchant']),
+      {
+        // docs/api.md, "Foreign funds": every payment state has the list, empty before this version
+        description: 'payment states record foreign funds',
+        apply: async (db) => {
+          await db
+            .collection(collection)
+            .updateMany({ 'state.foreignFunds': { $exists: false } }, { $set: { 'state.foreignFunds': [] } })
+        },
+      },
+    ],
   }
 }
 

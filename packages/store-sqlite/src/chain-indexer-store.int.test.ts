@@ -49,6 +49,8 @@ describe('createSqliteChainIndexerStore', () => {
       confirmations: 3,
       requiredConfirmations: 32,
       withdrawnUntilHeight: 250_000_040,
+      expiresAt: null,
+      foreign: null,
     }
     const first = openSqliteDatabase(file)
     const before = createSqliteChainIndexerStore(first)

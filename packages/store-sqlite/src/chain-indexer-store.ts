@@ -55,6 +55,16 @@ export const chainIndexerMigrations: readonly SqliteMigration[] = [
         'CREATE INDEX IF NOT EXISTS watched_addresses_by_end ON watched_addresses (network, watch_until)',
       ),
   },
+  {
+    // forks (the expiration of a transfer in doubt) and foreign funds, docs/chains.md
+    description: 'tracked transfers: expiration, foreign asset',
+    apply: (db) =>
+      db.exec(`
+        ALTER TABLE tracked_transfers ADD COLUMN expires_at TEXT;
+        ALTER TABLE tracked_transfers ADD COLUMN foreign_currency TEXT;
+        ALTER TABLE tracked_transfers ADD COLUMN foreign_decimals INTEGER;
+      `),
+  },
 ]
 
 /**
@@ -84,10 +94,10 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
   const upsertTracked = db.prepare(`
     INSERT OR REPLACE INTO tracked_transfers (network, tx_hash, transfer_index, payment_id, address,
       amount_units, block_height, block_hash, block_time, confirmations, required_confirmations,
-      withdrawn_until_height)
+      withdrawn_until_height, expires_at, foreign_currency, foreign_decimals)
     VALUES (:network, :txHash, :index, :paymentId, :address,
       :amountUnits, :blockHeight, :blockHash, :blockTime, :confirmations, :requiredConfirmations,
-      :withdrawnUntilHeight)
+      :withdrawnUntilHeight, :expiresAt, :foreignCurrency, :foreignDecimals)
   `)
   const deleteTracked = db.prepare(
     'DELETE FROM tracked_transfers WHERE network = ? AND tx_hash = ? AND transfer_index = ?',
@@ -150,6 +160,9 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
           confirmations: transfer.confirmations,
           requiredConfirmations: transfer.requiredConfirmations,
           withdrawnUntilHeight: transfer.withdrawnUntilHeight,
+          expiresAt: transfer.expiresAt,
+          foreignCurrency: transfer.foreign?.currency ?? null,
+          foreignDecimals: transfer.foreign?.decimals ?? null,
         })
       },
 
@@ -173,6 +186,11 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
             requiredConfirmations: Number(row.required_confirmations),
             withdrawnUntilHeight:
               row.withdrawn_until_height === null ? null : Number(row.withdrawn_until_height),
+            expiresAt: (row.expires_at as string | null) ?? null,
+            foreign:
+              row.foreign_currency === null
+                ? null
+                : { currency: row.foreign_currency as string, decimals: Number(row.foreign_decimals) },
           }),
         )
       },

@@ -43,4 +43,22 @@ describe('createSqlitePaymentReadModel', () => {
       reopened.close()
     }
   })
+
+  it('gives the states written before foreign funds an empty list of them (migration 2)', async () => {
+    const db = openSqliteDatabase(freshFile())
+    try {
+      const document = samplePaymentDocument('pay_1', 4)
+      await createSqlitePaymentReadModel(db).save(document)
+      // as the build before foreign funds left it
+      db.exec(`UPDATE payments_read SET state = json_remove(state, '$.foreignFunds')`)
+      db.exec(`UPDATE schema_versions SET version = 1 WHERE component = 'read-model:payments_read'`)
+      expect(
+        JSON.parse(String(db.prepare('SELECT state FROM payments_read').get()?.state)),
+      ).not.toHaveProperty('foreignFunds')
+
+      expect(await createSqlitePaymentReadModel(db).get('pay_1')).toEqual(document)
+    } finally {
+      db.close()
+    }
+  })
 })

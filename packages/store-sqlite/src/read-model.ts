@@ -20,6 +20,15 @@ export function readModelMigrations(table: string): readonly SqliteMigration[] {
           CREATE INDEX IF NOT EXISTS ${table}_by_merchant ON ${table} (merchant_id, updated_at);
         `),
     },
+    {
+      // docs/api.md, "Foreign funds": every payment state has the list, empty before this version
+      description: 'payment states record foreign funds',
+      apply: (db) =>
+        db.exec(`
+          UPDATE ${table} SET state = json_set(state, '$.foreignFunds', json('[]'))
+          WHERE json_type(state, '$.foreignFunds') IS NULL
+        `),
+    },
   ]
 }
 

@@ -92,13 +92,9 @@ export async function observeChain(bus: Bus): Promise<ObservationLog & { stop():
   }
 }
 
-/** what a payment's transfer observations said, in order: [status, confirmations, withdrawReason] */
+/** what a payment's transfer observations said, in order: [status, confirmations, dropReason] */
 export function statusTrail(observations: TransferObservation[]): Array<[string, number, string | null]> {
-  return observations.map(({ status, confirmations, withdrawReason }) => [
-    status,
-    confirmations,
-    withdrawReason,
-  ])
+  return observations.map(({ status, confirmations, dropReason }) => [status, confirmations, dropReason])
 }
 
 export interface TestPayment {
@@ -226,8 +222,9 @@ export async function servedIndexer(
   harness: IndexerHarness,
   network: string,
   connect: (node: SimulatorNode) => ChainClient,
+  overrides: Partial<ChainIndexerOptions> = {},
 ): Promise<ChainIndexer> {
-  const indexer = harnessIndexer(harness, network, { client: connect(await harness.serve()) })
+  const indexer = harnessIndexer(harness, network, { ...overrides, client: connect(await harness.serve()) })
   await indexer.scanOnce()
   return indexer
 }

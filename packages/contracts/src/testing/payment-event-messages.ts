@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto'
 import type { PaymentEvent } from '@chainpay/domain'
 import { at } from '@chainpay/domain/testing'
 import type { PaymentEventMessage } from '../bus-messages.js'
+import { eventSchemaVersion } from '../event-schemas.js'
 
 /** the event at `revision` of its payment's stream, recorded `revision` minutes after 14:00 */
 export function paymentEventMessage(event: PaymentEvent, revision = 0): PaymentEventMessage {
@@ -13,7 +14,7 @@ export function paymentEventMessage(event: PaymentEvent, revision = 0): PaymentE
     paymentId,
     streamId: `payment-${paymentId}`,
     revision,
-    schemaVersion: 1,
+    schemaVersion: eventSchemaVersion(event.type),
     recordedAt: at(revision),
     ...event,
   }

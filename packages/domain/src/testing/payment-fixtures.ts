@@ -6,6 +6,7 @@
 import { defaultAssetRegistry, resolveAsset } from '../assets.js'
 import {
   evolvePayment,
+  type ForeignFundsReceivedData,
   initialPaymentState,
   type LateFundsReceivedData,
   type OpenPayment,
@@ -16,6 +17,7 @@ import {
   type PaymentStatus,
   type TransferConfirmationsUpdatedData,
   type TransferDetectedData,
+  type TransferDroppedData,
   type TransferWithdrawnData,
 } from '../payment.js'
 
@@ -107,6 +109,32 @@ export function withdrawn(data: Partial<TransferWithdrawnData> = {}): PaymentEve
   }
 }
 
+export function dropped(data: Partial<TransferDroppedData> = {}): PaymentEvent {
+  return {
+    type: 'TransferDropped',
+    data: { paymentId, txHash: 'tx-1', transferIndex: 0, reason: 'EXPIRED', droppedAt: at(32), ...data },
+  }
+}
+
+/** 7 TRX, final, to a USDT payment's address */
+export function foreignFunds(data: Partial<ForeignFundsReceivedData> = {}): PaymentEvent {
+  return {
+    type: 'ForeignFundsReceived',
+    data: {
+      paymentId,
+      txHash: 'tx-trx',
+      transferIndex: 0,
+      currency: 'TRX',
+      decimals: 6,
+      amountUnits: '7000000',
+      blockHeight: 100,
+      blockTime: at(5),
+      receivedAt: at(7),
+      ...data,
+    },
+  }
+}
+
 /** tx-1 paying the exact amount in a block after expiry, to a payment that was `statusAtArrival` */
 export function lateFunds(
   statusAtArrival: PaymentStatus,
@@ -157,7 +185,8 @@ export function eventsFor(status: PaymentStatus): PaymentEvent[] {
         created,
         transferDetected(),
         withdrawn(),
-        { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_WITHDRAWN', failedAt: at(8) } },
+        dropped(),
+        { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_DROPPED', failedAt: at(32) } },
       ]
   }
 }
@@ -180,6 +209,8 @@ export const samplePaymentEvents: PaymentEvent[] = [
   { type: 'PaymentCanceled', data: { paymentId, canceledAt: at(3) } },
   { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_WITHDRAWN', failedAt: at(8) } },
   lateFunds('expired', { transferIndex: 1, amountUnits: '2000000', blockHeight: 900, receivedAt: at(32) }),
+  dropped(),
+  foreignFunds(),
 ]
 
 /** the state the events fold to; throws when they do not open a payment */
@@ -205,6 +236,28 @@ export function observed(data: Partial<Observation['data']> = {}): Observation {
       blockTime: at(5),
       confirmations: 1,
       now: at(6),
+      ...data,
+    },
+  }
+}
+
+type ForeignObservation = Extract<PaymentCommand, { type: 'RecordForeignFunds' }>
+
+/** funds of another asset as the chain watcher reports them, by default 7 TRX final at 14:07 */
+export function foreignObserved(data: Partial<ForeignObservation['data']> = {}): ForeignObservation {
+  return {
+    type: 'RecordForeignFunds',
+    data: {
+      paymentId,
+      txHash: 'tx-trx',
+      transferIndex: 0,
+      currency: 'TRX',
+      decimals: 6,
+      amountUnits: '7000000',
+      blockHeight: 100,
+      blockTime: at(5),
+      confirmations: required,
+      now: at(7),
       ...data,
     },
   }

@@ -96,6 +96,7 @@ export function describeChainClientContract(
       expect(sightings).toHaveLength(1)
       const [sighting] = sightings
       expect(sighting?.height).toBeGreaterThan(before.height)
+      const expiresAt = sighting?.transfer.expiresAt
       expect(sighting?.transfer).toEqual({
         txHash,
         index: 0,
@@ -104,7 +105,13 @@ export function describeChainClientContract(
         asset: driver.currency.asset,
         amountUnits: `12${fraction}`,
         success: true,
+        // where the chain has one (TRON), after the block that holds it
+        ...(expiresAt === undefined ? {} : { expiresAt }),
       })
+      if (expiresAt !== undefined) {
+        const block = (await client.getBlocks(sighting?.height ?? 0, sighting?.height ?? 0))[0]
+        expect(Date.parse(expiresAt)).toBeGreaterThan(Date.parse(block?.time ?? ''))
+      }
     })
 
     it('keeps the submission order of transfers mined together', async () => {

@@ -115,6 +115,15 @@ export function describeChainIndexerStoreContract(
       expect(await store.listTracked('SOLANA')).toEqual([tracked('SOLANA', 'tx1', 0)])
     })
 
+    it('keeps the expiration and the foreign asset of a transfer', async () => {
+      const foreign = tracked('TRON', 'tx9', 0, {
+        expiresAt: '2030-01-01T00:06:00.000Z',
+        foreign: { currency: 'TRX', decimals: 6 },
+      })
+      await store.track(foreign)
+      expect(await store.listTracked('TRON')).toEqual([foreign])
+    })
+
     it('keeps a withdrawn transfer with the height up to which it is looked for', async () => {
       const withdrawn = tracked('TRON', 'tx1', 0, { requiredConfirmations: 32, withdrawnUntilHeight: 1032 })
       await store.track(tracked('TRON', 'tx1', 0))
@@ -171,6 +180,8 @@ function tracked(
     confirmations: 1,
     requiredConfirmations: 20,
     withdrawnUntilHeight: null,
+    expiresAt: null,
+    foreign: null,
     ...changes,
   }
 }

@@ -112,6 +112,7 @@ export function samplePaymentDocument(
       },
     ],
     lateTransfers: [],
+    foreignFunds: [],
     txHash: 'a1'.repeat(32),
     receivedUnits: null,
     confirmedAt: null,

@@ -71,6 +71,7 @@ describe('POST /payments', () => {
       cancelRedirectUrl: 'https://shop.example/cancel',
       feeAmount: '0.105',
       netAmount: '10.395',
+      foreignFunds: [],
     })
   })
 
@@ -112,6 +113,7 @@ describe('POST /payments', () => {
       'cancelRedirectUrl',
       'feeAmount',
       'netAmount',
+      'foreignFunds',
     ])
   })
 
@@ -661,7 +663,7 @@ describe('POST /payments/:paymentId/cancel', () => {
       blockTime: FIXTURE_START,
       confirmations: 1,
       status: 'seen',
-      withdrawReason: null,
+      dropReason: null,
       observedAt: FIXTURE_START,
     })
     const response = await cancel(created.paymentId)

@@ -1,0 +1,269 @@
+// The chain watcher's RPC call budget (issue 12; docs/chains.md, "Call budget"), per chain, on
+// simulated time: the real chain indexer reads the simulator's node-shaped routes through the real
+// client library, and every HTTP request it makes is counted on the way (a counting proxy in front
+// of the simulator). Blocks are mined on a simulated clock (TRON every 3 s, each carrying USDT
+// transfers as every mainnet block does) and the indexer is polled at its configured interval on
+// the same clock: nothing sleeps, an hour of chain runs in seconds. Prints calls per hour at idle,
+// per block, and per payment, against the goals. Not a test.
+//
+// One section per chain (CHAINS below): the Solana watcher adds its own.
+
+import { createServer, request } from 'node:http'
+import { cpus, totalmem } from 'node:os'
+import { parseArgs } from 'node:util'
+import { createChainIndexer } from '../../packages/chain-indexer/dist/index.js'
+import { simulatedAddress } from '../../packages/chain-sim/dist/index.js'
+import { startSimulatorNode, testNetworks } from '../../packages/chain-sim/dist/testing/index.js'
+import { createTronChainClient } from '../../packages/chain-tron/dist/index.js'
+import { paymentEventBusMessage } from '../../packages/contracts/dist/index.js'
+import { defaultAssetRegistry, findNetwork, toUnits } from '../../packages/domain/dist/index.js'
+import { createRootLogger } from '../../packages/platform/dist/index.js'
+import { Topics } from '../../packages/ports/dist/index.js'
+import {
+  createSqliteBus,
+  createSqliteChainIndexerStore,
+  openSqliteDatabase,
+} from '../../packages/store-sqlite/dist/index.js'
+
+const logger = createRootLogger({ service: 'bench-chain-watch-calls', level: 'silent' })
+const out = (line = '') => process.stdout.write(`${line}\n`)
+
+const { values: options } = parseArgs({
+  options: {
+    chains: { type: 'string', default: process.env.BENCH_CALLS_CHAINS ?? 'TRON' },
+    hours: { type: 'string', default: process.env.BENCH_CALLS_HOURS ?? '1' },
+    payments: { type: 'string', default: process.env.BENCH_CALLS_PAYMENTS ?? '30' },
+    'poll-ms': { type: 'string', default: process.env.BENCH_CALLS_POLL_MS },
+    help: { type: 'boolean', default: false },
+  },
+  allowPositionals: true,
+})
+if (options.help) {
+  out(`usage: scripts/bench/chain-watch calls [--chains TRON] [--hours 1] [--payments 30] [--poll-ms <indexer poll>]
+(or BENCH_CALLS_CHAINS, BENCH_CALLS_HOURS, BENCH_CALLS_PAYMENTS, BENCH_CALLS_POLL_MS)`)
+  process.exit(0)
+}
+
+/** a proxy in front of the simulator that counts requests by path */
+async function countingProxy(target) {
+  const counts = new Map()
+  const server = createServer((incoming, outgoing) => {
+    const path = incoming.url.replace(/^\/chains\/[^/]+\//, '').split('?')[0]
+    counts.set(path, (counts.get(path) ?? 0) + 1)
+    const forward = request(
+      new URL(incoming.url, target),
+      { method: incoming.method, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(outgoing)
+      },
+    )
+    incoming.pipe(forward)
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address()
+  return {
+    url: `http://127.0.0.1:${port}`,
+    total: () => [...counts.values()].reduce((sum, count) => sum + count, 0),
+    byPath: () => Object.fromEntries([...counts].sort((a, b) => b[1] - a[1])),
+    reset: () => counts.clear(),
+    close: () => new Promise((resolve) => server.close(resolve)),
+  }
+}
+
+/** a PaymentCreated message as the relay publishes it */
+function paymentCreatedMessage(network, currency, address, createdAt) {
+  const asset = defaultAssetRegistry.assets.find((a) => a.network === network && a.currency === currency)
+  const units = toUnits('10', asset.decimals).toString()
+  const paymentId = crypto.randomUUID()
+  const data = {
+    paymentId,
+    merchantId: 'bench',
+    idempotencyKey: null,
+    requestFingerprint: 'f'.repeat(64),
+    network,
+    currency,
+    tokenStandard: asset.tokenStandard,
+    decimals: asset.decimals,
+    amount: '10',
+    amountUnits: units,
+    feeUnits: '0',
+    netUnits: units,
+    address,
+    tokenAccount: null,
+    derivationPath: "m/44'/195'/0'/0/1",
+    addressMode: 'PER_PAYMENT',
+    requiredConfirmations: findNetwork(defaultAssetRegistry, network).requiredConfirmations,
+    description: null,
+    metadata: {},
+    callbackUrl: null,
+    successRedirectUrl: null,
+    cancelRedirectUrl: null,
+    createdAt,
+    expiresAt: new Date(Date.parse(createdAt) + 30 * 60_000).toISOString(),
+  }
+  const message = paymentEventBusMessage({
+    eventId: crypto.randomUUID(),
+    paymentId,
+    streamId: `payment-${paymentId}`,
+    revision: 0,
+    schemaVersion: 1,
+    recordedAt: createdAt,
+    type: 'PaymentCreated',
+    data,
+  })
+  return { paymentId, consumed: { topic: Topics.paymentEvents, offset: '0', ...message } }
+}
+
+/**
+ * TRON mainnet-shaped: a block every 3 s, each with USDT transfers to addresses nobody watches (so
+ * that every block's receipts must be read), the indexer polled at its interval on the same clock.
+ * Idle: `hours` of chain with open payments that nobody pays. Then `payments` payments, created one
+ * every 10 blocks and paid in the next block, run until every one is final; their calls beyond the
+ * idle rate, divided by their number, are the calls per payment.
+ */
+async function measureTron() {
+  const network = 'TRON'
+  const blockMs = 3_000
+  const pollMs = Number(options['poll-ms'] ?? 3_000)
+  const phaseMs = 700
+  const transfersPerBlock = 20
+  const hours = Number(options.hours)
+  const paymentCount = Number(options.payments)
+  const required = findNetwork(defaultAssetRegistry, network).requiredConfirmations
+  let nowMs = Date.parse('2030-01-01T00:00:00.000Z')
+  const clock = { now: () => new Date(nowMs) }
+  const node = await startSimulatorNode({ networks: testNetworks(network), clock: clock.now })
+  const sim = node.simulator
+  const proxy = await countingProxy(node.url)
+  const db = openSqliteDatabase(':memory:')
+  const bus = createSqliteBus(db, { logger })
+  const store = createSqliteChainIndexerStore(db)
+  const final = new Set()
+  const subscription = await bus.subscribe({
+    topic: Topics.chainObservations,
+    groupId: 'bench',
+    handle: async (message) => {
+      const observation = JSON.parse(message.value)
+      if (observation.kind === 'transfer' && observation.confirmations >= required)
+        final.add(observation.paymentId)
+    },
+  })
+  const client = createTronChainClient({
+    network,
+    registry: defaultAssetRegistry,
+    fullNodeUrl: `${proxy.url}/chains/${network}`,
+  })
+  const indexer = createChainIndexer({
+    network,
+    client,
+    store,
+    bus,
+    registry: defaultAssetRegistry,
+    clock,
+    logger,
+    pollIntervalMs: pollMs,
+  })
+
+  let blocks = 0
+  let nextBlockMs = nowMs + blockMs
+  let nextPollMs = nowMs + phaseMs
+  /** runs simulated time up to `untilMs`: blocks and polls in time order */
+  async function runUntil(untilMs, beforeBlock = async () => {}) {
+    while (Math.min(nextBlockMs, nextPollMs) <= untilMs) {
+      if (nextBlockMs <= nextPollMs) {
+        nowMs = nextBlockMs
+        await beforeBlock()
+        for (let transfer = 0; transfer < transfersPerBlock; transfer++) {
+          await sim.submitTransfer(network, { to: simulatedAddress('TRON'), amount: '25', currency: 'USDT' })
+        }
+        await sim.mineBlocks(network, 1)
+        blocks += 1
+        nextBlockMs += blockMs
+      } else {
+        nowMs = nextPollMs
+        await indexer.scanOnce()
+        nextPollMs += pollMs
+      }
+    }
+  }
+  const watch = async (address) => {
+    const { paymentId, consumed } = paymentCreatedMessage(network, 'USDT', address, clock.now().toISOString())
+    await indexer.handlePaymentEvent(consumed)
+    return paymentId
+  }
+
+  // warm up: the first scan, ten open payments nobody pays
+  await sim.mineBlocks(network, 1)
+  await indexer.scanOnce()
+  for (let open = 0; open < 10; open++) await watch(simulatedAddress('TRON'))
+  await runUntil(nowMs + 60_000)
+
+  proxy.reset()
+  const idleBlocks = blocks
+  await runUntil(nowMs + hours * 3_600_000)
+  const idle = { calls: proxy.total(), blocks: blocks - idleBlocks, byPath: proxy.byPath(), hours }
+
+  proxy.reset()
+  const paymentStart = blocks
+  const paid = []
+  let due = 0
+  await runUntil(nowMs + (paymentCount * 10 + required * 3 + 30) * blockMs, async () => {
+    if (paid.length >= paymentCount || due++ % 10 !== 0) return
+    const address = simulatedAddress('TRON')
+    paid.push(await watch(address))
+    // created between two blocks, paid in the next one
+    await sim.submitTransfer(network, { to: address, amount: '10', currency: 'USDT' })
+  })
+  const paymentBlocks = blocks - paymentStart
+  const paymentCalls = proxy.total()
+  const paymentByPath = proxy.byPath()
+  await new Promise((resolve) => setTimeout(resolve, 1_000))
+  const settled = paid.filter((paymentId) => final.has(paymentId)).length
+
+  await subscription.stop()
+  await bus.close()
+  db.close()
+  await proxy.close()
+  await node.close()
+
+  const idlePerBlock = idle.calls / idle.blocks
+  const perPayment = (paymentCalls - idlePerBlock * paymentBlocks) / paymentCount
+  return {
+    chain: 'TRON',
+    setup: `blocks every ${blockMs / 1000} s with ${transfersPerBlock} USDT transfers each; poll every ${pollMs / 1000} s; ${required} confirmations`,
+    rows: [
+      ['idle: calls per hour', (idle.calls / hours).toFixed(0), ''],
+      ['idle: calls per block', idlePerBlock.toFixed(3), '≤ 2.1'],
+      ['idle: calls per day', ((idle.calls / hours) * 24).toFixed(0), '≤ 60,480'],
+      ['calls per payment (beyond idle)', perPayment.toFixed(2), '≤ 3'],
+      ['payments final', `${settled} / ${paymentCount}`, 'all'],
+    ],
+    detail: { idle: idle.byPath, payments: paymentByPath },
+    pass: idlePerBlock <= 2.1 && perPayment <= 3 && settled === paymentCount,
+  }
+}
+
+const CHAINS = { TRON: measureTron }
+
+const chains = options.chains.split(',').map((chain) => chain.trim().toUpperCase())
+for (const chain of chains) if (!(chain in CHAINS)) throw new Error(`no call budget for chain ${chain}`)
+out(
+  `# chain watcher call budget — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+)
+let failed = false
+for (const chain of chains) {
+  const result = await CHAINS[chain]()
+  out()
+  out(`## ${result.chain}: ${result.setup}`)
+  out()
+  out('| figure | measured | goal |')
+  out('|---|---|---|')
+  for (const [figure, measured, goal] of result.rows) out(`| ${figure} | ${measured} | ${goal} |`)
+  out()
+  out(`requests by endpoint, idle: ${JSON.stringify(result.detail.idle)}`)
+  out(`requests by endpoint, payments phase: ${JSON.stringify(result.detail.payments)}`)
+  out(result.pass ? 'goals met' : 'GOALS NOT MET')
+  failed ||= !result.pass
+}
+process.exitCode = failed ? 1 : 0
