@@ -5,6 +5,7 @@ import {
   createIndexerHarness,
   type IndexerHarness,
   mineAndScan,
+  paymentCreated,
   servedIndexer,
   statusTrail,
   watchedPayment,
@@ -12,6 +13,7 @@ import {
 import { simulatedAddress } from '@chainpay/chain-sim'
 import { createSolanaChainClient } from '@chainpay/chain-solana'
 import { defaultAssetRegistry } from '@chainpay/domain'
+import type { ChainClient } from '@chainpay/ports'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 let harness: IndexerHarness
@@ -153,5 +155,57 @@ describe('the chain indexer over the Solana RPC client', () => {
       ['seen', 3, null],
     ])
     expect((await harness.observations.transfersOf(payment.paymentId))[0]?.txHash).toBe(txHash)
+  })
+})
+
+describe('a node started from a snapshot (docs/chains.md, "Backfill")', () => {
+  it('backfills a payment whose history lies below the first block the node has from that block, never from 0', async () => {
+    let nowMs = Date.parse('2030-01-01T00:00:00.000Z')
+    const clock = { now: () => new Date(nowMs) }
+    const own = await createIndexerHarness({ clock: clock.now })
+    /** every getBlocks range the indexer asked for */
+    const ranges: Array<[number, number]> = []
+    const connect = (node: Parameters<Parameters<typeof servedIndexer>[2]>[0]): ChainClient => {
+      const client = createSolanaChainClient({
+        network: 'SOLANA',
+        registry: defaultAssetRegistry,
+        rpcUrl: node.solanaUrl('SOLANA'),
+      })
+      return {
+        ...client,
+        getBlocks: (from, to) => {
+          ranges.push([from, to])
+          return client.getBlocks(from, to)
+        },
+      }
+    }
+    try {
+      await own.sim.mineBlocks('SOLANA', 1)
+      let solana = await servedIndexer(own, 'SOLANA', connect, { clock })
+      const createdAt = new Date(nowMs).toISOString()
+      for (let block = 0; block < 60; block++) {
+        nowMs += 400
+        await own.sim.mineBlocks('SOLANA', 1)
+        await solana.scanOnce()
+      }
+      own.sim.forgetHistoryBelow('SOLANA', 40)
+      // a fresh indexer (no history of its own) learns of a payment created before slot 40
+      solana = await servedIndexer(own, 'SOLANA', connect, { clock })
+      const payment = paymentCreated({ network: 'SOLANA', currency: 'SOL', createdAt })
+      await solana.handlePaymentEvent(payment.message)
+      ranges.length = 0
+      nowMs += 400
+      await own.sim.mineBlocks('SOLANA', 1)
+      await solana.scanOnce()
+
+      expect(ranges.length).toBeGreaterThan(0)
+      expect(Math.min(...ranges.map(([from]) => from))).toBeGreaterThanOrEqual(40)
+      const watching = (await own.observations.settle()).filter(
+        (observation) => observation.kind === 'watching' && observation.paymentId === payment.paymentId,
+      )
+      expect(watching).toHaveLength(1)
+    } finally {
+      await own.close()
+    }
   })
 })

@@ -247,6 +247,25 @@ describe('POST /chains/:network getBlock', () => {
     expect(await errorOf(-1, full)).toMatchObject({ code: -32602 })
   })
 
+  it('answers the first available block, the rent-exempt minimum, and nothing below a snapshot', async () => {
+    const { height } = await simulator.mineBlocks('SOLANA', 10)
+    expect((await rpc('getFirstAvailableBlock')).result).toBe(1)
+    expect((await rpc('getMinimumBalanceForRentExemption', 0)).result).toBe(890_880)
+    expect((await rpc('getMinimumBalanceForRentExemption', 165)).result).toBe(2_039_280)
+    expect((await rpc('getMinimumBalanceForRentExemption', -1)).error).toMatchObject({ code: -32602 })
+
+    simulator.forgetHistoryBelow('SOLANA', 5)
+    expect((await rpc('getFirstAvailableBlock')).result).toBe(5)
+    expect((await rpc('minimumLedgerSlot')).result).toBe(5)
+    expect((await rpc('getBlocks', 1, height, { commitment: 'confirmed' })).result).toEqual(
+      Array.from({ length: height - 4 }, (_, index) => index + 5),
+    )
+    expect((await rpc('getBlock', 4, full)).error).toEqual({
+      code: -32007,
+      message: 'Slot 4 was skipped, or missing due to ledger jump to recent snapshot',
+    })
+  })
+
   it('plays a node that lacks blocks the chain holds: -32009 for getBlock, left out of getBlocks', async () => {
     const { height } = await simulator.mineBlocks('SOLANA', 4)
     simulator.lackBlocks('SOLANA', [height - 1])

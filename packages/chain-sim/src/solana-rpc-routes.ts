@@ -160,6 +160,13 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     if (slot > (await slotAt(node, commitment))) {
       throw new SolanaRpcError(-32004, `Block not available for slot ${slot}`)
     }
+    if (slot < node.simulator.firstAvailableHeight(node.network)) {
+      // a node started from a snapshot: older slots are not in its ledger
+      throw new SolanaRpcError(
+        -32007,
+        `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`,
+      )
+    }
     if (node.simulator.lacksBlock(node.network, slot)) {
       // what a node answers for a block it does not have in long-term storage
       throw new SolanaRpcError(-32009, `Slot ${slot} was skipped, or missing in long-term storage`)
@@ -184,8 +191,21 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     return Math.floor(Date.parse(block.time) / 1000)
   },
 
-  async getFirstAvailableBlock() {
-    return 1
+  async getFirstAvailableBlock(node) {
+    return node.simulator.firstAvailableHeight(node.network)
+  },
+
+  async minimumLedgerSlot(node) {
+    return node.simulator.firstAvailableHeight(node.network)
+  },
+
+  // the rent of the default cluster: (128 bytes of account overhead + data) x 3,480 lamports per
+  // byte-year x 2 years, 890,880 lamports for a system account (docs/api.md, "Amount floors")
+  async getMinimumBalanceForRentExemption(_node, [dataLength]) {
+    if (typeof dataLength !== 'number' || !Number.isSafeInteger(dataLength) || dataLength < 0) {
+      throw invalidParams('invalid type: expected usize')
+    }
+    return (128 + dataLength) * 3480 * 2
   },
 
   async getVersion() {
@@ -218,9 +238,13 @@ async function contextSlot(node: Node, config: Record<string, unknown>): Promise
   return slot
 }
 
-/** the slots from `first` to `last` the node has a block of: a node that lacks one leaves it out */
+/**
+ * the slots from `first` to `last` the node has a block of: none below its first available block,
+ * and a node that lacks one leaves it out
+ */
 function slotsHeld(node: Node, first: number, last: number): number[] {
-  return slotsBetween(first, last).filter((slot) => !node.simulator.lacksBlock(node.network, slot))
+  const oldest = Math.max(first, node.simulator.firstAvailableHeight(node.network))
+  return slotsBetween(oldest, last).filter((slot) => !node.simulator.lacksBlock(node.network, slot))
 }
 
 function slotsBetween(first: number, last: number): number[] {

@@ -192,6 +192,9 @@ export function createSolanaChainClient(options: SolanaChainClientOptions): Chai
       return { height: slot, hash: block.blockhash, time: blockTime(block.blockTime, slot), finalizedHeight }
     },
 
+    // a node started from a snapshot has no older block (docs/chains.md, "Backfill")
+    firstAvailableHeight: () => call('getFirstAvailableBlock', () => connection.getFirstAvailableBlock()),
+
     async getBlocks(fromHeight, toHeight) {
       if (!Number.isSafeInteger(fromHeight) || !Number.isSafeInteger(toHeight)) {
         throw new RangeError(`block heights must be integers, got ${fromHeight}..${toHeight}`)
