@@ -209,3 +209,87 @@ describe('a node started from a snapshot (docs/chains.md, "Backfill")', () => {
     }
   })
 })
+
+describe('a block that is not on the finalized chain (docs/chains.md, "Forks: transfers in doubt")', () => {
+  let nowMs: number
+  let own: IndexerHarness
+  let solana: ChainIndexer
+
+  beforeEach(async () => {
+    nowMs = Date.parse('2030-01-01T00:00:00.000Z')
+    own = await createIndexerHarness({ clock: () => new Date(nowMs) })
+    await own.sim.mineBlocks('SOLANA', 1)
+    solana = await servedIndexer(
+      own,
+      'SOLANA',
+      (node) =>
+        createSolanaChainClient({
+          network: 'SOLANA',
+          registry: defaultAssetRegistry,
+          rpcUrl: node.solanaUrl('SOLANA'),
+        }),
+      { clock: { now: () => new Date(nowMs) } },
+    )
+  })
+
+  afterEach(() => own.close())
+
+  /** mines `blocks` blocks `stepMs` apart, scanning after each */
+  async function mineAndScanEvery(stepMs: number, blocks: number): Promise<void> {
+    for (let block = 0; block < blocks; block++) {
+      nowMs += stepMs
+      await own.sim.mineBlocks('SOLANA', 1)
+      await solana.scanOnce()
+    }
+  }
+
+  async function paidInDoubt(requeue: boolean) {
+    const payment = await watchedPayment(solana, 'SOL')
+    const { txHash } = await own.sim.submitTransfer('SOLANA', {
+      to: payment.address,
+      amount: '10',
+      currency: 'SOL',
+    })
+    await mineAndScanEvery(400, 3)
+    expect(await own.sim.dropTransaction('SOLANA', txHash, { requeue })).toBe(true)
+    await solana.scanOnce()
+    return { payment, txHash }
+  }
+
+  it('counts a transfer in doubt again, once, when a later block includes it', async () => {
+    const { payment, txHash } = await paidInDoubt(true)
+    await mineAndScanEvery(400, 40)
+
+    const observations = await own.observations.transfersOf(payment.paymentId)
+    const trail = statusTrail(observations)
+    expect(trail.slice(0, 4)).toEqual([
+      ['seen', 1, null],
+      ['seen', 2, null],
+      ['seen', 3, null],
+      ['in_doubt', 3, null],
+    ])
+    expect(trail.filter(([status]) => status === 'dropped')).toEqual([])
+    expect(trail.at(-1)).toEqual(['seen', 32, null])
+    expect(new Set(observations.map((observation) => observation.txHash))).toEqual(new Set([txHash]))
+    expect(await own.store.listTracked('SOLANA')).toEqual([])
+  })
+
+  it('drops a transfer in doubt only once its blockhash expired and the finalized chain does not know it', async () => {
+    const { payment } = await paidInDoubt(false)
+    // 40 slots (16 s) on: final depth passed, the blockhash not expired yet: still in doubt
+    await mineAndScanEvery(400, 40)
+    expect(statusTrail(await own.observations.transfersOf(payment.paymentId)).at(-1)).toEqual([
+      'in_doubt',
+      3,
+      null,
+    ])
+    // two minutes later the blockhash has expired and getSignatureStatuses does not know it
+    await mineAndScanEvery(10_000, 13)
+    expect(statusTrail(await own.observations.transfersOf(payment.paymentId)).at(-1)).toEqual([
+      'dropped',
+      3,
+      'EXPIRED',
+    ])
+    expect(await own.store.listTracked('SOLANA')).toEqual([])
+  })
+})

@@ -266,6 +266,49 @@ describe('POST /chains/:network getBlock', () => {
     })
   })
 
+  it('answers getSignatureStatuses as a node: slot, commitment, err; null for what it does not know', async () => {
+    const paid = await simulator.submitTransfer('SOLANA', {
+      to: simulatedAddress('SOLANA'),
+      amount: '1',
+      currency: 'SOL',
+    })
+    const failed = await simulator.submitTransfer('SOLANA', {
+      to: simulatedAddress('SOLANA'),
+      amount: '1',
+      currency: 'SOL',
+      fail: true,
+    })
+    const { height } = await simulator.mineBlocks('SOLANA', 1)
+    const statuses = async () =>
+      (
+        await rpc('getSignatureStatuses', [paid.txHash, failed.txHash, 'unknown'], {
+          searchTransactionHistory: true,
+        })
+      ).result
+    expect(await statuses()).toEqual({
+      context: { apiVersion: expect.any(String), slot: height },
+      value: [
+        { slot: height, confirmations: 0, err: null, status: { Ok: null }, confirmationStatus: 'confirmed' },
+        {
+          slot: height,
+          confirmations: 0,
+          err: { InstructionError: [0, { Custom: 1 }] },
+          status: { Err: { InstructionError: [0, { Custom: 1 }] } },
+          confirmationStatus: 'confirmed',
+        },
+        null,
+      ],
+    })
+    await simulator.mineBlocks('SOLANA', 40)
+    expect((await statuses()).value[0]).toMatchObject({
+      confirmations: null,
+      confirmationStatus: 'finalized',
+    })
+    expect((await rpc('getSignatureStatuses', Array(257).fill(paid.txHash))).error).toMatchObject({
+      code: -32602,
+    })
+  })
+
   it('plays a node that lacks blocks the chain holds: -32009 for getBlock, left out of getBlocks', async () => {
     const { height } = await simulator.mineBlocks('SOLANA', 4)
     simulator.lackBlocks('SOLANA', [height - 1])

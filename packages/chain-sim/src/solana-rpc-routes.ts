@@ -28,6 +28,8 @@ const GENESIS_HASHES: Record<string, string> = {
   SOLANA_DEVNET: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
 }
 const OTHER_GENESIS_HASH = '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY'
+/** what getSignatureStatuses takes at once (MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS) */
+const MAX_SIGNATURE_STATUSES = 256
 /** a blockhash stays usable for this many blocks */
 const BLOCKHASH_VALIDITY = 150
 
@@ -189,6 +191,41 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     const [block] = slot < 1 ? [] : await node.simulator.blockDetails(node.network, slot, slot)
     if (block === undefined) throw new SolanaRpcError(-32004, `Block not available for slot ${slot}`)
     return Math.floor(Date.parse(block.time) / 1000)
+  },
+
+  // what a node knows of each signature: null when it does not know it (never sent, dropped, or
+  // older than its status cache without searchTransactionHistory), else its slot and commitment
+  async getSignatureStatuses(node, [signatures, config]) {
+    if (!Array.isArray(signatures) || !signatures.every((signature) => typeof signature === 'string')) {
+      throw invalidParams('invalid type: expected a sequence of signatures')
+    }
+    if (signatures.length > MAX_SIGNATURE_STATUSES) {
+      throw invalidParams(`Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`)
+    }
+    readConfig(config)
+    const head = (await node.simulator.head(node.network)).height
+    const finalized = await node.simulator.finalizedHeight(node.network)
+    const value: unknown[] = []
+    for (const signature of signatures as string[]) {
+      const slot = await node.simulator.transactionHeight(node.network, signature)
+      const [block] =
+        slot === null || slot === undefined ? [] : await node.simulator.blockDetails(node.network, slot, slot)
+      const stored = block?.transactions.find((transaction) => transaction.txHash === signature)
+      if (slot === null || slot === undefined || stored === undefined) {
+        value.push(null)
+        continue
+      }
+      const err = stored.failure === null ? null : { InstructionError: [0, { Custom: 1 }] }
+      const final = slot <= finalized
+      value.push({
+        slot,
+        confirmations: final ? null : head - slot,
+        err,
+        status: err === null ? { Ok: null } : { Err: err },
+        confirmationStatus: final ? 'finalized' : 'confirmed',
+      })
+    }
+    return { context: { apiVersion: API_VERSION, slot: head }, value }
   },
 
   async getFirstAvailableBlock(node) {

@@ -36,6 +36,12 @@ interface LinkedBlock {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000
+/**
+ * A transaction's recent blockhash is valid for 150 blocks after the block it names, which is at or
+ * before the block that included it: past 150 blocks after its block, no fork can include it again.
+ * 150 blocks are 60 s at 400 ms; twice that leaves room for skipped slots (docs/chains.md, "Forks").
+ */
+const BLOCKHASH_EXPIRY_MS = 2 * 150 * 400
 /** how far after a range to look for the block that shows its last slots skipped */
 const NEXT_BLOCK_LOOKAHEAD = 100
 /** what a node lists in one getBlocks call at most (MAX_GET_CONFIRMED_BLOCKS_RANGE) */
@@ -92,8 +98,13 @@ export function createSolanaChainClient(options: SolanaChainClientOptions): Chai
     }
     if (block === null) return undefined
     let transfers: ChainTransfer[]
+    const time = blockTime(block.blockTime, slot)
+    // the latest a transaction of this block could be included again after a fork popped it
+    const expiresAt = new Date(Date.parse(time) + BLOCKHASH_EXPIRY_MS).toISOString()
     try {
-      transfers = block.transactions.flatMap((transaction) => solanaTransfersOf(transaction, filter))
+      transfers = block.transactions.flatMap((transaction) =>
+        solanaTransfersOf(transaction, filter).map((transfer) => ({ ...transfer, expiresAt })),
+      )
     } catch (error) {
       throw toChainRpcError(error, `Solana block ${slot} on ${where}`, redact)
     }
@@ -102,7 +113,7 @@ export function createSolanaChainClient(options: SolanaChainClientOptions): Chai
         height: slot,
         hash: block.blockhash,
         parentHash: block.previousBlockhash,
-        time: blockTime(block.blockTime, slot),
+        time,
         transfers,
       },
       parentSlot: block.parentSlot,
@@ -190,6 +201,19 @@ export function createSolanaChainClient(options: SolanaChainClientOptions): Chai
       // behind a load balancer the finalized answer may come from a node ahead of the confirmed one
       const finalizedHeight = Math.min(finalized, slot)
       return { height: slot, hash: block.blockhash, time: blockTime(block.blockTime, slot), finalizedHeight }
+    },
+
+    // Where the finalized chain has the transaction: one getSignatureStatuses call instead of
+    // re-reading its block (docs/chains.md, "Forks: transfers in doubt"). Not known, or known only
+    // at confirmed: not final (yet).
+    async finalInclusion(txHash) {
+      const { value } = await call('getSignatureStatuses', () =>
+        connection.getSignatureStatuses([txHash], { searchTransactionHistory: true }),
+      )
+      const [status] = value
+      if (status === null || status === undefined || status.confirmationStatus !== 'finalized')
+        return undefined
+      return { blockHeight: status.slot, success: status.err === null }
     },
 
     // a node started from a snapshot has no older block (docs/chains.md, "Backfill")
