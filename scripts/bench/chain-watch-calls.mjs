@@ -397,7 +397,7 @@ async function measureSolana() {
       ['idle: calls per minute', (idlePerHour / 60).toFixed(1), '≤ 1'],
       [
         'idle: Helius credits per month (30 days)',
-        ((idleCreditsPerHour * 24 * 30) / 1e6).toFixed(1) + ' M',
+        `${((idleCreditsPerHour * 24 * 30) / 1e6).toFixed(1)} M`,
         '',
       ],
       ['calls per payment (beyond idle)', perPayment.toFixed(2), '≤ 10'],
