@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util'
 import { createChainIndexer } from '../../packages/chain-indexer/dist/index.js'
 import { simulatedAddress } from '../../packages/chain-sim/dist/index.js'
 import { startSimulatorNode, testNetworks } from '../../packages/chain-sim/dist/testing/index.js'
+import { createSolanaChainClient } from '../../packages/chain-solana/dist/index.js'
 import { createTronChainClient } from '../../packages/chain-tron/dist/index.js'
 import { paymentEventBusMessage } from '../../packages/contracts/dist/index.js'
 import { defaultAssetRegistry, findNetwork, toUnits } from '../../packages/domain/dist/index.js'
@@ -39,17 +40,25 @@ const { values: options } = parseArgs({
   allowPositionals: true,
 })
 if (options.help) {
-  out(`usage: scripts/bench/chain-watch calls [--chains TRON] [--hours 1] [--payments 30] [--poll-ms <indexer poll>]
+  out(`usage: scripts/bench/chain-watch calls [--chains TRON,SOLANA] [--hours 1] [--payments 30] [--poll-ms <indexer poll>]
 (or BENCH_CALLS_CHAINS, BENCH_CALLS_HOURS, BENCH_CALLS_PAYMENTS, BENCH_CALLS_POLL_MS)`)
   process.exit(0)
 }
 
-/** a proxy in front of the simulator that counts requests by path */
+/** a proxy in front of the simulator that counts requests by path (JSON-RPC: by method) */
 async function countingProxy(target) {
   const counts = new Map()
-  const server = createServer((incoming, outgoing) => {
-    const path = incoming.url.replace(/^\/chains\/[^/]+\//, '').split('?')[0]
-    counts.set(path, (counts.get(path) ?? 0) + 1)
+  const count = (name) => counts.set(name, (counts.get(name) ?? 0) + 1)
+  const server = createServer(async (incoming, outgoing) => {
+    const chunks = []
+    for await (const chunk of incoming) chunks.push(chunk)
+    const body = Buffer.concat(chunks)
+    const path = incoming.url.replace(/^\/chains\/[^/]+\/?/, '').split('?')[0]
+    if (path === '') {
+      // a Solana JSON-RPC call (or a batch, where each call counts as the provider counts it)
+      const calls = [JSON.parse(body.toString('utf8'))].flat()
+      for (const call of calls) count(call.method)
+    } else count(path)
     const forward = request(
       new URL(incoming.url, target),
       { method: incoming.method, headers: incoming.headers },
@@ -58,7 +67,7 @@ async function countingProxy(target) {
         answer.pipe(outgoing)
       },
     )
-    incoming.pipe(forward)
+    forward.end(body)
   })
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address()
@@ -244,7 +253,163 @@ async function measureTron() {
   }
 }
 
-const CHAINS = { TRON: measureTron }
+/**
+ * Helius credits per call (docs/chains.md, "Call budget": helius.dev/docs/billing/credits):
+ * historical calls 10, getSignatureStatuses with searchTransactionHistory 10, others 1
+ */
+const HELIUS_CREDITS = {
+  getBlock: 10,
+  getBlocks: 10,
+  getBlocksWithLimit: 10,
+  getBlockTime: 10,
+  getTransaction: 10,
+  getSignaturesForAddress: 10,
+  getSignatureStatuses: 10,
+}
+const heliusCredits = (byMethod) =>
+  Object.entries(byMethod).reduce((sum, [method, calls]) => sum + calls * (HELIUS_CREDITS[method] ?? 1), 0)
+
+/**
+ * Solana mainnet-shaped: a slot every 400 ms, the indexer (block scanning, the only Solana watcher
+ * so far) polled at its default 1 s. Calls do not depend on a block's transaction count (one getBlock
+ * per slot whatever it holds), so each slot carries a few SOL transfers to addresses nobody watches;
+ * the bytes do (about 4 MB per mainnet block at transactionDetails full). Idle over `hours` of slots
+ * with open payments nobody pays; then `payments` payments, one every 25 slots, until final.
+ */
+async function measureSolana() {
+  const network = 'SOLANA'
+  const blockMs = 400
+  const pollMs = Number(options['poll-ms'] ?? 1_000)
+  const phaseMs = 150
+  const transfersPerBlock = 3
+  const hours = Number(options.hours)
+  const paymentCount = Number(options.payments)
+  const required = findNetwork(defaultAssetRegistry, network).requiredConfirmations
+  let nowMs = Date.parse('2030-01-01T00:00:00.000Z')
+  const clock = { now: () => new Date(nowMs) }
+  const node = await startSimulatorNode({ networks: testNetworks(network), clock: clock.now })
+  const sim = node.simulator
+  const proxy = await countingProxy(node.url)
+  const db = openSqliteDatabase(':memory:')
+  const bus = createSqliteBus(db, { logger })
+  const store = createSqliteChainIndexerStore(db)
+  const final = new Set()
+  const subscription = await bus.subscribe({
+    topic: Topics.chainObservations,
+    groupId: 'bench',
+    handle: async (message) => {
+      const observation = JSON.parse(message.value)
+      if (observation.kind === 'transfer' && observation.confirmations >= required)
+        final.add(observation.paymentId)
+    },
+  })
+  const client = createSolanaChainClient({
+    network,
+    registry: defaultAssetRegistry,
+    rpcUrl: `${proxy.url}/chains/${network}`,
+  })
+  const indexer = createChainIndexer({
+    network,
+    client,
+    store,
+    bus,
+    registry: defaultAssetRegistry,
+    clock,
+    logger,
+    pollIntervalMs: pollMs,
+  })
+
+  let blocks = 0
+  let nextBlockMs = nowMs + blockMs
+  let nextPollMs = nowMs + phaseMs
+  async function runUntil(untilMs, beforeBlock = async () => {}) {
+    while (Math.min(nextBlockMs, nextPollMs) <= untilMs) {
+      if (nextBlockMs <= nextPollMs) {
+        nowMs = nextBlockMs
+        await beforeBlock()
+        for (let transfer = 0; transfer < transfersPerBlock; transfer++) {
+          await sim.submitTransfer(network, {
+            to: simulatedAddress(network),
+            amount: '0.01',
+            currency: 'SOL',
+          })
+        }
+        await sim.mineBlocks(network, 1)
+        blocks += 1
+        nextBlockMs += blockMs
+      } else {
+        nowMs = nextPollMs
+        await indexer.scanOnce()
+        nextPollMs += pollMs
+      }
+    }
+  }
+  const watch = async (address) => {
+    const { paymentId, consumed } = paymentCreatedMessage(network, 'SOL', address, clock.now().toISOString())
+    await indexer.handlePaymentEvent(consumed)
+    return paymentId
+  }
+
+  await sim.mineBlocks(network, 1)
+  await indexer.scanOnce()
+  for (let open = 0; open < 10; open++) await watch(simulatedAddress(network))
+  await runUntil(nowMs + 20_000)
+
+  proxy.reset()
+  const idleBlocks = blocks
+  await runUntil(nowMs + hours * 3_600_000)
+  const idle = { calls: proxy.total(), blocks: blocks - idleBlocks, byPath: proxy.byPath(), hours }
+
+  proxy.reset()
+  const paymentStart = blocks
+  const paid = []
+  let due = 0
+  await runUntil(nowMs + (paymentCount * 25 + required * 2 + 50) * blockMs, async () => {
+    if (paid.length >= paymentCount || due++ % 25 !== 0) return
+    const address = simulatedAddress(network)
+    paid.push(await watch(address))
+    await sim.submitTransfer(network, { to: address, amount: '10', currency: 'SOL' })
+  })
+  const paymentBlocks = blocks - paymentStart
+  const paymentCalls = proxy.total()
+  const paymentByPath = proxy.byPath()
+  await new Promise((resolve) => setTimeout(resolve, 1_000))
+  const settled = paid.filter((paymentId) => final.has(paymentId)).length
+
+  await subscription.stop()
+  await bus.close()
+  db.close()
+  await proxy.close()
+  await node.close()
+
+  const idlePerHour = idle.calls / hours
+  const idleCreditsPerHour = heliusCredits(idle.byPath) / hours
+  const idlePerBlock = idle.calls / idle.blocks
+  const perPayment = (paymentCalls - idlePerBlock * paymentBlocks) / paymentCount
+  const idleCreditsPerBlock = heliusCredits(idle.byPath) / idle.blocks
+  const creditsPerPayment =
+    (heliusCredits(paymentByPath) - idleCreditsPerBlock * paymentBlocks) / paymentCount
+  return {
+    chain: 'SOLANA',
+    setup: `block scanning; a slot every ${blockMs} ms; poll every ${pollMs / 1000} s; ${required} confirmations`,
+    rows: [
+      ['idle: calls per hour', idlePerHour.toFixed(0), '≤ 60'],
+      ['idle: calls per minute', (idlePerHour / 60).toFixed(1), '≤ 1'],
+      [
+        'idle: Helius credits per month (30 days)',
+        `${((idleCreditsPerHour * 24 * 30) / 1e6).toFixed(1)} M`,
+        '',
+      ],
+      ['calls per payment (beyond idle)', perPayment.toFixed(2), '≤ 10'],
+      ['Helius credits per payment (beyond idle)', creditsPerPayment.toFixed(1), ''],
+      ['payments final', `${settled} / ${paymentCount}`, 'all'],
+    ],
+    detail: { idle: idle.byPath, payments: paymentByPath },
+    pass: idlePerHour / 60 <= 1 && perPayment <= 10 && settled === paymentCount,
+  }
+}
+
+const CHAINS = { TRON: measureTron, SOLANA: measureSolana }
 
 const chains = options.chains.split(',').map((chain) => chain.trim().toUpperCase())
 for (const chain of chains) if (!(chain in CHAINS)) throw new Error(`no call budget for chain ${chain}`)

@@ -101,6 +101,15 @@ export interface ChainSimulator {
   firstAvailableHeight(network: string): number
   head(network: string): Promise<ChainHead>
   /**
+   * makes the simulated node lack these blocks, as a node that jumped to a recent snapshot or
+   * lost them from long-term storage does, while the chain keeps them: Solana's getBlock answers
+   * -32009 and getBlocks leaves them out (docs/chains.md, "When a node lacks a block"); an empty list
+   * gives them back
+   */
+  lackBlocks(network: string, heights: readonly number[]): void
+  /** whether the simulated node lacks the block at `height` (see lackBlocks) */
+  lacksBlock(network: string, height: number): boolean
+  /**
    * the chain port over a simulated network; with `reportFinalized` its head carries the simulated
    * finalized height, as the TRON and Solana RPC clients' heads do
    */
@@ -147,6 +156,8 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
     })
   }
   let started = false
+  /** by network: the blocks the simulated node lacks (a node fault, not the chain's) */
+  const lacking = new Map<string, Set<number>>()
 
   function simulated(network: string): RunningNetwork {
     const definition = findNetworkIgnoringCase(registry, network)
@@ -300,6 +311,17 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
 
     async head(network) {
       return headOf(simulated(network))
+    },
+
+    lackBlocks(network, heights) {
+      const name = simulated(network).definition.network
+      for (const height of heights) assertHeights(height, height)
+      if (heights.length === 0) lacking.delete(name)
+      else lacking.set(name, new Set(heights))
+    },
+
+    lacksBlock(network, height) {
+      return lacking.get(simulated(network).definition.network)?.has(height) ?? false
     },
 
     client(network, options = {}) {

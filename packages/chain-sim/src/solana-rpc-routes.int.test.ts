@@ -247,6 +247,90 @@ describe('POST /chains/:network getBlock', () => {
     expect(await errorOf(-1, full)).toMatchObject({ code: -32602 })
   })
 
+  it('answers the first available block, the rent-exempt minimum, and nothing below a snapshot', async () => {
+    const { height } = await simulator.mineBlocks('SOLANA', 10)
+    expect((await rpc('getFirstAvailableBlock')).result).toBe(1)
+    expect((await rpc('getMinimumBalanceForRentExemption', 0)).result).toBe(890_880)
+    expect((await rpc('getMinimumBalanceForRentExemption', 165)).result).toBe(2_039_280)
+    expect((await rpc('getMinimumBalanceForRentExemption', -1)).error).toMatchObject({ code: -32602 })
+
+    simulator.forgetHistoryBelow('SOLANA', 5)
+    expect((await rpc('getFirstAvailableBlock')).result).toBe(5)
+    expect((await rpc('minimumLedgerSlot')).result).toBe(5)
+    expect((await rpc('getBlocks', 1, height, { commitment: 'confirmed' })).result).toEqual(
+      Array.from({ length: height - 4 }, (_, index) => index + 5),
+    )
+    expect((await rpc('getBlock', 4, full)).error).toEqual({
+      code: -32007,
+      message: 'Slot 4 was skipped, or missing due to ledger jump to recent snapshot',
+    })
+  })
+
+  it('answers getSignatureStatuses as a node: slot, commitment, err; null for what it does not know', async () => {
+    const paid = await simulator.submitTransfer('SOLANA', {
+      to: simulatedAddress('SOLANA'),
+      amount: '1',
+      currency: 'SOL',
+    })
+    const failed = await simulator.submitTransfer('SOLANA', {
+      to: simulatedAddress('SOLANA'),
+      amount: '1',
+      currency: 'SOL',
+      fail: true,
+    })
+    const { height } = await simulator.mineBlocks('SOLANA', 1)
+    const statuses = async () =>
+      (
+        await rpc('getSignatureStatuses', [paid.txHash, failed.txHash, 'unknown'], {
+          searchTransactionHistory: true,
+        })
+      ).result
+    expect(await statuses()).toEqual({
+      context: { apiVersion: expect.any(String), slot: height },
+      value: [
+        { slot: height, confirmations: 0, err: null, status: { Ok: null }, confirmationStatus: 'confirmed' },
+        {
+          slot: height,
+          confirmations: 0,
+          err: { InstructionError: [0, { Custom: 1 }] },
+          status: { Err: { InstructionError: [0, { Custom: 1 }] } },
+          confirmationStatus: 'confirmed',
+        },
+        null,
+      ],
+    })
+    await simulator.mineBlocks('SOLANA', 40)
+    expect((await statuses()).value[0]).toMatchObject({
+      confirmations: null,
+      confirmationStatus: 'finalized',
+    })
+    expect((await rpc('getSignatureStatuses', Array(257).fill(paid.txHash))).error).toMatchObject({
+      code: -32602,
+    })
+  })
+
+  it('plays a node that lacks blocks the chain holds: -32009 for getBlock, left out of getBlocks', async () => {
+    const { height } = await simulator.mineBlocks('SOLANA', 4)
+    simulator.lackBlocks('SOLANA', [height - 1])
+    expect((await rpc('getBlock', height - 1, full)).error).toEqual({
+      code: -32009,
+      message: `Slot ${height - 1} was skipped, or missing in long-term storage`,
+    })
+    expect((await rpc('getBlocks', height - 2, height, { commitment: 'confirmed' })).result).toEqual([
+      height - 2,
+      height,
+    ])
+    expect((await rpc('getBlocksWithLimit', height - 2, 3, { commitment: 'confirmed' })).result).toEqual([
+      height - 2,
+      height,
+    ])
+    // the next block still names it as its parent: the chain holds it
+    expect((await rpc('getBlock', height, full)).result).toMatchObject({ parentSlot: height - 1 })
+
+    simulator.lackBlocks('SOLANA', [])
+    expect((await rpc('getBlock', height - 1, full)).result).toMatchObject({ parentSlot: height - 2 })
+  })
+
   it('refuses a v0 transaction to a client that did not say it supports it', async () => {
     await simulator.submitTransfer('SOLANA', { to: simulatedAddress('SOLANA'), amount: '1', currency: 'SOL' })
     const { height: legacyOnly } = await simulator.mineBlocks('SOLANA', 1)

@@ -28,6 +28,8 @@ const GENESIS_HASHES: Record<string, string> = {
   SOLANA_DEVNET: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
 }
 const OTHER_GENESIS_HASH = '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY'
+/** what getSignatureStatuses takes at once (MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS) */
+const MAX_SIGNATURE_STATUSES = 256
 /** a blockhash stays usable for this many blocks */
 const BLOCKHASH_VALIDITY = 150
 
@@ -138,7 +140,7 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     )
     if (last < startSlot) return []
     if (last - startSlot > MAX_SLOT_RANGE) throw invalidParams(`Slot range too large; max ${MAX_SLOT_RANGE}`)
-    return slotsBetween(startSlot, last)
+    return slotsHeld(node, startSlot, last)
   },
 
   async getBlocksWithLimit(node, [start, limit, config]) {
@@ -149,7 +151,7 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
       startSlot + count - 1,
       await slotAt(node, atLeastConfirmed(readConfig(config).commitment)),
     )
-    return slotsBetween(startSlot, last)
+    return slotsHeld(node, startSlot, last)
   },
 
   async getBlock(node, [slotParam, configParam]) {
@@ -159,6 +161,17 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     const commitment = atLeastConfirmed(config.commitment)
     if (slot > (await slotAt(node, commitment))) {
       throw new SolanaRpcError(-32004, `Block not available for slot ${slot}`)
+    }
+    if (slot < node.simulator.firstAvailableHeight(node.network)) {
+      // a node started from a snapshot: older slots are not in its ledger
+      throw new SolanaRpcError(
+        -32007,
+        `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`,
+      )
+    }
+    if (node.simulator.lacksBlock(node.network, slot)) {
+      // what a node answers for a block it does not have in long-term storage
+      throw new SolanaRpcError(-32009, `Slot ${slot} was skipped, or missing in long-term storage`)
     }
     const [block] = slot < 1 ? [] : await node.simulator.blockDetails(node.network, slot, slot)
     if (block === undefined) {
@@ -180,8 +193,56 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     return Math.floor(Date.parse(block.time) / 1000)
   },
 
-  async getFirstAvailableBlock() {
-    return 1
+  // what a node knows of each signature: null when it does not know it (never sent, dropped, or
+  // older than its status cache without searchTransactionHistory), else its slot and commitment
+  async getSignatureStatuses(node, [signatures, config]) {
+    if (!Array.isArray(signatures) || !signatures.every((signature) => typeof signature === 'string')) {
+      throw invalidParams('invalid type: expected a sequence of signatures')
+    }
+    if (signatures.length > MAX_SIGNATURE_STATUSES) {
+      throw invalidParams(`Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`)
+    }
+    readConfig(config)
+    const head = (await node.simulator.head(node.network)).height
+    const finalized = await node.simulator.finalizedHeight(node.network)
+    const value: unknown[] = []
+    for (const signature of signatures as string[]) {
+      const slot = await node.simulator.transactionHeight(node.network, signature)
+      const [block] =
+        slot === null || slot === undefined ? [] : await node.simulator.blockDetails(node.network, slot, slot)
+      const stored = block?.transactions.find((transaction) => transaction.txHash === signature)
+      if (slot === null || slot === undefined || stored === undefined) {
+        value.push(null)
+        continue
+      }
+      const err = stored.failure === null ? null : { InstructionError: [0, { Custom: 1 }] }
+      const final = slot <= finalized
+      value.push({
+        slot,
+        confirmations: final ? null : head - slot,
+        err,
+        status: err === null ? { Ok: null } : { Err: err },
+        confirmationStatus: final ? 'finalized' : 'confirmed',
+      })
+    }
+    return { context: { apiVersion: API_VERSION, slot: head }, value }
+  },
+
+  async getFirstAvailableBlock(node) {
+    return node.simulator.firstAvailableHeight(node.network)
+  },
+
+  async minimumLedgerSlot(node) {
+    return node.simulator.firstAvailableHeight(node.network)
+  },
+
+  // the rent of the default cluster: (128 bytes of account overhead + data) x 3,480 lamports per
+  // byte-year x 2 years, 890,880 lamports for a system account (docs/api.md, "Amount floors")
+  async getMinimumBalanceForRentExemption(_node, [dataLength]) {
+    if (typeof dataLength !== 'number' || !Number.isSafeInteger(dataLength) || dataLength < 0) {
+      throw invalidParams('invalid type: expected usize')
+    }
+    return (128 + dataLength) * 3480 * 2
   },
 
   async getVersion() {
@@ -212,6 +273,15 @@ async function contextSlot(node: Node, config: Record<string, unknown>): Promise
     throw new SolanaRpcError(-32016, 'Minimum context slot has not been reached', { contextSlot: slot })
   }
   return slot
+}
+
+/**
+ * the slots from `first` to `last` the node has a block of: none below its first available block,
+ * and a node that lacks one leaves it out
+ */
+function slotsHeld(node: Node, first: number, last: number): number[] {
+  const oldest = Math.max(first, node.simulator.firstAvailableHeight(node.network))
+  return slotsBetween(oldest, last).filter((slot) => !node.simulator.lacksBlock(node.network, slot))
 }
 
 function slotsBetween(first: number, last: number): number[] {

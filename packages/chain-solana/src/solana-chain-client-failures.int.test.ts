@@ -136,24 +136,29 @@ describe('createSolanaChainClient against failing endpoints', () => {
     })
   })
 
-  it('leaves out a listed slot the node then reports skipped; a block it lacks is unavailable', async () => {
-    const skipped = await stubNode((call) => {
-      if (call.method === 'getBlocks') return { result: [10, 11, 12, 13] }
-      const slot = call.params[0] as number
-      if (slot === 11) {
-        return {
-          error: {
-            code: -32007,
-            message: `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`,
-          },
+  it('leaves out listed slots it gets -32007/-32009 for once a later parent slot shows them skipped', async () => {
+    /** a node listing 10..13 that answers -32007 for 11 and -32009 for 12; 13's parent is `parentOf13` */
+    const nodeWith = (parentOf13: number) =>
+      stubNode((call) => {
+        if (call.method === 'getBlocks') return { result: [10, 11, 12, 13] }
+        const slot = call.params[0] as number
+        if (slot === 11) {
+          return {
+            error: {
+              code: -32007,
+              message: `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`,
+            },
+          }
         }
-      }
-      if (slot === 12)
-        return {
-          error: { code: -32009, message: `Slot ${slot} was skipped, or missing in long-term storage` },
-        }
-      return { result: block(slot) }
-    })
+        if (slot === 12)
+          return {
+            error: { code: -32009, message: `Slot ${slot} was skipped, or missing in long-term storage` },
+          }
+        if (slot === 13) return { result: { ...block(13), parentSlot: parentOf13 } }
+        return { result: block(slot) }
+      })
+    // 13 builds on 10: the cluster skipped 11 and 12 (their fork was abandoned)
+    const skipped = await nodeWith(10)
     const blocks = await clientOf(skipped.rpcUrl).getBlocks(10, 13)
     expect(blocks.map(({ height, hash, parentHash }) => ({ height, hash, parentHash }))).toEqual([
       { height: 10, hash: 'hash-10', parentHash: 'hash-9' },
@@ -169,6 +174,41 @@ describe('createSolanaChainClient against failing endpoints', () => {
       rewards: false,
     })
 
+    // 13 builds on 12: the chain holds 12 and this node lacks it, which is unknown, not skipped
+    const lacking = await nodeWith(12)
+    expect(await failureOf(clientOf(lacking.rpcUrl).getBlocks(10, 13))).toMatchObject({
+      failure: 'unavailable',
+      message: expect.stringContaining('lacks the block at slot 12'),
+    })
+  })
+
+  it('does not trust getBlocks as complete: a slot it leaves out that a later block names as parent is unavailable', async () => {
+    const node = await stubNode((call) => {
+      const [first] = call.params as number[]
+      // asked 10..12, the node lists 10 and 12 and leaves out 11, which 12 builds on
+      if (call.method === 'getBlocks') return { result: first === 10 ? [10, 12] : [14] }
+      const slot = call.params[0] as number
+      return { result: block(slot) }
+    })
+    expect(await failureOf(clientOf(node.rpcUrl).getBlocks(10, 12))).toMatchObject({
+      failure: 'unavailable',
+      message: expect.stringContaining('lacks the block at slot 11'),
+    })
+    // the range ends in slots without a block: the next block after it (14, parent 13) tells
+    expect(await failureOf(clientOf(node.rpcUrl).getBlocks(12, 13))).toMatchObject({
+      failure: 'unavailable',
+      message: expect.stringContaining('lacks the block at slot 13'),
+    })
+  })
+
+  it('answers -32007 and -32009 anywhere else as unavailable: unknown, worth asking again', async () => {
+    const node = await stubNode(() => ({
+      error: { code: -32009, message: 'Slot 7 was skipped, or missing in long-term storage' },
+    }))
+    expect(await failureOf(clientOf(node.rpcUrl).getHead())).toMatchObject({ failure: 'unavailable' })
+  })
+
+  it('calls a block the node has not got yet unavailable', async () => {
     // a node behind its peers has not got the block yet: worth another try, not a gap
     const lagging = await stubNode((call) =>
       call.method === 'getBlocks'

@@ -41,6 +41,36 @@ describeChainClientContract(
   contractContext('SOLANA_DEVNET', 'USDC'),
 )
 
+describe('finalInclusion (getSignatureStatuses)', () => {
+  it('answers where the finalized chain has a transaction, whether it failed, and nothing before', async () => {
+    const node = await startSimulatorNode()
+    try {
+      const client = solanaClient(node)
+      const paid = await node.simulator.submitTransfer('SOLANA', {
+        to: simulatedAddress('SOLANA'),
+        amount: '1',
+        currency: 'SOL',
+      })
+      const failed = await node.simulator.submitTransfer('SOLANA', {
+        to: simulatedAddress('SOLANA'),
+        amount: '1',
+        currency: 'SOL',
+        fail: true,
+      })
+      const { height } = await node.simulator.mineBlocks('SOLANA', 1)
+      // confirmed, not finalized yet
+      expect(await client.finalInclusion?.(paid.txHash)).toBeUndefined()
+      await node.simulator.mineBlocks('SOLANA', 40)
+      expect(await client.finalInclusion?.(paid.txHash)).toEqual({ blockHeight: height, success: true })
+      expect(await client.finalInclusion?.(failed.txHash)).toEqual({ blockHeight: height, success: false })
+      // never sent, or dropped: unknown
+      expect(await client.finalInclusion?.(simulatedAddress('SOLANA'))).toBeUndefined()
+    } finally {
+      await node.close()
+    }
+  })
+})
+
 describe('headers', () => {
   it("sends the headers it is given on every request, such as the simulator's token", async () => {
     const token = 'simulator-token-for-tests-0123456789abcdef'
@@ -127,6 +157,8 @@ describe('createSolanaChainClient against the simulator', () => {
         asset: { kind: 'token', contract: USDC },
         amountUnits: '12500000',
         success: true,
+        // no fork can include it again once its blockhash expired: 150 blocks, twice over
+        expiresAt: new Date(Date.parse(block.time) + 120_000).toISOString(),
       },
     ])
     expect(transfersOf(block, versioned.txHash)).toMatchObject([

@@ -3,13 +3,19 @@
 // query holds the provider's API key.
 import { ChainRpcError, type ChainRpcFailure, isChainRpcError } from '@chainpay/ports'
 
-/** getBlock's answers for a slot without a block: skipped, or missing from long-term storage */
-const SKIPPED_SLOT_CODES = new Set([-32007, -32009])
+/**
+ * getBlock's answers for a slot whose block this node does not have: "skipped, or missing due to
+ * ledger jump to recent snapshot" (-32007) and "skipped, or missing in long-term storage" (-32009).
+ * Neither says the slot was skipped: only the chain of parent slots does (docs/chains.md, "When a
+ * node lacks a block").
+ */
+const MISSING_BLOCK_CODES = new Set([-32007, -32009])
 /**
  * a node that is behind or unwell: block not available (yet), node unhealthy, block status not
- * available yet, minimum context slot not reached, internal error
+ * available yet, minimum context slot not reached, internal error; and a block it lacks: unknown,
+ * to ask again later or elsewhere
  */
-const UNAVAILABLE_CODES = new Set([-32004, -32005, -32014, -32016, -32603])
+const UNAVAILABLE_CODES = new Set([-32004, -32005, -32014, -32016, -32603, ...MISSING_BLOCK_CODES])
 /** providers that answer a quota with HTTP 200 and a JSON-RPC error */
 const RATE_LIMITED_CODES = new Set([429, -32429])
 
@@ -19,9 +25,10 @@ export function jsonRpcCodeOf(error: unknown): number | undefined {
   return typeof error.code === 'number' ? error.code : undefined
 }
 
-export function isSkippedSlot(error: unknown): boolean {
+/** whether getBlock failed because this node does not have the block (which says nothing of the chain) */
+export function isMissingBlock(error: unknown): boolean {
   const code = jsonRpcCodeOf(error)
-  return code !== undefined && SKIPPED_SLOT_CODES.has(code)
+  return code !== undefined && MISSING_BLOCK_CODES.has(code)
 }
 
 /** `error` as a ChainRpcError whose message starts with `context` and names nothing secret */

@@ -172,6 +172,7 @@ describe('chain check on Solana', () => {
     // the simulator finalizes 31 slots below the head
     expect(field(run, 'Finalized block')).toBe(`${head.height - 31} (31 behind the head)`)
     expect(field(run, 'Required confirmations')).toBe('32')
+    expect(field(run, 'SOL floor')).toBe("890880 lamports (the node's rent-exempt minimum: 890880)")
     expect(field(run, 'Address 0')).toBe(`${SOLANA_ADDRESS_0} (m/44'/501'/0'/0')`)
     expect(field(run, 'USDC token account')).toBe(
       `${associatedTokenAccount(SOLANA_ADDRESS_0, USDC_MINT)} (mint ${USDC_MINT})`,

@@ -5,6 +5,7 @@
 // environment (<NETWORK>_RPC_URL, <NETWORK>_RPC_API_KEY, ...) to see what the indexer sees.
 
 import {
+  type Asset,
   type Chain,
   defaultAssetRegistry,
   MAX_REQUIRED_CONFIRMATIONS,
@@ -12,7 +13,13 @@ import {
   requiredConfirmationsVariable,
 } from '@chainpay/domain'
 import { type ChainClient, type ChainHead, type ChainRpcError, isChainRpcError } from '@chainpay/ports'
-import { answersAs, identifyGenesis, type NodeEndpoint, readGenesis } from './chain-identity.js'
+import {
+  answersAs,
+  identifyGenesis,
+  type NodeEndpoint,
+  readGenesis,
+  readRentExemptMinimum,
+} from './chain-identity.js'
 import { CliError } from './cli-error.js'
 import { type DerivedReceivingAddress, deriveReceivingAddress, findKeyMaterial } from './key-material.js'
 
@@ -48,6 +55,12 @@ export interface ChainCheckReport {
   finalizedHeight: number | null
   requiredConfirmations: number
   address: DerivedReceivingAddress | null
+  /**
+   * Solana: the smallest SOL payment (the registry's floor) beside the node's rent-exempt minimum
+   * of a system account, in lamports; `enough` false when the floor is below it (docs/api.md,
+   * "Amount floors"). null on TRON.
+   */
+  solFloor: { floorLamports: string; nodeMinimumLamports: string | null; enough: boolean | null } | null
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000
@@ -91,9 +104,24 @@ export async function runChainCheck(flags: ChainCheckFlags, context: ChainCheckC
     finalizedHeight: head.finalizedHeight ?? null,
     requiredConfirmations: readRequiredConfirmations(env, definition),
     address,
+    solFloor: chain === 'SOLANA' ? await readSolFloor(endpoint, assets) : null,
   }
   if (flags.json) context.out(JSON.stringify(report, null, 2))
   else for (const line of describeReport(report, endpoint, keyMaterial === undefined)) context.out(line)
+}
+
+/** the SOL floor of the registry against the node's rent-exempt minimum */
+async function readSolFloor(
+  endpoint: NodeEndpoint,
+  assets: readonly Asset[],
+): Promise<ChainCheckReport['solFloor']> {
+  const floor = BigInt(assets.find((asset) => asset.tokenStandard === 'NATIVE')?.minAmountUnits ?? '0')
+  const minimum = await readRentExemptMinimum(endpoint)
+  return {
+    floorLamports: floor.toString(),
+    nodeMinimumLamports: minimum === undefined ? null : minimum.toString(),
+    enough: minimum === undefined ? null : floor >= minimum,
+  }
 }
 
 //////// Options
@@ -250,6 +278,7 @@ function describeReport(report: ChainCheckReport, endpoint: NodeEndpoint, noKey:
     `Finalized block:        ${finalizedHeight === null ? 'unknown' : `${finalizedHeight} (${head.height - finalizedHeight} behind the head)`}`,
     `Required confirmations: ${report.requiredConfirmations}`,
   ]
+  if (report.solFloor) lines.push(`SOL floor:              ${describeSolFloor(report.solFloor)}`)
   if (address) {
     lines.push(
       `Address ${address.index}:${' '.repeat(15 - String(address.index).length)}${address.address} (${address.derivationPath})`,
@@ -267,6 +296,13 @@ function describeReport(report: ChainCheckReport, endpoint: NodeEndpoint, noKey:
     lines.push(`Address:                no key material given (${where})`)
   }
   return lines
+}
+
+function describeSolFloor(floor: NonNullable<ChainCheckReport['solFloor']>): string {
+  const stated = `${floor.floorLamports} lamports`
+  if (floor.nodeMinimumLamports === null) return `${stated} (the node did not say its rent-exempt minimum)`
+  if (floor.enough) return `${stated} (the node's rent-exempt minimum: ${floor.nodeMinimumLamports})`
+  return `${stated}, BELOW the node's rent-exempt minimum of ${floor.nodeMinimumLamports}: raise the SOL minAmount (docs/operations.md, "The asset registry")`
 }
 
 function describeGenesis(genesis: ChainCheckReport['genesis']): string {

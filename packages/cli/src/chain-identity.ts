@@ -84,8 +84,18 @@ async function tronCall(endpoint: NodeEndpoint, path: string, body: object): Pro
   return postJson(`${endpoint.rpcUrl.replace(/\/+$/, '')}/${path}`, body, headers, endpoint.timeoutMs)
 }
 
-async function solanaCall(endpoint: NodeEndpoint, method: string): Promise<unknown> {
-  const answer = await postJson(endpoint.rpcUrl, { jsonrpc: '2.0', id: 1, method }, {}, endpoint.timeoutMs)
+/**
+ * the lamports a Solana system account (no data) must hold to exist, as the node says
+ * (getMinimumBalanceForRentExemption(0)); undefined when it does not answer that
+ */
+export async function readRentExemptMinimum(endpoint: NodeEndpoint): Promise<bigint | undefined> {
+  const lamports = await solanaCall(endpoint, 'getMinimumBalanceForRentExemption', [0])
+  return typeof lamports === 'number' && Number.isSafeInteger(lamports) ? BigInt(lamports) : undefined
+}
+
+async function solanaCall(endpoint: NodeEndpoint, method: string, params: unknown[] = []): Promise<unknown> {
+  const call = { jsonrpc: '2.0', id: 1, method, params }
+  const answer = await postJson(endpoint.rpcUrl, call, {}, endpoint.timeoutMs)
   return (answer as { result?: unknown } | undefined)?.result
 }
 

@@ -26,6 +26,11 @@ export interface Asset {
   contract: string | null
   /** largest accepted amount, in smallest units (default 1,000,000,000 whole units) */
   maxAmountUnits: string
+  /**
+   * smallest accepted amount, in smallest units, when the chain refuses less: SOL's is the
+   * rent-exempt minimum of a system account (docs/api.md, "Amount floors"); absent: any amount > 0
+   */
+  minAmountUnits?: string
 }
 
 export interface AssetRegistry {
@@ -42,6 +47,8 @@ export interface AssetConfig {
   contract: string | null
   /** whole units as a decimal string; default 1,000,000,000 */
   maxAmount?: string
+  /** whole units as a decimal string; the smallest accepted amount (SOL: the rent-exempt minimum) */
+  minAmount?: string
 }
 
 export interface AssetRegistryConfig {
@@ -50,6 +57,12 @@ export interface AssetRegistryConfig {
 }
 
 const DEFAULT_MAX_AMOUNT = '1000000000'
+/**
+ * The rent-exempt minimum of a system account (0 data bytes), in SOL: what
+ * getMinimumBalanceForRentExemption(0) answers on mainnet and devnet (890,880 lamports). A first
+ * transfer of less to a fresh address fails on chain (docs/chains.md, "SOL floor").
+ */
+export const SOLANA_RENT_EXEMPT_MINIMUM_SOL = '0.00089088'
 const upperCaseName = /^[A-Z0-9][A-Z0-9_]{0,31}$/
 const base58 = /^[1-9A-HJ-NP-Za-km-z]{25,64}$/
 const standardsByChain: Record<Chain, readonly TokenStandard[]> = {
@@ -77,7 +90,14 @@ export const defaultAssetRegistry: AssetRegistry = buildRegistry(
       decimals: 6,
       contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
     },
-    { network: 'SOLANA', currency: 'SOL', tokenStandard: 'NATIVE', decimals: 9, contract: null },
+    {
+      network: 'SOLANA',
+      currency: 'SOL',
+      tokenStandard: 'NATIVE',
+      decimals: 9,
+      contract: null,
+      minAmount: SOLANA_RENT_EXEMPT_MINIMUM_SOL,
+    },
     {
       network: 'SOLANA',
       currency: 'USDC',
@@ -100,7 +120,14 @@ export const defaultAssetRegistry: AssetRegistry = buildRegistry(
       decimals: 6,
       contract: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
     },
-    { network: 'SOLANA_DEVNET', currency: 'SOL', tokenStandard: 'NATIVE', decimals: 9, contract: null },
+    {
+      network: 'SOLANA_DEVNET',
+      currency: 'SOL',
+      tokenStandard: 'NATIVE',
+      decimals: 9,
+      contract: null,
+      minAmount: SOLANA_RENT_EXEMPT_MINIMUM_SOL,
+    },
     {
       network: 'SOLANA_DEVNET',
       currency: 'USDC',
@@ -225,6 +252,10 @@ function toAsset(config: AssetConfig, chain: Chain, where: string): Asset {
     throw configError(where, `maxAmount must be a decimal string with at most ${config.decimals} decimals`)
   }
   if (maxAmountUnits <= 0n) throw configError(where, 'maxAmount must be greater than 0')
+  const minAmountUnits = config.minAmount === undefined ? undefined : readMinAmountUnits(config, where)
+  if (minAmountUnits !== undefined && minAmountUnits > maxAmountUnits) {
+    throw configError(where, 'minAmount must not exceed maxAmount')
+  }
   const { network, currency, tokenStandard, decimals, contract } = config
   return {
     network,
@@ -234,7 +265,19 @@ function toAsset(config: AssetConfig, chain: Chain, where: string): Asset {
     decimals,
     contract,
     maxAmountUnits: maxAmountUnits.toString(),
+    ...(minAmountUnits === undefined ? {} : { minAmountUnits: minAmountUnits.toString() }),
   }
+}
+
+function readMinAmountUnits(config: AssetConfig, where: string): bigint {
+  let units: bigint
+  try {
+    units = toUnits(config.minAmount ?? '', config.decimals)
+  } catch {
+    throw configError(where, `minAmount must be a decimal string with at most ${config.decimals} decimals`)
+  }
+  if (units <= 0n) throw configError(where, 'minAmount must be greater than 0')
+  return units
 }
 
 function toAssetConfig(asset: Asset): AssetConfig {
@@ -246,6 +289,9 @@ function toAssetConfig(asset: Asset): AssetConfig {
     decimals,
     contract,
     maxAmount: formatUnits(asset.maxAmountUnits, asset.decimals),
+    ...(asset.minAmountUnits === undefined
+      ? {}
+      : { minAmount: formatUnits(asset.minAmountUnits, asset.decimals) }),
   }
 }
 
@@ -288,7 +334,7 @@ function readAssetConfig(value: unknown, where: string): AssetConfig {
   const entry = readObject(value, where)
   const network = readName(entry.network, `${where}.network`)
   const currency = readName(entry.currency, `${where}.currency`)
-  const { tokenStandard, decimals, contract, maxAmount } = entry
+  const { tokenStandard, decimals, contract, maxAmount, minAmount } = entry
   if (tokenStandard !== 'NATIVE' && tokenStandard !== 'TRC20' && tokenStandard !== 'SPL') {
     throw configError(`${where}.tokenStandard`, 'must be NATIVE, TRC20 or SPL')
   }
@@ -304,6 +350,9 @@ function readAssetConfig(value: unknown, where: string): AssetConfig {
   if (maxAmount !== undefined && typeof maxAmount !== 'string') {
     throw configError(`${where}.maxAmount`, 'must be a decimal string')
   }
+  if (minAmount !== undefined && typeof minAmount !== 'string') {
+    throw configError(`${where}.minAmount`, 'must be a decimal string')
+  }
   return {
     network,
     currency,
@@ -311,6 +360,7 @@ function readAssetConfig(value: unknown, where: string): AssetConfig {
     decimals,
     contract: tokenStandard === 'NATIVE' ? null : (contract as string),
     ...(maxAmount === undefined ? {} : { maxAmount }),
+    ...(minAmount === undefined ? {} : { minAmount }),
   }
 }
 

@@ -50,6 +50,9 @@ describe('defaultAssetRegistry', () => {
     const sol = resolveAsset(registry, { network: 'SOLANA', currency: 'SOL' })
     expect(usdt.maxAmountUnits).toBe('1000000000000000')
     expect(sol.maxAmountUnits).toBe('1000000000000000000')
+    // the rent-exempt minimum of a system account, 890,880 lamports (docs/api.md, "Amount floors")
+    expect(sol.minAmountUnits).toBe('890880')
+    expect(usdt.minAmountUnits).toBeUndefined()
   })
 })
 
@@ -281,6 +284,21 @@ describe('mergeAssetRegistry', () => {
       'a zero maximum',
       { assets: [{ ...usdc, contract: tronUsdc, maxAmount: '0' }] },
       /maxAmount must be greater than 0/,
+    ],
+    [
+      'a malformed minimum',
+      { assets: [{ ...usdc, contract: tronUsdc, minAmount: '0.0000001' }] },
+      /asset TRON:USDC: minAmount must be a decimal string with at most 6 decimals/,
+    ],
+    [
+      'a zero minimum',
+      { assets: [{ ...usdc, contract: tronUsdc, minAmount: '0' }] },
+      /minAmount must be greater than 0/,
+    ],
+    [
+      'a minimum above the maximum',
+      { assets: [{ ...usdc, contract: tronUsdc, minAmount: '2', maxAmount: '1' }] },
+      /minAmount must not exceed maxAmount/,
     ],
     [
       'a contract registered twice',

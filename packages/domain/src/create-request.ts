@@ -159,10 +159,24 @@ function validateAmount(amount: string, asset: Asset): bigint {
   }
   const amountUnits = toUnits(amount, asset.decimals)
   if (amountUnits <= 0n) invalid('amount', 'must be greater than 0')
+  if (asset.minAmountUnits !== undefined && amountUnits < BigInt(asset.minAmountUnits)) {
+    invalid(
+      'amount',
+      `at least ${formatUnits(asset.minAmountUnits, asset.decimals)} for ${where}${floorReason(asset)}`,
+    )
+  }
   if (amountUnits > BigInt(asset.maxAmountUnits)) {
     invalid('amount', `at most ${formatUnits(asset.maxAmountUnits, asset.decimals)} for ${where}`)
   }
   return amountUnits
+}
+
+/** why the floor is there, when the chain sets it (docs/api.md, "Amount floors") */
+function floorReason(asset: Asset): string {
+  if (asset.chain === 'SOLANA' && asset.tokenStandard === 'NATIVE') {
+    return ' (the rent-exempt minimum of a Solana account: a first transfer of less to a fresh address fails on chain)'
+  }
+  return ''
 }
 
 /** a string of at most 2048 characters that is an absolute URI (RFC 3986) */

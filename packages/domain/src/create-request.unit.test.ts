@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { defaultAssetRegistry } from './assets.js'
+import { defaultAssetRegistry, mergeAssetRegistry } from './assets.js'
 import { type CreateRequestPolicy, validateCreatePaymentRequest, validateMetadata } from './create-request.js'
 import type { CreatePaymentRequest } from './payment.js'
 
@@ -80,7 +80,50 @@ describe('validateCreatePaymentRequest', () => {
       expect(failure(() => validate({ amount: '0.0000001' }))).toEqual(
         validationError('amount: at most 6 decimal places for USDT on TRON'),
       )
-      expect(validate({ amount: '0.000000001', currency: 'SOL', network: 'SOLANA' }).amountUnits).toBe(1n)
+      expect(validate({ amount: '0.000890881', currency: 'SOL', network: 'SOLANA' }).amountUnits).toBe(
+        890_881n,
+      )
+    })
+
+    describe('SOL is at least the rent-exempt minimum of a system account', () => {
+      const floor =
+        'amount: at least 0.00089088 for SOL on %s (the rent-exempt minimum of a Solana account: a first transfer of less to a fresh address fails on chain)'
+
+      it.each(['SOLANA', 'SOLANA_DEVNET'])('on %s', (network) => {
+        expect(validate({ amount: '0.00089088', currency: 'SOL', network }).amountUnits).toBe(890_880n)
+        expect(failure(() => validate({ amount: '0.000890879', currency: 'SOL', network }))).toEqual(
+          validationError(floor.replace('%s', network)),
+        )
+        expect(failure(() => validate({ amount: '0.000000001', currency: 'SOL', network })).code).toBe(
+          'VALIDATION_ERROR',
+        )
+      })
+
+      it('takes the floor from the registry, as configured', () => {
+        const registry = mergeAssetRegistry(defaultAssetRegistry, {
+          assets: [
+            {
+              network: 'SOLANA',
+              currency: 'SOL',
+              tokenStandard: 'NATIVE',
+              decimals: 9,
+              contract: null,
+              minAmount: '0.001',
+            },
+          ],
+        })
+        const body = { amount: '0.000999999', currency: 'SOL', network: 'SOLANA' }
+        expect(failure(() => validateCreatePaymentRequest(body, registry, production)).message).toMatch(
+          /^amount: at least 0\.001 for SOL on SOLANA \(the rent-exempt minimum/,
+        )
+        expect(
+          validateCreatePaymentRequest({ ...body, amount: '0.001' }, registry, production).amountUnits,
+        ).toBe(1_000_000n)
+      })
+
+      it('leaves the tokens of the network alone', () => {
+        expect(validate({ amount: '0.000001', currency: 'USDC', network: 'SOLANA' }).amountUnits).toBe(1n)
+      })
     })
 
     it('is at most the asset maximum', () => {

@@ -223,6 +223,19 @@ describe('POST /payments', () => {
       ).toBe(201)
     })
 
+    it('wants a SOL amount of at least the rent-exempt minimum of a system account, naming it', async () => {
+      const sol = { currency: 'SOL', network: 'SOLANA' }
+      expect(await rejected({ ...sol, amount: '0.000890879' })).toEqual({
+        code: 'VALIDATION_ERROR',
+        message:
+          'amount: at least 0.00089088 for SOL on SOLANA (the rent-exempt minimum of a Solana account: a first transfer of less to a fresh address fails on chain)',
+      })
+      expect((await fixture.create({ ...sol, amount: '0.00089088' })).statusCode).toBe(201)
+      expect(
+        (await fixture.create({ currency: 'USDC', network: 'SOLANA', amount: '0.000001' })).statusCode,
+      ).toBe(201)
+    })
+
     it('wants at most the per-asset maximum', async () => {
       expect((await fixture.create({ ...base, amount: '1000000000' })).statusCode).toBe(201)
       expect((await rejected({ ...base, amount: '1000000000.000001' })).message).toBe(
