@@ -21,13 +21,31 @@ export async function startInProcessStandalone(options: {
   sqliteBusKeptMessages?: number
 }): Promise<InProcessStandalone> {
   const dataDir = options.dataDir ?? newDataDir()
-  const [port, adminPort, metricsPort] = [await freePort(), await freePort(), await freePort()]
   const lines: string[] = []
   const logger = createRootLogger({
     service: 'standalone',
     level: 'warn',
     destination: { write: (line: string) => void lines.push(line) },
   })
+  // A port found free can be taken before standalone listens on it (other test files, other
+  // processes on the machine): a start that failed on a taken port is tried again on fresh ports.
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOnFreePorts(options, dataDir, logger)
+    if (started.ok) return inProcessStandalone(started, options, dataDir, lines)
+    const portTaken = lines.join('').includes('EADDRINUSE')
+    if (!portTaken || attempt === 3) throw new Error(`standalone did not start:\n${lines.join('')}`)
+    lines.length = 0
+  }
+}
+
+type Started = Awaited<ReturnType<typeof startOnFreePorts>> & { ok: true }
+
+async function startOnFreePorts(
+  options: Parameters<typeof startInProcessStandalone>[0],
+  dataDir: string,
+  logger: ReturnType<typeof createRootLogger>,
+) {
+  const [port, adminPort, metricsPort] = [await freePort(), await freePort(), await freePort()]
   const config = readStandaloneConfig({
     ...(options.env?.CHAIN_MODE === 'rpc' ? {} : fastChainEnv),
     HOST: '127.0.0.1',
@@ -44,8 +62,18 @@ export async function startInProcessStandalone(options: {
   const runner = createServiceRunner({ logger, services: context.services, setExitCode: () => {} })
   if (!(await runner.start())) {
     await context.close()
-    throw new Error(`standalone did not start:\n${lines.join('')}`)
+    return { ok: false as const }
   }
+  return { ok: true as const, port, adminPort, metricsPort, config, context, runner }
+}
+
+function inProcessStandalone(
+  started: Started,
+  options: Parameters<typeof startInProcessStandalone>[0],
+  dataDir: string,
+  lines: string[],
+): InProcessStandalone {
+  const { port, adminPort, metricsPort, config, context, runner } = started
   const baseUrl = `http://127.0.0.1:${port}`
   return {
     baseUrl,
