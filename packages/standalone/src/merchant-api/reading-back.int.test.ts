@@ -275,9 +275,17 @@ describe('GET /payments/{paymentId}/events', () => {
     })
   })
 
-  it('shows an underpaid payment’s fee and net of what arrived, fee plus net exactly receivedAmount', async () => {
+  it('shows an underpaid payment’s fee and net of what arrived once final at its deadline, fee plus net exactly receivedAmount', async () => {
     const paymentId = await createAt(0, { ...base, amount: '10.000001' })
     await observe(paymentId, { amountUnits: '3333333' })
+    const before = json(await fixture.send('GET', `${PAYMENTS}/${paymentId}`))
+    // it can still be topped up: what arrived is not final yet
+    expect(before).toMatchObject({ status: 'underpaid', receivedFeeAmount: null, receivedNetAmount: null })
+
+    const pastDeadline = new Date(Date.parse(FIXTURE_START) + 31 * 60_000).toISOString()
+    fixture.clock.set(pastDeadline)
+    expect(await fixture.handler.expire(paymentId, pastDeadline)).toBe('expired')
+    await project(paymentId)
     const payment = json(await fixture.send('GET', `${PAYMENTS}/${paymentId}`))
     // 1 % of 3.333333 is 0.03333333, rounded half up to 0.033333
     expect(payment).toMatchObject({
