@@ -4,6 +4,7 @@ import { chainIndexerIndexes } from './chain-indexer-store.js'
 import { type IndexSpec, mongoCollections } from './collections.js'
 import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
+import { merchantWalletIndexes } from './merchant-wallets.js'
 import { merchantIndexes } from './merchants.js'
 import { paymentReadModelIndexes } from './read-model.js'
 
@@ -97,6 +98,14 @@ export const mongoComponents: readonly MongoComponent[] = [
   readModelComponent(mongoCollections.paymentsRead),
   readModelComponent(mongoCollections.notifierPayments),
   { component: 'merchants', migrations: [indexMigration(baseline, merchantIndexes, ['by_merchant'])] },
+  {
+    component: 'merchant-wallets',
+    migrations: [
+      indexMigration('merchant wallets and the claims of their keys', merchantWalletIndexes, [
+        'merchant_wallet_keys_by_merchant',
+      ]),
+    ],
+  },
   {
     component: 'address-allocator',
     migrations: [
