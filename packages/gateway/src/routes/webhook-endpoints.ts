@@ -64,7 +64,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<WebhookEndpointRou
     const merchant = await deps.merchants.getMerchant(merchantId)
     return merchant === null ? null : operatorEndpointView(merchant)
   }
-  /** a change to the operator's endpoint is refused (404 when there is none), before the body is read */
+  /** a change to the operator's endpoint is refused (404 when there is none), whatever the body */
   const refuseOperatorEndpoint = async (merchantId: string, endpointId: string) => {
     if (endpointId !== MERCHANT_DEFAULT_TARGET) return
     if ((await operatorEndpoint(merchantId)) === null) throw endpointNotFound(endpointId)
