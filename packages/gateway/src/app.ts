@@ -47,7 +47,7 @@ export interface GatewayDeps {
   /** served at GET /metrics, unauthenticated; no /metrics when absent */
   metricsRegistry?: MetricsExposition
   /** the webhook endpoint and delivery routes (docs/api.md, "Webhook endpoints"); absent: none */
-  webhooks?: WebhookEndpointRoutesDeps & WebhookDeliveryRoutesDeps
+  webhooks?: Omit<WebhookEndpointRoutesDeps, 'merchants'> & WebhookDeliveryRoutesDeps
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -80,7 +80,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       await merchantApi.register(paymentRoutes, deps)
       await merchantApi.register(paymentReadingRoutes, deps)
       if (deps.webhooks) {
-        await merchantApi.register(webhookEndpointRoutes, deps.webhooks)
+        await merchantApi.register(webhookEndpointRoutes, { ...deps.webhooks, merchants: deps.merchants })
         await merchantApi.register(webhookDeliveryRoutes, deps.webhooks)
       }
     },
