@@ -131,7 +131,11 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
         merchantName,
         logoPath: logo === null ? null : `${path}/logo`,
         dueAmount,
-        qrSvg: await qrSvg(walletRequest.qrText),
+        qrSvg: await qrSvg(walletRequest.qrText).catch((error: unknown) => {
+          // too much for a QR code despite the bounds: the bare address, the wallet link stays
+          request.log.warn({ err: error }, "customer's page: QR code of the bare address")
+          return qrSvg(created.address)
+        }),
         walletLink: walletRequest.walletLink,
         cancelable: isCancelable(payment),
         now: clock.now(),

@@ -125,6 +125,19 @@ describe('GET /pay/{token}', () => {
     expect(link).not.toContain(payment.generatedTokenAccount as string)
   })
 
+  it('draws the QR code of a Solana payment with the longest non-ASCII description, shortened in the request', async () => {
+    const description = '€'.repeat(1000)
+    const payment = await created({ amount: '3', currency: 'USDC', network: 'SOLANA', description })
+    const response = await fixture.app.inject({ method: 'GET', url: pathOf(payment) })
+    expect(response.statusCode).toBe(200)
+    const html = response.body
+    expect(html).toContain(description)
+    expect(html).toMatch(/<div class="qr" role="img" aria-label="QR code of the payment"><svg /)
+    const link = /<a class="button" href="(solana:[^"]+)">Open in wallet<\/a>/.exec(html)?.[1] ?? ''
+    const message = new URL(link.replaceAll('&amp;', '&')).searchParams.get('message')
+    expect(message).toBe('€'.repeat(33))
+  })
+
   it('answers with a strict CSP, no-store, no-referrer and no framing', async () => {
     const payment = await created()
     const response = await fixture.app.inject({ method: 'GET', url: pathOf(payment) })
