@@ -81,8 +81,9 @@ export function readPublicUrl(read: EnvReader, defaultUrl: string): string {
     text.includes('#')
   ) {
     read.problem(
-      `PUBLIC_URL: expected an origin without path, query, fragment or credentials, such as https://pay.example.com, ` +
-        `got '${text}': the customer's page lives under /pay/ of the host, so route /pay/ of ` +
+      // the value itself is not repeated: it may hold credentials
+      `PUBLIC_URL: expected an origin without path, query, fragment or credentials, such as ` +
+        `https://pay.example.com: the customer's page lives under /pay/ of the host, so route /pay/ of ` +
         `'${url.origin}' to the gateway and set PUBLIC_URL=${url.origin}`,
     )
     return defaultUrl

@@ -61,6 +61,7 @@ describe('checkout links', () => {
       const read = readEnv({ PUBLIC_URL: publicUrl })
       readPublicUrl(read, 'http://localhost:8080')
       expect(() => read.done(), publicUrl).toThrow(/PUBLIC_URL: expected an origin without path, query/)
+      expect(() => read.done(), publicUrl).not.toThrow(/secret/)
     }
     const read = readEnv({ PUBLIC_URL: 'https://shop.example.com/checkout' })
     readPublicUrl(read, 'http://localhost:8080')
