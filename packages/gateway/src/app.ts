@@ -35,7 +35,7 @@ export interface GatewayDeps {
   /** the customer's page, /pay/{token} (docs/api.md, "The customer's page") */
   checkout: CheckoutSettings
   checkoutLinks: CheckoutLinks
-  merchantLogos: Pick<MerchantLogos, 'logoAt'>
+  merchantLogos: Pick<MerchantLogos, 'logoAt' | 'knownLogoAt'>
   merchants: Pick<MerchantStore, 'getMerchant'>
   registry: AssetRegistry
   /** true when the gateway can serve; GET /readyz answers 503 otherwise. Always ready when absent. */
