@@ -1,0 +1,376 @@
+// A Solana node's websocket pubsub in front of the simulator: accountSubscribe, logsSubscribe
+// (mentions one address), signatureSubscribe and their unsubscribes, with notifications in the
+// node's shapes (docs/chains.md, "Solana by address"). Like a node it replays nothing: a client
+// that was disconnected lists what it missed with getSignaturesForAddress. The simulator has no
+// event for a new block, so open subscriptions look at the chain every `pollIntervalMs`.
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { base58, base64 } from '@scure/base'
+import { type WebSocket, WebSocketServer } from 'ws'
+import type { ChainSimulator, SimulatedBlock } from './simulator.js'
+import {
+  nodeJson,
+  type SolanaTransaction,
+  SYSTEM_PROGRAM_ID,
+  simulatedSolanaTransactions,
+  TOKEN_PROGRAM_ID,
+} from './solana-rpc-blocks.js'
+
+export interface SolanaPubsubOptions {
+  simulator: ChainSimulator
+  /** how often open subscriptions look for new blocks; default 25 ms */
+  pollIntervalMs?: number
+}
+
+export interface SolanaPubsub {
+  /** takes over an HTTP upgrade for the pubsub of a simulated Solana network */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, network: string): void
+  /**
+   * ends every open connection without a closing handshake, as a node restart or a network fault
+   * does (clients see code 1006 and reconnect); how tests exercise a client's reconnection
+   */
+  dropConnections(): number
+  /** the open connections */
+  connectionCount(): number
+  /** the open subscriptions over all connections */
+  subscriptionCount(): number
+  close(): Promise<void>
+}
+
+type Commitment = 'processed' | 'confirmed' | 'finalized'
+type Json = Record<string, unknown>
+
+interface Subscription {
+  id: number
+  kind: 'account' | 'logs' | 'signature'
+  /** the watched account or signature */
+  target: string
+  commitment: Commitment
+  encoding: 'base58' | 'base64' | 'jsonParsed'
+  /** the highest slot already looked at */
+  seen: number
+}
+
+interface Connection {
+  socket: WebSocket
+  network: string
+  subscriptions: Map<number, Subscription>
+}
+
+/** the largest message a node takes from a client */
+const MAX_CLIENT_MESSAGE_BYTES = 4096
+/** rentEpoch of a rent-exempt account: u64::MAX */
+const RENT_EXEMPT_EPOCH = 18_446_744_073_709_551_615n
+const TOKEN_ACCOUNT_SPACE = 165
+const CLOSE_HANDSHAKE_MS = 200
+const UNSUBSCRIBE: Record<string, Subscription['kind']> = {
+  accountUnsubscribe: 'account',
+  logsUnsubscribe: 'logs',
+  signatureUnsubscribe: 'signature',
+}
+
+export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
+  const { simulator } = options
+  const pollIntervalMs = options.pollIntervalMs ?? 25
+  const server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES })
+  const connections = new Set<Connection>()
+  let nextId = 1
+  let timer: NodeJS.Timeout | undefined
+  let polling = false
+
+  server.on('connection', (socket: WebSocket, _request: IncomingMessage, network: string) => {
+    const connection: Connection = { socket, network, subscriptions: new Map() }
+    connections.add(connection)
+    ensurePolling()
+    socket.on('message', (data) => {
+      void onMessage(connection, String(data)).catch(() => socket.terminate())
+    })
+    socket.on('close', () => {
+      connections.delete(connection)
+      if (connections.size === 0) stopPolling()
+    })
+    socket.on('error', () => socket.terminate())
+  })
+
+  async function onMessage(connection: Connection, text: string): Promise<void> {
+    let call: unknown
+    try {
+      call = JSON.parse(text)
+    } catch {
+      return send(connection, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null })
+    }
+    if (typeof call !== 'object' || call === null || Array.isArray(call)) {
+      return send(connection, {
+        jsonrpc: '2.0',
+        error: { code: -32600, message: 'Invalid request' },
+        id: null,
+      })
+    }
+    const { method, params, id } = call as { method?: unknown; params?: unknown; id?: unknown }
+    // a notification (web3.js sends `ping` every 5 s) gets no answer
+    if (id === undefined) return
+    const reply = (body: Json) => send(connection, { jsonrpc: '2.0', ...body, id })
+    const list = Array.isArray(params) ? params : []
+    try {
+      if (typeof method === 'string' && method in UNSUBSCRIBE) {
+        const subscription = connection.subscriptions.get(Number(list[0]))
+        if (subscription === undefined || subscription.kind !== UNSUBSCRIBE[method]) {
+          return reply({ error: { code: -32602, message: 'Invalid subscription id.' } })
+        }
+        connection.subscriptions.delete(subscription.id)
+        return reply({ result: true })
+      }
+      const subscription = await subscribe(connection.network, method, list)
+      if (subscription === undefined) return reply({ error: { code: -32601, message: 'Method not found' } })
+      connection.subscriptions.set(subscription.id, subscription)
+      return reply({ result: subscription.id })
+    } catch (error) {
+      if (error instanceof InvalidParams) return reply({ error: { code: -32602, message: error.message } })
+      throw error
+    }
+  }
+
+  async function subscribe(network: string, method: unknown, params: unknown[]) {
+    const [target, config] = params
+    const settings = readSettings(config)
+    const seen = await slotAt(network, settings.commitment)
+    const make = (kind: Subscription['kind'], watched: string): Subscription => ({
+      id: nextId++,
+      kind,
+      target: watched,
+      seen,
+      ...settings,
+    })
+    switch (method) {
+      case 'accountSubscribe':
+        return make('account', readKey(target, 32))
+      case 'logsSubscribe': {
+        const mentions = (target as { mentions?: unknown } | undefined)?.mentions
+        if (!Array.isArray(mentions)) {
+          throw new InvalidParams(
+            'Invalid params: the simulator follows logs by {"mentions":[address]} only.',
+          )
+        }
+        if (mentions.length !== 1) throw new InvalidParams('Invalid Request: Only 1 address supported')
+        return make('logs', readKey(mentions[0], 32))
+      }
+      case 'signatureSubscribe': {
+        const subscription = make('signature', readKey(target, 64))
+        // a signature already in a block at the commitment is notified at the next look
+        const slot = await simulator.transactionHeight(network, subscription.target)
+        if (typeof slot === 'number') subscription.seen = Math.min(seen, slot - 1)
+        return subscription
+      }
+      default:
+        return undefined
+    }
+  }
+
+  async function slotAt(network: string, commitment: Commitment): Promise<number> {
+    if (commitment === 'finalized') return simulator.finalizedHeight(network)
+    return (await simulator.head(network)).height
+  }
+
+  function ensurePolling(): void {
+    if (timer !== undefined) return
+    timer = setInterval(() => {
+      if (polling) return
+      polling = true
+      poll()
+        .catch(() => {})
+        .finally(() => {
+          polling = false
+        })
+    }, pollIntervalMs)
+    timer.unref()
+  }
+
+  function stopPolling(): void {
+    clearInterval(timer)
+    timer = undefined
+  }
+
+  async function poll(): Promise<void> {
+    const slots = new Map<string, number>()
+    const blocks = new Map<string, { block: SimulatedBlock; transactions: SolanaTransaction[] }>()
+    const read = async (network: string, slot: number) => {
+      const key = `${network}/${slot}`
+      const known = blocks.get(key)
+      if (known) return known
+      const [block] = await simulator.blockDetails(network, slot, slot)
+      const found = block && { block, transactions: simulatedSolanaTransactions(block) }
+      if (found) blocks.set(key, found)
+      return found
+    }
+    for (const connection of connections) {
+      for (const subscription of [...connection.subscriptions.values()]) {
+        const key = `${connection.network}/${subscription.commitment}`
+        const highest = slots.get(key) ?? (await slotAt(connection.network, subscription.commitment))
+        slots.set(key, highest)
+        while (subscription.seen < highest && connection.subscriptions.has(subscription.id)) {
+          subscription.seen += 1
+          const found = await read(connection.network, subscription.seen)
+          if (found) notify(connection, subscription, found.block.height, found.transactions)
+        }
+      }
+    }
+  }
+
+  function notify(
+    connection: Connection,
+    subscription: Subscription,
+    slot: number,
+    transactions: SolanaTransaction[],
+  ): void {
+    const context = { slot }
+    const message = (method: string, value: unknown) =>
+      send(connection, {
+        jsonrpc: '2.0',
+        method,
+        params: { result: { context, value }, subscription: subscription.id },
+      })
+    if (subscription.kind === 'signature') {
+      const transaction = transactions.find((candidate) => candidate.signature === subscription.target)
+      if (transaction === undefined) return
+      // one notification, then the subscription ends on its own
+      connection.subscriptions.delete(subscription.id)
+      message('signatureNotification', { err: transaction.err })
+      return
+    }
+    const mentioning = transactions.filter((transaction) =>
+      transaction.keys.some((key) => key.pubkey === subscription.target),
+    )
+    if (subscription.kind === 'logs') {
+      for (const transaction of mentioning) {
+        message('logsNotification', {
+          err: transaction.err,
+          logs: transaction.logMessages,
+          signature: transaction.signature,
+        })
+      }
+      return
+    }
+    // an account's notification carries its state after the slot, once however often it changed
+    const last = mentioning.at(-1)
+    if (last) message('accountNotification', accountState(last, subscription.target, subscription.encoding))
+  }
+
+  function send(connection: Connection, body: Json): void {
+    if (connection.socket.readyState === connection.socket.OPEN) connection.socket.send(nodeJson(body))
+  }
+
+  return {
+    handleUpgrade(request, socket, head, network) {
+      server.handleUpgrade(request, socket, head, (ws) => server.emit('connection', ws, request, network))
+    },
+    dropConnections() {
+      const dropped = connections.size
+      for (const connection of connections) {
+        connection.socket.terminate()
+        // gone now, not when the socket's close event comes
+        connections.delete(connection)
+      }
+      stopPolling()
+      return dropped
+    },
+    connectionCount: () => connections.size,
+    subscriptionCount: () =>
+      [...connections].reduce((count, connection) => count + connection.subscriptions.size, 0),
+    async close() {
+      stopPolling()
+      // a normal closure, which web3.js does not reconnect after; sockets that do not answer it
+      // are ended at once
+      await Promise.all(
+        [...connections].map(
+          ({ socket }) =>
+            new Promise<void>((resolve) => {
+              const ended = setTimeout(() => socket.terminate(), CLOSE_HANDSHAKE_MS)
+              socket.once('close', () => {
+                clearTimeout(ended)
+                resolve()
+              })
+              socket.close(1000, 'node stopping')
+            }),
+        ),
+      )
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+/** an account's state after a transaction, as getAccountInfo and accountNotification give it */
+function accountState(
+  transaction: SolanaTransaction,
+  address: string,
+  encoding: Subscription['encoding'],
+): Json {
+  const index = transaction.keys.findIndex((key) => key.pubkey === address)
+  const lamports = transaction.postBalances[index] ?? 0n
+  const token = transaction.postTokenBalances.find((balance) => balance.accountIndex === index) as
+    | { mint: string; owner: string; uiTokenAmount: { amount: string } & Json }
+    | undefined
+  const state = { executable: false, lamports, rentEpoch: RENT_EXEMPT_EPOCH }
+  if (token === undefined) {
+    return { ...state, data: encoded(new Uint8Array(0), encoding), owner: SYSTEM_PROGRAM_ID, space: 0 }
+  }
+  const data =
+    encoding === 'jsonParsed'
+      ? {
+          parsed: {
+            info: {
+              isNative: false,
+              mint: token.mint,
+              owner: token.owner,
+              state: 'initialized',
+              tokenAmount: token.uiTokenAmount,
+            },
+            type: 'account',
+          },
+          program: 'spl-token',
+          space: TOKEN_ACCOUNT_SPACE,
+        }
+      : encoded(tokenAccountData(token.mint, token.owner, BigInt(token.uiTokenAmount.amount)), encoding)
+  return { ...state, data, owner: TOKEN_PROGRAM_ID, space: TOKEN_ACCOUNT_SPACE }
+}
+
+/** an SPL token account's 165 bytes: mint, owner, amount, no delegate, initialized, not native */
+function tokenAccountData(mint: string, owner: string, amount: bigint): Uint8Array {
+  const data = new Uint8Array(TOKEN_ACCOUNT_SPACE)
+  data.set(base58.decode(mint), 0)
+  data.set(base58.decode(owner), 32)
+  new DataView(data.buffer).setBigUint64(64, amount, true)
+  data[108] = 1 // AccountState::Initialized, after the 36 bytes of the delegate option
+  return data
+}
+
+function encoded(data: Uint8Array, encoding: Subscription['encoding']): unknown {
+  // a node's legacy default (`binary`) is a bare base58 string; jsonParsed falls back to base64
+  if (encoding === 'base58') return base58.encode(data)
+  return [base64.encode(data), 'base64']
+}
+
+class InvalidParams extends Error {}
+
+function readSettings(config: unknown): Pick<Subscription, 'commitment' | 'encoding'> {
+  const { commitment, encoding } = (typeof config === 'object' && config !== null ? config : {}) as Json
+  // a node's default commitment is finalized
+  const level = commitment ?? 'finalized'
+  if (level !== 'processed' && level !== 'confirmed' && level !== 'finalized') {
+    throw new InvalidParams(`Invalid params: unknown variant \`${String(level)}\`.`)
+  }
+  const format =
+    encoding === undefined || encoding === 'binary' || encoding === 'base58' ? 'base58' : encoding
+  if (format !== 'base64' && format !== 'jsonParsed' && format !== 'base58') {
+    throw new InvalidParams(`Invalid params: encoding ${String(encoding)} is not served by the simulator.`)
+  }
+  return { commitment: level, encoding: format }
+}
+
+function readKey(value: unknown, length: number): string {
+  try {
+    if (typeof value === 'string' && base58.decode(value).length === length) return value
+  } catch {
+    // not base58: answered below
+  }
+  throw new InvalidParams('Invalid Request: Invalid pubkey provided')
+}
