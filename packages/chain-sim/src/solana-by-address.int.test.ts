@@ -369,6 +369,24 @@ describe('websocket pubsub, raw', () => {
     await expect(open('TRON')).rejects.toThrow(/404/)
     await expect(open('NOWHERE')).rejects.toThrow(/404/)
   })
+
+  it('wants the simulator token once it is set, as the other simulator routes do', async () => {
+    const token = 'a'.repeat(40)
+    const guarded = await startSimulatorNode({ networks: testNetworks('SOLANA'), token })
+    try {
+      const connect = (headers: Record<string, string>) =>
+        new Promise((resolve, reject) => {
+          const socket = new WebSocket(guarded.solanaWsUrl('SOLANA'), { headers })
+          socket.once('open', () => resolve(socket.close()))
+          socket.once('error', reject)
+        })
+      await expect(connect({})).rejects.toThrow(/401/)
+      await expect(connect({ 'x-simulator-token': 'b'.repeat(40) })).rejects.toThrow(/401/)
+      await expect(connect({ 'x-simulator-token': token })).resolves.toBeUndefined()
+    } finally {
+      await guarded.close()
+    }
+  })
 })
 
 // biome-ignore lint/suspicious/noExplicitAny: node answers are read loosely and checked with expect
