@@ -282,6 +282,34 @@ describe('websocket pubsub through web3.js', () => {
     expect(info.data.readBigUInt64LE(64).toString()).toBe(post?.uiTokenAmount.amount)
   })
 
+  it("notifies a change of any token account of an owner, associated or not, through the token program's filters", async () => {
+    const owner = simulatedAddress('SOLANA')
+    const other = await simulator.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
+    const changed: Array<{ pubkey: string; owner: string; mint: string }> = []
+    const id = connection.onProgramAccountChange(
+      TOKEN_PROGRAM,
+      ({ accountId, accountInfo }) =>
+        changed.push({
+          pubkey: accountId.toBase58(),
+          mint: new PublicKey(accountInfo.data.subarray(0, 32)).toBase58(),
+          owner: new PublicKey(accountInfo.data.subarray(32, 64)).toBase58(),
+        }),
+      { commitment: 'confirmed', filters: [{ dataSize: 165 }, { memcmp: { offset: 32, bytes: owner } }] },
+    )
+    removals.push(() => connection.removeProgramAccountChangeListener(id))
+    await vi.waitFor(() => expect(node.solanaPubsub.subscriptionCount()).toBe(1))
+
+    await simulator.submitTransaction('SOLANA', {
+      transfers: [
+        { to: other.address, amount: '1', currency: 'USDC' },
+        // a stranger's account in the same transaction is not the owner's
+        { to: simulatedAddress('SOLANA'), amount: '1', currency: 'USDC' },
+      ],
+    })
+    await simulator.mineBlocks('SOLANA', 1)
+    await vi.waitFor(() => expect(changed).toEqual([{ pubkey: other.address, owner, mint: USDC }]))
+  })
+
   it('notifies a signature once it is in a block, at the asked commitment', async () => {
     const { txHash } = await simulator.submitTransfer('SOLANA', {
       to: simulatedAddress('SOLANA'),

@@ -1,5 +1,7 @@
 // A Solana node's websocket pubsub in front of the simulator: accountSubscribe, logsSubscribe
-// (mentions one address), signatureSubscribe and their unsubscribes, with notifications in the
+// (mentions one address), signatureSubscribe, programSubscribe (the token program's accounts, by
+// dataSize and memcmp filters: how a watcher hears of any token account of an owner) and their
+// unsubscribes, with notifications in the
 // node's shapes (docs/chains.md, "Solana by address"). Like a node it replays nothing: a client
 // that was disconnected lists what it missed with getSignaturesForAddress. The simulator has no
 // event for a new block, so open subscriptions look at the chain every `pollIntervalMs`.
@@ -42,14 +44,18 @@ type Json = Record<string, unknown>
 
 interface Subscription {
   id: number
-  kind: 'account' | 'logs' | 'signature'
+  kind: 'account' | 'logs' | 'signature' | 'program'
   /** the watched account or signature */
   target: string
   commitment: Commitment
   encoding: 'base58' | 'base64' | 'jsonParsed'
   /** the highest slot already looked at */
   seen: number
+  /** programSubscribe: what every notified account matches */
+  filters: AccountFilter[]
 }
+
+type AccountFilter = { dataSize: number } | { memcmp: { offset: number; bytes: Uint8Array } }
 
 interface Connection {
   socket: WebSocket
@@ -67,6 +73,7 @@ const UNSUBSCRIBE: Record<string, Subscription['kind']> = {
   accountUnsubscribe: 'account',
   logsUnsubscribe: 'logs',
   signatureUnsubscribe: 'signature',
+  programUnsubscribe: 'program',
 }
 
 export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
@@ -139,6 +146,7 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
       kind,
       target: watched,
       seen,
+      filters: [],
       ...settings,
     })
     switch (method) {
@@ -153,6 +161,11 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
         }
         if (mentions.length !== 1) throw new InvalidParams('Invalid Request: Only 1 address supported')
         return make('logs', readKey(mentions[0], 32))
+      }
+      case 'programSubscribe': {
+        const subscription = make('program', readKey(target, 32))
+        subscription.filters = readFilters((config as { filters?: unknown } | undefined)?.filters)
+        return subscription
       }
       case 'signatureSubscribe': {
         const subscription = make('signature', readKey(target, 64))
@@ -250,9 +263,25 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
       }
       return
     }
-    // an account's notification carries its state after the slot, once however often it changed
-    const last = mentioning.at(-1)
-    if (last) message('accountNotification', accountState(last, subscription.target, subscription.encoding))
+    if (subscription.kind === 'account') {
+      // an account's notification carries its state after the slot, once however often it changed
+      const last = mentioning.at(-1)
+      if (last) message('accountNotification', accountState(last, subscription.target, subscription.encoding))
+      return
+    }
+    // the program's accounts that changed in the slot and match the filters, each once, last state
+    const changed = new Map<string, SolanaTransaction>()
+    for (const transaction of transactions) {
+      for (const { pubkey } of transaction.keys) {
+        if (programAccount(transaction, pubkey, subscription)) changed.set(pubkey, transaction)
+      }
+    }
+    for (const [pubkey, transaction] of changed) {
+      message('programNotification', {
+        account: accountState(transaction, pubkey, subscription.encoding),
+        pubkey,
+      })
+    }
   }
 
   function send(connection: Connection, body: Json): void {
@@ -298,6 +327,30 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
   }
 }
 
+/** whether a key of the transaction is an account of the subscription's program matching its filters */
+function programAccount(transaction: SolanaTransaction, pubkey: string, subscription: Subscription): boolean {
+  // only token accounts are simulated as program-owned accounts with data
+  if (subscription.target !== TOKEN_PROGRAM_ID) return false
+  const token = tokenBalanceOf(transaction, pubkey)
+  if (token === undefined) return false
+  const data = tokenAccountData(token.mint, token.owner, BigInt(token.uiTokenAmount.amount))
+  return subscription.filters.every((filter) => {
+    if ('dataSize' in filter) return filter.dataSize === data.length
+    const { offset, bytes } = filter.memcmp
+    return offset + bytes.length <= data.length && bytes.every((byte, at) => data[offset + at] === byte)
+  })
+}
+
+function tokenBalanceOf(
+  transaction: SolanaTransaction,
+  address: string,
+): { mint: string; owner: string; uiTokenAmount: { amount: string } & Json } | undefined {
+  const index = transaction.keys.findIndex((key) => key.pubkey === address)
+  return transaction.postTokenBalances.find((balance) => balance.accountIndex === index) as
+    | { mint: string; owner: string; uiTokenAmount: { amount: string } & Json }
+    | undefined
+}
+
 /** an account's state after a transaction, as getAccountInfo and accountNotification give it */
 function accountState(
   transaction: SolanaTransaction,
@@ -306,9 +359,7 @@ function accountState(
 ): Json {
   const index = transaction.keys.findIndex((key) => key.pubkey === address)
   const lamports = transaction.postBalances[index] ?? 0n
-  const token = transaction.postTokenBalances.find((balance) => balance.accountIndex === index) as
-    | { mint: string; owner: string; uiTokenAmount: { amount: string } & Json }
-    | undefined
+  const token = tokenBalanceOf(transaction, address)
   const state = { executable: false, lamports, rentEpoch: RENT_EXEMPT_EPOCH }
   if (token === undefined) {
     return { ...state, data: encoded(new Uint8Array(0), encoding), owner: SYSTEM_PROGRAM_ID, space: 0 }
@@ -364,6 +415,24 @@ function readSettings(config: unknown): Pick<Subscription, 'commitment' | 'encod
     throw new InvalidParams(`Invalid params: encoding ${String(encoding)} is not served by the simulator.`)
   }
   return { commitment: level, encoding: format }
+}
+
+function readFilters(filters: unknown): AccountFilter[] {
+  if (filters === undefined) return []
+  if (!Array.isArray(filters)) throw new InvalidParams('Invalid params: filters must be a list.')
+  return filters.map((filter: Json): AccountFilter => {
+    if (typeof filter?.dataSize === 'number') return { dataSize: filter.dataSize }
+    const memcmp = filter?.memcmp as { offset?: unknown; bytes?: unknown; encoding?: unknown } | undefined
+    if (typeof memcmp?.offset === 'number' && typeof memcmp.bytes === 'string') {
+      try {
+        const bytes = memcmp.encoding === 'base64' ? base64.decode(memcmp.bytes) : base58.decode(memcmp.bytes)
+        return { memcmp: { offset: memcmp.offset, bytes } }
+      } catch {
+        // answered below
+      }
+    }
+    throw new InvalidParams('Invalid params: a filter is {"dataSize": n} or {"memcmp": {"offset", "bytes"}}.')
+  })
 }
 
 function readKey(value: unknown, length: number): string {
