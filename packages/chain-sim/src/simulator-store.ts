@@ -59,6 +59,7 @@ export interface SimulatorStore {
   /** false if the address is already a token account */
   insertTokenAccount(network: string, account: StoredTokenAccount): boolean
   tokenAccount(network: string, address: string): StoredTokenAccount | undefined
+  tokenAccountsOf(network: string, owner: string): StoredTokenAccount[]
 }
 
 const SCHEMA = `
@@ -179,6 +180,9 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     tokenAccount: db.prepare(
       'SELECT address, owner, mint FROM sim_token_accounts WHERE network = ? AND address = ?',
     ),
+    tokenAccountsOf: db.prepare(
+      'SELECT address, owner, mint FROM sim_token_accounts WHERE network = ? AND owner = ? ORDER BY address',
+    ),
     rehashBlock: db.prepare(
       'UPDATE sim_blocks SET hash = ?, parent_hash = ? WHERE network = ? AND height = ?',
     ),
@@ -290,6 +294,13 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     tokenAccount(network, address) {
       const row = statements.tokenAccount.get(network, address)
       return row && { address: String(row.address), owner: String(row.owner), mint: String(row.mint) }
+    },
+    tokenAccountsOf(network, owner) {
+      return statements.tokenAccountsOf.all(network, owner).map((row) => ({
+        address: String(row.address),
+        owner: String(row.owner),
+        mint: String(row.mint),
+      }))
     },
     rehashBlock(network, height, hash, parentHash) {
       statements.rehashBlock.run(hash, parentHash, network, height)

@@ -5,6 +5,7 @@ import {
   type AssetRegistry,
   type Chain,
   DomainError,
+  findAssetByContract,
   findNetwork,
   type NetworkDefinition,
   resolveAsset,
@@ -96,6 +97,11 @@ export interface ChainSimulator {
    * in the transaction's token balances, as a real node's do; idempotent for the same owner and mint
    */
   openTokenAccount(network: string, request: TokenAccountRequest): Promise<SimulatedTokenAccount>
+  /** the token accounts opened for `owner`, with their mint's decimals */
+  tokenAccountsOf(
+    network: string,
+    owner: string,
+  ): Promise<Array<SimulatedTokenAccount & { decimals: number }>>
   /** resolves once the transaction, with all its transfers, is durably in the mempool */
   submitTransaction(network: string, transaction: SimulatedTransaction): Promise<{ txHash: string }>
   /** blocks with their transactions as submitted: what node-shaped routes render */
@@ -268,6 +274,14 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
 
     async submitTransaction(network, transaction) {
       return submit(network, transaction, 'list')
+    },
+
+    async tokenAccountsOf(network, owner) {
+      const name = simulated(network).definition.network
+      return store.tokenAccountsOf(name, owner).map((account) => ({
+        ...account,
+        decimals: findAssetByContract(registry, name, account.mint)?.decimals ?? 0,
+      }))
     },
 
     async openTokenAccount(network, request) {

@@ -196,6 +196,62 @@ describe('getTransaction through web3.js', () => {
     ).toBeNull()
   })
 
+  it('lists the token accounts of an owner with what they hold, by mint or by program', async () => {
+    const owner = simulatedAddress('SOLANA')
+    const associated = await simulator.openTokenAccount('SOLANA', {
+      owner,
+      currency: 'USDC',
+      address: associatedTokenAccount(owner, USDC),
+    })
+    const other = await simulator.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
+    const usdt = await simulator.openTokenAccount('SOLANA', { owner, currency: 'USDT' })
+    const { txHash } = await simulator.submitTransfer('SOLANA', {
+      to: other.address,
+      amount: '4',
+      currency: 'USDC',
+    })
+    await simulator.mineBlocks('SOLANA', 1)
+
+    const byMint = await connection.getParsedTokenAccountsByOwner(new PublicKey(owner), {
+      mint: new PublicKey(USDC),
+    })
+    const held = Object.fromEntries(
+      byMint.value.map(({ pubkey, account }) => [pubkey.toBase58(), account.data.parsed.info]),
+    )
+    expect(Object.keys(held).sort()).toEqual([associated.address, other.address].sort())
+    // never paid: the empty account a node lists; paid: what the last transaction left in it
+    expect(held[associated.address]).toMatchObject({
+      mint: USDC,
+      owner,
+      tokenAmount: { amount: '0', decimals: 6 },
+    })
+    const parsed = await connection.getParsedTransaction(txHash, { maxSupportedTransactionVersion: 0 })
+    const index = parsed?.transaction.message.accountKeys.findIndex(
+      (key) => key.pubkey.toBase58() === other.address,
+    )
+    const post = parsed?.meta?.postTokenBalances?.find((balance) => balance.accountIndex === index)
+    expect(held[other.address]).toMatchObject({
+      mint: USDC,
+      owner,
+      tokenAmount: { amount: post?.uiTokenAmount.amount },
+    })
+
+    const byProgram = await connection.getTokenAccountsByOwner(new PublicKey(owner), {
+      programId: TOKEN_PROGRAM,
+    })
+    expect(byProgram.value.map(({ pubkey }) => pubkey.toBase58()).sort()).toEqual(
+      [associated.address, other.address, usdt.address].sort(),
+    )
+    for (const { account } of byProgram.value) {
+      expect(account.owner.equals(TOKEN_PROGRAM)).toBe(true)
+      expect(new PublicKey(account.data.subarray(32, 64)).toBase58()).toBe(owner)
+    }
+    expect(
+      (await connection.getTokenAccountsByOwner(new PublicKey(usdt.address), { mint: new PublicKey(USDC) }))
+        .value,
+    ).toEqual([])
+  })
+
   it('opens token accounts through the dev route, refusing an address held by another owner', async () => {
     const owner = simulatedAddress('SOLANA')
     const open = (body: unknown) =>

@@ -11,9 +11,14 @@ import { base58, base64 } from '@scure/base'
 import { type WebSocket, WebSocketServer } from 'ws'
 import type { ChainSimulator, SimulatedBlock } from './simulator.js'
 import {
+  type AccountEncoding,
+  accountStateAfter,
+  tokenAccountData,
+  tokenHoldingAfter,
+} from './solana-accounts.js'
+import {
   nodeJson,
   type SolanaTransaction,
-  SYSTEM_PROGRAM_ID,
   simulatedSolanaTransactions,
   TOKEN_PROGRAM_ID,
 } from './solana-rpc-blocks.js'
@@ -48,7 +53,7 @@ interface Subscription {
   /** the watched account or signature */
   target: string
   commitment: Commitment
-  encoding: 'base58' | 'base64' | 'jsonParsed'
+  encoding: AccountEncoding
   /** the highest slot already looked at */
   seen: number
   /** programSubscribe: what every notified account matches */
@@ -65,9 +70,6 @@ interface Connection {
 
 /** the largest message a node takes from a client */
 const MAX_CLIENT_MESSAGE_BYTES = 4096
-/** rentEpoch of a rent-exempt account: u64::MAX */
-const RENT_EXEMPT_EPOCH = 18_446_744_073_709_551_615n
-const TOKEN_ACCOUNT_SPACE = 165
 const CLOSE_HANDSHAKE_MS = 200
 const UNSUBSCRIBE: Record<string, Subscription['kind']> = {
   accountUnsubscribe: 'account',
@@ -266,7 +268,8 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
     if (subscription.kind === 'account') {
       // an account's notification carries its state after the slot, once however often it changed
       const last = mentioning.at(-1)
-      if (last) message('accountNotification', accountState(last, subscription.target, subscription.encoding))
+      if (last)
+        message('accountNotification', accountStateAfter(last, subscription.target, subscription.encoding))
       return
     }
     // the program's accounts that changed in the slot and match the filters, each once, last state
@@ -278,7 +281,7 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
     }
     for (const [pubkey, transaction] of changed) {
       message('programNotification', {
-        account: accountState(transaction, pubkey, subscription.encoding),
+        account: accountStateAfter(transaction, pubkey, subscription.encoding),
         pubkey,
       })
     }
@@ -331,7 +334,7 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
 function programAccount(transaction: SolanaTransaction, pubkey: string, subscription: Subscription): boolean {
   // only token accounts are simulated as program-owned accounts with data
   if (subscription.target !== TOKEN_PROGRAM_ID) return false
-  const token = tokenBalanceOf(transaction, pubkey)
+  const token = tokenHoldingAfter(transaction, pubkey)
   if (token === undefined) return false
   const data = tokenAccountData(token.mint, token.owner, BigInt(token.uiTokenAmount.amount))
   return subscription.filters.every((filter) => {
@@ -339,65 +342,6 @@ function programAccount(transaction: SolanaTransaction, pubkey: string, subscrip
     const { offset, bytes } = filter.memcmp
     return offset + bytes.length <= data.length && bytes.every((byte, at) => data[offset + at] === byte)
   })
-}
-
-function tokenBalanceOf(
-  transaction: SolanaTransaction,
-  address: string,
-): { mint: string; owner: string; uiTokenAmount: { amount: string } & Json } | undefined {
-  const index = transaction.keys.findIndex((key) => key.pubkey === address)
-  return transaction.postTokenBalances.find((balance) => balance.accountIndex === index) as
-    | { mint: string; owner: string; uiTokenAmount: { amount: string } & Json }
-    | undefined
-}
-
-/** an account's state after a transaction, as getAccountInfo and accountNotification give it */
-function accountState(
-  transaction: SolanaTransaction,
-  address: string,
-  encoding: Subscription['encoding'],
-): Json {
-  const index = transaction.keys.findIndex((key) => key.pubkey === address)
-  const lamports = transaction.postBalances[index] ?? 0n
-  const token = tokenBalanceOf(transaction, address)
-  const state = { executable: false, lamports, rentEpoch: RENT_EXEMPT_EPOCH }
-  if (token === undefined) {
-    return { ...state, data: encoded(new Uint8Array(0), encoding), owner: SYSTEM_PROGRAM_ID, space: 0 }
-  }
-  const data =
-    encoding === 'jsonParsed'
-      ? {
-          parsed: {
-            info: {
-              isNative: false,
-              mint: token.mint,
-              owner: token.owner,
-              state: 'initialized',
-              tokenAmount: token.uiTokenAmount,
-            },
-            type: 'account',
-          },
-          program: 'spl-token',
-          space: TOKEN_ACCOUNT_SPACE,
-        }
-      : encoded(tokenAccountData(token.mint, token.owner, BigInt(token.uiTokenAmount.amount)), encoding)
-  return { ...state, data, owner: TOKEN_PROGRAM_ID, space: TOKEN_ACCOUNT_SPACE }
-}
-
-/** an SPL token account's 165 bytes: mint, owner, amount, no delegate, initialized, not native */
-function tokenAccountData(mint: string, owner: string, amount: bigint): Uint8Array {
-  const data = new Uint8Array(TOKEN_ACCOUNT_SPACE)
-  data.set(base58.decode(mint), 0)
-  data.set(base58.decode(owner), 32)
-  new DataView(data.buffer).setBigUint64(64, amount, true)
-  data[108] = 1 // AccountState::Initialized, after the 36 bytes of the delegate option
-  return data
-}
-
-function encoded(data: Uint8Array, encoding: Subscription['encoding']): unknown {
-  // a node's legacy default (`binary`) is a bare base58 string; jsonParsed falls back to base64
-  if (encoding === 'base58') return base58.encode(data)
-  return [base64.encode(data), 'base64']
 }
 
 class InvalidParams extends Error {}

@@ -17,7 +17,7 @@ export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
 export const SIMULATED_FEE_LAMPORTS = 5000n
 
 // real balances of those accounts (rent-exempt minimums, the token program's account)
-const TOKEN_ACCOUNT_LAMPORTS = 2_039_280n
+export const TOKEN_ACCOUNT_LAMPORTS = 2_039_280n
 const MINT_LAMPORTS = 1_461_600n
 const PROGRAM_LAMPORTS: Record<string, bigint> = {
   [SYSTEM_PROGRAM_ID]: 1n,
@@ -443,7 +443,7 @@ function tokenBalances(
   return balances
 }
 
-function uiTokenAmount(amount: bigint, decimals: number): Json {
+export function uiTokenAmount(amount: bigint, decimals: number): Json {
   const text = formatUnits(amount, decimals)
   return {
     amount: amount.toString(),

@@ -6,6 +6,13 @@ import { base58 } from '@scure/base'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { ChainSimulator, SimulatedBlock } from './simulator.js'
 import {
+  type AccountEncoding,
+  accountStateAfter,
+  renderAccount,
+  type TokenHolding,
+  tokenHoldingAfter,
+} from './solana-accounts.js'
+import {
   type BlockEncoding,
   type BlockRenderOptions,
   nodeJson,
@@ -14,7 +21,10 @@ import {
   SolanaRpcError,
   type SolanaTransaction,
   simulatedSolanaTransactions,
+  TOKEN_ACCOUNT_LAMPORTS,
+  TOKEN_PROGRAM_ID,
   type TransactionDetails,
+  uiTokenAmount,
 } from './solana-rpc-blocks.js'
 
 export { SolanaRpcError, simulatedSolanaVersion } from './solana-rpc-blocks.js'
@@ -262,33 +272,62 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
       }
     }
     const finalized = await node.simulator.finalizedHeight(node.network)
-    const oldest = node.simulator.firstAvailableHeight(node.network)
     const found: unknown[] = []
-    for (let top = newest; top >= Math.max(1, oldest); top -= SEARCH_BATCH) {
-      const bottom = Math.max(1, oldest, top - SEARCH_BATCH + 1)
-      const blocks = await node.simulator.blockDetails(node.network, bottom, top)
-      for (const block of blocks.reverse()) {
-        if (node.simulator.lacksBlock(node.network, block.height)) continue
-        for (const transaction of simulatedSolanaTransactions(block).reverse()) {
-          if (transaction.signature === until) return found
-          if (!listing) {
-            listing = transaction.signature === before
-            continue
-          }
-          if (!transaction.keys.some((key) => key.pubkey === address)) continue
-          found.push({
-            blockTime: Math.floor(Date.parse(block.time) / 1000),
-            confirmationStatus: block.height <= finalized ? 'finalized' : 'confirmed',
-            err: transaction.err,
-            memo: null,
-            signature: transaction.signature,
-            slot: block.height,
-          })
-          if (found.length === limit) return found
-        }
+    for await (const { block, transaction } of transactionsNewestFirst(node, newest)) {
+      if (transaction.signature === until) break
+      if (!listing) {
+        listing = transaction.signature === before
+        continue
       }
+      if (!mentions(transaction, address)) continue
+      found.push({
+        blockTime: Math.floor(Date.parse(block.time) / 1000),
+        confirmationStatus: block.height <= finalized ? 'finalized' : 'confirmed',
+        err: transaction.err,
+        memo: null,
+        signature: transaction.signature,
+        slot: block.height,
+      })
+      if (found.length === limit) break
     }
     return found
+  },
+
+  // the token accounts opened with this owner (ChainSimulator.openTokenAccount), each as the last
+  // transaction that touched it left it
+  async getTokenAccountsByOwner(node, [ownerParam, filterParam, configParam]) {
+    const owner = readPubkey(ownerParam)
+    const filter = readConfig(filterParam)
+    let mint: string | undefined
+    if (filter.mint !== undefined) mint = readPubkey(filter.mint)
+    else if (filter.programId !== TOKEN_PROGRAM_ID) {
+      throw new SolanaRpcError(-32602, 'Invalid param: unrecognized Token program id')
+    }
+    const config = readConfig(configParam)
+    const encoding = readAccountEncoding(config.encoding)
+    const slot = await contextSlot(node, config)
+    const accounts = (await node.simulator.tokenAccountsOf(node.network, owner)).filter(
+      (account) => mint === undefined || account.mint === mint,
+    )
+    const value: unknown[] = []
+    for (const account of accounts) {
+      let state: Record<string, unknown> | undefined
+      for await (const { transaction } of transactionsNewestFirst(node, slot)) {
+        if (tokenHoldingAfter(transaction, account.address) === undefined) continue
+        state = accountStateAfter(transaction, account.address, encoding)
+        break
+      }
+      const empty: TokenHolding = {
+        mint: account.mint,
+        owner,
+        uiTokenAmount: uiTokenAmount(0n, account.decimals) as TokenHolding['uiTokenAmount'],
+      }
+      value.push({
+        account: state ?? renderAccount(TOKEN_ACCOUNT_LAMPORTS, empty, encoding),
+        pubkey: account.address,
+      })
+    }
+    return { context: { apiVersion: API_VERSION, slot }, value }
   },
 
   // null for a signature the node does not know, holds only in its mempool, or above the commitment
@@ -363,6 +402,29 @@ function slotsBetween(first: number, last: number): number[] {
   return last < from ? [] : Array.from({ length: last - from + 1 }, (_, offset) => from + offset)
 }
 
+/** the node's transactions from slot `newest` down to its first available block, newest first */
+async function* transactionsNewestFirst(
+  node: Node,
+  newest: number,
+): AsyncGenerator<{ block: SimulatedBlock; transaction: SolanaTransaction }> {
+  const oldest = Math.max(1, node.simulator.firstAvailableHeight(node.network))
+  for (let top = newest; top >= oldest; top -= SEARCH_BATCH) {
+    const blocks = await node.simulator.blockDetails(
+      node.network,
+      Math.max(oldest, top - SEARCH_BATCH + 1),
+      top,
+    )
+    for (const block of blocks.reverse()) {
+      if (node.simulator.lacksBlock(node.network, block.height)) continue
+      for (const transaction of simulatedSolanaTransactions(block).reverse()) yield { block, transaction }
+    }
+  }
+}
+
+function mentions(transaction: SolanaTransaction, address: string): boolean {
+  return transaction.keys.some((key) => key.pubkey === address)
+}
+
 /** a transaction in the block that holds it, as the node renders it; undefined if it has none */
 async function transactionAt(
   node: Node,
@@ -387,6 +449,15 @@ async function transactionAt(
 function readPubkey(value: unknown): string {
   if (typeof value !== 'string' || !decodesTo(value, 32)) throw invalidParam()
   return value
+}
+
+function readAccountEncoding(encoding: unknown): AccountEncoding {
+  // a node's default is the legacy `binary`, base58
+  if (encoding === undefined || encoding === 'base58') return 'base58'
+  if (encoding === 'base64' || encoding === 'jsonParsed') return encoding
+  throw invalidParams(
+    `encoding ${String(encoding)} is not served by the simulator; use base58, base64 or jsonParsed`,
+  )
 }
 
 function readSignature(value: unknown): string {
