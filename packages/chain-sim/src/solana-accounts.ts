@@ -6,7 +6,8 @@ import { type SolanaTransaction, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './s
 
 type Json = Record<string, unknown>
 
-export type AccountEncoding = 'base58' | 'base64' | 'jsonParsed'
+/** `binary`: a node's legacy default, a bare base58 string */
+export type AccountEncoding = 'binary' | 'base58' | 'base64' | 'jsonParsed'
 
 /** rentEpoch of a rent-exempt account: u64::MAX */
 const RENT_EXEMPT_EPOCH = 18_446_744_073_709_551_615n
@@ -82,7 +83,8 @@ export function tokenAccountData(mint: string, owner: string, amount: bigint): U
 }
 
 function encoded(data: Uint8Array, encoding: AccountEncoding): unknown {
-  // a node's legacy default (`binary`) is a bare base58 string; jsonParsed falls back to base64
-  if (encoding === 'base58') return base58.encode(data)
+  if (encoding === 'binary') return base58.encode(data)
+  if (encoding === 'base58') return [base58.encode(data), 'base58']
+  // jsonParsed falls back to base64 for what it cannot parse
   return [base64.encode(data), 'base64']
 }

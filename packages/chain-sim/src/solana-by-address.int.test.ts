@@ -10,6 +10,7 @@ import { type SimulatorNode, startSimulatorNode, testNetworks } from './testing/
 
 const USDC = resolveAsset(defaultAssetRegistry, { network: 'SOLANA', currency: 'USDC' }).contract as string
 const TOKEN_PROGRAM = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
+const SYSTEM_PROGRAM = '11111111111111111111111111111111'
 const ASSOCIATED_TOKEN_PROGRAM = new PublicKey('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL')
 /** Solana's finality depth in the simulator (chain-format.ts) */
 const FINALITY_DEPTH = 31
@@ -292,7 +293,7 @@ describe('websocket pubsub through web3.js', () => {
     ) as number
     expect(slot).toBe(transaction?.slot)
     expect(info.lamports).toBe(transaction?.meta?.postBalances[index])
-    expect(info.owner.toBase58()).toBe('11111111111111111111111111111111')
+    expect(info.owner.toBase58()).toBe(SYSTEM_PROGRAM)
     expect(info.data.length).toBe(0)
 
     await connection.removeAccountChangeListener(listener)
@@ -445,6 +446,55 @@ describe('websocket pubsub, raw', () => {
     expect((await call(socket, 6, 'blockSubscribe', ['all'])).error).toEqual({
       code: -32601,
       message: 'Method not found',
+    })
+    socket.close()
+  })
+
+  it('sends account data in the asked encoding: the legacy bare base58 by default, jsonParsed token accounts', async () => {
+    const socket = await open()
+    const owner = simulatedAddress('SOLANA')
+    const account = await simulator.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
+    const notifications: Loose[] = []
+    const texts: string[] = []
+    socket.on('message', (data) => {
+      const body = JSON.parse(String(data))
+      if (body.method !== 'accountNotification') return
+      notifications.push(body.params)
+      texts.push(String(data))
+    })
+    const plain = await call(socket, 1, 'accountSubscribe', [owner, { commitment: 'confirmed' }])
+    const parsed = await call(socket, 2, 'accountSubscribe', [
+      account.address,
+      { commitment: 'confirmed', encoding: 'jsonParsed' },
+    ])
+    await simulator.submitTransaction('SOLANA', {
+      transfers: [
+        { to: owner, amount: '1', currency: 'SOL' },
+        { to: account.address, amount: '5', currency: 'USDC' },
+      ],
+    })
+    const { height } = await simulator.mineBlocks('SOLANA', 1)
+    await vi.waitFor(() => expect(notifications).toHaveLength(2))
+    const of = (id: number) => notifications.find((params) => params.subscription === id)?.result
+    expect(of(plain.result)).toMatchObject({
+      context: { slot: height },
+      value: {
+        data: '',
+        executable: false,
+        owner: SYSTEM_PROGRAM,
+        space: 0,
+      },
+    })
+    // a rent-exempt account's rentEpoch, u64::MAX, written exactly
+    expect(texts.every((text) => text.includes('"rentEpoch":18446744073709551615,'))).toBe(true)
+    expect(of(parsed.result).value).toMatchObject({
+      owner: TOKEN_PROGRAM.toBase58(),
+      space: 165,
+      data: {
+        program: 'spl-token',
+        space: 165,
+        parsed: { type: 'account', info: { mint: USDC, owner, state: 'initialized', isNative: false } },
+      },
     })
     socket.close()
   })

@@ -353,9 +353,8 @@ function readSettings(config: unknown): Pick<Subscription, 'commitment' | 'encod
   if (level !== 'processed' && level !== 'confirmed' && level !== 'finalized') {
     throw new InvalidParams(`Invalid params: unknown variant \`${String(level)}\`.`)
   }
-  const format =
-    encoding === undefined || encoding === 'binary' || encoding === 'base58' ? 'base58' : encoding
-  if (format !== 'base64' && format !== 'jsonParsed' && format !== 'base58') {
+  const format = encoding ?? 'binary'
+  if (format !== 'binary' && format !== 'base58' && format !== 'base64' && format !== 'jsonParsed') {
     throw new InvalidParams(`Invalid params: encoding ${String(encoding)} is not served by the simulator.`)
   }
   return { commitment: level, encoding: format }

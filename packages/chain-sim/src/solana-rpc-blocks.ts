@@ -1,8 +1,8 @@
 // The simulator's Solana blocks as a real node's getBlock renders them: legacy and v0 transactions
 // made of system and SPL token transfer instructions, the fee payer's fee, lamport and token
-// balances before and after. Everything a simulated transaction does not say (token account
-// owners, balances before, lookup table addresses) is derived from its hash, so that rendering the
-// same block twice gives the same answer.
+// balances before and after. Everything a simulated transaction does not say (the owners of token
+// accounts not opened with one, balances before, lookup table addresses) is derived from its hash,
+// so that rendering the same block twice gives the same answer.
 import { createHash } from 'node:crypto'
 import { formatUnits } from '@chainpay/domain'
 import { base58 } from '@scure/base'

@@ -1,5 +1,5 @@
 // A Solana JSON-RPC node in front of the simulator: POST /chains/<network> answers what
-// @solana/web3.js's Connection asks a real node while following blocks, in the node's shapes and
+// @solana/web3.js's Connection asks a real node while following blocks or accounts, in the node's shapes and
 // with its errors. Slots are the simulator's block heights; `processed` and `confirmed` stand at
 // the head, `finalized` at the simulator's finalized height.
 import { base58 } from '@scure/base'
@@ -452,11 +452,12 @@ function readPubkey(value: unknown): string {
 }
 
 function readAccountEncoding(encoding: unknown): AccountEncoding {
-  // a node's default is the legacy `binary`, base58
-  if (encoding === undefined || encoding === 'base58') return 'base58'
-  if (encoding === 'base64' || encoding === 'jsonParsed') return encoding
+  // a node's default is the legacy `binary`, a bare base58 string
+  if (encoding === undefined) return 'binary'
+  if (encoding === 'binary' || encoding === 'base58' || encoding === 'base64' || encoding === 'jsonParsed')
+    return encoding
   throw invalidParams(
-    `encoding ${String(encoding)} is not served by the simulator; use base58, base64 or jsonParsed`,
+    `encoding ${String(encoding)} is not served by the simulator; use binary, base58, base64 or jsonParsed`,
   )
 }
 
