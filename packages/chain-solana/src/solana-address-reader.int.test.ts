@@ -78,6 +78,30 @@ describe('createSolanaAddressReader against the simulator, through web3.js', () 
     expect(Object.fromEntries(calls)).toEqual({ getSignaturesForAddress: 1, getTransaction: 2 })
   })
 
+  it("finds an owner's token accounts, and hears when any of them changes", async () => {
+    const owner = simulatedAddress('SOLANA')
+    const first = await node.simulator.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
+    await node.simulator.openTokenAccount('SOLANA', { owner, currency: 'USDT' })
+    const changed: string[] = []
+    ends.push(reader.onTokenAccountChange(owner, USDC, (account) => changed.push(account)))
+    await vi.waitFor(() => expect(node.solanaPubsub.subscriptionCount()).toBe(1))
+
+    // opened after the watch began: heard of when it is paid
+    const later = await node.simulator.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
+    await node.simulator.submitTransaction('SOLANA', {
+      transfers: [
+        { to: later.address, amount: '3', currency: 'USDC' },
+        { to: simulatedAddress('SOLANA'), amount: '3', currency: 'USDC' },
+      ],
+    })
+    await node.simulator.mineBlocks('SOLANA', 1)
+    await vi.waitFor(() => expect(changed).toEqual([later.address]))
+
+    calls.clear()
+    expect((await reader.tokenAccountsOf(owner, USDC)).sort()).toEqual([first.address, later.address].sort())
+    expect(Object.fromEntries(calls)).toEqual({ getTokenAccountsByOwner: 1 })
+  })
+
   it('lists only what came after the last seen signature, oldest first, in pages of 1,000', async () => {
     const address = simulatedAddress('SOLANA')
     const first = await pay(address, '1', 'SOL')

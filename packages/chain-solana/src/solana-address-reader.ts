@@ -1,9 +1,12 @@
 // What a Solana watcher that follows the accounts of open payments reads from a node, instead of
 // whole blocks (docs/chains.md, "Solana by address"): the signatures of an account since the last
 // one seen (getSignaturesForAddress), a transaction's transfers with the owner of each receiving
-// account (getTransaction), statuses in batches (getSignatureStatuses), and a websocket
-// subscription that says when an account was touched (logsSubscribe). The watcher itself, which
-// decides what to read when, is not here yet.
+// account (getTransaction), statuses in batches (getSignatureStatuses), an owner's token accounts
+// (getTokenAccountsByOwner), and websocket subscriptions that say when an account was touched
+// (logsSubscribe) or when any token account of an owner changed (programSubscribe of the token
+// program, filtered on the owner): the only way to hear of an SPL payment to a token account of
+// the owner other than the associated one (decisions 16). The watcher itself, which decides what to
+// read when, is not here yet.
 import type { AssetRegistry } from '@chainpay/domain'
 import type { ChainTransfer } from '@chainpay/ports'
 import { type Connection, PublicKey } from '@solana/web3.js'
@@ -63,7 +66,24 @@ export interface SolanaAddressReader {
    * reconnect: the watcher lists what it missed with activitySince.
    */
   onActivity(address: string, listener: (signature: string) => void): () => Promise<void>
+  /** the token accounts of `owner` for `mint` (getTokenAccountsByOwner), the associated one among them */
+  tokenAccountsOf(owner: string, mint: string): Promise<string[]>
+  /**
+   * calls `listener` with each token account of `owner` for `mint` that changed (programSubscribe,
+   * confirmed); the function it returns ends the subscription
+   */
+  onTokenAccountChange(
+    owner: string,
+    mint: string,
+    listener: (tokenAccount: string) => void,
+  ): () => Promise<void>
 }
+
+const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
+/** an SPL token account's size, and where its mint and owner sit in it */
+const TOKEN_ACCOUNT_SIZE = 165
+const MINT_OFFSET = 0
+const OWNER_OFFSET = 32
 
 /** what one getSignaturesForAddress call lists at most */
 const SIGNATURES_PER_PAGE = 1000
@@ -167,6 +187,29 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
     onActivity(address, listener) {
       const id = connection.onLogs(new PublicKey(address), (logs) => listener(logs.signature), 'confirmed')
       return () => connection.removeOnLogsListener(id)
+    },
+
+    async tokenAccountsOf(owner, mint) {
+      const { value } = await call('getTokenAccountsByOwner', () =>
+        connection.getTokenAccountsByOwner(new PublicKey(owner), { mint: new PublicKey(mint) }, 'confirmed'),
+      )
+      return value.map(({ pubkey }) => pubkey.toBase58())
+    },
+
+    onTokenAccountChange(owner, mint, listener) {
+      const id = connection.onProgramAccountChange(
+        TOKEN_PROGRAM_ID,
+        ({ accountId }) => listener(accountId.toBase58()),
+        {
+          commitment: 'confirmed',
+          filters: [
+            { dataSize: TOKEN_ACCOUNT_SIZE },
+            { memcmp: { offset: MINT_OFFSET, bytes: mint } },
+            { memcmp: { offset: OWNER_OFFSET, bytes: owner } },
+          ],
+        },
+      )
+      return () => connection.removeProgramAccountChangeListener(id)
     },
   }
 }
