@@ -1,10 +1,10 @@
 // A Solana node's websocket pubsub in front of the simulator: accountSubscribe, logsSubscribe
 // (mentions one address), signatureSubscribe, programSubscribe (the token program's accounts, by
 // dataSize and memcmp filters: how a watcher hears of any token account of an owner) and their
-// unsubscribes, with notifications in the
-// node's shapes (docs/chains.md, "Solana by address"). Like a node it replays nothing: a client
-// that was disconnected lists what it missed with getSignaturesForAddress. The simulator has no
-// event for a new block, so open subscriptions look at the chain every `pollIntervalMs`.
+// unsubscribes, with notifications in the node's shapes (docs/chains.md, "Solana by address: what
+// the simulator answers"). Like a node it replays nothing: a client that was disconnected lists what
+// it missed with getSignaturesForAddress. The simulator has no event for a new block, so open
+// subscriptions look at the chain every `pollIntervalMs`.
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { base58, base64 } from '@scure/base'
@@ -37,8 +37,6 @@ export interface SolanaPubsub {
    * does (clients see code 1006 and reconnect); how tests exercise a client's reconnection
    */
   dropConnections(): number
-  /** the open connections */
-  connectionCount(): number
   /** the open subscriptions over all connections */
   subscriptionCount(): number
   close(): Promise<void>
@@ -305,7 +303,6 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
       stopPolling()
       return dropped
     },
-    connectionCount: () => connections.size,
     subscriptionCount: () =>
       [...connections].reduce((count, connection) => count + connection.subscriptions.size, 0),
     async close() {
