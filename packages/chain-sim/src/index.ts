@@ -1,5 +1,6 @@
 export * from './chain-format.js'
 export * from './routes.js'
 export * from './simulator.js'
+export * from './solana-pubsub.js'
 export * from './solana-rpc-routes.js'
 export * from './tron-node-routes.js'

@@ -4,15 +4,24 @@
 // Anyone who reaches them can fake the transfer that confirms a payment, so they answer callers on
 // this machine only, or, when the operator sets a token, only callers that send it
 // (docs/operations.md, "The chain simulator's routes").
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
 import { DECIMAL_AMOUNT_PATTERN, isDomainError } from '@chainpay/domain'
-import { simulatorAccess } from '@chainpay/service-kit'
+import { constantTimeEqual } from '@chainpay/platform'
+import {
+  forwardedByAProxy,
+  isLocalCaller,
+  SIMULATOR_TOKEN_HEADER,
+  simulatorAccess,
+} from '@chainpay/service-kit'
 import {
   type FastifyPluginAsyncTypebox,
   Type,
   TypeBoxValidatorCompiler,
 } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { type ChainSimulator, SIMULATED_FAILURES } from './simulator.js'
+import { createSolanaPubsub, type SolanaPubsub } from './solana-pubsub.js'
 import { solanaRpcRoutes } from './solana-rpc-routes.js'
 import { tronNodeRoutes } from './tron-node-routes.js'
 
@@ -20,6 +29,8 @@ export interface ChainSimulatorRoutesOptions {
   simulator: ChainSimulator
   /** SIMULATOR_TOKEN; undefined: loopback callers only */
   token: string | undefined
+  /** the Solana websocket pubsub served on the same port; a new one when absent */
+  solanaPubsub?: SolanaPubsub | undefined
 }
 
 const MAX_BLOCKS_PER_REQUEST = 1000
@@ -62,6 +73,15 @@ const TransactionBody = Type.Object(
   },
   { additionalProperties: false },
 )
+const TokenAccountBody = Type.Object(
+  {
+    owner: Address,
+    currency: Type.String({ minLength: 1, maxLength: 32 }),
+    // e.g. the owner's associated token account; a new address when absent
+    address: Type.Optional(Address),
+  },
+  { additionalProperties: false },
+)
 const DropBody = Type.Union([
   // requeue: back to the mempool, the next block includes it again (java-tron re-queues popped ones)
   Type.Object({ requeue: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
@@ -78,10 +98,11 @@ const BlocksBody = Type.Union([
 
 export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoutesOptions> = async (
   app,
-  { simulator, token },
+  { simulator, token, solanaPubsub },
 ) => {
   // before anything else, the node-shaped APIs' scopes included (they copy this scope's hooks)
   app.addHook('onRequest', simulatorAccess(token))
+  serveSolanaPubsub(app, simulator, token, solanaPubsub ?? createSolanaPubsub({ simulator }))
   // The node-shaped APIs the real TRON and Solana clients read, each in its own scope: both answer
   // bodies the way their nodes do, with parsers of their own.
   await app.register(tronNodeRoutes, { simulator })
@@ -113,6 +134,21 @@ export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoute
       if (rejected) return sendError(reply, rejected)
       try {
         return reply.code(201).send(await simulator.submitTransaction(request.params.network, request.body))
+      } catch (error) {
+        return sendDomainError(reply, error)
+      }
+    },
+  )
+
+  // a Solana token account with a given owner, which SPL transfers can then pay
+  app.post(
+    '/dev/chains/:network/token-accounts',
+    { schema: { params: NetworkParams, body: TokenAccountBody }, attachValidation: true },
+    async (request, reply) => {
+      const rejected = rejection(simulator, request)
+      if (rejected) return sendError(reply, rejected)
+      try {
+        return reply.code(201).send(await simulator.openTokenAccount(request.params.network, request.body))
       } catch (error) {
         return sendDomainError(reply, error)
       }
@@ -155,6 +191,40 @@ export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoute
       return reply.code(200).send(await simulator.head(request.params.network))
     },
   )
+}
+
+/**
+ * The Solana node's websocket on the HTTP port, at the network's JSON-RPC path
+ * (ws://127.0.0.1:PORT/chains/SOLANA): web3.js reaches it with `wsEndpoint` (it would otherwise
+ * take port + 1, where a validator listens). The same callers as the routes' hook may open it.
+ */
+function serveSolanaPubsub(
+  app: FastifyInstance,
+  simulator: ChainSimulator,
+  token: string | undefined,
+  pubsub: SolanaPubsub,
+): void {
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = new URL(request.url ?? '/', 'http://simulator').pathname
+    const network = simulator.networkNamed(/^\/chains\/([^/]+)\/?$/.exec(path)?.[1] ?? '')
+    const refuse = (status: string) => {
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
+    }
+    if (network === undefined || simulator.chainOf(network) !== 'SOLANA') return refuse('404 Not Found')
+    const sent = request.headers[SIMULATOR_TOKEN_HEADER]
+    const allowed =
+      token === undefined
+        ? isLocalCaller(request.socket) && !forwardedByAProxy(request.headers)
+        : typeof sent === 'string' && constantTimeEqual(sent, token)
+    if (!allowed) return refuse(token === undefined ? '404 Not Found' : '401 Unauthorized')
+    pubsub.handleUpgrade(request, socket, head, network)
+  }
+  app.server.on('upgrade', onUpgrade)
+  // before the server closes: it would wait for the upgraded sockets
+  app.addHook('preClose', async () => {
+    app.server.off('upgrade', onUpgrade)
+    await pubsub.close()
+  })
 }
 
 interface ErrorReply {

@@ -13,6 +13,15 @@ export interface StoredTransfer {
   decimals: number
   /** TRX that a contract sends (a TRON internal transaction): absent or false for a plain transfer */
   internal?: boolean
+  /** Solana: the receiving token account, when it was opened with a given owner (read back only) */
+  tokenAccount?: StoredTokenAccount
+}
+
+/** a Solana token account opened with a given owner and mint */
+export interface StoredTokenAccount {
+  address: string
+  owner: string
+  mint: string
 }
 
 export interface StoredTransaction {
@@ -47,6 +56,10 @@ export interface SimulatorStore {
   requeueTransaction(network: string, txHash: string): void
   blocks(network: string, fromHeight: number, toHeight: number): ChainBlock[]
   rehashBlock(network: string, height: number, hash: string, parentHash: string): void
+  /** false if the address is already a token account */
+  insertTokenAccount(network: string, account: StoredTokenAccount): boolean
+  tokenAccount(network: string, address: string): StoredTokenAccount | undefined
+  tokenAccountsOf(network: string, owner: string): StoredTokenAccount[]
 }
 
 const SCHEMA = `
@@ -110,6 +123,18 @@ export const simulatorMigrations: readonly SqliteMigration[] = [
       db.exec('ALTER TABLE sim_transfers ADD COLUMN internal INTEGER NOT NULL DEFAULT 0')
     },
   },
+  {
+    description: 'Solana token accounts opened with a given owner',
+    apply: (db) => {
+      db.exec(`CREATE TABLE IF NOT EXISTS sim_token_accounts (
+        network TEXT NOT NULL,
+        address TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        mint TEXT NOT NULL,
+        PRIMARY KEY (network, address)
+      ) WITHOUT ROWID`)
+    },
+  },
 ]
 
 export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
@@ -142,9 +167,21 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
        WHERE network = ? AND height BETWEEN ? AND ? ORDER BY height`,
     ),
     transfers: db.prepare(
-      `SELECT tx_hash, transfer_index, block_height, from_address, to_address, contract,
-              amount_units, decimals, failure, submitted_at, internal
-       FROM sim_transfers WHERE network = ? AND block_height BETWEEN ? AND ? ORDER BY block_height, seq`,
+      `SELECT t.tx_hash, t.transfer_index, t.block_height, t.from_address, t.to_address, t.contract,
+              t.amount_units, t.decimals, t.failure, t.submitted_at, t.internal,
+              a.owner AS account_owner, a.mint AS account_mint
+       FROM sim_transfers t
+       LEFT JOIN sim_token_accounts a ON a.network = t.network AND a.address = t.to_address
+       WHERE t.network = ? AND t.block_height BETWEEN ? AND ? ORDER BY t.block_height, t.seq`,
+    ),
+    insertTokenAccount: db.prepare(
+      'INSERT OR IGNORE INTO sim_token_accounts (network, address, owner, mint) VALUES (?, ?, ?, ?)',
+    ),
+    tokenAccount: db.prepare(
+      'SELECT address, owner, mint FROM sim_token_accounts WHERE network = ? AND address = ?',
+    ),
+    tokenAccountsOf: db.prepare(
+      'SELECT address, owner, mint FROM sim_token_accounts WHERE network = ? AND owner = ? ORDER BY address',
     ),
     rehashBlock: db.prepare(
       'UPDATE sim_blocks SET hash = ?, parent_hash = ? WHERE network = ? AND height = ?',
@@ -238,9 +275,32 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
           amountUnits: String(row.amount_units),
           decimals: Number(row.decimals),
           ...(Number(row.internal) === 1 ? { internal: true } : {}),
+          ...(row.account_owner === null
+            ? {}
+            : {
+                tokenAccount: {
+                  address: String(row.to_address),
+                  owner: String(row.account_owner),
+                  mint: String(row.account_mint),
+                },
+              }),
         })
       }
       return blocks
+    },
+    insertTokenAccount(network, { address, owner, mint }) {
+      return Number(statements.insertTokenAccount.run(network, address, owner, mint).changes) === 1
+    },
+    tokenAccount(network, address) {
+      const row = statements.tokenAccount.get(network, address)
+      return row && { address: String(row.address), owner: String(row.owner), mint: String(row.mint) }
+    },
+    tokenAccountsOf(network, owner) {
+      return statements.tokenAccountsOf.all(network, owner).map((row) => ({
+        address: String(row.address),
+        owner: String(row.owner),
+        mint: String(row.mint),
+      }))
     },
     rehashBlock(network, height, hash, parentHash) {
       statements.rehashBlock.run(hash, parentHash, network, height)

@@ -5,6 +5,7 @@ import {
   type AssetRegistry,
   type Chain,
   DomainError,
+  findAssetByContract,
   findNetwork,
   type NetworkDefinition,
   resolveAsset,
@@ -13,7 +14,12 @@ import {
 import { type Logger, moduleLogger } from '@chainpay/platform'
 import type { ChainClient, ChainHead } from '@chainpay/ports'
 import { type ChainFormat, chainFormat } from './chain-format.js'
-import { createSimulatorStore, type StoredBlock, type StoredTransfer } from './simulator-store.js'
+import {
+  createSimulatorStore,
+  type StoredBlock,
+  type StoredTokenAccount,
+  type StoredTransfer,
+} from './simulator-store.js'
 
 export interface SimulatedTransfer {
   /** receiving address; for SPL tokens the receiving token account */
@@ -56,6 +62,15 @@ export interface SimulatedTransaction {
 }
 
 export type SimulatedBlock = StoredBlock
+export type SimulatedTokenAccount = StoredTokenAccount
+
+export interface TokenAccountRequest {
+  owner: string
+  /** an SPL currency of the registry: the account holds its mint */
+  currency: string
+  /** the account's address, e.g. the owner's associated token account; a new address when absent */
+  address?: string | undefined
+}
 
 export interface SimulatedNetwork {
   network: string
@@ -77,6 +92,16 @@ export interface ChainSimulator {
   stop(): Promise<void>
   /** resolves once the transfer is durably in the mempool */
   submitTransfer(network: string, transfer: SimulatedTransfer): Promise<{ txHash: string }>
+  /**
+   * a Solana token account of `owner` for the currency's mint: SPL transfers to it name that owner
+   * in the transaction's token balances, as a real node's do; idempotent for the same owner and mint
+   */
+  openTokenAccount(network: string, request: TokenAccountRequest): Promise<SimulatedTokenAccount>
+  /** the token accounts opened for `owner`, with their mint's decimals */
+  tokenAccountsOf(
+    network: string,
+    owner: string,
+  ): Promise<Array<SimulatedTokenAccount & { decimals: number }>>
   /** resolves once the transaction, with all its transfers, is durably in the mempool */
   submitTransaction(network: string, transaction: SimulatedTransaction): Promise<{ txHash: string }>
   /** blocks with their transactions as submitted: what node-shaped routes render */
@@ -249,6 +274,43 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
 
     async submitTransaction(network, transaction) {
       return submit(network, transaction, 'list')
+    },
+
+    async tokenAccountsOf(network, owner) {
+      const name = simulated(network).definition.network
+      return store.tokenAccountsOf(name, owner).map((account) => ({
+        ...account,
+        decimals: findAssetByContract(registry, name, account.mint)?.decimals ?? 0,
+      }))
+    },
+
+    async openTokenAccount(network, request) {
+      const entry = simulated(network)
+      const name = entry.definition.network
+      const asset = resolveAsset(registry, { network: name, currency: request.currency })
+      if (entry.definition.chain !== 'SOLANA' || asset.contract === null) {
+        throw new DomainError(
+          'VALIDATION_ERROR',
+          'currency: token accounts hold an SPL token of a Solana network',
+        )
+      }
+      const wanted: StoredTokenAccount = {
+        address:
+          request.address === undefined ? entry.format.newAddress() : address('address', request.address),
+        owner: address('owner', request.owner),
+        mint: asset.contract,
+      }
+      return store.inTransaction(() => {
+        if (store.insertTokenAccount(name, wanted)) return wanted
+        const held = store.tokenAccount(name, wanted.address) as StoredTokenAccount
+        if (held.owner !== wanted.owner || held.mint !== wanted.mint) {
+          throw new DomainError(
+            'VALIDATION_ERROR',
+            `address: ${wanted.address} is a token account of another owner or mint`,
+          )
+        }
+        return held
+      })
     },
 
     async blockDetails(network, fromHeight, toHeight) {

@@ -1,8 +1,8 @@
 // The simulator's Solana blocks as a real node's getBlock renders them: legacy and v0 transactions
 // made of system and SPL token transfer instructions, the fee payer's fee, lamport and token
-// balances before and after. Everything a simulated transaction does not say (token account
-// owners, balances before, lookup table addresses) is derived from its hash, so that rendering the
-// same block twice gives the same answer.
+// balances before and after. Everything a simulated transaction does not say (the owners of token
+// accounts not opened with one, balances before, lookup table addresses) is derived from its hash,
+// so that rendering the same block twice gives the same answer.
 import { createHash } from 'node:crypto'
 import { formatUnits } from '@chainpay/domain'
 import { base58 } from '@scure/base'
@@ -17,7 +17,7 @@ export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
 export const SIMULATED_FEE_LAMPORTS = 5000n
 
 // real balances of those accounts (rent-exempt minimums, the token program's account)
-const TOKEN_ACCOUNT_LAMPORTS = 2_039_280n
+export const TOKEN_ACCOUNT_LAMPORTS = 2_039_280n
 const MINT_LAMPORTS = 1_461_600n
 const PROGRAM_LAMPORTS: Record<string, bigint> = {
   [SYSTEM_PROGRAM_ID]: 1n,
@@ -51,7 +51,7 @@ export interface BlockRenderOptions {
 
 type Json = Record<string, unknown>
 
-interface AccountKey {
+export interface AccountKey {
   pubkey: string
   signer: boolean
   writable: boolean
@@ -79,7 +79,7 @@ interface TokenAccount {
 }
 
 /** one simulated transaction in the node's terms, before it is encoded */
-interface SolanaTransaction {
+export interface SolanaTransaction {
   signature: string
   version: 0 | 'legacy'
   /** static keys, then the keys loaded from the lookup table */
@@ -110,20 +110,12 @@ export function renderSolanaBlock(block: SimulatedBlock, options: BlockRenderOpt
   if (options.rewards) rendered.rewards = []
   const { transactionDetails } = options
   if (transactionDetails === 'none') return rendered
-  const transactions = block.transactions.map((transaction, position) =>
-    solanaTransaction(transaction, position, block.parentHash),
-  )
+  const transactions = simulatedSolanaTransactions(block)
   if (transactionDetails === 'signatures') {
     rendered.signatures = transactions.map((transaction) => transaction.signature)
     return rendered
   }
-  const unsupported = transactions.find((transaction) => !versionSupported(transaction, options))
-  if (unsupported) {
-    throw new SolanaRpcError(
-      -32015,
-      'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
-    )
-  }
+  for (const transaction of transactions) assertVersionSupported(transaction, options)
   rendered.transactions = transactions.map((transaction) =>
     transactionDetails === 'accounts'
       ? accountsModeTransaction(transaction, options)
@@ -141,9 +133,38 @@ export function simulatedSolanaVersion(position: number): 0 | 'legacy' {
   return position % 2 === 1 ? 0 : 'legacy'
 }
 
-function versionSupported(transaction: SolanaTransaction, options: BlockRenderOptions): boolean {
-  if (transaction.version === 'legacy') return true
-  return options.maxSupportedTransactionVersion !== undefined && options.maxSupportedTransactionVersion >= 0
+/** a block's transactions in the node's terms, in block order */
+export function simulatedSolanaTransactions(block: SimulatedBlock): SolanaTransaction[] {
+  return block.transactions.map((transaction, position) =>
+    solanaTransaction(transaction, position, block.parentHash),
+  )
+}
+
+/** the getTransaction result for one transaction of `block` */
+export function renderSolanaTransaction(
+  block: SimulatedBlock,
+  transaction: SolanaTransaction,
+  options: Omit<BlockRenderOptions, 'transactionDetails' | 'rewards'>,
+): Json {
+  assertVersionSupported(transaction, options)
+  return {
+    blockTime: Math.floor(Date.parse(block.time) / 1000),
+    slot: block.height,
+    ...fullTransaction(transaction, { ...options, transactionDetails: 'full', rewards: true }),
+  }
+}
+
+function assertVersionSupported(
+  transaction: SolanaTransaction,
+  options: Pick<BlockRenderOptions, 'maxSupportedTransactionVersion'>,
+): void {
+  if (transaction.version === 'legacy') return
+  if (options.maxSupportedTransactionVersion !== undefined && options.maxSupportedTransactionVersion >= 0)
+    return
+  throw new SolanaRpcError(
+    -32015,
+    'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+  )
 }
 
 function fullTransaction(transaction: SolanaTransaction, options: BlockRenderOptions): Json {
@@ -287,7 +308,12 @@ function solanaTransaction(
     const source = derivedKey('token-account', payer, mint)
     const amount = BigInt(transfer.amountUnits)
     tokenAccount(tokenAccounts, source, mint, payer, transfer.decimals, stored.txHash).sent += amount
-    const owner = derivedKey('owner', transfer.to)
+    // an account opened with a given owner (ChainSimulator.openTokenAccount) for its mint; any
+    // other stands for an account of some stranger
+    const owner =
+      transfer.tokenAccount !== undefined && transfer.tokenAccount.mint === mint
+        ? transfer.tokenAccount.owner
+        : derivedKey('owner', transfer.to)
     tokenAccount(tokenAccounts, transfer.to, mint, owner, transfer.decimals, stored.txHash).received += amount
     place(writable, source)
     place(receivers, transfer.to)
@@ -417,7 +443,7 @@ function tokenBalances(
   return balances
 }
 
-function uiTokenAmount(amount: bigint, decimals: number): Json {
+export function uiTokenAmount(amount: bigint, decimals: number): Json {
   const text = formatUnits(amount, decimals)
   return {
     amount: amount.toString(),
@@ -523,6 +549,20 @@ function execute(instructions: Instruction[], succeeded: boolean): { logs: strin
   }
   return { logs, computeUnits: consumed }
 }
+
+/**
+ * JSON with u64 values (bigint) written as the exact integers a node writes; the u64 maximum, a
+ * rent-exempt account's rentEpoch, included
+ */
+export function nodeJson(value: unknown): string {
+  const marked = JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === 'bigint' ? `${U64_MARK}${item}` : item,
+  )
+  return marked.replace(U64_PATTERN, '$1')
+}
+
+const U64_MARK = '\u0000u64:'
+const U64_PATTERN = /"\\u0000u64:(-?\d+)"/g
 
 //////// Derived values
 

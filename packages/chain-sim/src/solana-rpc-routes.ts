@@ -1,15 +1,30 @@
 // A Solana JSON-RPC node in front of the simulator: POST /chains/<network> answers what
-// @solana/web3.js's Connection asks a real node while following blocks, in the node's shapes and
+// @solana/web3.js's Connection asks a real node while following blocks or accounts, in the node's shapes and
 // with its errors. Slots are the simulator's block heights; `processed` and `confirmed` stand at
 // the head, `finalized` at the simulator's finalized height.
+import { base58 } from '@scure/base'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
-import type { ChainSimulator } from './simulator.js'
+import type { ChainSimulator, SimulatedBlock } from './simulator.js'
+import {
+  type AccountEncoding,
+  accountStateAfter,
+  renderAccount,
+  type TokenHolding,
+  tokenHoldingAfter,
+} from './solana-accounts.js'
 import {
   type BlockEncoding,
   type BlockRenderOptions,
+  nodeJson,
   renderSolanaBlock,
+  renderSolanaTransaction,
   SolanaRpcError,
+  type SolanaTransaction,
+  simulatedSolanaTransactions,
+  TOKEN_ACCOUNT_LAMPORTS,
+  TOKEN_PROGRAM_ID,
   type TransactionDetails,
+  uiTokenAmount,
 } from './solana-rpc-blocks.js'
 
 export { SolanaRpcError, simulatedSolanaVersion } from './solana-rpc-blocks.js'
@@ -30,6 +45,10 @@ const GENESIS_HASHES: Record<string, string> = {
 const OTHER_GENESIS_HASH = '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY'
 /** what getSignatureStatuses takes at once (MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS) */
 const MAX_SIGNATURE_STATUSES = 256
+/** what getSignaturesForAddress lists at once, and by default */
+const MAX_SIGNATURES_FOR_ADDRESS = 1000
+/** how many blocks the simulator reads at once while looking for an address */
+const SEARCH_BATCH = 256
 /** a blockhash stays usable for this many blocks */
 const BLOCKHASH_VALIDITY = 150
 
@@ -228,6 +247,100 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     return { context: { apiVersion: API_VERSION, slot: head }, value }
   },
 
+  // the transactions whose account keys (lookup table keys included) hold the address, newest
+  // first, failed ones too: a token account receiving SPL is listed, its owner is not
+  async getSignaturesForAddress(node, [addressParam, configParam]) {
+    const address = readPubkey(addressParam)
+    const config = readConfig(configParam)
+    const limit = config.limit === undefined ? MAX_SIGNATURES_FOR_ADDRESS : readSlot(config.limit)
+    if (limit < 1 || limit > MAX_SIGNATURES_FOR_ADDRESS) {
+      throw invalidParams(`Invalid limit; max ${MAX_SIGNATURES_FOR_ADDRESS}`)
+    }
+    const commitment = atLeastConfirmed(config.commitment)
+    let newest = await contextSlot(node, { ...config, commitment })
+    const before = readOptionalSignature(config.before)
+    const until = readOptionalSignature(config.until)
+    // before: listing starts below it; until: listing stops above it
+    let listing = true
+    if (before !== undefined) {
+      // a node that does not know `before` has nothing older to list
+      const slot = await node.simulator.transactionHeight(node.network, before)
+      if (slot === null || slot === undefined) return []
+      if (slot <= newest) {
+        newest = slot
+        listing = false
+      }
+    }
+    const finalized = await node.simulator.finalizedHeight(node.network)
+    const found: unknown[] = []
+    for await (const { block, transaction } of transactionsNewestFirst(node, newest)) {
+      if (transaction.signature === until) break
+      if (!listing) {
+        listing = transaction.signature === before
+        continue
+      }
+      if (!mentions(transaction, address)) continue
+      found.push({
+        blockTime: Math.floor(Date.parse(block.time) / 1000),
+        confirmationStatus: block.height <= finalized ? 'finalized' : 'confirmed',
+        err: transaction.err,
+        memo: null,
+        signature: transaction.signature,
+        slot: block.height,
+      })
+      if (found.length === limit) break
+    }
+    return found
+  },
+
+  // the token accounts opened with this owner (ChainSimulator.openTokenAccount), each as the last
+  // transaction that touched it left it
+  async getTokenAccountsByOwner(node, [ownerParam, filterParam, configParam]) {
+    const owner = readPubkey(ownerParam)
+    const filter = readConfig(filterParam)
+    let mint: string | undefined
+    if (filter.mint !== undefined) mint = readPubkey(filter.mint)
+    else if (filter.programId !== TOKEN_PROGRAM_ID) {
+      throw new SolanaRpcError(-32602, 'Invalid param: unrecognized Token program id')
+    }
+    const config = readConfig(configParam)
+    const encoding = readAccountEncoding(config.encoding)
+    const slot = await contextSlot(node, config)
+    const accounts = (await node.simulator.tokenAccountsOf(node.network, owner)).filter(
+      (account) => mint === undefined || account.mint === mint,
+    )
+    const value: unknown[] = []
+    for (const account of accounts) {
+      let state: Record<string, unknown> | undefined
+      for await (const { transaction } of transactionsNewestFirst(node, slot)) {
+        if (tokenHoldingAfter(transaction, account.address) === undefined) continue
+        state = accountStateAfter(transaction, account.address, encoding)
+        break
+      }
+      const empty: TokenHolding = {
+        mint: account.mint,
+        owner,
+        uiTokenAmount: uiTokenAmount(0n, account.decimals) as TokenHolding['uiTokenAmount'],
+      }
+      value.push({
+        account: state ?? renderAccount(TOKEN_ACCOUNT_LAMPORTS, empty, encoding),
+        pubkey: account.address,
+      })
+    }
+    return { context: { apiVersion: API_VERSION, slot }, value }
+  },
+
+  // null for a signature the node does not know, holds only in its mempool, or above the commitment
+  async getTransaction(node, [signatureParam, configParam]) {
+    const signature = readSignature(signatureParam)
+    const config = readConfig(typeof configParam === 'string' ? { encoding: configParam } : configParam)
+    const render = readRenderOptions(config)
+    const highest = await slotAt(node, atLeastConfirmed(config.commitment))
+    const found = await transactionAt(node, signature)
+    if (found === undefined || found.block.height > highest) return null
+    return renderSolanaTransaction(found.block, found.transaction, render)
+  },
+
   async getFirstAvailableBlock(node) {
     return node.simulator.firstAvailableHeight(node.network)
   },
@@ -289,7 +402,86 @@ function slotsBetween(first: number, last: number): number[] {
   return last < from ? [] : Array.from({ length: last - from + 1 }, (_, offset) => from + offset)
 }
 
+/** the node's transactions from slot `newest` down to its first available block, newest first */
+async function* transactionsNewestFirst(
+  node: Node,
+  newest: number,
+): AsyncGenerator<{ block: SimulatedBlock; transaction: SolanaTransaction }> {
+  const oldest = Math.max(1, node.simulator.firstAvailableHeight(node.network))
+  for (let top = newest; top >= oldest; top -= SEARCH_BATCH) {
+    const blocks = await node.simulator.blockDetails(
+      node.network,
+      Math.max(oldest, top - SEARCH_BATCH + 1),
+      top,
+    )
+    for (const block of blocks.reverse()) {
+      if (node.simulator.lacksBlock(node.network, block.height)) continue
+      for (const transaction of simulatedSolanaTransactions(block).reverse()) yield { block, transaction }
+    }
+  }
+}
+
+function mentions(transaction: SolanaTransaction, address: string): boolean {
+  return transaction.keys.some((key) => key.pubkey === address)
+}
+
+/** a transaction in the block that holds it, as the node renders it; undefined if it has none */
+async function transactionAt(
+  node: Node,
+  signature: string,
+): Promise<{ block: SimulatedBlock; transaction: SolanaTransaction } | undefined> {
+  const slot = await node.simulator.transactionHeight(node.network, signature)
+  if (slot === null || slot === undefined) return undefined
+  if (
+    slot < node.simulator.firstAvailableHeight(node.network) ||
+    node.simulator.lacksBlock(node.network, slot)
+  ) {
+    return undefined
+  }
+  const [block] = await node.simulator.blockDetails(node.network, slot, slot)
+  const transaction =
+    block && simulatedSolanaTransactions(block).find((candidate) => candidate.signature === signature)
+  return block && transaction ? { block, transaction } : undefined
+}
+
 //////// Parameters
+
+function readPubkey(value: unknown): string {
+  if (typeof value !== 'string' || !decodesTo(value, 32)) throw invalidParam()
+  return value
+}
+
+function readAccountEncoding(encoding: unknown): AccountEncoding {
+  // a node's default is the legacy `binary`, a bare base58 string
+  if (encoding === undefined) return 'binary'
+  if (encoding === 'binary' || encoding === 'base58' || encoding === 'base64' || encoding === 'jsonParsed')
+    return encoding
+  throw invalidParams(
+    `encoding ${String(encoding)} is not served by the simulator; use binary, base58, base64 or jsonParsed`,
+  )
+}
+
+function readSignature(value: unknown): string {
+  if (typeof value !== 'string' || !decodesTo(value, 64)) throw invalidParam()
+  return value
+}
+
+function readOptionalSignature(value: unknown): string | undefined {
+  return value === undefined || value === null ? undefined : readSignature(value)
+}
+
+function decodesTo(text: string, length: number): boolean {
+  try {
+    return base58.decode(text).length === length
+  } catch {
+    return false
+  }
+}
+
+/** what a node answers for a key or signature that is not one */
+function invalidParam(): SolanaRpcError {
+  return new SolanaRpcError(-32602, 'Invalid param: Invalid')
+}
 
 function readConfig(config: unknown): Record<string, unknown> {
   if (config === undefined || config === null) return {}
@@ -357,11 +549,5 @@ function invalidParams(reason: string): SolanaRpcError {
 
 /** JSON with u64 values (bigint) written as the exact integers a node writes */
 function sendJson(reply: FastifyReply, value: unknown): FastifyReply {
-  const marked = JSON.stringify(value, (_key, item: unknown) =>
-    typeof item === 'bigint' ? `${U64_MARK}${item}` : item,
-  )
-  return reply.type('application/json').send(marked.replace(U64_PATTERN, '$1'))
+  return reply.type('application/json').send(nodeJson(value))
 }
-
-const U64_MARK = '\u0000u64:'
-const U64_PATTERN = /"\\u0000u64:(-?\d+)"/g

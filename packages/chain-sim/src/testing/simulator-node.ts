@@ -12,6 +12,7 @@ import { openSqliteDatabase } from '@chainpay/store-sqlite'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { chainSimulatorRoutes } from '../routes.js'
 import { type ChainSimulator, createChainSimulator, type SimulatedNetwork } from '../simulator.js'
+import { createSolanaPubsub, type SolanaPubsub } from '../solana-pubsub.js'
 
 export const simulatorTestLogger: Logger = createRootLogger({ service: 'chain-sim-test', level: 'silent' })
 
@@ -95,6 +96,10 @@ export interface SimulatorNode {
   tronUrl(network: string): string
   /** the JSON-RPC URL of a Solana network: what `new Connection(url)` takes */
   solanaUrl(network: string): string
+  /** its websocket pubsub URL, on the same port: what `new Connection(url, { wsEndpoint })` takes */
+  solanaWsUrl(network: string): string
+  /** the Solana pubsub behind it, to drop its connections */
+  solanaPubsub: SolanaPubsub
   close(): Promise<void>
 }
 
@@ -103,8 +108,13 @@ export async function startSimulatorNode(options: SimulatorNodeOptions = {}): Pr
   const given = options.simulator
   const chain = given ? { simulator: given, close: async () => {} } : openTestSimulator(options)
   const app = Fastify()
+  const solanaPubsub = createSolanaPubsub({ simulator: chain.simulator })
   try {
-    await app.register(chainSimulatorRoutes, { simulator: chain.simulator, token: options.token })
+    await app.register(chainSimulatorRoutes, {
+      simulator: chain.simulator,
+      token: options.token,
+      solanaPubsub,
+    })
     const url = await app.listen({ host: '127.0.0.1', port: 0 })
     return {
       simulator: chain.simulator,
@@ -112,6 +122,8 @@ export async function startSimulatorNode(options: SimulatorNodeOptions = {}): Pr
       url,
       tronUrl: (network) => `${url}/chains/${network}`,
       solanaUrl: (network) => `${url}/chains/${network}`,
+      solanaWsUrl: (network) => `${url.replace(/^http/, 'ws')}/chains/${network}`,
+      solanaPubsub,
       async close() {
         await app.close()
         await chain.close()

@@ -1,0 +1,90 @@
+// Accounts as getAccountInfo, getTokenAccountsByOwner and the pubsub notifications render them:
+// a system account with no data, or an SPL token account's 165 bytes (or its jsonParsed form). The
+// simulator keeps no account state: an account is as the last transaction that touched it left it.
+import { base58, base64 } from '@scure/base'
+import { type SolanaTransaction, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './solana-rpc-blocks.js'
+
+type Json = Record<string, unknown>
+
+/** `binary`: a node's legacy default, a bare base58 string */
+export type AccountEncoding = 'binary' | 'base58' | 'base64' | 'jsonParsed'
+
+/** rentEpoch of a rent-exempt account: u64::MAX */
+const RENT_EXEMPT_EPOCH = 18_446_744_073_709_551_615n
+export const TOKEN_ACCOUNT_SPACE = 165
+
+/** what a token account holds: its post token balance in a transaction */
+export interface TokenHolding {
+  mint: string
+  owner: string
+  uiTokenAmount: { amount: string } & Json
+}
+
+/** the token account's holding after the transaction; undefined if the key is no token account of it */
+export function tokenHoldingAfter(transaction: SolanaTransaction, address: string): TokenHolding | undefined {
+  const index = transaction.keys.findIndex((key) => key.pubkey === address)
+  return transaction.postTokenBalances.find((balance) => balance.accountIndex === index) as
+    | TokenHolding
+    | undefined
+}
+
+/** an account's state after a transaction, as getAccountInfo and accountNotification give it */
+export function accountStateAfter(
+  transaction: SolanaTransaction,
+  address: string,
+  encoding: AccountEncoding,
+): Json {
+  const index = transaction.keys.findIndex((key) => key.pubkey === address)
+  return renderAccount(
+    transaction.postBalances[index] ?? 0n,
+    tokenHoldingAfter(transaction, address),
+    encoding,
+  )
+}
+
+/** a system account (no holding) or a token account, in the node's account shape */
+export function renderAccount(
+  lamports: bigint,
+  token: TokenHolding | undefined,
+  encoding: AccountEncoding,
+): Json {
+  const state = { executable: false, lamports, rentEpoch: RENT_EXEMPT_EPOCH }
+  if (token === undefined) {
+    return { ...state, data: encoded(new Uint8Array(0), encoding), owner: SYSTEM_PROGRAM_ID, space: 0 }
+  }
+  const data =
+    encoding === 'jsonParsed'
+      ? {
+          parsed: {
+            info: {
+              isNative: false,
+              mint: token.mint,
+              owner: token.owner,
+              state: 'initialized',
+              tokenAmount: token.uiTokenAmount,
+            },
+            type: 'account',
+          },
+          program: 'spl-token',
+          space: TOKEN_ACCOUNT_SPACE,
+        }
+      : encoded(tokenAccountData(token.mint, token.owner, BigInt(token.uiTokenAmount.amount)), encoding)
+  return { ...state, data, owner: TOKEN_PROGRAM_ID, space: TOKEN_ACCOUNT_SPACE }
+}
+
+/** an SPL token account's 165 bytes: mint, owner, amount, no delegate, initialized, not native */
+export function tokenAccountData(mint: string, owner: string, amount: bigint): Uint8Array {
+  const data = new Uint8Array(TOKEN_ACCOUNT_SPACE)
+  data.set(base58.decode(mint), 0)
+  data.set(base58.decode(owner), 32)
+  new DataView(data.buffer).setBigUint64(64, amount, true)
+  data[108] = 1 // AccountState::Initialized, after the 36 bytes of the delegate option
+  return data
+}
+
+function encoded(data: Uint8Array, encoding: AccountEncoding): unknown {
+  if (encoding === 'binary') return base58.encode(data)
+  if (encoding === 'base58') return [base58.encode(data), 'base58']
+  // jsonParsed falls back to base64 for what it cannot parse
+  return [base64.encode(data), 'base64']
+}

@@ -1,0 +1,146 @@
+import { chainFormat, simulatedAddress } from '@chainpay/chain-sim'
+import { type SimulatorNode, startSimulatorNode, testNetworks } from '@chainpay/chain-sim/testing'
+import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
+import { Connection } from '@solana/web3.js'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createSolanaAddressReader, type SolanaAddressReader } from './solana-address-reader.js'
+
+const USDC = resolveAsset(defaultAssetRegistry, { network: 'SOLANA', currency: 'USDC' }).contract as string
+/** Solana's finality depth in the simulator */
+const FINALITY_DEPTH = 31
+
+let node: SimulatorNode
+let reader: SolanaAddressReader
+/** JSON-RPC calls over HTTP, by method */
+let calls: Map<string, number>
+let ends: Array<() => Promise<void>>
+
+beforeEach(async () => {
+  node = await startSimulatorNode({ networks: testNetworks('SOLANA') })
+  calls = new Map()
+  ends = []
+  const counting = (async (url: string, init: RequestInit) => {
+    const { method } = JSON.parse(String(init.body)) as { method: string }
+    calls.set(method, (calls.get(method) ?? 0) + 1)
+    return fetch(url, init)
+  }) as unknown as typeof fetch
+  const connection = new Connection(node.solanaUrl('SOLANA'), {
+    commitment: 'confirmed',
+    wsEndpoint: node.solanaWsUrl('SOLANA'),
+    httpAgent: false,
+    fetch: counting,
+  })
+  reader = createSolanaAddressReader({ network: 'SOLANA', registry: defaultAssetRegistry, connection })
+})
+
+afterEach(async () => {
+  await Promise.all(ends.map((end) => end()))
+  await node.close()
+})
+
+async function pay(to: string, amount: string, currency: string): Promise<string> {
+  const { txHash } = await node.simulator.submitTransfer('SOLANA', { to, amount, currency })
+  await node.simulator.mineBlocks('SOLANA', 1)
+  return txHash
+}
+
+describe('createSolanaAddressReader against the simulator, through web3.js', () => {
+  it('hears of a payment to a token account of the owner other than the associated one, and reads it with its owner', async () => {
+    const owner = simulatedAddress('SOLANA')
+    const account = await node.simulator.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
+    const heard: string[] = []
+    ends.push(reader.onActivity(account.address, (signature) => heard.push(signature)))
+    await vi.waitFor(() => expect(node.solanaPubsub.subscriptionCount()).toBe(1))
+
+    const txHash = await pay(account.address, '12.5', 'USDC')
+    await vi.waitFor(() => expect(heard).toEqual([txHash]))
+    calls.clear()
+
+    const activity = await reader.activitySince(account.address, null)
+    expect(activity).toEqual([{ signature: txHash, slot: expect.any(Number), failed: false }])
+    const read = await reader.transaction(txHash)
+    expect(read?.transfers).toEqual([
+      expect.objectContaining({
+        txHash,
+        to: account.address,
+        owner,
+        asset: { kind: 'token', contract: USDC },
+        amountUnits: '12500000',
+        success: true,
+      }),
+    ])
+    expect(read?.slot).toBe(activity[0]?.slot)
+    // a SOL payment's owner is the receiving account itself
+    const sol = await pay(owner, '0.75', 'SOL')
+    expect((await reader.transaction(sol))?.transfers).toEqual([
+      expect.objectContaining({ to: owner, owner, asset: { kind: 'native' }, amountUnits: '750000000' }),
+    ])
+    expect(Object.fromEntries(calls)).toEqual({ getSignaturesForAddress: 1, getTransaction: 2 })
+  })
+
+  it("finds an owner's token accounts, and hears when any of them changes", async () => {
+    const owner = simulatedAddress('SOLANA')
+    const first = await node.simulator.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
+    await node.simulator.openTokenAccount('SOLANA', { owner, currency: 'USDT' })
+    const changed: string[] = []
+    ends.push(reader.onTokenAccountChange(owner, USDC, (account) => changed.push(account)))
+    await vi.waitFor(() => expect(node.solanaPubsub.subscriptionCount()).toBe(1))
+
+    // opened after the watch began: heard of when it is paid
+    const later = await node.simulator.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
+    await node.simulator.submitTransaction('SOLANA', {
+      transfers: [
+        { to: later.address, amount: '3', currency: 'USDC' },
+        { to: simulatedAddress('SOLANA'), amount: '3', currency: 'USDC' },
+      ],
+    })
+    await node.simulator.mineBlocks('SOLANA', 1)
+    await vi.waitFor(() => expect(changed).toEqual([later.address]))
+
+    calls.clear()
+    expect((await reader.tokenAccountsOf(owner, USDC)).sort()).toEqual([first.address, later.address].sort())
+    expect(Object.fromEntries(calls)).toEqual({ getTokenAccountsByOwner: 1 })
+  })
+
+  it('lists only what came after the last seen signature, oldest first, in pages of 1,000', async () => {
+    const address = simulatedAddress('SOLANA')
+    const first = await pay(address, '1', 'SOL')
+    const second = await pay(address, '2', 'SOL')
+    expect((await reader.activitySince(address, null)).map((item) => item.signature)).toEqual([first, second])
+    expect(await reader.activitySince(address, second)).toEqual([])
+
+    for (let sent = 0; sent < 1001; sent += 1) {
+      await node.simulator.submitTransfer('SOLANA', { to: address, amount: '0.001', currency: 'SOL' })
+    }
+    await node.simulator.mineBlocks('SOLANA', 1)
+    calls.clear()
+    const since = await reader.activitySince(address, second)
+    expect(since).toHaveLength(1001)
+    expect(new Set(since.map((item) => item.signature)).size).toBe(1001)
+    expect(calls.get('getSignaturesForAddress')).toBe(2)
+  })
+
+  it('reads statuses in batches of 256, finality and failures included', async () => {
+    const address = simulatedAddress('SOLANA')
+    const paid = await pay(address, '1', 'SOL')
+    const { txHash: failed } = await node.simulator.submitTransfer('SOLANA', {
+      to: address,
+      amount: '1',
+      currency: 'SOL',
+      fail: true,
+    })
+    await node.simulator.mineBlocks('SOLANA', 1)
+    // well-formed signatures the node never saw
+    const unknown = Array.from({ length: 298 }, () => chainFormat('SOLANA').newTxHash())
+    calls.clear()
+
+    const states = await reader.statuses([paid, failed, ...unknown])
+    expect(calls.get('getSignatureStatuses')).toBe(2)
+    expect(states.get(paid)).toEqual({ slot: expect.any(Number), finalized: false, failed: false })
+    expect(states.get(failed)).toMatchObject({ finalized: false, failed: true })
+    expect(unknown.every((signature) => states.get(signature) === null)).toBe(true)
+
+    await node.simulator.mineBlocks('SOLANA', FINALITY_DEPTH)
+    expect((await reader.statuses([paid])).get(paid)).toMatchObject({ finalized: true })
+  })
+})

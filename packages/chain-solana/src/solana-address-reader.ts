@@ -1,0 +1,215 @@
+// What a Solana watcher that follows the accounts of open payments reads from a node, instead of
+// whole blocks (docs/chains.md, "Solana by address"): the signatures of an account since the last
+// one seen (getSignaturesForAddress), a transaction's transfers with the owner of each receiving
+// account (getTransaction), statuses in batches (getSignatureStatuses), an owner's token accounts
+// (getTokenAccountsByOwner), and websocket subscriptions that say when an account was touched
+// (logsSubscribe) or when any token account of an owner changed (programSubscribe of the token
+// program, filtered on the owner): the only way to hear of an SPL payment to a token account of
+// the owner other than the associated one (decisions 16). The watcher itself, which decides what to
+// read when, is not here yet.
+import type { AssetRegistry } from '@chainpay/domain'
+import type { ChainTransfer } from '@chainpay/ports'
+import { type Connection, PublicKey } from '@solana/web3.js'
+import { endpointOrigin, redactorFor, toChainRpcError } from './solana-rpc-errors.js'
+import {
+  type SolanaTransactionWithMeta,
+  solanaTransferFilter,
+  solanaTransfersOf,
+} from './solana-transfers.js'
+
+export interface SolanaAddressReaderOptions {
+  network: string
+  registry: AssetRegistry
+  /** the caller's Connection, with its `wsEndpoint` where the node's websocket is not at port + 1 */
+  connection: Connection
+}
+
+/** a transaction that holds the account, as getSignaturesForAddress lists it */
+export interface AddressActivity {
+  signature: string
+  slot: number
+  failed: boolean
+}
+
+/** a transfer of a transaction, with the owner of its receiving account */
+export interface OwnedTransfer extends ChainTransfer {
+  /** SOL: the receiving account itself; SPL: the token account's owner (any token account of it) */
+  owner: string
+}
+
+export interface AddressTransaction {
+  txHash: string
+  slot: number
+  blockTime: string
+  transfers: OwnedTransfer[]
+}
+
+export interface SignatureState {
+  slot: number
+  finalized: boolean
+  failed: boolean
+}
+
+export interface SolanaAddressReader {
+  /**
+   * the transactions holding `address` after `until` (exclusive; null: all the node has), oldest
+   * first, at confirmed: one getSignaturesForAddress per 1,000
+   */
+  activitySince(address: string, until: string | null): Promise<AddressActivity[]>
+  /** one getTransaction: the transfers it makes; null while the node does not hold it (confirmed) */
+  transaction(signature: string): Promise<AddressTransaction | null>
+  /** getSignatureStatuses in batches of 256, history included; null: the node does not know it */
+  statuses(signatures: readonly string[]): Promise<Map<string, SignatureState | null>>
+  /**
+   * calls `listener` with the signature of each transaction that mentions `address` (logsSubscribe,
+   * confirmed); the function it returns ends the subscription. Nothing is replayed after a
+   * reconnect: the watcher lists what it missed with activitySince.
+   */
+  onActivity(address: string, listener: (signature: string) => void): () => Promise<void>
+  /** the token accounts of `owner` for `mint` (getTokenAccountsByOwner), the associated one among them */
+  tokenAccountsOf(owner: string, mint: string): Promise<string[]>
+  /**
+   * calls `listener` with each token account of `owner` for `mint` that changed (programSubscribe,
+   * confirmed); the function it returns ends the subscription
+   */
+  onTokenAccountChange(
+    owner: string,
+    mint: string,
+    listener: (tokenAccount: string) => void,
+  ): () => Promise<void>
+}
+
+const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
+/** an SPL token account's size, and where its mint and owner sit in it */
+const TOKEN_ACCOUNT_SIZE = 165
+const MINT_OFFSET = 0
+const OWNER_OFFSET = 32
+
+/** what one getSignaturesForAddress call lists at most */
+const SIGNATURES_PER_PAGE = 1000
+/** what one getSignatureStatuses call takes at most */
+const STATUSES_PER_CALL = 256
+
+export function createSolanaAddressReader(options: SolanaAddressReaderOptions): SolanaAddressReader {
+  const { network, connection } = options
+  const filter = solanaTransferFilter(options.registry, network)
+  const redact = redactorFor(connection.rpcEndpoint)
+  const where = `${network} at ${endpointOrigin(connection.rpcEndpoint)}`
+
+  async function call<T>(method: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run()
+    } catch (error) {
+      throw toChainRpcError(error, `Solana ${method} on ${where}`, redact)
+    }
+  }
+
+  return {
+    async activitySince(address, until) {
+      const account = new PublicKey(address)
+      const found: AddressActivity[] = []
+      let before: string | undefined
+      for (;;) {
+        const page = await call('getSignaturesForAddress', () =>
+          connection.getSignaturesForAddress(
+            account,
+            { limit: SIGNATURES_PER_PAGE, ...(before ? { before } : {}), ...(until ? { until } : {}) },
+            'confirmed',
+          ),
+        )
+        found.push(
+          ...page.map((item) => ({ signature: item.signature, slot: item.slot, failed: item.err !== null })),
+        )
+        if (page.length < SIGNATURES_PER_PAGE) break
+        before = page.at(-1)?.signature
+      }
+      return found.reverse()
+    },
+
+    async transaction(signature) {
+      const read = await call('getTransaction', () =>
+        connection.getParsedTransaction(signature, {
+          commitment: 'confirmed',
+          maxSupportedTransactionVersion: 0,
+        }),
+      )
+      if (read === null) return null
+      const keys = read.transaction.message.accountKeys.map((key) => key.pubkey.toBase58())
+      const owners = new Map<string, string>()
+      for (const balance of [
+        ...(read.meta?.preTokenBalances ?? []),
+        ...(read.meta?.postTokenBalances ?? []),
+      ]) {
+        const key = keys[balance.accountIndex]
+        if (key !== undefined && balance.owner !== undefined) owners.set(key, balance.owner)
+      }
+      let transfers: ChainTransfer[]
+      try {
+        transfers = solanaTransfersOf(read as unknown as SolanaTransactionWithMeta, filter)
+      } catch (error) {
+        throw toChainRpcError(error, `Solana transaction ${signature} on ${where}`, redact)
+      }
+      return {
+        txHash: signature,
+        slot: read.slot,
+        blockTime: new Date((read.blockTime ?? 0) * 1000).toISOString(),
+        transfers: transfers.map((transfer) => ({
+          ...transfer,
+          owner: transfer.asset.kind === 'native' ? transfer.to : (owners.get(transfer.to) ?? transfer.to),
+        })),
+      }
+    },
+
+    async statuses(signatures) {
+      const states = new Map<string, SignatureState | null>()
+      for (let first = 0; first < signatures.length; first += STATUSES_PER_CALL) {
+        const batch = signatures.slice(first, first + STATUSES_PER_CALL)
+        const { value } = await call('getSignatureStatuses', () =>
+          connection.getSignatureStatuses([...batch], { searchTransactionHistory: true }),
+        )
+        for (const [position, signature] of batch.entries()) {
+          const status = value[position]
+          states.set(
+            signature,
+            status === null || status === undefined
+              ? null
+              : {
+                  slot: status.slot,
+                  finalized: status.confirmationStatus === 'finalized',
+                  failed: status.err !== null,
+                },
+          )
+        }
+      }
+      return states
+    },
+
+    onActivity(address, listener) {
+      const id = connection.onLogs(new PublicKey(address), (logs) => listener(logs.signature), 'confirmed')
+      return () => connection.removeOnLogsListener(id)
+    },
+
+    async tokenAccountsOf(owner, mint) {
+      const { value } = await call('getTokenAccountsByOwner', () =>
+        connection.getTokenAccountsByOwner(new PublicKey(owner), { mint: new PublicKey(mint) }, 'confirmed'),
+      )
+      return value.map(({ pubkey }) => pubkey.toBase58())
+    },
+
+    onTokenAccountChange(owner, mint, listener) {
+      const id = connection.onProgramAccountChange(
+        TOKEN_PROGRAM_ID,
+        ({ accountId }) => listener(accountId.toBase58()),
+        {
+          commitment: 'confirmed',
+          filters: [
+            { dataSize: TOKEN_ACCOUNT_SIZE },
+            { memcmp: { offset: MINT_OFFSET, bytes: mint } },
+            { memcmp: { offset: OWNER_OFFSET, bytes: owner } },
+          ],
+        },
+      )
+      return () => connection.removeProgramAccountChangeListener(id)
+    },
+  }
+}
