@@ -47,6 +47,7 @@ import {
   webhookEndpointSecretContext,
   webhookSecretContext,
 } from '@chainpay/ports'
+import { NotPublicAddressError } from '@chainpay/service-kit'
 import { signWebhook } from '@chainpay/signing'
 import { Agent, request } from 'undici'
 import { DEFAULT_RETRY_SCHEDULE_MS } from './retry-schedule.js'
@@ -135,6 +136,8 @@ interface AttemptResult {
   origin: string | null
   /** neither the delivery nor its merchant had a URL */
   noTarget: boolean
+  /** for the log only: what a refused target name resolved to (never stored, never shown) */
+  refusedAddresses?: readonly string[]
 }
 
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
@@ -275,6 +278,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       await send(delivery, at, result)
     } catch (error) {
       result.error = describeError(error, timeoutMs)
+      const refused = notPublicAddressErrorOf(error)
+      if (refused !== null) result.refusedAddresses = refused.resolvedAddresses
     }
     const durationMs = Math.round(performance.now() - started)
     const number = delivery.attempts + 1
@@ -302,6 +307,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       statusCode: result.statusCode,
       durationMs,
       target: result.origin,
+      ...(result.refusedAddresses === undefined ? {} : { refusedAddresses: result.refusedAddresses }),
     }
     if (outcome.status === 'delivered') logger.info(context, 'webhook delivered')
     else if (outcome.status === 'pending') {
@@ -453,6 +459,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 function metricOutcome(outcome: AttemptOutcome, result: AttemptResult): WebhookAttemptOutcome {
   if (result.noTarget) return 'no_target'
   return outcome.status === 'pending' ? 'retry' : outcome.status
+}
+
+function notPublicAddressErrorOf(error: unknown): NotPublicAddressError | null {
+  if (error instanceof NotPublicAddressError) return error
+  return error instanceof Error && error.cause instanceof NotPublicAddressError ? error.cause : null
 }
 
 function describeError(error: unknown, timeoutMs: number): string {

@@ -9,7 +9,11 @@ import type { AddressInfo } from 'node:net'
 import { paymentEventBusMessage } from '@chainpay/contracts'
 import { paymentEventMessages } from '@chainpay/contracts/testing'
 import { paymentCreatedData } from '@chainpay/domain/testing'
-import { createDeliveryRecorder, createWebhookDispatcher } from '@chainpay/notifier'
+import {
+  createDeliveryRecorder,
+  createWebhookDispatcher,
+  type WebhookDispatcherOptions,
+} from '@chainpay/notifier'
 import { createRootLogger } from '@chainpay/platform'
 import { Topics } from '@chainpay/ports'
 import { verifyWebhook } from '@chainpay/signing'
@@ -68,7 +72,7 @@ async function startReceiver(): Promise<Receiver> {
 }
 
 /** the notifier on the fixture's file: its recorder fed directly, its dispatcher run once at a time */
-function openNotifier() {
+function openNotifier(dispatcherOptions: Partial<WebhookDispatcherOptions> = {}) {
   const { db, clock, secretBox, merchants, webhookEndpoints } = fixture
   const deliveries = createSqliteDeliveryStore(db)
   const bus = createSqliteBus(db, { logger })
@@ -91,6 +95,7 @@ function openNotifier() {
     clock,
     logger,
     allowPrivateTargets: true,
+    ...dispatcherOptions,
   })
   closers.push(() => dispatcher.stop())
   /** records the payment.pending webhook of a new payment of the fixture's merchant */
@@ -226,6 +231,29 @@ describe('webhook endpoints, delivered', () => {
     expect((await notifier.deliveries.listByPayment(paymentId))[0]).toMatchObject({
       status: 'pending',
       lastError: `webhook endpoint ${created.id} is disabled`,
+    })
+  })
+
+  it('never shows the merchant what a refused target name resolved to', async () => {
+    const created = json(
+      await fixture.send('POST', ENDPOINTS, {
+        body: JSON.stringify({ url: 'https://redis-master.shop.example/hooks' }),
+      }),
+    )
+    const notifier = openNotifier({ allowPrivateTargets: false, resolveHost: async () => ['10.0.3.7'] })
+    const { paymentId } = await notifier.newPayment()
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    const listed = await fixture.send('GET', `/api/merchant/v1/webhook-deliveries?paymentId=${paymentId}`)
+    expect(listed.statusCode).toBe(200)
+    expect(listed.body).not.toContain('10.0.3.7')
+    const [delivery] = json<{ data: Array<{ lastError: string; attempts: Array<{ error: string }> }> }>(
+      listed,
+    ).data
+    const reason = 'webhook target redis-master.shop.example is not a public address'
+    expect(delivery).toMatchObject({
+      endpointId: created.id,
+      lastError: reason,
+      attempts: [{ error: reason }],
     })
   })
 
