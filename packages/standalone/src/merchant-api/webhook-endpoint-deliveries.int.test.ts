@@ -166,6 +166,37 @@ describe('webhook endpoints, delivered', () => {
     expect(verifyWebhook(oldSecret, afterSigned, later)).toEqual({ ok: false, reason: 'bad_signature' })
   })
 
+  it('keeps both secrets of two rotations at once signing: the later one written has the earlier as previous', async () => {
+    const receiver = await startReceiver()
+    const created = json(
+      await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) }),
+    )
+    const rotate = () => fixture.send('POST', `${ENDPOINTS}/${created.id}/rotate-secret`)
+    const answers = await Promise.all([rotate(), rotate()])
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200])
+    const secrets = answers.map((answer) => json(answer).secret as string)
+    expect(new Set(secrets).size).toBe(2)
+
+    const notifier = openNotifier()
+    const { eventId } = await notifier.newPayment()
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    const [delivered] = receiver.received
+    const signed = {
+      rawBody: delivered?.body ?? '',
+      signature: String(delivered?.headers['x-signature']),
+      previousSignature: String(delivered?.headers['x-signature-previous']),
+      timestamp: String(delivered?.headers['x-timestamp']),
+      eventId,
+    }
+    const now = secondsOf(fixture.clock.now())
+    for (const secret of secrets) expect(verifyWebhook(secret, signed, now)).toEqual({ ok: true })
+    // the secret before both rotations is the one given up, as after two rotations in a row
+    expect(verifyWebhook(created.secret as string, signed, now)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    })
+  })
+
   it('redelivers the same event to the URL the endpoint has now, after a PATCH', async () => {
     const before = await startReceiver()
     const moved = await startReceiver()
