@@ -111,6 +111,7 @@ export async function buildGatewayContext(
         webhooks: {
           webhookEndpoints: stores.webhookEndpoints(),
           deliveries: stores.deliveries(),
+          merchants,
           secretBox,
           clock,
           allowInsecureUrls: policy.allowInsecureCallbackUrls,

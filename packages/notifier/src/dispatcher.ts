@@ -132,7 +132,9 @@ const RESPONSE_DISCARD_LIMIT = 64 * 1024
 interface AttemptResult {
   statusCode: number | null
   error: string | null
-  /** where the attempt went, without path or query (which may carry a receiver's token) */
+  /** where the attempt went, as recorded (the merchant's to see) */
+  url: string | null
+  /** where the attempt went, for the log: without path or query (which may carry a receiver's token) */
   origin: string | null
   /** neither the delivery nor its merchant had a URL */
   noTarget: boolean
@@ -221,6 +223,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       result.noTarget = true
       throw new Error('no target: the payment has no callbackUrl and the merchant no webhook URL')
     }
+    result.url = target
     const problem = webhookTargetProblem(target, { allowPrivateTargets })
     if (problem !== null) throw new Error(problem)
     result.origin = new URL(target).origin
@@ -273,7 +276,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   async function attempt(delivery: WebhookDelivery): Promise<AttemptOutcome['status']> {
     const at = clock.now()
     const started = performance.now()
-    const result: AttemptResult = { statusCode: null, error: null, origin: null, noTarget: false }
+    const result: AttemptResult = {
+      statusCode: null,
+      error: null,
+      url: null,
+      origin: null,
+      noTarget: false,
+    }
     try {
       await send(delivery, at, result)
     } catch (error) {
@@ -293,6 +302,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         statusCode: result.statusCode,
         durationMs,
         error: result.error,
+        ...(result.url === null ? {} : { url: result.url }),
       },
       outcome,
     )

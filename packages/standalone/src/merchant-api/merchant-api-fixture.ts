@@ -191,6 +191,7 @@ export async function openMerchantApiFixture(
     webhooks: {
       webhookEndpoints,
       deliveries,
+      merchants,
       secretBox,
       clock,
       allowInsecureUrls: policy.allowInsecureCallbackUrls,

@@ -226,7 +226,22 @@ describe('webhook endpoints, delivered', () => {
       status: 'pending',
       attempts: [{ statusCode: 200 }],
     })
+    // the view says where it goes now, before the redelivery is sent
+    expect(json(accepted).url).toBe(`${moved.origin}/new`)
     expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    // and each attempt where it went
+    const listed = json<{ data: Array<Record<string, unknown>> }>(
+      await fixture.send('GET', `/api/merchant/v1/webhook-deliveries?paymentId=${paymentId}`),
+    ).data
+    expect(listed).toMatchObject([
+      {
+        url: `${moved.origin}/new`,
+        attempts: [
+          { attempt: 1, url: `${before.origin}/old`, statusCode: 200 },
+          { attempt: 1, url: `${moved.origin}/new`, statusCode: 200 },
+        ],
+      },
+    ])
 
     expect(before.received).toHaveLength(1)
     expect(moved.received.map((request) => [request.path, request.headers['x-event-id']])).toEqual([
@@ -247,6 +262,37 @@ describe('webhook endpoints, delivered', () => {
         secondsOf(fixture.clock.now()),
       ),
     ).toEqual({ ok: true })
+  })
+
+  it("refuses to redeliver to a deleted endpoint with 404 NOT_FOUND naming it; the delivery's URL is null", async () => {
+    const receiver = await startReceiver()
+    const created = json(
+      await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) }),
+    )
+    const notifier = openNotifier()
+    const { paymentId } = await notifier.newPayment()
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    expect((await fixture.send('DELETE', `${ENDPOINTS}/${created.id}`)).statusCode).toBe(204)
+    const [delivery] = await notifier.deliveries.listByPayment(paymentId)
+
+    const refused = await fixture.send(
+      'POST',
+      `/api/merchant/v1/webhook-deliveries/${delivery?.deliveryId}/redeliver`,
+    )
+    expect(refused.statusCode, refused.body).toBe(404)
+    expect(json<{ error: { code: string; message: string } }>(refused).error).toEqual({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining(`webhook endpoint ${created.id} not found`),
+    })
+    // nothing was put back in line
+    expect(await notifier.deliveries.get(delivery?.deliveryId ?? '')).toMatchObject({ status: 'delivered' })
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(0)
+    const listed = json<{ data: Array<Record<string, unknown>> }>(
+      await fixture.send('GET', `/api/merchant/v1/webhook-deliveries?paymentId=${paymentId}`),
+    ).data
+    expect(listed).toMatchObject([
+      { endpointId: created.id, url: null, attempts: [{ url: `${receiver.origin}/hooks` }] },
+    ])
   })
 
   it('stops sending to a disabled endpoint: the attempt fails and waits for its retry', async () => {
@@ -321,6 +367,7 @@ describe('webhook endpoints, delivered', () => {
         statusCode: 500,
         durationMs: expect.any(Number),
         error: 'HTTP 500',
+        url: `${receiver.origin}/hooks`,
       },
     ])
     const pending = json<Page>(await fixture.send('GET', `${LIST}?status=pending`))
