@@ -53,7 +53,8 @@ const endpointIdParameter = {
   name: 'endpointId',
   in: 'path',
   required: true,
-  description: "the endpoint's id; another merchant's is 404 NOT_FOUND",
+  description:
+    "the endpoint's id; another merchant's is 404 NOT_FOUND. merchant-default: the default URL the operator set (404 when none); PATCH, DELETE and rotate-secret on it are 400 VALIDATION_ERROR",
   schema: { type: 'string' },
 }
 
@@ -65,7 +66,7 @@ export const webhookRoutePaths = {
       summary: 'Register a webhook endpoint',
       description:
         'The url follows the rules of callbackUrl; events defaults to every kind. The secret is shown in this answer only. ' +
-        'At most 16 endpoints per merchant: the 17th is 400 VALIDATION_ERROR.',
+        'At most 16 endpoints per merchant: the 17th is 400 VALIDATION_ERROR. The default URL the operator set is not counted.',
       requestBody: body('CreateWebhookEndpointRequest'),
       responses: { '201': json('Created, with its secret', 'CreatedWebhookEndpoint'), ...errors },
     },
@@ -73,6 +74,8 @@ export const webhookRoutePaths = {
       tags,
       operationId: 'listWebhookEndpoints',
       summary: "The merchant's webhook endpoints, oldest first",
+      description:
+        "First, when the operator set one, the merchant's default URL: id merchant-default, managedBy operator, every kind, read-only here.",
       responses: { '200': json('The endpoints, without secrets', 'WebhookEndpointList'), ...errors },
     },
   },

@@ -19,6 +19,10 @@ export const WebhookEndpointViewSchema = Type.Object(
     events: Nullable(EventsSchema),
     description: Nullable(Type.String()),
     enabled: Type.Boolean(),
+    managedBy: StringEnum(['merchant', 'operator'], {
+      description:
+        "merchant: yours, through this API; operator: the default URL your operator set, id 'merchant-default', read-only here",
+    }),
     previousSecretExpiresAt: Nullable(TimestampSchema),
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
@@ -26,7 +30,7 @@ export const WebhookEndpointViewSchema = Type.Object(
   {
     additionalProperties: false,
     description:
-      'previousSecretExpiresAt: until when deliveries also carry the signature of the secret before the latest rotation (X-Signature-Previous); null when none',
+      "previousSecretExpiresAt: until when deliveries also carry the signature of the secret before the latest rotation (X-Signature-Previous); null when none. The operator's endpoint is signed with the merchant's webhook secret; its createdAt and updatedAt are the merchant record's",
   },
 )
 
@@ -50,7 +54,12 @@ export const RotatedWebhookSecretSchema = Type.Object(
 )
 
 export const WebhookEndpointListSchema = Type.Object(
-  { data: Type.Array(WebhookEndpointViewSchema, { maxItems: webhookEndpointLimits.perMerchant }) },
+  {
+    data: Type.Array(WebhookEndpointViewSchema, {
+      // the operator's endpoint is not counted toward the merchant's limit
+      maxItems: webhookEndpointLimits.perMerchant + 1,
+    }),
+  },
   { additionalProperties: false },
 )
 

@@ -33,7 +33,7 @@ export const paymentHistoryEventTypes = {
   PaymentCanceled: 'payment.canceled',
   PaymentFailed: 'payment.failed',
   LateFundsReceived: 'late_funds.received',
-  PaymentUnderpaidFinalized: 'payment.underpaid_finalized',
+  PaymentUnderpaidFinalized: 'payment.underpaid_final',
   ForeignFundsReceived: 'foreign_funds.received',
 } as const satisfies Record<PaymentEventType, string>
 

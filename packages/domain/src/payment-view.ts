@@ -150,17 +150,25 @@ function lowestConfirmations(payment: OpenPayment): number {
   return confirmations.length === 0 ? 0 : Math.min(...confirmations)
 }
 
-const settledStatuses: ReadonlySet<PaymentStatus> = new Set(['confirmed', 'underpaid', 'overpaid'])
+/**
+ * Whether what arrived is final: confirmed or overpaid settle for good; an underpaid payment can still
+ * be topped up until its deadline, so its amount is final once it was made final there
+ * (PaymentUnderpaidFinalized sets closedAt; docs/api.md, "The payment object").
+ */
+function receivedAmountIsFinal(payment: OpenPayment): boolean {
+  if (payment.status === 'confirmed' || payment.status === 'overpaid') return true
+  return payment.status === 'underpaid' && payment.closedAt !== null
+}
 
 /**
- * The payment's recorded fee policy applied to what arrived, once that is final (settled: confirmed,
- * underpaid or overpaid); computeFeeUnits caps the fee at it, so fee plus net is exactly receivedAmount.
+ * The payment's recorded fee policy applied to what arrived, once that is final; computeFeeUnits caps
+ * the fee at it, so fee plus net is exactly receivedAmount.
  */
 function receivedSettlement(
   payment: OpenPayment,
 ): Pick<PaymentView, 'receivedFeeAmount' | 'receivedNetAmount'> {
   const { created, receivedUnits } = payment
-  if (!settledStatuses.has(payment.status) || receivedUnits === null) {
+  if (!receivedAmountIsFinal(payment) || receivedUnits === null) {
     return { receivedFeeAmount: null, receivedNetAmount: null }
   }
   const { feeUnits, netUnits } = computeFeeUnits(BigInt(receivedUnits), {

@@ -10,6 +10,7 @@ import {
   paymentId,
   settled,
   transferDetected,
+  underpaidFinalized,
 } from './testing/payment-fixtures.js'
 
 const checkoutUrl = 'https://pay.example.com/pay/token'
@@ -77,6 +78,8 @@ describe('toPaymentView', () => {
         paymentCreated(),
         transferDetected({ amountUnits: receivedUnits, confirmations: 20 }),
         settled(type, { receivedUnits }),
+        // an underpaid amount is final at the deadline only: it can still be topped up before
+        ...(type === 'PaymentUnderpaid' ? [underpaidFinalized({ receivedUnits })] : []),
       ])
       expect(toPaymentView(payment, checkoutUrl)).toMatchObject({
         receivedFeeAmount: fee,
@@ -85,6 +88,20 @@ describe('toPaymentView', () => {
     },
   )
 
+  it('has no received fee or net while an underpaid payment can still be topped up', () => {
+    const payment = foldPayment([
+      paymentCreated(),
+      transferDetected({ amountUnits: '7250000', confirmations: 20 }),
+      settled('PaymentUnderpaid', { receivedUnits: '7250000' }),
+    ])
+    expect(toPaymentView(payment, checkoutUrl)).toMatchObject({
+      status: 'underpaid',
+      receivedAmount: '7.25',
+      receivedFeeAmount: null,
+      receivedNetAmount: null,
+    })
+  })
+
   it('rounds the proportional fee half up, adds the fixed fee, and caps the fee at what arrived', () => {
     const settle = (receivedUnits: string) =>
       toPaymentView(
@@ -92,6 +109,7 @@ describe('toPaymentView', () => {
           paymentCreated({ feeBps: 250, fixedFeeUnits: '100000' }),
           transferDetected({ amountUnits: receivedUnits, confirmations: 20 }),
           settled('PaymentUnderpaid', { receivedUnits }),
+          underpaidFinalized({ receivedUnits }),
         ]),
         checkoutUrl,
       )

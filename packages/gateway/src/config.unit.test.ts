@@ -68,6 +68,13 @@ describe('readGatewayConfig', () => {
       readGatewayConfig({ ...required, CHECKOUT_FRAME_ANCESTORS: 'https://shop.example.com/path' }),
     ).toThrow(/CHECKOUT_FRAME_ANCESTORS: expected origins/)
     expect(() => readGatewayConfig({ ...required, PUBLIC_URL: 'pay.example.com' })).toThrow(/PUBLIC_URL/)
+    // the page's links are absolute paths under /pay/: a path prefix would lose them
+    expect(() => readGatewayConfig({ ...required, PUBLIC_URL: 'https://shop.example.com/checkout' })).toThrow(
+      /PUBLIC_URL: expected an origin without path/,
+    )
+    expect(() => readGatewayConfig({ ...required, PUBLIC_URL: 'https://pay.example.com/?shop=1' })).toThrow(
+      /PUBLIC_URL: expected an origin without path, query/,
+    )
   })
 
   it('reads every variable', () => {

@@ -111,7 +111,6 @@ export async function buildGatewayContext(
         webhooks: {
           webhookEndpoints: stores.webhookEndpoints(),
           deliveries: stores.deliveries(),
-          merchants,
           secretBox,
           clock,
           allowInsecureUrls: policy.allowInsecureCallbackUrls,

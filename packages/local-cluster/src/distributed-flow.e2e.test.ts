@@ -550,6 +550,48 @@ describe('on five processes over Kafka and FerretDB', () => {
     expect(((await client.getPayment(created.paymentId)).body as PaymentBody).status).toBe('canceled')
   })
 
+  it.concurrent("the customer's page through the gateway: shown with its headers, canceled by the customer's form", async () => {
+    const receiver = await newReceiver()
+    const cancelRedirectUrl = 'https://shop.example/cancel'
+    const { payment: created } = await create({
+      amount: '7.25',
+      currency: 'USDT',
+      network: 'TRON',
+      callbackUrl: receiver.url,
+      cancelRedirectUrl,
+    })
+    const { checkoutUrl } = created as PaymentBody & { checkoutUrl: string }
+    const page = await fetch(checkoutUrl)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'self';/)
+    expect(page.headers.get('content-security-policy')).toContain("form-action 'self' https://shop.example;")
+    expect(page.headers.get('cache-control')).toBe('no-store')
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer')
+    expect(await page.text()).toContain('<span class="mono" id="amount">7.25</span> USDT')
+
+    // as the page's form posts it: same origin, Origin null under no-referrer
+    const canceled = await fetch(`${checkoutUrl}/cancel`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        origin: 'null',
+        'sec-fetch-site': 'same-origin',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: '',
+    })
+    expect(canceled.status).toBe(303)
+    expect(canceled.headers.get('location')).toBe(cancelRedirectUrl)
+    expect(((await client.getPayment(created.paymentId)).body as PaymentBody).status).toBe('canceled')
+    const history = await client.request('GET', `/payments/${created.paymentId}/events`)
+    expect((history.body as { data: Array<{ type: string; data: object }> }).data.at(-1)).toMatchObject({
+      type: 'payment.canceled',
+      data: { canceledBy: 'customer' },
+    })
+    await waitForEvent(receiver, created.paymentId, 'payment.canceled')
+    expectSignedByMerchant(acknowledgedFor(receiver.received, created.paymentId))
+  })
+
   it.concurrent('20 concurrent duplicates create exactly one payment; the key with another body is refused', async () => {
     const body = {
       amount: '7',

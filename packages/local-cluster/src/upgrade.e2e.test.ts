@@ -117,6 +117,7 @@ describe('upgrade from b991541 (distributed)', () => {
       'chain-indexer',
       'deadlines',
       'deliveries',
+      'merchant-wallets',
       'merchants',
       'read-model:notifier_payments',
       'read-model:payments_read',

@@ -85,6 +85,15 @@ describe('readNotifierConfig', () => {
     })
   })
 
+  it("refuses a PUBLIC_URL with a path: the customer's page lives under /pay/ of the host", () => {
+    expect(readNotifierConfig({ ...required, PUBLIC_URL: 'https://pay.example.com/' }).publicUrl).toBe(
+      'https://pay.example.com',
+    )
+    expect(problemsOf({ ...required, PUBLIC_URL: 'https://shop.example.com/checkout' })).toEqual([
+      expect.stringMatching(/^PUBLIC_URL: expected an origin without path, query, fragment or credentials/),
+    ])
+  })
+
   it('requires the encryption key', () => {
     expect(problemsOf({})).toEqual(['CHAINPAY_ENCRYPTION_KEY: required'])
   })

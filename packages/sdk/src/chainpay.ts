@@ -128,8 +128,13 @@ export class WebhookEndpointsApi {
     return (await this.send<WebhookEndpoint>({ method: 'PATCH', path, body: params, retry: 'always' })).data
   }
 
+  /**
+   * Deleting one that is gone already throws NOT_FOUND, unless this call's own earlier try deleted it
+   * and its answer was lost: then the retry's NOT_FOUND is the success it stands for.
+   */
   async delete(endpointId: string): Promise<void> {
-    await this.send({ method: 'DELETE', path: `/webhook-endpoints/${segment(endpointId)}`, retry: 'always' })
+    const path = `/webhook-endpoints/${segment(endpointId)}`
+    await this.send({ method: 'DELETE', path, retry: 'always', goneOnRetryIsDone: true })
   }
 
   /** a new secret; deliveries are signed with it and the old one for `expiresInHours` (default 24) */

@@ -42,6 +42,8 @@ export interface ApiRequest {
   /** sent as JSON; none when undefined */
   body?: unknown
   retry: RetryPolicy
+  /** a delete: a 404 after a try whose answer was lost means that try deleted it */
+  goneOnRetryIsDone?: boolean
 }
 
 export interface ApiAnswer<T> {
@@ -104,6 +106,7 @@ export function createTransport(options: HttpOptions): Transport {
     const body = call.body === undefined ? undefined : JSON.stringify(call.body)
     // the signed path is the request target fetch puts on the wire
     const target = `${url.pathname}${url.search}`
+    let answerLost = false
     for (let retry = 0; ; retry++) {
       const headers: Record<string, string> = {
         accept: 'application/json',
@@ -121,6 +124,7 @@ export function createTransport(options: HttpOptions): Transport {
         })
       } catch (error) {
         if (call.retry === 'always' && retry < maxRetries) {
+          answerLost = true
           await sleep(backoffMs(retry))
           continue
         }
@@ -140,6 +144,9 @@ export function createTransport(options: HttpOptions): Transport {
         }
       }
       const error = await errorFrom(response)
+      if (response.status === 404 && answerLost && call.goneOnRetryIsDone) {
+        return { status: 204, headers: response.headers, data: null as T }
+      }
       const waitMs = Math.max(backoffMs(retry), (error.retryAfter ?? 0) * 1000)
       if (
         (response.status === 503 || response.status === 429) &&

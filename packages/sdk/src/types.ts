@@ -125,6 +125,11 @@ export interface WebhookEndpoint {
   events: string[] | null
   description: string | null
   enabled: boolean
+  /**
+   * merchant: registered through the API; operator: the default webhook URL the operator set, id
+   * `merchant-default`, which only the operator changes (update, delete and rotateSecret are refused)
+   */
+  managedBy: 'merchant' | 'operator'
   /** until when deliveries also carry the signature of the secret before the latest rotation */
   previousSecretExpiresAt: string | null
   createdAt: string

@@ -58,16 +58,35 @@ export function createCheckoutLinks(options: {
 
 /**
  * PUBLIC_URL: where customers reach the gateway's /pay/ pages, e.g. https://pay.example.com; the
- * gateway's own address on this machine by default (docs/operations.md, "The customer's page")
+ * gateway's own address on this machine by default (docs/operations.md, "The customer's page").
+ * An origin only: the page refers to its script, style sheet, logo and cancel form by absolute
+ * paths under /pay/, so a path prefix would send them past the proxy that strips it.
  */
 export function readPublicUrl(read: EnvReader, defaultUrl: string): string {
   const text = read.string('PUBLIC_URL', { default: defaultUrl })
   const url = URL.parse(text)
-  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     read.problem(
-      `PUBLIC_URL: expected an absolute http(s) URL without query, such as https://pay.example.com, got '${text}'`,
+      `PUBLIC_URL: expected an absolute http(s) URL, such as https://pay.example.com, got '${text}'`,
     )
     return defaultUrl
   }
-  return text.replace(/\/+$/, '')
+  if (
+    url.pathname !== '/' ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    text.includes('?') ||
+    text.includes('#')
+  ) {
+    read.problem(
+      // the value itself is not repeated: it may hold credentials
+      `PUBLIC_URL: expected an origin without path, query, fragment or credentials, such as ` +
+        `https://pay.example.com: the customer's page lives under /pay/ of the host, so route /pay/ of ` +
+        `'${url.origin}' to the gateway and set PUBLIC_URL=${url.origin}`,
+    )
+    return defaultUrl
+  }
+  return url.origin
 }

@@ -45,4 +45,28 @@ describe('checkout links', () => {
     readPublicUrl(read, 'http://localhost:8080')
     expect(() => read.done()).toThrow(/PUBLIC_URL/)
   })
+
+  it('refuses a PUBLIC_URL with a path, a query or a fragment, saying to route /pay/ of the host instead', () => {
+    expect(readPublicUrl(readEnv({ PUBLIC_URL: 'https://pay.example.com:8443' }), 'x')).toBe(
+      'https://pay.example.com:8443',
+    )
+    for (const publicUrl of [
+      'https://shop.example.com/checkout',
+      'https://shop.example.com/checkout/',
+      'https://pay.example.com/?a=1',
+      'https://pay.example.com/?',
+      'https://pay.example.com/#top',
+      'https://user:secret@pay.example.com',
+    ]) {
+      const read = readEnv({ PUBLIC_URL: publicUrl })
+      readPublicUrl(read, 'http://localhost:8080')
+      expect(() => read.done(), publicUrl).toThrow(/PUBLIC_URL: expected an origin without path, query/)
+      expect(() => read.done(), publicUrl).not.toThrow(/secret/)
+    }
+    const read = readEnv({ PUBLIC_URL: 'https://shop.example.com/checkout' })
+    readPublicUrl(read, 'http://localhost:8080')
+    expect(() => read.done()).toThrow(
+      "route /pay/ of 'https://shop.example.com' to the gateway and set PUBLIC_URL=https://shop.example.com",
+    )
+  })
 })

@@ -102,6 +102,17 @@ describe('readStandaloneConfig', () => {
     ).toMatchObject({ encryptionKey: current, previousEncryptionKeys: [previous], adminToken })
   })
 
+  it("refuses a PUBLIC_URL with a path or a query, as the gateway does: the page's links are under /pay/ of the host", () => {
+    expect(readStandaloneConfig({ PUBLIC_URL: 'https://pay.example.com/' }).checkout.publicUrl).toBe(
+      'https://pay.example.com',
+    )
+    for (const publicUrl of ['https://shop.example.com/checkout', 'https://pay.example.com/?shop=1']) {
+      expect(problemsOf({ PUBLIC_URL: publicUrl }), publicUrl).toEqual([
+        expect.stringMatching(/^PUBLIC_URL: expected an origin without path, query, fragment or credentials/),
+      ])
+    }
+  })
+
   it('checks them as the services do, never repeating them', () => {
     const badKey = 'maybe!a-real-key-with-a-typo'
     const problems = problemsOf({

@@ -31,12 +31,10 @@ afterAll(async () => {
 
 describe('@chainpay/sdk from its tarball', () => {
   it('installs with npm outside the workspace, type-checks, and runs a shop against standalone', async () => {
-    // npm pack: what would be published (the package's `files`; the build is dist/, made by tsc -b)
-    const { stdout: packed } = await run('npm', ['pack', '--silent', '--pack-destination', shop], {
-      cwd: sdkDir,
-    })
-    const tarball = packed.trim().split('\n').at(-1) ?? ''
-    expect(tarball).toMatch(/^chainpay-sdk-.*\.tgz$/)
+    // pnpm pack, as a release would: its prepack builds dist/, `files` says what ships
+    await run('pnpm', ['pack', '--pack-destination', shop], { cwd: sdkDir })
+    const tarball = readdirSync(shop).find((file) => /^chainpay-sdk-.*\.tgz$/.test(file)) ?? ''
+    expect(tarball).not.toBe('')
 
     writeFileSync(join(shop, 'package.json'), JSON.stringify({ name: 'shop', private: true, type: 'module' }))
     await run('npm', ['install', '--offline', '--no-audit', '--no-fund', `./${tarball}`], { cwd: shop })
@@ -44,6 +42,7 @@ describe('@chainpay/sdk from its tarball', () => {
     const manifest = readFileSync(join(installed, 'package.json'), 'utf8')
     expect(manifest).not.toContain('workspace:')
     expect(JSON.parse(manifest).dependencies ?? {}).toEqual({})
+    expect(readdirSync(installed)).toContain('README.md')
     const shipped = readdirSync(join(installed, 'dist'))
     expect(shipped).toContain('index.d.ts')
     expect(shipped.filter((file) => file.includes('.test.'))).toEqual([])

@@ -329,6 +329,26 @@ describe('retries', () => {
     }
   })
 
+  it('takes a delete whose answer was lost, then NOT_FOUND on the retry, as done; a plain NOT_FOUND still throws', async () => {
+    const endpoint = await chainpay.webhookEndpoints.create({ url: 'http://127.0.0.1:9/hooks' })
+    const proxy = await startFaultyProxy(standalone.baseUrl, (index) =>
+      index === 0 ? 'lose-answer' : 'forward',
+    )
+    try {
+      await clientThrough(proxy.url).webhookEndpoints.delete(endpoint.id)
+      expect(proxy.forwarded).toEqual([
+        `DELETE /api/merchant/v1/webhook-endpoints/${endpoint.id} 204`,
+        `DELETE /api/merchant/v1/webhook-endpoints/${endpoint.id} 404`,
+      ])
+    } finally {
+      await proxy.close()
+    }
+    await expect(chainpay.webhookEndpoints.delete(endpoint.id)).rejects.toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+    })
+  })
+
   it('does not send again what may have been done when no answer came (a secret rotation)', async () => {
     const proxy = await startFaultyProxy(standalone.baseUrl, () => 'lose-answer')
     try {

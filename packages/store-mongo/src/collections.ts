@@ -6,6 +6,8 @@
 //   notifier_payments         the notifier's own copy of payment state, same shape as payments_read
 //   merchants                 one document per merchant (_id merchantId); secrets arrive sealed
 //   api_keys                  one document per API key (_id apiKey, hence unique), with its merchant
+//   merchant_wallets          a merchant's own wallet (_id merchantId); the Solana seed arrives sealed
+//   merchant_wallet_keys      one claim per key a merchant wallet uses (merchant-wallets.ts)
 //   checkpoints               named positions (_id name)
 //   address_indexes           one claim per handed-out derivation index of a chain family
 //                             (_id `family:${chain}:${index}`); before 2026-11, per network
@@ -26,6 +28,8 @@ export const mongoCollections = {
   notifierPayments: 'notifier_payments',
   merchants: 'merchants',
   apiKeys: 'api_keys',
+  merchantWallets: 'merchant_wallets',
+  merchantWalletKeys: 'merchant_wallet_keys',
   checkpoints: 'checkpoints',
   addressIndexes: 'address_indexes',
   paymentDeadlines: 'payment_deadlines',

@@ -4,6 +4,7 @@ import { chainIndexerIndexes } from './chain-indexer-store.js'
 import { type IndexSpec, mongoCollections } from './collections.js'
 import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
+import { merchantWalletIndexes } from './merchant-wallets.js'
 import { merchantIndexes } from './merchants.js'
 import { backfillListedFields, paymentReadModelIndexes } from './read-model.js'
 import { webhookEndpointIndexes } from './webhook-endpoints.js'
@@ -128,6 +129,14 @@ export const mongoComponents: readonly MongoComponent[] = [
             .updateMany({ displayName: { $exists: false } }, { $set: { displayName: null, logoUrl: null } })
         },
       },
+    ],
+  },
+  {
+    component: 'merchant-wallets',
+    migrations: [
+      indexMigration('merchant wallets and the claims of their keys', merchantWalletIndexes, [
+        'merchant_wallet_keys_by_merchant',
+      ]),
     ],
   },
   {

@@ -29,7 +29,7 @@ export interface CheckoutRoutesDeps {
   merchants: Pick<MerchantStore, 'getMerchant'>
   registry: AssetRegistry
   checkoutLinks: CheckoutLinks
-  merchantLogos: Pick<MerchantLogos, 'logoAt'>
+  merchantLogos: Pick<MerchantLogos, 'logoAt' | 'knownLogoAt'>
   settings: CheckoutSettings
   rateLimit: RateLimitSettings
   clock: Clock
@@ -102,7 +102,9 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     const texts = checkoutTexts[language]
     const merchant = await deps.merchants.getMerchant(created.merchantId)
     const merchantName = merchant?.displayName ?? merchant?.name ?? null
-    const logo = merchant?.logoUrl ? await deps.merchantLogos.logoAt(merchant.logoUrl) : null
+    // never waits for the merchant's server: while the logo is being fetched the page refers to it
+    // all the same, and GET /pay/{token}/logo waits for that fetch instead
+    const logo = merchant?.logoUrl ? deps.merchantLogos.knownLogoAt(merchant.logoUrl) : null
     const asset = deps.registry.assets.find(
       (candidate) => candidate.network === created.network && candidate.currency === created.currency,
     )
@@ -131,7 +133,11 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
         merchantName,
         logoPath: logo === null ? null : `${path}/logo`,
         dueAmount,
-        qrSvg: await qrSvg(walletRequest.qrText),
+        qrSvg: await qrSvg(walletRequest.qrText).catch((error: unknown) => {
+          // too much for a QR code despite the bounds: the bare address, the wallet link stays
+          request.log.warn({ err: error }, "customer's page: QR code of the bare address")
+          return qrSvg(created.address)
+        }),
         walletLink: walletRequest.walletLink,
         cancelable: isCancelable(payment),
         now: clock.now(),

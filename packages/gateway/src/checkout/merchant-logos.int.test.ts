@@ -53,6 +53,20 @@ describe('createMerchantLogos', () => {
     await logos.close()
   })
 
+  it('tells without waiting what it knows: nothing yet while fetching, then the logo or null', async () => {
+    const clock = createManualClock(new Date('2030-01-01T00:00:00Z'))
+    const logos = createMerchantLogos({ allowPrivateHosts: true, clock, logger })
+    const before = asked.length
+    expect(logos.knownLogoAt(`${origin}/logo.png`)).toBeUndefined()
+    expect(logos.knownLogoAt(`${origin}/missing.png`)).toBeUndefined()
+    expect(await logos.logoAt(`${origin}/logo.png`)).toEqual({ contentType: 'image/png', bytes: PNG })
+    expect(await logos.logoAt(`${origin}/missing.png`)).toBeNull()
+    expect(logos.knownLogoAt(`${origin}/logo.png`)).toEqual({ contentType: 'image/png', bytes: PNG })
+    expect(logos.knownLogoAt(`${origin}/missing.png`)).toBeNull()
+    expect(asked.length - before).toBe(2)
+    await logos.close()
+  })
+
   it('refuses what is too large, not the image it says, SVG, a redirect or an error', async () => {
     const clock = createManualClock(new Date('2030-01-01T00:00:00Z'))
     const logos = createMerchantLogos({ allowPrivateHosts: true, clock, logger })

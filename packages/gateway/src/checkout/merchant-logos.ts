@@ -18,6 +18,11 @@ export interface MerchantLogo {
 export interface MerchantLogos {
   /** the image at `url`, or null when it cannot be had or is not an accepted image */
   logoAt(url: string): Promise<MerchantLogo | null>
+  /**
+   * What is known now of the image at `url`, without waiting: the logo, null when it cannot be had,
+   * undefined while it is being fetched (a fetch is started if none is under way)
+   */
+  knownLogoAt(url: string): MerchantLogo | null | undefined
   close(): Promise<void>
 }
 
@@ -57,7 +62,11 @@ export function createMerchantLogos(options: MerchantLogosOptions): MerchantLogo
           lookup: publicAddressLookup(options.resolveHost ?? resolveHostWithDns, 'logo'),
         },
   })
-  const kept = new Map<string, { logo: Promise<MerchantLogo | null>; until: number }>()
+  /** `settled` is the logo once fetched (null: none usable), undefined while fetching */
+  const kept = new Map<
+    string,
+    { logo: Promise<MerchantLogo | null>; settled: MerchantLogo | null | undefined; until: number }
+  >()
 
   async function fetchLogo(url: string): Promise<MerchantLogo | null> {
     const problem = callbackUrlProblem(url, { allowInsecure: allowPrivateHosts })
@@ -93,20 +102,34 @@ export function createMerchantLogos(options: MerchantLogosOptions): MerchantLogo
     return { contentType, bytes }
   }
 
+  function keptLogoAt(url: string) {
+    const now = clock.now().getTime()
+    const known = kept.get(url)
+    if (known !== undefined && known.until > now) return known
+    if (kept.size >= MAX_KEPT) kept.clear()
+    const entry = {
+      logo: fetchLogo(url).then(
+        (logo) => {
+          entry.settled = logo
+          return logo
+        },
+        (error: unknown) => {
+          logger.warn({ err: error, url }, 'merchant logo not shown')
+          const logo = Promise.resolve(null)
+          kept.set(url, { logo, settled: null, until: clock.now().getTime() + KEEP_FAILURE_MS })
+          return logo
+        },
+      ),
+      settled: undefined as MerchantLogo | null | undefined,
+      until: now + KEEP_MS,
+    }
+    kept.set(url, entry)
+    return entry
+  }
+
   return {
-    logoAt(url) {
-      const now = clock.now().getTime()
-      const known = kept.get(url)
-      if (known !== undefined && known.until > now) return known.logo
-      if (kept.size >= MAX_KEPT) kept.clear()
-      const logo = fetchLogo(url).catch((error: unknown) => {
-        logger.warn({ err: error, url }, 'merchant logo not shown')
-        kept.set(url, { logo: Promise.resolve(null), until: clock.now().getTime() + KEEP_FAILURE_MS })
-        return null
-      })
-      kept.set(url, { logo, until: now + KEEP_MS })
-      return logo
-    },
+    logoAt: (url) => keptLogoAt(url).logo,
+    knownLogoAt: (url) => keptLogoAt(url).settled,
     close: () => agent.close(),
   }
 }

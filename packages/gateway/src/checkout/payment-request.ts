@@ -2,6 +2,9 @@
 // the one form every wallet reads (no TRON payment URI is standard); on Solana a Solana Pay transfer
 // request to the owner address (never the token account: the wallet derives it from spl-token),
 // with the amount due, the mint, a reference, the merchant as label and the description as message.
+// Label and message are shortened (MAX_WALLET_TEXT_CHARACTERS) so that the request fits in a QR code
+// any phone reads: a description may be 1000 characters, which percent-encoded is more than a QR
+// code holds.
 
 import { createHash } from 'node:crypto'
 import type { Asset } from '@chainpay/domain'
@@ -26,15 +29,38 @@ export interface PaymentRequest {
   walletLink: string | null
 }
 
+/** the most characters of the label or the message a wallet is given, cut at a code point */
+export const MAX_WALLET_TEXT_CHARACTERS = 100
+/** and the most a wallet is given of each once percent-encoded (a 4-byte character takes 12) */
+const MAX_ENCODED_WALLET_TEXT = 300
+
+/**
+ * `text` percent-encoded, shortened to its first code points whose encoding fits the bounds above:
+ * never a character or a percent escape cut in two. Lone surrogates, which encodeURIComponent
+ * refuses, become U+FFFD.
+ */
+export function boundedWalletText(text: string): string {
+  let encoded = ''
+  let characters = 0
+  for (const character of text.replace(/\p{Cs}/gu, '\uFFFD')) {
+    const next = encodeURIComponent(character)
+    if (characters === MAX_WALLET_TEXT_CHARACTERS || encoded.length + next.length > MAX_ENCODED_WALLET_TEXT)
+      break
+    encoded += next
+    characters += 1
+  }
+  return encoded
+}
+
 export function paymentRequestOf(input: PaymentRequestInput): PaymentRequest {
   if (input.chain === 'TRON') return { qrText: input.address, walletLink: null }
   // encodeURIComponent writes spaces as %20, which every Solana Pay decoder reads
-  const parameters: [string, string][] = [['amount', input.amount]]
-  if (input.asset.contract !== null) parameters.push(['spl-token', input.asset.contract])
+  const parameters: [string, string][] = [['amount', encodeURIComponent(input.amount)]]
+  if (input.asset.contract !== null) parameters.push(['spl-token', encodeURIComponent(input.asset.contract)])
   parameters.push(['reference', solanaPayReference(input.paymentId)])
-  if (input.label) parameters.push(['label', input.label])
-  if (input.message) parameters.push(['message', input.message])
-  const query = parameters.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&')
+  if (input.label) parameters.push(['label', boundedWalletText(input.label)])
+  if (input.message) parameters.push(['message', boundedWalletText(input.message)])
+  const query = parameters.map(([name, value]) => `${name}=${value}`).join('&')
   const url = `solana:${input.address}?${query}`
   return { qrText: url, walletLink: url }
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { paymentRequestOf, qrSvg, solanaPayReference } from './payment-request.js'
+import {
+  boundedWalletText,
+  MAX_WALLET_TEXT_CHARACTERS,
+  paymentRequestOf,
+  qrSvg,
+  solanaPayReference,
+} from './payment-request.js'
 
 const paymentId = '0b6f3c1e-8d4a-4c2b-9a57-3f1e2d4c5b6a'
 
@@ -53,7 +59,45 @@ describe('paymentRequestOf', () => {
   })
 })
 
+describe('boundedWalletText', () => {
+  it('percent-encodes a short text whole', () => {
+    expect(boundedWalletText('Order #1042 & co')).toBe('Order%20%231042%20%26%20co')
+  })
+
+  it('keeps the first characters of a long text, never a character or an escape cut in two', () => {
+    expect(decodeURIComponent(boundedWalletText('a'.repeat(1000)))).toBe(
+      'a'.repeat(MAX_WALLET_TEXT_CHARACTERS),
+    )
+    // '%' is 3 characters encoded, '€' 9 and '😀' (two UTF-16 units) 12: the encoding stays decodable
+    for (const character of ['%', '€', '😀']) {
+      const bounded = boundedWalletText(`${'x'.repeat(7)}${character.repeat(1000)}`)
+      expect(bounded.length, character).toBeLessThanOrEqual(300)
+      const decoded = decodeURIComponent(bounded)
+      expect(decoded.startsWith('xxxxxxx'), character).toBe(true)
+      expect(decoded.slice(7), character).toBe(character.repeat([...decoded.slice(7)].length))
+    }
+    expect([...decodeURIComponent(boundedWalletText('😀'.repeat(1000)))]).toHaveLength(25)
+  })
+
+  it('writes a lone surrogate as U+FFFD instead of failing', () => {
+    expect(boundedWalletText('a\uD800b')).toBe('a%EF%BF%BDb')
+  })
+})
+
 describe('qrSvg', () => {
+  it('draws the Solana Pay request of a payment with the longest description, in non-ASCII', async () => {
+    const request = paymentRequestOf({
+      chain: 'SOLANA',
+      paymentId,
+      address: 'GvHeR432g7MjN9uKyX3Dzg66TqwrEWgANLnnFZXMeyyj',
+      asset: { contract: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' },
+      amount: '123456.123456',
+      label: '😀'.repeat(100),
+      message: '€'.repeat(1000),
+    })
+    expect(await qrSvg(request.qrText)).toMatch(/^<svg /)
+  })
+
   it('draws an SVG with dark modules on white', async () => {
     const svg = await qrSvg('TJRabPrwbZy45sbavfcjinPJC18kjpRTv8')
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/)

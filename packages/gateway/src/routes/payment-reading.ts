@@ -130,17 +130,37 @@ function readListQuery(merchantId: string, query: PaymentListQuery): ReadModelLi
   return listQuery
 }
 
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/
+const ISO_8601 =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(Z|[+-](\d{2}):(\d{2})))?$/
 
-/** the instant as payments record theirs (UTC, milliseconds), so that it compares as text */
+/**
+ * The instant as payments record theirs (UTC, milliseconds), so that it compares as text. Every part
+ * must exist as written: Date.parse rolls 2026-02-30 over into March and reads T24:00 as the next
+ * day, and an instant outside the years 0000-9999 would not compare as text.
+ */
 function readTimestamp(text: string): string | null {
-  if (!ISO_8601.test(text)) return null
+  const parts = ISO_8601.exec(text)
+  if (parts === null) return null
+  const [
+    ,
+    year,
+    month,
+    day,
+    hour = '0',
+    minute = '0',
+    second = '0',
+    ,
+    offsetHours = '0',
+    offsetMinutes = '0',
+  ] = parts
+  const calendarDay = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)))
+  if (`${year}-${month}-${day}` !== calendarDay.toISOString().slice(0, 10)) return null
+  if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return null
+  if (Number(offsetHours) > 23 || Number(offsetMinutes) > 59) return null
   const time = Date.parse(text)
   if (Number.isNaN(time)) return null
-  const date = new Date(time)
-  // a day that does not exist (2026-02-30) is refused, not rolled over into the next month
-  if (!text.includes('T') && date.toISOString().slice(0, 10) !== text) return null
-  return date.toISOString()
+  const instant = new Date(time).toISOString()
+  return /^\d{4}-/.test(instant) ? instant : null
 }
 
 /**

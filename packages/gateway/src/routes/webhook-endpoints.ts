@@ -2,6 +2,9 @@
 // URLs, each with the kinds it wants and a signing secret of its own, shown once and sealed at rest.
 // A rotation keeps the old secret signing alongside the new one for an overlap, so that receivers
 // can switch without losing a delivery. The bodies are the domain's to validate.
+// The merchant's default webhook URL, set by the operator, is shown as the endpoint
+// `merchant-default` (managedBy "operator"): read-only here, outside the 16-endpoint limit
+// (docs/api.md, "Webhook endpoints").
 
 import { randomUUID } from 'node:crypto'
 import {
@@ -22,6 +25,9 @@ import {
 } from '@chainpay/domain'
 import { type Clock, isoNow, randomToken, type SecretBox } from '@chainpay/platform'
 import {
+  MERCHANT_DEFAULT_TARGET,
+  type MerchantRecord,
+  type MerchantStore,
   type WebhookEndpointRecord,
   type WebhookEndpointStore,
   webhookEndpointSecretContext,
@@ -31,6 +37,8 @@ import { merchantIdOf } from './merchant-id-of.js'
 
 export interface WebhookEndpointRoutesDeps {
   webhookEndpoints: WebhookEndpointStore
+  /** where the default URL set by the operator is read */
+  merchants: Pick<MerchantStore, 'getMerchant'>
   /** seals the endpoints' secrets */
   secretBox: SecretBox
   clock: Clock
@@ -50,6 +58,20 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<WebhookEndpointRou
     const endpoint = await store.get(merchantId, endpointId)
     if (endpoint === null) throw endpointNotFound(endpointId)
     return endpoint
+  }
+  /** the default URL as an endpoint; null when the operator set none */
+  const operatorEndpoint = async (merchantId: string): Promise<WebhookEndpointView | null> => {
+    const merchant = await deps.merchants.getMerchant(merchantId)
+    return merchant === null ? null : operatorEndpointView(merchant)
+  }
+  /** a change to the operator's endpoint is refused (404 when there is none), whatever the body */
+  const refuseOperatorEndpoint = async (merchantId: string, endpointId: string) => {
+    if (endpointId !== MERCHANT_DEFAULT_TARGET) return
+    if ((await operatorEndpoint(merchantId)) === null) throw endpointNotFound(endpointId)
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `endpointId: webhook endpoint ${MERCHANT_DEFAULT_TARGET} is set by your operator: ask them to change it`,
+    )
   }
 
   app.post(
@@ -87,15 +109,24 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<WebhookEndpointRou
   app.get(
     '/webhook-endpoints',
     { schema: { response: { 200: WebhookEndpointListSchema } } },
-    async (request) => ({
-      data: (await store.list(merchantIdOf(request))).map(toView),
-    }),
+    async (request) => {
+      const merchantId = merchantIdOf(request)
+      const [byOperator, own] = await Promise.all([operatorEndpoint(merchantId), store.list(merchantId)])
+      return { data: [...(byOperator === null ? [] : [byOperator]), ...own.map(toView)] }
+    },
   )
 
   app.get(
     '/webhook-endpoints/:endpointId',
     { schema: { ...idParams, response: { 200: WebhookEndpointViewSchema } } },
-    async (request) => toView(await found(merchantIdOf(request), request.params.endpointId)),
+    async (request) => {
+      const merchantId = merchantIdOf(request)
+      const { endpointId } = request.params
+      if (endpointId !== MERCHANT_DEFAULT_TARGET) return toView(await found(merchantId, endpointId))
+      const byOperator = await operatorEndpoint(merchantId)
+      if (byOperator === null) throw endpointNotFound(endpointId)
+      return byOperator
+    },
   )
 
   app.patch(
@@ -103,6 +134,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<WebhookEndpointRou
     { schema: { ...idParams, response: { 200: WebhookEndpointViewSchema } } },
     async (request) => {
       const merchantId = merchantIdOf(request)
+      await refuseOperatorEndpoint(merchantId, request.params.endpointId)
       const patch = validateWebhookEndpointPatch(request.body, rules)
       const updated = await store.update(merchantId, request.params.endpointId, patch, isoNow(clock))
       if (updated === null) throw endpointNotFound(request.params.endpointId)
@@ -111,7 +143,9 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<WebhookEndpointRou
   )
 
   app.delete('/webhook-endpoints/:endpointId', { schema: idParams }, async (request, reply) => {
-    if (!(await store.delete(merchantIdOf(request), request.params.endpointId))) {
+    const merchantId = merchantIdOf(request)
+    await refuseOperatorEndpoint(merchantId, request.params.endpointId)
+    if (!(await store.delete(merchantId, request.params.endpointId))) {
       throw endpointNotFound(request.params.endpointId)
     }
     return reply.code(204).send()
@@ -122,6 +156,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<WebhookEndpointRou
     { schema: { ...idParams, response: { 200: RotatedWebhookSecretSchema } } },
     async (request) => {
       const merchantId = merchantIdOf(request)
+      await refuseOperatorEndpoint(merchantId, request.params.endpointId)
       const hours = validateSecretRotation(request.rawBody === '' ? undefined : request.body)
       const secret = newEndpointSecret()
       const now = clock.now()
@@ -159,9 +194,29 @@ function toView(endpoint: WebhookEndpointRecord): WebhookEndpointView {
     events: endpoint.events as WebhookEndpointView['events'],
     description: endpoint.description,
     enabled: endpoint.enabled,
+    managedBy: 'merchant',
     previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
     createdAt: endpoint.createdAt,
     updatedAt: endpoint.updatedAt,
+  }
+}
+
+/**
+ * Every kind goes to the default URL, always enabled, signed with the merchant's webhook secret (no
+ * overlap on its rotation). Its times are the merchant record's: no time of the URL alone is kept.
+ */
+function operatorEndpointView(merchant: MerchantRecord): WebhookEndpointView | null {
+  if (merchant.webhookUrl === null) return null
+  return {
+    id: MERCHANT_DEFAULT_TARGET,
+    url: merchant.webhookUrl,
+    events: null,
+    description: 'your default webhook URL, set by your operator',
+    enabled: true,
+    managedBy: 'operator',
+    previousSecretExpiresAt: null,
+    createdAt: merchant.createdAt,
+    updatedAt: merchant.updatedAt,
   }
 }
 

@@ -2,6 +2,8 @@
 // headers, its 404, its status for the script and the customer's cancel. The browser tests
 // (packages/standalone/src/checkout-page.e2e.test.ts) drive the same pages in Chromium.
 
+import { createServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   FIXTURE_PUBLIC_URL,
@@ -123,6 +125,43 @@ describe('GET /pay/{token}', () => {
       ),
     )
     expect(link).not.toContain(payment.generatedTokenAccount as string)
+  })
+
+  it('draws the QR code of a Solana payment with the longest non-ASCII description, shortened in the request', async () => {
+    const description = '€'.repeat(1000)
+    const payment = await created({ amount: '3', currency: 'USDC', network: 'SOLANA', description })
+    const response = await fixture.app.inject({ method: 'GET', url: pathOf(payment) })
+    expect(response.statusCode).toBe(200)
+    const html = response.body
+    expect(html).toContain(description)
+    expect(html).toMatch(/<div class="qr" role="img" aria-label="QR code of the payment"><svg /)
+    const link = /<a class="button" href="(solana:[^"]+)">Open in wallet<\/a>/.exec(html)?.[1] ?? ''
+    const message = new URL(link.replaceAll('&amp;', '&')).searchParams.get('message')
+    expect(message).toBe('€'.repeat(33))
+  })
+
+  it("does not wait for the merchant's logo server: the logo route does", async () => {
+    // a shop's server that holds every answer until told
+    const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0])
+    const held: ServerResponse[] = []
+    let answered = 0
+    const shop = createServer((_request, response) => held.push(response))
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve))
+    const logoUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}/logo.png`
+    await fixture.merchants.updateMerchant(fixture.merchant.merchant.merchantId, { logoUrl }, FIXTURE_START)
+    const path = pathOf(await created())
+
+    const page = await fixture.app.inject({ method: 'GET', url: path })
+    expect(page.statusCode).toBe(200)
+    expect(answered).toBe(0)
+    expect(page.body).toContain(`<img class="logo" src="${path}/logo"`)
+    const logo = fixture.app.inject({ method: 'GET', url: `${path}/logo` })
+    await expect.poll(() => held.length).toBe(1)
+    held[0]?.writeHead(200, { 'content-type': 'image/png' }).end(PNG, () => answered++)
+    expect((await logo).rawPayload).toEqual(PNG)
+    // fetched once for the page and its logo route
+    expect(held).toHaveLength(1)
+    await new Promise((resolve) => shop.close(resolve))
   })
 
   it('answers with a strict CSP, no-store, no-referrer and no framing', async () => {

@@ -191,7 +191,6 @@ export async function openMerchantApiFixture(
     webhooks: {
       webhookEndpoints,
       deliveries,
-      merchants,
       secretBox,
       clock,
       allowInsecureUrls: policy.allowInsecureCallbackUrls,

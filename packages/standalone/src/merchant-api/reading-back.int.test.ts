@@ -172,6 +172,11 @@ describe('GET /payments', () => {
     ['createdFrom=yesterday', 'createdFrom'],
     ['createdFrom=2030-01-15T12:00:00', 'createdFrom'],
     ['createdTo=2030-02-30', 'createdTo'],
+    ['createdTo=2030-02-30T00:00:00Z', 'createdTo'],
+    ['createdFrom=2030-01-15T24:00:00Z', 'createdFrom'],
+    ['createdFrom=2030-01-15T12:60:00Z', 'createdFrom'],
+    ['createdFrom=2030-01-15T12:00:00%2B24:00', 'createdFrom'],
+    ['createdTo=9999-12-31T23:59:59.999-14:00', 'createdTo'],
     ['cursor=not-a-cursor', 'cursor'],
     ['cursor=', 'cursor'],
     ['page=2', 'page'],
@@ -275,9 +280,17 @@ describe('GET /payments/{paymentId}/events', () => {
     })
   })
 
-  it('shows an underpaid payment’s fee and net of what arrived, fee plus net exactly receivedAmount', async () => {
+  it('shows an underpaid payment’s fee and net of what arrived once final at its deadline, fee plus net exactly receivedAmount', async () => {
     const paymentId = await createAt(0, { ...base, amount: '10.000001' })
     await observe(paymentId, { amountUnits: '3333333' })
+    const before = json(await fixture.send('GET', `${PAYMENTS}/${paymentId}`))
+    // it can still be topped up: what arrived is not final yet
+    expect(before).toMatchObject({ status: 'underpaid', receivedFeeAmount: null, receivedNetAmount: null })
+
+    const pastDeadline = new Date(Date.parse(FIXTURE_START) + 31 * 60_000).toISOString()
+    fixture.clock.set(pastDeadline)
+    expect(await fixture.handler.expire(paymentId, pastDeadline)).toBe('expired')
+    await project(paymentId)
     const payment = json(await fixture.send('GET', `${PAYMENTS}/${paymentId}`))
     // 1 % of 3.333333 is 0.03333333, rounded half up to 0.033333
     expect(payment).toMatchObject({

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { paymentEventBusMessage } from '@chainpay/contracts'
 import { paymentEventMessages } from '@chainpay/contracts/testing'
 import { paymentCreatedData } from '@chainpay/domain/testing'
+import { setWebhookUrl } from '@chainpay/gateway'
 import {
   createDeliveryRecorder,
   createWebhookDispatcher,
@@ -331,6 +332,36 @@ describe('webhook endpoints, delivered', () => {
       endpointId: created.id,
       lastError: reason,
       attempts: [{ error: reason }],
+    })
+  })
+
+  it('sends to the default URL the operator set, the endpoint merchant-default of both lists', async () => {
+    const receiver = await startReceiver()
+    const { merchantId } = fixture.merchant.merchant
+    const development = { ...fixture, webhookUrlPolicy: { allowInsecureCallbackUrls: true } }
+    await setWebhookUrl(development, merchantId, `${receiver.origin}/default`)
+    const notifier = openNotifier()
+    const { paymentId, eventId } = await notifier.newPayment()
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+
+    const endpoint = json(await fixture.send('GET', `${ENDPOINTS}/merchant-default`))
+    expect(endpoint).toMatchObject({ url: `${receiver.origin}/default`, managedBy: 'operator' })
+    const deliveries = json<{ data: Array<Record<string, unknown>> }>(
+      await fixture.send('GET', `/api/merchant/v1/webhook-deliveries?paymentId=${paymentId}`),
+    ).data
+    expect(deliveries).toEqual([
+      expect.objectContaining({ eventId, endpointId: endpoint.id, url: endpoint.url, status: 'delivered' }),
+    ])
+    // signed with the merchant's webhook secret, as docs/api.md says of the default URL
+    const [received] = receiver.received
+    expect(received?.path).toBe('/default')
+    const signed = {
+      rawBody: received?.body ?? '',
+      signature: String(received?.headers['x-signature']),
+      timestamp: String(received?.headers['x-timestamp']),
+    }
+    expect(verifyWebhook(fixture.merchant.webhookSecret, signed, secondsOf(fixture.clock.now()))).toEqual({
+      ok: true,
     })
   })
 

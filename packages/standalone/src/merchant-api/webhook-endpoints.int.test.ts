@@ -1,5 +1,6 @@
 // The merchant API's webhook endpoint routes through app.inject() (docs/api.md, "Webhook endpoints").
 
+import { setWebhookUrl } from '@chainpay/gateway'
 import { webhookEndpointSecretContext } from '@chainpay/ports'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
@@ -35,6 +36,7 @@ describe('POST /webhook-endpoints', () => {
       events: null,
       description: 'orders',
       enabled: true,
+      managedBy: 'merchant',
       previousSecretExpiresAt: null,
       createdAt: FIXTURE_START,
       updatedAt: FIXTURE_START,
@@ -219,5 +221,87 @@ describe('POST /webhook-endpoints/{id}/rotate-secret', () => {
         message: expect.stringContaining('expiresInHours'),
       })
     }
+  })
+})
+
+describe("the merchant's default webhook URL, set by the operator: the endpoint merchant-default", () => {
+  const DEFAULT = `${ENDPOINTS}/merchant-default`
+  const setDefaultUrl = (url: string | null) =>
+    setWebhookUrl(fixture, fixture.merchant.merchant.merchantId, url)
+  const changes = (options: Parameters<MerchantApiFixture['send']>[2] = {}) =>
+    Promise.all([
+      fixture.send('PATCH', DEFAULT, { ...options, body: JSON.stringify({ enabled: false }) }),
+      fixture.send('DELETE', DEFAULT, options),
+      fixture.send('POST', `${DEFAULT}/rotate-secret`, options),
+    ])
+
+  it('is listed first and read like an endpoint, every kind, managed by the operator', async () => {
+    fixture.clock.advance(60_000)
+    await setDefaultUrl('https://shop.example/default')
+    fixture.clock.advance(1000)
+    const own = json(await create({ url: 'https://shop.example/own' }))
+    const expected = {
+      id: 'merchant-default',
+      url: 'https://shop.example/default',
+      events: null,
+      description: 'your default webhook URL, set by your operator',
+      enabled: true,
+      managedBy: 'operator',
+      previousSecretExpiresAt: null,
+      // the merchant record's times
+      createdAt: FIXTURE_START,
+      updatedAt: '2030-01-15T12:01:00.000Z',
+    }
+    const listed = json<{ data: Body[] }>(await fixture.send('GET', ENDPOINTS)).data
+    expect(listed).toEqual([expected, json(await fixture.send('GET', `${ENDPOINTS}/${own.id}`))])
+    expect(listed[1]).toMatchObject({ id: own.id, managedBy: 'merchant' })
+    const read = await fixture.send('GET', DEFAULT)
+    expect(read.statusCode).toBe(200)
+    expect(json(read)).toEqual(expected)
+    // another merchant sees none of it
+    const other = { credentials: fixture.otherMerchant }
+    expect(json<{ data: Body[] }>(await fixture.send('GET', ENDPOINTS, other)).data).toEqual([])
+    expect((await fixture.send('GET', DEFAULT, other)).statusCode).toBe(404)
+  })
+
+  it('shows the URL the operator set last, and is gone once the operator clears it', async () => {
+    await setDefaultUrl('https://shop.example/first')
+    await setDefaultUrl('https://shop.example/second')
+    expect(json(await fixture.send('GET', DEFAULT)).url).toBe('https://shop.example/second')
+    await setDefaultUrl(null)
+    const gone = await fixture.send('GET', DEFAULT)
+    expect(gone.statusCode).toBe(404)
+    expect(errorOf(gone)).toEqual({
+      code: 'NOT_FOUND',
+      message: 'webhook endpoint merchant-default not found',
+    })
+    expect(json<{ data: Body[] }>(await fixture.send('GET', ENDPOINTS)).data).toEqual([])
+    for (const answer of await changes()) expect(answer.statusCode).toBe(404)
+  })
+
+  it('refuses PATCH, DELETE and rotate-secret with a clear error and stays as the operator set it', async () => {
+    await setDefaultUrl('https://shop.example/default')
+    const before = await fixture.merchants.getMerchant(fixture.merchant.merchant.merchantId)
+    for (const answer of await changes()) {
+      expect(answer.statusCode, answer.body).toBe(400)
+      expect(errorOf(answer)).toEqual({
+        code: 'VALIDATION_ERROR',
+        message:
+          'endpointId: webhook endpoint merchant-default is set by your operator: ask them to change it',
+      })
+    }
+    expect(await fixture.merchants.getMerchant(fixture.merchant.merchant.merchantId)).toEqual(before)
+    expect(json(await fixture.send('GET', DEFAULT))).toMatchObject({ enabled: true })
+  })
+
+  it("is not counted toward the merchant's 16 endpoints", async () => {
+    await setDefaultUrl('https://shop.example/default')
+    for (let index = 0; index < 16; index++) {
+      expect((await create({ url: `https://shop.example/hooks/${index}` })).statusCode).toBe(201)
+    }
+    expect((await create({ url: 'https://shop.example/hooks/16' })).statusCode).toBe(400)
+    const listed = json<{ data: Body[] }>(await fixture.send('GET', ENDPOINTS)).data
+    expect(listed).toHaveLength(17)
+    expect(listed.filter((endpoint) => endpoint.managedBy === 'operator')).toHaveLength(1)
   })
 })
