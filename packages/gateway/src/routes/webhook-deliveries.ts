@@ -30,7 +30,7 @@ import { merchantIdOf } from './merchant-id-of.js'
 export interface WebhookDeliveryRoutesDeps {
   deliveries: WebhookDeliveryStore
   /** the endpoints deliveries go to: their current URL, and whether they still exist */
-  webhookEndpoints: Pick<WebhookEndpointStore, 'get' | 'list'>
+  webhookEndpoints: Pick<WebhookEndpointStore, 'list'>
   /** the merchant's default webhook URL, where its MERCHANT_DEFAULT_TARGET deliveries go */
   merchants: Pick<MerchantStore, 'getMerchant'>
   clock: Clock
@@ -86,27 +86,24 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
       }
       const delivery = await deliveries.get(deliveryId)
       if (delivery === null || delivery.merchantId !== merchantId) throw deliveryNotFound(deliveryId)
-      // Sent nowhere, every retry would fail: a deleted endpoint is said at once. (A disabled one may
-      // be enabled again while the schedule runs, so it is redelivered.)
+      // Sent nowhere, every retry would fail: an endpoint that is gone is said at once, the default
+      // URL when the operator removed it. (A disabled endpoint may be enabled again while the
+      // schedule runs, so it is redelivered.)
+      const targets = await currentTargets(merchantId)
       const { endpointId } = delivery
-      if (
-        typeof endpointId === 'string' &&
-        endpointId !== MERCHANT_DEFAULT_TARGET &&
-        (await webhookEndpoints.get(merchantId, endpointId)) === null
-      ) {
+      if (typeof endpointId === 'string' && currentUrlOf(delivery, targets) === null) {
+        const why =
+          endpointId === MERCHANT_DEFAULT_TARGET
+            ? 'your operator removed your default webhook URL'
+            : 'it was deleted'
         throw new DomainError(
           'NOT_FOUND',
-          `webhook endpoint ${endpointId} not found: it was deleted, so delivery ${deliveryId} has nowhere to go`,
+          `webhook endpoint ${endpointId} not found: ${why}, so delivery ${deliveryId} has nowhere to go`,
         )
       }
       if (!(await deliveries.redeliver(deliveryId, isoNow(clock)))) throw deliveryNotFound(deliveryId)
       const requeued = (await deliveries.get(deliveryId)) ?? delivery
-      const view = toView(
-        requeued,
-        await deliveries.listAttempts(deliveryId),
-        await currentTargets(merchantId),
-      )
-      return reply.code(202).send(view)
+      return reply.code(202).send(toView(requeued, await deliveries.listAttempts(deliveryId), targets))
     },
   )
 }

@@ -365,6 +365,29 @@ describe('webhook endpoints, delivered', () => {
     })
   })
 
+  it('refuses to redeliver to the default URL once the operator removed it, with 404 NOT_FOUND', async () => {
+    const receiver = await startReceiver()
+    const { merchantId } = fixture.merchant.merchant
+    const development = { ...fixture, webhookUrlPolicy: { allowInsecureCallbackUrls: true } }
+    await setWebhookUrl(development, merchantId, `${receiver.origin}/default`)
+    const notifier = openNotifier()
+    const { paymentId } = await notifier.newPayment()
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    await setWebhookUrl(development, merchantId, null)
+    const [delivery] = await notifier.deliveries.listByPayment(paymentId)
+    expect(delivery?.endpointId).toBe('merchant-default')
+
+    const refused = await fixture.send(
+      'POST',
+      `/api/merchant/v1/webhook-deliveries/${delivery?.deliveryId}/redeliver`,
+    )
+    expect(refused.statusCode, refused.body).toBe(404)
+    expect(json<{ error: { code: string; message: string } }>(refused).error).toEqual({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining('webhook endpoint merchant-default not found'),
+    })
+    expect(await notifier.deliveries.get(delivery?.deliveryId ?? '')).toMatchObject({ status: 'delivered' })
+  })
   it("lists the merchant's deliveries newest first with their attempts, page by page, filtered", async () => {
     const receiver = await startReceiver()
     await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) })
