@@ -115,7 +115,8 @@ export const webhookRoutePaths = {
       summary: "Replace an endpoint's secret, the old one still signing for an overlap",
       description:
         'For expiresInHours (default 24, 0 to 168) every delivery carries X-Signature made with the new secret and ' +
-        'X-Signature-Previous made with the old one, over the same timestamp and body. The body may be empty.',
+        'X-Signature-Previous made with the old one, over the same timestamp and body. The body may be empty. ' +
+        'Two rotations at once are applied one after the other: both answer 200, and both secrets sign during the overlap.',
       requestBody: body('RotateWebhookSecretRequest', false),
       responses: {
         '200': json('The new secret, shown this once', 'RotatedWebhookSecret'),
@@ -161,7 +162,8 @@ export const webhookRoutePaths = {
       operationId: 'redeliverWebhook',
       summary: "Send a delivery's event again, to its target's current URL, on a fresh retry schedule",
       description:
-        "The same event (same X-Event-Id and body id). Another merchant's delivery is 404 NOT_FOUND.",
+        "The same event (same X-Event-Id and body id). Another merchant's delivery is 404 NOT_FOUND, and so is " +
+        'a delivery whose webhook endpoint was deleted, or whose default URL the operator removed (nothing is put back in line then).',
       responses: {
         '202': json('Accepted: the delivery is pending again', 'WebhookDelivery'),
         ...notFound,

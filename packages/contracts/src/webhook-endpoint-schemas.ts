@@ -120,6 +120,12 @@ const DeliveryAttemptSchema = Type.Object(
     ),
     durationMs: Type.Number({ minimum: 0 }),
     error: Nullable(Type.String()),
+    url: Nullable(
+      Type.String({
+        description:
+          'the URL it was sent to; null when there was none (or on attempts recorded before it was kept)',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -137,7 +143,10 @@ export const WebhookDeliveryViewSchema = Type.Object(
       }),
     ),
     url: Nullable(
-      Type.String({ description: 'where it was sent when recorded; an endpoint gets its current URL' }),
+      Type.String({
+        description:
+          "where it goes now: the endpoint's current URL, the merchant's default URL, or the payment's callbackUrl; null when there is none (the endpoint was deleted, no default URL)",
+      }),
     ),
     status: StringEnum(['pending', 'delivered', 'failed', 'no_target']),
     nextAttemptAt: Nullable(TimestampSchema),

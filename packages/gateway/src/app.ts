@@ -47,7 +47,7 @@ export interface GatewayDeps {
   /** served at GET /metrics, unauthenticated; no /metrics when absent */
   metricsRegistry?: MetricsExposition
   /** the webhook endpoint and delivery routes (docs/api.md, "Webhook endpoints"); absent: none */
-  webhooks?: Omit<WebhookEndpointRoutesDeps, 'merchants'> & WebhookDeliveryRoutesDeps
+  webhooks?: Omit<WebhookEndpointRoutesDeps & WebhookDeliveryRoutesDeps, 'merchants'>
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -80,8 +80,9 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       await merchantApi.register(paymentRoutes, deps)
       await merchantApi.register(paymentReadingRoutes, deps)
       if (deps.webhooks) {
-        await merchantApi.register(webhookEndpointRoutes, { ...deps.webhooks, merchants: deps.merchants })
-        await merchantApi.register(webhookDeliveryRoutes, deps.webhooks)
+        const webhookDeps = { ...deps.webhooks, merchants: deps.merchants }
+        await merchantApi.register(webhookEndpointRoutes, webhookDeps)
+        await merchantApi.register(webhookDeliveryRoutes, webhookDeps)
       }
     },
     { prefix: API_BASE_PATH },

@@ -718,6 +718,70 @@ describe('on five processes over Kafka and FerretDB', () => {
     expectError(await request('GET', '/payments?limit=0'), 400, 'VALIDATION_ERROR')
   })
 
+  it.concurrent('a webhook endpoint: signed with its secret, both secrets during a rotation, listed, redelivered to its new URL', async () => {
+    // a merchant of its own: an endpoint is sent every payment of its merchant
+    const shop = clientOf(await cluster.createMerchant('Webhook endpoints'))
+    const [first, second] = [await newReceiver(), await newReceiver()]
+    const created = await shop.request('POST', '/webhook-endpoints', JSON.stringify({ url: first.url }))
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const endpoint = created.body as { id: string; secret: string }
+    const signedWith = (secret: string, webhook: ReceivedWebhook | undefined, header = 'x-signature') =>
+      verifyWebhook(
+        secret,
+        {
+          rawBody: webhook?.rawBody ?? '',
+          signature: webhook?.headers[header] ?? '',
+          timestamp: webhook?.headers['x-timestamp'] ?? '',
+          eventId: webhook?.headers['x-event-id'] ?? '',
+        },
+        Math.floor(Date.now() / 1000),
+      )
+
+    const payment = (await shop.createPayment({ amount: '1', currency: 'TRX', network: 'TRON' }))
+      .body as PaymentBody
+    await waitForEvent(first, payment.paymentId, 'payment.pending')
+    const pending = acknowledgedFor(first.received, payment.paymentId)[0]
+    expect(signedWith(endpoint.secret, pending)).toEqual({ ok: true })
+
+    const rotated = await shop.request('POST', `/webhook-endpoints/${endpoint.id}/rotate-secret`, '{}')
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200)
+    const newSecret = (rotated.body as { secret: string }).secret
+    await transfer('TRON', payment.generatedAddress, '1', 'TRX')
+    await waitForEvent(first, payment.paymentId, 'payment.confirmed')
+    const confirmed = acknowledgedFor(first.received, payment.paymentId).find(
+      (webhook) => webhook.body.event === 'payment.confirmed',
+    )
+    expect(signedWith(newSecret, confirmed)).toEqual({ ok: true })
+    expect(signedWith(endpoint.secret, confirmed, 'x-signature-previous')).toEqual({ ok: true })
+
+    const patched = await shop.request(
+      'PATCH',
+      `/webhook-endpoints/${endpoint.id}`,
+      JSON.stringify({ url: second.url }),
+    )
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
+    const listed = await shop.request('GET', `/webhook-deliveries?paymentId=${payment.paymentId}`)
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200)
+    const deliveries = (listed.body as { data: Array<{ id: string; eventId: string; eventType: string }> })
+      .data
+    expect(deliveries.map((delivery) => delivery.eventType).sort()).toEqual([
+      'payment.confirmed',
+      'payment.pending',
+      'payment.transfer_detected',
+    ])
+    expect(deliveries).toEqual(
+      deliveries.map(() => expect.objectContaining({ endpointId: endpoint.id, url: second.url })),
+    )
+    const redelivered = deliveries.find((delivery) => delivery.eventType === 'payment.pending')
+    expect(redelivered?.eventId).toBe(pending?.headers['x-event-id'])
+    const accepted = await shop.request('POST', `/webhook-deliveries/${redelivered?.id}/redeliver`)
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(202)
+    await waitForEvent(second, payment.paymentId, 'payment.pending')
+    const again = acknowledgedFor(second.received, payment.paymentId)
+    expect(again.map((webhook) => webhook.headers['x-event-id'])).toEqual([redelivered?.eventId])
+    expect(signedWith(newSecret, again[0])).toEqual({ ok: true })
+  })
+
   it.concurrent('lists a merchant’s payments from MongoDB a page at a time, newest first, and filters them', async () => {
     const shop = clientOf(await cluster.createMerchant('Reading back'))
     const ids: string[] = []

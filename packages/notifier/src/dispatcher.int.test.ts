@@ -442,7 +442,7 @@ describe('createWebhookDispatcher', () => {
       [
         'a name that resolves to loopback',
         (origin: string) => `https://hooks.merchant.example:${new URL(origin).port}/hooks`,
-        /hooks\.merchant\.example resolves to a non-public address \(127\.0\.0\.1\)/,
+        /^webhook target hooks\.merchant\.example is not a public address$/,
       ],
     ])('refuses %s', async (_case, target, problem) => {
       const [delivery] = await enqueue(1, '', { targetUrl: target(receiver.origin) })

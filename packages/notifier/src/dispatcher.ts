@@ -47,6 +47,7 @@ import {
   webhookEndpointSecretContext,
   webhookSecretContext,
 } from '@chainpay/ports'
+import { NotPublicAddressError } from '@chainpay/service-kit'
 import { signWebhook } from '@chainpay/signing'
 import { Agent, request } from 'undici'
 import { DEFAULT_RETRY_SCHEDULE_MS } from './retry-schedule.js'
@@ -131,10 +132,14 @@ const RESPONSE_DISCARD_LIMIT = 64 * 1024
 interface AttemptResult {
   statusCode: number | null
   error: string | null
-  /** where the attempt went, without path or query (which may carry a receiver's token) */
+  /** where the attempt went, as recorded (the merchant's to see) */
+  url: string | null
+  /** where the attempt went, for the log: without path or query (which may carry a receiver's token) */
   origin: string | null
   /** neither the delivery nor its merchant had a URL */
   noTarget: boolean
+  /** for the log only: what a refused target name resolved to (never stored, never shown) */
+  refusedAddresses?: readonly string[]
 }
 
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
@@ -218,6 +223,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       result.noTarget = true
       throw new Error('no target: the payment has no callbackUrl and the merchant no webhook URL')
     }
+    result.url = target
     const problem = webhookTargetProblem(target, { allowPrivateTargets })
     if (problem !== null) throw new Error(problem)
     result.origin = new URL(target).origin
@@ -270,11 +276,19 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   async function attempt(delivery: WebhookDelivery): Promise<AttemptOutcome['status']> {
     const at = clock.now()
     const started = performance.now()
-    const result: AttemptResult = { statusCode: null, error: null, origin: null, noTarget: false }
+    const result: AttemptResult = {
+      statusCode: null,
+      error: null,
+      url: null,
+      origin: null,
+      noTarget: false,
+    }
     try {
       await send(delivery, at, result)
     } catch (error) {
       result.error = describeError(error, timeoutMs)
+      const refused = notPublicAddressErrorOf(error)
+      if (refused !== null) result.refusedAddresses = refused.resolvedAddresses
     }
     const durationMs = Math.round(performance.now() - started)
     const number = delivery.attempts + 1
@@ -288,6 +302,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         statusCode: result.statusCode,
         durationMs,
         error: result.error,
+        ...(result.url === null ? {} : { url: result.url }),
       },
       outcome,
     )
@@ -302,6 +317,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       statusCode: result.statusCode,
       durationMs,
       target: result.origin,
+      ...(result.refusedAddresses === undefined ? {} : { refusedAddresses: result.refusedAddresses }),
     }
     if (outcome.status === 'delivered') logger.info(context, 'webhook delivered')
     else if (outcome.status === 'pending') {
@@ -453,6 +469,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 function metricOutcome(outcome: AttemptOutcome, result: AttemptResult): WebhookAttemptOutcome {
   if (result.noTarget) return 'no_target'
   return outcome.status === 'pending' ? 'retry' : outcome.status
+}
+
+function notPublicAddressErrorOf(error: unknown): NotPublicAddressError | null {
+  if (error instanceof NotPublicAddressError) return error
+  return error instanceof Error && error.cause instanceof NotPublicAddressError ? error.cause : null
 }
 
 function describeError(error: unknown, timeoutMs: number): string {

@@ -1,4 +1,5 @@
 import type { LookupAddress } from 'node:dns'
+import { NotPublicAddressError } from '@chainpay/service-kit'
 import { describe, expect, it } from 'vitest'
 import { publicAddressLookup, webhookTargetProblem } from './webhook-target.js'
 
@@ -52,19 +53,21 @@ describe('publicAddressLookup', () => {
   })
 
   it.each([
-    [['93.184.215.14', '10.1.2.3'], /resolves to a non-public address \(10\.1\.2\.3\)/],
-    [['::ffff:127.0.0.1'], /non-public address \(::ffff:127\.0\.0\.1\)/],
-    [['fd00::1'], /non-public address/],
-    [['2002:a9fe:a9fe::1'], /non-public address \(2002:a9fe:a9fe::1\)/],
-    [['2001:0:4136:e378:8000:63bf:3fff:fdd2'], /non-public address/],
-    [['64:ff9b:1::a00:1'], /non-public address/],
-    [['fec0::1'], /non-public address/],
-    [['100::1'], /non-public address/],
-    [['::ffff:0:a00:1'], /non-public address/],
-    [[], /resolves to no address/],
-  ])('refuses a name resolving to %j', async (addresses, problem) => {
+    [['93.184.215.14', '10.1.2.3']],
+    [['::ffff:127.0.0.1']],
+    [['fd00::1']],
+    [['2002:a9fe:a9fe::1']],
+    [['2001:0:4136:e378:8000:63bf:3fff:fdd2']],
+    [['64:ff9b:1::a00:1']],
+    [['fec0::1']],
+    [['100::1']],
+    [['::ffff:0:a00:1']],
+    [[]],
+  ])('refuses a name resolving to %j, naming the addresses for the log only', async (addresses) => {
     const { error } = await lookUp(addresses, { all: true })
-    expect(error?.message).toMatch(problem)
+    expect(error).toBeInstanceOf(NotPublicAddressError)
+    expect(error).toMatchObject({ code: 'ENOTPUBLIC', resolvedAddresses: addresses })
+    expect(error?.message).toBe('webhook target hooks.example is not a public address')
   })
 
   it('passes resolution errors on', async () => {

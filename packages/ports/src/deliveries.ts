@@ -47,6 +47,11 @@ export interface DeliveryAttempt {
   statusCode: number | null
   durationMs: number
   error: string | null
+  /**
+   * the URL it was sent to (the target's URL at that moment: an endpoint's may change between
+   * attempts); absent when there was none, and on attempts recorded before it was kept
+   */
+  url?: string
 }
 
 export type AttemptOutcome =

@@ -33,12 +33,17 @@ export interface WebhookEndpointStore {
   get(merchantId: string, endpointId: string): Promise<WebhookEndpointRecord | null>
   /** the merchant's endpoints, oldest first */
   list(merchantId: string): Promise<WebhookEndpointRecord[]>
-  /** the endpoint after the change; null when unknown or another merchant's */
+  /**
+   * the endpoint after the change; null when unknown or another merchant's, or, with `expected`,
+   * when its sealed secrets are no longer those (a compare-and-set: a rotation that read them
+   * before another rotation wrote changes nothing, docs/api.md "Rotating an endpoint's secret")
+   */
   update(
     merchantId: string,
     endpointId: string,
     patch: WebhookEndpointPatch,
     updatedAt: string,
+    expected?: SealedEndpointSecrets,
   ): Promise<WebhookEndpointRecord | null>
   /** false when unknown or another merchant's */
   delete(merchantId: string, endpointId: string): Promise<boolean>

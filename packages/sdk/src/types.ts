@@ -174,6 +174,8 @@ export interface DeliveryAttempt {
   statusCode: number | null
   durationMs: number | null
   error: string | null
+  /** the URL it was sent to; null when there was none (or on attempts recorded before it was kept) */
+  url: string | null
 }
 
 export interface WebhookDelivery {
@@ -184,7 +186,8 @@ export interface WebhookDelivery {
   paymentId: string
   /** null for the payment's callbackUrl */
   endpointId: string | null
-  url: string
+  /** where it goes now (an endpoint's current URL); null when there is none */
+  url: string | null
   status: DeliveryStatus
   nextAttemptAt: string | null
   createdAt: string

@@ -7,6 +7,23 @@ import { lookup } from 'node:dns/promises'
 import { isIP, type LookupFunction } from 'node:net'
 import { isNonPublicAddress } from '@chainpay/domain'
 
+/**
+ * the error a refused name fails the connection with: its message names the host but not what it
+ * resolved to, which may be an internal address a merchant must not learn (docs/security.md,
+ * "Webhooks"); `resolvedAddresses` is for the operator's logs only
+ */
+export class NotPublicAddressError extends Error {
+  override readonly name = 'NotPublicAddressError'
+  readonly code = 'ENOTPUBLIC'
+  constructor(
+    what: string,
+    readonly hostname: string,
+    readonly resolvedAddresses: readonly string[],
+  ) {
+    super(`${what} ${hostname} is not a public address`)
+  }
+}
+
 /** the addresses a host name resolves to */
 export type ResolveHost = (host: string) => Promise<string[]>
 
@@ -23,9 +40,7 @@ export function publicAddressLookup(resolveHost: ResolveHost, what: string): Loo
       (addresses) => {
         const refused = addresses.find((address) => isNonPublicAddress(address))
         if (addresses.length === 0 || refused !== undefined) {
-          const reason =
-            refused === undefined ? 'resolves to no address' : `resolves to a non-public address (${refused})`
-          callback(Object.assign(new Error(`${what} ${hostname} ${reason}`), { code: 'ENOTPUBLIC' }), '')
+          callback(new NotPublicAddressError(what, hostname, addresses), '')
           return
         }
         const entries = addresses.map((address) => ({ address, family: isIP(address) }))

@@ -63,6 +63,8 @@ interface AttemptDocument {
   statusCode: number | null
   durationMs: number
   error: string | null
+  /** absent on attempts recorded before it was kept, and when there was no URL */
+  url?: string
 }
 
 interface LeaseDocument {
@@ -333,6 +335,7 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
           statusCode: attempt.statusCode,
           durationMs: attempt.durationMs,
           error: attempt.error,
+          ...(attempt.url === undefined ? {} : { url: attempt.url }),
         })
         const moved = await deliveries.updateOne(
           { _id: attempt.deliveryId },
@@ -517,5 +520,6 @@ function toAttempt(document: AttemptDocument): DeliveryAttempt {
     statusCode: document.statusCode,
     durationMs: document.durationMs,
     error: document.error,
+    ...(typeof document.url === 'string' ? { url: document.url } : {}),
   }
 }

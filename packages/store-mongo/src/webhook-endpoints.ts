@@ -6,6 +6,7 @@ import {
 } from '@chainpay/ports'
 import type { Db } from 'mongodb'
 import { type IndexSpec, mongoCollections } from './collections.js'
+import { createPerKeyQueue } from './concurrency.js'
 import { translateMongoFailure } from './mongo-failures.js'
 
 interface EndpointDocument extends Omit<WebhookEndpointRecord, 'endpointId'> {
@@ -25,10 +26,13 @@ export const webhookEndpointIndexes: IndexSpec[] = [
  * FerretDB v1 has no transactions, so the per-merchant bound is kept by inserting first and counting
  * after: an insert that finds more than the bound among the endpoints created up to it (by
  * createdAt, then _id) takes itself back. Two creates at once may both be refused; never both kept
- * over the bound.
+ * over the bound. The conditional updates (update with expected secrets, replaceSealedSecrets) are
+ * read, modify, write on FerretDB v1 (concurrency.ts), so the writes of one endpoint are sent one
+ * after another within the process; on MongoDB itself they are atomic anyway.
  */
 export function createMongoWebhookEndpointStore(db: Db): WebhookEndpointStore {
   const endpoints = db.collection<EndpointDocument>(mongoCollections.webhookEndpoints)
+  const writes = createPerKeyQueue()
 
   return translateFailures(
     {
@@ -51,14 +55,18 @@ export function createMongoWebhookEndpointStore(db: Db): WebhookEndpointStore {
         return found.map(toEndpoint)
       },
 
-      async update(merchantId, endpointId, patch: WebhookEndpointPatch, updatedAt) {
-        const { matchedCount } = await endpoints.updateOne(
-          { _id: endpointId, merchantId },
-          { $set: { ...patch, updatedAt } },
-        )
-        if (matchedCount === 0) return null
-        const found = await endpoints.findOne({ _id: endpointId, merchantId })
-        return found === null ? null : toEndpoint(found)
+      async update(merchantId, endpointId, patch: WebhookEndpointPatch, updatedAt, expected) {
+        return writes.run(endpointId, async () => {
+          const secrets =
+            expected === undefined ? {} : { secret: expected.secret, previousSecret: expected.previousSecret }
+          const { matchedCount } = await endpoints.updateOne(
+            { _id: endpointId, merchantId, ...secrets },
+            { $set: { ...patch, updatedAt } },
+          )
+          if (matchedCount === 0) return null
+          const found = await endpoints.findOne({ _id: endpointId, merchantId })
+          return found === null ? null : toEndpoint(found)
+        })
       },
 
       async delete(merchantId, endpointId) {
@@ -67,11 +75,13 @@ export function createMongoWebhookEndpointStore(db: Db): WebhookEndpointStore {
       },
 
       async replaceSealedSecrets(merchantId, endpointId, expected, replacement) {
-        const { matchedCount } = await endpoints.updateOne(
-          { _id: endpointId, merchantId, secret: expected.secret, previousSecret: expected.previousSecret },
-          { $set: { secret: replacement.secret, previousSecret: replacement.previousSecret } },
-        )
-        return matchedCount === 1
+        return writes.run(endpointId, async () => {
+          const { matchedCount } = await endpoints.updateOne(
+            { _id: endpointId, merchantId, secret: expected.secret, previousSecret: expected.previousSecret },
+            { $set: { secret: replacement.secret, previousSecret: replacement.previousSecret } },
+          )
+          return matchedCount === 1
+        })
       },
     },
     translateMongoFailure,

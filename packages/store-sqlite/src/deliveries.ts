@@ -119,6 +119,15 @@ export const deliveryMigrations: readonly SqliteMigration[] = [
           ON webhook_deliveries (merchant_id, created_at, delivery_id)
       `),
   },
+  {
+    // where each attempt went: an endpoint's URL may change between attempts (docs/api.md,
+    // "Webhook deliveries"); null on the attempts already held
+    description: 'the URL of each attempt: column url of webhook_attempts',
+    apply: (db) => {
+      if (!columnsOf(db, 'webhook_attempts').has('url'))
+        db.exec('ALTER TABLE webhook_attempts ADD COLUMN url TEXT')
+    },
+  },
 ]
 
 /**
@@ -166,8 +175,8 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
   `)
   const lease = db.prepare('UPDATE webhook_deliveries SET leased_until = ? WHERE delivery_id = ?')
   const insertAttempt = db.prepare(`
-    INSERT INTO webhook_attempts (delivery_id, attempt, at, status_code, duration_ms, error)
-    VALUES (:deliveryId, :attempt, :at, :statusCode, :durationMs, :error)
+    INSERT INTO webhook_attempts (delivery_id, attempt, at, status_code, duration_ms, error, url)
+    VALUES (:deliveryId, :attempt, :at, :statusCode, :durationMs, :error, :url)
   `)
   const moveOn = db.prepare(`
     UPDATE webhook_deliveries
@@ -271,6 +280,7 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
             statusCode: attempt.statusCode,
             durationMs: attempt.durationMs,
             error: attempt.error,
+            url: attempt.url ?? null,
           })
           moveOn.run({
             deliveryId: attempt.deliveryId,
@@ -372,5 +382,6 @@ function toAttempt(row: Row): DeliveryAttempt {
     statusCode: row.status_code === null ? null : Number(row.status_code),
     durationMs: Number(row.duration_ms),
     error: row.error as string | null,
+    ...(typeof row.url === 'string' ? { url: row.url } : {}),
   }
 }

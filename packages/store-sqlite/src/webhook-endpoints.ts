@@ -86,10 +86,16 @@ export function createSqliteWebhookEndpointStore(db: DatabaseSync): WebhookEndpo
         return selectAll.all(merchantId).map(toEndpoint)
       },
 
-      async update(merchantId, endpointId, patch: WebhookEndpointPatch, updatedAt) {
+      async update(merchantId, endpointId, patch: WebhookEndpointPatch, updatedAt, expected) {
         return inTransaction(db, () => {
           const current = get(merchantId, endpointId)
           if (current === null) return null
+          if (
+            expected !== undefined &&
+            (current.secret !== expected.secret || current.previousSecret !== expected.previousSecret)
+          ) {
+            return null
+          }
           const next: WebhookEndpointRecord = { ...current, ...patch, updatedAt }
           const { createdAt: _unchanged, ...row } = toRow(next)
           updateRow.run(row)

@@ -1,7 +1,8 @@
 // The merchant API's delivery log (docs/api.md, "Webhook deliveries"): a merchant's own deliveries,
 // newest first, page by page with a keyset cursor that stays stable while new deliveries are
-// recorded, each with its attempts; and redelivery of one, which sends the same event (same id) to
-// the target's current URL on a fresh retry schedule. Another merchant's delivery is not found.
+// recorded, each with its attempts (and the URL each went to) and the URL its target has now; and
+// redelivery of one, which sends the same event (same id) to the target's current URL on a fresh
+// retry schedule. Another merchant's delivery is not found, nor is a deleted endpoint to redeliver to.
 
 import { Buffer } from 'node:buffer'
 import {
@@ -12,18 +13,26 @@ import {
 import { DomainError } from '@chainpay/domain'
 import { type Clock, isoNow } from '@chainpay/platform'
 import {
+  type DeliveryAttempt,
   type DeliveryCursor,
   type DeliveryStatus,
   eventIdOf,
+  MERCHANT_DEFAULT_TARGET,
   type MerchantDeliveriesQuery,
+  type MerchantStore,
   type WebhookDelivery,
   type WebhookDeliveryStore,
+  type WebhookEndpointStore,
 } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { merchantIdOf } from './merchant-id-of.js'
 
 export interface WebhookDeliveryRoutesDeps {
   deliveries: WebhookDeliveryStore
+  /** the endpoints deliveries go to: their current URL, and whether they still exist */
+  webhookEndpoints: Pick<WebhookEndpointStore, 'list'>
+  /** the merchant's default webhook URL, where its MERCHANT_DEFAULT_TARGET deliveries go */
+  merchants: Pick<MerchantStore, 'getMerchant'>
   clock: Clock
 }
 
@@ -35,7 +44,19 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
   app,
   deps,
 ) => {
-  const { deliveries, clock } = deps
+  const { deliveries, webhookEndpoints, merchants, clock } = deps
+
+  /** where each target of the merchant's goes now (currentUrlOf), read once per answer */
+  async function currentTargets(merchantId: string): Promise<CurrentTargets> {
+    const [endpoints, merchant] = await Promise.all([
+      webhookEndpoints.list(merchantId),
+      merchants.getMerchant(merchantId),
+    ])
+    return {
+      endpointUrls: new Map(endpoints.map((endpoint) => [endpoint.endpointId, endpoint.url])),
+      defaultUrl: merchant?.webhookUrl ?? null,
+    }
+  }
 
   app.get(
     '/webhook-deliveries',
@@ -44,8 +65,11 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
       const merchantId = merchantIdOf(request)
       const query = readDeliveriesQuery(request.query as Record<string, unknown>)
       const { page, nextCursor } = await deliveriesPage(deliveries, merchantId, query)
+      const targets = await currentTargets(merchantId)
       const data = await Promise.all(
-        page.map(async (delivery) => toView(delivery, await deliveries.listAttempts(delivery.deliveryId))),
+        page.map(async (delivery) =>
+          toView(delivery, await deliveries.listAttempts(delivery.deliveryId), targets),
+        ),
       )
       return { data, nextCursor }
     },
@@ -62,18 +86,44 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
       }
       const delivery = await deliveries.get(deliveryId)
       if (delivery === null || delivery.merchantId !== merchantId) throw deliveryNotFound(deliveryId)
+      // Sent nowhere, every retry would fail: an endpoint that is gone is said at once, the default
+      // URL when the operator removed it. (A disabled endpoint may be enabled again while the
+      // schedule runs, so it is redelivered.)
+      const targets = await currentTargets(merchantId)
+      const { endpointId } = delivery
+      if (typeof endpointId === 'string' && currentUrlOf(delivery, targets) === null) {
+        const why =
+          endpointId === MERCHANT_DEFAULT_TARGET
+            ? 'your operator removed your default webhook URL'
+            : 'it was deleted'
+        throw new DomainError(
+          'NOT_FOUND',
+          `webhook endpoint ${endpointId} not found: ${why}, so delivery ${deliveryId} has nowhere to go`,
+        )
+      }
       if (!(await deliveries.redeliver(deliveryId, isoNow(clock)))) throw deliveryNotFound(deliveryId)
       const requeued = (await deliveries.get(deliveryId)) ?? delivery
-      return reply.code(202).send(toView(requeued, await deliveries.listAttempts(deliveryId)))
+      return reply.code(202).send(toView(requeued, await deliveries.listAttempts(deliveryId), targets))
     },
   )
 }
 
+interface CurrentTargets {
+  /** the URL of each of the merchant's endpoints; a deleted one is not here */
+  endpointUrls: ReadonlyMap<string, string>
+  defaultUrl: string | null
+}
+
+/** where the delivery goes now, as the dispatcher's targetOf sends it */
+function currentUrlOf(delivery: WebhookDelivery, targets: CurrentTargets): string | null {
+  const endpointId = delivery.endpointId ?? null
+  if (endpointId === MERCHANT_DEFAULT_TARGET) return targets.defaultUrl
+  if (endpointId !== null) return targets.endpointUrls.get(endpointId) ?? null
+  return delivery.targetUrl ?? targets.defaultUrl
+}
+
 /** a delivery as the merchant API shows it */
-export function toView(
-  delivery: WebhookDelivery,
-  attempts: Awaited<ReturnType<WebhookDeliveryStore['listAttempts']>>,
-) {
+function toView(delivery: WebhookDelivery, attempts: DeliveryAttempt[], targets: CurrentTargets) {
   return {
     id: delivery.deliveryId,
     eventId: eventIdOf(delivery),
@@ -81,18 +131,19 @@ export function toView(
     eventType: delivery.eventType as WebhookEventKind,
     paymentId: delivery.paymentId,
     endpointId: delivery.endpointId ?? null,
-    url: delivery.targetUrl,
+    url: currentUrlOf(delivery, targets),
     status: delivery.status,
     nextAttemptAt: delivery.nextAttemptAt,
     createdAt: delivery.createdAt,
     deliveredAt: delivery.deliveredAt,
     lastError: delivery.lastError,
-    attempts: attempts.map(({ attempt, at, statusCode, durationMs, error }) => ({
+    attempts: attempts.map(({ attempt, at, statusCode, durationMs, error, url }) => ({
       attempt,
       at,
       statusCode,
       durationMs,
       error,
+      url: url ?? null,
     })),
   }
 }

@@ -158,23 +158,30 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<WebhookEndpointRou
       const merchantId = merchantIdOf(request)
       await refuseOperatorEndpoint(merchantId, request.params.endpointId)
       const hours = validateSecretRotation(request.rawBody === '' ? undefined : request.body)
-      const current = await found(merchantId, request.params.endpointId)
       const secret = newEndpointSecret()
       const now = clock.now()
       // the secret signing until now keeps signing for the overlap; one before it stops at once
       const previousSecretExpiresAt =
         hours === 0 ? null : new Date(now.getTime() + hours * 3_600_000).toISOString()
-      const rotated = await store.update(
-        merchantId,
-        current.endpointId,
-        {
-          secret: secretBox.seal(secret, webhookEndpointSecretContext(current)),
-          previousSecret: previousSecretExpiresAt === null ? null : current.secret,
-          previousSecretExpiresAt,
-        },
-        now.toISOString(),
-      )
-      if (rotated === null) throw endpointNotFound(current.endpointId)
+      // Compare-and-set on the secrets read: of two rotations at once, the later one written takes
+      // the earlier one's new secret as its previous one, as if they had come one after the other,
+      // so that the secret answered to each caller signs during the overlap (docs/api.md).
+      let rotated: WebhookEndpointRecord | null = null
+      for (let tries = 0; rotated === null; tries++) {
+        if (tries === MAX_ROTATION_TRIES) throw rotationContended(request.params.endpointId)
+        const current = await found(merchantId, request.params.endpointId)
+        rotated = await store.update(
+          merchantId,
+          current.endpointId,
+          {
+            secret: secretBox.seal(secret, webhookEndpointSecretContext(current)),
+            previousSecret: previousSecretExpiresAt === null ? null : current.secret,
+            previousSecretExpiresAt,
+          },
+          now.toISOString(),
+          { secret: current.secret, previousSecret: current.previousSecret },
+        )
+      }
       return { id: rotated.endpointId, secret, previousSecretExpiresAt }
     },
   )
@@ -211,6 +218,18 @@ function operatorEndpointView(merchant: MerchantRecord): WebhookEndpointView | n
     createdAt: merchant.createdAt,
     updatedAt: merchant.updatedAt,
   }
+}
+
+/** rotations of one endpoint that may overtake one another before this one gives up */
+const MAX_ROTATION_TRIES = 8
+
+function rotationContended(endpointId: string): DomainError {
+  // not expected in practice (a try loses only to another rotation that was written meanwhile);
+  // 503 with Retry-After says to try again, which is what the caller should do
+  return new DomainError(
+    'SERVICE_UNAVAILABLE',
+    `webhook endpoint ${endpointId}: too many rotations at once; retry later`,
+  )
 }
 
 function newEndpointSecret(): string {

@@ -106,6 +106,29 @@ export function describeWebhookEndpointStoreContract(
       expect(await store.replaceSealedSecrets('mer_1', 'ep_unknown', noPrevious, noPrevious)).toBe(false)
     })
 
+    it('updates with expected secrets only while they are still those, one of two at once', async () => {
+      await store.create(endpoint('ep_1', 'mer_1'), 16)
+      const expected = { secret: 'sealed:ep_1', previousSecret: null }
+      const rotation = (secret: string) => ({
+        secret,
+        previousSecret: 'sealed:ep_1',
+        previousSecretExpiresAt: later,
+      })
+      const [first, second] = await Promise.all([
+        store.update('mer_1', 'ep_1', rotation('sealed:a'), later, expected),
+        store.update('mer_1', 'ep_1', rotation('sealed:b'), later, expected),
+      ])
+      const won = first ?? second
+      expect([first, second].filter((result) => result === null)).toHaveLength(1)
+      expect(await store.get('mer_1', 'ep_1')).toEqual(won)
+      expect(await store.update('mer_1', 'ep_1', { enabled: false }, later, expected)).toBeNull()
+      expect(await store.update('mer_2', 'ep_1', { enabled: false }, later, expected)).toBeNull()
+      const now = { secret: won?.secret ?? '', previousSecret: 'sealed:ep_1' }
+      expect(await store.update('mer_1', 'ep_1', { enabled: false }, later, now)).toMatchObject({
+        enabled: false,
+      })
+    })
+
     it('deletes an endpoint, which frees its place under the bound', async () => {
       await store.create(endpoint('ep_1', 'mer_1'), 1)
       expect(await store.create(endpoint('ep_2', 'mer_1'), 1)).toBe(false)

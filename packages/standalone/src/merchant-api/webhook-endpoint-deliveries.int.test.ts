@@ -10,7 +10,11 @@ import { paymentEventBusMessage } from '@chainpay/contracts'
 import { paymentEventMessages } from '@chainpay/contracts/testing'
 import { paymentCreatedData } from '@chainpay/domain/testing'
 import { setWebhookUrl } from '@chainpay/gateway'
-import { createDeliveryRecorder, createWebhookDispatcher } from '@chainpay/notifier'
+import {
+  createDeliveryRecorder,
+  createWebhookDispatcher,
+  type WebhookDispatcherOptions,
+} from '@chainpay/notifier'
 import { createRootLogger } from '@chainpay/platform'
 import { Topics } from '@chainpay/ports'
 import { verifyWebhook } from '@chainpay/signing'
@@ -69,7 +73,7 @@ async function startReceiver(): Promise<Receiver> {
 }
 
 /** the notifier on the fixture's file: its recorder fed directly, its dispatcher run once at a time */
-function openNotifier() {
+function openNotifier(dispatcherOptions: Partial<WebhookDispatcherOptions> = {}) {
   const { db, clock, secretBox, merchants, webhookEndpoints } = fixture
   const deliveries = createSqliteDeliveryStore(db)
   const bus = createSqliteBus(db, { logger })
@@ -92,6 +96,7 @@ function openNotifier() {
     clock,
     logger,
     allowPrivateTargets: true,
+    ...dispatcherOptions,
   })
   closers.push(() => dispatcher.stop())
   /** records the payment.pending webhook of a new payment of the fixture's merchant */
@@ -162,6 +167,37 @@ describe('webhook endpoints, delivered', () => {
     expect(verifyWebhook(oldSecret, afterSigned, later)).toEqual({ ok: false, reason: 'bad_signature' })
   })
 
+  it('keeps both secrets of two rotations at once signing: the later one written has the earlier as previous', async () => {
+    const receiver = await startReceiver()
+    const created = json(
+      await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) }),
+    )
+    const rotate = () => fixture.send('POST', `${ENDPOINTS}/${created.id}/rotate-secret`)
+    const answers = await Promise.all([rotate(), rotate()])
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200])
+    const secrets = answers.map((answer) => json(answer).secret as string)
+    expect(new Set(secrets).size).toBe(2)
+
+    const notifier = openNotifier()
+    const { eventId } = await notifier.newPayment()
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    const [delivered] = receiver.received
+    const signed = {
+      rawBody: delivered?.body ?? '',
+      signature: String(delivered?.headers['x-signature']),
+      previousSignature: String(delivered?.headers['x-signature-previous']),
+      timestamp: String(delivered?.headers['x-timestamp']),
+      eventId,
+    }
+    const now = secondsOf(fixture.clock.now())
+    for (const secret of secrets) expect(verifyWebhook(secret, signed, now)).toEqual({ ok: true })
+    // the secret before both rotations is the one given up, as after two rotations in a row
+    expect(verifyWebhook(created.secret as string, signed, now)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    })
+  })
+
   it('redelivers the same event to the URL the endpoint has now, after a PATCH', async () => {
     const before = await startReceiver()
     const moved = await startReceiver()
@@ -191,7 +227,22 @@ describe('webhook endpoints, delivered', () => {
       status: 'pending',
       attempts: [{ statusCode: 200 }],
     })
+    // the view says where it goes now, before the redelivery is sent
+    expect(json(accepted).url).toBe(`${moved.origin}/new`)
     expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    // and each attempt where it went
+    const listed = json<{ data: Array<Record<string, unknown>> }>(
+      await fixture.send('GET', `/api/merchant/v1/webhook-deliveries?paymentId=${paymentId}`),
+    ).data
+    expect(listed).toMatchObject([
+      {
+        url: `${moved.origin}/new`,
+        attempts: [
+          { attempt: 1, url: `${before.origin}/old`, statusCode: 200 },
+          { attempt: 1, url: `${moved.origin}/new`, statusCode: 200 },
+        ],
+      },
+    ])
 
     expect(before.received).toHaveLength(1)
     expect(moved.received.map((request) => [request.path, request.headers['x-event-id']])).toEqual([
@@ -214,6 +265,37 @@ describe('webhook endpoints, delivered', () => {
     ).toEqual({ ok: true })
   })
 
+  it("refuses to redeliver to a deleted endpoint with 404 NOT_FOUND naming it; the delivery's URL is null", async () => {
+    const receiver = await startReceiver()
+    const created = json(
+      await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) }),
+    )
+    const notifier = openNotifier()
+    const { paymentId } = await notifier.newPayment()
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    expect((await fixture.send('DELETE', `${ENDPOINTS}/${created.id}`)).statusCode).toBe(204)
+    const [delivery] = await notifier.deliveries.listByPayment(paymentId)
+
+    const refused = await fixture.send(
+      'POST',
+      `/api/merchant/v1/webhook-deliveries/${delivery?.deliveryId}/redeliver`,
+    )
+    expect(refused.statusCode, refused.body).toBe(404)
+    expect(json<{ error: { code: string; message: string } }>(refused).error).toEqual({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining(`webhook endpoint ${created.id} not found`),
+    })
+    // nothing was put back in line
+    expect(await notifier.deliveries.get(delivery?.deliveryId ?? '')).toMatchObject({ status: 'delivered' })
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(0)
+    const listed = json<{ data: Array<Record<string, unknown>> }>(
+      await fixture.send('GET', `/api/merchant/v1/webhook-deliveries?paymentId=${paymentId}`),
+    ).data
+    expect(listed).toMatchObject([
+      { endpointId: created.id, url: null, attempts: [{ url: `${receiver.origin}/hooks` }] },
+    ])
+  })
+
   it('stops sending to a disabled endpoint: the attempt fails and waits for its retry', async () => {
     const receiver = await startReceiver()
     const created = json(
@@ -227,6 +309,29 @@ describe('webhook endpoints, delivered', () => {
     expect((await notifier.deliveries.listByPayment(paymentId))[0]).toMatchObject({
       status: 'pending',
       lastError: `webhook endpoint ${created.id} is disabled`,
+    })
+  })
+
+  it('never shows the merchant what a refused target name resolved to', async () => {
+    const created = json(
+      await fixture.send('POST', ENDPOINTS, {
+        body: JSON.stringify({ url: 'https://redis-master.shop.example/hooks' }),
+      }),
+    )
+    const notifier = openNotifier({ allowPrivateTargets: false, resolveHost: async () => ['10.0.3.7'] })
+    const { paymentId } = await notifier.newPayment()
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    const listed = await fixture.send('GET', `/api/merchant/v1/webhook-deliveries?paymentId=${paymentId}`)
+    expect(listed.statusCode).toBe(200)
+    expect(listed.body).not.toContain('10.0.3.7')
+    const [delivery] = json<{ data: Array<{ lastError: string; attempts: Array<{ error: string }> }> }>(
+      listed,
+    ).data
+    const reason = 'webhook target redis-master.shop.example is not a public address'
+    expect(delivery).toMatchObject({
+      endpointId: created.id,
+      lastError: reason,
+      attempts: [{ error: reason }],
     })
   })
 
@@ -260,6 +365,29 @@ describe('webhook endpoints, delivered', () => {
     })
   })
 
+  it('refuses to redeliver to the default URL once the operator removed it, with 404 NOT_FOUND', async () => {
+    const receiver = await startReceiver()
+    const { merchantId } = fixture.merchant.merchant
+    const development = { ...fixture, webhookUrlPolicy: { allowInsecureCallbackUrls: true } }
+    await setWebhookUrl(development, merchantId, `${receiver.origin}/default`)
+    const notifier = openNotifier()
+    const { paymentId } = await notifier.newPayment()
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    await setWebhookUrl(development, merchantId, null)
+    const [delivery] = await notifier.deliveries.listByPayment(paymentId)
+    expect(delivery?.endpointId).toBe('merchant-default')
+
+    const refused = await fixture.send(
+      'POST',
+      `/api/merchant/v1/webhook-deliveries/${delivery?.deliveryId}/redeliver`,
+    )
+    expect(refused.statusCode, refused.body).toBe(404)
+    expect(json<{ error: { code: string; message: string } }>(refused).error).toEqual({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining('webhook endpoint merchant-default not found'),
+    })
+    expect(await notifier.deliveries.get(delivery?.deliveryId ?? '')).toMatchObject({ status: 'delivered' })
+  })
   it("lists the merchant's deliveries newest first with their attempts, page by page, filtered", async () => {
     const receiver = await startReceiver()
     await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) })
@@ -293,6 +421,7 @@ describe('webhook endpoints, delivered', () => {
         statusCode: 500,
         durationMs: expect.any(Number),
         error: 'HTTP 500',
+        url: `${receiver.origin}/hooks`,
       },
     ])
     const pending = json<Page>(await fixture.send('GET', `${LIST}?status=pending`))
