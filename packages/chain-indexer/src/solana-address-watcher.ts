@@ -56,6 +56,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   const payments = new Map<string, Followed>()
   /** signatures already read once */
   const read = new Set<string>()
+  /** signatures listed that the node did not serve yet: read next tick, since the listing moved past them */
+  const unread = new Set<string>()
   /** transfers seen and not final yet, by signature */
   const pending = new Map<string, TrackedTransfer[]>()
 
@@ -96,16 +98,14 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     return found
   }
 
-  async function listNew(followed: Followed): Promise<string[]> {
-    const signatures: string[] = []
+  /** adds what is new on the payment's accounts to `unread` */
+  async function listNew(followed: Followed): Promise<void> {
     for (const [account, last] of followed.accounts) {
       const activity = await reader.activitySince(account, last)
       const newest = activity.at(-1)
       if (newest !== undefined) followed.accounts.set(account, newest.signature)
-      for (const item of activity)
-        if (!item.failed && !read.has(item.signature)) signatures.push(item.signature)
+      for (const item of activity) if (!item.failed && !read.has(item.signature)) unread.add(item.signature)
     }
-    return signatures
   }
 
   async function recount(): Promise<void> {
@@ -149,17 +149,15 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     },
 
     async tick() {
-      for (const followed of payments.values()) {
-        for (const signature of await listNew(followed)) {
-          read.add(signature)
-          const transaction = await reader.transaction(signature)
-          if (transaction === null) {
-            read.delete(signature)
-            continue
-          }
-          const transfers = matched(transaction)
-          if (transfers.length > 0) pending.set(signature, [...(pending.get(signature) ?? []), ...transfers])
-        }
+      for (const followed of payments.values()) await listNew(followed)
+      for (const signature of unread) {
+        const transaction = await reader.transaction(signature)
+        if (transaction === null) continue
+        unread.delete(signature)
+        read.add(signature)
+        // one read serves every followed payment the transaction pays
+        const transfers = matched(transaction)
+        if (transfers.length > 0) pending.set(signature, transfers)
       }
       await recount()
     },
