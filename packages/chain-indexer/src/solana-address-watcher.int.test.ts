@@ -87,6 +87,34 @@ describe('the Solana address watcher through web3.js', () => {
     expect(calls).toBeLessThanOrEqual(2 * 10)
   })
 
+  it('counts neither a failed transaction nor a counterfeit mint; idle, a tick lists each account once; unwatched, nothing', async () => {
+    const owner = simulatedAddress('SOLANA')
+    const account = await harness.sim.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
+    await watcher.watch({ paymentId: 'usdc', owner, assetContract: USDC, requiredConfirmations: REQUIRED })
+    await harness.sim.submitTransaction('SOLANA', {
+      transfers: [{ to: account.address, amount: '10', currency: 'USDC' }],
+      failure: 'INSTRUCTION_ERROR',
+    })
+    await harness.sim.submitTransaction('SOLANA', {
+      transfers: [
+        { to: account.address, amount: '10', currency: 'USDC', contract: simulatedAddress('SOLANA') },
+      ],
+    })
+    await harness.sim.mineBlocks('SOLANA', FINALITY_DEPTH + 1)
+    await watcher.tick()
+    expect(await harness.observations.transfersOf('usdc')).toEqual([])
+    expect(watcher.following).toBe(0)
+
+    calls = 0
+    await watcher.tick()
+    // the one token account of the owner: one getSignaturesForAddress
+    expect(calls).toBe(1)
+    watcher.unwatch('usdc')
+    calls = 0
+    await watcher.tick()
+    expect(calls).toBe(0)
+  })
+
   it('reports USDC paid to a SOL payment as foreign funds once final', async () => {
     const owner = simulatedAddress('SOLANA')
     const account = await harness.sim.openTokenAccount('SOLANA', { owner, currency: 'USDC' })

@@ -30,6 +30,8 @@ export interface AddressPayment {
 export interface SolanaAddressWatcher {
   /** follows the payment's accounts from now on: its owner and the owner's token accounts */
   watch(payment: AddressPayment): Promise<void>
+  /** stops following the payment's accounts (its late funds window closed); what it saw stays followed */
+  unwatch(paymentId: string): void
   /** lists what is new on every followed account, reads it, and recounts what is followed */
   tick(): Promise<void>
   /** transfers followed until final */
@@ -146,6 +148,10 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         }
       }
       payments.set(payment.paymentId, { payment, accounts })
+    },
+
+    unwatch(paymentId) {
+      payments.delete(paymentId)
     },
 
     async tick() {
