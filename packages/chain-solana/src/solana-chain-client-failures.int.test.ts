@@ -168,9 +168,8 @@ describe('createSolanaChainClient against failing endpoints', () => {
     const getBlock = skipped.calls.find((call) => call.method === 'getBlock')
     expect(getBlock?.params[1]).toMatchObject({
       commitment: 'confirmed',
-      encoding: 'jsonParsed',
       maxSupportedTransactionVersion: 0,
-      transactionDetails: 'full',
+      transactionDetails: 'accounts',
       rewards: false,
     })
 
@@ -220,6 +219,29 @@ describe('createSolanaChainClient against failing endpoints', () => {
     })
   })
 
+  it('calls a block of another shape a bad response, naming the call and the field', async () => {
+    const node = await stubNode((call) =>
+      call.method === 'getBlocks'
+        ? { result: [31] }
+        : // a full-detail transaction where accounts-only was asked: no accountKeys beside signatures
+          {
+            result: {
+              ...block(31),
+              transactions: [
+                {
+                  transaction: { signatures: ['sig'], message: { accountKeys: [], instructions: [] } },
+                  meta: null,
+                },
+              ],
+            },
+          },
+    )
+    const error = await failureOf(clientOf(node.rpcUrl).getBlocks(31, 31))
+    expect(error.failure).toBe('bad-response')
+    expect(error.message).toContain('Solana getBlock 31 on SOLANA')
+    expect(error.message).toContain('/transactions/0/transaction')
+  })
+
   it('calls a block with a transaction it cannot read a bad response, naming the block', async () => {
     const node = await stubNode((call) =>
       call.method === 'getBlocks'
@@ -233,7 +255,7 @@ describe('createSolanaChainClient against failing endpoints', () => {
                     signatures: [
                       '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW',
                     ],
-                    message: { accountKeys: [], instructions: [], recentBlockhash: 'hash-29' },
+                    accountKeys: [],
                   },
                   // a node without the transaction's status
                   meta: null,

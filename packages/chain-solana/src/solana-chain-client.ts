@@ -1,13 +1,14 @@
 // The chain port over a Solana JSON-RPC node with @solana/web3.js: the head at `confirmed` with
-// the `finalized` slot beside it, and blocks as getBlocks lists them at `confirmed`, each read in
-// full with jsonParsed (whose account keys include lookup table keys). A slot is a height; a slot
+// the `finalized` slot beside it, and blocks as getBlocks lists them at `confirmed`, each read with
+// accounts only (keys and balance changes: what a transfer is read from, solana-transfers.ts). A slot is a height; a slot
 // without a block is absent, but only once the chain of parent slots shows it skipped: a node may
 // lack a block (a ledger jump to a recent snapshot, long-term storage), and neither its getBlocks
 // list nor its -32007/-32009 tell that apart from a skipped slot (docs/chains.md, "When a node lacks
 // a block"). A block it lacks is a ChainRpcError 'unavailable': unknown, ask again later or elsewhere.
 import { type AssetRegistry, findNetwork } from '@chainpay/domain'
 import { type ChainBlock, type ChainClient, ChainRpcError, type ChainTransfer } from '@chainpay/ports'
-import { Connection, type ParsedBlockResponse } from '@solana/web3.js'
+import { Connection } from '@solana/web3.js'
+import { type AccountsModeBlock, getAccountsModeBlock } from './accounts-mode-block.js'
 import {
   endpointOrigin,
   fetchWithDeadline,
@@ -80,16 +81,10 @@ export function createSolanaChainClient(options: SolanaChainClientOptions): Chai
 
   /** the block at `slot` with its parent slot, or undefined when this node answers it has none */
   async function readBlock(slot: number): Promise<LinkedBlock | undefined> {
-    let block: ParsedBlockResponse | null
+    let block: AccountsModeBlock | null
     try {
-      // web3.js's declarations give a full-detail answer the accounts-only type; at run time it
-      // validates the full shape, which is what comes back
-      block = (await connection.getParsedBlock(slot, {
-        commitment: 'confirmed',
-        maxSupportedTransactionVersion: 0,
-        transactionDetails: 'full',
-        rewards: false,
-      })) as unknown as ParsedBlockResponse | null
+      // accounts only: keys and balance changes, no instructions (accounts-mode-block.ts)
+      block = await getAccountsModeBlock(connection, slot)
     } catch (error) {
       // listed a moment ago and missing now: skipped (its fork abandoned) or lacking on this node;
       // the parent slots decide which (provenComplete)

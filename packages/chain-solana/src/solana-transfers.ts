@@ -32,8 +32,8 @@ export interface SolanaInstruction {
   parsed?: unknown
 }
 
-/** a transaction of a getBlock (or getTransaction) answer, encoded `jsonParsed` or `json` */
-export interface SolanaTransactionWithMeta {
+/** a transaction of a getBlock (or getTransaction) answer with its message, `jsonParsed` or `json` */
+export interface SolanaFullTransaction {
   transaction: {
     signatures: readonly string[]
     message: {
@@ -44,6 +44,17 @@ export interface SolanaTransactionWithMeta {
   }
   meta: SolanaTransactionMeta | null
 }
+
+/** a transaction of a getBlock answer with `transactionDetails: "accounts"`: every key, no instructions */
+export interface SolanaAccountsTransaction {
+  transaction: {
+    signatures: readonly string[]
+    accountKeys: ReadonlyArray<{ pubkey: Key }>
+  }
+  meta: SolanaTransactionMeta | null
+}
+
+export type SolanaTransactionWithMeta = SolanaFullTransaction | SolanaAccountsTransaction
 
 /** which transfers count: the network's native coin and its registered SPL mints */
 export interface SolanaTransferFilter {
@@ -101,7 +112,10 @@ function rank(asset: TransferAsset): number {
 
 /** every key the balance arrays refer to, in their order */
 function accountKeysOf(transaction: SolanaTransactionWithMeta): string[] {
-  const listed = transaction.transaction.message.accountKeys
+  const listed =
+    'message' in transaction.transaction
+      ? transaction.transaction.message.accountKeys
+      : transaction.transaction.accountKeys
   const annotated = listed.some((key) => typeof key === 'object' && 'pubkey' in key)
   const keys = listed.map((key) => keyText(typeof key === 'object' && 'pubkey' in key ? key.pubkey : key))
   const loaded = transaction.meta?.loadedAddresses
@@ -166,7 +180,11 @@ function instructionCredits(
     if (key !== undefined) mintOfAccount.set(key, balance.mint)
   }
   const byAccountAndAsset = new Map<string, Credit>()
-  for (const instruction of transaction.transaction.message.instructions) {
+  // accounts-only blocks carry no instructions: a failed transaction there reports nothing, and a
+  // followed transfer that a fork made fail is settled by its signature status instead
+  const instructions =
+    'message' in transaction.transaction ? transaction.transaction.message.instructions : []
+  for (const instruction of instructions) {
     const transfer = requestedTransfer(instruction, mintOfAccount)
     if (transfer === undefined) continue
     const allowed =

@@ -3,12 +3,13 @@ import { type AssetRegistry, defaultAssetRegistry, mergeAssetRegistry, resolveAs
 import { ChainRpcError } from '@chainpay/ports'
 import { describe, expect, it } from 'vitest'
 import {
+  type SolanaFullTransaction,
   type SolanaTransactionWithMeta,
   solanaTransferFilter,
   solanaTransfersOf,
 } from './solana-transfers.js'
 
-function fixture(name: string): SolanaTransactionWithMeta & Record<string, unknown> {
+function fixture(name: string): SolanaFullTransaction & Record<string, unknown> {
   return JSON.parse(readFileSync(new URL(`./testing/fixtures/${name}`, import.meta.url), 'utf8'))
 }
 
