@@ -7,7 +7,7 @@ import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
 import { createHttpPaymentCommands } from '@chainpay/command-api-client'
 import { applyNetworkSettings, type CreateRequestPolicy } from '@chainpay/domain'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
-import type { PaymentCommands } from '@chainpay/ports'
+import type { ChainBalanceReader, PaymentCommands } from '@chainpay/ports'
 import {
   createCheckoutLinks,
   createServiceMetrics,
@@ -32,6 +32,8 @@ export interface InProcessGateway extends SharedRuntime {
   readiness: () => Promise<boolean>
   /** more routes on the merchant port: the chain simulator's, where chains are simulated */
   routes?: FastifyPluginAsync | undefined
+  /** what the chains hold now, per network: the chain-indexer's (docs/api.md, "Balances and sweeps") */
+  balanceReaders?: ReadonlyMap<string, ChainBalanceReader> | undefined
 }
 
 export interface GatewayContextOptions {
@@ -136,6 +138,13 @@ export async function buildGatewayContext(
         logger,
         deliveries: stores.deliveries(),
         webhookEndpoints: stores.webhookEndpoints(),
+        balances: {
+          commands,
+          readModel: stores.readModel(),
+          // the whole registry: a payment's asset stays known after its network stops being served
+          registry: config.registry,
+          ...(shared?.balanceReaders ? { balanceReaders: shared.balanceReaders } : {}),
+        },
         requestMetrics: metrics.http,
       }),
   })

@@ -23,9 +23,9 @@ import {
   type PaymentEvent,
   type PaymentState,
   paymentIdForIdempotencyKey,
-  type Sweep,
   type ReceivingAddress,
   requestFingerprint,
+  type Sweep,
   toPaymentStreamId,
   validateCreatePaymentRequest,
 } from '@chainpay/domain'

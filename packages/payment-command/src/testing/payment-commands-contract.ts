@@ -216,7 +216,10 @@ export function describePaymentCommandsContract(
       )
       await expectDomainError(commands.recordSweep({ ...sweep, fee: '1' }), 'SWEEP_TX_REUSED')
       await expectDomainError(commands.recordSweep({ ...sweep, amount: 'ten' }), 'VALIDATION_ERROR', /amount/)
-      await expectDomainError(commands.recordSweep({ ...sweep, paymentId: randomUUID() }), 'PAYMENT_NOT_FOUND')
+      await expectDomainError(
+        commands.recordSweep({ ...sweep, paymentId: randomUUID() }),
+        'PAYMENT_NOT_FOUND',
+      )
     })
 
     it("treats another merchant's payment as unknown and leaves it as it is", async () => {
