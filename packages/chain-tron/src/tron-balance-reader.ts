@@ -49,7 +49,10 @@ export function createTronBalanceReader(options: TronBalanceReaderOptions): Chai
     const [word] = Array.isArray(answer.constant_result) ? answer.constant_result : []
     if (result?.result !== true || typeof word !== 'string' || !/^[0-9a-fA-F]{64}$/.test(word)) {
       const message = typeof result?.message === 'string' ? `: ${hexText(result.message)}` : ''
-      throw new ChainRpcError('bad-response', `${network} ${endpoint} balanceOf on ${contract} failed${message}`)
+      throw new ChainRpcError(
+        'bad-response',
+        `${network} ${endpoint} balanceOf on ${contract} failed${message}`,
+      )
     }
     return BigInt(`0x${word}`)
   }
