@@ -17,6 +17,7 @@ import {
 } from '@chainpay/service-kit'
 import type { FastifyPluginAsync } from 'fastify'
 import { buildAdminApp } from './admin/app.js'
+import { simulatorBalanceReaders } from './admin/simulator-balance-readers.js'
 import { buildGatewayApp } from './app.js'
 import { createApiKeyAuthenticator } from './auth.js'
 import { chainSimulatorProxy } from './chain-simulator-proxy.js'
@@ -86,6 +87,14 @@ export async function buildGatewayContext(
       ? chainSimulatorProxy({ url: chainSimulatorUrl, token: config.chainSimulatorToken })
       : undefined
 
+  // what the chains hold: standalone's chain-indexer's readers, else the simulated chains' node routes
+  const balanceReaders = async () => {
+    if (shared?.balanceReaders) return { balanceReaders: shared.balanceReaders }
+    if (chainSimulatorUrl === undefined) return undefined
+    const token = config.chainSimulatorToken
+    return { balanceReaders: await simulatorBalanceReaders({ url: chainSimulatorUrl, token, registry }) }
+  }
+
   const merchantApi = httpService({
     name: 'merchant API',
     host: config.host,
@@ -126,7 +135,7 @@ export async function buildGatewayContext(
     port: config.adminPort,
     logger,
     limits: config.httpLimits,
-    build: () =>
+    build: async () =>
       buildAdminApp({
         merchants,
         secretBox,
@@ -143,7 +152,7 @@ export async function buildGatewayContext(
           readModel: stores.readModel(),
           // the whole registry: a payment's asset stays known after its network stops being served
           registry: config.registry,
-          ...(shared?.balanceReaders ? { balanceReaders: shared.balanceReaders } : {}),
+          ...((await balanceReaders()) ?? {}),
         },
         requestMetrics: metrics.http,
       }),
