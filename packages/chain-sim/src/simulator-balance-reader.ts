@@ -18,10 +18,9 @@ export function createSimulatorBalanceReader(
 ): ChainBalanceReader {
   return {
     network,
-    async balanceOf({ address, tokenAccount, contract }) {
+    async balanceOf({ address, contract }) {
       if (chain === 'TRON' || contract === null) return ledger.balanceOf(network, address, contract)
-      // SPL: the ledger keeps balances per token account
-      if (tokenAccount !== null) return ledger.balanceOf(network, tokenAccount, contract)
+      // SPL: the ledger keeps balances per token account; the owner's of the mint are summed
       const accounts = (await ledger.tokenAccountsOf(network, address)).filter(
         (account) => account.mint === contract,
       )

@@ -1,7 +1,6 @@
 // What a Solana address holds now (docs/api.md, "Balances and sweeps"), at `confirmed`: SOL from
-// getBalance; an SPL token from its token account (getAccountInfo, jsonParsed; an account that does
-// not exist holds 0), or, when the token account is not known, from every token account of the owner
-// for the mint (getTokenAccountsByOwner, jsonParsed).
+// getBalance; an SPL token from every token account of the owner for the mint
+// (getTokenAccountsByOwner, jsonParsed): none holds 0.
 
 import type { BalanceHolder, ChainBalanceReader } from '@chainpay/ports'
 import { ChainRpcError } from '@chainpay/ports'
@@ -38,33 +37,29 @@ export function createSolanaBalanceReader(options: SolanaBalanceReaderOptions): 
     }
   }
 
-  const tokenAccountAmount = (data: unknown, mint: string, what: string): bigint => {
+  const tokenAccountAmount = (data: unknown, mint: string): bigint => {
     const info = (data as { parsed?: { info?: { mint?: unknown; tokenAmount?: { amount?: unknown } } } })
       ?.parsed?.info
     const amount = info?.tokenAmount?.amount
     if (info?.mint !== mint || typeof amount !== 'string' || !/^[0-9]+$/.test(amount)) {
-      throw new ChainRpcError('bad-response', `Solana ${what} on ${where}: not a token account of ${mint}`)
+      throw new ChainRpcError(
+        'bad-response',
+        `Solana getTokenAccountsByOwner on ${where}: not a token account of ${mint}`,
+      )
     }
     return BigInt(amount)
   }
 
   return {
     network,
-    async balanceOf({ address, tokenAccount, contract }: BalanceHolder) {
+    async balanceOf({ address, contract }: BalanceHolder) {
       const owner = publicKey(address, where)
       if (contract === null) return BigInt(await call('getBalance', () => connection.getBalance(owner)))
-      if (tokenAccount !== null) {
-        const account = await call('getAccountInfo', () =>
-          connection.getParsedAccountInfo(publicKey(tokenAccount, where)),
-        )
-        if (account.value === null) return 0n
-        return tokenAccountAmount(account.value.data, contract, 'getAccountInfo')
-      }
       const accounts = await call('getTokenAccountsByOwner', () =>
         connection.getParsedTokenAccountsByOwner(owner, { mint: publicKey(contract, where) }),
       )
       return accounts.value.reduce(
-        (total, { account }) => total + tokenAccountAmount(account.data, contract, 'getTokenAccountsByOwner'),
+        (total, { account }) => total + tokenAccountAmount(account.data, contract),
         0n,
       )
     },

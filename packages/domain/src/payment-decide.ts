@@ -185,7 +185,7 @@ export function recordForeignFunds(
 }
 
 /** bounds of the free-text fields of a sweep: a transaction id or an address of any chain fits */
-export const sweepLimits = { txHashMaxLength: 128, treasuryMaxLength: 128 } as const
+const sweepLimits = { txHashMaxLength: 128, treasuryMaxLength: 128 } as const
 
 /**
  * A sweep moved funds of the payment's address to the treasury (docs/api.md, "Balances and sweeps"):
@@ -206,14 +206,13 @@ export function recordSweep(command: SweepRecord, state: PaymentState): PaymentE
     throw new DomainError('VALIDATION_ERROR', `feeCurrency: expected ${expected}`)
   }
   const balance = paymentBalances(state).find((candidate) => candidate.currency === currency)
-  const decimals =
-    balance?.decimals ??
-    (currency === state.created.currency
-      ? state.created.decimals
-      : state.foreignFunds.find((funds) => funds.currency === currency)?.decimals)
-  if (decimals === undefined) {
-    throw new DomainError('SWEEP_EXCEEDS_UNSWEPT', `currency: the payment's address received no ${currency}`)
+  if (balance === undefined) {
+    throw new DomainError(
+      'SWEEP_EXCEEDS_UNSWEPT',
+      `currency: the payment's address received no final ${currency} to sweep`,
+    )
   }
+  const { decimals } = balance
   const amountUnits = amountOf('amount', command.amount, decimals)
   if (amountUnits === 0n) throw new DomainError('VALIDATION_ERROR', 'amount: must be more than 0')
   const feeUnits = amountOf('fee', command.fee, nativeAsset.decimals)
@@ -241,7 +240,7 @@ export function recordSweep(command: SweepRecord, state: PaymentState): PaymentE
       `txHash: a sweep of ${currency} in this transaction is already recorded with other figures`,
     )
   }
-  const unswept = (balance?.receivedUnits ?? 0n) - (balance?.sweptUnits ?? 0n)
+  const unswept = balance.receivedUnits - balance.sweptUnits
   if (amountUnits > unswept) {
     throw new DomainError(
       'SWEEP_EXCEEDS_UNSWEPT',

@@ -79,28 +79,8 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
       }
     }
     case 'PaymentFundsSwept': {
-      const {
-        txHash,
-        currency,
-        decimals,
-        amountUnits,
-        feeUnits,
-        feeCurrency,
-        feeDecimals,
-        treasury,
-        sweptAt,
-      } = event.data
-      const sweep = {
-        txHash,
-        currency,
-        decimals,
-        amountUnits,
-        feeUnits,
-        feeCurrency,
-        feeDecimals,
-        treasury,
-        sweptAt,
-      }
+      // the payment's own network and address are not repeated in its state
+      const { paymentId: _paymentId, network: _network, address: _address, ...sweep } = event.data
       if (state.sweeps.some((known) => sameSweep(known, sweep))) return state
       return { ...state, sweeps: [...state.sweeps, sweep] }
     }

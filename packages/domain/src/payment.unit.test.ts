@@ -1012,13 +1012,16 @@ describe('RecordSweep (docs/api.md, "Balances and sweeps")', () => {
     it('refuses a sweep of a transfer still awaiting its confirmations', () => {
       given([paymentCreated(), transferDetected({ confirmations: required - 1 })])
         .when(sweepRecorded())
-        .thenThrows('SWEEP_EXCEEDS_UNSWEPT', /more than the 0 USDT/)
+        .thenThrows(
+          'SWEEP_EXCEEDS_UNSWEPT',
+          "currency: the payment's address received no final USDT to sweep",
+        )
     })
 
     it('refuses a currency the address never received', () => {
       given(eventsFor('confirmed'))
         .when(sweepRecorded({ currency: 'USDC' }))
-        .thenThrows('SWEEP_EXCEEDS_UNSWEPT', "currency: the payment's address received no USDC")
+        .thenThrows('SWEEP_EXCEEDS_UNSWEPT', /received no final USDC/)
     })
 
     it('is not found without a payment', () => {

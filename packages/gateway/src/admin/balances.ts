@@ -224,7 +224,7 @@ async function withOnChain(
       return { ...row, onChainError: `${row.currency} is not in the asset registry of ${row.network}` }
     }
     try {
-      const units = await reader.balanceOf(row)
+      const units = await reader.balanceOf({ address: row.address, contract: row.contract })
       return { ...row, onChain: formatUnits(units, decimals) }
     } catch (error) {
       // ChainRpcError messages name the network and call, never an endpoint's key (packages/ports)
