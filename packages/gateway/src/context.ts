@@ -17,7 +17,7 @@ import {
 } from '@chainpay/service-kit'
 import type { FastifyPluginAsync } from 'fastify'
 import { buildAdminApp } from './admin/app.js'
-import { simulatorBalanceReaders } from './admin/simulator-balance-readers.js'
+import { rpcBalanceReaders, simulatorBalanceEndpoints } from './admin/chain-balance-readers.js'
 import { buildGatewayApp } from './app.js'
 import { createApiKeyAuthenticator } from './auth.js'
 import { chainSimulatorProxy } from './chain-simulator-proxy.js'
@@ -87,12 +87,15 @@ export async function buildGatewayContext(
       ? chainSimulatorProxy({ url: chainSimulatorUrl, token: config.chainSimulatorToken })
       : undefined
 
-  // what the chains hold: standalone's chain-indexer's readers, else the simulated chains' node routes
+  // what the chains hold: standalone's chain-indexer's readers; else the nodes of <NETWORK>_RPC_URL,
+  // or the simulated chains' node routes (docs/operations.md, "Balances and sweeps")
   const balanceReaders = async () => {
     if (shared?.balanceReaders) return { balanceReaders: shared.balanceReaders }
-    if (chainSimulatorUrl === undefined) return undefined
-    const token = config.chainSimulatorToken
-    return { balanceReaders: await simulatorBalanceReaders({ url: chainSimulatorUrl, token, registry }) }
+    const endpoints =
+      chainSimulatorUrl === undefined
+        ? config.balanceRpc.endpoints
+        : simulatorBalanceEndpoints(chainSimulatorUrl, config.chainSimulatorToken, registry.networks)
+    return { balanceReaders: await rpcBalanceReaders(endpoints, config.balanceRpc.timeoutMs) }
   }
 
   const merchantApi = httpService({

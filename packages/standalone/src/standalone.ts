@@ -144,6 +144,8 @@ export async function buildStandaloneContext(
         callbackUrlPolicy: config.callbackUrlPolicy,
         chains,
         checkout: config.checkout,
+        // the chain-indexer's readers (below): none of the gateway's own
+        balanceRpc: { endpoints: [], timeoutMs: 0 },
       },
       logger,
       {
