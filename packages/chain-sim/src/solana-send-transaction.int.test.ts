@@ -11,6 +11,7 @@ import {
 } from '@chainpay/wallet'
 import { base58 } from '@scure/base'
 import {
+  ComputeBudgetProgram,
   Connection,
   Keypair,
   PublicKey,
@@ -216,17 +217,27 @@ describe('sendTransaction: sweeps', () => {
     ])
   })
 
-  it('accepts base58 wire transactions and v0 messages', async () => {
+  it('accepts base58 wire transactions and v0 messages, and charges their priority fee', async () => {
+    const [treasuryBefore] = await balances(treasury.publicKey)
     const message = new TransactionMessage({
       payerKey: treasury.publicKey,
       recentBlockhash: await blockhash(),
-      instructions: [solTransfer(payment, treasury.publicKey, SOL / 4)],
+      instructions: [
+        ComputeBudgetProgram.setComputeUnitLimit({ units: 300 }),
+        ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1_000_001 }),
+        solTransfer(payment, treasury.publicKey, SOL / 4),
+      ],
     }).compileToV0Message()
     const transaction = new VersionedTransaction(message)
     transaction.sign([treasury, payment])
     const body = await rpc('sendTransaction', base58.encode(transaction.serialize()))
     expect(body.result).toBe(base58.encode(transaction.signatures[0] as Uint8Array))
-    expect(await connection.getBalance(payment.publicKey, 'confirmed')).toBe(SOL / 4)
+    // 2 x 5,000 + ceil(1,000,001 micro-lamports x 300 units / 10^6) = 10,000 + 301
+    expect(await balances(payment.publicKey, treasury.publicKey)).toEqual([
+      SOL / 4,
+      (treasuryBefore as number) + SOL / 4 - 10_301,
+    ])
+    expect((await connection.getFeeForMessage(message, 'confirmed')).value).toBe(10_301)
   })
 
   it('moves USDC into the treasury ATA it creates, closes the emptied account and returns its rent', async () => {
