@@ -28,6 +28,12 @@ export interface SolanaRecord {
   record: string
 }
 
+export interface StoredNonceAccount {
+  address: string
+  authority: string
+  nonce: string | undefined
+}
+
 /** a Solana token account opened with a given owner and mint */
 export interface StoredTokenAccount {
   address: string
@@ -85,6 +91,9 @@ export interface SimulatorStore {
   closeTokenAccount(network: string, address: string): void
   /** the height of the block with this hash; undefined if there is none */
   blockHeightOfHash(network: string, hash: string): number | undefined
+  /** a Solana durable nonce account: its authority and nonce (null until initialized) */
+  nonceAccount(network: string, address: string): StoredNonceAccount | undefined
+  putNonceAccount(network: string, account: StoredNonceAccount): void
   /** how a signed Solana transaction renders, kept next to its transfers */
   insertSolanaRecord(network: string, record: SolanaRecord): void
 }
@@ -183,6 +192,13 @@ export const simulatorMigrations: readonly SqliteMigration[] = [
       }
       db.exec('CREATE INDEX IF NOT EXISTS sim_transfers_by_to ON sim_transfers (network, to_address)')
       db.exec('CREATE INDEX IF NOT EXISTS sim_transfers_by_from ON sim_transfers (network, from_address)')
+      db.exec(`CREATE TABLE IF NOT EXISTS sim_solana_nonces (
+        network TEXT NOT NULL,
+        address TEXT NOT NULL,
+        authority TEXT NOT NULL,
+        nonce TEXT,
+        PRIMARY KEY (network, address)
+      ) WITHOUT ROWID`)
       db.exec('CREATE INDEX IF NOT EXISTS sim_solana_records_by_payer ON sim_solana_records (network, payer)')
       db.exec('CREATE INDEX IF NOT EXISTS sim_blocks_by_hash ON sim_blocks (network, hash)')
     },
@@ -261,6 +277,13 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     blockHeightOfHash: db.prepare('SELECT height FROM sim_blocks WHERE network = ? AND hash = ?'),
     insertSolanaRecord: db.prepare(
       'INSERT INTO sim_solana_records (network, signature, payer, fee_units, record) VALUES (?, ?, ?, ?, ?)',
+    ),
+    nonceAccount: db.prepare(
+      'SELECT address, authority, nonce FROM sim_solana_nonces WHERE network = ? AND address = ?',
+    ),
+    putNonceAccount: db.prepare(
+      `INSERT INTO sim_solana_nonces (network, address, authority, nonce) VALUES (?, ?, ?, ?)
+       ON CONFLICT (network, address) DO UPDATE SET authority = excluded.authority, nonce = excluded.nonce`,
     ),
     feesPaid: db.prepare('SELECT fee_units FROM sim_solana_records WHERE network = ? AND payer = ?'),
     deleteSolanaRecord: db.prepare('DELETE FROM sim_solana_records WHERE network = ? AND signature = ?'),
@@ -417,6 +440,19 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     blockHeightOfHash(network, hash) {
       const row = statements.blockHeightOfHash.get(network, hash)
       return row === undefined ? undefined : Number(row.height)
+    },
+    nonceAccount(network, address) {
+      const row = statements.nonceAccount.get(network, address)
+      return (
+        row && {
+          address: String(row.address),
+          authority: String(row.authority),
+          nonce: row.nonce === null ? undefined : String(row.nonce),
+        }
+      )
+    },
+    putNonceAccount(network, { address, authority, nonce }) {
+      statements.putNonceAccount.run(network, address, authority, nonce ?? null)
     },
     insertSolanaRecord(network, { signature, payer, feeUnits, record }) {
       statements.insertSolanaRecord.run(network, signature, payer, feeUnits.toString(), record)

@@ -79,6 +79,8 @@ export interface SolanaAccountState {
   lamports: bigint
   /** an open SPL token account */
   token?: { mint: string; owner: string; amount: bigint; decimals: number } | undefined
+  /** a durable nonce account (its nonce undefined until initialized) */
+  nonce?: { authority: string; nonce: string | undefined } | undefined
 }
 
 export interface SimulatedNetwork {
@@ -366,6 +368,7 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
         })
         for (const account of executed.opened) store.openFundedTokenAccount(name, account)
         for (const address of executed.closed) store.closeTokenAccount(name, address)
+        for (const nonce of executed.nonces) store.putNonceAccount(name, nonce)
         logger.debug({ network: name, signature, fee }, 'signed transaction accepted')
         return { signature }
       })
@@ -375,11 +378,13 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       const name = simulated(network).definition.network
       const ledger = solanaLedger(name)
       const token = ledger.tokenAccount(address)
+      const nonce = ledger.nonceAccount(address)
       return {
         lamports: ledger.lamports(address),
         ...(token === undefined
           ? {}
           : { token: { ...token, decimals: ledger.mintDecimals(token.mint) ?? 0 } }),
+        ...(nonce === undefined ? {} : { nonce }),
       }
     },
 
@@ -489,6 +494,11 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
   function solanaLedger(name: string): SolanaLedgerView {
     return {
       headHeight: store.head(name)?.height ?? 0,
+      headHash: store.head(name)?.hash ?? chainFormat('SOLANA').genesisParentHash,
+      nonceAccount(address) {
+        const account = store.nonceAccount(name, address)
+        return account && { authority: account.authority, nonce: account.nonce }
+      },
       blockhashHeight: (hash) => heightOfHash(running.get(name) as RunningNetwork, hash),
       processed: (signature) => store.transactionHeight(name, signature) !== undefined,
       lamports: (address) => store.solanaLamports(name, address),

@@ -3,6 +3,7 @@
 // the recent blockhash and the status cache, charge the fee payer, run System transfer, SPL Token
 // transfer / transferChecked / closeAccount, Associated Token Account create / createIdempotent and
 // ComputeBudget, then apply the rent rules. A refusal is the error the node's preflight answers.
+import { createHash } from 'node:crypto'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { base58 } from '@scure/base'
 import { PublicKey, VersionedMessage } from '@solana/web3.js'
@@ -25,10 +26,15 @@ import {
 export const LAMPORTS_PER_SIGNATURE = 5000n
 /** the rent-exempt minimum of an account without data: (128 + 0) bytes x 3,480 x 2 years */
 export const SYSTEM_ACCOUNT_RENT_EXEMPT = 890_880n
+/** a nonce account's data: version, state, authority, nonce, lamports per signature */
+export const NONCE_ACCOUNT_SPACE = 80
+/** the rent-exempt minimum of a nonce account: (128 + 80) bytes x 3,480 x 2 years */
+export const NONCE_ACCOUNT_LAMPORTS = 1_447_680n
 /** a blockhash is usable while the head is at most this many blocks above it (MAX_PROCESSING_AGE) */
 export const BLOCKHASH_VALIDITY = 150
 /** the largest wire transaction (PACKET_DATA_SIZE) */
 export const MAX_TRANSACTION_BYTES = 1232
+const SYSVAR_RECENT_BLOCKHASHES = 'SysvarRecentB1ockHashes11111111111111111111'
 const DEFAULT_COMPUTE_UNITS_PER_INSTRUCTION = 200_000n
 const MAX_COMPUTE_UNITS = 1_400_000n
 const MICRO_LAMPORTS_PER_LAMPORT = 1_000_000n
@@ -36,6 +42,8 @@ const MICRO_LAMPORTS_PER_LAMPORT = 1_000_000n
 /** what the executor reads of the ledger: the state after every accepted transaction, mempool included */
 export interface SolanaLedgerView {
   headHeight: number
+  /** the head block's hash: what an advanced durable nonce derives from */
+  headHash: string
   /** the height of the block whose hash this is; undefined if the node never issued it */
   blockhashHeight(blockhash: string): number | undefined
   /** whether a transaction with this signature was accepted before */
@@ -45,6 +53,14 @@ export interface SolanaLedgerView {
   tokenAccount(address: string): LedgerTokenAccount | undefined
   /** the decimals of a mint the network knows; undefined for any other address */
   mintDecimals(mint: string): number | undefined
+  /** a durable nonce account */
+  nonceAccount(address: string): LedgerNonceAccount | undefined
+}
+
+/** a durable nonce account: its authority and nonce (undefined until initialized) */
+export interface LedgerNonceAccount {
+  authority: string
+  nonce: string | undefined
 }
 
 export interface LedgerTokenAccount {
@@ -69,6 +85,8 @@ export interface ExecutedSolanaTransaction {
   transfers: LedgerTransfer[]
   opened: Array<{ address: string; owner: string; mint: string }>
   closed: string[]
+  /** nonce accounts the transaction created or advanced, as they are after it */
+  nonces: Array<{ address: string } & LedgerNonceAccount>
   /** how blocks and getTransaction render it */
   rendered: SolanaTransaction
 }
@@ -87,6 +105,7 @@ class Refusal extends Error {
 interface WorkingAccount {
   lamports: bigint
   token: LedgerTokenAccount | undefined
+  nonce: LedgerNonceAccount | undefined
   /** the token account did not exist before the transaction */
   opened: boolean
 }
@@ -157,7 +176,8 @@ export function executeSolanaTransaction(
       )
     }
     const issued = ledger.blockhashHeight(message.recentBlockhash)
-    if (issued === undefined || ledger.headHeight > issued + BLOCKHASH_VALIDITY) {
+    const recent = issued !== undefined && ledger.headHeight <= issued + BLOCKHASH_VALIDITY
+    if (!recent && !usesDurableNonce(message, keys, ledger)) {
       throw new Refusal('BlockhashNotFound', 'Blockhash not found')
     }
     if (ledger.processed(signature)) {
@@ -211,6 +231,23 @@ function deserialize(wire: Uint8Array): WireTransaction {
   }
 }
 
+/**
+ * a durable nonce transaction: its first instruction is the System program's AdvanceNonceAccount
+ * of a nonce account whose nonce is the message's recent blockhash
+ */
+function usesDurableNonce(message: VersionedMessage, keys: string[], ledger: SolanaLedgerView): boolean {
+  const [first] = message.compiledInstructions
+  if (first === undefined || keys[first.programIdIndex] !== SYSTEM_PROGRAM_ID) return false
+  if (systemTag(first.data) !== ADVANCE_NONCE) return false
+  const nonceKey = keys[first.accountKeyIndexes[0] ?? -1]
+  return nonceKey !== undefined && ledger.nonceAccount(nonceKey)?.nonce === message.recentBlockhash
+}
+
+/** the durable nonce an advance stores: sha256("DURABLE_NONCE" || blockhash), as the runtime derives it */
+export function durableNonceOf(blockhash: string): string {
+  return base58.encode(sha256(Buffer.concat([Buffer.from('DURABLE_NONCE'), base58.decode(blockhash)])))
+}
+
 function verifies(signature: Uint8Array, message: Uint8Array, key: PublicKey): boolean {
   try {
     return ed25519.verify(signature, message, key.toBytes())
@@ -253,12 +290,17 @@ function run(
     const fixed =
       PROGRAM_LAMPORTS[key] ?? (ledger.mintDecimals(key) === undefined ? undefined : MINT_LAMPORTS)
     const lamports = fixed ?? ledger.lamports(key)
-    before.set(key, { lamports, token: ledger.tokenAccount(key), opened: false })
+    before.set(key, {
+      lamports,
+      token: ledger.tokenAccount(key),
+      nonce: ledger.nonceAccount(key),
+      opened: false,
+    })
   }
   const state = new Map(
-    [...before].map(([key, { lamports, token }]) => [
+    [...before].map(([key, { lamports, token, nonce }]) => [
       key,
-      { lamports, token: token && { ...token }, opened: false },
+      { lamports, token: token && { ...token }, nonce: nonce && { ...nonce }, opened: false },
     ]),
   )
   const account = (key: string) => state.get(key) as WorkingAccount
@@ -268,7 +310,7 @@ function run(
   if (paying.lamports === 0n && paying.token === undefined) {
     throw new Refusal('AccountNotFound', 'Attempt to debit an account but found no record of a prior credit.')
   }
-  if (paying.token !== undefined) {
+  if (paying.token !== undefined || paying.nonce !== undefined) {
     throw new Refusal('InvalidAccountForFee', 'This account may not be used to pay transaction fees')
   }
   if (paying.lamports < fee) throw new Refusal('InsufficientFundsForFee', 'Insufficient funds for fee')
@@ -324,6 +366,12 @@ function run(
       return opened && token !== undefined ? [{ address: key, owner: token.owner, mint: token.mint }] : []
     }),
     closed: keys.filter((key) => before.get(key)?.token !== undefined && account(key).token === undefined),
+    nonces: keys.flatMap((key) => {
+      const { nonce } = account(key)
+      const previous = before.get(key)?.nonce
+      const changed = nonce !== undefined && (previous === undefined || previous.nonce !== nonce.nonce)
+      return changed ? [{ address: key, ...nonce }] : []
+    }),
     rendered: {
       signature,
       signatures: transaction.signatures.map((bytes) => base58.encode(bytes)),
@@ -373,15 +421,22 @@ export function feeOf(signatures: number, instructions: Compiled[]): bigint {
  * minimum with the same size and did not gain lamports
  */
 function assertRentState(before: WorkingAccount, after: WorkingAccount, index: number): void {
-  const minimum = after.token === undefined ? SYSTEM_ACCOUNT_RENT_EXEMPT : TOKEN_ACCOUNT_LAMPORTS
+  const minimum = rentExemptMinimum(after)
   if (after.lamports === 0n || after.lamports >= minimum) return
-  const minimumBefore = before.token === undefined ? SYSTEM_ACCOUNT_RENT_EXEMPT : TOKEN_ACCOUNT_LAMPORTS
+  const minimumBefore = rentExemptMinimum(before)
   const wasPaying = before.lamports > 0n && before.lamports < minimumBefore
   if (wasPaying && minimum === minimumBefore && after.lamports <= before.lamports) return
   throw new Refusal(
     { InsufficientFundsForRent: { account_index: index } },
     `Transaction results in an account (${index}) with insufficient funds for rent`,
   )
+}
+
+/** by the account's data: none, a nonce account's 80 bytes, a token account's 165 */
+function rentExemptMinimum(account: WorkingAccount): bigint {
+  if (account.token !== undefined) return TOKEN_ACCOUNT_LAMPORTS
+  if (account.nonce !== undefined) return NONCE_ACCOUNT_LAMPORTS
+  return SYSTEM_ACCOUNT_RENT_EXEMPT
 }
 
 //////// Instructions
@@ -456,47 +511,154 @@ function move(context: InstructionContext, from: string, to: string, lamports: b
   context.transfers.push({ from, to, contract: null, amountUnits: lamports, decimals: 9 })
 }
 
+// SystemInstruction tags (u32, little-endian)
+const CREATE_ACCOUNT = 0
+const TRANSFER = 2
+const ADVANCE_NONCE = 4
+const INITIALIZE_NONCE = 6
+
+function systemTag(data: Uint8Array): number {
+  return data.length >= 4 ? new DataView(data.buffer, data.byteOffset, 4).getUint32(0, true) : -1
+}
+
 function systemInstruction(instruction: Compiled, context: InstructionContext): Outcome {
   const { data, accounts } = instruction
-  const tag = data.length >= 4 ? new DataView(data.buffer, data.byteOffset, 4).getUint32(0, true) : -1
+  const failure = (error: string, text: string) =>
+    instructionError(context, error, [`Program ${SYSTEM_PROGRAM_ID} failed: ${text}`])
+  const signer = (key: string, log: string) => {
+    if (context.signers.has(key)) return
+    context.logs.push(log)
+    throw failure('MissingRequiredSignature', 'missing required signature for instruction')
+  }
+  const tag = systemTag(data)
+  const [first, second] = accounts
+  if (first === undefined) throw failure('NotEnoughAccountKeys', 'insufficient account keys for instruction')
+  if (tag === ADVANCE_NONCE) return advanceNonce(first, accounts[2], context, failure, signer)
+  if (tag === INITIALIZE_NONCE && data.length >= 36) {
+    // InitializeNonceAccount(authority): [nonce, recent blockhashes sysvar, rent sysvar]
+    const nonce = context.account(first).nonce
+    if (nonce === undefined || nonce.nonce !== undefined) {
+      throw failure('InvalidAccountData', 'invalid account data for instruction')
+    }
+    nonce.authority = base58.encode(data.subarray(4, 36))
+    nonce.nonce = durableNonceOf(context.ledger.headHash)
+    return {
+      computeUnits: 450,
+      render: {
+        program: 'system',
+        parsed: {
+          info: {
+            nonceAccount: first,
+            nonceAuthority: nonce.authority,
+            recentBlockhashesSysvar: accounts[1],
+            rentSysvar: accounts[2],
+          },
+          type: 'initializeNonce',
+        },
+      },
+    }
+  }
   const lamports = readU64(data, 4)
-  // SystemInstruction::Transfer { lamports }: [from (signer), to]
-  if (tag !== 2 || lamports === undefined) {
-    throw instructionError(context, 'InvalidInstructionData', [
-      `Program ${SYSTEM_PROGRAM_ID} failed: invalid instruction data`,
-    ])
+  if ((tag !== TRANSFER && tag !== CREATE_ACCOUNT) || lamports === undefined) {
+    throw failure('InvalidInstructionData', 'invalid instruction data')
   }
-  const [from, to] = accounts
-  if (from === undefined || to === undefined) {
-    throw instructionError(context, 'NotEnoughAccountKeys', [
-      `Program ${SYSTEM_PROGRAM_ID} failed: insufficient account keys for instruction`,
-    ])
-  }
-  if (!context.signers.has(from)) {
-    context.logs.push(`Transfer: \`from\` account ${from} must sign`)
-    throw instructionError(context, 'MissingRequiredSignature', [
-      `Program ${SYSTEM_PROGRAM_ID} failed: missing required signature for instruction`,
-    ])
-  }
-  const source = context.account(from)
-  if (source.token !== undefined) {
+  if (second === undefined) throw failure('NotEnoughAccountKeys', 'insufficient account keys for instruction')
+  signer(first, `Transfer: \`from\` account ${first} must sign`)
+  const source = context.account(first)
+  if (source.token !== undefined || source.nonce !== undefined) {
     context.logs.push('Transfer: `from` must not carry data')
-    throw instructionError(context, 'InvalidArgument', [
-      `Program ${SYSTEM_PROGRAM_ID} failed: invalid program argument`,
-    ])
+    throw failure('InvalidArgument', 'invalid program argument')
   }
+  if (tag === CREATE_ACCOUNT) {
+    // CreateAccount { lamports, space, owner }: [funder, new account], both signing. The simulator
+    // creates system-owned accounts only: none (space 0) or a nonce account (80 bytes) to initialize
+    const space = readU64(data, 12)
+    const owner = data.length >= 52 ? base58.encode(data.subarray(20, 52)) : undefined
+    signer(second, `Create Account: account ${second} must sign`)
+    if (owner !== SYSTEM_PROGRAM_ID || (space !== 0n && space !== BigInt(NONCE_ACCOUNT_SPACE))) {
+      throw failure('InvalidInstructionData', 'invalid instruction data')
+    }
+    const created = context.account(second)
+    if (created.lamports > 0n || created.token !== undefined || created.nonce !== undefined) {
+      context.logs.push(`Create Account: account Address { address: ${second}, base: None } already in use`)
+      throw instructionError(context, { Custom: 0 }, [
+        `Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x0`,
+      ])
+    }
+    if (source.lamports < lamports) {
+      context.logs.push(`Transfer: insufficient lamports ${source.lamports}, need ${lamports}`)
+      throw instructionError(context, { Custom: 1 }, [
+        `Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x1`,
+      ])
+    }
+    move(context, first, second, lamports)
+    if (space > 0n) created.nonce = { authority: SYSTEM_PROGRAM_ID, nonce: undefined }
+    return {
+      computeUnits: 150,
+      render: {
+        program: 'system',
+        parsed: {
+          info: { lamports, newAccount: second, owner, source: first, space },
+          type: 'createAccount',
+        },
+      },
+    }
+  }
+  // Transfer { lamports }: [from (signer), to]
   if (source.lamports < lamports) {
     throw instructionError(context, { Custom: 1 }, [
       `Transfer: insufficient lamports ${source.lamports}, need ${lamports}`,
       `Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x1`,
     ])
   }
-  move(context, from, to, lamports)
+  move(context, first, second, lamports)
   return {
     computeUnits: 150,
     render: {
       program: 'system',
-      parsed: { info: { destination: to, lamports, source: from }, type: 'transfer' },
+      parsed: { info: { destination: second, lamports, source: first }, type: 'transfer' },
+    },
+  }
+}
+
+/** AdvanceNonceAccount: [nonce, recent blockhashes sysvar, authority (signer)] */
+function advanceNonce(
+  address: string,
+  authority: string | undefined,
+  context: InstructionContext,
+  failure: (error: string, text: string) => Refusal,
+  signer: (key: string, log: string) => void,
+): Outcome {
+  const nonce = context.account(address).nonce
+  if (nonce?.nonce === undefined) throw failure('InvalidAccountData', 'invalid account data for instruction')
+  if (authority === undefined)
+    throw failure('NotEnoughAccountKeys', 'insufficient account keys for instruction')
+  if (authority !== nonce.authority) {
+    context.logs.push(`Advance nonce account: Account ${nonce.authority} must be a signer`)
+    throw failure('MissingRequiredSignature', 'missing required signature for instruction')
+  }
+  signer(authority, `Advance nonce account: Account ${authority} must be a signer`)
+  const next = durableNonceOf(context.ledger.headHash)
+  if (next === nonce.nonce) {
+    // SystemError::NonceBlockhashNotExpired: one advance per block
+    context.logs.push('Advance nonce account: nonce can only advance once per slot')
+    throw instructionError(context, { Custom: 6 }, [
+      `Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x6`,
+    ])
+  }
+  nonce.nonce = next
+  return {
+    computeUnits: 150,
+    render: {
+      program: 'system',
+      parsed: {
+        info: {
+          nonceAccount: address,
+          nonceAuthority: authority,
+          recentBlockhashesSysvar: SYSVAR_RECENT_BLOCKHASHES,
+        },
+        type: 'advanceNonce',
+      },
     },
   }
 }
@@ -699,4 +861,8 @@ export function messageFee(messageBase64: string): { recentBlockhash: string; fe
     })),
   )
   return { recentBlockhash: message.recentBlockhash, fee }
+}
+
+function sha256(data: Uint8Array): Uint8Array {
+  return new Uint8Array(createHash('sha256').update(data).digest())
 }

@@ -9,6 +9,7 @@ import {
   type AccountEncoding,
   accountStateAfter,
   renderAccount,
+  renderNonceAccount,
   type TokenHolding,
   tokenHoldingAfter,
 } from './solana-accounts.js'
@@ -501,7 +502,8 @@ async function* transactionsNewestFirst(
 
 /** an account of the ledger in the node's shape; null for one that holds nothing (does not exist) */
 function ledgerAccount(state: SolanaAccountState, encoding: AccountEncoding): unknown {
-  const { lamports, token } = state
+  const { lamports, token, nonce } = state
+  if (nonce !== undefined) return renderNonceAccount(lamports, nonce, encoding)
   if (token === undefined) return lamports === 0n ? null : renderAccount(lamports, undefined, encoding)
   const holding: TokenHolding = {
     mint: token.mint,

@@ -313,6 +313,57 @@ describe('sendTransaction: sweeps', () => {
   })
 })
 
+describe('sendTransaction: durable nonces', () => {
+  it('accepts a transaction signed long ago against a nonce account, once', async () => {
+    const nonceAccount = keypair(3)
+    const creation = SystemProgram.createNonceAccount({
+      fromPubkey: treasury.publicKey,
+      noncePubkey: nonceAccount.publicKey,
+      authorizedPubkey: treasury.publicKey,
+      lamports: 1_447_680,
+    })
+    creation.feePayer = treasury.publicKey
+    creation.recentBlockhash = await blockhash()
+    creation.sign(treasury, nonceAccount)
+    await connection.sendRawTransaction(creation.serialize())
+    await simulator.mineBlocks('SOLANA', 1)
+    const nonce = await connection.getNonce(nonceAccount.publicKey, 'confirmed')
+    expect(nonce?.authorizedPubkey.toBase58()).toBe(treasury.publicKey.toBase58())
+    expect(nonce?.feeCalculator.lamportsPerSignature).toBe(5000)
+
+    // signed now (offline), sent after its blockhash would have expired
+    const sweep = new Transaction({
+      feePayer: treasury.publicKey,
+      nonceInfo: {
+        nonce: nonce?.nonce as string,
+        nonceInstruction: SystemProgram.nonceAdvance({
+          noncePubkey: nonceAccount.publicKey,
+          authorizedPubkey: treasury.publicKey,
+        }),
+      },
+    }).add(solTransfer(payment, treasury.publicKey, SOL / 2))
+    sweep.sign(treasury, payment)
+    await simulator.mineBlocks('SOLANA', 200)
+    expect((await sendBase64(sweep.serialize())).result).toBe(base58.encode(sweep.signature as Uint8Array))
+    expect(await connection.getBalance(payment.publicKey, 'confirmed')).toBe(0)
+    const advanced = await connection.getNonce(nonceAccount.publicKey, 'confirmed')
+    expect(advanced?.nonce).not.toBe(nonce?.nonce)
+    // the nonce moved on: the same bytes again name a blockhash that is no more
+    expect((await sendBase64(sweep.serialize())).error).toMatchObject({
+      code: -32002,
+      data: { err: 'BlockhashNotFound' },
+    })
+    const parsed = await connection.getParsedAccountInfo(nonceAccount.publicKey, 'confirmed')
+    expect(parsed.value?.data).toMatchObject({
+      program: 'nonce',
+      parsed: {
+        type: 'initialized',
+        info: { authority: treasury.publicKey.toBase58(), blockhash: advanced?.nonce },
+      },
+    })
+  })
+})
+
 describe('sendTransaction: refusals', () => {
   /** the refusal's error, after checking that it changed no balance */
   async function refused(wire: Uint8Array): Promise<Loose> {
