@@ -20,7 +20,12 @@ import {
   type StoredTokenAccount,
   type StoredTransfer,
 } from './simulator-store.js'
-import { executeSolanaTransaction, type SolanaLedgerView } from './solana-execution.js'
+import {
+  executeSolanaTransaction,
+  type SimulationOptions,
+  type SolanaLedgerView,
+  simulateSolanaTransaction,
+} from './solana-execution.js'
 import { solanaRecordText } from './solana-rpc-blocks.js'
 
 export interface SimulatedTransfer {
@@ -121,6 +126,12 @@ export interface ChainSimulator {
    * SolanaRpcError and changes nothing
    */
   sendSolanaTransaction(network: string, wire: Uint8Array): Promise<{ signature: string }>
+  /** Solana: simulateTransaction's value for a wire transaction; changes nothing */
+  simulateSolanaTransaction(
+    network: string,
+    wire: Uint8Array,
+    options: SimulationOptions,
+  ): Promise<Record<string, unknown>>
   /** Solana: an account after every accepted transaction, the mempool's included */
   solanaAccount(network: string, address: string): Promise<SolanaAccountState>
   /** the height of the block with this hash; undefined if the chain has none */
@@ -372,6 +383,12 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
         logger.debug({ network: name, signature, fee }, 'signed transaction accepted')
         return { signature }
       })
+    },
+
+    async simulateSolanaTransaction(network, wire, simulationOptions) {
+      const entry = simulated(network)
+      headOf(entry)
+      return simulateSolanaTransaction(wire, solanaLedger(entry.definition.network), simulationOptions)
     },
 
     async solanaAccount(network, address) {

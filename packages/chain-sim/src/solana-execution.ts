@@ -148,42 +148,12 @@ export function executeSolanaTransaction(
   wire: Uint8Array,
   ledger: SolanaLedgerView,
 ): ExecutedSolanaTransaction {
-  const transaction = deserialize(wire)
-  const { message } = transaction
-  const { header } = message
-  const keys = message.staticAccountKeys.map((key) => key.toBase58())
-  if (
-    transaction.signatures.length !== header.numRequiredSignatures ||
-    keys.length < header.numRequiredSignatures ||
-    new Set(keys).size !== keys.length
-  ) {
-    throw new SolanaRpcError(
-      -32602,
-      'invalid transaction: Transaction failed to sanitize accounts offsets correctly',
-    )
+  const { transaction, keys } = sanitized(wire)
+  if (!signaturesVerify(transaction)) {
+    throw new SolanaRpcError(-32003, 'Transaction signature verification failure')
   }
-  const signed = message.serialize()
-  const verified = transaction.signatures.every((signature, index) =>
-    verifies(signature, signed, message.staticAccountKeys[index] as PublicKey),
-  )
-  if (!verified) throw new SolanaRpcError(-32003, 'Transaction signature verification failure')
-  const signature = base58.encode(transaction.signatures[0] as Uint8Array)
   try {
-    if (message.addressTableLookups.length > 0) {
-      throw new Refusal(
-        'AddressLookupTableNotFound',
-        "Transaction loads an address table account that doesn't exist",
-      )
-    }
-    const issued = ledger.blockhashHeight(message.recentBlockhash)
-    const recent = issued !== undefined && ledger.headHeight <= issued + BLOCKHASH_VALIDITY
-    if (!recent && !usesDurableNonce(message, keys, ledger)) {
-      throw new Refusal('BlockhashNotFound', 'Blockhash not found')
-    }
-    if (ledger.processed(signature)) {
-      throw new Refusal('AlreadyProcessed', 'This transaction has already been processed')
-    }
-    return run(transaction, keys, signature, ledger)
+    return evaluate(transaction, keys, ledger, { checkBlockhash: true })
   } catch (error) {
     if (!(error instanceof Refusal)) throw error
     throw new SolanaRpcError(-32002, `Transaction simulation failed: ${error.description}`, {
@@ -196,6 +166,98 @@ export function executeSolanaTransaction(
       unitsConsumed: 0,
     })
   }
+}
+
+export interface SimulationOptions {
+  sigVerify: boolean
+  /** run it as if its recent blockhash were the head's */
+  replaceRecentBlockhash: boolean
+}
+
+/** simulateTransaction's value: what sending would do, without doing it */
+export function simulateSolanaTransaction(
+  wire: Uint8Array,
+  ledger: SolanaLedgerView,
+  options: SimulationOptions,
+): Record<string, unknown> {
+  if (options.sigVerify && options.replaceRecentBlockhash) {
+    throw new SolanaRpcError(-32602, 'sigVerify may not be used with replaceRecentBlockhash')
+  }
+  const { transaction, keys } = sanitized(wire)
+  if (options.sigVerify && !signaturesVerify(transaction)) {
+    throw new SolanaRpcError(-32003, 'Transaction signature verification failure')
+  }
+  const replacementBlockhash = options.replaceRecentBlockhash
+    ? { blockhash: ledger.headHash, lastValidBlockHeight: ledger.headHeight + BLOCKHASH_VALIDITY }
+    : null
+  const value = {
+    accounts: null,
+    innerInstructions: null,
+    replacementBlockhash,
+    returnData: null,
+  }
+  try {
+    const executed = evaluate(transaction, keys, ledger, { checkBlockhash: !options.replaceRecentBlockhash })
+    const { logMessages, computeUnitsConsumed } = executed.rendered
+    return { ...value, err: null, fee: executed.fee, logs: logMessages, unitsConsumed: computeUnitsConsumed }
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error
+    return { ...value, err: error.err, fee: null, logs: error.logs, unitsConsumed: 0 }
+  }
+}
+
+/** the node's sanitize step: as many signatures as the header requires, no key twice */
+function sanitized(wire: Uint8Array): { transaction: WireTransaction; keys: string[] } {
+  const transaction = deserialize(wire)
+  const { header } = transaction.message
+  const keys = transaction.message.staticAccountKeys.map((key) => key.toBase58())
+  if (
+    transaction.signatures.length !== header.numRequiredSignatures ||
+    keys.length < header.numRequiredSignatures ||
+    new Set(keys).size !== keys.length
+  ) {
+    throw new SolanaRpcError(
+      -32602,
+      'invalid transaction: Transaction failed to sanitize accounts offsets correctly',
+    )
+  }
+  return { transaction, keys }
+}
+
+/** every signature verifies over the message bytes with its key (ed25519) */
+function signaturesVerify({ signatures, message }: WireTransaction): boolean {
+  const signed = message.serialize()
+  return signatures.every((signature, index) =>
+    verifies(signature, signed, message.staticAccountKeys[index] as PublicKey),
+  )
+}
+
+/** the bank's checks, then the run; a Refusal says why not */
+function evaluate(
+  transaction: WireTransaction,
+  keys: string[],
+  ledger: SolanaLedgerView,
+  options: { checkBlockhash: boolean },
+): ExecutedSolanaTransaction {
+  const { message } = transaction
+  const signature = base58.encode(transaction.signatures[0] as Uint8Array)
+  if (message.addressTableLookups.length > 0) {
+    throw new Refusal(
+      'AddressLookupTableNotFound',
+      "Transaction loads an address table account that doesn't exist",
+    )
+  }
+  if (options.checkBlockhash) {
+    const issued = ledger.blockhashHeight(message.recentBlockhash)
+    const recent = issued !== undefined && ledger.headHeight <= issued + BLOCKHASH_VALIDITY
+    if (!recent && !usesDurableNonce(message, keys, ledger)) {
+      throw new Refusal('BlockhashNotFound', 'Blockhash not found')
+    }
+  }
+  if (ledger.processed(signature)) {
+    throw new Refusal('AlreadyProcessed', 'This transaction has already been processed')
+  }
+  return run(transaction, keys, signature, ledger)
 }
 
 interface WireTransaction {

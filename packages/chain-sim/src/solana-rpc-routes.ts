@@ -172,6 +172,19 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     return (await node.simulator.sendSolanaTransaction(node.network, wire)).signature
   },
 
+  // what sending would do, without doing it; signatures are checked only with sigVerify
+  async simulateTransaction(node, [wireParam, configParam]) {
+    if (typeof wireParam !== 'string') throw invalidParams('invalid type: expected a string')
+    const config = readConfig(configParam)
+    const wire = decodeWireTransaction(wireParam, config.encoding)
+    const slot = await contextSlot(node, config)
+    const value = await node.simulator.simulateSolanaTransaction(node.network, wire, {
+      sigVerify: config.sigVerify === true,
+      replaceRecentBlockhash: config.replaceRecentBlockhash === true,
+    })
+    return { context: { apiVersion: API_VERSION, slot }, value }
+  },
+
   async getFeeForMessage(node, [messageParam, config]) {
     if (typeof messageParam !== 'string') throw invalidParams('invalid type: expected a string')
     const slot = await contextSlot(node, readConfig(config))

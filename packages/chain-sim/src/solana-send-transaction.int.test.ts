@@ -313,6 +313,24 @@ describe('sendTransaction: sweeps', () => {
   })
 })
 
+describe('simulateTransaction', () => {
+  it('tells what sending would do without doing it', async () => {
+    const sweep = await legacy([solTransfer(payment, treasury.publicKey, SOL / 2)], [treasury, payment])
+    const before = await balances(treasury.publicKey, payment.publicKey)
+    const simulated = await connection.simulateTransaction(sweep)
+    expect(simulated.value).toMatchObject({ err: null, unitsConsumed: 150 })
+    expect(simulated.value.logs).toEqual([
+      `Program ${SystemProgram.programId.toBase58()} invoke [1]`,
+      `Program ${SystemProgram.programId.toBase58()} success`,
+    ])
+    const dust = await legacy([solTransfer(payment, treasury.publicKey, SOL / 2 - 1)], [treasury, payment])
+    expect((await connection.simulateTransaction(dust)).value.err).toEqual({
+      InsufficientFundsForRent: { account_index: 1 },
+    })
+    expect(await balances(treasury.publicKey, payment.publicKey)).toEqual(before)
+  })
+})
+
 describe('sendTransaction: durable nonces', () => {
   it('accepts a transaction signed long ago against a nonce account, once', async () => {
     const nonceAccount = keypair(3)
