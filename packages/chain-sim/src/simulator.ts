@@ -509,9 +509,10 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
   }
 
   function solanaLedger(name: string): SolanaLedgerView {
+    const head = store.head(name)
     return {
-      headHeight: store.head(name)?.height ?? 0,
-      headHash: store.head(name)?.hash ?? chainFormat('SOLANA').genesisParentHash,
+      headHeight: head?.height ?? 0,
+      headHash: head?.hash ?? chainFormat('SOLANA').genesisParentHash,
       nonceAccount(address) {
         const account = store.nonceAccount(name, address)
         return account && { authority: account.authority, nonce: account.nonce }

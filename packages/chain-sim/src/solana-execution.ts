@@ -110,6 +110,11 @@ interface WorkingAccount {
   opened: boolean
 }
 
+/** a blockhash the node issued at `issuedHeight` is usable up to 150 blocks above it */
+export function blockhashIsRecent(issuedHeight: number | undefined, headHeight: number): boolean {
+  return issuedHeight !== undefined && headHeight <= issuedHeight + BLOCKHASH_VALIDITY
+}
+
 /** decodes the wire bytes; the node's -32602 answers for bytes that are no transaction */
 export function decodeWireTransaction(wire: string, encoding: unknown): Uint8Array {
   if (encoding !== undefined && encoding !== 'base58' && encoding !== 'base64') {
@@ -248,8 +253,7 @@ function evaluate(
     )
   }
   if (options.checkBlockhash) {
-    const issued = ledger.blockhashHeight(message.recentBlockhash)
-    const recent = issued !== undefined && ledger.headHeight <= issued + BLOCKHASH_VALIDITY
+    const recent = blockhashIsRecent(ledger.blockhashHeight(message.recentBlockhash), ledger.headHeight)
     if (!recent && !usesDurableNonce(message, keys, ledger)) {
       throw new Refusal('BlockhashNotFound', 'Blockhash not found')
     }

@@ -13,7 +13,12 @@ import {
   type TokenHolding,
   tokenHoldingAfter,
 } from './solana-accounts.js'
-import { BLOCKHASH_VALIDITY, decodeWireTransaction, messageFee } from './solana-execution.js'
+import {
+  BLOCKHASH_VALIDITY,
+  blockhashIsRecent,
+  decodeWireTransaction,
+  messageFee,
+} from './solana-execution.js'
 import {
   type BlockEncoding,
   type BlockRenderOptions,
@@ -151,16 +156,10 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     }
   },
 
-  // a blockhash the node issued, within BLOCKHASH_VALIDITY blocks of the head
   async isBlockhashValid(node, [blockhashParam, config]) {
     if (typeof blockhashParam !== 'string' || !decodesTo(blockhashParam, 32)) throw invalidParam()
     const slot = await contextSlot(node, readConfig(config))
-    const issued = await node.simulator.blockHeightOfHash(node.network, blockhashParam)
-    const head = (await node.simulator.head(node.network)).height
-    return {
-      context: { apiVersion: API_VERSION, slot },
-      value: issued !== undefined && head <= issued + BLOCKHASH_VALIDITY,
-    }
+    return { context: { apiVersion: API_VERSION, slot }, value: await blockhashValid(node, blockhashParam) }
   },
 
   // a signed transaction, run as a validator's preflight runs it: refused with the node's errors,
@@ -189,11 +188,9 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     if (typeof messageParam !== 'string') throw invalidParams('invalid type: expected a string')
     const slot = await contextSlot(node, readConfig(config))
     const { recentBlockhash, fee } = messageFee(messageParam)
-    const issued = await node.simulator.blockHeightOfHash(node.network, recentBlockhash)
-    const head = (await node.simulator.head(node.network)).height
-    const valid = issued !== undefined && head <= issued + BLOCKHASH_VALIDITY
     // null for a message whose blockhash is unknown or expired
-    return { context: { apiVersion: API_VERSION, slot }, value: valid ? fee : null }
+    const value = (await blockhashValid(node, recentBlockhash)) ? fee : null
+    return { context: { apiVersion: API_VERSION, slot }, value }
   },
 
   async getBalance(node, [addressParam, config]) {
@@ -511,6 +508,11 @@ async function* transactionsNewestFirst(
       for (const transaction of simulatedSolanaTransactions(block).reverse()) yield { block, transaction }
     }
   }
+}
+
+async function blockhashValid(node: Node, blockhash: string): Promise<boolean> {
+  const issued = await node.simulator.blockHeightOfHash(node.network, blockhash)
+  return blockhashIsRecent(issued, (await node.simulator.head(node.network)).height)
 }
 
 /** an account of the ledger in the node's shape; null for one that holds nothing (does not exist) */
