@@ -23,9 +23,9 @@ import {
 import {
   executeSolanaTransaction,
   type SimulationOptions,
-  type SolanaLedgerView,
   simulateSolanaTransaction,
 } from './solana-execution.js'
+import type { SolanaLedgerView } from './solana-ledger.js'
 import { solanaRecordText } from './solana-rpc-blocks.js'
 
 export interface SimulatedTransfer {

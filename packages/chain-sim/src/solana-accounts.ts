@@ -2,7 +2,7 @@
 // a system account with no data, or an SPL token account's 165 bytes (or its jsonParsed form). The
 // simulator keeps no account state: an account is as the last transaction that touched it left it.
 import { base58, base64 } from '@scure/base'
-import { LAMPORTS_PER_SIGNATURE, NONCE_ACCOUNT_SPACE } from './solana-execution.js'
+import { LAMPORTS_PER_SIGNATURE, NONCE_ACCOUNT_SPACE } from './solana-ledger.js'
 import { type SolanaTransaction, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './solana-rpc-blocks.js'
 
 type Json = Record<string, unknown>

@@ -13,12 +13,8 @@ import {
   type TokenHolding,
   tokenHoldingAfter,
 } from './solana-accounts.js'
-import {
-  BLOCKHASH_VALIDITY,
-  blockhashIsRecent,
-  decodeWireTransaction,
-  messageFee,
-} from './solana-execution.js'
+import { blockhashIsRecent, decodeWireTransaction, messageFee } from './solana-execution.js'
+import { BLOCKHASH_VALIDITY } from './solana-ledger.js'
 import {
   type BlockEncoding,
   type BlockRenderOptions,
