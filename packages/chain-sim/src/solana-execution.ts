@@ -159,6 +159,9 @@ function sanitized(wire: Uint8Array): { transaction: WireTransaction; keys: stri
   const keys = transaction.message.staticAccountKeys.map((key) => key.toBase58())
   if (
     transaction.signatures.length !== header.numRequiredSignatures ||
+    // the fee payer signs and is writable
+    header.numRequiredSignatures < 1 ||
+    header.numReadonlySignedAccounts >= header.numRequiredSignatures ||
     keys.length < header.numRequiredSignatures ||
     new Set(keys).size !== keys.length
   ) {
@@ -271,6 +274,7 @@ function run(
     index < header.numRequiredSignatures
       ? index < header.numRequiredSignatures - header.numReadonlySignedAccounts
       : index < keys.length - header.numReadonlyUnsignedAccounts
+  const writableKeys = new Set(keys.filter((_key, index) => writable(index)))
   const compiled: Compiled[] = message.compiledInstructions.map((instruction) => ({
     programId: keys[instruction.programIdIndex] as string,
     accounts: instruction.accountKeyIndexes.map((index) => keys[index] as string),
@@ -318,7 +322,17 @@ function run(
   let computeUnits = 0
   const rendered: RenderedInstruction[] = []
   for (const [position, instruction] of compiled.entries()) {
-    const context: InstructionContext = { account, signers, ledger, transfers, logs, position }
+    const { programId } = instruction
+    const context: InstructionContext = {
+      account,
+      signers,
+      writable: writableKeys,
+      ledger,
+      transfers,
+      logs,
+      position,
+      programId,
+    }
     const outcome = runInstruction(instruction, context)
     computeUnits += outcome.computeUnits
     rendered.push({ ...instruction, ...outcome.render })

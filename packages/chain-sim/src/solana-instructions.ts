@@ -29,10 +29,21 @@ const SYSVAR_RECENT_BLOCKHASHES = 'SysvarRecentB1ockHashes11111111111111111111'
 export interface InstructionContext {
   account(key: string): WorkingAccount
   signers: Set<string>
+  /** the keys the message marks writable: the runtime refuses a change to any other */
+  writable: Set<string>
   ledger: SolanaLedgerView
   transfers: LedgerTransfer[]
   logs: string[]
   position: number
+  programId: string
+}
+
+/** the runtime's check after a program changed an account's data */
+function assertWritable(context: InstructionContext, ...keys: string[]): void {
+  if (keys.every((key) => context.writable.has(key))) return
+  throw instructionError(context, 'ReadonlyDataModified', [
+    `Program ${context.programId} failed: instruction modified data of a read-only account`,
+  ])
 }
 
 interface Outcome {
@@ -83,6 +94,9 @@ const INSTRUCTION_ERRORS: Record<string, string> = {
   InvalidSeeds: 'Provided seeds do not result in a valid address',
   IncorrectProgramId: 'incorrect program id for instruction',
   NotEnoughAccountKeys: 'insufficient account keys for instruction',
+  InvalidArgument: 'invalid program argument',
+  ReadonlyLamportChange: 'instruction changed the balance of a read-only account',
+  ReadonlyDataModified: 'instruction modified data of a read-only account',
 }
 
 function readU64(data: Uint8Array, offset: number): bigint | undefined {
@@ -91,6 +105,11 @@ function readU64(data: Uint8Array, offset: number): bigint | undefined {
 }
 
 function move(context: InstructionContext, from: string, to: string, lamports: bigint): void {
+  if (lamports > 0n && !(context.writable.has(from) && context.writable.has(to))) {
+    throw instructionError(context, 'ReadonlyLamportChange', [
+      `Program ${context.programId} failed: instruction changed the balance of a read-only account`,
+    ])
+  }
   context.account(from).lamports -= lamports
   context.account(to).lamports += lamports
   context.transfers.push({ from, to, contract: null, amountUnits: lamports, decimals: 9 })
@@ -125,6 +144,7 @@ function systemInstruction(instruction: Compiled, context: InstructionContext): 
     if (nonce === undefined || nonce.nonce !== undefined) {
       throw failure('InvalidAccountData', 'invalid account data for instruction')
     }
+    assertWritable(context, first)
     nonce.authority = base58.encode(data.subarray(4, 36))
     nonce.nonce = durableNonceOf(context.ledger.headHash)
     return {
@@ -231,6 +251,7 @@ function advanceNonce(
       `Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x6`,
     ])
   }
+  assertWritable(context, address)
   nonce.nonce = next
   return {
     computeUnits: 150,
@@ -307,6 +328,7 @@ function tokenInstruction(instruction: Compiled, context: InstructionContext): O
       if (data[9] !== decimals) throw tokenError(context, MINT_DECIMALS_MISMATCH)
     }
     authorize(source, authority)
+    assertWritable(context, sourceKey as string, destinationKey as string)
     source.amount -= amount
     destination.amount += amount
     context.transfers.push({
@@ -346,6 +368,7 @@ function tokenInstruction(instruction: Compiled, context: InstructionContext): O
     authorize(token, authority)
     const closing = context.account(accountKey as string)
     move(context, accountKey as string, destinationKey, closing.lamports)
+    assertWritable(context, accountKey as string)
     closing.token = undefined
     return {
       computeUnits: 2_916,
@@ -423,6 +446,7 @@ function associatedTokenInstruction(instruction: Compiled, context: InstructionC
     ])
   }
   if (needed > 0n) move(context, payer, address, needed)
+  assertWritable(context, address)
   target.token = { mint, owner, amount: 0n }
   target.opened = true
   return { computeUnits: 21_990, render }

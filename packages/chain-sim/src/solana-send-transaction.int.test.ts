@@ -472,6 +472,18 @@ describe('sendTransaction: refusals', () => {
     expect((await sendBase64(enough.serialize())).result).toBeDefined()
   })
 
+  it('refuses an instruction that changes an account the message marks read-only', async () => {
+    const transfer = solTransfer(payment, Keypair.generate().publicKey, SOL / 4)
+    ;(transfer.keys[1] as { isWritable: boolean }).isWritable = false
+    const transaction = await legacy([transfer], [treasury, payment])
+    expect(await refused(transaction.serialize())).toMatchObject({
+      code: -32002,
+      message:
+        'Transaction simulation failed: Error processing Instruction 0: instruction changed the balance of a read-only account',
+      data: { err: { InstructionError: [0, 'ReadonlyLamportChange'] } },
+    })
+  })
+
   it('refuses closing a token account that still holds tokens', async () => {
     const source = await fundedTokenAccount()
     const closing = await legacy(
