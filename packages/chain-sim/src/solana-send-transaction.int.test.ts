@@ -277,6 +277,16 @@ describe('sendTransaction: sweeps', () => {
         parsed: { type: 'account', info: { mint: USDC, owner: treasury.publicKey.toBase58() } },
       },
     })
+    const [closed, opened, system] = await connection.getMultipleAccountsInfo(
+      [source, destination, treasury.publicKey],
+      'confirmed',
+    )
+    expect([closed, opened?.owner.toBase58(), opened?.data.length, system?.owner.toBase58()]).toEqual([
+      null,
+      TOKEN_PROGRAM.toBase58(),
+      165,
+      SystemProgram.programId.toBase58(),
+    ])
     const raw = await connection.getAccountInfo(destination, 'confirmed')
     expect(raw?.data.subarray(0, 32)).toEqual(new PublicKey(USDC).toBuffer())
     expect(raw?.data.readBigUInt64LE(64)).toBe(12_500_000n)
