@@ -1,10 +1,12 @@
 // The simulator's durable state, in the SQLite file it is given. A transaction row without a
 // block height is in the mempool; mining a block assigns the height in the same commit.
-import type { DatabaseSync, SQLInputValue } from 'node:sqlite'
+import type { DatabaseSync, SQLInputValue, SQLOutputValue } from 'node:sqlite'
 import type { ChainBlock, ChainHead, ChainTransfer } from '@chainpay/ports'
 import { inTransaction, migrateSqliteComponent, type SqliteMigration } from '@chainpay/store-sqlite'
 
 export interface StoredTransfer {
+  /** the sender when it is not the transaction's (a signed Solana transaction's token account) */
+  from?: string
   to: string
   /** null for the native coin */
   contract: string | null
@@ -15,6 +17,21 @@ export interface StoredTransfer {
   internal?: boolean
   /** Solana: the receiving token account, when it was opened with a given owner (read back only) */
   tokenAccount?: StoredTokenAccount
+}
+
+/** a signed Solana transaction: who paid which fee, and how it renders */
+export interface SolanaRecord {
+  signature: string
+  payer: string
+  feeUnits: bigint
+  /** solana-rpc-blocks.ts, solanaRecordText */
+  record: string
+}
+
+export interface StoredNonceAccount {
+  address: string
+  authority: string
+  nonce: string | undefined
 }
 
 /** a Solana token account opened with a given owner and mint */
@@ -33,6 +50,8 @@ export interface StoredTransaction {
   transfers: StoredTransfer[]
   /** when it was submitted: a TRON transaction expires 60 s after (tronweb's default) */
   submittedAt?: string
+  /** a signed Solana transaction: how the node renders it (solana-rpc-blocks.ts, solanaRecordText) */
+  solanaRecord?: string
 }
 
 /** a block with its transactions as stored: what node-shaped routes render */
@@ -60,6 +79,23 @@ export interface SimulatorStore {
   insertTokenAccount(network: string, account: StoredTokenAccount): boolean
   tokenAccount(network: string, address: string): StoredTokenAccount | undefined
   tokenAccountsOf(network: string, owner: string): StoredTokenAccount[]
+  /**
+   * Solana ledger state after every accepted transaction, the mempool's included (a validator's
+   * `processed` state): lamports an address holds; tokens a token account holds of `mint`
+   */
+  solanaLamports(network: string, address: string): bigint
+  solanaTokenAmount(network: string, address: string, mint: string): bigint
+  /** a token account opened by a signed transaction: its rent came from a transfer, not from outside */
+  openFundedTokenAccount(network: string, account: StoredTokenAccount): void
+  /** closes a token account: it is no token account any more (its rows in blocks keep its owner) */
+  closeTokenAccount(network: string, address: string): void
+  /** the height of the block with this hash; undefined if there is none */
+  blockHeightOfHash(network: string, hash: string): number | undefined
+  /** a Solana durable nonce account: its authority and nonce (null until initialized) */
+  nonceAccount(network: string, address: string): StoredNonceAccount | undefined
+  putNonceAccount(network: string, account: StoredNonceAccount): void
+  /** how a signed Solana transaction renders, kept next to its transfers */
+  insertSolanaRecord(network: string, record: SolanaRecord): void
 }
 
 const SCHEMA = `
@@ -135,6 +171,38 @@ export const simulatorMigrations: readonly SqliteMigration[] = [
       ) WITHOUT ROWID`)
     },
   },
+  {
+    description: 'Solana signed transactions: their rendering, token account rent and closing',
+    apply: (db) => {
+      db.exec(`CREATE TABLE IF NOT EXISTS sim_solana_records (
+        network TEXT NOT NULL,
+        signature TEXT NOT NULL,
+        payer TEXT NOT NULL,
+        fee_units TEXT NOT NULL,
+        record TEXT NOT NULL,
+        PRIMARY KEY (network, signature)
+      ) WITHOUT ROWID`)
+      const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('sim_token_accounts')
+      // a token account opened from outside (openTokenAccount) was given its rent-exempt minimum
+      if (!columns.some((column) => column.name === 'outside_lamports')) {
+        db.exec("ALTER TABLE sim_token_accounts ADD COLUMN outside_lamports TEXT NOT NULL DEFAULT '2039280'")
+      }
+      if (!columns.some((column) => column.name === 'closed')) {
+        db.exec('ALTER TABLE sim_token_accounts ADD COLUMN closed INTEGER NOT NULL DEFAULT 0')
+      }
+      db.exec('CREATE INDEX IF NOT EXISTS sim_transfers_by_to ON sim_transfers (network, to_address)')
+      db.exec('CREATE INDEX IF NOT EXISTS sim_transfers_by_from ON sim_transfers (network, from_address)')
+      db.exec(`CREATE TABLE IF NOT EXISTS sim_solana_nonces (
+        network TEXT NOT NULL,
+        address TEXT NOT NULL,
+        authority TEXT NOT NULL,
+        nonce TEXT,
+        PRIMARY KEY (network, address)
+      ) WITHOUT ROWID`)
+      db.exec('CREATE INDEX IF NOT EXISTS sim_solana_records_by_payer ON sim_solana_records (network, payer)')
+      db.exec('CREATE INDEX IF NOT EXISTS sim_blocks_by_hash ON sim_blocks (network, hash)')
+    },
+  },
 ]
 
 export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
@@ -169,23 +237,70 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     transfers: db.prepare(
       `SELECT t.tx_hash, t.transfer_index, t.block_height, t.from_address, t.to_address, t.contract,
               t.amount_units, t.decimals, t.failure, t.submitted_at, t.internal,
-              a.owner AS account_owner, a.mint AS account_mint
+              a.owner AS account_owner, a.mint AS account_mint, r.record AS solana_record
        FROM sim_transfers t
        LEFT JOIN sim_token_accounts a ON a.network = t.network AND a.address = t.to_address
+       LEFT JOIN sim_solana_records r ON r.network = t.network AND r.signature = t.tx_hash
        WHERE t.network = ? AND t.block_height BETWEEN ? AND ? ORDER BY t.block_height, t.seq`,
     ),
     insertTokenAccount: db.prepare(
-      'INSERT OR IGNORE INTO sim_token_accounts (network, address, owner, mint) VALUES (?, ?, ?, ?)',
+      `INSERT INTO sim_token_accounts (network, address, owner, mint) VALUES (?, ?, ?, ?)
+       ON CONFLICT (network, address) DO UPDATE SET owner = excluded.owner, mint = excluded.mint, closed = 0
+       WHERE closed = 1`,
+    ),
+    openFundedTokenAccount: db.prepare(
+      `INSERT INTO sim_token_accounts (network, address, owner, mint, outside_lamports) VALUES (?, ?, ?, ?, '0')
+       ON CONFLICT (network, address) DO UPDATE SET owner = excluded.owner, mint = excluded.mint, closed = 0`,
+    ),
+    closeTokenAccount: db.prepare(
+      'UPDATE sim_token_accounts SET closed = 1 WHERE network = ? AND address = ?',
     ),
     tokenAccount: db.prepare(
-      'SELECT address, owner, mint FROM sim_token_accounts WHERE network = ? AND address = ?',
+      'SELECT address, owner, mint FROM sim_token_accounts WHERE network = ? AND address = ? AND closed = 0',
     ),
     tokenAccountsOf: db.prepare(
-      'SELECT address, owner, mint FROM sim_token_accounts WHERE network = ? AND owner = ? ORDER BY address',
+      `SELECT address, owner, mint FROM sim_token_accounts WHERE network = ? AND owner = ? AND closed = 0
+       ORDER BY address`,
     ),
+    outsideLamports: db.prepare(
+      'SELECT outside_lamports FROM sim_token_accounts WHERE network = ? AND address = ?',
+    ),
+    // succeeded transfers, the mempool's included; amounts summed exactly in JavaScript
+    transfersTo: db.prepare(
+      `SELECT amount_units FROM sim_transfers
+       WHERE network = ? AND to_address = ? AND contract IS ? AND failure IS NULL`,
+    ),
+    transfersFrom: db.prepare(
+      `SELECT amount_units FROM sim_transfers
+       WHERE network = ? AND from_address = ? AND contract IS ? AND failure IS NULL`,
+    ),
+    blockHeightOfHash: db.prepare('SELECT height FROM sim_blocks WHERE network = ? AND hash = ?'),
+    insertSolanaRecord: db.prepare(
+      'INSERT INTO sim_solana_records (network, signature, payer, fee_units, record) VALUES (?, ?, ?, ?, ?)',
+    ),
+    nonceAccount: db.prepare(
+      'SELECT address, authority, nonce FROM sim_solana_nonces WHERE network = ? AND address = ?',
+    ),
+    putNonceAccount: db.prepare(
+      `INSERT INTO sim_solana_nonces (network, address, authority, nonce) VALUES (?, ?, ?, ?)
+       ON CONFLICT (network, address) DO UPDATE SET authority = excluded.authority, nonce = excluded.nonce`,
+    ),
+    feesPaid: db.prepare('SELECT fee_units FROM sim_solana_records WHERE network = ? AND payer = ?'),
+    deleteSolanaRecord: db.prepare('DELETE FROM sim_solana_records WHERE network = ? AND signature = ?'),
     rehashBlock: db.prepare(
       'UPDATE sim_blocks SET hash = ?, parent_hash = ? WHERE network = ? AND height = ?',
     ),
+  }
+
+  function netOf(network: string, address: string, contract: string | null): bigint {
+    return (
+      sumOf(statements.transfersTo.all(network, address, contract), 'amount_units') -
+      sumOf(statements.transfersFrom.all(network, address, contract), 'amount_units')
+    )
+  }
+
+  function solanaFeesPaid(network: string, address: string): bigint {
+    return sumOf(statements.feesPaid.all(network, address), 'fee_units')
   }
 
   function blockRows(network: string, fromHeight: number, toHeight: number) {
@@ -211,12 +326,13 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     },
     insertTransaction(network, transaction, submittedAt) {
       const { txHash, from, failure, transfers } = transaction
-      for (const [index, { to, contract, amountUnits, decimals, internal }] of transfers.entries()) {
+      for (const [index, transfer] of transfers.entries()) {
+        const { to, contract, amountUnits, decimals, internal } = transfer
         const values: SQLInputValue[] = [
           network,
           txHash,
           index,
-          from,
+          transfer.from ?? from,
           to,
           contract,
           amountUnits,
@@ -235,6 +351,7 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     },
     deleteTransaction(network, txHash) {
       statements.deleteTransaction.run(network, txHash)
+      statements.deleteSolanaRecord.run(network, txHash)
     },
     requeueTransaction(network, txHash) {
       statements.requeueTransaction.run(network, txHash)
@@ -266,6 +383,7 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
             failure: row.failure === null ? null : String(row.failure),
             transfers: [],
             submittedAt: String(row.submitted_at),
+            ...(row.solana_record === null ? {} : { solanaRecord: String(row.solana_record) }),
           }
           block.transactions.push(transaction)
         }
@@ -302,10 +420,51 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
         mint: String(row.mint),
       }))
     },
+    solanaLamports(network, address) {
+      const outside = statements.outsideLamports.get(network, address)
+      return (
+        (outside === undefined ? 0n : BigInt(String(outside.outside_lamports))) +
+        netOf(network, address, null) -
+        solanaFeesPaid(network, address)
+      )
+    },
+    solanaTokenAmount(network, address, mint) {
+      return netOf(network, address, mint)
+    },
+    openFundedTokenAccount(network, { address, owner, mint }) {
+      statements.openFundedTokenAccount.run(network, address, owner, mint)
+    },
+    closeTokenAccount(network, address) {
+      statements.closeTokenAccount.run(network, address)
+    },
+    blockHeightOfHash(network, hash) {
+      const row = statements.blockHeightOfHash.get(network, hash)
+      return row === undefined ? undefined : Number(row.height)
+    },
+    nonceAccount(network, address) {
+      const row = statements.nonceAccount.get(network, address)
+      return (
+        row && {
+          address: String(row.address),
+          authority: String(row.authority),
+          nonce: row.nonce === null ? undefined : String(row.nonce),
+        }
+      )
+    },
+    putNonceAccount(network, { address, authority, nonce }) {
+      statements.putNonceAccount.run(network, address, authority, nonce ?? null)
+    },
+    insertSolanaRecord(network, { signature, payer, feeUnits, record }) {
+      statements.insertSolanaRecord.run(network, signature, payer, feeUnits.toString(), record)
+    },
     rehashBlock(network, height, hash, parentHash) {
       statements.rehashBlock.run(hash, parentHash, network, height)
     },
   }
+}
+
+function sumOf(rows: Record<string, SQLOutputValue>[], column: string): bigint {
+  return rows.reduce((total, row) => total + BigInt(String(row[column])), 0n)
 }
 
 function toTransfer(row: Record<string, unknown>): ChainTransfer {

@@ -20,6 +20,13 @@ import {
   type StoredTokenAccount,
   type StoredTransfer,
 } from './simulator-store.js'
+import {
+  executeSolanaTransaction,
+  type SimulationOptions,
+  simulateSolanaTransaction,
+} from './solana-execution.js'
+import type { SolanaLedgerView } from './solana-ledger.js'
+import { solanaRecordText } from './solana-rpc-blocks.js'
 
 export interface SimulatedTransfer {
   /** receiving address; for SPL tokens the receiving token account */
@@ -72,6 +79,15 @@ export interface TokenAccountRequest {
   address?: string | undefined
 }
 
+/** a Solana account as the ledger holds it after every accepted transaction */
+export interface SolanaAccountState {
+  lamports: bigint
+  /** an open SPL token account */
+  token?: { mint: string; owner: string; amount: bigint; decimals: number } | undefined
+  /** a durable nonce account (its nonce undefined until initialized) */
+  nonce?: { authority: string; nonce: string | undefined } | undefined
+}
+
 export interface SimulatedNetwork {
   network: string
   blockIntervalMs: number
@@ -104,6 +120,22 @@ export interface ChainSimulator {
   ): Promise<Array<SimulatedTokenAccount & { decimals: number }>>
   /** resolves once the transaction, with all its transfers, is durably in the mempool */
   submitTransaction(network: string, transaction: SimulatedTransaction): Promise<{ txHash: string }>
+  /**
+   * Solana: runs a signed wire transaction as a validator does (solana-execution.ts; docs/chains.md,
+   * "The simulator as a node for sweeping") and puts it in the mempool; a refusal throws the node's
+   * SolanaRpcError and changes nothing
+   */
+  sendSolanaTransaction(network: string, wire: Uint8Array): Promise<{ signature: string }>
+  /** Solana: simulateTransaction's value for a wire transaction; changes nothing */
+  simulateSolanaTransaction(
+    network: string,
+    wire: Uint8Array,
+    options: SimulationOptions,
+  ): Promise<Record<string, unknown>>
+  /** Solana: an account after every accepted transaction, the mempool's included */
+  solanaAccount(network: string, address: string): Promise<SolanaAccountState>
+  /** the height of the block with this hash; undefined if the chain has none */
+  blockHeightOfHash(network: string, hash: string): Promise<number | undefined>
   /** blocks with their transactions as submitted: what node-shaped routes render */
   blockDetails(network: string, fromHeight: number, toHeight: number): Promise<SimulatedBlock[]>
   /** the highest block the simulated chain treats as final (TRON solidified, Solana finalized) */
@@ -313,6 +345,72 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       })
     },
 
+    async sendSolanaTransaction(network, wire) {
+      const entry = simulated(network)
+      const name = entry.definition.network
+      if (entry.definition.chain !== 'SOLANA') {
+        throw new DomainError('VALIDATION_ERROR', `${name} is no Solana network`)
+      }
+      headOf(entry)
+      return store.inTransaction(() => {
+        const executed = executeSolanaTransaction(wire, solanaLedger(name))
+        const { signature, payer, fee, transfers } = executed
+        store.insertTransaction(
+          name,
+          {
+            txHash: signature,
+            from: payer,
+            failure: null,
+            transfers: transfers.map(({ from, to, contract, amountUnits, decimals }) => ({
+              from,
+              to,
+              contract,
+              amountUnits: amountUnits.toString(),
+              decimals,
+            })),
+          },
+          clock().toISOString(),
+        )
+        store.insertSolanaRecord(name, {
+          signature,
+          payer,
+          feeUnits: fee,
+          record: solanaRecordText(executed.rendered),
+        })
+        for (const account of executed.opened) store.openFundedTokenAccount(name, account)
+        for (const address of executed.closed) store.closeTokenAccount(name, address)
+        for (const nonce of executed.nonces) store.putNonceAccount(name, nonce)
+        logger.debug({ network: name, signature, fee }, 'signed transaction accepted')
+        return { signature }
+      })
+    },
+
+    async simulateSolanaTransaction(network, wire, simulationOptions) {
+      const entry = simulated(network)
+      headOf(entry)
+      return simulateSolanaTransaction(wire, solanaLedger(entry.definition.network), simulationOptions)
+    },
+
+    async solanaAccount(network, address) {
+      const name = simulated(network).definition.network
+      const ledger = solanaLedger(name)
+      const token = ledger.tokenAccount(address)
+      const nonce = ledger.nonceAccount(address)
+      return {
+        lamports: ledger.lamports(address),
+        ...(token === undefined
+          ? {}
+          : { token: { ...token, decimals: ledger.mintDecimals(token.mint) ?? 0 } }),
+        ...(nonce === undefined ? {} : { nonce }),
+      }
+    },
+
+    async blockHeightOfHash(network, hash) {
+      const entry = simulated(network)
+      headOf(entry)
+      return heightOfHash(entry, hash)
+    },
+
     async blockDetails(network, fromHeight, toHeight) {
       const entry = simulated(network)
       headOf(entry)
@@ -402,6 +500,32 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
         },
       }
     },
+  }
+
+  // the parent of block 1 is slot 0's hash: what getLatestBlockhash gives before anything is final
+  function heightOfHash(entry: RunningNetwork, hash: string): number | undefined {
+    if (hash === entry.format.genesisParentHash) return 0
+    return store.blockHeightOfHash(entry.definition.network, hash)
+  }
+
+  function solanaLedger(name: string): SolanaLedgerView {
+    const head = store.head(name)
+    return {
+      headHeight: head?.height ?? 0,
+      headHash: head?.hash ?? chainFormat('SOLANA').genesisParentHash,
+      nonceAccount(address) {
+        const account = store.nonceAccount(name, address)
+        return account && { authority: account.authority, nonce: account.nonce }
+      },
+      blockhashHeight: (hash) => heightOfHash(running.get(name) as RunningNetwork, hash),
+      processed: (signature) => store.transactionHeight(name, signature) !== undefined,
+      lamports: (address) => store.solanaLamports(name, address),
+      tokenAccount(address) {
+        const account = store.tokenAccount(name, address)
+        return account && { ...account, amount: store.solanaTokenAmount(name, address, account.mint) }
+      },
+      mintDecimals: (mint) => findAssetByContract(registry, name, mint)?.decimals,
+    }
   }
 
   async function submit(

@@ -2,6 +2,7 @@
 // a system account with no data, or an SPL token account's 165 bytes (or its jsonParsed form). The
 // simulator keeps no account state: an account is as the last transaction that touched it left it.
 import { base58, base64 } from '@scure/base'
+import { LAMPORTS_PER_SIGNATURE, NONCE_ACCOUNT_SPACE } from './solana-ledger.js'
 import { type SolanaTransaction, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './solana-rpc-blocks.js'
 
 type Json = Record<string, unknown>
@@ -70,6 +71,46 @@ export function renderAccount(
         }
       : encoded(tokenAccountData(token.mint, token.owner, BigInt(token.uiTokenAmount.amount)), encoding)
   return { ...state, data, owner: TOKEN_PROGRAM_ID, space: TOKEN_ACCOUNT_SPACE }
+}
+
+/**
+ * a durable nonce account: 80 bytes of version (1, current), state (0 uninitialized, 1 initialized),
+ * authority, nonce and the fee calculator's lamports per signature, as web3.js's NonceAccount reads them
+ */
+export function renderNonceAccount(
+  lamports: bigint,
+  nonce: { authority: string; nonce: string | undefined },
+  encoding: AccountEncoding,
+): Json {
+  const state = { executable: false, lamports, rentEpoch: RENT_EXEMPT_EPOCH }
+  const data = new Uint8Array(NONCE_ACCOUNT_SPACE)
+  const view = new DataView(data.buffer)
+  view.setUint32(0, 1, true)
+  if (nonce.nonce !== undefined) {
+    view.setUint32(4, 1, true)
+    data.set(base58.decode(nonce.authority), 8)
+    data.set(base58.decode(nonce.nonce), 40)
+    view.setBigUint64(72, LAMPORTS_PER_SIGNATURE, true)
+  }
+  const rendered =
+    encoding === 'jsonParsed'
+      ? {
+          parsed:
+            nonce.nonce === undefined
+              ? { type: 'uninitialized' }
+              : {
+                  info: {
+                    authority: nonce.authority,
+                    blockhash: nonce.nonce,
+                    feeCalculator: { lamportsPerSignature: LAMPORTS_PER_SIGNATURE.toString() },
+                  },
+                  type: 'initialized',
+                },
+          program: 'nonce',
+          space: NONCE_ACCOUNT_SPACE,
+        }
+      : encoded(data, encoding)
+  return { ...state, data: rendered, owner: SYSTEM_PROGRAM_ID, space: NONCE_ACCOUNT_SPACE }
 }
 
 /** an SPL token account's 165 bytes: mint, owner, amount, no delegate, initialized, not native */

@@ -18,10 +18,16 @@ export const SIMULATED_FEE_LAMPORTS = 5000n
 
 // real balances of those accounts (rent-exempt minimums, the token program's account)
 export const TOKEN_ACCOUNT_LAMPORTS = 2_039_280n
-const MINT_LAMPORTS = 1_461_600n
-const PROGRAM_LAMPORTS: Record<string, bigint> = {
+export const MINT_LAMPORTS = 1_461_600n
+export const ASSOCIATED_TOKEN_PROGRAM_ID = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL'
+export const COMPUTE_BUDGET_PROGRAM_ID = 'ComputeBudget111111111111111111111111111111'
+/** the program accounts' balances: the token program's as on mainnet, builtins' 1 lamport; the
+ * simulator gives the ATA program 1 lamport too */
+export const PROGRAM_LAMPORTS: Record<string, bigint> = {
   [SYSTEM_PROGRAM_ID]: 1n,
   [TOKEN_PROGRAM_ID]: 934_087_680n,
+  [ASSOCIATED_TOKEN_PROGRAM_ID]: 1n,
+  [COMPUTE_BUDGET_PROGRAM_ID]: 1n,
 }
 const COMPUTE_UNITS_PER_INSTRUCTION = 200_000
 const MAX_COMPUTE_UNITS = 1_400_000
@@ -58,11 +64,17 @@ export interface AccountKey {
   source: 'transaction' | 'lookupTable'
 }
 
-interface Instruction {
+/** an instruction as blocks render it; one the node cannot parse renders its raw accounts and data */
+export interface RenderedInstruction {
   programId: string
-  program: 'system' | 'spl-token'
   accounts: string[]
   data: Uint8Array
+  program?: string | undefined
+  parsed?: { type: string; info: Json } | undefined
+}
+
+interface Instruction extends RenderedInstruction {
+  program: 'system' | 'spl-token'
   parsed: { type: string; info: Json }
   /** the log lines of a successful run, and of a failed one */
   logs: { success: string[]; failure: string[] }
@@ -81,21 +93,32 @@ interface TokenAccount {
 /** one simulated transaction in the node's terms, before it is encoded */
 export interface SolanaTransaction {
   signature: string
+  /** every signature of a signed transaction (the simulated ones carry one) */
+  signatures?: string[] | undefined
+  /** the message header of a signed transaction (a simulated one has a single signer) */
+  header?: MessageHeader | undefined
   version: 0 | 'legacy'
   /** static keys, then the keys loaded from the lookup table */
   keys: AccountKey[]
   staticKeyCount: number
   readonlyUnsignedCount: number
   lookupTable: string | undefined
-  instructions: Instruction[]
+  instructions: RenderedInstruction[]
   recentBlockhash: string
   err: Json | null
+  fee: bigint
   preBalances: bigint[]
   postBalances: bigint[]
   preTokenBalances: Json[]
   postTokenBalances: Json[]
   logMessages: string[]
   computeUnitsConsumed: number
+}
+
+export interface MessageHeader {
+  numRequiredSignatures: number
+  numReadonlySignedAccounts: number
+  numReadonlyUnsignedAccounts: number
 }
 
 /** the getBlock result for one simulated block */
@@ -136,7 +159,9 @@ export function simulatedSolanaVersion(position: number): 0 | 'legacy' {
 /** a block's transactions in the node's terms, in block order */
 export function simulatedSolanaTransactions(block: SimulatedBlock): SolanaTransaction[] {
   return block.transactions.map((transaction, position) =>
-    solanaTransaction(transaction, position, block.parentHash),
+    transaction.solanaRecord === undefined
+      ? solanaTransaction(transaction, position, block.parentHash)
+      : parseSolanaRecord(transaction.solanaRecord),
   )
 }
 
@@ -172,7 +197,7 @@ function fullTransaction(transaction: SolanaTransaction, options: BlockRenderOpt
   const meta: Json = {
     computeUnitsConsumed: transaction.computeUnitsConsumed,
     err: transaction.err,
-    fee: SIMULATED_FEE_LAMPORTS,
+    fee: transaction.fee,
     innerInstructions: [],
     logMessages: transaction.logMessages,
     postBalances: transaction.postBalances,
@@ -191,7 +216,7 @@ function fullTransaction(transaction: SolanaTransaction, options: BlockRenderOpt
   if (options.rewards) meta.rewards = []
   const message = parsed ? parsedMessage(transaction) : rawMessage(transaction)
   return withVersion(
-    { meta, transaction: { message, signatures: [transaction.signature] } },
+    { meta, transaction: { message, signatures: signaturesOf(transaction) } },
     transaction,
     options,
   )
@@ -202,14 +227,14 @@ function accountsModeTransaction(transaction: SolanaTransaction, options: BlockR
     {
       meta: {
         err: transaction.err,
-        fee: SIMULATED_FEE_LAMPORTS,
+        fee: transaction.fee,
         postBalances: transaction.postBalances,
         postTokenBalances: transaction.postTokenBalances,
         preBalances: transaction.preBalances,
         preTokenBalances: transaction.preTokenBalances,
         status: statusOf(transaction),
       },
-      transaction: { accountKeys: transaction.keys, signatures: [transaction.signature] },
+      transaction: { accountKeys: transaction.keys, signatures: signaturesOf(transaction) },
     },
     transaction,
     options,
@@ -223,6 +248,10 @@ function withVersion(rendered: Json, transaction: SolanaTransaction, options: Bl
     : { ...rendered, version: transaction.version }
 }
 
+function signaturesOf(transaction: SolanaTransaction): string[] {
+  return transaction.signatures ?? [transaction.signature]
+}
+
 function statusOf(transaction: SolanaTransaction): Json {
   return transaction.err === null ? { Ok: null } : { Err: transaction.err }
 }
@@ -230,12 +259,21 @@ function statusOf(transaction: SolanaTransaction): Json {
 function parsedMessage(transaction: SolanaTransaction): Json {
   const message: Json = {
     accountKeys: transaction.keys,
-    instructions: transaction.instructions.map((instruction) => ({
-      parsed: instruction.parsed,
-      program: instruction.program,
-      programId: instruction.programId,
-      stackHeight: null,
-    })),
+    instructions: transaction.instructions.map((instruction) =>
+      instruction.parsed === undefined
+        ? {
+            accounts: instruction.accounts,
+            data: base58.encode(instruction.data),
+            programId: instruction.programId,
+            stackHeight: null,
+          }
+        : {
+            parsed: instruction.parsed,
+            program: instruction.program,
+            programId: instruction.programId,
+            stackHeight: null,
+          },
+    ),
     recentBlockhash: transaction.recentBlockhash,
   }
   if (transaction.version === 0) message.addressTableLookups = lookups(transaction)
@@ -247,7 +285,7 @@ function rawMessage(transaction: SolanaTransaction): Json {
   const indexOf = (pubkey: string) => index.get(pubkey) as number
   const message: Json = {
     accountKeys: transaction.keys.slice(0, transaction.staticKeyCount).map((key) => key.pubkey),
-    header: {
+    header: transaction.header ?? {
       numReadonlySignedAccounts: 0,
       numReadonlyUnsignedAccounts: transaction.readonlyUnsignedCount,
       numRequiredSignatures: 1,
@@ -354,6 +392,7 @@ function solanaTransaction(
     instructions,
     recentBlockhash,
     err: succeeded ? null : { InstructionError: [0, { Custom: 1 }] },
+    fee: SIMULATED_FEE_LAMPORTS,
     preBalances: keys.map((key) => lamports.get(key.pubkey) ?? 0n),
     postBalances: keys.map((key) => after.get(key.pubkey) ?? 0n),
     preTokenBalances: tokenBalances(keys, tokenAccounts, () => 0n),
@@ -563,6 +602,26 @@ export function nodeJson(value: unknown): string {
 
 const U64_MARK = '\u0000u64:'
 const U64_PATTERN = /"\\u0000u64:(-?\d+)"/g
+
+//////// Signed transactions
+
+/** a signed transaction as the ledger keeps it: JSON with u64 values and bytes tagged */
+export function solanaRecordText(transaction: SolanaTransaction): string {
+  return JSON.stringify(transaction, (_key, item: unknown) => {
+    if (typeof item === 'bigint') return { $u64: item.toString() }
+    if (item instanceof Uint8Array) return { $bytes: base58.encode(item) }
+    return item
+  })
+}
+
+function parseSolanaRecord(text: string): SolanaTransaction {
+  return JSON.parse(text, (_key, item: unknown) => {
+    if (typeof item !== 'object' || item === null) return item
+    if ('$u64' in item) return BigInt(item.$u64 as string)
+    if ('$bytes' in item) return base58.decode(item.$bytes as string)
+    return item
+  }) as SolanaTransaction
+}
 
 //////// Derived values
 

@@ -4,14 +4,17 @@
 // the head, `finalized` at the simulator's finalized height.
 import { base58 } from '@scure/base'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
-import type { ChainSimulator, SimulatedBlock } from './simulator.js'
+import type { ChainSimulator, SimulatedBlock, SolanaAccountState } from './simulator.js'
 import {
   type AccountEncoding,
   accountStateAfter,
   renderAccount,
+  renderNonceAccount,
   type TokenHolding,
   tokenHoldingAfter,
 } from './solana-accounts.js'
+import { blockhashIsRecent, decodeWireTransaction, messageFee } from './solana-execution.js'
+import { BLOCKHASH_VALIDITY } from './solana-ledger.js'
 import {
   type BlockEncoding,
   type BlockRenderOptions,
@@ -45,12 +48,12 @@ const GENESIS_HASHES: Record<string, string> = {
 const OTHER_GENESIS_HASH = '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY'
 /** what getSignatureStatuses takes at once (MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS) */
 const MAX_SIGNATURE_STATUSES = 256
+/** what getMultipleAccounts reads at once (MAX_MULTIPLE_ACCOUNTS) */
+const MAX_MULTIPLE_ACCOUNTS = 100
 /** what getSignaturesForAddress lists at once, and by default */
 const MAX_SIGNATURES_FOR_ADDRESS = 1000
 /** how many blocks the simulator reads at once while looking for an address */
 const SEARCH_BATCH = 256
-/** a blockhash stays usable for this many blocks */
-const BLOCKHASH_VALIDITY = 150
 
 type Commitment = 'processed' | 'confirmed' | 'finalized'
 type Params = unknown[]
@@ -147,6 +150,88 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
       context: { apiVersion: API_VERSION, slot },
       value: { blockhash, lastValidBlockHeight: slot + BLOCKHASH_VALIDITY },
     }
+  },
+
+  async isBlockhashValid(node, [blockhashParam, config]) {
+    if (typeof blockhashParam !== 'string' || !decodesTo(blockhashParam, 32)) throw invalidParam()
+    const slot = await contextSlot(node, readConfig(config))
+    return { context: { apiVersion: API_VERSION, slot }, value: await blockhashValid(node, blockhashParam) }
+  },
+
+  // a signed transaction, run as a validator's preflight runs it: refused with the node's errors,
+  // else in the next block (docs/chains.md, "The simulator as a node for sweeping")
+  async sendTransaction(node, [wireParam, configParam]) {
+    if (typeof wireParam !== 'string') throw invalidParams('invalid type: expected a string')
+    const config = readConfig(configParam)
+    const wire = decodeWireTransaction(wireParam, config.encoding)
+    return (await node.simulator.sendSolanaTransaction(node.network, wire)).signature
+  },
+
+  // what sending would do, without doing it; signatures are checked only with sigVerify
+  async simulateTransaction(node, [wireParam, configParam]) {
+    if (typeof wireParam !== 'string') throw invalidParams('invalid type: expected a string')
+    const config = readConfig(configParam)
+    const wire = decodeWireTransaction(wireParam, config.encoding)
+    const slot = await contextSlot(node, config)
+    const value = await node.simulator.simulateSolanaTransaction(node.network, wire, {
+      sigVerify: config.sigVerify === true,
+      replaceRecentBlockhash: config.replaceRecentBlockhash === true,
+    })
+    return { context: { apiVersion: API_VERSION, slot }, value }
+  },
+
+  async getFeeForMessage(node, [messageParam, config]) {
+    if (typeof messageParam !== 'string') throw invalidParams('invalid type: expected a string')
+    const slot = await contextSlot(node, readConfig(config))
+    const { recentBlockhash, fee } = messageFee(messageParam)
+    // null for a message whose blockhash is unknown or expired
+    const value = (await blockhashValid(node, recentBlockhash)) ? fee : null
+    return { context: { apiVersion: API_VERSION, slot }, value }
+  },
+
+  async getBalance(node, [addressParam, config]) {
+    const address = readPubkey(addressParam)
+    const slot = await contextSlot(node, readConfig(config))
+    const { lamports } = await node.simulator.solanaAccount(node.network, address)
+    return { context: { apiVersion: API_VERSION, slot }, value: lamports }
+  },
+
+  async getAccountInfo(node, [addressParam, configParam]) {
+    const address = readPubkey(addressParam)
+    const config = readConfig(configParam)
+    const encoding = readAccountEncoding(config.encoding)
+    const slot = await contextSlot(node, config)
+    const state = await node.simulator.solanaAccount(node.network, address)
+    return { context: { apiVersion: API_VERSION, slot }, value: ledgerAccount(state, encoding) }
+  },
+
+  async getMultipleAccounts(node, [addressesParam, configParam]) {
+    if (!Array.isArray(addressesParam)) throw invalidParams('invalid type: expected a sequence of pubkeys')
+    if (addressesParam.length > MAX_MULTIPLE_ACCOUNTS) {
+      throw invalidParams(`Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`)
+    }
+    const addresses = addressesParam.map(readPubkey)
+    const config = readConfig(configParam)
+    const encoding = readAccountEncoding(config.encoding)
+    const slot = await contextSlot(node, config)
+    const value: unknown[] = []
+    for (const address of addresses) {
+      value.push(ledgerAccount(await node.simulator.solanaAccount(node.network, address), encoding))
+    }
+    return { context: { apiVersion: API_VERSION, slot }, value }
+  },
+
+  async getTokenAccountBalance(node, [addressParam, config]) {
+    const address = readPubkey(addressParam)
+    const slot = await contextSlot(node, readConfig(config))
+    const { lamports, token } = await node.simulator.solanaAccount(node.network, address)
+    if (token === undefined) {
+      throw new SolanaRpcError(
+        -32602,
+        lamports === 0n ? 'Invalid param: could not find account' : 'Invalid param: not a Token account',
+      )
+    }
+    return { context: { apiVersion: API_VERSION, slot }, value: uiTokenAmount(token.amount, token.decimals) }
   },
 
   async getBlocks(node, [start, second, third]) {
@@ -419,6 +504,24 @@ async function* transactionsNewestFirst(
       for (const transaction of simulatedSolanaTransactions(block).reverse()) yield { block, transaction }
     }
   }
+}
+
+async function blockhashValid(node: Node, blockhash: string): Promise<boolean> {
+  const issued = await node.simulator.blockHeightOfHash(node.network, blockhash)
+  return blockhashIsRecent(issued, (await node.simulator.head(node.network)).height)
+}
+
+/** an account of the ledger in the node's shape; null for one that holds nothing (does not exist) */
+function ledgerAccount(state: SolanaAccountState, encoding: AccountEncoding): unknown {
+  const { lamports, token, nonce } = state
+  if (nonce !== undefined) return renderNonceAccount(lamports, nonce, encoding)
+  if (token === undefined) return lamports === 0n ? null : renderAccount(lamports, undefined, encoding)
+  const holding: TokenHolding = {
+    mint: token.mint,
+    owner: token.owner,
+    uiTokenAmount: uiTokenAmount(token.amount, token.decimals) as TokenHolding['uiTokenAmount'],
+  }
+  return renderAccount(lamports, holding, encoding)
 }
 
 function mentions(transaction: SolanaTransaction, address: string): boolean {
