@@ -6,7 +6,13 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { base58 } from '@scure/base'
 import { type PublicKey, VersionedMessage } from '@solana/web3.js'
-import { ADVANCE_NONCE, type InstructionContext, runInstruction, systemTag } from './solana-instructions.js'
+import {
+  ADVANCE_NONCE,
+  associatedTokenAddress,
+  type InstructionContext,
+  runInstruction,
+  systemTag,
+} from './solana-instructions.js'
 import {
   BLOCKHASH_VALIDITY,
   type Compiled,
@@ -43,6 +49,8 @@ export interface ExecutedSolanaTransaction {
   payer: string
   fee: bigint
   transfers: LedgerTransfer[]
+  /** associated token accounts seen paid but never opened, now known with their owner (opened from outside) */
+  adopted: Array<{ address: string; owner: string; mint: string }>
   opened: Array<{ address: string; owner: string; mint: string }>
   closed: string[]
   /** nonce accounts the transaction created or advanced, as they are after it */
@@ -296,6 +304,7 @@ function run(
       nonce: ledger.nonceAccount(key),
       opened: false,
     })
+    adoptTokenAccount(before.get(key) as WorkingAccount, key, keys, ledger)
   }
   const state = new Map(
     [...before].map(([key, { lamports, token, nonce }]) => [
@@ -371,6 +380,10 @@ function run(
     payer,
     fee,
     transfers,
+    adopted: keys.flatMap((key) => {
+      const { token, adopted } = before.get(key) as WorkingAccount
+      return adopted && token !== undefined ? [{ address: key, owner: token.owner, mint: token.mint }] : []
+    }),
     opened: keys.flatMap((key) => {
       const { token, opened } = account(key)
       return opened && token !== undefined ? [{ address: key, owner: token.owner, mint: token.mint }] : []
@@ -403,6 +416,27 @@ function run(
       computeUnitsConsumed: computeUnits,
     },
   }
+}
+
+/**
+ * A payment to an associated token account the ledger never saw opened (the payer's wallet opened
+ * it on a real chain): if the address is the ATA of one of the transaction's keys for the mint it
+ * holds, it is that key's token account, holding its rent-exempt minimum from outside.
+ */
+function adoptTokenAccount(
+  account: WorkingAccount,
+  address: string,
+  keys: string[],
+  ledger: SolanaLedgerView,
+): void {
+  if (account.token !== undefined || account.nonce !== undefined) return
+  const holding = ledger.unopenedTokenHolding(address)
+  if (holding === undefined) return
+  const owner = keys.find((key) => associatedTokenAddress(key, holding.mint) === address)
+  if (owner === undefined) return
+  account.token = { mint: holding.mint, owner, amount: holding.amount }
+  account.lamports += TOKEN_ACCOUNT_LAMPORTS
+  account.adopted = true
 }
 
 /** 5,000 lamports a signature, plus the priority fee: ceil(micro-lamports per CU x CU limit / 10^6) */
