@@ -22,6 +22,7 @@ import {
 } from './simulator-store.js'
 import {
   executeSolanaTransaction,
+  feeForMessage,
   type SimulationOptions,
   simulateSolanaTransaction,
 } from './solana-execution.js'
@@ -132,6 +133,8 @@ export interface ChainSimulator {
     wire: Uint8Array,
     options: SimulationOptions,
   ): Promise<Record<string, unknown>>
+  /** Solana: getFeeForMessage's value for a base64 message (null for a blockhash no longer valid) */
+  solanaFeeForMessage(network: string, messageBase64: string): Promise<bigint | null>
   /** Solana: an account after every accepted transaction, the mempool's included */
   solanaAccount(network: string, address: string): Promise<SolanaAccountState>
   /** the height of the block with this hash; undefined if the chain has none */
@@ -390,6 +393,12 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       const entry = simulated(network)
       headOf(entry)
       return simulateSolanaTransaction(wire, solanaLedger(entry.definition.network), simulationOptions)
+    },
+
+    async solanaFeeForMessage(network, messageBase64) {
+      const entry = simulated(network)
+      headOf(entry)
+      return feeForMessage(messageBase64, solanaLedger(entry.definition.network))
     },
 
     async solanaAccount(network, address) {

@@ -483,8 +483,11 @@ function rentExemptMinimum(account: WorkingAccount): bigint {
   return SYSTEM_ACCOUNT_RENT_EXEMPT
 }
 
-/** getFeeForMessage: the fee of a base64 wire message and the blockhash it names */
-export function messageFee(messageBase64: string): { recentBlockhash: string; fee: bigint } {
+/**
+ * getFeeForMessage: the fee of a base64 wire message, or null when its blockhash is neither recent
+ * nor the nonce of the nonce account its first instruction advances
+ */
+export function feeForMessage(messageBase64: string, ledger: SolanaLedgerView): bigint | null {
   let message: VersionedMessage
   try {
     message = VersionedMessage.deserialize(Buffer.from(strictBase64(messageBase64), 'base64'))
@@ -492,7 +495,9 @@ export function messageFee(messageBase64: string): { recentBlockhash: string; fe
     throw new SolanaRpcError(-32602, `invalid message: ${(error as Error).message}`)
   }
   const keys = message.staticAccountKeys.map((key) => key.toBase58())
-  const fee = feeOf(
+  const recent = blockhashIsRecent(ledger.blockhashHeight(message.recentBlockhash), ledger.headHeight)
+  if (!recent && !usesDurableNonce(message, keys, ledger)) return null
+  return feeOf(
     message.header.numRequiredSignatures,
     message.compiledInstructions.map((instruction) => ({
       programId: keys[instruction.programIdIndex] as string,
@@ -500,5 +505,4 @@ export function messageFee(messageBase64: string): { recentBlockhash: string; fe
       data: instruction.data,
     })),
   )
-  return { recentBlockhash: message.recentBlockhash, fee }
 }

@@ -397,6 +397,8 @@ describe('sendTransaction: durable nonces', () => {
     }).add(solTransfer(payment, treasury.publicKey, SOL / 2))
     sweep.sign(treasury, payment)
     await simulator.mineBlocks('SOLANA', 200)
+    // priced although 200 blocks old: its blockhash is the nonce it advances
+    expect((await connection.getFeeForMessage(sweep.compileMessage(), 'confirmed')).value).toBe(10_000)
     expect((await sendBase64(sweep.serialize())).result).toBe(base58.encode(sweep.signature as Uint8Array))
     expect(await connection.getBalance(payment.publicKey, 'confirmed')).toBe(0)
     const advanced = await connection.getNonce(nonceAccount.publicKey, 'confirmed')
