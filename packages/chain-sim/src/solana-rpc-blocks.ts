@@ -2,7 +2,8 @@
 // made of system and SPL token transfer instructions, the fee payer's fee, lamport and token
 // balances before and after. Everything a simulated transaction does not say (the owners of token
 // accounts not opened with one, balances before, lookup table addresses) is derived from its hash,
-// so that rendering the same block twice gives the same answer.
+// so that rendering the same block twice gives the same answer. A signed transaction the simulator
+// ran (solana-execution.ts) renders as it was: its own message, fee and balances (solanaRecordText).
 import { createHash } from 'node:crypto'
 import { formatUnits } from '@chainpay/domain'
 import { base58 } from '@scure/base'
