@@ -65,11 +65,24 @@ export const chainIndexerMigrations: readonly SqliteMigration[] = [
         ALTER TABLE tracked_transfers ADD COLUMN foreign_decimals INTEGER;
       `),
   },
+  {
+    // the Solana address watcher resumes listing each account from there (docs/chains.md)
+    description: 'the last signature listed per account',
+    apply: (db) =>
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS account_signatures (
+          network TEXT NOT NULL,
+          account TEXT NOT NULL,
+          signature TEXT NOT NULL,
+          PRIMARY KEY (network, account)
+        ) STRICT;
+      `),
+  },
 ]
 
 /**
- * What the chain indexer resumes from, in tables chain_cursors, watched_addresses and
- * tracked_transfers. Watching or tracking again replaces the row: the latest report wins.
+ * What the chain indexer resumes from, in tables chain_cursors, watched_addresses,
+ * tracked_transfers and account_signatures. Watching or tracking again replaces the row: the latest report wins.
  */
 export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerStore {
   migrateSqliteComponent(db, 'chain-indexer', chainIndexerMigrations)
@@ -104,6 +117,16 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
   )
   const selectTracked = db.prepare(
     'SELECT * FROM tracked_transfers WHERE network = ? ORDER BY block_height, tx_hash, transfer_index',
+  )
+  const upsertAccountSignature = db.prepare(`
+    INSERT INTO account_signatures (network, account, signature) VALUES (?, ?, ?)
+    ON CONFLICT (network, account) DO UPDATE SET signature = excluded.signature
+  `)
+  const deleteAccountSignature = db.prepare(
+    'DELETE FROM account_signatures WHERE network = ? AND account = ?',
+  )
+  const selectAccountSignatures = db.prepare(
+    'SELECT account, signature FROM account_signatures WHERE network = ? ORDER BY account',
   )
 
   return translateFailures(
@@ -168,6 +191,21 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
 
       async untrack(network, txHash, index) {
         deleteTracked.run(network, txHash, index)
+      },
+
+      async saveAccountSignature(network, account, signature) {
+        upsertAccountSignature.run(network, account, signature)
+      },
+
+      async forgetAccountSignature(network, account) {
+        deleteAccountSignature.run(network, account)
+      },
+
+      async listAccountSignatures(network) {
+        return selectAccountSignatures.all(network).map((row) => ({
+          account: row.account as string,
+          signature: row.signature as string,
+        }))
       },
 
       async listTracked(network) {
