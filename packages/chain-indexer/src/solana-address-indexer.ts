@@ -224,6 +224,11 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     async stop() {
       stopListening()
       await Promise.all([loop.stop(), consumer.stop()])
+      await watcher.close()
+      // handed to the watcher again at the next start
+      watched.clear()
+      pastDeadline.clear()
+      loaded = undefined
     },
   }
 }

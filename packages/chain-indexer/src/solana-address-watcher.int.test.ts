@@ -48,7 +48,10 @@ async function notified(): Promise<void> {
   await vi.waitFor(() => expect(watcher.due).toBe(true), { timeout: 10_000, interval: 20 })
 }
 
-afterEach(() => harness.close())
+afterEach(async () => {
+  await watcher.close()
+  await harness.close()
+})
 
 async function pay(to: string, amount: string, currency: string): Promise<string> {
   const { txHash } = await harness.sim.submitTransfer('SOLANA', { to, amount, currency })

@@ -49,6 +49,8 @@ export interface SolanaAddressWatcher {
   tick(): Promise<void>
   /** transfers followed until final */
   readonly following: number
+  /** ends every subscription (the process stops); what was saved stays for the next start */
+  close(): Promise<void>
 }
 
 export interface SolanaAddressWatcherOptions {
@@ -292,6 +294,14 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       for (const end of followed.unsubscribes) {
         await end().catch((error: unknown) => logger.warn({ err: error, paymentId }, 'unsubscribe failed'))
       }
+    },
+
+    async close() {
+      const ends = [...payments.values()].flatMap((followed) => followed.unsubscribes)
+      ends.push(...[...finalityWatches].flatMap(([signature, end]) => (notified.has(signature) ? [] : [end])))
+      payments.clear()
+      finalityWatches.clear()
+      await Promise.allSettled(ends.map((end) => end()))
     },
 
     reconcile(paymentIds) {
