@@ -30,11 +30,6 @@ export interface PaymentEventConsumerOptions {
   lateFundsWindowMs?: number
   /** default `chain-indexer` */
   groupId?: string
-  /**
-   * what is watched of an SPL payment: its token account (`receiving`, the default, for the block
-   * scanner), or the owner of its token accounts (`owner`, for the Solana address watcher)
-   */
-  watch?: 'receiving' | 'owner'
   /** told about every address that was not watched before, right after it entered the watch set */
   onWatched?: (address: WatchedAddress) => void
 }
@@ -59,7 +54,7 @@ export function createPaymentEventConsumer(options: PaymentEventConsumerOptions)
     if (watchSet === undefined) return
     let address: WatchedAddress
     try {
-      address = watchedAddressOf(event.data, registry, lateFundsWindowMs, options.watch)
+      address = watchedAddressOf(event.data, registry, lateFundsWindowMs)
     } catch (error) {
       throw new PoisonMessageError(
         `payment event ${event.eventId}: cannot watch payment ${event.paymentId}: ${(error as Error).message}`,
@@ -87,14 +82,13 @@ export function createPaymentEventConsumer(options: PaymentEventConsumerOptions)
 }
 
 /**
- * the address a new payment is paid to (or for `owner`, the owner of its token account), watched for
- * its asset until its late funds window closes
+ * the address a new payment is paid to, watched for its asset until its late funds window closes;
+ * for SPL its token account, with the owner the Solana address watcher follows
  */
 export function watchedAddressOf(
   created: PaymentCreatedData,
   registry: AssetRegistry,
   lateFundsWindowMs: number = DEFAULT_LATE_FUNDS_WINDOW_MS,
-  watch: 'receiving' | 'owner' = 'receiving',
 ): WatchedAddress {
   const { network, currency, tokenStandard } = created
   const asset = resolveAsset(registry, { network, currency, tokenStandard })
@@ -104,12 +98,13 @@ export function watchedAddressOf(
   }
   return {
     network,
-    address: watch === 'owner' ? created.address : (created.tokenAccount ?? created.address),
+    address: created.tokenAccount ?? created.address,
     paymentId: created.paymentId,
     assetContract: asset.contract,
     watchUntil: new Date(expiresAtMs + lateFundsWindowMs).toISOString(),
     paymentCreatedAt: created.createdAt,
     requiredConfirmations: created.requiredConfirmations,
     watchingReportedAt: null,
+    ...(created.tokenAccount === null ? {} : { owner: created.address }),
   }
 }

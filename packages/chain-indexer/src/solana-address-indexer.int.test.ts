@@ -188,9 +188,10 @@ describe('the Solana address indexer through web3.js', () => {
     for (let payment = 0; payment < 5; payment++) await watched(indexer, payment % 2 === 0 ? 'SOL' : 'USDC')
     calls = []
     await runFor(indexer, HOUR_MS)
-    // two safety reconciliations of 5 accounts: a chain time read and a listing per account each
+    // two safety reconciliations of 5 accounts (the owner of a SOL payment, the token account of a
+    // USDC one): a chain time read (2 calls) and a listing per account each
     expect(calls.length).toBeLessThanOrEqual(60)
-    expect(count('getSignaturesForAddress')).toBe(2 * 3)
+    expect(count('getSignaturesForAddress')).toBe(2 * 5)
   })
 
   it('at a payment’s deadline, lists its accounts and then publishes the chain time that lets it expire', async () => {

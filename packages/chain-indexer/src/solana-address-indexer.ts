@@ -1,6 +1,6 @@
 // One Solana network's chain watcher in SOLANA_WATCH_MODE=address (docs/chains.md, "Solana by
 // address"): the counterpart of indexer.ts that follows the accounts of open payments instead of
-// scanning blocks. The watch set holds each payment's owner (payment-event-consumer.ts, `owner`);
+// scanning blocks. The watch set holds each payment's address (and for SPL, the owner);
 // the address watcher (solana-address-watcher.ts) subscribes to its accounts and reads what the
 // notifications point at. Nothing is read while nothing happens, except reconciliations, which list
 // every account of the payments concerned:
@@ -90,7 +90,6 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     watchSets: [watchSet],
     logger,
     lateFundsWindowMs,
-    watch: 'owner',
     groupId: options.paymentEventsGroupId ?? `chain-indexer.${network}`,
     onWatched(address) {
       toWatch.set(address.paymentId, address)
@@ -131,7 +130,8 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     for (const entry of started) {
       await watcher.watch({
         paymentId: entry.paymentId,
-        owner: entry.address,
+        owner: entry.owner ?? entry.address,
+        tokenAccount: entry.owner === undefined ? null : entry.address,
         assetContract: entry.assetContract,
         requiredConfirmations: entry.requiredConfirmations,
       })

@@ -69,7 +69,12 @@ describe('the Solana address watcher through web3.js', () => {
       currency: 'USDC',
     })
     for (const payment of [associated, other]) {
-      await watcher.watch({ ...payment, assetContract: USDC, requiredConfirmations: REQUIRED })
+      await watcher.watch({
+        ...payment,
+        tokenAccount: null,
+        assetContract: USDC,
+        requiredConfirmations: REQUIRED,
+      })
     }
     // the accounts found at watch are listed at the first tick
     await watcher.tick()
@@ -112,7 +117,13 @@ describe('the Solana address watcher through web3.js', () => {
   it('counts neither a failed transaction nor a counterfeit mint; idle, a tick reads nothing and a reconciliation lists each account once; unwatched, nothing', async () => {
     const owner = simulatedAddress('SOLANA')
     const account = await harness.sim.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
-    await watcher.watch({ paymentId: 'usdc', owner, assetContract: USDC, requiredConfirmations: REQUIRED })
+    await watcher.watch({
+      paymentId: 'usdc',
+      owner,
+      tokenAccount: null,
+      assetContract: USDC,
+      requiredConfirmations: REQUIRED,
+    })
     await harness.sim.submitTransaction('SOLANA', {
       transfers: [{ to: account.address, amount: '10', currency: 'USDC' }],
       failure: 'INSTRUCTION_ERROR',
@@ -145,7 +156,13 @@ describe('the Solana address watcher through web3.js', () => {
   it('reports USDC paid to a SOL payment as foreign funds once final', async () => {
     const owner = simulatedAddress('SOLANA')
     const account = await harness.sim.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
-    await watcher.watch({ paymentId: 'sol', owner, assetContract: null, requiredConfirmations: REQUIRED })
+    await watcher.watch({
+      paymentId: 'sol',
+      owner,
+      tokenAccount: null,
+      assetContract: null,
+      requiredConfirmations: REQUIRED,
+    })
     const txHash = await pay(account.address, '5', 'USDC')
     await watcher.tick()
     expect(

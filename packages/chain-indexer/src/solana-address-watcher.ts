@@ -29,6 +29,8 @@ export interface AddressPayment {
   paymentId: string
   /** the payment's address: the owner of its token accounts for SPL */
   owner: string
+  /** SPL: the payment's own token account, followed even before it is opened; null for SOL or none named */
+  tokenAccount: string | null
   /** the SPL mint; null for SOL */
   assetContract: string | null
   requiredConfirmations: number
@@ -107,8 +109,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     const found: TrackedTransfer[] = []
     for (const transfer of transaction.transfers) {
       if (!transfer.success) continue
-      for (const { payment } of payments.values()) {
-        if (transfer.owner !== payment.owner) continue
+      for (const { payment, accounts } of payments.values()) {
+        if (transfer.owner !== payment.owner && !accounts.has(transfer.to)) continue
         const contract = transfer.asset.kind === 'native' ? null : transfer.asset.contract
         const foreign = contract === payment.assetContract ? null : foreignAsset(contract)
         if (foreign === undefined) continue
@@ -257,11 +259,13 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       if (payments.has(payment.paymentId)) return
       const followed: Followed = { payment, accounts: new Set(), unsubscribes: [] }
       payments.set(payment.paymentId, followed)
-      if (payment.assetContract === null) {
-        follow(followed, payment.owner)
+      // SOL: the owner; SPL: the payment's own token account, which the payer may open with the payment
+      const own = payment.tokenAccount ?? (payment.assetContract === null ? payment.owner : null)
+      if (own !== null) {
+        follow(followed, own)
         followed.unsubscribes.push(
-          reader.onActivity(payment.owner, () => {
-            marked.add(payment.owner)
+          reader.onActivity(own, () => {
+            marked.add(own)
             wake()
           }),
         )

@@ -24,6 +24,12 @@ export interface WatchedAddress {
    * payment's creation for the address. Null until then; reported again after a restart while null.
    */
   watchingReportedAt: string | null
+  /**
+   * SPL on Solana: the owner of the token account `address` (the payment's address), which the
+   * address watcher follows with all its token accounts (docs/chains.md, "Solana by address");
+   * absent otherwise
+   */
+  owner?: string
 }
 
 export interface TrackedTransfer {

@@ -175,6 +175,7 @@ function toWatchedDocument(address: WatchedAddress): Omit<WatchedDocument, '_id'
     paymentCreatedAt: address.paymentCreatedAt,
     requiredConfirmations: address.requiredConfirmations,
     watchingReportedAt: address.watchingReportedAt,
+    ...(address.owner === undefined ? {} : { owner: address.owner }),
   }
 }
 
@@ -221,5 +222,7 @@ function toWatched(document: WatchedDocument): WatchedAddress {
     paymentCreatedAt: document.paymentCreatedAt,
     requiredConfirmations: document.requiredConfirmations,
     watchingReportedAt: document.watchingReportedAt,
+    // documents watched before the field existed have none
+    ...(typeof document.owner === 'string' ? { owner: document.owner } : {}),
   }
 }

@@ -67,9 +67,10 @@ export const chainIndexerMigrations: readonly SqliteMigration[] = [
   },
   {
     // the Solana address watcher resumes listing each account from there (docs/chains.md)
-    description: 'the last signature listed per account',
+    description: 'the last signature listed per account; the owner of a watched token account',
     apply: (db) =>
       db.exec(`
+        ALTER TABLE watched_addresses ADD COLUMN owner TEXT;
         CREATE TABLE IF NOT EXISTS account_signatures (
           network TEXT NOT NULL,
           account TEXT NOT NULL,
@@ -93,9 +94,9 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
   `)
   const upsertWatched = db.prepare(`
     INSERT OR REPLACE INTO watched_addresses (network, address, payment_id, asset_contract, watch_until,
-      payment_created_at, required_confirmations, watching_reported_at)
+      payment_created_at, required_confirmations, watching_reported_at, owner)
     VALUES (:network, :address, :paymentId, :assetContract, :watchUntil,
-      :paymentCreatedAt, :requiredConfirmations, :watchingReportedAt)
+      :paymentCreatedAt, :requiredConfirmations, :watchingReportedAt, :owner)
   `)
   const deleteWatched = db.prepare('DELETE FROM watched_addresses WHERE network = ? AND address = ?')
   const selectWatched = db.prepare('SELECT * FROM watched_addresses WHERE network = ? ORDER BY address')
@@ -150,6 +151,7 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
           paymentCreatedAt: address.paymentCreatedAt,
           requiredConfirmations: address.requiredConfirmations,
           watchingReportedAt: address.watchingReportedAt,
+          owner: address.owner ?? null,
         })
       },
 
@@ -253,5 +255,6 @@ function toWatched(row: Record<string, unknown>): WatchedAddress {
     paymentCreatedAt: row.payment_created_at as string,
     requiredConfirmations: Number(row.required_confirmations),
     watchingReportedAt: row.watching_reported_at as string | null,
+    ...(typeof row.owner === 'string' ? { owner: row.owner } : {}),
   }
 }

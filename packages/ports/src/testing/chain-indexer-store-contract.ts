@@ -145,6 +145,13 @@ export function describeChainIndexerStoreContract(
       expect(await store.listTracked('SOLANA')).toEqual([tracked('SOLANA', 'tx1', 0)])
     })
 
+    it('keeps the owner of a watched token account', async () => {
+      const entry = watched('SOLANA', 'tokenAccount1', { owner: 'owner1' })
+      await store.watch(entry)
+      await store.watch(watched('SOLANA', 'owner2'))
+      expect(await store.listWatched('SOLANA')).toEqual([watched('SOLANA', 'owner2'), entry])
+    })
+
     it('keeps the last signature per account of a network, the latest saved, until forgotten', async () => {
       await store.saveAccountSignature('SOLANA', 'acc2', 'sig1')
       await store.saveAccountSignature('SOLANA', 'acc1', 'sig2')
