@@ -305,7 +305,11 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       ends.push(...[...finalityWatches].flatMap(([signature, end]) => (notified.has(signature) ? [] : [end])))
       payments.clear()
       finalityWatches.clear()
-      await Promise.allSettled(ends.map((end) => end()))
+      // not awaited: web3.js answers an unsubscribe only once its websocket is open again, which
+      // a node that went away never is
+      for (const end of ends) {
+        end().catch((error: unknown) => logger.debug({ err: error }, 'unsubscribe at close failed'))
+      }
     },
 
     reconcile(paymentIds) {

@@ -84,6 +84,11 @@ export interface SolanaAddressReader {
    * lost (the node replays nothing), so the watcher lists every followed account again
    */
   onConnect(listener: () => void): () => void
+  /**
+   * closes the websocket without a reconnection (web3.js would otherwise retry forever once the
+   * node is gone, and keep the process alive); a later subscription opens it again
+   */
+  closeWebsocket(): void
   /** the token accounts of `owner` for `mint` (getTokenAccountsByOwner), the associated one among them */
   tokenAccountsOf(owner: string, mint: string): Promise<string[]>
   /**
@@ -101,6 +106,15 @@ export interface SolanaAddressReader {
 interface WebsocketEvents {
   on(event: 'open', listener: () => void): void
   off(event: 'open', listener: () => void): void
+  /** code 1000, a normal closure, is the one rpc-websockets does not reconnect after */
+  close(code: number): void
+  setAutoReconnect(reconnect: boolean): void
+  /** a reconnection rpc-websockets has scheduled */
+  reconnect_timer_id: ReturnType<typeof setTimeout> | undefined
+}
+
+function websocketOf(connection: Connection): WebsocketEvents {
+  return (connection as unknown as { _rpcWebSocket: WebsocketEvents })._rpcWebSocket
 }
 
 const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
@@ -127,6 +141,9 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
       throw toChainRpcError(error, `Solana ${method} on ${where}`, redact)
     }
   }
+
+  // closeWebsocket turns reconnections off until the websocket opens again (a later subscription)
+  websocketOf(connection).on('open', () => websocketOf(connection).setAutoReconnect(true))
 
   return {
     async chainTime() {
@@ -233,11 +250,20 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
     onConnect(listener) {
       // web3.js resubscribes by itself after a reconnect but says nothing of it; its websocket
       // client (rpc-websockets) emits 'open' on every (re)connection
-      const socket = (connection as unknown as { _rpcWebSocket: WebsocketEvents })._rpcWebSocket
+      const socket = websocketOf(connection)
       socket.on('open', listener)
       return () => {
         socket.off('open', listener)
       }
+    },
+
+    closeWebsocket() {
+      // web3.js may still connect once for the unsubscriptions in flight; that one attempt must not
+      // turn into endless retries against a node that is gone. The next open allows them again.
+      const socket = websocketOf(connection)
+      socket.setAutoReconnect(false)
+      clearTimeout(socket.reconnect_timer_id)
+      socket.close(1000)
     },
 
     async tokenAccountsOf(owner, mint) {
