@@ -225,7 +225,6 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       stopListening()
       await Promise.all([loop.stop(), consumer.stop()])
       await watcher.close()
-      reader.closeWebsocket()
       // handed to the watcher again at the next start
       watched.clear()
       pastDeadline.clear()

@@ -74,6 +74,9 @@ interface Followed {
   unsubscribes: Array<() => Promise<void>>
 }
 
+/** how long close() waits for the node to confirm the unsubscriptions */
+const CLOSE_WAIT_MS = 2_000
+
 export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions): SolanaAddressWatcher {
   const { network, reader, bus, clock, store, logger } = options
   const assets = options.registry.assets.filter((asset) => asset.network === network)
@@ -305,11 +308,18 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       ends.push(...[...finalityWatches].flatMap(([signature, end]) => (notified.has(signature) ? [] : [end])))
       payments.clear()
       finalityWatches.clear()
-      // not awaited: web3.js answers an unsubscribe only once its websocket is open again, which
-      // a node that went away never is
-      for (const end of ends) {
-        end().catch((error: unknown) => logger.debug({ err: error }, 'unsubscribe at close failed'))
-      }
+      // Awaited while the node still answers: web3.js then closes its idle websocket by itself
+      // (code 1000, no reconnection). Closing the socket under unsubscriptions in flight makes
+      // web3.js 1.99 retry them in a loop that never yields. A node that does not answer is not
+      // waited for longer than CLOSE_WAIT_MS.
+      const settled = Promise.allSettled(ends.map((end) => end()))
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_WAIT_MS)
+        timer.unref()
+      })
+      await Promise.race([settled, waited])
+      clearTimeout(timer)
     },
 
     reconcile(paymentIds) {

@@ -84,11 +84,7 @@ export interface SolanaAddressReader {
    * lost (the node replays nothing), so the watcher lists every followed account again
    */
   onConnect(listener: () => void): () => void
-  /**
-   * closes the websocket without a reconnection (web3.js would otherwise retry forever once the
-   * node is gone, and keep the process alive); a later subscription opens it again
-   */
-  closeWebsocket(): void
+
   /** the token accounts of `owner` for `mint` (getTokenAccountsByOwner), the associated one among them */
   tokenAccountsOf(owner: string, mint: string): Promise<string[]>
   /**
@@ -106,12 +102,11 @@ export interface SolanaAddressReader {
 interface WebsocketEvents {
   on(event: 'open', listener: () => void): void
   off(event: 'open', listener: () => void): void
-  /** code 1000, a normal closure, is the one rpc-websockets does not reconnect after */
-  close(code: number): void
-  setAutoReconnect(reconnect: boolean): void
-  /** a reconnection rpc-websockets has scheduled */
-  reconnect_timer_id: ReturnType<typeof setTimeout> | undefined
+  /** the underlying socket while there is one */
+  socket?: { readyState: number }
 }
+
+const WEBSOCKET_OPEN = 1
 
 function websocketOf(connection: Connection): WebsocketEvents {
   return (connection as unknown as { _rpcWebSocket: WebsocketEvents })._rpcWebSocket
@@ -142,8 +137,20 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
     }
   }
 
-  // closeWebsocket turns reconnections off until the websocket opens again (a later subscription)
-  websocketOf(connection).on('open', () => websocketOf(connection).setAutoReconnect(true))
+  /**
+   * Unsubscriptions wait for an open websocket: web3.js 1.99 retries an unsubscription that fails on
+   * a closed socket at once, in a loop that never yields to the close event that would end it.
+   * Deferred ones run on the next (re)open, when web3.js has the subscriptions again.
+   */
+  const deferred: Array<() => Promise<void>> = []
+  const socket = websocketOf(connection)
+  socket.on('open', () => {
+    for (const remove of deferred.splice(0)) remove().catch(() => {})
+  })
+  const whenOpen = (remove: () => Promise<void>) => async () => {
+    if (socket.socket?.readyState === WEBSOCKET_OPEN) return remove()
+    deferred.push(remove)
+  }
 
   return {
     async chainTime() {
@@ -239,31 +246,21 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
 
     onActivity(address, listener) {
       const id = connection.onLogs(new PublicKey(address), (logs) => listener(logs.signature), 'confirmed')
-      return () => connection.removeOnLogsListener(id)
+      return whenOpen(() => connection.removeOnLogsListener(id))
     },
 
     onFinalized(signature, listener) {
       const id = connection.onSignature(signature, (result) => listener(result.err !== null), 'finalized')
-      return () => connection.removeSignatureListener(id)
+      return whenOpen(() => connection.removeSignatureListener(id))
     },
 
     onConnect(listener) {
       // web3.js resubscribes by itself after a reconnect but says nothing of it; its websocket
       // client (rpc-websockets) emits 'open' on every (re)connection
-      const socket = websocketOf(connection)
       socket.on('open', listener)
       return () => {
         socket.off('open', listener)
       }
-    },
-
-    closeWebsocket() {
-      // web3.js may still connect once for the unsubscriptions in flight; that one attempt must not
-      // turn into endless retries against a node that is gone. The next open allows them again.
-      const socket = websocketOf(connection)
-      socket.setAutoReconnect(false)
-      clearTimeout(socket.reconnect_timer_id)
-      socket.close(1000)
     },
 
     async tokenAccountsOf(owner, mint) {
@@ -286,7 +283,7 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
           ],
         },
       )
-      return () => connection.removeProgramAccountChangeListener(id)
+      return whenOpen(() => connection.removeProgramAccountChangeListener(id))
     },
   }
 }
