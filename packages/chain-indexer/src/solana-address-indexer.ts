@@ -225,6 +225,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       stopListening()
       await Promise.all([loop.stop(), consumer.stop()])
       await watcher.close()
+      reader.release()
       // handed to the watcher again at the next start
       watched.clear()
       pastDeadline.clear()

@@ -84,6 +84,12 @@ export interface SolanaAddressReader {
    * lost (the node replays nothing), so the watcher lists every followed account again
    */
   onConnect(listener: () => void): () => void
+  /**
+   * at stop, once every subscription was ended: where the websocket is down, web3.js would retry
+   * it forever (and keep the process alive) for unsubscriptions nobody needs any more; it stops
+   * retrying. A later subscription opens the websocket again.
+   */
+  release(): void
 
   /** the token accounts of `owner` for `mint` (getTokenAccountsByOwner), the associated one among them */
   tokenAccountsOf(owner: string, mint: string): Promise<string[]>
@@ -104,6 +110,9 @@ interface WebsocketEvents {
   off(event: 'open', listener: () => void): void
   /** the underlying socket while there is one */
   socket?: { readyState: number }
+  setAutoReconnect(reconnect: boolean): void
+  /** the reconnection rpc-websockets has scheduled, if any */
+  reconnect_timer_id?: ReturnType<typeof setTimeout>
 }
 
 const WEBSOCKET_OPEN = 1
@@ -145,6 +154,7 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
   const deferred: Array<() => Promise<void>> = []
   const socket = websocketOf(connection)
   socket.on('open', () => {
+    socket.setAutoReconnect(true)
     for (const remove of deferred.splice(0)) remove().catch(() => {})
   })
   const whenOpen = (remove: () => Promise<void>) => async () => {
@@ -261,6 +271,13 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
       return () => {
         socket.off('open', listener)
       }
+    },
+
+    release() {
+      if (socket.socket?.readyState === WEBSOCKET_OPEN) return
+      deferred.length = 0
+      socket.setAutoReconnect(false)
+      clearTimeout(socket.reconnect_timer_id)
     },
 
     async tokenAccountsOf(owner, mint) {
