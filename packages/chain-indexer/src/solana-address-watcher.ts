@@ -1,7 +1,8 @@
 // The Solana watcher of SOLANA_WATCH_MODE=address (docs/chains.md, "Solana by address"): instead of
 // scanning blocks it follows the accounts of open payments. On watch it learns the owner's token
 // accounts (every token account of the owner counts, not only the associated one: decisions 16) and
-// subscribes over the node's websocket: logsSubscribe on a SOL payment's owner, programSubscribe on
+// subscribes over the node's websocket: logsSubscribe on a SOL payment's owner (an SPL payment's own
+// token account), programSubscribe on
 // the owner's token accounts of each registry mint (which also names a token account opened later).
 // A notification marks its account; a tick lists what is new on marked accounts since the last
 // signature seen (getSignaturesForAddress), reads each new transaction once (getTransaction), and
