@@ -6,15 +6,19 @@
 // the same clock: nothing sleeps, an hour of chain runs in seconds. Prints calls per hour at idle,
 // per block, and per payment, against the goals. Not a test.
 //
-// One section per chain (CHAINS below): the Solana watcher adds its own.
+// One section per chain (CHAINS below): SOLANA is the address watcher, SOLANA_BLOCKS block scanning.
 
 import { createServer, request } from 'node:http'
 import { cpus, totalmem } from 'node:os'
 import { parseArgs } from 'node:util'
-import { createChainIndexer } from '../../packages/chain-indexer/dist/index.js'
+import { createChainIndexer, createSolanaAddressIndexer } from '../../packages/chain-indexer/dist/index.js'
 import { simulatedAddress } from '../../packages/chain-sim/dist/index.js'
 import { startSimulatorNode, testNetworks } from '../../packages/chain-sim/dist/testing/index.js'
-import { createSolanaChainClient } from '../../packages/chain-solana/dist/index.js'
+import {
+  createSolanaAddressReader,
+  createSolanaChainClient,
+  createSolanaConnection,
+} from '../../packages/chain-solana/dist/index.js'
 import { createTronChainClient } from '../../packages/chain-tron/dist/index.js'
 import { paymentEventBusMessage } from '../../packages/contracts/dist/index.js'
 import { defaultAssetRegistry, findNetwork, toUnits } from '../../packages/domain/dist/index.js'
@@ -40,7 +44,7 @@ const { values: options } = parseArgs({
   allowPositionals: true,
 })
 if (options.help) {
-  out(`usage: scripts/bench/chain-watch calls [--chains TRON,SOLANA] [--hours 1] [--payments 30] [--poll-ms <indexer poll>]
+  out(`usage: scripts/bench/chain-watch calls [--chains TRON,SOLANA,SOLANA_BLOCKS] [--hours 1] [--payments 30] [--poll-ms <indexer poll>]
 (or BENCH_CALLS_CHAINS, BENCH_CALLS_HOURS, BENCH_CALLS_PAYMENTS, BENCH_CALLS_POLL_MS)`)
   process.exit(0)
 }
@@ -270,8 +274,8 @@ const heliusCredits = (byMethod) =>
   Object.entries(byMethod).reduce((sum, [method, calls]) => sum + calls * (HELIUS_CREDITS[method] ?? 1), 0)
 
 /**
- * Solana mainnet-shaped: a slot every 400 ms, the indexer (block scanning, the only Solana watcher
- * so far) polled at its default 1 s. Calls do not depend on a block's transaction count (one getBlock
+ * Solana mainnet-shaped: a slot every 400 ms, the block scanner (SOLANA_WATCH_MODE=blocks) polled at
+ * its default 1 s. Calls do not depend on a block's transaction count (one getBlock
  * per slot whatever it holds), so each slot carries a few SOL transfers to addresses nobody watches;
  * the bytes do (about 4 MB per mainnet block at transactionDetails full). Idle over `hours` of slots
  * with open payments nobody pays; then `payments` payments, one every 25 slots, until final.
@@ -409,7 +413,154 @@ async function measureSolana() {
   }
 }
 
-const CHAINS = { TRON: measureTron, SOLANA: measureSolana }
+/**
+ * Solana by address (SOLANA_WATCH_MODE=address, the default; docs/chains.md "Solana by address"):
+ * the same mainnet-shaped slots, the indexer iterating every 500 ms of the clock. JSON-RPC goes
+ * through the counting proxy; the websocket goes to the node directly (subscriptions are not calls).
+ * Notifications arrive in real time while the clock is simulated, so after a block that concerns a
+ * payment the bench waits (bounded) until the indexer has been told. Idle: `hours` with 10 open
+ * payments nobody pays. Then `payments` SOL payments, each watched, paid, followed to final and
+ * run past its deadline (the deadline's reconciliation and chain time count for the payment).
+ */
+async function measureSolanaByAddress() {
+  const network = 'SOLANA'
+  const blockMs = 400
+  const pollMs = Number(options['poll-ms'] ?? 500)
+  const hours = Number(options.hours)
+  const paymentCount = Number(options.payments)
+  const required = findNetwork(defaultAssetRegistry, network).requiredConfirmations
+  let nowMs = Date.parse('2030-01-01T00:00:00.000Z')
+  const clock = { now: () => new Date(nowMs) }
+  const node = await startSimulatorNode({ networks: testNetworks(network), clock: clock.now })
+  const sim = node.simulator
+  const proxy = await countingProxy(node.url)
+  const db = openSqliteDatabase(':memory:')
+  const bus = createSqliteBus(db, { logger })
+  const store = createSqliteChainIndexerStore(db)
+  const final = new Set()
+  const subscription = await bus.subscribe({
+    topic: Topics.chainObservations,
+    groupId: 'bench',
+    handle: async (message) => {
+      const observation = JSON.parse(message.value)
+      if (observation.kind === 'transfer' && observation.confirmations >= required)
+        final.add(observation.paymentId)
+    },
+  })
+  const connection = createSolanaConnection({
+    rpcUrl: `${proxy.url}/chains/${network}`,
+    wsUrl: node.solanaWsUrl(network),
+  })
+  const reader = createSolanaAddressReader({ network, registry: defaultAssetRegistry, connection })
+  const indexer = createSolanaAddressIndexer({
+    network,
+    reader,
+    store,
+    bus,
+    registry: defaultAssetRegistry,
+    clock,
+    logger,
+    pollIntervalMs: pollMs,
+  })
+  /** real time, bounded: until a notification has marked something for the indexer */
+  const notified = async () => {
+    for (let wait = 0; wait < 200 && !indexer.watcher.due; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  }
+  let blocks = 0
+  /** mainnet-shaped slots with transfers to nobody's addresses, the indexer at its interval */
+  async function runFor(ms) {
+    const until = nowMs + ms
+    let nextBlockMs = nowMs + blockMs
+    while (nowMs < until) {
+      nowMs = Math.min(nowMs + pollMs, until)
+      while (nextBlockMs <= nowMs) {
+        await sim.submitTransfer(network, { to: simulatedAddress(network), amount: '0.01', currency: 'SOL' })
+        await sim.mineBlocks(network, 1)
+        blocks += 1
+        nextBlockMs += blockMs
+      }
+      await indexer.scanOnce()
+    }
+  }
+  const watch = async (address) => {
+    const { paymentId, consumed } = paymentCreatedMessage(network, 'SOL', address, clock.now().toISOString())
+    await indexer.handlePaymentEvent(consumed)
+    await indexer.scanOnce()
+    return paymentId
+  }
+
+  await sim.mineBlocks(network, 1)
+  await indexer.scanOnce()
+  for (let open = 0; open < 10; open++) await watch(simulatedAddress(network))
+  await runFor(10_000)
+
+  proxy.reset()
+  await runFor(hours * 3_600_000)
+  const idle = { calls: proxy.total(), byPath: proxy.byPath(), hours }
+
+  // each payment on its own, so that only its own calls count; the idle share of its time is taken off
+  proxy.reset()
+  const paid = []
+  let paymentMs = 0
+  for (let payment = 0; payment < paymentCount; payment++) {
+    const startMs = nowMs
+    const address = simulatedAddress(network)
+    paid.push(await watch(address))
+    await sim.submitTransfer(network, { to: address, amount: '10', currency: 'SOL' })
+    await sim.mineBlocks(network, 1)
+    await notified()
+    await indexer.scanOnce()
+    await sim.mineBlocks(network, required)
+    await notified()
+    await indexer.scanOnce()
+    // past its deadline (30 minutes): the deadline's reconciliation
+    nowMs += 30 * 60_000
+    await sim.mineBlocks(network, 1)
+    await indexer.scanOnce()
+    paymentMs += nowMs - startMs
+  }
+  const paymentCalls = proxy.total()
+  const paymentByPath = proxy.byPath()
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  const settled = paid.filter((paymentId) => final.has(paymentId)).length
+
+  await indexer.stop()
+  await subscription.stop()
+  await bus.close()
+  db.close()
+  await proxy.close()
+  await node.close()
+
+  const idlePerHour = idle.calls / hours
+  const idleCreditsPerHour = heliusCredits(idle.byPath) / hours
+  const idleShare = (idlePerHour * paymentMs) / 3_600_000
+  const perPayment = (paymentCalls - idleShare) / paymentCount
+  const creditsPerPayment =
+    (heliusCredits(paymentByPath) - (idleCreditsPerHour * paymentMs) / 3_600_000) / paymentCount
+  return {
+    chain: 'SOLANA',
+    setup: `by address (the default); a slot every ${blockMs} ms (${blocks} mined); the indexer every ${pollMs / 1000} s; 10 open payments at idle; ${required} confirmations`,
+    rows: [
+      ['idle: calls per hour', idlePerHour.toFixed(0), '≤ 60'],
+      ['idle: calls per minute', (idlePerHour / 60).toFixed(2), '≤ 1'],
+      [
+        'idle: Helius credits per month (30 days)',
+        `${((idleCreditsPerHour * 24 * 30) / 1e6).toFixed(3)} M`,
+        '',
+      ],
+      ['calls per payment (beyond idle)', perPayment.toFixed(2), '≤ 10'],
+      ['Helius credits per payment (beyond idle)', creditsPerPayment.toFixed(1), ''],
+      ['payments final', `${settled} / ${paymentCount}`, 'all'],
+    ],
+    detail: { idle: idle.byPath, payments: paymentByPath },
+    pass: idlePerHour / 60 <= 1 && perPayment <= 10 && settled === paymentCount,
+  }
+}
+
+/** SOLANA: the default watcher (by address); SOLANA_BLOCKS: block scanning */
+const CHAINS = { TRON: measureTron, SOLANA: measureSolanaByAddress, SOLANA_BLOCKS: measureSolana }
 
 const chains = options.chains.split(',').map((chain) => chain.trim().toUpperCase())
 for (const chain of chains) if (!(chain in CHAINS)) throw new Error(`no call budget for chain ${chain}`)

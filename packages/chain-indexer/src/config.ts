@@ -36,8 +36,8 @@ interface ChainIndexerBaseConfig extends SharedConfig {
 export const SIMULATOR_CLIENTS = ['rpc', 'in-process'] as const
 
 /**
- * SOLANA_WATCH_MODE: `blocks` (the default) scans every block; `address` follows the accounts of
- * open payments instead (docs/chains.md, "Solana by address"), a switch while that watcher grows
+ * SOLANA_WATCH_MODE: `address` (the default) follows the accounts of open payments (docs/chains.md,
+ * "Solana by address"); `blocks` scans every block, for operators with their own node
  */
 export const SOLANA_WATCH_MODES = ['blocks', 'address'] as const
 export type SolanaWatchMode = (typeof SOLANA_WATCH_MODES)[number]
@@ -109,6 +109,11 @@ export interface TronEndpoint extends EndpointBase {
 
 export interface SolanaEndpoint extends EndpointBase {
   chain: 'SOLANA'
+  /**
+   * `<NETWORK>_WS_URL`: the node's websocket (ws or wss) for SOLANA_WATCH_MODE=address; null: the RPC
+   * URL with the ws scheme (and port + 1 where it names a port), as @solana/web3.js guesses
+   */
+  wsUrl: string | null
 }
 
 export type ChainEndpoint = TronEndpoint | SolanaEndpoint
@@ -129,7 +134,13 @@ const POLL_INTERVAL_MS = { min: 100, max: 60_000 }
 
 const START_HEIGHT_PREFIX = 'CHAIN_START_HEIGHT_'
 /** longest suffix first: TRON_NILE_SOLIDITY_RPC_URL is the SOLIDITY_RPC_URL of TRON_NILE */
-const ENDPOINT_SUFFIXES = ['_SOLIDITY_RPC_URL', '_RPC_URL', '_RPC_API_KEY', '_POLL_INTERVAL_MS'] as const
+const ENDPOINT_SUFFIXES = [
+  '_SOLIDITY_RPC_URL',
+  '_RPC_URL',
+  '_WS_URL',
+  '_RPC_API_KEY',
+  '_POLL_INTERVAL_MS',
+] as const
 const TRON_ONLY_SUFFIXES: readonly string[] = ['_SOLIDITY_RPC_URL', '_RPC_API_KEY']
 /** the chains' names start every network's name; other variables with these suffixes are not ours */
 const NETWORK_NAME_PREFIX = /^(TRON|SOLANA)/
@@ -168,7 +179,7 @@ export function readChainSettings(
 ): ChainSettings {
   const mode = readChainMode(read, options.defaultMode)
   const variables = setVariableNames(env)
-  const solanaWatchMode = read.oneOf('SOLANA_WATCH_MODE', SOLANA_WATCH_MODES, { default: 'blocks' })
+  const solanaWatchMode = read.oneOf('SOLANA_WATCH_MODE', SOLANA_WATCH_MODES, { default: 'address' })
   return mode === 'rpc'
     ? { ...readRpcMode(read, env, variables, registry), solanaWatchMode }
     : { ...readSimulatorMode(read, env, variables, registry, mode, options), solanaWatchMode }
@@ -293,7 +304,10 @@ function readRpcSettings(
         max: Number.MAX_SAFE_INTEGER,
       }),
     }
-    if (chain === 'SOLANA') return { ...common, chain }
+    if (chain === 'SOLANA') {
+      const wsUrl = readUrl(read, `${network}_WS_URL`, { required: false, websocket: true }) ?? null
+      return { ...common, chain, wsUrl }
+    }
     return {
       ...common,
       chain,
@@ -311,7 +325,13 @@ function readOptionalInt(read: EnvReader, name: string, range: { min: number; ma
   return Number.isNaN(value) ? null : value
 }
 
-function readUrl(read: EnvReader, name: string, options: { required: boolean }): string | undefined {
+function readUrl(
+  read: EnvReader,
+  name: string,
+  options: { required: boolean; websocket?: boolean },
+): string | undefined {
+  const schemes = options.websocket ? ['ws:', 'wss:'] : ['http:', 'https:']
+  const expected = options.websocket ? 'a ws or wss URL' : 'an http or https URL'
   const text = read.optionalString(name)
   if (text === undefined) {
     if (options.required) read.problem(`${name}: required; the node's http(s) URL`)
@@ -322,11 +342,11 @@ function readUrl(read: EnvReader, name: string, options: { required: boolean }):
     url = new URL(text)
   } catch {
     // not even a URL: still never echoed, it may be a key pasted into the wrong variable
-    read.problem(`${name}: expected an http or https URL`)
+    read.problem(`${name}: expected ${expected}`)
     return undefined
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    read.problem(`${name}: expected an http or https URL, got a ${url.protocol} URL`)
+  if (!schemes.includes(url.protocol)) {
+    read.problem(`${name}: expected ${expected}, got a ${url.protocol} URL`)
     return undefined
   }
   return text
@@ -375,6 +395,9 @@ function checkEndpointVariables(
     const suffix = endpointVariableNetwork(name)?.suffix
     if (suffix && TRON_ONLY_SUFFIXES.includes(suffix) && findNetwork(registry, network)?.chain !== 'TRON') {
       read.problem(`${name}: only TRON networks have a solidity node and a TronGrid API key`)
+    }
+    if (suffix === '_WS_URL' && findNetwork(registry, network)?.chain !== 'SOLANA') {
+      read.problem(`${name}: only Solana networks are watched over a websocket`)
     }
   }
 }

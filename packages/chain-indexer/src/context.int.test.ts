@@ -49,6 +49,7 @@ async function startIndexer(env: Record<string, string>, dataDir = newDataDir())
     CHAIN_MODE: 'rpc',
     TRON_POLL_INTERVAL_MS: '100',
     SOLANA_POLL_INTERVAL_MS: '100',
+    SOLANA_WATCH_MODE: 'blocks',
     ...env,
   })
   const logLines: string[] = []
@@ -151,16 +152,24 @@ describe('the chain-indexer with CHAIN_MODE=rpc', () => {
     }
   })
 
-  it('refuses SOLANA_WATCH_MODE=address while the address watcher is not wired in', async () => {
-    const config = readChainIndexerConfig({
-      DATA_DIR: newDataDir(),
-      CHAIN_MODE: 'rpc',
-      CHAIN_NETWORKS: 'SOLANA',
+  it('with SOLANA_WATCH_MODE=address, watches Solana through the address reader: ready once reconciled, its chain time in the metrics', async () => {
+    const head = (await nodes.simulator.mineBlocks('SOLANA', 1)).height
+    const { base, metricsBase, logLines } = await startIndexer({
+      CHAIN_NETWORKS: 'TRON,SOLANA',
+      TRON_RPC_URL: nodes.tronUrl('TRON'),
       SOLANA_RPC_URL: nodes.solanaUrl('SOLANA'),
+      SOLANA_WS_URL: nodes.solanaWsUrl('SOLANA'),
       SOLANA_WATCH_MODE: 'address',
     })
-    const logger = createRootLogger({ service: 'chain-indexer-test', level: 'silent' })
-    await expect(buildChainIndexerContext(config, logger)).rejects.toThrow(/SOLANA_WATCH_MODE=address/)
+    await eventually('readiness', async () =>
+      (await fetch(`${base}/readyz`)).status === 200 ? true : undefined,
+    )
+    // the first reconciliation read the chain time; no block is scanned
+    expect(await cursorHeight(metricsBase, 'SOLANA')).toBeGreaterThanOrEqual(head)
+    const started = logLines
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.msg === 'chain indexer started' && entry.network === 'SOLANA')
+    expect(started).toEqual([expect.objectContaining({ watchMode: 'address' })])
   })
 
   it('is not ready while a node does not answer, and says which', async () => {

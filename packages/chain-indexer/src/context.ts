@@ -6,7 +6,13 @@
 
 import { type Infrastructure, infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
 import { chainSimulatorRoutes, createChainSimulator } from '@chainpay/chain-sim'
-import { createSolanaBalanceReader, createSolanaChainClient } from '@chainpay/chain-solana'
+import {
+  createSolanaAddressReader,
+  createSolanaBalanceReader,
+  createSolanaChainClient,
+  createSolanaConnection,
+  type SolanaAddressReader,
+} from '@chainpay/chain-solana'
 import { createTronBalanceReader, createTronChainClient } from '@chainpay/chain-tron'
 import { type AssetRegistry, applyNetworkSettings, findNetwork } from '@chainpay/domain'
 import { type Clock, type Logger, readinessOf, type Service, systemClock } from '@chainpay/platform'
@@ -17,6 +23,7 @@ import {
   metricsService,
   type ServiceContext,
   SIMULATOR_TOKEN_HEADER,
+  SIMULATOR_TOKEN_QUERY,
 } from '@chainpay/service-kit'
 import type { FastifyPluginAsync } from 'fastify'
 import { chainsReadiness, trackReadiness } from './chain-readiness.js'
@@ -30,6 +37,7 @@ import {
 } from './config.js'
 import { createChainIndexer } from './indexer.js'
 import { withRpcResilience } from './resilient-chain-client.js'
+import { createSolanaAddressIndexer } from './solana-address-indexer.js'
 
 /** the indexer looks for new blocks at least this often, and at least once per simulated block */
 const MAX_SIMULATOR_POLL_INTERVAL_MS = 500
@@ -37,13 +45,13 @@ const MAX_SIMULATOR_POLL_INTERVAL_MS = 500
 /** a simulated node answers on loopback, unless the machine is too loaded to answer at all */
 const SIMULATOR_RPC_TIMEOUT_MS = 10_000
 
-/** one network's chain, as the indexer of that network gets it */
-interface WatchedChain {
-  network: string
-  client: ChainClient
-  pollIntervalMs: number
-  startHeight?: number
-}
+/**
+ * one network's chain, as the indexer of that network gets it: blocks through a client, or with
+ * SOLANA_WATCH_MODE=address, the accounts of open payments through an address reader
+ */
+type WatchedChain =
+  | { network: string; client: ChainClient; pollIntervalMs: number; startHeight?: number }
+  | { network: string; reader: SolanaAddressReader; pollIntervalMs: number }
 
 interface Chains {
   watched: WatchedChain[]
@@ -78,13 +86,6 @@ export async function buildChainIndexerContext(
   options: ChainIndexerContextOptions = {},
 ): Promise<ChainIndexerContext> {
   const { shared, clock = systemClock } = options
-  if (config.solanaWatchMode === 'address') {
-    // the address watcher (solana-address-watcher.ts) is not wired into the indexer yet: refusing
-    // beats scanning blocks while the operator believes otherwise (docs/chains.md, "Solana by address")
-    throw new Error(
-      'SOLANA_WATCH_MODE=address: the address watcher is not wired into the chain-indexer yet; use blocks',
-    )
-  }
   const metrics = shared?.metrics ?? createServiceMetrics('chain-indexer')
   const { infrastructure, release } = await infrastructureFor({
     infrastructure: config.infrastructure,
@@ -102,19 +103,11 @@ export async function buildChainIndexerContext(
     config.chainMode === 'rpc'
       ? rpcChains(config, registry, infrastructure, logger)
       : simulatedChains(config, registry, infrastructure, clock, logger)
-  const indexers = chains.watched.map(({ network, client, pollIntervalMs, startHeight }) =>
-    createChainIndexer({
-      network,
-      client,
-      store,
-      bus,
-      registry,
-      clock,
-      logger,
-      metrics: metrics.chain,
-      pollIntervalMs,
-      ...(startHeight === undefined ? {} : { startHeight }),
-    }),
+  const common = { store, bus, registry, clock, logger, metrics: metrics.chain }
+  const indexers = chains.watched.map((chain) =>
+    'reader' in chain
+      ? createSolanaAddressIndexer({ ...common, ...chain })
+      : createChainIndexer({ ...common, ...chain }),
   )
   // the chains, the stores, the bus and its consumers, and each network's scan loop
   // (docs/operations.md, "Health")
@@ -170,7 +163,7 @@ function simulatedChains(
     const common = { network, rpcUrl, pollIntervalMs, startHeight: null }
     return chainOf(registry, network) === 'TRON'
       ? { ...common, chain: 'TRON', solidityRpcUrl: rpcUrl, apiKey: null }
-      : { ...common, chain: 'SOLANA' }
+      : { ...common, chain: 'SOLANA', wsUrl: null }
   }
   const clientOf = (network: string, pollIntervalMs: number): ChainClient => {
     if (config.simulatorClient === 'in-process') return simulator.client(network)
@@ -182,10 +175,25 @@ function simulatedChains(
   }
   const balanceReaderOf = (network: string): ChainBalanceReader =>
     rpcBalanceReader(endpointOf(network, 0), SIMULATOR_RPC_TIMEOUT_MS, headers)
+  // by address, the simulated Solana is always read over RPC and its websocket: the simulator
+  // serves the pubsub only there
+  const readerOf = (network: string): SolanaAddressReader => {
+    const wsUrl = new URL(`${selfUrl.replace(/^http/, 'ws')}/chains/${network}`)
+    // web3.js sends no header on its websocket: the token goes in the query (simulator routes)
+    if (token !== undefined) wsUrl.searchParams.set(SIMULATOR_TOKEN_QUERY, token)
+    const connection = createSolanaConnection({
+      rpcUrl: `${selfUrl}/chains/${network}`,
+      wsUrl: wsUrl.toString(),
+      headers,
+      timeoutMs: SIMULATOR_RPC_TIMEOUT_MS,
+    })
+    return createSolanaAddressReader({ network, registry, connection })
+  }
   return {
     balanceReaders: new Map(networks.map(({ network }) => [network, balanceReaderOf(network)])),
-    watched: networks.map(({ network, blockIntervalMs }) => {
+    watched: networks.map(({ network, blockIntervalMs }): WatchedChain => {
       const pollIntervalMs = Math.min(MAX_SIMULATOR_POLL_INTERVAL_MS, blockIntervalMs)
+      if (byAddress(config, registry, network)) return { network, reader: readerOf(network), pollIntervalMs }
       return { network, client: clientOf(network, pollIntervalMs), pollIntervalMs }
     }),
     services: [simulator],
@@ -202,7 +210,21 @@ function rpcChains(
   infrastructure: Infrastructure,
   logger: Logger,
 ): Chains {
-  const clients = config.endpoints.map((endpoint) => {
+  const readers = config.endpoints.flatMap((endpoint): WatchedChain[] => {
+    if (endpoint.chain !== 'SOLANA' || !byAddress(config, registry, endpoint.network)) return []
+    logEndpoint(endpoint, registry, logger)
+    const connection = createSolanaConnection({
+      rpcUrl: endpoint.rpcUrl,
+      ...(endpoint.wsUrl === null ? {} : { wsUrl: endpoint.wsUrl }),
+      timeoutMs: config.rpcTimeoutMs,
+    })
+    const reader = createSolanaAddressReader({ network: endpoint.network, registry, connection })
+    return [{ network: endpoint.network, reader, pollIntervalMs: endpoint.pollIntervalMs }]
+  })
+  const byBlocks = config.endpoints.filter(
+    (endpoint) => !readers.some((reader) => reader.network === endpoint.network),
+  )
+  const clients = byBlocks.map((endpoint) => {
     logEndpoint(endpoint, registry, logger)
     const client = trackReadiness(
       withRpcResilience(rpcClient(endpoint, registry, config.rpcTimeoutMs), {
@@ -213,12 +235,16 @@ function rpcChains(
     return { endpoint, client }
   })
   return {
-    watched: clients.map(({ endpoint, client }) => ({
-      network: endpoint.network,
-      client,
-      pollIntervalMs: endpoint.pollIntervalMs,
-      ...(endpoint.startHeight === null ? {} : { startHeight: endpoint.startHeight }),
-    })),
+    watched: [
+      ...clients.map(({ endpoint, client }) => ({
+        network: endpoint.network,
+        client,
+        pollIntervalMs: endpoint.pollIntervalMs,
+        ...(endpoint.startHeight === null ? {} : { startHeight: endpoint.startHeight }),
+      })),
+      // their readiness is their indexer's (solana-address-indexer.ts)
+      ...readers,
+    ],
     balanceReaders: new Map(
       config.endpoints.map((endpoint) => [endpoint.network, rpcBalanceReader(endpoint, config.rpcTimeoutMs)]),
     ),
@@ -295,6 +321,11 @@ function loopbackOf(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1'
   if (host === '::') return '[::1]'
   return host.includes(':') ? `[${host}]` : host
+}
+
+/** a Solana network watched by the accounts of open payments (SOLANA_WATCH_MODE=address) */
+function byAddress(config: ChainIndexerConfig, registry: AssetRegistry, network: string): boolean {
+  return config.solanaWatchMode === 'address' && chainOf(registry, network) === 'SOLANA'
 }
 
 function chainOf(registry: AssetRegistry, network: string) {

@@ -81,7 +81,10 @@ export function createPaymentEventConsumer(options: PaymentEventConsumerOptions)
   return { ...consumer, handle }
 }
 
-/** the address a new payment is paid to, watched for its asset until its late funds window closes */
+/**
+ * the address a new payment is paid to, watched for its asset until its late funds window closes;
+ * for SPL its token account, with the owner the Solana address watcher follows
+ */
 export function watchedAddressOf(
   created: PaymentCreatedData,
   registry: AssetRegistry,
@@ -102,5 +105,6 @@ export function watchedAddressOf(
     paymentCreatedAt: created.createdAt,
     requiredConfirmations: created.requiredConfirmations,
     watchingReportedAt: null,
+    ...(created.tokenAccount === null ? {} : { owner: created.address }),
   }
 }

@@ -4,9 +4,9 @@ import { simulatedAddress } from '@chainpay/chain-sim'
 import { createSolanaAddressReader, createSolanaConnection } from '@chainpay/chain-solana'
 import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
 import { systemClock } from '@chainpay/platform'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createSolanaAddressWatcher, type SolanaAddressWatcher } from './solana-address-watcher.js'
-import { createIndexerHarness, type IndexerHarness } from './testing/index.js'
+import { createIndexerHarness, type IndexerHarness, testLogger } from './testing/index.js'
 
 const USDC = resolveAsset(defaultAssetRegistry, { network: 'SOLANA', currency: 'USDC' }).contract as string
 /** Solana's finality depth in the simulator */
@@ -38,10 +38,20 @@ beforeEach(async () => {
     registry: defaultAssetRegistry,
     bus: harness.bus,
     clock: systemClock,
+    store: harness.store,
+    logger: testLogger,
   })
 })
 
-afterEach(() => harness.close())
+/** until a websocket notification has marked something for the next tick */
+async function notified(): Promise<void> {
+  await vi.waitFor(() => expect(watcher.due).toBe(true), { timeout: 10_000, interval: 20 })
+}
+
+afterEach(async () => {
+  await watcher.close()
+  await harness.close()
+})
 
 async function pay(to: string, amount: string, currency: string): Promise<string> {
   const { txHash } = await harness.sim.submitTransfer('SOLANA', { to, amount, currency })
@@ -59,13 +69,30 @@ describe('the Solana address watcher through web3.js', () => {
       currency: 'USDC',
     })
     for (const payment of [associated, other]) {
-      await watcher.watch({ ...payment, assetContract: USDC, requiredConfirmations: REQUIRED })
+      await watcher.watch({
+        ...payment,
+        tokenAccount: null,
+        assetContract: USDC,
+        requiredConfirmations: REQUIRED,
+      })
     }
+    // the accounts found at watch are listed at the first tick
+    await watcher.tick()
     const first = await pay(ata.address, '10', 'USDC')
     const second = await pay(nonAssociated.address, '10', 'USDC')
+    // the notifications mark both accounts; reconciling lists them whatever came already
+    await notified()
+    watcher.reconcile()
     await watcher.tick()
     await harness.sim.mineBlocks('SOLANA', FINALITY_DEPTH)
-    await watcher.tick()
+    // the finality subscriptions say when both are final
+    await vi.waitFor(
+      async () => {
+        await watcher.tick()
+        expect(watcher.following).toBe(0)
+      },
+      { timeout: 10_000, interval: 50 },
+    )
 
     for (const [payment, txHash, address] of [
       [associated, first, ata.address],
@@ -83,14 +110,20 @@ describe('the Solana address watcher through web3.js', () => {
       })
     }
     expect(watcher.following).toBe(0)
-    // 6 per payment here: 2 getTokenAccountsByOwner, 2 getSignaturesForAddress, 1 getTransaction, a share of 2 getSignatureStatuses
+    // per payment here: a getTokenAccountsByOwner per registry mint, 2 getSignaturesForAddress, 1 getTransaction
     expect(calls).toBeLessThanOrEqual(2 * 10)
   })
 
-  it('counts neither a failed transaction nor a counterfeit mint; idle, a tick lists each account once; unwatched, nothing', async () => {
+  it('counts neither a failed transaction nor a counterfeit mint; idle, a tick reads nothing and a reconciliation lists each account once; unwatched, nothing', async () => {
     const owner = simulatedAddress('SOLANA')
     const account = await harness.sim.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
-    await watcher.watch({ paymentId: 'usdc', owner, assetContract: USDC, requiredConfirmations: REQUIRED })
+    await watcher.watch({
+      paymentId: 'usdc',
+      owner,
+      tokenAccount: null,
+      assetContract: USDC,
+      requiredConfirmations: REQUIRED,
+    })
     await harness.sim.submitTransaction('SOLANA', {
       transfers: [{ to: account.address, amount: '10', currency: 'USDC' }],
       failure: 'INSTRUCTION_ERROR',
@@ -107,10 +140,15 @@ describe('the Solana address watcher through web3.js', () => {
 
     calls = 0
     await watcher.tick()
-    // the one token account of the owner: one getSignaturesForAddress
+    // nothing happened: nothing is read
+    expect(calls).toBe(0)
+    // a reconciliation lists the one token account of the owner: one getSignaturesForAddress
+    watcher.reconcile()
+    await watcher.tick()
     expect(calls).toBe(1)
-    watcher.unwatch('usdc')
+    await watcher.unwatch('usdc')
     calls = 0
+    watcher.reconcile()
     await watcher.tick()
     expect(calls).toBe(0)
   })
@@ -118,14 +156,26 @@ describe('the Solana address watcher through web3.js', () => {
   it('reports USDC paid to a SOL payment as foreign funds once final', async () => {
     const owner = simulatedAddress('SOLANA')
     const account = await harness.sim.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
-    await watcher.watch({ paymentId: 'sol', owner, assetContract: null, requiredConfirmations: REQUIRED })
+    await watcher.watch({
+      paymentId: 'sol',
+      owner,
+      tokenAccount: null,
+      assetContract: null,
+      requiredConfirmations: REQUIRED,
+    })
     const txHash = await pay(account.address, '5', 'USDC')
     await watcher.tick()
     expect(
       (await harness.observations.settle()).filter((message) => message.kind === 'foreign_funds'),
     ).toEqual([])
     await harness.sim.mineBlocks('SOLANA', FINALITY_DEPTH)
-    await watcher.tick()
+    await vi.waitFor(
+      async () => {
+        await watcher.tick()
+        expect(watcher.following).toBe(0)
+      },
+      { timeout: 10_000, interval: 50 },
+    )
 
     const foreign = (await harness.observations.settle()).filter(
       (message) => message.kind === 'foreign_funds',

@@ -1,20 +1,28 @@
 // The Solana watcher of SOLANA_WATCH_MODE=address (docs/chains.md, "Solana by address"): instead of
 // scanning blocks it follows the accounts of open payments. On watch it learns the owner's token
-// accounts once (every token account of the owner counts, not only the associated one: decisions
-// 16); each tick lists what is new on those accounts since the last signature seen
-// (getSignaturesForAddress), reads each new transaction once (getTransaction), and recounts what it
-// follows with getSignatureStatuses in batches. It publishes the observations the block scanner
-// publishes (observations.ts), so nothing downstream changes.
-//
-// Not yet: websocket subscriptions (the reader has them; each tick reconciles instead), the last
-// signature per account in the store (kept in memory: a restart reconciles from the payment's
-// creation, which lists everything again and republishes idempotent observations), and forks
-// (a transfer whose status disappears stays followed).
+// accounts (every token account of the owner counts, not only the associated one: decisions 16) and
+// subscribes over the node's websocket: logsSubscribe on a SOL payment's owner (an SPL payment's own
+// token account), programSubscribe on
+// the owner's token accounts of each registry mint (which also names a token account opened later).
+// A notification marks its account; a tick lists what is new on marked accounts since the last
+// signature seen (getSignaturesForAddress), reads each new transaction once (getTransaction), and
+// counts it confirmed (1); a signatureSubscribe at finalized brings it to the requirement.
+// Notifications are lost while the websocket is down (the node replays nothing): reconcile() marks
+// every account, and recounts what is followed with getSignatureStatuses, on every (re)connect,
+// at each payment's deadline and on a slow safety period (solana-address-indexer.ts). It publishes
+// the observations the block scanner publishes (observations.ts), so nothing downstream changes.
 
 import type { AddressTransaction, SolanaAddressReader } from '@chainpay/chain-solana'
 import type { AssetRegistry } from '@chainpay/domain'
-import { type Clock, isoNow } from '@chainpay/platform'
-import { type Bus, type ForeignAsset, Topics, type TrackedTransfer } from '@chainpay/ports'
+import { type Clock, isoNow, type Logger } from '@chainpay/platform'
+import {
+  type Bus,
+  type BusMessage,
+  type ChainIndexerStore,
+  type ForeignAsset,
+  Topics,
+  type TrackedTransfer,
+} from '@chainpay/ports'
 import { trackedObservation } from './observations.js'
 
 /** an open payment as the address watcher follows it */
@@ -22,20 +30,30 @@ export interface AddressPayment {
   paymentId: string
   /** the payment's address: the owner of its token accounts for SPL */
   owner: string
+  /** SPL: the payment's own token account, followed even before it is opened; null for SOL or none named */
+  tokenAccount: string | null
   /** the SPL mint; null for SOL */
   assetContract: string | null
   requiredConfirmations: number
 }
 
 export interface SolanaAddressWatcher {
+  /** reads what the store kept: the last signature seen per account, the transfers not final yet */
+  load(): Promise<void>
   /** follows the payment's accounts from now on: its owner and the owner's token accounts */
   watch(payment: AddressPayment): Promise<void>
-  /** stops following the payment's accounts (its late funds window closed); what it saw stays followed */
-  unwatch(paymentId: string): void
-  /** lists what is new on every followed account, reads it, and recounts what is followed */
+  /** stops following the payment's accounts and ends their subscriptions; what it saw stays followed */
+  unwatch(paymentId: string): Promise<void>
+  /** marks every followed account, and the transfers not final yet, for the next tick */
+  reconcile(paymentIds?: readonly string[]): void
+  /** true when a tick has something to do */
+  readonly due: boolean
+  /** lists what is new on the marked accounts, reads it, and counts what was marked */
   tick(): Promise<void>
   /** transfers followed until final */
   readonly following: number
+  /** ends every subscription (the process stops); what was saved stays for the next start */
+  close(): Promise<void>
 }
 
 export interface SolanaAddressWatcherOptions {
@@ -44,24 +62,46 @@ export interface SolanaAddressWatcherOptions {
   registry: AssetRegistry
   bus: Bus
   clock: Clock
+  /** where the last signature per account and the transfers not final yet are kept across restarts */
+  store: ChainIndexerStore
+  logger: Logger
+  /** called when a notification marked something: the caller's loop runs a tick soon */
+  onDue?: () => void
 }
 
 interface Followed {
   payment: AddressPayment
-  /** the account listed, and the last signature seen on it (null: none yet) */
-  accounts: Map<string, string | null>
+  accounts: Set<string>
+  unsubscribes: Array<() => Promise<void>>
 }
 
+/** how long close() waits for the node to confirm the unsubscriptions */
+const CLOSE_WAIT_MS = 2_000
+
 export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions): SolanaAddressWatcher {
-  const { network, reader, bus, clock } = options
+  const { network, reader, bus, clock, store, logger } = options
   const assets = options.registry.assets.filter((asset) => asset.network === network)
+  const mints = assets.flatMap((asset) => (asset.contract === null ? [] : [asset.contract]))
   const payments = new Map<string, Followed>()
-  /** signatures already read once */
-  const read = new Set<string>()
-  /** signatures listed that the node did not serve yet: read next tick, since the listing moved past them */
+  /** the last signature seen per account, as the store keeps it */
+  const lastSeen = new Map<string, string>()
+  /** how far accounts were listed, not saved yet: a restart lists again what was not read */
+  const unsaved = new Map<string, string>()
+  /** accounts a notification or a reconciliation marked: listed next tick */
+  const marked = new Set<string>()
+  /** signatures listed and not read yet: also those the node did not serve yet, read again next tick */
   const unread = new Set<string>()
   /** transfers seen and not final yet, by signature */
   const pending = new Map<string, TrackedTransfer[]>()
+  /** pending signatures whose status a tick reads (getSignatureStatuses) */
+  const recountDue = new Set<string>()
+  /** pending signatures the node said final through their subscription, with whether they failed */
+  const finalized = new Map<string, boolean>()
+  const finalityWatches = new Map<string, () => Promise<void>>()
+  /** signatures whose finality subscription notified (and so ended) */
+  const notified = new Set<string>()
+
+  const wake = () => options.onDue?.()
 
   function foreignAsset(contract: string | null): ForeignAsset | undefined {
     const asset = assets.find((candidate) => candidate.contract === contract)
@@ -73,8 +113,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     const found: TrackedTransfer[] = []
     for (const transfer of transaction.transfers) {
       if (!transfer.success) continue
-      for (const { payment } of payments.values()) {
-        if (transfer.owner !== payment.owner) continue
+      for (const { payment, accounts } of payments.values()) {
+        if (transfer.owner !== payment.owner && !accounts.has(transfer.to)) continue
         const contract = transfer.asset.kind === 'native' ? null : transfer.asset.contract
         const foreign = contract === payment.assetContract ? null : foreignAsset(contract)
         if (foreign === undefined) continue
@@ -100,36 +140,103 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     return found
   }
 
-  /** adds what is new on the payment's accounts to `unread` */
-  async function listNew(followed: Followed): Promise<void> {
-    for (const [account, last] of followed.accounts) {
+  function follow(followed: Followed, account: string): void {
+    followed.accounts.add(account)
+    marked.add(account)
+  }
+
+  function watchFinality(signature: string): void {
+    if (finalityWatches.has(signature)) return
+    finalityWatches.set(
+      signature,
+      reader.onFinalized(signature, (failed) => {
+        notified.add(signature)
+        finalized.set(signature, failed)
+        wake()
+      }),
+    )
+  }
+
+  /** lists what is new on the marked accounts into `unread`, and saves how far each was listed */
+  async function listMarked(): Promise<void> {
+    for (const account of [...marked]) {
+      const last = lastSeen.get(account) ?? null
       const activity = await reader.activitySince(account, last)
+      for (const item of activity) if (!item.failed) unread.add(item.signature)
       const newest = activity.at(-1)
-      if (newest !== undefined) followed.accounts.set(account, newest.signature)
-      for (const item of activity) if (!item.failed && !read.has(item.signature)) unread.add(item.signature)
+      if (newest !== undefined) {
+        lastSeen.set(account, newest.signature)
+        unsaved.set(account, newest.signature)
+      }
+      marked.delete(account)
     }
   }
 
-  async function recount(): Promise<void> {
-    if (pending.size === 0) return
-    const states = await reader.statuses([...pending.keys()])
+  /** saves how far each account was listed, once everything listed was read (and tracked) */
+  async function saveListed(): Promise<void> {
+    if (unread.size > 0) return
+    for (const [account, signature] of unsaved) {
+      await store.saveAccountSignature(network, account, signature)
+      unsaved.delete(account)
+    }
+  }
+
+  async function readUnread(messages: BusMessage[]): Promise<void> {
     const observedAt = isoNow(clock)
-    const messages = []
-    for (const [signature, transfers] of pending) {
-      const state = states.get(signature)
-      if (state === null || state === undefined || state.failed) continue
+    for (const signature of [...unread]) {
+      if (pending.has(signature)) {
+        unread.delete(signature)
+        continue
+      }
+      const transaction = await reader.transaction(signature)
+      if (transaction === null) continue
+      unread.delete(signature)
+      // one read serves every followed payment the transaction pays; read at confirmed: one
+      // confirmation, final once the node finalizes it
+      const transfers = matched(transaction)
+      if (transfers.length === 0) continue
       for (const transfer of transfers) {
-        // confirmed counts one; only the node's finalized status makes it reach the requirement
-        const confirmations = state.finalized ? transfer.requiredConfirmations : 1
-        if (confirmations <= transfer.confirmations) continue
-        transfer.confirmations = confirmations
-        if (transfer.foreign !== null && !state.finalized) continue
+        transfer.confirmations = 1
+        await store.track(transfer)
+        if (transfer.foreign !== null) continue
         const message = trackedObservation(transfer, { status: 'seen' }, observedAt)
         if (message !== undefined) messages.push(message)
       }
-      if (state.finalized) pending.delete(signature)
+      pending.set(signature, transfers)
+      watchFinality(signature)
     }
+  }
+
+  /** what the node says of the marked pending signatures: the subscription's word, else their status */
+  async function recount(messages: BusMessage[]): Promise<void> {
+    const asked = [...recountDue].filter((signature) => pending.has(signature) && !finalized.has(signature))
+    recountDue.clear()
+    if (asked.length > 0) {
+      for (const [signature, state] of await reader.statuses(asked)) {
+        if (state?.finalized) finalized.set(signature, state.failed)
+      }
+    }
+    const observedAt = isoNow(clock)
+    const done: TrackedTransfer[] = []
+    for (const [signature, failed] of finalized) {
+      for (const transfer of pending.get(signature) ?? []) {
+        done.push(transfer)
+        if (failed) continue
+        transfer.confirmations = transfer.requiredConfirmations
+        const message = trackedObservation(transfer, { status: 'seen' }, observedAt)
+        if (message !== undefined) messages.push(message)
+      }
+      pending.delete(signature)
+      const end = finalityWatches.get(signature)
+      finalityWatches.delete(signature)
+      // a subscription that notified has ended by itself (web3.js); one that did not is ended here
+      if (end !== undefined && !notified.has(signature)) await end()
+      notified.delete(signature)
+    }
+    finalized.clear()
     if (messages.length > 0) await bus.publish(Topics.chainObservations, messages)
+    // untracked only once published: a crash in between publishes again, idempotent downstream
+    for (const transfer of done) await store.untrack(network, transfer.txHash, transfer.index)
   }
 
   return {
@@ -137,35 +244,98 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       return [...pending.values()].reduce((sum, transfers) => sum + transfers.length, 0)
     },
 
-    async watch(payment) {
-      const accounts = new Map<string, string | null>()
-      if (payment.assetContract === null) accounts.set(payment.owner, null)
-      // the payment's own mint, and the other registry mints for foreign funds (decisions 16)
-      for (const asset of assets) {
-        if (asset.contract === null) continue
-        for (const account of await reader.tokenAccountsOf(payment.owner, asset.contract)) {
-          accounts.set(account, null)
-        }
-      }
-      payments.set(payment.paymentId, { payment, accounts })
+    get due() {
+      return marked.size > 0 || unread.size > 0 || recountDue.size > 0 || finalized.size > 0
     },
 
-    unwatch(paymentId) {
+    async load() {
+      for (const { account, signature } of await store.listAccountSignatures(network)) {
+        lastSeen.set(account, signature)
+      }
+      for (const transfer of await store.listTracked(network)) {
+        pending.set(transfer.txHash, [...(pending.get(transfer.txHash) ?? []), transfer])
+        recountDue.add(transfer.txHash)
+        watchFinality(transfer.txHash)
+      }
+    },
+
+    async watch(payment) {
+      if (payments.has(payment.paymentId)) return
+      const followed: Followed = { payment, accounts: new Set(), unsubscribes: [] }
+      payments.set(payment.paymentId, followed)
+      // SOL: the owner; SPL: the payment's own token account, which the payer may open with the payment
+      const own = payment.tokenAccount ?? (payment.assetContract === null ? payment.owner : null)
+      if (own !== null) {
+        follow(followed, own)
+        followed.unsubscribes.push(
+          reader.onActivity(own, () => {
+            marked.add(own)
+            wake()
+          }),
+        )
+      }
+      // the payment's own mint, and the other registry mints for foreign funds (decisions 16); the
+      // subscription names token accounts the owner opens later too
+      for (const mint of mints) {
+        followed.unsubscribes.push(
+          reader.onTokenAccountChange(payment.owner, mint, (account) => {
+            follow(followed, account)
+            wake()
+          }),
+        )
+        for (const account of await reader.tokenAccountsOf(payment.owner, mint)) follow(followed, account)
+      }
+    },
+
+    async unwatch(paymentId) {
+      const followed = payments.get(paymentId)
+      if (followed === undefined) return
       payments.delete(paymentId)
+      const stillFollowed = new Set([...payments.values()].flatMap((other) => [...other.accounts]))
+      for (const account of followed.accounts) {
+        if (stillFollowed.has(account)) continue
+        marked.delete(account)
+        lastSeen.delete(account)
+        unsaved.delete(account)
+        await store.forgetAccountSignature(network, account)
+      }
+      for (const end of followed.unsubscribes) {
+        await end().catch((error: unknown) => logger.warn({ err: error, paymentId }, 'unsubscribe failed'))
+      }
+    },
+
+    async close() {
+      const ends = [...payments.values()].flatMap((followed) => followed.unsubscribes)
+      ends.push(...[...finalityWatches].flatMap(([signature, end]) => (notified.has(signature) ? [] : [end])))
+      payments.clear()
+      finalityWatches.clear()
+      // Awaited while the node still answers: web3.js then closes its idle websocket by itself
+      // (code 1000, no reconnection). Closing the socket under unsubscriptions in flight makes
+      // web3.js 1.99 retry them in a loop that never yields. A node that does not answer is not
+      // waited for longer than CLOSE_WAIT_MS.
+      const settled = Promise.allSettled(ends.map((end) => end()))
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_WAIT_MS)
+        timer.unref()
+      })
+      await Promise.race([settled, waited])
+      clearTimeout(timer)
+    },
+
+    reconcile(paymentIds) {
+      const chosen =
+        paymentIds === undefined ? [...payments.values()] : paymentIds.flatMap((id) => payments.get(id) ?? [])
+      for (const followed of chosen) for (const account of followed.accounts) marked.add(account)
+      if (paymentIds === undefined) for (const signature of pending.keys()) recountDue.add(signature)
     },
 
     async tick() {
-      for (const followed of payments.values()) await listNew(followed)
-      for (const signature of unread) {
-        const transaction = await reader.transaction(signature)
-        if (transaction === null) continue
-        unread.delete(signature)
-        read.add(signature)
-        // one read serves every followed payment the transaction pays
-        const transfers = matched(transaction)
-        if (transfers.length > 0) pending.set(signature, transfers)
-      }
-      await recount()
+      const messages: BusMessage[] = []
+      await listMarked()
+      await readUnread(messages)
+      await saveListed()
+      await recount(messages)
     },
   }
 }

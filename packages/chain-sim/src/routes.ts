@@ -12,6 +12,7 @@ import {
   forwardedByAProxy,
   isLocalCaller,
   SIMULATOR_TOKEN_HEADER,
+  SIMULATOR_TOKEN_QUERY,
   simulatorAccess,
 } from '@chainpay/service-kit'
 import {
@@ -205,13 +206,15 @@ function serveSolanaPubsub(
   pubsub: SolanaPubsub,
 ): void {
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const path = new URL(request.url ?? '/', 'http://simulator').pathname
+    const url = new URL(request.url ?? '/', 'http://simulator')
+    const path = url.pathname
     const network = simulator.networkNamed(/^\/chains\/([^/]+)\/?$/.exec(path)?.[1] ?? '')
     const refuse = (status: string) => {
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
     }
     if (network === undefined || simulator.chainOf(network) !== 'SOLANA') return refuse('404 Not Found')
-    const sent = request.headers[SIMULATOR_TOKEN_HEADER]
+    const sent =
+      request.headers[SIMULATOR_TOKEN_HEADER] ?? url.searchParams.get(SIMULATOR_TOKEN_QUERY) ?? undefined
     const allowed =
       token === undefined
         ? isLocalCaller(request.socket) && !forwardedByAProxy(request.headers)

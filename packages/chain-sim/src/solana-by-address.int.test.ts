@@ -504,19 +504,22 @@ describe('websocket pubsub, raw', () => {
     await expect(open('NOWHERE')).rejects.toThrow(/404/)
   })
 
-  it('wants the simulator token once it is set, as the other simulator routes do', async () => {
+  it('wants the simulator token once it is set, as the other simulator routes do, in the header or the query', async () => {
     const token = 'a'.repeat(40)
     const guarded = await startSimulatorNode({ networks: testNetworks('SOLANA'), token })
     try {
-      const connect = (headers: Record<string, string>) =>
+      const connect = (headers: Record<string, string>, query = '') =>
         new Promise((resolve, reject) => {
-          const socket = new WebSocket(guarded.solanaWsUrl('SOLANA'), { headers })
+          const socket = new WebSocket(`${guarded.solanaWsUrl('SOLANA')}${query}`, { headers })
           socket.once('open', () => resolve(socket.close()))
           socket.once('error', reject)
         })
       await expect(connect({})).rejects.toThrow(/401/)
       await expect(connect({ 'x-simulator-token': 'b'.repeat(40) })).rejects.toThrow(/401/)
       await expect(connect({ 'x-simulator-token': token })).resolves.toBeUndefined()
+      // web3.js sends no header on its websocket: the token may come in the query instead
+      await expect(connect({}, `?simulatorToken=${'b'.repeat(40)}`)).rejects.toThrow(/401/)
+      await expect(connect({}, `?simulatorToken=${token}`)).resolves.toBeUndefined()
     } finally {
       await guarded.close()
     }

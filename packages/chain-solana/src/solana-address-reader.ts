@@ -5,8 +5,8 @@
 // (getTokenAccountsByOwner), and websocket subscriptions that say when an account was touched
 // (logsSubscribe) or when any token account of an owner changed (programSubscribe of the token
 // program, filtered on the owner): the only way to hear of an SPL payment to a token account of
-// the owner other than the associated one (decisions 16). The watcher itself, which decides what to
-// read when, is not here yet.
+// the owner other than the associated one (decisions 16). The watcher that decides what to read
+// when is @chainpay/chain-indexer's solana-address-watcher.ts.
 import type { AssetRegistry } from '@chainpay/domain'
 import type { ChainTransfer } from '@chainpay/ports'
 import { type Connection, PublicKey } from '@solana/web3.js'
@@ -50,7 +50,15 @@ export interface SignatureState {
   failed: boolean
 }
 
+/** the newest confirmed slot and its block time: how far the chain has come */
+export interface SolanaChainTime {
+  slot: number
+  blockTime: string
+}
+
 export interface SolanaAddressReader {
+  /** getSlot and getBlockTime at confirmed: what a watcher that listed every account after it has seen */
+  chainTime(): Promise<SolanaChainTime>
   /**
    * the transactions holding `address` after `until` (exclusive; null: all the node has), oldest
    * first, at confirmed: one getSignaturesForAddress per 1,000
@@ -66,6 +74,23 @@ export interface SolanaAddressReader {
    * reconnect: the watcher lists what it missed with activitySince.
    */
   onActivity(address: string, listener: (signature: string) => void): () => Promise<void>
+  /**
+   * calls `listener` once, when the transaction is finalized (signatureSubscribe, finalized), with
+   * whether it failed; the function it returns ends the subscription before then
+   */
+  onFinalized(signature: string, listener: (failed: boolean) => void): () => Promise<void>
+  /**
+   * calls `listener` each time the websocket (re)opens: notifications sent while it was closed are
+   * lost (the node replays nothing), so the watcher lists every followed account again
+   */
+  onConnect(listener: () => void): () => void
+  /**
+   * at stop, once every subscription was ended: where the websocket is down, web3.js would retry
+   * it forever (and keep the process alive) for unsubscriptions nobody needs any more; it stops
+   * retrying. A later subscription opens the websocket again.
+   */
+  release(): void
+
   /** the token accounts of `owner` for `mint` (getTokenAccountsByOwner), the associated one among them */
   tokenAccountsOf(owner: string, mint: string): Promise<string[]>
   /**
@@ -77,6 +102,23 @@ export interface SolanaAddressReader {
     mint: string,
     listener: (tokenAccount: string) => void,
   ): () => Promise<void>
+}
+
+/** the part of web3.js's private websocket client that onConnect uses */
+interface WebsocketEvents {
+  on(event: 'open', listener: () => void): void
+  off(event: 'open', listener: () => void): void
+  /** the underlying socket while there is one */
+  socket?: { readyState: number }
+  setAutoReconnect(reconnect: boolean): void
+  /** the reconnection rpc-websockets has scheduled, if any */
+  reconnect_timer_id?: ReturnType<typeof setTimeout>
+}
+
+const WEBSOCKET_OPEN = 1
+
+function websocketOf(connection: Connection): WebsocketEvents {
+  return (connection as unknown as { _rpcWebSocket: WebsocketEvents })._rpcWebSocket
 }
 
 const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
@@ -104,7 +146,35 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
     }
   }
 
+  /**
+   * Unsubscriptions wait for an open websocket: web3.js 1.99 retries an unsubscription that fails on
+   * a closed socket at once, in a loop that never yields to the close event that would end it.
+   * Deferred ones run on the next (re)open, when web3.js has the subscriptions again.
+   */
+  const deferred: Array<() => Promise<void>> = []
+  const socket = websocketOf(connection)
+  socket.on('open', () => {
+    socket.setAutoReconnect(true)
+    for (const remove of deferred.splice(0)) remove().catch(() => {})
+  })
+  const whenOpen = (remove: () => Promise<void>) => async () => {
+    if (socket.socket?.readyState === WEBSOCKET_OPEN) return remove()
+    deferred.push(remove)
+  }
+
   return {
+    async chainTime() {
+      const slot = await call('getSlot', () => connection.getSlot('confirmed'))
+      const time = await call('getBlockTime', () => connection.getBlockTime(slot))
+      if (time === null)
+        throw toChainRpcError(
+          new Error(`no block time for slot ${slot}`),
+          `Solana getBlockTime on ${where}`,
+          redact,
+        )
+      return { slot, blockTime: new Date(time * 1000).toISOString() }
+    },
+
     async activitySince(address, until) {
       const account = new PublicKey(address)
       const found: AddressActivity[] = []
@@ -186,7 +256,28 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
 
     onActivity(address, listener) {
       const id = connection.onLogs(new PublicKey(address), (logs) => listener(logs.signature), 'confirmed')
-      return () => connection.removeOnLogsListener(id)
+      return whenOpen(() => connection.removeOnLogsListener(id))
+    },
+
+    onFinalized(signature, listener) {
+      const id = connection.onSignature(signature, (result) => listener(result.err !== null), 'finalized')
+      return whenOpen(() => connection.removeSignatureListener(id))
+    },
+
+    onConnect(listener) {
+      // web3.js resubscribes by itself after a reconnect but says nothing of it; its websocket
+      // client (rpc-websockets) emits 'open' on every (re)connection
+      socket.on('open', listener)
+      return () => {
+        socket.off('open', listener)
+      }
+    },
+
+    release() {
+      if (socket.socket?.readyState === WEBSOCKET_OPEN) return
+      deferred.length = 0
+      socket.setAutoReconnect(false)
+      clearTimeout(socket.reconnect_timer_id)
     },
 
     async tokenAccountsOf(owner, mint) {
@@ -209,7 +300,7 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
           ],
         },
       )
-      return () => connection.removeProgramAccountChangeListener(id)
+      return whenOpen(() => connection.removeProgramAccountChangeListener(id))
     },
   }
 }

@@ -8,15 +8,27 @@ export interface SolanaConnectionOptions {
   wsUrl?: string
   /** the fetch calls go through, e.g. one that counts them */
   fetch?: typeof fetch
+  /** sent with every HTTP call, e.g. the simulator's token */
+  headers?: Record<string, string>
+  /** each HTTP call is abandoned after this */
+  timeoutMs?: number
 }
 
 export function createSolanaConnection(options: SolanaConnectionOptions): Connection {
+  const { timeoutMs } = options
+  const base = options.fetch ?? fetch
+  const timed =
+    timeoutMs === undefined
+      ? options.fetch
+      : (((url: string, init: RequestInit) =>
+          base(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })) as unknown as typeof fetch)
   return new Connection(options.rpcUrl, {
     commitment: 'confirmed',
     // retries belong to the caller's policy, which sees the Retry-After
     disableRetryOnRateLimit: true,
     httpAgent: false,
     ...(options.wsUrl === undefined ? {} : { wsEndpoint: options.wsUrl }),
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...(timed === undefined ? {} : { fetch: timed }),
+    ...(options.headers === undefined ? {} : { httpHeaders: options.headers }),
   })
 }

@@ -24,6 +24,12 @@ export interface WatchedAddress {
    * payment's creation for the address. Null until then; reported again after a restart while null.
    */
   watchingReportedAt: string | null
+  /**
+   * SPL on Solana: the owner of the token account `address` (the payment's address), which the
+   * address watcher follows with all its token accounts (docs/chains.md, "Solana by address");
+   * absent otherwise
+   */
+  owner?: string
 }
 
 export interface TrackedTransfer {
@@ -76,4 +82,18 @@ export interface ChainIndexerStore {
   track(transfer: TrackedTransfer): Promise<void>
   untrack(network: string, txHash: string, index: number): Promise<void>
   listTracked(network: string): Promise<TrackedTransfer[]>
+  /**
+   * the last signature the Solana address watcher listed on an account (docs/chains.md, "Solana by
+   * address"): a restart lists from there instead of from the payment's creation. Idempotent on
+   * (network, account): the latest save wins.
+   */
+  saveAccountSignature(network: string, account: string, signature: string): Promise<void>
+  forgetAccountSignature(network: string, account: string): Promise<void>
+  listAccountSignatures(network: string): Promise<AccountSignature[]>
+}
+
+/** how far an account was listed: the newest signature seen on it */
+export interface AccountSignature {
+  account: string
+  signature: string
 }

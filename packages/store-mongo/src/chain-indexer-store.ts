@@ -20,6 +20,14 @@ interface WatchedDocument extends WatchedAddress {
   _id: string
 }
 
+interface AccountSignatureDocument {
+  /** `${network}:${account}` */
+  _id: string
+  network: string
+  account: string
+  signature: string
+}
+
 interface TrackedDocument extends TrackedTransfer {
   /** `${network}:${txHash}:${index}` */
   _id: string
@@ -37,11 +45,16 @@ export const chainIndexerIndexes: IndexSpec[] = [
     name: 'tracked_transfers_by_network',
     key: { network: 1, blockHeight: 1, txHash: 1, index: 1 },
   },
+  {
+    collection: mongoCollections.accountSignatures,
+    name: 'account_signatures_by_network',
+    key: { network: 1, account: 1 },
+  },
 ]
 
 /**
- * What the chain indexer resumes from, in collections chain_cursors (_id network), watched_addresses
- * and tracked_transfers (_id built from the natural key). Watching or tracking again replaces the
+ * What the chain indexer resumes from, in collections chain_cursors (_id network), watched_addresses,
+ * tracked_transfers and account_signatures (_id built from the natural key). Watching or tracking again replaces the
  * document: the latest report wins. One indexer process writes a network's documents, one write
  * after another, so FerretDB's unlocked updates (concurrency.ts) meet no competing writer here.
  */
@@ -49,6 +62,9 @@ export function createMongoChainIndexerStore(db: Db): ChainIndexerStore {
   const cursors: Collection<CursorDocument> = db.collection(mongoCollections.chainCursors)
   const watched: Collection<WatchedDocument> = db.collection(mongoCollections.watchedAddresses)
   const tracked: Collection<TrackedDocument> = db.collection(mongoCollections.trackedTransfers)
+  const accountSignatures: Collection<AccountSignatureDocument> = db.collection(
+    mongoCollections.accountSignatures,
+  )
 
   return translateFailures(
     {
@@ -101,6 +117,20 @@ export function createMongoChainIndexerStore(db: Db): ChainIndexerStore {
         await tracked.deleteOne({ _id: trackedId(network, txHash, index) })
       },
 
+      async saveAccountSignature(network, account, signature) {
+        const _id = `${network}:${account}`
+        await accountSignatures.replaceOne({ _id }, { network, account, signature }, { upsert: true })
+      },
+
+      async forgetAccountSignature(network, account) {
+        await accountSignatures.deleteOne({ _id: `${network}:${account}` })
+      },
+
+      async listAccountSignatures(network) {
+        const documents = await accountSignatures.find({ network }).sort({ account: 1 }).toArray()
+        return documents.map(({ account, signature }) => ({ account, signature }))
+      },
+
       async listTracked(network) {
         const documents = await tracked
           .find({ network })
@@ -145,6 +175,7 @@ function toWatchedDocument(address: WatchedAddress): Omit<WatchedDocument, '_id'
     paymentCreatedAt: address.paymentCreatedAt,
     requiredConfirmations: address.requiredConfirmations,
     watchingReportedAt: address.watchingReportedAt,
+    ...(address.owner === undefined ? {} : { owner: address.owner }),
   }
 }
 
@@ -191,5 +222,7 @@ function toWatched(document: WatchedDocument): WatchedAddress {
     paymentCreatedAt: document.paymentCreatedAt,
     requiredConfirmations: document.requiredConfirmations,
     watchingReportedAt: document.watchingReportedAt,
+    // documents watched before the field existed have none
+    ...(typeof document.owner === 'string' ? { owner: document.owner } : {}),
   }
 }

@@ -18,7 +18,8 @@
 //   webhook_endpoints         merchants' webhook endpoints (_id endpointId); secrets arrive sealed
 //   webhook_leases            claims of deliveries by notifier processes: an insert is the only
 //                             atomic step FerretDB v1 offers (deliveries.ts)
-//   chain_cursors, watched_addresses, tracked_transfers   the chain indexer (chain-indexer-store.ts)
+//   chain_cursors, watched_addresses, tracked_transfers, account_signatures
+//                             the chain indexer (chain-indexer-store.ts)
 //
 // Uniqueness rests on `_id` alone, which every server enforces without a secondary index; the indexes
 // each adapter lists (IndexSpec) only make its queries fast.
@@ -41,6 +42,7 @@ export const mongoCollections = {
   chainCursors: 'chain_cursors',
   watchedAddresses: 'watched_addresses',
   trackedTransfers: 'tracked_transfers',
+  accountSignatures: 'account_signatures',
 } as const
 
 /**

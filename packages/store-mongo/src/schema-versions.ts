@@ -200,6 +200,9 @@ export const mongoComponents: readonly MongoComponent[] = [
       indexMigration("the watch set's prune by the end of the watch", chainIndexerIndexes, [
         'watched_addresses_by_end',
       ]),
+      indexMigration('the last signature listed per account (Solana by address)', chainIndexerIndexes, [
+        'account_signatures_by_network',
+      ]),
     ],
   },
 ]

@@ -65,11 +65,25 @@ export const chainIndexerMigrations: readonly SqliteMigration[] = [
         ALTER TABLE tracked_transfers ADD COLUMN foreign_decimals INTEGER;
       `),
   },
+  {
+    // the Solana address watcher resumes listing each account from there (docs/chains.md)
+    description: 'the last signature listed per account; the owner of a watched token account',
+    apply: (db) =>
+      db.exec(`
+        ALTER TABLE watched_addresses ADD COLUMN owner TEXT;
+        CREATE TABLE IF NOT EXISTS account_signatures (
+          network TEXT NOT NULL,
+          account TEXT NOT NULL,
+          signature TEXT NOT NULL,
+          PRIMARY KEY (network, account)
+        ) STRICT;
+      `),
+  },
 ]
 
 /**
- * What the chain indexer resumes from, in tables chain_cursors, watched_addresses and
- * tracked_transfers. Watching or tracking again replaces the row: the latest report wins.
+ * What the chain indexer resumes from, in tables chain_cursors, watched_addresses,
+ * tracked_transfers and account_signatures. Watching or tracking again replaces the row: the latest report wins.
  */
 export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerStore {
   migrateSqliteComponent(db, 'chain-indexer', chainIndexerMigrations)
@@ -80,9 +94,9 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
   `)
   const upsertWatched = db.prepare(`
     INSERT OR REPLACE INTO watched_addresses (network, address, payment_id, asset_contract, watch_until,
-      payment_created_at, required_confirmations, watching_reported_at)
+      payment_created_at, required_confirmations, watching_reported_at, owner)
     VALUES (:network, :address, :paymentId, :assetContract, :watchUntil,
-      :paymentCreatedAt, :requiredConfirmations, :watchingReportedAt)
+      :paymentCreatedAt, :requiredConfirmations, :watchingReportedAt, :owner)
   `)
   const deleteWatched = db.prepare('DELETE FROM watched_addresses WHERE network = ? AND address = ?')
   const selectWatched = db.prepare('SELECT * FROM watched_addresses WHERE network = ? ORDER BY address')
@@ -104,6 +118,16 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
   )
   const selectTracked = db.prepare(
     'SELECT * FROM tracked_transfers WHERE network = ? ORDER BY block_height, tx_hash, transfer_index',
+  )
+  const upsertAccountSignature = db.prepare(`
+    INSERT INTO account_signatures (network, account, signature) VALUES (?, ?, ?)
+    ON CONFLICT (network, account) DO UPDATE SET signature = excluded.signature
+  `)
+  const deleteAccountSignature = db.prepare(
+    'DELETE FROM account_signatures WHERE network = ? AND account = ?',
+  )
+  const selectAccountSignatures = db.prepare(
+    'SELECT account, signature FROM account_signatures WHERE network = ? ORDER BY account',
   )
 
   return translateFailures(
@@ -127,6 +151,7 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
           paymentCreatedAt: address.paymentCreatedAt,
           requiredConfirmations: address.requiredConfirmations,
           watchingReportedAt: address.watchingReportedAt,
+          owner: address.owner ?? null,
         })
       },
 
@@ -168,6 +193,21 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
 
       async untrack(network, txHash, index) {
         deleteTracked.run(network, txHash, index)
+      },
+
+      async saveAccountSignature(network, account, signature) {
+        upsertAccountSignature.run(network, account, signature)
+      },
+
+      async forgetAccountSignature(network, account) {
+        deleteAccountSignature.run(network, account)
+      },
+
+      async listAccountSignatures(network) {
+        return selectAccountSignatures.all(network).map((row) => ({
+          account: row.account as string,
+          signature: row.signature as string,
+        }))
       },
 
       async listTracked(network) {
@@ -215,5 +255,6 @@ function toWatched(row: Record<string, unknown>): WatchedAddress {
     paymentCreatedAt: row.payment_created_at as string,
     requiredConfirmations: Number(row.required_confirmations),
     watchingReportedAt: row.watching_reported_at as string | null,
+    ...(typeof row.owner === 'string' ? { owner: row.owner } : {}),
   }
 }

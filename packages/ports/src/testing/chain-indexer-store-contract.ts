@@ -144,6 +144,30 @@ export function describeChainIndexerStoreContract(
       expect(await store.listTracked('TRON')).toEqual([tracked('TRON', 'tx1', 1)])
       expect(await store.listTracked('SOLANA')).toEqual([tracked('SOLANA', 'tx1', 0)])
     })
+
+    it('keeps the owner of a watched token account', async () => {
+      const entry = watched('SOLANA', 'tokenAccount1', { owner: 'owner1' })
+      await store.watch(entry)
+      await store.watch(watched('SOLANA', 'owner2'))
+      expect(await store.listWatched('SOLANA')).toEqual([watched('SOLANA', 'owner2'), entry])
+    })
+
+    it('keeps the last signature per account of a network, the latest saved, until forgotten', async () => {
+      await store.saveAccountSignature('SOLANA', 'acc2', 'sig1')
+      await store.saveAccountSignature('SOLANA', 'acc1', 'sig2')
+      await store.saveAccountSignature('SOLANA', 'acc2', 'sig3')
+      await store.saveAccountSignature('SOLANA_DEVNET', 'acc1', 'sig4')
+      expect(await store.listAccountSignatures('SOLANA')).toEqual([
+        { account: 'acc1', signature: 'sig2' },
+        { account: 'acc2', signature: 'sig3' },
+      ])
+      await store.forgetAccountSignature('SOLANA', 'acc1')
+      await store.forgetAccountSignature('SOLANA', 'unknown')
+      expect(await store.listAccountSignatures('SOLANA')).toEqual([{ account: 'acc2', signature: 'sig3' }])
+      expect(await store.listAccountSignatures('SOLANA_DEVNET')).toEqual([
+        { account: 'acc1', signature: 'sig4' },
+      ])
+    })
   })
 }
 

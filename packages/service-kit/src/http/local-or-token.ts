@@ -22,6 +22,12 @@ export interface LocalOrTokenOptions {
 /** the header that carries SIMULATOR_TOKEN, to the simulator's routes and through the gateway's proxy */
 export const SIMULATOR_TOKEN_HEADER = 'x-simulator-token'
 
+/**
+ * the query parameter that carries SIMULATOR_TOKEN to the simulated Solana websocket only:
+ * @solana/web3.js sends no header there (docs/operations.md, "The chain simulator's routes")
+ */
+export const SIMULATOR_TOKEN_QUERY = 'simulatorToken'
+
 /** who may call the chain simulator's routes, wherever they are served or forwarded */
 export function simulatorAccess(token: string | undefined) {
   return localCallerOrToken({

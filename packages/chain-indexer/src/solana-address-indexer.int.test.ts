@@ -1,0 +1,212 @@
+// SOLANA_WATCH_MODE=address end to end in the indexer: payment events in, observations out, through
+// @solana/web3.js against the simulator served over HTTP and its websocket. Costs are counted in
+// JSON-RPC calls, and time is the test's clock, never measured.
+
+import type { SimulatorNode } from '@chainpay/chain-sim/testing'
+import { createSolanaAddressReader, createSolanaConnection } from '@chainpay/chain-solana'
+import { defaultAssetRegistry } from '@chainpay/domain'
+import type { Clock } from '@chainpay/platform'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createSolanaAddressIndexer, type SolanaAddressIndexer } from './solana-address-indexer.js'
+import {
+  createIndexerHarness,
+  type IndexerHarness,
+  paymentCreated,
+  type TestPayment,
+  testLogger,
+} from './testing/index.js'
+
+const FINALITY_DEPTH = 31
+const MINUTE_MS = 60_000
+const HOUR_MS = 60 * MINUTE_MS
+/** how often the running loop iterates (its poll interval) */
+const ITERATION_MS = 500
+
+let harness: IndexerHarness
+let node: SimulatorNode
+let nowMs: number
+const clock: Clock = { now: () => new Date(nowMs) }
+/** JSON-RPC calls over HTTP, by method */
+let calls: string[]
+const indexers: SolanaAddressIndexer[] = []
+
+beforeEach(async () => {
+  nowMs = Date.parse('2030-01-01T00:00:00.000Z')
+  harness = await createIndexerHarness({ clock: clock.now })
+  node = await harness.serve()
+  calls = []
+  await harness.sim.mineBlocks('SOLANA', 1)
+})
+
+afterEach(async () => {
+  for (const indexer of indexers.splice(0)) {
+    for (const entry of await harness.store.listWatched('SOLANA'))
+      await indexer.watcher.unwatch(entry.paymentId)
+  }
+  await harness.close()
+})
+
+function addressIndexer(): SolanaAddressIndexer {
+  const counting = (async (url: string, init: RequestInit) => {
+    calls.push(JSON.parse(String(init.body)).method)
+    return fetch(url, init)
+  }) as unknown as typeof fetch
+  const connection = createSolanaConnection({
+    rpcUrl: node.solanaUrl('SOLANA'),
+    wsUrl: node.solanaWsUrl('SOLANA'),
+    fetch: counting,
+  })
+  const indexer = createSolanaAddressIndexer({
+    network: 'SOLANA',
+    reader: createSolanaAddressReader({ network: 'SOLANA', registry: defaultAssetRegistry, connection }),
+    store: harness.store,
+    bus: harness.bus,
+    registry: defaultAssetRegistry,
+    clock,
+    logger: testLogger,
+  })
+  indexers.push(indexer)
+  return indexer
+}
+
+async function watched(indexer: SolanaAddressIndexer, currency: string): Promise<TestPayment> {
+  const payment = paymentCreated({
+    network: 'SOLANA',
+    currency,
+    createdAt: new Date(nowMs).toISOString(),
+    expiresAt: new Date(nowMs + 2 * HOUR_MS).toISOString(),
+  })
+  await indexer.handlePaymentEvent(payment.message)
+  await indexer.scanOnce()
+  return payment
+}
+
+async function pay(to: string, amount: string, currency: string): Promise<string> {
+  const { txHash } = await harness.sim.submitTransfer('SOLANA', { to, amount, currency })
+  await harness.sim.mineBlocks('SOLANA', 1)
+  return txHash
+}
+
+/** until a websocket notification (or a reconnect) has marked something for the next iteration */
+async function notified(indexer: SolanaAddressIndexer): Promise<void> {
+  await vi.waitFor(() => expect(indexer.watcher.due).toBe(true), { timeout: 10_000, interval: 20 })
+}
+
+/** the running loop's iterations over `ms` of the test's clock */
+async function runFor(indexer: SolanaAddressIndexer, ms: number): Promise<void> {
+  for (let elapsed = 0; elapsed < ms; elapsed += ITERATION_MS) {
+    nowMs += ITERATION_MS
+    await indexer.scanOnce()
+  }
+}
+
+const count = (method: string) => calls.filter((call) => call === method).length
+
+describe('the Solana address indexer through web3.js', () => {
+  it('reports watching at once, reads a payment on its notification, and costs nothing while nothing happens', async () => {
+    const indexer = addressIndexer()
+    const payment = await watched(indexer, 'SOL')
+    const watching = (await harness.observations.settle()).filter((message) => message.kind === 'watching')
+    expect(watching).toEqual([expect.objectContaining({ paymentId: payment.paymentId })])
+
+    calls = []
+    await runFor(indexer, 10 * MINUTE_MS)
+    expect(calls).toEqual([])
+
+    const txHash = await pay(payment.address, '10', 'SOL')
+    await notified(indexer)
+    await indexer.scanOnce()
+    expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([
+      expect.objectContaining({ txHash, confirmations: 1, status: 'seen', amountUnits: '10000000000' }),
+    ])
+    await harness.sim.mineBlocks('SOLANA', FINALITY_DEPTH)
+    await notified(indexer)
+    await indexer.scanOnce()
+    const trail = await harness.observations.transfersOf(payment.paymentId)
+    expect(trail.map((observation) => observation.confirmations)).toEqual([1, 32])
+    // the notification's listing and the read; finality came over the websocket
+    expect(calls).toEqual(['getSignaturesForAddress', 'getTransaction'])
+  })
+
+  it('finds a transfer made while the websocket was down, by the reconciliation on reconnect', async () => {
+    const indexer = addressIndexer()
+    const payment = await watched(indexer, 'SOL')
+    expect(node.solanaPubsub.subscriptionCount()).toBeGreaterThan(0)
+    expect(node.solanaPubsub.dropConnections()).toBeGreaterThan(0)
+    const txHash = await pay(payment.address, '10', 'SOL')
+    // web3.js reconnects by itself; the reconnect marks every account
+    await notified(indexer)
+    await indexer.scanOnce()
+    expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([
+      expect.objectContaining({ txHash, confirmations: 1 }),
+    ])
+  })
+
+  it('finds USDC paid to a token account the owner opened after the payment was watched', async () => {
+    const indexer = addressIndexer()
+    const payment = await watched(indexer, 'USDC')
+    const opened = await harness.sim.openTokenAccount('SOLANA', { owner: payment.address, currency: 'USDC' })
+    const txHash = await pay(opened.address, '10', 'USDC')
+    await vi.waitFor(
+      async () => {
+        await indexer.scanOnce()
+        expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([
+          expect.objectContaining({ txHash, address: opened.address, confirmations: 1 }),
+        ])
+      },
+      { timeout: 10_000, interval: 50 },
+    )
+  })
+
+  it('after a restart, lists each account from the last signature it saw and reads nothing again', async () => {
+    const first = addressIndexer()
+    const payment = await watched(first, 'SOL')
+    await pay(payment.address, '10', 'SOL')
+    await notified(first)
+    await first.scanOnce()
+    await first.stop()
+
+    calls = []
+    const restarted = addressIndexer()
+    await restarted.scanOnce()
+    // the reconciliation at start: the chain time (getSlot, getBlockTime), the owner's token
+    // accounts per registry mint, one listing of the owner from the signature saved, and one
+    // getSignatureStatuses for the transfer it still follows to finality
+    const mints = defaultAssetRegistry.assets.filter(
+      (asset) => asset.network === 'SOLANA' && asset.contract !== null,
+    ).length
+    expect(count('getSignaturesForAddress')).toBe(1)
+    expect(count('getTransaction')).toBe(0)
+    expect(count('getTokenAccountsByOwner')).toBe(mints)
+    expect(count('getSignatureStatuses')).toBe(1)
+    expect(calls.length).toBe(2 + mints + 1 + 1)
+    expect(await harness.observations.transfersOf(payment.paymentId)).toHaveLength(1)
+  })
+
+  it('costs at most one call a minute of the clock with open payments and nothing happening', async () => {
+    const indexer = addressIndexer()
+    for (let payment = 0; payment < 5; payment++) await watched(indexer, payment % 2 === 0 ? 'SOL' : 'USDC')
+    calls = []
+    await runFor(indexer, HOUR_MS)
+    // two safety reconciliations of 5 accounts (the owner of a SOL payment, the token account of a
+    // USDC one): a chain time read (2 calls) and a listing per account each
+    expect(calls.length).toBeLessThanOrEqual(60)
+    expect(count('getSignaturesForAddress')).toBe(2 * 5)
+  })
+
+  it('at a payment’s deadline, lists its accounts and then publishes the chain time that lets it expire', async () => {
+    const indexer = addressIndexer()
+    const expiresAtMs = nowMs + 2 * HOUR_MS
+    await watched(indexer, 'SOL')
+    await runFor(indexer, 10 * MINUTE_MS)
+    nowMs = expiresAtMs
+    await harness.sim.mineBlocks('SOLANA', 1)
+    calls = []
+    await indexer.scanOnce()
+    expect(calls).toEqual(['getSlot', 'getBlockTime', 'getSignaturesForAddress'])
+    const progress = (await harness.observations.settle()).flatMap((message) =>
+      message.kind === 'progress' ? [Date.parse(message.blockTime)] : [],
+    )
+    expect(progress.at(-1)).toBeGreaterThanOrEqual(expiresAtMs)
+  })
+})

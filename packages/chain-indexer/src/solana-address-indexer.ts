@@ -1,0 +1,235 @@
+// One Solana network's chain watcher in SOLANA_WATCH_MODE=address (docs/chains.md, "Solana by
+// address"): the counterpart of indexer.ts that follows the accounts of open payments instead of
+// scanning blocks. The watch set holds each payment's address (and for SPL, the owner);
+// the address watcher (solana-address-watcher.ts) subscribes to its accounts and reads what the
+// notifications point at. Nothing is read while nothing happens, except reconciliations, which list
+// every account of the payments concerned:
+// - on every (re)connect of the websocket: notifications sent while it was down are lost;
+// - at a payment's deadline (expiresAt), followed by the chain time (progress) that lets the payment
+//   expire: every transfer up to that block time has been listed;
+// - every `reconcileIntervalMs` (default 30 minutes), a safety net for a notification lost without
+//   a disconnect.
+// A new payment is listed from its creation and then reported `watching`, as a backfill would.
+
+import type { SolanaAddressReader } from '@chainpay/chain-solana'
+import type { AssetRegistry } from '@chainpay/domain'
+import {
+  type Clock,
+  createWorkLoop,
+  isoNow,
+  type Logger,
+  moduleLogger,
+  type ReadinessReporter,
+  type Service,
+} from '@chainpay/platform'
+import {
+  type Bus,
+  type ChainIndexerStore,
+  type ConsumedMessage,
+  Topics,
+  type WatchedAddress,
+} from '@chainpay/ports'
+import type { ChainIndexerMetrics } from './indexer.js'
+import { observationMessage, watchingObservation } from './observations.js'
+import { createPaymentEventConsumer, DEFAULT_LATE_FUNDS_WINDOW_MS } from './payment-event-consumer.js'
+import { createSolanaAddressWatcher, type SolanaAddressWatcher } from './solana-address-watcher.js'
+import { createWatchSet, type WatchSet } from './watch-set.js'
+
+/** the safety reconciliation of every followed account: at most one listing per account per period */
+export const DEFAULT_RECONCILE_INTERVAL_MS = 30 * 60 * 1000
+/** a deadline the node's chain time has not reached yet is asked again after this */
+const DEADLINE_RETRY_MS = 5_000
+const MAX_BACKOFF_MS = 10_000
+
+export interface SolanaAddressIndexerOptions {
+  network: string
+  reader: SolanaAddressReader
+  store: ChainIndexerStore
+  bus: Bus
+  registry: AssetRegistry
+  clock: Clock
+  logger: Logger
+  /** how soon a notification is acted on; nothing is read while nothing happened. Default 500 ms */
+  pollIntervalMs?: number
+  reconcileIntervalMs?: number
+  lateFundsWindowMs?: number
+  paymentEventsGroupId?: string
+  metrics?: ChainIndexerMetrics
+}
+
+export interface SolanaAddressIndexer extends Service, ReadinessReporter {
+  readonly network: string
+  readonly watchSet: WatchSet
+  readonly watcher: SolanaAddressWatcher
+  /** one iteration (what the running loop repeats); throws what went wrong */
+  scanOnce(): Promise<void>
+  handlePaymentEvent(message: ConsumedMessage): Promise<void>
+}
+
+export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions): SolanaAddressIndexer {
+  const { network, reader, store, bus, clock, metrics } = options
+  const logger = moduleLogger(options.logger, 'chain-indexer').child({ network, watchMode: 'address' })
+  const lateFundsWindowMs = options.lateFundsWindowMs ?? DEFAULT_LATE_FUNDS_WINDOW_MS
+  const reconcileIntervalMs = options.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS
+  const watchSet = createWatchSet({ network, store })
+  const watcher = createSolanaAddressWatcher({
+    network,
+    reader,
+    registry: options.registry,
+    bus,
+    clock,
+    store,
+    logger,
+    onDue: () => loop.wake(),
+  })
+  /** entries of the watch set not handed to the watcher yet */
+  const toWatch = new Map<string, WatchedAddress>()
+  const consumer = createPaymentEventConsumer({
+    bus,
+    registry: options.registry,
+    watchSets: [watchSet],
+    logger,
+    lateFundsWindowMs,
+    groupId: options.paymentEventsGroupId ?? `chain-indexer.${network}`,
+    onWatched(address) {
+      toWatch.set(address.paymentId, address)
+      loop.wake()
+    },
+  })
+  /** every payment handed to the watcher, by id */
+  const watched = new Map<string, WatchedAddress>()
+  /** payments whose deadline reconciliation is done */
+  const pastDeadline = new Set<string>()
+  let loaded: Promise<void> | undefined
+  let lastFullMs: number | undefined
+  let nextDeadlineAttemptMs = 0
+
+  const load = () => {
+    loaded ??= (async () => {
+      await watchSet.load()
+      await watcher.load()
+      for (const entry of await store.listWatched(network)) toWatch.set(entry.paymentId, entry)
+    })().catch((error: unknown) => {
+      loaded = undefined
+      throw error
+    })
+    return loaded
+  }
+
+  const stopListening = reader.onConnect(() => {
+    // also on the first connection: what happened before it was not notified
+    watcher.reconcile()
+    loop.wake()
+  })
+
+  const expiresAtMs = (entry: WatchedAddress) => Date.parse(entry.watchUntil) - lateFundsWindowMs
+
+  async function iterate(): Promise<void> {
+    await load()
+    const started = [...toWatch.values()]
+    for (const entry of started) {
+      await watcher.watch({
+        paymentId: entry.paymentId,
+        owner: entry.owner ?? entry.address,
+        tokenAccount: entry.owner === undefined ? null : entry.address,
+        assetContract: entry.assetContract,
+        requiredConfirmations: entry.requiredConfirmations,
+      })
+      watched.set(entry.paymentId, entry)
+    }
+    const nowMs = clock.now().getTime()
+    const full = lastFullMs === undefined || nowMs - lastFullMs >= reconcileIntervalMs
+    const due =
+      nowMs >= nextDeadlineAttemptMs
+        ? [...watched.values()].filter(
+            (entry) => !pastDeadline.has(entry.paymentId) && expiresAtMs(entry) <= nowMs,
+          )
+        : []
+    // the chain time is read before the listing: everything up to it is then listed
+    const chainTime = full || due.length > 0 ? await reader.chainTime() : undefined
+    const chainTimeMs = chainTime === undefined ? 0 : Date.parse(chainTime.blockTime)
+    const reached = due.filter((entry) => expiresAtMs(entry) <= chainTimeMs)
+    if (full) watcher.reconcile()
+    else if (reached.length > 0) watcher.reconcile(reached.map((entry) => entry.paymentId))
+    if (due.length > reached.length) nextDeadlineAttemptMs = nowMs + DEADLINE_RETRY_MS
+    if (watcher.due) await watcher.tick()
+
+    const observedAt = isoNow(clock)
+    const reports = started.filter((entry) => watchSet.get(entry.address)?.watchingReportedAt === null)
+    if (reports.length > 0) {
+      await bus.publish(
+        Topics.chainObservations,
+        reports.map((entry) => observationMessage(watchingObservation(entry, observedAt))),
+      )
+      for (const entry of reports) await watchSet.markWatchingReported(entry, observedAt)
+    }
+    for (const entry of started) toWatch.delete(entry.paymentId)
+    if (chainTime !== undefined && !watcher.due) {
+      await bus.publish(Topics.chainObservations, [
+        observationMessage({
+          kind: 'progress',
+          network,
+          height: chainTime.slot,
+          blockTime: chainTime.blockTime,
+          observedAt,
+        }),
+      ])
+      if (full) lastFullMs = nowMs
+      for (const entry of reached) pastDeadline.add(entry.paymentId)
+      metrics?.scanned(network, chainTime.slot, chainTime.slot)
+      for (const entry of await watchSet.prune(new Date(chainTime.blockTime))) {
+        pastDeadline.delete(entry.paymentId)
+        watched.delete(entry.paymentId)
+        await watcher.unwatch(entry.paymentId)
+      }
+    }
+  }
+
+  const loop = createWorkLoop({
+    iterate: async () => {
+      await iterate()
+      return watcher.due ? 'more' : 'idle'
+    },
+    pollIntervalMs: options.pollIntervalMs ?? 500,
+    maxBackoffMs: MAX_BACKOFF_MS,
+    onFailure(error, retry) {
+      logger.error({ err: error, ...retry }, 'Solana address watch failed; retrying')
+    },
+  })
+
+  return {
+    name: `chain indexer ${network} (by address)`,
+    network,
+    watchSet,
+    watcher,
+    notReadyReason: () =>
+      loop.notReadyReason() ??
+      (loop.isRunning() && lastFullMs === undefined ? 'no reconciliation with the node yet' : undefined),
+
+    scanOnce: iterate,
+
+    async handlePaymentEvent(message) {
+      await load()
+      await consumer.handle(message)
+    },
+
+    async start() {
+      if (loop.isRunning()) return
+      await load()
+      await consumer.start()
+      loop.start()
+      logger.info({ watched: watchSet.size, following: watcher.following }, 'chain indexer started')
+    },
+
+    async stop() {
+      stopListening()
+      await Promise.all([loop.stop(), consumer.stop()])
+      await watcher.close()
+      reader.release()
+      // handed to the watcher again at the next start
+      watched.clear()
+      pastDeadline.clear()
+      loaded = undefined
+    },
+  }
+}
