@@ -4,8 +4,15 @@
 // `{"Error"}` bodies with status 200 for requests the node cannot parse; the blocks and receipts
 // themselves are printed by tron-node-blocks.ts.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { TronWeb } from 'tronweb'
 import type { ChainSimulator, SimulatedBlock } from './simulator.js'
-import { renderTronBlock, renderTronTransactionInfo } from './tron-node-blocks.js'
+import {
+  TRC20_TRANSFER_ENERGY,
+  TRON_CHAIN_PARAMETERS,
+  TRON_TOTAL_ENERGY_WEIGHT,
+} from './tron-execution.js'
+import { renderTronBlock, renderTronTransaction, renderTronTransactionInfo } from './tron-node-blocks.js'
+import { signedTransactionOfHex, TronRefusal, unsignedTriggerSmartContract } from './tron-transaction.js'
 
 export { SIMULATED_MULTISEND_CONTRACT_HEX } from './tron-node-blocks.js'
 
@@ -105,6 +112,130 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
     },
   }
 
+  // Signed transactions and the account state they change (docs/chains.md, "The simulator as a
+  // node for sweeping", TRON)
+  async function broadcast(network: string, body: Json): Promise<Json> {
+    try {
+      const { txID } = await simulator.sendTronTransaction(network, body)
+      return { result: true, txid: txID }
+    } catch (error) {
+      if (!(error instanceof TronRefusal)) throw error
+      // java-tron prints the Return message as hex; a failed Return has no `result` key (false)
+      const txid = typeof body.txID === 'string' ? { txid: body.txID } : {}
+      return { code: error.code, ...txid, message: Buffer.from(error.message).toString('hex') }
+    }
+  }
+
+  Object.assign(endpoints, {
+    async broadcasttransaction(network: string, input: Json) {
+      return broadcast(network, input)
+    },
+    async broadcasthex(network: string, input: Json) {
+      let body: Json
+      try {
+        body = signedTransactionOfHex(String(input.transaction ?? ''))
+      } catch (error) {
+        if (!(error instanceof TronRefusal)) throw error
+        return { code: error.code, message: Buffer.from(error.message).toString('hex') }
+      }
+      const answer = await broadcast(network, body)
+      return answer.result === true ? { ...answer, transaction: JSON.stringify(body) } : answer
+    },
+    async gettransactionbyid(network: string, input: Json, solidity: boolean) {
+      const id = String(input.value ?? '').toLowerCase()
+      const height = /^[0-9a-f]{64}$/.test(id) ? await simulator.transactionHeight(network, id) : undefined
+      if (typeof height !== 'number') return {}
+      const block = await blockAt(network, height, await ceilingOf(network, solidity))
+      const transaction = block?.transactions.find((candidate) => candidate.txHash === id)
+      return block && transaction ? renderTronTransaction(transaction, block) : {}
+    },
+    async getchainparameters() {
+      return {
+        chainParameter: Object.entries(TRON_CHAIN_PARAMETERS).map(([key, value]) => ({
+          key,
+          value: Number(value),
+        })),
+      }
+    },
+    async getaccount(network: string, input: Json) {
+      const hex = addressHex(input.address)
+      const account = hex && (await simulator.tronAccount(network, TronWeb.address.fromHex(hex)))
+      if (!hex || !account) return {}
+      const frozenV2 = [{}, { type: 'ENERGY', ...amount('amount', account.frozen) }, { type: 'TRON_POWER' }]
+      return {
+        address: hex,
+        ...amount('balance', account.balance),
+        frozenV2,
+        account_resource: {
+          ...amount('delegated_frozenV2_balance_for_energy', account.delegatedOut),
+          ...amount('acquired_delegated_frozenV2_balance_for_energy', account.delegatedIn),
+          ...amount('energy_usage', BigInt(account.energyUsed)),
+        },
+        ...amount('free_net_usage', BigInt(account.freeNetUsed)),
+      }
+    },
+    async getaccountresource(network: string, input: Json) {
+      const hex = addressHex(input.address)
+      const account = hex && (await simulator.tronAccount(network, TronWeb.address.fromHex(hex)))
+      if (!hex || !account) return {}
+      return {
+        ...amount('freeNetUsed', BigInt(account.freeNetUsed)),
+        freeNetLimit: Number(TRON_CHAIN_PARAMETERS.getFreeNetLimit),
+        TotalNetLimit: 43_200_000_000,
+        ...amount('EnergyUsed', BigInt(account.energyUsed)),
+        ...amount('EnergyLimit', account.energyLimit),
+        TotalEnergyLimit: Number(TRON_CHAIN_PARAMETERS.getTotalEnergyLimit),
+        TotalEnergyWeight: Number(TRON_TOTAL_ENERGY_WEIGHT),
+      }
+    },
+    // type 1: ENERGY, the one resource staked here
+    async getcandelegatedmaxsize(network: string, input: Json) {
+      const hex = addressHex(input.owner_address)
+      const account = hex && (await simulator.tronAccount(network, TronWeb.address.fromHex(hex)))
+      if (!account || Number(input.type ?? 0) !== 1) return {}
+      return amount('max_size', account.frozen - account.delegatedOut)
+    },
+    async triggerconstantcontract(network: string, input: Json) {
+      return trigger(network, input, true)
+    },
+    async triggersmartcontract(network: string, input: Json) {
+      return trigger(network, input, false)
+    },
+  })
+
+  /** balanceOf(address) and transfer(address,uint256) of the chain's TRC20 tokens */
+  async function trigger(network: string, input: Json, constant: boolean): Promise<Json> {
+    const owner = addressHex(input.owner_address)
+    const contract = addressHex(input.contract_address)
+    const selector = String(input.function_selector ?? '')
+    const parameter = String(input.parameter ?? '')
+    const data = String(input.data ?? '') || `${TronWeb.sha3(selector).slice(2, 10)}${parameter}`
+    const decimals = contract ? simulator.tronTokenDecimals(network, TronWeb.address.fromHex(contract)) : undefined
+    if (!owner || !contract || decimals === undefined) {
+      return { result: { code: 'CONTRACT_VALIDATE_ERROR', message: hex('Smart contract is not exist.') } }
+    }
+    const token = TronWeb.address.fromHex(contract)
+    const argument = (word: number) => data.slice(8 + 64 * word, 8 + 64 * (word + 1))
+    const head = await simulator.head(network)
+    const transaction = unsignedTriggerSmartContract(
+      { owner_address: owner, contract_address: contract, data },
+      Number(input.fee_limit ?? 0),
+      { height: head.height, hash: head.hash, timeMs: Date.parse(head.time) },
+    )
+    if (!constant) return { result: { result: true }, transaction }
+    if (data.startsWith('70a08231')) {
+      const balance = await simulator.tronTokenBalance(network, token, TronWeb.address.fromHex(`41${argument(0).slice(24)}`))
+      return { result: { result: true }, energy_used: 1_000, constant_result: [balance.toString(16).padStart(64, '0')], transaction }
+    }
+    if (data.startsWith('a9059cbb')) {
+      const to = TronWeb.address.fromHex(`41${argument(0).slice(24)}`)
+      const holds = (await simulator.tronTokenBalance(network, token, to)) > 0n
+      const energy = holds ? TRC20_TRANSFER_ENERGY.holder : TRC20_TRANSFER_ENERGY.newHolder
+      return { result: { result: true }, energy_used: Number(energy), constant_result: [`${'0'.repeat(63)}1`], transaction }
+    }
+    return { result: { code: 'CONTRACT_VALIDATE_ERROR', message: hex('the simulated contract runs balanceOf and transfer only') } }
+  }
+
   async function blockById(
     network: string,
     id: string,
@@ -141,6 +272,22 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
 }
 
 class NumberFormatError extends Error {}
+
+/** an address given as 41-prefixed hex or base58; undefined if it is neither */
+function addressHex(value: unknown): string | undefined {
+  const text = String(value ?? '')
+  if (/^41[0-9a-fA-F]{40}$/.test(text)) return text.toLowerCase()
+  return TronWeb.isAddress(text) ? TronWeb.address.toHex(text).toLowerCase() : undefined
+}
+
+/** java-tron leaves zero amounts out */
+function amount(key: string, value: bigint): Json {
+  return value === 0n ? {} : { [key]: Number(value) }
+}
+
+function hex(text: string): string {
+  return Buffer.from(text).toString('hex')
+}
 
 function integer(input: Json, field: string): number {
   const value = input[field] ?? 0
