@@ -262,7 +262,9 @@ export const simulatorMigrations: readonly SqliteMigration[] = [
         PRIMARY KEY (network, tx_id)
       ) WITHOUT ROWID`)
       db.exec('CREATE INDEX IF NOT EXISTS sim_tron_records_by_owner ON sim_tron_records (network, owner)')
-      db.exec('CREATE INDEX IF NOT EXISTS sim_tron_records_by_receiver ON sim_tron_records (network, receiver)')
+      db.exec(
+        'CREATE INDEX IF NOT EXISTS sim_tron_records_by_receiver ON sim_tron_records (network, receiver)',
+      )
     },
   },
 ]

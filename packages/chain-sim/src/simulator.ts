@@ -27,11 +27,7 @@ import {
 } from './solana-execution.js'
 import type { SolanaLedgerView } from './solana-ledger.js'
 import { solanaRecordText } from './solana-rpc-blocks.js'
-import {
-  energyOfStake,
-  executeTronTransaction,
-  type TronLedgerView,
-} from './tron-execution.js'
+import { energyOfStake, executeTronTransaction, type TronLedgerView } from './tron-execution.js'
 import { decodeSignedTronTransaction } from './tron-transaction.js'
 
 export interface SimulatedTransfer {
@@ -633,7 +629,8 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       nowMs,
       head: { height: head?.height ?? 0, timeMs: head ? Date.parse(head.time) : nowMs },
       blockHash: (height) => store.blockDetails(name, height, height)[0]?.hash,
-      processed: (txId) => store.hasTronRecord(name, txId) || store.transactionHeight(name, txId) !== undefined,
+      processed: (txId) =>
+        store.hasTronRecord(name, txId) || store.transactionHeight(name, txId) !== undefined,
       exists: (address) => store.receivedNative(name, address),
       balance(address) {
         const { feesPaid, frozen } = store.tronResources(name, address, since)

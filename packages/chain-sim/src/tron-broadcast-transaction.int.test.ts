@@ -74,6 +74,13 @@ async function receipt(txid: string): Promise<Loose> {
   return tronWeb.trx.getUnconfirmedTransactionInfo(txid)
 }
 
+/** the node's answer, checked to be an acceptance (a refusal shows its text) */
+function accepted(answer: Loose): Loose {
+  expect(answer.message === undefined ? 'accepted' : `${answer.code}: ${text(answer)}`).toBe('accepted')
+  expect(answer).toMatchObject({ result: true, txid: expect.stringMatching(/^[0-9a-f]{64}$/) })
+  return answer
+}
+
 function text(answer: Loose): string {
   return Buffer.from(answer.message, 'hex').toString()
 }
@@ -81,9 +88,11 @@ function text(answer: Loose): string {
 describe('TRON signed transactions: TRX', () => {
   it('activates a new address with a TRX transfer: 1 TRX account fee and 0.1 TRX for bandwidth', async () => {
     expect(await tronWeb.trx.getAccount(payment.address)).toEqual({})
-    const answer = await send(await tronWeb.transactionBuilder.sendTrx(payment.address, 5 * TRX, treasury.address), treasury.privateKey)
-    expect(answer.message && text(answer)).toBe(undefined)
-    expect(answer).toMatchObject({ result: true, txid: expect.stringMatching(/^[0-9a-f]{64}$/) })
+    const answer = await send(
+      await tronWeb.transactionBuilder.sendTrx(payment.address, 5 * TRX, treasury.address),
+      treasury.privateKey,
+    )
+    accepted(answer)
 
     const info = await receipt(answer.txid)
     expect(info).toMatchObject({ id: answer.txid, fee: 1_100_000, blockNumber: expect.any(Number) })
@@ -102,8 +111,11 @@ describe('TRON signed transactions: TRX', () => {
     await fund(payment.address, '1', 'TRX')
     const sends: Loose[] = []
     for (let round = 0; round < 3; round += 1) {
-      const answer = await send(await tronWeb.transactionBuilder.sendTrx(treasury.address, 1000 + round, payment.address), payment.privateKey)
-      expect(answer.result).toBe(true)
+      const answer = await send(
+        await tronWeb.transactionBuilder.sendTrx(treasury.address, 1000 + round, payment.address),
+        payment.privateKey,
+      )
+      accepted(answer)
       sends.push(await receipt(answer.txid))
     }
     const [first, second, third] = sends
@@ -125,20 +137,35 @@ describe('TRON signed transactions: energy', () => {
     await fund(treasury.address, '1', 'USDT')
     await fund(payment.address, '250', 'USDT')
     // activation: the smallest TRX transfer
-    const activation = await send(await tronWeb.transactionBuilder.sendTrx(payment.address, 1, treasury.address), treasury.privateKey)
-    expect(activation.result).toBe(true)
-
-    const freeze = await send(await tronWeb.transactionBuilder.freezeBalanceV2(8000 * TRX, 'ENERGY', treasury.address), treasury.privateKey)
-    expect(freeze.result).toBe(true)
-    expect(await tronWeb.trx.getCanDelegatedMaxSize(treasury.address, 'ENERGY')).toEqual({ max_size: 8000 * TRX })
-    const delegate = await send(
-      await tronWeb.transactionBuilder.delegateResource(7000 * TRX, payment.address, 'ENERGY', treasury.address),
+    const activation = await send(
+      await tronWeb.transactionBuilder.sendTrx(payment.address, 1, treasury.address),
       treasury.privateKey,
     )
-    expect(delegate.result).toBe(true)
+    accepted(activation)
+
+    const freeze = await send(
+      await tronWeb.transactionBuilder.freezeBalanceV2(8000 * TRX, 'ENERGY', treasury.address),
+      treasury.privateKey,
+    )
+    accepted(freeze)
+    expect(await tronWeb.trx.getCanDelegatedMaxSize(treasury.address, 'ENERGY')).toEqual({
+      max_size: 8000 * TRX,
+    })
+    const delegate = await send(
+      await tronWeb.transactionBuilder.delegateResource(
+        7000 * TRX,
+        payment.address,
+        'ENERGY',
+        treasury.address,
+      ),
+      treasury.privateKey,
+    )
+    accepted(delegate)
     await receipt(delegate.txid)
     expect(await tronWeb.trx.getAccountResources(payment.address)).toMatchObject({ EnergyLimit: 70_000 })
-    expect(await tronWeb.trx.getCanDelegatedMaxSize(treasury.address, 'ENERGY')).toEqual({ max_size: 1000 * TRX })
+    expect(await tronWeb.trx.getCanDelegatedMaxSize(treasury.address, 'ENERGY')).toEqual({
+      max_size: 1000 * TRX,
+    })
 
     const estimate = await tronWeb.transactionBuilder.triggerConstantContract(
       USDT,
@@ -162,10 +189,14 @@ describe('TRON signed transactions: energy', () => {
       payment.address,
     )
     const sweep = await send(transaction, payment.privateKey)
-    expect(sweep).toMatchObject({ result: true })
+    accepted(sweep)
     const info = await receipt(sweep.txid)
     expect(info).not.toHaveProperty('fee')
-    expect(info.receipt).toMatchObject({ energy_usage: 64_285, energy_usage_total: 64_285, result: 'SUCCESS' })
+    expect(info.receipt).toMatchObject({
+      energy_usage: 64_285,
+      energy_usage_total: 64_285,
+      result: 'SUCCESS',
+    })
     expect(info.receipt).not.toHaveProperty('energy_fee')
     expect(info.log).toHaveLength(1)
     expect(await trxBalance(payment.address)).toBe(1)
@@ -173,13 +204,25 @@ describe('TRON signed transactions: energy', () => {
     expect(await usdtBalance(treasury.address)).toBe(251_000_000n)
 
     const undelegate = await send(
-      await tronWeb.transactionBuilder.undelegateResource(7000 * TRX, payment.address, 'ENERGY', treasury.address),
+      await tronWeb.transactionBuilder.undelegateResource(
+        7000 * TRX,
+        payment.address,
+        'ENERGY',
+        treasury.address,
+      ),
       treasury.privateKey,
     )
-    expect(undelegate.result).toBe(true)
-    expect(await tronWeb.trx.getCanDelegatedMaxSize(treasury.address, 'ENERGY')).toEqual({ max_size: 8000 * TRX })
+    accepted(undelegate)
+    expect(await tronWeb.trx.getCanDelegatedMaxSize(treasury.address, 'ENERGY')).toEqual({
+      max_size: 8000 * TRX,
+    })
     expect(await tronWeb.trx.getAccountResources(payment.address)).not.toHaveProperty('EnergyLimit')
-    expect(await trxBalance(treasury.address)).toBe(10_000 * TRX - 1 - 1_100_000 - 8000 * TRX)
+    // the treasury's free bandwidth went to freeze and delegate: undelegating burns its bytes
+    const undelegated = await receipt(undelegate.txid)
+    expect(undelegated.fee).toBe(undelegated.receipt.net_fee)
+    expect(await trxBalance(treasury.address)).toBe(
+      10_000 * TRX - 1 - 1_100_000 - 8000 * TRX - undelegated.fee,
+    )
   })
 
   it('fails a TRC20 transfer whose fee_limit buys too little energy: OUT_OF_ENERGY, charged, nothing moved', async () => {
@@ -196,9 +239,13 @@ describe('TRON signed transactions: energy', () => {
       payment.address,
     )
     const answer = await send(transaction, payment.privateKey)
-    expect(answer.result).toBe(true)
+    accepted(answer)
     const info = await receipt(answer.txid)
-    expect(info).toMatchObject({ result: 'FAILED', fee: 2 * TRX, receipt: { result: 'OUT_OF_ENERGY', energy_fee: 2 * TRX } })
+    expect(info).toMatchObject({
+      result: 'FAILED',
+      fee: 2 * TRX,
+      receipt: { result: 'OUT_OF_ENERGY', energy_fee: 2 * TRX },
+    })
     expect(await usdtBalance(payment.address)).toBe(5_000_000n)
     expect(await trxBalance(payment.address)).toBe(18 * TRX)
   })
@@ -209,28 +256,48 @@ describe('TRON signed transactions: refusals as java-tron answers them', () => {
     await fund(payment.address, '0.00001', 'TRX')
     const stranger = account(2)
 
-    const signed = await tronWeb.trx.sign(await tronWeb.transactionBuilder.sendTrx(payment.address, 1, treasury.address), treasury.privateKey)
-    const other = await tronWeb.trx.sign(await tronWeb.transactionBuilder.sendTrx(payment.address, 2, treasury.address), treasury.privateKey)
+    const signed = await tronWeb.trx.sign(
+      await tronWeb.transactionBuilder.sendTrx(payment.address, 1, treasury.address),
+      treasury.privateKey,
+    )
+    const other = await tronWeb.trx.sign(
+      await tronWeb.transactionBuilder.sendTrx(payment.address, 2, treasury.address),
+      treasury.privateKey,
+    )
     const badSignature = await tronWeb.trx.sendRawTransaction({ ...signed, signature: other.signature })
     expect(badSignature).toMatchObject({ code: 'SIGERROR' })
     expect(badSignature).not.toHaveProperty('result')
 
-    const unactivated = await send(await tronWeb.transactionBuilder.sendTrx(payment.address, 1, stranger.address), stranger.privateKey)
+    const unactivated = await send(
+      await tronWeb.transactionBuilder.sendTrx(payment.address, 1, stranger.address),
+      stranger.privateKey,
+    )
     expect(unactivated.code).toBe('CONTRACT_VALIDATE_ERROR')
     expect(text(unactivated)).toBe(`account [${stranger.address}] does not exist`)
 
-    const tooMuch = await send(await tronWeb.transactionBuilder.sendTrx(treasury.address, 11, payment.address), payment.privateKey)
+    const tooMuch = await send(
+      await tronWeb.transactionBuilder.sendTrx(treasury.address, 11, payment.address),
+      payment.privateKey,
+    )
     expect(tooMuch.code).toBe('CONTRACT_VALIDATE_ERROR')
     expect(text(tooMuch)).toBe('Validate TransferContract error, balance is not sufficient.')
 
     // two transfers use the 600 free bytes; the third would burn more than the 8 sun left
-    for (let round = 0; round < 2; round += 1) {
-      expect((await send(await tronWeb.transactionBuilder.sendTrx(treasury.address, 1, payment.address), payment.privateKey)).result).toBe(true)
+    for (const sun of [1, 2]) {
+      accepted(
+        await send(
+          await tronWeb.transactionBuilder.sendTrx(treasury.address, sun, payment.address),
+          payment.privateKey,
+        ),
+      )
     }
-    const noBandwidth = await send(await tronWeb.transactionBuilder.sendTrx(treasury.address, 1, payment.address), payment.privateKey)
+    const noBandwidth = await send(
+      await tronWeb.transactionBuilder.sendTrx(treasury.address, 3, payment.address),
+      payment.privateKey,
+    )
     expect(noBandwidth.code).toBe('BANDWIDTH_ERROR')
     expect(text(noBandwidth)).toBe('Account resource insufficient error.')
-    expect(await trxBalance(payment.address)).toBe(8)
+    expect(await trxBalance(payment.address)).toBe(7)
   })
 
   it('refuses an expired transaction, a foreign reference block and a replay', async () => {
@@ -242,7 +309,9 @@ describe('TRON signed transactions: refusals as java-tron answers them', () => {
       timestamp: head.block_header.raw_data.timestamp - 60_000,
     }
     const expired = await send(
-      await tronWeb.transactionBuilder.sendTrx(payment.address, TRX, treasury.address, { blockHeader: header }),
+      await tronWeb.transactionBuilder.sendTrx(payment.address, TRX, treasury.address, {
+        blockHeader: header,
+      }),
       treasury.privateKey,
     )
     expect(expired.code).toBe('TRANSACTION_EXPIRATION_ERROR')
@@ -255,7 +324,10 @@ describe('TRON signed transactions: refusals as java-tron answers them', () => {
     )
     expect(foreign.code).toBe('TAPOS_ERROR')
 
-    const signed = await tronWeb.trx.sign(await tronWeb.transactionBuilder.sendTrx(payment.address, TRX, treasury.address), treasury.privateKey)
+    const signed = await tronWeb.trx.sign(
+      await tronWeb.transactionBuilder.sendTrx(payment.address, TRX, treasury.address),
+      treasury.privateKey,
+    )
     expect((await tronWeb.trx.sendRawTransaction(signed)).result).toBe(true)
     const replay = await tronWeb.trx.sendRawTransaction(signed)
     expect(replay.code).toBe('DUP_TRANSACTION_ERROR')
@@ -265,8 +337,14 @@ describe('TRON signed transactions: refusals as java-tron answers them', () => {
   })
 
   it('takes the same transaction as broadcasthex', async () => {
-    const signed = await tronWeb.trx.sign(await tronWeb.transactionBuilder.sendTrx(payment.address, TRX, treasury.address), treasury.privateKey)
-    const answer = await tronWeb.trx.sendHexTransaction(tronWeb.utils.transaction.txJsonToPb(signed).serializeBinary().reduce((hex: string, byte: number) => hex + byte.toString(16).padStart(2, '0'), '') as never)
-    expect(answer).toMatchObject({ result: true, txid: signed.txID })
+    const signed = await tronWeb.trx.sign(
+      await tronWeb.transactionBuilder.sendTrx(payment.address, TRX, treasury.address),
+      treasury.privateKey,
+    )
+    // protocol.Transaction with its signature, encoded by tronweb's protobuf classes
+    const pb: Loose = tronWeb.utils.transaction.txJsonToPb(signed)
+    pb.addSignature(Buffer.from(signed.signature?.[0] as string, 'hex'))
+    const answer = await tronWeb.trx.sendHexTransaction(Buffer.from(pb.serializeBinary()).toString('hex'))
+    expect(accepted(answer).txid).toBe(signed.txID)
   })
 })

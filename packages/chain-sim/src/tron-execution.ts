@@ -120,14 +120,17 @@ export function executeTronTransaction(tx: DecodedTronTransaction, ledger: TronL
     }
     case 'FreezeBalanceV2Contract': {
       const frozen = BigInt(String(tx.value.frozen_balance ?? 0))
-      if (tx.value.resource !== 'ENERGY') {
+      if (String(tx.value.resource).toUpperCase() !== 'ENERGY') {
         throw validateError('FreezeBalanceV2Contract', 'the simulated node stakes for ENERGY only')
       }
       if (frozen < TRX) {
         throw validateError('FreezeBalanceV2Contract', 'frozenBalance must be greater than or equal to 1 TRX')
       }
       if (frozen > spendable) {
-        throw validateError('FreezeBalanceV2Contract', 'frozenBalance must be less than or equal to accountBalance')
+        throw validateError(
+          'FreezeBalanceV2Contract',
+          'frozenBalance must be less than or equal to accountBalance',
+        )
       }
       return { ...base, frozenUnits: frozen, fee, info: withFee(info, fee, receipt) }
     }
@@ -136,8 +139,10 @@ export function executeTronTransaction(tx: DecodedTronTransaction, ledger: TronL
       const name = tx.type
       const units = BigInt(String(tx.value.balance ?? 0))
       const receiver = base58Of(String(tx.value.receiver_address))
-      if (tx.value.resource !== 'ENERGY') throw validateError(name, 'the simulated node delegates ENERGY only')
-      if (receiver === owner) throw validateError(name, 'receiverAddress must not be the same as ownerAddress')
+      if (String(tx.value.resource).toUpperCase() !== 'ENERGY')
+        throw validateError(name, 'the simulated node delegates ENERGY only')
+      if (receiver === owner)
+        throw validateError(name, 'receiverAddress must not be the same as ownerAddress')
       if (name === 'DelegateResourceContract') {
         if (units < TRX) throw validateError(name, 'delegateBalance must be greater than or equal to 1 TRX')
         if (!ledger.exists(receiver)) {
@@ -145,7 +150,10 @@ export function executeTronTransaction(tx: DecodedTronTransaction, ledger: TronL
         }
         const { frozen, delegatedOut } = ledger.stake(owner)
         if (units > frozen - delegatedOut) {
-          throw validateError(name, 'delegateBalance must be less than or equal to available FreezeEnergyV2 balance')
+          throw validateError(
+            name,
+            'delegateBalance must be less than or equal to available FreezeEnergyV2 balance',
+          )
         }
         return { ...base, delegation: { receiver, units }, fee, info: withFee(info, fee, receipt) }
       }
@@ -166,20 +174,31 @@ export function executeTronTransaction(tx: DecodedTronTransaction, ledger: TronL
 function triggerTrc20Transfer(
   tx: DecodedTronTransaction,
   ledger: TronLedgerView,
-  paid: { owner: string; freeBytes: number; fee: bigint; spendable: bigint; info: Record<string, unknown>; receipt: Record<string, unknown> },
+  paid: {
+    owner: string
+    freeBytes: number
+    fee: bigint
+    spendable: bigint
+    info: Record<string, unknown>
+    receipt: Record<string, unknown>
+  },
 ): TronExecution {
   const contractHex = String(tx.value.contract_address)
   const contract = base58Of(contractHex)
   const decimals = ledger.tokenDecimals(contract)
   const data = String(tx.value.data ?? '')
   if (decimals === undefined || !data.startsWith(TRANSFER_SELECTOR) || data.length !== 8 + 128) {
-    throw validateError('TriggerSmartContract', 'the simulated node runs transfer(address,uint256) of its TRC20 tokens only')
+    throw validateError(
+      'TriggerSmartContract',
+      'the simulated node runs transfer(address,uint256) of its TRC20 tokens only',
+    )
   }
   const to = base58Of(`41${data.slice(8 + 24, 8 + 64)}`)
   const amount = BigInt(`0x${data.slice(8 + 64)}`)
   const { owner, receipt, info } = paid
   const prices = TRON_CHAIN_PARAMETERS
-  const needed = ledger.tokenBalance(contract, to) > 0n ? TRC20_TRANSFER_ENERGY.holder : TRC20_TRANSFER_ENERGY.newHolder
+  const needed =
+    ledger.tokenBalance(contract, to) > 0n ? TRC20_TRANSFER_ENERGY.holder : TRC20_TRANSFER_ENERGY.newHolder
   const { frozen, delegatedOut, delegatedIn } = ledger.stake(owner)
   const staked = energyOfStake(frozen - delegatedOut + delegatedIn) - BigInt(ledger.usage(owner).stakedEnergy)
   const fromStake = staked > 0n ? staked : 0n
@@ -220,7 +239,9 @@ function triggerTrc20Transfer(
     ]
   } else {
     rendered.result = 'FAILED'
-    rendered.resMessage = Buffer.from(failure === 'REVERT' ? 'REVERT opcode executed' : 'Not enough energy').toString('hex')
+    rendered.resMessage = Buffer.from(
+      failure === 'REVERT' ? 'REVERT opcode executed' : 'Not enough energy',
+    ).toString('hex')
   }
   return {
     owner,

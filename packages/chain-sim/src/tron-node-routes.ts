@@ -6,11 +6,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { TronWeb } from 'tronweb'
 import type { ChainSimulator, SimulatedBlock } from './simulator.js'
-import {
-  TRC20_TRANSFER_ENERGY,
-  TRON_CHAIN_PARAMETERS,
-  TRON_TOTAL_ENERGY_WEIGHT,
-} from './tron-execution.js'
+import { TRC20_TRANSFER_ENERGY, TRON_CHAIN_PARAMETERS, TRON_TOTAL_ENERGY_WEIGHT } from './tron-execution.js'
 import { renderTronBlock, renderTronTransaction, renderTronTransactionInfo } from './tron-node-blocks.js'
 import { signedTransactionOfHex, TronRefusal, unsignedTriggerSmartContract } from './tron-transaction.js'
 
@@ -210,7 +206,9 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
     const selector = String(input.function_selector ?? '')
     const parameter = String(input.parameter ?? '')
     const data = String(input.data ?? '') || `${TronWeb.sha3(selector).slice(2, 10)}${parameter}`
-    const decimals = contract ? simulator.tronTokenDecimals(network, TronWeb.address.fromHex(contract)) : undefined
+    const decimals = contract
+      ? simulator.tronTokenDecimals(network, TronWeb.address.fromHex(contract))
+      : undefined
     if (!owner || !contract || decimals === undefined) {
       return { result: { code: 'CONTRACT_VALIDATE_ERROR', message: hex('Smart contract is not exist.') } }
     }
@@ -224,16 +222,35 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
     )
     if (!constant) return { result: { result: true }, transaction }
     if (data.startsWith('70a08231')) {
-      const balance = await simulator.tronTokenBalance(network, token, TronWeb.address.fromHex(`41${argument(0).slice(24)}`))
-      return { result: { result: true }, energy_used: 1_000, constant_result: [balance.toString(16).padStart(64, '0')], transaction }
+      const balance = await simulator.tronTokenBalance(
+        network,
+        token,
+        TronWeb.address.fromHex(`41${argument(0).slice(24)}`),
+      )
+      return {
+        result: { result: true },
+        energy_used: 1_000,
+        constant_result: [balance.toString(16).padStart(64, '0')],
+        transaction,
+      }
     }
     if (data.startsWith('a9059cbb')) {
       const to = TronWeb.address.fromHex(`41${argument(0).slice(24)}`)
       const holds = (await simulator.tronTokenBalance(network, token, to)) > 0n
       const energy = holds ? TRC20_TRANSFER_ENERGY.holder : TRC20_TRANSFER_ENERGY.newHolder
-      return { result: { result: true }, energy_used: Number(energy), constant_result: [`${'0'.repeat(63)}1`], transaction }
+      return {
+        result: { result: true },
+        energy_used: Number(energy),
+        constant_result: [`${'0'.repeat(63)}1`],
+        transaction,
+      }
     }
-    return { result: { code: 'CONTRACT_VALIDATE_ERROR', message: hex('the simulated contract runs balanceOf and transfer only') } }
+    return {
+      result: {
+        code: 'CONTRACT_VALIDATE_ERROR',
+        message: hex('the simulated contract runs balanceOf and transfer only'),
+      },
+    }
   }
 
   async function blockById(

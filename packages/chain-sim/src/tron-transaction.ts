@@ -129,7 +129,10 @@ function signerOf(txID: string, signature: string): string | undefined {
 /** Transaction { raw_data = 1; signature = 2 } as protobuf, without ret */
 function transactionBytes(rawDataHex: string, signatures: string[]): number {
   const field = (bytes: number) => 1 + varintLength(bytes) + bytes
-  return field(rawDataHex.length / 2) + signatures.reduce((total, signature) => total + field(signature.length / 2), 0)
+  return (
+    field(rawDataHex.length / 2) +
+    signatures.reduce((total, signature) => total + field(signature.length / 2), 0)
+  )
 }
 
 function varintLength(value: number): number {
@@ -174,12 +177,16 @@ export function signedTransactionOfHex(hex: string): Json {
   try {
     transaction = Transaction.deserializeBinary(Buffer.from(hex, 'hex'))
   } catch (error) {
-    throw new TronRefusal('OTHER_ERROR', `transaction is no protocol.Transaction: ${(error as Error).message}`)
+    throw new TronRefusal(
+      'OTHER_ERROR',
+      `transaction is no protocol.Transaction: ${(error as Error).message}`,
+    )
   }
   const raw = transaction.getRawData()
   const rawDataHex = Buffer.from(raw.serializeBinary()).toString('hex')
   const type = CONTRACT_TYPES[raw.getContractList()[0]?.getType() ?? -1]
-  if (type === undefined) throw new TronRefusal('CONTRACT_VALIDATE_ERROR', 'the simulated node does not execute it')
+  if (type === undefined)
+    throw new TronRefusal('CONTRACT_VALIDATE_ERROR', 'the simulated node does not execute it')
   return {
     txID: createHash('sha256').update(Buffer.from(rawDataHex, 'hex')).digest('hex'),
     raw_data: utils.deserializeTx.deserializeTransaction(type, rawDataHex),
