@@ -156,10 +156,14 @@ export interface ChainSimulator {
   sendTronTransaction(network: string, body: Record<string, unknown>): Promise<{ txID: string }>
   /** TRON: an account after every accepted transaction; undefined if it does not exist */
   tronAccount(network: string, address: string): Promise<TronAccountState | undefined>
+  /**
+   * what an address holds of an asset (contract null: TRX or SOL, net of the fees it paid and the
+   * TRX it staked; a Solana token: `address` is the token account) after every accepted
+   * transaction, the mempool's included: what the node routes answer
+   */
+  balanceOf(network: string, address: string, contract: string | null): Promise<bigint>
   /** TRON: the decimals of a TRC20 contract the chain knows; undefined for any other contract */
   tronTokenDecimals(network: string, contract: string): number | undefined
-  /** TRON: a TRC20 balance after every accepted transaction */
-  tronTokenBalance(network: string, contract: string, address: string): Promise<bigint>
   /** the height of the block with this hash; undefined if the chain has none */
   blockHeightOfHash(network: string, hash: string): Promise<number | undefined>
   /** blocks with their transactions as submitted: what node-shaped routes render */
@@ -470,12 +474,21 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       }
     },
 
-    tronTokenDecimals(network, contract) {
-      return findAssetByContract(registry, simulated(network).definition.network, contract)?.decimals
+    async balanceOf(network, address, contract) {
+      const entry = simulated(network)
+      const name = entry.definition.network
+      if (entry.definition.chain === 'SOLANA') {
+        return contract === null
+          ? store.solanaLamports(name, address)
+          : store.solanaTokenAmount(name, address, contract)
+      }
+      return contract === null
+        ? tronLedger(name).balance(address)
+        : store.netReceived(name, address, contract)
     },
 
-    async tronTokenBalance(network, contract, address) {
-      return store.netReceived(simulated(network).definition.network, address, contract)
+    tronTokenDecimals(network, contract) {
+      return findAssetByContract(registry, simulated(network).definition.network, contract)?.decimals
     },
 
     async simulateSolanaTransaction(network, wire, simulationOptions) {

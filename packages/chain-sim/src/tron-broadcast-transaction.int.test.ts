@@ -202,6 +202,17 @@ describe('TRON signed transactions: energy', () => {
     expect(await trxBalance(payment.address)).toBe(1)
     expect(await usdtBalance(payment.address)).toBe(0n)
     expect(await usdtBalance(treasury.address)).toBe(251_000_000n)
+    expect(await node.simulator.balanceOf('TRON', payment.address, null)).toBe(1n)
+    expect(await node.simulator.balanceOf('TRON', treasury.address, USDT)).toBe(251_000_000n)
+    // what the chain-indexer reads: the block's receipts
+    const receipts = await (
+      await fetch(`${node.tronUrl('TRON')}/wallet/gettransactioninfobyblocknum`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ num: info.blockNumber }),
+      })
+    ).json()
+    expect(receipts).toEqual([info])
 
     const undelegate = await send(
       await tronWeb.transactionBuilder.undelegateResource(
@@ -267,6 +278,13 @@ describe('TRON signed transactions: refusals as java-tron answers them', () => {
     const badSignature = await tronWeb.trx.sendRawTransaction({ ...signed, signature: other.signature })
     expect(badSignature).toMatchObject({ code: 'SIGERROR' })
     expect(badSignature).not.toHaveProperty('result')
+
+    // the JSON says another amount than the signed bytes
+    const altered = { ...signed, raw_data: structuredClone(signed.raw_data) } as Loose
+    altered.raw_data.contract[0].parameter.value.amount = 1000
+    const alteredAnswer = await tronWeb.trx.sendRawTransaction(altered)
+    expect(alteredAnswer.code).toBe('SIGERROR')
+    expect(text(alteredAnswer)).toBe('raw_data does not match raw_data_hex')
 
     const unactivated = await send(
       await tronWeb.transactionBuilder.sendTrx(payment.address, 1, stranger.address),

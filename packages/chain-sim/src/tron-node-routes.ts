@@ -19,6 +19,8 @@ export interface TronNodeRoutesOptions {
 type Json = Record<string, unknown>
 
 const BLOCK_LIMIT = 100
+const BALANCE_OF_SELECTOR = '70a08231'
+const TRANSFER_SELECTOR = 'a9059cbb'
 
 export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (app, options) => {
   const { simulator } = options
@@ -106,27 +108,12 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
       const transaction = block?.transactions.find((candidate) => candidate.txHash === id)
       return block && transaction ? renderTronTransactionInfo(transaction, block) : {}
     },
-  }
-
-  // Signed transactions and the account state they change (docs/chains.md, "The simulator as a
-  // node for sweeping", TRON)
-  async function broadcast(network: string, body: Json): Promise<Json> {
-    try {
-      const { txID } = await simulator.sendTronTransaction(network, body)
-      return { result: true, txid: txID }
-    } catch (error) {
-      if (!(error instanceof TronRefusal)) throw error
-      // java-tron prints the Return message as hex; a failed Return has no `result` key (false)
-      const txid = typeof body.txID === 'string' ? { txid: body.txID } : {}
-      return { code: error.code, ...txid, message: Buffer.from(error.message).toString('hex') }
-    }
-  }
-
-  Object.assign(endpoints, {
-    async broadcasttransaction(network: string, input: Json) {
+    // signed transactions and the account state they change (docs/chains.md, "The simulator as a
+    // node for sweeping", TRON)
+    async broadcasttransaction(network, input) {
       return broadcast(network, input)
     },
-    async broadcasthex(network: string, input: Json) {
+    async broadcasthex(network, input) {
       let body: Json
       try {
         body = signedTransactionOfHex(String(input.transaction ?? ''))
@@ -137,7 +124,7 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
       const answer = await broadcast(network, body)
       return answer.result === true ? { ...answer, transaction: JSON.stringify(body) } : answer
     },
-    async gettransactionbyid(network: string, input: Json, solidity: boolean) {
+    async gettransactionbyid(network, input, solidity) {
       const id = String(input.value ?? '').toLowerCase()
       const height = /^[0-9a-f]{64}$/.test(id) ? await simulator.transactionHeight(network, id) : undefined
       if (typeof height !== 'number') return {}
@@ -153,13 +140,13 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
         })),
       }
     },
-    async getaccount(network: string, input: Json) {
+    async getaccount(network, input) {
       const hex = addressHex(input.address)
       const account = hex && (await simulator.tronAccount(network, TronWeb.address.fromHex(hex)))
       if (!hex || !account) return {}
       const frozenV2 = [{}, { type: 'ENERGY', ...amount('amount', account.frozen) }, { type: 'TRON_POWER' }]
       return {
-        address: hex,
+        address: input.visible === true || input.visible === 'true' ? TronWeb.address.fromHex(hex) : hex,
         ...amount('balance', account.balance),
         frozenV2,
         account_resource: {
@@ -170,7 +157,7 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
         ...amount('free_net_usage', BigInt(account.freeNetUsed)),
       }
     },
-    async getaccountresource(network: string, input: Json) {
+    async getaccountresource(network, input) {
       const hex = addressHex(input.address)
       const account = hex && (await simulator.tronAccount(network, TronWeb.address.fromHex(hex)))
       if (!hex || !account) return {}
@@ -185,19 +172,31 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
       }
     },
     // type 1: ENERGY, the one resource staked here
-    async getcandelegatedmaxsize(network: string, input: Json) {
+    async getcandelegatedmaxsize(network, input) {
       const hex = addressHex(input.owner_address)
       const account = hex && (await simulator.tronAccount(network, TronWeb.address.fromHex(hex)))
       if (!account || Number(input.type ?? 0) !== 1) return {}
       return amount('max_size', account.frozen - account.delegatedOut)
     },
-    async triggerconstantcontract(network: string, input: Json) {
+    async triggerconstantcontract(network, input) {
       return trigger(network, input, true)
     },
-    async triggersmartcontract(network: string, input: Json) {
+    async triggersmartcontract(network, input) {
       return trigger(network, input, false)
     },
-  })
+  }
+
+  async function broadcast(network: string, body: Json): Promise<Json> {
+    try {
+      const { txID } = await simulator.sendTronTransaction(network, body)
+      return { result: true, txid: txID }
+    } catch (error) {
+      if (!(error instanceof TronRefusal)) throw error
+      // java-tron prints the Return message as hex; a failed Return has no `result` key (false)
+      const txid = typeof body.txID === 'string' ? { txid: body.txID } : {}
+      return { code: error.code, ...txid, message: Buffer.from(error.message).toString('hex') }
+    }
+  }
 
   /** balanceOf(address) and transfer(address,uint256) of the chain's TRC20 tokens */
   async function trigger(network: string, input: Json, constant: boolean): Promise<Json> {
@@ -213,7 +212,6 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
       return { result: { code: 'CONTRACT_VALIDATE_ERROR', message: hex('Smart contract is not exist.') } }
     }
     const token = TronWeb.address.fromHex(contract)
-    const argument = (word: number) => data.slice(8 + 64 * word, 8 + 64 * (word + 1))
     const head = await simulator.head(network)
     const transaction = unsignedTriggerSmartContract(
       { owner_address: owner, contract_address: contract, data },
@@ -221,27 +219,19 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
       { height: head.height, hash: head.hash, timeMs: Date.parse(head.time) },
     )
     if (!constant) return { result: { result: true }, transaction }
-    if (data.startsWith('70a08231')) {
-      const balance = await simulator.tronTokenBalance(
-        network,
-        token,
-        TronWeb.address.fromHex(`41${argument(0).slice(24)}`),
-      )
-      return {
-        result: { result: true },
-        energy_used: 1_000,
-        constant_result: [balance.toString(16).padStart(64, '0')],
-        transaction,
-      }
+    // the address argument: the first ABI word's low 20 bytes
+    const addressArgument = TronWeb.address.fromHex(`41${data.slice(8 + 24, 8 + 64)}`)
+    if (data.startsWith(BALANCE_OF_SELECTOR)) {
+      const balance = await simulator.balanceOf(network, addressArgument, token)
+      return { result: { result: true }, constant_result: [uint256(balance)], transaction }
     }
-    if (data.startsWith('a9059cbb')) {
-      const to = TronWeb.address.fromHex(`41${argument(0).slice(24)}`)
-      const holds = (await simulator.tronTokenBalance(network, token, to)) > 0n
+    if (data.startsWith(TRANSFER_SELECTOR)) {
+      const holds = (await simulator.balanceOf(network, addressArgument, token)) > 0n
       const energy = holds ? TRC20_TRANSFER_ENERGY.holder : TRC20_TRANSFER_ENERGY.newHolder
       return {
         result: { result: true },
         energy_used: Number(energy),
-        constant_result: [`${'0'.repeat(63)}1`],
+        constant_result: [uint256(1n)],
         transaction,
       }
     }
@@ -300,6 +290,10 @@ function addressHex(value: unknown): string | undefined {
 /** java-tron leaves zero amounts out */
 function amount(key: string, value: bigint): Json {
   return value === 0n ? {} : { [key]: Number(value) }
+}
+
+function uint256(value: bigint): string {
+  return value.toString(16).padStart(64, '0')
 }
 
 function hex(text: string): string {
