@@ -87,6 +87,14 @@ function text(answer: Loose): string {
 
 describe('TRON signed transactions: TRX', () => {
   it('activates a new address with a TRX transfer: 1 TRX account fee and 0.1 TRX for bandwidth', async () => {
+    const parameters = new Map((await tronWeb.trx.getChainParameters()).map(({ key, value }) => [key, value]))
+    expect(Object.fromEntries(parameters)).toMatchObject({
+      getTransactionFee: 1000,
+      getEnergyFee: 100,
+      getCreateAccountFee: 100_000,
+      getCreateNewAccountFeeInSystemContract: 1_000_000,
+      getFreeNetLimit: 600,
+    })
     expect(await tronWeb.trx.getAccount(payment.address)).toEqual({})
     const answer = await send(
       await tronWeb.transactionBuilder.sendTrx(payment.address, 5 * TRX, treasury.address),

@@ -25,16 +25,24 @@ const TRANSFER_SELECTOR = 'a9059cbb'
 export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (app, options) => {
   const { simulator } = options
 
-  // java-tron reads an empty POST body as an empty request; fastify's own parser would answer 400.
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  // java-tron reads an empty POST body as an empty request, and a body as JSON whatever its content
+  // type (tronweb posts a request without parameters with axios's form content type); fastify's own
+  // parsers would answer 400 or 415.
+  const parseJson = (
+    _request: FastifyRequest,
+    body: string | Buffer,
+    done: (error: Error | null, value?: unknown) => void,
+  ) => {
     const text = String(body).trim()
     try {
       done(null, text === '' ? {} : JSON.parse(text))
     } catch (error) {
       done(error as Error, undefined)
     }
-  })
+  }
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson)
+  app.addContentTypeParser('*', { parseAs: 'string' }, parseJson)
 
   function tronNetwork(request: FastifyRequest): string | undefined {
     const { network } = request.params as { network: string }
