@@ -115,6 +115,8 @@ export interface SimulatorStore {
    */
   solanaLamports(network: string, address: string): bigint
   solanaTokenAmount(network: string, address: string, mint: string): bigint
+  /** the tokens (contracts) an address received in succeeded transfers, the mempool's included */
+  contractsReceived(network: string, address: string): string[]
   /** a token account opened by a signed transaction: its rent came from a transfer, not from outside */
   openFundedTokenAccount(network: string, account: StoredTokenAccount): void
   /** closes a token account: it is no token account any more (its rows in blocks keep its owner) */
@@ -340,6 +342,10 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
       `SELECT amount_units FROM sim_transfers
        WHERE network = ? AND from_address = ? AND contract IS ? AND failure IS NULL`,
     ),
+    contractsReceived: db.prepare(
+      `SELECT DISTINCT contract FROM sim_transfers
+       WHERE network = ? AND to_address = ? AND contract IS NOT NULL AND failure IS NULL ORDER BY contract`,
+    ),
     blockHeightOfHash: db.prepare('SELECT height FROM sim_blocks WHERE network = ? AND hash = ?'),
     insertSolanaRecord: db.prepare(
       'INSERT INTO sim_solana_records (network, signature, payer, fee_units, record) VALUES (?, ?, ?, ?, ?)',
@@ -519,6 +525,9 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     },
     solanaTokenAmount(network, address, mint) {
       return netOf(network, address, mint)
+    },
+    contractsReceived(network, address) {
+      return statements.contractsReceived.all(network, address).map((row) => String(row.contract))
     },
     openFundedTokenAccount(network, { address, owner, mint }) {
       statements.openFundedTokenAccount.run(network, address, owner, mint)

@@ -22,11 +22,12 @@ import {
 } from './simulator-store.js'
 import {
   executeSolanaTransaction,
+  feeForMessage,
   type SimulationOptions,
   simulateSolanaTransaction,
 } from './solana-execution.js'
 import type { SolanaLedgerView } from './solana-ledger.js'
-import { solanaRecordText } from './solana-rpc-blocks.js'
+import { solanaRecordText, standInTokenOwner, TOKEN_ACCOUNT_LAMPORTS } from './solana-rpc-blocks.js'
 import { energyOfStake, executeTronTransaction, type TronLedgerView } from './tron-execution.js'
 import { decodeSignedTronTransaction } from './tron-transaction.js'
 
@@ -146,6 +147,8 @@ export interface ChainSimulator {
     wire: Uint8Array,
     options: SimulationOptions,
   ): Promise<Record<string, unknown>>
+  /** Solana: getFeeForMessage's value for a base64 message (null for a blockhash no longer valid) */
+  solanaFeeForMessage(network: string, messageBase64: string): Promise<bigint | null>
   /** Solana: an account after every accepted transaction, the mempool's included */
   solanaAccount(network: string, address: string): Promise<SolanaAccountState>
   /**
@@ -407,6 +410,7 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
           feeUnits: fee,
           record: solanaRecordText(executed.rendered),
         })
+        for (const account of executed.adopted) store.insertTokenAccount(name, account)
         for (const account of executed.opened) store.openFundedTokenAccount(name, account)
         for (const address of executed.closed) store.closeTokenAccount(name, address)
         for (const nonce of executed.nonces) store.putNonceAccount(name, nonce)
@@ -497,13 +501,22 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       return simulateSolanaTransaction(wire, solanaLedger(entry.definition.network), simulationOptions)
     },
 
+    async solanaFeeForMessage(network, messageBase64) {
+      const entry = simulated(network)
+      headOf(entry)
+      return feeForMessage(messageBase64, solanaLedger(entry.definition.network))
+    },
+
     async solanaAccount(network, address) {
       const name = simulated(network).definition.network
       const ledger = solanaLedger(name)
-      const token = ledger.tokenAccount(address)
       const nonce = ledger.nonceAccount(address)
+      const unopened = ledger.unopenedTokenHolding(address)
+      // a token account the simulator only saw paid: its owner is the stand-in blocks show
+      const token =
+        ledger.tokenAccount(address) ?? (unopened && { ...unopened, owner: standInTokenOwner(address) })
       return {
-        lamports: ledger.lamports(address),
+        lamports: ledger.lamports(address) + (unopened === undefined ? 0n : TOKEN_ACCOUNT_LAMPORTS),
         ...(token === undefined
           ? {}
           : { token: { ...token, decimals: ledger.mintDecimals(token.mint) ?? 0 } }),
@@ -631,6 +644,15 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
         return account && { ...account, amount: store.solanaTokenAmount(name, address, account.mint) }
       },
       mintDecimals: (mint) => findAssetByContract(registry, name, mint)?.decimals,
+      unopenedTokenHolding(address) {
+        if (store.tokenAccount(name, address) !== undefined) return undefined
+        for (const mint of store.contractsReceived(name, address)) {
+          if (findAssetByContract(registry, name, mint) === undefined) continue
+          const amount = store.solanaTokenAmount(name, address, mint)
+          if (amount > 0n) return { mint, amount }
+        }
+        return undefined
+      },
     }
   }
 

@@ -1,6 +1,7 @@
 // Accounts as getAccountInfo, getTokenAccountsByOwner and the pubsub notifications render them:
-// a system account with no data, or an SPL token account's 165 bytes (or its jsonParsed form). The
-// simulator keeps no account state: an account is as the last transaction that touched it left it.
+// a system account with no data, an SPL token account's 165 bytes, a nonce account's 80 (or their
+// jsonParsed forms). getTokenAccountsByOwner and the notifications show an account as the last
+// transaction that touched it left it; getAccountInfo reads the ledger of signed transactions.
 import { base58, base64 } from '@scure/base'
 import { LAMPORTS_PER_SIGNATURE, NONCE_ACCOUNT_SPACE } from './solana-ledger.js'
 import { type SolanaTransaction, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './solana-rpc-blocks.js'

@@ -6,7 +6,13 @@
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { base58 } from '@scure/base'
 import { type PublicKey, VersionedMessage } from '@solana/web3.js'
-import { ADVANCE_NONCE, type InstructionContext, runInstruction, systemTag } from './solana-instructions.js'
+import {
+  ADVANCE_NONCE,
+  associatedTokenAddress,
+  type InstructionContext,
+  runInstruction,
+  systemTag,
+} from './solana-instructions.js'
 import {
   BLOCKHASH_VALIDITY,
   type Compiled,
@@ -43,6 +49,8 @@ export interface ExecutedSolanaTransaction {
   payer: string
   fee: bigint
   transfers: LedgerTransfer[]
+  /** associated token accounts seen paid but never opened, now known with their owner (opened from outside) */
+  adopted: Array<{ address: string; owner: string; mint: string }>
   opened: Array<{ address: string; owner: string; mint: string }>
   closed: string[]
   /** nonce accounts the transaction created or advanced, as they are after it */
@@ -296,6 +304,7 @@ function run(
       nonce: ledger.nonceAccount(key),
       opened: false,
     })
+    adoptTokenAccount(before.get(key) as WorkingAccount, key, keys, ledger)
   }
   const state = new Map(
     [...before].map(([key, { lamports, token, nonce }]) => [
@@ -371,6 +380,10 @@ function run(
     payer,
     fee,
     transfers,
+    adopted: keys.flatMap((key) => {
+      const { token, adopted } = before.get(key) as WorkingAccount
+      return adopted && token !== undefined ? [{ address: key, owner: token.owner, mint: token.mint }] : []
+    }),
     opened: keys.flatMap((key) => {
       const { token, opened } = account(key)
       return opened && token !== undefined ? [{ address: key, owner: token.owner, mint: token.mint }] : []
@@ -403,6 +416,27 @@ function run(
       computeUnitsConsumed: computeUnits,
     },
   }
+}
+
+/**
+ * A payment to an associated token account the ledger never saw opened (the payer's wallet opened
+ * it on a real chain): if the address is the ATA of one of the transaction's keys for the mint it
+ * holds, it is that key's token account, holding its rent-exempt minimum from outside.
+ */
+function adoptTokenAccount(
+  account: WorkingAccount,
+  address: string,
+  keys: string[],
+  ledger: SolanaLedgerView,
+): void {
+  if (account.token !== undefined || account.nonce !== undefined) return
+  const holding = ledger.unopenedTokenHolding(address)
+  if (holding === undefined) return
+  const owner = keys.find((key) => associatedTokenAddress(key, holding.mint) === address)
+  if (owner === undefined) return
+  account.token = { mint: holding.mint, owner, amount: holding.amount }
+  account.lamports += TOKEN_ACCOUNT_LAMPORTS
+  account.adopted = true
 }
 
 /** 5,000 lamports a signature, plus the priority fee: ceil(micro-lamports per CU x CU limit / 10^6) */
@@ -449,8 +483,11 @@ function rentExemptMinimum(account: WorkingAccount): bigint {
   return SYSTEM_ACCOUNT_RENT_EXEMPT
 }
 
-/** getFeeForMessage: the fee of a base64 wire message and the blockhash it names */
-export function messageFee(messageBase64: string): { recentBlockhash: string; fee: bigint } {
+/**
+ * getFeeForMessage: the fee of a base64 wire message, or null when its blockhash is neither recent
+ * nor the nonce of the nonce account its first instruction advances
+ */
+export function feeForMessage(messageBase64: string, ledger: SolanaLedgerView): bigint | null {
   let message: VersionedMessage
   try {
     message = VersionedMessage.deserialize(Buffer.from(strictBase64(messageBase64), 'base64'))
@@ -458,7 +495,9 @@ export function messageFee(messageBase64: string): { recentBlockhash: string; fe
     throw new SolanaRpcError(-32602, `invalid message: ${(error as Error).message}`)
   }
   const keys = message.staticAccountKeys.map((key) => key.toBase58())
-  const fee = feeOf(
+  const recent = blockhashIsRecent(ledger.blockhashHeight(message.recentBlockhash), ledger.headHeight)
+  if (!recent && !usesDurableNonce(message, keys, ledger)) return null
+  return feeOf(
     message.header.numRequiredSignatures,
     message.compiledInstructions.map((instruction) => ({
       programId: keys[instruction.programIdIndex] as string,
@@ -466,5 +505,4 @@ export function messageFee(messageBase64: string): { recentBlockhash: string; fe
       data: instruction.data,
     })),
   )
-  return { recentBlockhash: message.recentBlockhash, fee }
 }

@@ -115,6 +115,12 @@ function move(context: InstructionContext, from: string, to: string, lamports: b
   context.transfers.push({ from, to, contract: null, amountUnits: lamports, decimals: 9 })
 }
 
+/** the associated token account of (owner, token program, mint) */
+export function associatedTokenAddress(owner: string, mint: string): string {
+  const seeds = [owner, TOKEN_PROGRAM_ID, mint].map((key) => new PublicKey(key).toBytes())
+  return PublicKey.findProgramAddressSync(seeds, new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID))[0].toBase58()
+}
+
 // SystemInstruction tags (u32, little-endian)
 const CREATE_ACCOUNT = 0
 const TRANSFER = 2
@@ -401,15 +407,7 @@ function associatedTokenInstruction(instruction: Compiled, context: InstructionC
   if (tokenProgram !== TOKEN_PROGRAM_ID || context.ledger.mintDecimals(mint) === undefined) {
     throw failure('IncorrectProgramId', 'incorrect program id for instruction')
   }
-  const [expected] = PublicKey.findProgramAddressSync(
-    [
-      new PublicKey(owner).toBytes(),
-      new PublicKey(TOKEN_PROGRAM_ID).toBytes(),
-      new PublicKey(mint).toBytes(),
-    ],
-    new PublicKey(ASSOCIATED_TOKEN_PROGRAM_ID),
-  )
-  if (expected.toBase58() !== address) {
+  if (associatedTokenAddress(owner, mint) !== address) {
     context.logs.push('Error: Associated address does not match seed derivation')
     throw failure('InvalidSeeds', 'Provided seeds do not result in a valid address')
   }
@@ -439,6 +437,10 @@ function associatedTokenInstruction(instruction: Compiled, context: InstructionC
     ])
   }
   const needed = target.lamports >= TOKEN_ACCOUNT_LAMPORTS ? 0n : TOKEN_ACCOUNT_LAMPORTS - target.lamports
+  if (needed > 0n && !context.signers.has(payer)) {
+    // the system program's transfer it invokes needs the payer's signature
+    throw failure('MissingRequiredSignature', 'missing required signature for instruction')
+  }
   if (context.account(payer).lamports < needed) {
     context.logs.push(`Transfer: insufficient lamports ${context.account(payer).lamports}, need ${needed}`)
     throw instructionError(context, { Custom: 1 }, [

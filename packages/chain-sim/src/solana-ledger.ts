@@ -32,6 +32,11 @@ export interface SolanaLedgerView {
   mintDecimals(mint: string): number | undefined
   /** a durable nonce account */
   nonceAccount(address: string): LedgerNonceAccount | undefined
+  /**
+   * tokens an address that is no open token account received from outside (a payment to a token
+   * account the simulator never saw opened): the mint and amount held, if any
+   */
+  unopenedTokenHolding(address: string): { mint: string; amount: bigint } | undefined
 }
 
 /** a durable nonce account: its authority and nonce (undefined until initialized) */
@@ -72,6 +77,8 @@ export interface WorkingAccount {
   nonce: LedgerNonceAccount | undefined
   /** the token account did not exist before the transaction */
   opened: boolean
+  /** an associated token account the ledger had only seen paid: opened from outside, as a payer's wallet does */
+  adopted?: boolean
 }
 
 /** an instruction with its keys resolved */

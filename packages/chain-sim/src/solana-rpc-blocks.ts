@@ -2,7 +2,8 @@
 // made of system and SPL token transfer instructions, the fee payer's fee, lamport and token
 // balances before and after. Everything a simulated transaction does not say (the owners of token
 // accounts not opened with one, balances before, lookup table addresses) is derived from its hash,
-// so that rendering the same block twice gives the same answer.
+// so that rendering the same block twice gives the same answer. A signed transaction the simulator
+// ran (solana-execution.ts) renders as it was: its own message, fee and balances (solanaRecordText).
 import { createHash } from 'node:crypto'
 import { formatUnits } from '@chainpay/domain'
 import { base58 } from '@scure/base'
@@ -351,7 +352,7 @@ function solanaTransaction(
     const owner =
       transfer.tokenAccount !== undefined && transfer.tokenAccount.mint === mint
         ? transfer.tokenAccount.owner
-        : derivedKey('owner', transfer.to)
+        : standInTokenOwner(transfer.to)
     tokenAccount(tokenAccounts, transfer.to, mint, owner, transfer.decimals, stored.txHash).received += amount
     place(writable, source)
     place(receivers, transfer.to)
@@ -624,6 +625,11 @@ function parseSolanaRecord(text: string): SolanaTransaction {
 }
 
 //////// Derived values
+
+/** the owner blocks show for a token account the simulator never saw opened with one */
+export function standInTokenOwner(address: string): string {
+  return derivedKey('owner', address)
+}
 
 /** a well-formed 32-byte key that stands for an account the simulated transaction does not name */
 function derivedKey(...parts: string[]): string {

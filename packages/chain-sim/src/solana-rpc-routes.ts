@@ -13,7 +13,7 @@ import {
   type TokenHolding,
   tokenHoldingAfter,
 } from './solana-accounts.js'
-import { blockhashIsRecent, decodeWireTransaction, messageFee } from './solana-execution.js'
+import { blockhashIsRecent, decodeWireTransaction } from './solana-execution.js'
 import { BLOCKHASH_VALIDITY } from './solana-ledger.js'
 import {
   type BlockEncoding,
@@ -183,9 +183,8 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
   async getFeeForMessage(node, [messageParam, config]) {
     if (typeof messageParam !== 'string') throw invalidParams('invalid type: expected a string')
     const slot = await contextSlot(node, readConfig(config))
-    const { recentBlockhash, fee } = messageFee(messageParam)
     // null for a message whose blockhash is unknown or expired
-    const value = (await blockhashValid(node, recentBlockhash)) ? fee : null
+    const value = await node.simulator.solanaFeeForMessage(node.network, messageParam)
     return { context: { apiVersion: API_VERSION, slot }, value }
   },
 

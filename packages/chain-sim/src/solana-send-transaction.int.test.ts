@@ -156,14 +156,19 @@ function closeAccount(account: PublicKey, destination: PublicKey, owner: PublicK
   })
 }
 
-/** the token owner's ATA, opened from outside and paid 12.5 USDC */
-async function fundedTokenAccount(): Promise<PublicKey> {
+/**
+ * the token owner's ATA paid 12.5 USDC; opened from outside first, or only paid, as payments pay a
+ * payment's ATA
+ */
+async function fundedTokenAccount(open = true): Promise<PublicKey> {
   const address = ata(tokenOwner.publicKey)
-  await simulator.openTokenAccount('SOLANA', {
-    owner: tokenOwner.publicKey.toBase58(),
-    currency: 'USDC',
-    address: address.toBase58(),
-  })
+  if (open) {
+    await simulator.openTokenAccount('SOLANA', {
+      owner: tokenOwner.publicKey.toBase58(),
+      currency: 'USDC',
+      address: address.toBase58(),
+    })
+  }
   await simulator.submitTransfer('SOLANA', { to: address.toBase58(), amount: '12.5', currency: 'USDC' })
   await simulator.mineBlocks('SOLANA', 1)
   return address
@@ -311,6 +316,26 @@ describe('sendTransaction: sweeps', () => {
     expect(await simulator.tokenAccountsOf('SOLANA', tokenOwner.publicKey.toBase58())).toEqual([])
   })
 
+  it('sweeps an associated token account it only saw paid, as the ATA of the signing owner', async () => {
+    const source = await fundedTokenAccount(false)
+    // before: the holding, under the stand-in owner blocks show
+    expect((await connection.getTokenAccountBalance(source, 'confirmed')).value.amount).toBe('12500000')
+    const [treasuryBefore] = await balances(treasury.publicKey)
+    const destination = ata(treasury.publicKey)
+    const sweep = await legacy(
+      [
+        createIdempotent(treasury.publicKey, treasury.publicKey),
+        transferChecked(source, destination, tokenOwner.publicKey, 12_500_000n),
+        closeAccount(source, treasury.publicKey, tokenOwner.publicKey),
+      ],
+      [treasury, tokenOwner],
+    )
+    await connection.sendRawTransaction(sweep.serialize())
+    expect(await connection.getAccountInfo(source, 'confirmed')).toBeNull()
+    expect((await connection.getTokenAccountBalance(destination, 'confirmed')).value.amount).toBe('12500000')
+    expect(await balances(treasury.publicKey)).toEqual([(treasuryBefore as number) - 10_000])
+  })
+
   it('answers the fee of a message and whether its blockhash is still valid', async () => {
     const transaction = await legacy([solTransfer(payment, treasury.publicKey, 1)], [treasury, payment])
     expect((await connection.getFeeForMessage(transaction.compileMessage(), 'confirmed')).value).toBe(10_000)
@@ -372,6 +397,8 @@ describe('sendTransaction: durable nonces', () => {
     }).add(solTransfer(payment, treasury.publicKey, SOL / 2))
     sweep.sign(treasury, payment)
     await simulator.mineBlocks('SOLANA', 200)
+    // priced although 200 blocks old: its blockhash is the nonce it advances
+    expect((await connection.getFeeForMessage(sweep.compileMessage(), 'confirmed')).value).toBe(10_000)
     expect((await sendBase64(sweep.serialize())).result).toBe(base58.encode(sweep.signature as Uint8Array))
     expect(await connection.getBalance(payment.publicKey, 'confirmed')).toBe(0)
     const advanced = await connection.getNonce(nonceAccount.publicKey, 'confirmed')
