@@ -136,7 +136,6 @@ export interface SimulatorStore {
   netReceived(network: string, address: string, contract: string | null): bigint
   /** whether any succeeded native transfer reached the address (a TRON account exists) */
   receivedNative(network: string, address: string): boolean
-  hasTronRecord(network: string, txId: string): boolean
   /** TRX-worth of energy `owner` delegates to `receiver` now */
   tronDelegated(network: string, owner: string, receiver: string): bigint
 }
@@ -374,7 +373,6 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     tronDelegated: db.prepare(
       'SELECT delegated_units FROM sim_tron_records WHERE network = ? AND owner = ? AND receiver = ?',
     ),
-    hasTronRecord: db.prepare('SELECT 1 FROM sim_tron_records WHERE network = ? AND tx_id = ?'),
     deleteTronRecord: db.prepare('DELETE FROM sim_tron_records WHERE network = ? AND tx_id = ?'),
     receivedNative: db.prepare(
       `SELECT 1 FROM sim_transfers
@@ -586,7 +584,6 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     receivedNative: (network, address) => statements.receivedNative.get(network, address) !== undefined,
     tronDelegated: (network, owner, receiver) =>
       sumOf(statements.tronDelegated.all(network, owner, receiver), 'delegated_units'),
-    hasTronRecord: (network, txId) => statements.hasTronRecord.get(network, txId) !== undefined,
     rehashBlock(network, height, hash, parentHash) {
       statements.rehashBlock.run(hash, parentHash, network, height)
     },

@@ -664,8 +664,7 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       nowMs,
       head: { height: head?.height ?? 0, timeMs: head ? Date.parse(head.time) : nowMs },
       blockHash: (height) => store.blockDetails(name, height, height)[0]?.hash,
-      processed: (txId) =>
-        store.hasTronRecord(name, txId) || store.transactionHeight(name, txId) !== undefined,
+      processed: (txId) => store.transactionHeight(name, txId) !== undefined,
       exists: (address) => store.receivedNative(name, address),
       balance(address) {
         const { feesPaid, frozen } = store.tronResources(name, address, since)

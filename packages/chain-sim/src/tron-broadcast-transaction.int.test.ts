@@ -268,6 +268,31 @@ describe('TRON signed transactions: energy', () => {
     expect(await usdtBalance(payment.address)).toBe(5_000_000n)
     expect(await trxBalance(payment.address)).toBe(18 * TRX)
   })
+  it('fails a TRC20 transfer of more than the owner holds: REVERT, its energy burned, nothing moved', async () => {
+    await fund(payment.address, '5', 'USDT')
+    await fund(payment.address, '20', 'TRX')
+    const { transaction } = await tronWeb.transactionBuilder.triggerSmartContract(
+      USDT,
+      'transfer(address,uint256)',
+      { feeLimit: 20 * TRX },
+      [
+        { type: 'address', value: treasury.address },
+        { type: 'uint256', value: '6000000' },
+      ],
+      payment.address,
+    )
+    const info = await receipt(accepted(await send(transaction, payment.privateKey)).txid)
+    // the treasury holds no USDT: 130,285 energy at 100 sun
+    expect(info).toMatchObject({
+      result: 'FAILED',
+      fee: 13_028_500,
+      receipt: { result: 'REVERT', energy_fee: 13_028_500, energy_usage_total: 130_285 },
+    })
+    expect(Buffer.from(info.resMessage, 'hex').toString()).toBe('REVERT opcode executed')
+    expect(await usdtBalance(payment.address)).toBe(5_000_000n)
+    expect(await usdtBalance(treasury.address)).toBe(0n)
+    expect(await trxBalance(payment.address)).toBe(20 * TRX - 13_028_500)
+  })
 })
 
 describe('TRON signed transactions: refusals as java-tron answers them', () => {
