@@ -661,7 +661,6 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
     const nowMs = clock().getTime()
     const since = nowMs - 24 * 60 * 60 * 1000
     return {
-      nowMs,
       head: { height: head?.height ?? 0, timeMs: head ? Date.parse(head.time) : nowMs },
       blockHash: (height) => store.blockDetails(name, height, height)[0]?.hash,
       processed: (txId) => store.transactionHeight(name, txId) !== undefined,

@@ -380,6 +380,13 @@ describe('TRON signed transactions: refusals as java-tron answers them', () => {
       treasury.privateKey,
     )
     expect((await tronWeb.trx.sendRawTransaction(signed)).result).toBe(true)
+    // a solidity node takes no transaction
+    const solidity = await fetch(`${node.tronUrl('TRON')}/walletsolidity/broadcasttransaction`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(signed),
+    })
+    expect(solidity.status).toBe(404)
     const replay = await tronWeb.trx.sendRawTransaction(signed)
     expect(replay.code).toBe('DUP_TRANSACTION_ERROR')
     await node.simulator.mineBlocks('TRON', 1)

@@ -30,7 +30,6 @@ const TRANSFER_SELECTOR = 'a9059cbb'
 
 /** the ledger as the simulated node reads it when a transaction arrives */
 export interface TronLedgerView {
-  nowMs: number
   head: { height: number; timeMs: number }
   /** the hash of the block at a height; undefined beyond the head */
   blockHash(height: number): string | undefined

@@ -21,6 +21,8 @@ type Json = Record<string, unknown>
 const BLOCK_LIMIT = 100
 const BALANCE_OF_SELECTOR = '70a08231'
 const TRANSFER_SELECTOR = 'a9059cbb'
+/** what a solidity node (/walletsolidity) does not serve: it takes and builds no transaction */
+const FULL_NODE_ONLY = new Set(['broadcasttransaction', 'broadcasthex', 'triggersmartcontract'])
 
 export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (app, options) => {
   const { simulator } = options
@@ -268,7 +270,7 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
     const { endpoint } = request.params as { endpoint: string }
     const solidity = request.routeOptions.url?.includes('/walletsolidity/') === true
     const handler = Object.hasOwn(endpoints, endpoint) ? endpoints[endpoint] : undefined
-    if (!network || !handler) {
+    if (!network || !handler || (solidity && FULL_NODE_ONLY.has(endpoint))) {
       return reply.code(404).send({ Error: `no simulated TRON node endpoint ${request.url.split('?')[0]}` })
     }
     const input: Json = { ...(request.query as Json), ...(isJsonObject(request.body) ? request.body : {}) }
