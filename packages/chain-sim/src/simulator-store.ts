@@ -34,6 +34,34 @@ export interface StoredNonceAccount {
   nonce: string | undefined
 }
 
+/** a signed TRON transaction: what its owner paid and how it renders */
+export interface TronStoredRecord {
+  txId: string
+  owner: string
+  /** TRX burned (fee of the receipt) */
+  feeUnits: bigint
+  /** free bandwidth it used, bytes */
+  freeBytes: number
+  /** energy it took from the owner's staked or delegated energy */
+  stakedEnergy: number
+  /** TRX frozen by FreezeBalanceV2 (sun), by the owner for itself */
+  frozenUnits: bigint
+  /** TRX-worth of energy delegated to `receiver` (negative: undelegated) */
+  delegation?: { receiver: string; units: bigint } | undefined
+  submittedMs: number
+  record: string
+}
+
+/** a TRON account's resources from its signed transactions (tron-ledger.ts) */
+export interface TronResourceState {
+  feesPaid: bigint
+  frozen: bigint
+  delegatedOut: bigint
+  delegatedIn: bigint
+  freeBytesSince: number
+  stakedEnergySince: number
+}
+
 /** a Solana token account opened with a given owner and mint */
 export interface StoredTokenAccount {
   address: string
@@ -52,6 +80,8 @@ export interface StoredTransaction {
   submittedAt?: string
   /** a signed Solana transaction: how the node renders it (solana-rpc-blocks.ts, solanaRecordText) */
   solanaRecord?: string
+  /** a signed TRON transaction: how the node renders it (tron-node-blocks.ts, TronRecord) */
+  tronRecord?: string
 }
 
 /** a block with its transactions as stored: what node-shaped routes render */
@@ -98,6 +128,16 @@ export interface SimulatorStore {
   putNonceAccount(network: string, account: StoredNonceAccount): void
   /** how a signed Solana transaction renders, kept next to its transfers */
   insertSolanaRecord(network: string, record: SolanaRecord): void
+  /** a signed TRON transaction's record, kept next to its transfers */
+  insertTronRecord(network: string, record: TronStoredRecord): void
+  /** resources of a TRON account; usage counted from records submitted at or after `sinceMs` */
+  tronResources(network: string, address: string, sinceMs: number): TronResourceState
+  /** net units an address received (null: the native coin), succeeded transfers, mempool included */
+  netReceived(network: string, address: string, contract: string | null): bigint
+  /** whether any succeeded native transfer reached the address (a TRON account exists) */
+  receivedNative(network: string, address: string): boolean
+  /** TRX-worth of energy `owner` delegates to `receiver` now */
+  tronDelegated(network: string, owner: string, receiver: string): bigint
 }
 
 const SCHEMA = `
@@ -205,6 +245,29 @@ export const simulatorMigrations: readonly SqliteMigration[] = [
       db.exec('CREATE INDEX IF NOT EXISTS sim_blocks_by_hash ON sim_blocks (network, hash)')
     },
   },
+  {
+    description: 'TRON signed transactions: fees, bandwidth and energy used, stakes and delegations',
+    apply: (db) => {
+      db.exec(`CREATE TABLE IF NOT EXISTS sim_tron_records (
+        network TEXT NOT NULL,
+        tx_id TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        fee_units TEXT NOT NULL,
+        free_bytes INTEGER NOT NULL,
+        staked_energy INTEGER NOT NULL,
+        frozen_units TEXT NOT NULL,
+        receiver TEXT,
+        delegated_units TEXT NOT NULL,
+        submitted_ms INTEGER NOT NULL,
+        record TEXT NOT NULL,
+        PRIMARY KEY (network, tx_id)
+      ) WITHOUT ROWID`)
+      db.exec('CREATE INDEX IF NOT EXISTS sim_tron_records_by_owner ON sim_tron_records (network, owner)')
+      db.exec(
+        'CREATE INDEX IF NOT EXISTS sim_tron_records_by_receiver ON sim_tron_records (network, receiver)',
+      )
+    },
+  },
 ]
 
 export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
@@ -239,10 +302,12 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     transfers: db.prepare(
       `SELECT t.tx_hash, t.transfer_index, t.block_height, t.from_address, t.to_address, t.contract,
               t.amount_units, t.decimals, t.failure, t.submitted_at, t.internal,
-              a.owner AS account_owner, a.mint AS account_mint, r.record AS solana_record
+              a.owner AS account_owner, a.mint AS account_mint, r.record AS solana_record,
+              tr.record AS tron_record
        FROM sim_transfers t
        LEFT JOIN sim_token_accounts a ON a.network = t.network AND a.address = t.to_address
        LEFT JOIN sim_solana_records r ON r.network = t.network AND r.signature = t.tx_hash
+       LEFT JOIN sim_tron_records tr ON tr.network = t.network AND tr.tx_id = t.tx_hash
        WHERE t.network = ? AND t.block_height BETWEEN ? AND ? ORDER BY t.block_height, t.seq`,
     ),
     insertTokenAccount: db.prepare(
@@ -293,6 +358,26 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     ),
     feesPaid: db.prepare('SELECT fee_units FROM sim_solana_records WHERE network = ? AND payer = ?'),
     deleteSolanaRecord: db.prepare('DELETE FROM sim_solana_records WHERE network = ? AND signature = ?'),
+    insertTronRecord: db.prepare(
+      `INSERT INTO sim_tron_records (network, tx_id, owner, fee_units, free_bytes, staked_energy,
+         frozen_units, receiver, delegated_units, submitted_ms, record)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    tronOwned: db.prepare(
+      `SELECT fee_units, frozen_units, delegated_units, free_bytes, staked_energy, submitted_ms
+       FROM sim_tron_records WHERE network = ? AND owner = ?`,
+    ),
+    tronReceived: db.prepare(
+      'SELECT delegated_units FROM sim_tron_records WHERE network = ? AND receiver = ?',
+    ),
+    tronDelegated: db.prepare(
+      'SELECT delegated_units FROM sim_tron_records WHERE network = ? AND owner = ? AND receiver = ?',
+    ),
+    deleteTronRecord: db.prepare('DELETE FROM sim_tron_records WHERE network = ? AND tx_id = ?'),
+    receivedNative: db.prepare(
+      `SELECT 1 FROM sim_transfers
+       WHERE network = ? AND to_address = ? AND contract IS NULL AND failure IS NULL LIMIT 1`,
+    ),
     rehashBlock: db.prepare(
       'UPDATE sim_blocks SET hash = ?, parent_hash = ? WHERE network = ? AND height = ?',
     ),
@@ -358,6 +443,7 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     deleteTransaction(network, txHash) {
       statements.deleteTransaction.run(network, txHash)
       statements.deleteSolanaRecord.run(network, txHash)
+      statements.deleteTronRecord.run(network, txHash)
     },
     requeueTransaction(network, txHash) {
       statements.requeueTransaction.run(network, txHash)
@@ -390,6 +476,7 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
             transfers: [],
             submittedAt: String(row.submitted_at),
             ...(row.solana_record === null ? {} : { solanaRecord: String(row.solana_record) }),
+            ...(row.tron_record === null ? {} : { tronRecord: String(row.tron_record) }),
           }
           block.transactions.push(transaction)
         }
@@ -466,6 +553,37 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     insertSolanaRecord(network, { signature, payer, feeUnits, record }) {
       statements.insertSolanaRecord.run(network, signature, payer, feeUnits.toString(), record)
     },
+    insertTronRecord(network, record) {
+      statements.insertTronRecord.run(
+        network,
+        record.txId,
+        record.owner,
+        record.feeUnits.toString(),
+        record.freeBytes,
+        record.stakedEnergy,
+        record.frozenUnits.toString(),
+        record.delegation?.receiver ?? null,
+        (record.delegation?.units ?? 0n).toString(),
+        record.submittedMs,
+        record.record,
+      )
+    },
+    tronResources(network, address, sinceMs) {
+      const owned = statements.tronOwned.all(network, address)
+      const recent = owned.filter((row) => Number(row.submitted_ms) >= sinceMs)
+      return {
+        feesPaid: sumOf(owned, 'fee_units'),
+        frozen: sumOf(owned, 'frozen_units'),
+        delegatedOut: sumOf(owned, 'delegated_units'),
+        delegatedIn: sumOf(statements.tronReceived.all(network, address), 'delegated_units'),
+        freeBytesSince: recent.reduce((total, row) => total + Number(row.free_bytes), 0),
+        stakedEnergySince: recent.reduce((total, row) => total + Number(row.staked_energy), 0),
+      }
+    },
+    netReceived: (network, address, contract) => netOf(network, address, contract),
+    receivedNative: (network, address) => statements.receivedNative.get(network, address) !== undefined,
+    tronDelegated: (network, owner, receiver) =>
+      sumOf(statements.tronDelegated.all(network, owner, receiver), 'delegated_units'),
     rehashBlock(network, height, hash, parentHash) {
       statements.rehashBlock.run(hash, parentHash, network, height)
     },

@@ -28,6 +28,8 @@ import {
 } from './solana-execution.js'
 import type { SolanaLedgerView } from './solana-ledger.js'
 import { solanaRecordText, standInTokenOwner, TOKEN_ACCOUNT_LAMPORTS } from './solana-rpc-blocks.js'
+import { energyOfStake, executeTronTransaction, type TronLedgerView } from './tron-execution.js'
+import { decodeSignedTronTransaction } from './tron-transaction.js'
 
 export interface SimulatedTransfer {
   /** receiving address; for SPL tokens the receiving token account */
@@ -89,6 +91,18 @@ export interface SolanaAccountState {
   nonce?: { authority: string; nonce: string | undefined } | undefined
 }
 
+/** a TRON account as the ledger holds it after every accepted transaction, the mempool's included */
+export interface TronAccountState {
+  balance: bigint
+  /** TRX staked for energy by the account itself */
+  frozen: bigint
+  delegatedOut: bigint
+  delegatedIn: bigint
+  freeNetUsed: number
+  energyUsed: number
+  energyLimit: bigint
+}
+
 export interface SimulatedNetwork {
   network: string
   blockIntervalMs: number
@@ -137,6 +151,22 @@ export interface ChainSimulator {
   solanaFeeForMessage(network: string, messageBase64: string): Promise<bigint | null>
   /** Solana: an account after every accepted transaction, the mempool's included */
   solanaAccount(network: string, address: string): Promise<SolanaAccountState>
+  /**
+   * TRON: runs a signed transaction (broadcasttransaction's body) as java-tron does
+   * (tron-execution.ts; docs/chains.md, "The simulator as a node for sweeping") and puts it in the
+   * mempool; a refusal throws the node's TronRefusal and changes nothing
+   */
+  sendTronTransaction(network: string, body: Record<string, unknown>): Promise<{ txID: string }>
+  /** TRON: an account after every accepted transaction; undefined if it does not exist */
+  tronAccount(network: string, address: string): Promise<TronAccountState | undefined>
+  /**
+   * what an address holds of an asset (contract null: TRX or SOL, net of the fees it paid and the
+   * TRX it staked; a Solana token: `address` is the token account) after every accepted
+   * transaction, the mempool's included: what the node routes answer
+   */
+  balanceOf(network: string, address: string, contract: string | null): Promise<bigint>
+  /** TRON: the decimals of a TRC20 contract the chain knows; undefined for any other contract */
+  tronTokenDecimals(network: string, contract: string): number | undefined
   /** the height of the block with this hash; undefined if the chain has none */
   blockHeightOfHash(network: string, hash: string): Promise<number | undefined>
   /** blocks with their transactions as submitted: what node-shaped routes render */
@@ -389,6 +419,82 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       })
     },
 
+    async sendTronTransaction(network, body) {
+      const entry = simulated(network)
+      const name = entry.definition.network
+      if (entry.definition.chain !== 'TRON') {
+        throw new DomainError('VALIDATION_ERROR', `${name} is no TRON network`)
+      }
+      headOf(entry)
+      const decoded = decodeSignedTronTransaction(body)
+      return store.inTransaction(() => {
+        const executed = executeTronTransaction(decoded, tronLedger(name))
+        const { owner, transfer, failure, fee, info } = executed
+        const submittedAt = clock()
+        // a stake or a delegation moves nothing: one row of 0 TRX to itself keeps it in its block
+        const moved = transfer ?? { to: owner, contract: null, amountUnits: 0n, decimals: 6 }
+        store.insertTransaction(
+          name,
+          {
+            txHash: decoded.txID,
+            from: owner,
+            failure,
+            transfers: [{ ...moved, amountUnits: moved.amountUnits.toString() }],
+          },
+          submittedAt.toISOString(),
+        )
+        const { raw_data, raw_data_hex, signature } = body
+        store.insertTronRecord(name, {
+          txId: decoded.txID,
+          owner,
+          feeUnits: fee,
+          freeBytes: executed.freeBytes,
+          stakedEnergy: executed.stakedEnergy,
+          frozenUnits: executed.frozenUnits,
+          delegation: executed.delegation,
+          submittedMs: submittedAt.getTime(),
+          record: JSON.stringify({
+            transaction: { txID: decoded.txID, raw_data, raw_data_hex, signature },
+            info,
+          }),
+        })
+        logger.debug({ network: name, txID: decoded.txID, fee, failure }, 'signed transaction accepted')
+        return { txID: decoded.txID }
+      })
+    },
+
+    async tronAccount(network, address) {
+      const name = simulated(network).definition.network
+      const ledger = tronLedger(name)
+      if (!ledger.exists(address)) return undefined
+      const stake = ledger.stake(address)
+      const usage = ledger.usage(address)
+      return {
+        balance: ledger.balance(address),
+        ...stake,
+        freeNetUsed: usage.freeBytes,
+        energyUsed: usage.stakedEnergy,
+        energyLimit: energyOfStake(stake.frozen - stake.delegatedOut + stake.delegatedIn),
+      }
+    },
+
+    async balanceOf(network, address, contract) {
+      const entry = simulated(network)
+      const name = entry.definition.network
+      if (entry.definition.chain === 'SOLANA') {
+        return contract === null
+          ? store.solanaLamports(name, address)
+          : store.solanaTokenAmount(name, address, contract)
+      }
+      return contract === null
+        ? tronLedger(name).balance(address)
+        : store.netReceived(name, address, contract)
+    },
+
+    tronTokenDecimals(network, contract) {
+      return findAssetByContract(registry, simulated(network).definition.network, contract)?.decimals
+    },
+
     async simulateSolanaTransaction(network, wire, simulationOptions) {
       const entry = simulated(network)
       headOf(entry)
@@ -547,6 +653,33 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
         }
         return undefined
       },
+    }
+  }
+
+  function tronLedger(name: string): TronLedgerView {
+    const head = store.head(name)
+    const nowMs = clock().getTime()
+    const since = nowMs - 24 * 60 * 60 * 1000
+    return {
+      head: { height: head?.height ?? 0, timeMs: head ? Date.parse(head.time) : nowMs },
+      blockHash: (height) => store.blockDetails(name, height, height)[0]?.hash,
+      processed: (txId) => store.transactionHeight(name, txId) !== undefined,
+      exists: (address) => store.receivedNative(name, address),
+      balance(address) {
+        const { feesPaid, frozen } = store.tronResources(name, address, since)
+        return store.netReceived(name, address, null) - feesPaid - frozen
+      },
+      usage(address) {
+        const resources = store.tronResources(name, address, since)
+        return { freeBytes: resources.freeBytesSince, stakedEnergy: resources.stakedEnergySince }
+      },
+      stake(address) {
+        const { frozen, delegatedOut, delegatedIn } = store.tronResources(name, address, since)
+        return { frozen, delegatedOut, delegatedIn }
+      },
+      delegated: (owner, receiver) => store.tronDelegated(name, owner, receiver),
+      tokenDecimals: (contract) => findAssetByContract(registry, name, contract)?.decimals,
+      tokenBalance: (contract, address) => store.netReceived(name, address, contract),
     }
   }
 

@@ -56,9 +56,26 @@ export function renderTronBlock(block: SimulatedBlock, detail = true): Json {
   }
   // java-tron leaves the key out of a block without transactions
   if (detail && block.transactions.length > 0) {
-    rendered.transactions = block.transactions.map((transaction) => renderTransaction(transaction, block))
+    rendered.transactions = block.transactions.map((transaction) => renderTronTransaction(transaction, block))
   }
   return rendered
+}
+
+/** a signed transaction as it was broadcast, and its TransactionInfo without the block fields */
+interface TronRecord {
+  transaction: Json
+  info: Json
+}
+
+function tronRecordOf(transaction: StoredTransaction): TronRecord | undefined {
+  return transaction.tronRecord === undefined ? undefined : (JSON.parse(transaction.tronRecord) as TronRecord)
+}
+
+/** a transaction as gettransactionbyid and a block print it */
+export function renderTronTransaction(transaction: StoredTransaction, block: SimulatedBlock): Json {
+  const record = tronRecordOf(transaction)
+  if (record === undefined) return renderTransaction(transaction, block)
+  return { ret: [{ contractRet: transaction.failure ?? 'SUCCESS' }], ...record.transaction }
 }
 
 function renderTransaction(transaction: StoredTransaction, block: SimulatedBlock): Json {
@@ -180,9 +197,14 @@ function multisendArguments(transaction: StoredTransaction): string {
 
 /** a transaction's TransactionInfo as gettransactioninfobyblocknum prints it */
 export function renderTronTransactionInfo(transaction: StoredTransaction, block: SimulatedBlock): Json {
+  const when = { blockNumber: block.height, blockTimeStamp: Date.parse(block.time) }
+  const record = tronRecordOf(transaction)
+  if (record !== undefined) {
+    const { id, fee, ...rest } = record.info
+    return { id, ...(fee === undefined ? {} : { fee }), ...when, contractResult: [''], ...rest }
+  }
   const call = contractCall(transaction)
   const base: Json = { id: transaction.txHash }
-  const when = { blockNumber: block.height, blockTimeStamp: Date.parse(block.time) }
   if (call.type === 'TransferContract') {
     // a TRX transfer paid from free bandwidth: no fee, no receipt.result
     return {
