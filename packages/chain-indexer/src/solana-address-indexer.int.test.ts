@@ -8,6 +8,7 @@ import { defaultAssetRegistry } from '@chainpay/domain'
 import type { Clock } from '@chainpay/platform'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createSolanaAddressIndexer, type SolanaAddressIndexer } from './solana-address-indexer.js'
+import { FINALITY_OVERDUE_MS } from './solana-address-watcher.js'
 import {
   createIndexerHarness,
   type IndexerHarness,
@@ -208,5 +209,88 @@ describe('the Solana address indexer through web3.js', () => {
       message.kind === 'progress' ? [Date.parse(message.blockTime)] : [],
     )
     expect(progress.at(-1)).toBeGreaterThanOrEqual(expiresAtMs)
+  })
+})
+
+describe('a counted transfer that a fork takes back (docs/chains.md, "Forks: transfers in doubt")', () => {
+  /** the payment's transfer observations as [status, reason, slot] */
+  const trail = async (paymentId: string) =>
+    (await harness.observations.transfersOf(paymentId)).map((observation) => [
+      observation.status,
+      observation.dropReason,
+      observation.blockHeight,
+    ])
+
+  async function seenPayment(
+    indexer: SolanaAddressIndexer,
+  ): Promise<{ payment: TestPayment; txHash: string; slot: number }> {
+    const payment = await watched(indexer, 'SOL')
+    const txHash = await pay(payment.address, '10', 'SOL')
+    await notified(indexer)
+    await indexer.scanOnce()
+    const slot = (await harness.sim.transactionHeight('SOLANA', txHash)) as number
+    expect(await trail(payment.paymentId)).toEqual([['seen', null, slot]])
+    return { payment, txHash, slot }
+  }
+
+  it('popped and included again: in doubt once, then seen in its new block, and final there', async () => {
+    const indexer = addressIndexer()
+    const { payment, txHash, slot } = await seenPayment(indexer)
+    expect(await harness.sim.dropTransaction('SOLANA', txHash, { requeue: true })).toBe(true)
+    calls = []
+    // a fork sends no notification: the finality that does not come has its status asked
+    await runFor(indexer, FINALITY_OVERDUE_MS)
+    expect(await trail(payment.paymentId)).toEqual([
+      ['seen', null, slot],
+      ['in_doubt', null, slot],
+    ])
+    expect(calls).toEqual(['getSignatureStatuses'])
+    // in doubt is said once, however often the status is asked
+    await runFor(indexer, 10_000)
+    expect(await trail(payment.paymentId)).toHaveLength(2)
+
+    await harness.sim.mineBlocks('SOLANA', 1)
+    const again = (await harness.sim.transactionHeight('SOLANA', txHash)) as number
+    expect(again).toBeGreaterThan(slot)
+    await runFor(indexer, 10_000)
+    await harness.sim.mineBlocks('SOLANA', FINALITY_DEPTH)
+    await vi.waitFor(
+      async () => {
+        await runFor(indexer, 500)
+        expect((await trail(payment.paymentId)).at(-1)).toEqual(['seen', null, again])
+        expect((await harness.observations.transfersOf(payment.paymentId)).at(-1)?.confirmations).toBe(32)
+      },
+      { timeout: 10_000, interval: 50 },
+    )
+    expect((await trail(payment.paymentId)).map(([status]) => status)).toEqual([
+      'seen',
+      'in_doubt',
+      'seen',
+      'seen',
+    ])
+    expect(indexer.watcher.following).toBe(0)
+  })
+
+  it('dropped for good: in doubt, then dropped EXPIRED once its blockhash expired on the chain', async () => {
+    const indexer = addressIndexer()
+    const { payment, txHash, slot } = await seenPayment(indexer)
+    expect(await harness.sim.dropTransaction('SOLANA', txHash)).toBe(true)
+    await runFor(indexer, FINALITY_OVERDUE_MS)
+    expect(await trail(payment.paymentId)).toEqual([
+      ['seen', null, slot],
+      ['in_doubt', null, slot],
+    ])
+    // the chain time is past its blockhash's expiry only once a later block says so
+    await runFor(indexer, 2 * MINUTE_MS)
+    expect(await trail(payment.paymentId)).toHaveLength(2)
+    await harness.sim.mineBlocks('SOLANA', 1)
+    await runFor(indexer, 10_000)
+    expect(await trail(payment.paymentId)).toEqual([
+      ['seen', null, slot],
+      ['in_doubt', null, slot],
+      ['dropped', 'EXPIRED', slot],
+    ])
+    expect(indexer.watcher.following).toBe(0)
+    expect(await harness.store.listTracked('SOLANA')).toEqual([])
   })
 })
