@@ -5,7 +5,7 @@
 import type { SimulatorNode } from '@chainpay/chain-sim/testing'
 import { createSolanaAddressReader, createSolanaConnection } from '@chainpay/chain-solana'
 import { defaultAssetRegistry } from '@chainpay/domain'
-import type { Clock } from '@chainpay/platform'
+import { type Clock, createRootLogger } from '@chainpay/platform'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createSolanaAddressIndexer, type SolanaAddressIndexer } from './solana-address-indexer.js'
 import { FINALITY_OVERDUE_MS } from './solana-address-watcher.js'
@@ -47,7 +47,7 @@ afterEach(async () => {
   await harness.close()
 })
 
-function addressIndexer(): SolanaAddressIndexer {
+function addressIndexer(logger = testLogger): SolanaAddressIndexer {
   const counting = (async (url: string, init: RequestInit) => {
     calls.push(JSON.parse(String(init.body)).method)
     return fetch(url, init)
@@ -64,17 +64,21 @@ function addressIndexer(): SolanaAddressIndexer {
     bus: harness.bus,
     registry: defaultAssetRegistry,
     clock,
-    logger: testLogger,
+    logger,
   })
   indexers.push(indexer)
   return indexer
 }
 
-async function watched(indexer: SolanaAddressIndexer, currency: string): Promise<TestPayment> {
+async function watched(
+  indexer: SolanaAddressIndexer,
+  currency: string,
+  createdAt = new Date(nowMs).toISOString(),
+): Promise<TestPayment> {
   const payment = paymentCreated({
     network: 'SOLANA',
     currency,
-    createdAt: new Date(nowMs).toISOString(),
+    createdAt,
     expiresAt: new Date(nowMs + 2 * HOUR_MS).toISOString(),
   })
   await indexer.handlePaymentEvent(payment.message)
@@ -292,5 +296,47 @@ describe('a counted transfer that a fork takes back (docs/chains.md, "Forks: tra
     ])
     expect(indexer.watcher.following).toBe(0)
     expect(await harness.store.listTracked('SOLANA')).toEqual([])
+  })
+})
+
+describe('a node started from a snapshot (docs/chains.md, "Backfill")', () => {
+  it('says so, once, when a new payment was created before the first block the node has', async () => {
+    const createdAt = new Date(nowMs).toISOString()
+    for (let block = 0; block < 60; block++) {
+      nowMs += 2_000
+      await harness.sim.mineBlocks('SOLANA', 1)
+    }
+    harness.sim.forgetHistoryBelow('SOLANA', 20)
+    const lines: string[] = []
+    const indexer = addressIndexer(
+      createRootLogger({
+        service: 'test',
+        level: 'error',
+        destination: { write: (line) => lines.push(line) },
+      }),
+    )
+    calls = []
+    const old = await watched(indexer, 'SOL', createdAt)
+    const recent = await watched(indexer, 'SOL')
+    await runFor(indexer, MINUTE_MS)
+
+    const reports = lines
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.msg.includes("history lies below the node's first available block"))
+    expect(reports).toEqual([
+      expect.objectContaining({
+        paymentId: old.paymentId,
+        firstAvailableHeight: 20,
+        paymentCreatedAt: createdAt,
+      }),
+    ])
+    expect(reports.some((line) => line.paymentId === recent.paymentId)).toBe(false)
+    // read once for both payments
+    expect(count('getFirstAvailableBlock')).toBe(1)
+    // both are watched all the same, from what the node has
+    const watching = (await harness.observations.settle()).filter((message) => message.kind === 'watching')
+    expect(watching.map((message) => message.paymentId).sort()).toEqual(
+      [old.paymentId, recent.paymentId].sort(),
+    )
   })
 })
