@@ -29,6 +29,8 @@ let nowMs: number
 const clock: Clock = { now: () => new Date(nowMs) }
 /** JSON-RPC calls over HTTP, by method */
 let calls: string[]
+/** a JSON-RPC method the node fails to answer (HTTP 503) */
+let failing: string | undefined
 const indexers: SolanaAddressIndexer[] = []
 
 beforeEach(async () => {
@@ -36,6 +38,7 @@ beforeEach(async () => {
   harness = await createIndexerHarness({ clock: clock.now })
   node = await harness.serve()
   calls = []
+  failing = undefined
   await harness.sim.mineBlocks('SOLANA', 1)
 })
 
@@ -49,8 +52,9 @@ afterEach(async () => {
 
 function addressIndexer(logger = testLogger): SolanaAddressIndexer {
   const counting = (async (url: string, init: RequestInit) => {
-    calls.push(JSON.parse(String(init.body)).method)
-    return fetch(url, init)
+    const method = JSON.parse(String(init.body)).method
+    calls.push(method)
+    return method === failing ? new Response('unavailable', { status: 503 }) : fetch(url, init)
   }) as unknown as typeof fetch
   const connection = createSolanaConnection({
     rpcUrl: node.solanaUrl('SOLANA'),
@@ -275,10 +279,37 @@ describe('a counted transfer that a fork takes back (docs/chains.md, "Forks: tra
     expect(indexer.watcher.following).toBe(0)
   })
 
+  it('never in doubt for a node that fails to answer: a failed call is unknown, not gone', async () => {
+    const indexer = addressIndexer()
+    const { payment, slot } = await seenPayment(indexer)
+    failing = 'getSignatureStatuses'
+    calls = []
+    for (let elapsed = 0; elapsed < 2 * FINALITY_OVERDUE_MS; elapsed += ITERATION_MS) {
+      nowMs += ITERATION_MS
+      await indexer.scanOnce().catch(() => {})
+    }
+    expect(count('getSignatureStatuses')).toBeGreaterThan(0)
+    failing = undefined
+    await runFor(indexer, 10_000)
+    expect(await trail(payment.paymentId)).toEqual([['seen', null, slot]])
+    expect(indexer.watcher.following).toBe(1)
+  })
+
   it('dropped for good: in doubt, then dropped EXPIRED once its blockhash expired on the chain', async () => {
     const indexer = addressIndexer()
     const { payment, txHash, slot } = await seenPayment(indexer)
     expect(await harness.sim.dropTransaction('SOLANA', txHash)).toBe(true)
+    // the node forgets a transaction of an abandoned fork, as a real node does (web3.js reads it)
+    const reader = createSolanaAddressReader({
+      network: 'SOLANA',
+      registry: defaultAssetRegistry,
+      connection: createSolanaConnection({ rpcUrl: node.solanaUrl('SOLANA') }),
+    })
+    expect(await reader.statuses([txHash])).toEqual(new Map([[txHash, null]]))
+    expect(await reader.transaction(txHash)).toBeNull()
+    expect((await reader.activitySince(payment.address, null)).map((item) => item.signature)).not.toContain(
+      txHash,
+    )
     await runFor(indexer, FINALITY_OVERDUE_MS)
     expect(await trail(payment.paymentId)).toEqual([
       ['seen', null, slot],
