@@ -287,26 +287,32 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       await reportAll(signature, { status: 'dropped', reason: 'REVERTED' }, messages, (transfer) => transfer)
       return 'dropped'
     }
-    if (doubted) {
-      // back on the chain, in a block of its own: read where
-      const transaction = await reader.transaction(signature)
-      if (transaction === null) {
-        checkAt.set(signature, nowMs + IN_DOUBT_RECHECK_MS)
-        return 'follow'
-      }
-      logger.info({ txHash: signature, slot: transaction.slot }, 'transfer in doubt back on chain')
-      await reportAll(signature, { status: 'seen' }, messages, (transfer) => ({
-        ...transfer,
-        blockHeight: transaction.slot,
-        blockTime: transaction.blockTime,
-        expiresAt: new Date(Date.parse(transaction.blockTime) + BLOCKHASH_EXPIRY_MS).toISOString(),
-        withdrawnUntilHeight: null,
-        confirmations: 1,
-      }))
-    }
+    if (doubted && !(await backOnChain(signature, messages))) return 'follow'
     if (state.finalized) return 'final'
     checkAt.set(signature, nowMs + FINALITY_OVERDUE_MS)
     return 'follow'
+  }
+
+  /**
+   * a transfer in doubt whose status came back: seen again (same transaction, counted once) in the
+   * block that holds it now, which getTransaction names; false while the node does not serve it yet
+   */
+  async function backOnChain(signature: string, messages: BusMessage[]): Promise<boolean> {
+    const transaction = await reader.transaction(signature)
+    if (transaction === null) {
+      checkAt.set(signature, clock.now().getTime() + IN_DOUBT_RECHECK_MS)
+      return false
+    }
+    logger.info({ txHash: signature, slot: transaction.slot }, 'transfer in doubt back on chain')
+    await reportAll(signature, { status: 'seen' }, messages, (transfer) => ({
+      ...transfer,
+      blockHeight: transaction.slot,
+      blockTime: transaction.blockTime,
+      expiresAt: new Date(Date.parse(transaction.blockTime) + BLOCKHASH_EXPIRY_MS).toISOString(),
+      withdrawnUntilHeight: null,
+      confirmations: 1,
+    }))
+    return true
   }
 
   /**
@@ -341,16 +347,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
           (transfer) => transfer,
         )
       } else {
-        // final where the node says, in doubt or not: its block is the one the status names
-        if (inDoubt(signature)) {
-          const outcome = await decide(
-            signature,
-            { slot: 0, finalized: true, failed: false },
-            messages,
-            async () => 0,
-          )
-          if (outcome !== 'final') continue
-        }
+        // final in doubt: seen again where it is first (a status asked later says final again)
+        if (inDoubt(signature) && !(await backOnChain(signature, messages))) continue
         for (const transfer of pending.get(signature) ?? []) {
           transfer.confirmations = transfer.requiredConfirmations
           const message = trackedObservation(transfer, { status: 'seen' }, observedAt)
