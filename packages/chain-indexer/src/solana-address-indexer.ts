@@ -9,7 +9,8 @@
 //   expire: every transfer up to that block time has been listed;
 // - every `reconcileIntervalMs` (default 30 minutes), a safety net for a notification lost without
 //   a disconnect.
-// A new payment is listed from its creation and then reported `watching`, as a backfill would.
+// A new payment is listed from its creation and then reported `watching`, as a backfill would; one
+// created before the node's first available block is logged as the backfill logs it.
 
 import type { SolanaAddressReader, SolanaChainTime } from '@chainpay/chain-solana'
 import type { AssetRegistry } from '@chainpay/domain'
@@ -30,6 +31,7 @@ import {
   type WatchedAddress,
 } from '@chainpay/ports'
 import { BLOCK_TIME_SKEW_MS } from './backfill.js'
+import { HISTORY_BELOW_MESSAGE } from './coverage.js'
 import type { ChainIndexerMetrics } from './indexer.js'
 import { observationMessage, watchingObservation } from './observations.js'
 import { createPaymentEventConsumer, DEFAULT_LATE_FUNDS_WINDOW_MS } from './payment-event-consumer.js'
@@ -156,7 +158,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
           firstAvailableHeight: slot,
           firstAvailableTime: blockTime,
         },
-        "a payment's history lies below the node's first available block: transfers before it cannot be seen; use a node with that history",
+        HISTORY_BELOW_MESSAGE,
       )
     }
   }

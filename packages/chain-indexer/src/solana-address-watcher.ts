@@ -11,6 +11,8 @@
 // every account, and recounts what is followed with getSignatureStatuses, on every (re)connect,
 // at each payment's deadline and on a slow safety period (solana-address-indexer.ts). It publishes
 // the observations the block scanner publishes (observations.ts), so nothing downstream changes.
+// A fork sends no notification: a transfer not final when it should be has its status asked, and
+// one the node no longer knows is in doubt until it comes back, fails or expires (decide()).
 
 import {
   type AddressTransaction,
