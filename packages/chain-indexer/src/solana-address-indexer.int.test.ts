@@ -279,6 +279,24 @@ describe('a counted transfer that a fork takes back (docs/chains.md, "Forks: tra
     expect(indexer.watcher.following).toBe(0)
   })
 
+  it('included again as a failed transaction: in doubt, then dropped REVERTED', async () => {
+    const indexer = addressIndexer()
+    const { payment, slot } = await seenPayment(indexer)
+    const [seen] = await harness.observations.transfersOf(payment.paymentId)
+    expect(
+      await harness.sim.dropTransaction('SOLANA', seen?.txHash as string, { requeue: true, fail: true }),
+    ).toBe(true)
+    await runFor(indexer, FINALITY_OVERDUE_MS)
+    await harness.sim.mineBlocks('SOLANA', 1)
+    await runFor(indexer, 10_000)
+    expect(await trail(payment.paymentId)).toEqual([
+      ['seen', null, slot],
+      ['in_doubt', null, slot],
+      ['dropped', 'REVERTED', slot],
+    ])
+    expect(indexer.watcher.following).toBe(0)
+  })
+
   it('never in doubt for a node that fails to answer: a failed call is unknown, not gone', async () => {
     const indexer = addressIndexer()
     const { payment, slot } = await seenPayment(indexer)
