@@ -23,6 +23,10 @@ import { observationMessage, watchingObservation } from './observations.js'
 import type { PayeeOf } from './payees.js'
 import type { WatchSet } from './watch-set.js'
 
+/** what the indexer logs, in either Solana watch mode and on TRON, of a payment whose history the node lacks */
+export const HISTORY_BELOW_MESSAGE =
+  "a payment's history lies below the node's first available block: transfers before it cannot be seen; use a node with that history"
+
 export interface Coverage {
   /**
    * an address that just entered the watch set; `through` is the highest height scanned without it,
@@ -111,7 +115,7 @@ export function createCoverage(options: CoverageOptions): Coverage {
         firstAvailableHeight: floor,
         firstAvailableTime: first.time,
       },
-      "a payment's history lies below the node's first available block: transfers before it cannot be seen; use a node with that history",
+      HISTORY_BELOW_MESSAGE,
     )
   }
 

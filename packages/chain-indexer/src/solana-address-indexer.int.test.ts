@@ -5,9 +5,10 @@
 import type { SimulatorNode } from '@chainpay/chain-sim/testing'
 import { createSolanaAddressReader, createSolanaConnection } from '@chainpay/chain-solana'
 import { defaultAssetRegistry } from '@chainpay/domain'
-import type { Clock } from '@chainpay/platform'
+import { type Clock, createRootLogger } from '@chainpay/platform'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createSolanaAddressIndexer, type SolanaAddressIndexer } from './solana-address-indexer.js'
+import { FINALITY_OVERDUE_MS } from './solana-address-watcher.js'
 import {
   createIndexerHarness,
   type IndexerHarness,
@@ -28,6 +29,8 @@ let nowMs: number
 const clock: Clock = { now: () => new Date(nowMs) }
 /** JSON-RPC calls over HTTP, by method */
 let calls: string[]
+/** a JSON-RPC method the node fails to answer (HTTP 503) */
+let failing: string | undefined
 const indexers: SolanaAddressIndexer[] = []
 
 beforeEach(async () => {
@@ -35,6 +38,7 @@ beforeEach(async () => {
   harness = await createIndexerHarness({ clock: clock.now })
   node = await harness.serve()
   calls = []
+  failing = undefined
   await harness.sim.mineBlocks('SOLANA', 1)
 })
 
@@ -46,10 +50,11 @@ afterEach(async () => {
   await harness.close()
 })
 
-function addressIndexer(): SolanaAddressIndexer {
+function addressIndexer(logger = testLogger): SolanaAddressIndexer {
   const counting = (async (url: string, init: RequestInit) => {
-    calls.push(JSON.parse(String(init.body)).method)
-    return fetch(url, init)
+    const method = JSON.parse(String(init.body)).method
+    calls.push(method)
+    return method === failing ? new Response('unavailable', { status: 503 }) : fetch(url, init)
   }) as unknown as typeof fetch
   const connection = createSolanaConnection({
     rpcUrl: node.solanaUrl('SOLANA'),
@@ -63,17 +68,21 @@ function addressIndexer(): SolanaAddressIndexer {
     bus: harness.bus,
     registry: defaultAssetRegistry,
     clock,
-    logger: testLogger,
+    logger,
   })
   indexers.push(indexer)
   return indexer
 }
 
-async function watched(indexer: SolanaAddressIndexer, currency: string): Promise<TestPayment> {
+async function watched(
+  indexer: SolanaAddressIndexer,
+  currency: string,
+  createdAt = new Date(nowMs).toISOString(),
+): Promise<TestPayment> {
   const payment = paymentCreated({
     network: 'SOLANA',
     currency,
-    createdAt: new Date(nowMs).toISOString(),
+    createdAt,
     expiresAt: new Date(nowMs + 2 * HOUR_MS).toISOString(),
   })
   await indexer.handlePaymentEvent(payment.message)
@@ -208,5 +217,175 @@ describe('the Solana address indexer through web3.js', () => {
       message.kind === 'progress' ? [Date.parse(message.blockTime)] : [],
     )
     expect(progress.at(-1)).toBeGreaterThanOrEqual(expiresAtMs)
+  })
+})
+
+describe('a counted transfer that a fork takes back (docs/chains.md, "Forks: transfers in doubt")', () => {
+  /** the payment's transfer observations as [status, reason, slot] */
+  const trail = async (paymentId: string) =>
+    (await harness.observations.transfersOf(paymentId)).map((observation) => [
+      observation.status,
+      observation.dropReason,
+      observation.blockHeight,
+    ])
+
+  async function seenPayment(
+    indexer: SolanaAddressIndexer,
+  ): Promise<{ payment: TestPayment; txHash: string; slot: number }> {
+    const payment = await watched(indexer, 'SOL')
+    const txHash = await pay(payment.address, '10', 'SOL')
+    await notified(indexer)
+    await indexer.scanOnce()
+    const slot = (await harness.sim.transactionHeight('SOLANA', txHash)) as number
+    expect(await trail(payment.paymentId)).toEqual([['seen', null, slot]])
+    return { payment, txHash, slot }
+  }
+
+  it('popped and included again: in doubt once, then seen in its new block, and final there', async () => {
+    const indexer = addressIndexer()
+    const { payment, txHash, slot } = await seenPayment(indexer)
+    expect(await harness.sim.dropTransaction('SOLANA', txHash, { requeue: true })).toBe(true)
+    calls = []
+    // a fork sends no notification: the finality that does not come has its status asked
+    await runFor(indexer, FINALITY_OVERDUE_MS)
+    expect(await trail(payment.paymentId)).toEqual([
+      ['seen', null, slot],
+      ['in_doubt', null, slot],
+    ])
+    expect(calls).toEqual(['getSignatureStatuses'])
+    // in doubt is said once, however often the status is asked
+    await runFor(indexer, 10_000)
+    expect(await trail(payment.paymentId)).toHaveLength(2)
+
+    await harness.sim.mineBlocks('SOLANA', 1)
+    const again = (await harness.sim.transactionHeight('SOLANA', txHash)) as number
+    expect(again).toBeGreaterThan(slot)
+    await runFor(indexer, 10_000)
+    await harness.sim.mineBlocks('SOLANA', FINALITY_DEPTH)
+    await vi.waitFor(
+      async () => {
+        await runFor(indexer, 500)
+        expect((await trail(payment.paymentId)).at(-1)).toEqual(['seen', null, again])
+        expect((await harness.observations.transfersOf(payment.paymentId)).at(-1)?.confirmations).toBe(32)
+      },
+      { timeout: 10_000, interval: 50 },
+    )
+    expect((await trail(payment.paymentId)).map(([status]) => status)).toEqual([
+      'seen',
+      'in_doubt',
+      'seen',
+      'seen',
+    ])
+    expect(indexer.watcher.following).toBe(0)
+  })
+
+  it('included again as a failed transaction: in doubt, then dropped REVERTED', async () => {
+    const indexer = addressIndexer()
+    const { payment, slot } = await seenPayment(indexer)
+    const [seen] = await harness.observations.transfersOf(payment.paymentId)
+    expect(
+      await harness.sim.dropTransaction('SOLANA', seen?.txHash as string, { requeue: true, fail: true }),
+    ).toBe(true)
+    await runFor(indexer, FINALITY_OVERDUE_MS)
+    await harness.sim.mineBlocks('SOLANA', 1)
+    await runFor(indexer, 10_000)
+    expect(await trail(payment.paymentId)).toEqual([
+      ['seen', null, slot],
+      ['in_doubt', null, slot],
+      ['dropped', 'REVERTED', slot],
+    ])
+    expect(indexer.watcher.following).toBe(0)
+  })
+
+  it('never in doubt for a node that fails to answer: a failed call is unknown, not gone', async () => {
+    const indexer = addressIndexer()
+    const { payment, slot } = await seenPayment(indexer)
+    failing = 'getSignatureStatuses'
+    calls = []
+    for (let elapsed = 0; elapsed < 2 * FINALITY_OVERDUE_MS; elapsed += ITERATION_MS) {
+      nowMs += ITERATION_MS
+      await indexer.scanOnce().catch(() => {})
+    }
+    expect(count('getSignatureStatuses')).toBeGreaterThan(0)
+    failing = undefined
+    await runFor(indexer, 10_000)
+    expect(await trail(payment.paymentId)).toEqual([['seen', null, slot]])
+    expect(indexer.watcher.following).toBe(1)
+  })
+
+  it('dropped for good: in doubt, then dropped EXPIRED once its blockhash expired on the chain', async () => {
+    const indexer = addressIndexer()
+    const { payment, txHash, slot } = await seenPayment(indexer)
+    expect(await harness.sim.dropTransaction('SOLANA', txHash)).toBe(true)
+    // the node forgets a transaction of an abandoned fork, as a real node does (web3.js reads it)
+    const reader = createSolanaAddressReader({
+      network: 'SOLANA',
+      registry: defaultAssetRegistry,
+      connection: createSolanaConnection({ rpcUrl: node.solanaUrl('SOLANA') }),
+    })
+    expect(await reader.statuses([txHash])).toEqual(new Map([[txHash, null]]))
+    expect(await reader.transaction(txHash)).toBeNull()
+    expect((await reader.activitySince(payment.address, null)).map((item) => item.signature)).not.toContain(
+      txHash,
+    )
+    await runFor(indexer, FINALITY_OVERDUE_MS)
+    expect(await trail(payment.paymentId)).toEqual([
+      ['seen', null, slot],
+      ['in_doubt', null, slot],
+    ])
+    // the chain time is past its blockhash's expiry only once a later block says so
+    await runFor(indexer, 2 * MINUTE_MS)
+    expect(await trail(payment.paymentId)).toHaveLength(2)
+    await harness.sim.mineBlocks('SOLANA', 1)
+    await runFor(indexer, 10_000)
+    expect(await trail(payment.paymentId)).toEqual([
+      ['seen', null, slot],
+      ['in_doubt', null, slot],
+      ['dropped', 'EXPIRED', slot],
+    ])
+    expect(indexer.watcher.following).toBe(0)
+    expect(await harness.store.listTracked('SOLANA')).toEqual([])
+  })
+})
+
+describe('a node started from a snapshot (docs/chains.md, "Backfill")', () => {
+  it('says so, once, when a new payment was created before the first block the node has', async () => {
+    const createdAt = new Date(nowMs).toISOString()
+    for (let block = 0; block < 60; block++) {
+      nowMs += 2_000
+      await harness.sim.mineBlocks('SOLANA', 1)
+    }
+    harness.sim.forgetHistoryBelow('SOLANA', 20)
+    const lines: string[] = []
+    const indexer = addressIndexer(
+      createRootLogger({
+        service: 'test',
+        level: 'error',
+        destination: { write: (line) => lines.push(line) },
+      }),
+    )
+    calls = []
+    const old = await watched(indexer, 'SOL', createdAt)
+    const recent = await watched(indexer, 'SOL')
+    await runFor(indexer, MINUTE_MS)
+
+    const reports = lines
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.msg.includes("history lies below the node's first available block"))
+    expect(reports).toEqual([
+      expect.objectContaining({
+        paymentId: old.paymentId,
+        firstAvailableHeight: 20,
+        paymentCreatedAt: createdAt,
+      }),
+    ])
+    expect(reports.some((line) => line.paymentId === recent.paymentId)).toBe(false)
+    // read once for both payments
+    expect(count('getFirstAvailableBlock')).toBe(1)
+    // both are watched all the same, from what the node has
+    const watching = (await harness.observations.settle()).filter((message) => message.kind === 'watching')
+    expect(watching.map((message) => message.paymentId).sort()).toEqual(
+      [old.paymentId, recent.paymentId].sort(),
+    )
   })
 })

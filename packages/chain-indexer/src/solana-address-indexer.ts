@@ -9,9 +9,10 @@
 //   expire: every transfer up to that block time has been listed;
 // - every `reconcileIntervalMs` (default 30 minutes), a safety net for a notification lost without
 //   a disconnect.
-// A new payment is listed from its creation and then reported `watching`, as a backfill would.
+// A new payment is listed from its creation and then reported `watching`, as a backfill would; one
+// created before the node's first available block is logged as the backfill logs it.
 
-import type { SolanaAddressReader } from '@chainpay/chain-solana'
+import type { SolanaAddressReader, SolanaChainTime } from '@chainpay/chain-solana'
 import type { AssetRegistry } from '@chainpay/domain'
 import {
   type Clock,
@@ -29,6 +30,8 @@ import {
   Topics,
   type WatchedAddress,
 } from '@chainpay/ports'
+import { BLOCK_TIME_SKEW_MS } from './backfill.js'
+import { HISTORY_BELOW_MESSAGE } from './coverage.js'
 import type { ChainIndexerMetrics } from './indexer.js'
 import { observationMessage, watchingObservation } from './observations.js'
 import { createPaymentEventConsumer, DEFAULT_LATE_FUNDS_WINDOW_MS } from './payment-event-consumer.js'
@@ -40,6 +43,12 @@ export const DEFAULT_RECONCILE_INTERVAL_MS = 30 * 60 * 1000
 /** a deadline the node's chain time has not reached yet is asked again after this */
 const DEADLINE_RETRY_MS = 5_000
 const MAX_BACKOFF_MS = 10_000
+/**
+ * how long the node's first available block, once read, serves new payments: it only rises (a node
+ * drops its oldest slots), and a payment created minutes ago lies above it unless the node has just
+ * started from a snapshot
+ */
+const FIRST_AVAILABLE_REREAD_MS = 10 * 60 * 1000
 
 export interface SolanaAddressIndexerOptions {
   network: string
@@ -103,6 +112,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   let loaded: Promise<void> | undefined
   let lastFullMs: number | undefined
   let nextDeadlineAttemptMs = 0
+  let firstAvailable: (SolanaChainTime & { readAtMs: number }) | undefined
 
   const load = () => {
     loaded ??= (async () => {
@@ -124,6 +134,35 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
 
   const expiresAtMs = (entry: WatchedAddress) => Date.parse(entry.watchUntil) - lateFundsWindowMs
 
+  /**
+   * A new payment created before the node's first available block (a node started from a snapshot):
+   * the listing of its accounts can only return what the node has, so what it was paid before that
+   * block cannot be seen. Said once per payment, loudly, as the block scanner's backfill says it
+   * (coverage.ts; docs/chains.md, "Backfill").
+   */
+  async function reportHistoryBelow(entries: readonly WatchedAddress[], nowMs: number): Promise<void> {
+    const fresh = entries.filter((entry) => watchSet.get(entry.address)?.watchingReportedAt === null)
+    if (fresh.length === 0) return
+    if (firstAvailable === undefined || nowMs - firstAvailable.readAtMs >= FIRST_AVAILABLE_REREAD_MS) {
+      firstAvailable = { ...(await reader.firstAvailable()), readAtMs: nowMs }
+    }
+    const { slot, blockTime } = firstAvailable
+    if (slot <= 1) return
+    for (const entry of fresh) {
+      if (Date.parse(blockTime) <= Date.parse(entry.paymentCreatedAt) - BLOCK_TIME_SKEW_MS) continue
+      logger.error(
+        {
+          paymentId: entry.paymentId,
+          address: entry.address,
+          paymentCreatedAt: entry.paymentCreatedAt,
+          firstAvailableHeight: slot,
+          firstAvailableTime: blockTime,
+        },
+        HISTORY_BELOW_MESSAGE,
+      )
+    }
+  }
+
   async function iterate(): Promise<void> {
     await load()
     const started = [...toWatch.values()]
@@ -138,6 +177,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       watched.set(entry.paymentId, entry)
     }
     const nowMs = clock.now().getTime()
+    await reportHistoryBelow(started, nowMs)
     const full = lastFullMs === undefined || nowMs - lastFullMs >= reconcileIntervalMs
     const due =
       nowMs >= nextDeadlineAttemptMs

@@ -11,8 +11,15 @@
 // every account, and recounts what is followed with getSignatureStatuses, on every (re)connect,
 // at each payment's deadline and on a slow safety period (solana-address-indexer.ts). It publishes
 // the observations the block scanner publishes (observations.ts), so nothing downstream changes.
+// A fork sends no notification: a transfer not final when it should be has its status asked, and
+// one the node no longer knows is in doubt until it comes back, fails or expires (decide()).
 
-import type { AddressTransaction, SolanaAddressReader } from '@chainpay/chain-solana'
+import {
+  type AddressTransaction,
+  BLOCKHASH_EXPIRY_MS,
+  type SignatureState,
+  type SolanaAddressReader,
+} from '@chainpay/chain-solana'
 import type { AssetRegistry } from '@chainpay/domain'
 import { type Clock, isoNow, type Logger } from '@chainpay/platform'
 import {
@@ -23,7 +30,7 @@ import {
   Topics,
   type TrackedTransfer,
 } from '@chainpay/ports'
-import { trackedObservation } from './observations.js'
+import { type TransferReport, trackedObservation } from './observations.js'
 
 /** an open payment as the address watcher follows it */
 export interface AddressPayment {
@@ -77,6 +84,13 @@ interface Followed {
 
 /** how long close() waits for the node to confirm the unsubscriptions */
 const CLOSE_WAIT_MS = 2_000
+/**
+ * a transfer normally finalizes some 13 s after it is confirmed, and its finality subscription says
+ * so without a call; one not final after this has its status asked (a fork may have taken it back)
+ */
+export const FINALITY_OVERDUE_MS = 60_000
+/** how often the status of a transfer in doubt is asked, until it is back, failed or expired */
+export const IN_DOUBT_RECHECK_MS = 5_000
 
 export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions): SolanaAddressWatcher {
   const { network, reader, bus, clock, store, logger } = options
@@ -100,6 +114,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   const finalityWatches = new Map<string, () => Promise<void>>()
   /** signatures whose finality subscription notified (and so ended) */
   const notified = new Set<string>()
+  /** when (by the clock) the status of a pending signature is asked, unless it is final by then */
+  const checkAt = new Map<string, number>()
 
   const wake = () => options.onDue?.()
 
@@ -132,7 +148,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
           confirmations: 0,
           requiredConfirmations: payment.requiredConfirmations,
           withdrawnUntilHeight: null,
-          expiresAt: null,
+          // its blockhash names a block at or before this one: no fork includes it after this
+          expiresAt: new Date(Date.parse(transaction.blockTime) + BLOCKHASH_EXPIRY_MS).toISOString(),
           foreign,
         })
       }
@@ -203,37 +220,157 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         if (message !== undefined) messages.push(message)
       }
       pending.set(signature, transfers)
+      checkAt.set(signature, clock.now().getTime() + FINALITY_OVERDUE_MS)
       watchFinality(signature)
     }
   }
 
-  /** what the node says of the marked pending signatures: the subscription's word, else their status */
+  function overdue(): boolean {
+    const nowMs = clock.now().getTime()
+    for (const at of checkAt.values()) if (at <= nowMs) return true
+    return false
+  }
+
+  const inDoubt = (signature: string) =>
+    (pending.get(signature) ?? []).some((transfer) => transfer.withdrawnUntilHeight !== null)
+
+  /** `report` of every transfer of the signature, each changed by `change` and kept as changed */
+  async function reportAll(
+    signature: string,
+    report: TransferReport,
+    messages: BusMessage[],
+    change: (transfer: TrackedTransfer) => TrackedTransfer,
+  ): Promise<void> {
+    const observedAt = isoNow(clock)
+    const changed = (pending.get(signature) ?? []).map(change)
+    for (const transfer of changed) {
+      await store.track(transfer)
+      const message = trackedObservation(transfer, report, observedAt)
+      if (message !== undefined) messages.push(message)
+    }
+    pending.set(signature, changed)
+  }
+
+  /**
+   * A counted transfer whose status the node no longer has (a fork took its block back) is in doubt
+   * once, then seen again when its status comes back, dropped REVERTED when it comes back failed, or
+   * dropped EXPIRED once its blockhash expired on the chain (docs/chains.md, "Forks: transfers in
+   * doubt"). A call that fails throws: not answering is not forgetting.
+   */
+  async function decide(
+    signature: string,
+    state: SignatureState | null,
+    messages: BusMessage[],
+    chainTime: () => Promise<number>,
+  ): Promise<'final' | 'dropped' | 'follow'> {
+    const doubted = inDoubt(signature)
+    const nowMs = clock.now().getTime()
+    if (state === null) {
+      checkAt.set(signature, nowMs + IN_DOUBT_RECHECK_MS)
+      if (!doubted) {
+        logger.info({ txHash: signature }, 'counted transfer no longer on chain: in doubt')
+        await reportAll(signature, { status: 'in_doubt' }, messages, (transfer) => ({
+          ...transfer,
+          withdrawnUntilHeight: transfer.blockHeight,
+        }))
+        return 'follow'
+      }
+      const expiresAtMs = Math.max(
+        ...(pending.get(signature) ?? []).map((transfer) =>
+          Date.parse(transfer.expiresAt ?? transfer.blockTime),
+        ),
+      )
+      // the clock first: the chain time costs calls, and cannot be past the expiry before the clock is
+      if (expiresAtMs >= nowMs || (await chainTime()) <= expiresAtMs) return 'follow'
+      await reportAll(signature, { status: 'dropped', reason: 'EXPIRED' }, messages, (transfer) => transfer)
+      return 'dropped'
+    }
+    if (state.failed) {
+      await reportAll(signature, { status: 'dropped', reason: 'REVERTED' }, messages, (transfer) => transfer)
+      return 'dropped'
+    }
+    if (doubted && !(await backOnChain(signature, messages))) return 'follow'
+    if (state.finalized) return 'final'
+    checkAt.set(signature, nowMs + FINALITY_OVERDUE_MS)
+    return 'follow'
+  }
+
+  /**
+   * a transfer in doubt whose status came back: seen again (same transaction, counted once) in the
+   * block that holds it now, which getTransaction names; false while the node does not serve it yet
+   */
+  async function backOnChain(signature: string, messages: BusMessage[]): Promise<boolean> {
+    const transaction = await reader.transaction(signature)
+    if (transaction === null) {
+      checkAt.set(signature, clock.now().getTime() + IN_DOUBT_RECHECK_MS)
+      return false
+    }
+    logger.info({ txHash: signature, slot: transaction.slot }, 'transfer in doubt back on chain')
+    await reportAll(signature, { status: 'seen' }, messages, (transfer) => ({
+      ...transfer,
+      blockHeight: transaction.slot,
+      blockTime: transaction.blockTime,
+      expiresAt: new Date(Date.parse(transaction.blockTime) + BLOCKHASH_EXPIRY_MS).toISOString(),
+      withdrawnUntilHeight: null,
+      confirmations: 1,
+    }))
+    return true
+  }
+
+  /**
+   * what the node says of the marked and overdue pending signatures: the subscription's word, else
+   * their status (getSignatureStatuses in batches: calls only for what is marked, late or in doubt)
+   */
   async function recount(messages: BusMessage[]): Promise<void> {
+    const nowMs = clock.now().getTime()
+    for (const [signature, at] of checkAt) if (at <= nowMs) recountDue.add(signature)
     const asked = [...recountDue].filter((signature) => pending.has(signature) && !finalized.has(signature))
     recountDue.clear()
+    const ended = new Set<string>()
     if (asked.length > 0) {
+      let chainTimeMs: number | undefined
+      const chainTime = async () => {
+        chainTimeMs ??= Date.parse((await reader.chainTime()).blockTime)
+        return chainTimeMs
+      }
       for (const [signature, state] of await reader.statuses(asked)) {
-        if (state?.finalized) finalized.set(signature, state.failed)
+        const outcome = await decide(signature, state, messages, chainTime)
+        if (outcome === 'final') finalized.set(signature, false)
+        else if (outcome === 'dropped') ended.add(signature)
       }
     }
     const observedAt = isoNow(clock)
-    const done: TrackedTransfer[] = []
     for (const [signature, failed] of finalized) {
-      for (const transfer of pending.get(signature) ?? []) {
-        done.push(transfer)
-        if (failed) continue
-        transfer.confirmations = transfer.requiredConfirmations
-        const message = trackedObservation(transfer, { status: 'seen' }, observedAt)
-        if (message !== undefined) messages.push(message)
+      if (failed) {
+        await reportAll(
+          signature,
+          { status: 'dropped', reason: 'REVERTED' },
+          messages,
+          (transfer) => transfer,
+        )
+      } else {
+        // final in doubt: seen again where it is first (a status asked later says final again)
+        if (inDoubt(signature) && !(await backOnChain(signature, messages))) continue
+        for (const transfer of pending.get(signature) ?? []) {
+          transfer.confirmations = transfer.requiredConfirmations
+          const message = trackedObservation(transfer, { status: 'seen' }, observedAt)
+          if (message !== undefined) messages.push(message)
+        }
       }
+      ended.add(signature)
+    }
+    finalized.clear()
+    const done: TrackedTransfer[] = []
+    for (const signature of ended) {
+      done.push(...(pending.get(signature) ?? []))
       pending.delete(signature)
+      checkAt.delete(signature)
       const end = finalityWatches.get(signature)
       finalityWatches.delete(signature)
       // a subscription that notified has ended by itself (web3.js); one that did not is ended here
       if (end !== undefined && !notified.has(signature)) await end()
       notified.delete(signature)
     }
-    finalized.clear()
     if (messages.length > 0) await bus.publish(Topics.chainObservations, messages)
     // untracked only once published: a crash in between publishes again, idempotent downstream
     for (const transfer of done) await store.untrack(network, transfer.txHash, transfer.index)
@@ -245,7 +382,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     },
 
     get due() {
-      return marked.size > 0 || unread.size > 0 || recountDue.size > 0 || finalized.size > 0
+      return marked.size > 0 || unread.size > 0 || recountDue.size > 0 || finalized.size > 0 || overdue()
     },
 
     async load() {

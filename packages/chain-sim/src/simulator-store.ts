@@ -102,7 +102,8 @@ export interface SimulatorStore {
   transactionHeight(network: string, txHash: string): number | null | undefined
   deleteTransaction(network: string, txHash: string): void
   /** back to the mempool, as java-tron re-queues the transactions of the blocks a fork switch pops */
-  requeueTransaction(network: string, txHash: string): void
+  /** back to the mempool; with `failure`, it fails where it is included again */
+  requeueTransaction(network: string, txHash: string, failure?: string): void
   blocks(network: string, fromHeight: number, toHeight: number): ChainBlock[]
   rehashBlock(network: string, height: number, hash: string, parentHash: string): void
   /** false if the address is already a token account */
@@ -293,7 +294,7 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     ),
     deleteTransaction: db.prepare('DELETE FROM sim_transfers WHERE network = ? AND tx_hash = ?'),
     requeueTransaction: db.prepare(
-      'UPDATE sim_transfers SET block_height = NULL WHERE network = ? AND tx_hash = ?',
+      'UPDATE sim_transfers SET block_height = NULL, failure = COALESCE(?, failure) WHERE network = ? AND tx_hash = ?',
     ),
     blocks: db.prepare(
       `SELECT height, hash, parent_hash, time FROM sim_blocks
@@ -445,8 +446,8 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
       statements.deleteSolanaRecord.run(network, txHash)
       statements.deleteTronRecord.run(network, txHash)
     },
-    requeueTransaction(network, txHash) {
-      statements.requeueTransaction.run(network, txHash)
+    requeueTransaction(network, txHash, failure) {
+      statements.requeueTransaction.run(failure ?? null, network, txHash)
     },
     blocks(network, fromHeight, toHeight) {
       const blocks = blockRows(network, fromHeight, toHeight).map(

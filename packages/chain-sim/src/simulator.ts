@@ -177,9 +177,14 @@ export interface ChainSimulator {
   /**
    * a fork switch: the block holding the transaction and every later one get new hashes, without
    * it; with `requeue` it goes back to the mempool and the next block includes it again (java-tron
-   * re-queues popped transactions), else it is gone for good. False if the tx is unknown.
+   * re-queues popped transactions), else it is gone for good; with `requeue` and `fail` it fails
+   * where it is included again (its new fork spent what it moved). False if the tx is unknown.
    */
-  dropTransaction(network: string, txHash: string, options?: { requeue?: boolean }): Promise<boolean>
+  dropTransaction(
+    network: string,
+    txHash: string,
+    options?: { requeue?: boolean; fail?: boolean },
+  ): Promise<boolean>
   /** the block height holding a transaction, null in the mempool, undefined if unknown */
   transactionHeight(network: string, txHash: string): Promise<number | null | undefined>
   /**
@@ -561,8 +566,13 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       return store.inTransaction(() => {
         const height = store.transactionHeight(name, txHash)
         if (height === undefined) return false
-        if (dropOptions.requeue === true) store.requeueTransaction(name, txHash)
-        else store.deleteTransaction(name, txHash)
+        if (dropOptions.requeue === true) {
+          store.requeueTransaction(
+            name,
+            txHash,
+            dropOptions.fail === true ? entry.format.defaultFailure : undefined,
+          )
+        } else store.deleteTransaction(name, txHash)
         if (height !== null) replaceBlocksFrom(entry, height)
         logger.info(
           { network: name, txHash, height, requeued: dropOptions.requeue === true },

@@ -309,6 +309,22 @@ describe('POST /chains/:network getBlock', () => {
     })
   })
 
+  it('forgets a transaction a fork took back, and fails it where a fork includes it again failed', async () => {
+    const { txHash } = await simulator.submitTransfer('SOLANA', {
+      to: simulatedAddress('SOLANA'),
+      amount: '1',
+      currency: 'SOL',
+    })
+    await simulator.mineBlocks('SOLANA', 1)
+    expect(await simulator.dropTransaction('SOLANA', txHash, { requeue: true, fail: true })).toBe(true)
+    const status = async () =>
+      (await rpc('getSignatureStatuses', [txHash], { searchTransactionHistory: true })).result.value[0]
+    expect(await status()).toBeNull()
+    expect((await rpc('getTransaction', txHash, { maxSupportedTransactionVersion: 0 })).result).toBeNull()
+    const { height } = await simulator.mineBlocks('SOLANA', 1)
+    expect(await status()).toMatchObject({ slot: height, err: { InstructionError: [0, { Custom: 1 }] } })
+  })
+
   it('plays a node that lacks blocks the chain holds: -32009 for getBlock, left out of getBlocks', async () => {
     const { height } = await simulator.mineBlocks('SOLANA', 4)
     simulator.lackBlocks('SOLANA', [height - 1])

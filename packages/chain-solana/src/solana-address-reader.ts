@@ -60,6 +60,11 @@ export interface SolanaAddressReader {
   /** getSlot and getBlockTime at confirmed: what a watcher that listed every account after it has seen */
   chainTime(): Promise<SolanaChainTime>
   /**
+   * the node's first available block and its time (getFirstAvailableBlock, getBlockTime): a node
+   * started from a snapshot lists nothing older
+   */
+  firstAvailable(): Promise<SolanaChainTime>
+  /**
    * the transactions holding `address` after `until` (exclusive; null: all the node has), oldest
    * first, at confirmed: one getSignaturesForAddress per 1,000
    */
@@ -162,17 +167,26 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
     deferred.push(remove)
   }
 
+  async function blockTimeOf(slot: number): Promise<string> {
+    const time = await call('getBlockTime', () => connection.getBlockTime(slot))
+    if (time === null)
+      throw toChainRpcError(
+        new Error(`no block time for slot ${slot}`),
+        `Solana getBlockTime on ${where}`,
+        redact,
+      )
+    return new Date(time * 1000).toISOString()
+  }
+
   return {
     async chainTime() {
       const slot = await call('getSlot', () => connection.getSlot('confirmed'))
-      const time = await call('getBlockTime', () => connection.getBlockTime(slot))
-      if (time === null)
-        throw toChainRpcError(
-          new Error(`no block time for slot ${slot}`),
-          `Solana getBlockTime on ${where}`,
-          redact,
-        )
-      return { slot, blockTime: new Date(time * 1000).toISOString() }
+      return { slot, blockTime: await blockTimeOf(slot) }
+    },
+
+    async firstAvailable() {
+      const slot = await call('getFirstAvailableBlock', () => connection.getFirstAvailableBlock())
+      return { slot, blockTime: await blockTimeOf(slot) }
     },
 
     async activitySince(address, until) {

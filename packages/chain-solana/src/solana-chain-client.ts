@@ -42,7 +42,7 @@ const DEFAULT_TIMEOUT_MS = 10_000
  * before the block that included it: past 150 blocks after its block, no fork can include it again.
  * 150 blocks are 60 s at 400 ms; twice that leaves room for skipped slots (docs/chains.md, "Forks").
  */
-const BLOCKHASH_EXPIRY_MS = 2 * 150 * 400
+export const BLOCKHASH_EXPIRY_MS = 2 * 150 * 400
 /** how far after a range to look for the block that shows its last slots skipped */
 const NEXT_BLOCK_LOOKAHEAD = 100
 /** what a node lists in one getBlocks call at most (MAX_GET_CONFIRMED_BLOCKS_RANGE) */
