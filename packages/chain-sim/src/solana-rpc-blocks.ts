@@ -349,11 +349,17 @@ function solanaTransaction(
     tokenAccount(tokenAccounts, source, mint, payer, transfer.decimals, stored.txHash).sent += amount
     // an account opened with a given owner (ChainSimulator.openTokenAccount) for its mint; any
     // other stands for an account of some stranger
-    const owner =
-      transfer.tokenAccount !== undefined && transfer.tokenAccount.mint === mint
-        ? transfer.tokenAccount.owner
-        : standInTokenOwner(transfer.to)
-    tokenAccount(tokenAccounts, transfer.to, mint, owner, transfer.decimals, stored.txHash).received += amount
+    const opened = transfer.tokenAccount !== undefined && transfer.tokenAccount.mint === mint
+    const owner = opened ? (transfer.tokenAccount?.owner as string) : standInTokenOwner(transfer.to)
+    tokenAccount(
+      tokenAccounts,
+      transfer.to,
+      mint,
+      owner,
+      transfer.decimals,
+      stored.txHash,
+      opened,
+    ).received += amount
     place(writable, source)
     place(receivers, transfer.to)
     if (version === 0) place(readonly, mint)
@@ -412,16 +418,20 @@ function tokenAccount(
   owner: string,
   decimals: number,
   txHash: string,
+  /** an account opened with its owner (openTokenAccount): it starts empty, as the ledger has it */
+  opened = false,
 ): TokenAccount {
   const known = accounts.get(key)
   if (known) return known
-  // some receiving accounts start empty, others hold an earlier balance
+  // a stranger's receiving account may hold an earlier balance; one opened with its owner starts
+  // empty, so that its first payment shows what the ledger (getAccountInfo,
+  // getTokenAccountsByOwner) holds; a second payment to it shows its own amount only
   const seed = pseudoRandom('token-balance', txHash, key)
   const account = {
     mint,
     owner,
     decimals,
-    before: seed % 3n === 0n ? 0n : seed % 10n ** 12n,
+    before: opened || seed % 3n === 0n ? 0n : seed % 10n ** 12n,
     sent: 0n,
     received: 0n,
   }

@@ -7,11 +7,9 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { ChainSimulator, SimulatedBlock, SolanaAccountState } from './simulator.js'
 import {
   type AccountEncoding,
-  accountStateAfter,
   renderAccount,
   renderNonceAccount,
   type TokenHolding,
-  tokenHoldingAfter,
 } from './solana-accounts.js'
 import { blockhashIsRecent, decodeWireTransaction } from './solana-execution.js'
 import { BLOCKHASH_VALIDITY } from './solana-ledger.js'
@@ -24,7 +22,6 @@ import {
   SolanaRpcError,
   type SolanaTransaction,
   simulatedSolanaTransactions,
-  TOKEN_ACCOUNT_LAMPORTS,
   TOKEN_PROGRAM_ID,
   type TransactionDetails,
   uiTokenAmount,
@@ -393,23 +390,11 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     const accounts = (await node.simulator.tokenAccountsOf(node.network, owner)).filter(
       (account) => mint === undefined || account.mint === mint,
     )
+    // what each account holds now, from the ledger, as getAccountInfo answers it
     const value: unknown[] = []
     for (const account of accounts) {
-      let state: Record<string, unknown> | undefined
-      for await (const { transaction } of transactionsNewestFirst(node, slot)) {
-        if (tokenHoldingAfter(transaction, account.address) === undefined) continue
-        state = accountStateAfter(transaction, account.address, encoding)
-        break
-      }
-      const empty: TokenHolding = {
-        mint: account.mint,
-        owner,
-        uiTokenAmount: uiTokenAmount(0n, account.decimals) as TokenHolding['uiTokenAmount'],
-      }
-      value.push({
-        account: state ?? renderAccount(TOKEN_ACCOUNT_LAMPORTS, empty, encoding),
-        pubkey: account.address,
-      })
+      const state = await node.simulator.solanaAccount(node.network, account.address)
+      value.push({ account: ledgerAccount(state, encoding), pubkey: account.address })
     }
     return { context: { apiVersion: API_VERSION, slot }, value }
   },
