@@ -1,0 +1,3 @@
+export * from './commands.js'
+export * from './sweep-plan.js'
+export * from './sweep-rules.js'

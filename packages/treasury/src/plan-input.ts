@@ -1,0 +1,32 @@
+// What both chains' planners take and give: the operator's choices in, steps and figures out.
+
+import type { PlanSigner, PlanStep, PlannedSweep, SkippedAddress } from './sweep-plan.js'
+
+export interface PlanInput {
+  rpcUrl: string
+  apiKey?: string
+  network: string
+  treasury: Omit<PlanSigner, 'role'>
+  /** TRON: delegate staked energy from the treasury, or send TRX for the address to burn */
+  energy: 'burn' | 'delegate'
+  /** smallest units below which an address is left alone (--min CURRENCY=AMOUNT) */
+  minimums: Map<string, bigint>
+  /** native coins per whole token (--rate USDT=3.6), scaled: value = nativePerTokenUnits / rateScale */
+  rates: Map<string, { nativePerTokenUnits: bigint; rateScale: bigint }>
+  allowLoss: boolean
+  decimals(currency: string): number
+  now: Date
+}
+
+export interface PlanOutput {
+  steps: PlanStep[]
+  sweeps: PlannedSweep[]
+  skipped: SkippedAddress[]
+  moved: Map<string, bigint>
+  /** what the treasury's native balance changes by once every step landed (negative: it pays) */
+  treasuryNativeChange: bigint
+  nativeCurrency: string
+  nativeDecimals: number
+  validUntil: Date
+  validity: string
+}

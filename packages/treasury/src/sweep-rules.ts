@@ -1,0 +1,97 @@
+// The planning rules of a sweep (docs/treasury.md, "Minimum amounts and dust"): pure arithmetic on
+// smallest units, so that what the plan announces is what the chain will charge.
+
+/** what one payment address holds of the asset the plan would move, and what moving it costs */
+export interface SweepCandidate {
+  /** smallest units of the swept asset the address holds now */
+  amountUnits: bigint
+  /** the operator's minimum for this asset (--min), smallest units; 0n = any amount */
+  minimumUnits: bigint
+  /**
+   * fees in the chain's native coin that the sweep burns or leaves behind (activation, energy,
+   * bandwidth, signatures), less what it brings back (a closed token account's rent)
+   */
+  netNativeCostUnits: bigint
+  /**
+   * the native cost expressed in units of the swept asset (same asset: the cost itself); null when
+   * the asset is a token and the operator gave no rate, so the cost cannot be weighed against it
+   */
+  costInAssetUnits: bigint | null
+}
+
+export type SweepDecision =
+  | { sweep: true }
+  | { sweep: false; reason: 'EMPTY' | 'BELOW_MINIMUM' | 'FEES_EXCEED_AMOUNT' | 'NO_RATE' }
+
+/** whether to sweep: something to move, at least the minimum, and fees no larger than the amount */
+export function decideSweep(candidate: SweepCandidate, options: { allowLoss: boolean }): SweepDecision {
+  if (candidate.amountUnits <= 0n) return { sweep: false, reason: 'EMPTY' }
+  if (candidate.amountUnits < candidate.minimumUnits) return { sweep: false, reason: 'BELOW_MINIMUM' }
+  if (options.allowLoss || candidate.netNativeCostUnits <= 0n) return { sweep: true }
+  if (candidate.costInAssetUnits === null) return { sweep: false, reason: 'NO_RATE' }
+  return candidate.costInAssetUnits > candidate.amountUnits
+    ? { sweep: false, reason: 'FEES_EXCEED_AMOUNT' }
+    : { sweep: true }
+}
+
+/**
+ * A native cost in units of a token: `rate` = native coins per whole token (--rate USDT=3.6 means
+ * one USDT is worth 3.6 TRX), rounded up so that the comparison never favours the sweep.
+ */
+export function nativeCostInTokenUnits(
+  nativeUnits: bigint,
+  rate: { nativePerTokenUnits: bigint; rateScale: bigint },
+  decimals: { native: number; token: number },
+): bigint {
+  // tokenUnits = native / 10^nd * 10^td / (nativePerToken / scale)
+  const numerator = nativeUnits * 10n ** BigInt(decimals.token) * rate.rateScale
+  const denominator = 10n ** BigInt(decimals.native) * rate.nativePerTokenUnits
+  return (numerator + denominator - 1n) / denominator
+}
+
+//////// TRON
+
+/** java-tron's chain parameters the plan prices with (GET /wallet/getchainparameters) */
+export interface TronPrices {
+  /** getTransactionFee: sun burned per bandwidth byte (1,000) */
+  bandwidthSunPerByte: bigint
+  /** getEnergyFee: sun burned per energy unit (100 on mainnet since 2025-08) */
+  energySunPerUnit: bigint
+  /** getCreateNewAccountFeeInSystemContract: burned when a transfer creates an account (1 TRX) */
+  createAccountFeeSun: bigint
+  /** getCreateAccountFee: burned instead of staked bandwidth for that transfer (0.1 TRX) */
+  createAccountBandwidthFeeSun: bigint
+  /** TotalEnergyLimit / TotalEnergyWeight of getaccountresource: energy per staked TRX and day */
+  totalEnergyLimit: bigint
+  totalEnergyWeight: bigint
+}
+
+/** the protobuf size java-tron bills in bandwidth: the signed transaction without `ret`, plus 64 */
+export function tronBandwidthBytes(rawDataBytes: number, signatures = 1): bigint {
+  // Transaction { raw_data = 1 (LEN), signature = 2 (65 bytes each) }; BandwidthProcessor adds
+  // MAX_RESULT_SIZE_IN_TX (64) per contract
+  const rawField = 1 + varintLength(rawDataBytes) + rawDataBytes
+  return BigInt(rawField + signatures * (1 + 1 + 65) + 64)
+}
+
+/** sun burned for bandwidth when the payer's free and staked bandwidth do not cover the bytes */
+export function tronBandwidthBurn(bytes: bigint, availableBandwidth: bigint, prices: TronPrices): bigint {
+  return availableBandwidth >= bytes ? 0n : bytes * prices.bandwidthSunPerByte
+}
+
+/** TRX (sun) to delegate so that the receiver gets at least `energy` energy: whole TRX, at least 1 */
+export function tronStakeForEnergy(energy: bigint, prices: TronPrices): bigint {
+  if (prices.totalEnergyLimit <= 0n) throw new RangeError('TotalEnergyLimit must be positive')
+  const trx = (energy * prices.totalEnergyWeight + prices.totalEnergyLimit - 1n) / prices.totalEnergyLimit
+  return (trx < 1n ? 1n : trx) * 1_000_000n
+}
+
+function varintLength(value: number): number {
+  let length = 1
+  let rest = value
+  while (rest >= 0x80) {
+    rest = Math.floor(rest / 0x80)
+    length += 1
+  }
+  return length
+}
