@@ -53,7 +53,8 @@ export function createAdminApi(url: string, token: string): AdminApi {
       throw new CommandError(`cannot reach the admin API at ${url}: ${(error as Error).message}`)
     }
     const text = await response.text()
-    if (!response.ok) throw new CommandError(`${method} ${path}: HTTP ${response.status} ${text.slice(0, 300)}`)
+    if (!response.ok)
+      throw new CommandError(`${method} ${path}: HTTP ${response.status} ${text.slice(0, 300)}`)
     return JSON.parse(text) as T
   }
   return {
@@ -64,7 +65,10 @@ export function createAdminApi(url: string, token: string): AdminApi {
         const query = new URLSearchParams({ network, limit: '100' })
         if (walletId !== undefined) query.set('walletId', walletId)
         if (cursor !== null) query.set('cursor', cursor)
-        const page: { data: BalanceRow[]; nextCursor: string | null } = await call('GET', `/balances?${query}`)
+        const page: { data: BalanceRow[]; nextCursor: string | null } = await call(
+          'GET',
+          `/balances?${query}`,
+        )
         rows.push(...page.data)
         cursor = page.nextCursor
       } while (cursor !== null)

@@ -34,7 +34,10 @@ interface ChainLink {
   send(step: SignedStep): Promise<void>
 }
 
-export async function broadcastSigned(signed: SignedSweep, options: BroadcastOptions): Promise<BroadcastState> {
+export async function broadcastSigned(
+  signed: SignedSweep,
+  options: BroadcastOptions,
+): Promise<BroadcastState> {
   const state = readState(options.statePath)
   const chain = signed.chain === 'TRON' ? tronLink(options) : solanaLink(options)
   const save = () => writeJsonFile(options.statePath, state)
@@ -50,9 +53,12 @@ export async function broadcastSigned(signed: SignedSweep, options: BroadcastOpt
       for (let poll = 0; status !== 'confirmed'; poll += 1) {
         if (status === 'failed') throw new CommandError(`step ${step.id} (${step.txId}) failed on chain`)
         if (status === 'expired') {
-          throw new CommandError(`step ${step.id} (${step.txId}) expired before landing: plan, sign and broadcast again`)
+          throw new CommandError(
+            `step ${step.id} (${step.txId}) expired before landing: plan, sign and broadcast again`,
+          )
         }
-        if (poll >= options.maxPolls) throw new CommandError(`step ${step.id} (${step.txId}) not confirmed yet: run broadcast again`)
+        if (poll >= options.maxPolls)
+          throw new CommandError(`step ${step.id} (${step.txId}) not confirmed yet: run broadcast again`)
         await new Promise((resolve) => setTimeout(resolve, options.pollMs))
         status = await chain.status(step)
       }
@@ -101,14 +107,20 @@ function tronLink(options: BroadcastOptions): ChainLink {
         result?: string
       }
       if (info.blockNumber !== undefined) {
-        const failed = info.result === 'FAILED' || (info.receipt?.result !== undefined && info.receipt.result !== 'SUCCESS')
+        const failed =
+          info.result === 'FAILED' ||
+          (info.receipt?.result !== undefined && info.receipt.result !== 'SUCCESS')
         return failed ? 'failed' : 'confirmed'
       }
       const expiration = (step.tron?.raw_data as { expiration?: number } | undefined)?.expiration ?? 0
       return Date.now() > expiration ? 'expired' : 'unknown'
     },
     async send(step) {
-      const answer = (await tronWeb.trx.sendRawTransaction(step.tron as never)) as { result?: boolean; code?: string; message?: string }
+      const answer = (await tronWeb.trx.sendRawTransaction(step.tron as never)) as {
+        result?: boolean
+        code?: string
+        message?: string
+      }
       // DUP_TRANSACTION_ERROR: the node already has it, from an earlier run
       if (answer.result !== true && answer.code !== 'DUP_TRANSACTION_ERROR') {
         const message = answer.message ? Buffer.from(answer.message, 'hex').toString('utf8') : ''
@@ -125,10 +137,15 @@ function solanaLink(options: BroadcastOptions): ChainLink {
   })
   return {
     async status(step) {
-      const [status] = (await connection.getSignatureStatuses([step.txId as TransactionSignature], { searchTransactionHistory: true })).value
+      const [status] = (
+        await connection.getSignatureStatuses([step.txId as TransactionSignature], {
+          searchTransactionHistory: true,
+        })
+      ).value
       if (status) {
         if (status.err !== null) return 'failed'
-        if (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized') return 'confirmed'
+        if (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')
+          return 'confirmed'
         return 'unknown'
       }
       const height = await connection.getBlockHeight('confirmed')
@@ -136,7 +153,9 @@ function solanaLink(options: BroadcastOptions): ChainLink {
     },
     async send(step) {
       if (step.solana === undefined) throw new CommandError(`step ${step.id} has no Solana transaction`)
-      await connection.sendRawTransaction(Buffer.from(step.solana.transaction, 'base64'), { preflightCommitment: 'confirmed' })
+      await connection.sendRawTransaction(Buffer.from(step.solana.transaction, 'base64'), {
+        preflightCommitment: 'confirmed',
+      })
     },
   }
 }

@@ -10,7 +10,14 @@ import { CommandError } from './command-error.js'
 import { refuseNetwork } from './offline-guard.js'
 import type { PlanInput } from './plan-input.js'
 import type { TreasuryKey } from './plan-signer.js'
-import { FORMAT_VERSION, PLAN_FORMAT, readPlanFile, readSignedFile, type SweepPlan, writeJsonFile } from './sweep-plan.js'
+import {
+  FORMAT_VERSION,
+  PLAN_FORMAT,
+  readPlanFile,
+  readSignedFile,
+  type SweepPlan,
+  writeJsonFile,
+} from './sweep-plan.js'
 
 export interface WalletCommandContext {
   env: Record<string, string | undefined>
@@ -120,18 +127,33 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
     network,
     treasury: {
       address: treasury,
-      derivationPath: flags['treasury-external'] ? null : (flags['treasury-path'] ?? DEFAULT_TREASURY_PATHS[definition.chain]),
+      derivationPath: flags['treasury-external']
+        ? null
+        : (flags['treasury-path'] ?? DEFAULT_TREASURY_PATHS[definition.chain]),
     },
     energy,
-    minimums: new Map((flags.min ?? []).map((entry) => pair(entry, '--min', (currency, amount) => toUnits(amount, decimals(currency))))),
-    rates: new Map((flags.rate ?? []).map((entry) => pair(entry, '--rate', (_currency, rate) => parseRate(rate)))),
+    minimums: new Map(
+      (flags.min ?? []).map((entry) =>
+        pair(entry, '--min', (currency, amount) => toUnits(amount, decimals(currency))),
+      ),
+    ),
+    rates: new Map(
+      (flags.rate ?? []).map((entry) => pair(entry, '--rate', (_currency, rate) => parseRate(rate))),
+    ),
     allowLoss: flags['allow-loss'] === true,
     decimals,
     now: context.now(),
   }
-  const rows = (await admin(flags, context).balances({ network, ...(flags['wallet-id'] === undefined ? {} : { walletId: flags['wallet-id'] }) }))
-    .filter((row) => row.network === network)
-  const planner = definition.chain === 'TRON' ? (await import('./tron-planner.js')).planTron : (await import('./solana-planner.js')).planSolana
+  const rows = (
+    await admin(flags, context).balances({
+      network,
+      ...(flags['wallet-id'] === undefined ? {} : { walletId: flags['wallet-id'] }),
+    })
+  ).filter((row) => row.network === network)
+  const planner =
+    definition.chain === 'TRON'
+      ? (await import('./tron-planner.js')).planTron
+      : (await import('./solana-planner.js')).planSolana
   const output = await planner(rows, input)
   const sweepPlan: SweepPlan = {
     format: PLAN_FORMAT,
@@ -146,14 +168,19 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
     sweeps: output.sweeps,
     skipped: output.skipped,
     totals: {
-      moved: Object.fromEntries([...output.moved].map(([currency, units]) => [currency, formatUnits(units, decimals(currency))])),
+      moved: Object.fromEntries(
+        [...output.moved].map(([currency, units]) => [currency, formatUnits(units, decimals(currency))]),
+      ),
       treasuryNativeChange: signedUnits(output.treasuryNativeChange, output.nativeDecimals),
       feeCurrency: output.nativeCurrency,
     },
   }
   writeJsonFile(out, sweepPlan)
-  context.out(`plan ${out}: ${output.sweeps.length} sweeps in ${output.steps.length} transactions, ${output.skipped.length} addresses left`)
-  for (const [currency, amount] of Object.entries(sweepPlan.totals.moved)) context.out(`  moves ${amount} ${currency}`)
+  context.out(
+    `plan ${out}: ${output.sweeps.length} sweeps in ${output.steps.length} transactions, ${output.skipped.length} addresses left`,
+  )
+  for (const [currency, amount] of Object.entries(sweepPlan.totals.moved))
+    context.out(`  moves ${amount} ${currency}`)
   context.out(`  treasury ${output.nativeCurrency} changes by ${sweepPlan.totals.treasuryNativeChange}`)
   context.out(`  ${output.validity}`)
 }
@@ -163,6 +190,8 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
 async function sign(flags: Flags, context: WalletCommandContext): Promise<void> {
   // before any key is read, and before the signing code is even loaded
   refuseNetwork()
+  const online = (['url', 'token', 'rpc-url', 'api-key'] as const).find((name) => flags[name] !== undefined)
+  if (online !== undefined) throw new CommandError(`sign works offline and takes no --${online}`)
   const planPath = required(flags.plan, '--plan')
   const out = required(flags.out, '--out')
   const { plan: sweepPlan, sha256 } = readPlanFile(planPath)
@@ -171,18 +200,29 @@ async function sign(flags: Flags, context: WalletCommandContext): Promise<void> 
       ? await context.promptSecret('mnemonic (not shown): ')
       : readSecretFile(flags['mnemonic-file'], '--mnemonic-file')
   const treasuryKey =
-    flags['treasury-key-file'] === undefined ? undefined : readTreasuryKey(sweepPlan.chain, flags['treasury-key-file'])
+    flags['treasury-key-file'] === undefined
+      ? undefined
+      : readTreasuryKey(sweepPlan.chain, flags['treasury-key-file'])
   const { signPlan } = await import('./plan-signer.js')
-  const signed = signPlan({ plan: sweepPlan, planSha256: sha256, mnemonic, ...(treasuryKey === undefined ? {} : { treasuryKey }) })
+  const signed = signPlan({
+    plan: sweepPlan,
+    planSha256: sha256,
+    mnemonic,
+    ...(treasuryKey === undefined ? {} : { treasuryKey }),
+  })
   writeJsonFile(out, signed)
-  context.out(`signed ${signed.steps.length} transactions of ${planPath} into ${out}; broadcast before ${signed.validUntil}`)
+  context.out(
+    `signed ${signed.steps.length} transactions of ${planPath} into ${out}; broadcast before ${signed.validUntil}`,
+  )
 }
 
 function readSecretFile(path: string, flag: string): string {
   try {
     return readFileSync(path, 'utf8')
   } catch (error) {
-    throw new CommandError(`${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`)
+    throw new CommandError(
+      `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    )
   }
 }
 
@@ -190,7 +230,8 @@ function readSecretFile(path: string, flag: string): string {
 function readTreasuryKey(chain: 'TRON' | 'SOLANA', path: string): TreasuryKey {
   const text = readSecretFile(path, '--treasury-key-file').trim()
   if (chain === 'TRON') {
-    if (!/^(0x)?[0-9a-fA-F]{64}$/.test(text)) throw new CommandError('--treasury-key-file: expected 64 hex digits')
+    if (!/^(0x)?[0-9a-fA-F]{64}$/.test(text))
+      throw new CommandError('--treasury-key-file: expected 64 hex digits')
     return { chain, privateKeyHex: text.replace(/^0x/, '') }
   }
   try {
@@ -216,7 +257,9 @@ async function broadcast(flags: Flags, context: WalletCommandContext): Promise<v
     maxPolls: integer(flags['max-polls'] ?? '100', '--max-polls'),
     log: context.out,
   })
-  context.out(`broadcast ${signedPath}: ${Object.keys(state.confirmed).length} of ${signed.steps.length} confirmed, sweeps recorded`)
+  context.out(
+    `broadcast ${signedPath}: ${Object.keys(state.confirmed).length} of ${signed.steps.length} confirmed, sweeps recorded`,
+  )
 }
 
 //////// helpers

@@ -42,7 +42,11 @@ export function refuseNetwork(): void {
   globalThis.fetch = async () => {
     throw new NetworkRefusedError('fetch')
   }
-  Object.defineProperty(globalThis, 'WebSocket', { value: refuse('WebSocket'), configurable: true, writable: true })
+  Object.defineProperty(globalThis, 'WebSocket', {
+    value: refuse('WebSocket'),
+    configurable: true,
+    writable: true,
+  })
   // named ESM imports of node: builtins are copies: bring them in line with the patched objects
   syncBuiltinESMExports()
 }

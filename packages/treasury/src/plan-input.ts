@@ -1,6 +1,6 @@
 // What both chains' planners take and give: the operator's choices in, steps and figures out.
 
-import type { PlanSigner, PlanStep, PlannedSweep, SkippedAddress } from './sweep-plan.js'
+import type { PlannedSweep, PlanSigner, PlanStep, SkippedAddress } from './sweep-plan.js'
 
 export interface PlanInput {
   rpcUrl: string

@@ -3,7 +3,9 @@
 // tronweb (secp256k1) and @solana/web3.js (ed25519). Runs after refuseNetwork(); writes nothing
 // but signatures (docs/treasury.md, "The key ceremony").
 
+import { tronAddressFromPublicKey } from '@chainpay/wallet'
 import { bytesToHex } from '@noble/hashes/utils.js'
+import { base58 } from '@scure/base'
 import { HDKey } from '@scure/bip32'
 import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
@@ -24,10 +26,8 @@ import {
   VersionedMessage,
   VersionedTransaction,
 } from '@solana/web3.js'
-import { tronAddressFromPublicKey } from '@chainpay/wallet'
 import { HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
 import { TronWeb, utils as tronUtils } from 'tronweb'
-import { base58 } from '@scure/base'
 import { CommandError } from './command-error.js'
 import {
   FORMAT_VERSION,
@@ -40,7 +40,9 @@ import {
 } from './sweep-plan.js'
 
 /** a treasury key given apart from the mnemonic (--treasury-key-file) */
-export type TreasuryKey = { chain: 'TRON'; privateKeyHex: string } | { chain: 'SOLANA'; secretKey: Uint8Array }
+export type TreasuryKey =
+  | { chain: 'TRON'; privateKeyHex: string }
+  | { chain: 'SOLANA'; secretKey: Uint8Array }
 
 interface SigningKey {
   address: string
@@ -77,7 +79,8 @@ export function signPlan(input: {
       throw new CommandError(`step ${step.id}: its treasury signer is not the plan's treasury`)
     }
     const base = { id: step.id, description: step.description, after: step.after }
-    if (plan.chain === 'TRON') return { ...base, ...signTron(step, stepKeys, plan.treasury.address, paymentAddresses) }
+    if (plan.chain === 'TRON')
+      return { ...base, ...signTron(step, stepKeys, plan.treasury.address, paymentAddresses) }
     return { ...base, ...signSolana(step, stepKeys, plan.treasury.address) }
   })
   return {
@@ -93,15 +96,25 @@ export function signPlan(input: {
   }
 }
 
-function signingKey(chain: 'TRON' | 'SOLANA', seed: Uint8Array, signer: PlanSigner, separate?: TreasuryKey): SigningKey {
+function signingKey(
+  chain: 'TRON' | 'SOLANA',
+  seed: Uint8Array,
+  signer: PlanSigner,
+  separate?: TreasuryKey,
+): SigningKey {
   let key: SigningKey
   if (separate !== undefined) {
     key =
       separate.chain === 'TRON'
-        ? { address: TronWeb.address.fromPrivateKey(separate.privateKeyHex) || '', tron: separate.privateKeyHex }
+        ? {
+            address: TronWeb.address.fromPrivateKey(separate.privateKeyHex) || '',
+            tron: separate.privateKeyHex,
+          }
         : fromSolanaKeypair(Keypair.fromSecretKey(separate.secretKey))
   } else if (signer.derivationPath === null) {
-    throw new CommandError(`the plan gives no derivation path for ${signer.address}: pass --treasury-key-file`)
+    throw new CommandError(
+      `the plan gives no derivation path for ${signer.address}: pass --treasury-key-file`,
+    )
   } else if (chain === 'TRON') {
     const node = HDKey.fromMasterSeed(seed).derive(signer.derivationPath)
     if (!node.privateKey || !node.publicKey) throw new CommandError(`no key at ${signer.derivationPath}`)
@@ -144,12 +157,15 @@ function signTron(
   }
   const contracts = transaction.raw_data.contract
   const contract = contracts[0]
-  if (contracts.length !== 1 || contract === undefined) throw new CommandError(`step ${step.id}: one contract expected`)
+  if (contracts.length !== 1 || contract === undefined)
+    throw new CommandError(`step ${step.id}: one contract expected`)
   const value = contract.parameter.value
   const hex = (address: string) => TronWeb.address.toHex(address).toLowerCase()
-  const same = (field: unknown, address: string) => typeof field === 'string' && field.toLowerCase() === hex(address)
+  const same = (field: unknown, address: string) =>
+    typeof field === 'string' && field.toLowerCase() === hex(address)
   const toPayment = (field: unknown) => [...paymentAddresses].some((address) => same(field, address))
-  if (!same(value.owner_address, key.address)) throw new CommandError(`step ${step.id}: the owner is not its signer`)
+  if (!same(value.owner_address, key.address))
+    throw new CommandError(`step ${step.id}: the owner is not its signer`)
   const fromTreasury = key.address === treasury
   const allowed = (() => {
     switch (contract.type) {
@@ -174,15 +190,24 @@ function signTron(
     }
   })()
   if (!allowed) {
-    throw new CommandError(`step ${step.id}: a ${contract.type} that a sweep to ${treasury} does not make; refused`)
+    throw new CommandError(
+      `step ${step.id}: a ${contract.type} that a sweep to ${treasury} does not make; refused`,
+    )
   }
-  const signed = tronUtils.crypto.signTransaction(key.tron, structuredClone(transaction)) as unknown as Record<string, unknown>
+  const signed = tronUtils.crypto.signTransaction(
+    key.tron,
+    structuredClone(transaction),
+  ) as unknown as Record<string, unknown>
   return { txId: transaction.txID, tron: signed }
 }
 
 //////// Solana
 
-function signSolana(step: PlanStep, keys: SigningKey[], treasury: string): Pick<SignedStep, 'txId' | 'solana'> {
+function signSolana(
+  step: PlanStep,
+  keys: SigningKey[],
+  treasury: string,
+): Pick<SignedStep, 'txId' | 'solana'> {
   const planned = step.solana
   if (planned === undefined) throw new CommandError(`step ${step.id}: no Solana message`)
   const message = VersionedMessage.deserialize(Buffer.from(planned.message, 'base64'))
@@ -192,7 +217,9 @@ function signSolana(step: PlanStep, keys: SigningKey[], treasury: string): Pick<
   }
   for (const instruction of TransactionMessage.decompile(message).instructions) {
     if (!solanaInstructionAllowed(instruction, treasuryKey)) {
-      throw new CommandError(`step ${step.id}: an instruction that a sweep to ${treasury} does not make; refused`)
+      throw new CommandError(
+        `step ${step.id}: an instruction that a sweep to ${treasury} does not make; refused`,
+      )
     }
   }
   const transaction = new VersionedTransaction(message)
@@ -201,7 +228,10 @@ function signSolana(step: PlanStep, keys: SigningKey[], treasury: string): Pick<
     return key.solana
   })
   const required = message.staticAccountKeys.slice(0, message.header.numRequiredSignatures)
-  if (required.length !== signers.length || !required.every((account, i) => account.equals(signers[i]?.publicKey ?? PublicKey.default))) {
+  if (
+    required.length !== signers.length ||
+    !required.every((account, i) => account.equals(signers[i]?.publicKey ?? PublicKey.default))
+  ) {
     throw new CommandError(`step ${step.id}: the message's signers are not the plan's`)
   }
   transaction.sign(signers)
@@ -243,8 +273,11 @@ function solanaInstructionAllowed(
   if (programId.equals(ASSOCIATED_TOKEN_PROGRAM_ID)) {
     // CreateIdempotent (data [1]): payer, account, owner, mint, system, token
     const [payer, , owner] = instruction.keys
-    return instruction.data[0] === 1 && payer?.pubkey.equals(treasury) === true && owner?.pubkey.equals(treasury) === true
+    return (
+      instruction.data[0] === 1 &&
+      payer?.pubkey.equals(treasury) === true &&
+      owner?.pubkey.equals(treasury) === true
+    )
   }
   return false
 }
-

@@ -9,11 +9,17 @@ import {
   createTransferCheckedInstruction,
   getAssociatedTokenAddressSync,
 } from '@solana/spl-token'
-import { Connection, PublicKey, SystemProgram, type TransactionInstruction, TransactionMessage } from '@solana/web3.js'
+import {
+  Connection,
+  PublicKey,
+  SystemProgram,
+  type TransactionInstruction,
+  TransactionMessage,
+} from '@solana/web3.js'
 import type { BalanceRow } from './admin-api.js'
 import { CommandError } from './command-error.js'
 import type { PlanInput, PlanOutput } from './plan-input.js'
-import type { PlanStep, PlannedSweep, SkippedAddress } from './sweep-plan.js'
+import type { PlannedSweep, PlanStep, SkippedAddress } from './sweep-plan.js'
 import { decideSweep, nativeCostInTokenUnits } from './sweep-rules.js'
 
 const SOL_DECIMALS = 9
@@ -44,9 +50,11 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
     const decimals = input.decimals(row.currency)
     if (row.tokenStandard === 'NATIVE') {
       amount = BigInt(await connection.getBalance(owner))
-      if (amount > 0n) instructions.push(SystemProgram.transfer({ fromPubkey: owner, toPubkey: treasury, lamports: amount }))
+      if (amount > 0n)
+        instructions.push(SystemProgram.transfer({ fromPubkey: owner, toPubkey: treasury, lamports: amount }))
     } else {
-      if (row.contract === null || row.tokenAccount === null) throw new CommandError(`${row.paymentId}: an SPL row without mint or token account`)
+      if (row.contract === null || row.tokenAccount === null)
+        throw new CommandError(`${row.paymentId}: an SPL row without mint or token account`)
       const mint = new PublicKey(row.contract)
       const tokenAccount = new PublicKey(row.tokenAccount)
       const info = await connection.getAccountInfo(tokenAccount)
@@ -59,26 +67,43 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
         if (!treasuryTokenAccounts.has(destination.toBase58())) {
           treasuryTokenAccounts.add(destination.toBase58())
           if ((await connection.getAccountInfo(destination)) === null) {
-            instructions.push(createAssociatedTokenAccountIdempotentInstruction(treasury, destination, treasury, mint))
+            instructions.push(
+              createAssociatedTokenAccountIdempotentInstruction(treasury, destination, treasury, mint),
+            )
             rentSpent = BigInt(await connection.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_BYTES))
           }
         }
         if (amount > 0n) {
-          instructions.push(createTransferCheckedInstruction(tokenAccount, mint, destination, owner, amount, decimals))
+          instructions.push(
+            createTransferCheckedInstruction(tokenAccount, mint, destination, owner, amount, decimals),
+          )
         }
         // an empty token account is closed too: its rent is worth sweeping on its own
         instructions.push(createCloseAccountInstruction(tokenAccount, treasury, owner))
       }
     }
     const skip = (reason: string) =>
-      skipped.push({ paymentId: row.paymentId, address: row.address, currency: row.currency, holds: formatUnits(amount, decimals), reason })
+      skipped.push({
+        paymentId: row.paymentId,
+        address: row.address,
+        currency: row.currency,
+        holds: formatUnits(amount, decimals),
+        reason,
+      })
     if (instructions.length === 0) {
       skip('EMPTY')
       continue
     }
-    const message = new TransactionMessage({ payerKey: treasury, recentBlockhash: blockhash, instructions }).compileToLegacyMessage()
+    const message = new TransactionMessage({
+      payerKey: treasury,
+      recentBlockhash: blockhash,
+      instructions,
+    }).compileToLegacyMessage()
     const fee = BigInt((await connection.getFeeForMessage(message, 'confirmed')).value ?? -1)
-    if (fee < 0n) throw new CommandError('the node could not price the message: its blockhash is already too old; plan again')
+    if (fee < 0n)
+      throw new CommandError(
+        'the node could not price the message: its blockhash is already too old; plan again',
+      )
     const netCost = fee + rentSpent - rentBack
     const rate = input.rates.get(row.currency)
     const decision = decideSweep(
@@ -87,7 +112,11 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
         minimumUnits: input.minimums.get(row.currency) ?? 0n,
         netNativeCostUnits: netCost,
         costInAssetUnits:
-          row.tokenStandard === 'NATIVE' ? netCost : rate === undefined ? null : nativeCostInTokenUnits(netCost, rate, { native: SOL_DECIMALS, token: decimals }),
+          row.tokenStandard === 'NATIVE'
+            ? netCost
+            : rate === undefined
+              ? null
+              : nativeCostInTokenUnits(netCost, rate, { native: SOL_DECIMALS, token: decimals }),
       },
       input,
     )
@@ -100,8 +129,15 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
       id,
       description: `${row.address} sends ${formatUnits(amount, decimals)} ${row.currency} to the treasury${rentBack > 0n ? ', closing its token account' : ''}`,
       after: [],
-      signers: [{ role: 'treasury', ...input.treasury }, { role: 'payment', address: row.address, derivationPath: row.derivationPath }],
-      solana: { message: Buffer.from(message.serialize()).toString('base64'), blockhash, lastValidBlockHeight },
+      signers: [
+        { role: 'treasury', ...input.treasury },
+        { role: 'payment', address: row.address, derivationPath: row.derivationPath },
+      ],
+      solana: {
+        message: Buffer.from(message.serialize()).toString('base64'),
+        blockhash,
+        lastValidBlockHeight,
+      },
     })
     if (amount > 0n) {
       sweeps.push({

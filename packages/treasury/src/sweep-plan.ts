@@ -2,9 +2,9 @@
 // transactions (offline) and the broadcast state (online). Versioned JSON; none holds key material.
 
 import { readFileSync, writeFileSync } from 'node:fs'
+import type { Chain } from '@chainpay/domain'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import type { Chain } from '@chainpay/domain'
 import { CommandError } from './command-error.js'
 
 export const PLAN_FORMAT = 'chainpay-sweep-plan'
@@ -22,7 +22,10 @@ export interface PlanSigner {
 /** an unsigned TRON transaction as java-tron's HTTP API and tronweb write it */
 export interface TronUnsignedTransaction {
   txID: string
-  raw_data: Record<string, unknown> & { contract: Array<{ type: string; parameter: { value: Record<string, unknown> } }>; expiration: number }
+  raw_data: Record<string, unknown> & {
+    contract: Array<{ type: string; parameter: { value: Record<string, unknown> } }>
+    expiration: number
+  }
   raw_data_hex: string
   visible?: boolean
 }

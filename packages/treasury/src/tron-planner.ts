@@ -8,7 +8,7 @@ import { TronWeb } from 'tronweb'
 import type { BalanceRow } from './admin-api.js'
 import { CommandError } from './command-error.js'
 import type { PlanInput, PlanOutput } from './plan-input.js'
-import type { PlanStep, PlannedSweep, SkippedAddress, TronUnsignedTransaction } from './sweep-plan.js'
+import type { PlannedSweep, PlanStep, SkippedAddress, TronUnsignedTransaction } from './sweep-plan.js'
 import {
   decideSweep,
   nativeCostInTokenUnits,
@@ -43,7 +43,10 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
   })
   const treasury = input.treasury.address
   const parameters = new Map(
-    (await tronWeb.trx.getChainParameters()).map((parameter) => [parameter.key, BigInt(parameter.value ?? 0)]),
+    (await tronWeb.trx.getChainParameters()).map((parameter) => [
+      parameter.key,
+      BigInt(parameter.value ?? 0),
+    ]),
   )
   const treasuryResources = (await tronWeb.trx.getAccountResources(treasury)) as Resources
   const prices: TronPrices = {
@@ -87,12 +90,26 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     delegate: async (receiver: string, sun: bigint, undelegate: boolean) =>
       asUnsigned(
         undelegate
-          ? await tronWeb.transactionBuilder.undelegateResource(safeNumber(sun), receiver, 'ENERGY', treasury, {
-              blockHeader,
-            })
-          : await tronWeb.transactionBuilder.delegateResource(safeNumber(sun), receiver, 'ENERGY', treasury, false, undefined, {
-              blockHeader,
-            }),
+          ? await tronWeb.transactionBuilder.undelegateResource(
+              safeNumber(sun),
+              receiver,
+              'ENERGY',
+              treasury,
+              {
+                blockHeader,
+              },
+            )
+          : await tronWeb.transactionBuilder.delegateResource(
+              safeNumber(sun),
+              receiver,
+              'ENERGY',
+              treasury,
+              false,
+              undefined,
+              {
+                blockHeader,
+              },
+            ),
       ),
   }
 
@@ -101,7 +118,11 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
   const skipped: SkippedAddress[] = []
   const moved = new Map<string, bigint>()
   let treasuryChange = 0n
-  const paymentSigner = (row: BalanceRow) => ({ role: 'payment' as const, address: row.address, derivationPath: row.derivationPath })
+  const paymentSigner = (row: BalanceRow) => ({
+    role: 'payment' as const,
+    address: row.address,
+    derivationPath: row.derivationPath,
+  })
   const treasurySigner = { role: 'treasury' as const, ...input.treasury }
 
   for (const row of rows) {
@@ -110,17 +131,32 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     const trxBalance = BigInt(account.balance ?? 0)
     const resources = activated ? ((await tronWeb.trx.getAccountResources(row.address)) as Resources) : {}
     const addressBandwidth = activated
-      ? BigInt((resources.freeNetLimit ?? 0) - (resources.freeNetUsed ?? 0) + (resources.NetLimit ?? 0) - (resources.NetUsed ?? 0))
+      ? BigInt(
+          (resources.freeNetLimit ?? 0) -
+            (resources.freeNetUsed ?? 0) +
+            (resources.NetLimit ?? 0) -
+            (resources.NetUsed ?? 0),
+        )
       : freePerDay
     const skip = (holds: bigint, decimals: number, reason: string) =>
-      skipped.push({ paymentId: row.paymentId, address: row.address, currency: row.currency, holds: formatUnits(holds, decimals), reason })
+      skipped.push({
+        paymentId: row.paymentId,
+        address: row.address,
+        currency: row.currency,
+        holds: formatUnits(holds, decimals),
+        reason,
+      })
 
     if (row.tokenStandard === 'NATIVE') {
       // the address pays its own bandwidth: free bandwidth first, else the amount shrinks by the burn
       let fee = 0n
       let transaction = await build.sendTrx(row.address, treasury, trxBalance > 0n ? trxBalance : 1n)
       for (let round = 0; round < 3 && trxBalance > 0n; round += 1) {
-        const nextFee = tronBandwidthBurn(tronBandwidthBytes(transaction.raw_data_hex.length / 2), addressBandwidth, prices)
+        const nextFee = tronBandwidthBurn(
+          tronBandwidthBytes(transaction.raw_data_hex.length / 2),
+          addressBandwidth,
+          prices,
+        )
         if (nextFee === fee && round > 0) break
         fee = nextFee
         if (trxBalance - fee <= 0n) break
@@ -128,7 +164,12 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       }
       const amount = trxBalance - fee
       const decision = decideSweep(
-        { amountUnits: amount > 0n ? trxBalance : 0n, minimumUnits: input.minimums.get(row.currency) ?? 0n, netNativeCostUnits: fee, costInAssetUnits: fee },
+        {
+          amountUnits: amount > 0n ? trxBalance : 0n,
+          minimumUnits: input.minimums.get(row.currency) ?? 0n,
+          netNativeCostUnits: fee,
+          costInAssetUnits: fee,
+        },
         input,
       )
       if (!decision.sweep || amount <= 0n) {
@@ -136,8 +177,22 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
         continue
       }
       const id = `sweep:${row.address}:TRX`
-      steps.push({ id, description: `${row.address} sends ${formatUnits(amount, TRX_DECIMALS)} TRX to the treasury`, after: [], signers: [paymentSigner(row)], tron: { transaction } })
-      sweeps.push({ paymentId: row.paymentId, address: row.address, currency: row.currency, amount: formatUnits(amount, TRX_DECIMALS), fee: formatUnits(fee, TRX_DECIMALS), feeCurrency: 'TRX', stepId: id })
+      steps.push({
+        id,
+        description: `${row.address} sends ${formatUnits(amount, TRX_DECIMALS)} TRX to the treasury`,
+        after: [],
+        signers: [paymentSigner(row)],
+        tron: { transaction },
+      })
+      sweeps.push({
+        paymentId: row.paymentId,
+        address: row.address,
+        currency: row.currency,
+        amount: formatUnits(amount, TRX_DECIMALS),
+        fee: formatUnits(fee, TRX_DECIMALS),
+        feeCurrency: 'TRX',
+        stepId: id,
+      })
       moved.set(row.currency, (moved.get(row.currency) ?? 0n) + amount)
       treasuryChange += amount
       continue
@@ -150,22 +205,51 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       { type: 'address', value: treasury },
       { type: 'uint256', value: '0' },
     ]
-    const balanceCall = await tronWeb.transactionBuilder.triggerConstantContract(row.contract, 'balanceOf(address)', {}, [{ type: 'address', value: row.address }], row.address)
+    const balanceCall = await tronWeb.transactionBuilder.triggerConstantContract(
+      row.contract,
+      'balanceOf(address)',
+      {},
+      [{ type: 'address', value: row.address }],
+      row.address,
+    )
     const tokenBalance = BigInt(`0x${balanceCall.constant_result?.[0] || '0'}`)
     if (tokenBalance === 0n) {
       skip(0n, decimals, 'EMPTY')
       continue
     }
     parameters[1] = { type: 'uint256', value: tokenBalance.toString() }
-    const estimate = await tronWeb.transactionBuilder.triggerConstantContract(row.contract, 'transfer(address,uint256)', {}, parameters, row.address)
-    const energy = BigInt(estimate.energy_used ?? 0) + BigInt((estimate as { energy_penalty?: number }).energy_penalty ?? 0)
+    const estimate = await tronWeb.transactionBuilder.triggerConstantContract(
+      row.contract,
+      'transfer(address,uint256)',
+      {},
+      parameters,
+      row.address,
+    )
+    const energy =
+      BigInt(estimate.energy_used ?? 0) +
+      BigInt((estimate as { energy_penalty?: number }).energy_penalty ?? 0)
     const energyBurn = energy * prices.energySunPerUnit
     const feeLimit = (energyBurn * FEE_LIMIT_NUMERATOR) / FEE_LIMIT_DENOMINATOR
-    const transfer = await tronWeb.transactionBuilder.triggerSmartContract(row.contract, 'transfer(address,uint256)', { feeLimit: safeNumber(feeLimit > 0n ? feeLimit : 1n) }, parameters, row.address)
+    const transfer = await tronWeb.transactionBuilder.triggerSmartContract(
+      row.contract,
+      'transfer(address,uint256)',
+      { feeLimit: safeNumber(feeLimit > 0n ? feeLimit : 1n) },
+      parameters,
+      row.address,
+    )
     let transaction = asUnsigned(transfer.transaction)
     const untilExpiration = Math.floor((expiration - transaction.raw_data.expiration) / 1000)
-    if (untilExpiration > 0) transaction = asUnsigned(await tronWeb.transactionBuilder.extendExpiration(transaction as never, untilExpiration, { txLocal: true }))
-    const paymentBandwidthBurn = tronBandwidthBurn(tronBandwidthBytes(transaction.raw_data_hex.length / 2), addressBandwidth, prices)
+    if (untilExpiration > 0)
+      transaction = asUnsigned(
+        await tronWeb.transactionBuilder.extendExpiration(transaction as never, untilExpiration, {
+          txLocal: true,
+        }),
+      )
+    const paymentBandwidthBurn = tronBandwidthBurn(
+      tronBandwidthBytes(transaction.raw_data_hex.length / 2),
+      addressBandwidth,
+      prices,
+    )
 
     const addressNeeds = paymentBandwidthBurn + (input.energy === 'burn' ? energyBurn : 0n)
     const topUp = addressNeeds > trxBalance ? addressNeeds - trxBalance : !activated ? 1n : 0n
@@ -178,7 +262,13 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       // what the address does not burn stays there: a cost of this sweep
       fee += paid + (topUp > addressNeeds ? topUp - addressNeeds : 0n)
       treasuryCost += paid + topUp
-      before.push({ id: `fund:${row.address}`, description: `the treasury sends ${formatUnits(topUp, TRX_DECIMALS)} TRX to ${row.address}${activated ? '' : ' (activation)'}`, after: [], signers: [treasurySigner], tron: { transaction: send } })
+      before.push({
+        id: `fund:${row.address}`,
+        description: `the treasury sends ${formatUnits(topUp, TRX_DECIMALS)} TRX to ${row.address}${activated ? '' : ' (activation)'}`,
+        after: [],
+        signers: [treasurySigner],
+        tron: { transaction: send },
+      })
     }
     let undelegate: PlanStep | undefined
     if (input.energy === 'delegate') {
@@ -188,8 +278,20 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       const paid = treasuryPays(delegate, false) + treasuryPays(release, false)
       fee += paid
       treasuryCost += paid
-      before.push({ id: `delegate:${row.address}`, description: `the treasury delegates the energy of ${formatUnits(stake, TRX_DECIMALS)} staked TRX to ${row.address}`, after: before.map((step) => step.id), signers: [treasurySigner], tron: { transaction: delegate } })
-      undelegate = { id: `undelegate:${row.address}`, description: `the treasury takes back its energy from ${row.address}`, after: [`sweep:${row.address}:${row.currency}`], signers: [treasurySigner], tron: { transaction: release } }
+      before.push({
+        id: `delegate:${row.address}`,
+        description: `the treasury delegates the energy of ${formatUnits(stake, TRX_DECIMALS)} staked TRX to ${row.address}`,
+        after: before.map((step) => step.id),
+        signers: [treasurySigner],
+        tron: { transaction: delegate },
+      })
+      undelegate = {
+        id: `undelegate:${row.address}`,
+        description: `the treasury takes back its energy from ${row.address}`,
+        after: [`sweep:${row.address}:${row.currency}`],
+        signers: [treasurySigner],
+        tron: { transaction: release },
+      }
     }
     const rate = input.rates.get(row.currency)
     const decision = decideSweep(
@@ -197,7 +299,10 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
         amountUnits: tokenBalance,
         minimumUnits: input.minimums.get(row.currency) ?? 0n,
         netNativeCostUnits: fee,
-        costInAssetUnits: rate === undefined ? null : nativeCostInTokenUnits(fee, rate, { native: TRX_DECIMALS, token: decimals }),
+        costInAssetUnits:
+          rate === undefined
+            ? null
+            : nativeCostInTokenUnits(fee, rate, { native: TRX_DECIMALS, token: decimals }),
       },
       input,
     )
@@ -206,9 +311,23 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       continue
     }
     const id = `sweep:${row.address}:${row.currency}`
-    steps.push(...before, { id, description: `${row.address} sends ${formatUnits(tokenBalance, decimals)} ${row.currency} to the treasury`, after: before.map((step) => step.id), signers: [paymentSigner(row)], tron: { transaction } })
+    steps.push(...before, {
+      id,
+      description: `${row.address} sends ${formatUnits(tokenBalance, decimals)} ${row.currency} to the treasury`,
+      after: before.map((step) => step.id),
+      signers: [paymentSigner(row)],
+      tron: { transaction },
+    })
     if (undelegate) steps.push(undelegate)
-    sweeps.push({ paymentId: row.paymentId, address: row.address, currency: row.currency, amount: formatUnits(tokenBalance, decimals), fee: formatUnits(fee, TRX_DECIMALS), feeCurrency: 'TRX', stepId: id })
+    sweeps.push({
+      paymentId: row.paymentId,
+      address: row.address,
+      currency: row.currency,
+      amount: formatUnits(tokenBalance, decimals),
+      fee: formatUnits(fee, TRX_DECIMALS),
+      feeCurrency: 'TRX',
+      stepId: id,
+    })
     moved.set(row.currency, (moved.get(row.currency) ?? 0n) + tokenBalance)
     treasuryChange -= treasuryCost
   }
@@ -230,6 +349,7 @@ function asUnsigned(transaction: unknown): TronUnsignedTransaction {
 }
 
 function safeNumber(units: bigint): number {
-  if (units > BigInt(Number.MAX_SAFE_INTEGER)) throw new CommandError(`${units} sun is beyond what tronweb takes`)
+  if (units > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new CommandError(`${units} sun is beyond what tronweb takes`)
   return Number(units)
 }
