@@ -4,7 +4,7 @@
 // before it is sent, so nothing is sent twice (docs/treasury.md, "Broadcast").
 
 import { existsSync, readFileSync } from 'node:fs'
-import { Connection, type TransactionSignature } from '@solana/web3.js'
+import { Connection, PublicKey, type TransactionSignature } from '@solana/web3.js'
 import { TronWeb } from 'tronweb'
 import type { AdminApi } from './admin-api.js'
 import { CommandError } from './command-error.js'
@@ -148,8 +148,14 @@ function solanaLink(options: BroadcastOptions): ChainLink {
           return 'confirmed'
         return 'unknown'
       }
+      const planned = step.solana
+      if (planned?.nonceAccount !== undefined) {
+        // a durable nonce: dead once the account holds another nonce and this signature is unknown
+        const nonce = await connection.getNonce(new PublicKey(planned.nonceAccount), 'confirmed')
+        return nonce?.nonce === planned.blockhash ? 'unknown' : 'expired'
+      }
       const height = await connection.getBlockHeight('confirmed')
-      return height > (step.solana?.lastValidBlockHeight ?? 0) ? 'expired' : 'unknown'
+      return height > (planned?.lastValidBlockHeight ?? 0) ? 'expired' : 'unknown'
     },
     async send(step) {
       if (step.solana === undefined) throw new CommandError(`step ${step.id} has no Solana transaction`)

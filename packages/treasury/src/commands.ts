@@ -37,6 +37,7 @@ export const USAGE = `Usage: chainpay-wallet <plan | sign | broadcast> [options]
   plan --network NETWORK --treasury ADDRESS --out PLAN.json [--rpc-url URL] [--api-key KEY]
        [--energy burn|delegate] [--treasury-path PATH | --treasury-external] [--wallet-id ID]
        [--min CURRENCY=AMOUNT ...] [--rate CURRENCY=NATIVE_PER_TOKEN ...] [--allow-loss]
+       [--nonce-account ADDRESS ...]
        [--url ADMIN_URL] [--token ADMIN_TOKEN]
   sign --plan PLAN.json --out SIGNED.json [--mnemonic-file FILE] [--treasury-key-file FILE]
   broadcast --signed SIGNED.json [--rpc-url URL] [--api-key KEY] [--poll-ms MS] [--max-polls N]
@@ -63,6 +64,7 @@ const options = {
   min: { type: 'string', multiple: true },
   rate: { type: 'string', multiple: true },
   'allow-loss': { type: 'boolean' },
+  'nonce-account': { type: 'string', multiple: true },
   url: { type: 'string' },
   token: { type: 'string' },
   plan: { type: 'string' },
@@ -141,6 +143,7 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
       (flags.rate ?? []).map((entry) => pair(entry, '--rate', (_currency, rate) => parseRate(rate))),
     ),
     allowLoss: flags['allow-loss'] === true,
+    nonceAccounts: flags['nonce-account'] ?? [],
     decimals,
     now: context.now(),
   }

@@ -14,6 +14,8 @@ export interface PlanInput {
   /** native coins per whole token (--rate USDT=3.6), scaled: value = nativePerTokenUnits / rateScale */
   rates: Map<string, { nativePerTokenUnits: bigint; rateScale: bigint }>
   allowLoss: boolean
+  /** Solana: the treasury's durable nonce accounts, one per message (--nonce-account) */
+  nonceAccounts: string[]
   decimals(currency: string): number
   now: Date
 }

@@ -241,7 +241,9 @@ function signSolana(
     txId: base58.encode(signature),
     solana: {
       transaction: Buffer.from(transaction.serialize()).toString('base64'),
+      blockhash: planned.blockhash,
       lastValidBlockHeight: planned.lastValidBlockHeight,
+      ...(planned.nonceAccount === undefined ? {} : { nonceAccount: planned.nonceAccount }),
     },
   }
 }

@@ -108,6 +108,13 @@ describe('chainpay-wallet sign', () => {
     assertNoSecretIn(wallet)
   })
 
+  it('signs a message that advances a durable nonce of the treasury', async () => {
+    const wallet = testWallet()
+    const plan = offlineSolanaPlan(wallet, { nonceAccount: Keypair.generate().publicKey })
+    const run = await sign(plan, wallet, 'nonce')
+    expect(run.code, run.err.join('\n')).toBe(0)
+  })
+
   it('refuses a mnemonic that does not give the addresses of the plan, naming the path', async () => {
     const plan = await offlineTronPlan(testWallet())
     const other = testWallet()
@@ -146,7 +153,7 @@ describe('chainpay-wallet sign', () => {
   it('refuses an invalid mnemonic without repeating it', async () => {
     const wallet = testWallet()
     const plan = offlineSolanaPlan(wallet)
-    const broken = { ...wallet, mnemonic: wallet.mnemonic.split(' ').reverse().join(' ') }
+    const broken = { ...wallet, mnemonic: `${wallet.mnemonic.split(' ').slice(0, -1).join(' ')} chainpay` }
     const run = await sign(plan, broken, 'invalid')
     expect(run.code).toBe(1)
     expect(run.err).toEqual([

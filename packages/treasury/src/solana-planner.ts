@@ -26,6 +26,8 @@ const SOL_DECIMALS = 9
 const TOKEN_ACCOUNT_BYTES = 165
 /** a blockhash is accepted for 150 blocks after it, about 60 to 90 seconds */
 const BLOCKHASH_VALIDITY_MS = 60_000
+/** a durable nonce does not expire; the plan still names a date to be looked at again */
+const NONCE_VALIDITY_MS = 7 * 24 * 60 * 60 * 1000
 
 export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<PlanOutput> {
   const connection = new Connection(input.rpcUrl, {
@@ -35,6 +37,7 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
   const treasury = new PublicKey(input.treasury.address)
   const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash('confirmed')
   const treasuryTokenAccounts = new Set<string>()
+  const nonces = durableNonces(connection, input.nonceAccounts, treasury)
   const steps: PlanStep[] = []
   const sweeps: PlannedSweep[] = []
   const skipped: SkippedAddress[] = []
@@ -125,6 +128,24 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
       continue
     }
     const id = `sweep:${row.address}:${row.currency}`
+    const durable = await nonces.next()
+    const signedMessage =
+      durable === undefined
+        ? { message, blockhash, lastValidBlockHeight }
+        : {
+            // the same signers, so the same fee; the nonce replaces the blockhash and never expires
+            message: new TransactionMessage({
+              payerKey: treasury,
+              recentBlockhash: durable.nonce,
+              instructions: [
+                SystemProgram.nonceAdvance({ noncePubkey: durable.account, authorizedPubkey: treasury }),
+                ...instructions,
+              ],
+            }).compileToLegacyMessage(),
+            blockhash: durable.nonce,
+            lastValidBlockHeight: null,
+            nonceAccount: durable.account.toBase58(),
+          }
     steps.push({
       id,
       description: `${row.address} sends ${formatUnits(amount, decimals)} ${row.currency} to the treasury${rentBack > 0n ? ', closing its token account' : ''}`,
@@ -134,9 +155,8 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
         { role: 'payment', address: row.address, derivationPath: row.derivationPath },
       ],
       solana: {
-        message: Buffer.from(message.serialize()).toString('base64'),
-        blockhash,
-        lastValidBlockHeight,
+        ...signedMessage,
+        message: Buffer.from(signedMessage.message.serialize()).toString('base64'),
       },
     })
     if (amount > 0n) {
@@ -154,6 +174,19 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
     treasuryChange += (row.tokenStandard === 'NATIVE' ? amount : 0n) - netCost
   }
   const validUntil = new Date(input.now.getTime() + BLOCKHASH_VALIDITY_MS)
+  if (input.nonceAccounts.length > 0) {
+    return {
+      steps,
+      sweeps,
+      skipped,
+      moved,
+      treasuryNativeChange: treasuryChange,
+      nativeCurrency: 'SOL',
+      nativeDecimals: SOL_DECIMALS,
+      validUntil: new Date(input.now.getTime() + NONCE_VALIDITY_MS),
+      validity: `Solana messages use the durable nonces of ${input.nonceAccounts.join(', ')}: each stays valid until its nonce account is advanced (used by this or another transaction). Do not use these nonce accounts elsewhere until the sweep is broadcast.`,
+    }
+  }
   return {
     steps,
     sweeps,
@@ -164,5 +197,32 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
     nativeDecimals: SOL_DECIMALS,
     validUntil,
     validity: `Solana messages carry blockhash ${blockhash}: they land only until block height ${lastValidBlockHeight}, about 60 to 90 seconds after planning. Sign and broadcast at once; after that, plan again.`,
+  }
+}
+
+/**
+ * The treasury's nonce accounts (--nonce-account), one per message: a message advances its nonce,
+ * so two messages cannot share one. Each must have the treasury as its authority.
+ */
+function durableNonces(connection: Connection, accounts: string[], treasury: PublicKey) {
+  let used = 0
+  return {
+    async next(): Promise<{ account: PublicKey; nonce: string } | undefined> {
+      if (accounts.length === 0) return undefined
+      const address = accounts[used]
+      if (address === undefined) {
+        throw new CommandError(
+          `more messages than nonce accounts (${accounts.length}): pass one --nonce-account per address to sweep`,
+        )
+      }
+      used += 1
+      const account = new PublicKey(address)
+      const state = await connection.getNonce(account, 'confirmed')
+      if (state === null) throw new CommandError(`${address} is not a nonce account`)
+      if (!state.authorizedPubkey.equals(treasury)) {
+        throw new CommandError(`the authority of nonce account ${address} is not the treasury`)
+      }
+      return { account, nonce: state.nonce }
+    },
   }
 }

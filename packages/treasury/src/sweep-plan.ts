@@ -38,8 +38,11 @@ export interface PlanStep {
   after: string[]
   signers: PlanSigner[]
   tron?: { transaction: TronUnsignedTransaction }
-  /** the serialized message (base64) with its fee payer first and the blockhash it expires with */
-  solana?: { message: string; blockhash: string; lastValidBlockHeight: number }
+  /**
+   * the serialized message (base64), fee payer first, with the blockhash it expires with (last valid
+   * block height), or the durable nonce it uses (no expiry until the nonce account advances)
+   */
+  solana?: { message: string; blockhash: string; lastValidBlockHeight: number | null; nonceAccount?: string }
 }
 
 /** what broadcast records with POST /admin/sweeps once the step that moves the funds is confirmed */
@@ -87,7 +90,12 @@ export interface SignedStep {
   txId: string
   tron?: Record<string, unknown>
   /** base64 wire transaction */
-  solana?: { transaction: string; lastValidBlockHeight: number }
+  solana?: {
+    transaction: string
+    blockhash: string
+    lastValidBlockHeight: number | null
+    nonceAccount?: string
+  }
 }
 
 export interface SignedSweep {

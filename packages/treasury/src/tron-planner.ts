@@ -225,9 +225,8 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       parameters,
       row.address,
     )
-    const energy =
-      BigInt(estimate.energy_used ?? 0) +
-      BigInt((estimate as { energy_penalty?: number }).energy_penalty ?? 0)
+    // energy_used is the receipt's energy_usage_total: the dynamic-energy penalty is already in it
+    const energy = BigInt(estimate.energy_used ?? 0)
     const energyBurn = energy * prices.energySunPerUnit
     const feeLimit = (energyBurn * FEE_LIMIT_NUMERATOR) / FEE_LIMIT_DENOMINATOR
     const transfer = await tronWeb.transactionBuilder.triggerSmartContract(

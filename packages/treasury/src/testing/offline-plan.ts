@@ -18,7 +18,7 @@ import {
   createTransferCheckedInstruction,
   getAssociatedTokenAddressSync,
 } from '@solana/spl-token'
-import { Keypair, PublicKey, TransactionMessage } from '@solana/web3.js'
+import { Keypair, PublicKey, SystemProgram, TransactionMessage } from '@solana/web3.js'
 import { HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
 import { TronWeb } from 'tronweb'
 import { DEFAULT_TREASURY_PATHS } from '../commands.js'
@@ -150,7 +150,7 @@ export async function offlineTronPlan(wallet: TestWallet): Promise<SweepPlan> {
 }
 
 /** a Solana plan: address 5 sends its USDC to the treasury's token account and closes its own */
-export function offlineSolanaPlan(wallet: TestWallet): SweepPlan {
+export function offlineSolanaPlan(wallet: TestWallet, durable?: { nonceAccount: PublicKey }): SweepPlan {
   const seed = mnemonicToSeedSync(wallet.mnemonic)
   const payment = createSolanaAddressDeriver(seed)(5)
   const treasuryKey = Slip10Key.fromMasterSeed(seed).derive(DEFAULT_TREASURY_PATHS.SOLANA)
@@ -172,6 +172,9 @@ export function offlineSolanaPlan(wallet: TestWallet): SweepPlan {
     payerKey: treasury,
     recentBlockhash: base58.encode(randomBytes(32)),
     instructions: [
+      ...(durable === undefined
+        ? []
+        : [SystemProgram.nonceAdvance({ noncePubkey: durable.nonceAccount, authorizedPubkey: treasury })]),
       createTransferCheckedInstruction(
         tokenAccount,
         mint,
