@@ -1,6 +1,9 @@
 // What both chains' planners take and give: the operator's choices in, steps and figures out.
 
+import { formatUnits, toUnits } from '@chainpay/domain'
+import type { BalanceRow } from './admin-api.js'
 import type { PlannedSweep, PlanSigner, PlanStep, SkippedAddress } from './sweep-plan.js'
+import { recordableUnits } from './sweep-rules.js'
 
 export interface PlanInput {
   rpcUrl: string
@@ -31,4 +34,31 @@ export interface PlanOutput {
   nativeDecimals: number
   validUntil: Date
   validity: string
+}
+
+/**
+ * The record of a planned sweep for POST /admin/sweeps, or undefined when it moves nothing of the
+ * payment's funds (only the treasury's own coin coming back; see recordableUnits).
+ */
+export function plannedSweep(
+  row: BalanceRow,
+  moved: { units: bigint; decimals: number },
+  fee: { units: bigint; currency: string; decimals: number },
+  stepId: string,
+): PlannedSweep | undefined {
+  const units = recordableUnits(
+    moved.units,
+    toUnits(row.received, moved.decimals),
+    toUnits(row.swept, moved.decimals),
+  )
+  if (units === 0n) return undefined
+  return {
+    paymentId: row.paymentId,
+    address: row.address,
+    currency: row.currency,
+    amount: formatUnits(units, moved.decimals),
+    fee: formatUnits(fee.units, fee.decimals),
+    feeCurrency: fee.currency,
+    stepId,
+  }
 }

@@ -18,7 +18,7 @@ import {
 } from '@solana/web3.js'
 import type { BalanceRow } from './admin-api.js'
 import { CommandError } from './command-error.js'
-import type { PlanInput, PlanOutput } from './plan-input.js'
+import { type PlanInput, type PlanOutput, plannedSweep } from './plan-input.js'
 import type { PlannedSweep, PlanStep, SkippedAddress } from './sweep-plan.js'
 import { decideSweep, nativeCostInTokenUnits } from './sweep-rules.js'
 
@@ -56,10 +56,13 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
       if (amount > 0n)
         instructions.push(SystemProgram.transfer({ fromPubkey: owner, toPubkey: treasury, lamports: amount }))
     } else {
-      if (row.contract === null || row.tokenAccount === null)
-        throw new CommandError(`${row.paymentId}: an SPL row without mint or token account`)
+      if (row.contract === null) throw new CommandError(`${row.paymentId}: an SPL row without a mint`)
       const mint = new PublicKey(row.contract)
-      const tokenAccount = new PublicKey(row.tokenAccount)
+      // foreign SPL funds have no token account of the payment's own: the owner's associated one holds them
+      const tokenAccount =
+        row.tokenAccount === null
+          ? getAssociatedTokenAddressSync(mint, owner)
+          : new PublicKey(row.tokenAccount)
       const info = await connection.getAccountInfo(tokenAccount)
       if (info === null) {
         amount = 0n
@@ -160,15 +163,13 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
       },
     })
     if (amount > 0n) {
-      sweeps.push({
-        paymentId: row.paymentId,
-        address: row.address,
-        currency: row.currency,
-        amount: formatUnits(amount, decimals),
-        fee: formatUnits(fee, SOL_DECIMALS),
-        feeCurrency: 'SOL',
-        stepId: id,
-      })
+      const record = plannedSweep(
+        row,
+        { units: amount, decimals },
+        { units: fee, currency: 'SOL', decimals: SOL_DECIMALS },
+        id,
+      )
+      if (record) sweeps.push(record)
       moved.set(row.currency, (moved.get(row.currency) ?? 0n) + amount)
     }
     treasuryChange += (row.tokenStandard === 'NATIVE' ? amount : 0n) - netCost

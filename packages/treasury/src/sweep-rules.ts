@@ -35,6 +35,17 @@ export function decideSweep(candidate: SweepCandidate, options: { allowLoss: boo
 }
 
 /**
+ * What a sweep records (POST /admin/sweeps): what it moves, but never more than the address received
+ * and no sweep took yet. The rest is the treasury's own coin coming back (a top-up the address did not
+ * burn), not a payment's funds; the admin API would refuse it (SWEEP_EXCEEDS_UNSWEPT).
+ */
+export function recordableUnits(movedUnits: bigint, receivedUnits: bigint, sweptUnits: bigint): bigint {
+  const unswept = receivedUnits - sweptUnits
+  if (unswept <= 0n) return 0n
+  return movedUnits < unswept ? movedUnits : unswept
+}
+
+/**
  * A native cost in units of a token: `rate` = native coins per whole token (--rate USDT=3.6 means
  * one USDT is worth 3.6 TRX), rounded up so that the comparison never favours the sweep.
  */

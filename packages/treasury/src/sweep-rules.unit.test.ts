@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   decideSweep,
   nativeCostInTokenUnits,
+  recordableUnits,
   type TronPrices,
   tronBandwidthBurn,
   tronBandwidthBytes,
@@ -61,6 +62,15 @@ describe('decideSweep', () => {
     expect(decideSweep({ ...token, netNativeCostUnits: -2_029_280n }, { allowLoss: false })).toEqual({
       sweep: true,
     })
+  })
+})
+
+describe('recordableUnits', () => {
+  it('records what moved, capped at what the address received and no sweep took yet', () => {
+    expect(recordableUnits(10n, 10n, 0n)).toBe(10n)
+    expect(recordableUnits(12n, 10n, 0n)).toBe(10n)
+    expect(recordableUnits(12n, 10n, 4n)).toBe(6n)
+    expect(recordableUnits(5n, 10n, 10n)).toBe(0n)
   })
 })
 

@@ -7,7 +7,7 @@ import { formatUnits } from '@chainpay/domain'
 import { TronWeb } from 'tronweb'
 import type { BalanceRow } from './admin-api.js'
 import { CommandError } from './command-error.js'
-import type { PlanInput, PlanOutput } from './plan-input.js'
+import { type PlanInput, type PlanOutput, plannedSweep } from './plan-input.js'
 import type { PlannedSweep, PlanStep, SkippedAddress, TronUnsignedTransaction } from './sweep-plan.js'
 import {
   decideSweep,
@@ -125,19 +125,26 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
   })
   const treasurySigner = { role: 'treasury' as const, ...input.treasury }
 
-  for (const row of rows) {
+  // an address's token sweep first: it may use the address's TRX, which its TRX sweep then sends on
+  const ordered = [...rows].sort(
+    (a, b) => Number(a.tokenStandard === 'NATIVE') - Number(b.tokenStandard === 'NATIVE'),
+  )
+  const spentAt = new Map<string, { sun: bigint; bytes: bigint; stepId: string }>()
+  for (const row of ordered) {
     const account = await tronWeb.trx.getAccount(row.address)
     const activated = typeof account.address === 'string'
-    const trxBalance = BigInt(account.balance ?? 0)
+    const earlier = spentAt.get(row.address)
+    const trxBalance = BigInt(account.balance ?? 0) - (earlier?.sun ?? 0n)
     const resources = activated ? ((await tronWeb.trx.getAccountResources(row.address)) as Resources) : {}
-    const addressBandwidth = activated
-      ? BigInt(
-          (resources.freeNetLimit ?? 0) -
-            (resources.freeNetUsed ?? 0) +
-            (resources.NetLimit ?? 0) -
-            (resources.NetUsed ?? 0),
-        )
-      : freePerDay
+    const addressBandwidth =
+      (activated
+        ? BigInt(
+            (resources.freeNetLimit ?? 0) -
+              (resources.freeNetUsed ?? 0) +
+              (resources.NetLimit ?? 0) -
+              (resources.NetUsed ?? 0),
+          )
+        : freePerDay) - (earlier?.bytes ?? 0n)
     const skip = (holds: bigint, decimals: number, reason: string) =>
       skipped.push({
         paymentId: row.paymentId,
@@ -180,19 +187,17 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       steps.push({
         id,
         description: `${row.address} sends ${formatUnits(amount, TRX_DECIMALS)} TRX to the treasury`,
-        after: [],
+        after: earlier === undefined ? [] : [earlier.stepId],
         signers: [paymentSigner(row)],
         tron: { transaction },
       })
-      sweeps.push({
-        paymentId: row.paymentId,
-        address: row.address,
-        currency: row.currency,
-        amount: formatUnits(amount, TRX_DECIMALS),
-        fee: formatUnits(fee, TRX_DECIMALS),
-        feeCurrency: 'TRX',
-        stepId: id,
-      })
+      const record = plannedSweep(
+        row,
+        { units: amount, decimals: TRX_DECIMALS },
+        { units: fee, currency: 'TRX', decimals: TRX_DECIMALS },
+        id,
+      )
+      if (record) sweeps.push(record)
       moved.set(row.currency, (moved.get(row.currency) ?? 0n) + amount)
       treasuryChange += amount
       continue
@@ -318,14 +323,17 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       tron: { transaction },
     })
     if (undelegate) steps.push(undelegate)
-    sweeps.push({
-      paymentId: row.paymentId,
-      address: row.address,
-      currency: row.currency,
-      amount: formatUnits(tokenBalance, decimals),
-      fee: formatUnits(fee, TRX_DECIMALS),
-      feeCurrency: 'TRX',
-      stepId: id,
+    const record = plannedSweep(
+      row,
+      { units: tokenBalance, decimals },
+      { units: fee, currency: 'TRX', decimals: TRX_DECIMALS },
+      id,
+    )
+    if (record) sweeps.push(record)
+    spentAt.set(row.address, {
+      sun: addressNeeds < trxBalance ? addressNeeds : trxBalance,
+      bytes: tronBandwidthBytes(transaction.raw_data_hex.length / 2),
+      stepId: undelegate?.id ?? id,
     })
     moved.set(row.currency, (moved.get(row.currency) ?? 0n) + tokenBalance)
     treasuryChange -= treasuryCost
