@@ -6,11 +6,11 @@
 
 import { type Infrastructure, infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
 import { chainSimulatorRoutes, createChainSimulator } from '@chainpay/chain-sim'
-import { createSolanaChainClient } from '@chainpay/chain-solana'
-import { createTronChainClient } from '@chainpay/chain-tron'
+import { createSolanaBalanceReader, createSolanaChainClient } from '@chainpay/chain-solana'
+import { createTronBalanceReader, createTronChainClient } from '@chainpay/chain-tron'
 import { type AssetRegistry, applyNetworkSettings, findNetwork } from '@chainpay/domain'
 import { type Clock, type Logger, readinessOf, type Service, systemClock } from '@chainpay/platform'
-import type { ChainClient } from '@chainpay/ports'
+import type { ChainBalanceReader, ChainClient } from '@chainpay/ports'
 import {
   createServiceMetrics,
   healthService,
@@ -47,6 +47,8 @@ interface WatchedChain {
 
 interface Chains {
   watched: WatchedChain[]
+  /** what each network's addresses hold now (docs/api.md, "Balances and sweeps") */
+  balanceReaders: Map<string, ChainBalanceReader>
   /** started before the indexers */
   services: Service[]
   readiness: () => Promise<boolean>
@@ -66,6 +68,8 @@ export interface ChainIndexerContextOptions {
 export interface ChainIndexerContext extends ServiceContext {
   /** the simulator's routes, where chains are simulated: /dev/chains/* and the node-shaped APIs */
   routes?: FastifyPluginAsync
+  /** what each watched network's addresses hold now, read from the same nodes; standalone's admin API reads them */
+  balanceReaders: ReadonlyMap<string, ChainBalanceReader>
 }
 
 export async function buildChainIndexerContext(
@@ -132,6 +136,7 @@ export async function buildChainIndexerContext(
     services: [...chains.services, ...(shared ? [] : [healthPort, metricsPort]), ...indexers],
     readiness,
     ...(chains.routes ? { routes: chains.routes } : {}),
+    balanceReaders: chains.balanceReaders,
     close: release,
   }
 }
@@ -160,20 +165,25 @@ function simulatedChains(
   const { simulatorToken: token } = config
   // the routes want the token from every caller once it is set, this service's own clients included
   const headers: Record<string, string> = token === undefined ? {} : { [SIMULATOR_TOKEN_HEADER]: token }
-  const clientOf = (network: string, pollIntervalMs: number): ChainClient => {
-    if (config.simulatorClient === 'in-process') return simulator.client(network)
+  const endpointOf = (network: string, pollIntervalMs: number): ChainEndpoint => {
     const rpcUrl = `${selfUrl}/chains/${network}`
     const common = { network, rpcUrl, pollIntervalMs, startHeight: null }
-    const endpoint: ChainEndpoint =
-      chainOf(registry, network) === 'TRON'
-        ? { ...common, chain: 'TRON', solidityRpcUrl: rpcUrl, apiKey: null }
-        : { ...common, chain: 'SOLANA' }
+    return chainOf(registry, network) === 'TRON'
+      ? { ...common, chain: 'TRON', solidityRpcUrl: rpcUrl, apiKey: null }
+      : { ...common, chain: 'SOLANA' }
+  }
+  const clientOf = (network: string, pollIntervalMs: number): ChainClient => {
+    if (config.simulatorClient === 'in-process') return simulator.client(network)
+    const endpoint = endpointOf(network, pollIntervalMs)
     return withRpcResilience(rpcClient(endpoint, registry, SIMULATOR_RPC_TIMEOUT_MS, headers), {
       logger,
       network,
     })
   }
+  const balanceReaderOf = (network: string): ChainBalanceReader =>
+    rpcBalanceReader(endpointOf(network, 0), SIMULATOR_RPC_TIMEOUT_MS, headers)
   return {
+    balanceReaders: new Map(networks.map(({ network }) => [network, balanceReaderOf(network)])),
     watched: networks.map(({ network, blockIntervalMs }) => {
       const pollIntervalMs = Math.min(MAX_SIMULATOR_POLL_INTERVAL_MS, blockIntervalMs)
       return { network, client: clientOf(network, pollIntervalMs), pollIntervalMs }
@@ -209,6 +219,9 @@ function rpcChains(
       pollIntervalMs: endpoint.pollIntervalMs,
       ...(endpoint.startHeight === null ? {} : { startHeight: endpoint.startHeight }),
     })),
+    balanceReaders: new Map(
+      config.endpoints.map((endpoint) => [endpoint.network, rpcBalanceReader(endpoint, config.rpcTimeoutMs)]),
+    ),
     services: [],
     readiness: chainsReadiness(
       clients.map(({ client }) => client),
@@ -232,6 +245,24 @@ function rpcClient(
     registry,
     fullNodeUrl: endpoint.rpcUrl,
     solidityNodeUrl: endpoint.solidityRpcUrl,
+    ...(endpoint.apiKey === null ? {} : { apiKey: endpoint.apiKey }),
+    timeoutMs,
+    headers,
+  })
+}
+
+function rpcBalanceReader(
+  endpoint: ChainEndpoint,
+  timeoutMs: number,
+  headers: Record<string, string> = {},
+): ChainBalanceReader {
+  const { network } = endpoint
+  if (endpoint.chain === 'SOLANA') {
+    return createSolanaBalanceReader({ network, rpcUrl: endpoint.rpcUrl, timeoutMs, headers })
+  }
+  return createTronBalanceReader({
+    network,
+    fullNodeUrl: endpoint.rpcUrl,
     ...(endpoint.apiKey === null ? {} : { apiKey: endpoint.apiKey }),
     timeoutMs,
     headers,

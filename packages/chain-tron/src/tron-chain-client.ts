@@ -13,8 +13,6 @@ import {
   ChainRpcError,
   type FinalInclusion,
 } from '@chainpay/ports'
-import { providers, TronWeb } from 'tronweb'
-import { parseExactJson } from './exact-json.js'
 import {
   needsTransactionInfos,
   readTransactionInfos,
@@ -24,6 +22,7 @@ import {
   tronTokenContracts,
 } from './tron-block-parser.js'
 import { toChainRpcError } from './tron-rpc-errors.js'
+import { createTronWeb } from './tron-web.js'
 
 export interface TronChainClientOptions {
   /** a TRON network of the registry, e.g. TRON or TRON_NILE */
@@ -63,22 +62,7 @@ export function createTronChainClient(options: TronChainClientOptions): ChainCli
     throw new Error('TRON chain client: timeoutMs must be a positive integer')
   }
   const tokens = tronTokenContracts(registry, network)
-  const headers: Record<string, string> = {
-    ...options.headers,
-    ...(apiKey ? { 'TRON-PRO-API-KEY': apiKey } : {}),
-  }
-  // Providers built here rather than TronWeb's `headers` option, which rebuilds them with a 30 s
-  // timeout; their JSON parsing keeps int64 values above 2^53 (TRX amounts) exact.
-  const provider = (url: string) => {
-    const built = new providers.HttpProvider(url, timeoutMs, '', '', headers)
-    ;(built.instance as unknown as { defaults: { transformResponse: unknown } }).defaults.transformResponse =
-      [parseExactJson]
-    return built
-  }
-  const tronWeb = new TronWeb({
-    fullNode: provider(options.fullNodeUrl),
-    solidityNode: provider(options.solidityNodeUrl ?? options.fullNodeUrl),
-  })
+  const tronWeb = createTronWeb({ ...options, timeoutMs })
 
   async function call<T>(endpoint: string, request: () => Promise<T>): Promise<T> {
     try {

@@ -2,6 +2,7 @@
 // API. Everything but process wiring lives here, so that tests run it against a real admin API.
 
 import { parseArgs } from 'node:util'
+import { BALANCE_USAGE, balanceCommands, balanceOptions } from './balance-commands.js'
 import { chainCheckOptions, runChainCheck } from './chain-check.js'
 import { CliError } from './cli-error.js'
 
@@ -35,6 +36,7 @@ Commands:
   deliveries list MERCHANT_ID [--status STATUS] [--limit N] [--cursor CURSOR]
   deliveries redeliver-failed MERCHANT_ID
   secrets reseal
+${BALANCE_USAGE}
   chain check --network NETWORK [--rpc-url URL] [--solidity-url URL] [--api-key KEY]
               [--index N] [--xpub XPUB | --seed SEED] [--timeout-ms MS]
 
@@ -54,6 +56,11 @@ current key (CHAINPAY_ENCRYPTION_KEY), opening them with it or with a previous k
 (CHAINPAY_ENCRYPTION_KEY_PREVIOUS). Safe to run again, and to run again after an interruption; it
 fails when a secret opens with no configured key. See docs/operations.md, "Rotating the encryption
 key".
+
+balances prints, per payment address and asset, what it received and what sweeps took from it
+(--on-chain: and what the chain holds there now), page by page; --totals the sums per merchant,
+network and currency. sweeps record records a sweep made outside chainpay-wallet, once per
+transaction. See docs/operations.md, "Balances and sweeps".
 
 chain check needs no admin API: it connects to the network's node (TRON, TRON_NILE, SOLANA,
 SOLANA_DEVNET), prints its head block and the receiving address of index N (default 0). Unset
@@ -77,10 +84,13 @@ const options = {
   status: { type: 'string' },
   limit: { type: 'string' },
   cursor: { type: 'string' },
+  ...balanceOptions,
   ...chainCheckOptions,
 } as const
 
-type Flags = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values']
+export type Flags = ReturnType<
+  typeof parseArgs<{ options: typeof options; allowPositionals: true }>
+>['values']
 
 interface Invocation {
   flags: Flags
@@ -108,7 +118,10 @@ export async function runChainpayAdmin(argv: string[], context: CliContext): Pro
       await runChainCheck(flags, { env: context.env, out: (line) => output.out(line) })
       return 0
     }
-    const chainFlag = Object.keys(chainCheckOptions).find((name) => flags[name as keyof Flags] !== undefined)
+    // --network is chain check's and the balances' too
+    const chainFlag = Object.keys(chainCheckOptions).find(
+      (name) => !Object.hasOwn(balanceOptions, name) && flags[name as keyof Flags] !== undefined,
+    )
     if (chainFlag !== undefined) throw new CliError(`--${chainFlag} is only for chain check`)
     const command = commands[`${group} ${action ?? ''}`.trim()]
     if (command === undefined) throw new CliError(`unknown command '${positionals.join(' ')}'; see --help`)
@@ -137,7 +150,7 @@ function parseCommandLine(argv: string[]) {
 
 //////// Commands
 
-type Command = (invocation: Invocation) => Promise<void>
+export type Command = (invocation: Invocation) => Promise<void>
 
 interface MerchantView {
   merchantId: string
@@ -356,6 +369,8 @@ const commands: Record<string, Command> = {
     }
     print.notice('Every secret is sealed with the current key: the previous keys can be removed.')
   },
+
+  ...balanceCommands,
 }
 
 interface DeliveryView {

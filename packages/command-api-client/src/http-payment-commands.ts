@@ -9,10 +9,11 @@ import {
   type CreatePaymentOutcome,
   type PaymentCommands,
   type PaymentSnapshot,
+  type RecordSweepOutcome,
   UnavailableError,
 } from '@chainpay/ports'
 import { Agent, request } from 'undici'
-import { cancelPath, commandApiRoutes, historyPath, paymentPath } from './routes.js'
+import { cancelPath, commandApiRoutes, historyPath, paymentPath, sweepsPath } from './routes.js'
 
 export interface HttpPaymentCommandsOptions {
   /** where the command API listens, e.g. http://payment-command:8081 */
@@ -113,6 +114,16 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
       if (!Array.isArray(events)) throw new Error('payment-command answered a history read without events')
       // payment-command upcast and validated each event as it read it from its event store
       return events as PaymentHistoryEntry[]
+    },
+
+    async recordSweep({ paymentId, ...sweep }): Promise<RecordSweepOutcome> {
+      if (paymentId === '') throw new DomainError('PAYMENT_NOT_FOUND', 'payment  not found')
+      const body = expectSuccess(await call('POST', sweepsPath(paymentId), sweep), 'a sweep record')
+      const { outcome, sweep: recorded } = body
+      if ((outcome !== 'recorded' && outcome !== 'replayed') || !isRecord(recorded)) {
+        throw new Error(`payment-command answered a sweep record with outcome ${JSON.stringify(outcome)}`)
+      }
+      return { outcome, sweep: recorded as unknown as RecordSweepOutcome['sweep'], ...toSnapshot(body) }
     },
 
     async close() {

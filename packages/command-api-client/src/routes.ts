@@ -5,6 +5,7 @@ export const commandApiRoutes = {
   payment: '/internal/v1/payments/:paymentId',
   cancel: '/internal/v1/payments/:paymentId/cancel',
   history: '/internal/v1/payments/:paymentId/events',
+  sweeps: '/internal/v1/payments/:paymentId/sweeps',
 } as const
 
 export function paymentPath(paymentId: string): string {
@@ -17,4 +18,8 @@ export function cancelPath(paymentId: string): string {
 
 export function historyPath(paymentId: string): string {
   return `${paymentPath(paymentId)}/events`
+}
+
+export function sweepsPath(paymentId: string): string {
+  return `${paymentPath(paymentId)}/sweeps`
 }

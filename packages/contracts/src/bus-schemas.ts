@@ -62,6 +62,7 @@ export const PaymentEventMessageSchema = Type.Union([
   eventMessageSchema('LateFundsReceived'),
   eventMessageSchema('PaymentUnderpaidFinalized'),
   eventMessageSchema('ForeignFundsReceived'),
+  eventMessageSchema('PaymentFundsSwept'),
 ])
 true satisfies MutuallyAssignable<Static<typeof PaymentEventMessageSchema>, PaymentEventMessage>
 true satisfies MutuallyAssignable<Static<typeof PaymentEventMessageSchema>['type'], PaymentEvent['type']>

@@ -12,6 +12,7 @@ import {
   type PaymentEventType,
   type PaymentExpiredData,
   type PaymentFailedData,
+  type PaymentFundsSweptData,
   type PaymentSettledData,
   type PaymentUnderpaidFinalizedData,
   type TransferConfirmationsUpdatedData,
@@ -196,6 +197,25 @@ export const ForeignFundsReceivedDataSchema = Type.Object(
 )
 true satisfies MutuallyAssignable<Static<typeof ForeignFundsReceivedDataSchema>, ForeignFundsReceivedData>
 
+export const PaymentFundsSweptDataSchema = Type.Object(
+  {
+    paymentId: Type.String(),
+    txHash: Type.String({ minLength: 1 }),
+    network: Type.String({ minLength: 1 }),
+    address: Type.String({ minLength: 1 }),
+    currency: Type.String({ minLength: 1 }),
+    decimals: Type.Integer({ minimum: 0 }),
+    amountUnits: UnitsSchema,
+    feeUnits: UnitsSchema,
+    feeCurrency: Type.String({ minLength: 1 }),
+    feeDecimals: Type.Integer({ minimum: 0 }),
+    treasury: Type.String({ minLength: 1 }),
+    sweptAt: TimestampSchema,
+  },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof PaymentFundsSweptDataSchema>, PaymentFundsSweptData>
+
 /** the current data schema of every event type, and its version */
 export const paymentEventSchemas = {
   // 2: feeBps and fixedFeeUnits, the fee policy the payment was created under
@@ -214,6 +234,7 @@ export const paymentEventSchemas = {
   LateFundsReceived: { version: 1, schema: LateFundsReceivedDataSchema },
   PaymentUnderpaidFinalized: { version: 1, schema: PaymentUnderpaidFinalizedDataSchema },
   ForeignFundsReceived: { version: 1, schema: ForeignFundsReceivedDataSchema },
+  PaymentFundsSwept: { version: 1, schema: PaymentFundsSweptDataSchema },
 } as const satisfies { [Type in PaymentEventType]: { version: number; schema: TSchema } }
 
 // Each registered schema describes exactly the data of its event type.

@@ -7,6 +7,7 @@ import type {
   PaymentCreatedData,
   PaymentEvent,
   PaymentState,
+  Sweep,
   TransferRef,
 } from './payment.js'
 
@@ -77,10 +78,24 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
         ],
       }
     }
+    case 'PaymentFundsSwept': {
+      // the payment's own network and address are not repeated in its state
+      const { paymentId: _paymentId, network: _network, address: _address, ...sweep } = event.data
+      if (state.sweeps.some((known) => sameSweep(known, sweep))) return state
+      return { ...state, sweeps: [...state.sweeps, sweep] }
+    }
     default:
       // an event type this version does not know (written by a newer one)
       return state
   }
+}
+
+/** a sweep is one transaction moving one currency (docs/api.md, "Balances and sweeps") */
+export function sameSweep(
+  a: Pick<Sweep, 'txHash' | 'currency'>,
+  b: Pick<Sweep, 'txHash' | 'currency'>,
+): boolean {
+  return a.txHash === b.txHash && a.currency === b.currency
 }
 
 export function sameTransfer(a: TransferRef, b: TransferRef): boolean {
@@ -112,6 +127,7 @@ function openPayment(created: PaymentCreatedData): OpenPayment {
     transfers: [],
     lateTransfers: [],
     foreignFunds: [],
+    sweeps: [],
     txHash: null,
     receivedUnits: null,
     confirmedAt: null,

@@ -25,6 +25,7 @@ describe('evolvePayment', () => {
       transfers: [],
       lateTransfers: [],
       foreignFunds: [],
+      sweeps: [],
       txHash: null,
       receivedUnits: null,
       confirmedAt: null,

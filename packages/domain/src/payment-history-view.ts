@@ -35,6 +35,7 @@ export const paymentHistoryEventTypes = {
   LateFundsReceived: 'late_funds.received',
   PaymentUnderpaidFinalized: 'payment.underpaid_final',
   ForeignFundsReceived: 'foreign_funds.received',
+  PaymentFundsSwept: 'funds.swept',
 } as const satisfies Record<PaymentEventType, string>
 
 export type PaymentHistoryEventType = (typeof paymentHistoryEventTypes)[PaymentEventType]

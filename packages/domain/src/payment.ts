@@ -12,6 +12,7 @@ import {
   createPayment,
   expirePayment,
   recordForeignFunds,
+  recordSweep,
   recordTransferObservation,
 } from './payment-decide.js'
 
@@ -165,6 +166,28 @@ export interface LateFundsReceivedData extends TransferRef {
   receivedAt: string
 }
 
+/**
+ * Funds moved from the payment's address to the operator's treasury by a signed sweep (docs/api.md,
+ * "Balances and sweeps"); recorded once per transaction and currency, in any status. Amounts in the
+ * smallest units of `currency` and of `feeCurrency`, whose decimals are recorded with them.
+ */
+export interface PaymentFundsSweptData {
+  paymentId: string
+  txHash: string
+  network: string
+  /** the payment's address the funds left (its owner address, also for SPL) */
+  address: string
+  currency: string
+  decimals: number
+  amountUnits: string
+  /** what the sweep transaction cost, in the network's native coin */
+  feeUnits: string
+  feeCurrency: string
+  feeDecimals: number
+  treasury: string
+  sweptAt: string
+}
+
 export type PaymentEvent =
   | { type: 'PaymentCreated'; data: PaymentCreatedData }
   | { type: 'TransferDetected'; data: TransferDetectedData }
@@ -180,6 +203,7 @@ export type PaymentEvent =
   | { type: 'LateFundsReceived'; data: LateFundsReceivedData }
   | { type: 'PaymentUnderpaidFinalized'; data: PaymentUnderpaidFinalizedData }
   | { type: 'ForeignFundsReceived'; data: ForeignFundsReceivedData }
+  | { type: 'PaymentFundsSwept'; data: PaymentFundsSweptData }
 
 export type PaymentEventType = PaymentEvent['type']
 
@@ -198,6 +222,7 @@ export const PaymentEventTypes: readonly PaymentEventType[] = [
   'LateFundsReceived',
   'PaymentUnderpaidFinalized',
   'ForeignFundsReceived',
+  'PaymentFundsSwept',
 ]
 
 //////// State
@@ -232,6 +257,9 @@ export interface ForeignFunds extends TransferRef {
   blockTime: string
 }
 
+/** a recorded sweep: one transaction moving one currency out of the payment's address */
+export type Sweep = Omit<PaymentFundsSweptData, 'paymentId' | 'network' | 'address'>
+
 export interface OpenPayment {
   status: PaymentStatus
   created: PaymentCreatedData
@@ -244,6 +272,8 @@ export interface OpenPayment {
   lateTransfers: LateTransfer[]
   /** final funds of another asset, recorded once each (docs/api.md, "Foreign funds") */
   foreignFunds: ForeignFunds[]
+  /** sweeps to the treasury, in recording order (docs/api.md, "Balances and sweeps") */
+  sweeps: Sweep[]
   /** latest counted, not withdrawn transfer */
   txHash: string | null
   /** total of counted, not withdrawn transfers; null until one is seen */
@@ -329,6 +359,22 @@ export type PaymentCommand =
       }
     }
   | {
+      type: 'RecordSweep'
+      data: {
+        paymentId: string
+        txHash: string
+        currency: string
+        /** whole units, decimal strings, as the admin API takes them */
+        amount: string
+        fee: string
+        feeCurrency: string
+        /** the native coin of the payment's network, in which fees are paid; null when the registry has none */
+        nativeAsset: { currency: string; decimals: number } | null
+        treasury: string
+        now: string
+      }
+    }
+  | {
       type: 'RecordForeignFunds'
       data: TransferRef & {
         paymentId: string
@@ -357,6 +403,8 @@ export function decidePayment(command: PaymentCommand, state: PaymentState): Pay
       return recordTransferObservation(command.data, state)
     case 'RecordForeignFunds':
       return recordForeignFunds(command.data, state)
+    case 'RecordSweep':
+      return recordSweep(command.data, state)
     default: {
       const unknown: never = command
       throw new DomainError('INTERNAL_ERROR', `unknown payment command ${(unknown as { type: string }).type}`)

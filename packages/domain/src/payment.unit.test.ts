@@ -19,6 +19,7 @@ import {
   fingerprint,
   foreignFunds,
   foreignObserved,
+  fundsSwept,
   lateFunds,
   merchantId,
   observed,
@@ -26,6 +27,7 @@ import {
   paymentId,
   required,
   settled,
+  sweepRecorded,
   transferDetected,
   underpaidFinalized,
   usdtOnTron,
@@ -943,6 +945,103 @@ describe('RecordForeignFunds (docs/api.md, "Foreign funds")', () => {
 
   it('is not found without a payment', () => {
     given([]).when(foreignObserved()).thenThrows('PAYMENT_NOT_FOUND')
+  })
+})
+
+describe('RecordSweep (docs/api.md, "Balances and sweeps")', () => {
+  describe.each<PaymentStatus>(['confirmed', 'underpaid', 'overpaid'])('when %s', (status) => {
+    it('records a sweep of what the address received, with its fee in the native coin', () => {
+      const received = status === 'underpaid' ? '10' : status === 'overpaid' ? '11' : '10.5'
+      const units = status === 'underpaid' ? '10000000' : status === 'overpaid' ? '11000000' : '10500000'
+      given(eventsFor(status))
+        .when(sweepRecorded({ amount: received }))
+        .then([fundsSwept({ amountUnits: units })])
+    })
+  })
+
+  describe('when the payment received funds', () => {
+    it('records the same sweep once: the same transaction again changes nothing', () => {
+      given([...eventsFor('confirmed'), fundsSwept()])
+        .when(sweepRecorded())
+        .thenNothingHappens()
+    })
+
+    it('refuses the same transaction and currency recorded with other figures', () => {
+      given([...eventsFor('confirmed'), fundsSwept({ amountUnits: '5000000' })])
+        .when(sweepRecorded({ amount: '5', fee: '1' }))
+        .thenThrows('SWEEP_TX_REUSED', /^txHash: .*USDT/)
+    })
+
+    it('sweeps in parts, never more than what remains unswept', () => {
+      const firstHalf = fundsSwept({ txHash: 'tx-a', amountUnits: '5000000' })
+      given([...eventsFor('confirmed'), firstHalf])
+        .when(sweepRecorded({ txHash: 'tx-b', amount: '5.5' }))
+        .then([fundsSwept({ txHash: 'tx-b', amountUnits: '5500000' })])
+      given([...eventsFor('confirmed'), firstHalf])
+        .when(sweepRecorded({ txHash: 'tx-b', amount: '5.500001' }))
+        .thenThrows(
+          'SWEEP_EXCEEDS_UNSWEPT',
+          'amount: 5.500001 USDT is more than the 5.5 USDT received and not swept yet',
+        )
+    })
+
+    it('sweeps foreign funds and late funds as what the address received', () => {
+      given([...eventsFor('confirmed'), foreignFunds()])
+        .when(sweepRecorded({ txHash: 'tx-trx-sweep', currency: 'TRX', amount: '7', fee: '0.268' }))
+        .then([
+          fundsSwept({
+            txHash: 'tx-trx-sweep',
+            currency: 'TRX',
+            amountUnits: '7000000',
+            feeUnits: '268000',
+          }),
+        ])
+      given([...eventsFor('expired'), lateFunds('expired')])
+        .when(sweepRecorded())
+        .then([fundsSwept()])
+    })
+
+    it('records one transaction moving two currencies as two sweeps', () => {
+      given([...eventsFor('confirmed'), foreignFunds(), fundsSwept()])
+        .when(sweepRecorded({ currency: 'TRX', amount: '7', fee: '0' }))
+        .then([fundsSwept({ currency: 'TRX', amountUnits: '7000000', feeUnits: '0' })])
+    })
+  })
+
+  describe('when the address holds nothing final', () => {
+    it('refuses a sweep of a transfer still awaiting its confirmations', () => {
+      given([paymentCreated(), transferDetected({ confirmations: required - 1 })])
+        .when(sweepRecorded())
+        .thenThrows(
+          'SWEEP_EXCEEDS_UNSWEPT',
+          "currency: the payment's address received no final USDT to sweep",
+        )
+    })
+
+    it('refuses a currency the address never received', () => {
+      given(eventsFor('confirmed'))
+        .when(sweepRecorded({ currency: 'USDC' }))
+        .thenThrows('SWEEP_EXCEEDS_UNSWEPT', /received no final USDC/)
+    })
+
+    it('is not found without a payment', () => {
+      given([]).when(sweepRecorded()).thenThrows('PAYMENT_NOT_FOUND')
+    })
+  })
+
+  describe('refuses bad input (VALIDATION_ERROR), naming the field', () => {
+    it.each([
+      [{ amount: '0' }, /^amount: must be more than 0/],
+      [{ amount: '-1' }, /^amount: expected a decimal amount/],
+      [{ amount: '1.0000001' }, /^amount: at most 6 decimal places/],
+      [{ fee: 'free' }, /^fee: expected a decimal amount/],
+      [{ feeCurrency: 'USDT' }, /^feeCurrency: expected TRX/],
+      [{ txHash: '' }, /^txHash: expected 1 to 128 characters/],
+      [{ txHash: 'a b' }, /^txHash: /],
+      [{ treasury: 'T'.repeat(129) }, /^treasury: expected 1 to 128 characters/],
+    ])('%o', (input, message) => {
+      given(eventsFor('confirmed')).when(sweepRecorded(input)).thenThrows('VALIDATION_ERROR', message)
+    })
   })
 })
 

@@ -2,7 +2,12 @@
 // together.
 
 import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
-import { readNetworkSettings, type ServedNetworks } from '@chainpay/domain'
+import {
+  type AssetRegistry,
+  applyNetworkSettings,
+  readNetworkSettings,
+  type ServedNetworks,
+} from '@chainpay/domain'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
@@ -17,6 +22,7 @@ import {
   readSharedConfig,
   type SharedConfig,
 } from '@chainpay/service-kit'
+import type { BalanceEndpoint } from './admin/chain-balance-readers.js'
 import type { CheckoutSettings } from './checkout/checkout-routes.js'
 import type { RateLimitSettings } from './rate-limit.js'
 
@@ -52,6 +58,12 @@ export interface GatewayConfig extends SharedConfig {
   chains: ServedNetworks
   /** the customer's page (docs/operations.md, "The customer's page"): PUBLIC_URL and CHECKOUT_FRAME_ANCESTORS */
   checkout: CheckoutSettings
+  /**
+   * the nodes the admin API reads balances from (docs/operations.md, "Balances and sweeps"):
+   * <NETWORK>_RPC_URL and <NETWORK>_RPC_API_KEY of the networks served, as the chain-indexer reads
+   * them, and CHAIN_RPC_TIMEOUT_MS; a network without a URL has no on-chain balance
+   */
+  balanceRpc: { endpoints: BalanceEndpoint[]; timeoutMs: number }
 }
 
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -59,6 +71,9 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   const ports = readApiPorts(read)
   const shared = readSharedConfig(read, 'gateway')
   const paymentCommandUrl = readHttpUrl(read, 'PAYMENT_COMMAND_URL') ?? ''
+  const chains = readNetworkSettings(read, env, shared.registry, {
+    defaultNetworks: shared.registry.networks.map((definition) => definition.network),
+  })
   const config: GatewayConfig = {
     ...ports,
     ...shared,
@@ -76,10 +91,9 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     chainSimulatorUrl: readHttpUrl(read, 'CHAIN_SIMULATOR_URL', { optional: true }),
     chainSimulatorToken: readAccessToken(read, 'SIMULATOR_TOKEN'),
     callbackUrlPolicy: readCallbackUrlPolicy(read),
-    chains: readNetworkSettings(read, env, shared.registry, {
-      defaultNetworks: shared.registry.networks.map((definition) => definition.network),
-    }),
+    chains,
     checkout: readCheckoutSettings(read, ports.port),
+    balanceRpc: readBalanceRpc(read, applyNetworkSettings(shared.registry, chains)),
   }
   checkApiPorts(read, ports, shared.metricsPort)
   if (config.chainSimulatorToken !== undefined && read.optionalString('CHAIN_SIMULATOR_URL') === undefined) {
@@ -150,4 +164,33 @@ export function readCheckoutSettings(read: EnvReader, port: number): CheckoutSet
     }
   }
   return { publicUrl: readPublicUrl(read, `http://localhost:${port}`), frameAncestors }
+}
+
+/**
+ * <NETWORK>_RPC_URL (http or https; may carry a provider's key, so never repeated) and, for TRON,
+ * <NETWORK>_RPC_API_KEY of each network served, both optional; CHAIN_RPC_TIMEOUT_MS (default 10 s)
+ */
+export function readBalanceRpc(read: EnvReader, served: AssetRegistry): GatewayConfig['balanceRpc'] {
+  const endpoints = served.networks.flatMap(({ network, chain }): BalanceEndpoint[] => {
+    const rpcUrl = read.optionalString(`${network}_RPC_URL`)
+    const apiKey = read.optionalString(`${network}_RPC_API_KEY`)
+    if (rpcUrl === undefined) {
+      if (apiKey !== undefined) read.problem(`${network}_RPC_API_KEY: only read with ${network}_RPC_URL`)
+      return []
+    }
+    const protocol = URL.parse(rpcUrl)?.protocol
+    if (protocol !== 'http:' && protocol !== 'https:') {
+      read.problem(`${network}_RPC_URL: expected an http or https URL`)
+      return []
+    }
+    if (apiKey !== undefined && (chain !== 'TRON' || !/^[\x21-\x7e]+$/.test(apiKey))) {
+      read.problem(`${network}_RPC_API_KEY: a TRON network's key, visible ASCII characters without spaces`)
+      return []
+    }
+    return [{ network, chain, rpcUrl, ...(apiKey === undefined ? {} : { apiKey }) }]
+  })
+  return {
+    endpoints,
+    timeoutMs: read.int('CHAIN_RPC_TIMEOUT_MS', { default: 10_000, min: 1000, max: 60_000 }),
+  }
 }

@@ -51,7 +51,39 @@ describe('readGatewayConfig', () => {
       callbackUrlPolicy: 'production',
       chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
       checkout: { publicUrl: 'http://localhost:8080', frameAncestors: [] },
+      balanceRpc: { endpoints: [], timeoutMs: 10_000 },
     })
+  })
+
+  it('reads the nodes of the networks served for on-chain balances, never repeating their URLs', () => {
+    const config = readGatewayConfig({
+      ...required,
+      CHAIN_NETWORKS: 'TRON,SOLANA',
+      TRON_RPC_URL: 'https://api.trongrid.io',
+      TRON_RPC_API_KEY: 'trongrid-key-0123',
+      SOLANA_RPC_URL: 'https://rpc.example/?api-key=secret-in-url',
+      CHAIN_RPC_TIMEOUT_MS: '5000',
+    })
+    expect(config.balanceRpc).toEqual({
+      endpoints: [
+        { network: 'TRON', chain: 'TRON', rpcUrl: 'https://api.trongrid.io', apiKey: 'trongrid-key-0123' },
+        { network: 'SOLANA', chain: 'SOLANA', rpcUrl: 'https://rpc.example/?api-key=secret-in-url' },
+      ],
+      timeoutMs: 5000,
+    })
+    const problems = problemsOf({
+      ...required,
+      SOLANA_RPC_URL: 'ftp://rpc.example/secret-in-url',
+      SOLANA_RPC_API_KEY: 'a-key',
+      TRON_NILE_RPC_API_KEY: 'a-key',
+    })
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'SOLANA_RPC_URL: expected an http or https URL',
+        'TRON_NILE_RPC_API_KEY: only read with TRON_NILE_RPC_URL',
+      ]),
+    )
+    expect(problems.join('\n')).not.toContain('secret-in-url')
   })
 
   it("reads the customer's page's PUBLIC_URL and the origins that may frame it", () => {

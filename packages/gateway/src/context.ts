@@ -7,7 +7,7 @@ import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
 import { createHttpPaymentCommands } from '@chainpay/command-api-client'
 import { applyNetworkSettings, type CreateRequestPolicy } from '@chainpay/domain'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
-import type { PaymentCommands } from '@chainpay/ports'
+import type { ChainBalanceReader, PaymentCommands } from '@chainpay/ports'
 import {
   createCheckoutLinks,
   createServiceMetrics,
@@ -17,6 +17,7 @@ import {
 } from '@chainpay/service-kit'
 import type { FastifyPluginAsync } from 'fastify'
 import { buildAdminApp } from './admin/app.js'
+import { rpcBalanceReaders, simulatorBalanceEndpoints } from './admin/chain-balance-readers.js'
 import { buildGatewayApp } from './app.js'
 import { createApiKeyAuthenticator } from './auth.js'
 import { chainSimulatorProxy } from './chain-simulator-proxy.js'
@@ -32,6 +33,8 @@ export interface InProcessGateway extends SharedRuntime {
   readiness: () => Promise<boolean>
   /** more routes on the merchant port: the chain simulator's, where chains are simulated */
   routes?: FastifyPluginAsync | undefined
+  /** what the chains hold now, per network: the chain-indexer's (docs/api.md, "Balances and sweeps") */
+  balanceReaders?: ReadonlyMap<string, ChainBalanceReader> | undefined
 }
 
 export interface GatewayContextOptions {
@@ -84,6 +87,17 @@ export async function buildGatewayContext(
       ? chainSimulatorProxy({ url: chainSimulatorUrl, token: config.chainSimulatorToken })
       : undefined
 
+  // what the chains hold: standalone's chain-indexer's readers; else the nodes of <NETWORK>_RPC_URL,
+  // or the simulated chains' node routes (docs/operations.md, "Balances and sweeps")
+  const balanceReaders = async () => {
+    if (shared?.balanceReaders) return { balanceReaders: shared.balanceReaders }
+    const endpoints =
+      chainSimulatorUrl === undefined
+        ? config.balanceRpc.endpoints
+        : simulatorBalanceEndpoints(chainSimulatorUrl, config.chainSimulatorToken, registry.networks)
+    return { balanceReaders: await rpcBalanceReaders(endpoints, config.balanceRpc.timeoutMs) }
+  }
+
   const merchantApi = httpService({
     name: 'merchant API',
     host: config.host,
@@ -124,7 +138,7 @@ export async function buildGatewayContext(
     port: config.adminPort,
     logger,
     limits: config.httpLimits,
-    build: () =>
+    build: async () =>
       buildAdminApp({
         merchants,
         secretBox,
@@ -136,6 +150,13 @@ export async function buildGatewayContext(
         logger,
         deliveries: stores.deliveries(),
         webhookEndpoints: stores.webhookEndpoints(),
+        balances: {
+          commands,
+          readModel: stores.readModel(),
+          // the whole registry: a payment's asset stays known after its network stops being served
+          registry: config.registry,
+          ...((await balanceReaders()) ?? {}),
+        },
         requestMetrics: metrics.http,
       }),
   })

@@ -272,6 +272,7 @@ describe('createDeliveryRecorder', () => {
     const crashing: PaymentReadModel = {
       get: (paymentId) => harness.payments.get(paymentId),
       list: (query) => harness.payments.list(query),
+      listFunded: (query) => harness.payments.listFunded(query),
       save: async (document) => {
         if (crashes-- > 0) throw new Error('process killed')
         return harness.payments.save(document)
@@ -348,6 +349,7 @@ describe('createDeliveryRecorder', () => {
       },
       save: (document) => harness.payments.save(document),
       list: (query) => harness.payments.list(query),
+      listFunded: (query) => harness.payments.listFunded(query),
     }
     const recorder = createDeliveryRecorder({
       bus: harness.bus,

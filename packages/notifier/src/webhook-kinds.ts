@@ -27,6 +27,8 @@ const kindsByEventType: Record<PaymentEventType, WebhookEventKind | null> = {
   LateFundsReceived: 'payment.late_funds',
   PaymentUnderpaidFinalized: 'payment.underpaid_final',
   ForeignFundsReceived: 'payment.foreign_funds',
+  // the operator's bookkeeping, not the merchant's (docs/api.md, "Balances and sweeps")
+  PaymentFundsSwept: null,
 }
 
 /** the webhook kind a payment event is announced as; null for events merchants do not get */

@@ -25,6 +25,7 @@ import {
   paymentIdForIdempotencyKey,
   type ReceivingAddress,
   requestFingerprint,
+  type Sweep,
   toPaymentStreamId,
   validateCreatePaymentRequest,
 } from '@chainpay/domain'
@@ -36,6 +37,7 @@ import {
   type MerchantStore,
   type PaymentCommands,
   type PaymentSnapshot,
+  type RecordSweepOutcome,
   WrongExpectedRevisionError,
 } from '@chainpay/ports'
 import { type LoadedPayment, loadPayment, toNewEvent, toPaymentEvent } from './payment-stream.js'
@@ -194,6 +196,32 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
       return entries
     },
 
+    async recordSweep(input): Promise<RecordSweepOutcome> {
+      const { paymentId } = input
+      const result = await execute(paymentId, ({ state }) =>
+        decidePayment(
+          {
+            type: 'RecordSweep',
+            data: { ...input, nativeAsset: nativeAssetOf(state), now: isoNow(clock) },
+          },
+          state,
+        ),
+      )
+      const snapshot = toSnapshot(result)
+      const sweep = snapshot.payment.sweeps.find(
+        (recorded: Sweep) => recorded.txHash === input.txHash && recorded.currency === input.currency,
+      )
+      // the decider either recorded the sweep, found the same one, or threw
+      if (sweep === undefined) throw new DomainError('INTERNAL_ERROR', 'the recorded sweep is missing')
+      if (result.appended.length > 0) {
+        logger.info(
+          { paymentId, txHash: sweep.txHash, currency: sweep.currency, amountUnits: sweep.amountUnits },
+          'sweep recorded',
+        )
+      }
+      return { outcome: result.appended.length > 0 ? 'recorded' : 'replayed', sweep, ...snapshot }
+    },
+
     async recordObservation(observation): Promise<void> {
       const { paymentId } = observation
       await execute(paymentId, ({ state }) => {
@@ -227,6 +255,15 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
       if (state.status === 'pending') return state.transfers.length === 0 ? 'not_due' : 'settling'
       return state.status === 'underpaid' && state.closedAt === null ? 'settling' : 'closed'
     },
+  }
+
+  /** the coin a sweep's fee is paid in: the native asset of the payment's network, served or not */
+  function nativeAssetOf(state: PaymentState): { currency: string; decimals: number } | null {
+    if (state.status === 'none') return null
+    const native = familyRegistry.assets.find(
+      (asset) => asset.network === state.created.network && asset.tokenStandard === 'NATIVE',
+    )
+    return native === undefined ? null : { currency: native.currency, decimals: native.decimals }
   }
 
   /**

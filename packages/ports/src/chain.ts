@@ -104,3 +104,23 @@ export class ChainRpcError extends Error {
 export function isChainRpcError(error: unknown): error is ChainRpcError {
   return error instanceof ChainRpcError
 }
+
+/** an address and the asset whose balance is asked */
+export interface BalanceHolder {
+  /** the owner address (TRON account, Solana system account) */
+  address: string
+  /** TRC20 contract or SPL mint; null for TRX or SOL */
+  contract: string | null
+}
+
+/**
+ * What the chain holds now for an address and asset, in the asset's smallest units (docs/api.md,
+ * "Balances and sweeps"): TRON getaccount and a constant balanceOf call; Solana getBalance, and for a
+ * token every token account the owner holds of the mint (a payment's funds may sit in another than
+ * the associated one: docs/api.md, "Foreign funds"); the simulator's ledger. An account the chain
+ * does not know holds 0. Throws ChainRpcError when the node does not answer usably.
+ */
+export interface ChainBalanceReader {
+  readonly network: string
+  balanceOf(holder: BalanceHolder): Promise<bigint>
+}

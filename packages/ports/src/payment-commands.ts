@@ -1,4 +1,4 @@
-import type { CanceledBy, OpenPayment, PaymentHistoryEntry } from '@chainpay/domain'
+import type { CanceledBy, OpenPayment, PaymentHistoryEntry, Sweep } from '@chainpay/domain'
 
 // How the gateway asks payment-command to act: a direct call in standalone, HTTP in the distributed
 // shape. Failures are DomainErrors carrying the merchant-facing code, and UnavailableError
@@ -26,6 +26,27 @@ export interface CreatePaymentOutcome extends PaymentSnapshot {
   outcome: 'created' | 'replayed'
 }
 
+/**
+ * A sweep the operator records on a payment (docs/api.md, "Balances and sweeps"): amounts in whole
+ * units as decimal strings, exactly as the admin API took them; the domain validates them.
+ */
+export interface RecordSweepInput {
+  paymentId: string
+  txHash: string
+  currency: string
+  amount: string
+  fee: string
+  feeCurrency: string
+  treasury: string
+}
+
+export interface RecordSweepOutcome extends PaymentSnapshot {
+  /** 'replayed' when the same sweep (transaction and currency, same figures) was recorded before */
+  outcome: 'recorded' | 'replayed'
+  /** the sweep as recorded, the earlier record on a replay */
+  sweep: Sweep
+}
+
 export interface PaymentCommands {
   createPayment(input: CreatePaymentInput): Promise<CreatePaymentOutcome>
   /**
@@ -44,4 +65,9 @@ export interface PaymentCommands {
    * schema version; null for unknown or another merchant's
    */
   getPaymentHistory(input: { merchantId: string; paymentId: string }): Promise<PaymentHistoryEntry[] | null>
+  /**
+   * the operator's record of a sweep, for any merchant's payment (the admin API); throws
+   * PAYMENT_NOT_FOUND, VALIDATION_ERROR, SWEEP_EXCEEDS_UNSWEPT or SWEEP_TX_REUSED
+   */
+  recordSweep(input: RecordSweepInput): Promise<RecordSweepOutcome>
 }

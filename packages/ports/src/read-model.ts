@@ -29,6 +29,20 @@ export interface PaymentListQuery {
   createdTo?: string
 }
 
+/**
+ * A page of the payments whose address received final funds (hasReceivedFunds), in paymentId order,
+ * for the operator's balances (docs/api.md, "Balances and sweeps").
+ */
+export interface FundedPaymentQuery {
+  limit: number
+  /** strictly after this payment id */
+  afterPaymentId?: string
+  merchantId?: string
+  network?: string
+  /** the wallet the address derives from: 'operator' or a merchant wallet's id (paymentWalletId) */
+  walletId?: string
+}
+
 export interface PaymentReadModel {
   get(paymentId: string): Promise<PaymentDocument | null>
   /**
@@ -41,4 +55,6 @@ export interface PaymentReadModel {
    * the same however many payments the store holds.
    */
   list(query: PaymentListQuery): Promise<PaymentDocument[]>
+  /** one page of the payments that received funds, from an index of those alone */
+  listFunded(query: FundedPaymentQuery): Promise<PaymentDocument[]>
 }

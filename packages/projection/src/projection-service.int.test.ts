@@ -118,6 +118,7 @@ describe('createProjectionService', () => {
     const flaky: PaymentReadModel = {
       get: (paymentId) => readModel.get(paymentId),
       list: (query) => readModel.list(query),
+      listFunded: (query) => readModel.listFunded(query),
       async save(document) {
         if (failures > 0) {
           failures -= 1

@@ -144,6 +144,8 @@ export async function buildStandaloneContext(
         callbackUrlPolicy: config.callbackUrlPolicy,
         chains,
         checkout: config.checkout,
+        // the chain-indexer's readers (below): none of the gateway's own
+        balanceRpc: { endpoints: [], timeoutMs: 0 },
       },
       logger,
       {
@@ -154,6 +156,7 @@ export async function buildStandaloneContext(
           // ready when every part is: the gateway's own stores are the infrastructure's too
           readiness: async () => (await Promise.all(parts.map((part) => part.readiness()))).every(Boolean),
           routes: chainIndexer.routes,
+          balanceReaders: chainIndexer.balanceReaders,
         },
       },
     )

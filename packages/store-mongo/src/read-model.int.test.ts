@@ -195,4 +195,29 @@ describe('read model migrations', () => {
       await dropped(mongo)
     }
   })
+
+  it('give the states written before balances empty sweeps, and the funded payments their fields (4)', async () => {
+    const mongo = await freshDatabase()
+    try {
+      const paid = samplePaymentDocument('pay_paid', 19)
+      const open = samplePaymentDocument('pay_open', 2)
+      for (const document of [paid, open]) await createMongoPaymentReadModel(mongo.db).save(document)
+      const payments = mongo.db.collection(mongoCollections.paymentsRead)
+      // as the build before balances left them, at version 3 of its component
+      await payments.updateMany({}, { $unset: { 'state.sweeps': '', walletId: '', funded: '' } })
+      await mongo.db
+        .collection(schemaVersionsCollection)
+        .updateOne({ _id: 'read-model:payments_read' as never }, { $set: { version: 3 } }, { upsert: true })
+
+      await migrateMongoDatabase(mongo.db)
+      const store = createMongoPaymentReadModel(mongo.db)
+      expect(await store.get('pay_paid')).toEqual(paid)
+      expect(await store.get('pay_open')).toEqual(open)
+      expect((await store.listFunded({ limit: 10, walletId: 'operator' })).map((d) => d.paymentId)).toEqual([
+        'pay_paid',
+      ])
+    } finally {
+      await dropped(mongo)
+    }
+  })
 })

@@ -1,4 +1,6 @@
+import { hasReceivedFunds, type OpenPayment, paymentWalletId } from '@chainpay/domain'
 import {
+  type FundedPaymentQuery,
   type PaymentDocument,
   type PaymentListQuery,
   type PaymentReadModel,
@@ -27,6 +29,9 @@ interface PaymentRecord {
   status: string
   network: string
   currency: string
+  // the wallet and whether the address received funds, for the balances (schema migration 4)
+  walletId: string
+  funded: boolean
 }
 
 /**
@@ -37,6 +42,7 @@ export function paymentReadModelIndexes(collection: string = mongoCollections.pa
   return [
     { collection, name: 'by_merchant', key: { merchantId: 1, updatedAt: 1 } },
     { collection, name: 'listed', key: { merchantId: 1, createdAt: -1, _id: -1 } },
+    { collection, name: 'funded', key: { funded: 1, merchantId: 1, _id: 1 } },
   ]
 }
 
@@ -71,6 +77,31 @@ export async function backfillListedFields(db: Db, collection: string): Promise<
   }
 }
 
+/** the fields of the funded payments' index, from the state */
+function balanceFields(state: OpenPayment): Pick<PaymentRecord, 'walletId' | 'funded'> {
+  return { walletId: paymentWalletId(state.created), funded: hasReceivedFunds(state) }
+}
+
+/**
+ * Migration 4 of a read model collection (docs/api.md, "Balances and sweeps"): every payment state
+ * gets its sweeps, empty before, and every document the balance fields. Document by document, as
+ * migration 2; runs again harmlessly.
+ */
+export async function backfillBalanceFields(db: Db, collection: string): Promise<void> {
+  const payments = db.collection<PaymentRecord>(collection)
+  const missing = payments.find({
+    $or: [{ funded: { $exists: false } }, { 'state.sweeps': { $exists: false } }],
+  })
+  for await (const record of missing) {
+    const state = unescapeKeys<OpenPayment>(record.state)
+    const sweeps = state.sweeps ?? []
+    await payments.updateOne(
+      { _id: record._id },
+      { $set: { 'state.sweeps': sweeps, ...balanceFields({ ...state, sweeps }) } },
+    )
+  }
+}
+
 /**
  * A payment read model in one collection: one document per payment (`_id` paymentId) holding the
  * aggregate state, replaced only by a newer stream revision.
@@ -95,6 +126,7 @@ export function createMongoPaymentReadModel(db: Db, options: MongoReadModelOptio
         status: document.state.status,
         network: document.state.created.network,
         currency: document.state.created.currency,
+        ...balanceFields(document.state),
       },
     }
     try {
@@ -121,6 +153,15 @@ export function createMongoPaymentReadModel(db: Db, options: MongoReadModelOptio
         const records = await payments
           .find(mongoPaymentListFilter(query))
           .sort({ createdAt: -1, _id: -1 })
+          .limit(query.limit)
+          .toArray()
+        return records.map(toDocument)
+      },
+
+      async listFunded(query) {
+        const records = await payments
+          .find(mongoFundedFilter(query))
+          .sort({ _id: 1 })
           .limit(query.limit)
           .toArray()
         return records.map(toDocument)
@@ -164,4 +205,15 @@ export function mongoPaymentListFilter(query: PaymentListQuery): Filter<PaymentR
   if (query.network !== undefined) conditions.push({ network: query.network })
   if (query.currency !== undefined) conditions.push({ currency: query.currency })
   return conditions.length === 1 ? (conditions[0] ?? {}) : { $and: conditions }
+}
+
+/** one page of funded payments: a range of index `funded` when the merchant is given */
+function mongoFundedFilter(query: FundedPaymentQuery): Filter<PaymentRecord> {
+  return {
+    funded: true,
+    ...(query.merchantId === undefined ? {} : { merchantId: query.merchantId }),
+    ...(query.afterPaymentId === undefined ? {} : { _id: { $gt: query.afterPaymentId } }),
+    ...(query.network === undefined ? {} : { network: query.network }),
+    ...(query.walletId === undefined ? {} : { walletId: query.walletId }),
+  }
 }

@@ -6,7 +6,7 @@ import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
 import { merchantWalletIndexes } from './merchant-wallets.js'
 import { merchantIndexes } from './merchants.js'
-import { backfillListedFields, paymentReadModelIndexes } from './read-model.js'
+import { backfillBalanceFields, backfillListedFields, paymentReadModelIndexes } from './read-model.js'
 import { webhookEndpointIndexes } from './webhook-endpoints.js'
 
 /**
@@ -102,6 +102,14 @@ export function readModelComponent(collection: string): MongoComponent {
           await db
             .collection(collection)
             .updateMany({ 'state.foreignFunds': { $exists: false } }, { $set: { 'state.foreignFunds': [] } })
+        },
+      },
+      {
+        // docs/api.md, "Balances and sweeps"
+        description: 'balances: sweeps in payment states, walletId and funded fields, index `funded`',
+        apply: async (db) => {
+          await backfillBalanceFields(db, collection)
+          await indexMigration('', paymentReadModelIndexes(collection), ['funded']).apply(db)
         },
       },
     ],

@@ -51,13 +51,42 @@ describe('createSqlitePaymentReadModel', () => {
       const document = samplePaymentDocument('pay_1', 4)
       await createSqlitePaymentReadModel(db).save(document)
       // as the build before foreign funds left it (with the payment lists of migration 2)
-      db.exec(`UPDATE payments_read SET state = json_remove(state, '$.foreignFunds')`)
-      db.exec(`UPDATE schema_versions SET version = 2 WHERE component = 'read-model:payments_read'`)
+      db.exec(`
+        UPDATE payments_read SET state = json_remove(state, '$.foreignFunds', '$.sweeps');
+        DROP INDEX payments_read_funded;
+        ALTER TABLE payments_read DROP COLUMN wallet_id;
+        ALTER TABLE payments_read DROP COLUMN funded;
+        UPDATE schema_versions SET version = 2 WHERE component = 'read-model:payments_read'
+      `)
       expect(
         JSON.parse(String(db.prepare('SELECT state FROM payments_read').get()?.state)),
       ).not.toHaveProperty('foreignFunds')
 
       expect(await createSqlitePaymentReadModel(db).get('pay_1')).toEqual(document)
+    } finally {
+      db.close()
+    }
+  })
+})
+
+describe('read model schema migration 4 (balances)', () => {
+  it('gives the states written before it empty sweeps, and the funded payments their index', async () => {
+    const db = openSqliteDatabase(freshFile())
+    try {
+      migrateSqliteComponent(db, 'read-model:payments_read', readModelMigrations('payments_read').slice(0, 3))
+      const insert = db.prepare(
+        'INSERT INTO payments_read (payment_id, merchant_id, revision, state, updated_at) VALUES (?, ?, ?, ?, ?)',
+      )
+      for (const document of [samplePaymentDocument('pay_paid', 19), samplePaymentDocument('pay_open', 2)]) {
+        const { sweeps: _sweeps, ...before } = document.state
+        insert.run(document.paymentId, 'mer_1', document.revision, JSON.stringify(before), document.updatedAt)
+      }
+
+      const store = createSqlitePaymentReadModel(db)
+      expect(await store.get('pay_paid')).toEqual(samplePaymentDocument('pay_paid', 19))
+      expect((await store.listFunded({ limit: 10, walletId: 'operator' })).map((d) => d.paymentId)).toEqual([
+        'pay_paid',
+      ])
     } finally {
       db.close()
     }

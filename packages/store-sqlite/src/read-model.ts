@@ -1,5 +1,7 @@
 import type { StatementSync } from 'node:sqlite'
+import { hasReceivedFunds, type OpenPayment, paymentWalletId } from '@chainpay/domain'
 import {
+  type FundedPaymentQuery,
   type PaymentDocument,
   type PaymentListQuery,
   type PaymentReadModel,
@@ -59,7 +61,34 @@ export function readModelMigrations(table: string): readonly SqliteMigration[] {
           WHERE json_type(state, '$.foreignFunds') IS NULL
         `),
     },
+    {
+      // docs/api.md, "Balances and sweeps": every payment state has its sweeps, empty before this
+      // version; the wallet its address derives from and whether it received funds in columns, with
+      // an index of the funded payments alone
+      description:
+        'balances: sweeps in payment states, wallet_id and funded columns, index of funded payments',
+      apply: (db) => {
+        db.exec(`
+          ALTER TABLE ${table} ADD COLUMN wallet_id TEXT NOT NULL DEFAULT 'operator';
+          ALTER TABLE ${table} ADD COLUMN funded INTEGER NOT NULL DEFAULT 0;
+          UPDATE ${table} SET state = json_set(state, '$.sweeps', json('[]'))
+          WHERE json_type(state, '$.sweeps') IS NULL;
+          CREATE INDEX ${table}_funded ON ${table} (merchant_id, payment_id) WHERE funded = 1;
+        `)
+        // which payments received funds is the domain's rule (paymentBalances), not SQL's
+        const update = db.prepare(`UPDATE ${table} SET wallet_id = ?, funded = ? WHERE payment_id = ?`)
+        for (const row of db.prepare(`SELECT payment_id, state FROM ${table}`).iterate()) {
+          const { walletId, funded } = balanceColumns(JSON.parse(row.state as string) as OpenPayment)
+          update.run(walletId, funded, row.payment_id as string)
+        }
+      },
+    },
   ]
+}
+
+/** the columns of the funded payments' index, from the state */
+function balanceColumns(state: OpenPayment): { walletId: string; funded: number } {
+  return { walletId: paymentWalletId(state.created), funded: hasReceivedFunds(state) ? 1 : 0 }
 }
 
 export interface SqliteReadModelOptions {
@@ -84,14 +113,15 @@ export function createSqlitePaymentReadModel(
   )
   // One statement decides and writes, so there is no read-then-write window between two writers.
   const upsert = db.prepare(`
-    INSERT INTO ${table} (payment_id, merchant_id, revision, state, updated_at, created_at, status, network, currency)
-    VALUES (:paymentId, :merchantId, :revision, :state, :updatedAt, :createdAt, :status, :network, :currency)
+    INSERT INTO ${table} (payment_id, merchant_id, revision, state, updated_at, created_at, status, network, currency, wallet_id, funded)
+    VALUES (:paymentId, :merchantId, :revision, :state, :updatedAt, :createdAt, :status, :network, :currency, :walletId, :funded)
     ON CONFLICT (payment_id) DO UPDATE SET
       merchant_id = excluded.merchant_id,
       revision = excluded.revision,
       state = excluded.state,
       updated_at = excluded.updated_at,
-      status = excluded.status
+      status = excluded.status,
+      funded = excluded.funded
     WHERE excluded.revision > ${table}.revision
   `)
   const listing = sqlitePaymentListing(table)
@@ -120,6 +150,13 @@ export function createSqlitePaymentReadModel(
           .map(toDocument)
       },
 
+      async listFunded(query) {
+        const { sql, parameters } = fundedListing(table, query)
+        return statement(sql)
+          .all(...parameters)
+          .map(toDocument)
+      },
+
       async save(document) {
         const { changes } = upsert.run({
           paymentId: document.paymentId,
@@ -131,6 +168,7 @@ export function createSqlitePaymentReadModel(
           status: document.state.status,
           network: document.state.created.network,
           currency: document.state.created.currency,
+          ...balanceColumns(document.state),
         })
         return Number(changes) === 1 ? 'applied' : 'stale'
       },
@@ -193,4 +231,34 @@ export function sqlitePaymentListing(
       LIMIT ?`
     return { sql, parameters }
   }
+}
+
+/**
+ * The statement of one page of funded payments: the partial index of funded payments, walked in
+ * payment_id order from the position (docs/api.md, "Balances and sweeps").
+ */
+function fundedListing(
+  table: string,
+  query: FundedPaymentQuery,
+): { sql: string; parameters: Array<string | number> } {
+  const conditions = ['funded = 1']
+  const parameters: Array<string | number> = []
+  const filters = [
+    ['merchant_id', query.merchantId],
+    ['payment_id >', query.afterPaymentId],
+    ['network', query.network],
+    ['wallet_id', query.walletId],
+  ] as const
+  for (const [column, value] of filters) {
+    if (value === undefined) continue
+    conditions.push(column.includes(' ') ? `${column} ?` : `${column} = ?`)
+    parameters.push(value)
+  }
+  parameters.push(query.limit)
+  const sql = `
+    SELECT payment_id, merchant_id, revision, state, updated_at FROM ${table}
+    WHERE ${conditions.join(' AND ')}
+    ORDER BY payment_id
+    LIMIT ?`
+  return { sql, parameters }
 }

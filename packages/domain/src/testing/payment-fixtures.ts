@@ -13,6 +13,7 @@ import {
   type PaymentCommand,
   type PaymentCreatedData,
   type PaymentEvent,
+  type PaymentFundsSweptData,
   type PaymentSettledData,
   type PaymentStatus,
   type PaymentUnderpaidFinalizedData,
@@ -138,6 +139,28 @@ export function foreignFunds(data: Partial<ForeignFundsReceivedData> = {}): Paym
   }
 }
 
+/** the whole 10.5 USDT of a confirmed payment swept to the treasury in tx-sweep, for 13.4 TRX of fees */
+export function fundsSwept(data: Partial<PaymentFundsSweptData> = {}): PaymentEvent {
+  return {
+    type: 'PaymentFundsSwept',
+    data: {
+      paymentId,
+      txHash: 'tx-sweep',
+      network: 'TRON',
+      address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+      currency: 'USDT',
+      decimals: 6,
+      amountUnits: '10500000',
+      feeUnits: '13400000',
+      feeCurrency: 'TRX',
+      feeDecimals: 6,
+      treasury: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
+      sweptAt: at(60),
+      ...data,
+    },
+  }
+}
+
 /** tx-1 paying the exact amount in a block after expiry, to a payment that was `statusAtArrival` */
 export function lateFunds(
   statusAtArrival: PaymentStatus,
@@ -225,6 +248,7 @@ export const samplePaymentEvents: PaymentEvent[] = [
   underpaidFinalized(),
   dropped(),
   foreignFunds(),
+  fundsSwept(),
 ]
 
 /** the state the events fold to; throws when they do not open a payment */
@@ -272,6 +296,27 @@ export function foreignObserved(data: Partial<ForeignObservation['data']> = {}):
       blockTime: at(5),
       confirmations: required,
       now: at(7),
+      ...data,
+    },
+  }
+}
+
+type SweepRecord = Extract<PaymentCommand, { type: 'RecordSweep' }>
+
+/** the operator records fundsSwept(): 10.5 USDT to the treasury in tx-sweep, 13.4 TRX of fees */
+export function sweepRecorded(data: Partial<SweepRecord['data']> = {}): SweepRecord {
+  return {
+    type: 'RecordSweep',
+    data: {
+      paymentId,
+      txHash: 'tx-sweep',
+      currency: 'USDT',
+      amount: '10.5',
+      fee: '13.4',
+      feeCurrency: 'TRX',
+      nativeAsset: { currency: 'TRX', decimals: 6 },
+      treasury: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
+      now: at(60),
       ...data,
     },
   }

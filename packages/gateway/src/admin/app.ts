@@ -8,7 +8,13 @@ import { adminTokenProblem, constantTimeEqual, type Logger } from '@chainpay/pla
 import type { WebhookDeliveryStore } from '@chainpay/ports'
 import { acceptStrictJsonBodies, createHttpApp, type HttpRequestMetrics } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { type AdminRoutesDeps, deliveryAdminRoutes, merchantAdminRoutes } from './routes.js'
+import type { BalanceAdminDeps } from './balances.js'
+import {
+  type AdminRoutesDeps,
+  balanceAdminRoutes,
+  deliveryAdminRoutes,
+  merchantAdminRoutes,
+} from './routes.js'
 
 export const ADMIN_BASE_PATH = '/admin/v1'
 
@@ -17,6 +23,8 @@ export interface AdminDeps extends AdminRoutesDeps {
   adminToken: string
   logger: Logger
   deliveries?: WebhookDeliveryStore
+  /** balances and sweeps (docs/api.md, "Balances and sweeps"); none when absent */
+  balances?: BalanceAdminDeps
   /** observes every request, by route pattern */
   requestMetrics?: HttpRequestMetrics
 }
@@ -39,6 +47,7 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
       admin.addHook('onRequest', async (request) => checkAdminToken(request, deps.adminToken))
       await admin.register(merchantAdminRoutes, deps)
       if (deliveries) await admin.register(deliveryAdminRoutes, { deliveries, clock: deps.clock })
+      if (deps.balances) await admin.register(balanceAdminRoutes, deps.balances)
     },
     { prefix: ADMIN_BASE_PATH },
   )

@@ -8,6 +8,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { ApiKeyAuthenticator } from '../auth.js'
 import { deliveriesPage, readDeliveriesQuery } from '../routes/webhook-deliveries.js'
 import {
+  type BalanceAdminDeps,
+  balancePageLimit,
+  balancesPage,
+  balanceTotals,
+  recordSweep,
+} from './balances.js'
+import {
   createMerchant,
   describeMerchant,
   issueApiKey,
@@ -23,6 +30,8 @@ import {
 import { resealMerchantSecrets } from './reseal.js'
 import {
   ApiKeyParamsSchema,
+  BalanceQuerySchema,
+  BalanceTotalsQuerySchema,
   CreateMerchantBodySchema,
   DeliveryParamsSchema,
   DisplayNameBodySchema,
@@ -30,6 +39,7 @@ import {
   LogoUrlBodySchema,
   MerchantParamsSchema,
   PaymentDeliveriesParamsSchema,
+  RecordSweepBodySchema,
   WebhookUrlBodySchema,
 } from './schemas.js'
 
@@ -206,4 +216,30 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<{
       return { delivery: await deliveries.get(deliveryId) }
     },
   )
+}
+
+/** docs/api.md, "Balances and sweeps" */
+export const balanceAdminRoutes: FastifyPluginAsyncTypebox<BalanceAdminDeps> = async (app, deps) => {
+  app.post('/sweeps', { schema: { body: RecordSweepBodySchema } }, async (request, reply) => {
+    const { created, sweep } = await recordSweep(deps, request.body)
+    return reply.code(created ? 201 : 200).send({ sweep })
+  })
+
+  app.get('/balances', { schema: { querystring: BalanceQuerySchema } }, async (request) => {
+    const { limit: limitText, onChain, cursor, ...filters } = request.query
+    const limit = limitText === undefined ? balancePageLimit.default : Number(limitText)
+    if (limit < 1 || limit > balancePageLimit.max) {
+      throw new DomainError('VALIDATION_ERROR', `limit: must be an integer from 1 to ${balancePageLimit.max}`)
+    }
+    return balancesPage(deps, {
+      ...filters,
+      limit,
+      onChain: onChain === 'true',
+      ...(cursor === undefined ? {} : { cursor }),
+    })
+  })
+
+  app.get('/balances/totals', { schema: { querystring: BalanceTotalsQuerySchema } }, async (request) => ({
+    data: await balanceTotals(deps, request.query),
+  }))
 }

@@ -55,3 +55,37 @@ export const MerchantParamsSchema = Type.Object({ merchantId: Id })
 export const ApiKeyParamsSchema = Type.Object({ merchantId: Id, apiKey: Id })
 export const PaymentDeliveriesParamsSchema = Type.Object({ merchantId: Id, paymentId: Id })
 export const DeliveryParamsSchema = Type.Object({ deliveryId: Id })
+
+const Filter = Type.String({ minLength: 1, maxLength: 128 })
+
+// docs/api.md, "Balances and sweeps": strings only, their content is the payment decider's to check
+export const RecordSweepBodySchema = Type.Object(
+  {
+    paymentId: Id,
+    txHash: Type.String(),
+    currency: Type.String(),
+    amount: Type.String(),
+    fee: Type.String(),
+    feeCurrency: Type.String(),
+    treasury: Type.String(),
+  },
+  { additionalProperties: false },
+)
+
+const BalanceFilters = {
+  merchantId: Type.Optional(Filter),
+  network: Type.Optional(Filter),
+  walletId: Type.Optional(Filter),
+}
+
+export const BalanceQuerySchema = Type.Object(
+  {
+    ...BalanceFilters,
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    onChain: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  },
+  { additionalProperties: false },
+)
+
+export const BalanceTotalsQuerySchema = Type.Object(BalanceFilters, { additionalProperties: false })

@@ -47,6 +47,18 @@ const CancelBody = Type.Object(
   strict,
 )
 const MerchantQuery = Type.Object({ merchantId: MerchantId }, strict)
+// strings only: their content is the domain's to check (docs/api.md, "Balances and sweeps")
+const SweepBody = Type.Object(
+  {
+    txHash: Type.String(),
+    currency: Type.String(),
+    amount: Type.String(),
+    fee: Type.String(),
+    feeCurrency: Type.String(),
+    treasury: Type.String(),
+  },
+  strict,
+)
 
 export function buildCommandApi(options: CommandApiOptions): HttpApp {
   const app = createHttpApp({
@@ -94,6 +106,15 @@ function commandRoutes(app: HttpApp, handler: PaymentCommands): void {
       const snapshot = await handler.getPayment({ merchantId: request.query.merchantId, paymentId })
       if (snapshot === null) throw new DomainError('PAYMENT_NOT_FOUND', `payment ${paymentId} not found`)
       return reply.send(snapshot)
+    },
+  )
+
+  app.post(
+    commandApiRoutes.sweeps,
+    { schema: { params: PaymentParams, body: SweepBody } },
+    async (request, reply) => {
+      const outcome = await handler.recordSweep({ paymentId: request.params.paymentId, ...request.body })
+      return reply.code(outcome.outcome === 'recorded' ? 201 : 200).send(outcome)
     },
   )
 

@@ -1,12 +1,18 @@
 import type { AddressInfo } from 'node:net'
 import { createHttpPaymentCommands } from '@chainpay/command-api-client'
+import { payFinallyOn } from '../testing/pay-finally.js'
 import { describePaymentCommandsContract } from '../testing/payment-commands-contract.js'
 import { openSqliteCommandSide } from '../testing/sqlite-command-side.js'
 import { buildCommandApi } from './command-api.js'
 
 describePaymentCommandsContract('direct handler on SQLite', async () => {
   const side = openSqliteCommandSide()
-  return { commands: side.handler, addMerchant: side.addMerchant, teardown: () => side.close() }
+  return {
+    commands: side.handler,
+    addMerchant: side.addMerchant,
+    payFinally: payFinallyOn(side),
+    teardown: () => side.close(),
+  }
 })
 
 describePaymentCommandsContract('HTTP client to the command API on SQLite', async () => {
@@ -18,6 +24,7 @@ describePaymentCommandsContract('HTTP client to the command API on SQLite', asyn
   return {
     commands,
     addMerchant: side.addMerchant,
+    payFinally: payFinallyOn(side),
     async teardown() {
       await commands.close()
       await app.close()
@@ -42,6 +49,7 @@ describePaymentCommandsContract(
     return {
       commands,
       addMerchant: side.addMerchant,
+      payFinally: payFinallyOn(side),
       async teardown() {
         await commands.close()
         await app.close()

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { CreatePaymentRequest, ErrorCode, FeePolicy } from '@chainpay/domain'
+import type { CreatePaymentRequest, ErrorCode, FeePolicy, OpenPayment } from '@chainpay/domain'
 import type { PaymentCommands } from '@chainpay/ports'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
@@ -8,6 +8,8 @@ export interface PaymentCommandsFixture {
   commands: PaymentCommands
   /** registers a merchant in the merchant store that payment-command reads */
   addMerchant(merchantId: string, feePolicy: FeePolicy): Promise<void>
+  /** the chain watcher's report of a final transfer of `amountUnits` to the payment's address */
+  payFinally(payment: OpenPayment, amountUnits: string): Promise<void>
   teardown(): Promise<void>
 }
 
@@ -177,6 +179,47 @@ export function describePaymentCommandsContract(
         await commands.getPaymentHistory({ merchantId: other, paymentId: payment.created.paymentId }),
       ).toBeNull()
       expect(await commands.getPaymentHistory({ merchantId, paymentId: randomUUID() })).toBeNull()
+    })
+
+    it('records a sweep of a paid payment once: the same transaction again is a replay of the record', async () => {
+      const { payment } = await create(usdtRequest())
+      const paymentId = payment.created.paymentId
+      await fixture.payFinally(payment, '10500000')
+      const sweep = {
+        paymentId,
+        txHash: `sweep-${randomUUID()}`,
+        currency: 'USDT',
+        amount: '10.5',
+        fee: '13.4',
+        feeCurrency: 'TRX',
+        treasury: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
+      }
+      const recorded = await commands.recordSweep(sweep)
+      expect(recorded.outcome).toBe('recorded')
+      expect(recorded.sweep).toEqual({
+        txHash: sweep.txHash,
+        currency: 'USDT',
+        decimals: 6,
+        amountUnits: '10500000',
+        feeUnits: '13400000',
+        feeCurrency: 'TRX',
+        feeDecimals: 6,
+        treasury: sweep.treasury,
+        sweptAt: expect.any(String),
+      })
+      expect(recorded.payment.sweeps).toEqual([recorded.sweep])
+      const replayed = await commands.recordSweep(sweep)
+      expect(replayed).toEqual({ ...recorded, outcome: 'replayed' })
+      await expectDomainError(
+        commands.recordSweep({ ...sweep, txHash: `sweep-${randomUUID()}`, amount: '0.000001' }),
+        'SWEEP_EXCEEDS_UNSWEPT',
+      )
+      await expectDomainError(commands.recordSweep({ ...sweep, fee: '1' }), 'SWEEP_TX_REUSED')
+      await expectDomainError(commands.recordSweep({ ...sweep, amount: 'ten' }), 'VALIDATION_ERROR', /amount/)
+      await expectDomainError(
+        commands.recordSweep({ ...sweep, paymentId: randomUUID() }),
+        'PAYMENT_NOT_FOUND',
+      )
     })
 
     it("treats another merchant's payment as unknown and leaves it as it is", async () => {

@@ -156,6 +156,54 @@ export function describePaymentReadModelContract(
       })
     })
 
+    describe('listFunded (docs/api.md, "Balances and sweeps")', () => {
+      /** the sample's transfer has `revision` confirmations of the 19 required: final from 19 */
+      const funded = (paymentId: string, created: Partial<PaymentCreatedData> = {}) => {
+        const document = samplePaymentDocument(paymentId, 19)
+        const merchantId = created.merchantId ?? document.merchantId
+        return {
+          ...document,
+          merchantId,
+          state: { ...document.state, created: { ...document.state.created, paymentId, ...created } },
+        }
+      }
+      const ids = (documents: PaymentDocument[]) => documents.map((document) => document.paymentId)
+
+      it('lists only the payments whose address received final funds, in paymentId order, page by page', async () => {
+        await store.save(samplePaymentDocument('pay_0', 3))
+        for (const id of ['pay_3', 'pay_1', 'pay_2']) await store.save(funded(id))
+        expect(ids(await store.listFunded({ limit: 10 }))).toEqual(['pay_1', 'pay_2', 'pay_3'])
+        expect(ids(await store.listFunded({ limit: 2 }))).toEqual(['pay_1', 'pay_2'])
+        expect(ids(await store.listFunded({ limit: 2, afterPaymentId: 'pay_2' }))).toEqual(['pay_3'])
+        expect(await store.get('pay_2')).toEqual(funded('pay_2'))
+      })
+
+      it('lists a payment once a newer revision holds final funds', async () => {
+        await store.save(samplePaymentDocument('pay_1', 18))
+        expect(await store.listFunded({ limit: 10 })).toEqual([])
+        await store.save(samplePaymentDocument('pay_1', 19))
+        expect(ids(await store.listFunded({ limit: 10 }))).toEqual(['pay_1'])
+      })
+
+      it('filters by merchant, network and wallet (operator unless PaymentCreated names one)', async () => {
+        await store.save(funded('pay_1'))
+        await store.save(funded('pay_2', { merchantId: 'mer_2' }))
+        await store.save(funded('pay_3', { network: 'TRON_NILE' }))
+        const ownWallet = { walletId: 'wal_1' } as Partial<PaymentCreatedData>
+        await store.save(funded('pay_4', ownWallet))
+        expect(ids(await store.listFunded({ limit: 10, merchantId: 'mer_1' }))).toEqual([
+          'pay_1',
+          'pay_3',
+          'pay_4',
+        ])
+        expect(ids(await store.listFunded({ limit: 10, network: 'TRON_NILE' }))).toEqual(['pay_3'])
+        expect(ids(await store.listFunded({ limit: 10, walletId: 'wal_1' }))).toEqual(['pay_4'])
+        expect(ids(await store.listFunded({ limit: 10, walletId: 'operator', merchantId: 'mer_2' }))).toEqual(
+          ['pay_2'],
+        )
+      })
+    })
+
     it('ends at the highest revision when saves of several revisions race', async () => {
       const revisions = [3, 0, 7, 1, 5, 2, 6, 4]
       await Promise.all(revisions.map((revision) => store.save(samplePaymentDocument('pay_1', revision))))
@@ -200,6 +248,7 @@ export function samplePaymentDocument(
     ],
     lateTransfers: [],
     foreignFunds: [],
+    sweeps: [],
     txHash: 'a1'.repeat(32),
     receivedUnits: null,
     confirmedAt: null,
@@ -239,6 +288,7 @@ function listedDocument(
       closedAt: null,
       failureReason: null,
       foreignFunds: [],
+      sweeps: [],
     },
     updatedAt: created.createdAt,
   }

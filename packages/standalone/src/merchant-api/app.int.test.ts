@@ -31,6 +31,9 @@ function failingCommands(error: () => Error): () => PaymentCommands {
     getPayment: async () => {
       throw error()
     },
+    recordSweep: async () => {
+      throw error()
+    },
     getPaymentHistory: async () => {
       throw error()
     },

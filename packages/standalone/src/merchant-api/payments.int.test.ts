@@ -724,6 +724,7 @@ describe('read your writes', () => {
       readModel: (): PaymentReadModel => ({
         get: async () => null,
         list: async () => [],
+        listFunded: async () => [],
         save: async (document) => {
           saves.push(`${document.paymentId}@${document.revision}`)
           throw new Error('read model write failed')
@@ -750,6 +751,7 @@ describe('read your writes', () => {
       readModel: (sqlite): PaymentReadModel => ({
         get: (paymentId) => sqlite.get(paymentId),
         list: (query) => sqlite.list(query),
+        listFunded: (query) => sqlite.listFunded(query),
         save: async (document) => {
           const attempt = (attempts.get(document.revision) ?? 0) + 1
           attempts.set(document.revision, attempt)

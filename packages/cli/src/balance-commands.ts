@@ -1,0 +1,158 @@
+// chainpay-admin balances and sweeps record (docs/operations.md, "Balances and sweeps"): what each
+// payment address received, what sweeps took from it and what the chain holds there now, as aligned
+// columns or the API's JSON; and the record of a sweep made by other means than chainpay-wallet.
+
+import { CliError } from './cli-error.js'
+import type { Command, Flags } from './commands.js'
+
+export const balanceOptions = {
+  merchant: { type: 'string' },
+  network: { type: 'string' },
+  wallet: { type: 'string' },
+  totals: { type: 'boolean' },
+  'on-chain': { type: 'boolean' },
+  'tx-hash': { type: 'string' },
+  currency: { type: 'string' },
+  amount: { type: 'string' },
+  fee: { type: 'string' },
+  'fee-currency': { type: 'string' },
+  treasury: { type: 'string' },
+} as const
+
+export const BALANCE_USAGE = `  balances [--merchant ID] [--network N] [--wallet ID] [--totals | --on-chain [--limit N] [--cursor C]]
+  sweeps record PAYMENT_ID --tx-hash HASH --currency C --amount A --fee F --fee-currency C --treasury ADDRESS`
+
+interface BalanceRow {
+  merchantId: string
+  walletId: string
+  paymentId: string
+  network: string
+  address: string
+  currency: string
+  received: string
+  swept: string
+  onChain: string | null
+  onChainError: string | null
+}
+
+interface BalanceTotal {
+  merchantId: string
+  network: string
+  currency: string
+  received: string
+  swept: string
+  unswept: string
+  addresses: number
+}
+
+export const balanceCommands: Record<string, Command> = {
+  async balances({ flags, args, api, print }) {
+    if (args.length > 0) throw new CliError(`expected no arguments; usage: ${BALANCE_USAGE.trim()}`)
+    const query = filtersOf(flags)
+    if (flags.totals) {
+      if (flags['on-chain'] || flags.limit !== undefined || flags.cursor !== undefined) {
+        throw new CliError('balances --totals: --on-chain, --limit and --cursor are for the rows')
+      }
+      const totals = await api.call<{ data: BalanceTotal[] }>('GET', `/balances/totals${search(query)}`)
+      print.result(totals, () =>
+        totals.data.length === 0
+          ? ['no balances']
+          : columns(
+              ['MERCHANT', 'NETWORK', 'CURRENCY', 'RECEIVED', 'SWEPT', 'UNSWEPT', 'ADDRESSES'],
+              totals.data.map((total) => [
+                total.merchantId,
+                total.network,
+                total.currency,
+                total.received,
+                total.swept,
+                total.unswept,
+                String(total.addresses),
+              ]),
+            ),
+      )
+      return
+    }
+    if (flags['on-chain']) query.set('onChain', 'true')
+    if (flags.limit !== undefined) query.set('limit', flags.limit)
+    if (flags.cursor !== undefined) query.set('cursor', flags.cursor)
+    const page = await api.call<{ data: BalanceRow[]; nextCursor: string | null }>(
+      'GET',
+      `/balances${search(query)}`,
+    )
+    print.result(page, () => [
+      ...(page.data.length === 0
+        ? ['no balances']
+        : columns(
+            [
+              'MERCHANT',
+              'WALLET',
+              'PAYMENT',
+              'NETWORK',
+              'ADDRESS',
+              'CURRENCY',
+              'RECEIVED',
+              'SWEPT',
+              'ON CHAIN',
+            ],
+            page.data.map((row) => [
+              row.merchantId,
+              row.walletId,
+              row.paymentId,
+              row.network,
+              row.address,
+              row.currency,
+              row.received,
+              row.swept,
+              row.onChain ?? (row.onChainError === null ? '-' : `? ${row.onChainError}`),
+            ]),
+          )),
+      ...(page.nextCursor === null ? [] : [`next page: --cursor ${page.nextCursor}`]),
+    ])
+  },
+
+  async 'sweeps record'({ flags, args, api, print }) {
+    const usage = BALANCE_USAGE.split('\n')[1]?.trim() ?? ''
+    if (args.length !== 1) throw new CliError(`expected PAYMENT_ID; usage: ${usage}`)
+    const required = ['tx-hash', 'currency', 'amount', 'fee', 'fee-currency', 'treasury'] as const
+    const missing = required.filter((name) => flags[name] === undefined)
+    if (missing.length > 0) throw new CliError(`sweeps record: --${missing.join(', --')} required`)
+    const body = {
+      paymentId: args[0],
+      txHash: flags['tx-hash'],
+      currency: flags.currency,
+      amount: flags.amount,
+      fee: flags.fee,
+      feeCurrency: flags['fee-currency'],
+      treasury: flags.treasury,
+    }
+    const recorded = await api.call<{ sweep: Record<string, string> }>('POST', '/sweeps', body)
+    const { sweep } = recorded
+    print.result(recorded, () => [
+      `Sweep ${sweep.txHash} of payment ${sweep.paymentId}: ${sweep.amount} ${sweep.currency} to ${sweep.treasury}, fee ${sweep.fee} ${sweep.feeCurrency}, recorded ${sweep.sweptAt}`,
+    ])
+  },
+}
+
+function filtersOf(flags: Flags): URLSearchParams {
+  const query = new URLSearchParams()
+  if (flags.merchant !== undefined) query.set('merchantId', flags.merchant)
+  if (flags.network !== undefined) query.set('network', flags.network)
+  if (flags.wallet !== undefined) query.set('walletId', flags.wallet)
+  return query
+}
+
+function search(query: URLSearchParams): string {
+  return query.size === 0 ? '' : `?${query}`
+}
+
+/** a header and rows, each column as wide as its widest cell; the last column is not padded */
+function columns(header: string[], rows: string[][]): string[] {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)),
+  )
+  return [header, ...rows].map((cells) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  '),
+  )
+}
