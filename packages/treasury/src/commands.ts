@@ -35,7 +35,7 @@ export const DEFAULT_TREASURY_PATHS = { TRON: "m/44'/195'/1'/0/0", SOLANA: "m/44
 export const USAGE = `Usage: chainpay-wallet <plan | sign | broadcast> [options]
 
   plan --network NETWORK --treasury ADDRESS --out PLAN.json [--rpc-url URL] [--api-key KEY]
-       [--energy burn|delegate] [--treasury-path PATH | --treasury-external] [--wallet-id ID]
+       [--energy burn|delegate] [--treasury-path PATH | --treasury-external] [--wallet ID]
        [--min CURRENCY=AMOUNT ...] [--rate CURRENCY=NATIVE_PER_TOKEN ...] [--allow-loss]
        [--nonce-account ADDRESS ...]
        [--url ADMIN_URL] [--token ADMIN_TOKEN]
@@ -60,7 +60,7 @@ const options = {
   energy: { type: 'string' },
   'treasury-path': { type: 'string' },
   'treasury-external': { type: 'boolean' },
-  'wallet-id': { type: 'string' },
+  wallet: { type: 'string' },
   min: { type: 'string', multiple: true },
   rate: { type: 'string', multiple: true },
   'allow-loss': { type: 'boolean' },
@@ -150,7 +150,7 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
   const rows = (
     await admin(flags, context).balances({
       network,
-      ...(flags['wallet-id'] === undefined ? {} : { walletId: flags['wallet-id'] }),
+      ...(flags.wallet === undefined ? {} : { walletId: flags.wallet }),
     })
   ).filter((row) => row.network === network)
   const planner =
