@@ -106,3 +106,78 @@ function varintLength(value: number): number {
   }
   return length
 }
+
+/** the treasury's bandwidth left for the plan's transactions: staked first, then the daily free */
+export interface TronBandwidthBudget {
+  staked: bigint
+  free: bigint
+}
+
+/**
+ * What the treasury burns for one of its transactions, and its budget after it. Creating an account
+ * burns getCreateNewAccountFeeInSystemContract and takes staked bandwidth, or burns
+ * getCreateAccountFee instead: free bandwidth cannot pay for it (docs/treasury.md).
+ */
+export function tronTreasuryCharge(
+  budget: TronBandwidthBudget,
+  bytes: bigint,
+  createsAccount: boolean,
+  prices: TronPrices,
+): { burnSun: bigint; budget: TronBandwidthBudget } {
+  if (budget.staked >= bytes) {
+    return {
+      burnSun: createsAccount ? prices.createAccountFeeSun : 0n,
+      budget: { ...budget, staked: budget.staked - bytes },
+    }
+  }
+  if (createsAccount)
+    return { burnSun: prices.createAccountFeeSun + prices.createAccountBandwidthFeeSun, budget }
+  if (budget.free >= bytes) return { burnSun: 0n, budget: { ...budget, free: budget.free - bytes } }
+  return { burnSun: bytes * prices.bandwidthSunPerByte, budget }
+}
+
+export type TronTokenStep = 'fund' | 'delegate' | 'sweep' | 'undelegate'
+
+/** what a TRC20 address needs before its transfer can run, in the order broadcast sends it */
+export interface TronTokenSweepNeeds {
+  steps: TronTokenStep[]
+  /** TRX the treasury sends to the address: what it will burn and does not hold, or 1 sun to activate it */
+  topUpSun: bigint
+  /** TRX the address burns: its transfer's energy (burn mode) and bandwidth beyond its free bandwidth */
+  addressBurnSun: bigint
+  /** TRX of the top-up the address does not burn and keeps (the sun of an activation) */
+  leftAtAddressSun: bigint
+  /** TRX the address already held that its transfer burns */
+  spentFromAddressSun: bigint
+  /** staked TRX whose energy is delegated (delegate mode), else null */
+  stakeSun: bigint | null
+}
+
+export function tronTokenSweepNeeds(input: {
+  activated: boolean
+  trxBalanceSun: bigint
+  energy: bigint
+  paymentBandwidthBurnSun: bigint
+  mode: 'burn' | 'delegate'
+  prices: TronPrices
+}): TronTokenSweepNeeds {
+  const energyBurn = input.mode === 'burn' ? input.energy * input.prices.energySunPerUnit : 0n
+  const addressBurnSun = input.paymentBandwidthBurnSun + energyBurn
+  const missing = addressBurnSun > input.trxBalanceSun ? addressBurnSun - input.trxBalanceSun : 0n
+  // an account that does not exist cannot sign or receive energy: a transfer of 1 sun creates it
+  const topUpSun = missing > 0n ? missing : input.activated ? 0n : 1n
+  const stakeSun = input.mode === 'delegate' ? tronStakeForEnergy(input.energy, input.prices) : null
+  return {
+    steps: [
+      ...(topUpSun > 0n ? (['fund'] as const) : []),
+      ...(stakeSun !== null ? (['delegate'] as const) : []),
+      'sweep',
+      ...(stakeSun !== null ? (['undelegate'] as const) : []),
+    ],
+    topUpSun,
+    addressBurnSun,
+    leftAtAddressSun: topUpSun - missing,
+    spentFromAddressSun: addressBurnSun - missing,
+    stakeSun,
+  }
+}

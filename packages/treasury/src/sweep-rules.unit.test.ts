@@ -7,6 +7,8 @@ import {
   tronBandwidthBurn,
   tronBandwidthBytes,
   tronStakeForEnergy,
+  tronTokenSweepNeeds,
+  tronTreasuryCharge,
 } from './sweep-rules.js'
 
 const prices: TronPrices = {
@@ -114,5 +116,79 @@ describe('TRON bandwidth and energy', () => {
     // 10 energy per TRX: 64,285 energy -> 6,429 TRX
     expect(tronStakeForEnergy(64_285n, prices)).toBe(6_429_000_000n)
     expect(tronStakeForEnergy(1n, prices)).toBe(1_000_000n)
+  })
+})
+
+describe('the treasury pays for its own transactions', () => {
+  it('uses staked bandwidth, then free bandwidth, then burns; an activation burns 1 TRX, plus 0.1 without stake', () => {
+    const budget = { staked: 300n, free: 600n }
+    expect(tronTreasuryCharge(budget, 270n, false, prices)).toEqual({
+      burnSun: 0n,
+      budget: { staked: 30n, free: 600n },
+    })
+    expect(tronTreasuryCharge({ staked: 30n, free: 600n }, 270n, false, prices)).toEqual({
+      burnSun: 0n,
+      budget: { staked: 30n, free: 330n },
+    })
+    expect(tronTreasuryCharge({ staked: 0n, free: 100n }, 270n, false, prices)).toEqual({
+      burnSun: 270_000n,
+      budget: { staked: 0n, free: 100n },
+    })
+    expect(tronTreasuryCharge(budget, 270n, true, prices).burnSun).toBe(1_000_000n)
+    // free bandwidth cannot pay for creating an account
+    expect(tronTreasuryCharge({ staked: 0n, free: 600n }, 270n, true, prices)).toEqual({
+      burnSun: 1_100_000n,
+      budget: { staked: 0n, free: 600n },
+    })
+  })
+})
+
+describe('tronTokenSweepNeeds: what a TRC20 address needs, in order', () => {
+  const base = { energy: 64_285n, paymentBandwidthBurnSun: 0n, prices }
+
+  it('given an address never activated, burn mode: the treasury sends the energy burn, then the address transfers', () => {
+    const needs = tronTokenSweepNeeds({ ...base, activated: false, trxBalanceSun: 0n, mode: 'burn' })
+    expect(needs).toEqual({
+      steps: ['fund', 'sweep'],
+      topUpSun: 6_428_500n,
+      addressBurnSun: 6_428_500n,
+      leftAtAddressSun: 0n,
+      spentFromAddressSun: 0n,
+      stakeSun: null,
+    })
+  })
+
+  it('given an address never activated, delegate mode: 1 sun activates it, energy is delegated, then taken back', () => {
+    const needs = tronTokenSweepNeeds({ ...base, activated: false, trxBalanceSun: 0n, mode: 'delegate' })
+    expect(needs).toEqual({
+      steps: ['fund', 'delegate', 'sweep', 'undelegate'],
+      topUpSun: 1n,
+      addressBurnSun: 0n,
+      leftAtAddressSun: 1n,
+      spentFromAddressSun: 0n,
+      stakeSun: 6_429_000_000n,
+    })
+  })
+
+  it('given an activated address holding enough TRX, it burns its own and needs no top-up', () => {
+    const needs = tronTokenSweepNeeds({ ...base, activated: true, trxBalanceSun: 10_000_000n, mode: 'burn' })
+    expect(needs).toMatchObject({ steps: ['sweep'], topUpSun: 0n, spentFromAddressSun: 6_428_500n })
+  })
+
+  it('given an activated address holding part of it, the treasury sends the rest; bandwidth beyond free is burned too', () => {
+    const needs = tronTokenSweepNeeds({
+      ...base,
+      paymentBandwidthBurnSun: 345_000n,
+      activated: true,
+      trxBalanceSun: 1_000_000n,
+      mode: 'burn',
+    })
+    expect(needs).toMatchObject({
+      steps: ['fund', 'sweep'],
+      addressBurnSun: 6_773_500n,
+      topUpSun: 5_773_500n,
+      leftAtAddressSun: 0n,
+      spentFromAddressSun: 1_000_000n,
+    })
   })
 })

@@ -12,10 +12,12 @@ import type { PlannedSweep, PlanStep, SkippedAddress, TronUnsignedTransaction } 
 import {
   decideSweep,
   nativeCostInTokenUnits,
+  type TronBandwidthBudget,
   type TronPrices,
   tronBandwidthBurn,
   tronBandwidthBytes,
-  tronStakeForEnergy,
+  tronTokenSweepNeeds,
+  tronTreasuryCharge,
 } from './sweep-rules.js'
 
 const TRX_DECIMALS = 6
@@ -58,6 +60,11 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     totalEnergyWeight: BigInt(treasuryResources.TotalEnergyWeight ?? 0),
   }
   const freePerDay = parameters.get('getFreeNetLimit') ?? 600n
+  // broadcast undelegates after each transfer: one address's stake at a time must be delegatable
+  const delegatable =
+    input.energy === 'delegate'
+      ? BigInt((await tronWeb.trx.getCanDelegatedMaxSize(treasury, 'ENERGY')).max_size ?? 0)
+      : 0n
   const head = await tronWeb.trx.getCurrentBlock()
   const expiration = head.block_header.raw_data.timestamp + MAX_EXPIRATION_MS - EXPIRATION_MARGIN_MS
   const blockHeader = {
@@ -66,23 +73,10 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     expiration,
     timestamp: input.now.getTime(),
   }
-  // the treasury's bandwidth is spent transaction by transaction: staked first, then free, then burned
-  const treasuryBandwidth = {
+  // the treasury's bandwidth is spent transaction by transaction, by the sweeps the plan keeps
+  let treasuryBandwidth: TronBandwidthBudget = {
     staked: BigInt((treasuryResources.NetLimit ?? 0) - (treasuryResources.NetUsed ?? 0)),
     free: BigInt((treasuryResources.freeNetLimit ?? 0) - (treasuryResources.freeNetUsed ?? 0)),
-  }
-  const treasuryPays = (transaction: TronUnsignedTransaction, createsAccount: boolean): bigint => {
-    const bytes = tronBandwidthBytes(transaction.raw_data_hex.length / 2)
-    if (treasuryBandwidth.staked >= bytes) {
-      treasuryBandwidth.staked -= bytes
-      return createsAccount ? prices.createAccountFeeSun : 0n
-    }
-    if (createsAccount) return prices.createAccountFeeSun + prices.createAccountBandwidthFeeSun
-    if (treasuryBandwidth.free >= bytes) {
-      treasuryBandwidth.free -= bytes
-      return 0n
-    }
-    return bytes * prices.bandwidthSunPerByte
   }
   const build = {
     sendTrx: async (from: string, to: string, sun: bigint) =>
@@ -255,48 +249,69 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       prices,
     )
 
-    const addressNeeds = paymentBandwidthBurn + (input.energy === 'burn' ? energyBurn : 0n)
-    const topUp = addressNeeds > trxBalance ? addressNeeds - trxBalance : !activated ? 1n : 0n
+    const needs = tronTokenSweepNeeds({
+      activated,
+      trxBalanceSun: trxBalance,
+      energy,
+      paymentBandwidthBurnSun: paymentBandwidthBurn,
+      mode: input.energy,
+      prices,
+    })
     const before: PlanStep[] = []
-    let fee = paymentBandwidthBurn + (input.energy === 'burn' ? energyBurn : 0n)
-    let treasuryCost = 0n
-    if (topUp > 0n) {
-      const send = await build.sendTrx(treasury, row.address, topUp)
-      const paid = treasuryPays(send, !activated)
-      // what the address does not burn stays there: a cost of this sweep
-      fee += paid + (topUp > addressNeeds ? topUp - addressNeeds : 0n)
-      treasuryCost += paid + topUp
-      before.push({
-        id: `fund:${row.address}`,
-        description: `the treasury sends ${formatUnits(topUp, TRX_DECIMALS)} TRX to ${row.address}${activated ? '' : ' (activation)'}`,
-        after: [],
-        signers: [treasurySigner],
-        tron: { transaction: send },
-      })
+    let budget = treasuryBandwidth
+    let treasuryBurn = 0n
+    const treasuryStep = (
+      id: string,
+      description: string,
+      transaction: TronUnsignedTransaction,
+      creates: boolean,
+    ) => {
+      const charge = tronTreasuryCharge(
+        budget,
+        tronBandwidthBytes(transaction.raw_data_hex.length / 2),
+        creates,
+        prices,
+      )
+      budget = charge.budget
+      treasuryBurn += charge.burnSun
+      return { id, description, after: [], signers: [treasurySigner], tron: { transaction } }
+    }
+    if (needs.topUpSun > 0n) {
+      const send = await build.sendTrx(treasury, row.address, needs.topUpSun)
+      const description = `the treasury sends ${formatUnits(needs.topUpSun, TRX_DECIMALS)} TRX to ${row.address}${activated ? '' : ' (activation)'}`
+      before.push(treasuryStep(`fund:${row.address}`, description, send, !activated))
     }
     let undelegate: PlanStep | undefined
-    if (input.energy === 'delegate') {
-      const stake = tronStakeForEnergy(energy, prices)
-      const delegate = await build.delegate(row.address, stake, false)
-      const release = await build.delegate(row.address, stake, true)
-      const paid = treasuryPays(delegate, false) + treasuryPays(release, false)
-      fee += paid
-      treasuryCost += paid
+    if (needs.stakeSun !== null) {
+      if (needs.stakeSun > delegatable) {
+        throw new CommandError(
+          `${row.address} needs the energy of ${formatUnits(needs.stakeSun, TRX_DECIMALS)} staked TRX; the treasury can delegate ${formatUnits(delegatable, TRX_DECIMALS)}: stake more (freezebalancev2 ENERGY) or plan with --energy burn`,
+        )
+      }
+      const delegated = `${formatUnits(needs.stakeSun, TRX_DECIMALS)} staked TRX`
+      const delegate = await build.delegate(row.address, needs.stakeSun, false)
+      const release = await build.delegate(row.address, needs.stakeSun, true)
       before.push({
-        id: `delegate:${row.address}`,
-        description: `the treasury delegates the energy of ${formatUnits(stake, TRX_DECIMALS)} staked TRX to ${row.address}`,
+        ...treasuryStep(
+          `delegate:${row.address}`,
+          `the treasury delegates the energy of ${delegated} to ${row.address}`,
+          delegate,
+          false,
+        ),
         after: before.map((step) => step.id),
-        signers: [treasurySigner],
-        tron: { transaction: delegate },
       })
       undelegate = {
-        id: `undelegate:${row.address}`,
-        description: `the treasury takes back its energy from ${row.address}`,
+        ...treasuryStep(
+          `undelegate:${row.address}`,
+          `the treasury takes back the energy of ${delegated} from ${row.address}`,
+          release,
+          false,
+        ),
         after: [`sweep:${row.address}:${row.currency}`],
-        signers: [treasurySigner],
-        tron: { transaction: release },
       }
     }
+    // what this sweep costs: what the address burns, the treasury's burns, the sun left at the address
+    const fee = needs.addressBurnSun + treasuryBurn + needs.leftAtAddressSun
     const rate = input.rates.get(row.currency)
     const decision = decideSweep(
       {
@@ -314,6 +329,7 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       skip(tokenBalance, decimals, decision.reason)
       continue
     }
+    treasuryBandwidth = budget
     const id = `sweep:${row.address}:${row.currency}`
     steps.push(...before, {
       id,
@@ -331,12 +347,12 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     )
     if (record) sweeps.push(record)
     spentAt.set(row.address, {
-      sun: addressNeeds < trxBalance ? addressNeeds : trxBalance,
+      sun: needs.spentFromAddressSun,
       bytes: tronBandwidthBytes(transaction.raw_data_hex.length / 2),
       stepId: undelegate?.id ?? id,
     })
     moved.set(row.currency, (moved.get(row.currency) ?? 0n) + tokenBalance)
-    treasuryChange -= treasuryCost
+    treasuryChange -= treasuryBurn + needs.topUpSun
   }
   return {
     steps,
