@@ -102,8 +102,10 @@ export async function runChainpayWallet(argv: string[], context: WalletCommandCo
     }
     return 0
   } catch (error) {
-    if (!(error instanceof CommandError)) throw error
-    context.err(`error: ${error.message}`)
+    // a node's or the admin API's failure too: one line, the run can be started again. No message
+    // here carries key material: the signer's own never do, and the libraries' name no key.
+    const message = error instanceof Error ? error.message : String(error)
+    context.err(`error: ${error instanceof CommandError ? message : `unexpected failure: ${message}`}`)
     return 1
   }
 }
