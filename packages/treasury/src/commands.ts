@@ -216,6 +216,9 @@ async function sign(flags: Flags, context: WalletCommandContext): Promise<void> 
     ...(treasuryKey === undefined ? {} : { treasuryKey }),
   })
   writeJsonFile(out, signed)
+  // what was signed, for the ceremony's record: the same sentences the plan shows
+  context.out(`${sweepPlan.network}: to the treasury ${sweepPlan.treasury.address}`)
+  for (const step of sweepPlan.steps) context.out(`  ${step.id}: ${step.description}`)
   context.out(
     `signed ${signed.steps.length} transactions of ${planPath} into ${out}; broadcast before ${signed.validUntil}`,
   )

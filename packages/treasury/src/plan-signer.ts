@@ -72,7 +72,13 @@ export function signPlan(input: {
     }
     return key
   }
-  const paymentAddresses = new Set(plan.sweeps.map((sweep) => sweep.address))
+  // the addresses the treasury may fund or delegate to: only those the mnemonic itself gives (every
+  // payment signer is derived and checked here), never a list the plan could have been given
+  const paymentAddresses = new Set(
+    plan.steps.flatMap((step) =>
+      step.signers.filter((signer) => signer.role === 'payment').map((signer) => keyOf(signer).address),
+    ),
+  )
   const steps = plan.steps.map((step): SignedStep => {
     const stepKeys = step.signers.map(keyOf)
     if (step.signers[0]?.role === 'treasury' && step.signers[0].address !== plan.treasury.address) {
@@ -183,6 +189,8 @@ function signTron(
         )
       }
       case 'DelegateResourceContract':
+        // never locked: a lock would keep the treasury's stake away for its whole period
+        return fromTreasury && toPayment(value.receiver_address) && !value.lock
       case 'UnDelegateResourceContract':
         return fromTreasury && toPayment(value.receiver_address)
       default:

@@ -18,6 +18,7 @@ import {
   redirectedSolanaMessage,
   type TestWallet,
   testWallet,
+  treasuryTransferTo,
 } from './testing/offline-plan.js'
 
 let dir: string
@@ -121,7 +122,7 @@ describe('chainpay-wallet sign', () => {
     const run = await sign(plan, other, 'wrong')
     expect(run.code).toBe(1)
     expect(run.err[0]).toMatch(
-      /^error: the key at m\/44'\/195'\/1'\/0\/0 gives T\w+, the plan says T\w+: wrong mnemonic/,
+      /^error: the key at m\/44'\/195'\/\d+'\/0\/\d+ gives T\w+, the plan says T\w+: wrong mnemonic/,
     )
     expect(readdirSync(dir)).not.toContain('wrong.signed.json')
   })
@@ -137,6 +138,16 @@ describe('chainpay-wallet sign', () => {
     if (value) value.data = `${String(value.data).slice(0, -2)}ff`
     expect((await sign(tampered, wallet, 'tampered')).err[0]).toMatch(
       /raw_data, raw_data_hex and txID do not agree/,
+    )
+
+    // the treasury funding an address the mnemonic does not give, listed among the sweeps: refused
+    const attacker = 'TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy'
+    const funding = structuredClone(plan)
+    const fund = funding.steps[0]
+    if (fund?.tron) fund.tron.transaction = await treasuryTransferTo(funding, attacker)
+    funding.sweeps.push({ ...(funding.sweeps[0] as SweepPlan['sweeps'][number]), address: attacker })
+    expect((await sign(funding, wallet, 'funding')).err[0]).toMatch(
+      /a TransferContract that a sweep to T\w+ does not make; refused/,
     )
 
     // a consistent transaction that pays another address: refused for what it does

@@ -132,7 +132,7 @@ export function readSignedFile(path: string): SignedSweep {
   return signed
 }
 
-export function readText(path: string): string {
+function readText(path: string): string {
   try {
     return readFileSync(path, 'utf8')
   } catch (error) {

@@ -274,3 +274,18 @@ function plan(
     totals: { moved: {}, treasuryNativeChange: '0', feeCurrency: chain === 'TRON' ? 'TRX' : 'SOL' },
   }
 }
+
+/** an unsigned TRX transfer from the plan's treasury to `to`, as a tampered plan would carry it */
+export async function treasuryTransferTo(plan: SweepPlan, to: string): Promise<TronUnsignedTransaction> {
+  const now = Date.now()
+  const blockHeader = {
+    ref_block_bytes: '1a2b',
+    ref_block_hash: randomBytes(8).toString('hex'),
+    expiration: now + 3_600_000,
+    timestamp: now,
+  }
+  const tronWeb = new TronWeb({ fullHost: 'http://127.0.0.1:9' })
+  return (await tronWeb.transactionBuilder.sendTrx(to, 1_000_000_000, plan.treasury.address, {
+    blockHeader,
+  })) as unknown as TronUnsignedTransaction
+}
