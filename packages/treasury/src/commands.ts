@@ -34,7 +34,8 @@ export const DEFAULT_TREASURY_PATHS = { TRON: "m/44'/195'/1'/0/0", SOLANA: "m/44
 
 export const USAGE = `Usage: chainpay-wallet <plan | sign | broadcast> [options]
 
-  plan --network NETWORK --treasury ADDRESS --out PLAN.json [--rpc-url URL] [--api-key KEY]
+  plan --network NETWORK --treasury ADDRESS --out PLAN.json [--rpc-url URL] [--solidity-url URL]
+       [--api-key KEY]
        [--energy burn|delegate] [--treasury-path PATH | --treasury-external] [--wallet ID]
        [--min CURRENCY=AMOUNT ...] [--rate CURRENCY=NATIVE_PER_TOKEN ...] [--allow-loss]
        [--nonce-account ADDRESS ...]
@@ -48,7 +49,8 @@ and writes the transactions of the sweep to the treasury with the fees they cost
 offline: it refuses any network access, takes the mnemonic from --mnemonic-file or a prompt,
 checks every address against the plan and writes signed transactions. broadcast sends them in
 order, waits for each, records each sweep (POST /admin/v1/sweeps) and can be run again after any
-failure. RPC URLs default to <NETWORK>_RPC_URL. See docs/treasury.md.`
+failure. Node URLs default to <NETWORK>_RPC_URL
+(and <NETWORK>_SOLIDITY_RPC_URL), API keys to <NETWORK>_RPC_API_KEY. See docs/treasury.md.`
 
 const options = {
   help: { type: 'boolean', short: 'h' },
@@ -56,6 +58,7 @@ const options = {
   treasury: { type: 'string' },
   out: { type: 'string' },
   'rpc-url': { type: 'string' },
+  'solidity-url': { type: 'string' },
   'api-key': { type: 'string' },
   energy: { type: 'string' },
   'treasury-path': { type: 'string' },
@@ -127,6 +130,7 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
   }
   const input: PlanInput = {
     rpcUrl: rpcUrl(flags, context, network),
+    ...solidityUrl(flags, context, network),
     ...apiKey(flags, context, network),
     network,
     treasury: {
@@ -195,7 +199,9 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
 async function sign(flags: Flags, context: WalletCommandContext): Promise<void> {
   // before any key is read, and before the signing code is even loaded
   refuseNetwork()
-  const online = (['url', 'token', 'rpc-url', 'api-key'] as const).find((name) => flags[name] !== undefined)
+  const online = (['url', 'token', 'rpc-url', 'solidity-url', 'api-key'] as const).find(
+    (name) => flags[name] !== undefined,
+  )
   if (online !== undefined) throw new CommandError(`sign works offline and takes no --${online}`)
   const planPath = required(flags.plan, '--plan')
   const out = required(flags.out, '--out')
@@ -282,6 +288,11 @@ function rpcUrl(flags: Flags, context: WalletCommandContext, network: string): s
   const url = flags['rpc-url'] ?? context.env[`${network}_RPC_URL`]
   if (!url) throw new CommandError(`a node is required: pass --rpc-url or set ${network}_RPC_URL`)
   return url
+}
+
+function solidityUrl(flags: Flags, context: WalletCommandContext, network: string): { solidityUrl?: string } {
+  const url = flags['solidity-url'] ?? context.env[`${network}_SOLIDITY_RPC_URL`]
+  return url ? { solidityUrl: url } : {}
 }
 
 function apiKey(flags: Flags, context: WalletCommandContext, network: string): { apiKey?: string } {

@@ -7,6 +7,8 @@ import { recordableUnits } from './sweep-rules.js'
 
 export interface PlanInput {
   rpcUrl: string
+  /** TRON: the node serving /walletsolidity (default: rpcUrl) */
+  solidityUrl?: string
   apiKey?: string
   network: string
   treasury: Omit<PlanSigner, 'role'>

@@ -161,6 +161,16 @@ describe('chainpay-wallet sign', () => {
     expect(run.err[0]).toMatch(/an instruction that a sweep to \w+ does not make; refused/)
   })
 
+  it('takes no node or admin API address', async () => {
+    const wallet = testWallet()
+    const run = await sign(offlineSolanaPlan(wallet), wallet, 'url', [
+      '--rpc-url',
+      `http://127.0.0.1:${port}`,
+    ])
+    expect(run).toMatchObject({ code: 1, err: ['error: sign works offline and takes no --rpc-url'] })
+    expect(connections).toBe(0)
+  })
+
   it('refuses an invalid mnemonic without repeating it', async () => {
     const wallet = testWallet()
     const plan = offlineSolanaPlan(wallet)

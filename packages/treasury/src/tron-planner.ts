@@ -40,7 +40,8 @@ interface Resources {
 
 export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<PlanOutput> {
   const tronWeb = new TronWeb({
-    fullHost: input.rpcUrl,
+    fullNode: input.rpcUrl,
+    solidityNode: input.solidityUrl ?? input.rpcUrl,
     ...(input.apiKey === undefined ? {} : { headers: { 'TRON-PRO-API-KEY': input.apiKey } }),
   })
   const treasury = input.treasury.address
@@ -65,7 +66,9 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     input.energy === 'delegate'
       ? BigInt((await tronWeb.trx.getCanDelegatedMaxSize(treasury, 'ENERGY')).max_size ?? 0)
       : 0n
-  const head = await tronWeb.trx.getCurrentBlock()
+  // the reference block is a solidified one, as java-tron's own builders take (a head block could be
+  // forked out, and with it every transaction that references it); the expiration counts from it too
+  const head = await tronWeb.trx.getConfirmedCurrentBlock()
   const expiration = head.block_header.raw_data.timestamp + MAX_EXPIRATION_MS - EXPIRATION_MARGIN_MS
   const blockHeader = {
     ref_block_bytes: head.block_header.raw_data.number.toString(16).slice(-4).padStart(4, '0'),
