@@ -78,6 +78,9 @@ describe('chainpay-wallet sign', () => {
     expect(signed.steps.map((step) => step.txId)).toEqual(
       plan.steps.map((step) => step.tron?.transaction.txID),
     )
+    const transfer = plan.steps[2]?.tron?.transaction.raw_data
+    expect(transfer?.expiration).toBe(plan.steps[0]?.tron?.transaction.raw_data.expiration)
+    expect(transfer?.fee_limit).toBe(20_000_000)
     for (const [index, step] of signed.steps.entries()) {
       // the signature recovers to the signer the plan names, through tronweb's own ecRecover
       expect(Trx.ecRecover(step.tron as never)).toBe(plan.steps[index]?.signers[0]?.address)

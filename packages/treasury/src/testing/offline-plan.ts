@@ -112,19 +112,28 @@ export async function offlineTronPlan(wallet: TestWallet): Promise<SweepPlan> {
       after: [`delegate:${payment.address}`],
       signers: [paymentSigner],
       tron: {
+        // a one-minute expiration extended locally, as the planner does to a node-built transfer
         transaction: unsigned(
-          (
-            await tronWeb.transactionBuilder.triggerSmartContract(
-              USDT_NILE,
-              'transfer(address,uint256)',
-              { feeLimit: 20_000_000, txLocal: true, blockHeader } as never,
-              [
-                { type: 'address', value: treasury },
-                { type: 'uint256', value: '25000000' },
-              ],
-              payment.address,
-            )
-          ).transaction,
+          await tronWeb.transactionBuilder.extendExpiration(
+            (
+              await tronWeb.transactionBuilder.triggerSmartContract(
+                USDT_NILE,
+                'transfer(address,uint256)',
+                {
+                  feeLimit: 20_000_000,
+                  txLocal: true,
+                  blockHeader: { ...blockHeader, expiration: now + 60_000 },
+                } as never,
+                [
+                  { type: 'address', value: treasury },
+                  { type: 'uint256', value: '25000000' },
+                ],
+                payment.address,
+              )
+            ).transaction,
+            23 * 3600 - 60,
+            { txLocal: true },
+          ),
         ),
       },
     },
