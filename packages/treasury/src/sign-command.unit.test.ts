@@ -68,6 +68,43 @@ async function sign(plan: SweepPlan, wallet: TestWallet, name: string, extra: st
 }
 
 describe('chainpay-wallet sign', () => {
+  // first in this file: the guards it sees are the ones sign itself installed
+  it('refuses a connection attempted while it runs: here while it asks for the mnemonic', async () => {
+    const wallet = testWallet()
+    const planPath = join(dir, 'during.plan.json')
+    writeFileSync(planPath, JSON.stringify(offlineSolanaPlan(wallet)))
+    const attempts: string[] = []
+    const code = await runChainpayWallet(
+      ['sign', '--plan', planPath, '--out', join(dir, 'during.signed.json')],
+      {
+        env: {},
+        out: (line) => lines.push(line),
+        err: (line) => lines.push(line),
+        promptSecret: async () => {
+          for (const attempt of [
+            () => fetch(`http://127.0.0.1:${port}/`),
+            async () => connect(port, '127.0.0.1'),
+            async () => (await import('node:dns')).promises.lookup('example.com'),
+          ]) {
+            await attempt().then(
+              () => attempts.push('connected'),
+              (error: Error) => attempts.push(error.message),
+            )
+          }
+          return wallet.mnemonic
+        },
+        now: () => new Date(),
+      },
+    )
+    expect(code).toBe(0)
+    expect(attempts).toEqual([
+      'chainpay-wallet sign works offline: fetch refused',
+      'chainpay-wallet sign works offline: net.connect refused',
+      'chainpay-wallet sign works offline: dns.promises.lookup refused',
+    ])
+    expect(connections).toBe(0)
+  })
+
   it('given a TRON plan, signs each transaction with the key of its path, refusing the network from the start', async () => {
     const wallet = testWallet()
     const plan = await offlineTronPlan(wallet)
