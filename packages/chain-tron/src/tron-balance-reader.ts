@@ -1,6 +1,7 @@
-// What a TRON account holds now (docs/api.md, "Balances and sweeps"): TRX from wallet/getaccount
-// (`balance` in sun; an account the chain has not activated answers `{}`), a TRC20 token from a
-// constant call of balanceOf(address) (wallet/triggerconstantcontract), both read by the full node.
+// What a TRON account holds now (docs/api.md, "Balances and sweeps"), through tronweb: TRX from
+// wallet/getaccount (`balance` in sun; an account the chain has not activated answers `{}`), a TRC20
+// token from a constant call of balanceOf(address) (wallet/triggerconstantcontract), both read by the
+// full node.
 
 import type { BalanceHolder, ChainBalanceReader } from '@chainpay/ports'
 import { ChainRpcError } from '@chainpay/ports'
@@ -18,40 +19,35 @@ export function createTronBalanceReader(options: TronBalanceReaderOptions): Chai
   const { network, apiKey } = options
   const tronWeb = createTronWeb({ ...options, timeoutMs: options.timeoutMs ?? 10_000 })
 
-  const post = async (endpoint: string, body: Record<string, unknown>): Promise<Record<string, unknown>> => {
-    let raw: unknown
+  async function call<T>(endpoint: string, request: () => Promise<T>): Promise<T> {
     try {
-      raw = await tronWeb.fullNode.request(endpoint, body, 'post')
+      return await request()
     } catch (error) {
       throw toChainRpcError(error, `${network} ${endpoint}`, apiKey)
     }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      throw new ChainRpcError('bad-response', `${network} ${endpoint}: expected a JSON object`)
-    }
-    return raw as Record<string, unknown>
   }
 
   const trxOf = async (address: string): Promise<bigint> => {
-    const account = await post('wallet/getaccount', { address, visible: true })
-    return units(account.balance ?? 0, `${network} wallet/getaccount balance`)
+    const account = await call('wallet/getaccount', () => tronWeb.trx.getAccount(address))
+    return units((account as { balance?: unknown }).balance ?? 0, `${network} wallet/getaccount balance`)
   }
 
   const trc20Of = async (address: string, contract: string): Promise<bigint> => {
     const endpoint = 'wallet/triggerconstantcontract'
-    const answer = await post(endpoint, {
-      owner_address: address,
-      contract_address: contract,
-      function_selector: 'balanceOf(address)',
-      parameter: TronWeb.address.toHex(address).slice(2).padStart(64, '0'),
-      visible: true,
-    })
-    const result = answer.result as { result?: unknown; message?: unknown } | undefined
-    const [word] = Array.isArray(answer.constant_result) ? answer.constant_result : []
-    if (result?.result !== true || typeof word !== 'string' || !/^[0-9a-fA-F]{64}$/.test(word)) {
-      const message = typeof result?.message === 'string' ? `: ${hexText(result.message)}` : ''
+    const answer = await call(endpoint, () =>
+      tronWeb.transactionBuilder.triggerConstantContract(
+        contract,
+        'balanceOf(address)',
+        {},
+        [{ type: 'address', value: address }],
+        address,
+      ),
+    )
+    const [word] = answer.constant_result ?? []
+    if (answer.result?.result !== true || typeof word !== 'string' || !/^[0-9a-fA-F]{64}$/.test(word)) {
       throw new ChainRpcError(
         'bad-response',
-        `${network} ${endpoint} balanceOf on ${contract} failed${message}`,
+        `${network} ${endpoint}: balanceOf on ${contract} answered no amount`,
       )
     }
     return BigInt(`0x${word}`)
@@ -73,10 +69,4 @@ function units(value: unknown, what: string): bigint {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value)
   if (typeof value === 'string' && /^[0-9]+$/.test(value)) return BigInt(value)
   throw new ChainRpcError('bad-response', `${what}: expected a non-negative integer`)
-}
-
-/** java-tron sends a contract's failure message hex-encoded */
-function hexText(message: string): string {
-  const text = /^[0-9a-fA-F]+$/.test(message) ? Buffer.from(message, 'hex').toString('utf8') : message
-  return text.replace(/[^\x20-\x7e]/g, '').slice(0, 200)
 }

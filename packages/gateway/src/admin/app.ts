@@ -1,5 +1,6 @@
-// The admin API: merchants, their API keys, webhook secrets and URLs, fee policies, and the webhook
-// delivery log, all under /admin/v1 behind one operator token. It listens apart from the merchant
+// The admin API: merchants, their API keys, webhook secrets and URLs, fee policies, the webhook
+// delivery log, and the balances and sweeps of payment addresses, all under /admin/v1 behind one
+// operator token. It listens apart from the merchant
 // API (loopback or an internal network), never on the public port. /metrics is not here: it has a
 // listener of its own (METRICS_PORT), so that a scraper never reaches the admin API.
 
