@@ -1,0 +1,334 @@
+// chainpay-wallet: plan (online, no keys), sign (offline), broadcast (online, no keys). Everything
+// but process wiring lives here so that tests run the command in process (docs/treasury.md).
+
+import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import { defaultAssetRegistry, formatUnits, toUnits } from '@chainpay/domain'
+import { createAdminApi } from './admin-api.js'
+import { broadcastSigned, statePathOf } from './broadcaster.js'
+import { CommandError } from './command-error.js'
+import { refuseNetwork } from './offline-guard.js'
+import type { PlanInput } from './plan-input.js'
+import type { TreasuryKey } from './plan-signer.js'
+import {
+  FORMAT_VERSION,
+  PLAN_FORMAT,
+  readPlanFile,
+  readSignedFile,
+  type SweepPlan,
+  writeJsonFile,
+} from './sweep-plan.js'
+
+export interface WalletCommandContext {
+  env: Record<string, string | undefined>
+  out(line: string): void
+  err(line: string): void
+  /** the mnemonic when no --mnemonic-file is given: typed at a prompt without echo */
+  promptSecret(question: string): Promise<string>
+  now(): Date
+}
+
+export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081'
+/** the treasury's default keys (docs/treasury.md, "Treasury key"): Ledger Live's second TRON account, Solana's m/44'/501' */
+export const DEFAULT_TREASURY_PATHS = { TRON: "m/44'/195'/1'/0/0", SOLANA: "m/44'/501'" } as const
+
+export const USAGE = `Usage: chainpay-wallet <plan | sign | broadcast> [options]
+
+  plan --network NETWORK --treasury ADDRESS --out PLAN.json [--rpc-url URL] [--solidity-url URL]
+       [--api-key KEY]
+       [--energy burn|delegate] [--treasury-path PATH | --treasury-external] [--wallet ID]
+       [--min CURRENCY=AMOUNT ...] [--rate CURRENCY=NATIVE_PER_TOKEN ...] [--allow-loss]
+       [--nonce-account ADDRESS ...]
+       [--url ADMIN_URL] [--token ADMIN_TOKEN]
+  sign --plan PLAN.json --out SIGNED.json [--mnemonic-file FILE] [--treasury-key-file FILE]
+  broadcast --signed SIGNED.json [--rpc-url URL] [--api-key KEY] [--poll-ms MS] [--max-polls N]
+       [--url ADMIN_URL] [--token ADMIN_TOKEN]
+
+plan reads the addresses that received funds (GET /admin/v1/balances), what each holds on chain,
+and writes the transactions of the sweep to the treasury with the fees they cost. sign works
+offline: it refuses any network access, takes the mnemonic from --mnemonic-file or a prompt,
+checks every address against the plan and writes signed transactions. broadcast sends them in
+order, waits for each, records each sweep (POST /admin/v1/sweeps) and can be run again after any
+failure. Node URLs default to <NETWORK>_RPC_URL
+(and <NETWORK>_SOLIDITY_RPC_URL), API keys to <NETWORK>_RPC_API_KEY. See docs/treasury.md.`
+
+const options = {
+  help: { type: 'boolean', short: 'h' },
+  network: { type: 'string' },
+  treasury: { type: 'string' },
+  out: { type: 'string' },
+  'rpc-url': { type: 'string' },
+  'solidity-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  energy: { type: 'string' },
+  'treasury-path': { type: 'string' },
+  'treasury-external': { type: 'boolean' },
+  wallet: { type: 'string' },
+  min: { type: 'string', multiple: true },
+  rate: { type: 'string', multiple: true },
+  'allow-loss': { type: 'boolean' },
+  'nonce-account': { type: 'string', multiple: true },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  plan: { type: 'string' },
+  'mnemonic-file': { type: 'string' },
+  'treasury-key-file': { type: 'string' },
+  signed: { type: 'string' },
+  'poll-ms': { type: 'string' },
+  'max-polls': { type: 'string' },
+} as const
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values']
+
+/** runs one command line; resolves with the exit code */
+export async function runChainpayWallet(argv: string[], context: WalletCommandContext): Promise<number> {
+  try {
+    let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>
+    try {
+      parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true })
+    } catch (error) {
+      throw new CommandError((error as Error).message)
+    }
+    const { values: flags, positionals } = parsed
+    if (flags.help) {
+      context.out(USAGE)
+      return 0
+    }
+    const [command, ...rest] = positionals
+    if (rest.length > 0) throw new CommandError(`unexpected arguments: ${rest.join(' ')}`)
+    if (command === 'plan') await plan(flags, context)
+    else if (command === 'sign') await sign(flags, context)
+    else if (command === 'broadcast') await broadcast(flags, context)
+    else {
+      context.err(USAGE)
+      return 1
+    }
+    return 0
+  } catch (error) {
+    // a node's or the admin API's failure too: one line, the run can be started again. No message
+    // here carries key material: the signer's own never do, and the libraries' name no key.
+    const message = error instanceof Error ? error.message : String(error)
+    context.err(`error: ${error instanceof CommandError ? message : `unexpected failure: ${message}`}`)
+    return 1
+  }
+}
+
+//////// plan
+
+async function plan(flags: Flags, context: WalletCommandContext): Promise<void> {
+  const network = required(flags.network, '--network')
+  const definition = defaultAssetRegistry.networks.find((candidate) => candidate.network === network)
+  if (definition === undefined) throw new CommandError(`unknown network ${network}`)
+  const treasury = required(flags.treasury, '--treasury')
+  const out = required(flags.out, '--out')
+  const energy = flags.energy ?? 'burn'
+  if (energy !== 'burn' && energy !== 'delegate') throw new CommandError('--energy: burn or delegate')
+  const decimals = (currency: string): number => {
+    const asset = defaultAssetRegistry.assets.find((a) => a.network === network && a.currency === currency)
+    if (asset === undefined) throw new CommandError(`no asset ${currency} on ${network}`)
+    return asset.decimals
+  }
+  const input: PlanInput = {
+    rpcUrl: rpcUrl(flags, context, network),
+    ...solidityUrl(flags, context, network),
+    ...apiKey(flags, context, network),
+    network,
+    treasury: {
+      address: treasury,
+      derivationPath: flags['treasury-external']
+        ? null
+        : (flags['treasury-path'] ?? DEFAULT_TREASURY_PATHS[definition.chain]),
+    },
+    energy,
+    minimums: new Map(
+      (flags.min ?? []).map((entry) =>
+        pair(entry, '--min', (currency, amount) => toUnits(amount, decimals(currency))),
+      ),
+    ),
+    rates: new Map(
+      (flags.rate ?? []).map((entry) => pair(entry, '--rate', (_currency, rate) => parseRate(rate))),
+    ),
+    allowLoss: flags['allow-loss'] === true,
+    nonceAccounts: flags['nonce-account'] ?? [],
+    decimals,
+    now: context.now(),
+  }
+  const rows = (
+    await admin(flags, context).balances({
+      network,
+      ...(flags.wallet === undefined ? {} : { walletId: flags.wallet }),
+    })
+  ).filter((row) => row.network === network)
+  const planner =
+    definition.chain === 'TRON'
+      ? (await import('./tron-planner.js')).planTron
+      : (await import('./solana-planner.js')).planSolana
+  const output = await planner(rows, input)
+  const sweepPlan: SweepPlan = {
+    format: PLAN_FORMAT,
+    version: FORMAT_VERSION,
+    createdAt: input.now.toISOString(),
+    network,
+    chain: definition.chain,
+    treasury: { role: 'treasury', ...input.treasury },
+    validUntil: output.validUntil.toISOString(),
+    validity: output.validity,
+    steps: output.steps,
+    sweeps: output.sweeps,
+    skipped: output.skipped,
+    totals: {
+      moved: Object.fromEntries(
+        [...output.moved].map(([currency, units]) => [currency, formatUnits(units, decimals(currency))]),
+      ),
+      treasuryNativeChange: signedUnits(output.treasuryNativeChange, output.nativeDecimals),
+      feeCurrency: output.nativeCurrency,
+    },
+  }
+  writeJsonFile(out, sweepPlan)
+  context.out(
+    `plan ${out}: ${output.sweeps.length} sweeps in ${output.steps.length} transactions, ${output.skipped.length} addresses left`,
+  )
+  for (const [currency, amount] of Object.entries(sweepPlan.totals.moved))
+    context.out(`  moves ${amount} ${currency}`)
+  context.out(`  treasury ${output.nativeCurrency} changes by ${sweepPlan.totals.treasuryNativeChange}`)
+  context.out(`  ${output.validity}`)
+}
+
+//////// sign
+
+async function sign(flags: Flags, context: WalletCommandContext): Promise<void> {
+  // before any key is read, and before the signing code is even loaded
+  refuseNetwork()
+  const online = (['url', 'token', 'rpc-url', 'solidity-url', 'api-key'] as const).find(
+    (name) => flags[name] !== undefined,
+  )
+  if (online !== undefined) throw new CommandError(`sign works offline and takes no --${online}`)
+  const planPath = required(flags.plan, '--plan')
+  const out = required(flags.out, '--out')
+  const { plan: sweepPlan, sha256 } = readPlanFile(planPath)
+  const mnemonic =
+    flags['mnemonic-file'] === undefined
+      ? await context.promptSecret('mnemonic (not shown): ')
+      : readSecretFile(flags['mnemonic-file'], '--mnemonic-file')
+  const treasuryKey =
+    flags['treasury-key-file'] === undefined
+      ? undefined
+      : readTreasuryKey(sweepPlan.chain, flags['treasury-key-file'])
+  const { signPlan } = await import('./plan-signer.js')
+  const signed = signPlan({
+    plan: sweepPlan,
+    planSha256: sha256,
+    mnemonic,
+    ...(treasuryKey === undefined ? {} : { treasuryKey }),
+  })
+  writeJsonFile(out, signed)
+  // what was signed, for the ceremony's record: the same sentences the plan shows
+  context.out(`${sweepPlan.network}: to the treasury ${sweepPlan.treasury.address}`)
+  for (const step of sweepPlan.steps) context.out(`  ${step.id}: ${step.description}`)
+  context.out(
+    `signed ${signed.steps.length} transactions of ${planPath} into ${out}; broadcast before ${signed.validUntil}`,
+  )
+}
+
+function readSecretFile(path: string, flag: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new CommandError(
+      `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    )
+  }
+}
+
+/** TRON: a hex private key; Solana: solana-keygen's JSON array of the 64-byte secret key */
+function readTreasuryKey(chain: 'TRON' | 'SOLANA', path: string): TreasuryKey {
+  const text = readSecretFile(path, '--treasury-key-file').trim()
+  if (chain === 'TRON') {
+    if (!/^(0x)?[0-9a-fA-F]{64}$/.test(text))
+      throw new CommandError('--treasury-key-file: expected 64 hex digits')
+    return { chain, privateKeyHex: text.replace(/^0x/, '') }
+  }
+  try {
+    const bytes = Uint8Array.from(JSON.parse(text) as number[])
+    if (bytes.length !== 64) throw new Error('length')
+    return { chain, secretKey: bytes }
+  } catch {
+    throw new CommandError('--treasury-key-file: expected a solana-keygen JSON array of 64 numbers')
+  }
+}
+
+//////// broadcast
+
+async function broadcast(flags: Flags, context: WalletCommandContext): Promise<void> {
+  const signedPath = required(flags.signed, '--signed')
+  const signed = readSignedFile(signedPath)
+  const state = await broadcastSigned(signed, {
+    rpcUrl: rpcUrl(flags, context, signed.network),
+    ...apiKey(flags, context, signed.network),
+    statePath: statePathOf(signedPath),
+    admin: admin(flags, context),
+    pollMs: integer(flags['poll-ms'] ?? '3000', '--poll-ms'),
+    maxPolls: integer(flags['max-polls'] ?? '100', '--max-polls'),
+    log: context.out,
+  })
+  context.out(
+    `broadcast ${signedPath}: ${Object.keys(state.confirmed).length} of ${signed.steps.length} confirmed, sweeps recorded`,
+  )
+}
+
+//////// helpers
+
+function admin(flags: Flags, context: WalletCommandContext) {
+  const token = flags.token ?? context.env.CHAINPAY_ADMIN_TOKEN
+  if (!token) throw new CommandError('an admin token is required: pass --token or set CHAINPAY_ADMIN_TOKEN')
+  return createAdminApi(flags.url ?? context.env.CHAINPAY_ADMIN_URL ?? DEFAULT_ADMIN_URL, token)
+}
+
+function rpcUrl(flags: Flags, context: WalletCommandContext, network: string): string {
+  const url = flags['rpc-url'] ?? context.env[`${network}_RPC_URL`]
+  if (!url) throw new CommandError(`a node is required: pass --rpc-url or set ${network}_RPC_URL`)
+  return url
+}
+
+function solidityUrl(flags: Flags, context: WalletCommandContext, network: string): { solidityUrl?: string } {
+  const url = flags['solidity-url'] ?? context.env[`${network}_SOLIDITY_RPC_URL`]
+  return url ? { solidityUrl: url } : {}
+}
+
+function apiKey(flags: Flags, context: WalletCommandContext, network: string): { apiKey?: string } {
+  const key = flags['api-key'] ?? context.env[`${network}_RPC_API_KEY`]
+  return key ? { apiKey: key } : {}
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new CommandError(`${flag} is required`)
+  return value
+}
+
+function integer(text: string, flag: string): number {
+  if (!/^[0-9]+$/.test(text)) throw new CommandError(`${flag}: expected an integer, got '${text}'`)
+  return Number(text)
+}
+
+function pair<T>(entry: string, flag: string, parse: (currency: string, value: string) => T): [string, T] {
+  const match = /^([A-Z0-9_]+)=(.+)$/.exec(entry)
+  if (!match?.[1] || !match[2]) throw new CommandError(`${flag}: expected CURRENCY=AMOUNT, got '${entry}'`)
+  try {
+    return [match[1], parse(match[1], match[2])]
+  } catch (error) {
+    if (error instanceof CommandError) throw error
+    throw new CommandError(`${flag} ${entry}: ${(error as Error).message}`)
+  }
+}
+
+/** "3.6" -> 36 / 10: exact, no floating point */
+function parseRate(text: string): { nativePerTokenUnits: bigint; rateScale: bigint } {
+  const fraction = text.split('.')[1]?.length ?? 0
+  const units = toUnits(text, fraction)
+  if (units <= 0n) throw new CommandError('--rate must be positive')
+  return { nativePerTokenUnits: units, rateScale: 10n ** BigInt(fraction) }
+}
+
+function signedUnits(units: bigint, decimals: number): string {
+  return units < 0n ? `-${formatUnits(-units, decimals)}` : formatUnits(units, decimals)
+}

@@ -1,0 +1,66 @@
+// What both chains' planners take and give: the operator's choices in, steps and figures out.
+
+import { formatUnits, toUnits } from '@chainpay/domain'
+import type { BalanceRow } from './admin-api.js'
+import type { PlannedSweep, PlanSigner, PlanStep, SkippedAddress } from './sweep-plan.js'
+import { recordableUnits } from './sweep-rules.js'
+
+export interface PlanInput {
+  rpcUrl: string
+  /** TRON: the node serving /walletsolidity (default: rpcUrl) */
+  solidityUrl?: string
+  apiKey?: string
+  network: string
+  treasury: Omit<PlanSigner, 'role'>
+  /** TRON: delegate staked energy from the treasury, or send TRX for the address to burn */
+  energy: 'burn' | 'delegate'
+  /** smallest units below which an address is left alone (--min CURRENCY=AMOUNT) */
+  minimums: Map<string, bigint>
+  /** native coins per whole token (--rate USDT=3.6), scaled: value = nativePerTokenUnits / rateScale */
+  rates: Map<string, { nativePerTokenUnits: bigint; rateScale: bigint }>
+  allowLoss: boolean
+  /** Solana: the treasury's durable nonce accounts, one per message (--nonce-account) */
+  nonceAccounts: string[]
+  decimals(currency: string): number
+  now: Date
+}
+
+export interface PlanOutput {
+  steps: PlanStep[]
+  sweeps: PlannedSweep[]
+  skipped: SkippedAddress[]
+  moved: Map<string, bigint>
+  /** what the treasury's native balance changes by once every step landed (negative: it pays) */
+  treasuryNativeChange: bigint
+  nativeCurrency: string
+  nativeDecimals: number
+  validUntil: Date
+  validity: string
+}
+
+/**
+ * The record of a planned sweep for POST /admin/sweeps, or undefined when it moves nothing of the
+ * payment's funds (only the treasury's own coin coming back; see recordableUnits).
+ */
+export function plannedSweep(
+  row: BalanceRow,
+  moved: { units: bigint; decimals: number },
+  fee: { units: bigint; currency: string; decimals: number },
+  stepId: string,
+): PlannedSweep | undefined {
+  const units = recordableUnits(
+    moved.units,
+    toUnits(row.received, moved.decimals),
+    toUnits(row.swept, moved.decimals),
+  )
+  if (units === 0n) return undefined
+  return {
+    paymentId: row.paymentId,
+    address: row.address,
+    currency: row.currency,
+    amount: formatUnits(units, moved.decimals),
+    fee: formatUnits(fee.units, fee.decimals),
+    feeCurrency: fee.currency,
+    stepId,
+  }
+}

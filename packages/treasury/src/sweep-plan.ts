@@ -1,0 +1,149 @@
+// The three files of a sweep (docs/treasury.md, "Files"): the plan (online, no keys), the signed
+// transactions (offline) and the broadcast state (online). Versioned JSON; none holds key material.
+
+import { readFileSync, writeFileSync } from 'node:fs'
+import type { Chain } from '@chainpay/domain'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
+import { CommandError } from './command-error.js'
+
+export const PLAN_FORMAT = 'chainpay-sweep-plan'
+export const SIGNED_FORMAT = 'chainpay-sweep-signed'
+export const FORMAT_VERSION = 1
+
+/** a key the signer derives from the mnemonic, and the address it must give */
+export interface PlanSigner {
+  role: 'treasury' | 'payment'
+  address: string
+  /** BIP32 / SLIP-0010 path; null for a treasury whose key comes from --treasury-key-file */
+  derivationPath: string | null
+}
+
+/** an unsigned TRON transaction as java-tron's HTTP API and tronweb write it */
+export interface TronUnsignedTransaction {
+  txID: string
+  raw_data: Record<string, unknown> & {
+    contract: Array<{ type: string; parameter: { value: Record<string, unknown> } }>
+    expiration: number
+  }
+  raw_data_hex: string
+  visible?: boolean
+}
+
+export interface PlanStep {
+  /** unique in the plan, e.g. `activate:T...`; broadcast keeps its state per id */
+  id: string
+  description: string
+  /** ids of the steps that must be confirmed before this one is sent */
+  after: string[]
+  signers: PlanSigner[]
+  tron?: { transaction: TronUnsignedTransaction }
+  /**
+   * the serialized message (base64), fee payer first, with the blockhash it expires with (last valid
+   * block height), or the durable nonce it uses (no expiry until the nonce account advances)
+   */
+  solana?: { message: string; blockhash: string; lastValidBlockHeight: number | null; nonceAccount?: string }
+}
+
+/** what broadcast records with POST /admin/sweeps once the step that moves the funds is confirmed */
+export interface PlannedSweep {
+  paymentId: string
+  address: string
+  currency: string
+  /** decimal string in whole units, as in the admin API */
+  amount: string
+  fee: string
+  feeCurrency: string
+  stepId: string
+}
+
+export interface SkippedAddress {
+  paymentId: string
+  address: string
+  currency: string
+  holds: string
+  reason: string
+}
+
+export interface SweepPlan {
+  format: typeof PLAN_FORMAT
+  version: typeof FORMAT_VERSION
+  createdAt: string
+  network: string
+  chain: Chain
+  treasury: PlanSigner
+  /** ISO time after which the transactions can no longer land: sign and broadcast before it */
+  validUntil: string
+  validity: string
+  steps: PlanStep[]
+  sweeps: PlannedSweep[]
+  skipped: SkippedAddress[]
+  /** per currency: what reaches the treasury, and the native coin the treasury spends or gets back */
+  totals: { moved: Record<string, string>; treasuryNativeChange: string; feeCurrency: string }
+}
+
+export interface SignedStep {
+  id: string
+  description: string
+  after: string[]
+  /** TRON txID (hex) or Solana first signature (base58): what the chain is asked about */
+  txId: string
+  tron?: Record<string, unknown>
+  /** base64 wire transaction */
+  solana?: {
+    transaction: string
+    blockhash: string
+    lastValidBlockHeight: number | null
+    nonceAccount?: string
+  }
+}
+
+export interface SignedSweep {
+  format: typeof SIGNED_FORMAT
+  version: typeof FORMAT_VERSION
+  /** sha256 of the plan file the steps were signed from */
+  planSha256: string
+  network: string
+  chain: Chain
+  treasury: string
+  validUntil: string
+  steps: SignedStep[]
+  sweeps: PlannedSweep[]
+}
+
+export function writeJsonFile(path: string, value: unknown): void {
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o644 })
+}
+
+export function readPlanFile(path: string): { plan: SweepPlan; sha256: string } {
+  const text = readText(path)
+  const plan = parseJson(text, path) as SweepPlan
+  if (plan.format !== PLAN_FORMAT || plan.version !== FORMAT_VERSION) {
+    throw new CommandError(`${path} is not a ${PLAN_FORMAT} version ${FORMAT_VERSION} file`)
+  }
+  return { plan, sha256: bytesToHex(sha256(new TextEncoder().encode(text))) }
+}
+
+export function readSignedFile(path: string): SignedSweep {
+  const signed = parseJson(readText(path), path) as SignedSweep
+  if (signed.format !== SIGNED_FORMAT || signed.version !== FORMAT_VERSION) {
+    throw new CommandError(`${path} is not a ${SIGNED_FORMAT} version ${FORMAT_VERSION} file`)
+  }
+  return signed
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new CommandError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`)
+  }
+}
+
+function parseJson(text: string, path: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new CommandError(`${path} is not JSON`)
+  }
+}

@@ -1,0 +1,381 @@
+// The TRON half of `chainpay-wallet plan`: reads each payment address, the treasury and the chain
+// parameters through tronweb, and builds the unsigned transactions of the sweep (docs/treasury.md,
+// "TRON: activation, energy, bandwidth"). Every amount is the chain's; every fee is priced with the
+// node's own parameters.
+
+import { formatUnits } from '@chainpay/domain'
+import { TronWeb } from 'tronweb'
+import type { BalanceRow } from './admin-api.js'
+import { CommandError } from './command-error.js'
+import { type PlanInput, type PlanOutput, plannedSweep } from './plan-input.js'
+import type { PlannedSweep, PlanStep, SkippedAddress, TronUnsignedTransaction } from './sweep-plan.js'
+import {
+  decideSweep,
+  nativeCostInTokenUnits,
+  type TronBandwidthBudget,
+  type TronPrices,
+  tronBandwidthBurn,
+  tronBandwidthBytes,
+  tronTokenSweepNeeds,
+  tronTreasuryCharge,
+} from './sweep-rules.js'
+
+const TRX_DECIMALS = 6
+/** java-tron refuses an expiration more than 24 h past its head block (Manager.validateCommon) */
+const MAX_EXPIRATION_MS = 24 * 60 * 60 * 1000
+/** margin under that limit for the clock skew between the node's head and its next slot */
+const EXPIRATION_MARGIN_MS = 5 * 60 * 1000
+/** the fee limit is the estimate plus half: the chain burns what is used, the limit only caps it */
+const FEE_LIMIT_NUMERATOR = 3n
+const FEE_LIMIT_DENOMINATOR = 2n
+
+interface Resources {
+  freeNetLimit?: number
+  freeNetUsed?: number
+  NetLimit?: number
+  NetUsed?: number
+  TotalEnergyLimit?: number
+  TotalEnergyWeight?: number
+}
+
+export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<PlanOutput> {
+  const tronWeb = new TronWeb({
+    fullNode: input.rpcUrl,
+    solidityNode: input.solidityUrl ?? input.rpcUrl,
+    ...(input.apiKey === undefined ? {} : { headers: { 'TRON-PRO-API-KEY': input.apiKey } }),
+  })
+  const treasury = input.treasury.address
+  const parameters = new Map(
+    (await tronWeb.trx.getChainParameters()).map((parameter) => [
+      parameter.key,
+      BigInt(parameter.value ?? 0),
+    ]),
+  )
+  const treasuryResources = (await tronWeb.trx.getAccountResources(treasury)) as Resources
+  const prices: TronPrices = {
+    bandwidthSunPerByte: parameters.get('getTransactionFee') ?? 1000n,
+    energySunPerUnit: parameters.get('getEnergyFee') ?? 100n,
+    createAccountFeeSun: parameters.get('getCreateNewAccountFeeInSystemContract') ?? 1_000_000n,
+    createAccountBandwidthFeeSun: parameters.get('getCreateAccountFee') ?? 100_000n,
+    totalEnergyLimit: BigInt(treasuryResources.TotalEnergyLimit ?? 0),
+    totalEnergyWeight: BigInt(treasuryResources.TotalEnergyWeight ?? 0),
+  }
+  const freePerDay = parameters.get('getFreeNetLimit') ?? 600n
+  // broadcast undelegates after each transfer: one address's stake at a time must be delegatable
+  const delegatable =
+    input.energy === 'delegate'
+      ? BigInt((await tronWeb.trx.getCanDelegatedMaxSize(treasury, 'ENERGY')).max_size ?? 0)
+      : 0n
+  // the reference block is a solidified one, as java-tron's own builders take (a head block could be
+  // forked out, and with it every transaction that references it); the expiration counts from it too
+  const head = await tronWeb.trx.getConfirmedCurrentBlock()
+  const expiration = head.block_header.raw_data.timestamp + MAX_EXPIRATION_MS - EXPIRATION_MARGIN_MS
+  const blockHeader = {
+    ref_block_bytes: head.block_header.raw_data.number.toString(16).slice(-4).padStart(4, '0'),
+    ref_block_hash: head.blockID.slice(16, 32),
+    expiration,
+    timestamp: input.now.getTime(),
+  }
+  // the treasury's bandwidth is spent transaction by transaction, by the sweeps the plan keeps
+  let treasuryBandwidth: TronBandwidthBudget = {
+    staked: BigInt((treasuryResources.NetLimit ?? 0) - (treasuryResources.NetUsed ?? 0)),
+    free: BigInt((treasuryResources.freeNetLimit ?? 0) - (treasuryResources.freeNetUsed ?? 0)),
+  }
+  const build = {
+    sendTrx: async (from: string, to: string, sun: bigint) =>
+      asUnsigned(await tronWeb.transactionBuilder.sendTrx(to, safeNumber(sun), from, { blockHeader })),
+    delegate: async (receiver: string, sun: bigint, undelegate: boolean) =>
+      asUnsigned(
+        undelegate
+          ? await tronWeb.transactionBuilder.undelegateResource(
+              safeNumber(sun),
+              receiver,
+              'ENERGY',
+              treasury,
+              {
+                blockHeader,
+              },
+            )
+          : await tronWeb.transactionBuilder.delegateResource(
+              safeNumber(sun),
+              receiver,
+              'ENERGY',
+              treasury,
+              false,
+              undefined,
+              {
+                blockHeader,
+              },
+            ),
+      ),
+  }
+
+  const steps: PlanStep[] = []
+  const sweeps: PlannedSweep[] = []
+  const skipped: SkippedAddress[] = []
+  const moved = new Map<string, bigint>()
+  let treasuryChange = 0n
+  const paymentSigner = (row: BalanceRow) => ({
+    role: 'payment' as const,
+    address: row.address,
+    derivationPath: row.derivationPath,
+  })
+  const treasurySigner = { role: 'treasury' as const, ...input.treasury }
+
+  // an address's token sweep first: it may use the address's TRX, which its TRX sweep then sends on
+  const ordered = [...rows].sort(
+    (a, b) => Number(a.tokenStandard === 'NATIVE') - Number(b.tokenStandard === 'NATIVE'),
+  )
+  const spentAt = new Map<string, { sun: bigint; bytes: bigint; stepId: string }>()
+  for (const row of ordered) {
+    const account = await tronWeb.trx.getAccount(row.address)
+    const activated = typeof account.address === 'string'
+    const earlier = spentAt.get(row.address)
+    const trxBalance = BigInt(account.balance ?? 0) - (earlier?.sun ?? 0n)
+    const resources = activated ? ((await tronWeb.trx.getAccountResources(row.address)) as Resources) : {}
+    const addressBandwidth =
+      (activated
+        ? BigInt(
+            (resources.freeNetLimit ?? 0) -
+              (resources.freeNetUsed ?? 0) +
+              (resources.NetLimit ?? 0) -
+              (resources.NetUsed ?? 0),
+          )
+        : freePerDay) - (earlier?.bytes ?? 0n)
+    const skip = (holds: bigint, decimals: number, reason: string) =>
+      skipped.push({
+        paymentId: row.paymentId,
+        address: row.address,
+        currency: row.currency,
+        holds: formatUnits(holds, decimals),
+        reason,
+      })
+
+    if (row.tokenStandard === 'NATIVE') {
+      // the address pays its own bandwidth: free bandwidth first, else the amount shrinks by the burn
+      let fee = 0n
+      let transaction = await build.sendTrx(row.address, treasury, trxBalance > 0n ? trxBalance : 1n)
+      for (let round = 0; round < 3 && trxBalance > 0n; round += 1) {
+        const nextFee = tronBandwidthBurn(
+          tronBandwidthBytes(transaction.raw_data_hex.length / 2),
+          addressBandwidth,
+          prices,
+        )
+        if (nextFee === fee && round > 0) break
+        fee = nextFee
+        if (trxBalance - fee <= 0n) break
+        transaction = await build.sendTrx(row.address, treasury, trxBalance - fee)
+      }
+      const amount = trxBalance - fee
+      const decision = decideSweep(
+        {
+          amountUnits: amount > 0n ? trxBalance : 0n,
+          minimumUnits: input.minimums.get(row.currency) ?? 0n,
+          netNativeCostUnits: fee,
+          costInAssetUnits: fee,
+        },
+        input,
+      )
+      if (!decision.sweep || amount <= 0n) {
+        skip(trxBalance, TRX_DECIMALS, decision.sweep ? 'FEES_EXCEED_AMOUNT' : decision.reason)
+        continue
+      }
+      const id = `sweep:${row.address}:TRX`
+      steps.push({
+        id,
+        description: `${row.address} sends ${formatUnits(amount, TRX_DECIMALS)} TRX to the treasury`,
+        after: earlier === undefined ? [] : [earlier.stepId],
+        signers: [paymentSigner(row)],
+        tron: { transaction },
+      })
+      const record = plannedSweep(
+        row,
+        { units: amount, decimals: TRX_DECIMALS },
+        { units: fee, currency: 'TRX', decimals: TRX_DECIMALS },
+        id,
+      )
+      if (record) sweeps.push(record)
+      moved.set(row.currency, (moved.get(row.currency) ?? 0n) + amount)
+      treasuryChange += amount
+      continue
+    }
+
+    // TRC20: balanceOf, then the energy of transfer(treasury, balance) as the node estimates it
+    if (row.contract === null) throw new CommandError(`${row.paymentId}: a TRC20 row without a contract`)
+    const decimals = input.decimals(row.currency)
+    const parameters = [
+      { type: 'address', value: treasury },
+      { type: 'uint256', value: '0' },
+    ]
+    const balanceCall = await tronWeb.transactionBuilder.triggerConstantContract(
+      row.contract,
+      'balanceOf(address)',
+      {},
+      [{ type: 'address', value: row.address }],
+      row.address,
+    )
+    const tokenBalance = BigInt(`0x${balanceCall.constant_result?.[0] || '0'}`)
+    if (tokenBalance === 0n) {
+      skip(0n, decimals, 'EMPTY')
+      continue
+    }
+    parameters[1] = { type: 'uint256', value: tokenBalance.toString() }
+    const estimate = await tronWeb.transactionBuilder.triggerConstantContract(
+      row.contract,
+      'transfer(address,uint256)',
+      {},
+      parameters,
+      row.address,
+    )
+    // energy_used is the receipt's energy_usage_total: the dynamic-energy penalty is already in it
+    const energy = BigInt(estimate.energy_used ?? 0)
+    const energyBurn = energy * prices.energySunPerUnit
+    const feeLimit = (energyBurn * FEE_LIMIT_NUMERATOR) / FEE_LIMIT_DENOMINATOR
+    const transfer = await tronWeb.transactionBuilder.triggerSmartContract(
+      row.contract,
+      'transfer(address,uint256)',
+      { feeLimit: safeNumber(feeLimit > 0n ? feeLimit : 1n) },
+      parameters,
+      row.address,
+    )
+    let transaction = asUnsigned(transfer.transaction)
+    const untilExpiration = Math.floor((expiration - transaction.raw_data.expiration) / 1000)
+    if (untilExpiration > 0)
+      transaction = asUnsigned(
+        await tronWeb.transactionBuilder.extendExpiration(transaction as never, untilExpiration, {
+          txLocal: true,
+        }),
+      )
+    const paymentBandwidthBurn = tronBandwidthBurn(
+      tronBandwidthBytes(transaction.raw_data_hex.length / 2),
+      addressBandwidth,
+      prices,
+    )
+
+    const needs = tronTokenSweepNeeds({
+      activated,
+      trxBalanceSun: trxBalance,
+      energy,
+      paymentBandwidthBurnSun: paymentBandwidthBurn,
+      mode: input.energy,
+      prices,
+    })
+    const before: PlanStep[] = []
+    let budget = treasuryBandwidth
+    let treasuryBurn = 0n
+    const treasuryStep = (
+      id: string,
+      description: string,
+      transaction: TronUnsignedTransaction,
+      creates: boolean,
+    ) => {
+      const charge = tronTreasuryCharge(
+        budget,
+        tronBandwidthBytes(transaction.raw_data_hex.length / 2),
+        creates,
+        prices,
+      )
+      budget = charge.budget
+      treasuryBurn += charge.burnSun
+      return { id, description, after: [], signers: [treasurySigner], tron: { transaction } }
+    }
+    if (needs.topUpSun > 0n) {
+      const send = await build.sendTrx(treasury, row.address, needs.topUpSun)
+      const description = `the treasury sends ${formatUnits(needs.topUpSun, TRX_DECIMALS)} TRX to ${row.address}${activated ? '' : ' (activation)'}`
+      before.push(treasuryStep(`fund:${row.address}`, description, send, !activated))
+    }
+    let undelegate: PlanStep | undefined
+    if (needs.stakeSun !== null) {
+      if (needs.stakeSun > delegatable) {
+        throw new CommandError(
+          `${row.address} needs the energy of ${formatUnits(needs.stakeSun, TRX_DECIMALS)} staked TRX; the treasury can delegate ${formatUnits(delegatable, TRX_DECIMALS)}: stake more (freezebalancev2 ENERGY) or plan with --energy burn`,
+        )
+      }
+      const delegated = `${formatUnits(needs.stakeSun, TRX_DECIMALS)} staked TRX`
+      const delegate = await build.delegate(row.address, needs.stakeSun, false)
+      const release = await build.delegate(row.address, needs.stakeSun, true)
+      before.push({
+        ...treasuryStep(
+          `delegate:${row.address}`,
+          `the treasury delegates the energy of ${delegated} to ${row.address}`,
+          delegate,
+          false,
+        ),
+        after: before.map((step) => step.id),
+      })
+      undelegate = {
+        ...treasuryStep(
+          `undelegate:${row.address}`,
+          `the treasury takes back the energy of ${delegated} from ${row.address}`,
+          release,
+          false,
+        ),
+        after: [`sweep:${row.address}:${row.currency}`],
+      }
+    }
+    // what this sweep costs: what the address burns, the treasury's burns, the sun left at the address
+    const fee = needs.addressBurnSun + treasuryBurn + needs.leftAtAddressSun
+    const rate = input.rates.get(row.currency)
+    const decision = decideSweep(
+      {
+        amountUnits: tokenBalance,
+        minimumUnits: input.minimums.get(row.currency) ?? 0n,
+        netNativeCostUnits: fee,
+        costInAssetUnits:
+          rate === undefined
+            ? null
+            : nativeCostInTokenUnits(fee, rate, { native: TRX_DECIMALS, token: decimals }),
+      },
+      input,
+    )
+    if (!decision.sweep) {
+      skip(tokenBalance, decimals, decision.reason)
+      continue
+    }
+    treasuryBandwidth = budget
+    const id = `sweep:${row.address}:${row.currency}`
+    steps.push(...before, {
+      id,
+      description: `${row.address} sends ${formatUnits(tokenBalance, decimals)} ${row.currency} to the treasury`,
+      after: before.map((step) => step.id),
+      signers: [paymentSigner(row)],
+      tron: { transaction },
+    })
+    if (undelegate) steps.push(undelegate)
+    const record = plannedSweep(
+      row,
+      { units: tokenBalance, decimals },
+      { units: fee, currency: 'TRX', decimals: TRX_DECIMALS },
+      id,
+    )
+    if (record) sweeps.push(record)
+    spentAt.set(row.address, {
+      sun: needs.spentFromAddressSun,
+      bytes: tronBandwidthBytes(transaction.raw_data_hex.length / 2),
+      stepId: undelegate?.id ?? id,
+    })
+    moved.set(row.currency, (moved.get(row.currency) ?? 0n) + tokenBalance)
+    treasuryChange -= treasuryBurn + needs.topUpSun
+  }
+  return {
+    steps,
+    sweeps,
+    skipped,
+    moved,
+    treasuryNativeChange: treasuryChange,
+    nativeCurrency: 'TRX',
+    nativeDecimals: TRX_DECIMALS,
+    validUntil: new Date(expiration),
+    validity: `TRON transactions expire at ${new Date(expiration).toISOString()} (java-tron accepts at most 24 h after the head block the plan was built on)`,
+  }
+}
+
+function asUnsigned(transaction: unknown): TronUnsignedTransaction {
+  return transaction as TronUnsignedTransaction
+}
+
+function safeNumber(units: bigint): number {
+  if (units > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new CommandError(`${units} sun is beyond what tronweb takes`)
+  return Number(units)
+}

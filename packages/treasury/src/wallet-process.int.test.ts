@@ -1,0 +1,84 @@
+// The `chainpay-wallet` executable in a process of its own: the mnemonic piped on stdin (what the
+// prompt reads when stdin is not a terminal), the signed file written, nothing secret printed.
+
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { SignedSweep } from './sweep-plan.js'
+import { offlineSolanaPlan, testWallet } from './testing/offline-plan.js'
+
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
+
+let dir: string
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'chainpay-wallet-process-'))
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+function runWallet(
+  argv: string[],
+  stdin: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...argv], { stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    child.on('error', reject)
+    // bigint-buffer (under @solana/spl-token) says so on stderr when its native build is absent
+    const notice = /^bigint: Failed to load bindings, pure JS will be used \(try npm run rebuild\?\)\n/
+    child.on('close', (code) => resolve({ code, stdout, stderr: stderr.replace(notice, '') }))
+    child.stdin.end(stdin)
+  })
+}
+
+describe('chainpay-wallet sign as a process', () => {
+  it('reads the mnemonic from stdin, signs, and prints what it signed and nothing secret', async () => {
+    const wallet = testWallet()
+    const plan = offlineSolanaPlan(wallet)
+    const planPath = join(dir, 'plan.json')
+    const signedPath = join(dir, 'signed.json')
+    writeFileSync(planPath, JSON.stringify(plan))
+
+    const run = await runWallet(['sign', '--plan', planPath, '--out', signedPath], `${wallet.mnemonic}\n`)
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain(`SOLANA_DEVNET: to the treasury ${plan.treasury.address}`)
+    const signed = JSON.parse(readFileSync(signedPath, 'utf8')) as SignedSweep
+    expect(signed.steps).toHaveLength(1)
+
+    const everything = [
+      run.stdout,
+      run.stderr,
+      ...readdirSync(dir).map((name) => readFileSync(join(dir, name), 'utf8')),
+    ]
+      .join('\n')
+      .toLowerCase()
+    expect(everything).not.toContain(wallet.mnemonic)
+    for (const secret of wallet.secrets) expect(everything).not.toContain(secret.toLowerCase())
+  })
+
+  it('exits 1 with one line when the mnemonic is not the plan’s', async () => {
+    const plan = offlineSolanaPlan(testWallet())
+    const planPath = join(dir, 'other.json')
+    writeFileSync(planPath, JSON.stringify(plan))
+    const stranger = testWallet()
+    const run = await runWallet(
+      ['sign', '--plan', planPath, '--out', join(dir, 'no.json')],
+      stranger.mnemonic,
+    )
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(
+      /^error: the key at m\/44'\/501'[^ ]* gives \w+, the plan says \w+: wrong mnemonic.*\n$/,
+    )
+    expect(run.stderr).not.toContain(stranger.mnemonic)
+  })
+})
