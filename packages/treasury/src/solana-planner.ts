@@ -50,6 +50,8 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
     let amount: bigint
     let rentBack = 0n
     let rentSpent = 0n
+    /** the treasury token account this step opens (or finds open), once the step is kept */
+    let opensTreasuryAccount: string | undefined
     const decimals = input.decimals(row.currency)
     if (row.tokenStandard === 'NATIVE') {
       amount = BigInt(await connection.getBalance(owner))
@@ -70,8 +72,9 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
         amount = BigInt((await connection.getTokenAccountBalance(tokenAccount)).value.amount)
         rentBack = BigInt(info.lamports)
         const destination = getAssociatedTokenAddressSync(mint, treasury)
+        // opened by an earlier step of this plan, or already there; marked once this step is kept
         if (!treasuryTokenAccounts.has(destination.toBase58())) {
-          treasuryTokenAccounts.add(destination.toBase58())
+          opensTreasuryAccount = destination.toBase58()
           if ((await connection.getAccountInfo(destination)) === null) {
             instructions.push(
               createAssociatedTokenAccountIdempotentInstruction(treasury, destination, treasury, mint),
@@ -130,6 +133,7 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
       skip(decision.reason)
       continue
     }
+    if (opensTreasuryAccount !== undefined) treasuryTokenAccounts.add(opensTreasuryAccount)
     const id = `sweep:${row.address}:${row.currency}`
     const durable = await nonces.next()
     const signedMessage =
