@@ -240,6 +240,6 @@ describe('chain check options', () => {
     ])
     expect(
       (await cli(['merchants', 'list', '--network', 'TRON'], { CHAINPAY_ADMIN_TOKEN: 't' })).err,
-    ).toEqual(['error: --network is only for chain check'])
+    ).toEqual(['error: --network is only for chain check and the balance commands'])
   })
 })

@@ -118,11 +118,16 @@ export async function runChainpayAdmin(argv: string[], context: CliContext): Pro
       await runChainCheck(flags, { env: context.env, out: (line) => output.out(line) })
       return 0
     }
-    // --network is chain check's and the balances' too
+    // --network is chain check's and the balance commands' too
+    const balanceCommand = Object.hasOwn(balanceCommands, `${group} ${action ?? ''}`.trim())
     const chainFlag = Object.keys(chainCheckOptions).find(
-      (name) => !Object.hasOwn(balanceOptions, name) && flags[name as keyof Flags] !== undefined,
+      (name) =>
+        !(balanceCommand && Object.hasOwn(balanceOptions, name)) && flags[name as keyof Flags] !== undefined,
     )
-    if (chainFlag !== undefined) throw new CliError(`--${chainFlag} is only for chain check`)
+    if (chainFlag !== undefined) {
+      const also = Object.hasOwn(balanceOptions, chainFlag) ? ' and the balance commands' : ''
+      throw new CliError(`--${chainFlag} is only for chain check${also}`)
+    }
     const command = commands[`${group} ${action ?? ''}`.trim()]
     if (command === undefined) throw new CliError(`unknown command '${positionals.join(' ')}'; see --help`)
     const token = flags.token ?? context.env.CHAINPAY_ADMIN_TOKEN
