@@ -40,6 +40,11 @@ import { createWatchSet, type WatchSet } from './watch-set.js'
 
 /** the safety reconciliation of every followed account: at most one listing per account per period */
 export const DEFAULT_RECONCILE_INTERVAL_MS = 30 * 60 * 1000
+/**
+ * while the node's websocket is not open (down, refused, or a wrong <NETWORK>_WS_URL), nothing is
+ * notified: every followed account is listed this often instead (docs/chains.md, "Solana by address")
+ */
+export const DISCONNECTED_RECONCILE_INTERVAL_MS = 15_000
 /** a deadline the node's chain time has not reached yet is asked again after this */
 const DEADLINE_RETRY_MS = 5_000
 const MAX_BACKOFF_MS = 10_000
@@ -111,6 +116,8 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   const pastDeadline = new Set<string>()
   let loaded: Promise<void> | undefined
   let lastFullMs: number | undefined
+  /** whether the closed websocket was logged since it was last open */
+  let disconnectionLogged = false
   let nextDeadlineAttemptMs = 0
   let firstAvailable: (SolanaChainTime & { readAtMs: number }) | undefined
 
@@ -178,7 +185,16 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     }
     const nowMs = clock.now().getTime()
     await reportHistoryBelow(started, nowMs)
-    const full = lastFullMs === undefined || nowMs - lastFullMs >= reconcileIntervalMs
+    const disconnected = watched.size > 0 && !reader.connected()
+    if (disconnected && !disconnectionLogged) {
+      logger.warn(
+        { everyMs: DISCONNECTED_RECONCILE_INTERVAL_MS },
+        "the node's websocket is not open: listing every followed account on a timer until it is; check <NETWORK>_WS_URL",
+      )
+    }
+    disconnectionLogged = disconnected
+    const period = disconnected ? DISCONNECTED_RECONCILE_INTERVAL_MS : reconcileIntervalMs
+    const full = lastFullMs === undefined || nowMs - lastFullMs >= period
     const due =
       nowMs >= nextDeadlineAttemptMs
         ? [...watched.values()].filter(

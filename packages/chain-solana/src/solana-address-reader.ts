@@ -89,6 +89,8 @@ export interface SolanaAddressReader {
    * lost (the node replays nothing), so the watcher lists every followed account again
    */
   onConnect(listener: () => void): () => void
+  /** whether the websocket is open: while it is not, notifications are lost */
+  connected(): boolean
   /**
    * at stop, once every subscription was ended: where the websocket is down, web3.js would retry
    * it forever (and keep the process alive) for unsubscriptions nobody needs any more; it stops
@@ -116,6 +118,8 @@ interface WebsocketEvents {
   /** the underlying socket while there is one */
   socket?: { readyState: number }
   setAutoReconnect(reconnect: boolean): void
+  /** closes the socket, also one still connecting (its handshake is abandoned) */
+  close(code?: number): void
   /** the reconnection rpc-websockets has scheduled, if any */
   reconnect_timer_id?: ReturnType<typeof setTimeout>
 }
@@ -287,11 +291,18 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
       }
     },
 
+    connected() {
+      return socket.socket?.readyState === WEBSOCKET_OPEN
+    },
+
     release() {
       if (socket.socket?.readyState === WEBSOCKET_OPEN) return
       deferred.length = 0
       socket.setAutoReconnect(false)
       clearTimeout(socket.reconnect_timer_id)
+      // a handshake that never completes (an endpoint that accepts the connection and says nothing)
+      // would keep the process alive: abandon it
+      if (socket.socket !== undefined) socket.close()
     },
 
     async tokenAccountsOf(owner, mint) {

@@ -3,7 +3,7 @@
 // exit 1 saying which port (docs/operations.md, "Standalone").
 
 import { rmSync } from 'node:fs'
-import { createServer, type Server } from 'node:net'
+import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort, runToExit } from '@chainpay/service-kit/testing'
@@ -13,10 +13,25 @@ import { fastChainEnv, newDataDir } from './testing/standalone-process.js'
 
 const mainScript = fileURLToPath(new URL('../../../services/standalone/dist/main.js', import.meta.url))
 
-async function occupy(port: number): Promise<Server> {
-  const occupant = createServer()
+/**
+ * a listener that accepts connections and says nothing (standalone's own clients, e.g. the Solana
+ * websocket to its in-process simulator, connect to it); closing it ends them too
+ */
+async function occupy(port: number): Promise<{ close(): Promise<void> }> {
+  const occupant: Server = createServer((socket) => socket.resume())
   await new Promise<void>((resolve) => occupant.listen(port, '127.0.0.1', resolve))
-  return occupant
+  const sockets = new Set<Socket>()
+  occupant.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy()
+        occupant.close(() => resolve())
+      }),
+  }
 }
 
 /** true when something accepts connections on the port */
@@ -60,7 +75,7 @@ describe('standalone with a port already taken', () => {
           `chainpay standalone cannot start: ${listener} cannot listen on 127.0.0.1:${ports[taken]}: the port is in use (EADDRINUSE)`,
         ])
       } finally {
-        await new Promise<void>((resolve) => occupant.close(() => resolve()))
+        await occupant.close()
         rmSync(dataDir, { recursive: true, force: true })
       }
       expect(await listening(ports.PORT)).toBe(false)
