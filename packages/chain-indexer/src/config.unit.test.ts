@@ -37,7 +37,7 @@ describe('readChainIndexerConfig', () => {
     expect(readChainIndexerConfig(simulator)).toEqual({
       ...shared,
       chainMode: 'simulator',
-      solanaWatchMode: 'address',
+      solanaWatchMode: 'blocks',
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
       blockIntervalMs: { TRON: 3000, SOLANA: 400 },
       simulatorClient: 'rpc',
@@ -81,7 +81,7 @@ describe('readChainIndexerConfig', () => {
         busNamespace: 'blue',
       },
       chainMode: 'simulator',
-      solanaWatchMode: 'address',
+      solanaWatchMode: 'blocks',
       chains: { networks: ['TRON_NILE', 'SOLANA_DEVNET'], requiredConfirmations: { TRON_NILE: 5 } },
       blockIntervalMs: { TRON: 40, SOLANA: 30 },
       simulatorClient: 'in-process',
@@ -141,7 +141,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
     expect(readChainIndexerConfig(rpc)).toEqual({
       ...shared,
       chainMode: 'rpc',
-      solanaWatchMode: 'address',
+      solanaWatchMode: 'blocks',
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
       rpcTimeoutMs: 10_000,
       endpoints: [
@@ -158,7 +158,6 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
           network: 'SOLANA',
           chain: 'SOLANA',
           rpcUrl: 'https://solana.example.net/v1/abc123',
-          wsUrl: null,
           pollIntervalMs: 1000,
           startHeight: null,
         },
@@ -176,14 +175,13 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
       TRON_NILE_POLL_INTERVAL_MS: '1500',
       CHAIN_START_HEIGHT_TRON_NILE: '61000000',
       SOLANA_DEVNET_RPC_URL: 'https://api.devnet.solana.com',
-      SOLANA_DEVNET_WS_URL: 'wss://api.devnet.solana.com',
       SOLANA_DEVNET_REQUIRED_CONFIRMATIONS: '1000',
       CHAIN_RPC_TIMEOUT_MS: '5000',
       CHAIN_POLL_INTERVAL_MS: '2000',
     })
     expect(config).toMatchObject({
       chainMode: 'rpc',
-      solanaWatchMode: 'address',
+      solanaWatchMode: 'blocks',
       chains: {
         networks: ['TRON_NILE', 'SOLANA_DEVNET'],
         requiredConfirmations: { TRON_NILE: 19, SOLANA_DEVNET: 1000 },
@@ -204,7 +202,6 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
           network: 'SOLANA_DEVNET',
           chain: 'SOLANA',
           rpcUrl: 'https://api.devnet.solana.com',
-          wsUrl: 'wss://api.devnet.solana.com',
           pollIntervalMs: 2000,
           startHeight: null,
         },
@@ -212,24 +209,10 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
     })
   })
 
-  it('reads SOLANA_WATCH_MODE, address unless set to blocks, and a Solana network’s websocket URL', () => {
-    expect(readChainIndexerConfig({ ...rpc, SOLANA_WATCH_MODE: 'blocks' })).toMatchObject({
-      solanaWatchMode: 'blocks',
+  it('reads SOLANA_WATCH_MODE, blocks unless set to address', () => {
+    expect(readChainIndexerConfig({ ...rpc, SOLANA_WATCH_MODE: 'address' })).toMatchObject({
+      solanaWatchMode: 'address',
     })
-    expect(readChainIndexerConfig(rpc)).toMatchObject({ solanaWatchMode: 'address' })
-    expect(
-      problemsOf({
-        CHAIN_MODE: 'rpc',
-        CHAIN_NETWORKS: 'TRON,SOLANA',
-        TRON_RPC_URL: 'https://api.trongrid.io',
-        TRON_WS_URL: 'wss://api.trongrid.io',
-        SOLANA_RPC_URL: 'https://solana.example.net',
-        SOLANA_WS_URL: 'https://solana.example.net',
-      }),
-    ).toEqual([
-      'SOLANA_WS_URL: expected a ws or wss URL, got a https: URL',
-      'TRON_WS_URL: only Solana networks are watched over a websocket',
-    ])
     expect(problemsOf({ ...simulator, SOLANA_WATCH_MODE: 'accounts' })).toEqual([
       expect.stringMatching(/^SOLANA_WATCH_MODE: .*blocks.*address/),
     ])
