@@ -160,6 +160,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
           rpcUrl: 'https://solana.example.net/v1/abc123',
           pollIntervalMs: 1000,
           startHeight: null,
+          wsUrl: null,
         },
       ],
     })
