@@ -85,6 +85,42 @@ async function countingProxy(target) {
 }
 
 /** a PaymentCreated message as the relay publishes it */
+/**
+ * One simulated network behind the counting proxy, on `clock`, with the indexer's SQLite store and
+ * bus in memory; `final` gathers the payments reported at their required confirmations
+ */
+async function benchChain(network, clock, required) {
+  const node = await startSimulatorNode({ networks: testNetworks(network), clock: clock.now })
+  const proxy = await countingProxy(node.url)
+  const db = openSqliteDatabase(':memory:')
+  const bus = createSqliteBus(db, { logger })
+  const final = new Set()
+  const subscription = await bus.subscribe({
+    topic: Topics.chainObservations,
+    groupId: 'bench',
+    handle: async (message) => {
+      const observation = JSON.parse(message.value)
+      if (observation.kind === 'transfer' && observation.confirmations >= required)
+        final.add(observation.paymentId)
+    },
+  })
+  return {
+    node,
+    sim: node.simulator,
+    proxy,
+    bus,
+    store: createSqliteChainIndexerStore(db),
+    final,
+    async close() {
+      await subscription.stop()
+      await bus.close()
+      db.close()
+      await proxy.close()
+      await node.close()
+    },
+  }
+}
+
 function paymentCreatedMessage(network, currency, address, createdAt) {
   const asset = defaultAssetRegistry.assets.find((a) => a.network === network && a.currency === currency)
   const units = toUnits('10', asset.decimals).toString()
@@ -146,22 +182,7 @@ async function measureTron() {
   const required = findNetwork(defaultAssetRegistry, network).requiredConfirmations
   let nowMs = Date.parse('2030-01-01T00:00:00.000Z')
   const clock = { now: () => new Date(nowMs) }
-  const node = await startSimulatorNode({ networks: testNetworks(network), clock: clock.now })
-  const sim = node.simulator
-  const proxy = await countingProxy(node.url)
-  const db = openSqliteDatabase(':memory:')
-  const bus = createSqliteBus(db, { logger })
-  const store = createSqliteChainIndexerStore(db)
-  const final = new Set()
-  const subscription = await bus.subscribe({
-    topic: Topics.chainObservations,
-    groupId: 'bench',
-    handle: async (message) => {
-      const observation = JSON.parse(message.value)
-      if (observation.kind === 'transfer' && observation.confirmations >= required)
-        final.add(observation.paymentId)
-    },
-  })
+  const { sim, proxy, bus, store, final, close } = await benchChain(network, clock, required)
   const client = createTronChainClient({
     network,
     registry: defaultAssetRegistry,
@@ -234,11 +255,7 @@ async function measureTron() {
   await new Promise((resolve) => setTimeout(resolve, 1_000))
   const settled = paid.filter((paymentId) => final.has(paymentId)).length
 
-  await subscription.stop()
-  await bus.close()
-  db.close()
-  await proxy.close()
-  await node.close()
+  await close()
 
   const idlePerBlock = idle.calls / idle.blocks
   const perPayment = (paymentCalls - idlePerBlock * paymentBlocks) / paymentCount
@@ -291,22 +308,7 @@ async function measureSolana() {
   const required = findNetwork(defaultAssetRegistry, network).requiredConfirmations
   let nowMs = Date.parse('2030-01-01T00:00:00.000Z')
   const clock = { now: () => new Date(nowMs) }
-  const node = await startSimulatorNode({ networks: testNetworks(network), clock: clock.now })
-  const sim = node.simulator
-  const proxy = await countingProxy(node.url)
-  const db = openSqliteDatabase(':memory:')
-  const bus = createSqliteBus(db, { logger })
-  const store = createSqliteChainIndexerStore(db)
-  const final = new Set()
-  const subscription = await bus.subscribe({
-    topic: Topics.chainObservations,
-    groupId: 'bench',
-    handle: async (message) => {
-      const observation = JSON.parse(message.value)
-      if (observation.kind === 'transfer' && observation.confirmations >= required)
-        final.add(observation.paymentId)
-    },
-  })
+  const { sim, proxy, bus, store, final, close } = await benchChain(network, clock, required)
   const client = createSolanaChainClient({
     network,
     registry: defaultAssetRegistry,
@@ -380,11 +382,7 @@ async function measureSolana() {
   await new Promise((resolve) => setTimeout(resolve, 1_000))
   const settled = paid.filter((paymentId) => final.has(paymentId)).length
 
-  await subscription.stop()
-  await bus.close()
-  db.close()
-  await proxy.close()
-  await node.close()
+  await close()
 
   const idlePerHour = idle.calls / hours
   const idleCreditsPerHour = heliusCredits(idle.byPath) / hours
@@ -414,7 +412,7 @@ async function measureSolana() {
 }
 
 /**
- * Solana by address (SOLANA_WATCH_MODE=address, the default; docs/chains.md "Solana by address"):
+ * Solana by address (SOLANA_WATCH_MODE=address; docs/chains.md "Solana by address"):
  * the same mainnet-shaped slots, the indexer iterating every 500 ms of the clock. JSON-RPC goes
  * through the counting proxy; the websocket goes to the node directly (subscriptions are not calls).
  * Notifications arrive in real time while the clock is simulated, so after a block that concerns a
@@ -431,22 +429,7 @@ async function measureSolanaByAddress() {
   const required = findNetwork(defaultAssetRegistry, network).requiredConfirmations
   let nowMs = Date.parse('2030-01-01T00:00:00.000Z')
   const clock = { now: () => new Date(nowMs) }
-  const node = await startSimulatorNode({ networks: testNetworks(network), clock: clock.now })
-  const sim = node.simulator
-  const proxy = await countingProxy(node.url)
-  const db = openSqliteDatabase(':memory:')
-  const bus = createSqliteBus(db, { logger })
-  const store = createSqliteChainIndexerStore(db)
-  const final = new Set()
-  const subscription = await bus.subscribe({
-    topic: Topics.chainObservations,
-    groupId: 'bench',
-    handle: async (message) => {
-      const observation = JSON.parse(message.value)
-      if (observation.kind === 'transfer' && observation.confirmations >= required)
-        final.add(observation.paymentId)
-    },
-  })
+  const { node, sim, proxy, bus, store, final, close } = await benchChain(network, clock, required)
   const connection = createSolanaConnection({
     rpcUrl: `${proxy.url}/chains/${network}`,
     wsUrl: node.solanaWsUrl(network),
@@ -527,11 +510,7 @@ async function measureSolanaByAddress() {
   const settled = paid.filter((paymentId) => final.has(paymentId)).length
 
   await indexer.stop()
-  await subscription.stop()
-  await bus.close()
-  db.close()
-  await proxy.close()
-  await node.close()
+  await close()
 
   const idlePerHour = idle.calls / hours
   const idleCreditsPerHour = heliusCredits(idle.byPath) / hours
@@ -541,7 +520,7 @@ async function measureSolanaByAddress() {
     (heliusCredits(paymentByPath) - (idleCreditsPerHour * paymentMs) / 3_600_000) / paymentCount
   return {
     chain: 'SOLANA',
-    setup: `by address (the default); a slot every ${blockMs} ms (${blocks} mined); the indexer every ${pollMs / 1000} s; 10 open payments at idle; ${required} confirmations`,
+    setup: `by address; a slot every ${blockMs} ms (${blocks} mined); the indexer every ${pollMs / 1000} s; 10 open payments at idle; ${required} confirmations`,
     rows: [
       ['idle: calls per hour', idlePerHour.toFixed(0), '≤ 60'],
       ['idle: calls per minute', (idlePerHour / 60).toFixed(2), '≤ 1'],
@@ -559,7 +538,7 @@ async function measureSolanaByAddress() {
   }
 }
 
-/** SOLANA: the default watcher (by address); SOLANA_BLOCKS: block scanning */
+/** SOLANA: the watcher by address; SOLANA_BLOCKS: block scanning (the default watcher) */
 const CHAINS = { TRON: measureTron, SOLANA: measureSolanaByAddress, SOLANA_BLOCKS: measureSolana }
 
 const chains = options.chains.split(',').map((chain) => chain.trim().toUpperCase())
