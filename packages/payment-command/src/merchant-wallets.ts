@@ -45,6 +45,9 @@ export function createMerchantWallets(deps: {
       const solanaSeed = keys.solanaSeed.trim().toLowerCase()
       const parts = merchantWalletPublicParts({ tronAccountXpub: keys.tronAccountXpub, solanaSeed })
       // the store refuses another merchant's keys itself (atomically); the operator's are checked here
+      // assertWalletNotInUse passes a wallet's own keys (to allow replacing it): the operator's, whole, here
+      if (parts.walletId === operator.walletId)
+        throw new MerchantWalletError('WALLET_ALREADY_IN_USE', "these keys are already the operator's wallet")
       assertWalletNotInUse(parts, [{ owner: "the operator's wallet", wallet: operator }])
       const record = {
         merchantId,
