@@ -35,7 +35,18 @@ interface ChainIndexerBaseConfig extends SharedConfig {
 
 export const SIMULATOR_CLIENTS = ['rpc', 'in-process'] as const
 
-export interface SimulatorChainIndexerConfig extends ChainIndexerBaseConfig {
+/**
+ * SOLANA_WATCH_MODE: `blocks` (the default) scans every block; `address` follows the accounts of
+ * open payments instead (docs/chains.md, "Solana by address"), a switch while that watcher grows
+ */
+export const SOLANA_WATCH_MODES = ['blocks', 'address'] as const
+export type SolanaWatchMode = (typeof SOLANA_WATCH_MODES)[number]
+
+interface SolanaWatchSettings {
+  solanaWatchMode: SolanaWatchMode
+}
+
+export interface SimulatorChainIndexerConfig extends ChainIndexerBaseConfig, SolanaWatchSettings {
   chainMode: 'simulator'
   /** by chain: how often each simulated network of that chain makes a block */
   blockIntervalMs: Record<Chain, number>
@@ -52,7 +63,7 @@ export interface SimulatorChainIndexerConfig extends ChainIndexerBaseConfig {
   simulatorToken: string | undefined
 }
 
-export interface RpcChainIndexerConfig extends ChainIndexerBaseConfig {
+export interface RpcChainIndexerConfig extends ChainIndexerBaseConfig, SolanaWatchSettings {
   chainMode: 'rpc'
   /** CHAIN_RPC_TIMEOUT_MS: the longest wait for one HTTP answer of a node */
   rpcTimeoutMs: number
@@ -157,9 +168,10 @@ export function readChainSettings(
 ): ChainSettings {
   const mode = readChainMode(read, options.defaultMode)
   const variables = setVariableNames(env)
+  const solanaWatchMode = read.oneOf('SOLANA_WATCH_MODE', SOLANA_WATCH_MODES, { default: 'blocks' })
   return mode === 'rpc'
-    ? readRpcMode(read, env, variables, registry)
-    : readSimulatorMode(read, env, variables, registry, mode, options)
+    ? { ...readRpcMode(read, env, variables, registry), solanaWatchMode }
+    : { ...readSimulatorMode(read, env, variables, registry, mode, options), solanaWatchMode }
 }
 
 /** `https://user:secret@host:8443/key/abc?x=1` -> `https://host:8443`: what logs may show of a URL */
@@ -202,7 +214,9 @@ function readRpcMode(
   env: NodeJS.ProcessEnv,
   variables: readonly string[],
   registry: AssetRegistry,
-): Omit<RpcChainIndexerConfig, keyof ChainIndexerBaseConfig> & { chains: ServedNetworks } {
+): Omit<RpcChainIndexerConfig, keyof ChainIndexerBaseConfig | 'solanaWatchMode'> & {
+  chains: ServedNetworks
+} {
   const chains = readNetworkSettings(read, env, registry)
   const settings = readRpcSettings(read, chains, registry)
   checkEndpointVariables(read, variables, chains.networks, registry)
@@ -222,7 +236,9 @@ function readSimulatorMode(
   registry: AssetRegistry,
   mode: 'simulator' | undefined,
   options: ChainSettingsOptions,
-): Omit<SimulatorChainIndexerConfig, keyof ChainIndexerBaseConfig> & { chains: ServedNetworks } {
+): Omit<SimulatorChainIndexerConfig, keyof ChainIndexerBaseConfig | 'solanaWatchMode'> & {
+  chains: ServedNetworks
+} {
   const blockIntervalMs = readBlockIntervals(read, options.blockIntervalMs ?? { TRON: 3000, SOLANA: 400 })
   const simulatorClient = read.oneOf('SIMULATOR_CLIENT', SIMULATOR_CLIENTS, {
     default: options.simulatorClient ?? 'rpc',

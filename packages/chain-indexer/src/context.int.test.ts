@@ -151,6 +151,18 @@ describe('the chain-indexer with CHAIN_MODE=rpc', () => {
     }
   })
 
+  it('refuses SOLANA_WATCH_MODE=address while the address watcher is not wired in', async () => {
+    const config = readChainIndexerConfig({
+      DATA_DIR: newDataDir(),
+      CHAIN_MODE: 'rpc',
+      CHAIN_NETWORKS: 'SOLANA',
+      SOLANA_RPC_URL: nodes.solanaUrl('SOLANA'),
+      SOLANA_WATCH_MODE: 'address',
+    })
+    const logger = createRootLogger({ service: 'chain-indexer-test', level: 'silent' })
+    await expect(buildChainIndexerContext(config, logger)).rejects.toThrow(/SOLANA_WATCH_MODE=address/)
+  })
+
   it('is not ready while a node does not answer, and says which', async () => {
     const unreachable = `http://127.0.0.1:${await freePort()}`
     const { base, logLines } = await startIndexer({

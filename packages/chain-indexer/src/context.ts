@@ -74,6 +74,13 @@ export async function buildChainIndexerContext(
   options: ChainIndexerContextOptions = {},
 ): Promise<ChainIndexerContext> {
   const { shared, clock = systemClock } = options
+  if (config.solanaWatchMode === 'address') {
+    // the address watcher (solana-address-watcher.ts) is not wired into the indexer yet: refusing
+    // beats scanning blocks while the operator believes otherwise (docs/chains.md, "Solana by address")
+    throw new Error(
+      'SOLANA_WATCH_MODE=address: the address watcher is not wired into the chain-indexer yet; use blocks',
+    )
+  }
   const metrics = shared?.metrics ?? createServiceMetrics('chain-indexer')
   const { infrastructure, release } = await infrastructureFor({
     infrastructure: config.infrastructure,

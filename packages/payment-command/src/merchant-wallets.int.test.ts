@@ -85,6 +85,8 @@ describe('createMerchantWallets on a SQLite file', () => {
     expect(await codeOf(wallets.set('mer_1', { ...MERCHANT, solanaSeed: OPERATOR.solanaSeed }, NOW))).toBe(
       'WALLET_ALREADY_IN_USE',
     )
+    // the operator's whole wallet too, not only one of its keys
+    expect(await codeOf(wallets.set('mer_1', OPERATOR, NOW))).toBe('WALLET_ALREADY_IN_USE')
     await wallets.set('mer_1', MERCHANT, NOW)
     expect(await codeOf(wallets.set('mer_2', MERCHANT, NOW))).toBe('WALLET_ALREADY_IN_USE')
     expect(await wallets.show('mer_2')).toBeNull()

@@ -98,7 +98,10 @@ describe('@chainpay/sdk from its tarball', () => {
 // What the shop uses of Node beyond the web platform's globals, declared the way a project without
 // @types/node would: enough for the fixture to type-check against the SDK's own declarations.
 const NODE_GLOBALS_FOR_THE_SHOP = `
-declare const process: { env: Record<string, string | undefined> }
+declare const process: {
+  env: Record<string, string | undefined>
+  stdout: { write(text: string): boolean }
+}
 declare class Buffer extends Uint8Array { static concat(chunks: Uint8Array[]): Buffer }
 declare module 'node:http' {
   interface IncomingMessage extends AsyncIterable<unknown> { headers: Record<string, string | string[] | undefined> }
