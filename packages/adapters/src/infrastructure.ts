@@ -10,6 +10,7 @@ import type {
   ChainIndexerStore,
   CheckpointStore,
   MerchantStore,
+  MerchantWalletStore,
   PaymentDeadlineStore,
   PaymentReadModel,
   WebhookDeliveryStore,
@@ -23,6 +24,7 @@ import {
   createMongoDeadlineStore,
   createMongoDeliveryStore,
   createMongoMerchantStore,
+  createMongoMerchantWalletStore,
   createMongoPaymentReadModel,
   createMongoWebhookEndpointStore,
   migrateMongoDatabase,
@@ -37,6 +39,7 @@ import {
   createSqliteDeadlineStore,
   createSqliteDeliveryStore,
   createSqliteMerchantStore,
+  createSqliteMerchantWalletStore,
   createSqlitePaymentReadModel,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
@@ -79,6 +82,8 @@ export interface Stores {
   readModel(name?: string): PaymentReadModel
   deliveries(): WebhookDeliveryStore
   merchants(): MerchantStore
+  /** merchants' own wallets: payment-command's alone, where addresses are derived (docs/security.md) */
+  merchantWallets(): MerchantWalletStore
   webhookEndpoints(): WebhookEndpointStore
   checkpoints(): CheckpointStore
   allocator(): AddressIndexAllocator
@@ -141,6 +146,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       readModel: (name) => createMongoPaymentReadModel(db, name ? { collection: name } : {}),
       deliveries: () => createMongoDeliveryStore(db),
       merchants: () => createMongoMerchantStore(db),
+      merchantWallets: () => createMongoMerchantWalletStore(db),
       webhookEndpoints: () => createMongoWebhookEndpointStore(db),
       checkpoints: () => createMongoCheckpointStore(db),
       allocator: () => createMongoAddressAllocator(db),
@@ -153,6 +159,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       readModel: (name) => createSqlitePaymentReadModel(sqliteDb(), name ? { table: name } : {}),
       deliveries: () => createSqliteDeliveryStore(sqliteDb()),
       merchants: () => createSqliteMerchantStore(sqliteDb()),
+      merchantWallets: () => createSqliteMerchantWalletStore(sqliteDb()),
       webhookEndpoints: () => createSqliteWebhookEndpointStore(sqliteDb()),
       checkpoints: () => createSqliteCheckpointStore(sqliteDb()),
       allocator: () => createSqliteAddressAllocator(sqliteDb()),

@@ -60,6 +60,7 @@ export const PaymentCreatedDataSchema = Type.Object(
     address: Type.String(),
     tokenAccount: Nullable(Type.String()),
     derivationPath: Type.String(),
+    walletId: Type.String({ minLength: 1 }),
     addressMode: Type.Literal('PER_PAYMENT'),
     requiredConfirmations: Type.Integer({ minimum: 1 }),
     description: Nullable(Type.String()),
@@ -219,7 +220,8 @@ true satisfies MutuallyAssignable<Static<typeof PaymentFundsSweptDataSchema>, Pa
 /** the current data schema of every event type, and its version */
 export const paymentEventSchemas = {
   // 2: feeBps and fixedFeeUnits, the fee policy the payment was created under
-  PaymentCreated: { version: 2, schema: PaymentCreatedDataSchema },
+  // 3: walletId, the wallet the address was derived from (merchant wallets, docs/api.md)
+  PaymentCreated: { version: 3, schema: PaymentCreatedDataSchema },
   TransferDetected: { version: 1, schema: TransferDetectedDataSchema },
   TransferConfirmationsUpdated: { version: 1, schema: TransferConfirmationsUpdatedDataSchema },
   TransferWithdrawn: { version: 1, schema: TransferWithdrawnDataSchema },
@@ -261,6 +263,8 @@ export const upcasters: { readonly [Type in PaymentEventType]?: Readonly<Record<
       const v1 = data as { feeUnits?: unknown }
       return { ...v1, feeBps: 0, fixedFeeUnits: v1.feeUnits }
     },
+    // before merchant wallets every address was derived from the operator's wallet
+    2: (data) => ({ ...(data as object), walletId: 'operator' }),
   },
   // before v2 only the merchant could cancel
   PaymentCanceled: { 1: (data) => ({ ...(data as object), canceledBy: 'merchant' }) },

@@ -30,6 +30,17 @@ describe('paymentEventSchemas', () => {
     })
   })
 
+  it('reads a version 2 PaymentCreated, from before merchant wallets, as derived from the operator wallet', () => {
+    const created = samplePaymentEvents.find((event) => event.type === 'PaymentCreated')
+    if (created?.type !== 'PaymentCreated') throw new Error('no PaymentCreated sample')
+    const { walletId: _walletId, ...v2 } = created.data
+    expect(parsePaymentEvent('PaymentCreated', 2, JSON.parse(JSON.stringify(v2)))).toEqual({
+      type: 'PaymentCreated',
+      data: { ...v2, walletId: 'operator' },
+    })
+    expect(() => parsePaymentEvent('PaymentCreated', 3, v2)).toThrow(/walletId/)
+  })
+
   it('reads a PaymentCanceled of schema v1 as canceled by the merchant', () => {
     const data = { paymentId: 'p-1', canceledAt: '2026-11-21T14:03:07.123Z' }
     expect(parsePaymentEvent('PaymentCanceled', 1, data)).toEqual({

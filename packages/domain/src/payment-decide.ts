@@ -55,6 +55,7 @@ export function createPayment(command: CommandData<'CreatePayment'>, state: Paym
         address: receivingAddress.address,
         tokenAccount: receivingAddress.tokenAccount,
         derivationPath: receivingAddress.derivationPath,
+        walletId: receivingAddress.walletId,
         addressMode: 'PER_PAYMENT',
         requiredConfirmations: command.requiredConfirmations,
         description: request.description ?? null,

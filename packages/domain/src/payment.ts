@@ -47,6 +47,11 @@ export interface PaymentCreatedData {
   /** SPL: associated token account of `address` for the mint; otherwise null */
   tokenAccount: string | null
   derivationPath: string
+  /**
+   * the wallet the address was derived from: 'operator' or a merchant wallet's id (schema version
+   * 3; older events are the operator's, see the upcaster; decisions section 18)
+   */
+  walletId: string
   addressMode: 'PER_PAYMENT'
   requiredConfirmations: number
   description: string | null
@@ -312,6 +317,8 @@ export interface ReceivingAddress {
   address: string
   tokenAccount: string | null
   derivationPath: string
+  /** 'operator' or the id of the merchant wallet the address was derived from */
+  walletId: string
 }
 
 export type PaymentCommand =

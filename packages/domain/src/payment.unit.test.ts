@@ -83,6 +83,7 @@ describe('CreatePayment', () => {
         address: '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV',
         tokenAccount: 'Bx7TgmNJfjbh7rhMTVY4Ex3jkvHWa5Tj9fy1e4QA9Thz',
         derivationPath: "m/44'/501'/7'/0'",
+        walletId: 'wallet-of-merchant-1',
       }
       given([])
         .when(
@@ -1063,6 +1064,7 @@ function createPayment(
         address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
         tokenAccount: null,
         derivationPath: "m/44'/195'/0'/0/7",
+        walletId: 'operator',
       },
       requiredConfirmations: required,
       now: at(0),

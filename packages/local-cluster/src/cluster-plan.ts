@@ -152,6 +152,8 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
       service('payment-command', ports.paymentCommand, {
         PORT: String(ports.paymentCommand),
         COMMAND_API_TOKEN: secrets.commandApiToken,
+        // seals merchants' own Solana seeds (docs/security.md, "Merchant wallets")
+        CHAINPAY_ENCRYPTION_KEY: secrets.encryptionKey,
         WALLET_FILE: options.walletFile,
         CALLBACK_URL_POLICY: 'development',
         EVENTSTORE_URL: options.eventstoreUrl ?? undefined,

@@ -53,7 +53,7 @@ describe('createPayment', () => {
     expect(event).toMatchObject({
       revision: 0,
       type: 'PaymentCreated',
-      metadata: { schemaVersion: 2 },
+      metadata: { schemaVersion: 3 },
       data: {
         paymentId,
         merchantId,
@@ -62,6 +62,7 @@ describe('createPayment', () => {
         address: 'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK',
         derivationPath: "m/44'/195'/0'/0/1",
         tokenAccount: null,
+        walletId: 'operator',
         requiredConfirmations: 20,
         createdAt: start,
         expiresAt: '2026-11-21T14:30:00.000Z',

@@ -278,8 +278,8 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
 }
 
 function storedAddress(payment: OpenPayment): ReceivingAddress {
-  const { address, tokenAccount, derivationPath } = payment.created
-  return { address, tokenAccount, derivationPath }
+  const { address, tokenAccount, derivationPath, walletId } = payment.created
+  return { address, tokenAccount, derivationPath, walletId }
 }
 
 function toSnapshot({ state, revision }: LoadedPayment): PaymentSnapshot {

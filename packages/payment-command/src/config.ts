@@ -8,8 +8,10 @@ import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
   checkDistinctPorts,
+  type EncryptionKeys,
   type ReadTextFile,
   readCallbackUrlPolicy,
+  readEncryptionKeys,
   readServiceToken,
   readSharedConfig,
   type SharedConfig,
@@ -39,6 +41,11 @@ export interface PaymentCommandConfig extends SharedConfig {
    */
   commandApiToken: string | undefined
   keys: AddressKeys
+  /**
+   * CHAINPAY_ENCRYPTION_KEY (and _PREVIOUS): seals and opens merchants' own Solana seeds, which only
+   * payment-command keeps (docs/security.md, "Merchant wallets")
+   */
+  encryptionKeys: EncryptionKeys
   /** production: https callback URLs on public hosts only; development: http and private hosts too */
   callbackUrlPolicy: CallbackUrlPolicy
   /**
@@ -70,6 +77,7 @@ export function readPaymentCommandConfig(
     infrastructure: readInfrastructureConfig(read),
     eventstoreUrl: readEventStoreUrl(read),
     keys: readAddressKeys(read, readFile),
+    encryptionKeys: readEncryptionKeys(read),
     callbackUrlPolicy: readCallbackUrlPolicy(read),
     chains: readNetworkSettings(read, env, shared.registry, {
       defaultNetworks: shared.registry.networks.map((definition) => definition.network),

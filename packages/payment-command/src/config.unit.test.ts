@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { defaultAssetRegistry } from '@chainpay/domain'
+import { generateSecretKey } from '@chainpay/platform'
 import { DEFAULT_HTTP_SERVER_LIMITS } from '@chainpay/service-kit'
 import { configProblems } from '@chainpay/service-kit/testing'
 import { createDevelopmentWallet } from '@chainpay/wallet'
@@ -8,7 +9,12 @@ import { type ReadTextFile, readPaymentCommandConfig } from './config.js'
 
 const wallet = createDevelopmentWallet()
 const keys = { tronAccountXpub: wallet.tronAccountXpub, solanaSeed: wallet.solanaSeed }
-const keyEnv = { TRON_ACCOUNT_XPUB: keys.tronAccountXpub, SOLANA_SEED: keys.solanaSeed }
+const encryptionKey = generateSecretKey()
+const keyEnv = {
+  TRON_ACCOUNT_XPUB: keys.tronAccountXpub,
+  SOLANA_SEED: keys.solanaSeed,
+  CHAINPAY_ENCRYPTION_KEY: encryptionKey,
+}
 
 /** files the configuration may read, by path; any other path does not exist */
 function files(contents: Record<string, string>): ReadTextFile {
@@ -22,8 +28,11 @@ function files(contents: Record<string, string>): ReadTextFile {
 const COMMAND_API_TOKEN = 'command-api-token-0123456789abcdef'
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef0123'
 
+/** the problems of `env`, the encryption key given (unless `env` sets it) */
 function problemsOf(env: NodeJS.ProcessEnv, readFile: ReadTextFile = files({})): string[] {
-  return configProblems(() => readPaymentCommandConfig(env, readFile))
+  return configProblems(() =>
+    readPaymentCommandConfig({ CHAINPAY_ENCRYPTION_KEY: encryptionKey, ...env }, readFile),
+  )
 }
 
 describe('readPaymentCommandConfig', () => {
@@ -48,6 +57,7 @@ describe('readPaymentCommandConfig', () => {
       },
       eventstoreUrl: null,
       keys,
+      encryptionKeys: { current: encryptionKey, previous: [], unbound: 'open' },
       callbackUrlPolicy: 'production',
       chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
     })
@@ -97,6 +107,7 @@ describe('readPaymentCommandConfig', () => {
       },
       eventstoreUrl: 'kurrentdb://es:2113?tls=false',
       keys,
+      encryptionKeys: { current: encryptionKey, previous: [], unbound: 'open' },
       callbackUrlPolicy: 'development',
       chains: { networks: ['TRON', 'SOLANA_DEVNET'], requiredConfirmations: { TRON: 19, SOLANA_DEVNET: 1 } },
     })
@@ -128,10 +139,21 @@ describe('readPaymentCommandConfig', () => {
   it('takes the keys from a development wallet file instead', () => {
     const walletFile = JSON.stringify({ note: 'development only', ...wallet })
     const config = readPaymentCommandConfig(
-      { WALLET_FILE: '/data/dev-wallet.json' },
+      { WALLET_FILE: '/data/dev-wallet.json', CHAINPAY_ENCRYPTION_KEY: encryptionKey },
       files({ '/data/dev-wallet.json': walletFile }),
     )
     expect(config.keys).toEqual(keys)
+  })
+
+  it("needs the encryption key that seals merchants' own seeds, and checks it at start", () => {
+    const { CHAINPAY_ENCRYPTION_KEY: _, ...withoutKey } = keyEnv
+    expect(configProblems(() => readPaymentCommandConfig(withoutKey, files({})))).toEqual([
+      'CHAINPAY_ENCRYPTION_KEY: required',
+    ])
+    expect(problemsOf({ ...keyEnv, CHAINPAY_ENCRYPTION_KEY: 'short' })).toHaveLength(1)
+    expect(problemsOf({ ...keyEnv, CHAINPAY_ENCRYPTION_KEY: 'short' })[0]).toMatch(
+      /^CHAINPAY_ENCRYPTION_KEY: /,
+    )
   })
 
   it('says where keys come from when there are none', () => {

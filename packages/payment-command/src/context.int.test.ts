@@ -1,12 +1,12 @@
 // payment-command's context as the distributed shape builds it (its own infrastructure, the embedded
 // event store in its DATA_DIR): how durable that event store's commits are, and what its readiness
-// sees.
+// sees, and where merchants' own wallets are kept.
 
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { createRootLogger, createServiceRunner } from '@chainpay/platform'
+import { createRootLogger, createServiceRunner, generateSecretKey } from '@chainpay/platform'
 import { freePort } from '@chainpay/service-kit/testing'
 import { createDevelopmentWallet } from '@chainpay/wallet'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -28,6 +28,7 @@ async function synchronousOfContext(env: Record<string, string>): Promise<unknow
     HOST: '127.0.0.1',
     TRON_ACCOUNT_XPUB: wallet.tronAccountXpub,
     SOLANA_SEED: wallet.solanaSeed,
+    CHAINPAY_ENCRYPTION_KEY: generateSecretKey(),
     ...env,
   })
   const lines: string[] = []
@@ -54,6 +55,50 @@ describe('payment-command context, embedded event store', () => {
   })
 })
 
+describe('payment-command context, merchant wallets', () => {
+  it("keeps a merchant's wallet in its own database, the seed sealed with CHAINPAY_ENCRYPTION_KEY, and refuses the operator's keys", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-payment-command-wallets-'))
+    directories.push(dataDir)
+    const env = {
+      DATA_DIR: dataDir,
+      TRON_ACCOUNT_XPUB: wallet.tronAccountXpub,
+      SOLANA_SEED: wallet.solanaSeed,
+      CHAINPAY_ENCRYPTION_KEY: generateSecretKey(),
+    }
+    const merchantWallet = createDevelopmentWallet()
+    const keys = { tronAccountXpub: merchantWallet.tronAccountXpub, solanaSeed: merchantWallet.solanaSeed }
+    const logger = createRootLogger({ service: 'payment-command', destination: { write: () => {} } })
+    const first = await buildPaymentCommandContext(readPaymentCommandConfig(env), logger)
+    const set = await first.merchantWallets.set('m_wallets', keys, '2026-11-26T20:00:00.000Z')
+    await expect(
+      first.merchantWallets.set(
+        'm_other',
+        { tronAccountXpub: wallet.tronAccountXpub, solanaSeed: wallet.solanaSeed },
+        '2026-11-26T20:00:00.000Z',
+      ),
+    ).rejects.toThrow(/operator/)
+    await first.close()
+
+    // a second start reads it back from the file, where the seed is not in plain text
+    const second = await buildPaymentCommandContext(readPaymentCommandConfig(env), logger)
+    try {
+      expect(await second.merchantWallets.show('m_wallets')).toEqual(set)
+      expect(JSON.stringify(set)).not.toContain(keys.solanaSeed)
+      // the database and its write-ahead log, whichever holds the row now
+      const file = Buffer.concat(
+        readdirSync(dataDir)
+          .filter((name) => name.startsWith('chainpay.sqlite'))
+          .map((name) => readFileSync(join(dataDir, name))),
+      )
+      expect(file.includes(keys.solanaSeed)).toBe(false)
+      expect(file.includes(Buffer.from(keys.solanaSeed, 'hex'))).toBe(false)
+      expect(file.includes(keys.tronAccountXpub)).toBe(true)
+    } finally {
+      await second.close()
+    }
+  })
+})
+
 describe('payment-command context, readiness', () => {
   it('is not ready while its event store cannot be read, though the rest of its database answers, and ready again once it can', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-payment-command-readiness-'))
@@ -66,6 +111,7 @@ describe('payment-command context, readiness', () => {
       METRICS_PORT: String(metricsPort),
       TRON_ACCOUNT_XPUB: wallet.tronAccountXpub,
       SOLANA_SEED: wallet.solanaSeed,
+      CHAINPAY_ENCRYPTION_KEY: generateSecretKey(),
     })
     const logger = createRootLogger({ service: 'payment-command', destination: { write: () => {} } })
     const context = await buildPaymentCommandContext(config, logger)

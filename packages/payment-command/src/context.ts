@@ -6,7 +6,7 @@
 
 import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/adapters'
 import { applyNetworkSettings } from '@chainpay/domain'
-import { type Clock, type Logger, readinessOf, systemClock } from '@chainpay/platform'
+import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
 import type { PaymentCommands } from '@chainpay/ports'
 import {
   createServiceMetrics,
@@ -21,6 +21,7 @@ import { createPaymentCommandHandler } from './command-handler.js'
 import type { PaymentCommandConfig } from './config.js'
 import { createDeadlineKeeper, createExpiryScheduler } from './expiry.js'
 import { buildCommandApi } from './http/command-api.js'
+import { createMerchantWallets, type MerchantWallets } from './merchant-wallets.js'
 import { createObservationConsumer } from './observation-consumer.js'
 import { loadPayment } from './payment-stream.js'
 import { createEventRelay } from './relay.js'
@@ -34,6 +35,8 @@ export interface PaymentCommandContextOptions {
 export interface PaymentCommandContext extends ServiceContext {
   /** the commands, for a gateway in the same process (standalone) */
   commands: PaymentCommands
+  /** merchants' own wallets, for an admin API in the same process (standalone) */
+  merchantWallets: MerchantWallets
 }
 
 export async function buildPaymentCommandContext(
@@ -56,6 +59,12 @@ export async function buildPaymentCommandContext(
   const bus = infrastructure.bus()
   const deadlines = stores.deadlines()
   const chainTimes = createChainTimeTracker()
+  // the seeds are sealed and opened here only, where addresses are derived (docs/security.md)
+  const merchantWallets = createMerchantWallets({
+    store: stores.merchantWallets(),
+    secretBox: createSecretBox(config.encryptionKeys),
+    operatorWallet: config.keys,
+  })
   const handler = createPaymentCommandHandler({
     eventStore,
     merchants: stores.merchants(),
@@ -106,6 +115,7 @@ export async function buildPaymentCommandContext(
 
   return {
     commands: handler,
+    merchantWallets,
     // the command API first: creates only need the event store, while the consumers below may wait
     // for their groups (after a crash, until the dead member's session times out)
     services: [

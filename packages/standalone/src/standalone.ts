@@ -99,6 +99,7 @@ export async function buildStandaloneContext(
         commandApiToken: undefined,
         eventstoreUrl: null,
         keys,
+        encryptionKeys,
         callbackUrlPolicy: config.callbackUrlPolicy,
         chains,
       },

@@ -9,10 +9,14 @@ export interface AddressDeriver {
   derive(asset: Asset, index: number): ReceivingAddress
 }
 
-export function createAddressDeriver(keys: {
-  tronAccountXpub: string
-  solanaSeed: Uint8Array | string
-}): AddressDeriver {
+/** `walletId` names the wallet the keys are: the operator's unless a merchant's (docs/api.md) */
+export function createAddressDeriver(
+  keys: {
+    tronAccountXpub: string
+    solanaSeed: Uint8Array | string
+  },
+  walletId = 'operator',
+): AddressDeriver {
   const tron = createTronAddressDeriver(keys.tronAccountXpub)
   const solana = createSolanaAddressDeriver(keys.solanaSeed)
   return {
@@ -20,13 +24,13 @@ export function createAddressDeriver(keys: {
       switch (asset.chain) {
         case 'TRON': {
           const { address, derivationPath } = tron(index)
-          return { address, tokenAccount: null, derivationPath }
+          return { address, tokenAccount: null, derivationPath, walletId }
         }
         case 'SOLANA': {
           const { address, derivationPath } = solana(index)
           const tokenAccount =
             asset.tokenStandard === 'SPL' ? associatedTokenAccount(address, mint(asset)) : null
-          return { address, tokenAccount, derivationPath }
+          return { address, tokenAccount, derivationPath, walletId }
         }
       }
     },

@@ -48,6 +48,7 @@ describe('createAddressDeriver', () => {
       address: 'TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK',
       tokenAccount: null,
       derivationPath: "m/44'/195'/0'/0/1",
+      walletId: 'operator',
     })
     expect(deriver.derive(USDT_TRC20, 1)).toEqual(deriver.derive(TRX, 1))
   })
@@ -57,7 +58,12 @@ describe('createAddressDeriver', () => {
       address: 'HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk',
       tokenAccount: null,
       derivationPath: "m/44'/501'/0'/0'",
+      walletId: 'operator',
     })
+  })
+
+  it('names the merchant wallet its addresses come from', () => {
+    expect(createAddressDeriver(wallet, 'wallet-7').derive(USDC_SPL, 0).walletId).toBe('wallet-7')
   })
 
   it("adds the owner's associated token account for the SPL asset's mint", () => {

@@ -19,7 +19,8 @@ Context: dict root, service.
       name: {{ include "chainpay.kafkaSaslSecretName" $root }}
       key: {{ include "chainpay.kafkaSaslSecretKey" $root }}
 {{- end }}
-{{- if has .service (list "gateway" "notifier") }}
+{{- /* payment-command seals merchants' own Solana seeds (docs/security.md, "Merchant wallets") */}}
+{{- if has .service (list "gateway" "notifier" "payment-command") }}
 - name: CHAINPAY_ENCRYPTION_KEY
   valueFrom:
     secretKeyRef:

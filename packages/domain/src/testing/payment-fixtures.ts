@@ -55,6 +55,7 @@ export function paymentCreatedData(data: Partial<PaymentCreatedData> = {}): Paym
     address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
     tokenAccount: null,
     derivationPath: "m/44'/195'/0'/0/7",
+    walletId: 'operator',
     addressMode: 'PER_PAYMENT',
     requiredConfirmations: required,
     description: null,

@@ -129,6 +129,7 @@ const testDeriver = {
       address,
       tokenAccount: asset.tokenStandard === 'SPL' ? `${address}-token-account` : null,
       derivationPath: `m/test/${index}`,
+      walletId: 'operator',
     }
   },
 }
