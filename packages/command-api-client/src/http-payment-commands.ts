@@ -7,13 +7,23 @@
 import { DomainError, type ErrorCode, ErrorCodes, type PaymentHistoryEntry } from '@chainpay/domain'
 import {
   type CreatePaymentOutcome,
+  type MerchantWallets,
+  type MerchantWalletView,
   type PaymentCommands,
   type PaymentSnapshot,
   type RecordSweepOutcome,
+  type SeedResealReport,
   UnavailableError,
 } from '@chainpay/ports'
 import { Agent, request } from 'undici'
-import { cancelPath, commandApiRoutes, historyPath, paymentPath, sweepsPath } from './routes.js'
+import {
+  cancelPath,
+  commandApiRoutes,
+  historyPath,
+  merchantWalletPath,
+  paymentPath,
+  sweepsPath,
+} from './routes.js'
 
 export interface HttpPaymentCommandsOptions {
   /** where the command API listens, e.g. http://payment-command:8081 */
@@ -25,6 +35,8 @@ export interface HttpPaymentCommandsOptions {
 }
 
 export interface HttpPaymentCommands extends PaymentCommands {
+  /** merchants' own wallets, kept by payment-command (docs/api.md, "Merchant wallets") */
+  merchantWallets: MerchantWallets
   /** closes the kept-alive connections */
   close(): Promise<void>
 }
@@ -46,7 +58,11 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
   const agent = new Agent()
   const authorization = options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }
 
-  const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> => {
+  const call = async (
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<Answer> => {
     const target = `${prefix}${path}`
     try {
       const response = await request(target, {
@@ -124,6 +140,27 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
         throw new Error(`payment-command answered a sweep record with outcome ${JSON.stringify(outcome)}`)
       }
       return { outcome, sweep: recorded as unknown as RecordSweepOutcome['sweep'], ...toSnapshot(body) }
+    },
+
+    merchantWallets: {
+      async set(merchantId, keys): Promise<MerchantWalletView> {
+        const answer = await call('PUT', merchantWalletPath(merchantId), keys)
+        return expectSuccess(answer, 'a wallet set') as unknown as MerchantWalletView
+      },
+      async show(merchantId): Promise<MerchantWalletView | null> {
+        const answer = await call('GET', merchantWalletPath(merchantId))
+        if (answer.status === 404 && errorOf(answer.body)?.code === 'NOT_FOUND') return null
+        return expectSuccess(answer, 'a wallet read') as unknown as MerchantWalletView
+      },
+      async remove(merchantId): Promise<boolean> {
+        const answer = await call('DELETE', merchantWalletPath(merchantId))
+        if (answer.status === 404 && errorOf(answer.body)?.code === 'NOT_FOUND') return false
+        return expectSuccess(answer, 'a wallet removal').removed === true
+      },
+      async resealSeeds(): Promise<SeedResealReport> {
+        const answer = await call('POST', commandApiRoutes.resealWalletSeeds, {})
+        return expectSuccess(answer, 'a re-seal of wallet seeds') as unknown as SeedResealReport
+      },
     },
 
     async close() {

@@ -6,6 +6,8 @@ export const commandApiRoutes = {
   cancel: '/internal/v1/payments/:paymentId/cancel',
   history: '/internal/v1/payments/:paymentId/events',
   sweeps: '/internal/v1/payments/:paymentId/sweeps',
+  merchantWallet: '/internal/v1/merchants/:merchantId/wallet',
+  resealWalletSeeds: '/internal/v1/merchant-wallets/reseal',
 } as const
 
 export function paymentPath(paymentId: string): string {
@@ -22,4 +24,8 @@ export function historyPath(paymentId: string): string {
 
 export function sweepsPath(paymentId: string): string {
   return `${paymentPath(paymentId)}/sweeps`
+}
+
+export function merchantWalletPath(merchantId: string): string {
+  return `/internal/v1/merchants/${encodeURIComponent(merchantId)}/wallet`
 }

@@ -4,10 +4,10 @@
 // infrastructure, payment-command's handler called directly, and the process's readiness.
 
 import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
-import { createHttpPaymentCommands } from '@chainpay/command-api-client'
+import { createHttpPaymentCommands, type HttpPaymentCommands } from '@chainpay/command-api-client'
 import { applyNetworkSettings, type CreateRequestPolicy } from '@chainpay/domain'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
-import type { ChainBalanceReader, PaymentCommands } from '@chainpay/ports'
+import type { ChainBalanceReader, MerchantWallets, PaymentCommands } from '@chainpay/ports'
 import {
   createCheckoutLinks,
   createServiceMetrics,
@@ -29,6 +29,8 @@ import { gatewayReadiness } from './readiness.js'
 export interface InProcessGateway extends SharedRuntime {
   /** payment-command's handler */
   commands: PaymentCommands
+  /** payment-command's merchant wallets, which only it keeps (docs/security.md) */
+  merchantWallets: MerchantWallets
   /** the whole process's readiness, which /readyz answers */
   readiness: () => Promise<boolean>
   /** more routes on the merchant port: the chain simulator's, where chains are simulated */
@@ -65,6 +67,7 @@ export async function buildGatewayContext(
         ...(config.commandApiToken === undefined ? {} : { token: config.commandApiToken }),
       })
   const commands = shared?.commands ?? (remote as PaymentCommands)
+  const merchantWallets = shared?.merchantWallets ?? (remote as HttpPaymentCommands).merchantWallets
   const merchants = stores.merchants()
   const secretBox = createSecretBox(config.encryptionKeys)
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
@@ -150,6 +153,7 @@ export async function buildGatewayContext(
         logger,
         deliveries: stores.deliveries(),
         webhookEndpoints: stores.webhookEndpoints(),
+        merchantWallets,
         balances: {
           commands,
           readModel: stores.readModel(),

@@ -40,6 +40,7 @@ import {
   type RecordSweepOutcome,
   WrongExpectedRevisionError,
 } from '@chainpay/ports'
+import type { WalletDeriver } from './merchant-wallets.js'
 import { type LoadedPayment, loadPayment, toNewEvent, toPaymentEvent } from './payment-stream.js'
 
 export interface PaymentCommandHandlerDeps {
@@ -47,7 +48,10 @@ export interface PaymentCommandHandlerDeps {
   /** where a create's merchant and its fee policy are looked up */
   merchants: Pick<MerchantStore, 'getMerchant'>
   allocator: AddressIndexAllocator
+  /** the operator's wallet: every merchant's payments derive from it unless it has a wallet of its own */
   deriver: { derive(asset: Asset, index: number): ReceivingAddress }
+  /** merchants' own wallets (docs/api.md, "Merchant wallets"); none when absent */
+  merchantWallets?: { deriverFor(merchantId: string): Promise<WalletDeriver | null> }
   /** the networks served: a create on another network is UNSUPPORTED_ASSET */
   registry: AssetRegistry
   /**
@@ -140,7 +144,7 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
       // kept across conflict retries: an index is spent at most once per call
       let allocated: ReceivingAddress | undefined
       const freshAddress = async () => {
-        allocated ??= await allocate(asset)
+        allocated ??= await allocate(merchantId, asset)
         return allocated
       }
       const result = await execute(paymentId, async ({ state }) => {
@@ -269,11 +273,14 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
   /**
    * One index of the asset's chain family: the networks of a chain derive the same address from the
    * same index, so a testnet payment must never get an index a mainnet one had (docs/chains.md,
-   * "Addresses: one sequence per chain family").
+   * "Addresses: one sequence per chain family"). Of the merchant's own wallet when it has one, which
+   * counts its indexes on its own.
    */
-  async function allocate(asset: Asset): Promise<ReceivingAddress> {
-    const index = await allocator.allocate(addressFamily(familyRegistry, asset.chain))
-    return deriver.derive(asset, index)
+  async function allocate(merchantId: string, asset: Asset): Promise<ReceivingAddress> {
+    const wallet = (await deps.merchantWallets?.deriverFor(merchantId)) ?? null
+    const family = addressFamily(familyRegistry, asset.chain)
+    if (wallet === null) return deriver.derive(asset, await allocator.allocate(family))
+    return wallet.derive(asset, await allocator.allocate(family, wallet.walletId))
   }
 }
 

@@ -6,12 +6,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
+import { createHttpPaymentCommands } from '@chainpay/command-api-client'
 import { createRootLogger, createServiceRunner, generateSecretKey } from '@chainpay/platform'
 import { freePort } from '@chainpay/service-kit/testing'
-import { createDevelopmentWallet } from '@chainpay/wallet'
+import { createSqliteMerchantStore } from '@chainpay/store-sqlite'
+import { createDevelopmentWallet, deriveTronAddress } from '@chainpay/wallet'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { readPaymentCommandConfig } from './config.js'
 import { buildPaymentCommandContext } from './context.js'
+import { addTestMerchant } from './testing/sqlite-command-side.js'
 
 const wallet = createDevelopmentWallet()
 const directories: string[] = []
@@ -56,46 +59,97 @@ describe('payment-command context, embedded event store', () => {
 })
 
 describe('payment-command context, merchant wallets', () => {
-  it("keeps a merchant's wallet in its own database, the seed sealed with CHAINPAY_ENCRYPTION_KEY, and refuses the operator's keys", async () => {
+  it("keeps a merchant's wallet in its own database behind the command API, the seed sealed with CHAINPAY_ENCRYPTION_KEY, and derives the merchant's payments from it", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-payment-command-wallets-'))
     directories.push(dataDir)
+    const [port, metricsPort] = [await freePort(), await freePort()]
+    const token = generateSecretKey()
     const env = {
       DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      COMMAND_API_TOKEN: token,
       TRON_ACCOUNT_XPUB: wallet.tronAccountXpub,
       SOLANA_SEED: wallet.solanaSeed,
       CHAINPAY_ENCRYPTION_KEY: generateSecretKey(),
     }
     const merchantWallet = createDevelopmentWallet()
     const keys = { tronAccountXpub: merchantWallet.tronAccountXpub, solanaSeed: merchantWallet.solanaSeed }
-    const logger = createRootLogger({ service: 'payment-command', destination: { write: () => {} } })
-    const first = await buildPaymentCommandContext(readPaymentCommandConfig(env), logger)
-    const set = await first.merchantWallets.set('m_wallets', keys, '2026-11-26T20:00:00.000Z')
-    await expect(
-      first.merchantWallets.set(
-        'm_other',
-        { tronAccountXpub: wallet.tronAccountXpub, solanaSeed: wallet.solanaSeed },
-        '2026-11-26T20:00:00.000Z',
-      ),
-    ).rejects.toThrow(/operator/)
-    await first.close()
+    const logLines: string[] = []
+    const logger = createRootLogger({
+      service: 'payment-command',
+      level: 'debug',
+      destination: { write: (line: string) => void logLines.push(line) },
+    })
+    const started = async () => {
+      const context = await buildPaymentCommandContext(readPaymentCommandConfig(env), logger)
+      const runner = createServiceRunner({ logger, services: context.services, setExitCode: () => {} })
+      expect(await runner.start()).toBe(true)
+      return { context, stop: async () => (await runner.stop('test over'), await context.close()) }
+    }
+    // the gateway's side of the command API (a client per start: its kept-alive connections end with the server)
+    const client = () => createHttpPaymentCommands({ baseUrl: `http://127.0.0.1:${port}`, token })
+    let commands = client()
+    const first = await started()
+    let set: Awaited<ReturnType<typeof commands.merchantWallets.set>>
+    try {
+      const merchants = new DatabaseSync(join(dataDir, 'chainpay.sqlite'), { timeout: 5000 })
+      await addTestMerchant(createSqliteMerchantStore(merchants), 'm_wallets')
+      merchants.close()
+      set = await commands.merchantWallets.set('m_wallets', keys)
+      expect(await commands.merchantWallets.show('m_wallets')).toEqual(set)
+      await expect(
+        commands.merchantWallets.set('m_wallets', {
+          tronAccountXpub: wallet.tronAccountXpub,
+          solanaSeed: wallet.solanaSeed,
+        }),
+      ).rejects.toMatchObject({ code: 'WALLET_ALREADY_IN_USE' })
+      await expect(commands.merchantWallets.set('m_nobody', keys)).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+      })
+      const created = await commands.createPayment({
+        merchantId: 'm_wallets',
+        request: { amount: '1', currency: 'USDT', network: 'TRON' },
+      })
+      expect(created.payment.created).toMatchObject({
+        walletId: set.walletId,
+        address: deriveTronAddress(keys.tronAccountXpub, 0).address,
+      })
+    } finally {
+      await first.stop()
+      await commands.close()
+    }
 
     // a second start reads it back from the file, where the seed is not in plain text
-    const second = await buildPaymentCommandContext(readPaymentCommandConfig(env), logger)
+    const second = await started()
+    commands = client()
     try {
-      expect(await second.merchantWallets.show('m_wallets')).toEqual(set)
-      expect(JSON.stringify(set)).not.toContain(keys.solanaSeed)
-      // the database and its write-ahead log, whichever holds the row now
-      const file = Buffer.concat(
-        readdirSync(dataDir)
-          .filter((name) => name.startsWith('chainpay.sqlite'))
-          .map((name) => readFileSync(join(dataDir, name))),
-      )
-      expect(file.includes(keys.solanaSeed)).toBe(false)
-      expect(file.includes(Buffer.from(keys.solanaSeed, 'hex'))).toBe(false)
-      expect(file.includes(keys.tronAccountXpub)).toBe(true)
+      expect(await commands.merchantWallets.show('m_wallets')).toEqual(set)
+      expect(await commands.merchantWallets.resealSeeds()).toEqual({
+        total: 1,
+        resealed: 0,
+        alreadyCurrent: 1,
+        unopenable: [],
+      })
+      expect(await commands.merchantWallets.remove('m_wallets')).toBe(true)
+      expect(await commands.merchantWallets.remove('m_wallets')).toBe(false)
+      expect(await commands.merchantWallets.show('m_wallets')).toBeNull()
     } finally {
-      await second.close()
+      await second.stop()
+      await commands.close()
     }
+    // the database and its write-ahead log, whichever holds the row now, and every log line
+    const file = Buffer.concat(
+      readdirSync(dataDir)
+        .filter((name) => name.startsWith('chainpay.sqlite'))
+        .map((name) => readFileSync(join(dataDir, name))),
+    )
+    expect(file.includes(keys.solanaSeed)).toBe(false)
+    expect(file.includes(Buffer.from(keys.solanaSeed, 'hex'))).toBe(false)
+    expect(file.includes(keys.tronAccountXpub)).toBe(true)
+    expect(logLines.length).toBeGreaterThan(0)
+    expect(logLines.join('\n')).not.toContain(keys.solanaSeed)
   })
 })
 

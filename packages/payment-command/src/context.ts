@@ -7,7 +7,7 @@
 import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/adapters'
 import { applyNetworkSettings } from '@chainpay/domain'
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
-import type { PaymentCommands } from '@chainpay/ports'
+import type { MerchantWallets, PaymentCommands } from '@chainpay/ports'
 import {
   createServiceMetrics,
   healthRoutes,
@@ -21,7 +21,7 @@ import { createPaymentCommandHandler } from './command-handler.js'
 import type { PaymentCommandConfig } from './config.js'
 import { createDeadlineKeeper, createExpiryScheduler } from './expiry.js'
 import { buildCommandApi } from './http/command-api.js'
-import { createMerchantWallets, type MerchantWallets } from './merchant-wallets.js'
+import { createMerchantWallets } from './merchant-wallets.js'
 import { createObservationConsumer } from './observation-consumer.js'
 import { loadPayment } from './payment-stream.js'
 import { createEventRelay } from './relay.js'
@@ -64,12 +64,15 @@ export async function buildPaymentCommandContext(
     store: stores.merchantWallets(),
     secretBox: createSecretBox(config.encryptionKeys),
     operatorWallet: config.keys,
+    merchants: stores.merchants(),
+    clock,
   })
   const handler = createPaymentCommandHandler({
     eventStore,
     merchants: stores.merchants(),
     allocator: stores.allocator(),
     deriver: createAddressDeriver(config.keys),
+    merchantWallets,
     // only the networks a chain-indexer watches: a payment elsewhere would never be seen
     registry: applyNetworkSettings(config.registry, config.chains),
     // a network not served still shares its chain's addresses
@@ -102,6 +105,7 @@ export async function buildPaymentCommandContext(
     build: async () => {
       const app = buildCommandApi({
         handler,
+        merchantWallets,
         logger,
         requestMetrics: metrics.http,
         token: config.commandApiToken,

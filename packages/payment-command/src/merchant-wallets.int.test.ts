@@ -1,55 +1,60 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+// Merchants' own wallets on the command side, on a real SQLite file: what is kept and shown, what is
+// refused, and that a merchant's payments derive from its wallet (docs/api.md, "Merchant wallets").
+
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { type CreatePaymentRequest, DomainError, defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
 import { createSecretBox, generateSecretKey } from '@chainpay/platform'
 import { merchantWalletSeedContext } from '@chainpay/ports'
-import { createSqliteMerchantWalletStore, openSqliteDatabase } from '@chainpay/store-sqlite'
-import { deriveSolanaAddress, MerchantWalletError, walletFromMnemonic } from '@chainpay/wallet'
+import { createSqliteMerchantWalletStore } from '@chainpay/store-sqlite'
+import {
+  associatedTokenAccount,
+  deriveSolanaAddress,
+  deriveTronAddress,
+  walletFromMnemonic,
+} from '@chainpay/wallet'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createMerchantWallets, type MerchantWallets } from './merchant-wallets.js'
+import { createMerchantWallets } from './merchant-wallets.js'
+import {
+  openSqliteCommandSide,
+  type SqliteCommandSide,
+  TEST_MNEMONIC,
+} from './testing/sqlite-command-side.js'
 
-const OPERATOR = walletFromMnemonic(
-  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
-)
+const OPERATOR = walletFromMnemonic(TEST_MNEMONIC)
 const MERCHANT = walletFromMnemonic(
   'legal winner thank year wave sausage worth useful legal winner thank yellow',
 )
-const NOW = '2030-01-01T00:00:00.000Z'
+const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   try {
     await promise
   } catch (error) {
-    if (error instanceof MerchantWalletError) return error.code
+    if (error instanceof DomainError) return error.code
     throw error
   }
   return undefined
 }
 
-describe('createMerchantWallets on a SQLite file', () => {
-  let directory: string
-  let file: string
-  let close: () => void
-  let wallets: MerchantWallets
-  const secretBox = createSecretBox(generateSecretKey())
+/** what the database file and its write-ahead log hold now */
+function databaseBytes(dir: string): Buffer {
+  const files = readdirSync(dir).filter((name) => name.startsWith('chainpay.sqlite'))
+  return Buffer.concat(files.map((name) => readFileSync(join(dir, name))))
+}
 
-  beforeEach(() => {
-    directory = mkdtempSync(join(tmpdir(), 'chainpay-merchant-wallets-'))
-    file = join(directory, 'chainpay.db')
-    const db = openSqliteDatabase(file)
-    close = () => db.close()
-    const store = createSqliteMerchantWalletStore(db)
-    wallets = createMerchantWallets({ store, secretBox, operatorWallet: OPERATOR })
-  })
-  afterEach(() => {
-    close()
-    rmSync(directory, { recursive: true, force: true })
-  })
+let side: SqliteCommandSide
+beforeEach(async () => {
+  side = openSqliteCommandSide()
+  for (const merchantId of ['mer_1', 'mer_2', 'mer_3']) await side.addMerchant(merchantId)
+})
+afterEach(() => side.close())
 
+describe('merchant wallets: set, show, remove', () => {
   // merchant-wallet.unit.test.ts in the wallet package checks the address against @solana/web3.js
   it('shows the public parts only: the xpub and the Solana address of index 0', async () => {
-    const set = await wallets.set('mer_1', MERCHANT, NOW)
-    expect(await wallets.show('mer_1')).toEqual(set)
+    const set = await side.merchantWallets.set('mer_1', MERCHANT)
+    expect(await side.merchantWallets.show('mer_1')).toEqual(set)
     expect(Object.keys(set).sort()).toEqual([
       'merchantId',
       'setAt',
@@ -57,45 +62,163 @@ describe('createMerchantWallets on a SQLite file', () => {
       'tronAccountXpub',
       'walletId',
     ])
+    expect(set.walletId).toMatch(/^w_[0-9a-f]{20}$/)
     expect(set.tronAccountXpub).toBe(MERCHANT.tronAccountXpub)
     expect(set.solanaAddress0).toBe(deriveSolanaAddress(MERCHANT.solanaSeed, 0).address)
     expect(JSON.stringify(set)).not.toContain(MERCHANT.solanaSeed)
   })
 
   it('stores the seed sealed to the merchant: never in plain text in the file', async () => {
-    await wallets.set('mer_1', { ...MERCHANT, solanaSeed: ` ${MERCHANT.solanaSeed.toUpperCase()}\n` }, NOW)
-    close()
-    const bytes = readFileSync(file)
+    await side.merchantWallets.set('mer_1', {
+      ...MERCHANT,
+      solanaSeed: ` ${MERCHANT.solanaSeed.toUpperCase()}\n`,
+    })
+    const bytes = databaseBytes(side.dir)
     expect(bytes.includes(MERCHANT.solanaSeed)).toBe(false)
     expect(bytes.includes(MERCHANT.solanaSeed.toUpperCase())).toBe(false)
     expect(bytes.includes(Buffer.from(MERCHANT.solanaSeed, 'hex'))).toBe(false)
-    const reopened = openSqliteDatabase(file)
-    close = () => reopened.close()
-    const record = await createSqliteMerchantWalletStore(reopened).getWallet('mer_1')
-    expect(secretBox.open(record?.sealedSolanaSeed ?? '', merchantWalletSeedContext('mer_1'))).toBe(
-      MERCHANT.solanaSeed,
-    )
-    expect(() => secretBox.open(record?.sealedSolanaSeed ?? '', merchantWalletSeedContext('mer_2'))).toThrow()
+    expect(bytes.includes(MERCHANT.tronAccountXpub)).toBe(true)
+    const record = await createSqliteMerchantWalletStore(side.db).getWallet('mer_1')
+    const sealed = record?.sealedSolanaSeed ?? ''
+    expect(side.secretBox.open(sealed, merchantWalletSeedContext('mer_1'))).toBe(MERCHANT.solanaSeed)
+    expect(() => side.secretBox.open(sealed, merchantWalletSeedContext('mer_2'))).toThrow()
   })
 
-  it("refuses the operator's keys and another merchant's", async () => {
+  it("refuses bad keys, the operator's keys, another merchant's, and an unknown merchant", async () => {
+    const wallets = side.merchantWallets
+    expect(await codeOf(wallets.set('mer_1', { ...MERCHANT, tronAccountXpub: 'xpub-nope' }))).toBe(
+      'INVALID_TRON_XPUB',
+    )
+    expect(await codeOf(wallets.set('mer_1', { ...MERCHANT, solanaSeed: 'abc' }))).toBe('INVALID_SOLANA_SEED')
     expect(
-      await codeOf(wallets.set('mer_1', { ...MERCHANT, tronAccountXpub: OPERATOR.tronAccountXpub }, NOW)),
+      await codeOf(wallets.set('mer_1', { ...MERCHANT, tronAccountXpub: OPERATOR.tronAccountXpub })),
     ).toBe('WALLET_ALREADY_IN_USE')
-    expect(await codeOf(wallets.set('mer_1', { ...MERCHANT, solanaSeed: OPERATOR.solanaSeed }, NOW))).toBe(
+    expect(await codeOf(wallets.set('mer_1', { ...MERCHANT, solanaSeed: OPERATOR.solanaSeed }))).toBe(
       'WALLET_ALREADY_IN_USE',
     )
     // the operator's whole wallet too, not only one of its keys
-    expect(await codeOf(wallets.set('mer_1', OPERATOR, NOW))).toBe('WALLET_ALREADY_IN_USE')
-    await wallets.set('mer_1', MERCHANT, NOW)
-    expect(await codeOf(wallets.set('mer_2', MERCHANT, NOW))).toBe('WALLET_ALREADY_IN_USE')
+    expect(await codeOf(wallets.set('mer_1', OPERATOR))).toBe('WALLET_ALREADY_IN_USE')
+    await wallets.set('mer_1', MERCHANT)
+    expect(await codeOf(wallets.set('mer_2', MERCHANT))).toBe('WALLET_ALREADY_IN_USE')
     expect(await wallets.show('mer_2')).toBeNull()
+    expect(await codeOf(wallets.set('mer_unknown', MERCHANT))).toBe('NOT_FOUND')
   })
 
   it('removes a wallet once', async () => {
-    await wallets.set('mer_1', MERCHANT, NOW)
-    expect(await wallets.remove('mer_1')).toBe(true)
-    expect(await wallets.remove('mer_1')).toBe(false)
-    expect(await wallets.show('mer_1')).toBeNull()
+    await side.merchantWallets.set('mer_1', MERCHANT)
+    expect(await side.merchantWallets.remove('mer_1')).toBe(true)
+    expect(await side.merchantWallets.remove('mer_1')).toBe(false)
+    expect(await side.merchantWallets.show('mer_1')).toBeNull()
   })
+})
+
+describe("merchant wallets: a merchant's payments derive from its own wallet", () => {
+  const create = async (merchantId: string, fields: Partial<CreatePaymentRequest>) =>
+    (
+      await side.handler.createPayment({
+        merchantId,
+        request: { amount: '5', currency: 'USDT', network: 'TRON', ...fields },
+      })
+    ).payment.created
+
+  it("TRON and Solana (with the token account), each wallet counting from its own index 0; the operator's serves the others", async () => {
+    const { walletId } = await side.merchantWallets.set('mer_1', MERCHANT)
+    const tron = await create('mer_1', { currency: 'USDT', network: 'TRON' })
+    const usdc = await create('mer_1', { currency: 'USDC', network: 'SOLANA' })
+    const operatorsOwn = await create('mer_2', { currency: 'USDT', network: 'TRON' })
+
+    expect(tron).toMatchObject({
+      walletId,
+      address: deriveTronAddress(MERCHANT.tronAccountXpub, 0).address,
+      derivationPath: "m/44'/195'/0'/0/0",
+    })
+    const solanaAddress = deriveSolanaAddress(MERCHANT.solanaSeed, 0).address
+    expect(usdc).toMatchObject({
+      walletId,
+      address: solanaAddress,
+      tokenAccount: associatedTokenAccount(solanaAddress, USDC_MINT),
+      derivationPath: "m/44'/501'/0'/0'",
+    })
+    expect(operatorsOwn).toMatchObject({
+      walletId: 'operator',
+      address: deriveTronAddress(OPERATOR.tronAccountXpub, 0).address,
+    })
+    expect(side.allocator.allocations).toEqual([
+      { family: 'TRON', walletId, index: 0 },
+      { family: 'SOLANA', walletId, index: 0 },
+      { family: 'TRON', walletId: 'operator', index: 0 },
+    ])
+  })
+
+  it("goes back to the operator's wallet once removed, and never hands out an index twice when set again", async () => {
+    const { walletId } = await side.merchantWallets.set('mer_1', MERCHANT)
+    const first = await create('mer_1', {})
+    await side.merchantWallets.remove('mer_1')
+    const operators = await create('mer_1', {})
+    await side.merchantWallets.set('mer_1', MERCHANT)
+    const again = await create('mer_1', {})
+    expect([first.walletId, operators.walletId, again.walletId]).toEqual([walletId, 'operator', walletId])
+    expect(again.address).toBe(deriveTronAddress(MERCHANT.tronAccountXpub, 1).address)
+    expect(new Set([first.address, operators.address, again.address]).size).toBe(3)
+  })
+})
+
+describe('merchant wallets: re-sealing the seeds under a new encryption key', () => {
+  it('re-seals each seed once, keeps deriving the same addresses, and reports a seed no key opens', async () => {
+    await side.merchantWallets.set('mer_1', MERCHANT)
+    const other = walletFromMnemonic(
+      'letter advice cage absurd amount doctor acoustic avoid letter advice cage above',
+    )
+    await side.merchantWallets.set('mer_2', other)
+    const before = await create('mer_1')
+    // the operator rotates: a new current key, the old one still opens
+    const newKey = generateSecretKey()
+    const store = createSqliteMerchantWalletStore(side.db)
+    const rotated = createMerchantWallets({
+      store,
+      merchants: side.merchants,
+      secretBox: createSecretBox({ current: newKey, previous: [side.secretKey] }),
+      operatorWallet: OPERATOR,
+      clock: { now: () => new Date() },
+    })
+    // a seed sealed under a key nobody has any more
+    const lost = createSecretBox(generateSecretKey()).seal(
+      MERCHANT.solanaSeed,
+      merchantWalletSeedContext('mer_3'),
+    )
+    await store.setWallet({
+      ...(await store.getWallet('mer_1'))!,
+      merchantId: 'mer_3',
+      walletId: 'w_00000000000000000000',
+      tronAccountKeyFingerprint: 'lost',
+      solanaAddress0: 'lost',
+      sealedSolanaSeed: lost,
+    })
+
+    const report = await rotated.resealSeeds()
+    expect(report).toMatchObject({ total: 3, resealed: 2, alreadyCurrent: 0 })
+    expect(report.unopenable).toEqual([{ merchantId: 'mer_3', problem: expect.any(String) }])
+    expect(JSON.stringify(report)).not.toContain(MERCHANT.solanaSeed)
+    expect(await rotated.resealSeeds()).toMatchObject({ total: 3, resealed: 0, alreadyCurrent: 2 })
+    // only the new key is needed now
+    const newOnly = createMerchantWallets({
+      store,
+      merchants: side.merchants,
+      secretBox: createSecretBox(newKey),
+      operatorWallet: OPERATOR,
+      clock: { now: () => new Date() },
+    })
+    const deriver = await newOnly.deriverFor('mer_1')
+    const usdt = resolveAsset(defaultAssetRegistry, { network: 'TRON', currency: 'USDT' })
+    expect(deriver?.derive(usdt, 0).address).toBe(before.address)
+  })
+
+  async function create(merchantId: string) {
+    return (
+      await side.handler.createPayment({
+        merchantId,
+        request: { amount: '5', currency: 'USDT', network: 'TRON' },
+      })
+    ).payment.created
+  }
 })

@@ -1,65 +1,95 @@
 // A merchant's own wallet, kept where addresses are derived (docs/security.md, "Merchant wallets"):
 // the keys are validated, refused when another wallet (the operator's included) uses one of them,
-// and the Solana seed is sealed before it reaches the store. Nothing here returns or logs the seed.
+// and the Solana seed is sealed before it reaches the store. It is opened only to derive a payment's
+// address and to re-seal it. Nothing here returns or logs the seed.
 
-import type { SecretBox } from '@chainpay/platform'
-import { type MerchantWalletStore, merchantWalletSeedContext, WalletKeyInUseError } from '@chainpay/ports'
+import { DomainError } from '@chainpay/domain'
+import type { Clock, SecretBox } from '@chainpay/platform'
+import { isoNow } from '@chainpay/platform'
 import {
+  type MerchantStore,
+  type MerchantWalletRecord,
+  type MerchantWalletStore,
+  type MerchantWallets,
+  type MerchantWalletView,
+  merchantWalletSeedContext,
+  type SeedResealReport,
+  WalletKeyInUseError,
+} from '@chainpay/ports'
+import {
+  type AddressDeriver,
   assertWalletNotInUse,
+  createAddressDeriver,
   MerchantWalletError,
-  type MerchantWalletPublicParts,
   merchantWalletPublicParts,
 } from '@chainpay/wallet'
 
-/** what the admin API and CLI may show of a merchant's wallet */
-export interface MerchantWalletView {
-  merchantId: string
+/** a wallet's deriver and the id recorded in each payment derived from it */
+export interface WalletDeriver extends AddressDeriver {
   walletId: string
-  tronAccountXpub: string
-  solanaAddress0: string
-  setAt: string
 }
 
-export interface MerchantWallets {
-  /** throws MerchantWalletError (INVALID_TRON_XPUB, INVALID_SOLANA_SEED, WALLET_ALREADY_IN_USE) */
-  set(
-    merchantId: string,
-    keys: { tronAccountXpub: string; solanaSeed: string },
-    now: string,
-  ): Promise<MerchantWalletView>
-  show(merchantId: string): Promise<MerchantWalletView | null>
-  /** false when the merchant had no wallet of its own: its payments derive from the operator's again */
-  remove(merchantId: string): Promise<boolean>
+export interface MerchantWalletKeeper extends MerchantWallets {
+  /** the merchant's own wallet's deriver; null when its payments derive from the operator's */
+  deriverFor(merchantId: string): Promise<WalletDeriver | null>
 }
+
+/** attempts per row when its seed keeps changing under a re-seal (each change is the operator's set) */
+const RESEAL_ATTEMPTS_PER_ROW = 5
 
 export function createMerchantWallets(deps: {
   store: MerchantWalletStore
+  /** a wallet is set for a merchant that exists only */
+  merchants: Pick<MerchantStore, 'getMerchant'>
   secretBox: SecretBox
   /** the operator's wallet: no merchant may be given one of its keys */
   operatorWallet: { tronAccountXpub: string; solanaSeed: string }
-}): MerchantWallets {
+  clock: Clock
+}): MerchantWalletKeeper {
   const { store, secretBox } = deps
   const operator = merchantWalletPublicParts(deps.operatorWallet)
+
+  const resealOne = async (
+    listed: MerchantWalletRecord,
+  ): Promise<'resealed' | 'alreadyCurrent' | 'gone' | { problem: string }> => {
+    const context = merchantWalletSeedContext(listed.merchantId)
+    for (let attempt = 1; ; attempt += 1) {
+      const record = await store.getWallet(listed.merchantId)
+      if (record === null) return 'gone'
+      let seed: string
+      try {
+        seed = secretBox.open(record.sealedSolanaSeed, context)
+      } catch (error) {
+        return { problem: (error as Error).message }
+      }
+      if (secretBox.isSealedWithCurrentKey(record.sealedSolanaSeed)) return 'alreadyCurrent'
+      const resealed = secretBox.seal(seed, context)
+      if (await store.replaceSealedSeed(record.merchantId, record.sealedSolanaSeed, resealed))
+        return 'resealed'
+      if (attempt === RESEAL_ATTEMPTS_PER_ROW) {
+        throw new Error(`re-seal: the wallet of ${record.merchantId} kept changing; run it again`)
+      }
+    }
+  }
+
   return {
-    async set(merchantId, keys, now) {
+    async set(merchantId, keys) {
+      if ((await deps.merchants.getMerchant(merchantId)) === null) {
+        throw new DomainError('NOT_FOUND', `merchant ${merchantId} not found`)
+      }
       const solanaSeed = keys.solanaSeed.trim().toLowerCase()
-      const parts = merchantWalletPublicParts({ tronAccountXpub: keys.tronAccountXpub, solanaSeed })
-      // the store refuses another merchant's keys itself (atomically); the operator's are checked here
-      // assertWalletNotInUse passes a wallet's own keys (to allow replacing it): the operator's, whole, here
-      if (parts.walletId === operator.walletId)
-        throw new MerchantWalletError('WALLET_ALREADY_IN_USE', "these keys are already the operator's wallet")
-      assertWalletNotInUse(parts, [{ owner: "the operator's wallet", wallet: operator }])
       const record = {
         merchantId,
-        ...parts,
+        ...validWallet(keys.tronAccountXpub, solanaSeed, operator),
         sealedSolanaSeed: secretBox.seal(solanaSeed, merchantWalletSeedContext(merchantId)),
-        setAt: now,
+        setAt: isoNow(deps.clock),
       }
       try {
+        // the store refuses another merchant's keys itself, atomically
         await store.setWallet(record)
       } catch (error) {
         if (error instanceof WalletKeyInUseError)
-          throw new MerchantWalletError('WALLET_ALREADY_IN_USE', error.message)
+          throw new DomainError('WALLET_ALREADY_IN_USE', error.message)
         throw error
       }
       return view(record)
@@ -69,10 +99,52 @@ export function createMerchantWallets(deps: {
       return record === null ? null : view(record)
     },
     remove: (merchantId) => store.removeWallet(merchantId),
+    async resealSeeds() {
+      const report: SeedResealReport = { total: 0, resealed: 0, alreadyCurrent: 0, unopenable: [] }
+      for (const listed of await store.listWallets()) {
+        const outcome = await resealOne(listed)
+        if (outcome === 'gone') continue
+        report.total += 1
+        if (outcome === 'resealed') report.resealed += 1
+        else if (outcome === 'alreadyCurrent') report.alreadyCurrent += 1
+        else report.unopenable.push({ merchantId: listed.merchantId, problem: outcome.problem })
+      }
+      return report
+    },
+    async deriverFor(merchantId) {
+      const record = await store.getWallet(merchantId)
+      if (record === null) return null
+      const solanaSeed = secretBox.open(record.sealedSolanaSeed, merchantWalletSeedContext(merchantId))
+      const deriver = createAddressDeriver(
+        { tronAccountXpub: record.tronAccountXpub, solanaSeed },
+        record.walletId,
+      )
+      return { walletId: record.walletId, derive: deriver.derive }
+    },
   }
 }
 
-function view(record: MerchantWalletPublicParts & { merchantId: string; setAt: string }): MerchantWalletView {
+/** the wallet's public parts, or the DomainError that says what is wrong with its keys */
+function validWallet(
+  tronAccountXpub: string,
+  solanaSeed: string,
+  operator: ReturnType<typeof merchantWalletPublicParts>,
+): ReturnType<typeof merchantWalletPublicParts> {
+  try {
+    const parts = merchantWalletPublicParts({ tronAccountXpub, solanaSeed })
+    // assertWalletNotInUse passes a wallet's own keys (to allow replacing it): the operator's, whole, here
+    if (parts.walletId === operator.walletId) {
+      throw new MerchantWalletError('WALLET_ALREADY_IN_USE', "these keys are already the operator's wallet")
+    }
+    assertWalletNotInUse(parts, [{ owner: "the operator's wallet", wallet: operator }])
+    return parts
+  } catch (error) {
+    if (error instanceof MerchantWalletError) throw new DomainError(error.code, error.message)
+    throw error
+  }
+}
+
+function view(record: MerchantWalletRecord): MerchantWalletView {
   return {
     merchantId: record.merchantId,
     walletId: record.walletId,

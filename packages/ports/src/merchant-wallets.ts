@@ -38,4 +38,49 @@ export interface MerchantWalletStore {
   removeWallet(merchantId: string): Promise<boolean>
   /** every merchant's wallet, ordered by merchant id */
   listWallets(): Promise<MerchantWalletRecord[]>
+  /**
+   * replaces the sealed seed only if it is still `expected` (a re-seal's compare-and-set); false when
+   * the merchant has no wallet any more or its seed changed meanwhile
+   */
+  replaceSealedSeed(merchantId: string, expected: string, replacement: string): Promise<boolean>
+}
+
+/** what the admin API and CLI may show of a merchant's wallet: never the seed */
+export interface MerchantWalletView {
+  merchantId: string
+  walletId: string
+  tronAccountXpub: string
+  solanaAddress0: string
+  setAt: string
+}
+
+/** a `secrets reseal` run over the merchants' wallet seeds */
+export interface SeedResealReport {
+  /** seeds looked at */
+  total: number
+  /** sealed again under the current key */
+  resealed: number
+  /** already in the current format under the current key, and opened fine */
+  alreadyCurrent: number
+  /** seeds no configured key opens, left as they are; the problem never quotes the value */
+  unopenable: Array<{ merchantId: string; problem: string }>
+}
+
+/**
+ * Merchants' own wallets as the operator manages them (docs/api.md, "Merchant wallets"), kept by the
+ * service that derives addresses (payment-command); the gateway reaches it in process or over the
+ * command API.
+ */
+export interface MerchantWallets {
+  /**
+   * sets or replaces the merchant's wallet; throws DomainError NOT_FOUND (no such merchant),
+   * INVALID_TRON_XPUB, INVALID_SOLANA_SEED or WALLET_ALREADY_IN_USE
+   */
+  set(merchantId: string, keys: { tronAccountXpub: string; solanaSeed: string }): Promise<MerchantWalletView>
+  /** null when the merchant has no wallet of its own */
+  show(merchantId: string): Promise<MerchantWalletView | null>
+  /** false when the merchant had no wallet of its own: its payments derive from the operator's again */
+  remove(merchantId: string): Promise<boolean>
+  /** every seed sealed again under the current encryption key (docs/operations.md) */
+  resealSeeds(): Promise<SeedResealReport>
 }

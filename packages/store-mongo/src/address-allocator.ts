@@ -1,12 +1,19 @@
-import { type AddressFamily, type AddressIndexAllocator, translateFailures } from '@chainpay/ports'
+import {
+  type AddressFamily,
+  type AddressIndexAllocator,
+  allocationKey,
+  networksCountedBefore,
+  translateFailures,
+} from '@chainpay/ports'
 import type { Db } from 'mongodb'
 import { type IndexSpec, mongoCollections } from './collections.js'
 import { createPerKeyQueue, isDuplicateKeyError } from './concurrency.js'
 import { translateMongoFailure } from './mongo-failures.js'
 
-/** one handed-out index of an address family (a chain and every network on it) */
+/** one handed-out index of a wallet's address family (a chain and every network on it) */
 interface FamilyIndexClaim {
   _id: string
+  /** allocationKey: the chain for the operator's wallet, `chain/walletId` for a merchant's */
   family: string
   index: number
 }
@@ -58,45 +65,40 @@ export function createMongoAddressAllocator(db: Db): AddressIndexAllocator {
    */
   const nextCandidate = new Map<string, number>()
 
-  const afterHighestClaim = async (family: AddressFamily): Promise<number> => {
+  const afterHighestClaim = async (key: string, oldNetworks: readonly string[]): Promise<number> => {
     let next = 0
-    const highest = await claims.findOne(
-      { family: family.chain },
-      { sort: { index: -1 }, projection: { index: 1 } },
-    )
+    const highest = await claims.findOne({ family: key }, { sort: { index: -1 }, projection: { index: 1 } })
     if (highest !== null) next = highest.index + 1
-    for (const network of family.networks) {
+    for (const network of oldNetworks) {
       const old = await networkClaims.findOne({ network }, { sort: { index: -1 }, projection: { index: 1 } })
       if (old !== null) next = Math.max(next, old.index + 1)
     }
     return next
   }
 
-  const claimNext = async (family: AddressFamily): Promise<number> => {
-    const cacheKey = `${family.chain}:${family.networks.join(',')}`
-    let candidate = nextCandidate.get(cacheKey) ?? (await afterHighestClaim(family))
+  const claimNext = async (family: AddressFamily, walletId: string | undefined): Promise<number> => {
+    const key = allocationKey(family, walletId)
+    const oldNetworks = networksCountedBefore(family, walletId)
+    const cacheKey = `${key}:${oldNetworks.join(',')}`
+    let candidate = nextCandidate.get(cacheKey) ?? (await afterHighestClaim(key, oldNetworks))
     for (let attempt = 1; attempt <= maxClaimAttempts; attempt += 1) {
       try {
-        await claims.insertOne({
-          _id: familyClaimId(family.chain, candidate),
-          family: family.chain,
-          index: candidate,
-        })
+        await claims.insertOne({ _id: familyClaimId(key, candidate), family: key, index: candidate })
         nextCandidate.set(cacheKey, candidate + 1)
         return candidate
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error
         // another process got there first: go past everything claimed so far
-        candidate = Math.max(candidate + 1, await afterHighestClaim(family))
+        candidate = Math.max(candidate + 1, await afterHighestClaim(key, oldNetworks))
       }
     }
-    throw new Error(`no free address index for ${family.chain} after ${maxClaimAttempts} attempts`)
+    throw new Error(`no free address index for ${key} after ${maxClaimAttempts} attempts`)
   }
 
   return translateFailures(
     {
-      allocate(family) {
-        return allocations.run(family.chain, () => claimNext(family))
+      allocate(family, walletId) {
+        return allocations.run(allocationKey(family, walletId), () => claimNext(family, walletId))
       },
     },
     translateMongoFailure,

@@ -89,6 +89,13 @@ export function createMongoMerchantWalletStore(db: Db): MerchantWalletStore {
       async listWallets() {
         return (await wallets.find().sort({ _id: 1 }).toArray()).map(fromDocument)
       },
+      async replaceSealedSeed(merchantId, expected, replacement) {
+        const { modifiedCount } = await wallets.updateOne(
+          { _id: merchantId, sealedSolanaSeed: expected },
+          { $set: { sealedSolanaSeed: replacement } },
+        )
+        return modifiedCount > 0
+      },
     },
     translateMongoFailure,
   )

@@ -1,4 +1,9 @@
-import { type AddressIndexAllocator, translateFailures } from '@chainpay/ports'
+import {
+  type AddressIndexAllocator,
+  allocationKey,
+  networksCountedBefore,
+  translateFailures,
+} from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
@@ -29,8 +34,8 @@ export const addressAllocatorMigrations: readonly SqliteMigration[] = [
 ]
 
 /**
- * Address derivation indexes from table address_family_counters: one counter per address family
- * (a chain and every network on it), starting at 0. An index is handed out by the same transaction
+ * Address derivation indexes from table address_family_counters: one counter per wallet and address
+ * family (a chain and every network on it; row `family` is allocationKey's), starting at 0. An index is handed out by the same transaction
  * that advances the counter, so a crash can skip an index but never hand one out twice.
  *
  * Table address_counters holds the counters of before, one per network (mainnet and its test network
@@ -53,10 +58,12 @@ export function createSqliteAddressAllocator(db: DatabaseSync): AddressIndexAllo
 
   return translateFailures(
     {
-      async allocate(family) {
+      async allocate(family, walletId) {
+        const key = allocationKey(family, walletId)
+        const networks = JSON.stringify(networksCountedBefore(family, walletId))
         return inTransaction(db, () => {
-          const row = advance.get(family.chain, JSON.stringify(family.networks))
-          if (row === undefined) throw new Error(`address counter of ${family.chain} did not advance`)
+          const row = advance.get(key, networks)
+          if (row === undefined) throw new Error(`address counter of ${key} did not advance`)
           return Number(row.next_index) - 1
         })
       },

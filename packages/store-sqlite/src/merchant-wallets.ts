@@ -48,6 +48,9 @@ export function createSqliteMerchantWalletStore(db: DatabaseSync): MerchantWalle
   const select = db.prepare('SELECT * FROM merchant_wallets WHERE merchant_id = ?')
   const selectAll = db.prepare('SELECT * FROM merchant_wallets ORDER BY merchant_id')
   const remove = db.prepare('DELETE FROM merchant_wallets WHERE merchant_id = ?')
+  const replaceSeed = db.prepare(
+    'UPDATE merchant_wallets SET sealed_solana_seed = ? WHERE merchant_id = ? AND sealed_solana_seed = ?',
+  )
 
   return translateFailures(
     {
@@ -83,6 +86,9 @@ export function createSqliteMerchantWalletStore(db: DatabaseSync): MerchantWalle
       },
       async listWallets() {
         return selectAll.all().map(fromRow)
+      },
+      async replaceSealedSeed(merchantId, expected, replacement) {
+        return Number(replaceSeed.run(replacement, merchantId, expected).changes) > 0
       },
     },
     translateSqliteFailure,

@@ -1,6 +1,7 @@
 // Re-sealing every merchant secret under the current encryption key (docs/operations.md, "Rotating
 // the encryption key"): each webhook secret, webhook endpoint secret (with the previous one of a
-// rotation) and API secret, revoked keys' included, is opened with
+// rotation) and API secret, revoked keys' included (and, by payment-command, each merchant wallet's
+// seed), is opened with
 // whichever configured key sealed it and sealed again with the current key, in the current format.
 //
 // Row by row, each replacement a compare-and-set on the sealed value: a crash leaves every row either
@@ -12,6 +13,7 @@ import type { SecretBox } from '@chainpay/platform'
 import {
   apiSecretContext,
   type MerchantStore,
+  type MerchantWallets,
   type WebhookEndpointStore,
   webhookEndpointSecretContext,
   webhookSecretContext,
@@ -22,6 +24,8 @@ export interface ResealDeps {
   secretBox: SecretBox
   /** the merchants' webhook endpoints; none re-sealed when absent */
   webhookEndpoints?: WebhookEndpointStore
+  /** merchants' wallet seeds, re-sealed by payment-command which keeps them; none when absent */
+  merchantWallets?: Pick<MerchantWallets, 'resealSeeds'>
 }
 
 export interface ResealCounts {
@@ -34,7 +38,7 @@ export interface ResealCounts {
 }
 
 export interface UnopenableSecret {
-  record: 'webhookSecret' | 'apiSecret' | 'webhookEndpointSecret'
+  record: 'webhookSecret' | 'apiSecret' | 'webhookEndpointSecret' | 'merchantWalletSeed'
   merchantId: string
   /** the API key the secret belongs to (apiSecret only) */
   apiKey?: string
@@ -51,6 +55,8 @@ export interface ResealReport {
   apiSecrets: ResealCounts
   /** per endpoint: its secret and, during a rotation's overlap, the previous one, as one value */
   webhookEndpointSecrets: ResealCounts
+  /** merchants' Solana seeds, under payment-command's CHAINPAY_ENCRYPTION_KEY (the same key) */
+  merchantWalletSeeds: ResealCounts
   /** values no configured key opens; left as they are */
   unopenable: UnopenableSecret[]
 }
@@ -71,6 +77,7 @@ export async function resealMerchantSecrets(deps: ResealDeps): Promise<ResealRep
     webhookSecrets: { total: 0, resealed: 0, alreadyCurrent: 0 },
     apiSecrets: { total: 0, resealed: 0, alreadyCurrent: 0 },
     webhookEndpointSecrets: { total: 0, resealed: 0, alreadyCurrent: 0 },
+    merchantWalletSeeds: { total: 0, resealed: 0, alreadyCurrent: 0 },
     unopenable: [],
   }
   const count = (counts: ResealCounts, row: RowOutcome, unopenable: Omit<UnopenableSecret, 'problem'>) => {
@@ -120,6 +127,14 @@ export async function resealMerchantSecrets(deps: ResealDeps): Promise<ResealRep
         merchantId,
         endpointId,
       })
+    }
+  }
+
+  if (deps.merchantWallets) {
+    const { unopenable, ...counts } = await deps.merchantWallets.resealSeeds()
+    report.merchantWalletSeeds = counts
+    for (const { merchantId, problem } of unopenable) {
+      report.unopenable.push({ record: 'merchantWalletSeed', merchantId, problem })
     }
   }
   return report

@@ -3,7 +3,12 @@
 
 import { DomainError } from '@chainpay/domain'
 import { type Clock, isoNow } from '@chainpay/platform'
-import type { DeliveryCursor, WebhookDeliveryStore, WebhookEndpointStore } from '@chainpay/ports'
+import type {
+  DeliveryCursor,
+  MerchantWallets,
+  WebhookDeliveryStore,
+  WebhookEndpointStore,
+} from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { ApiKeyAuthenticator } from '../auth.js'
 import { deliveriesPage, readDeliveriesQuery } from '../routes/webhook-deliveries.js'
@@ -38,6 +43,7 @@ import {
   FeePolicyBodySchema,
   LogoUrlBodySchema,
   MerchantParamsSchema,
+  MerchantWalletBodySchema,
   PaymentDeliveriesParamsSchema,
   RecordSweepBodySchema,
   WebhookUrlBodySchema,
@@ -48,6 +54,8 @@ export interface AdminRoutesDeps extends MerchantAdminDeps {
   webhookEndpoints?: WebhookEndpointStore
   /** forgets cached API keys, so that a revoke or a merchant change takes effect at once */
   authenticator: Pick<ApiKeyAuthenticator, 'invalidate'>
+  /** merchants' own wallets, kept by payment-command; no wallet routes when absent */
+  merchantWallets?: MerchantWallets
 }
 
 export const merchantAdminRoutes: FastifyPluginAsyncTypebox<AdminRoutesDeps> = async (app, deps) => {
@@ -125,13 +133,53 @@ export const merchantAdminRoutes: FastifyPluginAsyncTypebox<AdminRoutesDeps> = a
   // every sealed secret under the current key (docs/operations.md, "Rotating the encryption key")
   app.post('/secrets/reseal', async (request) => {
     const report = await resealMerchantSecrets(deps)
-    const { currentKeyId, webhookSecrets, apiSecrets, unopenable } = report
+    const { currentKeyId, webhookSecrets, apiSecrets, merchantWalletSeeds, unopenable } = report
     request.log.info(
-      { currentKeyId, webhookSecrets, apiSecrets, unopenable: unopenable.length },
+      { currentKeyId, webhookSecrets, apiSecrets, merchantWalletSeeds, unopenable: unopenable.length },
       'merchant secrets re-sealed',
     )
     return report
   })
+
+  const { merchantWallets } = deps
+  if (merchantWallets) await app.register(merchantWalletRoutes, { merchantWallets })
+}
+
+/** a merchant's own wallet (docs/api.md, "Merchant wallets"): set, shown and removed by the operator */
+const merchantWalletRoutes: FastifyPluginAsyncTypebox<{ merchantWallets: MerchantWallets }> = async (
+  app,
+  { merchantWallets },
+) => {
+  const noWallet = (merchantId: string) =>
+    new DomainError('NOT_FOUND', `merchant ${merchantId} has no wallet of its own: the operator's serves it`)
+
+  app.put(
+    '/merchants/:merchantId/wallet',
+    { schema: { params: MerchantParamsSchema, body: MerchantWalletBodySchema } },
+    async (request) => {
+      const wallet = await merchantWallets.set(request.params.merchantId, request.body)
+      // the public parts only: the seed is never logged (docs/security.md)
+      request.log.info({ merchantId: wallet.merchantId, walletId: wallet.walletId }, 'merchant wallet set')
+      return { wallet }
+    },
+  )
+
+  app.get('/merchants/:merchantId/wallet', { schema: { params: MerchantParamsSchema } }, async (request) => {
+    const wallet = await merchantWallets.show(request.params.merchantId)
+    if (wallet === null) throw noWallet(request.params.merchantId)
+    return { wallet }
+  })
+
+  app.delete(
+    '/merchants/:merchantId/wallet',
+    { schema: { params: MerchantParamsSchema } },
+    async (request) => {
+      const { merchantId } = request.params
+      if (!(await merchantWallets.remove(merchantId))) throw noWallet(merchantId)
+      request.log.info({ merchantId }, 'merchant wallet removed')
+      return { merchantId, removed: true }
+    },
+  )
 }
 
 /** failed deliveries read and redelivered per query by redeliver-failed */

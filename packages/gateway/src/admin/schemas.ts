@@ -52,6 +52,11 @@ export const FeePolicyBodySchema = Type.Object(
 const Id = Type.String({ minLength: 1, maxLength: 128 })
 
 export const MerchantParamsSchema = Type.Object({ merchantId: Id })
+// strings only: the wallet rules check them (400 INVALID_TRON_XPUB, INVALID_SOLANA_SEED)
+export const MerchantWalletBodySchema = Type.Object(
+  { tronAccountXpub: Type.String({ maxLength: 200 }), solanaSeed: Type.String({ maxLength: 200 }) },
+  { additionalProperties: false },
+)
 export const ApiKeyParamsSchema = Type.Object({ merchantId: Id, apiKey: Id })
 export const PaymentDeliveriesParamsSchema = Type.Object({ merchantId: Id, paymentId: Id })
 export const DeliveryParamsSchema = Type.Object({ deliveryId: Id })

@@ -10,7 +10,7 @@
 import { commandApiRoutes } from '@chainpay/command-api-client'
 import { DomainError } from '@chainpay/domain'
 import type { Logger } from '@chainpay/platform'
-import type { PaymentCommands } from '@chainpay/ports'
+import type { MerchantWallets, PaymentCommands } from '@chainpay/ports'
 import {
   acceptStrictJsonBodies,
   bearerTokenCheck,
@@ -22,6 +22,8 @@ import { Type } from '@fastify/type-provider-typebox'
 
 export interface CommandApiOptions {
   handler: PaymentCommands
+  /** merchants' own wallets, set by the gateway's admin API; no wallet routes when absent */
+  merchantWallets?: MerchantWallets
   logger: Logger
   /** largest accepted body; default 1 MiB */
   bodyLimit?: number
@@ -47,6 +49,10 @@ const CancelBody = Type.Object(
   strict,
 )
 const MerchantQuery = Type.Object({ merchantId: MerchantId }, strict)
+const MerchantParams = Type.Object({ merchantId: MerchantId }, strict)
+// strings only: what they hold is the wallet rules' to check (INVALID_TRON_XPUB, INVALID_SOLANA_SEED)
+const WalletBody = Type.Object({ tronAccountXpub: Type.String(), solanaSeed: Type.String() }, strict)
+const EmptyBody = Type.Object({}, strict)
 // strings only: their content is the domain's to check (docs/api.md, "Balances and sweeps")
 const SweepBody = Type.Object(
   {
@@ -76,6 +82,7 @@ export function buildCommandApi(options: CommandApiOptions): HttpApp {
       commands.addHook('onRequest', bearerTokenCheck(options.token, 'COMMAND_API_TOKEN'))
     }
     commandRoutes(commands, options.handler)
+    if (options.merchantWallets) merchantWalletRoutes(commands, options.merchantWallets)
   })
   return app
 }
@@ -127,5 +134,29 @@ function commandRoutes(app: HttpApp, handler: PaymentCommands): void {
       if (events === null) throw new DomainError('PAYMENT_NOT_FOUND', `payment ${paymentId} not found`)
       return reply.send({ events })
     },
+  )
+}
+
+function merchantWalletRoutes(app: HttpApp, wallets: MerchantWallets): void {
+  app.put(
+    commandApiRoutes.merchantWallet,
+    { schema: { params: MerchantParams, body: WalletBody } },
+    async (request) => wallets.set(request.params.merchantId, request.body),
+  )
+  app.get(commandApiRoutes.merchantWallet, { schema: { params: MerchantParams } }, async (request) => {
+    const { merchantId } = request.params
+    const wallet = await wallets.show(merchantId)
+    if (wallet === null) throw new DomainError('NOT_FOUND', `merchant ${merchantId} has no wallet of its own`)
+    return wallet
+  })
+  app.delete(commandApiRoutes.merchantWallet, { schema: { params: MerchantParams } }, async (request) => {
+    const { merchantId } = request.params
+    if (!(await wallets.remove(merchantId))) {
+      throw new DomainError('NOT_FOUND', `merchant ${merchantId} has no wallet of its own`)
+    }
+    return { merchantId, removed: true }
+  })
+  app.post(commandApiRoutes.resealWalletSeeds, { schema: { body: EmptyBody } }, async () =>
+    wallets.resealSeeds(),
   )
 }

@@ -3,12 +3,20 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type AssetRegistry, defaultAssetRegistry, type FeePolicy } from '@chainpay/domain'
+import {
+  type AssetRegistry,
+  defaultAssetRegistry,
+  type FeePolicy,
+  OPERATOR_WALLET_ID,
+} from '@chainpay/domain'
 import {
   type Clock,
   createRootLogger,
+  createSecretBox,
   type DestinationStream,
+  generateSecretKey,
   type Logger,
+  type SecretBox,
   systemClock,
 } from '@chainpay/platform'
 import type { AddressIndexAllocator, EventStore, MerchantStore } from '@chainpay/ports'
@@ -16,11 +24,13 @@ import {
   createSqliteAddressAllocator,
   createSqliteEventStore,
   createSqliteMerchantStore,
+  createSqliteMerchantWalletStore,
   type DatabaseSync,
   openSqliteDatabase,
 } from '@chainpay/store-sqlite'
 import { type AddressDeriver, createAddressDeriver, walletFromMnemonic } from '@chainpay/wallet'
 import { createPaymentCommandHandler, type PaymentCommandHandler } from '../command-handler.js'
+import { createMerchantWallets, type MerchantWalletKeeper } from '../merchant-wallets.js'
 
 export const TEST_MNEMONIC =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
@@ -30,12 +40,19 @@ export interface SqliteCommandSide {
   db: DatabaseSync
   eventStore: EventStore
   /** the real allocator, counting its calls */
-  allocator: AddressIndexAllocator & { allocations: Array<{ family: string; index: number }> }
+  allocator: AddressIndexAllocator & {
+    allocations: Array<{ family: string; walletId: string; index: number }>
+  }
   deriver: AddressDeriver
   /** the merchants the handler knows: it refuses a create for any other */
   merchants: MerchantStore
   /** registers a merchant (fee 1 % by default) whose payments the handler then takes */
   addMerchant(merchantId: string, feePolicy?: FeePolicy): Promise<void>
+  /** merchants' own wallets, in the same file, sealed with `secretBox` */
+  merchantWallets: MerchantWalletKeeper
+  secretBox: SecretBox
+  /** the key `secretBox` seals with */
+  secretKey: string
   handler: PaymentCommandHandler
   logger: Logger
   close(): Promise<void>
@@ -78,16 +95,17 @@ export function openSqliteCommandSide(
   const db = openSqliteDatabase(join(dir, 'chainpay.sqlite'))
   const eventStore = createSqliteEventStore(db)
   const sqliteAllocator = createSqliteAddressAllocator(db)
-  const allocations: Array<{ family: string; index: number }> = []
+  const allocations: SqliteCommandSide['allocator']['allocations'] = []
   const allocator: SqliteCommandSide['allocator'] = {
     allocations,
-    async allocate(family) {
-      const index = await sqliteAllocator.allocate(family)
-      allocations.push({ family: family.chain, index })
+    async allocate(family, walletId = OPERATOR_WALLET_ID) {
+      const index = await sqliteAllocator.allocate(family, walletId)
+      allocations.push({ family: family.chain, walletId, index })
       return index
     },
   }
-  const deriver = createAddressDeriver(walletFromMnemonic(TEST_MNEMONIC))
+  const operatorWallet = walletFromMnemonic(TEST_MNEMONIC)
+  const deriver = createAddressDeriver(operatorWallet)
   const logger = options.logDestination
     ? createRootLogger({
         service: 'payment-command-test',
@@ -96,15 +114,26 @@ export function openSqliteCommandSide(
       })
     : createRootLogger({ service: 'payment-command-test', level: 'silent' })
   const merchants = createSqliteMerchantStore(db)
+  const clock = options.clock ?? systemClock
+  const secretKey = generateSecretKey()
+  const secretBox = createSecretBox(secretKey)
+  const merchantWallets = createMerchantWallets({
+    store: createSqliteMerchantWalletStore(db),
+    merchants,
+    secretBox,
+    operatorWallet,
+    clock,
+  })
   const handler = createPaymentCommandHandler({
     eventStore,
     merchants,
     allocator,
     deriver,
+    merchantWallets,
     registry: options.registry ?? defaultAssetRegistry,
     ...(options.familyRegistry ? { familyRegistry: options.familyRegistry } : {}),
     policy: { allowInsecureCallbackUrls: false },
-    clock: options.clock ?? systemClock,
+    clock,
     logger,
   })
   return {
@@ -115,6 +144,9 @@ export function openSqliteCommandSide(
     deriver,
     merchants,
     addMerchant: (merchantId, feePolicy) => addTestMerchant(merchants, merchantId, feePolicy),
+    merchantWallets,
+    secretBox,
+    secretKey,
     handler,
     logger,
     async close() {

@@ -82,5 +82,17 @@ export function describeMerchantWalletStoreContract(
       await store.setWallet(wallet('mer_2', 'a1'))
       expect((await store.getWallet('mer_2'))?.walletId).toBe(wallet('mer_2', 'a1').walletId)
     })
+
+    it('replaces a sealed seed only while it is still the one expected', async () => {
+      const set = wallet('mer_1', 'a1')
+      await store.setWallet(set)
+      expect(await store.replaceSealedSeed('mer_1', 'not-the-seed', 'resealed-1')).toBe(false)
+      expect(await store.replaceSealedSeed('mer_1', set.sealedSolanaSeed, 'resealed-1')).toBe(true)
+      expect(await store.getWallet('mer_1')).toEqual({ ...set, sealedSolanaSeed: 'resealed-1' })
+      // a second run that read the value of before changes nothing
+      expect(await store.replaceSealedSeed('mer_1', set.sealedSolanaSeed, 'resealed-2')).toBe(false)
+      expect(await store.replaceSealedSeed('mer_9', set.sealedSolanaSeed, 'resealed-2')).toBe(false)
+      expect((await store.getWallet('mer_1'))?.sealedSolanaSeed).toBe('resealed-1')
+    })
   })
 }
