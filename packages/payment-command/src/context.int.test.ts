@@ -86,7 +86,11 @@ describe('payment-command context, merchant wallets', () => {
       const context = await buildPaymentCommandContext(readPaymentCommandConfig(env), logger)
       const runner = createServiceRunner({ logger, services: context.services, setExitCode: () => {} })
       expect(await runner.start()).toBe(true)
-      return { context, stop: async () => (await runner.stop('test over'), await context.close()) }
+      const stop = async () => {
+        await runner.stop('test over')
+        await context.close()
+      }
+      return { context, stop }
     }
     // the gateway's side of the command API (a client per start: its kept-alive connections end with the server)
     const client = () => createHttpPaymentCommands({ baseUrl: `http://127.0.0.1:${port}`, token })

@@ -186,8 +186,10 @@ describe('merchant wallets: re-sealing the seeds under a new encryption key', ()
       MERCHANT.solanaSeed,
       merchantWalletSeedContext('mer_3'),
     )
+    const setForMer1 = await store.getWallet('mer_1')
+    if (setForMer1 === null) throw new Error('the wallet of mer_1 is gone')
     await store.setWallet({
-      ...(await store.getWallet('mer_1'))!,
+      ...setForMer1,
       merchantId: 'mer_3',
       walletId: 'w_00000000000000000000',
       tronAccountKeyFingerprint: 'lost',
