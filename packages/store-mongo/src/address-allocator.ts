@@ -97,7 +97,7 @@ export function createMongoAddressAllocator(db: Db): AddressIndexAllocator {
 
   return translateFailures(
     {
-      allocate(family, walletId) {
+      async allocate(family, walletId) {
         return allocations.run(allocationKey(family, walletId), () => claimNext(family, walletId))
       },
     },
