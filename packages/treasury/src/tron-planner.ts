@@ -51,6 +51,13 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       BigInt(parameter.value ?? 0),
     ]),
   )
+  // a transfer to an account that does not exist yet creates it, and its sender pays the creation
+  // (1.1 TRX on mainnet): a sweep of a payment address's whole balance could not (docs/treasury.md)
+  if (rows.length > 0 && typeof (await tronWeb.trx.getAccount(treasury)).address !== 'string') {
+    throw new CommandError(
+      `the treasury ${treasury} is not activated on ${input.network}: send it some TRX first (its creation burns 1.1 TRX, paid by the sender), then plan again`,
+    )
+  }
   const treasuryResources = (await tronWeb.trx.getAccountResources(treasury)) as Resources
   const prices: TronPrices = {
     bandwidthSunPerByte: parameters.get('getTransactionFee') ?? 1000n,
