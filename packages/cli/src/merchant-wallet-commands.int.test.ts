@@ -4,9 +4,11 @@
 // in process, and the distributed one, where it calls them over the command API. Real wallets from
 // real mnemonics; every line the CLI prints and every log line is searched for the seeds.
 
+import { spawn } from 'node:child_process'
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { createHttpPaymentCommands } from '@chainpay/command-api-client'
 import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/gateway'
 import { buildCommandApi, createMerchantWallets } from '@chainpay/payment-command'
@@ -35,6 +37,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type CliRun, runCli } from './testing/run-cli.js'
 
 const TOKEN = 'cli-test-admin-token-0123456789abcdef'
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
 
 /** every line written anywhere during a test: the CLI's output and the services' logs */
 let written: string[]
@@ -292,6 +295,31 @@ describe.each(Object.keys(shapes))('chainpay-admin merchants wallet, %s', (shape
       /^error: expected set, show or remove; usage:/,
     )
     expectNoSeedWritten(wallet.solanaSeed, careless.solanaSeed)
+  })
+
+  it('the chainpay-admin executable reads the seed piped on its stdin', async () => {
+    const merchantId = await createMerchant('Process Shop')
+    const wallet = createDevelopmentWallet()
+    const argv = ['merchants', 'wallet', 'set', merchantId, '--tron-xpub', wallet.tronAccountXpub]
+    const child = spawn(process.execPath, [MAIN, ...argv, '--solana-seed-file', '-'], {
+      env: { ...process.env, CHAINPAY_ADMIN_URL: url, CHAINPAY_ADMIN_TOKEN: TOKEN },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    child.stdin.end(`${wallet.solanaSeed}\n`)
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    written.push(stdout, stderr)
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(stdout).toContain(`Solana address 0: ${deriveSolanaAddress(wallet.solanaSeed, 0).address}\n`)
+    expectNoSeedWritten(wallet.solanaSeed)
   })
 
   it('says what is wrong: 400 for bad keys, 409 for keys another wallet uses, 404 for an unknown merchant', async () => {
