@@ -64,7 +64,8 @@ account xpub (m/44'/195'/0') and the Solana seed (hex), read from FILE or, with 
 from the command line. A seed file other users may read or change is refused (chmod 600 it). The
 seed is sealed by payment-command and never shown again. merchants wallet remove sends the
 merchant's new payments back to the operator's wallet. See docs/operations.md, "Merchant wallets";
-chainpay-wallet keys makes the xpub and the seed from a mnemonic, offline (docs/treasury.md).
+chainpay-wallet keys makes the xpub and the seed from the merchant's mnemonics, offline
+(docs/treasury.md, "A wallet's keys").
 
 secrets reseal seals every merchant's webhook secret and API secret again under the gateway's
 current key (CHAINPAY_ENCRYPTION_KEY), and payment-command each merchant wallet's seed under its own

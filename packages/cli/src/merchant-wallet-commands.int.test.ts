@@ -85,16 +85,20 @@ describe.each(Object.keys(shapes))('chainpay-admin merchants wallet, %s', (shape
   let url: string
 
   /**
-   * (re)starts payment-command's merchant wallets and the gateway's admin API, both with `keys` (they
-   * share CHAINPAY_ENCRYPTION_KEY), as an installation restarted with a new configuration
+   * (re)starts payment-command's merchant wallets with `commandKeys` and the gateway's admin API with
+   * `keys`, as an installation restarted with a new configuration: both are the same keys unless a
+   * test says otherwise (docs/operations.md, "Rotating the encryption key")
    */
-  async function start(keys: SecretKeys | string = side.secretKey): Promise<void> {
+  async function start(
+    keys: SecretKeys | string = side.secretKey,
+    commandKeys: SecretKeys | string = keys,
+  ): Promise<void> {
     await app?.close()
     await wired?.close()
     const keeper = createMerchantWallets({
       store: createSqliteMerchantWalletStore(side.db),
       merchants: side.merchants,
-      secretBox: createSecretBox(keys),
+      secretBox: createSecretBox(commandKeys),
       operatorWallet: walletFromMnemonic(TEST_MNEMONIC),
       clock: systemClock,
     })
@@ -430,32 +434,7 @@ describe.each(Object.keys(shapes))('chainpay-admin merchants wallet, %s', (shape
 
       // payment-command lost the key the seed was sealed with; the gateway's ring still has it
       const newKey = generateSecretKey()
-      const gatewayRing = { current: newKey, previous: [side.secretKey] }
-      await app?.close()
-      await wired?.close()
-      const forgetful = createMerchantWallets({
-        store: createSqliteMerchantWalletStore(side.db),
-        merchants: side.merchants,
-        secretBox: createSecretBox(newKey),
-        operatorWallet: walletFromMnemonic(TEST_MNEMONIC),
-        clock: systemClock,
-      })
-      wired = await wire(forgetful, side)
-      const secretBox = createSecretBox(gatewayRing)
-      app = await buildAdminApp({
-        merchants: side.merchants,
-        secretBox,
-        adminToken: TOKEN,
-        clock: systemClock,
-        logger: capture('gateway'),
-        authenticator: createApiKeyAuthenticator({
-          merchants: side.merchants,
-          secretBox,
-          clock: systemClock,
-        }),
-        merchantWallets: wired.merchantWallets,
-      })
-      url = await app.listen({ host: '127.0.0.1', port: 0 })
+      await start({ current: newKey, previous: [side.secretKey] }, newKey)
 
       const run = await cli(['secrets', 'reseal'])
       expect(run.code).toBe(1)
