@@ -1,7 +1,7 @@
-// `chainpay-wallet sign` and `keys` run with a mnemonic in memory: before either reads any key it makes every
-// way out of the process fail (docs/treasury.md, "The key ceremony"). A dependency that tried to
-// phone home would get an error instead of a connection. This is a second line: the signing
-// machine should have no network at all.
+// `chainpay-wallet sign` and `keys` run with a mnemonic in memory: before either reads any key it
+// makes every way out of the process fail (docs/treasury.md, "The key ceremony"). A dependency that
+// tried to phone home would get an error instead of a connection. This is a second line: the
+// signing machine should have no network at all.
 
 import { createRequire, syncBuiltinESMExports } from 'node:module'
 
@@ -25,7 +25,7 @@ let installed = false
  * makes sockets, TLS, DNS, UDP, fetch and WebSocket throw for the rest of the process, naming
  * `command` (the first one's); idempotent
  */
-export function refuseNetwork(command = 'sign'): void {
+export function refuseNetwork(command: string): void {
   if (installed) return
   installed = true
   const refuse = (what: string) => () => {
