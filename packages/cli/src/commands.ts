@@ -5,6 +5,11 @@ import { parseArgs } from 'node:util'
 import { BALANCE_USAGE, balanceCommands, balanceOptions } from './balance-commands.js'
 import { chainCheckOptions, runChainCheck } from './chain-check.js'
 import { CliError } from './cli-error.js'
+import {
+  MERCHANT_WALLET_USAGE,
+  merchantWalletCommands,
+  merchantWalletOptions,
+} from './merchant-wallet-commands.js'
 
 export interface CliOutput {
   /** results */
@@ -16,6 +21,8 @@ export interface CliOutput {
 export interface CliContext {
   env: Record<string, string | undefined>
   output: CliOutput
+  /** all of stdin, for `--solana-seed-file -`; refuses a terminal (the seed would be echoed) */
+  readStdin(): Promise<string>
 }
 
 export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081'
@@ -26,6 +33,7 @@ Commands:
   merchants create --name NAME [--webhook-url URL] [--fee-bps BPS]
   merchants list
   merchants show MERCHANT_ID
+${MERCHANT_WALLET_USAGE}
   keys issue MERCHANT_ID
   keys revoke MERCHANT_ID API_KEY
   webhook-secret rotate MERCHANT_ID
@@ -51,11 +59,19 @@ failed, no_target), and the cursor of the next page; deliveries redeliver-failed
 delivery of the merchant back in line with a fresh retry schedule, each to its target's current
 URL. See docs/operations.md, "Webhook deliveries".
 
+merchants wallet set gives a merchant a wallet of its own: its new payments derive from the TRON
+account xpub (m/44'/195'/0') and the Solana seed (hex), read from FILE or, with -, from stdin; never
+from the command line. A seed file other users may read or change is refused (chmod 600 it). The
+seed is sealed by payment-command and never shown again. merchants wallet remove sends the
+merchant's new payments back to the operator's wallet. See docs/operations.md, "Merchant wallets";
+chainpay-wallet keys makes the xpub and the seed from the merchant's mnemonics, offline
+(docs/treasury.md, "A wallet's keys").
+
 secrets reseal seals every merchant's webhook secret and API secret again under the gateway's
-current key (CHAINPAY_ENCRYPTION_KEY), opening them with it or with a previous key
-(CHAINPAY_ENCRYPTION_KEY_PREVIOUS). Safe to run again, and to run again after an interruption; it
-fails when a secret opens with no configured key. See docs/operations.md, "Rotating the encryption
-key".
+current key (CHAINPAY_ENCRYPTION_KEY), and payment-command each merchant wallet's seed under its own
+(the same key), opening them with it or with a previous key (CHAINPAY_ENCRYPTION_KEY_PREVIOUS). Safe
+to run again, and to run again after an interruption; it fails when a secret opens with no
+configured key. See docs/operations.md, "Rotating the encryption key".
 
 balances prints, per payment address and asset, what it received and what sweeps took from it
 (--on-chain: and what the chain holds there now), page by page; --totals the sums per merchant,
@@ -85,6 +101,7 @@ const options = {
   limit: { type: 'string' },
   cursor: { type: 'string' },
   ...balanceOptions,
+  ...merchantWalletOptions,
   ...chainCheckOptions,
 } as const
 
@@ -97,6 +114,7 @@ interface Invocation {
   args: string[]
   api: AdminApi
   print: Printer
+  readStdin(): Promise<string>
 }
 
 /** runs one command line; resolves with the process exit code */
@@ -136,7 +154,13 @@ export async function runChainpayAdmin(argv: string[], context: CliContext): Pro
     }
     const url = flags.url ?? context.env.CHAINPAY_ADMIN_URL ?? DEFAULT_ADMIN_URL
     const api = createAdminApi(url, token)
-    await command({ flags, args, api, print: createPrinter(output, flags.json === true) })
+    await command({
+      flags,
+      args,
+      api,
+      print: createPrinter(output, flags.json === true),
+      readStdin: context.readStdin,
+    })
     return 0
   } catch (error) {
     if (!(error instanceof CliError)) throw error
@@ -362,19 +386,29 @@ const commands: Record<string, Command> = {
       `Webhook secrets: ${counts(report.webhookSecrets)}`,
       `API secrets:     ${counts(report.apiSecrets)}`,
       `Endpoint secrets: ${counts(report.webhookEndpointSecrets)}`,
+      ...(report.merchantWalletSeeds === undefined
+        ? []
+        : [`Wallet seeds:    ${counts(report.merchantWalletSeeds)}`]),
       ...report.unopenable.map(
         (secret) =>
           `Not opened:      ${secret.record} of ${secret.merchantId}${secret.apiKey ? ` key ${secret.apiKey}` : ''}${secret.endpointId ? ` endpoint ${secret.endpointId}` : ''}: ${secret.problem}`,
       ),
     ])
     if (report.unopenable.length > 0) {
+      // the gateway keeps the merchants' secrets, payment-command the wallet seeds (docs/security.md)
+      const seeds = report.unopenable.filter((secret) => secret.record === 'merchantWalletSeed').length
+      const services = [
+        ...(seeds < report.unopenable.length ? ['the gateway'] : []),
+        ...(seeds > 0 ? ['payment-command (which keeps the merchant wallet seeds)'] : []),
+      ].join(' and of ')
       throw new CliError(
-        `${report.unopenable.length} sealed secret(s) open with no configured key and were left as they are; add the key that sealed them to CHAINPAY_ENCRYPTION_KEY_PREVIOUS of the gateway and run again, and keep the previous keys until this succeeds`,
+        `${report.unopenable.length} sealed secret(s) open with no configured key and were left as they are; add the key that sealed them to CHAINPAY_ENCRYPTION_KEY_PREVIOUS of ${services} and run again, and keep the previous keys until this succeeds`,
       )
     }
     print.notice('Every secret is sealed with the current key: the previous keys can be removed.')
   },
 
+  ...merchantWalletCommands,
   ...balanceCommands,
 }
 
@@ -400,6 +434,8 @@ interface ResealReport {
   webhookSecrets: ResealCounts
   apiSecrets: ResealCounts
   webhookEndpointSecrets: ResealCounts
+  /** absent from a gateway older than merchant wallets */
+  merchantWalletSeeds?: ResealCounts
   unopenable: Array<{
     record: string
     merchantId: string

@@ -198,6 +198,7 @@ describe.each(Object.keys(stores))('chainpay-admin secrets reseal on the %s merc
       'Webhook secrets: 3 (3 re-sealed, 0 already under the current key)',
       'API secrets:     4 (4 re-sealed, 0 already under the current key)',
       'Endpoint secrets: 0 (0 re-sealed, 0 already under the current key)',
+      'Wallet seeds:    0 (0 re-sealed, 0 already under the current key)',
       'Every secret is sealed with the current key: the previous keys can be removed.',
     ])
 
@@ -218,6 +219,7 @@ describe.each(Object.keys(stores))('chainpay-admin secrets reseal on the %s merc
       webhookSecrets: { total: 3, resealed: 0, alreadyCurrent: 3 },
       apiSecrets: { total: 4, resealed: 0, alreadyCurrent: 4 },
       webhookEndpointSecrets: { total: 0, resealed: 0, alreadyCurrent: 0 },
+      merchantWalletSeeds: { total: 0, resealed: 0, alreadyCurrent: 0 },
       unopenable: [],
     })
     expect(await storedValues()).toEqual(values)

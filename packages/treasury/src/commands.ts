@@ -1,5 +1,6 @@
-// chainpay-wallet: plan (online, no keys), sign (offline), broadcast (online, no keys). Everything
-// but process wiring lives here so that tests run the command in process (docs/treasury.md).
+// chainpay-wallet: plan (online, no keys), sign (offline), broadcast (online, no keys), and keys
+// (offline: a wallet's xpub and seed from its mnemonics). Everything but process wiring lives here so
+// that tests run the command in process (docs/treasury.md).
 
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
@@ -23,7 +24,7 @@ export interface WalletCommandContext {
   env: Record<string, string | undefined>
   out(line: string): void
   err(line: string): void
-  /** the mnemonic when no --mnemonic-file is given: typed at a prompt without echo */
+  /** a mnemonic when no file gives it: typed at a prompt without echo */
   promptSecret(question: string): Promise<string>
   now(): Date
 }
@@ -32,7 +33,7 @@ export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081'
 /** the treasury's default keys (docs/treasury.md, "Treasury key"): Ledger Live's second TRON account, Solana's m/44'/501' */
 export const DEFAULT_TREASURY_PATHS = { TRON: "m/44'/195'/1'/0/0", SOLANA: "m/44'/501'" } as const
 
-export const USAGE = `Usage: chainpay-wallet <plan | sign | broadcast> [options]
+export const USAGE = `Usage: chainpay-wallet <plan | sign | broadcast | keys> [options]
 
   plan --network NETWORK --treasury ADDRESS --out PLAN.json [--rpc-url URL] [--solidity-url URL]
        [--api-key KEY]
@@ -43,6 +44,7 @@ export const USAGE = `Usage: chainpay-wallet <plan | sign | broadcast> [options]
   sign --plan PLAN.json --out SIGNED.json [--mnemonic-file FILE] [--treasury-key-file FILE]
   broadcast --signed SIGNED.json [--rpc-url URL] [--api-key KEY] [--poll-ms MS] [--max-polls N]
        [--url ADMIN_URL] [--token ADMIN_TOKEN]
+  keys --solana-seed-out FILE [--tron-mnemonic-file FILE] [--solana-mnemonic-file FILE]
 
 plan reads the addresses that received funds (GET /admin/v1/balances), what each holds on chain,
 and writes the transactions of the sweep to the treasury with the fees they cost. sign works
@@ -50,7 +52,10 @@ offline: it refuses any network access, takes the mnemonic from --mnemonic-file 
 checks every address against the plan and writes signed transactions. broadcast sends them in
 order, waits for each, records each sweep (POST /admin/v1/sweeps) and can be run again after any
 failure. Node URLs default to <NETWORK>_RPC_URL
-(and <NETWORK>_SOLIDITY_RPC_URL), API keys to <NETWORK>_RPC_API_KEY. See docs/treasury.md.`
+(and <NETWORK>_SOLIDITY_RPC_URL), API keys to <NETWORK>_RPC_API_KEY. keys works offline too: from
+a TRON mnemonic and a Solana one (files, or prompts), it prints the TRON account xpub
+(m/44'/195'/0') and writes the Solana seed to a new file of mode 0600, what chainpay-admin merchants
+wallet set takes (or TRON_ACCOUNT_XPUB and SOLANA_SEED). See docs/treasury.md.`
 
 const options = {
   help: { type: 'boolean', short: 'h' },
@@ -73,6 +78,9 @@ const options = {
   plan: { type: 'string' },
   'mnemonic-file': { type: 'string' },
   'treasury-key-file': { type: 'string' },
+  'tron-mnemonic-file': { type: 'string' },
+  'solana-mnemonic-file': { type: 'string' },
+  'solana-seed-out': { type: 'string' },
   signed: { type: 'string' },
   'poll-ms': { type: 'string' },
   'max-polls': { type: 'string' },
@@ -99,6 +107,7 @@ export async function runChainpayWallet(argv: string[], context: WalletCommandCo
     if (command === 'plan') await plan(flags, context)
     else if (command === 'sign') await sign(flags, context)
     else if (command === 'broadcast') await broadcast(flags, context)
+    else if (command === 'keys') await keys(flags, context)
     else {
       context.err(USAGE)
       return 1
@@ -198,11 +207,7 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
 
 async function sign(flags: Flags, context: WalletCommandContext): Promise<void> {
   // before any key is read, and before the signing code is even loaded
-  refuseNetwork()
-  const online = (['url', 'token', 'rpc-url', 'solidity-url', 'api-key'] as const).find(
-    (name) => flags[name] !== undefined,
-  )
-  if (online !== undefined) throw new CommandError(`sign works offline and takes no --${online}`)
+  goOffline('sign', flags)
   const planPath = required(flags.plan, '--plan')
   const out = required(flags.out, '--out')
   const { plan: sweepPlan, sha256 } = readPlanFile(planPath)
@@ -230,6 +235,15 @@ async function sign(flags: Flags, context: WalletCommandContext): Promise<void> 
   )
 }
 
+/** refuses the network for the rest of the process, and any option that would need it */
+function goOffline(command: 'sign' | 'keys', flags: Flags): void {
+  refuseNetwork(command)
+  const online = (['url', 'token', 'rpc-url', 'solidity-url', 'api-key'] as const).find(
+    (name) => flags[name] !== undefined,
+  )
+  if (online !== undefined) throw new CommandError(`${command} works offline and takes no --${online}`)
+}
+
 function readSecretFile(path: string, flag: string): string {
   try {
     return readFileSync(path, 'utf8')
@@ -255,6 +269,29 @@ function readTreasuryKey(chain: 'TRON' | 'SOLANA', path: string): TreasuryKey {
   } catch {
     throw new CommandError('--treasury-key-file: expected a solana-keygen JSON array of 64 numbers')
   }
+}
+
+//////// keys
+
+async function keys(flags: Flags, context: WalletCommandContext): Promise<void> {
+  goOffline('keys', flags)
+  const seedOut = required(flags['solana-seed-out'], '--solana-seed-out')
+  const mnemonic = async (chain: 'TRON' | 'Solana', flag: 'tron-mnemonic-file' | 'solana-mnemonic-file') => {
+    const path = flags[flag]
+    return path === undefined
+      ? {
+          mnemonic: await context.promptSecret(`${chain} mnemonic (not shown): `),
+          source: `the ${chain} mnemonic`,
+        }
+      : { mnemonic: readSecretFile(path, `--${flag}`), source: `--${flag}` }
+  }
+  const { writeWalletKeys } = await import('./wallet-keys.js')
+  const lines = writeWalletKeys({
+    tron: await mnemonic('TRON', 'tron-mnemonic-file'),
+    solana: await mnemonic('Solana', 'solana-mnemonic-file'),
+    seedOut,
+  })
+  for (const line of lines) context.out(line)
 }
 
 //////// broadcast

@@ -1,7 +1,7 @@
-// `chainpay-wallet sign` runs with the mnemonic in memory: before it reads any key it makes every
-// way out of the process fail (docs/treasury.md, "The key ceremony"). A dependency that tried to
-// phone home would get an error instead of a connection. This is a second line: the signing
-// machine should have no network at all.
+// `chainpay-wallet sign` and `keys` run with a mnemonic in memory: before either reads any key it
+// makes every way out of the process fail (docs/treasury.md, "The key ceremony"). A dependency that
+// tried to phone home would get an error instead of a connection. This is a second line: the
+// signing machine should have no network at all.
 
 import { createRequire, syncBuiltinESMExports } from 'node:module'
 
@@ -14,19 +14,22 @@ const tls = require('node:tls') as typeof import('node:tls')
 
 export class NetworkRefusedError extends Error {
   readonly code = 'ERR_CHAINPAY_OFFLINE'
-  constructor(what: string) {
-    super(`chainpay-wallet sign works offline: ${what} refused`)
+  constructor(command: string, what: string) {
+    super(`chainpay-wallet ${command} works offline: ${what} refused`)
   }
 }
 
 let installed = false
 
-/** makes sockets, TLS, DNS, UDP, fetch and WebSocket throw for the rest of the process; idempotent */
-export function refuseNetwork(): void {
+/**
+ * makes sockets, TLS, DNS, UDP, fetch and WebSocket throw for the rest of the process, naming
+ * `command` (the first one's); idempotent
+ */
+export function refuseNetwork(command: string): void {
   if (installed) return
   installed = true
   const refuse = (what: string) => () => {
-    throw new NetworkRefusedError(what)
+    throw new NetworkRefusedError(command, what)
   }
   net.connect = refuse('net.connect') as typeof net.connect
   net.createConnection = refuse('net.createConnection') as typeof net.createConnection
@@ -36,11 +39,11 @@ export function refuseNetwork(): void {
   for (const name of ['lookup', 'lookupService', 'resolve', 'resolve4', 'resolve6', 'resolveAny'] as const) {
     ;(dns as unknown as Record<string, unknown>)[name] = refuse(`dns.${name}`)
     ;(dns.promises as unknown as Record<string, unknown>)[name] = async () => {
-      throw new NetworkRefusedError(`dns.promises.${name}`)
+      throw new NetworkRefusedError(command, `dns.promises.${name}`)
     }
   }
   globalThis.fetch = async () => {
-    throw new NetworkRefusedError('fetch')
+    throw new NetworkRefusedError(command, 'fetch')
   }
   Object.defineProperty(globalThis, 'WebSocket', {
     value: refuse('WebSocket'),

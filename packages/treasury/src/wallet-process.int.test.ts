@@ -1,11 +1,13 @@
 // The `chainpay-wallet` executable in a process of its own: the mnemonic piped on stdin (what the
-// prompt reads when stdin is not a terminal), the signed file written, nothing secret printed.
+// prompt reads when stdin is not a terminal), the signed file written, nothing secret printed; and
+// `keys`, the seed file written with mode 0600.
 
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { walletFromMnemonic } from '@chainpay/wallet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SignedSweep } from './sweep-plan.js'
 import { offlineSolanaPlan, testWallet } from './testing/offline-plan.js'
@@ -80,5 +82,35 @@ describe('chainpay-wallet sign as a process', () => {
       /^error: the key at m\/44'\/501'[^ ]* gives \w+, the plan says \w+: wrong mnemonic.*\n$/,
     )
     expect(run.stderr).not.toContain(stranger.mnemonic)
+  })
+})
+
+describe('chainpay-wallet keys as a process', () => {
+  it('writes the Solana seed to a new file of mode 0600 and prints only public parts', async () => {
+    const [tron, solana] = [testWallet(), testWallet()]
+    const files = { tron: join(dir, 'tron.mnemonic'), solana: join(dir, 'solana.mnemonic') }
+    writeFileSync(files.tron, tron.mnemonic, { mode: 0o600 })
+    writeFileSync(files.solana, solana.mnemonic, { mode: 0o600 })
+    const seedOut = join(dir, 'keys.seed')
+    const run = await runWallet(
+      [
+        'keys',
+        '--tron-mnemonic-file',
+        files.tron,
+        '--solana-mnemonic-file',
+        files.solana,
+        '--solana-seed-out',
+        seedOut,
+      ],
+      '',
+    )
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(0)
+    const { solanaSeed } = walletFromMnemonic(solana.mnemonic)
+    expect(run.stdout).toContain(`): ${walletFromMnemonic(tron.mnemonic).tronAccountXpub}\n`)
+    expect(readFileSync(seedOut, 'utf8')).toBe(`${solanaSeed}\n`)
+    expect(statSync(seedOut).mode & 0o777).toBe(0o600)
+    for (const secret of [tron.mnemonic, solana.mnemonic, solanaSeed])
+      expect(run.stdout).not.toContain(secret)
   })
 })

@@ -7,12 +7,21 @@ export interface CliRun {
   err: string[]
 }
 
-export async function runCli(argv: string[], env: Record<string, string | undefined>): Promise<CliRun> {
+/** `stdin`: what a pipe into the command would carry; a command that reads none fails */
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  stdin?: string,
+): Promise<CliRun> {
   const out: string[] = []
   const err: string[] = []
   const code = await runChainpayAdmin(argv, {
     env,
     output: { out: (line) => out.push(line), err: (line) => err.push(line) },
+    readStdin: async () => {
+      if (stdin === undefined) throw new Error('this test gives the command no stdin')
+      return stdin
+    },
   })
   return { code, out, err }
 }

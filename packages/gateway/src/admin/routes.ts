@@ -5,6 +5,7 @@ import { DomainError } from '@chainpay/domain'
 import { type Clock, isoNow } from '@chainpay/platform'
 import type {
   DeliveryCursor,
+  MerchantStore,
   MerchantWallets,
   WebhookDeliveryStore,
   WebhookEndpointStore,
@@ -142,16 +143,23 @@ export const merchantAdminRoutes: FastifyPluginAsyncTypebox<AdminRoutesDeps> = a
   })
 
   const { merchantWallets } = deps
-  if (merchantWallets) await app.register(merchantWalletRoutes, { merchantWallets })
+  if (merchantWallets)
+    await app.register(merchantWalletRoutes, { merchantWallets, merchants: deps.merchants })
 }
 
 /** a merchant's own wallet (docs/api.md, "Merchant wallets"): set, shown and removed by the operator */
-const merchantWalletRoutes: FastifyPluginAsyncTypebox<{ merchantWallets: MerchantWallets }> = async (
-  app,
-  { merchantWallets },
-) => {
-  const noWallet = (merchantId: string) =>
-    new DomainError('NOT_FOUND', `merchant ${merchantId} has no wallet of its own: the operator's serves it`)
+const merchantWalletRoutes: FastifyPluginAsyncTypebox<{
+  merchantWallets: MerchantWallets
+  merchants: Pick<MerchantStore, 'getMerchant'>
+}> = async (app, { merchantWallets, merchants }) => {
+  // an unknown merchant is said to be unknown, not to be served by the operator's wallet
+  const noWallet = async (merchantId: string) =>
+    (await merchants.getMerchant(merchantId)) === null
+      ? new DomainError('NOT_FOUND', `merchant ${merchantId} not found`)
+      : new DomainError(
+          'NOT_FOUND',
+          `merchant ${merchantId} has no wallet of its own: the operator's serves it`,
+        )
 
   app.put(
     '/merchants/:merchantId/wallet',
@@ -166,7 +174,7 @@ const merchantWalletRoutes: FastifyPluginAsyncTypebox<{ merchantWallets: Merchan
 
   app.get('/merchants/:merchantId/wallet', { schema: { params: MerchantParamsSchema } }, async (request) => {
     const wallet = await merchantWallets.show(request.params.merchantId)
-    if (wallet === null) throw noWallet(request.params.merchantId)
+    if (wallet === null) throw await noWallet(request.params.merchantId)
     return { wallet }
   })
 
@@ -175,7 +183,7 @@ const merchantWalletRoutes: FastifyPluginAsyncTypebox<{ merchantWallets: Merchan
     { schema: { params: MerchantParamsSchema } },
     async (request) => {
       const { merchantId } = request.params
-      if (!(await merchantWallets.remove(merchantId))) throw noWallet(merchantId)
+      if (!(await merchantWallets.remove(merchantId))) throw await noWallet(merchantId)
       request.log.info({ merchantId }, 'merchant wallet removed')
       return { merchantId, removed: true }
     },

@@ -1,0 +1,124 @@
+// chainpay-admin merchants wallet set|show|remove (docs/operations.md, "Merchant wallets"): a
+// merchant's own TRON account xpub and Solana seed, through the admin API. The seed is read from a
+// file or stdin, never from the command line (which shows in ps and the shell's history), and never
+// printed: what is shown is the wallet's public parts.
+
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs'
+import { CliError } from './cli-error.js'
+import type { Command } from './commands.js'
+
+export const merchantWalletOptions = {
+  'tron-xpub': { type: 'string' },
+  'solana-seed-file': { type: 'string' },
+} as const
+
+export const MERCHANT_WALLET_USAGE = `  merchants wallet set MERCHANT_ID --tron-xpub XPUB --solana-seed-file (FILE | -)
+  merchants wallet show MERCHANT_ID
+  merchants wallet remove MERCHANT_ID`
+
+interface MerchantWalletView {
+  merchantId: string
+  walletId: string
+  tronAccountXpub: string
+  solanaAddress0: string
+  setAt: string
+}
+
+/** group and other permission bits: a seed file with any of them set is refused, as ssh refuses a key */
+const SHARED_PERMISSIONS = 0o077
+
+const usage = (action: string) =>
+  MERCHANT_WALLET_USAGE.split('\n')
+    .map((line) => line.trim())
+    .find((line) => line.startsWith(`merchants wallet ${action}`)) ?? MERCHANT_WALLET_USAGE.trim()
+
+export const merchantWalletCommands: Record<string, Command> = {
+  async 'merchants wallet'(invocation) {
+    const { flags, args, api, print, readStdin } = invocation
+    const [action, ...rest] = args
+    const walletFlag = (['tron-xpub', 'solana-seed-file'] as const).find((name) => flags[name] !== undefined)
+    if (action !== 'set' && walletFlag !== undefined) {
+      throw new CliError(`--${walletFlag} is only for merchants wallet set`)
+    }
+    if (action === 'set') {
+      if (rest.length !== 1) throw new CliError(`expected MERCHANT_ID; usage: ${usage('set')}`)
+      const [merchantId] = rest as [string]
+      const tronAccountXpub = flags['tron-xpub']
+      const seedFile = flags['solana-seed-file']
+      if (tronAccountXpub === undefined || seedFile === undefined) {
+        throw new CliError(`--tron-xpub and --solana-seed-file are required; usage: ${usage('set')}`)
+      }
+      const solanaSeed = seedFile === '-' ? (await readStdin()).trim() : readSeedFile(seedFile)
+      if (solanaSeed === '') throw new CliError(`--solana-seed-file ${seedFile}: no seed in it`)
+      const { wallet } = await api.call<{ wallet: MerchantWalletView }>('PUT', walletPath(merchantId), {
+        tronAccountXpub,
+        solanaSeed,
+      })
+      print.result({ wallet }, () => describeWallet(wallet))
+      print.notice(
+        `New payments of ${wallet.merchantId} derive their addresses from this wallet, counting from index 0; existing payments keep theirs. The seed is sealed by payment-command and never shown again.`,
+      )
+      return
+    }
+    if (action === 'show' || action === 'remove') {
+      if (rest.length !== 1) throw new CliError(`expected MERCHANT_ID; usage: ${usage(action)}`)
+      const [merchantId] = rest as [string]
+      if (action === 'show') {
+        const shown = await api.call<{ wallet: MerchantWalletView }>('GET', walletPath(merchantId))
+        print.result(shown, () => describeWallet(shown.wallet))
+        return
+      }
+      const removed = await api.call<{ merchantId: string; removed: boolean }>(
+        'DELETE',
+        walletPath(merchantId),
+      )
+      print.result(removed, () => [
+        `Removed the wallet of ${removed.merchantId}: its new payments derive from the operator's wallet again; existing payments keep their addresses (sweep them with chainpay-wallet plan --wallet, docs/treasury.md).`,
+      ])
+      return
+    }
+    throw new CliError(`expected set, show or remove; usage:\n${MERCHANT_WALLET_USAGE}`)
+  },
+}
+
+function walletPath(merchantId: string): string {
+  return `/merchants/${encodeURIComponent(merchantId)}/wallet`
+}
+
+function describeWallet(wallet: MerchantWalletView): string[] {
+  return [
+    `Merchant:         ${wallet.merchantId}`,
+    `Wallet:           ${wallet.walletId}`,
+    `TRON xpub:        ${wallet.tronAccountXpub}`,
+    `Solana address 0: ${wallet.solanaAddress0}`,
+    `Set:              ${wallet.setAt}`,
+  ]
+}
+
+/**
+ * the file's text, trimmed; refused when other users may read or change it (mode checked on the
+ * opened file, so that it is the one read). A message names the file, never what it holds.
+ */
+function readSeedFile(path: string): string {
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch (error) {
+    throw new CliError(
+      `--solana-seed-file: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    )
+  }
+  try {
+    const stat = fstatSync(fd)
+    if (!stat.isFile()) throw new CliError(`--solana-seed-file: ${path} is not a regular file`)
+    const mode = stat.mode & 0o777
+    if ((mode & SHARED_PERMISSIONS) !== 0) {
+      throw new CliError(
+        `--solana-seed-file: ${path} is open to other users (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${path}, or pipe it in with --solana-seed-file -`,
+      )
+    }
+    return readFileSync(fd, 'utf8').trim()
+  } finally {
+    closeSync(fd)
+  }
+}

@@ -1,0 +1,165 @@
+// `chainpay-wallet keys` run in process: offline, the TRON account xpub printed, the Solana seed
+// written to a new file only its owner reads, no mnemonic or seed in any line printed.
+
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { connect, createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  createTronAddressDeriver,
+  deriveSolanaAddress,
+  merchantWalletPublicParts,
+  walletFromMnemonic,
+} from '@chainpay/wallet'
+import { generateMnemonic } from '@scure/bip39'
+import { wordlist } from '@scure/bip39/wordlists/english.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runChainpayWallet } from './commands.js'
+
+let dir: string
+let server: Server
+let port: number
+let connections = 0
+const printed: string[] = []
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'chainpay-keys-'))
+  server = createServer((socket) => {
+    connections += 1
+    socket.destroy()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  port = (server.address() as { port: number }).port
+})
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve))
+  rmSync(dir, { recursive: true, force: true })
+})
+
+async function keys(argv: string[], prompts: string[] = []) {
+  const out: string[] = []
+  const err: string[] = []
+  const asked: string[] = []
+  const code = await runChainpayWallet(['keys', ...argv], {
+    env: {},
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+    promptSecret: async (question) => {
+      asked.push(question)
+      const answer = prompts.shift()
+      if (answer === undefined) throw new Error('no more prompts in this test')
+      return answer
+    },
+    now: () => new Date(),
+  })
+  printed.push(...out, ...err)
+  return { code, out, err, asked }
+}
+
+function mnemonicFile(name: string, mnemonic: string): string {
+  const path = join(dir, name)
+  writeFileSync(path, `${mnemonic}\n`, { mode: 0o600 })
+  return path
+}
+
+const newMnemonic = () => generateMnemonic(wordlist, 256)
+
+describe('chainpay-wallet keys', () => {
+  // first in this file: the guards in place are the ones keys installed
+  it('prints the TRON account xpub and writes the Solana seed to a file of mode 0600, offline', async () => {
+    const tronMnemonic = newMnemonic()
+    const solanaMnemonic = newMnemonic()
+    const seedOut = join(dir, 'merchant.seed')
+    const run = await keys([
+      '--tron-mnemonic-file',
+      mnemonicFile('tron', tronMnemonic),
+      '--solana-mnemonic-file',
+      mnemonicFile('solana', solanaMnemonic),
+      '--solana-seed-out',
+      seedOut,
+    ])
+    expect(run.err).toEqual([])
+    expect(run.code).toBe(0)
+
+    const tron = walletFromMnemonic(tronMnemonic)
+    const { solanaSeed } = walletFromMnemonic(solanaMnemonic)
+    expect(readFileSync(seedOut, 'utf8')).toBe(`${solanaSeed}\n`)
+    expect(statSync(seedOut).mode & 0o777).toBe(0o600)
+    const parts = merchantWalletPublicParts({ tronAccountXpub: tron.tronAccountXpub, solanaSeed })
+    expect(run.out).toEqual([
+      `TRON account xpub (m/44'/195'/0'): ${tron.tronAccountXpub}`,
+      `Solana address 0 (m/44'/501'/0'/0'): ${deriveSolanaAddress(solanaSeed, 0).address}`,
+      `Wallet id: ${parts.walletId}`,
+      `Solana seed written to ${seedOut} (mode 0600): carry it to the operator, then wipe it`,
+      `chainpay-admin merchants wallet set MERCHANT_ID --tron-xpub ${tron.tronAccountXpub} --solana-seed-file ${seedOut}`,
+    ])
+    // the xpub gives the addresses a TRON wallet importing the mnemonic shows, m/44'/195'/0'/0/i
+    expect(createTronAddressDeriver(tron.tronAccountXpub)(0).derivationPath).toBe("m/44'/195'/0'/0/0")
+
+    // the network stays refused for the rest of the process
+    expect(() => connect(port, '127.0.0.1')).toThrow(
+      'chainpay-wallet keys works offline: net.connect refused',
+    )
+    await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow(/keys works offline: fetch refused/)
+    expect(connections).toBe(0)
+
+    const everything = printed.join('\n').toLowerCase()
+    for (const secret of [tronMnemonic, solanaMnemonic, solanaSeed, tron.solanaSeed]) {
+      expect(everything).not.toContain(secret.toLowerCase())
+    }
+  })
+
+  it('asks for each mnemonic at a prompt when no file gives it', async () => {
+    const seedOut = join(dir, 'prompted.seed')
+    const [tronMnemonic, solanaMnemonic] = [newMnemonic(), newMnemonic()]
+    const run = await keys(['--solana-seed-out', seedOut], [tronMnemonic, solanaMnemonic])
+    expect(run.code, run.err.join('\n')).toBe(0)
+    expect(run.asked).toEqual(['TRON mnemonic (not shown): ', 'Solana mnemonic (not shown): '])
+    expect(run.out[0]).toContain(walletFromMnemonic(tronMnemonic).tronAccountXpub)
+    expect(readFileSync(seedOut, 'utf8').trim()).toBe(walletFromMnemonic(solanaMnemonic).solanaSeed)
+  })
+
+  it('refuses one mnemonic for both chains, a bad mnemonic, a seed file already there, and online options', async () => {
+    const mnemonic = newMnemonic()
+    const path = mnemonicFile('both', mnemonic)
+    const seedOut = join(dir, 'refused.seed')
+    const both = await keys([
+      '--tron-mnemonic-file',
+      path,
+      '--solana-mnemonic-file',
+      path,
+      '--solana-seed-out',
+      seedOut,
+    ])
+    expect(both).toMatchObject({ code: 1, out: [] })
+    expect(both.err).toEqual([
+      'error: the Solana mnemonic is the TRON one: the Solana seed would sign for the TRON addresses too; use a mnemonic of its own for Solana (docs/security.md, "Key material")',
+    ])
+    expect(() => statSync(seedOut)).toThrow(/ENOENT/)
+
+    const words = mnemonic.split(' ')
+    const swapped = [...words.slice(0, -1), 'notaword'].join(' ')
+    const bad = await keys(
+      ['--tron-mnemonic-file', mnemonicFile('bad', swapped), '--solana-seed-out', seedOut],
+      [newMnemonic()],
+    )
+    expect(bad.err).toEqual([
+      'error: --tron-mnemonic-file: not a valid BIP39 English mnemonic (unknown word, wrong length or bad checksum)',
+    ])
+
+    const existing = join(dir, 'existing.seed')
+    writeFileSync(existing, 'kept\n', { mode: 0o600 })
+    const clobber = await keys(['--tron-mnemonic-file', path, '--solana-seed-out', existing], [newMnemonic()])
+    expect(clobber.err).toEqual([
+      `error: --solana-seed-out: cannot create ${existing}: it exists, and is never overwritten: name a new file`,
+    ])
+    expect(readFileSync(existing, 'utf8')).toBe('kept\n')
+
+    expect((await keys(['--tron-mnemonic-file', path])).err).toEqual(['error: --solana-seed-out is required'])
+    expect((await keys(['--solana-seed-out', seedOut, '--url', 'http://127.0.0.1:8081'])).err).toEqual([
+      'error: keys works offline and takes no --url',
+    ])
+    expect(printed.join('\n')).not.toContain(words.slice(0, 3).join(' '))
+  })
+})
