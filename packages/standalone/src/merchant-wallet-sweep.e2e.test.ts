@@ -18,6 +18,7 @@ import { HDKey } from '@scure/bip32'
 import { generateMnemonic, mnemonicToSeedSync } from '@scure/bip39'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
 import { Connection, Keypair, PublicKey } from '@solana/web3.js'
+import { HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
 import { TronWeb } from 'tronweb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
@@ -214,9 +215,26 @@ describe("a merchant's own wallet, from its mnemonics to its treasury", () => {
     const tronWeb = new TronWeb({ fullHost: `${standalone.baseUrl}/chains/TRON` })
     const treasuryKey = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonics.TRON)).derive("m/44'/195'/1'/0/0")
     const treasury = tronAddressFromPublicKey(treasuryKey.publicKey as Uint8Array)
+    const payments = [await paid('TRON', 'TRX', '5'), await paid('TRON', 'USDT', '10')]
+    // a treasury that does not exist yet: sending a payment address's whole balance to it could not
+    // pay its creation, so no plan is made (docs/treasury.md)
+    const refused = await wallet([
+      'plan',
+      '--network',
+      'TRON',
+      '--wallet',
+      walletId,
+      '--treasury',
+      treasury,
+      '--rpc-url',
+      `${standalone.baseUrl}/chains/TRON`,
+      '--out',
+      join(dir, 'refused.plan.json'),
+    ])
+    expect(refused.code).not.toBe(0)
+    expect(refused.err.join('\n')).toMatch(/is not activated on TRON: send it some TRX first/)
     await pay(standalone, 'TRON', { to: treasury, amount: '1000', currency: 'TRX' })
     await pay(standalone, 'TRON', { to: treasury, amount: '1', currency: 'USDT' })
-    const payments = [await paid('TRON', 'TRX', '5'), await paid('TRON', 'USDT', '10')]
     expect(payments.map((payment) => payment.generatedAddress)).toEqual([
       deriveTronAddress(xpub, 0).address,
       deriveTronAddress(xpub, 1).address,
@@ -253,7 +271,13 @@ describe("a merchant's own wallet, from its mnemonics to its treasury", () => {
       'USDT=3',
     ])
     expect(again.sweeps).toEqual([])
-    assertNoKeyMaterial([Buffer.from(treasuryKey.privateKey as Uint8Array).toString('hex')])
+    const paymentKeys = paymentPaths(plan).map((path) =>
+      Buffer.from(
+        HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonics.TRON)).derive(path).privateKey ?? [],
+      ).toString('hex'),
+    )
+    expect(paymentKeys).toHaveLength(2)
+    assertNoKeyMaterial([Buffer.from(treasuryKey.privateKey as Uint8Array).toString('hex'), ...paymentKeys])
   })
 
   it("SOLANA: the merchant's payments derive from its seed, swept to a treasury of another key", async () => {
@@ -294,17 +318,46 @@ describe("a merchant's own wallet, from its mnemonics to its treasury", () => {
       '10000000',
     ])
     expect(await connection.getBalance(operatorAddress)).toBe(operatorHeld)
-    assertNoKeyMaterial([Buffer.from(treasuryKey.secretKey).toString('hex')])
+    const paymentKeys = paymentPaths(plan).map((path) =>
+      Buffer.from(
+        Keypair.fromSeed(Slip10Key.fromMasterSeed(seed).derive(path).privateKey).secretKey,
+      ).toString('hex'),
+    )
+    expect(paymentKeys).toHaveLength(2)
+    assertNoKeyMaterial([Buffer.from(treasuryKey.secretKey).toString('hex'), ...paymentKeys])
   })
 })
 
-/** what the runs wrote and printed, and what standalone logged: no mnemonic, seed or private key */
+/** the derivation paths of the payment addresses the plan signs for */
+function paymentPaths(plan: SweepPlan): string[] {
+  const paths = plan.steps.flatMap((step) =>
+    step.signers.filter((signer) => signer.role === 'payment').map((signer) => signer.derivationPath ?? ''),
+  )
+  return [...new Set(paths)]
+}
+
+/**
+ * what the runs wrote and printed, and what standalone logged: no mnemonic, seed or private key; and
+ * standalone's data files (its SQLite database and log, where the seed is kept sealed): no seed nor
+ * key, as text or as bytes
+ */
 function assertNoKeyMaterial(keys: string[]): void {
   const written = readdirSync(dir).map((name) => readFileSync(join(dir, name), 'utf8'))
   const everything = [...written, ...printed, standalone.output()].join('\n').toLowerCase()
   for (const mnemonic of Object.values(mnemonics)) {
     expect(everything).not.toContain(mnemonic.split(' ').slice(0, 3).join(' '))
   }
-  expect(everything).not.toContain(Buffer.from(mnemonicToSeedSync(mnemonics.SOLANA)).toString('hex'))
+  const seedHex = Buffer.from(mnemonicToSeedSync(mnemonics.SOLANA)).toString('hex')
+  expect(everything).not.toContain(seedHex)
   for (const key of keys) expect(everything).not.toContain(key.toLowerCase())
+  const dataFiles = readdirSync(standalone.dataDir, { withFileTypes: true }).filter((entry) => entry.isFile())
+  expect(dataFiles.map((entry) => entry.name)).toContain('chainpay.sqlite')
+  for (const entry of dataFiles) {
+    const bytes = readFileSync(join(standalone.dataDir, entry.name))
+    for (const secret of [seedHex, ...keys]) {
+      expect(bytes.includes(secret)).toBe(false)
+      expect(bytes.includes(Buffer.from(secret, 'hex'))).toBe(false)
+    }
+    for (const mnemonic of Object.values(mnemonics)) expect(bytes.includes(mnemonic)).toBe(false)
+  }
 }

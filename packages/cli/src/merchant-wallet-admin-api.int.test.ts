@@ -1,7 +1,9 @@
-// The admin API's merchant wallet routes (docs/api.md, "Merchant wallets") over payment-command's
-// real merchant wallets on SQLite, as standalone wires them: the answers, the errors, what a
-// replaced or removed wallet means for the merchant's next payments, and log lines without the seed.
+// The gateway's admin API routes for merchant wallets (docs/api.md, "Merchant wallets") over
+// payment-command's real merchant wallets on SQLite, as standalone wires them: the answers, the
+// errors, what a replaced or removed wallet means for the merchant's next payments, and log lines
+// without the seed. Here rather than in the gateway, which imports no other service's package.
 
+import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/gateway'
 import {
   openSqliteCommandSide,
   type SqliteCommandSide,
@@ -16,8 +18,6 @@ import {
 } from '@chainpay/wallet'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createApiKeyAuthenticator } from '../auth.js'
-import { buildAdminApp } from './app.js'
 
 const TOKEN = 'admin-token-for-tests-0123456789'
 
