@@ -167,6 +167,32 @@ describe('the Solana address indexer through web3.js', () => {
     )
   })
 
+  it('watches again a payment whose first watch failed half way: a token account the owner had is followed', async () => {
+    const indexer = addressIndexer()
+    // the last mint of the registry: its subscription and listing come last in a watch
+    const last = defaultAssetRegistry.assets.filter((asset) => asset.network === 'SOLANA').at(-1)
+    const currency = last?.currency as string
+    const payment = paymentCreated({
+      network: 'SOLANA',
+      currency,
+      createdAt: new Date(nowMs).toISOString(),
+      expiresAt: new Date(nowMs + 2 * HOUR_MS).toISOString(),
+    })
+    const had = await harness.sim.openTokenAccount('SOLANA', { owner: payment.address, currency })
+    await indexer.handlePaymentEvent(payment.message)
+    failing = 'getTokenAccountsByOwner'
+    await expect(indexer.scanOnce()).rejects.toThrow()
+    failing = undefined
+    await indexer.scanOnce()
+
+    const txHash = await pay(had.address, '10', currency)
+    await notified(indexer)
+    await indexer.scanOnce()
+    expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([
+      expect.objectContaining({ txHash, address: had.address, confirmations: 1 }),
+    ])
+  })
+
   it('after a restart, lists each account from the last signature it saw and reads nothing again', async () => {
     const first = addressIndexer()
     const payment = await watched(first, 'SOL')

@@ -4,6 +4,8 @@ import { simulatedAddress } from '@chainpay/chain-sim'
 import { createSolanaAddressReader, createSolanaConnection } from '@chainpay/chain-solana'
 import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
 import { systemClock } from '@chainpay/platform'
+import type { ChainIndexerStore } from '@chainpay/ports'
+import { createSqliteChainIndexerStore } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createSolanaAddressWatcher, type SolanaAddressWatcher } from './solana-address-watcher.js'
 import { createIndexerHarness, type IndexerHarness, testLogger } from './testing/index.js'
@@ -20,8 +22,13 @@ let calls: number
 
 beforeEach(async () => {
   harness = await createIndexerHarness()
-  const node = await harness.serve()
   calls = 0
+  watcher = await addressWatcher(harness.store)
+})
+
+/** a watcher of the harness's simulator served over HTTP, counting its calls, keeping what it saw in `store` */
+async function addressWatcher(store: ChainIndexerStore): Promise<SolanaAddressWatcher> {
+  const node = await harness.serve()
   const counting = (async (url: string, init: RequestInit) => {
     calls += 1
     return fetch(url, init)
@@ -32,16 +39,16 @@ beforeEach(async () => {
     fetch: counting,
   })
   const reader = createSolanaAddressReader({ network: 'SOLANA', registry: defaultAssetRegistry, connection })
-  watcher = createSolanaAddressWatcher({
+  return createSolanaAddressWatcher({
     network: 'SOLANA',
     reader,
     registry: defaultAssetRegistry,
     bus: harness.bus,
     clock: systemClock,
-    store: harness.store,
+    store,
     logger: testLogger,
   })
-})
+}
 
 /** until a websocket notification has marked something for the next tick */
 async function notified(): Promise<void> {
@@ -185,5 +192,41 @@ describe('the Solana address watcher through web3.js', () => {
     ])
     expect(await harness.observations.transfersOf('sol')).toEqual([])
     expect(calls).toBeLessThanOrEqual(10)
+  })
+
+  it('publishes a transfer whose tracking failed while the store was unavailable, once it is back', async () => {
+    // the watcher's own connection gives up at once on a lock, as a store that went away answers
+    const db = harness.reopen()
+    db.exec('PRAGMA busy_timeout = 0')
+    const flaky = await addressWatcher(createSqliteChainIndexerStore(db))
+    try {
+      const owner = simulatedAddress('SOLANA')
+      const account = await harness.sim.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
+      await flaky.watch({
+        paymentId: 'usdc',
+        owner,
+        tokenAccount: null,
+        assetContract: USDC,
+        requiredConfirmations: REQUIRED,
+      })
+      await flaky.tick()
+      const txHash = await pay(account.address, '10', 'USDC')
+      await vi.waitFor(() => expect(flaky.due).toBe(true), { timeout: 10_000, interval: 20 })
+
+      // another connection holds the write lock: the transfer's tracking fails
+      const outage = harness.reopen()
+      outage.exec('BEGIN EXCLUSIVE')
+      await expect(flaky.tick()).rejects.toThrow()
+      outage.exec('COMMIT')
+
+      // the store is back: the next tick tracks and publishes what the failed one read
+      await flaky.tick()
+      expect(await harness.observations.transfersOf('usdc')).toEqual([
+        expect.objectContaining({ txHash, confirmations: 1, status: 'seen', amountUnits: '10000000' }),
+      ])
+      expect(await harness.store.listTracked('SOLANA')).toEqual([expect.objectContaining({ txHash })])
+    } finally {
+      await flaky.close()
+    }
   })
 })
