@@ -164,6 +164,9 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     return found
   }
 
+  /** the accounts of every followed payment */
+  const followedAccounts = () => new Set([...payments.values()].flatMap((followed) => [...followed.accounts]))
+
   function follow(followed: Followed, account: string): void {
     followed.accounts.add(account)
     marked.add(account)
@@ -465,7 +468,11 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
           for (const account of await reader.tokenAccountsOf(payment.owner, mint)) follow(followed, account)
         }
       } catch (error) {
-        // not followed until every account is known: the caller's next watch starts again
+        // not followed until every account is known: the caller's next watch starts again. Nor
+        // listed meanwhile: a listing that matched no payment would move the account's last
+        // signature past what the payment is paid.
+        const others = followedAccounts()
+        for (const account of followed.accounts) if (!others.has(account)) marked.delete(account)
         await endAll(followed.unsubscribes, payment.paymentId)
         throw error
       }
@@ -476,7 +483,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       const followed = payments.get(paymentId)
       if (followed === undefined) return
       payments.delete(paymentId)
-      const stillFollowed = new Set([...payments.values()].flatMap((other) => [...other.accounts]))
+      const stillFollowed = followedAccounts()
       for (const account of followed.accounts) {
         if (stillFollowed.has(account)) continue
         marked.delete(account)
