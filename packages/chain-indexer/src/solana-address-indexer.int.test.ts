@@ -2,6 +2,7 @@
 // @solana/web3.js against the simulator served over HTTP and its websocket. Costs are counted in
 // JSON-RPC calls, and time is the test's clock, never measured.
 
+import { createServer, type Socket } from 'node:net'
 import type { SimulatorNode } from '@chainpay/chain-sim/testing'
 import { createSolanaAddressReader, createSolanaConnection } from '@chainpay/chain-solana'
 import { defaultAssetRegistry } from '@chainpay/domain'
@@ -413,5 +414,63 @@ describe('a node started from a snapshot (docs/chains.md, "Backfill")', () => {
     expect(watching.map((message) => message.paymentId).sort()).toEqual(
       [old.paymentId, recent.paymentId].sort(),
     )
+  })
+})
+
+describe('a stop while the node does not answer', () => {
+  it('interrupts the call in flight instead of waiting for its timeout, and the indexer starts again', async () => {
+    // a node that accepts connections and never answers
+    const sockets = new Set<Socket>()
+    const silent = createServer((socket) => {
+      sockets.add(socket)
+      socket.resume()
+    })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const { port } = silent.address() as { port: number }
+    let inFlight = 0
+    let interrupted = 0
+    const counting = (async (url: string, init: RequestInit) => {
+      inFlight += 1
+      try {
+        return await fetch(url, init)
+      } catch (error) {
+        if (init.signal?.aborted) interrupted += 1
+        throw error
+      } finally {
+        inFlight -= 1
+      }
+    }) as unknown as typeof fetch
+    const connection = createSolanaConnection({
+      rpcUrl: `http://127.0.0.1:${port}`,
+      wsUrl: `ws://127.0.0.1:${port}`,
+      fetch: counting,
+      // far beyond the test's own timeout: only an interruption ends the call
+      timeoutMs: HOUR_MS,
+    })
+    const indexer = createSolanaAddressIndexer({
+      network: 'SOLANA',
+      reader: createSolanaAddressReader({ network: 'SOLANA', registry: defaultAssetRegistry, connection }),
+      store: harness.store,
+      bus: harness.bus,
+      registry: defaultAssetRegistry,
+      clock,
+      logger: testLogger,
+    })
+    try {
+      await indexer.start()
+      // the first reconciliation asks the chain time
+      await vi.waitFor(() => expect(inFlight).toBe(1), { timeout: 10_000, interval: 20 })
+      await indexer.stop()
+      expect([inFlight, interrupted]).toEqual([0, 1])
+
+      // calls go through again after a stop: started again, it asks again
+      await indexer.start()
+      await vi.waitFor(() => expect(inFlight).toBe(1), { timeout: 10_000, interval: 20 })
+      await indexer.stop()
+      expect([inFlight, interrupted]).toEqual([0, 2])
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => silent.close(resolve))
+    }
   })
 })
