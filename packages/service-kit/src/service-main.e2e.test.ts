@@ -53,7 +53,7 @@ describe('runServiceMain', () => {
       'a timer left running once closed',
       'timer',
       0,
-      'stopped, but something it left keeps the process alive: forcing exit',
+      'stopped, but something left behind keeps the process alive: forcing exit',
     ],
     ['a close that never finishes', 'close', 1, 'closing took too long, forcing exit'],
   ] as const)(

@@ -65,13 +65,16 @@ export async function runServiceMain<Config extends MainConfig>(
   // alive, where a supervisor (or a test waiting for the exit) would take it for running.
   let closed = false
   setTimeout(() => {
-    logger.error(
-      { forceAfterMs: DEFAULT_FORCE_EXIT_AFTER_MS, closed },
-      closed
-        ? 'stopped, but something it left keeps the process alive: forcing exit'
-        : 'closing took too long, forcing exit',
-    )
-    process.exit(closed ? process.exitCode : 1)
+    if (closed) {
+      // closed cleanly: a warning, and the exit code of the stop
+      logger.warn(
+        { forceAfterMs: DEFAULT_FORCE_EXIT_AFTER_MS },
+        'stopped, but something left behind keeps the process alive: forcing exit',
+      )
+      process.exit()
+    }
+    logger.error({ forceAfterMs: DEFAULT_FORCE_EXIT_AFTER_MS }, 'closing took too long, forcing exit')
+    process.exit(1)
   }, DEFAULT_FORCE_EXIT_AFTER_MS).unref()
   await context.close()
   closed = true
