@@ -1,5 +1,6 @@
 // The @solana/web3.js Connection an address reader reads through, for callers that do not depend on
 // web3.js themselves (the chain indexer): HTTP for calls, the node's websocket for subscriptions.
+// Its HTTP calls can be interrupted at once (interruptSolanaCalls), for a prompt stop.
 import { Connection } from '@solana/web3.js'
 
 export interface SolanaConnectionOptions {
@@ -21,7 +22,7 @@ export function createSolanaConnection(options: SolanaConnectionOptions): Connec
   const { timeoutMs } = options
   const base = options.fetch ?? fetch
   const gate = { controller: new AbortController() }
-  const gated = ((url: string, init: RequestInit) => {
+  const gated = ((url: string, init: RequestInit = {}) => {
     const signals = [gate.controller.signal]
     if (timeoutMs !== undefined) signals.push(AbortSignal.timeout(timeoutMs))
     if (init.signal) signals.push(init.signal)
