@@ -412,7 +412,7 @@ async function measureSolana() {
 }
 
 /**
- * Solana by address (SOLANA_WATCH_MODE=address; docs/chains.md "Solana by address"):
+ * Solana by address (SOLANA_WATCH_MODE=address, the default; docs/chains.md "Solana by address"):
  * the same mainnet-shaped slots, the indexer iterating every 500 ms of the clock. JSON-RPC goes
  * through the counting proxy; the websocket goes to the node directly (subscriptions are not calls).
  * Notifications arrive in real time while the clock is simulated, so after a block that concerns a
@@ -520,7 +520,7 @@ async function measureSolanaByAddress() {
     (heliusCredits(paymentByPath) - (idleCreditsPerHour * paymentMs) / 3_600_000) / paymentCount
   return {
     chain: 'SOLANA',
-    setup: `by address; a slot every ${blockMs} ms (${blocks} mined); the indexer every ${pollMs / 1000} s; 10 open payments at idle; ${required} confirmations`,
+    setup: `by address (the default); a slot every ${blockMs} ms (${blocks} mined); the indexer every ${pollMs / 1000} s; 10 open payments at idle; ${required} confirmations`,
     rows: [
       ['idle: calls per hour', idlePerHour.toFixed(0), '≤ 60'],
       ['idle: calls per minute', (idlePerHour / 60).toFixed(2), '≤ 1'],
@@ -538,7 +538,7 @@ async function measureSolanaByAddress() {
   }
 }
 
-/** SOLANA: the watcher by address; SOLANA_BLOCKS: block scanning (the default watcher) */
+/** SOLANA: the default watcher (by address); SOLANA_BLOCKS: block scanning */
 const CHAINS = { TRON: measureTron, SOLANA: measureSolanaByAddress, SOLANA_BLOCKS: measureSolana }
 
 const chains = options.chains.split(',').map((chain) => chain.trim().toUpperCase())

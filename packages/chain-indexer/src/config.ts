@@ -36,8 +36,8 @@ interface ChainIndexerBaseConfig extends SharedConfig {
 export const SIMULATOR_CLIENTS = ['rpc', 'in-process'] as const
 
 /**
- * SOLANA_WATCH_MODE: `blocks` (the default) scans every block; `address` follows the accounts of
- * open payments instead (docs/chains.md, "Solana by address"), a switch while that watcher grows
+ * SOLANA_WATCH_MODE: `address` (the default) follows the accounts of open payments (docs/chains.md,
+ * "Solana by address"); `blocks` scans every block, for an operator with a node of their own
  */
 export const SOLANA_WATCH_MODES = ['blocks', 'address'] as const
 export type SolanaWatchMode = (typeof SOLANA_WATCH_MODES)[number]
@@ -179,7 +179,7 @@ export function readChainSettings(
 ): ChainSettings {
   const mode = readChainMode(read, options.defaultMode)
   const variables = setVariableNames(env)
-  const solanaWatchMode = read.oneOf('SOLANA_WATCH_MODE', SOLANA_WATCH_MODES, { default: 'blocks' })
+  const solanaWatchMode = read.oneOf('SOLANA_WATCH_MODE', SOLANA_WATCH_MODES, { default: 'address' })
   return mode === 'rpc'
     ? { ...readRpcMode(read, env, variables, registry), solanaWatchMode }
     : { ...readSimulatorMode(read, env, variables, registry, mode, options), solanaWatchMode }

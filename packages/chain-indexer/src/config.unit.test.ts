@@ -37,7 +37,7 @@ describe('readChainIndexerConfig', () => {
     expect(readChainIndexerConfig(simulator)).toEqual({
       ...shared,
       chainMode: 'simulator',
-      solanaWatchMode: 'blocks',
+      solanaWatchMode: 'address',
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
       blockIntervalMs: { TRON: 3000, SOLANA: 400 },
       simulatorClient: 'rpc',
@@ -81,7 +81,7 @@ describe('readChainIndexerConfig', () => {
         busNamespace: 'blue',
       },
       chainMode: 'simulator',
-      solanaWatchMode: 'blocks',
+      solanaWatchMode: 'address',
       chains: { networks: ['TRON_NILE', 'SOLANA_DEVNET'], requiredConfirmations: { TRON_NILE: 5 } },
       blockIntervalMs: { TRON: 40, SOLANA: 30 },
       simulatorClient: 'in-process',
@@ -141,7 +141,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
     expect(readChainIndexerConfig(rpc)).toEqual({
       ...shared,
       chainMode: 'rpc',
-      solanaWatchMode: 'blocks',
+      solanaWatchMode: 'address',
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
       rpcTimeoutMs: 10_000,
       endpoints: [
@@ -182,7 +182,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
     })
     expect(config).toMatchObject({
       chainMode: 'rpc',
-      solanaWatchMode: 'blocks',
+      solanaWatchMode: 'address',
       chains: {
         networks: ['TRON_NILE', 'SOLANA_DEVNET'],
         requiredConfirmations: { TRON_NILE: 19, SOLANA_DEVNET: 1000 },
@@ -210,9 +210,9 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
     })
   })
 
-  it('reads SOLANA_WATCH_MODE, blocks unless set to address', () => {
-    expect(readChainIndexerConfig({ ...rpc, SOLANA_WATCH_MODE: 'address' })).toMatchObject({
-      solanaWatchMode: 'address',
+  it('reads SOLANA_WATCH_MODE, address unless set to blocks', () => {
+    expect(readChainIndexerConfig({ ...rpc, SOLANA_WATCH_MODE: 'blocks' })).toMatchObject({
+      solanaWatchMode: 'blocks',
     })
     expect(problemsOf({ ...simulator, SOLANA_WATCH_MODE: 'accounts' })).toEqual([
       expect.stringMatching(/^SOLANA_WATCH_MODE: .*blocks.*address/),

@@ -2,6 +2,7 @@
 // @solana/web3.js against the simulator served over HTTP and its websocket. Costs are counted in
 // JSON-RPC calls, and time is the test's clock, never measured.
 
+import { createServer, type Socket } from 'node:net'
 import type { SimulatorNode } from '@chainpay/chain-sim/testing'
 import { createSolanaAddressReader, createSolanaConnection } from '@chainpay/chain-solana'
 import { defaultAssetRegistry } from '@chainpay/domain'
@@ -165,6 +166,32 @@ describe('the Solana address indexer through web3.js', () => {
       },
       { timeout: 10_000, interval: 50 },
     )
+  })
+
+  it('watches again a payment whose first watch failed half way: a token account the owner had is followed', async () => {
+    const indexer = addressIndexer()
+    // the last mint of the registry: its subscription and listing come last in a watch
+    const last = defaultAssetRegistry.assets.filter((asset) => asset.network === 'SOLANA').at(-1)
+    const currency = last?.currency as string
+    const payment = paymentCreated({
+      network: 'SOLANA',
+      currency,
+      createdAt: new Date(nowMs).toISOString(),
+      expiresAt: new Date(nowMs + 2 * HOUR_MS).toISOString(),
+    })
+    const had = await harness.sim.openTokenAccount('SOLANA', { owner: payment.address, currency })
+    await indexer.handlePaymentEvent(payment.message)
+    failing = 'getTokenAccountsByOwner'
+    await expect(indexer.scanOnce()).rejects.toThrow()
+    failing = undefined
+    await indexer.scanOnce()
+
+    const txHash = await pay(had.address, '10', currency)
+    await notified(indexer)
+    await indexer.scanOnce()
+    expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([
+      expect.objectContaining({ txHash, address: had.address, confirmations: 1 }),
+    ])
   })
 
   it('after a restart, lists each account from the last signature it saw and reads nothing again', async () => {
@@ -387,5 +414,63 @@ describe('a node started from a snapshot (docs/chains.md, "Backfill")', () => {
     expect(watching.map((message) => message.paymentId).sort()).toEqual(
       [old.paymentId, recent.paymentId].sort(),
     )
+  })
+})
+
+describe('a stop while the node does not answer', () => {
+  it('interrupts the call in flight instead of waiting for its timeout, and the indexer starts again', async () => {
+    // a node that accepts connections and never answers
+    const sockets = new Set<Socket>()
+    const silent = createServer((socket) => {
+      sockets.add(socket)
+      socket.resume()
+    })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const { port } = silent.address() as { port: number }
+    let inFlight = 0
+    let interrupted = 0
+    const counting = (async (url: string, init: RequestInit) => {
+      inFlight += 1
+      try {
+        return await fetch(url, init)
+      } catch (error) {
+        if (init.signal?.aborted) interrupted += 1
+        throw error
+      } finally {
+        inFlight -= 1
+      }
+    }) as unknown as typeof fetch
+    const connection = createSolanaConnection({
+      rpcUrl: `http://127.0.0.1:${port}`,
+      wsUrl: `ws://127.0.0.1:${port}`,
+      fetch: counting,
+      // far beyond the test's own timeout: only an interruption ends the call
+      timeoutMs: HOUR_MS,
+    })
+    const indexer = createSolanaAddressIndexer({
+      network: 'SOLANA',
+      reader: createSolanaAddressReader({ network: 'SOLANA', registry: defaultAssetRegistry, connection }),
+      store: harness.store,
+      bus: harness.bus,
+      registry: defaultAssetRegistry,
+      clock,
+      logger: testLogger,
+    })
+    try {
+      await indexer.start()
+      // the first reconciliation asks the chain time
+      await vi.waitFor(() => expect(inFlight).toBe(1), { timeout: 10_000, interval: 20 })
+      await indexer.stop()
+      expect([inFlight, interrupted]).toEqual([0, 1])
+
+      // calls go through again after a stop: started again, it asks again
+      await indexer.start()
+      await vi.waitFor(() => expect(inFlight).toBe(1), { timeout: 10_000, interval: 20 })
+      await indexer.stop()
+      expect([inFlight, interrupted]).toEqual([0, 2])
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => silent.close(resolve))
+    }
   })
 })

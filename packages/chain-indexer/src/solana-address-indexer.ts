@@ -120,6 +120,8 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   let disconnectionLogged = false
   let nextDeadlineAttemptMs = 0
   let firstAvailable: (SolanaChainTime & { readAtMs: number }) | undefined
+  /** set while stop() interrupts the calls in flight */
+  let stopping = false
 
   const load = () => {
     loaded ??= (async () => {
@@ -249,6 +251,8 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     pollIntervalMs: options.pollIntervalMs ?? 500,
     maxBackoffMs: MAX_BACKOFF_MS,
     onFailure(error, retry) {
+      // at stop, the calls in flight were interrupted: not a failure
+      if (stopping) return
       logger.error({ err: error, ...retry }, 'Solana address watch failed; retrying')
     },
   })
@@ -279,7 +283,16 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
 
     async stop() {
       stopListening()
-      await Promise.all([loop.stop(), consumer.stop()])
+      stopping = true
+      const stopped = Promise.all([loop.stop(), consumer.stop()])
+      // an iteration waiting for a node that does not answer ends now, not at the RPC timeout
+      const resumeCalls = reader.interruptCalls()
+      try {
+        await stopped
+      } finally {
+        resumeCalls()
+        stopping = false
+      }
       await watcher.close()
       reader.release()
       // handed to the watcher again at the next start

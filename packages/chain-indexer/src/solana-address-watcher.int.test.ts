@@ -1,9 +1,14 @@
 // The address watcher (SOLANA_WATCH_MODE=address) through @solana/web3.js against the simulator
 // served over HTTP and websocket: what it publishes, and the RPC calls a payment costs.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { simulatedAddress } from '@chainpay/chain-sim'
 import { createSolanaAddressReader, createSolanaConnection } from '@chainpay/chain-solana'
 import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
 import { systemClock } from '@chainpay/platform'
+import type { Bus, ChainIndexerStore } from '@chainpay/ports'
+import { createSqliteBus, createSqliteChainIndexerStore, openSqliteDatabase } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createSolanaAddressWatcher, type SolanaAddressWatcher } from './solana-address-watcher.js'
 import { createIndexerHarness, type IndexerHarness, testLogger } from './testing/index.js'
@@ -20,8 +25,16 @@ let calls: number
 
 beforeEach(async () => {
   harness = await createIndexerHarness()
-  const node = await harness.serve()
   calls = 0
+  watcher = await addressWatcher(harness.store)
+})
+
+/** a watcher of the harness's simulator served over HTTP, counting its calls, keeping what it saw in `store` */
+async function addressWatcher(
+  store: ChainIndexerStore,
+  bus: Bus = harness.bus,
+): Promise<SolanaAddressWatcher> {
+  const node = await harness.serve()
   const counting = (async (url: string, init: RequestInit) => {
     calls += 1
     return fetch(url, init)
@@ -32,16 +45,16 @@ beforeEach(async () => {
     fetch: counting,
   })
   const reader = createSolanaAddressReader({ network: 'SOLANA', registry: defaultAssetRegistry, connection })
-  watcher = createSolanaAddressWatcher({
+  return createSolanaAddressWatcher({
     network: 'SOLANA',
     reader,
     registry: defaultAssetRegistry,
-    bus: harness.bus,
+    bus,
     clock: systemClock,
-    store: harness.store,
+    store,
     logger: testLogger,
   })
-})
+}
 
 /** until a websocket notification has marked something for the next tick */
 async function notified(): Promise<void> {
@@ -185,5 +198,95 @@ describe('the Solana address watcher through web3.js', () => {
     ])
     expect(await harness.observations.transfersOf('sol')).toEqual([])
     expect(calls).toBeLessThanOrEqual(10)
+  })
+
+  it('publishes a transfer whose tracking failed while the store was unavailable, once it is back', async () => {
+    // the watcher's own connection gives up at once on a lock, as a store that went away answers
+    const db = harness.reopen()
+    db.exec('PRAGMA busy_timeout = 0')
+    const flaky = await addressWatcher(createSqliteChainIndexerStore(db))
+    try {
+      const owner = simulatedAddress('SOLANA')
+      const account = await harness.sim.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
+      await flaky.watch({
+        paymentId: 'usdc',
+        owner,
+        tokenAccount: null,
+        assetContract: USDC,
+        requiredConfirmations: REQUIRED,
+      })
+      await flaky.tick()
+      const txHash = await pay(account.address, '10', 'USDC')
+      await vi.waitFor(() => expect(flaky.due).toBe(true), { timeout: 10_000, interval: 20 })
+
+      // another connection holds the write lock: the transfer's tracking fails
+      const outage = harness.reopen()
+      outage.exec('BEGIN EXCLUSIVE')
+      await expect(flaky.tick()).rejects.toThrow()
+      outage.exec('COMMIT')
+
+      // the store is back: the next tick tracks and publishes what the failed one read
+      await flaky.tick()
+      expect(await harness.observations.transfersOf('usdc')).toEqual([
+        expect.objectContaining({ txHash, confirmations: 1, status: 'seen', amountUnits: '10000000' }),
+      ])
+      expect(await harness.store.listTracked('SOLANA')).toEqual([expect.objectContaining({ txHash })])
+    } finally {
+      await flaky.close()
+    }
+  })
+
+  it('publishes what it saw while the bus was unavailable, once it is back, before untracking anything', async () => {
+    // the store in a file of its own; the bus on the harness's file, giving up at once on a lock
+    const directory = mkdtempSync(join(tmpdir(), 'address-watcher-store-'))
+    const storeDb = openSqliteDatabase(join(directory, 'store.sqlite'))
+    const busDb = harness.reopen()
+    busDb.exec('PRAGMA busy_timeout = 0')
+    const bus = createSqliteBus(busDb, { logger: testLogger })
+    const store = createSqliteChainIndexerStore(storeDb)
+    const flaky = await addressWatcher(store, bus)
+    try {
+      const owner = simulatedAddress('SOLANA')
+      await flaky.watch({
+        paymentId: 'sol',
+        owner,
+        tokenAccount: null,
+        assetContract: null,
+        requiredConfirmations: REQUIRED,
+      })
+      await flaky.tick()
+      const txHash = await pay(owner, '1', 'SOL')
+      await vi.waitFor(() => expect(flaky.due).toBe(true), { timeout: 10_000, interval: 20 })
+
+      const outage = harness.reopen()
+      outage.exec('BEGIN EXCLUSIVE')
+      await expect(flaky.tick()).rejects.toThrow()
+      outage.exec('COMMIT')
+      // tracked, not published: what it saw waits for the bus
+      expect(await store.listTracked('SOLANA')).toEqual([expect.objectContaining({ txHash })])
+      expect(flaky.due).toBe(true)
+      await flaky.tick()
+      expect(await harness.observations.transfersOf('sol')).toEqual([
+        expect.objectContaining({ txHash, confirmations: 1, status: 'seen' }),
+      ])
+
+      // final while the bus is away again: still tracked until its observation is published
+      await harness.sim.mineBlocks('SOLANA', FINALITY_DEPTH)
+      await vi.waitFor(() => expect(flaky.due).toBe(true), { timeout: 10_000, interval: 20 })
+      outage.exec('BEGIN EXCLUSIVE')
+      await expect(flaky.tick()).rejects.toThrow()
+      outage.exec('COMMIT')
+      expect(await store.listTracked('SOLANA')).toEqual([expect.objectContaining({ txHash })])
+      await flaky.tick()
+      const trail = await harness.observations.transfersOf('sol')
+      expect(trail.map((observation) => observation.confirmations)).toEqual([1, REQUIRED])
+      expect(await store.listTracked('SOLANA')).toEqual([])
+      expect(flaky.due).toBe(false)
+    } finally {
+      await flaky.close()
+      await bus.close()
+      storeDb.close()
+      rmSync(directory, { recursive: true, force: true })
+    }
   })
 })

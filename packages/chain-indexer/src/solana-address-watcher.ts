@@ -116,6 +116,13 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   const notified = new Set<string>()
   /** when (by the clock) the status of a pending signature is asked, unless it is final by then */
   const checkAt = new Map<string, number>()
+  /**
+   * observations not published yet, in order: a tick that fails (the store or the bus away) leaves
+   * them for the next one, which publishes them before anything newer
+   */
+  const outbox: BusMessage[] = []
+  /** transfers that ended (final or dropped), untracked once their last observation is published */
+  const ended: TrackedTransfer[] = []
 
   const wake = () => options.onDue?.()
 
@@ -156,6 +163,9 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     }
     return found
   }
+
+  /** the accounts of every followed payment */
+  const followedAccounts = () => new Set([...payments.values()].flatMap((followed) => [...followed.accounts]))
 
   function follow(followed: Followed, account: string): void {
     followed.accounts.add(account)
@@ -198,7 +208,11 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     }
   }
 
-  async function readUnread(messages: BusMessage[]): Promise<void> {
+  /**
+   * reads the listed signatures and tracks what they pay; a signature leaves `unread` only once its
+   * transfers are tracked, so that a store that fails has it read again next tick, not forgotten
+   */
+  async function readUnread(): Promise<void> {
     const observedAt = isoNow(clock)
     for (const signature of [...unread]) {
       if (pending.has(signature)) {
@@ -207,17 +221,19 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       }
       const transaction = await reader.transaction(signature)
       if (transaction === null) continue
-      unread.delete(signature)
       // one read serves every followed payment the transaction pays; read at confirmed: one
       // confirmation, final once the node finalizes it
       const transfers = matched(transaction)
-      if (transfers.length === 0) continue
       for (const transfer of transfers) {
         transfer.confirmations = 1
         await store.track(transfer)
+      }
+      unread.delete(signature)
+      if (transfers.length === 0) continue
+      for (const transfer of transfers) {
         if (transfer.foreign !== null) continue
         const message = trackedObservation(transfer, { status: 'seen' }, observedAt)
-        if (message !== undefined) messages.push(message)
+        if (message !== undefined) outbox.push(message)
       }
       pending.set(signature, transfers)
       checkAt.set(signature, clock.now().getTime() + FINALITY_OVERDUE_MS)
@@ -238,15 +254,15 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   async function reportAll(
     signature: string,
     report: TransferReport,
-    messages: BusMessage[],
     change: (transfer: TrackedTransfer) => TrackedTransfer,
   ): Promise<void> {
     const observedAt = isoNow(clock)
     const changed = (pending.get(signature) ?? []).map(change)
+    // all kept before anything is reported: a store that fails has the whole report made again
+    for (const transfer of changed) await store.track(transfer)
     for (const transfer of changed) {
-      await store.track(transfer)
       const message = trackedObservation(transfer, report, observedAt)
-      if (message !== undefined) messages.push(message)
+      if (message !== undefined) outbox.push(message)
     }
     pending.set(signature, changed)
   }
@@ -260,7 +276,6 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   async function decide(
     signature: string,
     state: SignatureState | null,
-    messages: BusMessage[],
     chainTime: () => Promise<number>,
   ): Promise<'final' | 'dropped' | 'follow'> {
     const doubted = inDoubt(signature)
@@ -269,7 +284,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       checkAt.set(signature, nowMs + IN_DOUBT_RECHECK_MS)
       if (!doubted) {
         logger.info({ txHash: signature }, 'counted transfer no longer on chain: in doubt')
-        await reportAll(signature, { status: 'in_doubt' }, messages, (transfer) => ({
+        await reportAll(signature, { status: 'in_doubt' }, (transfer) => ({
           ...transfer,
           withdrawnUntilHeight: transfer.blockHeight,
         }))
@@ -282,14 +297,14 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       )
       // the clock first: the chain time costs calls, and cannot be past the expiry before the clock is
       if (expiresAtMs >= nowMs || (await chainTime()) <= expiresAtMs) return 'follow'
-      await reportAll(signature, { status: 'dropped', reason: 'EXPIRED' }, messages, (transfer) => transfer)
+      await reportAll(signature, { status: 'dropped', reason: 'EXPIRED' }, (transfer) => transfer)
       return 'dropped'
     }
     if (state.failed) {
-      await reportAll(signature, { status: 'dropped', reason: 'REVERTED' }, messages, (transfer) => transfer)
+      await reportAll(signature, { status: 'dropped', reason: 'REVERTED' }, (transfer) => transfer)
       return 'dropped'
     }
-    if (doubted && !(await backOnChain(signature, messages))) return 'follow'
+    if (doubted && !(await backOnChain(signature))) return 'follow'
     if (state.finalized) return 'final'
     checkAt.set(signature, nowMs + FINALITY_OVERDUE_MS)
     return 'follow'
@@ -299,14 +314,14 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
    * a transfer in doubt whose status came back: seen again (same transaction, counted once) in the
    * block that holds it now, which getTransaction names; false while the node does not serve it yet
    */
-  async function backOnChain(signature: string, messages: BusMessage[]): Promise<boolean> {
+  async function backOnChain(signature: string): Promise<boolean> {
     const transaction = await reader.transaction(signature)
     if (transaction === null) {
       checkAt.set(signature, clock.now().getTime() + IN_DOUBT_RECHECK_MS)
       return false
     }
     logger.info({ txHash: signature, slot: transaction.slot }, 'transfer in doubt back on chain')
-    await reportAll(signature, { status: 'seen' }, messages, (transfer) => ({
+    await reportAll(signature, { status: 'seen' }, (transfer) => ({
       ...transfer,
       blockHeight: transaction.slot,
       blockTime: transaction.blockTime,
@@ -319,61 +334,83 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
 
   /**
    * what the node says of the marked and overdue pending signatures: the subscription's word, else
-   * their status (getSignatureStatuses in batches: calls only for what is marked, late or in doubt)
+   * their status (getSignatureStatuses in batches: calls only for what is marked, late or in doubt).
+   * A signature stays marked, or final, until what it says is reported.
    */
-  async function recount(messages: BusMessage[]): Promise<void> {
+  async function recount(): Promise<void> {
     const nowMs = clock.now().getTime()
     for (const [signature, at] of checkAt) if (at <= nowMs) recountDue.add(signature)
-    const asked = [...recountDue].filter((signature) => pending.has(signature) && !finalized.has(signature))
-    recountDue.clear()
-    const ended = new Set<string>()
-    if (asked.length > 0) {
+    for (const signature of recountDue) {
+      if (!pending.has(signature) || finalized.has(signature)) recountDue.delete(signature)
+    }
+    if (recountDue.size > 0) {
       let chainTimeMs: number | undefined
       const chainTime = async () => {
         chainTimeMs ??= Date.parse((await reader.chainTime()).blockTime)
         return chainTimeMs
       }
-      for (const [signature, state] of await reader.statuses(asked)) {
-        const outcome = await decide(signature, state, messages, chainTime)
+      for (const [signature, state] of await reader.statuses([...recountDue])) {
+        const outcome = await decide(signature, state, chainTime)
+        recountDue.delete(signature)
         if (outcome === 'final') finalized.set(signature, false)
-        else if (outcome === 'dropped') ended.add(signature)
+        else if (outcome === 'dropped') await end(signature)
       }
     }
     const observedAt = isoNow(clock)
     for (const [signature, failed] of finalized) {
       if (failed) {
-        await reportAll(
-          signature,
-          { status: 'dropped', reason: 'REVERTED' },
-          messages,
-          (transfer) => transfer,
-        )
+        await reportAll(signature, { status: 'dropped', reason: 'REVERTED' }, (transfer) => transfer)
       } else {
         // final in doubt: seen again where it is first (a status asked later says final again)
-        if (inDoubt(signature) && !(await backOnChain(signature, messages))) continue
+        if (inDoubt(signature) && !(await backOnChain(signature))) {
+          finalized.delete(signature)
+          continue
+        }
         for (const transfer of pending.get(signature) ?? []) {
           transfer.confirmations = transfer.requiredConfirmations
           const message = trackedObservation(transfer, { status: 'seen' }, observedAt)
-          if (message !== undefined) messages.push(message)
+          if (message !== undefined) outbox.push(message)
         }
       }
-      ended.add(signature)
+      await end(signature)
     }
-    finalized.clear()
-    const done: TrackedTransfer[] = []
-    for (const signature of ended) {
-      done.push(...(pending.get(signature) ?? []))
-      pending.delete(signature)
-      checkAt.delete(signature)
-      const end = finalityWatches.get(signature)
-      finalityWatches.delete(signature)
-      // a subscription that notified has ended by itself (web3.js); one that did not is ended here
-      if (end !== undefined && !notified.has(signature)) await end()
-      notified.delete(signature)
+  }
+
+  /** stops following a signature final or dropped; its transfers are untracked once reported */
+  async function end(signature: string): Promise<void> {
+    ended.push(...(pending.get(signature) ?? []))
+    pending.delete(signature)
+    checkAt.delete(signature)
+    recountDue.delete(signature)
+    finalized.delete(signature)
+    const stop = finalityWatches.get(signature)
+    finalityWatches.delete(signature)
+    // a subscription that notified has ended by itself (web3.js); one that did not is ended here
+    if (stop !== undefined && !notified.delete(signature)) {
+      await stop().catch((error: unknown) =>
+        logger.warn({ err: error, txHash: signature }, 'unsubscribe failed'),
+      )
     }
-    if (messages.length > 0) await bus.publish(Topics.chainObservations, messages)
-    // untracked only once published: a crash in between publishes again, idempotent downstream
-    for (const transfer of done) await store.untrack(network, transfer.txHash, transfer.index)
+  }
+
+  /** publishes the outbox, then untracks what ended: a crash in between publishes again, idempotent downstream */
+  async function flush(): Promise<void> {
+    if (outbox.length > 0) {
+      const published = outbox.length
+      await bus.publish(Topics.chainObservations, outbox.slice(0, published))
+      outbox.splice(0, published)
+    }
+    while (ended.length > 0) {
+      const [transfer] = ended as [TrackedTransfer]
+      await store.untrack(network, transfer.txHash, transfer.index)
+      ended.shift()
+    }
+  }
+
+  async function endAll(unsubscribes: Array<() => Promise<void>>, paymentId: string): Promise<void> {
+    for (const end of unsubscribes) {
+      await end().catch((error: unknown) => logger.warn({ err: error, paymentId }, 'unsubscribe failed'))
+    }
   }
 
   return {
@@ -382,7 +419,15 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     },
 
     get due() {
-      return marked.size > 0 || unread.size > 0 || recountDue.size > 0 || finalized.size > 0 || overdue()
+      return (
+        marked.size > 0 ||
+        unread.size > 0 ||
+        recountDue.size > 0 ||
+        finalized.size > 0 ||
+        outbox.length > 0 ||
+        ended.length > 0 ||
+        overdue()
+      )
     },
 
     async load() {
@@ -399,36 +444,46 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     async watch(payment) {
       if (payments.has(payment.paymentId)) return
       const followed: Followed = { payment, accounts: new Set(), unsubscribes: [] }
+      try {
+        // SOL: the owner; SPL: the payment's own token account, which the payer may open with the payment
+        const own = payment.tokenAccount ?? (payment.assetContract === null ? payment.owner : null)
+        if (own !== null) {
+          follow(followed, own)
+          followed.unsubscribes.push(
+            reader.onActivity(own, () => {
+              marked.add(own)
+              wake()
+            }),
+          )
+        }
+        // the payment's own mint, and the other registry mints for foreign funds (decisions 16); the
+        // subscription names token accounts the owner opens later too
+        for (const mint of mints) {
+          followed.unsubscribes.push(
+            reader.onTokenAccountChange(payment.owner, mint, (account) => {
+              follow(followed, account)
+              wake()
+            }),
+          )
+          for (const account of await reader.tokenAccountsOf(payment.owner, mint)) follow(followed, account)
+        }
+      } catch (error) {
+        // not followed until every account is known: the caller's next watch starts again. Nor
+        // listed meanwhile: a listing that matched no payment would move the account's last
+        // signature past what the payment is paid.
+        const others = followedAccounts()
+        for (const account of followed.accounts) if (!others.has(account)) marked.delete(account)
+        await endAll(followed.unsubscribes, payment.paymentId)
+        throw error
+      }
       payments.set(payment.paymentId, followed)
-      // SOL: the owner; SPL: the payment's own token account, which the payer may open with the payment
-      const own = payment.tokenAccount ?? (payment.assetContract === null ? payment.owner : null)
-      if (own !== null) {
-        follow(followed, own)
-        followed.unsubscribes.push(
-          reader.onActivity(own, () => {
-            marked.add(own)
-            wake()
-          }),
-        )
-      }
-      // the payment's own mint, and the other registry mints for foreign funds (decisions 16); the
-      // subscription names token accounts the owner opens later too
-      for (const mint of mints) {
-        followed.unsubscribes.push(
-          reader.onTokenAccountChange(payment.owner, mint, (account) => {
-            follow(followed, account)
-            wake()
-          }),
-        )
-        for (const account of await reader.tokenAccountsOf(payment.owner, mint)) follow(followed, account)
-      }
     },
 
     async unwatch(paymentId) {
       const followed = payments.get(paymentId)
       if (followed === undefined) return
       payments.delete(paymentId)
-      const stillFollowed = new Set([...payments.values()].flatMap((other) => [...other.accounts]))
+      const stillFollowed = followedAccounts()
       for (const account of followed.accounts) {
         if (stillFollowed.has(account)) continue
         marked.delete(account)
@@ -436,9 +491,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         unsaved.delete(account)
         await store.forgetAccountSignature(network, account)
       }
-      for (const end of followed.unsubscribes) {
-        await end().catch((error: unknown) => logger.warn({ err: error, paymentId }, 'unsubscribe failed'))
-      }
+      await endAll(followed.unsubscribes, paymentId)
     },
 
     async close() {
@@ -468,11 +521,11 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     },
 
     async tick() {
-      const messages: BusMessage[] = []
       await listMarked()
-      await readUnread(messages)
+      await readUnread()
       await saveListed()
-      await recount(messages)
+      await recount()
+      await flush()
     },
   }
 }

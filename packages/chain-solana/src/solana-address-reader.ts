@@ -10,6 +10,7 @@
 import type { AssetRegistry } from '@chainpay/domain'
 import type { ChainTransfer } from '@chainpay/ports'
 import { type Connection, PublicKey } from '@solana/web3.js'
+import { interruptSolanaCalls } from './solana-connection.js'
 import { endpointOrigin, redactorFor, toChainRpcError } from './solana-rpc-errors.js'
 import {
   type SolanaTransactionWithMeta,
@@ -97,6 +98,11 @@ export interface SolanaAddressReader {
    * retrying. A later subscription opens the websocket again.
    */
   release(): void
+  /**
+   * at stop: the HTTP calls in flight, and those made until the function it returns is called, fail
+   * at once rather than wait for a node that does not answer (interruptSolanaCalls)
+   */
+  interruptCalls(): () => void
 
   /** the token accounts of `owner` for `mint` (getTokenAccountsByOwner), the associated one among them */
   tokenAccountsOf(owner: string, mint: string): Promise<string[]>
@@ -294,6 +300,8 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
     connected() {
       return socket.socket?.readyState === WEBSOCKET_OPEN
     },
+
+    interruptCalls: () => interruptSolanaCalls(connection),
 
     release() {
       if (socket.socket?.readyState === WEBSOCKET_OPEN) return

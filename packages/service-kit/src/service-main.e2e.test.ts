@@ -48,6 +48,27 @@ describe('runServiceMain', () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow()
   })
 
+  it.each([
+    [
+      'a timer left running once closed',
+      'timer',
+      0,
+      'stopped, but something left behind keeps the process alive: forcing exit',
+    ],
+    ['a close that never finishes', 'close', 1, 'closing took too long, forcing exit'],
+  ] as const)(
+    'exits all the same after SIGTERM with %s, saying so',
+    async (_case, leftBehind, code, said) => {
+      const { service: fixtureProcess } = await fixture({ LEFT_BEHIND: leftBehind })
+      await fixtureProcess.start()
+      // resolves only once the process has exited
+      expect(await fixtureProcess.stop()).toBe(code)
+      const logged = messages(fixtureProcess.output())
+      expect(logged).toContain('component stopped')
+      expect(logged.filter((message) => message.includes('forcing exit'))).toEqual([said])
+    },
+  )
+
   it('says what is wrong with the configuration on stderr and exits 1, without a stack trace', async () => {
     const { code, stdout, stderr } = await runToExit(mainScript, { LOG_LEVEL: 'loud' })
     expect(code).toBe(1)

@@ -60,7 +60,24 @@ export async function runServiceMain<Config extends MainConfig>(
     return
   }
   const failure = await runUntilSignal({ logger, services: context.services })
+  // Nothing of it serves any more: closing the adapters, or whatever a part left behind (a timer, a
+  // client: kafkajs once held a connection after its broker restarted), must not keep the process
+  // alive, where a supervisor (or a test waiting for the exit) would take it for running.
+  let closed = false
+  setTimeout(() => {
+    if (closed) {
+      // closed cleanly: a warning, and the exit code of the stop
+      logger.warn(
+        { forceAfterMs: DEFAULT_FORCE_EXIT_AFTER_MS },
+        'stopped, but something left behind keeps the process alive: forcing exit',
+      )
+      process.exit()
+    }
+    logger.error({ forceAfterMs: DEFAULT_FORCE_EXIT_AFTER_MS }, 'closing took too long, forcing exit')
+    process.exit(1)
+  }, DEFAULT_FORCE_EXIT_AFTER_MS).unref()
   await context.close()
+  closed = true
   if (failure === undefined) return
   const reason = failure.error instanceof Error ? failure.error.message : String(failure.error)
   logger.fatal(
@@ -68,9 +85,6 @@ export async function runServiceMain<Config extends MainConfig>(
     `chainpay ${service} cannot start: ${reason}`,
   )
   process.exitCode = 1
-  // nothing of it serves any more: whatever a part left behind (a timer, a client) must not keep
-  // the process alive, where a supervisor would take it for running
-  setTimeout(() => process.exit(1), DEFAULT_FORCE_EXIT_AFTER_MS).unref()
 }
 
 function configOrExit<Config extends MainConfig>(options: ServiceMainOptions<Config>): Config | undefined {

@@ -44,7 +44,7 @@ describe('readStandaloneConfig', () => {
       callbackUrlPolicy: 'development',
       chains: {
         chainMode: 'simulator',
-        solanaWatchMode: 'blocks',
+        solanaWatchMode: 'address',
         chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
         blockIntervalMs: { TRON: 300, SOLANA: 200 },
         simulatorClient: 'in-process',
@@ -65,7 +65,7 @@ describe('readStandaloneConfig', () => {
       keys: { tronAccountXpub: wallet.tronAccountXpub, solanaSeed: wallet.solanaSeed },
       chains: {
         chainMode: 'rpc',
-        solanaWatchMode: 'blocks',
+        solanaWatchMode: 'address',
         chains: { networks: ['TRON_NILE', 'SOLANA_DEVNET'], requiredConfirmations: { TRON_NILE: 19 } },
         endpoints: [
           { network: 'TRON_NILE', chain: 'TRON', rpcUrl: 'https://nile.trongrid.io' },
