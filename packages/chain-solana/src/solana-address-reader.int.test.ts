@@ -11,6 +11,7 @@ const FINALITY_DEPTH = 31
 
 let node: SimulatorNode
 let reader: SolanaAddressReader
+let connection: Connection
 /** JSON-RPC calls over HTTP, by method */
 let calls: Map<string, number>
 let ends: Array<() => Promise<void>>
@@ -24,7 +25,7 @@ beforeEach(async () => {
     calls.set(method, (calls.get(method) ?? 0) + 1)
     return fetch(url, init)
   }) as unknown as typeof fetch
-  const connection = new Connection(node.solanaUrl('SOLANA'), {
+  connection = new Connection(node.solanaUrl('SOLANA'), {
     commitment: 'confirmed',
     wsEndpoint: node.solanaWsUrl('SOLANA'),
     httpAgent: false,
@@ -100,6 +101,37 @@ describe('createSolanaAddressReader against the simulator, through web3.js', () 
     calls.clear()
     expect((await reader.tokenAccountsOf(owner, USDC)).sort()).toEqual([first.address, later.address].sort())
     expect(Object.fromEntries(calls)).toEqual({ getTokenAccountsByOwner: 1 })
+  })
+
+  it('lets the close of its websocket end the retries of a subscription the closing socket refused (web3.js alone retries without end)', async () => {
+    ends.push(reader.onActivity(simulatedAddress('SOLANA'), () => {}))
+    await vi.waitFor(() => expect(node.solanaPubsub.subscriptionCount()).toBe(1))
+    const web3 = connection as unknown as {
+      _rpcWebSocket: { close(): void }
+      _rpcWebSocketGeneration: number
+    }
+    const refusals = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const refused = () =>
+      refusals.mock.calls.filter(([line]) => String(line).startsWith('Received error calling')).length
+    try {
+      // closing: web3.js counts the socket as connected until its close event, so a subscription
+      // asked now is refused by the socket, and asked again at once, and again, in a loop of
+      // promises that never lets the close event come (the process then runs out of memory)
+      web3._rpcWebSocket.close()
+      reader.onActivity(simulatedAddress('SOLANA'), () => {})
+      await vi.waitFor(() => expect(web3._rpcWebSocketGeneration).toBe(1))
+      await vi.waitFor(() => expect(refused()).toBeGreaterThanOrEqual(1))
+      const settled = refused()
+      await new Promise((resume) => setTimeout(resume, 3 * 250))
+      expect(settled).toBeLessThanOrEqual(2)
+      expect(refused()).toBe(settled)
+    } finally {
+      refusals.mockRestore()
+      // web3.js keeps a closed socket's subscriptions as they were (its explicit close): not ended here
+      ends = []
+      await node.close()
+      reader.release()
+    }
   })
 
   it('lists only what came after the last seen signature, oldest first, in pages of 1,000', async () => {

@@ -128,9 +128,38 @@ interface WebsocketEvents {
   close(code?: number): void
   /** the reconnection rpc-websockets has scheduled, if any */
   reconnect_timer_id?: ReturnType<typeof setTimeout>
+  /** one JSON-RPC call over the socket: what web3.js subscribes and unsubscribes with */
+  call(method: string, params?: unknown): Promise<unknown>
 }
 
 const WEBSOCKET_OPEN = 1
+/** how long a failed websocket call waits before web3.js hears of it (pauseFailedCalls) */
+const FAILED_CALL_PAUSE_MS = 250
+/** the sockets whose calls pauseFailedCalls wrapped already */
+const pausedSockets = new WeakSet<WebsocketEvents>()
+
+/**
+ * web3.js 1.99 tries a subscription again as soon as its call fails, in a chain of promises that
+ * never yields to the event loop, until the socket's close event says the connection is gone: a
+ * call refused by a socket that is closing (web3.js closes an idle one itself, a node may close it)
+ * or an error answer from the node repeats without end, and memory grows until the process dies.
+ * A failed call is reported a little later here, once the event loop has turned: the close event
+ * ends the retries, and a node that refuses a subscription is asked again four times a second, not
+ * without pause.
+ */
+function pauseFailedCalls(socket: WebsocketEvents): void {
+  if (pausedSockets.has(socket)) return
+  pausedSockets.add(socket)
+  const call = socket.call.bind(socket)
+  socket.call = async (method, params) => {
+    try {
+      return await call(method, params)
+    } catch (error) {
+      await new Promise((resume) => setTimeout(resume, FAILED_CALL_PAUSE_MS))
+      throw error
+    }
+  }
+}
 
 function websocketOf(connection: Connection): WebsocketEvents {
   return (connection as unknown as { _rpcWebSocket: WebsocketEvents })._rpcWebSocket
@@ -168,6 +197,7 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
    */
   const deferred: Array<() => Promise<void>> = []
   const socket = websocketOf(connection)
+  pauseFailedCalls(socket)
   socket.on('open', () => {
     socket.setAutoReconnect(true)
     for (const remove of deferred.splice(0)) remove().catch(() => {})
