@@ -228,7 +228,22 @@ describe('sweeping ten payments to a treasury through plan, sign and broadcast',
     const connection = new Connection(`${standalone.baseUrl}/chains/SOLANA`, 'confirmed')
     const before = BigInt(await connection.getBalance(treasuryKey.publicKey))
 
-    const plan = await sweep('SOLANA', treasury, 'sol', ['--rate', 'USDC=0.0067'])
+    // no Solana treasury is derived from the payment mnemonic unless named: its seed is online
+    const refused = await wallet([
+      'plan',
+      '--network',
+      'SOLANA',
+      '--treasury',
+      treasury,
+      '--rpc-url',
+      `${standalone.baseUrl}/chains/SOLANA`,
+      '--out',
+      join(dir, 'sol-refused.plan.json'),
+    ])
+    expect(refused.code).not.toBe(0)
+    expect(refused.err.join('\n')).toMatch(/--treasury-external .* or accept that with --treasury-path/)
+    const treasuryPath = ['--treasury-path', "m/44'/501'"]
+    const plan = await sweep('SOLANA', treasury, 'sol', ['--rate', 'USDC=0.0067', ...treasuryPath])
     expect(plan.sweeps).toHaveLength(4)
     expect(plan.totals.moved).toEqual({ SOL: '1.75', USDC: '25' })
     for (const payment of payments) {
@@ -247,7 +262,7 @@ describe('sweeping ten payments to a treasury through plan, sign and broadcast',
       '25000000',
     ])
 
-    const again = await sweep('SOLANA', treasury, 'sol-again', ['--rate', 'USDC=0.0067'])
+    const again = await sweep('SOLANA', treasury, 'sol-again', ['--rate', 'USDC=0.0067', ...treasuryPath])
     expect(again.steps).toEqual([])
     const paymentKeys = paymentPaths(plan).map((path) =>
       Buffer.from(

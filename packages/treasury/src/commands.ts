@@ -31,7 +31,11 @@ export interface WalletCommandContext {
 
 export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081'
 /** the treasury's default keys (docs/treasury.md, "Treasury key"): Ledger Live's second TRON account, Solana's m/44'/501' */
-export const DEFAULT_TREASURY_PATHS = { TRON: "m/44'/195'/1'/0/0", SOLANA: "m/44'/501'" } as const
+/**
+ * The treasury's usual paths: TRON's (Ledger Live's and TronLink's second account) is the default;
+ * Solana's (Ledger Live's first account) is taken only when named (treasuryPath)
+ */
+export const TREASURY_PATHS = { TRON: "m/44'/195'/1'/0/0", SOLANA: "m/44'/501'" } as const
 
 export const USAGE = `Usage: chainpay-wallet <plan | sign | broadcast | keys> [options]
 
@@ -51,8 +55,10 @@ and writes the transactions of the sweep to the treasury with the fees they cost
 offline: it refuses any network access, takes the mnemonic from --mnemonic-file or a prompt,
 checks every address against the plan and writes signed transactions. broadcast sends them in
 order, waits for each, records each sweep (POST /admin/v1/sweeps) and can be run again after any
-failure. Node URLs default to <NETWORK>_RPC_URL
-(and <NETWORK>_SOLIDITY_RPC_URL), API keys to <NETWORK>_RPC_API_KEY. keys works offline too: from
+failure. The treasury's key derives from the mnemonic at --treasury-path (TRON: m/44'/195'/1'/0/0
+by default) or is its own (--treasury-external, signed with --treasury-key-file); a Solana plan
+names one of them, as payment-command holds the Solana seed online. Node URLs default to
+<NETWORK>_RPC_URL (and <NETWORK>_SOLIDITY_RPC_URL), API keys to <NETWORK>_RPC_API_KEY. keys works offline too: from
 a TRON mnemonic and a Solana one (files, or prompts), it prints the TRON account xpub
 (m/44'/195'/0') and writes the Solana seed to a new file of mode 0600, what chainpay-admin merchants
 wallet set takes (or TRON_ACCOUNT_XPUB and SOLANA_SEED). See docs/treasury.md.`
@@ -124,6 +130,23 @@ export async function runChainpayWallet(argv: string[], context: WalletCommandCo
 
 //////// plan
 
+/**
+ * The path `sign` derives the treasury's key at, or null for a key of its own. TRON's default is
+ * safe (the online xpub of account 0 does not derive account 1). Solana has none: payment-command
+ * holds the Solana seed online, and any key derived from it is as exposed as that seed, so the
+ * operator names one knowingly or gives the treasury a key of its own (docs/treasury.md).
+ */
+function treasuryPath(flags: Flags, chain: 'TRON' | 'SOLANA'): string | null {
+  if (flags['treasury-external']) return null
+  if (flags['treasury-path'] !== undefined) return flags['treasury-path']
+  if (chain === 'SOLANA') {
+    throw new CommandError(
+      `a Solana treasury derived from the payment mnemonic is as exposed as payment-command, which holds its seed online (SOLANA_SEED, or a merchant wallet's seed): give the treasury a key of its own with --treasury-external (and sign with --treasury-key-file), or accept that with --treasury-path "${TREASURY_PATHS.SOLANA}" (docs/treasury.md, "The treasury key")`,
+    )
+  }
+  return TREASURY_PATHS.TRON
+}
+
 async function plan(flags: Flags, context: WalletCommandContext): Promise<void> {
   const network = required(flags.network, '--network')
   const definition = defaultAssetRegistry.networks.find((candidate) => candidate.network === network)
@@ -144,9 +167,7 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
     network,
     treasury: {
       address: treasury,
-      derivationPath: flags['treasury-external']
-        ? null
-        : (flags['treasury-path'] ?? DEFAULT_TREASURY_PATHS[definition.chain]),
+      derivationPath: treasuryPath(flags, definition.chain),
     },
     energy,
     minimums: new Map(

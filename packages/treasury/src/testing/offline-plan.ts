@@ -21,7 +21,7 @@ import {
 import { Keypair, PublicKey, SystemProgram, TransactionMessage } from '@solana/web3.js'
 import { HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
 import { TronWeb } from 'tronweb'
-import { DEFAULT_TREASURY_PATHS } from '../commands.js'
+import { TREASURY_PATHS } from '../commands.js'
 import {
   FORMAT_VERSION,
   PLAN_FORMAT,
@@ -48,7 +48,7 @@ export async function offlineTronPlan(wallet: TestWallet): Promise<SweepPlan> {
   const keys = walletFromMnemonic(wallet.mnemonic)
   const payment = createTronAddressDeriver(keys.tronAccountXpub)(3)
   const root = HDKey.fromMasterSeed(mnemonicToSeedSync(wallet.mnemonic))
-  const treasuryNode = root.derive(DEFAULT_TREASURY_PATHS.TRON)
+  const treasuryNode = root.derive(TREASURY_PATHS.TRON)
   const treasury = tronAddressFromPublicKey(treasuryNode.publicKey as Uint8Array)
   for (const node of [treasuryNode, root.derive(payment.derivationPath)]) {
     wallet.secrets.push(Buffer.from(node.privateKey as Uint8Array).toString('hex'))
@@ -66,7 +66,7 @@ export async function offlineTronPlan(wallet: TestWallet): Promise<SweepPlan> {
   const treasurySigner = {
     role: 'treasury' as const,
     address: treasury,
-    derivationPath: DEFAULT_TREASURY_PATHS.TRON,
+    derivationPath: TREASURY_PATHS.TRON,
   }
   const paymentSigner = {
     role: 'payment' as const,
@@ -162,7 +162,7 @@ export async function offlineTronPlan(wallet: TestWallet): Promise<SweepPlan> {
 export function offlineSolanaPlan(wallet: TestWallet, durable?: { nonceAccount: PublicKey }): SweepPlan {
   const seed = mnemonicToSeedSync(wallet.mnemonic)
   const payment = createSolanaAddressDeriver(seed)(5)
-  const treasuryKey = Slip10Key.fromMasterSeed(seed).derive(DEFAULT_TREASURY_PATHS.SOLANA)
+  const treasuryKey = Slip10Key.fromMasterSeed(seed).derive(TREASURY_PATHS.SOLANA)
   const treasury = Keypair.fromSeed(treasuryKey.privateKey).publicKey
   const paymentKey = Slip10Key.fromMasterSeed(seed).derive(payment.derivationPath)
   for (const key of [treasuryKey, paymentKey]) {
@@ -198,7 +198,7 @@ export function offlineSolanaPlan(wallet: TestWallet, durable?: { nonceAccount: 
   const treasurySigner = {
     role: 'treasury' as const,
     address: treasury.toBase58(),
-    derivationPath: DEFAULT_TREASURY_PATHS.SOLANA,
+    derivationPath: TREASURY_PATHS.SOLANA,
   }
   const id = `sweep:${payment.address}:USDC`
   return plan(
