@@ -120,6 +120,7 @@ export interface SolanaAddressReader {
 /** the part of web3.js's private websocket client that onConnect uses */
 interface WebsocketEvents {
   on(event: 'open', listener: () => void): void
+  on(event: 'close', listener: (code: number) => void): void
   off(event: 'open', listener: () => void): void
   /** the underlying socket while there is one */
   socket?: { readyState: number }
@@ -133,6 +134,7 @@ interface WebsocketEvents {
 }
 
 const WEBSOCKET_OPEN = 1
+const NORMAL_CLOSURE = 1000
 /** how long a failed websocket call waits before web3.js hears of it (pauseFailedCalls) */
 const FAILED_CALL_PAUSE_MS = 250
 /** the sockets whose calls pauseFailedCalls wrapped already */
@@ -163,6 +165,31 @@ function pauseFailedCalls(socket: WebsocketEvents): void {
 
 function websocketOf(connection: Connection): WebsocketEvents {
   return (connection as unknown as { _rpcWebSocket: WebsocketEvents })._rpcWebSocket
+}
+
+/** the part of web3.js's private Connection state that keepSubscriptionsAfterNormalClosure resets */
+interface Web3Subscriptions {
+  _subscriptionsByHash: Record<string, { state: string }>
+  _subscriptionCallbacksByServerSubscriptionId: Record<string, unknown>
+  _setSubscription(hash: string, next: { state: string }): void
+}
+
+/**
+ * After a normal closure (code 1000: a node that closes it, web3.js's own idle close), web3.js 1.99
+ * opens the socket again but keeps the subscriptions as they were, "subscribed" on a connection
+ * that is gone: none is made again, and no notification comes any more. Every other close has them
+ * made again on the next connection; this makes a normal closure do the same.
+ */
+function keepSubscriptionsAfterNormalClosure(connection: Connection, socket: WebsocketEvents): void {
+  socket.on('close', (code) => {
+    if (code !== NORMAL_CLOSURE) return
+    // web3.js's own close handler ran first (it was registered when the connection was made)
+    const web3 = connection as unknown as Web3Subscriptions
+    web3._subscriptionCallbacksByServerSubscriptionId = {}
+    for (const [hash, subscription] of Object.entries(web3._subscriptionsByHash)) {
+      web3._setSubscription(hash, { ...subscription, state: 'pending' })
+    }
+  })
 }
 
 const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
@@ -198,6 +225,7 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
   const deferred: Array<() => Promise<void>> = []
   const socket = websocketOf(connection)
   pauseFailedCalls(socket)
+  keepSubscriptionsAfterNormalClosure(connection, socket)
   socket.on('open', () => {
     socket.setAutoReconnect(true)
     for (const remove of deferred.splice(0)) remove().catch(() => {})
