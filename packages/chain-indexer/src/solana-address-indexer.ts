@@ -251,8 +251,11 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     pollIntervalMs: options.pollIntervalMs ?? 500,
     maxBackoffMs: MAX_BACKOFF_MS,
     onFailure(error, retry) {
-      // at stop, the calls in flight were interrupted: not a failure
-      if (stopping) return
+      // at stop, the calls in flight were interrupted: not a failure worth an operator's attention
+      if (stopping) {
+        logger.debug({ err: error, ...retry }, 'Solana address watch ended by the stop')
+        return
+      }
       logger.error({ err: error, ...retry }, 'Solana address watch failed; retrying')
     },
   })

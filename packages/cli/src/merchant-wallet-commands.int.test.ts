@@ -197,7 +197,7 @@ describe.each(Object.keys(shapes))('chainpay-admin merchants wallet, %s', (shape
       `TRON xpub:        ${wallet.tronAccountXpub}`,
       `Solana address 0: ${solanaAddress0}`,
       expect.stringMatching(/^Set: +\d{4}-\d\d-\d\dT/),
-      `New payments of ${merchantId} derive their addresses from this wallet, counting from index 0; existing payments keep theirs. The seed is sealed by payment-command and never shown again.`,
+      `New payments of ${merchantId} derive their addresses from this wallet, each key from its next index (0 for a new key); existing payments keep theirs. The seed is sealed by payment-command and never shown again.`,
     ])
     expect(set.err).toEqual([])
 

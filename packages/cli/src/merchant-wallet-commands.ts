@@ -4,6 +4,7 @@
 // printed: what is shown is the wallet's public parts.
 
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs'
+import type { MerchantWalletView } from '@chainpay/ports'
 import { CliError } from './cli-error.js'
 import type { Command } from './commands.js'
 
@@ -15,14 +16,6 @@ export const merchantWalletOptions = {
 export const MERCHANT_WALLET_USAGE = `  merchants wallet set MERCHANT_ID --tron-xpub XPUB --solana-seed-file (FILE | -)
   merchants wallet show MERCHANT_ID
   merchants wallet remove MERCHANT_ID`
-
-interface MerchantWalletView {
-  merchantId: string
-  walletId: string
-  tronAccountXpub: string
-  solanaAddress0: string
-  setAt: string
-}
 
 /** group and other permission bits: a seed file with any of them set is refused, as ssh refuses a key */
 const SHARED_PERMISSIONS = 0o077
@@ -56,7 +49,7 @@ export const merchantWalletCommands: Record<string, Command> = {
       })
       print.result({ wallet }, () => describeWallet(wallet))
       print.notice(
-        `New payments of ${wallet.merchantId} derive their addresses from this wallet, counting from index 0; existing payments keep theirs. The seed is sealed by payment-command and never shown again.`,
+        `New payments of ${wallet.merchantId} derive their addresses from this wallet, each key from its next index (0 for a new key); existing payments keep theirs. The seed is sealed by payment-command and never shown again.`,
       )
       return
     }

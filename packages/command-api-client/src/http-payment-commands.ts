@@ -148,13 +148,11 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
         return expectSuccess(answer, 'a wallet set') as unknown as MerchantWalletView
       },
       async show(merchantId): Promise<MerchantWalletView | null> {
-        const answer = await call('GET', merchantWalletPath(merchantId))
-        if (answer.status === 404 && errorOf(answer.body)?.code === 'NOT_FOUND') return null
-        return expectSuccess(answer, 'a wallet read') as unknown as MerchantWalletView
+        const { wallet } = expectSuccess(await call('GET', merchantWalletPath(merchantId)), 'a wallet read')
+        return wallet === null ? null : (wallet as MerchantWalletView)
       },
       async remove(merchantId): Promise<boolean> {
         const answer = await call('DELETE', merchantWalletPath(merchantId))
-        if (answer.status === 404 && errorOf(answer.body)?.code === 'NOT_FOUND') return false
         return expectSuccess(answer, 'a wallet removal').removed === true
       },
       async resealSeeds(): Promise<SeedResealReport> {

@@ -125,10 +125,10 @@ describe('createPayment', () => {
     const solana = await create('SOLANA', 'SOL', 'solana')
     const devnet = await create('SOLANA_DEVNET', 'SOL', 'devnet')
     expect(allocator.allocations).toEqual([
-      { family: 'TRON', walletId: 'operator', index: 0 },
-      { family: 'TRON', walletId: 'operator', index: 1 },
-      { family: 'SOLANA', walletId: 'operator', index: 0 },
-      { family: 'SOLANA', walletId: 'operator', index: 1 },
+      { family: 'TRON', keyId: null, index: 0 },
+      { family: 'TRON', keyId: null, index: 1 },
+      { family: 'SOLANA', keyId: null, index: 0 },
+      { family: 'SOLANA', keyId: null, index: 1 },
     ])
     expect([nile.derivationPath, nile.address]).not.toEqual([tron.derivationPath, tron.address])
     expect(devnet.address).not.toBe(solana.address)
@@ -163,7 +163,7 @@ describe('createPayment', () => {
     const first = await handler.createPayment({ merchantId, request: request() })
     const replayed = await handler.createPayment({ merchantId, request: request() })
     expect(replayed).toEqual({ ...first, outcome: 'replayed' })
-    expect(allocator.allocations).toEqual([{ family: 'TRON', walletId: 'operator', index: 0 }])
+    expect(allocator.allocations).toEqual([{ family: 'TRON', keyId: null, index: 0 }])
   })
 
   it('refuses a reused key with IDEMPOTENCY_KEY_REUSED, allocating nothing and appending nothing', async () => {

@@ -280,7 +280,7 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
     const wallet = (await deps.merchantWallets?.deriverFor(merchantId)) ?? null
     const family = addressFamily(familyRegistry, asset.chain)
     if (wallet === null) return deriver.derive(asset, await allocator.allocate(family))
-    return wallet.derive(asset, await allocator.allocate(family, wallet.walletId))
+    return wallet.derive(asset, await allocator.allocate(family, wallet.keyIdOf(asset.chain)))
   }
 }
 

@@ -143,10 +143,12 @@ describe("merchant wallets: a merchant's payments derive from its own wallet", (
       walletId: 'operator',
       address: deriveTronAddress(OPERATOR.tronAccountXpub, 0).address,
     })
+    // counted by key: the TRON account key's fingerprint, the Solana address 0
+    const record = await createSqliteMerchantWalletStore(side.db).getWallet('mer_1')
     expect(side.allocator.allocations).toEqual([
-      { family: 'TRON', walletId, index: 0 },
-      { family: 'SOLANA', walletId, index: 0 },
-      { family: 'TRON', walletId: 'operator', index: 0 },
+      { family: 'TRON', keyId: record?.tronAccountKeyFingerprint, index: 0 },
+      { family: 'SOLANA', keyId: record?.solanaAddress0, index: 0 },
+      { family: 'TRON', keyId: null, index: 0 },
     ])
   })
 
@@ -160,6 +162,41 @@ describe("merchant wallets: a merchant's payments derive from its own wallet", (
     expect([first.walletId, operators.walletId, again.walletId]).toEqual([walletId, 'operator', walletId])
     expect(again.address).toBe(deriveTronAddress(MERCHANT.tronAccountXpub, 1).address)
     expect(new Set([first.address, operators.address, again.address]).size).toBe(3)
+  })
+
+  it('never derives an address twice from a key met again in another wallet: one key kept on replace, or the keys given to another merchant', async () => {
+    const other = walletFromMnemonic(
+      'letter advice cage absurd amount doctor acoustic avoid letter advice cage above',
+    )
+    const third = walletFromMnemonic('zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo wrong')
+    const paid = async (merchantId: string) => [
+      await create(merchantId, { currency: 'USDT', network: 'TRON' }),
+      await create(merchantId, { currency: 'SOL', network: 'SOLANA' }),
+    ]
+    await side.merchantWallets.set('mer_1', MERCHANT)
+    const first = await paid('mer_1')
+    // the same TRON key with another Solana seed: another wallet id, the TRON key counts on
+    await side.merchantWallets.set('mer_1', { ...MERCHANT, solanaSeed: other.solanaSeed })
+    const replaced = await paid('mer_1')
+    // both keys freed, then given to another merchant with a third TRON key
+    await side.merchantWallets.remove('mer_1')
+    await side.merchantWallets.set('mer_2', {
+      tronAccountXpub: third.tronAccountXpub,
+      solanaSeed: other.solanaSeed,
+    })
+    const moved = await paid('mer_2')
+    await side.merchantWallets.set('mer_3', MERCHANT)
+    const back = await paid('mer_3')
+
+    // the first wallet, whole, is the last one's: the same id
+    const walletIds = [first, replaced, moved, back].map(([tron]) => tron?.walletId)
+    expect(new Set(walletIds).size).toBe(3)
+    expect(walletIds[3]).toBe(walletIds[0])
+    const addresses = [first, replaced, moved, back].flat().map((payment) => payment.address)
+    expect(new Set(addresses).size).toBe(addresses.length)
+    expect(replaced[0]?.address).toBe(deriveTronAddress(MERCHANT.tronAccountXpub, 1).address)
+    expect(moved[1]?.address).toBe(deriveSolanaAddress(other.solanaSeed, 1).address)
+    expect(back.map((payment) => payment.derivationPath)).toEqual(["m/44'/195'/0'/0/2", "m/44'/501'/1'/0'"])
   })
 })
 
@@ -209,6 +246,11 @@ describe('merchant wallets: re-sealing the seeds under a new encryption key', ()
       secretBox: createSecretBox(newKey),
       operatorWallet: OPERATOR,
       clock: { now: () => new Date() },
+    })
+    // a seed no configured key opens: the merchant's payments wait, saying why, never derive elsewhere
+    await expect(newOnly.deriverFor('mer_3')).rejects.toMatchObject({
+      name: 'UnavailableError',
+      message: expect.stringContaining('CHAINPAY_ENCRYPTION_KEY_PREVIOUS'),
     })
     const deriver = await newOnly.deriverFor('mer_1')
     const usdt = resolveAsset(defaultAssetRegistry, { network: 'TRON', currency: 'USDT' })

@@ -3,7 +3,7 @@
 // and the Solana seed is sealed before it reaches the store. It is opened only to derive a payment's
 // address and to re-seal it. Nothing here returns or logs the seed.
 
-import { DomainError } from '@chainpay/domain'
+import { type Chain, DomainError } from '@chainpay/domain'
 import type { Clock, SecretBox } from '@chainpay/platform'
 import { isoNow } from '@chainpay/platform'
 import {
@@ -14,6 +14,7 @@ import {
   type MerchantWalletView,
   merchantWalletSeedContext,
   type SeedResealReport,
+  UnavailableError,
   WalletKeyInUseError,
 } from '@chainpay/ports'
 import {
@@ -27,6 +28,11 @@ import {
 /** a wallet's deriver and the id recorded in each payment derived from it */
 export interface WalletDeriver extends AddressDeriver {
   walletId: string
+  /**
+   * the public identity of the wallet's key for a chain, which its indexes are counted by
+   * (AddressIndexAllocator): the TRON account key fingerprint, the Solana address 0
+   */
+  keyIdOf(chain: Chain): string
 }
 
 export interface MerchantWalletKeeper extends MerchantWallets {
@@ -114,12 +120,25 @@ export function createMerchantWallets(deps: {
     async deriverFor(merchantId) {
       const record = await store.getWallet(merchantId)
       if (record === null) return null
-      const solanaSeed = secretBox.open(record.sealedSolanaSeed, merchantWalletSeedContext(merchantId))
+      let solanaSeed: string
+      try {
+        solanaSeed = secretBox.open(record.sealedSolanaSeed, merchantWalletSeedContext(merchantId))
+      } catch (error) {
+        // the merchant's payments wait (503) rather than derive from another wallet than its own
+        throw new UnavailableError(
+          `the wallet seed of merchant ${merchantId} opens with no configured key: give payment-command the key that sealed it in CHAINPAY_ENCRYPTION_KEY_PREVIOUS (docs/operations.md, "Rotating the encryption key")`,
+          { cause: error },
+        )
+      }
       const deriver = createAddressDeriver(
         { tronAccountXpub: record.tronAccountXpub, solanaSeed },
         record.walletId,
       )
-      return { walletId: record.walletId, derive: deriver.derive }
+      return {
+        walletId: record.walletId,
+        derive: deriver.derive,
+        keyIdOf: (chain) => (chain === 'TRON' ? record.tronAccountKeyFingerprint : record.solanaAddress0),
+      }
     },
   }
 }

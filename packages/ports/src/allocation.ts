@@ -1,34 +1,36 @@
-import { type AddressFamily, OPERATOR_WALLET_ID } from '@chainpay/domain'
+import type { AddressFamily } from '@chainpay/domain'
 
 export type { AddressFamily }
 
 /**
- * Hands out address derivation indexes: unique and increasing per wallet and address family (one
- * chain, every network on it), never reused. Each wallet counts on its own (a merchant's wallet has
- * keys of its own, so its index 0 is another address; docs/chains.md). The operator's wallet also
- * starts each family above every index handed out by the per-network counters of before (one per
- * network of `family.networks`), which counted for it alone.
+ * Hands out address derivation indexes: unique and increasing per key and address family (one
+ * chain, every network on it), never reused. The operator's keys count under the chain alone; a
+ * merchant wallet's key counts on its own (docs/chains.md, "Addresses: one sequence per chain
+ * family"), by the key and not by the wallet, so that a key met again in another wallet (a wallet
+ * replaced with one key kept, or removed and given to another merchant) continues where it stopped
+ * and never derives an address twice. The operator's sequence also starts each family above every
+ * index handed out by the per-network counters of before (one per network of `family.networks`).
  */
 export interface AddressIndexAllocator {
-  /** `walletId`: OPERATOR_WALLET_ID (the default) or a merchant wallet's id (`w_` + hex) */
-  allocate(family: AddressFamily, walletId?: string): Promise<number>
+  /**
+   * `keyId`: the public identity of a merchant wallet's key for the family's chain (its TRON account
+   * key fingerprint, its Solana address 0; MerchantWalletRecord); absent for the operator's keys
+   */
+  allocate(family: AddressFamily, keyId?: string): Promise<number>
 }
 
 /**
- * The key a wallet's family is counted under: the chain alone for the operator's wallet (as before
- * merchant wallets existed), `chain/walletId` for a merchant's. A chain name has no `/`, so the two
- * never meet.
+ * The name a key's family is counted under: the chain alone for the operator's keys (as before
+ * merchant wallets existed), `chain/keyId` for a merchant wallet's. A chain name has no `/`, so the
+ * two never meet.
  */
-export function allocationKey(family: AddressFamily, walletId: string = OPERATOR_WALLET_ID): string {
-  if (walletId === OPERATOR_WALLET_ID) return family.chain
-  if (!/^w_[0-9a-f]+$/.test(walletId)) throw new Error(`not a wallet id: ${JSON.stringify(walletId)}`)
-  return `${family.chain}/${walletId}`
+export function allocationKey(family: AddressFamily, keyId?: string): string {
+  if (keyId === undefined) return family.chain
+  if (!/^[0-9A-Za-z]{32,64}$/.test(keyId)) throw new Error(`not a key id: ${JSON.stringify(keyId)}`)
+  return `${family.chain}/${keyId}`
 }
 
-/** the networks whose counters of before a wallet's family starts above: the operator's only */
-export function networksCountedBefore(
-  family: AddressFamily,
-  walletId: string = OPERATOR_WALLET_ID,
-): string[] {
-  return walletId === OPERATOR_WALLET_ID ? [...family.networks] : []
+/** the networks whose counters of before a sequence starts above: the operator's only */
+export function networksCountedBefore(family: AddressFamily, keyId?: string): string[] {
+  return keyId === undefined ? [...family.networks] : []
 }

@@ -10,10 +10,10 @@ import { type IndexSpec, mongoCollections } from './collections.js'
 import { createPerKeyQueue, isDuplicateKeyError } from './concurrency.js'
 import { translateMongoFailure } from './mongo-failures.js'
 
-/** one handed-out index of a wallet's address family (a chain and every network on it) */
+/** one handed-out index of a key's address family (a chain and every network on it) */
 interface FamilyIndexClaim {
   _id: string
-  /** allocationKey: the chain for the operator's wallet, `chain/walletId` for a merchant's */
+  /** allocationKey's name: the chain for the operator's keys, `chain/keyId` for a merchant wallet's */
   family: string
   index: number
 }
@@ -44,7 +44,7 @@ export function familyClaimId(family: string, index: number): string {
 
 /**
  * Address derivation indexes from collection address_indexes, starting at 0 per address family. An
- * index is handed out by inserting its claim (`_id` `family:${chain}:${index}`), never by
+ * index is handed out by inserting its claim (`_id` `family:${allocationKey}:${index}`), never by
  * incrementing a counter: a counter's `$inc` is not atomic on FerretDB v1 (see concurrency.ts), an
  * insert of an existing `_id` fails everywhere. So two processes never hand out one index, and an
  * index is never reused.
@@ -76,9 +76,9 @@ export function createMongoAddressAllocator(db: Db): AddressIndexAllocator {
     return next
   }
 
-  const claimNext = async (family: AddressFamily, walletId: string | undefined): Promise<number> => {
-    const key = allocationKey(family, walletId)
-    const oldNetworks = networksCountedBefore(family, walletId)
+  const claimNext = async (family: AddressFamily, keyId: string | undefined): Promise<number> => {
+    const key = allocationKey(family, keyId)
+    const oldNetworks = networksCountedBefore(family, keyId)
     const cacheKey = `${key}:${oldNetworks.join(',')}`
     let candidate = nextCandidate.get(cacheKey) ?? (await afterHighestClaim(key, oldNetworks))
     for (let attempt = 1; attempt <= maxClaimAttempts; attempt += 1) {
@@ -97,8 +97,8 @@ export function createMongoAddressAllocator(db: Db): AddressIndexAllocator {
 
   return translateFailures(
     {
-      async allocate(family, walletId) {
-        return allocations.run(allocationKey(family, walletId), () => claimNext(family, walletId))
+      async allocate(family, keyId) {
+        return allocations.run(allocationKey(family, keyId), () => claimNext(family, keyId))
       },
     },
     translateMongoFailure,

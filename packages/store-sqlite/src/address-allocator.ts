@@ -34,9 +34,10 @@ export const addressAllocatorMigrations: readonly SqliteMigration[] = [
 ]
 
 /**
- * Address derivation indexes from table address_family_counters: one counter per wallet and address
- * family (a chain and every network on it; row `family` is allocationKey's), starting at 0. An index is handed out by the same transaction
- * that advances the counter, so a crash can skip an index but never hand one out twice.
+ * Address derivation indexes from table address_family_counters: one counter per key and address
+ * family (a chain and every network on it; column `family` holds allocationKey's name), starting at
+ * 0. An index is handed out by the same transaction that advances the counter, so a crash can skip
+ * an index but never hand one out twice.
  *
  * Table address_counters holds the counters of before, one per network (mainnet and its test network
  * counted apart, and so handed out the same addresses); nothing writes it any more. A family's counter
@@ -58,9 +59,9 @@ export function createSqliteAddressAllocator(db: DatabaseSync): AddressIndexAllo
 
   return translateFailures(
     {
-      async allocate(family, walletId) {
-        const key = allocationKey(family, walletId)
-        const networks = JSON.stringify(networksCountedBefore(family, walletId))
+      async allocate(family, keyId) {
+        const key = allocationKey(family, keyId)
+        const networks = JSON.stringify(networksCountedBefore(family, keyId))
         return inTransaction(db, () => {
           const row = advance.get(key, networks)
           if (row === undefined) throw new Error(`address counter of ${key} did not advance`)

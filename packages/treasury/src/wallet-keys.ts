@@ -12,6 +12,8 @@ import {
   TRON_ACCOUNT_PATH,
   walletFromMnemonic,
 } from '@chainpay/wallet'
+import { equalBytes } from '@noble/curves/utils.js'
+import { hexToBytes } from '@noble/hashes/utils.js'
 import { CommandError } from './command-error.js'
 
 export interface WalletKeysInput {
@@ -26,7 +28,8 @@ export interface WalletKeysInput {
 export function writeWalletKeys(input: WalletKeysInput): string[] {
   const tron = fromMnemonic(input.tron)
   const solana = fromMnemonic(input.solana)
-  if (tron.solanaSeed === solana.solanaSeed) {
+  // compared in constant time, as every secret is (docs/security.md)
+  if (equalBytes(hexToBytes(tron.solanaSeed), hexToBytes(solana.solanaSeed))) {
     throw new CommandError(
       'the Solana mnemonic is the TRON one: the Solana seed would sign for the TRON addresses too; use a mnemonic of its own for Solana (docs/security.md, "Key material")',
     )

@@ -1,6 +1,6 @@
 // One receiving address per payment: the chain decides the scheme, an SPL token adds the token
 // account the payer's wallet actually sends to.
-import type { Asset, ReceivingAddress } from '@chainpay/domain'
+import { type Asset, OPERATOR_WALLET_ID, type ReceivingAddress } from '@chainpay/domain'
 import { associatedTokenAccount } from './associated-token-account.js'
 import { createSolanaAddressDeriver } from './solana-address.js'
 import { createTronAddressDeriver } from './tron-address.js'
@@ -15,7 +15,7 @@ export function createAddressDeriver(
     tronAccountXpub: string
     solanaSeed: Uint8Array | string
   },
-  walletId = 'operator',
+  walletId = OPERATOR_WALLET_ID,
 ): AddressDeriver {
   const tron = createTronAddressDeriver(keys.tronAccountXpub)
   const solana = createSolanaAddressDeriver(keys.solanaSeed)

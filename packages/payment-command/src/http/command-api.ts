@@ -51,7 +51,10 @@ const CancelBody = Type.Object(
 const MerchantQuery = Type.Object({ merchantId: MerchantId }, strict)
 const MerchantParams = Type.Object({ merchantId: MerchantId }, strict)
 // strings only: what they hold is the wallet rules' to check (INVALID_TRON_XPUB, INVALID_SOLANA_SEED)
-const WalletBody = Type.Object({ tronAccountXpub: Type.String(), solanaSeed: Type.String() }, strict)
+const WalletBody = Type.Object(
+  { tronAccountXpub: Type.String({ maxLength: 200 }), solanaSeed: Type.String({ maxLength: 200 }) },
+  strict,
+)
 const EmptyBody = Type.Object({}, strict)
 // strings only: their content is the domain's to check (docs/api.md, "Balances and sweeps")
 const SweepBody = Type.Object(
@@ -143,19 +146,13 @@ function merchantWalletRoutes(app: HttpApp, wallets: MerchantWallets): void {
     { schema: { params: MerchantParams, body: WalletBody } },
     async (request) => wallets.set(request.params.merchantId, request.body),
   )
-  app.get(commandApiRoutes.merchantWallet, { schema: { params: MerchantParams } }, async (request) => {
-    const { merchantId } = request.params
-    const wallet = await wallets.show(merchantId)
-    if (wallet === null) throw new DomainError('NOT_FOUND', `merchant ${merchantId} has no wallet of its own`)
-    return wallet
-  })
-  app.delete(commandApiRoutes.merchantWallet, { schema: { params: MerchantParams } }, async (request) => {
-    const { merchantId } = request.params
-    if (!(await wallets.remove(merchantId))) {
-      throw new DomainError('NOT_FOUND', `merchant ${merchantId} has no wallet of its own`)
-    }
-    return { merchantId, removed: true }
-  })
+  // "no wallet" is an answer (200), so that it is never mistaken for a route this server lacks (404)
+  app.get(commandApiRoutes.merchantWallet, { schema: { params: MerchantParams } }, async (request) => ({
+    wallet: await wallets.show(request.params.merchantId),
+  }))
+  app.delete(commandApiRoutes.merchantWallet, { schema: { params: MerchantParams } }, async (request) => ({
+    removed: await wallets.remove(request.params.merchantId),
+  }))
   app.post(commandApiRoutes.resealWalletSeeds, { schema: { body: EmptyBody } }, async () =>
     wallets.resealSeeds(),
   )

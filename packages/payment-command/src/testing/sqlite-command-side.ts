@@ -3,12 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  type AssetRegistry,
-  defaultAssetRegistry,
-  type FeePolicy,
-  OPERATOR_WALLET_ID,
-} from '@chainpay/domain'
+import { type AssetRegistry, defaultAssetRegistry, type FeePolicy } from '@chainpay/domain'
 import {
   type Clock,
   createRootLogger,
@@ -41,7 +36,8 @@ export interface SqliteCommandSide {
   eventStore: EventStore
   /** the real allocator, counting its calls */
   allocator: AddressIndexAllocator & {
-    allocations: Array<{ family: string; walletId: string; index: number }>
+    /** keyId null: the operator's keys */
+    allocations: Array<{ family: string; keyId: string | null; index: number }>
   }
   deriver: AddressDeriver
   /** the merchants the handler knows: it refuses a create for any other */
@@ -98,9 +94,9 @@ export function openSqliteCommandSide(
   const allocations: SqliteCommandSide['allocator']['allocations'] = []
   const allocator: SqliteCommandSide['allocator'] = {
     allocations,
-    async allocate(family, walletId = OPERATOR_WALLET_ID) {
-      const index = await sqliteAllocator.allocate(family, walletId)
-      allocations.push({ family: family.chain, walletId, index })
+    async allocate(family, keyId) {
+      const index = await sqliteAllocator.allocate(family, keyId)
+      allocations.push({ family: family.chain, keyId: keyId ?? null, index })
       return index
     },
   }

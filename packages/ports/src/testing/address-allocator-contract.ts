@@ -1,11 +1,12 @@
-import { type AddressFamily, OPERATOR_WALLET_ID } from '@chainpay/domain'
+import type { AddressFamily } from '@chainpay/domain'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { AddressIndexAllocator } from '../allocation.js'
 
 export const TRON_FAMILY: AddressFamily = { chain: 'TRON', networks: ['TRON', 'TRON_NILE'] }
 export const SOLANA_FAMILY: AddressFamily = { chain: 'SOLANA', networks: ['SOLANA', 'SOLANA_DEVNET'] }
-const WALLET_A = 'w_0123456789abcdef0123'
-const WALLET_B = 'w_fedcba9876543210fedc'
+/** a merchant wallet's TRON account key fingerprint (hex), and a Solana address 0 (base58) */
+const KEY_A = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef'
+const KEY_B = 'HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk'
 
 export interface AddressIndexAllocatorFixture {
   store: AddressIndexAllocator
@@ -90,40 +91,36 @@ export function describeAddressIndexAllocatorContract(
       expect(await store.allocate(extended)).toBeGreaterThanOrEqual(5)
     })
 
-    it("counts each merchant wallet on its own, from 0, apart from the operator's", async () => {
+    it("counts each merchant wallet key on its own, from 0, apart from the operator's", async () => {
       await fixture.handOutPerNetwork('TRON', 3)
-      const operator = [
-        await store.allocate(TRON_FAMILY),
-        await store.allocate(TRON_FAMILY, OPERATOR_WALLET_ID),
-      ]
-      const walletA = [
-        await store.allocate(TRON_FAMILY, WALLET_A),
-        await store.allocate(TRON_FAMILY, WALLET_A),
-      ]
-      const walletB = await store.allocate(TRON_FAMILY, WALLET_B)
-      const walletASolana = await store.allocate(SOLANA_FAMILY, WALLET_A)
+      const operator = [await store.allocate(TRON_FAMILY), await store.allocate(TRON_FAMILY)]
+      const keyA = [await store.allocate(TRON_FAMILY, KEY_A), await store.allocate(TRON_FAMILY, KEY_A)]
+      const keyB = await store.allocate(TRON_FAMILY, KEY_B)
+      const keyASolana = await store.allocate(SOLANA_FAMILY, KEY_A)
       // the counters of before were the operator's: a merchant wallet's keys start at their index 0
       expect(operator).toEqual([3, 4])
-      expect(walletA).toEqual([0, 1])
-      expect(walletB).toBe(0)
-      expect(walletASolana).toBe(0)
+      expect(keyA).toEqual([0, 1])
+      expect(keyB).toBe(0)
+      expect(keyASolana).toBe(0)
       expect(await store.allocate(TRON_FAMILY)).toBe(5)
-      expect(await store.allocate(TRON_FAMILY, WALLET_A)).toBe(2)
+      // a key met again (in another wallet, for another merchant) continues where it stopped
+      expect(await store.allocate(TRON_FAMILY, KEY_A)).toBe(2)
     })
 
-    it('never hands out one index of a wallet twice under concurrent allocations', async () => {
+    it('never hands out one index of a key twice under concurrent allocations', async () => {
       const asked = Array.from({ length: 20 }, (_, call) =>
-        store.allocate(TRON_FAMILY, call % 2 === 0 ? WALLET_A : OPERATOR_WALLET_ID),
+        store.allocate(TRON_FAMILY, call % 2 === 0 ? KEY_A : undefined),
       )
       const indexes = await Promise.all(asked)
-      const ofWallet = indexes.filter((_, call) => call % 2 === 0)
+      const ofKey = indexes.filter((_, call) => call % 2 === 0)
       const ofOperator = indexes.filter((_, call) => call % 2 === 1)
-      expect(new Set(ofWallet).size).toBe(10)
+      expect(new Set(ofKey).size).toBe(10)
       expect(new Set(ofOperator).size).toBe(10)
     })
 
-    it('refuses a wallet id that is not one', async () => {
-      await expect(store.allocate(TRON_FAMILY, 'TRON')).rejects.toThrow(/not a wallet id/)
+    it('refuses a key id that is not one', async () => {
+      await expect(store.allocate(TRON_FAMILY, 'TRON')).rejects.toThrow(/not a key id/)
+      await expect(store.allocate(TRON_FAMILY, `${KEY_A}/x`)).rejects.toThrow(/not a key id/)
     })
   })
 }
