@@ -4,7 +4,6 @@
 // in process, and the distributed one, where it calls them over the command API. Real wallets from
 // real mnemonics; every line the CLI prints and every log line is searched for the seeds.
 
-import { spawn } from 'node:child_process'
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -25,6 +24,7 @@ import {
   systemClock,
 } from '@chainpay/platform'
 import type { MerchantWallets } from '@chainpay/ports'
+import { runToExit } from '@chainpay/service-kit/testing'
 import { createSqliteMerchantWalletStore } from '@chainpay/store-sqlite'
 import {
   createDevelopmentWallet,
@@ -305,20 +305,11 @@ describe.each(Object.keys(shapes))('chainpay-admin merchants wallet, %s', (shape
     const merchantId = await createMerchant('Process Shop')
     const wallet = createDevelopmentWallet()
     const argv = ['merchants', 'wallet', 'set', merchantId, '--tron-xpub', wallet.tronAccountXpub]
-    const child = spawn(process.execPath, [MAIN, ...argv, '--solana-seed-file', '-'], {
-      env: { ...process.env, CHAINPAY_ADMIN_URL: url, CHAINPAY_ADMIN_TOKEN: TOKEN },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.stdin.end(`${wallet.solanaSeed}\n`)
-    const code = await new Promise((resolve) => child.on('close', resolve))
+    const { code, stdout, stderr } = await runToExit(
+      MAIN,
+      { CHAINPAY_ADMIN_URL: url, CHAINPAY_ADMIN_TOKEN: TOKEN },
+      { args: [...argv, '--solana-seed-file', '-'], stdin: `${wallet.solanaSeed}\n` },
+    )
     written.push(stdout, stderr)
     expect(stderr).toBe('')
     expect(code).toBe(0)

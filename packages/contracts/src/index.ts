@@ -1,3 +1,4 @@
+export * from './admin-schemas.js'
 export * from './api-schemas.js'
 export * from './bus-messages.js'
 export * from './bus-schemas.js'

@@ -5,14 +5,12 @@
 // merchant's mnemonics, into the merchant's treasury; the operator's wallet cannot sign them, and
 // the payment made before the wallet keeps its address and its funds.
 
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { runChainpayAdmin } from '@chainpay/cli'
 import { systemClock } from '@chainpay/platform'
-import { runChainpayWallet, type SweepPlan } from '@chainpay/treasury'
+import type { SweepPlan } from '@chainpay/treasury'
 import { deriveSolanaAddress, deriveTronAddress, tronAddressFromPublicKey } from '@chainpay/wallet'
 import { HDKey } from '@scure/bip32'
 import { generateMnemonic, mnemonicToSeedSync } from '@scure/bip39'
@@ -21,52 +19,23 @@ import { Connection, Keypair, PublicKey } from '@solana/web3.js'
 import { HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
 import { TronWeb } from 'tronweb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
+import { confirmedPayment, type PaymentBody, pay } from './testing/flow.js'
 import { type InProcessStandalone, startInProcessStandalone } from './testing/standalone-in-process.js'
+import { paymentPaths, walletRuns } from './testing/wallet-runs.js'
 
-const WALLET_MAIN = fileURLToPath(new URL('../../treasury/dist/main.js', import.meta.url))
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
 
 let standalone: InProcessStandalone
 let dir: string
 const printed: string[] = []
+const { online: wallet, offline: walletProcess } = walletRuns(() => standalone, printed)
 /** the merchant's, never the operator's */
 const mnemonics = { TRON: generateMnemonic(wordlist, 256), SOLANA: generateMnemonic(wordlist, 256) }
 let xpub: string
 let walletId: string
 /** paid before the merchant had a wallet: derived from the operator's */
 const before: Record<'TRON' | 'SOLANA', PaymentBody | undefined> = { TRON: undefined, SOLANA: undefined }
-
-/** chainpay-wallet in a process of its own: `keys` and `sign` refuse the network for the rest of theirs */
-async function walletProcess(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const child = spawn(process.execPath, [WALLET_MAIN, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
-  const chunks = { out: [] as Buffer[], err: [] as Buffer[] }
-  child.stdout.on('data', (chunk: Buffer) => chunks.out.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => chunks.err.push(chunk))
-  const code = await new Promise<number>((resolve) => child.on('close', (exit) => resolve(exit ?? 1)))
-  const lines = (parts: Buffer[]) => Buffer.concat(parts).toString('utf8').split('\n').filter(Boolean)
-  // bigint-buffer (under tronweb) says on stderr that it runs without its native part: not ours
-  const noise = /^bigint: Failed to load bindings/
-  const result = { code, out: lines(chunks.out), err: lines(chunks.err).filter((line) => !noise.test(line)) }
-  printed.push(...result.out, ...result.err)
-  return result
-}
-
-/** chainpay-wallet plan or broadcast (online), in this process */
-async function wallet(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runChainpayWallet(argv, {
-    env: { CHAINPAY_ADMIN_URL: standalone.adminUrl, CHAINPAY_ADMIN_TOKEN: standalone.adminToken() },
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-    promptSecret: () => Promise.reject(new Error('no prompt in this test')),
-    now: () => new Date(),
-  })
-  printed.push(...out, ...err)
-  return { code, out, err }
-}
 
 async function admin(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = []
@@ -80,12 +49,9 @@ async function admin(argv: string[]): Promise<{ code: number; out: string[]; err
   return { code, out, err }
 }
 
-async function paid(network: string, currency: string, amount: string): Promise<PaymentBody> {
-  const client = merchantClientFor(standalone)
-  const payment = (await client.createPayment({ amount, currency, network } as never)).body as PaymentBody
-  const to = payment.generatedTokenAccount ?? payment.generatedAddress
-  await pay(standalone, network, { to, amount, currency })
-  return waitForPayment(client, payment.paymentId, (seen) => seen.status === 'confirmed')
+/** a payment of the demo merchant, paid in full and confirmed */
+function paid(network: string, currency: string, amount: string): Promise<PaymentBody> {
+  return confirmedPayment(standalone, { network, currency, amount })
 }
 
 /** a file only its owner reads, removed once `use` is done with it */
@@ -327,14 +293,6 @@ describe("a merchant's own wallet, from its mnemonics to its treasury", () => {
     assertNoKeyMaterial([Buffer.from(treasuryKey.secretKey).toString('hex'), ...paymentKeys])
   })
 })
-
-/** the derivation paths of the payment addresses the plan signs for */
-function paymentPaths(plan: SweepPlan): string[] {
-  const paths = plan.steps.flatMap((step) =>
-    step.signers.filter((signer) => signer.role === 'payment').map((signer) => signer.derivationPath ?? ''),
-  )
-  return [...new Set(paths)]
-}
 
 /**
  * what the runs wrote and printed, and what standalone logged: no mnemonic, seed or private key; and

@@ -7,13 +7,11 @@
 // It needs the simulator to take signed transactions (docs/chains.md, the simulator's node model):
 // each chain's case skips, saying so, while the simulator does not answer that chain's methods.
 
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { systemClock } from '@chainpay/platform'
-import { runChainpayWallet, type SweepPlan } from '@chainpay/treasury'
+import type { SweepPlan } from '@chainpay/treasury'
 import { tronAddressFromPublicKey } from '@chainpay/wallet'
 import { HDKey } from '@scure/bip32'
 import { mnemonicToSeedSync } from '@scure/bip39'
@@ -21,13 +19,15 @@ import { Connection, Keypair, PublicKey } from '@solana/web3.js'
 import { HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
 import { TronWeb } from 'tronweb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
+import { confirmedPayment, type PaymentBody, pay } from './testing/flow.js'
 import { type InProcessStandalone, startInProcessStandalone } from './testing/standalone-in-process.js'
+import { paymentPaths, walletRuns } from './testing/wallet-runs.js'
 
 let standalone: InProcessStandalone
 let dir: string
 let mnemonic: string
 const printed: string[] = []
+const { online: wallet, offline: walletProcess } = walletRuns(() => standalone, printed)
 
 beforeAll(async () => {
   standalone = await startInProcessStandalone({ clock: systemClock })
@@ -41,51 +41,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function wallet(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runChainpayWallet(argv, {
-    env: { CHAINPAY_ADMIN_URL: standalone.adminUrl, CHAINPAY_ADMIN_TOKEN: standalone.adminToken() },
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-    promptSecret: () => Promise.reject(new Error('no prompt: --mnemonic-file')),
-    now: () => new Date(),
-  })
-  printed.push(...out, ...err)
-  return { code, out, err }
-}
-
-const WALLET_MAIN = fileURLToPath(new URL('../../treasury/dist/main.js', import.meta.url))
-
-/**
- * `chainpay-wallet sign` in a process of its own, as on the offline machine: it refuses the network
- * for the rest of its process (offline-guard.ts), which must not be this test's
- */
-async function walletProcess(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const child = spawn(process.execPath, [WALLET_MAIN, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] })
-  const chunks = { out: [] as Buffer[], err: [] as Buffer[] }
-  child.stdout.on('data', (chunk: Buffer) => chunks.out.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => chunks.err.push(chunk))
-  const code = await new Promise<number>((resolve) => child.on('close', (exit) => resolve(exit ?? 1)))
-  const lines = (parts: Buffer[]) => Buffer.concat(parts).toString('utf8').split('\n').filter(Boolean)
-  // bigint-buffer (under tronweb) says on stderr that it runs without its native part: not ours
-  const noise = /^bigint: Failed to load bindings/
-  const result = {
-    code,
-    out: lines(chunks.out),
-    err: lines(chunks.err).filter((line) => !noise.test(line)),
-  }
-  printed.push(...result.out, ...result.err)
-  return result
-}
-
-async function paid(network: string, currency: string, amount: string): Promise<PaymentBody> {
-  const client = merchantClientFor(standalone)
-  const payment = (await client.createPayment({ amount, currency, network } as never)).body as PaymentBody
-  // an SPL payment is paid into its token account, as a wallet pays it
-  const to = payment.generatedTokenAccount ?? payment.generatedAddress
-  await pay(standalone, network, { to, amount, currency })
-  return waitForPayment(client, payment.paymentId, (seen) => seen.status === 'confirmed')
+/** a payment of the demo merchant, paid in full and confirmed */
+function paid(network: string, currency: string, amount: string): Promise<PaymentBody> {
+  return confirmedPayment(standalone, { network, currency, amount })
 }
 
 /** whether the simulated node answers what a sweep needs, else the reason the case is skipped */
@@ -273,14 +231,6 @@ describe('sweeping ten payments to a treasury through plan, sign and broadcast',
     assertNoKeyMaterial([Buffer.from(treasuryKey.secretKey).toString('hex'), ...paymentKeys])
   })
 })
-
-/** the derivation paths of the payment addresses the plan signs for */
-function paymentPaths(plan: SweepPlan): string[] {
-  const paths = plan.steps.flatMap((step) =>
-    step.signers.filter((signer) => signer.role === 'payment').map((signer) => signer.derivationPath ?? ''),
-  )
-  return [...new Set(paths)]
-}
 
 /** what the runs wrote (plans, signed files, states) and printed, and what standalone logged */
 function assertNoKeyMaterial(keys: string[]): void {

@@ -2,7 +2,7 @@
 // written to a new file only its owner reads, no mnemonic or seed in any line printed.
 
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { connect, createServer, type Server } from 'node:net'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -15,25 +15,19 @@ import { generateMnemonic } from '@scure/bip39'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runChainpayWallet } from './commands.js'
+import { type ConnectionTrap, startConnectionTrap } from './testing/connection-trap.js'
 
 let dir: string
-let server: Server
-let port: number
-let connections = 0
+let trap: ConnectionTrap
 const printed: string[] = []
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'chainpay-keys-'))
-  server = createServer((socket) => {
-    connections += 1
-    socket.destroy()
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  port = (server.address() as { port: number }).port
+  trap = await startConnectionTrap()
 })
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve))
+  await trap.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -98,11 +92,11 @@ describe('chainpay-wallet keys', () => {
     expect(createTronAddressDeriver(tron.tronAccountXpub)(0).derivationPath).toBe("m/44'/195'/0'/0/0")
 
     // the network stays refused for the rest of the process
-    expect(() => connect(port, '127.0.0.1')).toThrow(
+    expect(() => connect(trap.port, '127.0.0.1')).toThrow(
       'chainpay-wallet keys works offline: net.connect refused',
     )
-    await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow(/keys works offline: fetch refused/)
-    expect(connections).toBe(0)
+    await expect(fetch(`http://127.0.0.1:${trap.port}/`)).rejects.toThrow(/keys works offline: fetch refused/)
+    expect(trap.connections()).toBe(0)
 
     const everything = printed.join('\n').toLowerCase()
     for (const secret of [tronMnemonic, solanaMnemonic, solanaSeed, tron.solanaSeed]) {

@@ -3,7 +3,7 @@
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
-import { connect, createServer, type Server } from 'node:net'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ed25519 } from '@noble/curves/ed25519.js'
@@ -12,6 +12,7 @@ import { Trx } from 'tronweb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runChainpayWallet } from './commands.js'
 import type { SignedSweep, SweepPlan } from './sweep-plan.js'
+import { type ConnectionTrap, startConnectionTrap } from './testing/connection-trap.js'
 import {
   offlineSolanaPlan,
   offlineTronPlan,
@@ -22,23 +23,16 @@ import {
 } from './testing/offline-plan.js'
 
 let dir: string
-let server: Server
-let port: number
-let connections = 0
+let trap: ConnectionTrap
 const lines: string[] = []
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'chainpay-sign-'))
-  server = createServer((socket) => {
-    connections += 1
-    socket.destroy()
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  port = (server.address() as { port: number }).port
+  trap = await startConnectionTrap()
 })
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve))
+  await trap.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -82,8 +76,8 @@ describe('chainpay-wallet sign', () => {
         err: (line) => lines.push(line),
         promptSecret: async () => {
           for (const attempt of [
-            () => fetch(`http://127.0.0.1:${port}/`),
-            async () => connect(port, '127.0.0.1'),
+            () => fetch(`http://127.0.0.1:${trap.port}/`),
+            async () => connect(trap.port, '127.0.0.1'),
             async () => (await import('node:dns')).promises.lookup('example.com'),
           ]) {
             await attempt().then(
@@ -102,7 +96,7 @@ describe('chainpay-wallet sign', () => {
       'chainpay-wallet sign works offline: net.connect refused',
       'chainpay-wallet sign works offline: dns.promises.lookup refused',
     ])
-    expect(connections).toBe(0)
+    expect(trap.connections()).toBe(0)
   })
 
   it('given a TRON plan, signs each transaction with the key of its path, refusing the network from the start', async () => {
@@ -124,10 +118,10 @@ describe('chainpay-wallet sign', () => {
     }
 
     // the guards are in place for the rest of this process: nothing reaches the listening server
-    expect(() => connect(port, '127.0.0.1')).toThrow(/offline: net.connect refused/)
-    await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow(/offline: fetch refused/)
-    expect(() => request(`http://127.0.0.1:${port}/`).end()).toThrow(/offline/)
-    expect(connections).toBe(0)
+    expect(() => connect(trap.port, '127.0.0.1')).toThrow(/offline: net.connect refused/)
+    await expect(fetch(`http://127.0.0.1:${trap.port}/`)).rejects.toThrow(/offline: fetch refused/)
+    expect(() => request(`http://127.0.0.1:${trap.port}/`).end()).toThrow(/offline/)
+    expect(trap.connections()).toBe(0)
     assertNoSecretIn(wallet)
   })
 
@@ -205,10 +199,10 @@ describe('chainpay-wallet sign', () => {
     const wallet = testWallet()
     const run = await sign(offlineSolanaPlan(wallet), wallet, 'url', [
       '--rpc-url',
-      `http://127.0.0.1:${port}`,
+      `http://127.0.0.1:${trap.port}`,
     ])
     expect(run).toMatchObject({ code: 1, err: ['error: sign works offline and takes no --rpc-url'] })
-    expect(connections).toBe(0)
+    expect(trap.connections()).toBe(0)
   })
 
   it('refuses an invalid mnemonic without repeating it', async () => {

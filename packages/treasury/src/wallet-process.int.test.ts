@@ -2,45 +2,20 @@
 // prompt reads when stdin is not a terminal), the signed file written, nothing secret printed; and
 // `keys`, the seed file written with mode 0600.
 
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { walletFromMnemonic } from '@chainpay/wallet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SignedSweep } from './sweep-plan.js'
 import { offlineSolanaPlan, testWallet } from './testing/offline-plan.js'
-
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
+import { runWalletProcess } from './testing/wallet-process.js'
 
 let dir: string
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'chainpay-wallet-process-'))
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-function runWallet(
-  argv: string[],
-  stdin: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...argv], { stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('error', reject)
-    // bigint-buffer (under @solana/spl-token) says so on stderr when its native build is absent
-    const notice = /^bigint: Failed to load bindings, pure JS will be used \(try npm run rebuild\?\)\n/
-    child.on('close', (code) => resolve({ code, stdout, stderr: stderr.replace(notice, '') }))
-    child.stdin.end(stdin)
-  })
-}
 
 describe('chainpay-wallet sign as a process', () => {
   it('reads the mnemonic from stdin, signs, and prints what it signed and nothing secret', async () => {
@@ -50,7 +25,10 @@ describe('chainpay-wallet sign as a process', () => {
     const signedPath = join(dir, 'signed.json')
     writeFileSync(planPath, JSON.stringify(plan))
 
-    const run = await runWallet(['sign', '--plan', planPath, '--out', signedPath], `${wallet.mnemonic}\n`)
+    const run = await runWalletProcess(
+      ['sign', '--plan', planPath, '--out', signedPath],
+      `${wallet.mnemonic}\n`,
+    )
     expect(run.stderr).toBe('')
     expect(run.code).toBe(0)
     expect(run.stdout).toContain(`SOLANA_DEVNET: to the treasury ${plan.treasury.address}`)
@@ -73,7 +51,7 @@ describe('chainpay-wallet sign as a process', () => {
     const planPath = join(dir, 'other.json')
     writeFileSync(planPath, JSON.stringify(plan))
     const stranger = testWallet()
-    const run = await runWallet(
+    const run = await runWalletProcess(
       ['sign', '--plan', planPath, '--out', join(dir, 'no.json')],
       stranger.mnemonic,
     )
@@ -92,7 +70,7 @@ describe('chainpay-wallet keys as a process', () => {
     writeFileSync(files.tron, tron.mnemonic, { mode: 0o600 })
     writeFileSync(files.solana, solana.mnemonic, { mode: 0o600 })
     const seedOut = join(dir, 'keys.seed')
-    const run = await runWallet(
+    const run = await runWalletProcess(
       [
         'keys',
         '--tron-mnemonic-file',

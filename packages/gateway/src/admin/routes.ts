@@ -1,6 +1,7 @@
 // The admin API's routes, relative to /admin/v1. Handlers are thin: the use cases in merchants.ts
 // validate and act.
 
+import { MerchantWalletKeysSchema } from '@chainpay/contracts'
 import { DomainError } from '@chainpay/domain'
 import { type Clock, isoNow } from '@chainpay/platform'
 import type {
@@ -44,7 +45,6 @@ import {
   FeePolicyBodySchema,
   LogoUrlBodySchema,
   MerchantParamsSchema,
-  MerchantWalletBodySchema,
   PaymentDeliveriesParamsSchema,
   RecordSweepBodySchema,
   WebhookUrlBodySchema,
@@ -163,7 +163,7 @@ const merchantWalletRoutes: FastifyPluginAsyncTypebox<{
 
   app.put(
     '/merchants/:merchantId/wallet',
-    { schema: { params: MerchantParamsSchema, body: MerchantWalletBodySchema } },
+    { schema: { params: MerchantParamsSchema, body: MerchantWalletKeysSchema } },
     async (request) => {
       const wallet = await merchantWallets.set(request.params.merchantId, request.body)
       // the public parts only: the seed is never logged (docs/security.md)

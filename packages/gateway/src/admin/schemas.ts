@@ -1,6 +1,7 @@
 // Bodies and parameters of the admin API. Rules that need the registry or URL policy live in the use
 // cases (merchants.ts), so that standalone's direct calls follow them too.
 
+import { SweepRecordFields } from '@chainpay/contracts'
 import { DECIMAL_AMOUNT_PATTERN } from '@chainpay/domain'
 import Type from 'typebox'
 import { merchantLimits } from './merchants.js'
@@ -52,28 +53,15 @@ export const FeePolicyBodySchema = Type.Object(
 const Id = Type.String({ minLength: 1, maxLength: 128 })
 
 export const MerchantParamsSchema = Type.Object({ merchantId: Id })
-// strings only: the wallet rules check them (400 INVALID_TRON_XPUB, INVALID_SOLANA_SEED)
-export const MerchantWalletBodySchema = Type.Object(
-  { tronAccountXpub: Type.String({ maxLength: 200 }), solanaSeed: Type.String({ maxLength: 200 }) },
-  { additionalProperties: false },
-)
 export const ApiKeyParamsSchema = Type.Object({ merchantId: Id, apiKey: Id })
 export const PaymentDeliveriesParamsSchema = Type.Object({ merchantId: Id, paymentId: Id })
 export const DeliveryParamsSchema = Type.Object({ deliveryId: Id })
 
 const Filter = Type.String({ minLength: 1, maxLength: 128 })
 
-// docs/api.md, "Balances and sweeps": strings only, their content is the payment decider's to check
+// docs/api.md, "Balances and sweeps": the payment, and the sweep as payment-command takes it
 export const RecordSweepBodySchema = Type.Object(
-  {
-    paymentId: Id,
-    txHash: Type.String(),
-    currency: Type.String(),
-    amount: Type.String(),
-    fee: Type.String(),
-    feeCurrency: Type.String(),
-    treasury: Type.String(),
-  },
+  { paymentId: Id, ...SweepRecordFields },
   { additionalProperties: false },
 )
 

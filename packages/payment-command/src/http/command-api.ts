@@ -8,6 +8,7 @@
 // itself (docs/architecture.md, "The command API").
 
 import { commandApiRoutes } from '@chainpay/command-api-client'
+import { MerchantWalletKeysSchema, SweepRecordSchema } from '@chainpay/contracts'
 import { DomainError } from '@chainpay/domain'
 import type { Logger } from '@chainpay/platform'
 import type { MerchantWallets, PaymentCommands } from '@chainpay/ports'
@@ -50,24 +51,7 @@ const CancelBody = Type.Object(
 )
 const MerchantQuery = Type.Object({ merchantId: MerchantId }, strict)
 const MerchantParams = Type.Object({ merchantId: MerchantId }, strict)
-// strings only: what they hold is the wallet rules' to check (INVALID_TRON_XPUB, INVALID_SOLANA_SEED)
-const WalletBody = Type.Object(
-  { tronAccountXpub: Type.String({ maxLength: 200 }), solanaSeed: Type.String({ maxLength: 200 }) },
-  strict,
-)
 const EmptyBody = Type.Object({}, strict)
-// strings only: their content is the domain's to check (docs/api.md, "Balances and sweeps")
-const SweepBody = Type.Object(
-  {
-    txHash: Type.String(),
-    currency: Type.String(),
-    amount: Type.String(),
-    fee: Type.String(),
-    feeCurrency: Type.String(),
-    treasury: Type.String(),
-  },
-  strict,
-)
 
 export function buildCommandApi(options: CommandApiOptions): HttpApp {
   const app = createHttpApp({
@@ -121,7 +105,7 @@ function commandRoutes(app: HttpApp, handler: PaymentCommands): void {
 
   app.post(
     commandApiRoutes.sweeps,
-    { schema: { params: PaymentParams, body: SweepBody } },
+    { schema: { params: PaymentParams, body: SweepRecordSchema } },
     async (request, reply) => {
       const outcome = await handler.recordSweep({ paymentId: request.params.paymentId, ...request.body })
       return reply.code(outcome.outcome === 'recorded' ? 201 : 200).send(outcome)
@@ -143,7 +127,7 @@ function commandRoutes(app: HttpApp, handler: PaymentCommands): void {
 function merchantWalletRoutes(app: HttpApp, wallets: MerchantWallets): void {
   app.put(
     commandApiRoutes.merchantWallet,
-    { schema: { params: MerchantParams, body: WalletBody } },
+    { schema: { params: MerchantParams, body: MerchantWalletKeysSchema } },
     async (request) => wallets.set(request.params.merchantId, request.body),
   )
   // "no wallet" is an answer (200), so that it is never mistaken for a route this server lacks (404)

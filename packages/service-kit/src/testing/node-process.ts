@@ -81,12 +81,16 @@ export function nodeProcess(options: NodeProcessOptions): NodeProcess {
   }
 }
 
-/** runs it to its end, for a start that must fail; resolves with its exit code and what it wrote */
+/**
+ * runs it to its end (a start that must fail, a command-line tool); resolves with its exit code and
+ * what it wrote. `args` follow the script; `stdin` is written to it and closed (none: no stdin).
+ */
 export async function runToExit(
   mainScript: string,
   env: Record<string, string | undefined>,
+  options: { args?: readonly string[]; stdin?: string } = {},
 ): Promise<ExitedProcess> {
-  const spawned = spawnNode(mainScript, env)
+  const spawned = spawnNode(mainScript, env, options)
   let stdout = ''
   let stderr = ''
   spawned.stdout?.on('data', (chunk: Buffer) => {
@@ -101,11 +105,17 @@ export async function runToExit(
   return { code, stdout, stderr }
 }
 
-function spawnNode(mainScript: string, env: Record<string, string | undefined>): ChildProcess {
-  return spawn(process.execPath, [mainScript], {
+function spawnNode(
+  mainScript: string,
+  env: Record<string, string | undefined>,
+  options: { args?: readonly string[]; stdin?: string } = {},
+): ChildProcess {
+  const spawned = spawn(process.execPath, [mainScript, ...(options.args ?? [])], {
     env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   })
+  if (options.stdin !== undefined) spawned.stdin?.end(options.stdin)
+  return spawned
 }
 
 async function waitUntilReady(

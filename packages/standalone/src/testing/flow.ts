@@ -69,3 +69,18 @@ export async function waitForPayment(
   }
   throw new Error(`payment ${paymentId} did not reach the expected state; last seen: ${JSON.stringify(last)}`)
 }
+
+/**
+ * a payment created and paid in full by a customer (an SPL payment into its token account, as a
+ * wallet pays it), once confirmed
+ */
+export async function confirmedPayment(
+  standalone: Standalone,
+  request: { network: string; currency: string; amount: string },
+): Promise<PaymentBody> {
+  const client = merchantClientFor(standalone)
+  const payment = (await client.createPayment(request as never)).body as PaymentBody
+  const to = payment.generatedTokenAccount ?? payment.generatedAddress
+  await pay(standalone, request.network, { to, amount: request.amount, currency: request.currency })
+  return waitForPayment(client, payment.paymentId, (seen) => seen.status === 'confirmed')
+}
