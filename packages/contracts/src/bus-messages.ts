@@ -48,7 +48,19 @@ export type TransferObservation = {
   amountUnits: string
   blockHeight: number
   blockTime: string
+  /** what the merchant sees: the blocks on top of the transfer's, capped at the payment's requirement */
   confirmations: number
+  /**
+   * seen and final: the chain made it final and the count reached the payment's requirement
+   * (docs/chains.md, "Confirmations and finality"). Absent from watchers before version 1.2, for
+   * which the count at the requirement meant final.
+   */
+  final?: boolean
+  /**
+   * Solana: the owner of the receiving token account (for SOL the account itself), which is the
+   * payment's address for every token account it owns (decisions 16, 19); absent elsewhere
+   */
+  owner?: string
   /**
    * seen: on the chain with `confirmations`; in_doubt: counted before, no longer shown, not final
    * (a fork switch); dropped: the chain decided it will never be on it (docs/api.md, "Transfers the
@@ -79,6 +91,10 @@ export type ForeignFundsObservation = {
   blockHeight: number
   blockTime: string
   confirmations: number
+  /** as TransferObservation's */
+  final?: boolean
+  /** as TransferObservation's */
+  owner?: string
   observedAt: string
 }
 
@@ -135,6 +151,7 @@ export function recordTransferObservationCommand(
       blockHeight,
       blockTime,
       confirmations: observation.confirmations,
+      ...(observation.final === undefined ? {} : { final: observation.final }),
       now,
     },
   }
@@ -160,6 +177,7 @@ export function recordForeignFundsCommand(
       blockHeight,
       blockTime,
       confirmations,
+      ...(observation.final === undefined ? {} : { final: observation.final }),
       now,
     },
   }

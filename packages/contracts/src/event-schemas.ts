@@ -83,6 +83,7 @@ export const TransferDetectedDataSchema = Type.Object(
     blockHeight: BlockHeightSchema,
     blockTime: TimestampSchema,
     confirmations: ConfirmationsSchema,
+    final: Nullable(Type.Boolean()),
     detectedAt: TimestampSchema,
   },
   strict,
@@ -94,6 +95,7 @@ export const TransferConfirmationsUpdatedDataSchema = Type.Object(
     ...transferRef,
     paymentId: Type.String(),
     confirmations: ConfirmationsSchema,
+    final: Nullable(Type.Boolean()),
     updatedAt: TimestampSchema,
   },
   strict,
@@ -222,8 +224,10 @@ export const paymentEventSchemas = {
   // 2: feeBps and fixedFeeUnits, the fee policy the payment was created under
   // 3: walletId, the wallet the address was derived from (merchant wallets, docs/api.md)
   PaymentCreated: { version: 3, schema: PaymentCreatedDataSchema },
-  TransferDetected: { version: 1, schema: TransferDetectedDataSchema },
-  TransferConfirmationsUpdated: { version: 1, schema: TransferConfirmationsUpdatedDataSchema },
+  // 2: final, the chain watcher's word that the transfer is final (docs/chains.md, "Confirmations
+  // and finality")
+  TransferDetected: { version: 2, schema: TransferDetectedDataSchema },
+  TransferConfirmationsUpdated: { version: 2, schema: TransferConfirmationsUpdatedDataSchema },
   TransferWithdrawn: { version: 1, schema: TransferWithdrawnDataSchema },
   TransferDropped: { version: 1, schema: TransferDroppedDataSchema },
   PaymentConfirmed: { version: 1, schema: PaymentSettledDataSchema },
@@ -266,6 +270,11 @@ export const upcasters: { readonly [Type in PaymentEventType]?: Readonly<Record<
     // before merchant wallets every address was derived from the operator's wallet
     2: (data) => ({ ...(data as object), walletId: 'operator' }),
   },
+  // Before v2 the watcher held a transfer's count one short of the requirement until the chain made
+  // it final, and said nothing else: final is unknown here (null), and read from the count against
+  // the payment's requirement by the fold (isFinalTransfer in @chainpay/domain), which has it.
+  TransferDetected: { 1: (data) => ({ ...(data as object), final: null }) },
+  TransferConfirmationsUpdated: { 1: (data) => ({ ...(data as object), final: null }) },
   // before v2 only the merchant could cancel
   PaymentCanceled: { 1: (data) => ({ ...(data as object), canceledBy: 'merchant' }) },
   // v2 only widened the reasons: v1 data is v2 data. The version exists so that a v1 reader refuses

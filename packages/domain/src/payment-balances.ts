@@ -1,10 +1,10 @@
 // What a payment's address received and what was swept from it, per currency (docs/api.md,
-// "Balances and sweeps"). Received counts final funds only: counted transfers at their required
-// confirmations, late funds and foreign funds (both recorded once final). Sweeping moves confirmed
+// "Balances and sweeps"). Received counts final funds only: counted transfers the chain made
+// final, late funds and foreign funds (both recorded once final). Sweeping moves confirmed
 // funds (docs/api.md), so what may still be taken back is never offered for a sweep.
 
 import type { OpenPayment } from './payment.js'
-import { activeTransfers } from './payment-evolve.js'
+import { activeTransfers, isFinalTransfer } from './payment-evolve.js'
 
 export interface PaymentBalance {
   currency: string
@@ -23,9 +23,8 @@ export function paymentBalances(payment: OpenPayment): PaymentBalance[] {
     balance.receivedUnits += units
     balances.set(currency, balance)
   }
-  const final = activeTransfers(payment.transfers).filter(
-    (transfer) => transfer.confirmations >= created.requiredConfirmations,
-  )
+  // a read model's document folded before TransferDetected's schema version 2 has no `final`
+  const final = activeTransfers(payment.transfers).filter((transfer) => isFinalTransfer(transfer, created))
   for (const transfer of [...final, ...payment.lateTransfers])
     add(created.currency, created.decimals, BigInt(transfer.amountUnits))
   for (const funds of payment.foreignFunds) add(funds.currency, funds.decimals, BigInt(funds.amountUnits))

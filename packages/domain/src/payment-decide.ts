@@ -10,6 +10,7 @@ import { paymentBalances } from './payment-balances.js'
 import {
   activeTransfers,
   evolvePayment,
+  isFinalTransfer,
   latestTransfer,
   sameSweep,
   sameTransfer,
@@ -111,8 +112,8 @@ export function expirePayment(command: CommandData<'ExpirePayment'>, state: Paym
 function finalizeUnderpaid(command: CommandData<'ExpirePayment'>, payment: OpenPayment): PaymentEvent[] {
   if (payment.closedAt !== null || !isDue(command, payment)) return []
   const active = activeTransfers(payment.transfers)
-  // a transfer still confirming may yet complete the amount
-  if (active.some((transfer) => transfer.confirmations < payment.created.requiredConfirmations)) return []
+  // a transfer not final yet may yet complete the amount
+  if (active.some((transfer) => !transfer.final)) return []
   return [
     {
       type: 'PaymentUnderpaidFinalized',
@@ -166,7 +167,7 @@ export function recordForeignFunds(
   const { txHash, transferIndex, currency, decimals, amountUnits, blockHeight, blockTime, now } = observation
   if (state.foreignFunds.some((funds) => sameTransfer(funds, observation))) return []
   if (parseUnits(amountUnits) === 0n) return []
-  if (observation.confirmations < state.created.requiredConfirmations) return []
+  if (!isFinalTransfer(observation, state.created)) return []
   return [
     {
       type: 'ForeignFundsReceived',
@@ -276,14 +277,25 @@ function amountOf(field: string, value: string, decimals: number): bigint {
 function recordSeen(observation: TransferObservation, payment: OpenPayment): PaymentEvent[] {
   const { txHash, transferIndex, amountUnits, blockHeight, blockTime, confirmations, now } = observation
   const paymentId = payment.created.paymentId
+  const final = isFinalTransfer(observation, payment.created)
   if (payment.lateTransfers.some((late) => sameTransfer(late, observation))) return []
   const counted = payment.transfers.find((transfer) => sameTransfer(transfer, observation))
   if (counted && !counted.withdrawn) {
-    if (confirmations <= counted.confirmations) return []
+    // a count is what the merchant sees and only grows; final is the chain's word, said once
+    const grew = confirmations > counted.confirmations
+    const madeFinal = final && !counted.final
+    if (!grew && !madeFinal) return []
     return withSettlement(payment, now, [
       {
         type: 'TransferConfirmationsUpdated',
-        data: { paymentId, txHash, transferIndex, confirmations, updatedAt: now },
+        data: {
+          paymentId,
+          txHash,
+          transferIndex,
+          confirmations: Math.max(confirmations, counted.confirmations),
+          final: counted.final || final,
+          updatedAt: now,
+        },
       },
     ])
   }
@@ -306,13 +318,14 @@ function recordSeen(observation: TransferObservation, payment: OpenPayment): Pay
           blockHeight,
           blockTime,
           confirmations,
+          final,
           detectedAt: now,
         },
       },
     ])
   }
   // Late funds are reported once, when final; until then the watcher keeps observing them.
-  if (confirmations < payment.created.requiredConfirmations) return []
+  if (!final) return []
   const statusAtArrival = payment.status
   return [
     {
@@ -374,16 +387,15 @@ function withSettlement(payment: OpenPayment, now: string, events: PaymentEvent[
 }
 
 /**
- * Once every counted transfer is final, and none is in doubt, the total against the expected amount
- * settles the payment.
+ * Once every counted transfer is final (the chain watcher's word: docs/chains.md, "Confirmations
+ * and finality"), and none is in doubt, the total against the expected amount settles the payment.
  */
 function settlement(state: PaymentState, now: string): PaymentEvent[] {
   if (state.status !== 'pending' && state.status !== 'underpaid') return []
   const active = activeTransfers(state.transfers)
   if (active.length < state.transfers.length) return []
   const latest = latestTransfer(active)
-  if (!latest || active.some((transfer) => transfer.confirmations < state.created.requiredConfirmations))
-    return []
+  if (!latest || active.some((transfer) => !transfer.final)) return []
   const received = totalUnits(active)
   const expected = BigInt(state.created.amountUnits)
   const type =

@@ -30,12 +30,16 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
         blockHeight,
         blockTime,
         confirmations,
+        final: isFinalTransfer(event.data, state.created),
         withdrawn: false,
       }
       return withTransfers(state, [...others, transfer])
     }
     case 'TransferConfirmationsUpdated':
-      return updateTransfer(state, event.data, { confirmations: event.data.confirmations })
+      return updateTransfer(state, event.data, {
+        confirmations: event.data.confirmations,
+        final: isFinalTransfer(event.data, state.created),
+      })
     case 'TransferWithdrawn':
       return updateTransfer(state, event.data, { withdrawn: true })
     case 'TransferDropped':
@@ -90,6 +94,19 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
   }
 }
 
+/**
+ * Whether a recorded transfer is final: the chain watcher's word since schema version 2. Before it,
+ * the watcher held a transfer's count one short of the payment's requirement until the chain made
+ * it final, so the count at the requirement is what final meant (docs/chains.md, "Confirmations
+ * and finality").
+ */
+export function isFinalTransfer(
+  recorded: { confirmations: number; final?: boolean | null },
+  created: Pick<PaymentCreatedData, 'requiredConfirmations'>,
+): boolean {
+  return recorded.final ?? recorded.confirmations >= created.requiredConfirmations
+}
+
 /** a sweep is one transaction moving one currency (docs/api.md, "Balances and sweeps") */
 export function sameSweep(
   a: Pick<Sweep, 'txHash' | 'currency'>,
@@ -139,7 +156,7 @@ function openPayment(created: PaymentCreatedData): OpenPayment {
 function updateTransfer(
   state: OpenPayment,
   ref: TransferRef,
-  change: Partial<Pick<CountedTransfer, 'confirmations' | 'withdrawn'>>,
+  change: Partial<Pick<CountedTransfer, 'confirmations' | 'final' | 'withdrawn'>>,
 ): OpenPayment {
   if (!state.transfers.some((transfer) => sameTransfer(transfer, ref))) return state
   return withTransfers(

@@ -49,6 +49,7 @@ describe('evolvePayment', () => {
         blockHeight: 100,
         blockTime: at(5),
         confirmations: 1,
+        final: false,
         withdrawn: false,
       },
       {
@@ -58,6 +59,7 @@ describe('evolvePayment', () => {
         blockHeight: 120,
         blockTime: at(5),
         confirmations: 2,
+        final: false,
         withdrawn: false,
       },
       {
@@ -67,6 +69,7 @@ describe('evolvePayment', () => {
         blockHeight: 110,
         blockTime: at(5),
         confirmations: 1,
+        final: false,
         withdrawn: false,
       },
     ])
@@ -87,7 +90,7 @@ describe('evolvePayment', () => {
       transferDetected({ txHash: 'tx-2', blockHeight: 101 }),
       {
         type: 'TransferConfirmationsUpdated',
-        data: { paymentId, txHash: 'tx-1', transferIndex: 0, confirmations: 9, updatedAt: at(7) },
+        data: { paymentId, txHash: 'tx-1', transferIndex: 0, confirmations: 9, final: false, updatedAt: at(7) },
       },
     ])
     expect(state.transfers.map((transfer) => transfer.confirmations)).toEqual([9, 1])
@@ -127,6 +130,7 @@ describe('evolvePayment', () => {
         blockHeight: 101,
         blockTime: at(5),
         confirmations: 1,
+        final: false,
         withdrawn: false,
       },
       {
@@ -136,6 +140,7 @@ describe('evolvePayment', () => {
         blockHeight: 103,
         blockTime: at(7),
         confirmations: 2,
+        final: false,
         withdrawn: false,
       },
     ])

@@ -75,13 +75,23 @@ export interface TransferDetectedData extends TransferRef {
   blockHeight: number
   /** the block's own timestamp: a transfer counts when its block time is before expiresAt */
   blockTime: string
+  /** what the merchant sees; finality is `final`, never this count */
   confirmations: number
+  /**
+   * the chain watcher's word that the transfer is final (docs/chains.md, "Confirmations and
+   * finality"); null in events written before schema version 2, whose watcher held the count one
+   * short of the requirement until final: for those, final is the count at the requirement
+   * (isFinalTransfer)
+   */
+  final: boolean | null
   detectedAt: string
 }
 
 export interface TransferConfirmationsUpdatedData extends TransferRef {
   paymentId: string
   confirmations: number
+  /** as TransferDetectedData's */
+  final: boolean | null
   updatedAt: string
 }
 
@@ -246,6 +256,8 @@ export interface CountedTransfer extends TransferRef {
   blockHeight: number
   blockTime: string
   confirmations: number
+  /** final on the chain: the payment settles once every counted transfer is */
+  final: boolean
   /** in doubt: the chain no longer shows it (TransferWithdrawn); left out of the total */
   withdrawn: boolean
 }
@@ -362,6 +374,11 @@ export type PaymentCommand =
         blockHeight: number
         blockTime: string
         confirmations: number
+        /**
+         * seen and final on the chain; absent from watchers before version 1.2, whose count at the
+         * payment's requirement meant final
+         */
+        final?: boolean
         now: string
       }
     }
@@ -391,6 +408,8 @@ export type PaymentCommand =
         blockHeight: number
         blockTime: string
         confirmations: number
+        /** as RecordTransferObservation's */
+        final?: boolean
         now: string
       }
     }

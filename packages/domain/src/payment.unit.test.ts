@@ -34,6 +34,11 @@ import {
   withdrawn,
 } from './testing/payment-fixtures.js'
 
+/** the event as a watcher reports a transfer at its count that the chain has not made final yet */
+function notFinal(event: PaymentEvent): PaymentEvent {
+  return event.type === 'TransferDetected' ? { ...event, data: { ...event.data, final: false } } : event
+}
+
 const given = deciderSpecification({
   decide: decidePayment,
   evolve: evolvePayment,
@@ -391,6 +396,53 @@ describe('RecordTransferObservation: seen', () => {
         ])
     })
 
+    it('settles on the watcher\'s word that the transfer is final, not on its count', () => {
+      // docs/chains.md, "Confirmations and finality": the count is what the merchant sees
+      given([paymentCreated(), transferDetected({ confirmations: required })].map(notFinal))
+        .when(observed({ confirmations: required, final: true, now: at(7) }))
+        .then([
+          confirmationsUpdated({ confirmations: required, final: true, updatedAt: at(7) }),
+          settled('PaymentConfirmed', { confirmedAt: at(7) }),
+        ])
+    })
+
+    it('does not settle a transfer at the required count that is not final yet', () => {
+      given([paymentCreated(), transferDetected({ confirmations: 3 })])
+        .when(observed({ confirmations: required, final: false, now: at(7) }))
+        .then([confirmationsUpdated({ confirmations: required, final: false, updatedAt: at(7) })])
+    })
+
+    it('keeps a transfer final and its count once reported so', () => {
+      given([paymentCreated(), transferDetected({ confirmations: 2, final: true })])
+        .when(observed({ confirmations: 1, final: false }))
+        .thenNothingHappens()
+    })
+
+    it('reads final from the count at the requirement from a watcher that does not say (before v1.2)', () => {
+      const { final: _final, ...legacy } = observed({ confirmations: required, now: at(7) }).data
+      given([paymentCreated(), transferDetected({ confirmations: 19 })])
+        .when({ type: 'RecordTransferObservation', data: legacy })
+        .then([
+          confirmationsUpdated({ confirmations: required, final: true, updatedAt: at(7) }),
+          settled('PaymentConfirmed', { confirmedAt: at(7) }),
+        ])
+    })
+
+    it('reads a transfer recorded before TransferDetected v2 (final null) as final at the requirement', () => {
+      given([paymentCreated(), transferDetected({ amountUnits: '5000000', confirmations: required, final: null })])
+        .when(observed({ txHash: 'tx-2', amountUnits: '5500000', confirmations: required, final: true }))
+        .then([
+          transferDetected({
+            txHash: 'tx-2',
+            amountUnits: '5500000',
+            confirmations: required,
+            final: true,
+            detectedAt: at(6),
+          }),
+          settled('PaymentConfirmed', { txHash: 'tx-2', confirmedAt: at(6) }),
+        ])
+    })
+
     it('ignores a report with the same or fewer confirmations', () => {
       given([paymentCreated(), transferDetected({ confirmations: 5 })])
         .when(observed({ confirmations: 5 }))
@@ -416,7 +468,14 @@ describe('RecordTransferObservation: seen', () => {
         .then([
           {
             type: 'TransferConfirmationsUpdated',
-            data: { paymentId, txHash: 'tx-2', transferIndex: 0, confirmations: required, updatedAt: at(6) },
+            data: {
+              paymentId,
+              txHash: 'tx-2',
+              transferIndex: 0,
+              confirmations: required,
+              final: true,
+              updatedAt: at(6),
+            },
           },
           settled('PaymentConfirmed', { txHash: 'tx-2', confirmedAt: at(6) }),
         ])
@@ -479,6 +538,9 @@ describe('RecordTransferObservation: seen', () => {
     it('waits for a late transfer to become final before recording it', () => {
       given([paymentCreated()])
         .when(observed({ blockTime: at(31), confirmations: 3 }))
+        .thenNothingHappens()
+      given([paymentCreated()])
+        .when(observed({ blockTime: at(31), confirmations: required, final: false }))
         .thenNothingHappens()
     })
 
@@ -935,6 +997,9 @@ describe('RecordForeignFunds (docs/api.md, "Foreign funds")', () => {
   it('waits until they are final', () => {
     given([paymentCreated()])
       .when(foreignObserved({ confirmations: required - 1 }))
+      .thenNothingHappens()
+    given([paymentCreated()])
+      .when(foreignObserved({ confirmations: required, final: false }))
       .thenNothingHappens()
   })
 

@@ -73,7 +73,9 @@ export function paymentCreated(data: Partial<PaymentCreatedData> = {}): PaymentE
   return { type: 'PaymentCreated', data: paymentCreatedData(data) }
 }
 
+/** final unless said otherwise when its count is at the requirement, as a watcher reports it */
 export function transferDetected(data: Partial<TransferDetectedData> = {}): PaymentEvent {
+  const confirmations = data.confirmations ?? 1
   return {
     type: 'TransferDetected',
     data: {
@@ -83,7 +85,8 @@ export function transferDetected(data: Partial<TransferDetectedData> = {}): Paym
       amountUnits: '10500000',
       blockHeight: 100,
       blockTime: at(5),
-      confirmations: 1,
+      confirmations,
+      final: confirmations >= required,
       detectedAt: at(5),
       ...data,
     },
@@ -100,10 +103,20 @@ export function settled(
   }
 }
 
+/** final unless said otherwise when its count is at the requirement, as a watcher reports it */
 export function confirmationsUpdated(data: Partial<TransferConfirmationsUpdatedData> = {}): PaymentEvent {
+  const confirmations = data.confirmations ?? required
   return {
     type: 'TransferConfirmationsUpdated',
-    data: { paymentId, txHash: 'tx-1', transferIndex: 0, confirmations: required, updatedAt: at(6), ...data },
+    data: {
+      paymentId,
+      txHash: 'tx-1',
+      transferIndex: 0,
+      confirmations,
+      final: confirmations >= required,
+      updatedAt: at(6),
+      ...data,
+    },
   }
 }
 
@@ -261,8 +274,12 @@ export function foldPayment(events: PaymentEvent[]): OpenPayment {
 
 type Observation = Extract<PaymentCommand, { type: 'RecordTransferObservation' }>
 
-/** a transfer as the chain watcher reports it, by default tx-1 paying the exact amount at 14:05 */
+/**
+ * a transfer as the chain watcher reports it, by default tx-1 paying the exact amount at 14:05; final
+ * unless said otherwise when its count is at the requirement
+ */
 export function observed(data: Partial<Observation['data']> = {}): Observation {
+  const confirmations = data.confirmations ?? 1
   return {
     type: 'RecordTransferObservation',
     data: {
@@ -273,7 +290,8 @@ export function observed(data: Partial<Observation['data']> = {}): Observation {
       amountUnits: '10500000',
       blockHeight: 100,
       blockTime: at(5),
-      confirmations: 1,
+      confirmations,
+      final: confirmations >= required,
       now: at(6),
       ...data,
     },
@@ -296,6 +314,7 @@ export function foreignObserved(data: Partial<ForeignObservation['data']> = {}):
       blockHeight: 100,
       blockTime: at(5),
       confirmations: required,
+      final: (data.confirmations ?? required) >= required,
       now: at(7),
       ...data,
     },

@@ -243,6 +243,7 @@ export function samplePaymentDocument(
         blockHeight: 100,
         blockTime: '2030-01-01T00:05:00.000Z',
         confirmations: revision,
+        final: false,
         withdrawn: false,
       },
     ],
