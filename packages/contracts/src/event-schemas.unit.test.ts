@@ -59,6 +59,29 @@ describe('paymentEventSchemas', () => {
     expect(parsePaymentEvent('PaymentFailed', 1, v1)).toEqual({ type: 'PaymentFailed', data: v1 })
     expect(eventSchemaVersion('PaymentFailed')).toBe(2)
   })
+
+  it('reads version 1 transfer events, which did not say final, with final null (the count decides)', () => {
+    const ref = { paymentId: 'p', txHash: 'tx-1', transferIndex: 0 }
+    const detected = {
+      ...ref,
+      amountUnits: '1',
+      blockHeight: 7,
+      blockTime: '2030-01-01T00:00:00.000Z',
+      confirmations: 20,
+      detectedAt: '2030-01-01T00:00:01.000Z',
+    }
+    expect(parsePaymentEvent('TransferDetected', 1, detected)).toEqual({
+      type: 'TransferDetected',
+      data: { ...detected, final: null },
+    })
+    const updated = { ...ref, confirmations: 20, updatedAt: '2030-01-01T00:00:02.000Z' }
+    expect(parsePaymentEvent('TransferConfirmationsUpdated', 1, updated)).toEqual({
+      type: 'TransferConfirmationsUpdated',
+      data: { ...updated, final: null },
+    })
+    expect(eventSchemaVersion('TransferDetected')).toBe(2)
+    expect(() => parsePaymentEvent('TransferDetected', 2, detected)).toThrow(/final/)
+  })
 })
 
 describe('isPaymentEventType', () => {

@@ -365,6 +365,47 @@ describe('recordObservation', () => {
     )
   })
 
+  it('counts a transfer to any token account the payment’s Solana address owns (decisions 16, 19)', async () => {
+    const { handler } = await open()
+    const { payment } = await handler.createPayment({
+      merchantId,
+      request: request({ currency: 'USDC', network: 'SOLANA' }),
+    })
+    const { paymentId, address } = payment.created
+    // a token account of the owner that is not its associated one, as a wallet may pay into
+    const otherAccount = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'
+    await handler.recordObservation(
+      observation(payment.created, {
+        address: otherAccount,
+        owner: address,
+        amountUnits: '10500000',
+        confirmations: 32,
+        final: true,
+      }),
+    )
+    const snapshot = await handler.getPayment({ merchantId, paymentId })
+    expect(snapshot?.payment).toMatchObject({ status: 'confirmed', receivedUnits: '10500000' })
+  })
+
+  it('ignores a token account another address owns', async () => {
+    const logs = captureLogs()
+    const { handler, eventStore } = await open({ logDestination: logs })
+    const { payment } = await handler.createPayment({
+      merchantId,
+      request: request({ currency: 'USDC', network: 'SOLANA' }),
+    })
+    await handler.recordObservation(
+      observation(payment.created, {
+        address: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+        owner: 'HN7cABqLq46Es1jh92dQQisAq662SmxELLLsHHe4YWrH',
+        confirmations: 32,
+        final: true,
+      }),
+    )
+    expect(await streamOf(eventStore, payment.created.paymentId)).toHaveLength(1)
+    expect(logs.lines.filter((line) => line.msg === 'chain observation ignored')).toHaveLength(1)
+  })
+
   it('ignores an observation whose address or network is not the payment’s', async () => {
     const logs = captureLogs()
     const { handler, eventStore } = await open({ logDestination: logs })

@@ -295,7 +295,11 @@ function toSnapshot({ state, revision }: LoadedPayment): PaymentSnapshot {
   return { payment: state, revision }
 }
 
-/** why an observation does not belong to the payment it names; null when it does */
+/**
+ * why an observation does not belong to the payment it names; null when it does. The payment's
+ * address is its own, its token account, and on Solana every token account its address owns
+ * (decisions 16 and 19), which the observation names as `owner`.
+ */
 function observationMismatch(
   observation: TransferObservation | ForeignFundsObservation,
   state: PaymentState,
@@ -303,8 +307,10 @@ function observationMismatch(
   if (state.status === 'none') return 'unknown payment'
   const { network, address, tokenAccount } = state.created
   if (observation.network !== network) return `the payment is on ${network}, not ${observation.network}`
-  if (observation.address !== address && observation.address !== tokenAccount) {
-    return `the payment's address is ${tokenAccount ?? address}, not ${observation.address}`
+  const own = observation.address === address || observation.address === tokenAccount
+  if (!own && observation.owner !== address) {
+    const owner = observation.owner === undefined ? '' : ` owned by ${observation.owner}`
+    return `the payment's address is ${address}, not ${observation.address}${owner}`
   }
   return null
 }
