@@ -155,6 +155,7 @@ describe('createSolanaChainClient against the simulator', () => {
         index: 0,
         from: expect.any(String),
         to: first,
+        owner: expect.any(String),
         asset: { kind: 'token', contract: USDC },
         amountUnits: '12500000',
         success: true,

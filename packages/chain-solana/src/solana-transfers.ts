@@ -1,8 +1,11 @@
 // The transfers a Solana transaction makes, read the way an exchange reads deposits: from the
 // balance changes the node reports (they include transfers made by other programs), never from the
-// instructions alone. SOL is a positive lamport delta of an account; an SPL token is a positive
-// token balance delta of a token account, for the registry's mints only. A failed transaction moves
-// nothing but its fee, so it is reported through the transfers its instructions ask for.
+// instructions alone. SOL is a positive lamport delta of a system account; an SPL token is a
+// positive token balance delta of a token account, for the registry's mints only, with the token
+// account's owner. The lamports a token account gets are not SOL anybody was paid: the rent of a
+// token account the transaction creates (0.00203928 SOL, docs/chains.md), or wrapped SOL. A failed
+// transaction moves nothing but its fee, so it is reported through the transfers its instructions
+// ask for.
 import { type AssetRegistry, findAssetByContract } from '@chainpay/domain'
 import { ChainRpcError, type ChainTransfer, type TransferAsset } from '@chainpay/ports'
 
@@ -12,6 +15,8 @@ type Key = string | { toBase58(): string }
 export interface SolanaTokenBalance {
   accountIndex: number
   mint: string
+  /** the token account's owner; every node since 1.8 names it */
+  owner?: string | undefined
   uiTokenAmount: { amount: string }
 }
 
@@ -73,6 +78,8 @@ interface Credit {
   accountIndex: number
   asset: TransferAsset
   amount: bigint
+  /** the token account's owner, where the node names it */
+  owner?: string | undefined
 }
 
 /**
@@ -94,16 +101,20 @@ export function solanaTransfersOf(
   credits.sort(
     (left, right) => left.accountIndex - right.accountIndex || rank(left.asset) - rank(right.asset),
   )
-  return credits.map((credit, index) => ({
-    txHash,
-    index,
-    // the fee payer: the first signer, the first account key
-    from: keys[0] ?? null,
-    to: keys[credit.accountIndex] as string,
-    asset: credit.asset,
-    amountUnits: credit.amount.toString(),
-    success,
-  }))
+  return credits.map((credit, index) => {
+    const to = keys[credit.accountIndex] as string
+    return {
+      txHash,
+      index,
+      // the fee payer: the first signer, the first account key
+      from: keys[0] ?? null,
+      to,
+      owner: credit.asset.kind === 'native' ? to : (credit.owner ?? to),
+      asset: credit.asset,
+      amountUnits: credit.amount.toString(),
+      success,
+    }
+  })
 }
 
 function rank(asset: TransferAsset): number {
@@ -135,19 +146,22 @@ function balanceCredits(keys: string[], meta: SolanaTransactionMeta, filter: Sol
       `${keys.length} account keys but ${meta.preBalances.length}/${meta.postBalances.length} balances`,
     )
   }
+  // an account created in this transaction has no entry before: its balance was 0
+  const before = tokenAmounts(meta.preTokenBalances, keys)
+  const after = tokenAmounts(meta.postTokenBalances, keys)
   if (filter.native) {
     for (const accountIndex of keys.keys()) {
+      // a token account's lamports are its rent (or wrapped SOL), never SOL paid to an address
+      if (before.has(accountIndex) || after.has(accountIndex)) continue
       const amount = lamports(meta.postBalances[accountIndex]) - lamports(meta.preBalances[accountIndex])
       if (amount > 0n) credits.push({ accountIndex, asset: { kind: 'native' }, amount })
     }
   }
-  // an account created in this transaction has no entry before: its balance was 0
-  const before = tokenAmounts(meta.preTokenBalances, keys)
-  for (const [accountIndex, { mint, amount: after }] of tokenAmounts(meta.postTokenBalances, keys)) {
+  for (const [accountIndex, { mint, owner, amount: held }] of after) {
     if (!filter.mints.has(mint)) continue
     const previous = before.get(accountIndex)
-    const amount = after - (previous?.mint === mint ? previous.amount : 0n)
-    if (amount > 0n) credits.push({ accountIndex, asset: { kind: 'token', contract: mint }, amount })
+    const amount = held - (previous?.mint === mint ? previous.amount : 0n)
+    if (amount > 0n) credits.push({ accountIndex, asset: { kind: 'token', contract: mint }, amount, owner })
   }
   return credits
 }
@@ -155,14 +169,14 @@ function balanceCredits(keys: string[], meta: SolanaTransactionMeta, filter: Sol
 function tokenAmounts(
   balances: readonly SolanaTokenBalance[] | null | undefined,
   keys: string[],
-): Map<number, { mint: string; amount: bigint }> {
-  const amounts = new Map<number, { mint: string; amount: bigint }>()
+): Map<number, { mint: string; owner: string | undefined; amount: bigint }> {
+  const amounts = new Map<number, { mint: string; owner: string | undefined; amount: bigint }>()
   for (const balance of balances ?? []) {
-    const { accountIndex, mint } = balance
+    const { accountIndex, mint, owner } = balance
     if (!Number.isSafeInteger(accountIndex) || accountIndex < 0 || accountIndex >= keys.length) {
       throw shapeError(`token balance of account index ${accountIndex}, outside the ${keys.length} keys`)
     }
-    amounts.set(accountIndex, { mint, amount: tokenUnits(balance.uiTokenAmount?.amount) })
+    amounts.set(accountIndex, { mint, owner, amount: tokenUnits(balance.uiTokenAmount?.amount) })
   }
   return amounts
 }
@@ -175,9 +189,11 @@ function instructionCredits(
 ): Credit[] {
   const meta = transaction.meta as SolanaTransactionMeta
   const mintOfAccount = new Map<string, string>()
+  const ownerOfAccount = new Map<string, string>()
   for (const balance of [...(meta.preTokenBalances ?? []), ...(meta.postTokenBalances ?? [])]) {
     const key = keys[balance.accountIndex]
     if (key !== undefined) mintOfAccount.set(key, balance.mint)
+    if (key !== undefined && balance.owner !== undefined) ownerOfAccount.set(key, balance.owner)
   }
   const byAccountAndAsset = new Map<string, Credit>()
   // accounts-only blocks carry no instructions: a failed transaction there reports nothing, and a
@@ -194,7 +210,10 @@ function instructionCredits(
     const key = `${accountIndex}:${transfer.asset.kind === 'native' ? '' : transfer.asset.contract}`
     const credit = byAccountAndAsset.get(key)
     if (credit) credit.amount += transfer.amount
-    else byAccountAndAsset.set(key, { accountIndex, asset: transfer.asset, amount: transfer.amount })
+    else {
+      const owner = ownerOfAccount.get(transfer.destination)
+      byAccountAndAsset.set(key, { accountIndex, asset: transfer.asset, amount: transfer.amount, owner })
+    }
   }
   return [...byAccountAndAsset.values()]
 }

@@ -27,6 +27,7 @@ describe('solanaTransfersOf on real transactions', () => {
         index: 0,
         from: '9aE476sH92Vz7DMPyq5WLPkrKWivxeuTKEFKd2sZZcde',
         to: 'G1wZ113tiUHdSpQEBcid8n1x8BAvcWZoZgxPKxgE5B7o',
+        owner: 'G1wZ113tiUHdSpQEBcid8n1x8BAvcWZoZgxPKxgE5B7o',
         asset: { kind: 'native' },
         amountUnits: '10000000',
         success: true,
@@ -34,7 +35,7 @@ describe('solanaTransfersOf on real transactions', () => {
     ])
   })
 
-  it('reads a devnet USDC payment as the token account receiving it, not its owner (3Zj5…)', () => {
+  it('reads a devnet USDC payment as the token account receiving it, with its owner (3Zj5…)', () => {
     expect(resolveAsset(defaultAssetRegistry, { network: 'SOLANA_DEVNET', currency: 'USDC' }).contract).toBe(
       DEVNET_USDC,
     )
@@ -45,6 +46,8 @@ describe('solanaTransfersOf on real transactions', () => {
         index: 0,
         from: 'BLw3RweJmfbTapJRgnPRvd962YDjFYAnVGd1p5hmZ5tP',
         to: '644PJ6UW8e4gQpjKdBVd4MCYasWjSECKjqd2qzdeAJY6',
+        // the token balance's owner: what a payment's address is for every token account it owns
+        owner: 'BXT1K8kzYXWMi6ihg7m9UqiHW4iJbJ69zumELHE9oBLe',
         asset: { kind: 'token', contract: DEVNET_USDC },
         amountUnits: '10000',
         success: true,
@@ -56,12 +59,13 @@ describe('solanaTransfersOf on real transactions', () => {
     // the same transaction read for mainnet, whose USDC is another mint
     const mainnet = solanaTransferFilter(defaultAssetRegistry, 'SOLANA')
     expect(solanaTransfersOf(fixture('devnet-usdc-transfer.json.json'), mainnet)).toEqual([])
+    // nor is the rent of the token account the transaction creates SOL for anybody
     expect(solanaTransfersOf(fixture('mainnet-token-2022-transfer-creating-ata.json.json'), mainnet)).toEqual(
-      [expect.objectContaining({ asset: { kind: 'native' }, amountUnits: '2074080' })],
+      [],
     )
   })
 
-  it('counts a token account created in the transaction from zero, native before token', () => {
+  it('counts a token account created in the transaction from zero, and not its rent as SOL', () => {
     const registry: AssetRegistry = mergeAssetRegistry(defaultAssetRegistry, {
       assets: [
         { network: 'SOLANA', currency: 'HELP', tokenStandard: 'SPL', decimals: 9, contract: HELP_MINT },
@@ -72,13 +76,18 @@ describe('solanaTransfersOf on real transactions', () => {
       solanaTransferFilter(registry, 'SOLANA'),
     )
     const receiver = '5k4KRS1HVR5DaQhPzY3P9mRBw1k3TK7fug23utRcqgk1'
-    expect(transfers.map(({ index, to, asset, amountUnits }) => ({ index, to, asset, amountUnits }))).toEqual(
-      [
-        // the new account's rent, paid by the sender
-        { index: 0, to: receiver, asset: { kind: 'native' }, amountUnits: '2074080' },
-        { index: 1, to: receiver, asset: { kind: 'token', contract: HELP_MINT }, amountUnits: '10000000' },
-      ],
-    )
+    // the new account's rent (2,074,080 lamports, paid by the sender) is no transfer to anybody
+    expect(
+      transfers.map(({ index, to, owner, asset, amountUnits }) => ({ index, to, owner, asset, amountUnits })),
+    ).toEqual([
+      {
+        index: 0,
+        to: receiver,
+        owner: 'BYh4CfuGDvFMKaZp3RPmkw9y6qg3sWukA2TiGJDeLKZi',
+        asset: { kind: 'token', contract: HELP_MINT },
+        amountUnits: '10000000',
+      },
+    ])
     expect(
       transfers.every((transfer) => transfer.from === 'EMmTjuHsYCYX7vgPcQ2QVbNwYAwcvGoSMCEaHKc19DdE'),
     ).toBe(true)

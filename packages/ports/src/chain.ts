@@ -10,6 +10,12 @@ export interface ChainTransfer {
   from: string | null
   /** receiving address; for SPL tokens the receiving token account */
   to: string
+  /**
+   * Solana: the owner of the receiving account, which is what a payment's address is for every token
+   * account it owns (decisions 16, 19): for SOL the account itself, for SPL the token account's
+   * owner as the node's token balances name it. Absent on TRON, where `to` is the address.
+   */
+  owner?: string
   asset: TransferAsset
   amountUnits: string
   /** false for a transaction that is on chain but failed (REVERT, OUT_OF_ENERGY, meta.err) */

@@ -103,6 +103,7 @@ export function describeChainClientContract(
       const [sighting] = sightings
       expect(sighting?.height).toBeGreaterThan(before.height)
       const expiresAt = sighting?.transfer.expiresAt
+      const owner = sighting?.transfer.owner
       expect(sighting?.transfer).toEqual({
         txHash,
         index: 0,
@@ -113,6 +114,8 @@ export function describeChainClientContract(
         success: true,
         // where the chain has one (TRON), after the block that holds it
         ...(expiresAt === undefined ? {} : { expiresAt }),
+        // where the chain names one (Solana): the receiving account itself for the native coin
+        ...(owner === undefined ? {} : { owner: driver.currency.asset.kind === 'native' ? to : expect.any(String) }),
       })
       if (expiresAt !== undefined) {
         const block = (await client.getBlocks(sighting?.height ?? 0, sighting?.height ?? 0))[0]
