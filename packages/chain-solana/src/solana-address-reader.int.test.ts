@@ -1,9 +1,10 @@
 import { chainFormat, simulatedAddress } from '@chainpay/chain-sim'
 import { type SimulatorNode, startSimulatorNode, testNetworks } from '@chainpay/chain-sim/testing'
 import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
+import type { SolanaAddressReader } from '@chainpay/ports'
 import { Connection } from '@solana/web3.js'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createSolanaAddressReader, type SolanaAddressReader } from './solana-address-reader.js'
+import { createSolanaAddressReader } from './solana-address-reader.js'
 
 const USDC = resolveAsset(defaultAssetRegistry, { network: 'SOLANA', currency: 'USDC' }).contract as string
 /** Solana's finality depth in the simulator */
@@ -58,7 +59,9 @@ describe('createSolanaAddressReader against the simulator, through web3.js', () 
     calls.clear()
 
     const activity = await reader.activitySince(account.address, null)
-    expect(activity).toEqual([{ signature: txHash, slot: expect.any(Number), failed: false }])
+    expect(activity).toEqual([
+      { signature: txHash, slot: expect.any(Number), blockTime: expect.any(String), failed: false },
+    ])
     const read = await reader.transaction(txHash)
     expect(read?.transfers).toEqual([
       expect.objectContaining({
@@ -84,7 +87,7 @@ describe('createSolanaAddressReader against the simulator, through web3.js', () 
     const first = await node.simulator.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
     await node.simulator.openTokenAccount('SOLANA', { owner, currency: 'USDT' })
     const changed: string[] = []
-    ends.push(reader.onTokenAccountChange(owner, USDC, (account) => changed.push(account)))
+    ends.push(reader.onTokenAccountChange(owner, (account, mint) => changed.push(`${account} ${mint}`)))
     await vi.waitFor(() => expect(node.solanaPubsub.subscriptionCount()).toBe(1))
 
     // opened after the watch began: heard of when it is paid
@@ -96,11 +99,13 @@ describe('createSolanaAddressReader against the simulator, through web3.js', () 
       ],
     })
     await node.simulator.mineBlocks('SOLANA', 1)
-    await vi.waitFor(() => expect(changed).toEqual([later.address]))
+    await vi.waitFor(() => expect(changed).toEqual([`${later.address} ${USDC}`]))
 
     calls.clear()
-    expect((await reader.tokenAccountsOf(owner, USDC)).sort()).toEqual([first.address, later.address].sort())
-    expect(Object.fromEntries(calls)).toEqual({ getTokenAccountsByOwner: 1 })
+    const { states } = await reader.accounts([first.address, later.address, owner])
+    expect(states.get(first.address)?.token).toEqual({ mint: USDC, amount: 0n })
+    expect(states.get(later.address)?.token).toEqual({ mint: USDC, amount: 3_000_000n })
+    expect(Object.fromEntries(calls)).toEqual({ getMultipleAccounts: 1 })
   })
 
   it('makes its subscriptions again after a normal closure, and lets the close end the retries of one the closing socket refused', async () => {
@@ -166,13 +171,13 @@ describe('createSolanaAddressReader against the simulator, through web3.js', () 
     const unknown = Array.from({ length: 298 }, () => chainFormat('SOLANA').newTxHash())
     calls.clear()
 
-    const states = await reader.statuses([paid, failed, ...unknown])
+    const { states } = await reader.statuses([paid, failed, ...unknown])
     expect(calls.get('getSignatureStatuses')).toBe(2)
     expect(states.get(paid)).toEqual({ slot: expect.any(Number), finalized: false, failed: false })
     expect(states.get(failed)).toMatchObject({ finalized: false, failed: true })
     expect(unknown.every((signature) => states.get(signature) === null)).toBe(true)
 
     await node.simulator.mineBlocks('SOLANA', FINALITY_DEPTH)
-    expect((await reader.statuses([paid])).get(paid)).toMatchObject({ finalized: true })
+    expect((await reader.statuses([paid])).states.get(paid)).toMatchObject({ finalized: true })
   })
 })

@@ -1,14 +1,21 @@
-// What a Solana watcher that follows the accounts of open payments reads from a node, instead of
-// whole blocks (docs/chains.md, "Solana by address"): the signatures of an account since the last
-// one seen (getSignaturesForAddress), a transaction's transfers with the owner of each receiving
-// account (getTransaction), statuses in batches (getSignatureStatuses), an owner's token accounts
-// (getTokenAccountsByOwner), and websocket subscriptions that say when an account was touched
+// The Solana address reader (packages/ports, solana-address-reader.ts) through @solana/web3.js:
+// what the watcher that follows the accounts of payments reads from a node instead of whole blocks
+// (docs/chains.md, "Solana by address"): signatures of an account since the last one seen
+// (getSignaturesForAddress), a transaction's transfers with the owner of each receiving account
+// (getTransaction), statuses in batches (getSignatureStatuses), accounts in batches
+// (getMultipleAccounts), and websocket subscriptions that say when an account was touched
 // (logsSubscribe) or when any token account of an owner changed (programSubscribe of the token
-// program, filtered on the owner): the only way to hear of an SPL payment to a token account of
-// the owner other than the associated one (decisions 16). The watcher that decides what to read
-// when is @chainpay/chain-indexer's solana-address-watcher.ts.
+// program, filtered on the owner): the only way to hear of a payment to a token account of the owner
+// other than the associated one (decisions 16). The watcher that decides what to read when is
+// @chainpay/chain-indexer's solana-address-watcher.ts.
 import type { AssetRegistry } from '@chainpay/domain'
-import type { ChainTransfer } from '@chainpay/ports'
+import type {
+  AccountState,
+  AddressActivity,
+  ChainTransfer,
+  SignatureState,
+  SolanaAddressReader,
+} from '@chainpay/ports'
 import { type Connection, PublicKey } from '@solana/web3.js'
 import { interruptSolanaCalls } from './solana-connection.js'
 import { endpointOrigin, redactorFor, toChainRpcError } from './solana-rpc-errors.js'
@@ -23,98 +30,6 @@ export interface SolanaAddressReaderOptions {
   registry: AssetRegistry
   /** the caller's Connection, with its `wsEndpoint` where the node's websocket is not at port + 1 */
   connection: Connection
-}
-
-/** a transaction that holds the account, as getSignaturesForAddress lists it */
-export interface AddressActivity {
-  signature: string
-  slot: number
-  failed: boolean
-}
-
-/** a transfer of a transaction, with the owner of its receiving account */
-export interface OwnedTransfer extends ChainTransfer {
-  /** SOL: the receiving account itself; SPL: the token account's owner (any token account of it) */
-  owner: string
-}
-
-export interface AddressTransaction {
-  txHash: string
-  slot: number
-  blockTime: string
-  transfers: OwnedTransfer[]
-}
-
-export interface SignatureState {
-  slot: number
-  finalized: boolean
-  failed: boolean
-}
-
-/** the newest confirmed slot and its block time: how far the chain has come */
-export interface SolanaChainTime {
-  slot: number
-  blockTime: string
-}
-
-export interface SolanaAddressReader {
-  /** getSlot and getBlockTime at confirmed: what a watcher that listed every account after it has seen */
-  chainTime(): Promise<SolanaChainTime>
-  /**
-   * the node's first available block and its time (getFirstAvailableBlock, getBlockTime): a node
-   * started from a snapshot lists nothing older
-   */
-  firstAvailable(): Promise<SolanaChainTime>
-  /**
-   * the transactions holding `address` after `until` (exclusive; null: all the node has), oldest
-   * first, at confirmed: one getSignaturesForAddress per 1,000
-   */
-  activitySince(address: string, until: string | null): Promise<AddressActivity[]>
-  /** one getTransaction: the transfers it makes; null while the node does not hold it (confirmed) */
-  transaction(signature: string): Promise<AddressTransaction | null>
-  /** getSignatureStatuses in batches of 256, history included; null: the node does not know it */
-  statuses(signatures: readonly string[]): Promise<Map<string, SignatureState | null>>
-  /**
-   * calls `listener` with the signature of each transaction that mentions `address` (logsSubscribe,
-   * confirmed); the function it returns ends the subscription. Nothing is replayed after a
-   * reconnect: the watcher lists what it missed with activitySince.
-   */
-  onActivity(address: string, listener: (signature: string) => void): () => Promise<void>
-  /**
-   * calls `listener` once, when the transaction is finalized (signatureSubscribe, finalized), with
-   * whether it failed; the function it returns ends the subscription before then
-   */
-  onFinalized(signature: string, listener: (failed: boolean) => void): () => Promise<void>
-  /**
-   * calls `listener` each time the websocket (re)opens: notifications sent while it was closed are
-   * lost (the node replays nothing), so the watcher lists every followed account again
-   */
-  onConnect(listener: () => void): () => void
-  /** whether the websocket is open: while it is not, notifications are lost */
-  connected(): boolean
-  /**
-   * at stop, once every subscription was ended: where the websocket is down, web3.js would retry
-   * it forever (and keep the process alive) for unsubscriptions nobody needs any more; it stops
-   * retrying. A later subscription opens the websocket again.
-   */
-  release(): void
-  /**
-   * at stop: the HTTP calls in flight, and those made until the function it returns is called, fail
-   * at once rather than wait for a node that does not answer (interruptSolanaCalls)
-   */
-  interruptCalls(): () => void
-
-  /** the token accounts of `owner` for `mint` (getTokenAccountsByOwner), the associated one among them */
-  tokenAccountsOf(owner: string, mint: string): Promise<string[]>
-  /**
-   * calls `listener` with each token account of `owner` for `mint` that changed (programSubscribe,
-   * confirmed); the function it returns ends the subscription
-   */
-  onTokenAccountChange(
-    owner: string,
-    mint: string,
-    listener: (tokenAccount: string) => void,
-  ): () => Promise<void>
 }
 
 /** the part of web3.js's private websocket client that onConnect uses */
@@ -193,15 +108,32 @@ function keepSubscriptionsAfterNormalClosure(connection: Connection, socket: Web
 }
 
 const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
-/** an SPL token account's size, and where its mint and owner sit in it */
+/** an SPL token account's size, and where its mint, owner and amount sit in it */
 const TOKEN_ACCOUNT_SIZE = 165
 const MINT_OFFSET = 0
 const OWNER_OFFSET = 32
+const AMOUNT_OFFSET = 64
 
 /** what one getSignaturesForAddress call lists at most */
 const SIGNATURES_PER_PAGE = 1000
 /** what one getSignatureStatuses call takes at most */
 const STATUSES_PER_CALL = 256
+/** what one getMultipleAccounts call takes at most */
+const ACCOUNTS_PER_CALL = 100
+
+/** what getMultipleAccounts shows of an account: a token account's mint and amount when it is one */
+function accountStateOf(info: { lamports: number; owner: PublicKey; data: Buffer }): AccountState {
+  const isToken = info.owner.equals(TOKEN_PROGRAM_ID) && info.data.length === TOKEN_ACCOUNT_SIZE
+  return {
+    lamports: BigInt(info.lamports),
+    token: isToken
+      ? {
+          mint: new PublicKey(info.data.subarray(MINT_OFFSET, MINT_OFFSET + 32)).toBase58(),
+          amount: info.data.readBigUInt64LE(AMOUNT_OFFSET),
+        }
+      : null,
+  }
+}
 
 export function createSolanaAddressReader(options: SolanaAddressReaderOptions): SolanaAddressReader {
   const { network, connection } = options
@@ -247,6 +179,8 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
   }
 
   return {
+    network,
+
     async chainTime() {
       const slot = await call('getSlot', () => connection.getSlot('confirmed'))
       return { slot, blockTime: await blockTimeOf(slot) }
@@ -257,7 +191,7 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
       return { slot, blockTime: await blockTimeOf(slot) }
     },
 
-    async activitySince(address, until) {
+    async activitySince(address, until, options = {}) {
       const account = new PublicKey(address)
       const found: AddressActivity[] = []
       let before: string | undefined
@@ -265,12 +199,25 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
         const page = await call('getSignaturesForAddress', () =>
           connection.getSignaturesForAddress(
             account,
-            { limit: SIGNATURES_PER_PAGE, ...(before ? { before } : {}), ...(until ? { until } : {}) },
+            {
+              limit: SIGNATURES_PER_PAGE,
+              ...(before ? { before } : {}),
+              ...(until ? { until } : {}),
+              ...(options.minContextSlot === undefined ? {} : { minContextSlot: options.minContextSlot }),
+            },
             'confirmed',
           ),
         )
         found.push(
-          ...page.map((item) => ({ signature: item.signature, slot: item.slot, failed: item.err !== null })),
+          ...page.map((item) => ({
+            signature: item.signature,
+            slot: item.slot,
+            blockTime:
+              item.blockTime === null || item.blockTime === undefined
+                ? null
+                : new Date(item.blockTime * 1000).toISOString(),
+            failed: item.err !== null,
+          })),
         )
         if (page.length < SIGNATURES_PER_PAGE) break
         before = page.at(-1)?.signature
@@ -286,15 +233,6 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
         }),
       )
       if (read === null) return null
-      const keys = read.transaction.message.accountKeys.map((key) => key.pubkey.toBase58())
-      const owners = new Map<string, string>()
-      for (const balance of [
-        ...(read.meta?.preTokenBalances ?? []),
-        ...(read.meta?.postTokenBalances ?? []),
-      ]) {
-        const key = keys[balance.accountIndex]
-        if (key !== undefined && balance.owner !== undefined) owners.set(key, balance.owner)
-      }
       let transfers: ChainTransfer[]
       try {
         transfers = solanaTransfersOf(read as unknown as SolanaTransactionWithMeta, filter)
@@ -305,20 +243,20 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
         txHash: signature,
         slot: read.slot,
         blockTime: new Date((read.blockTime ?? 0) * 1000).toISOString(),
-        transfers: transfers.map((transfer) => ({
-          ...transfer,
-          owner: transfer.asset.kind === 'native' ? transfer.to : (owners.get(transfer.to) ?? transfer.to),
-        })),
+        transfers,
       }
     },
 
     async statuses(signatures) {
       const states = new Map<string, SignatureState | null>()
+      let contextSlot = Number.POSITIVE_INFINITY
       for (let first = 0; first < signatures.length; first += STATUSES_PER_CALL) {
         const batch = signatures.slice(first, first + STATUSES_PER_CALL)
-        const { value } = await call('getSignatureStatuses', () =>
+        const { context, value } = await call('getSignatureStatuses', () =>
           connection.getSignatureStatuses([...batch], { searchTransactionHistory: true }),
         )
+        // the lowest slot any batch was answered at: what the whole answer can speak for
+        contextSlot = Math.min(contextSlot, context.slot)
         for (const [position, signature] of batch.entries()) {
           const status = value[position]
           states.set(
@@ -333,7 +271,30 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
           )
         }
       }
-      return states
+      return { contextSlot: Number.isFinite(contextSlot) ? contextSlot : 0, states }
+    },
+
+    async accounts(addresses, options = {}) {
+      const states = new Map<string, AccountState | null>()
+      let contextSlot = Number.POSITIVE_INFINITY
+      for (let first = 0; first < addresses.length; first += ACCOUNTS_PER_CALL) {
+        const batch = addresses.slice(first, first + ACCOUNTS_PER_CALL)
+        const { context, value } = await call('getMultipleAccounts', () =>
+          connection.getMultipleAccountsInfoAndContext(
+            batch.map((address) => new PublicKey(address)),
+            {
+              commitment: 'confirmed',
+              ...(options.minContextSlot === undefined ? {} : { minContextSlot: options.minContextSlot }),
+            },
+          ),
+        )
+        contextSlot = Math.min(contextSlot, context.slot)
+        for (const [position, address] of batch.entries()) {
+          const info = value[position]
+          states.set(address, info === null || info === undefined ? null : accountStateOf(info))
+        }
+      }
+      return { contextSlot: Number.isFinite(contextSlot) ? contextSlot : 0, states }
     },
 
     onActivity(address, listener) {
@@ -342,7 +303,11 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
     },
 
     onFinalized(signature, listener) {
-      const id = connection.onSignature(signature, (result) => listener(result.err !== null), 'finalized')
+      const id = connection.onSignature(
+        signature,
+        (result, context) => listener({ failed: result.err !== null, slot: context.slot }),
+        'finalized',
+      )
       return whenOpen(() => connection.removeSignatureListener(id))
     },
 
@@ -371,24 +336,16 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
       if (socket.socket !== undefined) socket.close()
     },
 
-    async tokenAccountsOf(owner, mint) {
-      const { value } = await call('getTokenAccountsByOwner', () =>
-        connection.getTokenAccountsByOwner(new PublicKey(owner), { mint: new PublicKey(mint) }, 'confirmed'),
-      )
-      return value.map(({ pubkey }) => pubkey.toBase58())
-    },
-
-    onTokenAccountChange(owner, mint, listener) {
+    onTokenAccountChange(owner, listener) {
       const id = connection.onProgramAccountChange(
         TOKEN_PROGRAM_ID,
-        ({ accountId }) => listener(accountId.toBase58()),
+        ({ accountId, accountInfo }) => {
+          const mint = new PublicKey(accountInfo.data.subarray(MINT_OFFSET, MINT_OFFSET + 32)).toBase58()
+          listener(accountId.toBase58(), mint)
+        },
         {
           commitment: 'confirmed',
-          filters: [
-            { dataSize: TOKEN_ACCOUNT_SIZE },
-            { memcmp: { offset: MINT_OFFSET, bytes: mint } },
-            { memcmp: { offset: OWNER_OFFSET, bytes: owner } },
-          ],
+          filters: [{ dataSize: TOKEN_ACCOUNT_SIZE }, { memcmp: { offset: OWNER_OFFSET, bytes: owner } }],
         },
       )
       return whenOpen(() => connection.removeProgramAccountChangeListener(id))

@@ -12,10 +12,11 @@ import { ChainRpcError, type ChainRpcFailure, isChainRpcError } from '@chainpay/
 const MISSING_BLOCK_CODES = new Set([-32007, -32009])
 /**
  * a node that is behind or unwell: block not available (yet), node unhealthy, block status not
- * available yet, minimum context slot not reached, internal error; and a block it lacks: unknown,
- * to ask again later or elsewhere
+ * available yet, internal error; and a block it lacks: unknown, to ask again later or elsewhere
  */
-const UNAVAILABLE_CODES = new Set([-32004, -32005, -32014, -32016, -32603, ...MISSING_BLOCK_CODES])
+const UNAVAILABLE_CODES = new Set([-32004, -32005, -32014, -32603, ...MISSING_BLOCK_CODES])
+/** minimum context slot not reached: the node would answer as of an older slot than asked */
+const BEHIND_CODES = new Set([-32016])
 /** providers that answer a quota with HTTP 200 and a JSON-RPC error */
 const RATE_LIMITED_CODES = new Set([429, -32429])
 
@@ -54,6 +55,7 @@ export function toChainRpcError(
   let failure: ChainRpcFailure = 'bad-response'
   if (RATE_LIMITED_CODES.has(code)) failure = 'rate-limited'
   else if (UNAVAILABLE_CODES.has(code)) failure = 'unavailable'
+  else if (BEHIND_CODES.has(code)) failure = 'behind'
   return new ChainRpcError(failure, redact(`${context}: node error ${code}: ${message}`), { cause: error })
 }
 

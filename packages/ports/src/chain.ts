@@ -81,6 +81,11 @@ export type ChainRpcFailure =
   | 'rate-limited'
   /** connection refused or reset, 5xx, or a node that says it is behind or unhealthy */
   | 'unavailable'
+  /**
+   * the node has not reached the slot the call asked for (Solana -32016, minContextSlot): it would
+   * answer with less than the chain holds, which is not evidence of absence
+   */
+  | 'behind'
   /** an answer the client cannot use: not the documented shape, or a request the node rejects */
   | 'bad-response'
 
