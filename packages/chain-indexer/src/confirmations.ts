@@ -1,6 +1,8 @@
-// The transfers the indexer reported and still follows: those short of their payment's required
-// confirmations, recounted every iteration, and those in doubt, looked for until the chain decides
-// (docs/chains.md, "Forks"; docs/api.md, "Transfers the chain takes back").
+// The transfers the block-scanning indexer reported and still follows: those not final yet,
+// recounted every iteration, and those in doubt, looked for until the chain decides (docs/chains.md,
+// "Forks"; docs/api.md, "Transfers the chain takes back"). What the blocks and the final chain say
+// of a transfer is gathered here as evidence; what follows from it (report, keep following) is the
+// one transfer lifecycle's decision (transfer-lifecycle.ts), which the Solana address watcher shares.
 //
 // Recounting reads nothing in the common case: the indexer scans every block in order, each linked
 // to the one before by its parent hash, so a followed transfer whose block is still the one scanned
@@ -30,13 +32,14 @@ import {
   Topics,
   type TrackedTransfer,
 } from '@chainpay/ports'
-import { type TransferReport, trackedObservation } from './observations.js'
+import { trackedObservation } from './observations.js'
+import { type ChainEvidence, firstSighting, type LifecycleStep, nextStep } from './transfer-lifecycle.js'
 
 export interface TransferTracker {
   /** transfers followed: counting, or in doubt and looked for */
   readonly size: number
-  /** publishes 'seen' for transfers found in blocks, then follows those short of their requirement */
-  reportSeen(transfers: TrackedTransfer[]): Promise<void>
+  /** publishes 'seen' for transfers found in blocks, then follows those not final */
+  reportSeen(transfers: TrackedTransfer[], head: ChainHead): Promise<void>
   /** the withdrawn transfer that `transfer` includes again (same txHash and index, succeeded) */
   withdrawnMatching(transfer: ChainTransfer): TrackedTransfer | undefined
   /**
@@ -57,17 +60,6 @@ export interface TransferTrackerOptions {
   tracked: TrackedTransfer[]
 }
 
-/** the payment a transfer pays (or brings foreign funds to), with the confirmations it requires */
-export type Payee = Pick<TrackedTransfer, 'paymentId' | 'requiredConfirmations' | 'foreign'>
-
-interface Change {
-  /** the transfer as it stands now */
-  transfer: TrackedTransfer
-  /** false: stop following it */
-  follow: boolean
-  /** what to publish about it first */
-  report?: TransferReport
-}
 
 export function createTransferTracker(options: TransferTrackerOptions): TransferTracker {
   const { network, client, store, bus, clock, logger } = options
@@ -116,88 +108,136 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
   }
 
   /**
-   * with a client that asks the final chain: a transfer whose count reached its requirement is final
-   * once the final chain has it (asked once per head), and stays one short until then
+   * whether the final chain has the transfer where it was counted: with a client that asks it
+   * (TRON's solidity node), once the count reached the requirement, once a head; otherwise the
+   * head's finalized height (docs/chains.md, "Confirmations and finality"). `failed`: the final
+   * chain has it as a failed transaction.
    */
-  async function finality(
+  async function finalOnChain(
     transfer: TrackedTransfer,
+    height: number,
     head: ChainHead,
     counted: number,
-  ): Promise<Change | 'pending' | undefined> {
-    if (client.finalInclusion === undefined || counted < transfer.requiredConfirmations) return undefined
+  ): Promise<boolean | 'failed' | FinalInclusion> {
+    if (client.finalInclusion === undefined) {
+      return head.finalizedHeight === undefined || height <= head.finalizedHeight
+    }
+    if (counted < transfer.requiredConfirmations) return false
     const key = transferKey(transfer)
-    if (askedAt.get(key) === head.height) return 'pending'
+    if (askedAt.get(key) === head.height) return false
     askedAt.set(key, head.height)
     const inclusion = await client.finalInclusion(transfer.txHash)
-    if (inclusion === undefined) return 'pending'
+    if (inclusion === undefined) return false
     askedAt.delete(key)
-    return decidedBy(transfer, inclusion)
+    return inclusion.success ? inclusion : 'failed'
   }
 
-  async function recountCounting(
+  /** what the blocks and the final chain say of a counted transfer; undefined: nothing new */
+  async function countingEvidence(
     transfer: TrackedTransfer,
     head: ChainHead,
     fetched: Map<number, ChainBlock>,
-  ): Promise<Change | undefined> {
-    const confirmations = confirmationsAt(transfer.blockHeight, head, transfer.requiredConfirmations)
+  ): Promise<ChainEvidence | undefined> {
+    const confirmations = countAt(transfer.blockHeight, head)
     const block = blockAt(transfer, fetched)
+    const missing: ChainEvidence = {
+      kind: 'missing',
+      gone: false,
+      lookUntilHeight: head.height + transfer.requiredConfirmations,
+    }
     if (block === undefined) {
       if (confirmations < transfer.requiredConfirmations) return undefined
       logger.warn(
         { paymentId: transfer.paymentId, txHash: transfer.txHash, height: transfer.blockHeight },
         'the block of a transfer is still missing when it would be final; taking it as in doubt',
       )
-      return withdraw(transfer, head)
+      return missing
     }
     if (block !== 'unchanged') {
       const onChain = findTransfer(block, transfer)
-      if (onChain === undefined) {
-        // the same block without the transfer contradicts an earlier answer: ask again next time
-        return block.hash === transfer.blockHash ? undefined : withdraw(transfer, head)
-      }
-      if (!onChain.success)
-        return { transfer, follow: false, report: { status: 'dropped', reason: 'REVERTED' } }
+      // the same block without the transfer contradicts an earlier answer: ask again next time
+      if (onChain === undefined) return block.hash === transfer.blockHash ? undefined : missing
+      if (!onChain.success) return { kind: 'failed' }
     }
-    const final = await finality(transfer, head, confirmations)
-    if (final !== undefined && final !== 'pending') return final
-    const count = final === 'pending' ? transfer.requiredConfirmations - 1 : confirmations
-    const grew = count > transfer.confirmations
-    const moved = block !== 'unchanged' && block.hash !== transfer.blockHash
-    if (!grew && !moved) return undefined
-    // a block replaced by one that still holds the transfer: same transfer, new block hash
-    const next = { ...transfer, confirmations: Math.max(count, transfer.confirmations) }
-    return counted(next, block === 'unchanged' ? undefined : block, grew)
+    return includedEvidence(transfer, block === 'unchanged' ? undefined : block, confirmations, head)
+  }
+
+  async function includedEvidence(
+    transfer: TrackedTransfer,
+    block: ChainBlock | undefined,
+    confirmations: number,
+    head: ChainHead,
+  ): Promise<ChainEvidence> {
+    const height = block?.height ?? transfer.blockHeight
+    const final = await finalOnChain(transfer, height, head, confirmations)
+    if (final === 'failed') return { kind: 'failed' }
+    const placed = block && { height: block.height, hash: block.hash, time: block.time }
+    if (typeof final === 'boolean') {
+      return { kind: 'included', ...(placed ? { block: placed } : {}), confirmations, finalOnChain: final }
+    }
+    // where the final chain has it: its block there (a fork deeper than the rescan moved it)
+    const finalBlock = {
+      height: final.blockHeight,
+      hash: block?.hash ?? transfer.blockHash,
+      time: block?.time ?? transfer.blockTime,
+    }
+    return { kind: 'included', block: finalBlock, confirmations: countAt(final.blockHeight, head), finalOnChain: true }
   }
 
   /**
-   * In doubt: seen again when its block comes back. Dropped once the chain cannot include it any
+   * In doubt: seen again when its block comes back. Gone once the chain cannot include it any
    * more: with an expiration and a final chain to ask (TRON), after the expiration and
    * `requiredConfirmations` blocks, when the final chain does not have it; otherwise after
    * `requiredConfirmations` blocks without it.
    */
-  async function recheckWithdrawn(
+  async function doubtedEvidence(
     transfer: TrackedTransfer,
     untilHeight: number,
     head: ChainHead,
     fetched: Map<number, ChainBlock>,
-  ): Promise<Change | undefined> {
+  ): Promise<ChainEvidence | undefined> {
     const block = fetched.get(transfer.blockHeight)
     const onChain = block && findTransfer(block, transfer)
     if (block !== undefined && onChain?.success) {
-      const confirmations = confirmationsAt(block.height, head, transfer.requiredConfirmations)
-      logger.info(
-        { paymentId: transfer.paymentId, txHash: transfer.txHash },
-        'transfer in doubt back on chain',
-      )
-      return counted({ ...transfer, confirmations, withdrawnUntilHeight: null }, block, true)
+      logger.info({ paymentId: transfer.paymentId, txHash: transfer.txHash }, 'transfer in doubt back on chain')
+      return includedEvidence(transfer, block, countAt(block.height, head), head)
     }
     if (head.height <= untilHeight) return undefined
-    const dropped: Change = { transfer, follow: false, report: { status: 'dropped', reason: 'EXPIRED' } }
-    if (client.finalInclusion === undefined || transfer.expiresAt === null) return dropped
+    const gone: ChainEvidence = { kind: 'missing', gone: true, lookUntilHeight: untilHeight }
+    if (client.finalInclusion === undefined || transfer.expiresAt === null) return gone
     if (Date.parse(head.time) <= Date.parse(transfer.expiresAt)) return undefined
     const inclusion = await client.finalInclusion(transfer.txHash)
+    if (inclusion === undefined) return gone
+    if (!inclusion.success) return { kind: 'failed' }
     // had it been included where this run did not scan (a fork deeper than the rescan): final there
-    return inclusion === undefined ? dropped : decidedBy(transfer, inclusion)
+    return {
+      kind: 'included',
+      block: { height: inclusion.blockHeight, hash: transfer.blockHash, time: transfer.blockTime },
+      confirmations: countAt(inclusion.blockHeight, head),
+      finalOnChain: true,
+    }
+  }
+
+  /** publishes what the steps report, then keeps following or forgets each transfer */
+  async function apply(steps: LifecycleStep[]): Promise<void> {
+    const observedAt = isoNow(clock)
+    const messages: BusMessage[] = []
+    for (const { transfer, report } of steps) {
+      if (report === undefined) continue
+      const message = trackedObservation(transfer, report, observedAt)
+      if (message !== undefined) messages.push(message)
+      if (report.status !== 'seen') {
+        logger.info(
+          { paymentId: transfer.paymentId, txHash: transfer.txHash, report },
+          'counted transfer no longer on chain',
+        )
+      }
+    }
+    if (messages.length > 0) await bus.publish(Topics.chainObservations, messages)
+    for (const step of steps) {
+      if (step.follow) await follow(step.transfer)
+      else await forget(step.transfer)
+    }
   }
 
   return {
@@ -205,18 +245,28 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
       return followed.size
     },
 
-    async reportSeen(transfers) {
+    async reportSeen(transfers, head) {
       if (transfers.length === 0) return
-      const observedAt = isoNow(clock)
-      await bus.publish(
-        Topics.chainObservations,
-        transfers.flatMap((transfer) => trackedObservation(transfer, { status: 'seen' }, observedAt) ?? []),
-      )
       for (const transfer of transfers) scanned.set(transfer.blockHeight, transfer.blockHash)
-      for (const transfer of transfers) {
-        if (transfer.confirmations < transfer.requiredConfirmations) await follow(transfer)
-        else await forget(transfer)
-      }
+      const steps = transfers.flatMap((transfer) => {
+        // final at first sight only where the head says so; a client that asks the final chain
+        // asks it at the next recount
+        const evidence = {
+          kind: 'included' as const,
+          confirmations: countAt(transfer.blockHeight, head),
+          finalOnChain:
+            client.finalInclusion === undefined &&
+            (head.finalizedHeight === undefined || transfer.blockHeight <= head.finalizedHeight),
+        }
+        // a transfer in doubt that a block includes again: back, same transaction, counted once
+        const doubted = followed.get(transferKey(transfer))
+        if (doubted?.withdrawnUntilHeight === null || doubted === undefined) {
+          return [firstSighting(transfer, evidence)]
+        }
+        const { blockHeight: height, blockHash: hash, blockTime: time, expiresAt } = transfer
+        return nextStep(doubted, { ...evidence, block: { height, hash, time, expiresAt } }) ?? []
+      })
+      await apply(steps)
       logger.debug({ transfers: transfers.length }, 'transfers seen')
     },
 
@@ -233,87 +283,38 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
         return
       }
       await fetchUnknownHeights(fetched)
-      const observedAt = isoNow(clock)
-      const messages: BusMessage[] = []
-      const changes: Change[] = []
+      const steps: LifecycleStep[] = []
       for (const transfer of followed.values()) {
-        const change =
+        const evidence =
           transfer.withdrawnUntilHeight === null
-            ? await recountCounting(transfer, head, fetched)
-            : await recheckWithdrawn(transfer, transfer.withdrawnUntilHeight, head, fetched)
-        if (change === undefined) continue
-        changes.push(change)
-        if (change.report === undefined) continue
-        const message = trackedObservation(change.transfer, change.report, observedAt)
-        if (message !== undefined) messages.push(message)
-        if (change.report.status !== 'seen') {
-          logger.info(
-            { paymentId: transfer.paymentId, txHash: transfer.txHash, report: change.report },
-            'counted transfer no longer on chain',
-          )
-        }
+            ? await countingEvidence(transfer, head, fetched)
+            : await doubtedEvidence(transfer, transfer.withdrawnUntilHeight, head, fetched)
+        const step = evidence && nextStep(transfer, evidence)
+        if (step !== undefined) steps.push(step)
       }
-      if (messages.length > 0) await bus.publish(Topics.chainObservations, messages)
-      for (const change of changes) {
-        if (change.follow) await follow(change.transfer)
-        else await forget(change.transfer)
-      }
+      await apply(steps)
       const lowest = Math.min(...[...followed.values()].map((transfer) => transfer.blockHeight))
       forgetScannedBelow(lowest)
     },
   }
 }
 
-/** the transfer as it counts in `block` (its own when unchanged): followed until it reaches its payment's requirement */
-function counted(transfer: TrackedTransfer, block: ChainBlock | undefined, reportSeen: boolean): Change {
-  const next =
-    block === undefined
-      ? transfer
-      : { ...transfer, blockHeight: block.height, blockHash: block.hash, blockTime: block.time }
-  const follow = next.confirmations < next.requiredConfirmations
-  return reportSeen ? { transfer: next, follow, report: { status: 'seen' } } : { transfer: next, follow }
-}
+/** the payment a transfer pays (or brings foreign funds to), with the confirmations it requires */
+export type TransferPayee = Pick<TrackedTransfer, 'paymentId' | 'requiredConfirmations' | 'foreign'>
 
-/** as the final chain has it: final where it is, or dropped when it failed there */
-function decidedBy(transfer: TrackedTransfer, inclusion: FinalInclusion): Change {
-  if (!inclusion.success)
-    return { transfer, follow: false, report: { status: 'dropped', reason: 'REVERTED' } }
-  const final = {
-    ...transfer,
-    blockHeight: inclusion.blockHeight,
-    confirmations: transfer.requiredConfirmations,
-    withdrawnUntilHeight: null,
-  }
-  return { transfer: final, follow: false, report: { status: 'seen' } }
-}
-
-/** in doubt: looked for as many blocks again as its payment requires confirmations */
-function withdraw(transfer: TrackedTransfer, head: ChainHead): Change {
-  return {
-    transfer: { ...transfer, withdrawnUntilHeight: head.height + transfer.requiredConfirmations },
-    follow: true,
-    report: { status: 'in_doubt' },
-  }
+/** the blocks on top of a transfer at `height`, its own included: what the merchant is shown */
+export function countAt(height: number, head: ChainHead): number {
+  return Math.max(0, head.height - height + 1)
 }
 
 /**
- * confirmations of a transfer at `height`, capped at what its payment requires. Where the client
- * knows the chain's finalized height, a transfer above it stays one short of the requirement: a
- * count of blocks on top is only a proxy for finality (TRON producers miss slots, Solana skips
- * them), and the node's own word is the one that decides.
+ * the transfers in `blocks` that pay a payment, as `payeeOf` tells, not counted yet (their first
+ * sighting counts them); synchronous, so no change midway
  */
-export function confirmationsAt(height: number, head: ChainHead, required: number): number {
-  const counted = Math.max(0, Math.min(head.height - height + 1, required))
-  const final = head.finalizedHeight === undefined || height <= head.finalizedHeight
-  return final ? counted : Math.min(counted, required - 1)
-}
-
-/** the transfers in `blocks` that pay a payment, as `payeeOf` tells; synchronous, so no change midway */
 export function matchTransfers(
   network: string,
   blocks: readonly ChainBlock[],
-  head: ChainHead,
-  payeeOf: (transfer: ChainTransfer) => Payee | undefined,
+  payeeOf: (transfer: ChainTransfer) => TransferPayee | undefined,
 ): TrackedTransfer[] {
   const transfers: TrackedTransfer[] = []
   for (const block of blocks) {
@@ -330,11 +331,12 @@ export function matchTransfers(
         blockHeight: block.height,
         blockHash: block.hash,
         blockTime: block.time,
-        confirmations: confirmationsAt(block.height, head, payee.requiredConfirmations),
+        confirmations: 0,
         requiredConfirmations: payee.requiredConfirmations,
         withdrawnUntilHeight: null,
         expiresAt: transfer.expiresAt ?? null,
         foreign: payee.foreign,
+        ...(transfer.owner === undefined ? {} : { owner: transfer.owner }),
       })
     }
   }

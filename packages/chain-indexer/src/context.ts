@@ -11,12 +11,11 @@ import {
   createSolanaBalanceReader,
   createSolanaChainClient,
   createSolanaConnection,
-  type SolanaAddressReader,
 } from '@chainpay/chain-solana'
 import { createTronBalanceReader, createTronChainClient } from '@chainpay/chain-tron'
 import { type AssetRegistry, applyNetworkSettings, findNetwork } from '@chainpay/domain'
 import { type Clock, type Logger, readinessOf, type Service, systemClock } from '@chainpay/platform'
-import type { ChainBalanceReader, ChainClient } from '@chainpay/ports'
+import type { ChainBalanceReader, ChainClient, SolanaAddressReader } from '@chainpay/ports'
 import {
   createServiceMetrics,
   healthService,

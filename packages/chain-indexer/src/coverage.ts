@@ -21,7 +21,7 @@ import { BLOCK_TIME_SKEW_MS, CLOCK_SKEW_MS, firstHeightAtOrAfter, type ScanHisto
 import { matchTransfers, type TransferTracker } from './confirmations.js'
 import { observationMessage, watchingObservation } from './observations.js'
 import type { PayeeOf } from './payees.js'
-import type { WatchSet } from './watch-set.js'
+import { paymentAddressOf, type WatchSet } from './watch-set.js'
 
 /** what the indexer logs, in either Solana watch mode and on TRON, of a payment whose history the node lacks */
 export const HISTORY_BELOW_MESSAGE =
@@ -131,7 +131,7 @@ export function createCoverage(options: CoverageOptions): Coverage {
       if (first > last) continue
       from = Math.min(from, first)
       through = Math.max(through, last)
-      addresses.add(address.address)
+      addresses.add(paymentAddressOf(address))
     }
     if (addresses.size === 0) return
     logger.info({ from, through, addresses: addresses.size }, 'rescanning blocks for newly watched addresses')
@@ -145,17 +145,17 @@ export function createCoverage(options: CoverageOptions): Coverage {
         ? (kept as ChainBlock[])
         : await client.getBlocks(batchStart, batchEnd)
       for (const block of blocks) context.fetched.set(block.height, block)
-      const found = matchTransfers(network, blocks, context.head, (transfer) =>
-        addresses.has(transfer.to) ? payeeOf(transfer) : undefined,
+      const found = matchTransfers(network, blocks, (transfer) =>
+        addresses.has(transfer.owner ?? transfer.to) ? payeeOf(transfer) : undefined,
       )
-      await context.tracker.reportSeen(found)
+      await context.tracker.reportSeen(found, context.head)
     }
   }
 
   /** 'watching' for the addresses still watched for the same payment and not reported yet */
   async function reportWatching(requests: BackfillRequest[]): Promise<void> {
     const unreported = requests.flatMap(({ address }) => {
-      const current = watchSet.get(address.address)
+      const current = watchSet.get(paymentAddressOf(address))
       return current?.paymentId === address.paymentId && current.watchingReportedAt === null ? [current] : []
     })
     if (unreported.length === 0) return

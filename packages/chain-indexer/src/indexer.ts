@@ -56,6 +56,8 @@ export interface ChainIndexerOptions {
   paymentEventsGroupId?: string
   /** told how far behind the chain head it is after each scan; e.g. service-kit's `createServiceMetrics(...).chain` */
   metrics?: ChainIndexerMetrics
+  /** the operator's treasuries: what they send is nobody's funds (TREASURY_ADDRESSES, docs/treasury.md) */
+  treasuries?: ReadonlySet<string>
 }
 
 export interface ChainIndexerMetrics {
@@ -96,7 +98,10 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
   const startHeight = options.startHeight ?? 'head'
 
   const watchSet = createWatchSet({ network, store })
-  const payeeOf = createPayeeOf(network, options.registry, watchSet)
+  const payeeOf = createPayeeOf(
+    { network, registry: options.registry, ...(options.treasuries ? { treasuries: options.treasuries } : {}) },
+    watchSet,
+  )
   const history = createScanHistory()
   const coverage = createCoverage({
     network,
@@ -179,15 +184,15 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     if (last === undefined) return undefined
     for (const block of blocks) fetched.set(block.height, block)
     // a transfer in doubt included again is reported even if its address is no longer watched
+    // a transfer in doubt included again is reported even if its address is no longer watched
     const matched = matchTransfers(
       network,
       blocks,
-      head,
       (transfer) => current.tracker.withdrawnMatching(transfer) ?? payeeOf(transfer),
     )
     history.record(blocks, clock.now().getTime())
     highestMatched = Math.max(highestMatched ?? last.height, last.height)
-    await current.tracker.reportSeen(matched)
+    await current.tracker.reportSeen(matched, head)
     current.cursor = { height: last.height, hash: last.hash }
     return last
   }

@@ -15,11 +15,16 @@ export function observationMessage(observation: ChainObservationMessage): BusMes
   }
 }
 
-/** what the indexer says about a tracked transfer (docs/api.md, "Transfers the chain takes back") */
+/**
+ * what the indexer says about a tracked transfer (docs/api.md, "Transfers the chain takes back";
+ * docs/chains.md, "Confirmations and finality"): seen, final or not yet; in doubt; dropped
+ */
 export type TransferReport =
-  | { status: 'seen' }
+  | { status: 'seen'; final: boolean }
   | { status: 'in_doubt' }
   | { status: 'dropped'; reason: DropReason }
+
+const isFinal = (report: TransferReport) => report.status === 'seen' && report.final
 
 /** 'seen' with the given confirmations, 'in_doubt', or 'dropped' for the reason, of a tracked transfer */
 export function transferObservation(
@@ -38,6 +43,8 @@ export function transferObservation(
     blockHeight: transfer.blockHeight,
     blockTime: transfer.blockTime,
     confirmations: transfer.confirmations,
+    final: isFinal(change),
+    ...(transfer.owner === undefined ? {} : { owner: transfer.owner }),
     status: change.status,
     dropReason: change.status === 'dropped' ? change.reason : null,
     observedAt,
@@ -68,6 +75,8 @@ export function trackedObservation(
     blockHeight: transfer.blockHeight,
     blockTime: transfer.blockTime,
     confirmations: transfer.confirmations,
+    final: isFinal(report),
+    ...(transfer.owner === undefined ? {} : { owner: transfer.owner }),
     observedAt,
   })
 }

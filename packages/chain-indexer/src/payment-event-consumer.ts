@@ -1,12 +1,19 @@
 // Keeps the watch sets in step with the payments: every PaymentCreated of a network indexed here
 // watches the payment's receiving address (the token account for SPL) until its late funds window
-// closes. Other events change nothing: funds that arrive after a payment closed are still reported.
+// closes, and the event that makes a payment final closes its entry (decisions 19: a final payment
+// is no longer followed one by one; funds that arrive after it are still reported). Other events
+// change nothing.
 // A message that can never be handled (malformed, or of an asset this indexer does not know) is
 // poison, so that the bus dead-letters it instead of holding the payments behind it; a failure to
 // store the watch is not, and is retried.
 
 import { PaymentEventHeaders, parsePaymentEventMessage } from '@chainpay/contracts'
-import { type AssetRegistry, type PaymentCreatedData, resolveAsset } from '@chainpay/domain'
+import {
+  type AssetRegistry,
+  type PaymentCreatedData,
+  type PaymentEventType,
+  resolveAsset,
+} from '@chainpay/domain'
 import type { Logger, Service } from '@chainpay/platform'
 import {
   type Bus,
@@ -21,6 +28,19 @@ import type { WatchSet } from './watch-set.js'
 /** how long after expiry an address stays watched for late funds: 7 days */
 export const DEFAULT_LATE_FUNDS_WINDOW_MS = 7 * 24 * 60 * 60 * 1000
 
+/**
+ * the events after which a payment takes no transfer any more (docs/api.md, "Lifecycle"): final.
+ * PaymentUnderpaid is not one: the payment may still be completed until its expiresAt.
+ */
+export const CLOSING_EVENTS: ReadonlySet<PaymentEventType> = new Set<PaymentEventType>([
+  'PaymentConfirmed',
+  'PaymentOverpaid',
+  'PaymentUnderpaidFinalized',
+  'PaymentExpired',
+  'PaymentCanceled',
+  'PaymentFailed',
+])
+
 export interface PaymentEventConsumerOptions {
   bus: Bus
   registry: AssetRegistry
@@ -32,6 +52,8 @@ export interface PaymentEventConsumerOptions {
   groupId?: string
   /** told about every address that was not watched before, right after it entered the watch set */
   onWatched?: (address: WatchedAddress) => void
+  /** told about every watched payment that became final, right after its entry was closed */
+  onClosed?: (address: WatchedAddress) => void
 }
 
 export interface PaymentEventConsumer extends Service {
@@ -44,11 +66,19 @@ export function createPaymentEventConsumer(options: PaymentEventConsumerOptions)
   const lateFundsWindowMs = options.lateFundsWindowMs ?? DEFAULT_LATE_FUNDS_WINDOW_MS
   const watchSets = new Map(options.watchSets.map((watchSet) => [watchSet.network, watchSet]))
   async function handle(message: ConsumedMessage): Promise<void> {
-    // The header spares parsing the many events that are not creations; without it, parse and see.
+    // The header spares parsing the many events that change nothing here; without it, parse and see.
     const type = message.headers[PaymentEventHeaders.eventType]
-    if (type !== undefined && type !== 'PaymentCreated') return
+    if (type !== undefined && type !== 'PaymentCreated' && !CLOSING_EVENTS.has(type as PaymentEventType)) return
     // throws MessageFormatError, which is poison
     const event = parsePaymentEventMessage(message.value)
+    if (CLOSING_EVENTS.has(event.type)) {
+      // the payment's own network is not in the event: the watch set that holds it closes it
+      for (const watchSet of watchSets.values()) {
+        const closed = await watchSet.close(event.paymentId, event.recordedAt)
+        if (closed !== undefined) options.onClosed?.(closed)
+      }
+      return
+    }
     if (event.type !== 'PaymentCreated') return
     const watchSet = watchSets.get(event.data.network)
     if (watchSet === undefined) return
@@ -105,6 +135,7 @@ export function watchedAddressOf(
     paymentCreatedAt: created.createdAt,
     requiredConfirmations: created.requiredConfirmations,
     watchingReportedAt: null,
+    closedAt: null,
     ...(created.tokenAccount === null ? {} : { owner: created.address }),
   }
 }

@@ -1,18 +1,21 @@
 // One Solana network's chain watcher in SOLANA_WATCH_MODE=address (docs/chains.md, "Solana by
-// address"): the counterpart of indexer.ts that follows the accounts of open payments instead of
-// scanning blocks. The watch set holds each payment's address (and for SPL, the owner);
-// the address watcher (solana-address-watcher.ts) subscribes to its accounts and reads what the
-// notifications point at. Nothing is read while nothing happens, except reconciliations, which list
-// every account of the payments concerned:
-// - on every (re)connect of the websocket: notifications sent while it was down are lost;
-// - at a payment's deadline (expiresAt), followed by the chain time (progress) that lets the payment
-//   expire: every transfer up to that block time has been listed;
-// - every `reconcileIntervalMs` (default 30 minutes), a safety net for a notification lost without
-//   a disconnect.
-// A new payment is listed from its creation and then reported `watching`, as a backfill would; one
-// created before the node's first available block is logged as the backfill logs it.
+// address"): the counterpart of indexer.ts that follows the accounts of payments instead of scanning
+// blocks, at a cost bounded by open work (decisions 19). The watch set holds each payment's address;
+// the address watcher (solana-address-watcher.ts) follows its accounts one by one while the payment
+// is open and in batched checks until its late funds window ends; the transfer follower
+// (solana-transfer-follower.ts) follows what they were paid until the chain decides. Nothing is
+// read while nothing happens, except batched checks (getMultipleAccounts, 100 accounts a call):
+// - of a new payment's accounts, before it is reported `watching`: what came before its
+//   subscriptions;
+// - of the open payments' accounts on every (re)connect of the websocket (notifications sent while it
+//   was down are lost) and every 15 s while it is not open;
+// - at a payment's deadline (expiresAt), after the chain time, so that every transfer up to that block
+//   time is listed before the chain time (progress) that lets the payment expire is published;
+// - of every account every `checkIntervalMs` (default 10 minutes), with the chain time: the safety
+//   net for a notification lost without a disconnect, and late funds of final payments.
+// A new payment created before the node's first available block is logged as the backfill logs it.
 
-import type { SolanaAddressReader, SolanaChainTime } from '@chainpay/chain-solana'
+import type { SolanaChainTime } from '@chainpay/ports'
 import type { AssetRegistry } from '@chainpay/domain'
 import {
   type Clock,
@@ -27,6 +30,7 @@ import {
   type Bus,
   type ChainIndexerStore,
   type ConsumedMessage,
+  type SolanaAddressReader,
   Topics,
   type WatchedAddress,
 } from '@chainpay/ports'
@@ -34,17 +38,22 @@ import { BLOCK_TIME_SKEW_MS } from './backfill.js'
 import { HISTORY_BELOW_MESSAGE } from './coverage.js'
 import type { ChainIndexerMetrics } from './indexer.js'
 import { observationMessage, watchingObservation } from './observations.js'
+import { createPayeeOf } from './payees.js'
 import { createPaymentEventConsumer, DEFAULT_LATE_FUNDS_WINDOW_MS } from './payment-event-consumer.js'
 import { createSolanaAddressWatcher, type SolanaAddressWatcher } from './solana-address-watcher.js'
+import { createSolanaTransferFollower } from './solana-transfer-follower.js'
 import { createWatchSet, type WatchSet } from './watch-set.js'
 
-/** the safety reconciliation of every followed account: at most one listing per account per period */
-export const DEFAULT_RECONCILE_INTERVAL_MS = 30 * 60 * 1000
 /**
- * while the node's websocket is not open (down, refused, or a wrong <NETWORK>_WS_URL), nothing is
- * notified: every followed account is listed this often instead (docs/chains.md, "Solana by address")
+ * how often every followed account is checked, in batches: at most one call per 100 accounts per
+ * period (decisions 19), and how often the chain time is reported when nothing else asks for it
  */
-export const DISCONNECTED_RECONCILE_INTERVAL_MS = 15_000
+export const DEFAULT_CHECK_INTERVAL_MS = 10 * 60 * 1000
+/**
+ * while the node's websocket is not open (down, refused, half-open, or a wrong <NETWORK>_WS_URL),
+ * nothing is notified: the open payments' accounts are checked this often instead
+ */
+export const DISCONNECTED_CHECK_INTERVAL_MS = 15_000
 /** a deadline the node's chain time has not reached yet is asked again after this */
 const DEADLINE_RETRY_MS = 5_000
 const MAX_BACKOFF_MS = 10_000
@@ -65,10 +74,12 @@ export interface SolanaAddressIndexerOptions {
   logger: Logger
   /** how soon a notification is acted on; nothing is read while nothing happened. Default 500 ms */
   pollIntervalMs?: number
-  reconcileIntervalMs?: number
+  checkIntervalMs?: number
   lateFundsWindowMs?: number
   paymentEventsGroupId?: string
   metrics?: ChainIndexerMetrics
+  /** the operator's treasuries: what they send is nobody's funds (TREASURY_ADDRESSES, docs/treasury.md) */
+  treasuries?: ReadonlySet<string>
 }
 
 export interface SolanaAddressIndexer extends Service, ReadinessReporter {
@@ -84,20 +95,35 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   const { network, reader, store, bus, clock, metrics } = options
   const logger = moduleLogger(options.logger, 'chain-indexer').child({ network, watchMode: 'address' })
   const lateFundsWindowMs = options.lateFundsWindowMs ?? DEFAULT_LATE_FUNDS_WINDOW_MS
-  const reconcileIntervalMs = options.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS
+  const checkIntervalMs = options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS
   const watchSet = createWatchSet({ network, store })
-  const watcher = createSolanaAddressWatcher({
+  const follower = createSolanaTransferFollower({
     network,
     reader,
-    registry: options.registry,
     bus,
     clock,
     store,
     logger,
     onDue: () => loop.wake(),
   })
+  const watcher = createSolanaAddressWatcher({
+    network,
+    reader,
+    registry: options.registry,
+    store,
+    follower,
+    payeeOf: createPayeeOf(
+      { network, registry: options.registry, ...(options.treasuries ? { treasuries: options.treasuries } : {}) },
+      watchSet,
+    ),
+    clock,
+    logger,
+    onDue: () => loop.wake(),
+  })
   /** entries of the watch set not handed to the watcher yet */
   const toWatch = new Map<string, WatchedAddress>()
+  /** payments that became final, not told to the watcher yet */
+  const toClose = new Set<string>()
   const consumer = createPaymentEventConsumer({
     bus,
     registry: options.registry,
@@ -109,13 +135,20 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       toWatch.set(address.paymentId, address)
       loop.wake()
     },
+    onClosed(address) {
+      toClose.add(address.paymentId)
+      loop.wake()
+    },
   })
-  /** every payment handed to the watcher, by id */
-  const watched = new Map<string, WatchedAddress>()
-  /** payments whose deadline reconciliation is done */
+  /** payments handed to the watcher whose watching is not reported yet: their first check comes first */
+  const unchecked = new Set<string>()
+  /** open payments whose deadline check is done */
   const pastDeadline = new Set<string>()
   let loaded: Promise<void> | undefined
   let lastFullMs: number | undefined
+  let lastOpenCheckMs = 0
+  /** set on every (re)connect of the websocket, the first one included: notifications were lost */
+  let reconnected = false
   /** whether the closed websocket was logged since it was last open */
   let disconnectionLogged = false
   let nextDeadlineAttemptMs = 0
@@ -127,7 +160,8 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     loaded ??= (async () => {
       await watchSet.load()
       await watcher.load()
-      for (const entry of await store.listWatched(network)) toWatch.set(entry.paymentId, entry)
+      await follower.load()
+      for (const entry of watchSet.entries()) toWatch.set(entry.paymentId, entry)
     })().catch((error: unknown) => {
       loaded = undefined
       throw error
@@ -136,28 +170,27 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   }
 
   const stopListening = reader.onConnect(() => {
-    // also on the first connection: what happened before it was not notified
-    watcher.reconcile()
+    reconnected = true
     loop.wake()
   })
 
   const expiresAtMs = (entry: WatchedAddress) => Date.parse(entry.watchUntil) - lateFundsWindowMs
+  const isOpen = (entry: WatchedAddress) => (entry.closedAt ?? null) === null
 
   /**
    * A new payment created before the node's first available block (a node started from a snapshot):
-   * the listing of its accounts can only return what the node has, so what it was paid before that
+   * what the node lists for its accounts can only be what it has, so what it was paid before that
    * block cannot be seen. Said once per payment, loudly, as the block scanner's backfill says it
    * (coverage.ts; docs/chains.md, "Backfill").
    */
   async function reportHistoryBelow(entries: readonly WatchedAddress[], nowMs: number): Promise<void> {
-    const fresh = entries.filter((entry) => watchSet.get(entry.address)?.watchingReportedAt === null)
-    if (fresh.length === 0) return
+    if (entries.length === 0) return
     if (firstAvailable === undefined || nowMs - firstAvailable.readAtMs >= FIRST_AVAILABLE_REREAD_MS) {
       firstAvailable = { ...(await reader.firstAvailable()), readAtMs: nowMs }
     }
     const { slot, blockTime } = firstAvailable
     if (slot <= 1) return
-    for (const entry of fresh) {
+    for (const entry of entries) {
       if (Date.parse(blockTime) <= Date.parse(entry.paymentCreatedAt) - BLOCK_TIME_SKEW_MS) continue
       logger.error(
         {
@@ -172,48 +205,69 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     }
   }
 
+  /** hands new and closed payments to the watcher; the new ones not reported yet wait for their first check */
+  async function follow(): Promise<void> {
+    for (const entry of [...toWatch.values()]) {
+      await watcher.watch(entry)
+      toWatch.delete(entry.paymentId)
+      if (entry.watchingReportedAt === null) unchecked.add(entry.paymentId)
+    }
+    for (const paymentId of [...toClose]) {
+      await watcher.close(paymentId)
+      toClose.delete(paymentId)
+      pastDeadline.delete(paymentId)
+    }
+  }
+
+  /** the open payments whose deadline passed by the clock and has not been checked */
+  function dueDeadlines(nowMs: number): WatchedAddress[] {
+    if (nowMs < nextDeadlineAttemptMs) return []
+    return [...watchSet.entries()].filter(
+      (entry) => isOpen(entry) && !pastDeadline.has(entry.paymentId) && expiresAtMs(entry) <= nowMs,
+    )
+  }
+
   async function iterate(): Promise<void> {
     await load()
-    const started = [...toWatch.values()]
-    for (const entry of started) {
-      await watcher.watch({
-        paymentId: entry.paymentId,
-        owner: entry.owner ?? entry.address,
-        tokenAccount: entry.owner === undefined ? null : entry.address,
-        assetContract: entry.assetContract,
-        requiredConfirmations: entry.requiredConfirmations,
-      })
-      watched.set(entry.paymentId, entry)
-    }
+    await follow()
     const nowMs = clock.now().getTime()
-    await reportHistoryBelow(started, nowMs)
-    const disconnected = watched.size > 0 && !reader.connected()
+
+    const fresh = [...unchecked].flatMap((paymentId) => watchSet.byPayment(paymentId) ?? [])
+    await reportHistoryBelow(
+      fresh.filter((entry) => entry.watchingReportedAt === null),
+      nowMs,
+    )
+    if (fresh.length > 0) await watcher.check(fresh.map((entry) => entry.paymentId))
+
+    const disconnected = watchSet.size > 0 && !reader.connected()
     if (disconnected && !disconnectionLogged) {
       logger.warn(
-        { everyMs: DISCONNECTED_RECONCILE_INTERVAL_MS },
-        "the node's websocket is not open: listing every followed account on a timer until it is; check <NETWORK>_WS_URL",
+        { everyMs: DISCONNECTED_CHECK_INTERVAL_MS },
+        "the node's websocket is not open: checking the open payments' accounts on a timer until it is; check <NETWORK>_WS_URL",
       )
     }
     disconnectionLogged = disconnected
-    const period = disconnected ? DISCONNECTED_RECONCILE_INTERVAL_MS : reconcileIntervalMs
-    const full = lastFullMs === undefined || nowMs - lastFullMs >= period
-    const due =
-      nowMs >= nextDeadlineAttemptMs
-        ? [...watched.values()].filter(
-            (entry) => !pastDeadline.has(entry.paymentId) && expiresAtMs(entry) <= nowMs,
-          )
-        : []
-    // the chain time is read before the listing: everything up to it is then listed
+    if (reconnected || (disconnected && nowMs - lastOpenCheckMs >= DISCONNECTED_CHECK_INTERVAL_MS)) {
+      if (reconnected) follower.recountAll()
+      reconnected = false
+      await watcher.check('open')
+      lastOpenCheckMs = nowMs
+    }
+
+    const full = lastFullMs === undefined || nowMs - lastFullMs >= checkIntervalMs
+    const due = dueDeadlines(nowMs)
+    // the chain time is read before the check: everything up to it is then listed
     const chainTime = full || due.length > 0 ? await reader.chainTime() : undefined
-    const chainTimeMs = chainTime === undefined ? 0 : Date.parse(chainTime.blockTime)
-    const reached = due.filter((entry) => expiresAtMs(entry) <= chainTimeMs)
-    if (full) watcher.reconcile()
-    else if (reached.length > 0) watcher.reconcile(reached.map((entry) => entry.paymentId))
+    const reached = chainTime === undefined ? [] : due.filter((entry) => expiresAtMs(entry) <= Date.parse(chainTime.blockTime))
     if (due.length > reached.length) nextDeadlineAttemptMs = nowMs + DEADLINE_RETRY_MS
+    if (chainTime !== undefined) {
+      if (full) await watcher.check('all', chainTime.slot)
+      else if (reached.length > 0) await watcher.check(reached.map((entry) => entry.paymentId), chainTime.slot)
+    }
     if (watcher.due) await watcher.tick()
 
     const observedAt = isoNow(clock)
-    const reports = started.filter((entry) => watchSet.get(entry.address)?.watchingReportedAt === null)
+    const reports = fresh.filter((entry) => watchSet.byPayment(entry.paymentId)?.watchingReportedAt === null)
     if (reports.length > 0) {
       await bus.publish(
         Topics.chainObservations,
@@ -221,25 +275,34 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       )
       for (const entry of reports) await watchSet.markWatchingReported(entry, observedAt)
     }
-    for (const entry of started) toWatch.delete(entry.paymentId)
-    if (chainTime !== undefined && !watcher.due) {
-      await bus.publish(Topics.chainObservations, [
-        observationMessage({
-          kind: 'progress',
-          network,
-          height: chainTime.slot,
-          blockTime: chainTime.blockTime,
-          observedAt,
-        }),
-      ])
-      if (full) lastFullMs = nowMs
-      for (const entry of reached) pastDeadline.add(entry.paymentId)
-      metrics?.scanned(network, chainTime.slot, chainTime.slot)
-      for (const entry of await watchSet.prune(new Date(chainTime.blockTime))) {
-        pastDeadline.delete(entry.paymentId)
-        watched.delete(entry.paymentId)
-        await watcher.unwatch(entry.paymentId)
-      }
+    for (const entry of fresh) unchecked.delete(entry.paymentId)
+    if (chainTime !== undefined && !watcher.listingPending) await publishProgress(chainTime, full, reached, nowMs)
+  }
+
+  /**
+   * the chain time every account was listed up to, less what is listed and not read yet: a payment
+   * whose deadline it reaches may expire (docs/chains.md, "Solana by address: the watcher")
+   */
+  async function publishProgress(
+    chainTime: SolanaChainTime,
+    full: boolean,
+    reached: readonly WatchedAddress[],
+    nowMs: number,
+  ): Promise<void> {
+    const unreadSince = watcher.unreadSince
+    const blockTime =
+      unreadSince === undefined || unreadSince > chainTime.blockTime
+        ? chainTime.blockTime
+        : new Date(Date.parse(unreadSince) - 1).toISOString()
+    await bus.publish(Topics.chainObservations, [
+      observationMessage({ kind: 'progress', network, height: chainTime.slot, blockTime, observedAt: isoNow(clock) }),
+    ])
+    if (full) lastFullMs = nowMs
+    for (const entry of reached) if (expiresAtMs(entry) <= Date.parse(blockTime)) pastDeadline.add(entry.paymentId)
+    metrics?.scanned(network, chainTime.slot, chainTime.slot)
+    for (const entry of await watchSet.prune(new Date(blockTime))) {
+      pastDeadline.delete(entry.paymentId)
+      await watcher.unwatch(entry.paymentId)
     }
   }
 
@@ -267,7 +330,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     watcher,
     notReadyReason: () =>
       loop.notReadyReason() ??
-      (loop.isRunning() && lastFullMs === undefined ? 'no reconciliation with the node yet' : undefined),
+      (loop.isRunning() && lastFullMs === undefined ? 'no check of the followed accounts yet' : undefined),
 
     scanOnce: iterate,
 
@@ -281,7 +344,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       await load()
       await consumer.start()
       loop.start()
-      logger.info({ watched: watchSet.size, following: watcher.following }, 'chain indexer started')
+      logger.info({ watched: watchSet.size, following: follower.following }, 'chain indexer started')
     },
 
     async stop() {
@@ -296,11 +359,12 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
         resumeCalls()
         stopping = false
       }
-      await watcher.close()
+      await watcher.stop()
       reader.release()
       // handed to the watcher again at the next start
-      watched.clear()
+      unchecked.clear()
       pastDeadline.clear()
+      toWatch.clear()
       loaded = undefined
     },
   }

@@ -1,6 +1,8 @@
-// The addresses one network's indexer watches, in memory for a map lookup per transfer (so the work
+// The payments one network's indexer watches, in memory for a map lookup per transfer (so the work
 // per block does not grow with the number of open payments), backed by the ChainIndexerStore so that a
-// restart resumes with the same set.
+// restart resumes with the same set. An entry is found by its payment's address: on TRON the
+// receiving address, on Solana the owner, whichever of its token accounts a transfer reaches
+// (decisions 16 and 19: ChainTransfer.owner).
 
 import type { ChainIndexerStore, ChainTransfer, WatchedAddress } from '@chainpay/ports'
 
@@ -11,16 +13,27 @@ export interface WatchSet {
   load(): Promise<void>
   /**
    * watches an address: the store first, then memory; true when memory did not hold it yet for that
-   * payment. A watch of the same payment again keeps the time its watching was reported.
+   * payment. A watch of the same payment again keeps the time its watching was reported, and when
+   * it closed.
    */
   watch(address: WatchedAddress): Promise<boolean>
-  get(address: string): WatchedAddress | undefined
+  /** the entry of the payment whose address this is (Solana: the owner, not a token account) */
+  get(paymentAddress: string): WatchedAddress | undefined
+  /** the entry of a payment by its id */
+  byPayment(paymentId: string): WatchedAddress | undefined
+  /** every entry */
+  entries(): IterableIterator<WatchedAddress>
   /** the watched entry a transfer pays: to a watched address, succeeded, in the payment's asset */
   match(transfer: ChainTransfer): WatchedAddress | undefined
   /** the entries whose watching has not been reported yet */
   unreported(): WatchedAddress[]
   /** records that watching was reported for the entry, if it is still watched for that payment */
   markWatchingReported(entry: WatchedAddress, reportedAt: string): Promise<void>
+  /**
+   * records that the payment became final (decisions 19): its address is checked in batches from
+   * then on; the entry as it is now, undefined when the payment is not watched or closed already
+   */
+  close(paymentId: string, closedAt: string): Promise<WatchedAddress | undefined>
   /**
    * drops the addresses whose watchUntil is before `now` (chain time), from memory and the store, and
    * returns them. Addresses whose watching is not reported yet stay: their backfill has yet to run.
@@ -31,9 +44,20 @@ export interface WatchSet {
 /** addresses unwatched per store call of a prune */
 const PRUNE_BATCH = 500
 
+/** the address of the payment an entry watches: the owner of a Solana token account, else the address */
+export const paymentAddressOf = (entry: WatchedAddress): string => entry.owner ?? entry.address
+
 export function createWatchSet(options: { network: string; store: ChainIndexerStore }): WatchSet {
   const { network, store } = options
+  /** by the payment's address */
   const watched = new Map<string, WatchedAddress>()
+  /** the payment's address, by payment id */
+  const addressOf = new Map<string, string>()
+
+  const remember = (entry: WatchedAddress) => {
+    watched.set(paymentAddressOf(entry), entry)
+    addressOf.set(entry.paymentId, paymentAddressOf(entry))
+  }
 
   return {
     network,
@@ -45,7 +69,7 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
     async load() {
       // Merged rather than replaced: an address watched while the list was read must not be lost.
       for (const address of await store.listWatched(network)) {
-        if (!watched.has(address.address)) watched.set(address.address, address)
+        if (!watched.has(paymentAddressOf(address))) remember(address)
       }
     },
 
@@ -53,24 +77,37 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
       if (address.network !== network) {
         throw new Error(`watch set of ${network}: cannot watch an address of ${address.network}`)
       }
-      const known = watched.get(address.address)
-      const entry =
-        known?.paymentId === address.paymentId && address.watchingReportedAt === null
-          ? { ...address, watchingReportedAt: known.watchingReportedAt }
-          : address
+      const known = watched.get(paymentAddressOf(address))
+      const again = known?.paymentId === address.paymentId
+      const entry: WatchedAddress = {
+        ...address,
+        watchingReportedAt:
+          again && address.watchingReportedAt === null ? known.watchingReportedAt : address.watchingReportedAt,
+        closedAt: again && (address.closedAt ?? null) === null ? (known.closedAt ?? null) : (address.closedAt ?? null),
+      }
       await store.watch(entry)
-      watched.set(entry.address, entry)
-      return known?.paymentId !== address.paymentId
+      remember(entry)
+      return !again
     },
 
-    get(address) {
-      return watched.get(address)
+    get(paymentAddress) {
+      return watched.get(paymentAddress)
+    },
+
+    byPayment(paymentId) {
+      const address = addressOf.get(paymentId)
+      const entry = address === undefined ? undefined : watched.get(address)
+      return entry?.paymentId === paymentId ? entry : undefined
+    },
+
+    entries() {
+      return watched.values()
     },
 
     match(transfer) {
       // TRX a contract sent is foreign funds, never the payment's own transfer (docs/api.md)
       if (!transfer.success || transfer.internal === true) return undefined
-      const entry = watched.get(transfer.to)
+      const entry = watched.get(transfer.owner ?? transfer.to)
       if (entry === undefined) return undefined
       const contract = transfer.asset.kind === 'native' ? null : transfer.asset.contract
       return contract === entry.assetContract ? entry : undefined
@@ -81,11 +118,20 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
     },
 
     async markWatchingReported(entry, reportedAt) {
-      const current = watched.get(entry.address)
+      const current = watched.get(paymentAddressOf(entry))
       if (current?.paymentId !== entry.paymentId || current.watchingReportedAt !== null) return
       const reported = { ...current, watchingReportedAt: reportedAt }
       await store.watch(reported)
-      watched.set(reported.address, reported)
+      remember(reported)
+    },
+
+    async close(paymentId, closedAt) {
+      const current = this.byPayment(paymentId)
+      if (current === undefined || (current.closedAt ?? null) !== null) return undefined
+      const closed = { ...current, closedAt }
+      await store.watch(closed)
+      remember(closed)
+      return closed
     },
 
     async prune(now) {
@@ -98,9 +144,11 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
         for (const entry of expired) {
           // memory follows the store (watch writes the store first): an entry watched again for a
           // new window meanwhile is kept
-          const current = watched.get(entry.address)
+          const key = paymentAddressOf(entry)
+          const current = watched.get(key)
           if (current?.paymentId === entry.paymentId && current.watchUntil === entry.watchUntil) {
-            watched.delete(entry.address)
+            watched.delete(key)
+            addressOf.delete(entry.paymentId)
           }
           pruned.push(entry)
         }

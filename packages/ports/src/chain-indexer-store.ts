@@ -30,6 +30,12 @@ export interface WatchedAddress {
    * absent otherwise
    */
   owner?: string
+  /**
+   * when the payment became final (confirmed, overpaid, expired, canceled, failed, underpaid made
+   * final): from then on its address is no longer followed one by one, only checked in batches for
+   * late funds until watchUntil (decisions 19). Null (or absent, before this field) while open.
+   */
+  closedAt?: string | null
 }
 
 export interface TrackedTransfer {
@@ -58,6 +64,8 @@ export interface TrackedTransfer {
   expiresAt: string | null
   /** funds that are not the payment's asset, in that asset (docs/api.md, "Foreign funds"); else null */
   foreign: ForeignAsset | null
+  /** Solana: the owner of the receiving account (ChainTransfer.owner); absent elsewhere */
+  owner?: string
 }
 
 export interface ForeignAsset {
@@ -83,17 +91,22 @@ export interface ChainIndexerStore {
   untrack(network: string, txHash: string, index: number): Promise<void>
   listTracked(network: string): Promise<TrackedTransfer[]>
   /**
-   * the last signature the Solana address watcher listed on an account (docs/chains.md, "Solana by
-   * address"): a restart lists from there instead of from the payment's creation. Idempotent on
+   * an account the Solana address watcher follows (docs/chains.md, "Solana by address"): how far it
+   * was listed and what it held when last checked, so that a restart resumes there. Idempotent on
    * (network, account): the latest save wins.
    */
-  saveAccountSignature(network: string, account: string, signature: string): Promise<void>
-  forgetAccountSignature(network: string, account: string): Promise<void>
-  listAccountSignatures(network: string): Promise<AccountSignature[]>
+  saveFollowedAccount(network: string, account: FollowedAccount): Promise<void>
+  forgetFollowedAccount(network: string, account: string): Promise<void>
+  listFollowedAccounts(network: string): Promise<FollowedAccount[]>
 }
 
-/** how far an account was listed: the newest signature seen on it */
-export interface AccountSignature {
+/** an account of a payment's address that the Solana address watcher follows */
+export interface FollowedAccount {
   account: string
-  signature: string
+  /** the payment's address that owns it (the address itself for its own account); null if not known */
+  owner: string | null
+  /** the newest signature listed on it; null: never listed */
+  lastSignature: string | null
+  /** what it held when last checked (lamports, token amount), as the watcher writes it; null: never checked */
+  state: string | null
 }

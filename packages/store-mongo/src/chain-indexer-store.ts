@@ -20,12 +20,19 @@ interface WatchedDocument extends WatchedAddress {
   _id: string
 }
 
-interface AccountSignatureDocument {
+/**
+ * a followed account (the collection keeps its first name, account_signatures: a document written
+ * before owners and states has `signature` and neither of them)
+ */
+interface FollowedAccountDocument {
   /** `${network}:${account}` */
   _id: string
   network: string
   account: string
-  signature: string
+  owner?: string | null
+  /** the last signature listed */
+  signature: string | null
+  state?: string | null
 }
 
 interface TrackedDocument extends TrackedTransfer {
@@ -54,7 +61,7 @@ export const chainIndexerIndexes: IndexSpec[] = [
 
 /**
  * What the chain indexer resumes from, in collections chain_cursors (_id network), watched_addresses,
- * tracked_transfers and account_signatures (_id built from the natural key). Watching or tracking again replaces the
+ * tracked_transfers and account_signatures (the followed accounts; _id built from the natural key). Watching or tracking again replaces the
  * document: the latest report wins. One indexer process writes a network's documents, one write
  * after another, so FerretDB's unlocked updates (concurrency.ts) meet no competing writer here.
  */
@@ -62,7 +69,7 @@ export function createMongoChainIndexerStore(db: Db): ChainIndexerStore {
   const cursors: Collection<CursorDocument> = db.collection(mongoCollections.chainCursors)
   const watched: Collection<WatchedDocument> = db.collection(mongoCollections.watchedAddresses)
   const tracked: Collection<TrackedDocument> = db.collection(mongoCollections.trackedTransfers)
-  const accountSignatures: Collection<AccountSignatureDocument> = db.collection(
+  const followedAccounts: Collection<FollowedAccountDocument> = db.collection(
     mongoCollections.accountSignatures,
   )
 
@@ -117,18 +124,27 @@ export function createMongoChainIndexerStore(db: Db): ChainIndexerStore {
         await tracked.deleteOne({ _id: trackedId(network, txHash, index) })
       },
 
-      async saveAccountSignature(network, account, signature) {
+      async saveFollowedAccount(network, { account, owner, lastSignature, state }) {
         const _id = `${network}:${account}`
-        await accountSignatures.replaceOne({ _id }, { network, account, signature }, { upsert: true })
+        await followedAccounts.replaceOne(
+          { _id },
+          { network, account, owner, signature: lastSignature, state },
+          { upsert: true },
+        )
       },
 
-      async forgetAccountSignature(network, account) {
-        await accountSignatures.deleteOne({ _id: `${network}:${account}` })
+      async forgetFollowedAccount(network, account) {
+        await followedAccounts.deleteOne({ _id: `${network}:${account}` })
       },
 
-      async listAccountSignatures(network) {
-        const documents = await accountSignatures.find({ network }).sort({ account: 1 }).toArray()
-        return documents.map(({ account, signature }) => ({ account, signature }))
+      async listFollowedAccounts(network) {
+        const documents = await followedAccounts.find({ network }).sort({ account: 1 }).toArray()
+        return documents.map(({ account, owner, signature, state }) => ({
+          account,
+          owner: owner ?? null,
+          lastSignature: signature,
+          state: state ?? null,
+        }))
       },
 
       async listTracked(network) {
@@ -153,6 +169,7 @@ export function createMongoChainIndexerStore(db: Db): ChainIndexerStore {
             // documents tracked before these fields existed have none
             expiresAt: document.expiresAt ?? null,
             foreign: document.foreign ?? null,
+            ...(typeof document.owner === 'string' ? { owner: document.owner } : {}),
           }),
         )
       },
@@ -176,6 +193,7 @@ function toWatchedDocument(address: WatchedAddress): Omit<WatchedDocument, '_id'
     requiredConfirmations: address.requiredConfirmations,
     watchingReportedAt: address.watchingReportedAt,
     ...(address.owner === undefined ? {} : { owner: address.owner }),
+    closedAt: address.closedAt ?? null,
   }
 }
 
@@ -198,6 +216,7 @@ function toTrackedDocument(transfer: TrackedTransfer): Omit<TrackedDocument, '_i
       transfer.foreign === null
         ? null
         : { currency: transfer.foreign.currency, decimals: transfer.foreign.decimals },
+    ...(transfer.owner === undefined ? {} : { owner: transfer.owner }),
   }
 }
 
@@ -222,7 +241,8 @@ function toWatched(document: WatchedDocument): WatchedAddress {
     paymentCreatedAt: document.paymentCreatedAt,
     requiredConfirmations: document.requiredConfirmations,
     watchingReportedAt: document.watchingReportedAt,
-    // documents watched before the field existed have none
+    // documents watched before the fields existed have none
     ...(typeof document.owner === 'string' ? { owner: document.owner } : {}),
+    closedAt: document.closedAt ?? null,
   }
 }

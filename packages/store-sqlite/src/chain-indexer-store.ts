@@ -79,11 +79,32 @@ export const chainIndexerMigrations: readonly SqliteMigration[] = [
         ) STRICT;
       `),
   },
+  {
+    // decisions 19: a final payment is checked in batches, not followed one by one; an account is
+    // followed with its owner and what it held when last checked (docs/chains.md, "Solana by address")
+    description: 'closed payments; owners of tracked transfers; followed accounts with owner and state',
+    apply: (db) =>
+      db.exec(`
+        ALTER TABLE watched_addresses ADD COLUMN closed_at TEXT;
+        ALTER TABLE tracked_transfers ADD COLUMN owner TEXT;
+        CREATE TABLE followed_accounts (
+          network TEXT NOT NULL,
+          account TEXT NOT NULL,
+          owner TEXT,
+          last_signature TEXT,
+          state TEXT,
+          PRIMARY KEY (network, account)
+        ) STRICT;
+        INSERT INTO followed_accounts (network, account, last_signature)
+          SELECT network, account, signature FROM account_signatures;
+        DROP TABLE account_signatures;
+      `),
+  },
 ]
 
 /**
  * What the chain indexer resumes from, in tables chain_cursors, watched_addresses,
- * tracked_transfers and account_signatures. Watching or tracking again replaces the row: the latest report wins.
+ * tracked_transfers and followed_accounts. Watching or tracking again replaces the row: the latest report wins.
  */
 export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerStore {
   migrateSqliteComponent(db, 'chain-indexer', chainIndexerMigrations)
@@ -94,9 +115,9 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
   `)
   const upsertWatched = db.prepare(`
     INSERT OR REPLACE INTO watched_addresses (network, address, payment_id, asset_contract, watch_until,
-      payment_created_at, required_confirmations, watching_reported_at, owner)
+      payment_created_at, required_confirmations, watching_reported_at, owner, closed_at)
     VALUES (:network, :address, :paymentId, :assetContract, :watchUntil,
-      :paymentCreatedAt, :requiredConfirmations, :watchingReportedAt, :owner)
+      :paymentCreatedAt, :requiredConfirmations, :watchingReportedAt, :owner, :closedAt)
   `)
   const deleteWatched = db.prepare('DELETE FROM watched_addresses WHERE network = ? AND address = ?')
   const selectWatched = db.prepare('SELECT * FROM watched_addresses WHERE network = ? ORDER BY address')
@@ -108,10 +129,10 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
   const upsertTracked = db.prepare(`
     INSERT OR REPLACE INTO tracked_transfers (network, tx_hash, transfer_index, payment_id, address,
       amount_units, block_height, block_hash, block_time, confirmations, required_confirmations,
-      withdrawn_until_height, expires_at, foreign_currency, foreign_decimals)
+      withdrawn_until_height, expires_at, foreign_currency, foreign_decimals, owner)
     VALUES (:network, :txHash, :index, :paymentId, :address,
       :amountUnits, :blockHeight, :blockHash, :blockTime, :confirmations, :requiredConfirmations,
-      :withdrawnUntilHeight, :expiresAt, :foreignCurrency, :foreignDecimals)
+      :withdrawnUntilHeight, :expiresAt, :foreignCurrency, :foreignDecimals, :owner)
   `)
   const deleteTracked = db.prepare(
     'DELETE FROM tracked_transfers WHERE network = ? AND tx_hash = ? AND transfer_index = ?',
@@ -119,15 +140,13 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
   const selectTracked = db.prepare(
     'SELECT * FROM tracked_transfers WHERE network = ? ORDER BY block_height, tx_hash, transfer_index',
   )
-  const upsertAccountSignature = db.prepare(`
-    INSERT INTO account_signatures (network, account, signature) VALUES (?, ?, ?)
-    ON CONFLICT (network, account) DO UPDATE SET signature = excluded.signature
+  const upsertFollowedAccount = db.prepare(`
+    INSERT OR REPLACE INTO followed_accounts (network, account, owner, last_signature, state)
+    VALUES (?, ?, ?, ?, ?)
   `)
-  const deleteAccountSignature = db.prepare(
-    'DELETE FROM account_signatures WHERE network = ? AND account = ?',
-  )
-  const selectAccountSignatures = db.prepare(
-    'SELECT account, signature FROM account_signatures WHERE network = ? ORDER BY account',
+  const deleteFollowedAccount = db.prepare('DELETE FROM followed_accounts WHERE network = ? AND account = ?')
+  const selectFollowedAccounts = db.prepare(
+    'SELECT account, owner, last_signature, state FROM followed_accounts WHERE network = ? ORDER BY account',
   )
 
   return translateFailures(
@@ -152,6 +171,7 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
           requiredConfirmations: address.requiredConfirmations,
           watchingReportedAt: address.watchingReportedAt,
           owner: address.owner ?? null,
+          closedAt: address.closedAt ?? null,
         })
       },
 
@@ -188,6 +208,7 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
           expiresAt: transfer.expiresAt,
           foreignCurrency: transfer.foreign?.currency ?? null,
           foreignDecimals: transfer.foreign?.decimals ?? null,
+          owner: transfer.owner ?? null,
         })
       },
 
@@ -195,18 +216,20 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
         deleteTracked.run(network, txHash, index)
       },
 
-      async saveAccountSignature(network, account, signature) {
-        upsertAccountSignature.run(network, account, signature)
+      async saveFollowedAccount(network, { account, owner, lastSignature, state }) {
+        upsertFollowedAccount.run(network, account, owner, lastSignature, state)
       },
 
-      async forgetAccountSignature(network, account) {
-        deleteAccountSignature.run(network, account)
+      async forgetFollowedAccount(network, account) {
+        deleteFollowedAccount.run(network, account)
       },
 
-      async listAccountSignatures(network) {
-        return selectAccountSignatures.all(network).map((row) => ({
+      async listFollowedAccounts(network) {
+        return selectFollowedAccounts.all(network).map((row) => ({
           account: row.account as string,
-          signature: row.signature as string,
+          owner: row.owner as string | null,
+          lastSignature: row.last_signature as string | null,
+          state: row.state as string | null,
         }))
       },
 
@@ -231,6 +254,7 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
               row.foreign_currency === null
                 ? null
                 : { currency: row.foreign_currency as string, decimals: Number(row.foreign_decimals) },
+            ...(typeof row.owner === 'string' ? { owner: row.owner } : {}),
           }),
         )
       },
@@ -256,5 +280,6 @@ function toWatched(row: Record<string, unknown>): WatchedAddress {
     requiredConfirmations: Number(row.required_confirmations),
     watchingReportedAt: row.watching_reported_at as string | null,
     ...(typeof row.owner === 'string' ? { owner: row.owner } : {}),
+    closedAt: (row.closed_at as string | null) ?? null,
   }
 }

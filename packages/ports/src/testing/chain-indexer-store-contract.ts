@@ -152,21 +152,36 @@ export function describeChainIndexerStoreContract(
       expect(await store.listWatched('SOLANA')).toEqual([watched('SOLANA', 'owner2'), entry])
     })
 
-    it('keeps the last signature per account of a network, the latest saved, until forgotten', async () => {
-      await store.saveAccountSignature('SOLANA', 'acc2', 'sig1')
-      await store.saveAccountSignature('SOLANA', 'acc1', 'sig2')
-      await store.saveAccountSignature('SOLANA', 'acc2', 'sig3')
-      await store.saveAccountSignature('SOLANA_DEVNET', 'acc1', 'sig4')
-      expect(await store.listAccountSignatures('SOLANA')).toEqual([
-        { account: 'acc1', signature: 'sig2' },
-        { account: 'acc2', signature: 'sig3' },
+    it('keeps when a watched payment closed, and the owner of a tracked transfer', async () => {
+      const closed = watched('SOLANA', 'owner3', { closedAt: '2030-01-01T00:40:00.000Z' })
+      await store.watch(watched('SOLANA', 'owner3'))
+      await store.watch(closed)
+      expect(await store.listWatched('SOLANA')).toEqual([closed])
+      const paid = tracked('SOLANA', 'tx1', 0, { address: 'tokenAccount9', owner: 'owner9' })
+      await store.track(paid)
+      expect(await store.listTracked('SOLANA')).toEqual([paid])
+    })
+
+    it('keeps each followed account of a network, the latest saved, until forgotten', async () => {
+      const listed = { account: 'acc2', owner: 'owner1', lastSignature: 'sig1', state: '5:' }
+      await store.saveFollowedAccount('SOLANA', listed)
+      await store.saveFollowedAccount('SOLANA', {
+        account: 'acc1',
+        owner: null,
+        lastSignature: null,
+        state: null,
+      })
+      const relisted = { ...listed, lastSignature: 'sig3', state: '2039280:7000000' }
+      await store.saveFollowedAccount('SOLANA', relisted)
+      await store.saveFollowedAccount('SOLANA_DEVNET', { ...listed, account: 'acc1' })
+      expect(await store.listFollowedAccounts('SOLANA')).toEqual([
+        { account: 'acc1', owner: null, lastSignature: null, state: null },
+        relisted,
       ])
-      await store.forgetAccountSignature('SOLANA', 'acc1')
-      await store.forgetAccountSignature('SOLANA', 'unknown')
-      expect(await store.listAccountSignatures('SOLANA')).toEqual([{ account: 'acc2', signature: 'sig3' }])
-      expect(await store.listAccountSignatures('SOLANA_DEVNET')).toEqual([
-        { account: 'acc1', signature: 'sig4' },
-      ])
+      await store.forgetFollowedAccount('SOLANA', 'acc1')
+      await store.forgetFollowedAccount('SOLANA', 'unknown')
+      expect(await store.listFollowedAccounts('SOLANA')).toEqual([relisted])
+      expect(await store.listFollowedAccounts('SOLANA_DEVNET')).toEqual([{ ...listed, account: 'acc1' }])
     })
   })
 }
@@ -181,6 +196,7 @@ function watched(network: string, address: string, changes: Partial<WatchedAddre
     paymentCreatedAt: '2030-01-01T00:00:00.000Z',
     requiredConfirmations: 20,
     watchingReportedAt: null,
+    closedAt: null,
     ...changes,
   }
 }
