@@ -164,7 +164,7 @@ describe('confirmation tracking', () => {
 })
 
 describe('finality reported by the node', () => {
-  it('holds a transfer one short of its requirement until its block is final', async () => {
+  it('counts a transfer to its requirement, and reports it final only once its block is final', async () => {
     // the simulator finalizes TRON blocks 18 below the head, as solidification does
     const indexer = harnessIndexer(harness, 'TRON', {
       client: harness.sim.client('TRON', { reportFinalized: true }),
@@ -179,9 +179,10 @@ describe('finality reported by the node', () => {
 
     const observations = await harness.observations.settle()
     const seen = observations.filter((observation) => observation.kind === 'transfer')
-    expect(statuses(seen as TransferObservation[])).toEqual(['seen 1', 'seen 2', 'seen 3'])
+    expect(statuses(seen as TransferObservation[])).toEqual(['seen 1', 'seen 2', 'seen 3', 'seen 3'])
+    expect(seen.map((observation) => (observation as TransferObservation).final)).toEqual([false, false, false, true])
     // counted final only once the head was 18 above the transfer's block, not at 3 confirmations
-    const final = observations.indexOf(seen[2] as ChainObservationMessage)
+    const final = observations.indexOf(seen[3] as ChainObservationMessage)
     expect(progressHeights(observations.slice(0, final)).at(-1)).toBe(height + 17)
     expect(await harness.store.listTracked('TRON')).toEqual([])
   })

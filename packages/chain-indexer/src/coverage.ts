@@ -132,6 +132,7 @@ export function createCoverage(options: CoverageOptions): Coverage {
       from = Math.min(from, first)
       through = Math.max(through, last)
       addresses.add(paymentAddressOf(address))
+      addresses.add(address.address)
     }
     if (addresses.size === 0) return
     logger.info({ from, through, addresses: addresses.size }, 'rescanning blocks for newly watched addresses')
@@ -146,7 +147,9 @@ export function createCoverage(options: CoverageOptions): Coverage {
         : await client.getBlocks(batchStart, batchEnd)
       for (const block of blocks) context.fetched.set(block.height, block)
       const found = matchTransfers(network, blocks, (transfer) =>
-        addresses.has(transfer.owner ?? transfer.to) ? payeeOf(transfer) : undefined,
+        addresses.has(transfer.to) || (transfer.owner !== undefined && addresses.has(transfer.owner))
+          ? payeeOf(transfer)
+          : undefined,
       )
       await context.tracker.reportSeen(found, context.head)
     }

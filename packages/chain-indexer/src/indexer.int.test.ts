@@ -68,11 +68,12 @@ describe('createChainIndexer', () => {
     },
   )
 
-  it('matches an SPL transfer to the token account, not one to its owner', async () => {
+  it('matches an SPL transfer to the token account; SOL to its owner is foreign funds (decisions 19)', async () => {
     const indexer = harnessIndexer(harness, 'SOLANA')
     await indexer.scanOnce()
     const payment = await watchedPayment(indexer, 'USDC')
-    const owner = await harness.sim.submitTransfer('SOLANA', {
+    // a token balance on the owner's own (system) account cannot be on a real chain: nobody's
+    const impossible = await harness.sim.submitTransfer('SOLANA', {
       to: payment.address,
       amount: '3',
       currency: 'USDC',
@@ -82,12 +83,20 @@ describe('createChainIndexer', () => {
       amount: '10',
       currency: 'USDC',
     })
+    const sol = await harness.sim.submitTransfer('SOLANA', { to: payment.address, amount: '0.5', currency: 'SOL' })
     await mineAndScan(harness, indexer)
 
-    const observations = await harness.observations.transfersOf(payment.paymentId)
-    expect(observations.map((observation) => observation.txHash)).toEqual([account.txHash])
-    expect(observations.map((observation) => observation.txHash)).not.toContain(owner.txHash)
-    expect(observations[0]).toMatchObject({ address: payment.tokenAccount, amountUnits: '10000000' })
+    const observations = await harness.observations.settle()
+    const ofPayment = observations.filter(
+      (observation) => 'paymentId' in observation && observation.paymentId === payment.paymentId,
+    )
+    expect(JSON.stringify(ofPayment)).not.toContain(impossible.txHash)
+    expect(ofPayment.filter((observation) => observation.kind === 'transfer')).toEqual([
+      expect.objectContaining({ txHash: account.txHash, address: payment.tokenAccount, amountUnits: '10000000' }),
+    ])
+    expect(ofPayment.filter((observation) => observation.kind === 'foreign_funds')).toEqual([
+      expect.objectContaining({ txHash: sol.txHash, currency: 'SOL', amountUnits: '500000000', owner: payment.address }),
+    ])
   })
 
   describe('ignores transfers that do not pay the payment', () => {

@@ -24,7 +24,7 @@ export interface PayeeRules {
 export function createPayeeOf(
   rules: PayeeRules,
   watched: {
-    get(paymentAddress: string): WatchedAddress | undefined
+    entryOf(transfer: ChainTransfer): WatchedAddress | undefined
     match(transfer: ChainTransfer): WatchedAddress | undefined
   },
 ): PayeeOf {
@@ -35,7 +35,7 @@ export function createPayeeOf(
     const own = watched.match(transfer)
     if (own !== undefined) return { ...own, foreign: null }
     if (!transfer.success) return undefined
-    const entry = watched.get(transfer.owner ?? transfer.to)
+    const entry = watched.entryOf(transfer)
     const foreign = entry && foreignAsset(transfer)
     return entry && foreign && { ...entry, foreign }
   }

@@ -1,5 +1,5 @@
 import { paymentEventMessage } from '@chainpay/contracts/testing'
-import { defaultAssetRegistry } from '@chainpay/domain'
+import { defaultAssetRegistry, type PaymentEvent } from '@chainpay/domain'
 import { at } from '@chainpay/domain/testing'
 import { isPoisonMessage, Topics, type WatchedAddress } from '@chainpay/ports'
 import { createSqliteChainIndexerStore } from '@chainpay/store-sqlite'
@@ -65,24 +65,78 @@ describe('createPaymentEventConsumer', () => {
       paymentCreatedAt: '2026-11-21T14:00:00.000Z',
       requiredConfirmations: 25,
       watchingReportedAt: null,
+      closedAt: null,
     }
     expect(tron.get(payment.address)).toEqual(expected)
     expect(await harness.store.listWatched('TRON')).toEqual([expected])
     expect(announced).toEqual([expected])
   })
 
-  it('watches the token account of an SPL payment, and a native payment with no contract', async () => {
+  it('watches an SPL payment by its address (the owner) and its token account, and a native payment with no contract', async () => {
     const usdc = paymentCreated({ network: 'SOLANA', currency: 'USDC' })
     const sol = paymentCreated({ network: 'SOLANA', currency: 'SOL' })
     await consumer.handle(usdc.message)
     await consumer.handle(sol.message)
 
-    expect(solana.get(usdc.tokenAccount ?? '')).toMatchObject({
+    const entry = {
       paymentId: usdc.paymentId,
+      address: usdc.tokenAccount,
+      owner: usdc.address,
       assetContract: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-    })
-    expect(solana.get(usdc.address)).toBeUndefined()
+    }
+    expect(solana.get(usdc.tokenAccount ?? '')).toMatchObject(entry)
+    expect(solana.get(usdc.address)).toMatchObject(entry)
     expect(solana.get(sol.address)).toMatchObject({ paymentId: sol.paymentId, assetContract: null })
+  })
+
+  const settledData = { receivedUnits: '1', txHash: 'tx-1', confirmedAt: at(10) }
+  it.each([
+    ['PaymentConfirmed', settledData],
+    ['PaymentOverpaid', settledData],
+    ['PaymentUnderpaidFinalized', { receivedUnits: '1', finalizedAt: at(30) }],
+    ['PaymentExpired', { expiredAt: at(30) }],
+    ['PaymentCanceled', { canceledAt: at(3), canceledBy: 'merchant' }],
+    ['PaymentFailed', { reason: 'TRANSFER_DROPPED', failedAt: at(32) }],
+  ])('closes the entry of a payment at %s (decisions 19), once, in whichever network watches it', async (type, data) => {
+    const closedEntries: WatchedAddress[] = []
+    const closing = createPaymentEventConsumer({
+      bus: harness.bus,
+      registry: defaultAssetRegistry,
+      watchSets: [tron, solana],
+      logger: testLogger,
+      onClosed: (entry) => closedEntries.push(entry),
+    })
+    const payment = paymentCreated({ network: 'SOLANA', currency: 'USDC' })
+    await closing.handle(payment.message)
+    const event = consumed(
+      paymentEventMessage({ type, data: { paymentId: payment.paymentId, ...data } } as PaymentEvent, 3),
+    )
+    await closing.handle(event)
+    await closing.handle(event)
+    const recordedAt = JSON.parse(event.value).recordedAt
+    expect(solana.get(payment.address)?.closedAt).toBe(recordedAt)
+    expect(closedEntries.map((entry) => [entry.paymentId, entry.closedAt])).toEqual([[payment.paymentId, recordedAt]])
+    expect((await harness.store.listWatched('SOLANA'))[0]?.closedAt).toBe(recordedAt)
+    // delivered again, the creation leaves it closed
+    await closing.handle(payment.message)
+    expect(solana.get(payment.address)?.closedAt).toBe(recordedAt)
+  })
+
+  it('keeps an underpaid payment open: it may still be completed', async () => {
+    const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })
+    await consumer.handle(payment.message)
+    await consumer.handle(
+      consumed(
+        paymentEventMessage(
+          {
+            type: 'PaymentUnderpaid',
+            data: { paymentId: payment.paymentId, receivedUnits: '1', txHash: 'tx-1', confirmedAt: at(10) },
+          },
+          2,
+        ),
+      ),
+    )
+    expect(tron.get(payment.address)?.closedAt).toBeNull()
   })
 
   it('announces an address once, however often its event is delivered', async () => {

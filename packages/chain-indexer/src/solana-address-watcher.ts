@@ -221,6 +221,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         minContextSlot === undefined ? {} : { minContextSlot },
       )
       for (const item of activity) remember(item, account)
+      logger.debug({ account, listed: activity.length, minContextSlot }, 'account listed')
       const newest = activity.at(-1)
       if (newest !== undefined) {
         const base = unsaved.get(account) ?? accounts.get(account) ?? emptyAccount(account)
@@ -284,6 +285,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         ]
       })
       // tracked before it leaves `unread`: a store that fails has it read again, not forgotten
+      logger.debug({ txHash: signature, transfers: transfers.length }, 'transaction read')
       await follower.seen(transaction, transfers)
       unread.delete(signature)
     }

@@ -32,6 +32,18 @@ export const FINALITY_OVERDUE_MS = 60_000
 export const IN_DOUBT_RECHECK_MS = 5_000
 /** Solana's slot time: how soon a transfer final below its payment's requirement may reach it */
 const SLOT_MS = 400
+/**
+ * the confirmations a finalized transaction has at least: its slot is rooted, which Tower BFT does
+ * once 31 confirmed slots are voted on top of it (MAX_LOCKOUT_HISTORY); getSignatureStatuses then
+ * answers `confirmations: null`, "rooted". A count past it comes from the slots seen since.
+ */
+export const FINALIZED_CONFIRMATIONS = 32
+
+/** a transfer's confirmations at `slot`, the node's: at least FINALIZED_CONFIRMATIONS once final */
+function confirmationsAt(slot: number, transferSlot: number, finalized: boolean): number {
+  const counted = Math.max(1, slot - transferSlot + 1)
+  return finalized ? Math.max(FINALIZED_CONFIRMATIONS, counted) : counted
+}
 /** how long close() waits for the node to confirm the unsubscriptions */
 const CLOSE_WAIT_MS = 2_000
 
@@ -90,6 +102,7 @@ export function createSolanaTransferFollower(options: SolanaTransferFollowerOpti
     finalityWatches.set(
       signature,
       reader.onFinalized(signature, (outcome) => {
+        logger.debug({ txHash: signature, ...outcome }, 'finality notified')
         notified.add(signature)
         finalized.set(signature, outcome)
         options.onDue?.()
@@ -160,7 +173,7 @@ export function createSolanaTransferFollower(options: SolanaTransferFollowerOpti
       return { kind: 'missing', gone: true, lookUntilHeight: first.blockHeight }
     }
     if (state.failed) return { kind: 'failed' }
-    const confirmations = state.finalized ? contextSlot - state.slot + 1 : 1
+    const confirmations = confirmationsAt(contextSlot, state.slot, state.finalized)
     if (!isInDoubt(first)) return { kind: 'included', confirmations, finalOnChain: state.finalized }
     const transaction = await reader.transaction(signature)
     if (transaction === null) return undefined
@@ -210,7 +223,7 @@ export function createSolanaTransferFollower(options: SolanaTransferFollowerOpti
       const evidence = await evidenceOf(signature, state, contextSlot, chainTime)
       recountDue.delete(signature)
       if (evidence !== undefined) await settle(signature, stepsOf(signature, evidence))
-      const finalCount = state?.finalized ? contextSlot - state.slot + 1 : undefined
+      const finalCount = state?.finalized ? confirmationsAt(contextSlot, state.slot, true) : undefined
       schedule(signature, finalCount)
     }
   }
@@ -231,7 +244,7 @@ export function createSolanaTransferFollower(options: SolanaTransferFollowerOpti
         continue
       }
       const [first] = transfers
-      const confirmations = outcome.slot - (first?.blockHeight ?? outcome.slot) + 1
+      const confirmations = confirmationsAt(outcome.slot, first?.blockHeight ?? outcome.slot, true)
       await settle(signature, stepsOf(signature, { kind: 'included', confirmations, finalOnChain: true }))
       schedule(signature, confirmations)
     }

@@ -33,6 +33,7 @@ function watched(address: string, fields: Partial<WatchedAddress> = {}): Watched
     paymentCreatedAt: '2026-11-21T14:00:00.000Z',
     requiredConfirmations: 20,
     watchingReportedAt: '2026-11-21T14:00:01.000Z',
+    closedAt: null,
     ...fields,
   }
 }

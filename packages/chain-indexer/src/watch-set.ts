@@ -1,8 +1,9 @@
 // The payments one network's indexer watches, in memory for a map lookup per transfer (so the work
 // per block does not grow with the number of open payments), backed by the ChainIndexerStore so that a
-// restart resumes with the same set. An entry is found by its payment's address: on TRON the
-// receiving address, on Solana the owner, whichever of its token accounts a transfer reaches
-// (decisions 16 and 19: ChainTransfer.owner).
+// restart resumes with the same set. An entry is found by its payment's address (on TRON the
+// receiving address, on Solana the owner, whichever of its token accounts a transfer reaches:
+// decisions 16 and 19, ChainTransfer.owner) and by the receiving account the payment names (an SPL
+// payment's own token account), whoever the chain says owns it.
 
 import type { ChainIndexerStore, ChainTransfer, WatchedAddress } from '@chainpay/ports'
 
@@ -17,8 +18,13 @@ export interface WatchSet {
    * it closed.
    */
   watch(address: WatchedAddress): Promise<boolean>
-  /** the entry of the payment whose address this is (Solana: the owner, not a token account) */
-  get(paymentAddress: string): WatchedAddress | undefined
+  /** the entry of the payment whose address (Solana: the owner) or own token account this is */
+  get(address: string): WatchedAddress | undefined
+  /**
+   * the entry a transfer reaches: the receiving account a payment names, or on Solana whichever
+   * account the payment's address owns (ChainTransfer.owner)
+   */
+  entryOf(transfer: ChainTransfer): WatchedAddress | undefined
   /** the entry of a payment by its id */
   byPayment(paymentId: string): WatchedAddress | undefined
   /** every entry */
@@ -48,15 +54,25 @@ const PRUNE_BATCH = 500
 export const paymentAddressOf = (entry: WatchedAddress): string => entry.owner ?? entry.address
 
 export function createWatchSet(options: { network: string; store: ChainIndexerStore }): WatchSet {
+  const entryOf = (transfer: ChainTransfer): WatchedAddress | undefined =>
+    byAccount(transfer.to) ?? (transfer.owner === undefined ? undefined : watched.get(transfer.owner))
   const { network, store } = options
   /** by the payment's address */
   const watched = new Map<string, WatchedAddress>()
   /** the payment's address, by payment id */
   const addressOf = new Map<string, string>()
+  /** the payment's address, by the token account an SPL payment names */
+  const ownerOfAccount = new Map<string, string>()
 
   const remember = (entry: WatchedAddress) => {
     watched.set(paymentAddressOf(entry), entry)
     addressOf.set(entry.paymentId, paymentAddressOf(entry))
+    if (entry.owner !== undefined) ownerOfAccount.set(entry.address, entry.owner)
+  }
+  /** the entry that names `account` as its receiving account (an SPL payment's: its token account) */
+  const byAccount = (account: string): WatchedAddress | undefined => {
+    const entry = watched.get(ownerOfAccount.get(account) ?? account)
+    return entry?.address === account ? entry : undefined
   }
 
   return {
@@ -90,8 +106,8 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
       return !again
     },
 
-    get(paymentAddress) {
-      return watched.get(paymentAddress)
+    get(address) {
+      return watched.get(address) ?? byAccount(address)
     },
 
     byPayment(paymentId) {
@@ -104,10 +120,12 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
       return watched.values()
     },
 
+    entryOf,
+
     match(transfer) {
       // TRX a contract sent is foreign funds, never the payment's own transfer (docs/api.md)
       if (!transfer.success || transfer.internal === true) return undefined
-      const entry = watched.get(transfer.owner ?? transfer.to)
+      const entry = entryOf(transfer)
       if (entry === undefined) return undefined
       const contract = transfer.asset.kind === 'native' ? null : transfer.asset.contract
       return contract === entry.assetContract ? entry : undefined
@@ -149,6 +167,7 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
           if (current?.paymentId === entry.paymentId && current.watchUntil === entry.watchUntil) {
             watched.delete(key)
             addressOf.delete(entry.paymentId)
+            if (entry.owner !== undefined) ownerOfAccount.delete(entry.address)
           }
           pruned.push(entry)
         }

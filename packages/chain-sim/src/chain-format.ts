@@ -2,6 +2,7 @@
 // same shapes it will see from real nodes.
 import { createHash, randomBytes } from 'node:crypto'
 import type { Chain } from '@chainpay/domain'
+import { ed25519 } from '@noble/curves/ed25519.js'
 import { base58, createBase58check } from '@scure/base'
 import type { SimulatedFailure } from './simulator.js'
 
@@ -44,14 +45,15 @@ const solanaFormat: ChainFormat = {
   // a transaction signature: 64 bytes
   newTxHash: () => base58Encode(randomBytes(64)),
   newBlockHash: () => base58Encode(randomBytes(32)),
-  newAddress: () => base58Encode(randomBytes(32)),
+  // a real ed25519 public key, as every wallet's address is: an owner token accounts can be derived for
+  newAddress: () => base58Encode(ed25519.getPublicKey(randomBytes(32))),
 }
 
 export function chainFormat(chain: Chain): ChainFormat {
   return chain === 'TRON' ? tronFormat : solanaFormat
 }
 
-/** a random, well-formed address of the chain: base58check 0x41 || 20 bytes, or a base58 32-byte key */
+/** a random, well-formed address of the chain: base58check 0x41 || 20 bytes, or a base58 ed25519 public key */
 export function simulatedAddress(chain: Chain): string {
   return chainFormat(chain).newAddress()
 }

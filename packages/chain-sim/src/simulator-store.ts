@@ -605,5 +605,7 @@ function toTransfer(row: Record<string, unknown>): ChainTransfer {
     amountUnits: String(row.amount_units),
     success: row.failure === null,
     ...(Number(row.internal) === 1 ? { internal: true } : {}),
+    // a token account opened with an owner (Solana): the owner the node's token balances name
+    ...(row.account_owner === null || row.account_owner === undefined ? {} : { owner: String(row.account_owner) }),
   }
 }

@@ -625,7 +625,17 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
         },
         getBlocks: async (fromHeight, toHeight) => {
           assertHeights(fromHeight, toHeight)
-          return store.blocks(name, fromHeight, toHeight)
+          const blocks = store.blocks(name, fromHeight, toHeight)
+          if (entry.definition.chain !== 'SOLANA') return blocks
+          // as the node's balances name them: SOL's owner is the account, a token account's its owner
+          return blocks.map((block) => ({
+            ...block,
+            transfers: block.transfers.map((transfer) => ({
+              ...transfer,
+              owner:
+                transfer.asset.kind === 'native' ? transfer.to : (transfer.owner ?? standInTokenOwner(transfer.to)),
+            })),
+          }))
         },
       }
     },

@@ -44,6 +44,7 @@ import {
   openSqliteDatabase,
 } from '@chainpay/store-sqlite'
 import { type ChainIndexer, type ChainIndexerOptions, createChainIndexer } from '../indexer.js'
+import { associatedTokenAccount } from '@chainpay/wallet'
 
 export const testLogger: Logger = createRootLogger({ service: 'chain-indexer-test', level: 'silent' })
 
@@ -107,8 +108,8 @@ export interface TestPayment {
 }
 
 /**
- * A PaymentCreated message as the relay publishes it, created now. SPL payments get a token account
- * unless given one; addresses are fresh random ones of the chain.
+ * A PaymentCreated message as the relay publishes it, created now. SPL payments get the associated
+ * token account of their address unless given one; addresses are fresh random ones of the chain.
  */
 export function paymentCreated(
   fields: Partial<PaymentCreatedData> & { network: string; currency: string },
@@ -116,6 +117,7 @@ export function paymentCreated(
   const asset = resolveAsset(defaultAssetRegistry, fields)
   const chain: Chain = asset.chain
   const units = toUnits('10', asset.decimals).toString()
+  const address = fields.address ?? simulatedAddress(chain)
   const data = paymentCreatedData({
     paymentId: randomUUID(),
     tokenStandard: asset.tokenStandard,
@@ -124,8 +126,10 @@ export function paymentCreated(
     amountUnits: units,
     feeUnits: '0',
     netUnits: units,
-    address: simulatedAddress(chain),
-    tokenAccount: asset.tokenStandard === 'SPL' ? simulatedAddress(chain) : null,
+    address,
+    // as payment-command derives it: the associated token account of the address for the mint
+    tokenAccount:
+      asset.tokenStandard === 'SPL' ? associatedTokenAccount(address, asset.contract as string) : null,
     derivationPath: chain === 'TRON' ? "m/44'/195'/0'/0/1" : "m/44'/501'/1'/0'",
     requiredConfirmations: findNetwork(defaultAssetRegistry, fields.network)?.requiredConfirmations ?? 1,
     createdAt: new Date().toISOString(),
