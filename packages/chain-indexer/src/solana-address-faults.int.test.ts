@@ -1,0 +1,349 @@
+// The Solana address indexer when the chain or the node misbehaves (docs/chains.md, "Forks:
+// transfers in doubt", "Solana by address: the watcher"): forks, a node that does not answer, that
+// does not return a transaction yet, a store or bus that goes away, a stop while a call hangs, a node
+// started from a snapshot. Through @solana/web3.js against the simulator served over HTTP and its
+// websocket; time is the test's clock.
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createSolanaAddressReader, createSolanaConnection } from '@chainpay/chain-solana'
+import { defaultAssetRegistry } from '@chainpay/domain'
+import { createRootLogger } from '@chainpay/platform'
+import { createSqliteBus, createSqliteChainIndexerStore, openSqliteDatabase } from '@chainpay/store-sqlite'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createSolanaAddressIndexer, type SolanaAddressIndexer } from './solana-address-indexer.js'
+import { FINALITY_OVERDUE_MS } from './solana-transfer-follower.js'
+import {
+  type AddressIndexerRig,
+  addressIndexerRig,
+  FINALITY_DEPTH,
+  HOUR_MS,
+  ITERATION_MS,
+  MINUTE_MS,
+} from './testing/address-indexer.js'
+import { createIndexerHarness, type IndexerHarness, type TestPayment, testLogger } from './testing/index.js'
+
+let harness: IndexerHarness
+let rig: AddressIndexerRig
+const clock = { ms: 0 }
+
+beforeEach(async () => {
+  clock.ms = Date.parse('2030-01-01T00:00:00.000Z')
+  harness = await createIndexerHarness({ clock: () => new Date(clock.ms) })
+  rig = await addressIndexerRig(harness, clock)
+  await harness.sim.mineBlocks('SOLANA', 1)
+})
+
+afterEach(async () => {
+  await rig.stop()
+  await harness.close()
+})
+
+/** the payment's transfer observations as [status, reason, slot] */
+const trail = async (paymentId: string) =>
+  (await harness.observations.transfersOf(paymentId)).map((observation) => [
+    observation.status,
+    observation.dropReason,
+    observation.blockHeight,
+  ])
+
+/** a SOL payment paid 10 SOL, its transfer seen at confirmed */
+async function seenPayment(indexer: SolanaAddressIndexer): Promise<{ payment: TestPayment; txHash: string; slot: number }> {
+  const payment = await rig.watched(indexer, 'SOL')
+  const txHash = await rig.pay(payment.address, '10', 'SOL')
+  await rig.notified(indexer)
+  await indexer.scanOnce()
+  const slot = (await harness.sim.transactionHeight('SOLANA', txHash)) as number
+  expect(await trail(payment.paymentId)).toEqual([['seen', null, slot]])
+  return { payment, txHash, slot }
+}
+
+describe('a counted transfer that a fork takes back (docs/chains.md, "Forks: transfers in doubt")', () => {
+  it('popped and included again: in doubt once, then seen in its new block, and final there', async () => {
+    const indexer = rig.indexer()
+    const { payment, txHash, slot } = await seenPayment(indexer)
+    expect(await harness.sim.dropTransaction('SOLANA', txHash, { requeue: true })).toBe(true)
+    rig.resetCalls()
+    // a fork sends no notification: the finality that does not come has its status asked
+    await rig.runFor(indexer, FINALITY_OVERDUE_MS)
+    expect(await trail(payment.paymentId)).toEqual([
+      ['seen', null, slot],
+      ['in_doubt', null, slot],
+    ])
+    expect(rig.calls).toEqual(['getSignatureStatuses'])
+    // in doubt is said once, however often the status is asked
+    await rig.runFor(indexer, 10_000)
+    expect(await trail(payment.paymentId)).toHaveLength(2)
+
+    await harness.sim.mineBlocks('SOLANA', 1)
+    const again = (await harness.sim.transactionHeight('SOLANA', txHash)) as number
+    expect(again).toBeGreaterThan(slot)
+    await rig.runFor(indexer, 10_000)
+    await harness.sim.mineBlocks('SOLANA', FINALITY_DEPTH)
+    await vi.waitFor(
+      async () => {
+        await rig.runFor(indexer, 5_000)
+        const observations = await harness.observations.transfersOf(payment.paymentId)
+        expect(observations.at(-1)).toMatchObject({ status: 'seen', blockHeight: again, confirmations: 32, final: true })
+      },
+      { timeout: 10_000, interval: 50 },
+    )
+    expect((await trail(payment.paymentId)).map(([status]) => status)).toEqual(['seen', 'in_doubt', 'seen', 'seen'])
+    expect(await harness.store.listTracked('SOLANA')).toEqual([])
+  })
+
+  it('included again as a failed transaction: in doubt, then dropped REVERTED', async () => {
+    const indexer = rig.indexer()
+    const { payment, txHash, slot } = await seenPayment(indexer)
+    expect(await harness.sim.dropTransaction('SOLANA', txHash, { requeue: true, fail: true })).toBe(true)
+    await rig.runFor(indexer, FINALITY_OVERDUE_MS)
+    await harness.sim.mineBlocks('SOLANA', 1)
+    await rig.runFor(indexer, 10_000)
+    expect(await trail(payment.paymentId)).toEqual([
+      ['seen', null, slot],
+      ['in_doubt', null, slot],
+      ['dropped', 'REVERTED', slot],
+    ])
+    expect(await harness.store.listTracked('SOLANA')).toEqual([])
+  })
+
+  it('dropped for good: in doubt, then dropped EXPIRED once its blockhash expired on the chain', async () => {
+    const indexer = rig.indexer()
+    const { payment, txHash, slot } = await seenPayment(indexer)
+    expect(await harness.sim.dropTransaction('SOLANA', txHash)).toBe(true)
+    // the node forgets a transaction of an abandoned fork, as a real node does (web3.js reads it)
+    const reader = createSolanaAddressReader({
+      network: 'SOLANA',
+      registry: defaultAssetRegistry,
+      connection: createSolanaConnection({ rpcUrl: rig.node.solanaUrl('SOLANA') }),
+    })
+    expect((await reader.statuses([txHash])).states).toEqual(new Map([[txHash, null]]))
+    expect(await reader.transaction(txHash)).toBeNull()
+    await rig.runFor(indexer, FINALITY_OVERDUE_MS)
+    expect(await trail(payment.paymentId)).toEqual([
+      ['seen', null, slot],
+      ['in_doubt', null, slot],
+    ])
+    // the chain time is past its blockhash's expiry only once a later block says so
+    await rig.runFor(indexer, 2 * MINUTE_MS)
+    expect(await trail(payment.paymentId)).toHaveLength(2)
+    await harness.sim.mineBlocks('SOLANA', 1)
+    await rig.runFor(indexer, 10_000)
+    expect(await trail(payment.paymentId)).toEqual([
+      ['seen', null, slot],
+      ['in_doubt', null, slot],
+      ['dropped', 'EXPIRED', slot],
+    ])
+    expect(await harness.store.listTracked('SOLANA')).toEqual([])
+  })
+})
+
+describe('a node that does not answer, or not yet (decisions 19, Liveness)', () => {
+  it('never puts a transfer in doubt for a node that fails to answer: a failed call is unknown, not gone', async () => {
+    const indexer = rig.indexer()
+    const { payment, slot } = await seenPayment(indexer)
+    rig.fault('getSignatureStatuses', 'unavailable')
+    rig.resetCalls()
+    for (let elapsed = 0; elapsed < 2 * FINALITY_OVERDUE_MS; elapsed += ITERATION_MS) {
+      rig.advance(ITERATION_MS)
+      await indexer.scanOnce().catch(() => {})
+    }
+    expect(rig.count('getSignatureStatuses')).toBeGreaterThan(0)
+    rig.fault('getSignatureStatuses', undefined)
+    await rig.runFor(indexer, 10_000)
+    expect(await trail(payment.paymentId)).toEqual([['seen', null, slot]])
+    expect(await harness.store.listTracked('SOLANA')).toHaveLength(1)
+  })
+
+  it('asks again, with backoff, for a transaction the node does not return for a minute, and holds back no other payment', async () => {
+    const indexer = rig.indexer()
+    const slow = await rig.watched(indexer, 'SOL')
+    const other = await rig.watched(indexer, 'SOL')
+    rig.fault('getTransaction', 'null')
+    const late = await rig.pay(slow.address, '1', 'SOL')
+    await rig.notified(indexer)
+    rig.resetCalls()
+    await rig.runFor(indexer, MINUTE_MS)
+    // 1, 2, 4, 8, 16 s apart, then 30 s: a handful of calls in a minute, never a spin
+    expect(rig.count('getTransaction')).toBeGreaterThanOrEqual(4)
+    expect(rig.count('getTransaction')).toBeLessThanOrEqual(8)
+    // meanwhile the other payment is read at once
+    const paid = await rig.pay(other.address, '2', 'SOL')
+    await rig.notified(indexer)
+    rig.fault('getTransaction', undefined)
+    await vi.waitFor(
+      async () => {
+        await rig.runFor(indexer, ITERATION_MS)
+        expect((await harness.observations.transfersOf(other.paymentId)).map(({ txHash }) => txHash)).toEqual([paid])
+      },
+      { timeout: 10_000, interval: 20 },
+    )
+    await rig.runFor(indexer, 30_000)
+    expect((await harness.observations.transfersOf(slow.paymentId)).map(({ txHash }) => txHash)).toEqual([late])
+  })
+})
+
+describe('a store or bus that goes away (nothing lost)', () => {
+  it('publishes a transfer whose tracking failed while the store was unavailable, once it is back', async () => {
+    // the indexer's own connection gives up at once on a lock, as a store that went away answers
+    const db = harness.reopen()
+    db.exec('PRAGMA busy_timeout = 0')
+    const indexer = rig.indexer({ store: createSqliteChainIndexerStore(db) })
+    const payment = await rig.watched(indexer, 'USDC')
+    const txHash = await rig.payToken(payment.address, payment.tokenAccount as string, '10', 'USDC')
+    await rig.notified(indexer)
+
+    // another connection holds the write lock: the transfer's tracking fails
+    const outage = harness.reopen()
+    outage.exec('BEGIN EXCLUSIVE')
+    await expect(indexer.scanOnce()).rejects.toThrow()
+    outage.exec('COMMIT')
+
+    // the store is back: the next iteration tracks and publishes what the failed one read
+    await indexer.scanOnce()
+    expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([
+      expect.objectContaining({ txHash, confirmations: 1, status: 'seen', amountUnits: '10000000' }),
+    ])
+    expect(await harness.store.listTracked('SOLANA')).toEqual([expect.objectContaining({ txHash })])
+  })
+
+  it('publishes what it saw while the bus was unavailable, once it is back, before untracking anything', async () => {
+    // the store in a file of its own; the bus on the harness's file, giving up at once on a lock
+    const directory = mkdtempSync(join(tmpdir(), 'address-indexer-store-'))
+    const storeDb = openSqliteDatabase(join(directory, 'store.sqlite'))
+    const busDb = harness.reopen()
+    busDb.exec('PRAGMA busy_timeout = 0')
+    const bus = createSqliteBus(busDb, { logger: testLogger })
+    const store = createSqliteChainIndexerStore(storeDb)
+    try {
+      const indexer = rig.indexer({ store, bus })
+      const payment = await rig.watched(indexer, 'SOL')
+      const txHash = await rig.pay(payment.address, '1', 'SOL')
+      await rig.notified(indexer)
+      await vi.waitFor(() => expect(rig.node.solanaPubsub.subscriptionCount()).toBe(2))
+
+      const outage = harness.reopen()
+      outage.exec('BEGIN EXCLUSIVE')
+      await expect(indexer.scanOnce()).rejects.toThrow()
+      outage.exec('COMMIT')
+      // tracked, not published: what it saw waits for the bus
+      expect(await store.listTracked('SOLANA')).toEqual([expect.objectContaining({ txHash })])
+      await indexer.scanOnce()
+      expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([
+        expect.objectContaining({ txHash, confirmations: 1, status: 'seen' }),
+      ])
+
+      // final while the bus is away again: still tracked until its observation is published
+      await vi.waitFor(() => expect(rig.node.solanaPubsub.subscriptionCount()).toBe(3))
+      await harness.sim.mineBlocks('SOLANA', FINALITY_DEPTH)
+      await rig.notified(indexer)
+      outage.exec('BEGIN EXCLUSIVE')
+      await expect(indexer.scanOnce()).rejects.toThrow()
+      outage.exec('COMMIT')
+      expect(await store.listTracked('SOLANA')).toEqual([expect.objectContaining({ txHash })])
+      await indexer.scanOnce()
+      const observations = await harness.observations.transfersOf(payment.paymentId)
+      expect(observations.map(({ confirmations, final }) => [confirmations, final])).toEqual([
+        [1, false],
+        [32, true],
+      ])
+      expect(await store.listTracked('SOLANA')).toEqual([])
+    } finally {
+      await rig.stop()
+      await bus.close()
+      storeDb.close()
+      rmSync(directory, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('a node started from a snapshot (docs/chains.md, "Backfill")', () => {
+  it('says so, once, when a new payment was created before the first block the node has', async () => {
+    const createdAt = new Date(clock.ms).toISOString()
+    for (let block = 0; block < 60; block++) {
+      rig.advance(2_000)
+      await harness.sim.mineBlocks('SOLANA', 1)
+    }
+    harness.sim.forgetHistoryBelow('SOLANA', 20)
+    const lines: string[] = []
+    const indexer = rig.indexer({
+      logger: createRootLogger({ service: 'test', level: 'error', destination: { write: (line) => lines.push(line) } }),
+    })
+    rig.resetCalls()
+    const old = await rig.watched(indexer, 'SOL', createdAt)
+    const recent = await rig.watched(indexer, 'SOL')
+    await rig.runFor(indexer, MINUTE_MS)
+
+    const reports = lines
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.msg.includes("history lies below the node's first available block"))
+    expect(reports).toEqual([
+      expect.objectContaining({ paymentId: old.paymentId, firstAvailableHeight: 20, paymentCreatedAt: createdAt }),
+    ])
+    // read once for both payments
+    expect(rig.count('getFirstAvailableBlock')).toBe(1)
+    // both are watched all the same, from what the node has
+    const watching = (await harness.observations.settle()).filter((message) => message.kind === 'watching')
+    expect(watching.map((message) => message.paymentId).sort()).toEqual([old.paymentId, recent.paymentId].sort())
+  })
+})
+
+describe('a stop while the node does not answer', () => {
+  it('interrupts the call in flight instead of waiting for its timeout, and the indexer starts again', async () => {
+    // a node that accepts connections and never answers
+    const sockets = new Set<Socket>()
+    const silent = createServer((socket) => {
+      sockets.add(socket)
+      socket.resume()
+    })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const { port } = silent.address() as { port: number }
+    let inFlight = 0
+    let interrupted = 0
+    const counting = (async (url: string, init: RequestInit) => {
+      inFlight += 1
+      try {
+        return await fetch(url, init)
+      } catch (error) {
+        if (init.signal?.aborted) interrupted += 1
+        throw error
+      } finally {
+        inFlight -= 1
+      }
+    }) as unknown as typeof fetch
+    const connection = createSolanaConnection({
+      rpcUrl: `http://127.0.0.1:${port}`,
+      wsUrl: `ws://127.0.0.1:${port}`,
+      fetch: counting,
+      // far beyond the test's own timeout: only an interruption ends the call
+      timeoutMs: HOUR_MS,
+    })
+    const indexer = createSolanaAddressIndexer({
+      network: 'SOLANA',
+      reader: createSolanaAddressReader({ network: 'SOLANA', registry: defaultAssetRegistry, connection }),
+      store: harness.store,
+      bus: harness.bus,
+      registry: defaultAssetRegistry,
+      clock: rig.clock,
+      logger: testLogger,
+    })
+    try {
+      await indexer.start()
+      // the first check asks the chain time
+      await vi.waitFor(() => expect(inFlight).toBe(1), { timeout: 10_000, interval: 20 })
+      await indexer.stop()
+      expect([inFlight, interrupted]).toEqual([0, 1])
+
+      // calls go through again after a stop: started again, it asks again
+      await indexer.start()
+      await vi.waitFor(() => expect(inFlight).toBe(1), { timeout: 10_000, interval: 20 })
+      await indexer.stop()
+      expect([inFlight, interrupted]).toEqual([0, 2])
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => silent.close(resolve))
+    }
+  })
+})
