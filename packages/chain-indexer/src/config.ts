@@ -44,6 +44,12 @@ export type SolanaWatchMode = (typeof SOLANA_WATCH_MODES)[number]
 
 interface SolanaWatchSettings {
   solanaWatchMode: SolanaWatchMode
+  /**
+   * TREASURY_ADDRESSES: the operator's treasuries, any chain's (comma separated). What they send is
+   * never anybody's funds: a sweep's activation and energy top-up to a payment's address are not
+   * foreign funds (decisions 19; docs/treasury.md)
+   */
+  treasuries: string[]
 }
 
 export interface SimulatorChainIndexerConfig extends ChainIndexerBaseConfig, SolanaWatchSettings {
@@ -180,9 +186,29 @@ export function readChainSettings(
   const mode = readChainMode(read, options.defaultMode)
   const variables = setVariableNames(env)
   const solanaWatchMode = read.oneOf('SOLANA_WATCH_MODE', SOLANA_WATCH_MODES, { default: 'address' })
+  const treasuries = readTreasuries(read)
   return mode === 'rpc'
-    ? { ...readRpcMode(read, env, variables, registry), solanaWatchMode }
-    : { ...readSimulatorMode(read, env, variables, registry, mode, options), solanaWatchMode }
+    ? { ...readRpcMode(read, env, variables, registry), solanaWatchMode, treasuries }
+    : { ...readSimulatorMode(read, env, variables, registry, mode, options), solanaWatchMode, treasuries }
+}
+
+/** a TRON address (base58check, T...) or a Solana one (base58 of 32 bytes): what a treasury may be */
+const TREASURY_ADDRESS = /^(T[1-9A-HJ-NP-Za-km-z]{33}|[1-9A-HJ-NP-Za-km-z]{32,44})$/
+
+function readTreasuries(read: EnvReader): string[] {
+  const text = read.optionalString('TREASURY_ADDRESSES')
+  if (text === undefined) return []
+  const addresses = text
+    .split(',')
+    .map((address) => address.trim())
+    .filter((address) => address !== '')
+  const malformed = addresses.filter((address) => !TREASURY_ADDRESS.test(address))
+  if (malformed.length > 0) {
+    read.problem(
+      `TREASURY_ADDRESSES: ${malformed.length} entr${malformed.length === 1 ? 'y is' : 'ies are'} not a TRON or Solana address (${malformed.map((address) => `'${address.slice(0, 48)}'`).join(', ')}); a comma-separated list of the treasuries' addresses`,
+    )
+  }
+  return addresses
 }
 
 /** `https://user:secret@host:8443/key/abc?x=1` -> `https://host:8443`: what logs may show of a URL */
@@ -225,7 +251,7 @@ function readRpcMode(
   env: NodeJS.ProcessEnv,
   variables: readonly string[],
   registry: AssetRegistry,
-): Omit<RpcChainIndexerConfig, keyof ChainIndexerBaseConfig | 'solanaWatchMode'> & {
+): Omit<RpcChainIndexerConfig, keyof ChainIndexerBaseConfig | keyof SolanaWatchSettings> & {
   chains: ServedNetworks
 } {
   const chains = readNetworkSettings(read, env, registry)
@@ -247,7 +273,7 @@ function readSimulatorMode(
   registry: AssetRegistry,
   mode: 'simulator' | undefined,
   options: ChainSettingsOptions,
-): Omit<SimulatorChainIndexerConfig, keyof ChainIndexerBaseConfig | 'solanaWatchMode'> & {
+): Omit<SimulatorChainIndexerConfig, keyof ChainIndexerBaseConfig | keyof SolanaWatchSettings> & {
   chains: ServedNetworks
 } {
   const blockIntervalMs = readBlockIntervals(read, options.blockIntervalMs ?? { TRON: 3000, SOLANA: 400 })

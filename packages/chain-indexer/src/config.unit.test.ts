@@ -38,6 +38,7 @@ describe('readChainIndexerConfig', () => {
       ...shared,
       chainMode: 'simulator',
       solanaWatchMode: 'address',
+      treasuries: [],
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
       blockIntervalMs: { TRON: 3000, SOLANA: 400 },
       simulatorClient: 'rpc',
@@ -82,6 +83,7 @@ describe('readChainIndexerConfig', () => {
       },
       chainMode: 'simulator',
       solanaWatchMode: 'address',
+      treasuries: [],
       chains: { networks: ['TRON_NILE', 'SOLANA_DEVNET'], requiredConfirmations: { TRON_NILE: 5 } },
       blockIntervalMs: { TRON: 40, SOLANA: 30 },
       simulatorClient: 'in-process',
@@ -142,6 +144,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
       ...shared,
       chainMode: 'rpc',
       solanaWatchMode: 'address',
+      treasuries: [],
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
       rpcTimeoutMs: 10_000,
       endpoints: [
@@ -183,6 +186,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
     expect(config).toMatchObject({
       chainMode: 'rpc',
       solanaWatchMode: 'address',
+      treasuries: [],
       chains: {
         networks: ['TRON_NILE', 'SOLANA_DEVNET'],
         requiredConfirmations: { TRON_NILE: 19, SOLANA_DEVNET: 1000 },
@@ -208,6 +212,18 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
         },
       ],
     })
+  })
+
+  it('reads TREASURY_ADDRESSES, the treasuries whose transfers are nobody’s funds, and refuses what is no address', () => {
+    expect(readChainIndexerConfig(rpc).treasuries).toEqual([])
+    const treasuries = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf, 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'
+    expect(readChainIndexerConfig({ ...rpc, TREASURY_ADDRESSES: treasuries }).treasuries).toEqual([
+      'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
+      '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+    ])
+    expect(problemsOf({ ...rpc, TREASURY_ADDRESSES: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf,0xdeadbeef' })).toEqual([
+      "TREASURY_ADDRESSES: 1 entry is not a TRON or Solana address ('0xdeadbeef'); a comma-separated list of the treasuries' addresses",
+    ])
   })
 
   it('reads SOLANA_WATCH_MODE, address unless set to blocks', () => {

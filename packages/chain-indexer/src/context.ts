@@ -102,7 +102,15 @@ export async function buildChainIndexerContext(
     config.chainMode === 'rpc'
       ? rpcChains(config, registry, infrastructure, logger)
       : simulatedChains(config, registry, infrastructure, clock, logger)
-  const common = { store, bus, registry, clock, logger, metrics: metrics.chain }
+  const common = {
+    store,
+    bus,
+    registry,
+    clock,
+    logger,
+    metrics: metrics.chain,
+    treasuries: new Set(config.treasuries),
+  }
   const indexers = chains.watched.map((chain) =>
     'reader' in chain
       ? createSolanaAddressIndexer({ ...common, ...chain })

@@ -1,4 +1,5 @@
 import type { ChainProgressObservation } from '@chainpay/contracts'
+import { simulatedAddress } from '@chainpay/chain-sim'
 import { createManualClock } from '@chainpay/platform'
 import { type ChainClient, Topics } from '@chainpay/ports'
 import { createSqliteBus, createSqliteChainIndexerStore } from '@chainpay/store-sqlite'
@@ -119,6 +120,24 @@ describe('createChainIndexer', () => {
       const observations = await harness.observations.transfersOf(payment.paymentId)
       expect(observations.map((observation) => observation.txHash)).toEqual([genuine.txHash])
     })
+  })
+
+  it('reports nothing a treasury sends: a sweep’s TRX top-up to a USDT payment’s address is no foreign TRX (TREASURY_ADDRESSES)', async () => {
+    const treasury = simulatedAddress('TRON')
+    const indexer = harnessIndexer(harness, 'TRON', { treasuries: new Set([treasury]) })
+    await indexer.scanOnce()
+    const payment = await watchedPayment(indexer, 'USDT')
+    const topUp = await harness.sim.submitTransfer('TRON', {
+      from: treasury,
+      to: payment.address,
+      amount: '13.5',
+      currency: 'TRX',
+    })
+    const customer = await harness.sim.submitTransfer('TRON', { to: payment.address, amount: '1', currency: 'TRX' })
+    await mineAndScan(harness, indexer, 2)
+    const observations = JSON.stringify(await harness.observations.settle())
+    expect(observations).not.toContain(topUp.txHash)
+    expect(observations).toContain(customer.txHash)
   })
 
   it('reports two transfers of one block', async () => {

@@ -95,9 +95,9 @@ function countingStore(store: ChainIndexerStore, probe: Probe): ChainIndexerStor
     track: counted('track', store.track.bind(store)),
     untrack: counted('untrack', store.untrack.bind(store)),
     listTracked: counted('listTracked', store.listTracked.bind(store)),
-    saveAccountSignature: counted('saveAccountSignature', store.saveAccountSignature.bind(store)),
-    forgetAccountSignature: counted('forgetAccountSignature', store.forgetAccountSignature.bind(store)),
-    listAccountSignatures: counted('listAccountSignatures', store.listAccountSignatures.bind(store)),
+    saveFollowedAccount: counted('saveFollowedAccount', store.saveFollowedAccount.bind(store)),
+    forgetFollowedAccount: counted('forgetFollowedAccount', store.forgetFollowedAccount.bind(store)),
+    listFollowedAccounts: counted('listFollowedAccounts', store.listFollowedAccounts.bind(store)),
   }
 }
 

@@ -264,7 +264,8 @@ describe('cost bounded by open work (decisions 19)', () => {
       })
     }
     await indexer.scanOnce()
-    await vi.waitFor(() => expect(rig.node.solanaPubsub.subscriptionCount()).toBe(2 * 5))
+    // the open ones only: 3 SOL payments (owner's logs and token accounts), 2 USDC ones (and their own token account's logs)
+    await vi.waitFor(() => expect(rig.node.solanaPubsub.subscriptionCount()).toBe(3 * 2 + 2 * 3))
     expect(indexer.watcher.counts).toEqual({ open: 5, closed: 35, accounts: 40 * 3 })
     rig.resetCalls()
     await rig.runFor(indexer, HOUR_MS)

@@ -3,9 +3,9 @@
 // a registry mint, the associated ones from the start (decisions 16 and 19). Its cost is bounded by
 // open work (decisions 19):
 // - while the payment is open, its accounts are followed one by one over the node's websocket:
-//   logsSubscribe on the owner (SOL, and the token account a payer creates for it) and
-//   programSubscribe of the token program filtered on the owner (any of its token accounts, also one
-//   opened later); a notification marks its account;
+//   logsSubscribe on the owner (SOL, and the token account a payer creates for it) and on an SPL
+//   payment's own token account, and programSubscribe of the token program filtered on the owner
+//   (any of its token accounts, also one opened later); a notification marks its account;
 // - at any time, and for a final payment until its late funds window ends, its accounts are
 //   checked in batches (getMultipleAccounts, 100 accounts a call): an account whose lamports or
 //   token amount changed since it was last checked is marked; the others cost nothing more;
@@ -174,12 +174,16 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   }
 
   function subscribe(followed: FollowedPayment): Array<() => Promise<void>> {
-    const { owner } = followed
-    return [
-      reader.onActivity(owner, () => {
-        mark(owner)
+    const { owner, entry } = followed
+    const onActivity = (account: string) =>
+      reader.onActivity(account, () => {
+        mark(account)
         wake()
-      }),
+      })
+    return [
+      onActivity(owner),
+      // an SPL payment's own token account, where payers send: heard of whoever the chain says owns it
+      ...(entry.owner === undefined ? [] : [onActivity(entry.address)]),
       // any token account of the owner, the associated ones and one opened later
       reader.onTokenAccountChange(owner, (account) => {
         if (!followed.accounts.has(account)) {
