@@ -161,7 +161,8 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     if (typeof wireParam !== 'string') throw invalidParams('invalid type: expected a string')
     const config = readConfig(configParam)
     const wire = decodeWireTransaction(wireParam, config.encoding)
-    return (await node.simulator.sendSolanaTransaction(node.network, wire)).signature
+    const skipPreflight = config.skipPreflight === true
+    return (await node.simulator.sendSolanaTransaction(node.network, wire, { skipPreflight })).signature
   },
 
   // what sending would do, without doing it; signatures are checked only with sigVerify
