@@ -1,2 +1,3 @@
 export * from './simulator-driver.js'
 export * from './simulator-node.js'
+export * from './solana-wallet.js'
