@@ -151,7 +151,10 @@ export function describeSolanaAddressReaderContract(
         activity(failed, true),
         activity(last),
       ])
-      expect(await reader.activitySince(owner, first.txHash)).toEqual([activity(failed, true), activity(last)])
+      expect(await reader.activitySince(owner, first.txHash)).toEqual([
+        activity(failed, true),
+        activity(last),
+      ])
       expect(await reader.activitySince(owner, last.txHash)).toEqual([])
       expect(await reader.activitySince(driver.newOwner(), null)).toEqual([])
     })
@@ -319,7 +322,10 @@ export function describeSolanaAddressReaderContract(
       expect(states).toEqual(
         new Map([
           [owner, { lamports: (3n * LAMPORTS_PER_SOL) / 2n, token: null }],
-          [associated, { lamports: TOKEN_ACCOUNT_RENT, token: { mint: driver.mints.USDC, amount: 12_500_000n } }],
+          [
+            associated,
+            { lamports: TOKEN_ACCOUNT_RENT, token: { mint: driver.mints.USDC, amount: 12_500_000n } },
+          ],
           [other, { lamports: TOKEN_ACCOUNT_RENT, token: { mint: driver.mints.USDT, amount: 0n } }],
           ...missing.map((address) => [address, null] as const),
         ]),
