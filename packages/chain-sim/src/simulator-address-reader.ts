@@ -25,7 +25,6 @@ import {
   type BlockSubscription,
   createBlockFollower,
   type SubscriptionKind,
-  seenAtStart,
 } from './solana-block-subscriptions.js'
 import {
   accountExists,
@@ -112,7 +111,7 @@ export function createSimulatorAddressReader(options: SimulatorAddressReaderOpti
       isOpen: () => open,
       deliver: (slot, news) => deliver(slot, news, end),
     }
-    const started = seenAtStart(simulator, network, subscription).then((seen) => {
+    const started = slotAt(node, commitment).then((seen) => {
       if (!open) return
       subscription.seen = seen
       subscriptions.add(subscription)

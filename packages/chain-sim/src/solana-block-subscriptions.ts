@@ -4,7 +4,9 @@
 // accounts matching filters that a block changed (programSubscribe). One definition for the
 // websocket pubsub (solana-pubsub.ts) and the in-process address reader
 // (simulator-address-reader.ts). The simulator has no event for a new block, so a follower looks at
-// the chain every `pollIntervalMs` while it has subscriptions, each from the slot it saw last.
+// the chain every `pollIntervalMs` while it has subscriptions, each from the slot it saw last. As
+// agave checks every signature subscription at each commitment update, a signature that was in a
+// block before its subscription is told at the next block, at that block's slot.
 import type { ChainSimulator, SimulatedBlock } from './simulator.js'
 import { tokenAccountData, tokenHoldingAfter } from './solana-accounts.js'
 import { type Commitment, mentions, slotAt } from './solana-node.js'
@@ -17,7 +19,7 @@ export type AccountFilter = { dataSize: number } | { memcmp: { offset: number; b
 
 /** what a subscription hears of one block */
 export type BlockNews =
-  /** the signature's transaction is in the block */
+  /** the signature's transaction is in a block at the commitment */
   | { kind: 'signature'; transaction: SolanaTransaction }
   /** a transaction of the block mentions the address, one news each */
   | { kind: 'logs'; transaction: SolanaTransaction }
@@ -33,7 +35,7 @@ export interface BlockSubscription {
   target: string
   commitment: Commitment
   filters: AccountFilter[]
-  /** the highest slot already looked at */
+  /** the highest slot already looked at: at first the chain at its commitment (slotAt) */
   seen: number
   /** false once ended: a signature subscription ends at its notification */
   isOpen(): boolean
@@ -45,21 +47,6 @@ export interface BlockFollower {
   /** looks at the chain on a timer from now on, if it did not yet */
   start(): void
   stop(): void
-}
-
-/**
- * the slot a new subscription has seen: the chain at its commitment, so that it hears of what comes
- * next; a signature already in a block at the commitment is heard of at the first look
- */
-export async function seenAtStart(
-  simulator: ChainSimulator,
-  network: string,
-  subscription: Pick<BlockSubscription, 'kind' | 'target' | 'commitment'>,
-): Promise<number> {
-  const seen = await slotAt({ simulator, network }, subscription.commitment)
-  if (subscription.kind !== 'signature') return seen
-  const slot = await simulator.transactionHeight(network, subscription.target)
-  return typeof slot === 'number' ? Math.min(seen, slot - 1) : seen
 }
 
 /** looks at the blocks each open subscription has not seen yet, every `pollIntervalMs` */
@@ -88,6 +75,18 @@ export function createBlockFollower(
       const key = `${network}/${commitment}`
       const highest = slots.get(key) ?? (await slotAt({ simulator, network }, commitment))
       slots.set(key, highest)
+      if (subscription.kind === 'signature' && subscription.seen < highest && subscription.isOpen()) {
+        // told at the update that includes it, or at the first one after the subscription
+        const seen = subscription.seen
+        subscription.seen = highest
+        const slot = await simulator.transactionHeight(network, subscription.target)
+        if (typeof slot !== 'number' || slot > highest) continue
+        const transaction = (await read(network, slot))?.transactions.find(
+          (candidate) => candidate.signature === subscription.target,
+        )
+        if (transaction) subscription.deliver(Math.max(slot, seen + 1), [{ kind: 'signature', transaction }])
+        continue
+      }
       while (subscription.seen < highest && subscription.isOpen()) {
         subscription.seen += 1
         const found = await read(network, subscription.seen)
@@ -121,10 +120,6 @@ export function createBlockFollower(
 
 function newsOf(subscription: BlockSubscription, transactions: SolanaTransaction[]): BlockNews[] {
   const { kind, target } = subscription
-  if (kind === 'signature') {
-    const transaction = transactions.find((candidate) => candidate.signature === target)
-    return transaction ? [{ kind, transaction }] : []
-  }
   const mentioning = transactions.filter((transaction) => mentions(transaction, target))
   if (kind === 'logs') return mentioning.map((transaction) => ({ kind, transaction }))
   if (kind === 'account') {
@@ -139,7 +134,7 @@ function newsOf(subscription: BlockSubscription, transactions: SolanaTransaction
       if (programAccount(transaction, pubkey, subscription)) changed.set(pubkey, transaction)
     }
   }
-  return [...changed].map(([pubkey, transaction]) => ({ kind, pubkey, transaction }))
+  return [...changed].map(([pubkey, transaction]) => ({ kind: 'program', pubkey, transaction }))
 }
 
 /** whether a key of the transaction is an account of the subscription's program matching its filters */

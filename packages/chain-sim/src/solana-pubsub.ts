@@ -17,8 +17,8 @@ import {
   type BlockSubscription,
   createBlockFollower,
   type SubscriptionKind,
-  seenAtStart,
 } from './solana-block-subscriptions.js'
+import { slotAt } from './solana-node.js'
 import { nodeJson } from './solana-rpc-blocks.js'
 
 export interface SolanaPubsubOptions {
@@ -137,7 +137,7 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
         target: watched,
         filters,
         ...settings,
-        seen: await seenAtStart(simulator, connection.network, { kind, target: watched, ...settings }),
+        seen: await slotAt({ simulator, network: connection.network }, settings.commitment),
         isOpen: () => connection.subscriptions.has(id),
         deliver: (slot, news) => notify(connection, subscription, slot, news),
       }
