@@ -163,6 +163,11 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     const config = readConfig(configParam)
     const wire = decodeWireTransaction(wireParam, config.encoding)
     const skipPreflight = config.skipPreflight === true
+    // the bank it is checked against: a node below minContextSlot refuses it
+    await contextSlot(node, {
+      commitment: skipPreflight ? 'processed' : config.preflightCommitment,
+      minContextSlot: config.minContextSlot,
+    })
     return (await node.simulator.sendSolanaTransaction(node.network, wire, { skipPreflight })).signature
   },
 

@@ -594,6 +594,27 @@ describe('sendTransaction: refusals', () => {
     expect((await connection.getTokenAccountBalance(source, 'confirmed')).value.amount).toBe('12500000')
   })
 
+  it('refuses with -32016 when its preflight bank is below minContextSlot: finalized unless said, processed when skipped', async () => {
+    const transaction = await legacy([solTransfer(payment, treasury.publicKey, SOL / 4)], [treasury, payment])
+    const wire = Buffer.from(transaction.serialize()).toString('base64')
+    const { height } = await simulator.head('SOLANA')
+    const finalized = await simulator.finalizedHeight('SOLANA')
+    const behind = (contextSlot: number) => ({
+      code: -32016,
+      message: 'Minimum context slot has not been reached',
+      data: { contextSlot },
+    })
+    expect(
+      (await rpc('sendTransaction', wire, { encoding: 'base64', minContextSlot: finalized + 1 })).error,
+    ).toEqual(behind(finalized))
+    const skipped = { encoding: 'base64', skipPreflight: true }
+    expect((await rpc('sendTransaction', wire, { ...skipped, minContextSlot: height + 1 })).error).toEqual(
+      behind(height),
+    )
+    expect(await balances(payment.publicKey)).toEqual([SOL / 2])
+    expect((await rpc('sendTransaction', wire, { ...skipped, minContextSlot: height })).result).toBeDefined()
+  })
+
   it('refuses a replay of an accepted transaction (AlreadyProcessed)', async () => {
     const transaction = await legacy([solTransfer(payment, treasury.publicKey, SOL / 4)], [treasury, payment])
     expect((await sendBase64(transaction.serialize())).result).toBeDefined()
