@@ -104,10 +104,7 @@ export interface SolanaAddressReader {
    * whether it failed and the slot the node said it at; the function it returns ends the
    * subscription before then
    */
-  onFinalized(
-    signature: string,
-    listener: (outcome: { failed: boolean; slot: number }) => void,
-  ): () => Promise<void>
+  onFinalized(signature: string, listener: (outcome: { failed: boolean; slot: number }) => void): () => Promise<void>
   /**
    * calls `listener` each time the subscriptions' connection (re)opens: notifications sent while it
    * was closed are lost (a node replays nothing), so the watcher checks what it follows again
