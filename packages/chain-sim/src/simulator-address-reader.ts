@@ -107,20 +107,24 @@ export function createSimulatorAddressReader(options: SimulatorAddressReaderOpti
       target,
       commitment,
       filters,
+      // set once it starts, at the chain's slot then
       seen: Number.POSITIVE_INFINITY,
       isOpen: () => open,
       deliver: (slot, news) => deliver(slot, news, end),
     }
-    const started = slotAt(node, commitment).then((seen) => {
-      if (!open) return
-      subscription.seen = seen
-      subscriptions.add(subscription)
-      follower.start()
-      if (connected) return
-      // the first subscription "connects", as web3.js opens its websocket for the first one
-      connected = true
-      for (const listener of connectListeners) listener()
-    })
+    const started = slotAt(node, commitment)
+      .then((seen) => {
+        if (!open) return
+        subscription.seen = seen
+        subscriptions.add(subscription)
+        follower.start()
+        if (connected) return
+        // the first subscription "connects", as web3.js opens its websocket for the first one
+        connected = true
+        for (const listener of connectListeners) listener()
+      })
+      // a simulator that no longer answers (closed) starts nothing
+      .catch(end)
     return async () => {
       end()
       await started

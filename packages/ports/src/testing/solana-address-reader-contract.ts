@@ -64,7 +64,6 @@ export interface SolanaAddressReaderContractContext {
   teardown(): Promise<void>
 }
 
-const LAMPORTS_PER_SOL = 1_000_000_000n
 /** the rent-exempt minimum of a token account: what its lamports are */
 const TOKEN_ACCOUNT_RENT = 2_039_280n
 
@@ -98,14 +97,14 @@ export function describeSolanaAddressReaderContract(
       blockTime: paid.blockTime,
       failed,
     })
-    /** the transfer a payment of `units` to `owner` makes, as the reader reports it */
+    /** a transfer of the transaction as the reader reports it; the first of it, or its only one */
     const transfer = (
       paid: SolanaTestTransaction,
-      fields: { to: string; owner: string; currency: string; amountUnits: string; index?: number },
+      fields: { to: string; owner: string; currency: string; amountUnits: string },
       success = true,
     ): ChainTransfer => ({
       txHash: paid.txHash,
-      index: fields.index ?? 0,
+      index: 0,
       from: paid.payer,
       to: fields.to,
       owner: fields.owner,
@@ -231,8 +230,8 @@ export function describeSolanaAddressReaderContract(
       ])
       const read = await reader.transaction(paid.txHash)
       expect(read?.transfers.map((made) => made.index)).toEqual([0, 1, 2, 3])
-      const without = (made: ChainTransfer) => ({ ...made, index: 0 })
-      expect(read?.transfers.map(without)).toEqual(
+      const indexless = (made: ChainTransfer) => ({ ...made, index: 0 })
+      expect(read?.transfers.map(indexless)).toEqual(
         expect.arrayContaining([
           transfer(paid, { to: first, owner: first, currency: 'SOL', amountUnits: '500000000' }),
           transfer(paid, {
@@ -321,7 +320,7 @@ export function describeSolanaAddressReaderContract(
       expect(contextSlot).toBe((await driver.head()).slot)
       expect(states).toEqual(
         new Map([
-          [owner, { lamports: (3n * LAMPORTS_PER_SOL) / 2n, token: null }],
+          [owner, { lamports: 1_500_000_000n, token: null }],
           [
             associated,
             { lamports: TOKEN_ACCOUNT_RENT, token: { mint: driver.mints.USDC, amount: 12_500_000n } },
