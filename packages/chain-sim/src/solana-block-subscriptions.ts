@@ -118,23 +118,24 @@ export function createBlockFollower(
   }
 }
 
+/** what a block holds for a subscription to an account or a program (a signature's is found by its height) */
 function newsOf(subscription: BlockSubscription, transactions: SolanaTransaction[]): BlockNews[] {
   const { kind, target } = subscription
+  if (kind === 'program') {
+    // the program's accounts that changed in the slot and match the filters, each once, last state
+    const changed = new Map<string, SolanaTransaction>()
+    for (const transaction of transactions) {
+      for (const { pubkey } of transaction.keys) {
+        if (programAccount(transaction, pubkey, subscription)) changed.set(pubkey, transaction)
+      }
+    }
+    return [...changed].map(([pubkey, transaction]) => ({ kind, pubkey, transaction }))
+  }
   const mentioning = transactions.filter((transaction) => mentions(transaction, target))
   if (kind === 'logs') return mentioning.map((transaction) => ({ kind, transaction }))
-  if (kind === 'account') {
-    // an account's notification carries its state after the slot, once however often it changed
-    const last = mentioning.at(-1)
-    return last ? [{ kind, transaction: last }] : []
-  }
-  // the program's accounts that changed in the slot and match the filters, each once, last state
-  const changed = new Map<string, SolanaTransaction>()
-  for (const transaction of transactions) {
-    for (const { pubkey } of transaction.keys) {
-      if (programAccount(transaction, pubkey, subscription)) changed.set(pubkey, transaction)
-    }
-  }
-  return [...changed].map(([pubkey, transaction]) => ({ kind: 'program', pubkey, transaction }))
+  // an account's notification carries its state after the slot, once however often it changed
+  const last = mentioning.at(-1)
+  return last ? [{ kind: 'account', transaction: last }] : []
 }
 
 /** whether a key of the transaction is an account of the subscription's program matching its filters */
