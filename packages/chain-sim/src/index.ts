@@ -1,6 +1,7 @@
 export * from './chain-format.js'
 export * from './routes.js'
 export * from './simulator.js'
+export * from './simulator-address-reader.js'
 export * from './simulator-balance-reader.js'
 export * from './solana-pubsub.js'
 export * from './solana-rpc-routes.js'

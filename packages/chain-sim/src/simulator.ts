@@ -23,6 +23,7 @@ import {
 import {
   executeSolanaTransaction,
   feeForMessage,
+  type SendOptions,
   type SimulationOptions,
   simulateSolanaTransaction,
 } from './solana-execution.js'
@@ -138,9 +139,14 @@ export interface ChainSimulator {
   /**
    * Solana: runs a signed wire transaction as a validator does (solana-execution.ts; docs/chains.md,
    * "The simulator as a node for sweeping") and puts it in the mempool; a refusal throws the node's
-   * SolanaRpcError and changes nothing
+   * SolanaRpcError and changes nothing. With skipPreflight, one whose instructions fail goes in,
+   * failed, its fee charged.
    */
-  sendSolanaTransaction(network: string, wire: Uint8Array): Promise<{ signature: string }>
+  sendSolanaTransaction(
+    network: string,
+    wire: Uint8Array,
+    options?: SendOptions,
+  ): Promise<{ signature: string }>
   /** Solana: simulateTransaction's value for a wire transaction; changes nothing */
   simulateSolanaTransaction(
     network: string,
@@ -383,7 +389,7 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       })
     },
 
-    async sendSolanaTransaction(network, wire) {
+    async sendSolanaTransaction(network, wire, sendOptions = {}) {
       const entry = simulated(network)
       const name = entry.definition.network
       if (entry.definition.chain !== 'SOLANA') {
@@ -391,14 +397,14 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       }
       headOf(entry)
       return store.inTransaction(() => {
-        const executed = executeSolanaTransaction(wire, solanaLedger(name))
+        const executed = executeSolanaTransaction(wire, solanaLedger(name), sendOptions)
         const { signature, payer, fee, transfers } = executed
         store.insertTransaction(
           name,
           {
             txHash: signature,
             from: payer,
-            failure: null,
+            failure: executed.rendered.err === null ? null : 'INSTRUCTION_ERROR',
             transfers: transfers.map(({ from, to, contract, amountUnits, decimals }) => ({
               from,
               to,

@@ -10,6 +10,7 @@ import {
   ADVANCE_NONCE,
   associatedTokenAddress,
   type InstructionContext,
+  parsedInstruction,
   runInstruction,
   systemTag,
 } from './solana-instructions.js'
@@ -31,7 +32,6 @@ import {
   COMPUTE_BUDGET_PROGRAM_ID,
   MINT_LAMPORTS,
   PROGRAM_LAMPORTS,
-  type RenderedInstruction,
   SolanaRpcError,
   type SolanaTransaction,
   SYSTEM_PROGRAM_ID,
@@ -55,8 +55,17 @@ export interface ExecutedSolanaTransaction {
   closed: string[]
   /** nonce accounts the transaction created or advanced, as they are after it */
   nonces: Array<{ address: string } & LedgerNonceAccount>
-  /** how blocks and getTransaction render it */
+  /** how blocks and getTransaction render it; `err` set for one on chain that failed (skipPreflight) */
   rendered: SolanaTransaction
+}
+
+export interface SendOptions {
+  /**
+   * sendTransaction's skipPreflight: a transaction whose instructions fail once its fee is charged
+   * is not refused but goes on chain, failed, its fee charged and nothing else done, as a leader
+   * includes it; one that fails before (signatures, blockhash, fee payer) is still refused
+   */
+  skipPreflight?: boolean
 }
 
 /** a blockhash the node issued at `issuedHeight` is usable up to 150 blocks above it */
@@ -101,13 +110,17 @@ function strictBase64(text: string): string {
 export function executeSolanaTransaction(
   wire: Uint8Array,
   ledger: SolanaLedgerView,
+  options: SendOptions = {},
 ): ExecutedSolanaTransaction {
   const { transaction, keys } = sanitized(wire)
   if (!signaturesVerify(transaction)) {
     throw new SolanaRpcError(-32003, 'Transaction signature verification failure')
   }
   try {
-    return evaluate(transaction, keys, ledger, { checkBlockhash: true })
+    return evaluate(transaction, keys, ledger, {
+      checkBlockhash: true,
+      landFailure: options.skipPreflight === true,
+    })
   } catch (error) {
     if (!(error instanceof Refusal)) throw error
     throw new SolanaRpcError(-32002, `Transaction simulation failed: ${error.description}`, {
@@ -151,7 +164,10 @@ export function simulateSolanaTransaction(
     returnData: null,
   }
   try {
-    const executed = evaluate(transaction, keys, ledger, { checkBlockhash: !options.replaceRecentBlockhash })
+    const executed = evaluate(transaction, keys, ledger, {
+      checkBlockhash: !options.replaceRecentBlockhash,
+      landFailure: false,
+    })
     const { logMessages, computeUnitsConsumed } = executed.rendered
     return { ...value, err: null, fee: executed.fee, logs: logMessages, unitsConsumed: computeUnitsConsumed }
   } catch (error) {
@@ -194,7 +210,7 @@ function evaluate(
   transaction: WireTransaction,
   keys: string[],
   ledger: SolanaLedgerView,
-  options: { checkBlockhash: boolean },
+  options: { checkBlockhash: boolean; landFailure: boolean },
 ): ExecutedSolanaTransaction {
   const { message } = transaction
   const signature = base58.encode(transaction.signatures[0] as Uint8Array)
@@ -213,7 +229,7 @@ function evaluate(
   if (ledger.processed(signature)) {
     throw new Refusal('AlreadyProcessed', 'This transaction has already been processed')
   }
-  return run(transaction, keys, signature, ledger)
+  return run(transaction, keys, signature, ledger, options.landFailure)
 }
 
 interface WireTransaction {
@@ -274,6 +290,7 @@ function run(
   keys: string[],
   signature: string,
   ledger: SolanaLedgerView,
+  landFailure: boolean,
 ): ExecutedSolanaTransaction {
   const { message } = transaction
   const { header } = message
@@ -306,12 +323,14 @@ function run(
     })
     adoptTokenAccount(before.get(key) as WorkingAccount, key, keys, ledger)
   }
-  const state = new Map(
-    [...before].map(([key, { lamports, token, nonce }]) => [
-      key,
-      { lamports, token: token && { ...token }, nonce: nonce && { ...nonce }, opened: false },
-    ]),
-  )
+  const copyOfBefore = () =>
+    new Map(
+      [...before].map(([key, { lamports, token, nonce }]) => [
+        key,
+        { lamports, token: token && { ...token }, nonce: nonce && { ...nonce }, opened: false },
+      ]),
+    )
+  let state = copyOfBefore()
   const account = (key: string) => state.get(key) as WorkingAccount
 
   // the fee payer: a system account holding the fee, left empty or rent-exempt
@@ -326,28 +345,35 @@ function run(
   paying.lamports -= fee
   assertRentState(before.get(payer) as WorkingAccount, paying, 0)
 
-  const transfers: LedgerTransfer[] = []
+  let transfers: LedgerTransfer[] = []
   const logs: string[] = []
   let computeUnits = 0
-  const rendered: RenderedInstruction[] = []
-  for (const [position, instruction] of compiled.entries()) {
-    const { programId } = instruction
-    const context: InstructionContext = {
-      account,
-      signers,
-      writable: writableKeys,
-      ledger,
-      transfers,
-      logs,
-      position,
-      programId,
+  let err: SolanaTransaction['err'] = null
+  try {
+    for (const [position, instruction] of compiled.entries()) {
+      const { programId } = instruction
+      const context: InstructionContext = {
+        account,
+        signers,
+        writable: writableKeys,
+        ledger,
+        transfers,
+        logs,
+        position,
+        programId,
+      }
+      computeUnits += runInstruction(instruction, context)
     }
-    const outcome = runInstruction(instruction, context)
-    computeUnits += outcome.computeUnits
-    rendered.push({ ...instruction, ...outcome.render })
-  }
-  for (const [index, key] of keys.entries()) {
-    if (writable(index)) assertRentState(before.get(key) as WorkingAccount, account(key), index)
+    for (const [index, key] of keys.entries()) {
+      if (writable(index)) assertRentState(before.get(key) as WorkingAccount, account(key), index)
+    }
+  } catch (error) {
+    if (!(error instanceof Refusal) || !landFailure) throw error
+    // on chain, failed: the fee stays charged, nothing else the instructions did
+    err = error.err as SolanaTransaction['err']
+    state = copyOfBefore()
+    account(payer).lamports -= fee
+    transfers = []
   }
   if (transfers.length === 0) {
     // a transaction that moves nothing still pays its fee: the ledger shows it as a 0-lamport move
@@ -404,9 +430,9 @@ function run(
       staticKeyCount: keys.length,
       readonlyUnsignedCount: header.numReadonlyUnsignedAccounts,
       lookupTable: undefined,
-      instructions: rendered,
+      instructions: compiled.map((instruction) => ({ ...instruction, ...parsedInstruction(instruction) })),
       recentBlockhash: message.recentBlockhash,
-      err: null,
+      err,
       fee,
       preBalances: keys.map((key) => (before.get(key) as WorkingAccount).lamports),
       postBalances: keys.map((key) => account(key).lamports),

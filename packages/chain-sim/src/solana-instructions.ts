@@ -24,8 +24,6 @@ import {
   uiTokenAmount,
 } from './solana-rpc-blocks.js'
 
-const SYSVAR_RECENT_BLOCKHASHES = 'SysvarRecentB1ockHashes11111111111111111111'
-
 export interface InstructionContext {
   account(key: string): WorkingAccount
   signers: Set<string>
@@ -46,30 +44,101 @@ function assertWritable(context: InstructionContext, ...keys: string[]): void {
   ])
 }
 
-interface Outcome {
-  computeUnits: number
-  render: Pick<RenderedInstruction, 'program' | 'parsed'>
-}
-
-export function runInstruction(instruction: Compiled, context: InstructionContext): Outcome {
+/** runs the instruction on the context's accounts; returns the compute units it used */
+export function runInstruction(instruction: Compiled, context: InstructionContext): number {
   const { programId } = instruction
   const invoke = `Program ${programId} invoke [1]`
   context.logs.push(invoke)
-  let outcome: Outcome
-  if (programId === SYSTEM_PROGRAM_ID) outcome = systemInstruction(instruction, context)
-  else if (programId === TOKEN_PROGRAM_ID) outcome = tokenInstruction(instruction, context)
+  let computeUnits: number
+  if (programId === SYSTEM_PROGRAM_ID) computeUnits = systemInstruction(instruction, context)
+  else if (programId === TOKEN_PROGRAM_ID) computeUnits = tokenInstruction(instruction, context)
   else if (programId === ASSOCIATED_TOKEN_PROGRAM_ID)
-    outcome = associatedTokenInstruction(instruction, context)
-  else if (programId === COMPUTE_BUDGET_PROGRAM_ID) outcome = { computeUnits: 150, render: {} }
+    computeUnits = associatedTokenInstruction(instruction, context)
+  else if (programId === COMPUTE_BUDGET_PROGRAM_ID) computeUnits = 150
   else {
     context.logs.pop()
     throw new Refusal('ProgramAccountNotFound', 'Attempt to load a program that does not exist')
   }
   if (programId === TOKEN_PROGRAM_ID || programId === ASSOCIATED_TOKEN_PROGRAM_ID) {
-    context.logs.push(`Program ${programId} consumed ${outcome.computeUnits} of 200000 compute units`)
+    context.logs.push(`Program ${programId} consumed ${computeUnits} of 200000 compute units`)
   }
   context.logs.push(`Program ${programId} success`)
-  return outcome
+  return computeUnits
+}
+
+/**
+ * how jsonParsed renders the instruction, from its data and accounts alone, as a node's parser does
+ * whether it ran or not (a failed transaction shows every instruction it asked for); raw for
+ * instructions the node does not parse
+ */
+export function parsedInstruction(instruction: Compiled): Pick<RenderedInstruction, 'program' | 'parsed'> {
+  const { programId, data, accounts } = instruction
+  const parsed = (program: string, type: string, info: Record<string, unknown>) => ({
+    program,
+    parsed: { info, type },
+  })
+  if (programId === SYSTEM_PROGRAM_ID) {
+    const [first, second, third] = accounts
+    const tag = systemTag(data)
+    const lamports = readU64(data, 4)
+    if (tag === ADVANCE_NONCE) {
+      return parsed('system', 'advanceNonce', {
+        nonceAccount: first,
+        nonceAuthority: third,
+        recentBlockhashesSysvar: second,
+      })
+    }
+    if (tag === INITIALIZE_NONCE && data.length >= 36) {
+      return parsed('system', 'initializeNonce', {
+        nonceAccount: first,
+        nonceAuthority: base58.encode(data.subarray(4, 36)),
+        recentBlockhashesSysvar: second,
+        rentSysvar: third,
+      })
+    }
+    if (tag === TRANSFER && lamports !== undefined) {
+      return parsed('system', 'transfer', { destination: second, lamports, source: first })
+    }
+    if (tag === CREATE_ACCOUNT && lamports !== undefined && data.length >= 52) {
+      return parsed('system', 'createAccount', {
+        lamports,
+        newAccount: second,
+        owner: base58.encode(data.subarray(20, 52)),
+        source: first,
+        space: readU64(data, 12),
+      })
+    }
+    return {}
+  }
+  if (programId === TOKEN_PROGRAM_ID) {
+    const amount = readU64(data, 1)
+    if (data[0] === 3 && amount !== undefined) {
+      const [source, destination, authority] = accounts
+      return parsed('spl-token', 'transfer', { amount: amount.toString(), authority, destination, source })
+    }
+    if (data[0] === 12 && amount !== undefined && data.length >= 10) {
+      const [source, mint, destination, authority] = accounts
+      const tokenAmount = uiTokenAmount(amount, data[9] as number)
+      return parsed('spl-token', 'transferChecked', { authority, destination, mint, source, tokenAmount })
+    }
+    if (data[0] === 9) {
+      const [account, destination, owner] = accounts
+      return parsed('spl-token', 'closeAccount', { account, destination, owner })
+    }
+    return {}
+  }
+  if (programId === ASSOCIATED_TOKEN_PROGRAM_ID && data.length <= 1 && (data[0] ?? 0) <= 1) {
+    const [source, account, wallet, mint, systemProgram, tokenProgram] = accounts
+    return parsed('spl-associated-token-account', data[0] === 1 ? 'createIdempotent' : 'create', {
+      account,
+      mint,
+      source,
+      systemProgram,
+      tokenProgram,
+      wallet,
+    })
+  }
+  return {}
 }
 
 /** an InstructionError of the instruction being run, its program's log lines ending the logs */
@@ -131,7 +200,7 @@ export function systemTag(data: Uint8Array): number {
   return data.length >= 4 ? new DataView(data.buffer, data.byteOffset, 4).getUint32(0, true) : -1
 }
 
-function systemInstruction(instruction: Compiled, context: InstructionContext): Outcome {
+function systemInstruction(instruction: Compiled, context: InstructionContext): number {
   const { data, accounts } = instruction
   const failure = (error: string, text: string) =>
     instructionError(context, error, [`Program ${SYSTEM_PROGRAM_ID} failed: ${text}`])
@@ -153,21 +222,7 @@ function systemInstruction(instruction: Compiled, context: InstructionContext): 
     assertWritable(context, first)
     nonce.authority = base58.encode(data.subarray(4, 36))
     nonce.nonce = durableNonceOf(context.ledger.headHash)
-    return {
-      computeUnits: 450,
-      render: {
-        program: 'system',
-        parsed: {
-          info: {
-            nonceAccount: first,
-            nonceAuthority: nonce.authority,
-            recentBlockhashesSysvar: accounts[1],
-            rentSysvar: accounts[2],
-          },
-          type: 'initializeNonce',
-        },
-      },
-    }
+    return 450
   }
   const lamports = readU64(data, 4)
   if ((tag !== TRANSFER && tag !== CREATE_ACCOUNT) || lamports === undefined) {
@@ -204,16 +259,7 @@ function systemInstruction(instruction: Compiled, context: InstructionContext): 
     }
     move(context, first, second, lamports)
     if (space > 0n) created.nonce = { authority: SYSTEM_PROGRAM_ID, nonce: undefined }
-    return {
-      computeUnits: 150,
-      render: {
-        program: 'system',
-        parsed: {
-          info: { lamports, newAccount: second, owner, source: first, space },
-          type: 'createAccount',
-        },
-      },
-    }
+    return 150
   }
   // Transfer { lamports }: [from (signer), to]
   if (source.lamports < lamports) {
@@ -223,13 +269,7 @@ function systemInstruction(instruction: Compiled, context: InstructionContext): 
     ])
   }
   move(context, first, second, lamports)
-  return {
-    computeUnits: 150,
-    render: {
-      program: 'system',
-      parsed: { info: { destination: second, lamports, source: first }, type: 'transfer' },
-    },
-  }
+  return 150
 }
 
 /** AdvanceNonceAccount: [nonce, recent blockhashes sysvar, authority (signer)] */
@@ -239,7 +279,7 @@ function advanceNonce(
   context: InstructionContext,
   failure: (error: string, text: string) => Refusal,
   signer: (key: string, log: string) => void,
-): Outcome {
+): number {
   const nonce = context.account(address).nonce
   if (nonce?.nonce === undefined) throw failure('InvalidAccountData', 'invalid account data for instruction')
   if (authority === undefined)
@@ -259,20 +299,7 @@ function advanceNonce(
   }
   assertWritable(context, address)
   nonce.nonce = next
-  return {
-    computeUnits: 150,
-    render: {
-      program: 'system',
-      parsed: {
-        info: {
-          nonceAccount: address,
-          nonceAuthority: authority,
-          recentBlockhashesSysvar: SYSVAR_RECENT_BLOCKHASHES,
-        },
-        type: 'advanceNonce',
-      },
-    },
-  }
+  return 150
 }
 
 // SPL Token errors (spl_token::error::TokenError) by their custom code
@@ -296,7 +323,7 @@ function tokenError(context: InstructionContext, code: number): Refusal {
   ])
 }
 
-function tokenInstruction(instruction: Compiled, context: InstructionContext): Outcome {
+function tokenInstruction(instruction: Compiled, context: InstructionContext): number {
   const { data, accounts } = instruction
   const tag = data[0]
   const failure = (error: string, text: string) =>
@@ -344,22 +371,7 @@ function tokenInstruction(instruction: Compiled, context: InstructionContext): O
       amountUnits: amount,
       decimals,
     })
-    const parsed = checked
-      ? {
-          info: {
-            authority,
-            destination: destinationKey,
-            mint: mintKey,
-            source: sourceKey,
-            tokenAmount: uiTokenAmount(amount, decimals),
-          },
-          type: 'transferChecked',
-        }
-      : {
-          info: { amount: amount.toString(), authority, destination: destinationKey, source: sourceKey },
-          type: 'transfer',
-        }
-    return { computeUnits: checked ? 6_200 : 4_644, render: { program: 'spl-token', parsed } }
+    return checked ? 6_200 : 4_644
   }
 
   if (tag === 9) {
@@ -376,21 +388,12 @@ function tokenInstruction(instruction: Compiled, context: InstructionContext): O
     move(context, accountKey as string, destinationKey, closing.lamports)
     assertWritable(context, accountKey as string)
     closing.token = undefined
-    return {
-      computeUnits: 2_916,
-      render: {
-        program: 'spl-token',
-        parsed: {
-          info: { account: accountKey, destination: destinationKey, owner: authority },
-          type: 'closeAccount',
-        },
-      },
-    }
+    return 2_916
   }
   throw failure('InvalidInstructionData', 'invalid instruction data')
 }
 
-function associatedTokenInstruction(instruction: Compiled, context: InstructionContext): Outcome {
+function associatedTokenInstruction(instruction: Compiled, context: InstructionContext): number {
   const { data, accounts } = instruction
   const idempotent = data[0] === 1
   const failure = (error: string, text: string) =>
@@ -412,24 +415,8 @@ function associatedTokenInstruction(instruction: Compiled, context: InstructionC
     throw failure('InvalidSeeds', 'Provided seeds do not result in a valid address')
   }
   const target = context.account(address)
-  const render = {
-    program: 'spl-associated-token-account',
-    parsed: {
-      info: {
-        account: address,
-        mint,
-        source: payer,
-        systemProgram: SYSTEM_PROGRAM_ID,
-        tokenProgram,
-        wallet: owner,
-      },
-      type: idempotent ? 'createIdempotent' : 'create',
-    },
-  }
   if (target.token !== undefined) {
-    if (idempotent && target.token.owner === owner && target.token.mint === mint) {
-      return { computeUnits: 3_000, render }
-    }
+    if (idempotent && target.token.owner === owner && target.token.mint === mint) return 3_000
     // the system program's createAccount refuses an address in use
     context.logs.push(`Allocate: account Address { address: ${address}, base: None } already in use`)
     throw instructionError(context, { Custom: 0 }, [
@@ -451,5 +438,5 @@ function associatedTokenInstruction(instruction: Compiled, context: InstructionC
   assertWritable(context, address)
   target.token = { mint, owner, amount: 0n }
   target.opened = true
-  return { computeUnits: 21_990, render }
+  return 21_990
 }

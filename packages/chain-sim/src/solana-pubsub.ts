@@ -3,25 +3,23 @@
 // dataSize and memcmp filters: how a watcher hears of any token account of an owner) and their
 // unsubscribes, with notifications in the node's shapes (docs/chains.md, "Solana by address: what
 // the simulator answers"). Like a node it replays nothing: a client that was disconnected lists what
-// it missed with getSignaturesForAddress. The simulator has no event for a new block, so open
-// subscriptions look at the chain every `pollIntervalMs`.
+// it missed with getSignaturesForAddress. What a subscription hears of each block is
+// solana-block-subscriptions.ts's, shared with the simulator's in-process address reader.
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { base58, base64 } from '@scure/base'
 import { type WebSocket, WebSocketServer } from 'ws'
-import type { ChainSimulator, SimulatedBlock } from './simulator.js'
+import type { ChainSimulator } from './simulator.js'
+import { type AccountEncoding, accountStateAfter } from './solana-accounts.js'
 import {
-  type AccountEncoding,
-  accountStateAfter,
-  tokenAccountData,
-  tokenHoldingAfter,
-} from './solana-accounts.js'
-import {
-  nodeJson,
-  type SolanaTransaction,
-  simulatedSolanaTransactions,
-  TOKEN_PROGRAM_ID,
-} from './solana-rpc-blocks.js'
+  type AccountFilter,
+  type BlockNews,
+  type BlockSubscription,
+  createBlockFollower,
+  type SubscriptionKind,
+} from './solana-block-subscriptions.js'
+import { slotAt } from './solana-node.js'
+import { nodeJson } from './solana-rpc-blocks.js'
 
 export interface SolanaPubsubOptions {
   simulator: ChainSimulator
@@ -42,23 +40,12 @@ export interface SolanaPubsub {
   close(): Promise<void>
 }
 
-type Commitment = 'processed' | 'confirmed' | 'finalized'
 type Json = Record<string, unknown>
 
-interface Subscription {
+interface Subscription extends BlockSubscription {
   id: number
-  kind: 'account' | 'logs' | 'signature' | 'program'
-  /** the watched account or signature */
-  target: string
-  commitment: Commitment
   encoding: AccountEncoding
-  /** the highest slot already looked at */
-  seen: number
-  /** programSubscribe: what every notified account matches */
-  filters: AccountFilter[]
 }
-
-type AccountFilter = { dataSize: number } | { memcmp: { offset: number; bytes: Uint8Array } }
 
 interface Connection {
   socket: WebSocket
@@ -69,7 +56,7 @@ interface Connection {
 /** the largest message a node takes from a client */
 const MAX_CLIENT_MESSAGE_BYTES = 4096
 const CLOSE_HANDSHAKE_MS = 200
-const UNSUBSCRIBE: Record<string, Subscription['kind']> = {
+const UNSUBSCRIBE: Record<string, SubscriptionKind> = {
   accountUnsubscribe: 'account',
   logsUnsubscribe: 'logs',
   signatureUnsubscribe: 'signature',
@@ -82,19 +69,20 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES })
   const connections = new Set<Connection>()
   let nextId = 1
-  let timer: NodeJS.Timeout | undefined
-  let polling = false
+  const follower = createBlockFollower(simulator, pollIntervalMs, function* () {
+    for (const connection of connections) yield* connection.subscriptions.values()
+  })
 
   server.on('connection', (socket: WebSocket, _request: IncomingMessage, network: string) => {
     const connection: Connection = { socket, network, subscriptions: new Map() }
     connections.add(connection)
-    ensurePolling()
+    follower.start()
     socket.on('message', (data) => {
       void onMessage(connection, String(data)).catch(() => socket.terminate())
     })
     socket.on('close', () => {
       connections.delete(connection)
-      if (connections.size === 0) stopPolling()
+      if (connections.size === 0) follower.stop()
     })
     socket.on('error', () => socket.terminate())
   })
@@ -127,7 +115,7 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
         connection.subscriptions.delete(subscription.id)
         return reply({ result: true })
       }
-      const subscription = await subscribe(connection.network, method, list)
+      const subscription = await subscribe(connection, method, list)
       if (subscription === undefined) return reply({ error: { code: -32601, message: 'Method not found' } })
       connection.subscriptions.set(subscription.id, subscription)
       return reply({ result: subscription.id })
@@ -137,18 +125,24 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
     }
   }
 
-  async function subscribe(network: string, method: unknown, params: unknown[]) {
+  async function subscribe(connection: Connection, method: unknown, params: unknown[]) {
     const [target, config] = params
     const settings = readSettings(config)
-    const seen = await slotAt(network, settings.commitment)
-    const make = (kind: Subscription['kind'], watched: string): Subscription => ({
-      id: nextId++,
-      kind,
-      target: watched,
-      seen,
-      filters: [],
-      ...settings,
-    })
+    const make = async (kind: SubscriptionKind, watched: string, filters: AccountFilter[] = []) => {
+      const id = nextId++
+      const subscription: Subscription = {
+        id,
+        network: connection.network,
+        kind,
+        target: watched,
+        filters,
+        ...settings,
+        seen: await slotAt({ simulator, network: connection.network }, settings.commitment),
+        isOpen: () => connection.subscriptions.has(id),
+        deliver: (slot, news) => notify(connection, subscription, slot, news),
+      }
+      return subscription
+    }
     switch (method) {
       case 'accountSubscribe':
         return make('account', readKey(target, 32))
@@ -162,79 +156,20 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
         if (mentions.length !== 1) throw new InvalidParams('Invalid Request: Only 1 address supported')
         return make('logs', readKey(mentions[0], 32))
       }
-      case 'programSubscribe': {
-        const subscription = make('program', readKey(target, 32))
-        subscription.filters = readFilters((config as { filters?: unknown } | undefined)?.filters)
-        return subscription
-      }
-      case 'signatureSubscribe': {
-        const subscription = make('signature', readKey(target, 64))
-        // a signature already in a block at the commitment is notified at the next look
-        const slot = await simulator.transactionHeight(network, subscription.target)
-        if (typeof slot === 'number') subscription.seen = Math.min(seen, slot - 1)
-        return subscription
-      }
+      case 'programSubscribe':
+        return make(
+          'program',
+          readKey(target, 32),
+          readFilters((config as { filters?: unknown } | undefined)?.filters),
+        )
+      case 'signatureSubscribe':
+        return make('signature', readKey(target, 64))
       default:
         return undefined
     }
   }
 
-  async function slotAt(network: string, commitment: Commitment): Promise<number> {
-    if (commitment === 'finalized') return simulator.finalizedHeight(network)
-    return (await simulator.head(network)).height
-  }
-
-  function ensurePolling(): void {
-    if (timer !== undefined) return
-    timer = setInterval(() => {
-      if (polling) return
-      polling = true
-      poll()
-        .catch(() => {})
-        .finally(() => {
-          polling = false
-        })
-    }, pollIntervalMs)
-    timer.unref()
-  }
-
-  function stopPolling(): void {
-    clearInterval(timer)
-    timer = undefined
-  }
-
-  async function poll(): Promise<void> {
-    const slots = new Map<string, number>()
-    const blocks = new Map<string, { block: SimulatedBlock; transactions: SolanaTransaction[] }>()
-    const read = async (network: string, slot: number) => {
-      const key = `${network}/${slot}`
-      const known = blocks.get(key)
-      if (known) return known
-      const [block] = await simulator.blockDetails(network, slot, slot)
-      const found = block && { block, transactions: simulatedSolanaTransactions(block) }
-      if (found) blocks.set(key, found)
-      return found
-    }
-    for (const connection of connections) {
-      for (const subscription of [...connection.subscriptions.values()]) {
-        const key = `${connection.network}/${subscription.commitment}`
-        const highest = slots.get(key) ?? (await slotAt(connection.network, subscription.commitment))
-        slots.set(key, highest)
-        while (subscription.seen < highest && connection.subscriptions.has(subscription.id)) {
-          subscription.seen += 1
-          const found = await read(connection.network, subscription.seen)
-          if (found) notify(connection, subscription, found.block.height, found.transactions)
-        }
-      }
-    }
-  }
-
-  function notify(
-    connection: Connection,
-    subscription: Subscription,
-    slot: number,
-    transactions: SolanaTransaction[],
-  ): void {
+  function notify(connection: Connection, subscription: Subscription, slot: number, news: BlockNews[]): void {
     const context = { slot }
     const message = (method: string, value: unknown) =>
       send(connection, {
@@ -242,46 +177,29 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
         method,
         params: { result: { context, value }, subscription: subscription.id },
       })
-    if (subscription.kind === 'signature') {
-      const transaction = transactions.find((candidate) => candidate.signature === subscription.target)
-      if (transaction === undefined) return
-      // one notification, then the subscription ends on its own
-      connection.subscriptions.delete(subscription.id)
-      message('signatureNotification', { err: transaction.err })
-      return
-    }
-    const mentioning = transactions.filter((transaction) =>
-      transaction.keys.some((key) => key.pubkey === subscription.target),
-    )
-    if (subscription.kind === 'logs') {
-      for (const transaction of mentioning) {
+    for (const item of news) {
+      const { transaction } = item
+      if (item.kind === 'signature') {
+        // one notification, then the subscription ends on its own
+        connection.subscriptions.delete(subscription.id)
+        message('signatureNotification', { err: transaction.err })
+      } else if (item.kind === 'logs') {
         message('logsNotification', {
           err: transaction.err,
           logs: transaction.logMessages,
           signature: transaction.signature,
         })
+      } else if (item.kind === 'account') {
+        message(
+          'accountNotification',
+          accountStateAfter(transaction, subscription.target, subscription.encoding),
+        )
+      } else {
+        message('programNotification', {
+          account: accountStateAfter(transaction, item.pubkey, subscription.encoding),
+          pubkey: item.pubkey,
+        })
       }
-      return
-    }
-    if (subscription.kind === 'account') {
-      // an account's notification carries its state after the slot, once however often it changed
-      const last = mentioning.at(-1)
-      if (last)
-        message('accountNotification', accountStateAfter(last, subscription.target, subscription.encoding))
-      return
-    }
-    // the program's accounts that changed in the slot and match the filters, each once, last state
-    const changed = new Map<string, SolanaTransaction>()
-    for (const transaction of transactions) {
-      for (const { pubkey } of transaction.keys) {
-        if (programAccount(transaction, pubkey, subscription)) changed.set(pubkey, transaction)
-      }
-    }
-    for (const [pubkey, transaction] of changed) {
-      message('programNotification', {
-        account: accountStateAfter(transaction, pubkey, subscription.encoding),
-        pubkey,
-      })
     }
   }
 
@@ -300,13 +218,13 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
         // gone now, not when the socket's close event comes
         connections.delete(connection)
       }
-      stopPolling()
+      follower.stop()
       return dropped
     },
     subscriptionCount: () =>
       [...connections].reduce((count, connection) => count + connection.subscriptions.size, 0),
     async close() {
-      stopPolling()
+      follower.stop()
       // a normal closure, which web3.js does not reconnect after; sockets that do not answer it
       // are ended at once
       await Promise.all(
@@ -325,20 +243,6 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
-}
-
-/** whether a key of the transaction is an account of the subscription's program matching its filters */
-function programAccount(transaction: SolanaTransaction, pubkey: string, subscription: Subscription): boolean {
-  // only token accounts are simulated as program-owned accounts with data
-  if (subscription.target !== TOKEN_PROGRAM_ID) return false
-  const token = tokenHoldingAfter(transaction, pubkey)
-  if (token === undefined) return false
-  const data = tokenAccountData(token.mint, token.owner, BigInt(token.uiTokenAmount.amount))
-  return subscription.filters.every((filter) => {
-    if ('dataSize' in filter) return filter.dataSize === data.length
-    const { offset, bytes } = filter.memcmp
-    return offset + bytes.length <= data.length && bytes.every((byte, at) => data[offset + at] === byte)
-  })
 }
 
 class InvalidParams extends Error {}

@@ -388,11 +388,20 @@ describe('POST /chains/:network slots and blocks', () => {
     ])
     expect((await rpc('getBlocks', 1, 600_000, { commitment: 'confirmed' })).error).toBeUndefined()
     expect((await rpc('getBlocks', 0, 500_001 + height, { commitment: 'confirmed' })).error).toBeUndefined()
-    expect((await rpc('getSlot', { commitment: 'confirmed', minContextSlot: height + 1 })).error).toEqual({
+    const behind = {
       code: -32016,
       message: 'Minimum context slot has not been reached',
       data: { contextSlot: height },
-    })
+    }
+    const ahead = { commitment: 'confirmed', minContextSlot: height + 1 }
+    const key = simulatedAddress('SOLANA')
+    expect((await rpc('getSlot', ahead)).error).toEqual(behind)
+    // what a watcher lists and checks with: a node behind says so rather than answer with less
+    expect((await rpc('getSignaturesForAddress', key, ahead)).error).toEqual(behind)
+    expect((await rpc('getMultipleAccounts', [key], ahead)).error).toEqual(behind)
+    expect((await rpc('getSignaturesForAddress', key, { ...ahead, minContextSlot: height })).result).toEqual(
+      [],
+    )
   })
 
   it('answers getLatestBlockhash, getVersion, getHealth and getGenesisHash', async () => {

@@ -1,10 +1,10 @@
 // A Solana JSON-RPC node in front of the simulator: POST /chains/<network> answers what
-// @solana/web3.js's Connection asks a real node while following blocks or accounts, in the node's shapes and
-// with its errors. Slots are the simulator's block heights; `processed` and `confirmed` stand at
-// the head, `finalized` at the simulator's finalized height.
+// @solana/web3.js's Connection asks a real node while following blocks or accounts, in the node's
+// shapes and with its errors. What the node knows is solana-node.ts's, shared with the simulator's
+// in-process address reader.
 import { base58 } from '@scure/base'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
-import type { ChainSimulator, SimulatedBlock, SolanaAccountState } from './simulator.js'
+import type { ChainSimulator, SolanaAccountState } from './simulator.js'
 import {
   type AccountEncoding,
   renderAccount,
@@ -14,14 +14,23 @@ import {
 import { blockhashIsRecent, decodeWireTransaction } from './solana-execution.js'
 import { BLOCKHASH_VALIDITY } from './solana-ledger.js'
 import {
+  accountExists,
+  blockTimeAt,
+  type Commitment,
+  contextSlotAt,
+  type SolanaNode,
+  signatureStatuses,
+  signaturesForAddress,
+  slotAt,
+  transactionAt,
+} from './solana-node.js'
+import {
   type BlockEncoding,
   type BlockRenderOptions,
   nodeJson,
   renderSolanaBlock,
   renderSolanaTransaction,
   SolanaRpcError,
-  type SolanaTransaction,
-  simulatedSolanaTransactions,
   TOKEN_PROGRAM_ID,
   type TransactionDetails,
   uiTokenAmount,
@@ -49,16 +58,8 @@ const MAX_SIGNATURE_STATUSES = 256
 const MAX_MULTIPLE_ACCOUNTS = 100
 /** what getSignaturesForAddress lists at once, and by default */
 const MAX_SIGNATURES_FOR_ADDRESS = 1000
-/** how many blocks the simulator reads at once while looking for an address */
-const SEARCH_BATCH = 256
-
-type Commitment = 'processed' | 'confirmed' | 'finalized'
 type Params = unknown[]
-
-interface Node {
-  simulator: ChainSimulator
-  network: string
-}
+type Node = SolanaNode
 
 interface JsonRpcRequest {
   jsonrpc: '2.0'
@@ -161,7 +162,13 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     if (typeof wireParam !== 'string') throw invalidParams('invalid type: expected a string')
     const config = readConfig(configParam)
     const wire = decodeWireTransaction(wireParam, config.encoding)
-    return (await node.simulator.sendSolanaTransaction(node.network, wire)).signature
+    const skipPreflight = config.skipPreflight === true
+    // the bank it is checked against: a node below minContextSlot refuses it
+    await contextSlot(node, {
+      commitment: skipPreflight ? 'processed' : config.preflightCommitment,
+      minContextSlot: config.minContextSlot,
+    })
+    return (await node.simulator.sendSolanaTransaction(node.network, wire, { skipPreflight })).signature
   },
 
   // what sending would do, without doing it; signatures are checked only with sigVerify
@@ -287,10 +294,7 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
   },
 
   async getBlockTime(node, [slotParam]) {
-    const slot = readSlot(slotParam)
-    const [block] = slot < 1 ? [] : await node.simulator.blockDetails(node.network, slot, slot)
-    if (block === undefined) throw new SolanaRpcError(-32004, `Block not available for slot ${slot}`)
-    return Math.floor(Date.parse(block.time) / 1000)
+    return blockTimeAt(node, readSlot(slotParam))
   },
 
   // what a node knows of each signature: null when it does not know it (never sent, dropped, or
@@ -303,29 +307,8 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
       throw invalidParams(`Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`)
     }
     readConfig(config)
-    const head = (await node.simulator.head(node.network)).height
-    const finalized = await node.simulator.finalizedHeight(node.network)
-    const value: unknown[] = []
-    for (const signature of signatures as string[]) {
-      const slot = await node.simulator.transactionHeight(node.network, signature)
-      const [block] =
-        slot === null || slot === undefined ? [] : await node.simulator.blockDetails(node.network, slot, slot)
-      const stored = block?.transactions.find((transaction) => transaction.txHash === signature)
-      if (slot === null || slot === undefined || stored === undefined) {
-        value.push(null)
-        continue
-      }
-      const err = stored.failure === null ? null : { InstructionError: [0, { Custom: 1 }] }
-      const final = slot <= finalized
-      value.push({
-        slot,
-        confirmations: final ? null : head - slot,
-        err,
-        status: err === null ? { Ok: null } : { Err: err },
-        confirmationStatus: final ? 'finalized' : 'confirmed',
-      })
-    }
-    return { context: { apiVersion: API_VERSION, slot: head }, value }
+    const { contextSlot, value } = await signatureStatuses(node, signatures as string[])
+    return { context: { apiVersion: API_VERSION, slot: contextSlot }, value }
   },
 
   // the transactions whose account keys (lookup table keys included) hold the address, newest
@@ -337,41 +320,13 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     if (limit < 1 || limit > MAX_SIGNATURES_FOR_ADDRESS) {
       throw invalidParams(`Invalid limit; max ${MAX_SIGNATURES_FOR_ADDRESS}`)
     }
-    const commitment = atLeastConfirmed(config.commitment)
-    let newest = await contextSlot(node, { ...config, commitment })
-    const before = readOptionalSignature(config.before)
-    const until = readOptionalSignature(config.until)
-    // before: listing starts below it; until: listing stops above it
-    let listing = true
-    if (before !== undefined) {
-      // a node that does not know `before` has nothing older to list
-      const slot = await node.simulator.transactionHeight(node.network, before)
-      if (slot === null || slot === undefined) return []
-      if (slot <= newest) {
-        newest = slot
-        listing = false
-      }
-    }
-    const finalized = await node.simulator.finalizedHeight(node.network)
-    const found: unknown[] = []
-    for await (const { block, transaction } of transactionsNewestFirst(node, newest)) {
-      if (transaction.signature === until) break
-      if (!listing) {
-        listing = transaction.signature === before
-        continue
-      }
-      if (!mentions(transaction, address)) continue
-      found.push({
-        blockTime: Math.floor(Date.parse(block.time) / 1000),
-        confirmationStatus: block.height <= finalized ? 'finalized' : 'confirmed',
-        err: transaction.err,
-        memo: null,
-        signature: transaction.signature,
-        slot: block.height,
-      })
-      if (found.length === limit) break
-    }
-    return found
+    return signaturesForAddress(node, address, {
+      commitment: atLeastConfirmed(config.commitment),
+      minContextSlot: readOptionalSlot(config.minContextSlot),
+      before: readOptionalSignature(config.before),
+      until: readOptionalSignature(config.until),
+      limit,
+    })
   },
 
   // the token accounts opened with this owner (ChainSimulator.openTokenAccount), each as the last
@@ -404,9 +359,8 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     const signature = readSignature(signatureParam)
     const config = readConfig(typeof configParam === 'string' ? { encoding: configParam } : configParam)
     const render = readRenderOptions(config)
-    const highest = await slotAt(node, atLeastConfirmed(config.commitment))
-    const found = await transactionAt(node, signature)
-    if (found === undefined || found.block.height > highest) return null
+    const found = await transactionAt(node, signature, atLeastConfirmed(config.commitment))
+    if (found === undefined) return null
     return renderSolanaTransaction(found.block, found.transaction, render)
   },
 
@@ -442,19 +396,9 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
 
 //////// Commitments and slots
 
-async function slotAt(node: Node, commitment: Commitment): Promise<number> {
-  if (commitment === 'finalized') return node.simulator.finalizedHeight(node.network)
-  return (await node.simulator.head(node.network)).height
-}
-
 /** the slot a context-bound read answers at, honouring minContextSlot as a node does */
-async function contextSlot(node: Node, config: Record<string, unknown>): Promise<number> {
-  const slot = await slotAt(node, readCommitment(config.commitment))
-  const { minContextSlot } = config
-  if (minContextSlot !== undefined && readSlot(minContextSlot) > slot) {
-    throw new SolanaRpcError(-32016, 'Minimum context slot has not been reached', { contextSlot: slot })
-  }
-  return slot
+function contextSlot(node: Node, config: Record<string, unknown>): Promise<number> {
+  return contextSlotAt(node, readCommitment(config.commitment), readOptionalSlot(config.minContextSlot))
 }
 
 /**
@@ -471,25 +415,6 @@ function slotsBetween(first: number, last: number): number[] {
   return last < from ? [] : Array.from({ length: last - from + 1 }, (_, offset) => from + offset)
 }
 
-/** the node's transactions from slot `newest` down to its first available block, newest first */
-async function* transactionsNewestFirst(
-  node: Node,
-  newest: number,
-): AsyncGenerator<{ block: SimulatedBlock; transaction: SolanaTransaction }> {
-  const oldest = Math.max(1, node.simulator.firstAvailableHeight(node.network))
-  for (let top = newest; top >= oldest; top -= SEARCH_BATCH) {
-    const blocks = await node.simulator.blockDetails(
-      node.network,
-      Math.max(oldest, top - SEARCH_BATCH + 1),
-      top,
-    )
-    for (const block of blocks.reverse()) {
-      if (node.simulator.lacksBlock(node.network, block.height)) continue
-      for (const transaction of simulatedSolanaTransactions(block).reverse()) yield { block, transaction }
-    }
-  }
-}
-
 async function blockhashValid(node: Node, blockhash: string): Promise<boolean> {
   const issued = await node.simulator.blockHeightOfHash(node.network, blockhash)
   return blockhashIsRecent(issued, (await node.simulator.head(node.network)).height)
@@ -498,37 +423,15 @@ async function blockhashValid(node: Node, blockhash: string): Promise<boolean> {
 /** an account of the ledger in the node's shape; null for one that holds nothing (does not exist) */
 function ledgerAccount(state: SolanaAccountState, encoding: AccountEncoding): unknown {
   const { lamports, token, nonce } = state
+  if (!accountExists(state)) return null
   if (nonce !== undefined) return renderNonceAccount(lamports, nonce, encoding)
-  if (token === undefined) return lamports === 0n ? null : renderAccount(lamports, undefined, encoding)
+  if (token === undefined) return renderAccount(lamports, undefined, encoding)
   const holding: TokenHolding = {
     mint: token.mint,
     owner: token.owner,
     uiTokenAmount: uiTokenAmount(token.amount, token.decimals) as TokenHolding['uiTokenAmount'],
   }
   return renderAccount(lamports, holding, encoding)
-}
-
-function mentions(transaction: SolanaTransaction, address: string): boolean {
-  return transaction.keys.some((key) => key.pubkey === address)
-}
-
-/** a transaction in the block that holds it, as the node renders it; undefined if it has none */
-async function transactionAt(
-  node: Node,
-  signature: string,
-): Promise<{ block: SimulatedBlock; transaction: SolanaTransaction } | undefined> {
-  const slot = await node.simulator.transactionHeight(node.network, signature)
-  if (slot === null || slot === undefined) return undefined
-  if (
-    slot < node.simulator.firstAvailableHeight(node.network) ||
-    node.simulator.lacksBlock(node.network, slot)
-  ) {
-    return undefined
-  }
-  const [block] = await node.simulator.blockDetails(node.network, slot, slot)
-  const transaction =
-    block && simulatedSolanaTransactions(block).find((candidate) => candidate.signature === signature)
-  return block && transaction ? { block, transaction } : undefined
 }
 
 //////// Parameters
@@ -593,6 +496,10 @@ function atLeastConfirmed(commitment: unknown): Commitment {
   const level = readCommitment(commitment)
   if (level === 'processed') throw invalidParams('Method does not support commitment below `confirmed`')
   return level
+}
+
+function readOptionalSlot(value: unknown): number | undefined {
+  return value === undefined ? undefined : readSlot(value)
 }
 
 function readSlot(value: unknown): number {

@@ -419,6 +419,61 @@ describe('sendTransaction: durable nonces', () => {
   })
 })
 
+describe('sendTransaction with skipPreflight', () => {
+  it('puts a transaction whose instruction fails on chain, failed: its fee charged, nothing else done', async () => {
+    const [treasuryBefore] = await balances(treasury.publicKey)
+    const overdrawn = await legacy([solTransfer(payment, treasury.publicKey, SOL)], [treasury, payment])
+    const signature = await connection.sendRawTransaction(overdrawn.serialize(), { skipPreflight: true })
+    expect(await balances(payment.publicKey, treasury.publicKey)).toEqual([
+      SOL / 2,
+      (treasuryBefore as number) - 10_000,
+    ])
+    const { height } = await simulator.mineBlocks('SOLANA', 1)
+    const landed = await connection.getParsedTransaction(signature, {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    })
+    expect(landed).toMatchObject({
+      slot: height,
+      meta: {
+        err: { InstructionError: [0, { Custom: 1 }] },
+        fee: 10_000,
+        preBalances: [treasuryBefore, SOL / 2, 1],
+        postBalances: [(treasuryBefore as number) - 10_000, SOL / 2, 1],
+      },
+    })
+    // the instruction it asked for, parsed as a node parses it
+    expect(landed?.transaction.message.instructions).toMatchObject([
+      {
+        program: 'system',
+        parsed: {
+          type: 'transfer',
+          info: {
+            source: payment.publicKey.toBase58(),
+            destination: treasury.publicKey.toBase58(),
+            lamports: SOL,
+          },
+        },
+      },
+    ])
+    expect(landed?.meta?.logMessages).toContain(`Transfer: insufficient lamports ${SOL / 2}, need ${SOL}`)
+    const { value } = await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })
+    expect(value[0]).toMatchObject({ slot: height, err: { InstructionError: [0, { Custom: 1 }] } })
+    const [listed] = await connection.getSignaturesForAddress(payment.publicKey, { limit: 1 }, 'confirmed')
+    expect(listed).toMatchObject({ signature, slot: height, err: { InstructionError: [0, { Custom: 1 }] } })
+  })
+
+  it('still refuses what fails before the fee is charged', async () => {
+    const stranger = Keypair.generate()
+    const unfunded = new Transaction({ feePayer: stranger.publicKey, recentBlockhash: await blockhash() })
+    unfunded.add(solTransfer(stranger, treasury.publicKey, 1))
+    unfunded.sign(stranger)
+    await expect(
+      connection.sendRawTransaction(unfunded.serialize(), { skipPreflight: true }),
+    ).rejects.toThrow(/no record of a prior credit/)
+  })
+})
+
 describe('sendTransaction: refusals', () => {
   /** the refusal's error, after checking that it changed no balance */
   async function refused(wire: Uint8Array): Promise<Loose> {
@@ -537,6 +592,27 @@ describe('sendTransaction: refusals', () => {
       'Program log: Error: Non-native account can only be closed if its balance is zero',
     )
     expect((await connection.getTokenAccountBalance(source, 'confirmed')).value.amount).toBe('12500000')
+  })
+
+  it('refuses with -32016 when its preflight bank is below minContextSlot: finalized unless said, processed when skipped', async () => {
+    const transaction = await legacy([solTransfer(payment, treasury.publicKey, SOL / 4)], [treasury, payment])
+    const wire = Buffer.from(transaction.serialize()).toString('base64')
+    const { height } = await simulator.head('SOLANA')
+    const finalized = await simulator.finalizedHeight('SOLANA')
+    const behind = (contextSlot: number) => ({
+      code: -32016,
+      message: 'Minimum context slot has not been reached',
+      data: { contextSlot },
+    })
+    expect(
+      (await rpc('sendTransaction', wire, { encoding: 'base64', minContextSlot: finalized + 1 })).error,
+    ).toEqual(behind(finalized))
+    const skipped = { encoding: 'base64', skipPreflight: true }
+    expect((await rpc('sendTransaction', wire, { ...skipped, minContextSlot: height + 1 })).error).toEqual(
+      behind(height),
+    )
+    expect(await balances(payment.publicKey)).toEqual([SOL / 2])
+    expect((await rpc('sendTransaction', wire, { ...skipped, minContextSlot: height })).result).toBeDefined()
   })
 
   it('refuses a replay of an accepted transaction (AlreadyProcessed)', async () => {

@@ -1,118 +1,103 @@
-import { chainFormat, simulatedAddress } from '@chainpay/chain-sim'
-import { type SimulatorNode, startSimulatorNode, testNetworks } from '@chainpay/chain-sim/testing'
-import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
+import { chainFormat } from '@chainpay/chain-sim'
+import {
+  type SimulatorNode,
+  solanaAddressReaderDriver,
+  startSimulatorNode,
+  testNetworks,
+} from '@chainpay/chain-sim/testing'
+import { defaultAssetRegistry } from '@chainpay/domain'
 import type { SolanaAddressReader } from '@chainpay/ports'
-import { Connection } from '@solana/web3.js'
+import { describeSolanaAddressReaderContract, type SolanaAddressReaderDriver } from '@chainpay/ports/testing'
+import type { Connection } from '@solana/web3.js'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createSolanaAddressReader } from './solana-address-reader.js'
+import { createSolanaConnection } from './solana-connection.js'
 
-const USDC = resolveAsset(defaultAssetRegistry, { network: 'SOLANA', currency: 'USDC' }).contract as string
-/** Solana's finality depth in the simulator */
-const FINALITY_DEPTH = 31
-
-let node: SimulatorNode
-let reader: SolanaAddressReader
-let connection: Connection
-/** JSON-RPC calls over HTTP, by method */
-let calls: Map<string, number>
-let ends: Array<() => Promise<void>>
-
-beforeEach(async () => {
-  node = await startSimulatorNode({ networks: testNetworks('SOLANA') })
-  calls = new Map()
-  ends = []
+/** the reader over a web3.js Connection to the node, its HTTP calls counted by method */
+function readerOf(node: SimulatorNode, calls = new Map<string, number>()) {
   const counting = (async (url: string, init: RequestInit) => {
     const { method } = JSON.parse(String(init.body)) as { method: string }
     calls.set(method, (calls.get(method) ?? 0) + 1)
     return fetch(url, init)
   }) as unknown as typeof fetch
-  connection = new Connection(node.solanaUrl('SOLANA'), {
-    commitment: 'confirmed',
-    wsEndpoint: node.solanaWsUrl('SOLANA'),
-    httpAgent: false,
+  const connection = createSolanaConnection({
+    rpcUrl: node.solanaUrl('SOLANA'),
+    wsUrl: node.solanaWsUrl('SOLANA'),
     fetch: counting,
   })
-  reader = createSolanaAddressReader({ network: 'SOLANA', registry: defaultAssetRegistry, connection })
-})
-
-afterEach(async () => {
-  await Promise.all(ends.map((end) => end()))
-  await node.close()
-})
-
-async function pay(to: string, amount: string, currency: string): Promise<string> {
-  const { txHash } = await node.simulator.submitTransfer('SOLANA', { to, amount, currency })
-  await node.simulator.mineBlocks('SOLANA', 1)
-  return txHash
+  const reader = createSolanaAddressReader({ network: 'SOLANA', registry: defaultAssetRegistry, connection })
+  return { reader, connection, calls }
 }
 
-describe('createSolanaAddressReader against the simulator, through web3.js', () => {
-  it('hears of a payment to a token account of the owner other than the associated one, and reads it with its owner', async () => {
-    const owner = simulatedAddress('SOLANA')
-    const account = await node.simulator.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
-    const heard: string[] = []
-    ends.push(reader.onActivity(account.address, (signature) => heard.push(signature)))
-    await vi.waitFor(() => expect(node.solanaPubsub.subscriptionCount()).toBe(1))
+function subscriptionsLive(node: SimulatorNode) {
+  return (count: number) =>
+    vi.waitFor(() => expect(node.solanaPubsub.subscriptionCount()).toBe(count), { timeout: 5_000 })
+}
 
-    const txHash = await pay(account.address, '12.5', 'USDC')
-    await vi.waitFor(() => expect(heard).toEqual([txHash]))
-    calls.clear()
+describeSolanaAddressReaderContract('@solana/web3.js against the simulator node', async () => {
+  const node = await startSimulatorNode({ networks: testNetworks('SOLANA') })
+  return {
+    reader: readerOf(node).reader,
+    driver: await solanaAddressReaderDriver(node, 'SOLANA'),
+    subscriptionsLive: subscriptionsLive(node),
+    teardown: () => node.close(),
+  }
+})
 
-    const activity = await reader.activitySince(account.address, null)
-    expect(activity).toEqual([
-      { signature: txHash, slot: expect.any(Number), blockTime: expect.any(String), failed: false },
-    ])
-    const read = await reader.transaction(txHash)
-    expect(read?.transfers).toEqual([
-      expect.objectContaining({
-        txHash,
-        to: account.address,
-        owner,
-        asset: { kind: 'token', contract: USDC },
-        amountUnits: '12500000',
-        success: true,
-      }),
-    ])
-    expect(read?.slot).toBe(activity[0]?.slot)
-    // a SOL payment's owner is the receiving account itself
-    const sol = await pay(owner, '0.75', 'SOL')
-    expect((await reader.transaction(sol))?.transfers).toEqual([
-      expect.objectContaining({ to: owner, owner, asset: { kind: 'native' }, amountUnits: '750000000' }),
-    ])
-    expect(Object.fromEntries(calls)).toEqual({ getSignaturesForAddress: 1, getTransaction: 2 })
+describe('createSolanaAddressReader: its calls', () => {
+  let node: SimulatorNode
+  let driver: SolanaAddressReaderDriver
+  let reader: SolanaAddressReader
+  let connection: Connection
+  /** JSON-RPC calls over HTTP, by method */
+  let calls: Map<string, number>
+  let ends: Array<() => Promise<void>>
+
+  beforeEach(async () => {
+    node = await startSimulatorNode({ networks: testNetworks('SOLANA') })
+    driver = await solanaAddressReaderDriver(node, 'SOLANA')
+    ;({ reader, connection, calls } = readerOf(node))
+    ends = []
   })
 
-  it("finds an owner's token accounts, and hears when any of them changes", async () => {
-    const owner = simulatedAddress('SOLANA')
-    const first = await node.simulator.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
-    await node.simulator.openTokenAccount('SOLANA', { owner, currency: 'USDT' })
-    const changed: string[] = []
-    ends.push(reader.onTokenAccountChange(owner, (account, mint) => changed.push(`${account} ${mint}`)))
-    await vi.waitFor(() => expect(node.solanaPubsub.subscriptionCount()).toBe(1))
+  afterEach(async () => {
+    await Promise.all(ends.map((end) => end()))
+    await node.close()
+  })
 
-    // opened after the watch began: heard of when it is paid
-    const later = await node.simulator.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
-    await node.simulator.submitTransaction('SOLANA', {
-      transfers: [
-        { to: later.address, amount: '3', currency: 'USDC' },
-        { to: simulatedAddress('SOLANA'), amount: '3', currency: 'USDC' },
-      ],
-    })
+  it('lists an account in pages of 1,000 signatures and reads a transaction with one call', async () => {
+    const owner = driver.newOwner()
+    const first = await driver.pay([{ to: owner, amount: '1', currency: 'SOL' }])
+    for (let sent = 0; sent < 1001; sent += 1) {
+      await node.simulator.submitTransfer('SOLANA', { to: owner, amount: '0.001', currency: 'SOL' })
+    }
     await node.simulator.mineBlocks('SOLANA', 1)
-    await vi.waitFor(() => expect(changed).toEqual([`${later.address} ${USDC}`]))
-
     calls.clear()
-    const { states } = await reader.accounts([first.address, later.address, owner])
-    expect(states.get(first.address)?.token).toEqual({ mint: USDC, amount: 0n })
-    expect(states.get(later.address)?.token).toEqual({ mint: USDC, amount: 3_000_000n })
-    expect(Object.fromEntries(calls)).toEqual({ getMultipleAccounts: 1 })
+    const since = await reader.activitySince(owner, first.txHash)
+    expect(since).toHaveLength(1001)
+    expect(new Set(since.map((item) => item.signature)).size).toBe(1001)
+    expect(await reader.activitySince(owner, since.at(-1)?.signature ?? null)).toEqual([])
+    await reader.transaction(first.txHash)
+    expect(Object.fromEntries(calls)).toEqual({ getSignaturesForAddress: 3, getTransaction: 1 })
+  })
+
+  it('reads statuses in batches of 256 and accounts in batches of 100', async () => {
+    const paid = await driver.pay([{ to: driver.newOwner(), amount: '1', currency: 'SOL' }])
+    const unknown = Array.from({ length: 299 }, () => chainFormat('SOLANA').newTxHash())
+    calls.clear()
+    const { states } = await reader.statuses([paid.txHash, ...unknown])
+    expect(states.get(paid.txHash)).toMatchObject({ slot: paid.slot })
+    expect(states.size).toBe(300)
+    const { states: accounts } = await reader.accounts(Array.from({ length: 201 }, () => driver.newOwner()))
+    expect(accounts.size).toBe(201)
+    expect(Object.fromEntries(calls)).toEqual({ getSignatureStatuses: 2, getMultipleAccounts: 3 })
   })
 
   it('makes its subscriptions again after a normal closure, and lets the close end the retries of one the closing socket refused', async () => {
-    const owner = simulatedAddress('SOLANA')
+    const owner = driver.newOwner()
     const heard: string[] = []
     ends.push(reader.onActivity(owner, (signature) => heard.push(signature)))
-    await vi.waitFor(() => expect(node.solanaPubsub.subscriptionCount()).toBe(1))
+    await subscriptionsLive(node)(1)
     const web3 = connection as unknown as {
       _rpcWebSocket: { close(): void }
       _rpcWebSocketGeneration: number
@@ -125,59 +110,17 @@ describe('createSolanaAddressReader against the simulator, through web3.js', () 
       // connected until its close event, so a subscription asked meanwhile is refused by the socket,
       // and asked again at once, in a loop of promises that never let the close event come
       web3._rpcWebSocket.close()
-      ends.push(reader.onActivity(simulatedAddress('SOLANA'), () => {}))
+      ends.push(reader.onActivity(driver.newOwner(), () => {}))
       await vi.waitFor(() => expect(web3._rpcWebSocketGeneration).toBe(1))
       // connected again, both are made on the new connection, and notify
       await vi.waitFor(() => expect(node.solanaPubsub.subscriptionCount()).toBe(2), { timeout: 10_000 })
-      const txHash = await pay(owner, '0.5', 'SOL')
-      await vi.waitFor(() => expect(heard).toEqual([txHash]))
+      const paid = await driver.pay([{ to: owner, amount: '0.5', currency: 'SOL' }])
+      await vi.waitFor(() => expect(heard).toEqual([paid.txHash]))
       // the refusal is reported once the close went through (the pause), and asked no more
       await vi.waitFor(() => expect(refused()).toBeGreaterThanOrEqual(1))
       expect(refused()).toBeLessThanOrEqual(2)
     } finally {
       refusals.mockRestore()
     }
-  })
-
-  it('lists only what came after the last seen signature, oldest first, in pages of 1,000', async () => {
-    const address = simulatedAddress('SOLANA')
-    const first = await pay(address, '1', 'SOL')
-    const second = await pay(address, '2', 'SOL')
-    expect((await reader.activitySince(address, null)).map((item) => item.signature)).toEqual([first, second])
-    expect(await reader.activitySince(address, second)).toEqual([])
-
-    for (let sent = 0; sent < 1001; sent += 1) {
-      await node.simulator.submitTransfer('SOLANA', { to: address, amount: '0.001', currency: 'SOL' })
-    }
-    await node.simulator.mineBlocks('SOLANA', 1)
-    calls.clear()
-    const since = await reader.activitySince(address, second)
-    expect(since).toHaveLength(1001)
-    expect(new Set(since.map((item) => item.signature)).size).toBe(1001)
-    expect(calls.get('getSignaturesForAddress')).toBe(2)
-  })
-
-  it('reads statuses in batches of 256, finality and failures included', async () => {
-    const address = simulatedAddress('SOLANA')
-    const paid = await pay(address, '1', 'SOL')
-    const { txHash: failed } = await node.simulator.submitTransfer('SOLANA', {
-      to: address,
-      amount: '1',
-      currency: 'SOL',
-      fail: true,
-    })
-    await node.simulator.mineBlocks('SOLANA', 1)
-    // well-formed signatures the node never saw
-    const unknown = Array.from({ length: 298 }, () => chainFormat('SOLANA').newTxHash())
-    calls.clear()
-
-    const { states } = await reader.statuses([paid, failed, ...unknown])
-    expect(calls.get('getSignatureStatuses')).toBe(2)
-    expect(states.get(paid)).toEqual({ slot: expect.any(Number), finalized: false, failed: false })
-    expect(states.get(failed)).toMatchObject({ finalized: false, failed: true })
-    expect(unknown.every((signature) => states.get(signature) === null)).toBe(true)
-
-    await node.simulator.mineBlocks('SOLANA', FINALITY_DEPTH)
-    expect((await reader.statuses([paid])).states.get(paid)).toMatchObject({ finalized: true })
   })
 })

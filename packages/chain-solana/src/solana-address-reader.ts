@@ -9,21 +9,19 @@
 // other than the associated one (decisions 16). The watcher that decides what to read when is
 // @chainpay/chain-indexer's solana-address-watcher.ts.
 import type { AssetRegistry } from '@chainpay/domain'
-import type {
-  AccountState,
-  AddressActivity,
-  ChainTransfer,
-  SignatureState,
-  SolanaAddressReader,
+import {
+  type AccountState,
+  type AddressActivity,
+  type ChainTransfer,
+  type SignatureState,
+  type SolanaAddressReader,
+  type SolanaTransactionWithMeta,
+  solanaTransferFilter,
+  solanaTransfersOf,
 } from '@chainpay/ports'
 import { type Connection, PublicKey } from '@solana/web3.js'
 import { interruptSolanaCalls } from './solana-connection.js'
 import { endpointOrigin, redactorFor, toChainRpcError } from './solana-rpc-errors.js'
-import {
-  type SolanaTransactionWithMeta,
-  solanaTransferFilter,
-  solanaTransfersOf,
-} from './solana-transfers.js'
 
 export interface SolanaAddressReaderOptions {
   network: string

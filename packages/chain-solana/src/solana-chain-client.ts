@@ -1,12 +1,19 @@
 // The chain port over a Solana JSON-RPC node with @solana/web3.js: the head at `confirmed` with
 // the `finalized` slot beside it, and blocks as getBlocks lists them at `confirmed`, each read with
-// accounts only (keys and balance changes: what a transfer is read from, solana-transfers.ts). A slot is a height; a slot
-// without a block is absent, but only once the chain of parent slots shows it skipped: a node may
-// lack a block (a ledger jump to a recent snapshot, long-term storage), and neither its getBlocks
-// list nor its -32007/-32009 tell that apart from a skipped slot (docs/chains.md, "When a node lacks
-// a block"). A block it lacks is a ChainRpcError 'unavailable': unknown, ask again later or elsewhere.
+// accounts only (keys and balance changes: what a transfer is read from, solana-transfers.ts in
+// @chainpay/ports). A slot is a height; a slot without a block is absent, but only once the chain of
+// parent slots shows it skipped: a node may lack a block (a ledger jump to a recent snapshot,
+// long-term storage), and neither its getBlocks list nor its -32007/-32009 tell that apart from a
+// skipped slot (docs/chains.md, "When a node lacks a block"). A block it lacks is a ChainRpcError 'unavailable': unknown, ask again later or elsewhere.
 import { type AssetRegistry, findNetwork } from '@chainpay/domain'
-import { type ChainBlock, type ChainClient, ChainRpcError, type ChainTransfer } from '@chainpay/ports'
+import {
+  type ChainBlock,
+  type ChainClient,
+  ChainRpcError,
+  type ChainTransfer,
+  solanaTransferFilter,
+  solanaTransfersOf,
+} from '@chainpay/ports'
 import { Connection } from '@solana/web3.js'
 import { type AccountsModeBlock, getAccountsModeBlock } from './accounts-mode-block.js'
 import {
@@ -16,7 +23,6 @@ import {
   redactorFor,
   toChainRpcError,
 } from './solana-rpc-errors.js'
-import { solanaTransferFilter, solanaTransfersOf } from './solana-transfers.js'
 
 export interface SolanaChainClientOptions {
   /** the registry's network name, e.g. SOLANA or SOLANA_DEVNET */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { type AssetRegistry, defaultAssetRegistry, mergeAssetRegistry, resolveAsset } from '@chainpay/domain'
-import { ChainRpcError } from '@chainpay/ports'
 import { describe, expect, it } from 'vitest'
+import { ChainRpcError } from './chain.js'
 import {
   type SolanaFullTransaction,
   type SolanaTransactionWithMeta,

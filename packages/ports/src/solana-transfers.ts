@@ -5,9 +5,10 @@
 // account's owner. The lamports a token account gets are not SOL anybody was paid: the rent of a
 // token account the transaction creates (0.00203928 SOL, docs/chains.md), or wrapped SOL. A failed
 // transaction moves nothing but its fee, so it is reported through the transfers its instructions
-// ask for.
+// ask for. Both Solana address readers (the web3.js adapter and the simulator's own) and the block
+// client read transfers here, so that they report the same for the same transaction.
 import { type AssetRegistry, findAssetByContract } from '@chainpay/domain'
-import { ChainRpcError, type ChainTransfer, type TransferAsset } from '@chainpay/ports'
+import { ChainRpcError, type ChainTransfer, type TransferAsset } from './chain.js'
 
 /** an account key: a web3.js PublicKey, or the base58 text of a raw JSON answer */
 type Key = string | { toBase58(): string }
