@@ -1,5 +1,8 @@
 import type { ChainProgressObservation } from '@chainpay/contracts'
 import { simulatedAddress } from '@chainpay/chain-sim'
+import { solanaWallet } from '@chainpay/chain-sim/testing'
+import { createSolanaChainClient } from '@chainpay/chain-solana'
+import { defaultAssetRegistry } from '@chainpay/domain'
 import { createManualClock } from '@chainpay/platform'
 import { type ChainClient, Topics } from '@chainpay/ports'
 import { createSqliteBus, createSqliteChainIndexerStore } from '@chainpay/store-sqlite'
@@ -11,6 +14,7 @@ import {
   type IndexerHarness,
   mineAndScan,
   paymentCreated,
+  servedIndexer,
   statusTrail,
   testLogger,
   watchedPayment,
@@ -120,6 +124,22 @@ describe('createChainIndexer', () => {
       const observations = await harness.observations.transfersOf(payment.paymentId)
       expect(observations.map((observation) => observation.txHash)).toEqual([genuine.txHash])
     })
+  })
+
+  it('counts USDC a wallet pays the owner as Phantom does (through web3.js): the rent of the token account it creates is nobody’s SOL', async () => {
+    const indexer = await servedIndexer(harness, 'SOLANA', (node) =>
+      createSolanaChainClient({ network: 'SOLANA', registry: defaultAssetRegistry, rpcUrl: node.solanaUrl('SOLANA') }),
+    )
+    const payment = await watchedPayment(indexer, 'USDC')
+    const wallet = await solanaWallet(await harness.serve(), 'SOLANA')
+    const { txHash } = await wallet.pay({ to: payment.address, amount: '10', currency: 'USDC' })
+    await mineAndScan(harness, indexer)
+    const observations = (await harness.observations.settle()).filter(
+      (observation) => 'paymentId' in observation && observation.paymentId === payment.paymentId && observation.kind !== 'watching',
+    )
+    expect(observations).toEqual([
+      expect.objectContaining({ kind: 'transfer', txHash, address: payment.tokenAccount, amountUnits: '10000000' }),
+    ])
   })
 
   it('reports nothing a treasury sends: a sweep’s TRX top-up to a USDT payment’s address is no foreign TRX (TREASURY_ADDRESSES)', async () => {

@@ -3,6 +3,7 @@
 // JSON-RPC calls, and time is the test's clock, never measured (docs/chains.md, "Solana by address").
 
 import { simulatedAddress } from '@chainpay/chain-sim'
+import { solanaWallet } from '@chainpay/chain-sim/testing'
 import { at } from '@chainpay/domain/testing'
 import type { ForeignFundsObservation } from '@chainpay/contracts'
 import { associatedTokenAccount } from '@chainpay/wallet'
@@ -163,6 +164,34 @@ describe('the Solana address indexer through web3.js', () => {
       },
       { timeout: 10_000, interval: 50 },
     )
+  })
+
+  it('counts USDC a wallet pays the owner as Phantom does, creating its token account: the rent is nobody’s SOL', async () => {
+    const indexer = rig.indexer()
+    const payment = await rig.watched(indexer, 'USDC')
+    const wallet = await solanaWallet(rig.node, 'SOLANA')
+    expect(wallet.associatedTokenAccount(payment.address, 'USDC')).toBe(payment.tokenAccount)
+    const { txHash } = await wallet.pay({ to: payment.address, amount: '10', currency: 'USDC' })
+    await harness.sim.mineBlocks('SOLANA', 1)
+    await vi.waitFor(
+      async () => {
+        await indexer.scanOnce()
+        expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([
+          expect.objectContaining({ txHash, address: payment.tokenAccount, owner: payment.address, amountUnits: '10000000' }),
+        ])
+      },
+      { timeout: 10_000, interval: 50 },
+    )
+    await harness.sim.mineBlocks('SOLANA', FINALITY_DEPTH)
+    await vi.waitFor(
+      async () => {
+        await rig.runFor(indexer, 5_000)
+        expect((await harness.observations.transfersOf(payment.paymentId)).at(-1)).toMatchObject({ final: true })
+      },
+      { timeout: 10_000, interval: 50 },
+    )
+    // the 0.00203928 SOL the wallet paid into the new token account: no foreign funds
+    expect(await foreignFundsOf(payment.paymentId)).toEqual([])
   })
 
   it('reports nothing a treasury sends: a sweep’s top-up is no funds (TREASURY_ADDRESSES)', async () => {

@@ -165,12 +165,28 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   async function accountsOf(owner: string, entry: WatchedAddress): Promise<Set<string>> {
     const stored = ownedBy.get(owner)
     if (stored?.has(owner)) return new Set(stored)
-    const owned = new Set([owner, ...mints.map((mint) => associatedTokenAccount(owner, mint))])
+    const owned = new Set([owner, ...associatedAccountsOf(owner, entry)])
     // an SPL payment's own token account, as payment-command derived it
     if (entry.owner !== undefined) owned.add(entry.address)
     for (const account of stored ?? []) owned.add(account)
     for (const account of owned) await adopt(owner, account)
     return owned
+  }
+
+  /**
+   * the owner's associated token accounts of every registry mint; none for an address off the
+   * curve, which no wallet's key is (no payment's address is one): said, and the rest followed
+   */
+  function associatedAccountsOf(owner: string, entry: WatchedAddress): string[] {
+    try {
+      return mints.map((mint) => associatedTokenAccount(owner, mint))
+    } catch (error) {
+      logger.warn(
+        { err: error, paymentId: entry.paymentId, address: owner },
+        "a payment's address has no associated token accounts (not an ed25519 key): following it alone",
+      )
+      return []
+    }
   }
 
   function subscribe(followed: FollowedPayment): Array<() => Promise<void>> {

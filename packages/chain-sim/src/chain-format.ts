@@ -1,8 +1,7 @@
 // What hashes and addresses look like on each chain, so that code reading the simulator sees the
 // same shapes it will see from real nodes.
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 import type { Chain } from '@chainpay/domain'
-import { ed25519 } from '@noble/curves/ed25519.js'
 import { base58, createBase58check } from '@scure/base'
 import type { SimulatedFailure } from './simulator.js'
 
@@ -45,17 +44,30 @@ const solanaFormat: ChainFormat = {
   // a transaction signature: 64 bytes
   newTxHash: () => base58Encode(randomBytes(64)),
   newBlockHash: () => base58Encode(randomBytes(32)),
-  // a real ed25519 public key, as every wallet's address is: an owner token accounts can be derived for
-  newAddress: () => base58Encode(ed25519.getPublicKey(randomBytes(32))),
+  newAddress: () => base58Encode(randomBytes(32)),
 }
 
 export function chainFormat(chain: Chain): ChainFormat {
   return chain === 'TRON' ? tronFormat : solanaFormat
 }
 
-/** a random, well-formed address of the chain: base58check 0x41 || 20 bytes, or a base58 ed25519 public key */
+/**
+ * a random, well-formed address of the chain: base58check 0x41 || 20 bytes, or a base58 32-byte
+ * key (which need not be a point of the curve: cheap, for the many addresses nobody owns)
+ */
 export function simulatedAddress(chain: Chain): string {
   return chainFormat(chain).newAddress()
+}
+
+/**
+ * the address of a wallet, as a payment's is: on Solana a real ed25519 public key, which token
+ * accounts can be derived for (an off-curve key has no associated token account)
+ */
+export function simulatedWalletAddress(chain: Chain): string {
+  if (chain === 'TRON') return simulatedAddress(chain)
+  const spki = generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' })
+  // an Ed25519 SubjectPublicKeyInfo is a 12-byte header and the key
+  return base58Encode(new Uint8Array(spki.subarray(spki.length - 32)))
 }
 
 /** Base58 with leading zero bytes as '1's (Bitcoin alphabet), the encoding of both chains */

@@ -4,7 +4,7 @@
 // HTTP as TRON and Solana nodes, for indexers that read it through the real RPC clients.
 
 import { randomUUID } from 'node:crypto'
-import { type ChainSimulator, simulatedAddress } from '@chainpay/chain-sim'
+import { type ChainSimulator, simulatedWalletAddress } from '@chainpay/chain-sim'
 import {
   openTestSimulator,
   type SimulatorNode,
@@ -117,7 +117,7 @@ export function paymentCreated(
   const asset = resolveAsset(defaultAssetRegistry, fields)
   const chain: Chain = asset.chain
   const units = toUnits('10', asset.decimals).toString()
-  const address = fields.address ?? simulatedAddress(chain)
+  const address = fields.address ?? simulatedWalletAddress(chain)
   const data = paymentCreatedData({
     paymentId: randomUUID(),
     tokenStandard: asset.tokenStandard,
