@@ -45,6 +45,7 @@ describe('readStandaloneConfig', () => {
       chains: {
         chainMode: 'simulator',
         solanaWatchMode: 'address',
+        treasuries: [],
         chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
         blockIntervalMs: { TRON: 300, SOLANA: 200 },
         simulatorClient: 'in-process',
@@ -66,6 +67,7 @@ describe('readStandaloneConfig', () => {
       chains: {
         chainMode: 'rpc',
         solanaWatchMode: 'address',
+        treasuries: [],
         chains: { networks: ['TRON_NILE', 'SOLANA_DEVNET'], requiredConfirmations: { TRON_NILE: 19 } },
         endpoints: [
           { network: 'TRON_NILE', chain: 'TRON', rpcUrl: 'https://nile.trongrid.io' },

@@ -23,6 +23,7 @@ const watched = (address: string, changes: Partial<WatchedAddress> = {}): Watche
   paymentCreatedAt: '2030-01-01T00:00:00.000Z',
   requiredConfirmations: 32,
   watchingReportedAt: '2030-01-01T00:00:01.000Z',
+  closedAt: null,
   ...changes,
 })
 

@@ -35,6 +35,7 @@ describe('createSqliteChainIndexerStore', () => {
       paymentCreatedAt: '2030-01-01T00:00:00.000Z',
       requiredConfirmations: 32,
       watchingReportedAt: '2030-01-01T00:00:01.000Z',
+      closedAt: null,
     }
     const transfer = {
       network: 'SOLANA',

@@ -243,7 +243,8 @@ export function samplePaymentDocument(
         blockHeight: 100,
         blockTime: '2030-01-01T00:05:00.000Z',
         confirmations: revision,
-        final: false,
+        // the watcher's word at the requirement (19), as a v1.2 watcher says it
+        final: revision >= 19,
         withdrawn: false,
       },
     ],
