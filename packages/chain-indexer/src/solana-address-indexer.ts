@@ -8,7 +8,8 @@
 // - of a new payment's accounts, before it is reported `watching`: what came before its
 //   subscriptions;
 // - of the open payments' accounts on every (re)connect of the websocket (notifications sent while it
-//   was down are lost) and every 15 s while it is not open;
+//   was down are lost) and every 15 s while it is not open, with the status of every transfer not
+//   final yet;
 // - at a payment's deadline (expiresAt), after the chain time, so that every transfer up to that block
 //   time is listed before the chain time (progress) that lets the payment expire is published;
 // - of every account every `checkIntervalMs` (default 10 minutes), with the chain time: the safety
@@ -248,7 +249,8 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     }
     disconnectionLogged = disconnected
     if (reconnected || (disconnected && nowMs - lastOpenCheckMs >= DISCONNECTED_CHECK_INTERVAL_MS)) {
-      if (reconnected) follower.recountAll()
+      // finality subscriptions said nothing while the socket was down (or say nothing while it is)
+      follower.recountAll()
       reconnected = false
       await watcher.check('open')
       lastOpenCheckMs = nowMs
