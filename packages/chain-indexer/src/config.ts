@@ -45,6 +45,11 @@ export type SolanaWatchMode = (typeof SOLANA_WATCH_MODES)[number]
 interface SolanaWatchSettings {
   solanaWatchMode: SolanaWatchMode
   /**
+   * SOLANA_CHECK_INTERVAL_MS: how often SOLANA_WATCH_MODE=address checks every followed account in
+   * batches, the only way late funds of a final payment are found (decisions 19; docs/chains.md)
+   */
+  solanaCheckIntervalMs: number
+  /**
    * TREASURY_ADDRESSES: the operator's treasuries, any chain's (comma separated). What they send is
    * never anybody's funds: a sweep's activation and energy top-up to a payment's address are not
    * foreign funds (decisions 19; docs/treasury.md)
@@ -186,11 +191,19 @@ export function readChainSettings(
   const mode = readChainMode(read, options.defaultMode)
   const variables = setVariableNames(env)
   const solanaWatchMode = read.oneOf('SOLANA_WATCH_MODE', SOLANA_WATCH_MODES, { default: 'address' })
-  const treasuries = readTreasuries(read)
+  const solanaCheckIntervalMs = read.int('SOLANA_CHECK_INTERVAL_MS', {
+    default: DEFAULT_SOLANA_CHECK_INTERVAL_MS,
+    min: 1000,
+    max: 3_600_000,
+  })
+  const watch = { solanaWatchMode, solanaCheckIntervalMs, treasuries: readTreasuries(read) }
   return mode === 'rpc'
-    ? { ...readRpcMode(read, env, variables, registry), solanaWatchMode, treasuries }
-    : { ...readSimulatorMode(read, env, variables, registry, mode, options), solanaWatchMode, treasuries }
+    ? { ...readRpcMode(read, env, variables, registry), ...watch }
+    : { ...readSimulatorMode(read, env, variables, registry, mode, options), ...watch }
 }
+
+/** ten minutes: at most one call per 100 followed accounts per ten minutes at idle (decisions 19) */
+export const DEFAULT_SOLANA_CHECK_INTERVAL_MS = 10 * 60 * 1000
 
 /** a TRON address (base58check, T...) or a Solana one (base58 of 32 bytes): what a treasury may be */
 const TREASURY_ADDRESS = /^(T[1-9A-HJ-NP-Za-km-z]{33}|[1-9A-HJ-NP-Za-km-z]{32,44})$/

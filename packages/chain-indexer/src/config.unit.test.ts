@@ -39,6 +39,7 @@ describe('readChainIndexerConfig', () => {
       chainMode: 'simulator',
       solanaWatchMode: 'address',
       treasuries: [],
+      solanaCheckIntervalMs: 600000,
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
       blockIntervalMs: { TRON: 3000, SOLANA: 400 },
       simulatorClient: 'rpc',
@@ -84,6 +85,7 @@ describe('readChainIndexerConfig', () => {
       chainMode: 'simulator',
       solanaWatchMode: 'address',
       treasuries: [],
+      solanaCheckIntervalMs: 600000,
       chains: { networks: ['TRON_NILE', 'SOLANA_DEVNET'], requiredConfirmations: { TRON_NILE: 5 } },
       blockIntervalMs: { TRON: 40, SOLANA: 30 },
       simulatorClient: 'in-process',
@@ -145,6 +147,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
       chainMode: 'rpc',
       solanaWatchMode: 'address',
       treasuries: [],
+      solanaCheckIntervalMs: 600000,
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
       rpcTimeoutMs: 10_000,
       endpoints: [
@@ -187,6 +190,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
       chainMode: 'rpc',
       solanaWatchMode: 'address',
       treasuries: [],
+      solanaCheckIntervalMs: 600000,
       chains: {
         networks: ['TRON_NILE', 'SOLANA_DEVNET'],
         requiredConfirmations: { TRON_NILE: 19, SOLANA_DEVNET: 1000 },

@@ -113,7 +113,7 @@ export async function buildChainIndexerContext(
   }
   const indexers = chains.watched.map((chain) =>
     'reader' in chain
-      ? createSolanaAddressIndexer({ ...common, ...chain })
+      ? createSolanaAddressIndexer({ ...common, ...chain, checkIntervalMs: config.solanaCheckIntervalMs })
       : createChainIndexer({ ...common, ...chain }),
   )
   // the chains, the stores, the bus and its consumers, and each network's scan loop

@@ -48,6 +48,7 @@ import { createWatchSet, type WatchSet } from './watch-set.js'
 /**
  * how often every followed account is checked, in batches: at most one call per 100 accounts per
  * period (decisions 19), and how often the chain time is reported when nothing else asks for it
+ * (SOLANA_CHECK_INTERVAL_MS)
  */
 export const DEFAULT_CHECK_INTERVAL_MS = 10 * 60 * 1000
 /**

@@ -56,6 +56,8 @@ export interface ClusterPlanOptions {
   walletFile: string
   logLevel?: string
   blockIntervalMs?: { TRON: number; SOLANA: number }
+  /** SOLANA_CHECK_INTERVAL_MS: how soon the late funds of a final Solana payment are found */
+  solanaCheckIntervalMs?: number
   /** WEBHOOK_RETRY_SCHEDULE for the notifier, e.g. '100ms,200ms' */
   webhookRetrySchedule?: string
   /** the interface the services listen on (127.0.0.1 on a developer machine) */
@@ -175,6 +177,8 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
         ...chainEnv,
         TRON_BLOCK_INTERVAL_MS: blocks ? String(blocks.TRON) : undefined,
         SOLANA_BLOCK_INTERVAL_MS: blocks ? String(blocks.SOLANA) : undefined,
+        SOLANA_CHECK_INTERVAL_MS:
+          options.solanaCheckIntervalMs === undefined ? undefined : String(options.solanaCheckIntervalMs),
       }),
       service('gateway', ports.gateway, {
         PORT: String(ports.gateway),

@@ -46,6 +46,7 @@ describe('readStandaloneConfig', () => {
         chainMode: 'simulator',
         solanaWatchMode: 'address',
         treasuries: [],
+        solanaCheckIntervalMs: 600000,
         chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
         blockIntervalMs: { TRON: 300, SOLANA: 200 },
         simulatorClient: 'in-process',
@@ -68,6 +69,7 @@ describe('readStandaloneConfig', () => {
         chainMode: 'rpc',
         solanaWatchMode: 'address',
         treasuries: [],
+        solanaCheckIntervalMs: 600000,
         chains: { networks: ['TRON_NILE', 'SOLANA_DEVNET'], requiredConfirmations: { TRON_NILE: 19 } },
         endpoints: [
           { network: 'TRON_NILE', chain: 'TRON', rpcUrl: 'https://nile.trongrid.io' },

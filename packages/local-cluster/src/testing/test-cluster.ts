@@ -110,6 +110,8 @@ async function startInSlot(options: TestClusterOptions, slot: ClusterSlot): Prom
     walletFile,
     logLevel: options.logLevel ?? 'warn',
     blockIntervalMs: options.blockIntervalMs ?? { TRON: 40, SOLANA: 40 },
+    // blocks ten times as fast as mainnet's, and late funds found as soon (docs/chains.md)
+    solanaCheckIntervalMs: 2_000,
     webhookRetrySchedule: options.webhookRetrySchedule ?? '100ms,200ms,400ms,800ms',
     // the tests retry creates quickly through outages; rate limiting has tests of its own
     rateLimitMax: 1_000_000,
