@@ -1,0 +1,1 @@
+export * from './rpc-endpoint-pool.js'
