@@ -2,11 +2,8 @@
 // served over real HTTP in the real nodes' shapes (java-tron routes, Solana JSON-RPC), a faulty
 // proxy in front of them, and the real tronweb and @solana/web3.js clients reading through it.
 
-import {
-  type FaultyRpcProxy,
-  type IndexerHarness,
-  startFaultyRpcProxy,
-} from '@chainpay/chain-indexer/testing'
+import type { IndexerHarness } from '@chainpay/chain-indexer/testing'
+import { type FaultyRpcProxy, startFaultyRpcProxy } from '@chainpay/chain-sim/testing'
 import { createSolanaChainClient } from '@chainpay/chain-solana'
 import { createTronChainClient } from '@chainpay/chain-tron'
 import { defaultAssetRegistry, findNetwork } from '@chainpay/domain'

@@ -1,0 +1,174 @@
+// The fetch a web3.js Connection made here sends every JSON-RPC call through: to the network's
+// endpoints in the operator's order, on to the next one when a node fails, rate limits or is behind
+// (@chainpay/rpc-failover decides; docs/chains.md, "Several endpoints per network"). What an answer
+// means is read here: HTTP failures become ChainRpcErrors (web3.js would keep only the status text,
+// and lose a 429's Retry-After), -32005 (node behind or unhealthy) and -32016 (minimum context slot
+// not reached) say the node is behind, and getSlot's answer or an answer's context slot is the
+// node's head, compared with the other endpoints' (getSlot asks them too, once a minute).
+import { ChainRpcError } from '@chainpay/ports'
+import {
+  createRpcEndpointPool,
+  type EndpointAnswer,
+  endpointOrigin,
+  type FailoverLogger,
+  type ReportedHead,
+} from '@chainpay/rpc-failover'
+import { RATE_LIMITED_CODES, redactorFor, retryAfterMs } from './solana-rpc-errors.js'
+
+export interface SolanaRpcEndpoint {
+  /** the node's JSON-RPC URL; may embed a provider's API key, never logged or echoed */
+  rpcUrl: string
+  /** its websocket; default web3.js's guess from the RPC URL (solana-websocket-watchdog.ts) */
+  wsUrl?: string | undefined
+}
+
+export interface SolanaFailoverFetchOptions {
+  /** for messages and log lines */
+  network: string
+  /** each HTTP call to one endpoint is abandoned after this */
+  timeoutMs: number
+  /** the fetch each call goes through, e.g. one that counts them */
+  fetch?: typeof fetch | undefined
+  logger?: FailoverLogger | undefined
+}
+
+/** a slot is 400 ms: 10 are 4 s, more than two endpoints of one provider usually differ by */
+export const SOLANA_LAG_TOLERANCE_SLOTS = 10
+/** node behind or unhealthy; minimum context slot not reached */
+const BEHIND_CODES = new Set([-32005, -32016])
+
+interface Endpoint extends SolanaRpcEndpoint {
+  origin: string
+  redact: (text: string) => string
+}
+
+/** what the pool needs to know of a JSON-RPC request: its method and commitment */
+interface RpcCall {
+  method: string | undefined
+  commitment: string
+}
+
+export function solanaFailoverFetch(
+  endpoints: readonly SolanaRpcEndpoint[],
+  options: SolanaFailoverFetchOptions,
+): typeof fetch {
+  const { timeoutMs } = options
+  const base = options.fetch ?? fetch
+  const pool = createRpcEndpointPool(
+    endpoints.map((endpoint) => ({
+      ...endpoint,
+      origin: endpointOrigin(endpoint.rpcUrl),
+      redact: redactorFor(endpoint.rpcUrl),
+    })),
+    { network: options.network, lagToleranceHeights: SOLANA_LAG_TOLERANCE_SLOTS, logger: options.logger },
+  )
+
+  async function attempt(
+    endpoint: Endpoint,
+    init: RequestInit,
+    call: RpcCall,
+  ): Promise<EndpointAnswer<Response>> {
+    const signals = [AbortSignal.timeout(timeoutMs), ...(init.signal ? [init.signal] : [])]
+    let response: Response
+    let body: string
+    try {
+      response = await base(endpoint.rpcUrl, { ...init, signal: AbortSignal.any(signals) })
+      body = await response.text()
+    } catch (error) {
+      // the caller interrupted its calls (interruptSolanaCalls): not the endpoint's failure
+      if (init.signal?.aborted) throw error
+      if (error instanceof Error && error.name === 'TimeoutError') {
+        throw new ChainRpcError('timeout', `no answer within ${timeoutMs} ms`, { cause: error })
+      }
+      throw new ChainRpcError('unavailable', endpoint.redact(`no answer: ${networkFailure(error)}`), {
+        cause: error,
+      })
+    }
+    if (response.status === 429) {
+      throw new ChainRpcError('rate-limited', 'HTTP 429 Too Many Requests', {
+        retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+      })
+    }
+    if (!response.ok) {
+      const failure = response.status >= 500 ? 'unavailable' : 'bad-response'
+      throw new ChainRpcError(failure, endpoint.redact(`HTTP ${response.status}: ${excerpt(body)}`))
+    }
+    const answer = parsed(body)
+    const code = typeof answer?.error?.code === 'number' ? answer.error.code : undefined
+    if (code !== undefined && RATE_LIMITED_CODES.has(code)) {
+      throw new ChainRpcError(
+        'rate-limited',
+        `node error ${code}: ${endpoint.redact(String(answer?.error?.message))}`,
+      )
+    }
+    return {
+      // the body is read already (and decoded): only its type still describes it
+      value: new Response(body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' },
+      }),
+      behind: code !== undefined && BEHIND_CODES.has(code),
+      head: headOf(call, answer?.result),
+    }
+  }
+
+  // web3.js hands an error its fetch throws to its caller as it is: a ChainRpcError keeps its Retry-After
+  return ((_url: string, init: RequestInit = {}) => {
+    const call = rpcCallOf(init.body)
+    return pool.call((endpoint) => attempt(endpoint, init, call), { probe: call.method === 'getSlot' })
+  }) as unknown as typeof fetch
+}
+
+/** web3.js sends one JSON-RPC call (or a batch: neither method nor head then) as a JSON string */
+function rpcCallOf(body: unknown): RpcCall {
+  const call = typeof body === 'string' ? parsed(body) : undefined
+  const params: unknown[] = Array.isArray(call?.params) ? call.params : []
+  const config = params.findLast(
+    (param): param is { commitment: unknown } =>
+      typeof param === 'object' && param !== null && 'commitment' in param,
+  )
+  return {
+    method: typeof call?.method === 'string' ? call.method : undefined,
+    // a node's default commitment
+    commitment: typeof config?.commitment === 'string' ? config.commitment : 'finalized',
+  }
+}
+
+/** getSlot's slot, or the context slot of an answer that has one, for the same method and commitment */
+function headOf(call: RpcCall, result: unknown): ReportedHead | undefined {
+  if (call.method === undefined) return undefined
+  const slot =
+    call.method === 'getSlot'
+      ? result
+      : (result as { context?: { slot?: unknown } } | undefined)?.context?.slot
+  if (typeof slot !== 'number') return undefined
+  return { key: `${call.method} ${call.commitment}`, height: slot }
+}
+
+interface JsonRpcAnswer {
+  method?: unknown
+  params?: unknown
+  result?: unknown
+  error?: { code?: unknown; message?: unknown }
+}
+
+function parsed(text: string): JsonRpcAnswer | undefined {
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function networkFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const { cause } = error
+  return cause instanceof Error ? `${error.message} (${cause.message})` : error.message
+}
+
+function excerpt(body: string): string {
+  const text = body.replace(/\s+/g, ' ').trim()
+  return text.length > 200 ? `${text.slice(0, 200)}...` : text || '(empty body)'
+}
