@@ -31,6 +31,8 @@ export { SolanaRpcError, simulatedSolanaVersion } from './solana-rpc-blocks.js'
 
 export interface SolanaRpcRoutesOptions {
   simulator: ChainSimulator
+  /** answer as a node this many slots behind the head (chainSimulatorRoutes' `behind`) */
+  behind?: number | undefined
 }
 
 /** what a node allows between the first and the last slot of getBlocks (MAX_GET_CONFIRMED_BLOCKS_RANGE) */
@@ -58,6 +60,8 @@ type Params = unknown[]
 interface Node {
   simulator: ChainSimulator
   network: string
+  /** slots this node is behind the simulator's head */
+  behind: number
 }
 
 interface JsonRpcRequest {
@@ -81,7 +85,7 @@ export const solanaRpcRoutes: FastifyPluginAsync<SolanaRpcRoutesOptions> = async
       const message = `no simulated Solana network ${request.params.network}`
       return reply.code(404).send({ error: { code: 'NOT_FOUND', message } })
     }
-    const node: Node = { simulator, network }
+    const node: Node = { simulator, network, behind: options.behind ?? 0 }
     let body: unknown
     try {
       body = JSON.parse(typeof request.body === 'string' ? request.body : '')
@@ -303,15 +307,16 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
       throw invalidParams(`Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`)
     }
     readConfig(config)
-    const head = (await node.simulator.head(node.network)).height
-    const finalized = await node.simulator.finalizedHeight(node.network)
+    const head = await slotAt(node, 'processed')
+    const finalized = await slotAt(node, 'finalized')
     const value: unknown[] = []
     for (const signature of signatures as string[]) {
       const slot = await node.simulator.transactionHeight(node.network, signature)
       const [block] =
         slot === null || slot === undefined ? [] : await node.simulator.blockDetails(node.network, slot, slot)
       const stored = block?.transactions.find((transaction) => transaction.txHash === signature)
-      if (slot === null || slot === undefined || stored === undefined) {
+      // a node behind the chain does not know it yet
+      if (slot === null || slot === undefined || stored === undefined || slot > head) {
         value.push(null)
         continue
       }
@@ -443,8 +448,9 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
 //////// Commitments and slots
 
 async function slotAt(node: Node, commitment: Commitment): Promise<number> {
-  if (commitment === 'finalized') return node.simulator.finalizedHeight(node.network)
-  return (await node.simulator.head(node.network)).height
+  const head = Math.max(0, (await node.simulator.head(node.network)).height - node.behind)
+  if (commitment === 'finalized') return Math.min(head, await node.simulator.finalizedHeight(node.network))
+  return head
 }
 
 /** the slot a context-bound read answers at, honouring minContextSlot as a node does */

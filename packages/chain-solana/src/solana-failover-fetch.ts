@@ -3,15 +3,14 @@
 // (@chainpay/rpc-failover decides; docs/chains.md, "Several endpoints per network"). What an answer
 // means is read here: HTTP failures become ChainRpcErrors (web3.js would keep only the status text,
 // and lose a 429's Retry-After), -32005 (node behind or unhealthy) and -32016 (minimum context slot
-// not reached) say the node is behind, and getSlot's answer or an answer's context slot is the
-// node's head, compared with the other endpoints' (getSlot asks them too, once a minute).
+// not reached) say the node is behind, and getSlot's answer is the node's head, compared with the
+// other endpoints' (getSlot asks them too, once a minute).
 import { ChainRpcError } from '@chainpay/ports'
 import {
   createRpcEndpointPool,
   type EndpointAnswer,
   endpointOrigin,
   type FailoverLogger,
-  type ReportedHead,
 } from '@chainpay/rpc-failover'
 import { RATE_LIMITED_CODES, redactorFor, retryAfterMs } from './solana-rpc-errors.js'
 
@@ -42,12 +41,6 @@ interface Endpoint extends SolanaRpcEndpoint {
   redact: (text: string) => string
 }
 
-/** what the pool needs to know of a JSON-RPC request: its method and commitment */
-interface RpcCall {
-  method: string | undefined
-  commitment: string
-}
-
 export function solanaFailoverFetch(
   endpoints: readonly SolanaRpcEndpoint[],
   options: SolanaFailoverFetchOptions,
@@ -66,7 +59,7 @@ export function solanaFailoverFetch(
   async function attempt(
     endpoint: Endpoint,
     init: RequestInit,
-    call: RpcCall,
+    headCall: boolean,
   ): Promise<EndpointAnswer<Response>> {
     const signals = [AbortSignal.timeout(timeoutMs), ...(init.signal ? [init.signal] : [])]
     let response: Response
@@ -109,46 +102,21 @@ export function solanaFailoverFetch(
         headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' },
       }),
       behind: code !== undefined && BEHIND_CODES.has(code),
-      head: headOf(call, answer?.result),
+      head: headCall && typeof answer?.result === 'number' ? answer.result : undefined,
     }
   }
 
   // web3.js hands an error its fetch throws to its caller as it is: a ChainRpcError keeps its Retry-After
   return ((_url: string, init: RequestInit = {}) => {
-    const call = rpcCallOf(init.body)
-    return pool.call((endpoint) => attempt(endpoint, init, call), { probe: call.method === 'getSlot' })
+    // one JSON-RPC call as a JSON string (a batch is an array: never a head call)
+    const headCall = typeof init.body === 'string' && parsed(init.body)?.method === 'getSlot'
+    return pool.call((endpoint) => attempt(endpoint, init, headCall), { probe: headCall })
   }) as unknown as typeof fetch
 }
 
-/** web3.js sends one JSON-RPC call (or a batch: neither method nor head then) as a JSON string */
-function rpcCallOf(body: unknown): RpcCall {
-  const call = typeof body === 'string' ? parsed(body) : undefined
-  const params: unknown[] = Array.isArray(call?.params) ? call.params : []
-  const config = params.findLast(
-    (param): param is { commitment: unknown } =>
-      typeof param === 'object' && param !== null && 'commitment' in param,
-  )
-  return {
-    method: typeof call?.method === 'string' ? call.method : undefined,
-    // a node's default commitment
-    commitment: typeof config?.commitment === 'string' ? config.commitment : 'finalized',
-  }
-}
-
-/** getSlot's slot, or the context slot of an answer that has one, for the same method and commitment */
-function headOf(call: RpcCall, result: unknown): ReportedHead | undefined {
-  if (call.method === undefined) return undefined
-  const slot =
-    call.method === 'getSlot'
-      ? result
-      : (result as { context?: { slot?: unknown } } | undefined)?.context?.slot
-  if (typeof slot !== 'number') return undefined
-  return { key: `${call.method} ${call.commitment}`, height: slot }
-}
-
+/** a JSON-RPC call or answer: what is read of it */
 interface JsonRpcAnswer {
   method?: unknown
-  params?: unknown
   result?: unknown
   error?: { code?: unknown; message?: unknown }
 }

@@ -71,7 +71,7 @@ describe('the Solana websocket watchdog', () => {
     const address = simulatedAddress('SOLANA')
     await follow(address)
     const first = await pay(address)
-    await expect.poll(() => seen.signatures).toEqual([first])
+    await expect.poll(() => seen.signatures, { timeout: 5_000 }).toEqual([first])
     expect(seen.connects).toBe(1)
 
     expect(proxy.silenceWebsockets()).toBe(1)
@@ -82,9 +82,9 @@ describe('the Solana websocket watchdog', () => {
     expect(reader.connected()).toBe(true)
 
     // subscribed again on the new socket (the node still holds the silent connection's subscription)
-    await expect.poll(() => node.solanaPubsub.subscriptionCount()).toBe(2)
+    await expect.poll(() => node.solanaPubsub.subscriptionCount(), { timeout: 5_000 }).toBe(2)
     const third = await pay(address)
-    await expect.poll(() => seen.signatures).toContain(third)
+    await expect.poll(() => seen.signatures, { timeout: 5_000 }).toContain(third)
   })
 
   it("gives up a handshake that never completes and connects to the next endpoint's websocket", async () => {
@@ -102,7 +102,7 @@ describe('the Solana websocket watchdog', () => {
       expect(seen.connects).toBe(1)
       expect(held.length).toBeGreaterThan(0)
       const paid = await pay(address)
-      await expect.poll(() => seen.signatures).toEqual([paid])
+      await expect.poll(() => seen.signatures, { timeout: 5_000 }).toEqual([paid])
     } finally {
       for (const socket of held) socket.destroy()
       silent.close()

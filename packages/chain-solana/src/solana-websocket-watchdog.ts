@@ -25,6 +25,7 @@ export interface SolanaWebsocketWatchdogOptions {
 
 export const DEFAULT_WEBSOCKET_PING_INTERVAL_MS = 10_000
 
+const CONNECTING = 0
 const OPEN = 1
 
 /** the part of the `ws` WebSocket that rpc-websockets (web3.js's websocket client) creates */
@@ -61,7 +62,10 @@ export function startSolanaWebsocketWatchdog(
     if (failed) current = (current + 1) % wsUrls.length
     failed = true
     const socket = create(wsUrls[current] ?? address, socketOptions)
-    const handshake = setTimeout(() => socket.terminate(), intervalMs)
+    const handshake = setTimeout(
+      () => afterPendingInput(() => socket.readyState === CONNECTING && socket.terminate()),
+      intervalMs,
+    )
     handshake.unref()
     socket.once('open', () => {
       failed = false
@@ -81,8 +85,11 @@ export function startSolanaWebsocketWatchdog(
     const pings = setInterval(() => {
       if (socket.readyState !== OPEN) return
       if (!answered) {
-        failed = true
-        socket.terminate()
+        afterPendingInput(() => {
+          if (answered || socket.readyState !== OPEN) return
+          failed = true
+          socket.terminate()
+        })
         return
       }
       answered = false
@@ -91,6 +98,15 @@ export function startSolanaWebsocketWatchdog(
     pings.unref()
     socket.once('close', () => clearInterval(pings))
   })
+}
+
+/**
+ * `decide` once what has arrived is read: a timer runs before the input of the same turn of the event
+ * loop, so after a turn that took long (a busy process) a pong, or the handshake's answer, may be
+ * waiting unread while the timer says it is late
+ */
+function afterPendingInput(decide: () => void): void {
+  setImmediate(decide)
 }
 
 /**

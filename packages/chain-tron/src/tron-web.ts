@@ -84,7 +84,7 @@ export function createTronWeb(options: TronNodeOptions): TronWeb {
             if (isChainRpcError(error)) throw error
             throw toChainRpcError(error, `${options.network} ${url}`, endpoint.apiKey)
           }
-          return { value: answer, head: headOf(url, answer) }
+          return { value: answer, head: url === 'wallet/getnowblock' ? blockNumberOf(answer) : undefined }
         },
         { probe: url === 'wallet/getnowblock' },
       )
@@ -93,10 +93,9 @@ export function createTronWeb(options: TronNodeOptions): TronWeb {
   return new TronWeb({ fullNode: failingOver('full'), solidityNode: failingOver('solidity') })
 }
 
-/** the block number of a head block answer (full node, or the solidity API's solidified head) */
-function headOf(url: string, answer: unknown): { key: string; height: number } | undefined {
-  if (url !== 'wallet/getnowblock' && url !== 'walletsolidity/getnowblock') return undefined
+/** the number of the block getnowblock answered */
+function blockNumberOf(answer: unknown): number | undefined {
   const number = (answer as { block_header?: { raw_data?: { number?: unknown } } } | undefined)?.block_header
     ?.raw_data?.number
-  return typeof number === 'number' ? { key: url, height: number } : undefined
+  return typeof number === 'number' ? number : undefined
 }

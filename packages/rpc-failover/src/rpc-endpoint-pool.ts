@@ -2,10 +2,12 @@
 // network"). A call goes to the first endpoint in the operator's order that may be asked, and on to
 // the next one when it fails (refused, reset, 5xx, no answer in time), is rate limited (a 429: the
 // endpoint rests for its Retry-After) or answers from behind the chain: it says so (Solana -32005,
-// -32016), or its head is more than a few blocks below another endpoint's answer of the same
-// moment. An endpoint behind the others is asked only when none of them answers, until a later
-// comparison finds it caught up. An endpoint that keeps failing has its circuit opened (one
-// cockatiel breaker per endpoint) and is skipped until a trial call.
+// -32016), or its head is more than a few blocks below another endpoint's. Heads are compared in
+// rounds: a head call (Solana getSlot, TRON getnowblock) asks the other endpoints too, at most once a
+// minute each, and the answers of one round are of the same moment. An endpoint behind the others
+// is asked only when none of them answers, until a later round finds it caught up. An endpoint that
+// keeps failing has its circuit opened (one cockatiel breaker per endpoint) and is skipped until a
+// trial call.
 //
 // The chain adapters say what an answer means (chain-solana's fetch, chain-tron's providers); this
 // decides where a call goes. Nothing here waits: when no endpoint answers, the call fails (with the
@@ -26,17 +28,11 @@ export interface RpcEndpoint {
   origin: string
 }
 
-/** the chain's tip as one answer reports it: what it measures (e.g. `getSlot confirmed`) and the height */
-export interface ReportedHead {
-  key: string
-  height: number
-}
-
 /** what an endpoint answered, as its adapter reads it */
 export interface EndpointAnswer<T> {
   value: T
-  /** the head this answer shows, compared with the other endpoints' */
-  head?: ReportedHead | undefined
+  /** a head call's answer: the chain's height at the endpoint, compared with the other endpoints' */
+  head?: number | undefined
   /** the endpoint says it is behind the chain (Solana -32005, or -32016 for a minContextSlot) */
   behind?: boolean | undefined
 }
@@ -62,7 +58,7 @@ export interface RpcEndpointPoolOptions {
   /**
    * how often a head call also asks the other endpoints for their head, to compare (one more call
    * per endpoint at most this often, never without a head call); default 60 s. An endpoint found
-   * behind is skipped as long.
+   * behind is passed over as long, until the next round.
    */
   headProbeIntervalMs?: number
 }
@@ -78,8 +74,6 @@ export interface RpcEndpointPool<E extends RpcEndpoint> {
 
 /** a 429 without Retry-After: how long the endpoint rests */
 const DEFAULT_RATE_LIMIT_REST_MS = 1000
-/** answers further apart are not compared: the chain moved between them */
-const SAME_MOMENT_MS = 2000
 
 interface EndpointState<E> {
   endpoint: E
@@ -88,8 +82,10 @@ interface EndpointState<E> {
   rateLimitedUntil: number
   behindUntil: number
   lastProbeAt: number
-  heads: Map<string, { height: number; at: number }>
 }
+
+/** the heads one head call and its probes found, by endpoint: answers of the same moment */
+type Round<E> = Map<EndpointState<E>, number>
 
 interface Miss<E> {
   state: EndpointState<E>
@@ -109,7 +105,6 @@ export function createRpcEndpointPool<E extends RpcEndpoint>(
     rateLimitedUntil: 0,
     behindUntil: 0,
     lastProbeAt: Number.NEGATIVE_INFINITY,
-    heads: new Map(),
   }))
 
   function breakerFor(endpoint: E): CircuitBreakerPolicy {
@@ -143,27 +138,25 @@ export function createRpcEndpointPool<E extends RpcEndpoint>(
     }
   }
 
-  /** records a head and compares it with the others' of the same moment: whether `state` is behind */
-  function compareHead(state: EndpointState<E>, { key, height }: ReportedHead): boolean {
-    const at = Date.now()
-    state.heads.set(key, { height, at })
-    let compared = false
-    let behind = false
-    for (const peer of states) {
-      const seen = peer === state ? undefined : peer.heads.get(key)
-      if (seen === undefined || Math.abs(at - seen.at) > SAME_MOMENT_MS) continue
-      compared = true
-      if (seen.height - height > lagToleranceHeights) behind = true
-      else if (height - seen.height > lagToleranceHeights) {
-        markBehind(peer, `${height - seen.height} behind ${state.endpoint.origin} (${key})`)
+  /**
+   * records a head of the round and judges every endpoint that answered in it: behind when another
+   * is more than the tolerance ahead, caught up (asked first again) otherwise
+   */
+  function judge(round: Round<E>, state: EndpointState<E>, height: number): void {
+    round.set(state, height)
+    if (round.size < 2) return
+    const best = Math.max(...round.values())
+    for (const [member, head] of round) {
+      if (best - head > lagToleranceHeights) {
+        markBehind(member, `${best - head} behind the head another endpoint answered`)
+      } else if (member.behindUntil > Date.now()) {
+        member.behindUntil = 0
+        logger?.info(
+          { network, endpoint: member.endpoint.origin },
+          'RPC endpoint caught up: asked first again',
+        )
       }
     }
-    if (compared && !behind && state.behindUntil > at) {
-      state.behindUntil = 0
-      logger?.info({ network, endpoint: state.endpoint.origin }, 'RPC endpoint caught up: asked first again')
-    }
-    if (behind) markBehind(state, `behind another endpoint by more than ${lagToleranceHeights} (${key})`)
-    return behind
   }
 
   function markBehind(state: EndpointState<E>, why: string): void {
@@ -177,21 +170,27 @@ export function createRpcEndpointPool<E extends RpcEndpoint>(
     state.behindUntil = now + probeIntervalMs
   }
 
-  /** the other endpoints' heads, asked beside a head call at most once per interval each */
-  function probeOthers<T>(asked: EndpointState<E>, attempt: (endpoint: E) => Promise<EndpointAnswer<T>>) {
+  /** a round of the head call to `asked`, with the other endpoints due for a probe asked the same */
+  function probeRound<T>(
+    asked: EndpointState<E>,
+    attempt: (endpoint: E) => Promise<EndpointAnswer<T>>,
+  ): Round<E> | undefined {
     const now = Date.now()
-    asked.lastProbeAt = now
-    for (const state of states) {
-      if (state === asked || now - state.lastProbeAt < probeIntervalMs || state.rateLimitedUntil > now) {
-        continue
-      }
-      state.lastProbeAt = now
+    const due = states.filter(
+      (state) =>
+        state !== asked && now - state.lastProbeAt >= probeIntervalMs && state.rateLimitedUntil <= now,
+    )
+    if (due.length === 0) return undefined
+    const round: Round<E> = new Map()
+    for (const state of [asked, ...due]) state.lastProbeAt = now
+    for (const state of due) {
       ask(state, attempt).then(
-        (answer) => (answer.head ? compareHead(state, answer.head) : undefined),
+        (answer) => answer.head !== undefined && judge(round, state, answer.head),
         // its failure counted towards its breaker; the call itself went elsewhere
         () => {},
       )
     }
+    return round
   }
 
   async function call<T>(
@@ -207,9 +206,10 @@ export function createRpcEndpointPool<E extends RpcEndpoint>(
     ]
     const misses: Miss<E>[] = []
     let fallback: EndpointAnswer<T> | undefined
+    let round: Round<E> | undefined
     for (const [position, state] of ordered.entries()) {
       if (fallback !== undefined && state.behindUntil > now) break
-      if (position === 0 && callOptions.probe) probeOthers(state, attempt)
+      if (position === 0 && callOptions.probe) round = probeRound(state, attempt)
       let answer: EndpointAnswer<T>
       try {
         answer = await ask(state, attempt)
@@ -222,9 +222,9 @@ export function createRpcEndpointPool<E extends RpcEndpoint>(
         misses.push({ state, error })
         continue
       }
-      const headBehind = answer.head !== undefined && compareHead(state, answer.head)
+      if (round !== undefined && answer.head !== undefined) judge(round, state, answer.head)
       if (answer.behind) markBehind(state, 'the node says it is behind')
-      if ((answer.behind || headBehind) && states.length > 1) {
+      if (state.behindUntil > Date.now() && states.length > 1) {
         fallback ??= answer
         continue
       }

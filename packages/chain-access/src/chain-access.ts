@@ -1,0 +1,111 @@
+// The one place that picks how a network's chain is read (issue 23): the TRON clients over tronweb,
+// the Solana ones over @solana/web3.js, each over the network's endpoints with failover between
+// them, or, for block scanning in simulator mode with SIMULATOR_CLIENT=in-process, the simulator
+// itself. The chain-indexer, the gateway's balances and `chainpay-admin chain check` all get their
+// clients here. The client libraries are loaded on first use only: a gateway that reads no balance,
+// or an indexer of Solana alone, never loads tronweb.
+import type { ChainSimulator } from '@chainpay/chain-sim'
+import type { SolanaAddressReader } from '@chainpay/chain-solana'
+import type { AssetRegistry } from '@chainpay/domain'
+import type { Logger } from '@chainpay/platform'
+import type { ChainBalanceReader, ChainClient } from '@chainpay/ports'
+import { type ReadinessTrackedClient, trackReadiness } from './chain-readiness.js'
+import type { NetworkEndpoints, SolanaNode, TronNode } from './network-endpoints.js'
+import { withRpcResilience } from './resilient-chain-client.js'
+
+export interface ChainAccessOptions {
+  registry: AssetRegistry
+  /** the longest wait for one HTTP answer of one endpoint (CHAIN_RPC_TIMEOUT_MS) */
+  timeoutMs: number
+  /** where retries, breakers and endpoints that fail or fall behind are reported */
+  logger: Logger
+  /** block scanning reads this simulator in process (SIMULATOR_CLIENT=in-process); the rest still over its routes */
+  inProcess?: ChainSimulator | undefined
+  /** how often a Solana websocket is pinged; default 10 s (solana-websocket-watchdog.ts) */
+  pingIntervalMs?: number | undefined
+}
+
+/** how one network's chain is read */
+export interface ChainAccess {
+  readonly network: string
+  /** the chain port as the client library gives it, without retries: a one-off check */
+  chainClient(options?: { readFinalizedHeight?: boolean }): Promise<ChainClient>
+  /** what an indexer scans blocks with: the chain client behind withRpcResilience, its readiness tracked */
+  blockScanningClient(): Promise<ReadinessTrackedClient>
+  /** what the network's addresses hold now (docs/api.md, "Balances and sweeps") */
+  balanceReader(): Promise<ChainBalanceReader>
+  /** Solana only: the accounts of open payments, over HTTP and the node's websocket (SOLANA_WATCH_MODE=address) */
+  addressReader(): Promise<SolanaAddressReader>
+}
+
+export function chainAccess(endpoints: NetworkEndpoints, options: ChainAccessOptions): ChainAccess {
+  const { network, headers } = endpoints
+  const { registry, timeoutMs } = options
+  // endpoints that fail or fall behind (@chainpay/rpc-failover)
+  const common = {
+    network,
+    timeoutMs,
+    headers,
+    logger: options.logger.child({ module: 'rpc-failover', network }),
+  }
+
+  async function chainClient(extra: { readFinalizedHeight?: boolean } = {}): Promise<ChainClient> {
+    if (endpoints.chain === 'TRON') {
+      const { createTronChainClient } = await import('@chainpay/chain-tron')
+      return createTronChainClient({ ...common, registry, ...tronNodes(endpoints.nodes), ...extra })
+    }
+    const { createSolanaChainClient } = await import('@chainpay/chain-solana')
+    return createSolanaChainClient({ ...common, registry, ...solanaNodes(endpoints.nodes) })
+  }
+
+  return {
+    network,
+    chainClient,
+
+    async blockScanningClient() {
+      const client =
+        options.inProcess?.client(network) ??
+        withRpcResilience(await chainClient(), { logger: options.logger, network })
+      return trackReadiness(client)
+    },
+
+    async balanceReader() {
+      if (endpoints.chain === 'TRON') {
+        const { createTronBalanceReader } = await import('@chainpay/chain-tron')
+        return createTronBalanceReader({ ...common, ...tronNodes(endpoints.nodes) })
+      }
+      const { createSolanaBalanceReader } = await import('@chainpay/chain-solana')
+      return createSolanaBalanceReader({ ...common, ...solanaNodes(endpoints.nodes) })
+    },
+
+    async addressReader() {
+      if (endpoints.chain !== 'SOLANA')
+        throw new Error(`${network}: only Solana networks are watched by address`)
+      const { createSolanaAddressReader, createSolanaConnection } = await import('@chainpay/chain-solana')
+      const connection = createSolanaConnection({
+        ...common,
+        ...solanaNodes(endpoints.nodes),
+        pingIntervalMs: options.pingIntervalMs,
+      })
+      return createSolanaAddressReader({ network, registry, connection })
+    },
+  }
+}
+
+/** the first node as the TRON clients' own options, the others as their fallbacks */
+function tronNodes(nodes: readonly TronNode[]) {
+  const [first, ...others] = nodes.map((node) => ({
+    fullNodeUrl: node.rpcUrl,
+    solidityNodeUrl: node.solidityRpcUrl,
+    apiKey: node.apiKey ?? undefined,
+  }))
+  if (first === undefined) throw new Error('a network without an RPC endpoint')
+  return { ...first, fallbacks: others }
+}
+
+/** the first node as the Solana clients' own options, the others as their fallbacks */
+function solanaNodes(nodes: readonly SolanaNode[]) {
+  const [first, ...others] = nodes.map((node) => ({ rpcUrl: node.rpcUrl, wsUrl: node.wsUrl ?? undefined }))
+  if (first === undefined) throw new Error('a network without an RPC endpoint')
+  return { ...first, fallbacks: others }
+}
