@@ -86,7 +86,8 @@ export function solanaFailoverFetch(
       const failure = response.status >= 500 ? 'unavailable' : 'bad-response'
       throw new ChainRpcError(failure, endpoint.redact(`HTTP ${response.status}: ${excerpt(body)}`))
     }
-    const answer = parsed(body)
+    // read only where it can say something: a head call's, or one that holds an error
+    const answer = headCall || body.includes('"error"') ? parsed(body) : undefined
     const code = typeof answer?.error?.code === 'number' ? answer.error.code : undefined
     if (code !== undefined && RATE_LIMITED_CODES.has(code)) {
       throw new ChainRpcError(

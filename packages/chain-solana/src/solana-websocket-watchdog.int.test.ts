@@ -1,7 +1,7 @@
 // The websocket watchdog through @solana/web3.js against the simulator's pubsub: a socket whose peer
 // goes silent (the proxy in front keeps the connection and passes nothing, either way) is replaced,
 // and a websocket endpoint that accepts a connection and never completes the handshake is left for
-// the next endpoint's. Short ping intervals keep the real waits short.
+// the next endpoint's. A ping interval of a second keeps the real waits short.
 import { createServer, type Server, type Socket } from 'node:net'
 import { simulatedAddress } from '@chainpay/chain-sim'
 import {
@@ -41,7 +41,7 @@ afterEach(async () => {
 function readerOf(options: Omit<SolanaConnectionOptions, 'rpcUrl'>) {
   const connection = createSolanaConnection({
     rpcUrl: node.solanaUrl('SOLANA'),
-    pingIntervalMs: 200,
+    pingIntervalMs: 1_000,
     ...options,
   })
   const reader = createSolanaAddressReader({ network: 'SOLANA', registry: defaultAssetRegistry, connection })
@@ -78,7 +78,7 @@ describe('the Solana websocket watchdog', () => {
     // paid while nothing comes through: never notified, the watcher lists it after the reconnect
     await pay(address)
     await expect.poll(() => reader.connected(), { interval: 10 }).toBe(false)
-    await expect.poll(() => seen.connects, { timeout: 5_000 }).toBe(2)
+    await expect.poll(() => seen.connects, { timeout: 10_000 }).toBe(2)
     expect(reader.connected()).toBe(true)
 
     // subscribed again on the new socket (the node still holds the silent connection's subscription)
