@@ -77,7 +77,7 @@ describe('the Solana websocket watchdog', () => {
     expect(proxy.silenceWebsockets()).toBe(1)
     // paid while nothing comes through: never notified, the watcher lists it after the reconnect
     await pay(address)
-    await expect.poll(() => reader.connected(), { interval: 10 }).toBe(false)
+    await expect.poll(() => reader.connected(), { interval: 10, timeout: 5_000 }).toBe(false)
     await expect.poll(() => seen.connects, { timeout: 10_000 }).toBe(2)
     expect(reader.connected()).toBe(true)
 
