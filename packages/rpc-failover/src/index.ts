@@ -1,1 +1,2 @@
+export * from './endpoint-origin.js'
 export * from './rpc-endpoint-pool.js'

@@ -64,7 +64,6 @@ export interface RpcEndpointPoolOptions {
 }
 
 export interface RpcEndpointPool<E extends RpcEndpoint> {
-  readonly endpoints: readonly E[]
   /**
    * `attempt` on the first endpoint that may be asked, then on the next ones until one answers;
    * `probe` for a head call (the chain's tip): the other endpoints are asked too, now and then
@@ -159,9 +158,11 @@ export function createRpcEndpointPool<E extends RpcEndpoint>(
     }
   }
 
+  /** with one endpoint there is none to prefer: it stays the one asked */
   function markBehind(state: EndpointState<E>, why: string): void {
+    if (states.length === 1) return
     const now = Date.now()
-    if (state.behindUntil <= now && states.length > 1) {
+    if (state.behindUntil <= now) {
       logger?.warn(
         { network, endpoint: state.endpoint.origin, why },
         'RPC endpoint is behind the chain: asked only when no other endpoint answers',
@@ -224,7 +225,7 @@ export function createRpcEndpointPool<E extends RpcEndpoint>(
       }
       if (round !== undefined && answer.head !== undefined) judge(round, state, answer.head)
       if (answer.behind) markBehind(state, 'the node says it is behind')
-      if (state.behindUntil > Date.now() && states.length > 1) {
+      if (state.behindUntil > Date.now()) {
         fallback ??= answer
         continue
       }
@@ -234,7 +235,7 @@ export function createRpcEndpointPool<E extends RpcEndpoint>(
     throw noEndpointAnswered(misses)
   }
 
-  return { endpoints, call }
+  return { call }
 
   function noEndpointAnswered(misses: Miss<E>[]): ChainRpcError {
     const now = Date.now()
@@ -246,16 +247,17 @@ export function createRpcEndpointPool<E extends RpcEndpoint>(
       ...misses,
       ...resting
         .filter((state) => !misses.some((miss) => miss.state === state))
-        .map((state) => ({
-          state,
-          error: new ChainRpcError(
+        .map((state) => {
+          const retryAfterMs = state.rateLimitedUntil - now
+          const error = new ChainRpcError(
             'rate-limited',
-            `rate limited, not calling for ${state.rateLimitedUntil - now} ms`,
+            `rate limited, not calling for ${retryAfterMs} ms`,
             {
-              retryAfterMs: state.rateLimitedUntil - now,
+              retryAfterMs,
             },
-          ),
-        })),
+          )
+          return { state, error }
+        }),
     ]
     // one kind of failure is that kind (all rate limited: the soonest Retry-After); a mix is 'unavailable'
     const failures = new Set(all.map((miss) => miss.error.failure))
@@ -274,14 +276,4 @@ export function createRpcEndpointPool<E extends RpcEndpoint>(
 
 function circuitOpen(): ChainRpcError {
   return new ChainRpcError('unavailable', 'circuit open after repeated failures')
-}
-
-/** `https://user:secret@host:8443/key/abc?x=1` -> `https://host:8443`: all that may be shown of an RPC URL */
-export function endpointOrigin(url: string): string {
-  try {
-    const { protocol, host } = new URL(url)
-    return `${protocol}//${host}`
-  } catch {
-    return 'an endpoint that is not a URL'
-  }
 }
