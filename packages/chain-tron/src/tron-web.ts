@@ -5,7 +5,6 @@
 // docs/chains.md, "Several endpoints per network"); wallet/getnowblock's block number is an
 // endpoint's head, compared with the others' (asked too, once a minute).
 
-import { isChainRpcError } from '@chainpay/ports'
 import { createRpcEndpointPool, endpointOrigin, type FailoverLogger } from '@chainpay/rpc-failover'
 import { providers, TronWeb } from 'tronweb'
 import { parseExactJson } from './exact-json.js'
@@ -81,7 +80,6 @@ export function createTronWeb(options: TronNodeOptions): TronWeb {
           try {
             answer = await endpoint[role].request<T>(url, payload, method)
           } catch (error) {
-            if (isChainRpcError(error)) throw error
             throw toChainRpcError(error, `${options.network} ${url}`, endpoint.apiKey)
           }
           return { value: answer, head: url === 'wallet/getnowblock' ? blockNumberOf(answer) : undefined }
