@@ -169,6 +169,21 @@ describe('a node 20 blocks behind, preferred by the operator', () => {
     expect(lagging.requests()).toBe(1)
   })
 
+  it('Solana: a call whose minContextSlot it misses by a few slots goes elsewhere, the next ones come back to it', async () => {
+    const [lagging, current] = [await proxyOf(behind), await proxyOf()]
+    const connection = createSolanaConnection({
+      rpcUrl: `${lagging.url}/chains/SOLANA`,
+      fallbacks: [{ rpcUrl: `${current.url}/chains/SOLANA` }],
+    })
+    const head = await directHead('SOLANA')
+
+    // 5 slots past what it has: within the tolerance, so not behind, but this call goes elsewhere
+    expect(await connection.getBlockHeight({ minContextSlot: head - 15 })).toBe(head)
+    expect([lagging.requests(), current.requests()]).toEqual([1, 1])
+    expect((await connection.getLatestBlockhashAndContext()).context.slot).toBe(head - 20)
+    expect(lagging.requests()).toBe(2)
+  })
+
   it.each([
     { network: 'TRON', chain: 'TRON' as const },
     { network: 'SOLANA', chain: 'SOLANA' as const },

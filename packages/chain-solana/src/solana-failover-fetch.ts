@@ -2,9 +2,10 @@
 // endpoints in the operator's order, on to the next one when a node fails, rate limits or is behind
 // (@chainpay/rpc-failover decides; docs/chains.md, "Several endpoints per network"). What an answer
 // means is read here: HTTP failures become ChainRpcErrors (web3.js would keep only the status text,
-// and lose a 429's Retry-After), -32005 (node behind or unhealthy) and -32016 (minimum context slot
-// not reached) say the node is behind, and getSlot's answer is the node's head, compared with the
-// other endpoints' (getSlot asks them too, once a minute).
+// and lose a 429's Retry-After), -32005 (node behind or unhealthy) says the node is behind, and so
+// does -32016 (minimum context slot not reached) when the node's slot is more than the tolerance
+// below the one asked for (a few slots short: this call only goes elsewhere), and getSlot's answer is
+// the node's head, compared with the other endpoints' (getSlot asks them too, once a minute).
 import { ChainRpcError } from '@chainpay/ports'
 import {
   createRpcEndpointPool,
@@ -33,8 +34,8 @@ export interface SolanaFailoverFetchOptions {
 
 /** a slot is 400 ms: 10 are 4 s, more than two endpoints of one provider usually differ by */
 export const SOLANA_LAG_TOLERANCE_SLOTS = 10
-/** node behind or unhealthy; minimum context slot not reached */
-const BEHIND_CODES = new Set([-32005, -32016])
+const NODE_BEHIND = -32005
+const MIN_CONTEXT_SLOT_NOT_REACHED = -32016
 
 interface Endpoint extends SolanaRpcEndpoint {
   origin: string
@@ -95,6 +96,7 @@ export function solanaFailoverFetch(
         `node error ${code}: ${endpoint.redact(String(answer?.error?.message))}`,
       )
     }
+    const short = code === MIN_CONTEXT_SLOT_NOT_REACHED ? slotsShort(init.body, answer?.error?.data) : 0
     return {
       // the body is read already (and decoded): only its type still describes it
       value: new Response(body, {
@@ -102,7 +104,8 @@ export function solanaFailoverFetch(
         statusText: response.statusText,
         headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' },
       }),
-      behind: code !== undefined && BEHIND_CODES.has(code),
+      behind: code === NODE_BEHIND || short > SOLANA_LAG_TOLERANCE_SLOTS,
+      stale: short > 0,
       head: headCall && typeof answer?.result === 'number' ? answer.result : undefined,
     }
   }
@@ -118,8 +121,21 @@ export function solanaFailoverFetch(
 /** a JSON-RPC call or answer: what is read of it */
 interface JsonRpcAnswer {
   method?: unknown
+  params?: unknown
   result?: unknown
-  error?: { code?: unknown; message?: unknown }
+  error?: { code?: unknown; message?: unknown; data?: unknown }
+}
+
+/**
+ * how far the node's context slot (-32016's data) is below the minContextSlot the call asked for;
+ * 1 when either is unknown: short, by how much is not said
+ */
+function slotsShort(body: unknown, data: unknown): number {
+  const params = typeof body === 'string' ? parsed(body)?.params : undefined
+  const config = Array.isArray(params) ? params.at(-1) : undefined
+  const asked = (config as { minContextSlot?: unknown } | undefined)?.minContextSlot
+  const slot = (data as { contextSlot?: unknown } | undefined)?.contextSlot
+  return typeof asked === 'number' && typeof slot === 'number' ? Math.max(1, asked - slot) : 1
 }
 
 function parsed(text: string): JsonRpcAnswer | undefined {

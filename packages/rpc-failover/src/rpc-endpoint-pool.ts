@@ -2,7 +2,7 @@
 // network"). A call goes to the first endpoint in the operator's order that may be asked, and on to
 // the next one when it fails (refused, reset, 5xx, no answer in time), is rate limited (a 429: the
 // endpoint rests for its Retry-After) or answers from behind the chain: it says so (Solana -32005,
-// -32016), or its head is more than a few blocks below another endpoint's. Heads are compared in
+// -32016 for a slot well past its own), or its head is more than a few blocks below another endpoint's. Heads are compared in
 // rounds: a head call (Solana getSlot, TRON getnowblock) asks the other endpoints too, at most once a
 // minute each, and the answers of one round are of the same moment. An endpoint behind the others
 // is asked only when none of them answers, until a later round finds it caught up. An endpoint that
@@ -33,8 +33,13 @@ export interface EndpointAnswer<T> {
   value: T
   /** a head call's answer: the chain's height at the endpoint, compared with the other endpoints' */
   head?: number | undefined
-  /** the endpoint says it is behind the chain (Solana -32005, or -32016 for a minContextSlot) */
+  /** the endpoint says it is behind the chain (Solana -32005, or -32016 far below the caller's slot) */
   behind?: boolean | undefined
+  /**
+   * not as recent as the caller asked (Solana -32016 a few slots short): another endpoint is asked,
+   * and this answer kept in case none answers
+   */
+  stale?: boolean | undefined
 }
 
 /** the part of a pino logger the pool writes to */
@@ -225,7 +230,7 @@ export function createRpcEndpointPool<E extends RpcEndpoint>(
       }
       if (round !== undefined && answer.head !== undefined) judge(round, state, answer.head)
       if (answer.behind) markBehind(state, 'the node says it is behind')
-      if (state.behindUntil > Date.now()) {
+      if (answer.stale || state.behindUntil > Date.now()) {
         fallback ??= answer
         continue
       }

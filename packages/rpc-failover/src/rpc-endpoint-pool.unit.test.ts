@@ -134,6 +134,18 @@ describe('createRpcEndpointPool', () => {
     expect(await pool.call(attempt)).toBe('https://a.example')
   })
 
+  it('asks another endpoint for an answer not as recent as asked, and keeps asking the first one first', async () => {
+    const [a, b] = [endpoint('https://a.example'), endpoint('https://b.example')]
+    const pool = poolOf(a, b)
+    a.next.push(() => ({ value: 'a few slots short', stale: true }))
+    expect(await pool.call(attempt)).toBe('https://b.example')
+    expect(await pool.call(attempt)).toBe('https://a.example')
+    // and when no other answers, the stale answer is better than none
+    a.next.push(() => ({ value: 'a few slots short', stale: true }))
+    b.next.push(down)
+    expect(await pool.call(attempt)).toBe('a few slots short')
+  })
+
   it('compares the heads of a head call and its probe: the endpoint behind by more than the tolerance is passed over', async () => {
     const [a, b] = [endpoint('https://a.example'), endpoint('https://b.example')]
     const pool = poolOf(a, b)
