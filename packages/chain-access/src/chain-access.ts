@@ -21,8 +21,6 @@ export interface ChainAccessOptions {
   logger: Logger
   /** block scanning reads this simulator in process (SIMULATOR_CLIENT=in-process); the rest still over its routes */
   inProcess?: ChainSimulator | undefined
-  /** how often a Solana websocket is pinged; default 10 s (solana-websocket-watchdog.ts) */
-  pingIntervalMs?: number | undefined
 }
 
 /** how one network's chain is read */
@@ -82,30 +80,30 @@ export function chainAccess(endpoints: NetworkEndpoints, options: ChainAccessOpt
       if (endpoints.chain !== 'SOLANA')
         throw new Error(`${network}: only Solana networks are watched by address`)
       const { createSolanaAddressReader, createSolanaConnection } = await import('@chainpay/chain-solana')
-      const connection = createSolanaConnection({
-        ...common,
-        ...solanaNodes(endpoints.nodes),
-        pingIntervalMs: options.pingIntervalMs,
-      })
+      const connection = createSolanaConnection({ ...common, ...solanaNodes(endpoints.nodes) })
       return createSolanaAddressReader({ network, registry, connection })
     },
   }
 }
 
-/** the first node as the TRON clients' own options, the others as their fallbacks */
+/** the TRON clients' options of the first node, the others as their fallbacks */
 function tronNodes(nodes: readonly TronNode[]) {
-  const [first, ...others] = nodes.map((node) => ({
-    fullNodeUrl: node.rpcUrl,
-    solidityNodeUrl: node.solidityRpcUrl,
-    apiKey: node.apiKey ?? undefined,
-  }))
-  if (first === undefined) throw new Error('a network without an RPC endpoint')
-  return { ...first, fallbacks: others }
+  return firstAndFallbacks(
+    nodes.map(({ rpcUrl, solidityRpcUrl, apiKey }) => ({
+      fullNodeUrl: rpcUrl,
+      solidityNodeUrl: solidityRpcUrl,
+      apiKey: apiKey ?? undefined,
+    })),
+  )
 }
 
-/** the first node as the Solana clients' own options, the others as their fallbacks */
+/** the Solana clients' options of the first node, the others as their fallbacks */
 function solanaNodes(nodes: readonly SolanaNode[]) {
-  const [first, ...others] = nodes.map((node) => ({ rpcUrl: node.rpcUrl, wsUrl: node.wsUrl ?? undefined }))
+  return firstAndFallbacks(nodes.map(({ rpcUrl, wsUrl }) => ({ rpcUrl, wsUrl: wsUrl ?? undefined })))
+}
+
+function firstAndFallbacks<T>(nodes: readonly T[]): T & { fallbacks: T[] } {
+  const [first, ...fallbacks] = nodes
   if (first === undefined) throw new Error('a network without an RPC endpoint')
-  return { ...first, fallbacks: others }
+  return { ...first, fallbacks }
 }
