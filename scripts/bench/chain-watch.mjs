@@ -485,17 +485,11 @@ async function startSimulatorServer(simPath, network, cleanups) {
 }
 
 async function rpcClient(network, server) {
-  const endpoint = `${server.base}/chains/${network}`
-  if (network === 'TRON') {
-    const tron = await import('../../packages/chain-tron/dist/index.js')
-    if (typeof tron.createTronChainClient !== 'function')
-      throw new Error('packages/chain-tron does not export createTronChainClient yet')
-    return tron.createTronChainClient({ network, registry: defaultAssetRegistry, fullNodeUrl: endpoint })
-  }
-  const solana = await import('../../packages/chain-solana/dist/index.js')
-  if (typeof solana.createSolanaChainClient !== 'function')
-    throw new Error('packages/chain-solana does not export createSolanaChainClient yet')
-  return solana.createSolanaChainClient({ network, registry: defaultAssetRegistry, rpcUrl: endpoint })
+  // the chain-indexer's own choice of client (packages/chain-access), against the simulator's node routes
+  const { chainAccess, simulatorEndpoints } = await import('../../packages/chain-access/dist/index.js')
+  const { chain } = findNetwork(defaultAssetRegistry, network)
+  const endpoints = simulatorEndpoints(server.base, network, chain, undefined)
+  return chainAccess(endpoints, { registry: defaultAssetRegistry, timeoutMs: 10_000, logger }).chainClient()
 }
 
 async function serveSimulator(simPath, network) {

@@ -2,22 +2,18 @@
 // served over real HTTP in the real nodes' shapes (java-tron routes, Solana JSON-RPC), a faulty
 // proxy in front of them, and the real tronweb and @solana/web3.js clients reading through it.
 
-import {
-  type FaultyRpcProxy,
-  type IndexerHarness,
-  startFaultyRpcProxy,
-} from '@chainpay/chain-indexer/testing'
-import { createSolanaChainClient } from '@chainpay/chain-solana'
-import { createTronChainClient } from '@chainpay/chain-tron'
+import { chainAccess, simulatorEndpoints } from '@chainpay/chain-access'
+import { type IndexerHarness, testLogger } from '@chainpay/chain-indexer/testing'
+import { type FaultyRpcProxy, startFaultyRpcProxy } from '@chainpay/chain-sim/testing'
 import { defaultAssetRegistry, findNetwork } from '@chainpay/domain'
 import type { ChainClient } from '@chainpay/ports'
 
 export interface FaultyChainNode {
   proxy: FaultyRpcProxy
   /** the real client of `network` reading through the proxy */
-  clientThroughProxy(network: string, options?: { timeoutMs?: number }): ChainClient
+  clientThroughProxy(network: string, options?: { timeoutMs?: number }): Promise<ChainClient>
   /** the same client reading the node directly: what a healthy endpoint answers */
-  directClient(network: string): ChainClient
+  directClient(network: string): Promise<ChainClient>
   /** stops the proxy; the node is the harness's, closed with it */
   close(): Promise<void>
 }
@@ -27,13 +23,14 @@ export async function startFaultyChainNode(harness: IndexerHarness): Promise<Fau
   const origin = (await harness.serve()).url
   const proxy = await startFaultyRpcProxy({ target: origin })
 
-  const client = (base: string, network: string, timeoutMs?: number): ChainClient => {
-    const url = `${base}/chains/${network}`
-    const chain = findNetwork(defaultAssetRegistry, network)?.chain
-    if (chain === 'TRON') {
-      return createTronChainClient({ network, registry: defaultAssetRegistry, fullNodeUrl: url, timeoutMs })
-    }
-    return createSolanaChainClient({ network, registry: defaultAssetRegistry, rpcUrl: url, timeoutMs })
+  const client = (base: string, network: string, timeoutMs = 10_000): Promise<ChainClient> => {
+    const chain = findNetwork(defaultAssetRegistry, network)?.chain ?? 'TRON'
+    const endpoints = simulatorEndpoints(base, network, chain, undefined)
+    return chainAccess(endpoints, {
+      registry: defaultAssetRegistry,
+      timeoutMs,
+      logger: testLogger,
+    }).chainClient()
   }
 
   return {

@@ -3,12 +3,8 @@
 // accrue, and a catch-up after downtime through intermittent faults. Every payment must end up with
 // each of its transfers counted once, final, and settled.
 
-import {
-  type ChainIndexer,
-  type ResilientChainClient,
-  type RpcRetry,
-  withRpcResilience,
-} from '@chainpay/chain-indexer'
+import { type ResilientChainClient, type RpcRetry, withRpcResilience } from '@chainpay/chain-access'
+import type { ChainIndexer } from '@chainpay/chain-indexer'
 import {
   createIndexerHarness,
   harnessIndexer,
@@ -38,8 +34,8 @@ afterEach(async () => {
   await harness.close()
 })
 
-function resilientClient(network: string, retries: RpcRetry[] = []): ResilientChainClient {
-  return withRpcResilience(node.clientThroughProxy(network, { timeoutMs: 1_000 }), {
+async function resilientClient(network: string, retries: RpcRetry[] = []): Promise<ResilientChainClient> {
+  return withRpcResilience(await node.clientThroughProxy(network, { timeoutMs: 1_000 }), {
     logger: testLogger,
     initialBackoffMs: 5,
     maxBackoffMs: 100,
@@ -136,7 +132,7 @@ describe.each([
   const required = findNetwork(defaultAssetRegistry, network)?.requiredConfirmations ?? 0
 
   it('keeps counting confirmations across an outage', { timeout: 120_000 }, async () => {
-    const client = resilientClient(network)
+    const client = await resilientClient(network)
     await harness.sim.mineBlocks(network, 1)
     const indexer = await startIndexer(network, client, { scanFirst: true })
     const payment = await watchedPayment(indexer, token)
@@ -172,7 +168,7 @@ describe.each([
     timeout: 120_000,
   }, async () => {
     await harness.sim.mineBlocks(network, 1)
-    const before = await startIndexer(network, resilientClient(network), { scanFirst: true })
+    const before = await startIndexer(network, await resilientClient(network), { scanFirst: true })
     const nativePayment = await watchedPayment(before, native)
     const tokenPayment = await watchedPayment(before, token)
     const splitPayment = await watchedPayment(before, token)
@@ -193,9 +189,9 @@ describe.each([
     await harness.sim.mineBlocks(network, 12)
     const rest = await pay(splitPayment, '7')
     await harness.sim.mineBlocks(network, 2)
-    const [multiBlock] = await node
-      .directClient(network)
-      .getBlocks(...(await heightOf(network, multi.txHash)))
+    const [multiBlock] = await (await node.directClient(network)).getBlocks(
+      ...(await heightOf(network, multi.txHash)),
+    )
     const multiIndex = (to: string) =>
       multiBlock?.transfers.find((transfer) => transfer.txHash === multi.txHash && transfer.to === to)
         ?.index ?? -1
@@ -213,7 +209,7 @@ describe.each([
     ] as const
     for (const fault of faults) node.proxy.inject(fault)
     const retries: RpcRetry[] = []
-    await startIndexer(network, resilientClient(network, retries))
+    await startIndexer(network, await resilientClient(network, retries))
     await harness.sim.mineBlocks(network, required)
 
     for (const payment of [nativePayment, tokenPayment, splitPayment]) {

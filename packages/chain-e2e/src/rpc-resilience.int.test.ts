@@ -7,7 +7,7 @@ import {
   type ResilientChainClientOptions,
   type RpcRetry,
   withRpcResilience,
-} from '@chainpay/chain-indexer'
+} from '@chainpay/chain-access'
 import { createIndexerHarness, type IndexerHarness, testLogger } from '@chainpay/chain-indexer/testing'
 import { simulatedAddress } from '@chainpay/chain-sim'
 import { type ChainClient, ChainRpcError } from '@chainpay/ports'
@@ -68,13 +68,13 @@ describe.each([
       currency: token,
     })
     const head = await harness.sim.mineBlocks(network, 3)
-    const { client, retries } = resilient(node.clientThroughProxy(network))
+    const { client, retries } = resilient(await node.clientThroughProxy(network))
 
     node.proxy.inject({ kind: 'rate-limit', retryAfterSeconds: 1, times: 1 })
     node.proxy.inject({ kind: 'rate-limit', retryAfterSeconds: 0, times: 2 })
     const blocks = await client.getBlocks(start, head.height)
 
-    expect(blocks).toEqual(await node.directClient(network).getBlocks(start, head.height))
+    expect(blocks).toEqual(await (await node.directClient(network)).getBlocks(start, head.height))
     expect(blocks.flatMap((block) => block.transfers.map((transfer) => transfer.txHash))).toEqual(
       expect.arrayContaining([paid.txHash, tokenPaid.txHash]),
     )
@@ -89,7 +89,7 @@ describe.each([
 
   it('gives up after the attempts on 503s, opens the circuit, and closes it once the node answers', async () => {
     await harness.sim.mineBlocks(network, 2)
-    const { client, retries, states } = resilient(node.clientThroughProxy(network), { maxAttempts: 3 })
+    const { client, retries, states } = resilient(await node.clientThroughProxy(network), { maxAttempts: 3 })
 
     node.proxy.inject({ kind: 'status', status: 503 })
     for (let call = 0; call < 2; call += 1) {
@@ -113,12 +113,12 @@ describe.each([
       .toBe('answered')
     expect(client.state()).toBe('closed')
     expect(states).toEqual(['open', 'half-open', 'closed'])
-    expect(await client.getHead()).toEqual(await node.directClient(network).getHead())
+    expect(await client.getHead()).toEqual(await (await node.directClient(network)).getHead())
   })
 
   it('fails with a timeout when the endpoint never answers', async () => {
     await harness.sim.mineBlocks(network, 1)
-    const { client, retries } = resilient(node.clientThroughProxy(network, { timeoutMs: 300 }), {
+    const { client, retries } = resilient(await node.clientThroughProxy(network, { timeoutMs: 300 }), {
       maxAttempts: 2,
     })
 
@@ -130,10 +130,10 @@ describe.each([
 
   it('retries a reset connection and answers', async () => {
     await harness.sim.mineBlocks(network, 1)
-    const { client, retries } = resilient(node.clientThroughProxy(network))
+    const { client, retries } = resilient(await node.clientThroughProxy(network))
 
     node.proxy.inject({ kind: 'reset', times: 1 })
-    expect(await client.getHead()).toEqual(await node.directClient(network).getHead())
+    expect(await client.getHead()).toEqual(await (await node.directClient(network)).getHead())
     expect(retries.map((retry) => retry.failure)).toEqual(['unavailable'])
   })
 })

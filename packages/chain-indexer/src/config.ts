@@ -1,9 +1,15 @@
 // The chain-indexer's configuration, read once from the environment at start. CHAIN_MODE picks the
-// chains: the in-process simulator, or real TRON and Solana nodes over RPC, one endpoint per network
-// of CHAIN_NETWORKS. An RPC URL may carry a provider's key in its path or query, so no message
-// repeats one: a URL is only ever shown as its scheme and host (endpointOrigin).
+// chains: the in-process simulator, or real TRON and Solana nodes over RPC, one endpoint or several
+// per network of CHAIN_NETWORKS (@chainpay/chain-access reads them, as the gateway does). An RPC URL
+// may carry a provider's key in its path or query, so no message repeats one: a URL is only ever
+// shown as its scheme and host (endpointOrigin).
 
 import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
+import {
+  ENDPOINT_VARIABLE_SUFFIXES,
+  type NetworkEndpoints,
+  readNetworkEndpoints,
+} from '@chainpay/chain-access'
 import {
   type AssetRegistry,
   type Chain,
@@ -100,34 +106,13 @@ export interface ChainSettingsOptions {
   simulatedNetworks?: readonly string[]
 }
 
-interface EndpointBase {
-  network: string
-  /** `<NETWORK>_RPC_URL`; may hold a provider key: log endpointOrigin(rpcUrl) only */
-  rpcUrl: string
+/** a network watched over RPC: its endpoints, in order of preference, and how the indexer polls it */
+export type ChainEndpoint = NetworkEndpoints & {
   /** the indexer's pause between scans once it has caught up with the head */
   pollIntervalMs: number
   /** CHAIN_START_HEIGHT_<NETWORK>: where the very first scan starts; null: at the head */
   startHeight: number | null
 }
-
-export interface TronEndpoint extends EndpointBase {
-  chain: 'TRON'
-  /** `<NETWORK>_SOLIDITY_RPC_URL`, default the RPC URL (TronGrid serves both APIs on one host) */
-  solidityRpcUrl: string
-  /** `<NETWORK>_RPC_API_KEY`: TronGrid's TRON-PRO-API-KEY header; never logged */
-  apiKey: string | null
-}
-
-export interface SolanaEndpoint extends EndpointBase {
-  chain: 'SOLANA'
-  /**
-   * `<NETWORK>_WS_URL`: the node's websocket (ws or wss) for SOLANA_WATCH_MODE=address; null: the RPC
-   * URL with the ws scheme (and port + 1 where it names a port), as @solana/web3.js guesses
-   */
-  wsUrl: string | null
-}
-
-export type ChainEndpoint = TronEndpoint | SolanaEndpoint
 
 /** the networks simulated when CHAIN_NETWORKS is unset: mainnet names, as merchants integrate */
 export const DEFAULT_SIMULATED_NETWORKS = ['TRON', 'SOLANA'] as const
@@ -145,13 +130,7 @@ const POLL_INTERVAL_MS = { min: 100, max: 60_000 }
 
 const START_HEIGHT_PREFIX = 'CHAIN_START_HEIGHT_'
 /** longest suffix first: TRON_NILE_SOLIDITY_RPC_URL is the SOLIDITY_RPC_URL of TRON_NILE */
-const ENDPOINT_SUFFIXES = [
-  '_SOLIDITY_RPC_URL',
-  '_RPC_URL',
-  '_WS_URL',
-  '_RPC_API_KEY',
-  '_POLL_INTERVAL_MS',
-] as const
+const ENDPOINT_SUFFIXES = [...ENDPOINT_VARIABLE_SUFFIXES, '_POLL_INTERVAL_MS'] as const
 const TRON_ONLY_SUFFIXES: readonly string[] = ['_SOLIDITY_RPC_URL', '_RPC_API_KEY']
 /** the chains' names start every network's name; other variables with these suffixes are not ours */
 const NETWORK_NAME_PREFIX = /^(TRON|SOLANA)/
@@ -222,24 +201,6 @@ function readTreasuries(read: EnvReader): string[] {
     )
   }
   return addresses
-}
-
-/** `https://user:secret@host:8443/key/abc?x=1` -> `https://host:8443`: what logs may show of a URL */
-export function endpointOrigin(url: string): string {
-  const parsed = new URL(url)
-  return `${parsed.protocol}//${parsed.host}`
-}
-
-/**
- * TronGrid mainnet without an API key: TronGrid throttles keyless callers hard, so the scans keep
- * meeting 429s. Said once at start as a warning, not refused: it works, slowly.
- */
-export function isKeylessTronGrid(endpoint: ChainEndpoint): boolean {
-  return (
-    endpoint.chain === 'TRON' &&
-    endpoint.apiKey === null &&
-    [endpoint.rpcUrl, endpoint.solidityRpcUrl].some((url) => new URL(url).hostname === 'api.trongrid.io')
-  )
 }
 
 //////// Helpers
@@ -327,13 +288,11 @@ function readRpcSettings(
 ): Pick<RpcChainIndexerConfig, 'rpcTimeoutMs' | 'endpoints'> {
   const rpcTimeoutMs = read.int('CHAIN_RPC_TIMEOUT_MS', RPC_TIMEOUT_MS)
   const pollIntervalMs = readOptionalInt(read, 'CHAIN_POLL_INTERVAL_MS', POLL_INTERVAL_MS)
-  const endpoints = chains.networks.map((network): ChainEndpoint => {
+  const endpoints = chains.networks.flatMap((network): ChainEndpoint[] => {
     // readNetworkSettings keeps registry networks only
     const { chain } = findNetwork(registry, network) as { chain: Chain }
-    const rpcUrl = readUrl(read, `${network}_RPC_URL`, { required: true }) ?? ''
-    const common = {
-      network,
-      rpcUrl,
+    const nodes = readNetworkEndpoints(read, network, chain, { required: true })
+    const settings = {
       pollIntervalMs:
         readOptionalInt(read, `${network}_POLL_INTERVAL_MS`, POLL_INTERVAL_MS) ??
         pollIntervalMs ??
@@ -343,16 +302,7 @@ function readRpcSettings(
         max: Number.MAX_SAFE_INTEGER,
       }),
     }
-    if (chain === 'SOLANA') {
-      const wsUrl = readUrl(read, `${network}_WS_URL`, { required: false, websocket: true }) ?? null
-      return { ...common, chain, wsUrl }
-    }
-    return {
-      ...common,
-      chain,
-      solidityRpcUrl: readUrl(read, `${network}_SOLIDITY_RPC_URL`, { required: false }) ?? rpcUrl,
-      apiKey: readApiKey(read, `${network}_RPC_API_KEY`),
-    }
+    return nodes === undefined ? [] : [{ ...nodes, ...settings }]
   })
   return { rpcTimeoutMs, endpoints }
 }
@@ -362,44 +312,6 @@ function readOptionalInt(read: EnvReader, name: string, range: { min: number; ma
   if (read.optionalString(name) === undefined) return null
   const value = read.int(name, { ...range, default: Number.NaN })
   return Number.isNaN(value) ? null : value
-}
-
-function readUrl(
-  read: EnvReader,
-  name: string,
-  options: { required: boolean; websocket?: boolean },
-): string | undefined {
-  const schemes = options.websocket ? ['ws:', 'wss:'] : ['http:', 'https:']
-  const expected = options.websocket ? 'a ws or wss URL' : 'an http or https URL'
-  const text = read.optionalString(name)
-  if (text === undefined) {
-    if (options.required) read.problem(`${name}: required; the node's http(s) URL`)
-    return undefined
-  }
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    // not even a URL: still never echoed, it may be a key pasted into the wrong variable
-    read.problem(`${name}: expected ${expected}`)
-    return undefined
-  }
-  if (!schemes.includes(url.protocol)) {
-    read.problem(`${name}: expected ${expected}, got a ${url.protocol} URL`)
-    return undefined
-  }
-  return text
-}
-
-/** sent as an HTTP header value: visible ASCII only, so a stray newline cannot smuggle a header */
-function readApiKey(read: EnvReader, name: string): string | null {
-  const key = read.optionalString(name)
-  if (key === undefined) return null
-  if (!/^[\x21-\x7e]+$/.test(key)) {
-    read.problem(`${name}: expected visible ASCII characters without spaces`)
-    return null
-  }
-  return key
 }
 
 function isEndpointVariable(name: string): boolean {

@@ -3,7 +3,7 @@ import { defaultAssetRegistry } from '@chainpay/domain'
 import { DEFAULT_HTTP_SERVER_LIMITS } from '@chainpay/service-kit'
 import { configProblems } from '@chainpay/service-kit/testing'
 import { describe, expect, it } from 'vitest'
-import { endpointOrigin, isKeylessTronGrid, readChainIndexerConfig } from './config.js'
+import { readChainIndexerConfig } from './config.js'
 
 const simulator = { CHAIN_MODE: 'simulator' }
 const rpc = {
@@ -154,19 +154,22 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
         {
           network: 'TRON',
           chain: 'TRON',
-          rpcUrl: 'https://api.trongrid.io',
-          solidityRpcUrl: 'https://api.trongrid.io',
-          apiKey: '0b7f2c1e-5d4a-4e3b-9c8d-7a6b5c4d3e2f',
+          nodes: [
+            {
+              rpcUrl: 'https://api.trongrid.io',
+              solidityRpcUrl: 'https://api.trongrid.io',
+              apiKey: '0b7f2c1e-5d4a-4e3b-9c8d-7a6b5c4d3e2f',
+            },
+          ],
           pollIntervalMs: 3000,
           startHeight: null,
         },
         {
           network: 'SOLANA',
           chain: 'SOLANA',
-          rpcUrl: 'https://solana.example.net/v1/abc123',
+          nodes: [{ rpcUrl: 'https://solana.example.net/v1/abc123', wsUrl: null }],
           pollIntervalMs: 1000,
           startHeight: null,
-          wsUrl: null,
         },
       ],
     })
@@ -200,9 +203,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
         {
           network: 'TRON_NILE',
           chain: 'TRON',
-          rpcUrl: 'http://10.0.0.5:8090',
-          solidityRpcUrl: 'http://10.0.0.5:8091',
-          apiKey: null,
+          nodes: [{ rpcUrl: 'http://10.0.0.5:8090', solidityRpcUrl: 'http://10.0.0.5:8091', apiKey: null }],
           // the network's own setting before CHAIN_POLL_INTERVAL_MS
           pollIntervalMs: 1500,
           startHeight: 61_000_000,
@@ -210,7 +211,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
         {
           network: 'SOLANA_DEVNET',
           chain: 'SOLANA',
-          rpcUrl: 'https://api.devnet.solana.com',
+          nodes: [{ rpcUrl: 'https://api.devnet.solana.com', wsUrl: null }],
           pollIntervalMs: 2000,
           startHeight: null,
         },
@@ -230,6 +231,54 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
     ])
   })
 
+  it('reads several endpoints per network, in order, with one value per endpoint of their other variables', () => {
+    const config = readChainIndexerConfig({
+      ...rpc,
+      TRON_RPC_URL: 'https://api.trongrid.io, http://java-tron.internal:8090',
+      TRON_SOLIDITY_RPC_URL: ',http://java-tron.internal:8091',
+      TRON_RPC_API_KEY: '0b7f2c1e-5d4a-4e3b-9c8d-7a6b5c4d3e2f,',
+      SOLANA_RPC_URL: 'https://solana.example.net/v1/abc123,https://api.mainnet-beta.solana.com',
+      SOLANA_WS_URL: 'wss://solana.example.net/ws/abc123,',
+    })
+    expect(config).toMatchObject({
+      endpoints: [
+        {
+          network: 'TRON',
+          nodes: [
+            {
+              rpcUrl: 'https://api.trongrid.io',
+              solidityRpcUrl: 'https://api.trongrid.io',
+              apiKey: '0b7f2c1e-5d4a-4e3b-9c8d-7a6b5c4d3e2f',
+            },
+            {
+              rpcUrl: 'http://java-tron.internal:8090',
+              solidityRpcUrl: 'http://java-tron.internal:8091',
+              apiKey: null,
+            },
+          ],
+        },
+        {
+          network: 'SOLANA',
+          nodes: [
+            { rpcUrl: 'https://solana.example.net/v1/abc123', wsUrl: 'wss://solana.example.net/ws/abc123' },
+            { rpcUrl: 'https://api.mainnet-beta.solana.com', wsUrl: null },
+          ],
+        },
+      ],
+    })
+    const problems = problemsOf({
+      ...rpc,
+      TRON_RPC_URL: 'https://api.trongrid.io,,ftp://secret@node.example',
+      TRON_RPC_API_KEY: 'one-key-for-three',
+    })
+    expect(problems).toEqual([
+      'TRON_RPC_URL (endpoint 2): empty; expected an http or https URL',
+      'TRON_RPC_URL (endpoint 3): expected an http or https URL, got a ftp: URL',
+      'TRON_RPC_API_KEY: 1 value for the 3 endpoints of TRON_RPC_URL; give one per endpoint, in the same order (an empty one for the default)',
+    ])
+    expect(problems.join('\n')).not.toMatch(/secret|one-key/)
+  })
+
   it('reads SOLANA_WATCH_MODE, address unless set to blocks', () => {
     expect(readChainIndexerConfig({ ...rpc, SOLANA_WATCH_MODE: 'blocks' })).toMatchObject({
       solanaWatchMode: 'blocks',
@@ -244,8 +293,8 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
       'CHAIN_NETWORKS: required; a comma-separated list of TRON, TRON_NILE, SOLANA, SOLANA_DEVNET',
     ])
     expect(problemsOf({ CHAIN_MODE: 'rpc', CHAIN_NETWORKS: 'SOLANA_DEVNET,TRON_NILE' })).toEqual([
-      "SOLANA_DEVNET_RPC_URL: required; the node's http(s) URL",
-      "TRON_NILE_RPC_URL: required; the node's http(s) URL",
+      "SOLANA_DEVNET_RPC_URL: required; the node's http(s) URL, or several comma-separated in order of preference",
+      "TRON_NILE_RPC_URL: required; the node's http(s) URL, or several comma-separated in order of preference",
     ])
   })
 
@@ -309,30 +358,5 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
       'SIMULATOR_TOKEN: only read with CHAIN_MODE=simulator',
       'TRON_BLOCK_INTERVAL_MS: only read with CHAIN_MODE=simulator',
     ])
-  })
-})
-
-describe('what may be logged of an endpoint', () => {
-  it('is the scheme and the host, never a path, a query or credentials', () => {
-    expect(endpointOrigin('https://user:secret@rpc.example.net:8443/v2/secret-key?api-key=secret')).toBe(
-      'https://rpc.example.net:8443',
-    )
-    expect(endpointOrigin('http://127.0.0.1:8090')).toBe('http://127.0.0.1:8090')
-  })
-
-  it('warns of mainnet TronGrid without a key only', () => {
-    const config = readChainIndexerConfig({ ...rpc, TRON_RPC_API_KEY: '' })
-    if (config.chainMode !== 'rpc') throw new Error('expected the rpc mode')
-    const [tron, solana] = config.endpoints
-    expect(tron && isKeylessTronGrid(tron)).toBe(true)
-    expect(solana && isKeylessTronGrid(solana)).toBe(false)
-    const keyed = readChainIndexerConfig(rpc)
-    expect(keyed.chainMode === 'rpc' && keyed.endpoints.some(isKeylessTronGrid)).toBe(false)
-    const nile = readChainIndexerConfig({
-      CHAIN_MODE: 'rpc',
-      CHAIN_NETWORKS: 'TRON_NILE',
-      TRON_NILE_RPC_URL: 'https://nile.trongrid.io',
-    })
-    expect(nile.chainMode === 'rpc' && nile.endpoints.some(isKeylessTronGrid)).toBe(false)
   })
 })

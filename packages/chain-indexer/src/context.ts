@@ -2,40 +2,36 @@
 // embedded SQLite file, or Kafka and MongoDB) is @chainpay/adapters' choice, from the environment;
 // in standalone, the process's shared ones. The chains are either simulated in process (kept in the
 // SQLite file of DATA_DIR, with the dev routes that drive them) or real TRON and Solana nodes over
-// RPC, one endpoint per network.
+// RPC, one endpoint or several per network; how each is read is @chainpay/chain-access's choice.
 
 import { type Infrastructure, infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
-import { chainSimulatorRoutes, createChainSimulator } from '@chainpay/chain-sim'
 import {
-  createSolanaAddressReader,
-  createSolanaBalanceReader,
-  createSolanaChainClient,
-  createSolanaConnection,
-} from '@chainpay/chain-solana'
-import { createTronBalanceReader, createTronChainClient } from '@chainpay/chain-tron'
+  type ChainAccess,
+  chainAccess,
+  chainsReadiness,
+  createSimulatedChains,
+  endpointOrigin,
+  isKeylessTronGrid,
+  type ReadinessTrackedClient,
+  simulatorEndpoints,
+} from '@chainpay/chain-access'
 import { type AssetRegistry, applyNetworkSettings, findNetwork } from '@chainpay/domain'
 import { type Clock, type Logger, readinessOf, type Service, systemClock } from '@chainpay/platform'
-import type { ChainBalanceReader, ChainClient, SolanaAddressReader } from '@chainpay/ports'
+import type { ChainBalanceReader, SolanaAddressReader } from '@chainpay/ports'
 import {
   createServiceMetrics,
   healthService,
   metricsService,
   type ServiceContext,
-  SIMULATOR_TOKEN_HEADER,
-  SIMULATOR_TOKEN_QUERY,
 } from '@chainpay/service-kit'
 import type { FastifyPluginAsync } from 'fastify'
-import { chainsReadiness, trackReadiness } from './chain-readiness.js'
-import {
-  type ChainEndpoint,
-  type ChainIndexerConfig,
-  endpointOrigin,
-  isKeylessTronGrid,
-  type RpcChainIndexerConfig,
-  type SimulatorChainIndexerConfig,
+import type {
+  ChainEndpoint,
+  ChainIndexerConfig,
+  RpcChainIndexerConfig,
+  SimulatorChainIndexerConfig,
 } from './config.js'
 import { createChainIndexer } from './indexer.js'
-import { withRpcResilience } from './resilient-chain-client.js'
 import { createSolanaAddressIndexer } from './solana-address-indexer.js'
 
 /** the indexer looks for new blocks at least this often, and at least once per simulated block */
@@ -49,7 +45,7 @@ const SIMULATOR_RPC_TIMEOUT_MS = 10_000
  * SOLANA_WATCH_MODE=address, the accounts of open payments through an address reader
  */
 type WatchedChain =
-  | { network: string; client: ChainClient; pollIntervalMs: number; startHeight?: number }
+  | { network: string; client: ReadinessTrackedClient; pollIntervalMs: number; startHeight?: number }
   | { network: string; reader: SolanaAddressReader; pollIntervalMs: number }
 
 interface Chains {
@@ -100,8 +96,8 @@ export async function buildChainIndexerContext(
   const registry = applyNetworkSettings(config.registry, config.chains)
   const chains =
     config.chainMode === 'rpc'
-      ? rpcChains(config, registry, infrastructure, logger)
-      : simulatedChains(config, registry, infrastructure, clock, logger)
+      ? await rpcChains(config, registry, infrastructure, logger)
+      : await simulatedChains(config, registry, infrastructure, clock, logger)
   const common = {
     store,
     bus,
@@ -141,181 +137,114 @@ export async function buildChainIndexerContext(
   }
 }
 
-function simulatedChains(
+async function simulatedChains(
   config: SimulatorChainIndexerConfig,
   registry: AssetRegistry,
   infrastructure: Infrastructure,
   clock: Clock,
   logger: Logger,
-): Chains {
+): Promise<Chains> {
   const networks = config.chains.networks.map((network) => ({
     network,
     blockIntervalMs: config.blockIntervalMs[chainOf(registry, network)],
   }))
-  const simulator = createChainSimulator({
+  const { simulator, routes } = await createSimulatedChains({
     db: infrastructure.sqlite(),
     registry,
     networks,
     clock: () => clock.now(),
     logger,
+    token: config.simulatorToken,
   })
   // Over RPC, the simulated chains are read exactly as real ones are: tronweb and @solana/web3.js
-  // against the node-shaped routes this service serves, behind the same retries and breaker.
+  // against the node-shaped routes this service serves, behind the same retries and breaker. By
+  // address, the simulated Solana is always read so: the simulator serves its pubsub only there.
   const selfUrl = `http://${loopbackOf(config.host)}:${config.port}`
-  const { simulatorToken: token } = config
-  // the routes want the token from every caller once it is set, this service's own clients included
-  const headers: Record<string, string> = token === undefined ? {} : { [SIMULATOR_TOKEN_HEADER]: token }
-  const endpointOf = (network: string, pollIntervalMs: number): ChainEndpoint => {
-    const rpcUrl = `${selfUrl}/chains/${network}`
-    const common = { network, rpcUrl, pollIntervalMs, startHeight: null }
-    return chainOf(registry, network) === 'TRON'
-      ? { ...common, chain: 'TRON', solidityRpcUrl: rpcUrl, apiKey: null }
-      : { ...common, chain: 'SOLANA', wsUrl: null }
-  }
-  const clientOf = (network: string, pollIntervalMs: number): ChainClient => {
-    if (config.simulatorClient === 'in-process') return simulator.client(network)
-    const endpoint = endpointOf(network, pollIntervalMs)
-    return withRpcResilience(rpcClient(endpoint, registry, SIMULATOR_RPC_TIMEOUT_MS, headers), {
-      logger,
-      network,
-    })
-  }
-  const balanceReaderOf = (network: string): ChainBalanceReader =>
-    rpcBalanceReader(endpointOf(network, 0), SIMULATOR_RPC_TIMEOUT_MS, headers)
-  // by address, the simulated Solana is always read over RPC and its websocket: the simulator
-  // serves the pubsub only there
-  const readerOf = (network: string): SolanaAddressReader => {
-    const wsUrl = new URL(`${selfUrl.replace(/^http/, 'ws')}/chains/${network}`)
-    // web3.js sends no header on its websocket: the token goes in the query (simulator routes)
-    if (token !== undefined) wsUrl.searchParams.set(SIMULATOR_TOKEN_QUERY, token)
-    const connection = createSolanaConnection({
-      rpcUrl: `${selfUrl}/chains/${network}`,
-      wsUrl: wsUrl.toString(),
-      headers,
-      timeoutMs: SIMULATOR_RPC_TIMEOUT_MS,
-    })
-    return createSolanaAddressReader({ network, registry, connection })
-  }
+  const watched = networks.map(({ network, blockIntervalMs }) => ({
+    network,
+    pollIntervalMs: Math.min(MAX_SIMULATOR_POLL_INTERVAL_MS, blockIntervalMs),
+    access: chainAccess(
+      simulatorEndpoints(selfUrl, network, chainOf(registry, network), config.simulatorToken),
+      {
+        registry,
+        timeoutMs: SIMULATOR_RPC_TIMEOUT_MS,
+        logger,
+        ...(config.simulatorClient === 'in-process' ? { inProcess: simulator } : {}),
+      },
+    ),
+  }))
   return {
-    balanceReaders: new Map(networks.map(({ network }) => [network, balanceReaderOf(network)])),
-    watched: networks.map(({ network, blockIntervalMs }): WatchedChain => {
-      const pollIntervalMs = Math.min(MAX_SIMULATOR_POLL_INTERVAL_MS, blockIntervalMs)
-      if (byAddress(config, registry, network)) return { network, reader: readerOf(network), pollIntervalMs }
-      return { network, client: clientOf(network, pollIntervalMs), pollIntervalMs }
-    }),
+    ...(await readersOf(config, registry, watched)),
     services: [simulator],
     readiness: () => infrastructure.answers(),
-    routes: async (app) => {
-      await app.register(chainSimulatorRoutes, { simulator, token })
-    },
+    routes,
   }
 }
 
-function rpcChains(
+async function rpcChains(
   config: RpcChainIndexerConfig,
   registry: AssetRegistry,
   infrastructure: Infrastructure,
   logger: Logger,
-): Chains {
-  const readers = config.endpoints.flatMap((endpoint): WatchedChain[] => {
-    if (endpoint.chain !== 'SOLANA' || !byAddress(config, registry, endpoint.network)) return []
+): Promise<Chains> {
+  const watched = config.endpoints.map((endpoint) => {
     logEndpoint(endpoint, registry, logger)
-    const connection = createSolanaConnection({
-      rpcUrl: endpoint.rpcUrl,
-      ...(endpoint.wsUrl === null ? {} : { wsUrl: endpoint.wsUrl }),
-      timeoutMs: config.rpcTimeoutMs,
-    })
-    const reader = createSolanaAddressReader({ network: endpoint.network, registry, connection })
-    return [{ network: endpoint.network, reader, pollIntervalMs: endpoint.pollIntervalMs }]
+    const access = chainAccess(endpoint, { registry, timeoutMs: config.rpcTimeoutMs, logger })
+    const { network, pollIntervalMs, startHeight } = endpoint
+    return { network, pollIntervalMs, access, ...(startHeight === null ? {} : { startHeight }) }
   })
-  const byBlocks = config.endpoints.filter(
-    (endpoint) => !readers.some((reader) => reader.network === endpoint.network),
-  )
-  const clients = byBlocks.map((endpoint) => {
-    logEndpoint(endpoint, registry, logger)
-    const client = trackReadiness(
-      withRpcResilience(rpcClient(endpoint, registry, config.rpcTimeoutMs), {
-        logger,
-        network: endpoint.network,
-      }),
-    )
-    return { endpoint, client }
-  })
+  const chains = await readersOf(config, registry, watched)
+  const clients = chains.watched.flatMap((chain) => ('client' in chain ? [chain.client] : []))
   return {
-    watched: [
-      ...clients.map(({ endpoint, client }) => ({
-        network: endpoint.network,
-        client,
-        pollIntervalMs: endpoint.pollIntervalMs,
-        ...(endpoint.startHeight === null ? {} : { startHeight: endpoint.startHeight }),
-      })),
-      // their readiness is their indexer's (solana-address-indexer.ts)
-      ...readers,
-    ],
-    balanceReaders: new Map(
-      config.endpoints.map((endpoint) => [endpoint.network, rpcBalanceReader(endpoint, config.rpcTimeoutMs)]),
-    ),
+    ...chains,
     services: [],
-    readiness: chainsReadiness(
-      clients.map(({ client }) => client),
-      () => infrastructure.answers(),
-    ),
+    // a reader's readiness is its indexer's (solana-address-indexer.ts)
+    readiness: chainsReadiness(clients, () => infrastructure.answers()),
   }
 }
 
-function rpcClient(
-  endpoint: ChainEndpoint,
+/** each network's client or address reader, and balance reader */
+async function readersOf(
+  config: ChainIndexerConfig,
   registry: AssetRegistry,
-  timeoutMs: number,
-  headers: Record<string, string> = {},
-): ChainClient {
-  const { network } = endpoint
-  if (endpoint.chain === 'SOLANA') {
-    return createSolanaChainClient({ network, registry, rpcUrl: endpoint.rpcUrl, timeoutMs, headers })
-  }
-  return createTronChainClient({
-    network,
-    registry,
-    fullNodeUrl: endpoint.rpcUrl,
-    solidityNodeUrl: endpoint.solidityRpcUrl,
-    ...(endpoint.apiKey === null ? {} : { apiKey: endpoint.apiKey }),
-    timeoutMs,
-    headers,
-  })
-}
-
-function rpcBalanceReader(
-  endpoint: ChainEndpoint,
-  timeoutMs: number,
-  headers: Record<string, string> = {},
-): ChainBalanceReader {
-  const { network } = endpoint
-  if (endpoint.chain === 'SOLANA') {
-    return createSolanaBalanceReader({ network, rpcUrl: endpoint.rpcUrl, timeoutMs, headers })
-  }
-  return createTronBalanceReader({
-    network,
-    fullNodeUrl: endpoint.rpcUrl,
-    ...(endpoint.apiKey === null ? {} : { apiKey: endpoint.apiKey }),
-    timeoutMs,
-    headers,
-  })
+  networks: Array<{ network: string; pollIntervalMs: number; startHeight?: number; access: ChainAccess }>,
+): Promise<Pick<Chains, 'watched' | 'balanceReaders'>> {
+  const watched = await Promise.all(
+    networks.map(async ({ access, ...chain }): Promise<WatchedChain> => {
+      if (!byAddress(config, registry, chain.network)) {
+        return { ...chain, client: await access.blockScanningClient() }
+      }
+      return {
+        network: chain.network,
+        pollIntervalMs: chain.pollIntervalMs,
+        reader: await access.addressReader(),
+      }
+    }),
+  )
+  const balanceReaders = await Promise.all(
+    networks.map(async ({ network, access }) => [network, await access.balanceReader()] as const),
+  )
+  return { watched, balanceReaders: new Map(balanceReaders) }
 }
 
 /** where each network is watched from, by scheme and host only: a URL may carry a provider key */
 function logEndpoint(endpoint: ChainEndpoint, registry: AssetRegistry, logger: Logger): void {
+  const origins = (urls: string[]) => urls.map(endpointOrigin).join(', ')
   const fields = {
     network: endpoint.network,
-    rpc: endpointOrigin(endpoint.rpcUrl),
+    rpc: origins(endpoint.nodes.map((node) => node.rpcUrl)),
     ...(endpoint.chain === 'TRON'
-      ? { solidityRpc: endpointOrigin(endpoint.solidityRpcUrl), apiKey: endpoint.apiKey ? 'set' : 'none' }
+      ? {
+          solidityRpc: origins(endpoint.nodes.map((node) => node.solidityRpcUrl)),
+          apiKey: endpoint.nodes.map((node) => (node.apiKey ? 'set' : 'none')).join(', '),
+        }
       : {}),
     requiredConfirmations: findNetwork(registry, endpoint.network)?.requiredConfirmations,
     pollIntervalMs: endpoint.pollIntervalMs,
     startHeight: endpoint.startHeight ?? 'head',
   }
   logger.info(fields, 'watching a network over RPC')
-  if (isKeylessTronGrid(endpoint)) {
+  if (endpoint.nodes.some(isKeylessTronGrid)) {
     logger.warn(
       { network: endpoint.network },
       `TronGrid without an API key is heavily rate limited: set ${endpoint.network}_RPC_API_KEY (docs/chains.md)`,

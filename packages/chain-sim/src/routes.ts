@@ -32,6 +32,11 @@ export interface ChainSimulatorRoutesOptions {
   token: string | undefined
   /** the Solana websocket pubsub served on the same port; a new one when absent */
   solanaPubsub?: SolanaPubsub | undefined
+  /**
+   * the node routes answer as a node this many blocks behind the simulator's head would (tests of
+   * failover between endpoints: a second server of the same simulator is a node that lags); default 0
+   */
+  behind?: number | undefined
 }
 
 const MAX_BLOCKS_PER_REQUEST = 1000
@@ -99,15 +104,15 @@ const BlocksBody = Type.Union([
 
 export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoutesOptions> = async (
   app,
-  { simulator, token, solanaPubsub },
+  { simulator, token, solanaPubsub, behind },
 ) => {
   // before anything else, the node-shaped APIs' scopes included (they copy this scope's hooks)
   app.addHook('onRequest', simulatorAccess(token))
   serveSolanaPubsub(app, simulator, token, solanaPubsub ?? createSolanaPubsub({ simulator }))
   // The node-shaped APIs the real TRON and Solana clients read, each in its own scope: both answer
   // bodies the way their nodes do, with parsers of their own.
-  await app.register(tronNodeRoutes, { simulator })
-  await app.register(solanaRpcRoutes, { simulator })
+  await app.register(tronNodeRoutes, { simulator, behind })
+  await app.register(solanaRpcRoutes, { simulator, behind })
 
   // Scoped to this plugin: strict TypeBox checks, no type coercion of bodies.
   app.setValidatorCompiler(TypeBoxValidatorCompiler)

@@ -12,6 +12,8 @@ export type Commitment = 'processed' | 'confirmed' | 'finalized'
 export interface SolanaNode {
   simulator: ChainSimulator
   network: string
+  /** slots this node is behind the simulator's head: it answers as a lagging node does */
+  behind?: number | undefined
 }
 
 /** getSignatureStatuses' entry for a signature the node holds */
@@ -37,8 +39,9 @@ export interface AddressSignature {
 const SEARCH_BATCH = 256
 
 export async function slotAt(node: SolanaNode, commitment: Commitment): Promise<number> {
-  if (commitment === 'finalized') return node.simulator.finalizedHeight(node.network)
-  return (await node.simulator.head(node.network)).height
+  const head = Math.max(0, (await node.simulator.head(node.network)).height - (node.behind ?? 0))
+  if (commitment === 'finalized') return Math.min(head, await node.simulator.finalizedHeight(node.network))
+  return head
 }
 
 /** the slot a context-bound read answers at; a node below `minContextSlot` refuses (-32016) */
@@ -69,15 +72,16 @@ export async function signatureStatuses(
   node: SolanaNode,
   signatures: readonly string[],
 ): Promise<{ contextSlot: number; value: Array<SignatureStatus | null> }> {
-  const head = (await node.simulator.head(node.network)).height
-  const finalized = await node.simulator.finalizedHeight(node.network)
+  const head = await slotAt(node, 'processed')
+  const finalized = await slotAt(node, 'finalized')
   const value: Array<SignatureStatus | null> = []
   for (const signature of signatures) {
     const slot = await node.simulator.transactionHeight(node.network, signature)
     const [block] =
       slot === null || slot === undefined ? [] : await node.simulator.blockDetails(node.network, slot, slot)
     const stored = block?.transactions.find((transaction) => transaction.txHash === signature)
-    if (slot === null || slot === undefined || stored === undefined) {
+    // a node behind the chain does not know it yet
+    if (slot === null || slot === undefined || stored === undefined || slot > head) {
       value.push(null)
       continue
     }

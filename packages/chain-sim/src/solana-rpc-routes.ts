@@ -40,6 +40,8 @@ export { SolanaRpcError, simulatedSolanaVersion } from './solana-rpc-blocks.js'
 
 export interface SolanaRpcRoutesOptions {
   simulator: ChainSimulator
+  /** answer as a node this many slots behind the head (chainSimulatorRoutes' `behind`) */
+  behind?: number | undefined
 }
 
 /** what a node allows between the first and the last slot of getBlocks (MAX_GET_CONFIRMED_BLOCKS_RANGE) */
@@ -82,7 +84,7 @@ export const solanaRpcRoutes: FastifyPluginAsync<SolanaRpcRoutesOptions> = async
       const message = `no simulated Solana network ${request.params.network}`
       return reply.code(404).send({ error: { code: 'NOT_FOUND', message } })
     }
-    const node: Node = { simulator, network }
+    const node: Node = { simulator, network, behind: options.behind ?? 0 }
     let body: unknown
     try {
       body = JSON.parse(typeof request.body === 'string' ? request.body : '')

@@ -14,6 +14,8 @@ export { SIMULATED_MULTISEND_CONTRACT_HEX } from './tron-node-blocks.js'
 
 export interface TronNodeRoutesOptions {
   simulator: ChainSimulator
+  /** answer as a node this many blocks behind the head (chainSimulatorRoutes' `behind`) */
+  behind?: number | undefined
 }
 
 type Json = Record<string, unknown>
@@ -26,6 +28,7 @@ const FULL_NODE_ONLY = new Set(['broadcasttransaction', 'broadcasthex', 'trigger
 
 export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (app, options) => {
   const { simulator } = options
+  const behind = options.behind ?? 0
 
   // java-tron reads an empty POST body as an empty request, and a body as JSON whatever its content
   // type (tronweb posts a request without parameters with axios's form content type); fastify's own
@@ -64,7 +67,8 @@ export const tronNodeRoutes: FastifyPluginAsync<TronNodeRoutesOptions> = async (
 
   /** the highest block a node of the kind answers for: the head, or the solidified block */
   async function ceilingOf(network: string, solidity: boolean): Promise<number> {
-    return solidity ? simulator.finalizedHeight(network) : (await simulator.head(network)).height
+    const head = Math.max(0, (await simulator.head(network)).height - behind)
+    return solidity ? Math.min(head, await simulator.finalizedHeight(network)) : head
   }
 
   const endpoints: Record<string, (network: string, input: Json, solidity: boolean) => Promise<unknown>> = {

@@ -4,30 +4,22 @@
 
 import type { BalanceHolder, ChainBalanceReader } from '@chainpay/ports'
 import { ChainRpcError } from '@chainpay/ports'
-import { Connection, PublicKey } from '@solana/web3.js'
-import { endpointOrigin, fetchWithDeadline, redactorFor, toChainRpcError } from './solana-rpc-errors.js'
+import { PublicKey } from '@solana/web3.js'
+import { createSolanaConnection, type SolanaConnectionOptions } from './solana-connection.js'
+import { toChainRpcError, whereAndRedactor } from './solana-rpc-errors.js'
 
-export interface SolanaBalanceReaderOptions {
+export interface SolanaBalanceReaderOptions
+  extends Pick<SolanaConnectionOptions, 'rpcUrl' | 'fallbacks' | 'timeoutMs' | 'headers' | 'logger'> {
   network: string
-  /** the node's JSON-RPC URL; may embed a provider's API key, which is never logged or echoed */
-  rpcUrl: string
-  /** deadline of one HTTP request, body included; default 10 s */
-  timeoutMs?: number | undefined
-  /** more headers on every request (the simulator's X-Simulator-Token) */
-  headers?: Record<string, string> | undefined
 }
 
 export function createSolanaBalanceReader(options: SolanaBalanceReaderOptions): ChainBalanceReader {
-  const { network, rpcUrl } = options
-  const redact = redactorFor(rpcUrl)
-  const where = `${network} at ${endpointOrigin(rpcUrl)}`
-  const connection = new Connection(rpcUrl, {
-    commitment: 'confirmed',
-    disableRetryOnRateLimit: true,
-    httpAgent: false,
-    fetch: fetchWithDeadline(options.timeoutMs ?? 10_000),
-    ...(options.headers === undefined ? {} : { httpHeaders: options.headers }),
-  })
+  const { network } = options
+  const { where, redact } = whereAndRedactor(network, [
+    options.rpcUrl,
+    ...(options.fallbacks ?? []).map((node) => node.rpcUrl),
+  ])
+  const connection = createSolanaConnection(options)
 
   async function call<T>(method: string, run: () => Promise<T>): Promise<T> {
     try {

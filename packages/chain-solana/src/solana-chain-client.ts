@@ -14,26 +14,15 @@ import {
   solanaTransferFilter,
   solanaTransfersOf,
 } from '@chainpay/ports'
-import { Connection } from '@solana/web3.js'
 import { type AccountsModeBlock, getAccountsModeBlock } from './accounts-mode-block.js'
-import {
-  endpointOrigin,
-  fetchWithDeadline,
-  isMissingBlock,
-  redactorFor,
-  toChainRpcError,
-} from './solana-rpc-errors.js'
+import { createSolanaConnection, type SolanaConnectionOptions } from './solana-connection.js'
+import { isMissingBlock, toChainRpcError, whereAndRedactor } from './solana-rpc-errors.js'
 
-export interface SolanaChainClientOptions {
+export interface SolanaChainClientOptions
+  extends Pick<SolanaConnectionOptions, 'rpcUrl' | 'fallbacks' | 'timeoutMs' | 'headers' | 'logger'> {
   /** the registry's network name, e.g. SOLANA or SOLANA_DEVNET */
   network: string
   registry: AssetRegistry
-  /** the node's JSON-RPC URL; may embed a provider's API key, which is never logged or echoed */
-  rpcUrl: string
-  /** deadline of one HTTP request, body included; default 10 s */
-  timeoutMs?: number | undefined
-  /** more headers on every request (the simulator's X-Simulator-Token) */
-  headers?: Record<string, string> | undefined
 }
 
 /** a block with the slot of its parent: what shows that the slots between them were skipped */
@@ -66,16 +55,11 @@ export function createSolanaChainClient(options: SolanaChainClientOptions): Chai
     throw new Error(`Solana chain client: timeoutMs must be a positive integer, got ${timeoutMs}`)
   }
   const filter = solanaTransferFilter(registry, network)
-  const redact = redactorFor(rpcUrl)
-  const where = `${network} at ${endpointOrigin(rpcUrl)}`
-  const connection = new Connection(rpcUrl, {
-    commitment: 'confirmed',
-    // retries belong to the caller's policy, which sees the Retry-After
-    disableRetryOnRateLimit: true,
-    httpAgent: false,
-    fetch: fetchWithDeadline(timeoutMs),
-    ...(options.headers === undefined ? {} : { httpHeaders: options.headers }),
-  })
+  const { where, redact } = whereAndRedactor(network, [
+    rpcUrl,
+    ...(options.fallbacks ?? []).map((node) => node.rpcUrl),
+  ])
+  const connection = createSolanaConnection({ ...options, timeoutMs })
 
   async function call<T>(method: string, run: () => Promise<T>): Promise<T> {
     try {

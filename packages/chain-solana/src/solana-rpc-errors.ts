@@ -2,6 +2,9 @@
 // failure leaves as a ChainRpcError, and no message carries the endpoint's URL, whose path or
 // query holds the provider's API key.
 import { ChainRpcError, type ChainRpcFailure, isChainRpcError } from '@chainpay/ports'
+import { endpointOrigin } from '@chainpay/rpc-failover'
+
+export { endpointOrigin }
 
 /**
  * getBlock's answers for a slot whose block this node does not have: "skipped, or missing due to
@@ -18,7 +21,7 @@ const UNAVAILABLE_CODES = new Set([-32004, -32005, -32014, -32603, ...MISSING_BL
 /** minimum context slot not reached: the node would answer as of an older slot than asked */
 const BEHIND_CODES = new Set([-32016])
 /** providers that answer a quota with HTTP 200 and a JSON-RPC error */
-const RATE_LIMITED_CODES = new Set([429, -32429])
+export const RATE_LIMITED_CODES = new Set([429, -32429])
 
 /** the JSON-RPC error code web3.js kept from the node's answer, if the failure was one */
 export function jsonRpcCodeOf(error: unknown): number | undefined {
@@ -59,41 +62,6 @@ export function toChainRpcError(
   return new ChainRpcError(failure, redact(`${context}: node error ${code}: ${message}`), { cause: error })
 }
 
-/**
- * A fetch for web3.js's Connection that gives up after `timeoutMs` (body included) and turns
- * HTTP failures into ChainRpcErrors itself: web3.js would keep only the status text, and the
- * Retry-After of a 429 would be lost.
- */
-export function fetchWithDeadline(timeoutMs: number): typeof fetch {
-  return async (input, init) => {
-    try {
-      const response = await fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) })
-      const body = await response.text()
-      if (response.status === 429) {
-        throw new ChainRpcError('rate-limited', 'HTTP 429 Too Many Requests', {
-          retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
-        })
-      }
-      if (!response.ok) {
-        const failure: ChainRpcFailure = response.status >= 500 ? 'unavailable' : 'bad-response'
-        throw new ChainRpcError(failure, `HTTP ${response.status}: ${excerpt(body)}`)
-      }
-      // the body is read already (and decoded): only its type still describes it
-      return new Response(body, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' },
-      })
-    } catch (error) {
-      if (isChainRpcError(error)) throw error
-      if (error instanceof Error && error.name === 'TimeoutError') {
-        throw new ChainRpcError('timeout', `no answer within ${timeoutMs} ms`, { cause: error })
-      }
-      throw new ChainRpcError('unavailable', `no answer: ${networkFailure(error)}`, { cause: error })
-    }
-  }
-}
-
 /** Retry-After as seconds or an HTTP date, in milliseconds from now */
 export function retryAfterMs(header: string | null, now: () => number = Date.now): number | undefined {
   if (header === null) return undefined
@@ -104,39 +72,34 @@ export function retryAfterMs(header: string | null, now: () => number = Date.now
 }
 
 /**
- * A function that removes the parts of `rpcUrl` that may be secret (the whole URL, credentials,
+ * A function that removes the parts of the RPC URLs that may be secret (the whole URL, credentials,
  * query values, longer path segments) from a text.
  */
-export function redactorFor(rpcUrl: string): (text: string) => string {
-  const secrets = new Set<string>([rpcUrl])
-  try {
-    const url = new URL(rpcUrl)
-    for (const part of [url.username, url.password, ...url.searchParams.values()]) secrets.add(part)
-    for (const segment of url.pathname.split('/')) if (segment.length >= 8) secrets.add(segment)
-  } catch {
-    // not a URL: only the whole text is known to be secret
+export function redactorFor(rpcUrls: string | readonly string[]): (text: string) => string {
+  const secrets = new Set<string>()
+  for (const rpcUrl of typeof rpcUrls === 'string' ? [rpcUrls] : rpcUrls) {
+    secrets.add(rpcUrl)
+    try {
+      const url = new URL(rpcUrl)
+      for (const part of [url.username, url.password, ...url.searchParams.values()]) secrets.add(part)
+      for (const segment of url.pathname.split('/')) if (segment.length >= 8) secrets.add(segment)
+    } catch {
+      // not a URL: only the whole text is known to be secret
+    }
   }
   const ordered = [...secrets].filter((secret) => secret.length > 0).sort((a, b) => b.length - a.length)
   return (text) => ordered.reduce((redacted, secret) => redacted.split(secret).join('[redacted]'), text)
 }
 
-/** the endpoint's origin without credentials: what log lines and messages may name */
-export function endpointOrigin(rpcUrl: string): string {
-  try {
-    const { protocol, host } = new URL(rpcUrl)
-    return `${protocol}//${host}`
-  } catch {
-    return 'an endpoint that is not a URL'
-  }
-}
-
-function networkFailure(error: unknown): string {
-  if (!(error instanceof Error)) return String(error)
-  const { cause } = error
-  return cause instanceof Error ? `${error.message} (${cause.message})` : error.message
-}
-
-function excerpt(body: string): string {
-  const text = body.replace(/\s+/g, ' ').trim()
-  return text.length > 200 ? `${text.slice(0, 200)}...` : text || '(empty body)'
+/**
+ * How messages name a network's endpoints (`SOLANA at https://host`; with several, the failover's
+ * message names each one), and the redactor of all their URLs
+ */
+export function whereAndRedactor(
+  network: string,
+  rpcUrls: readonly string[],
+): { where: string; redact: (text: string) => string } {
+  const [only] = rpcUrls
+  const where = rpcUrls.length === 1 && only !== undefined ? `${network} at ${endpointOrigin(only)}` : network
+  return { where, redact: redactorFor(rpcUrls) }
 }

@@ -22,22 +22,14 @@ import {
   tronTokenContracts,
 } from './tron-block-parser.js'
 import { toChainRpcError } from './tron-rpc-errors.js'
-import { createTronWeb } from './tron-web.js'
+import { createTronWeb, type TronNodeOptions } from './tron-web.js'
 
-export interface TronChainClientOptions {
+export interface TronChainClientOptions extends Omit<TronNodeOptions, 'timeoutMs'> {
   /** a TRON network of the registry, e.g. TRON or TRON_NILE */
   network: string
   registry: AssetRegistry
-  /** e.g. https://api.trongrid.io, or http://host:port/chains/TRON on the simulator */
-  fullNodeUrl: string
-  /** where walletsolidity/* is served; default the full node's URL (TronGrid serves both) */
-  solidityNodeUrl?: string | undefined
-  /** sent as the TRON-PRO-API-KEY header */
-  apiKey?: string | undefined
   /** per request; default 10 s */
   timeoutMs?: number | undefined
-  /** more headers on every request (the simulator's X-Simulator-Token) */
-  headers?: Record<string, string> | undefined
   /**
    * the head carries finalizedHeight, read from walletsolidity/getnowblock: one more call per head,
    * for a one-off check (chainpay chain check), never for the indexer, which asks per transaction

@@ -139,6 +139,30 @@ describe('chain check on TRON', () => {
     expect(run.err[0]).toMatch(new RegExp(`^error: cannot reach a working node at ${url}: .*ECONNREFUSED`))
   })
 
+  it("checks each endpoint the services' variables name, and fails naming the one that does not answer", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`
+    const run = await cli(['chain', 'check', '--network', 'TRON'], {
+      TRON_RPC_URL: `${base}/chains/TRON,${url}`,
+      TRON_RPC_API_KEY: ',key-of-the-second',
+    })
+    expect(run.code).toBe(1)
+    expect(field(run, 'Endpoint')).toBe(`${base}, API key none`)
+    expect(run.err).toHaveLength(1)
+    expect(run.err[0]).toMatch(
+      new RegExp(`^error: endpoint 2: cannot reach a working node at ${url}: .*ECONNREFUSED`),
+    )
+    expect(run.err.join('\n')).not.toContain('key-of-the-second')
+
+    const json = await cli(['chain', 'check', '--network', 'TRON', '--json'], {
+      TRON_RPC_URL: `${base}/chains/TRON, ${base}/chains/TRON`,
+    })
+    expect(json.code, json.err.join('\n')).toBe(0)
+    expect(JSON.parse(json.out.join('\n'))).toEqual([
+      expect.objectContaining({ network: 'TRON', endpoint: base }),
+      expect.objectContaining({ network: 'TRON', endpoint: base }),
+    ])
+  })
+
   it('refuses a private key before connecting, without repeating it', async () => {
     const privateKey =
       'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi'

@@ -2,8 +2,10 @@
 // prints its head block and how far it lags, confirms which chain it serves, and derives the
 // receiving address of an index from the key material payment-command would use. It needs no admin
 // API: an operator runs it before the first start, or beside a running chain-indexer with its
-// environment (<NETWORK>_RPC_URL, <NETWORK>_RPC_API_KEY, ...) to see what the indexer sees.
+// environment (<NETWORK>_RPC_URL, <NETWORK>_RPC_API_KEY, ...) to see what the indexer sees: each
+// endpoint the network names, one after the other.
 
+import { chainAccess, readNetworkEndpoints } from '@chainpay/chain-access'
 import {
   type Asset,
   type Chain,
@@ -12,6 +14,7 @@ import {
   type NetworkDefinition,
   requiredConfirmationsVariable,
 } from '@chainpay/domain'
+import { ConfigError, createRootLogger, readEnv } from '@chainpay/platform'
 import { type ChainClient, type ChainHead, type ChainRpcError, isChainRpcError } from '@chainpay/ports'
 import {
   answersAs,
@@ -66,11 +69,14 @@ export interface ChainCheckReport {
 const DEFAULT_TIMEOUT_MS = 10_000
 const MAX_ADDRESS_INDEX = 0x7fffffff
 
+/** what chain check is given of one endpoint */
+type CheckedEndpoint = NodeEndpoint & { solidityUrl?: string | undefined }
+
 export async function runChainCheck(flags: ChainCheckFlags, context: ChainCheckContext): Promise<void> {
   const { env } = context
   const definition = readNetwork(flags.network)
   const { network, chain } = definition
-  const endpoint = readEndpoint(flags, env, definition)
+  const endpoints = readEndpoints(flags, env, definition)
   const index = readIndex(flags.index)
   const assets = defaultAssetRegistry.assets.filter((asset) => asset.network === network)
   if (chain === 'TRON' && flags.seed !== undefined) throw new CliError('--seed is for Solana networks')
@@ -78,7 +84,37 @@ export async function runChainCheck(flags: ChainCheckFlags, context: ChainCheckC
   // the key is checked before any connection: a bad key is the quicker thing to fix
   const keyMaterial = findKeyMaterial(chain, chain === 'TRON' ? flags.xpub : flags.seed, env)
   const address = keyMaterial ? deriveReceivingAddress(chain, keyMaterial, index, assets) : null
+  const requiredConfirmations = readRequiredConfirmations(env, definition)
 
+  const reports: Array<{ report: ChainCheckReport; endpoint: CheckedEndpoint }> = []
+  const failures: string[] = []
+  for (const [position, endpoint] of endpoints.entries()) {
+    try {
+      const report = await checkEndpoint(definition, endpoint, { address, requiredConfirmations, assets })
+      reports.push({ report, endpoint })
+    } catch (error) {
+      if (!(error instanceof CliError) || endpoints.length === 1) throw error
+      failures.push(`endpoint ${position + 1}: ${error.message}`)
+    }
+  }
+  if (flags.json) {
+    const printed = reports.map(({ report }) => report)
+    context.out(JSON.stringify(endpoints.length === 1 ? printed[0] : printed, null, 2))
+  } else {
+    for (const [position, { report, endpoint }] of reports.entries()) {
+      if (position > 0) context.out('')
+      for (const line of describeReport(report, endpoint, keyMaterial === undefined)) context.out(line)
+    }
+  }
+  if (failures.length > 0) throw new CliError(failures.join('\n'))
+}
+
+async function checkEndpoint(
+  definition: NetworkDefinition,
+  endpoint: CheckedEndpoint,
+  expected: Pick<ChainCheckReport, 'address' | 'requiredConfirmations'> & { assets: readonly Asset[] },
+): Promise<ChainCheckReport> {
+  const { network, chain } = definition
   const client = await createClient(definition, endpoint)
   const head = await readHead(client, definition, endpoint)
   const genesisHash = await readGenesis(chain, endpoint)
@@ -89,7 +125,7 @@ export async function runChainCheck(flags: ChainCheckFlags, context: ChainCheckC
     )
   }
   const now = new Date()
-  const report: ChainCheckReport = {
+  return {
     network,
     chain,
     testnet: definition.testnet,
@@ -102,12 +138,10 @@ export async function runChainCheck(flags: ChainCheckFlags, context: ChainCheckC
       behindClockMs: now.getTime() - Date.parse(head.time),
     },
     finalizedHeight: head.finalizedHeight ?? null,
-    requiredConfirmations: readRequiredConfirmations(env, definition),
-    address,
-    solFloor: chain === 'SOLANA' ? await readSolFloor(endpoint, assets) : null,
+    requiredConfirmations: expected.requiredConfirmations,
+    address: expected.address,
+    solFloor: chain === 'SOLANA' ? await readSolFloor(endpoint, expected.assets) : null,
   }
-  if (flags.json) context.out(JSON.stringify(report, null, 2))
-  else for (const line of describeReport(report, endpoint, keyMaterial === undefined)) context.out(line)
 }
 
 /** the SOL floor of the registry against the node's rent-exempt minimum */
@@ -135,28 +169,46 @@ function readNetwork(name: string | undefined): NetworkDefinition {
   return definition
 }
 
-function readEndpoint(
+/** --rpc-url (and --solidity-url, --api-key), or every endpoint of the variables the services read */
+function readEndpoints(
   flags: ChainCheckFlags,
   env: Record<string, string | undefined>,
   { network, chain }: NetworkDefinition,
-): NodeEndpoint & { solidityUrl?: string | undefined } {
+): CheckedEndpoint[] {
   const fromEnv = (name: string) => env[name]?.trim() || undefined
-  const rpcUrl = flags['rpc-url'] ?? fromEnv(`${network}_RPC_URL`)
-  if (rpcUrl === undefined) {
-    throw new CliError(`chain check: --rpc-url is required (or set ${network}_RPC_URL)`)
-  }
-  checkUrl('--rpc-url', rpcUrl)
   if (chain === 'SOLANA' && (flags['solidity-url'] !== undefined || flags['api-key'] !== undefined)) {
     throw new CliError('--solidity-url and --api-key are for TRON networks')
   }
+  const timeoutText = flags['timeout-ms'] ?? fromEnv('CHAIN_RPC_TIMEOUT_MS')
+  const timeoutMs =
+    timeoutText === undefined ? DEFAULT_TIMEOUT_MS : integer('--timeout-ms', timeoutText, 1, 600_000)
+  const rpcUrl = flags['rpc-url']
+  if (rpcUrl === undefined) {
+    const read = readEnv(env)
+    const endpoints = readNetworkEndpoints(read, network, chain, { required: false })
+    try {
+      read.done()
+    } catch (error) {
+      if (error instanceof ConfigError) throw new CliError(error.problems.join('\n'))
+      throw error
+    }
+    if (endpoints === undefined) {
+      throw new CliError(`chain check: --rpc-url is required (or set ${network}_RPC_URL)`)
+    }
+    return endpoints.nodes.map((node) => ({
+      rpcUrl: node.rpcUrl,
+      timeoutMs,
+      ...('solidityRpcUrl' in node
+        ? { solidityUrl: node.solidityRpcUrl, apiKey: node.apiKey ?? undefined }
+        : {}),
+    }))
+  }
+  checkUrl('--rpc-url', rpcUrl)
   const solidityUrl =
     chain === 'TRON' ? (flags['solidity-url'] ?? fromEnv(`${network}_SOLIDITY_RPC_URL`)) : undefined
   if (solidityUrl !== undefined) checkUrl('--solidity-url', solidityUrl)
   const apiKey = chain === 'TRON' ? (flags['api-key'] ?? fromEnv(`${network}_RPC_API_KEY`)) : undefined
-  const timeoutText = flags['timeout-ms'] ?? fromEnv('CHAIN_RPC_TIMEOUT_MS')
-  const timeoutMs =
-    timeoutText === undefined ? DEFAULT_TIMEOUT_MS : integer('--timeout-ms', timeoutText, 1, 600_000)
-  return { rpcUrl, solidityUrl, apiKey, timeoutMs }
+  return [{ rpcUrl, solidityUrl, apiKey, timeoutMs }]
 }
 
 function checkUrl(flag: string, url: string): void {
@@ -197,25 +249,21 @@ function integer(flag: string, text: string, min: number, max: number): number {
 
 async function createClient(
   { network, chain }: NetworkDefinition,
-  endpoint: NodeEndpoint & { solidityUrl?: string | undefined },
+  endpoint: CheckedEndpoint,
 ): Promise<ChainClient> {
-  const registry = defaultAssetRegistry
   const { rpcUrl, timeoutMs } = endpoint
-  // loaded here, not at the top: the admin commands have no use for either client library
-  if (chain === 'SOLANA') {
-    const { createSolanaChainClient } = await import('@chainpay/chain-solana')
-    return createSolanaChainClient({ network, registry, rpcUrl, timeoutMs })
-  }
-  const { createTronChainClient } = await import('@chainpay/chain-tron')
-  return createTronChainClient({
-    network,
-    registry,
-    fullNodeUrl: rpcUrl,
-    solidityNodeUrl: endpoint.solidityUrl,
-    apiKey: endpoint.apiKey,
-    timeoutMs,
-    readFinalizedHeight: true,
-  })
+  const nodes =
+    chain === 'TRON'
+      ? {
+          chain,
+          nodes: [
+            { rpcUrl, solidityRpcUrl: endpoint.solidityUrl ?? rpcUrl, apiKey: endpoint.apiKey ?? null },
+          ],
+        }
+      : { chain, nodes: [{ rpcUrl, wsUrl: null }] }
+  const logger = createRootLogger({ service: 'chainpay-admin', level: 'silent' })
+  const access = chainAccess({ network, ...nodes }, { registry: defaultAssetRegistry, timeoutMs, logger })
+  return access.chainClient({ readFinalizedHeight: true })
 }
 
 async function readHead(

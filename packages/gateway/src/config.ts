@@ -2,6 +2,7 @@
 // together.
 
 import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
+import { type NetworkEndpoints, readNetworkEndpoints } from '@chainpay/chain-access'
 import {
   type AssetRegistry,
   applyNetworkSettings,
@@ -22,7 +23,6 @@ import {
   readSharedConfig,
   type SharedConfig,
 } from '@chainpay/service-kit'
-import type { BalanceEndpoint } from './admin/chain-balance-readers.js'
 import type { CheckoutSettings } from './checkout/checkout-routes.js'
 import type { RateLimitSettings } from './rate-limit.js'
 
@@ -60,10 +60,10 @@ export interface GatewayConfig extends SharedConfig {
   checkout: CheckoutSettings
   /**
    * the nodes the admin API reads balances from (docs/operations.md, "Balances and sweeps"):
-   * <NETWORK>_RPC_URL and <NETWORK>_RPC_API_KEY of the networks served, as the chain-indexer reads
-   * them, and CHAIN_RPC_TIMEOUT_MS; a network without a URL has no on-chain balance
+   * <NETWORK>_RPC_URL (one or several) and <NETWORK>_RPC_API_KEY of the networks served, as the
+   * chain-indexer reads them, and CHAIN_RPC_TIMEOUT_MS; a network without a URL has no on-chain balance
    */
-  balanceRpc: { endpoints: BalanceEndpoint[]; timeoutMs: number }
+  balanceRpc: { endpoints: NetworkEndpoints[]; timeoutMs: number }
 }
 
 export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -167,27 +167,19 @@ export function readCheckoutSettings(read: EnvReader, port: number): CheckoutSet
 }
 
 /**
- * <NETWORK>_RPC_URL (http or https; may carry a provider's key, so never repeated) and, for TRON,
- * <NETWORK>_RPC_API_KEY of each network served, both optional; CHAIN_RPC_TIMEOUT_MS (default 10 s)
+ * <NETWORK>_RPC_URL (one or several, http or https; may carry a provider's key, so never repeated)
+ * and, for TRON, <NETWORK>_RPC_API_KEY of each network served, read as the chain-indexer reads them,
+ * all optional; CHAIN_RPC_TIMEOUT_MS (default 10 s)
  */
 export function readBalanceRpc(read: EnvReader, served: AssetRegistry): GatewayConfig['balanceRpc'] {
-  const endpoints = served.networks.flatMap(({ network, chain }): BalanceEndpoint[] => {
-    const rpcUrl = read.optionalString(`${network}_RPC_URL`)
-    const apiKey = read.optionalString(`${network}_RPC_API_KEY`)
-    if (rpcUrl === undefined) {
-      if (apiKey !== undefined) read.problem(`${network}_RPC_API_KEY: only read with ${network}_RPC_URL`)
-      return []
+  const endpoints = served.networks.flatMap(({ network, chain }): NetworkEndpoints[] => {
+    const nodes = readNetworkEndpoints(read, network, chain, { required: false })
+    const apiKey = `${network}_RPC_API_KEY`
+    if (read.optionalString(apiKey) !== undefined) {
+      if (nodes === undefined) read.problem(`${apiKey}: only read with ${network}_RPC_URL`)
+      else if (chain !== 'TRON') read.problem(`${apiKey}: only TRON networks have a TronGrid API key`)
     }
-    const protocol = URL.parse(rpcUrl)?.protocol
-    if (protocol !== 'http:' && protocol !== 'https:') {
-      read.problem(`${network}_RPC_URL: expected an http or https URL`)
-      return []
-    }
-    if (apiKey !== undefined && (chain !== 'TRON' || !/^[\x21-\x7e]+$/.test(apiKey))) {
-      read.problem(`${network}_RPC_API_KEY: a TRON network's key, visible ASCII characters without spaces`)
-      return []
-    }
-    return [{ network, chain, rpcUrl, ...(apiKey === undefined ? {} : { apiKey }) }]
+    return nodes === undefined ? [] : [nodes]
   })
   return {
     endpoints,

@@ -66,8 +66,22 @@ describe('readGatewayConfig', () => {
     })
     expect(config.balanceRpc).toEqual({
       endpoints: [
-        { network: 'TRON', chain: 'TRON', rpcUrl: 'https://api.trongrid.io', apiKey: 'trongrid-key-0123' },
-        { network: 'SOLANA', chain: 'SOLANA', rpcUrl: 'https://rpc.example/?api-key=secret-in-url' },
+        {
+          network: 'TRON',
+          chain: 'TRON',
+          nodes: [
+            {
+              rpcUrl: 'https://api.trongrid.io',
+              solidityRpcUrl: 'https://api.trongrid.io',
+              apiKey: 'trongrid-key-0123',
+            },
+          ],
+        },
+        {
+          network: 'SOLANA',
+          chain: 'SOLANA',
+          nodes: [{ rpcUrl: 'https://rpc.example/?api-key=secret-in-url', wsUrl: null }],
+        },
       ],
       timeoutMs: 5000,
     })
@@ -79,7 +93,8 @@ describe('readGatewayConfig', () => {
     })
     expect(problems).toEqual(
       expect.arrayContaining([
-        'SOLANA_RPC_URL: expected an http or https URL',
+        'SOLANA_RPC_URL: expected an http or https URL, got a ftp: URL',
+        'SOLANA_RPC_API_KEY: only TRON networks have a TronGrid API key',
         'TRON_NILE_RPC_API_KEY: only read with TRON_NILE_RPC_URL',
       ]),
     )

@@ -98,7 +98,8 @@ export async function buildGatewayContext(
       chainSimulatorUrl === undefined
         ? config.balanceRpc.endpoints
         : simulatorBalanceEndpoints(chainSimulatorUrl, config.chainSimulatorToken, registry.networks)
-    return { balanceReaders: await rpcBalanceReaders(endpoints, config.balanceRpc.timeoutMs) }
+    const { timeoutMs } = config.balanceRpc
+    return { balanceReaders: await rpcBalanceReaders(endpoints, { registry, timeoutMs, logger }) }
   }
 
   const merchantApi = httpService({

@@ -110,6 +110,13 @@ Context: dict root, service.
       name: {{ include "chainpay.rpcSecretName" $root }}
       key: {{ $network }}_RPC_API_KEY
       optional: true
+{{- else }}
+- name: {{ $network }}_WS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "chainpay.rpcSecretName" $root }}
+      key: {{ $network }}_WS_URL
+      optional: true
 {{- end }}
 {{- end }}
 {{- end }}

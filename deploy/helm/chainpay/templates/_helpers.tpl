@@ -197,9 +197,11 @@ that depends on the checked values, so that `helm template --show-only` fails as
 {{- if eq $v.chains.mode "rpc" }}
 {{- if not $v.chains.rpc.existingSecret }}
 {{- range $network := $v.chains.networks }}
-{{- $endpoint := get $v.chains.rpc.endpoints $network | default dict }}
+{{- $given := get $v.chains.rpc.endpoints $network | default dict }}
+{{- range $endpoint := ternary $given (list $given) (kindIs "slice" $given) }}
 {{- if not (get $endpoint "url") }}
-{{- fail (printf "chains.rpc.endpoints.%s.url: required in rpc mode (or put %s_RPC_URL into chains.rpc.existingSecret)." $network $network) }}
+{{- fail (printf "chains.rpc.endpoints.%s.url: required in rpc mode, for each endpoint (or put %s_RPC_URL into chains.rpc.existingSecret)." $network $network) }}
+{{- end }}
 {{- end }}
 {{- end }}
 {{- end }}

@@ -1,2 +1,1 @@
-export * from './faulty-rpc-proxy.js'
 export * from './indexer-harness.js'

@@ -1,3 +1,4 @@
+export * from './faulty-rpc-proxy.js'
 export * from './simulator-driver.js'
 export * from './simulator-node.js'
 export * from './solana-reader-driver.js'

@@ -84,6 +84,8 @@ export interface SimulatorNodeOptions extends TestSimulatorOptions {
   simulator?: ChainSimulator
   /** SIMULATOR_TOKEN: callers must send it; none by default (loopback callers only) */
   token?: string
+  /** the node answers as one this many blocks behind the simulator's head (a second node of `simulator` that lags) */
+  behind?: number
 }
 
 export interface SimulatorNode {
@@ -114,6 +116,7 @@ export async function startSimulatorNode(options: SimulatorNodeOptions = {}): Pr
       simulator: chain.simulator,
       token: options.token,
       solanaPubsub,
+      behind: options.behind,
     })
     const url = await app.listen({ host: '127.0.0.1', port: 0 })
     return {

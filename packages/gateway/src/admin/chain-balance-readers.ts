@@ -1,42 +1,24 @@
 // The distributed gateway's balance readers (docs/operations.md, "Balances and sweeps"): the TRON and
-// Solana RPC readers against the nodes the operator gives it (<NETWORK>_RPC_URL, as the chain-indexer
-// reads them), or, where the chains are simulated, against the chain-indexer's node-shaped routes
-// (CHAIN_SIMULATOR_URL/chains/<network>) with the simulator's token. Loaded on demand: tronweb and
-// web3.js only where used.
+// Solana RPC readers against the nodes the operator gives it (<NETWORK>_RPC_URL, one or several, as
+// the chain-indexer reads them), or, where the chains are simulated, against the chain-indexer's
+// node-shaped routes (CHAIN_SIMULATOR_URL/chains/<network>) with the simulator's token. chain-access
+// loads tronweb and web3.js only when a reader is made: the gateway without RPC URLs never does.
 
-import type { Chain } from '@chainpay/domain'
+import { chainAccess, type NetworkEndpoints, simulatorEndpoints } from '@chainpay/chain-access'
+import type { AssetRegistry, Chain } from '@chainpay/domain'
+import type { Logger } from '@chainpay/platform'
 import type { ChainBalanceReader } from '@chainpay/ports'
-import { SIMULATOR_TOKEN_HEADER } from '@chainpay/service-kit'
-
-export interface BalanceEndpoint {
-  network: string
-  chain: Chain
-  /** may carry a provider's key: never logged */
-  rpcUrl: string
-  /** TRON-PRO-API-KEY */
-  apiKey?: string | undefined
-  headers?: Record<string, string>
-}
 
 export async function rpcBalanceReaders(
-  endpoints: readonly BalanceEndpoint[],
-  timeoutMs: number,
+  endpoints: readonly NetworkEndpoints[],
+  options: { registry: AssetRegistry; timeoutMs: number; logger: Logger },
 ): Promise<Map<string, ChainBalanceReader>> {
-  if (endpoints.length === 0) return new Map()
-  const [{ createTronBalanceReader }, { createSolanaBalanceReader }] = await Promise.all([
-    import('@chainpay/chain-tron'),
-    import('@chainpay/chain-solana'),
-  ])
-  return new Map(
-    endpoints.map(({ network, chain, rpcUrl, apiKey, headers }) => {
-      const common = { network, timeoutMs, ...(headers ? { headers } : {}) }
-      const reader =
-        chain === 'TRON'
-          ? createTronBalanceReader({ ...common, fullNodeUrl: rpcUrl, ...(apiKey ? { apiKey } : {}) })
-          : createSolanaBalanceReader({ ...common, rpcUrl })
-      return [network, reader]
-    }),
+  const readers = await Promise.all(
+    endpoints.map(
+      async (network) => [network.network, await chainAccess(network, options).balanceReader()] as const,
+    ),
   )
+  return new Map(readers)
 }
 
 /** each simulated network's node routes on the chain-indexer (CHAIN_SIMULATOR_URL) */
@@ -44,12 +26,6 @@ export function simulatorBalanceEndpoints(
   url: string,
   token: string | undefined,
   networks: ReadonlyArray<{ network: string; chain: Chain }>,
-): BalanceEndpoint[] {
-  const headers: Record<string, string> = token === undefined ? {} : { [SIMULATOR_TOKEN_HEADER]: token }
-  return networks.map(({ network, chain }) => ({
-    network,
-    chain,
-    rpcUrl: `${url}/chains/${network}`,
-    headers,
-  }))
+): NetworkEndpoints[] {
+  return networks.map(({ network, chain }) => simulatorEndpoints(url, network, chain, token))
 }

@@ -5,7 +5,7 @@
 
 import { type ChainClient, isChainRpcError } from '@chainpay/ports'
 
-/** what a circuit breaker reports, e.g. @chainpay/chain-indexer's withRpcResilience client */
+/** what a circuit breaker reports, e.g. withRpcResilience's client */
 export interface BreakerStateSource {
   state(): string
 }
@@ -15,7 +15,11 @@ export interface ReadinessTrackedClient extends ChainClient {
   notReadyReason(): string | undefined
 }
 
-export function trackReadiness(client: ChainClient & BreakerStateSource): ReadinessTrackedClient {
+/**
+ * `client` with its readiness: the latest head call's outcome, and its breaker's state where it has
+ * one (an in-process simulator has none)
+ */
+export function trackReadiness(client: ChainClient & Partial<BreakerStateSource>): ReadinessTrackedClient {
   /** the outcome of the latest head call: 'ok', a failure, or undefined before the first one ended */
   let latestHead: string | undefined
 
@@ -33,8 +37,18 @@ export function trackReadiness(client: ChainClient & BreakerStateSource): Readin
       }
     },
     getBlocks: (fromHeight, toHeight) => client.getBlocks(fromHeight, toHeight),
+    // the client's own ways of asking the final chain and the first block it has: without them the
+    // indexer would count a TRON transfer final without asking the solidity node
+    ...(client.finalInclusion === undefined
+      ? {}
+      : {
+          finalInclusion: (txHash: string) => client.finalInclusion?.(txHash) ?? Promise.resolve(undefined),
+        }),
+    ...(client.firstAvailableHeight === undefined
+      ? {}
+      : { firstAvailableHeight: () => client.firstAvailableHeight?.() ?? Promise.resolve(0) }),
     notReadyReason() {
-      if (client.state() === 'open') return 'circuit breaker open after repeated RPC failures'
+      if (client.state?.() === 'open') return 'circuit breaker open after repeated RPC failures'
       if (latestHead === undefined) return 'no head block from the node yet'
       if (latestHead !== 'ok') return `the latest head call failed (${latestHead})`
       return undefined

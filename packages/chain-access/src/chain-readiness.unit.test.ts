@@ -54,11 +54,30 @@ describe('trackReadiness', () => {
     expect(tracked.notReadyReason()).toBeUndefined()
   })
 
-  it('passes block requests through', async () => {
+  it('passes block requests through, and the final chain and first block questions of a client that has them', async () => {
     const { client } = scriptedClient('SOLANA')
     const tracked = trackReadiness(client)
     expect(tracked.network).toBe('SOLANA')
     expect(await tracked.getBlocks(1, 2)).toEqual([])
+    expect(tracked.finalInclusion).toBeUndefined()
+
+    // before, the TRON client's finalInclusion was dropped here, and a transfer counted final
+    // without the solidity node being asked
+    const asking = trackReadiness({
+      ...client,
+      finalInclusion: async (txHash: string) =>
+        txHash === 'final' ? { blockHeight: 7, success: true } : undefined,
+      firstAvailableHeight: async () => 5,
+    })
+    expect(await asking.finalInclusion?.('final')).toEqual({ blockHeight: 7, success: true })
+    expect(await asking.firstAvailableHeight?.()).toBe(5)
+  })
+
+  it('tracks a client without a breaker (the simulator in process)', async () => {
+    const { state: _state, ...client } = scriptedClient('TRON').client
+    const tracked = trackReadiness(client)
+    await tracked.getHead()
+    expect(tracked.notReadyReason()).toBeUndefined()
   })
 })
 

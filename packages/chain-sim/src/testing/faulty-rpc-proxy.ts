@@ -1,7 +1,10 @@
 // A real HTTP reverse proxy in front of an RPC endpoint that misbehaves on request: rate limits with
 // Retry-After, 5xx answers, requests that are never answered, connections reset mid-request. Tests put
 // it between a real chain client (tronweb, @solana/web3.js) and the simulator's node routes to see
-// what the client and the resilience policies make of an unreliable provider.
+// what the client and the resilience policies make of an unreliable provider. Websockets (the
+// Solana pubsub) pass through it too, byte for byte, and can be made to go silent: the connection
+// stays up and nothing passes in either direction, as a half-open connection or a provider that
+// dropped it without closing it looks from both ends.
 
 import {
   createServer,
@@ -10,7 +13,8 @@ import {
   type OutgoingHttpHeaders,
   type ServerResponse,
 } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, connect, type Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 
 /** what the proxy does with a request; `times` requests, or every request until cleared */
 export type Fault =
@@ -38,6 +42,13 @@ export interface FaultyRpcProxy {
   faulted(): number
   /** requests held by a 'hang' fault right now */
   hanging(): number
+  /** websocket connections open through the proxy right now */
+  websockets(): number
+  /**
+   * the open websocket connections stop passing anything, in both directions, and stay open (a
+   * half-open connection, from either end); later connections pass again. Returns how many went silent.
+   */
+  silenceWebsockets(): number
   /** stops the proxy and drops every connection, hanging ones included */
   close(): Promise<void>
 }
@@ -54,6 +65,7 @@ export async function startFaultyRpcProxy(options: { target: string }): Promise<
   const targetPath = target.pathname.replace(/\/$/, '')
   const queue: QueuedFault[] = []
   const hung = new Set<ServerResponse>()
+  const tunnels = new Set<{ client: Duplex; upstream: Socket }>()
   let received = 0
   let faulted = 0
 
@@ -111,6 +123,31 @@ export async function startFaultyRpcProxy(options: { target: string }): Promise<
     request.pipe(upstream)
   }
 
+  // a websocket handshake goes to the target as it came, then the bytes flow both ways untouched
+  server.on('upgrade', (request: IncomingMessage, client: Duplex, head: Buffer) => {
+    const upstream = connect(Number(target.port), target.hostname)
+    const tunnel = { client, upstream }
+    tunnels.add(tunnel)
+    const end = () => {
+      tunnels.delete(tunnel)
+      client.destroy()
+      upstream.destroy()
+    }
+    client.on('error', end).on('close', end)
+    upstream.on('error', end).on('close', end)
+    upstream.on('connect', () => {
+      const lines = [`${request.method} ${targetPath}${request.url ?? '/'} HTTP/1.1`]
+      for (let index = 0; index < request.rawHeaders.length; index += 2) {
+        const name = request.rawHeaders[index] as string
+        lines.push(`${name}: ${name.toLowerCase() === 'host' ? target.host : request.rawHeaders[index + 1]}`)
+      }
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`)
+      upstream.write(head)
+      client.pipe(upstream)
+      upstream.pipe(client)
+    })
+  })
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => {
@@ -134,11 +171,26 @@ export async function startFaultyRpcProxy(options: { target: string }): Promise<
     requests: () => received,
     faulted: () => faulted,
     hanging: () => hung.size,
+    websockets: () => tunnels.size,
+    silenceWebsockets() {
+      for (const { client, upstream } of tunnels) {
+        client.unpipe(upstream)
+        upstream.unpipe(client)
+        // what arrives now stays in the kernel's buffers, read by nobody
+        client.pause()
+        upstream.pause()
+      }
+      return tunnels.size
+    },
     async close() {
       const closed = new Promise<void>((resolve, reject) =>
         server.close((error) => (error ? reject(error) : resolve())),
       )
       server.closeAllConnections()
+      for (const { client, upstream } of tunnels) {
+        client.destroy()
+        upstream.destroy()
+      }
       await closed
     },
   }

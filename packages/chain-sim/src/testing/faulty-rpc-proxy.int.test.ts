@@ -1,5 +1,7 @@
+import { once } from 'node:events'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket, WebSocketServer } from 'ws'
 import { type FaultyRpcProxy, startFaultyRpcProxy } from './faulty-rpc-proxy.js'
 
 describe('startFaultyRpcProxy', () => {
@@ -134,5 +136,39 @@ describe('startFaultyRpcProxy', () => {
     await expect.poll(() => other.hanging()).toBe(1)
     await other.close()
     expect(await pending).toBe('dropped')
+  })
+
+  it('passes websockets through, and silences the open ones in both directions while they stay open', async () => {
+    const echo = new WebSocketServer({ noServer: true })
+    const paths: string[] = []
+    target.server.on('upgrade', (request, socket, head) => {
+      paths.push(request.url ?? '')
+      echo.handleUpgrade(request, socket, head, (ws) => ws.on('message', (data) => ws.send(String(data))))
+    })
+    const client = new WebSocket(`${proxy.url.replace(/^http/, 'ws')}/pubsub`)
+    await once(client, 'open')
+    client.send('hello')
+    expect(String((await once(client, 'message'))[0])).toBe('hello')
+    expect(paths).toEqual(['/node/pubsub'])
+    expect(proxy.websockets()).toBe(1)
+
+    expect(proxy.silenceWebsockets()).toBe(1)
+    const heard: string[] = []
+    client.on('message', (data) => heard.push(String(data)))
+    client.on('pong', () => heard.push('pong'))
+    client.send('anyone?')
+    client.ping()
+    await new Promise((resume) => setTimeout(resume, 200))
+    expect(heard).toEqual([])
+    expect(client.readyState).toBe(WebSocket.OPEN)
+
+    // a new connection passes
+    const later = new WebSocket(`${proxy.url.replace(/^http/, 'ws')}/pubsub`)
+    await once(later, 'open')
+    later.send('still there')
+    expect(String((await once(later, 'message'))[0])).toBe('still there')
+    client.terminate()
+    later.terminate()
+    echo.close()
   })
 })

@@ -1,0 +1,5 @@
+export * from './chain-access.js'
+export * from './chain-readiness.js'
+export * from './network-endpoints.js'
+export * from './resilient-chain-client.js'
+export * from './simulated-chains.js'

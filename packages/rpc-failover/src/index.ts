@@ -1,0 +1,2 @@
+export * from './endpoint-origin.js'
+export * from './rpc-endpoint-pool.js'
