@@ -126,9 +126,14 @@ describe('createChainIndexer', () => {
     })
   })
 
-  it('counts USDC a wallet pays the owner as Phantom does (through web3.js): the rent of the token account it creates is nobody’s SOL', async () => {
+  it.each([
+    ['through web3.js', true],
+    ['in process', false],
+  ])('counts USDC a wallet pays the owner as Phantom does (%s): the rent of the token account it creates is nobody’s SOL', async (_client, overRpc) => {
     const indexer = await servedIndexer(harness, 'SOLANA', (node) =>
-      createSolanaChainClient({ network: 'SOLANA', registry: defaultAssetRegistry, rpcUrl: node.solanaUrl('SOLANA') }),
+      overRpc
+        ? createSolanaChainClient({ network: 'SOLANA', registry: defaultAssetRegistry, rpcUrl: node.solanaUrl('SOLANA') })
+        : harness.sim.client('SOLANA'),
     )
     const payment = await watchedPayment(indexer, 'USDC')
     const wallet = await solanaWallet(await harness.serve(), 'SOLANA')

@@ -633,14 +633,16 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
           assertHeights(fromHeight, toHeight)
           const blocks = store.blocks(name, fromHeight, toHeight)
           if (entry.definition.chain !== 'SOLANA') return blocks
-          // as the node's balances name them: SOL's owner is the account, a token account's its owner
+          // as the node's balances name them: SOL's owner is the account, a token account's its owner;
+          // the lamports a token account gets (its rent, when a payer creates it) are nobody's SOL
           return blocks.map((block) => ({
             ...block,
-            transfers: block.transfers.map((transfer) => ({
-              ...transfer,
-              owner:
-                transfer.asset.kind === 'native' ? transfer.to : (transfer.owner ?? standInTokenOwner(transfer.to)),
-            })),
+            transfers: block.transfers.flatMap((transfer) => {
+              if (transfer.asset.kind === 'native') {
+                return store.tokenAccount(name, transfer.to) === undefined ? [{ ...transfer, owner: transfer.to }] : []
+              }
+              return [{ ...transfer, owner: transfer.owner ?? standInTokenOwner(transfer.to) }]
+            }),
           }))
         },
       }
