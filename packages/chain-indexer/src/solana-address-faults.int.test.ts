@@ -13,7 +13,12 @@ import { defaultAssetRegistry } from '@chainpay/domain'
 import { createRootLogger } from '@chainpay/platform'
 import { createSqliteBus, createSqliteChainIndexerStore, openSqliteDatabase } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createSolanaAddressIndexer, type SolanaAddressIndexer } from './solana-address-indexer.js'
+import { startSimulatorNode } from '@chainpay/chain-sim/testing'
+import {
+  createSolanaAddressIndexer,
+  DEFAULT_CHECK_INTERVAL_MS,
+  type SolanaAddressIndexer,
+} from './solana-address-indexer.js'
 import { FINALITY_OVERDUE_MS } from './solana-transfer-follower.js'
 import {
   type AddressIndexerRig,
@@ -48,6 +53,12 @@ const trail = async (paymentId: string) =>
     observation.dropReason,
     observation.blockHeight,
   ])
+
+/** the block times of the chain time reports so far */
+const progressTimes = async () =>
+  (await harness.observations.settle()).flatMap((message) =>
+    message.kind === 'progress' ? [Date.parse(message.blockTime)] : [],
+  )
 
 /** a SOL payment paid 10 SOL, its transfer seen at confirmed */
 async function seenPayment(indexer: SolanaAddressIndexer): Promise<{ payment: TestPayment; txHash: string; slot: number }> {
@@ -182,6 +193,57 @@ describe('a node that does not answer, or not yet (decisions 19, Liveness)', () 
     )
     await rig.runFor(indexer, 30_000)
     expect((await harness.observations.transfersOf(slow.paymentId)).map(({ txHash }) => txHash)).toEqual([late])
+  })
+})
+
+describe('a node behind the chain (decisions 19: not evidence of absence)', () => {
+  it('does not put a transfer in doubt when a node 20 slots behind does not know it yet', async () => {
+    const lagging = await startSimulatorNode({ simulator: harness.sim, behind: 20 })
+    try {
+      const indexer = rig.indexer()
+      const { payment, slot } = await seenPayment(indexer)
+      rig.route('getSignatureStatuses', lagging.solanaUrl('SOLANA'))
+      rig.resetCalls()
+      await rig.runFor(indexer, FINALITY_OVERDUE_MS + 10_000)
+      expect(rig.count('getSignatureStatuses')).toBeGreaterThan(0)
+      expect(await trail(payment.paymentId)).toEqual([['seen', null, slot]])
+      rig.route('getSignatureStatuses', undefined)
+    } finally {
+      await lagging.close()
+    }
+  })
+
+  it('at a deadline, waits for a node that is behind the chain time rather than miss what it has not seen', async () => {
+    const lagging = await startSimulatorNode({ simulator: harness.sim, behind: 20 })
+    try {
+      const indexer = rig.indexer()
+      const expiresAtMs = rig.now() + 2 * HOUR_MS
+      const payment = await rig.watched(indexer, 'SOL')
+      await rig.runFor(indexer, DEFAULT_CHECK_INTERVAL_MS)
+      // the payment's accounts checked and listed on a node 20 slots behind the chain time read
+      rig.route('getMultipleAccounts', lagging.solanaUrl('SOLANA'))
+      rig.route('getSignaturesForAddress', lagging.solanaUrl('SOLANA'))
+      rig.advance(expiresAtMs - 1_000 - rig.now())
+      const txHash = await rig.pay(payment.address, '10', 'SOL')
+      rig.advance(1_000)
+      await harness.sim.mineBlocks('SOLANA', 1)
+      const progressBefore = await progressTimes()
+      for (let attempt = 0; attempt < 5; attempt++) {
+        rig.advance(5_000)
+        await indexer.scanOnce().catch(() => {})
+      }
+      // no chain time past the deadline while the accounts could not be read up to it
+      expect((await progressTimes()).filter((time) => time >= expiresAtMs)).toEqual([])
+      expect(progressBefore.length).toBeGreaterThan(0)
+      rig.route('getMultipleAccounts', undefined)
+      rig.route('getSignaturesForAddress', undefined)
+      rig.advance(5_000)
+      await indexer.scanOnce()
+      expect((await harness.observations.transfersOf(payment.paymentId)).map((item) => item.txHash)).toEqual([txHash])
+      expect((await progressTimes()).some((time) => time >= expiresAtMs)).toBe(true)
+    } finally {
+      await lagging.close()
+    }
   })
 })
 

@@ -35,6 +35,8 @@ export interface AddressIndexerRig {
   resetCalls(): void
   /** answers `method` with the fault until cleared (undefined) */
   fault(method: string, fault: NodeFault | undefined): void
+  /** sends `method` to another node (its JSON-RPC URL) until cleared (undefined): one behind, say */
+  route(method: string, url: string | undefined): void
   indexer(options?: { logger?: Logger; store?: ChainIndexerStore; bus?: Bus; treasuries?: ReadonlySet<string> }): SolanaAddressIndexer
   /** a payment created now, expiring in two hours, handed to the indexer and watched */
   watched(indexer: SolanaAddressIndexer, currency: string, createdAt?: string): Promise<TestPayment>
@@ -55,6 +57,7 @@ export async function addressIndexerRig(harness: IndexerHarness, clockStart: { m
   const node = await harness.serve()
   const calls: string[] = []
   const faults = new Map<string, NodeFault>()
+  const routes = new Map<string, string>()
   const indexers: SolanaAddressIndexer[] = []
   const clock: Clock = { now: () => new Date(clockStart.ms) }
   const counting = (async (url: string, init: RequestInit) => {
@@ -67,7 +70,7 @@ export async function addressIndexerRig(harness: IndexerHarness, clockStart: { m
         headers: { 'content-type': 'application/json' },
       })
     }
-    return fetch(url, init)
+    return fetch(routes.get(method) ?? url, init)
   }) as unknown as typeof fetch
 
   const rig: AddressIndexerRig = {
@@ -85,6 +88,10 @@ export async function addressIndexerRig(harness: IndexerHarness, clockStart: { m
     fault(method, fault) {
       if (fault === undefined) faults.delete(method)
       else faults.set(method, fault)
+    },
+    route(method, url) {
+      if (url === undefined) routes.delete(method)
+      else routes.set(method, url)
     },
     indexer(options = {}) {
       const connection = createSolanaConnection({
