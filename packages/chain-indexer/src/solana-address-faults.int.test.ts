@@ -170,10 +170,16 @@ describe('a node that does not answer, or not yet (decisions 19, Liveness)', () 
 
   it('asks again, with backoff, for a transaction the node does not return for a minute, and holds back no other payment', async () => {
     const indexer = rig.indexer()
+    const expiresAtMs = rig.now() + 2 * HOUR_MS
     const slow = await rig.watched(indexer, 'SOL')
     const other = await rig.watched(indexer, 'SOL')
-    rig.fault('getTransaction', 'null')
-    const late = await rig.pay(slow.address, '1', 'SOL')
+    await rig.runFor(indexer, DEFAULT_CHECK_INTERVAL_MS)
+    rig.advance(expiresAtMs - 60_000 - rig.now())
+    // the node lists the slow payment's transaction, and answers null for it
+    const { txHash: late } = await harness.sim.submitTransfer('SOLANA', { to: slow.address, amount: '1', currency: 'SOL' })
+    rig.fault('getTransaction', 'null', (params) => params[0] === late)
+    await harness.sim.mineBlocks('SOLANA', 1)
+    const lateTime = await harness.sim.blockDetails('SOLANA', (await harness.sim.head('SOLANA')).height, (await harness.sim.head('SOLANA')).height)
     await rig.notified(indexer)
     rig.resetCalls()
     await rig.runFor(indexer, MINUTE_MS)
@@ -182,8 +188,6 @@ describe('a node that does not answer, or not yet (decisions 19, Liveness)', () 
     expect(rig.count('getTransaction')).toBeLessThanOrEqual(8)
     // meanwhile the other payment is read at once
     const paid = await rig.pay(other.address, '2', 'SOL')
-    await rig.notified(indexer)
-    rig.fault('getTransaction', undefined)
     await vi.waitFor(
       async () => {
         await rig.runFor(indexer, ITERATION_MS)
@@ -191,8 +195,22 @@ describe('a node that does not answer, or not yet (decisions 19, Liveness)', () 
       },
       { timeout: 10_000, interval: 20 },
     )
+    expect(await harness.observations.transfersOf(slow.paymentId)).toEqual([])
+    // at the deadline the chain time passes it for every payment but the slow one, held before its transaction
+    await harness.sim.mineBlocks('SOLANA', 1)
+    await rig.runFor(indexer, 5_000)
+    const [progress] = (await harness.observations.settle()).filter((message) => message.kind === 'progress').slice(-1)
+    expect(progress).toMatchObject({
+      holds: [{ paymentId: slow.paymentId, before: lateTime[0]?.time }],
+    })
+    expect(Date.parse(progress?.kind === 'progress' ? progress.blockTime : '')).toBeGreaterThanOrEqual(expiresAtMs)
+    // the node returns it: read, and the chain time reported again without the hold
+    rig.fault('getTransaction', undefined)
     await rig.runFor(indexer, 30_000)
     expect((await harness.observations.transfersOf(slow.paymentId)).map(({ txHash }) => txHash)).toEqual([late])
+    const [released] = (await harness.observations.settle()).filter((message) => message.kind === 'progress').slice(-1)
+    expect(released).toMatchObject({ kind: 'progress', blockTime: progress?.kind === 'progress' ? progress.blockTime : '' })
+    expect(released).not.toHaveProperty('holds')
   })
 })
 

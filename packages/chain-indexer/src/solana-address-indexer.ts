@@ -16,7 +16,7 @@
 //   net for a notification lost without a disconnect, and late funds of final payments.
 // A new payment created before the node's first available block is logged as the backfill logs it.
 
-import type { SolanaChainTime } from '@chainpay/ports'
+import type { ChainTimeHold } from '@chainpay/contracts'
 import type { AssetRegistry } from '@chainpay/domain'
 import {
   type Clock,
@@ -32,6 +32,7 @@ import {
   type ChainIndexerStore,
   type ConsumedMessage,
   type SolanaAddressReader,
+  type SolanaChainTime,
   Topics,
   type WatchedAddress,
 } from '@chainpay/ports'
@@ -157,6 +158,8 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   let firstAvailable: (SolanaChainTime & { readAtMs: number }) | undefined
   /** set while stop() interrupts the calls in flight */
   let stopping = false
+  /** the chain time last reported, and what it held */
+  let published: { chainTime: SolanaChainTime; holds: string } | undefined
 
   const load = () => {
     loaded ??= (async () => {
@@ -279,12 +282,22 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       for (const entry of reports) await watchSet.markWatchingReported(entry, observedAt)
     }
     for (const entry of fresh) unchecked.delete(entry.paymentId)
-    if (chainTime !== undefined && !watcher.listingPending) await publishProgress(chainTime, full, reached, nowMs)
+    if (watcher.listingPending) return
+    if (chainTime !== undefined) await publishProgress(chainTime, full, reached, nowMs)
+    // a transaction read since the last report releases what it held, at the same chain time
+    else if (published !== undefined && holdsKey(watcher.holds()) !== published.holds) {
+      await publishProgress(published.chainTime, false, [], nowMs)
+    }
   }
 
+  /** a comparable form of the holds */
+  const holdsKey = (holds: readonly ChainTimeHold[]) =>
+    JSON.stringify([...holds].sort((a, b) => a.paymentId.localeCompare(b.paymentId)))
+
   /**
-   * the chain time every account was listed up to, less what is listed and not read yet: a payment
-   * whose deadline it reaches may expire (docs/chains.md, "Solana by address: the watcher")
+   * the chain time every account was listed up to, with the payments a transaction not read yet
+   * holds before it: a payment whose deadline it reaches may expire, unless held (docs/chains.md,
+   * "Solana by address: the watcher")
    */
   async function publishProgress(
     chainTime: SolanaChainTime,
@@ -292,16 +305,22 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     reached: readonly WatchedAddress[],
     nowMs: number,
   ): Promise<void> {
-    const unreadSince = watcher.unreadSince
-    const blockTime =
-      unreadSince === undefined || unreadSince > chainTime.blockTime
-        ? chainTime.blockTime
-        : new Date(Date.parse(unreadSince) - 1).toISOString()
+    const holds = watcher.holds()
+    const { blockTime } = chainTime
     await bus.publish(Topics.chainObservations, [
-      observationMessage({ kind: 'progress', network, height: chainTime.slot, blockTime, observedAt: isoNow(clock) }),
+      observationMessage({
+        kind: 'progress',
+        network,
+        height: chainTime.slot,
+        blockTime,
+        ...(holds.length === 0 ? {} : { holds }),
+        observedAt: isoNow(clock),
+      }),
     ])
+    published = { chainTime, holds: holdsKey(holds) }
     if (full) lastFullMs = nowMs
-    for (const entry of reached) if (expiresAtMs(entry) <= Date.parse(blockTime)) pastDeadline.add(entry.paymentId)
+    // listed up to the chain time: a held one is let go by the report that follows its read
+    for (const entry of reached) pastDeadline.add(entry.paymentId)
     metrics?.scanned(network, chainTime.slot, chainTime.slot)
     for (const entry of await watchSet.prune(new Date(blockTime))) {
       pastDeadline.delete(entry.paymentId)

@@ -12,8 +12,10 @@
 // - a marked account is listed from the last signature seen (getSignaturesForAddress), each new
 //   transaction read once (getTransaction), and what it pays handed to the transfer follower.
 // A transaction the node cannot return yet is asked again later, with backoff, while the rest goes
-// on; what was listed and not read yet bounds the chain time the indexer may report (unreadSince).
+// on; the payments it may concern are held before its block time in the chain time the indexer
+// reports (holds), and no other payment waits for it.
 
+import type { ChainTimeHold } from '@chainpay/contracts'
 import type { AssetRegistry } from '@chainpay/domain'
 import { type Clock, type Logger } from '@chainpay/platform'
 import type {
@@ -53,10 +55,11 @@ export interface SolanaAddressWatcher {
   /** marked accounts not listed yet: a chain time must wait for them */
   readonly listingPending: boolean
   /**
-   * the block time of the earliest transaction listed and not read yet: no chain time at or after
-   * it may be reported, or a payment could expire before its transfer is read
+   * the payments with a transaction listed on their accounts and not read yet, each with the block
+   * time of its earliest: the chain time reported for them stays before it, or one could expire
+   * before its transfer is read; every other payment goes on (docs/chains.md, "Solana by address")
    */
-  readonly unreadSince: string | undefined
+  holds(): ChainTimeHold[]
   /** lists what is new on the marked accounts, reads it, and hands what it pays to the follower */
   tick(): Promise<void>
   /** payments followed one by one (open), and in batches (closed) */
@@ -357,14 +360,21 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       return marked.size > 0
     },
 
-    get unreadSince() {
-      let earliest: string | undefined
-      for (const { blockTime } of unread.values()) {
-        // a listing that gave no time holds the chain time where it is
+    holds() {
+      const paymentOf = new Map([...payments.values()].map((followed) => [followed.owner, followed.entry.paymentId]))
+      const before = new Map<string, string>()
+      for (const { blockTime, accounts: listedOn } of unread.values()) {
+        // a listing that gave no time holds the payment where it is
         const time = blockTime ?? new Date(0).toISOString()
-        if (earliest === undefined || time < earliest) earliest = time
+        for (const account of listedOn) {
+          const owner = accounts.get(account)?.owner
+          const paymentId = owner === null || owner === undefined ? undefined : paymentOf.get(owner)
+          if (paymentId === undefined) continue
+          const held = before.get(paymentId)
+          if (held === undefined || time < held) before.set(paymentId, time)
+        }
       }
-      return earliest
+      return [...before].map(([paymentId, time]) => ({ paymentId, before: time }))
     },
 
     async load() {

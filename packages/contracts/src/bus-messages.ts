@@ -104,8 +104,16 @@ export type ChainProgressObservation = {
   network: string
   height: number
   blockTime: string
+  /**
+   * payments the progress does not speak for yet, up to a time: a transaction found on one of their
+   * accounts that the node did not return yet, in a block at `before` (docs/chains.md, "Solana by
+   * address: the watcher"). Their chain time stays before it; every other payment's is blockTime.
+   */
+  holds?: ChainTimeHold[]
   observedAt: string
 }
+
+export type ChainTimeHold = { paymentId: string; before: string }
 
 /**
  * The watcher watches the payment's address and has checked every block since the payment's

@@ -117,6 +117,11 @@ export const ChainProgressObservationSchema = Type.Object(
     network: Type.String({ minLength: 1 }),
     height: Type.Integer({ minimum: 0 }),
     blockTime: TimestampSchema,
+    holds: Type.Optional(
+      Type.Array(
+        Type.Object({ paymentId: Type.String({ minLength: 1 }), before: TimestampSchema }, strict),
+      ),
+    ),
     observedAt: TimestampSchema,
   },
   strict,

@@ -26,6 +26,19 @@ describe('createChainTimeTracker', () => {
     expect(times.networks()).toEqual(['SOLANA', 'TRON'])
   })
 
+  it('gives a held payment a chain time just before what holds it, and lets it go with the next report', () => {
+    const times = createChainTimeTracker()
+    expect(times.forPayment('SOLANA', 'p1')).toBeNull()
+    times.update('SOLANA', '2026-11-21T14:31:00.000Z', [{ paymentId: 'p1', before: '2026-11-21T14:29:58.000Z' }])
+    expect(times.forPayment('SOLANA', 'p1')).toBe('2026-11-21T14:29:57.999Z')
+    expect(times.forPayment('SOLANA', 'p2')).toBe('2026-11-21T14:31:00.000Z')
+    // an older report (replayed) changes nothing; the same time again replaces the holds
+    times.update('SOLANA', '2026-11-21T14:30:00.000Z')
+    expect(times.forPayment('SOLANA', 'p1')).toBe('2026-11-21T14:29:57.999Z')
+    times.update('SOLANA', '2026-11-21T14:31:00.000Z')
+    expect(times.forPayment('SOLANA', 'p1')).toBe('2026-11-21T14:31:00.000Z')
+  })
+
   it('refuses a report that is not a time', () => {
     expect(() => createChainTimeTracker().update('TRON', 'yesterday')).toThrow(/TRON.*yesterday/)
   })

@@ -196,6 +196,19 @@ describe('createExpiryScheduler', () => {
     await behind.tick()
     expect(await statusOf(paymentId)).toBe('pending')
 
+    // past the deadline on the chain, but the watcher holds this payment before it (a transaction
+    // on its address it could not read yet: docs/chains.md, "Solana by address")
+    const holding = createChainTimeTracker()
+    holding.update('TRON', '2026-11-21T14:40:00.000Z', [{ paymentId, before: '2026-11-21T14:29:59.000Z' }])
+    await createExpiryScheduler({
+      deadlines,
+      handler: side.handler,
+      chainTimes: holding,
+      clock,
+      logger: side.logger,
+    }).tick()
+    expect(await statusOf(paymentId)).toBe('pending')
+
     // past the deadline, the chain scanned only up to just before it
     const lagging = createChainTimeTracker()
     lagging.update('TRON', '2026-11-21T14:29:59.000Z')

@@ -62,7 +62,7 @@ export function createDeadlineKeeper(options: DeadlineKeeperOptions): Service {
 export interface ExpirySchedulerOptions {
   deadlines: PaymentDeadlineStore
   handler: Pick<PaymentCommandHandler, 'expire'>
-  chainTimes: Pick<ChainTimeTracker, 'get' | 'networks'>
+  chainTimes: Pick<ChainTimeTracker, 'get' | 'forPayment' | 'networks'>
   clock: Clock
   logger: Logger
   intervalMs?: number
@@ -105,8 +105,11 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
       if (chainTime === null) continue
       const expiredBy = new Date(Math.min(nowMs, Date.parse(chainTime))).toISOString()
       for (const deadline of await deadlines.due({ expiredBy, now, limit: batchSize, network })) {
+        // a payment the watcher does not speak for yet keeps an earlier chain time: not due yet
+        const paymentChainTime = chainTimes.forPayment(network, deadline.paymentId) ?? chainTime
+        if (Date.parse(paymentChainTime) < Date.parse(deadline.expiresAt)) continue
         try {
-          const result = await handler.expire(deadline.paymentId, chainTime)
+          const result = await handler.expire(deadline.paymentId, paymentChainTime)
           if (result === 'settling') {
             // steps aside like a failed one, so that it cannot hold the head of the batch
             await deadlines.retryLater(deadline.paymentId, new Date(nowMs + settlingRecheckMs).toISOString())

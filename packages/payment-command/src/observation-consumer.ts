@@ -38,7 +38,7 @@ export function createObservationConsumer(options: ObservationConsumerOptions): 
           await handler.recordObservation(observation)
           break
         case 'progress':
-          chainTimes.update(observation.network, observation.blockTime)
+          chainTimes.update(observation.network, observation.blockTime, observation.holds)
           break
         case 'watching':
           await deadlines.markWatched(observation.paymentId, observation.observedAt)

@@ -33,8 +33,8 @@ export interface AddressIndexerRig {
   readonly calls: string[]
   count(method: string): number
   resetCalls(): void
-  /** answers `method` with the fault until cleared (undefined) */
-  fault(method: string, fault: NodeFault | undefined): void
+  /** answers `method` with the fault until cleared (undefined); only the calls `applies` to, when given */
+  fault(method: string, fault: NodeFault | undefined, applies?: (params: unknown[]) => boolean): void
   /** sends `method` to another node (its JSON-RPC URL) until cleared (undefined): one behind, say */
   route(method: string, url: string | undefined): void
   indexer(options?: { logger?: Logger; store?: ChainIndexerStore; bus?: Bus; treasuries?: ReadonlySet<string> }): SolanaAddressIndexer
@@ -56,14 +56,15 @@ export interface AddressIndexerRig {
 export async function addressIndexerRig(harness: IndexerHarness, clockStart: { ms: number }): Promise<AddressIndexerRig> {
   const node = await harness.serve()
   const calls: string[] = []
-  const faults = new Map<string, NodeFault>()
+  const faults = new Map<string, { fault: NodeFault; applies: (params: unknown[]) => boolean }>()
   const routes = new Map<string, string>()
   const indexers: SolanaAddressIndexer[] = []
   const clock: Clock = { now: () => new Date(clockStart.ms) }
   const counting = (async (url: string, init: RequestInit) => {
-    const { method, id } = JSON.parse(String(init.body)) as { method: string; id: unknown }
+    const { method, id, params } = JSON.parse(String(init.body)) as { method: string; id: unknown; params?: unknown[] }
     calls.push(method)
-    const fault = faults.get(method)
+    const faulted = faults.get(method)
+    const fault = faulted?.applies(params ?? []) ? faulted.fault : undefined
     if (fault === 'unavailable') return new Response('unavailable', { status: 503 })
     if (fault === 'null') {
       return new Response(JSON.stringify({ jsonrpc: '2.0', result: null, id }), {
@@ -85,9 +86,9 @@ export async function addressIndexerRig(harness: IndexerHarness, clockStart: { m
     resetCalls() {
       calls.length = 0
     },
-    fault(method, fault) {
+    fault(method, fault, applies = () => true) {
       if (fault === undefined) faults.delete(method)
-      else faults.set(method, fault)
+      else faults.set(method, { fault, applies })
     },
     route(method, url) {
       if (url === undefined) routes.delete(method)
