@@ -33,6 +33,7 @@ import type {
 } from './config.js'
 import { createChainIndexer } from './indexer.js'
 import { createSolanaAddressIndexer } from './solana-address-indexer.js'
+import { createSolanaMintGuard } from './solana-mint-guard.js'
 
 /** the indexer looks for new blocks at least this often, and at least once per simulated block */
 const MAX_SIMULATOR_POLL_INTERVAL_MS = 500
@@ -50,6 +51,8 @@ type WatchedChain =
 
 interface Chains {
   watched: WatchedChain[]
+  /** a reader of each watched Solana network, whatever its watch mode: its registry mints are checked */
+  mintReaders: Array<{ network: string; reader: SolanaAddressReader }>
   /** what each network's addresses hold now (docs/api.md, "Balances and sweeps") */
   balanceReaders: Map<string, ChainBalanceReader>
   /** started before the indexers */
@@ -112,9 +115,10 @@ export async function buildChainIndexerContext(
       ? createSolanaAddressIndexer({ ...common, ...chain, checkIntervalMs: config.solanaCheckIntervalMs })
       : createChainIndexer({ ...common, ...chain }),
   )
-  // the chains, the stores, the bus and its consumers, and each network's scan loop
-  // (docs/operations.md, "Health")
-  const readiness = readinessOf(chains.readiness, indexers)
+  const mintGuard = createSolanaMintGuard({ networks: chains.mintReaders, registry, logger })
+  // the chains, the stores, the bus and its consumers, the registry's mints, and each network's
+  // scan loop (docs/operations.md, "Health")
+  const readiness = readinessOf(chains.readiness, [mintGuard, ...indexers])
   const healthPort = healthService({
     name: chains.routes ? 'chain simulator and health API' : 'health API',
     host: config.host,
@@ -129,7 +133,7 @@ export async function buildChainIndexerContext(
   return {
     // the chains and the health port before the indexers: those may wait for their consumer groups
     // (after a crash, until the dead member's session times out)
-    services: [...chains.services, ...(shared ? [] : [healthPort, metricsPort]), ...indexers],
+    services: [...chains.services, ...(shared ? [] : [healthPort, metricsPort]), mintGuard, ...indexers],
     readiness,
     ...(chains.routes ? { routes: chains.routes } : {}),
     balanceReaders: chains.balanceReaders,
@@ -208,7 +212,7 @@ async function readersOf(
   config: ChainIndexerConfig,
   registry: AssetRegistry,
   networks: Array<{ network: string; pollIntervalMs: number; startHeight?: number; access: ChainAccess }>,
-): Promise<Pick<Chains, 'watched' | 'balanceReaders'>> {
+): Promise<Pick<Chains, 'watched' | 'balanceReaders' | 'mintReaders'>> {
   const watched = await Promise.all(
     networks.map(async ({ access, ...chain }): Promise<WatchedChain> => {
       if (!byAddress(config, registry, chain.network)) {
@@ -224,7 +228,16 @@ async function readersOf(
   const balanceReaders = await Promise.all(
     networks.map(async ({ network, access }) => [network, await access.balanceReader()] as const),
   )
-  return { watched, balanceReaders: new Map(balanceReaders) }
+  const mintReaders = await Promise.all(
+    networks
+      .filter(({ network }) => chainOf(registry, network) === 'SOLANA')
+      .map(async ({ network, access }) => {
+        const own = watched.find((chain) => chain.network === network && 'reader' in chain)
+        const reader = own && 'reader' in own ? own.reader : await access.addressReader()
+        return { network, reader }
+      }),
+  )
+  return { watched, balanceReaders: new Map(balanceReaders), mintReaders }
 }
 
 /** where each network is watched from, by scheme and host only: a URL may carry a provider key */

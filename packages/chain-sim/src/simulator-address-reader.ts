@@ -37,7 +37,7 @@ import {
   slotAt,
   transactionAt,
 } from './solana-node.js'
-import { renderSolanaTransaction, SolanaRpcError, TOKEN_PROGRAM_ID } from './solana-rpc-blocks.js'
+import { renderSolanaTransaction, SolanaRpcError, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './solana-rpc-blocks.js'
 
 export interface SimulatorAddressReaderOptions {
   simulator: ChainSimulator
@@ -200,12 +200,13 @@ export function createSimulatorAddressReader(options: SimulatorAddressReaderOpti
         const states = new Map<string, AccountState | null>()
         for (const address of addresses) {
           const state = await simulator.solanaAccount(network, address)
-          const { token } = state
+          const { token, mint } = state
           states.set(
             address,
             accountExists(state)
               ? {
                   lamports: state.lamports,
+                  program: mint?.program ?? (token === undefined ? SYSTEM_PROGRAM_ID : TOKEN_PROGRAM_ID),
                   token: token === undefined ? null : { mint: token.mint, amount: token.amount },
                 }
               : null,

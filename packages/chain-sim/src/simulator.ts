@@ -28,7 +28,14 @@ import {
   simulateSolanaTransaction,
 } from './solana-execution.js'
 import type { SolanaLedgerView } from './solana-ledger.js'
-import { solanaRecordText, standInTokenOwner, TOKEN_ACCOUNT_LAMPORTS } from './solana-rpc-blocks.js'
+import {
+  MINT_LAMPORTS,
+  solanaRecordText,
+  standInTokenOwner,
+  TOKEN_2022_PROGRAM_ID,
+  TOKEN_ACCOUNT_LAMPORTS,
+  TOKEN_PROGRAM_ID,
+} from './solana-rpc-blocks.js'
 import { energyOfStake, executeTronTransaction, type TronLedgerView } from './tron-execution.js'
 import { decodeSignedTronTransaction } from './tron-transaction.js'
 
@@ -90,6 +97,8 @@ export interface SolanaAccountState {
   token?: { mint: string; owner: string; amount: bigint; decimals: number } | undefined
   /** a durable nonce account (its nonce undefined until initialized) */
   nonce?: { authority: string; nonce: string | undefined } | undefined
+  /** a mint of the registry: the token program that owns it, and its decimals */
+  mint?: { program: string; decimals: number } | undefined
 }
 
 /** a TRON account as the ledger holds it after every accepted transaction, the mempool's included */
@@ -223,6 +232,11 @@ export interface ChainSimulatorOptions {
   networks: SimulatedNetwork[]
   clock?: () => Date
   logger: Logger
+  /**
+   * mints the simulated Solana chains keep under the Token-2022 program rather than the classic one
+   * (PYUSD's kind): how tests show what chainpay makes of such a mint in its registry
+   */
+  token2022Mints?: readonly string[]
 }
 
 const MAX_ADDRESS_LENGTH = 128
@@ -520,6 +534,13 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
 
     async solanaAccount(network, address) {
       const name = simulated(network).definition.network
+      const mint = registry.assets.find(
+        (asset) => asset.network === name && asset.tokenStandard === 'SPL' && asset.contract === address,
+      )
+      if (mint !== undefined) {
+        const program = options.token2022Mints?.includes(address) ? TOKEN_2022_PROGRAM_ID : TOKEN_PROGRAM_ID
+        return { lamports: MINT_LAMPORTS, mint: { program, decimals: mint.decimals } }
+      }
       const ledger = solanaLedger(name)
       const nonce = ledger.nonceAccount(address)
       const unopened = ledger.unopenedTokenHolding(address)

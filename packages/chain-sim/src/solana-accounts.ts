@@ -74,6 +74,34 @@ export function renderAccount(
   return { ...state, data, owner: TOKEN_PROGRAM_ID, space: TOKEN_ACCOUNT_SPACE }
 }
 
+/** an SPL mint's 82 bytes: no mint authority, supply 0, its decimals, initialized, no freeze authority */
+const MINT_ACCOUNT_SPACE = 82
+
+/** a mint as a node shows it, owned by its token program (the classic one, or Token-2022) */
+export function renderMintAccount(
+  lamports: bigint,
+  mint: { program: string; decimals: number },
+  encoding: AccountEncoding,
+): Json {
+  const state = { executable: false, lamports, rentEpoch: RENT_EXEMPT_EPOCH }
+  const bytes = new Uint8Array(MINT_ACCOUNT_SPACE)
+  // mint_authority COption (4 + 32), supply u64 (8), then decimals and is_initialized
+  bytes[44] = mint.decimals
+  bytes[45] = 1
+  const data =
+    encoding === 'jsonParsed'
+      ? {
+          parsed: {
+            info: { decimals: mint.decimals, freezeAuthority: null, isInitialized: true, mintAuthority: null, supply: '0' },
+            type: 'mint',
+          },
+          program: mint.program === TOKEN_PROGRAM_ID ? 'spl-token' : 'spl-token-2022',
+          space: MINT_ACCOUNT_SPACE,
+        }
+      : encoded(bytes, encoding)
+  return { ...state, data, owner: mint.program, space: MINT_ACCOUNT_SPACE }
+}
+
 /**
  * a durable nonce account: 80 bytes of version (1, current), state (0 uninitialized, 1 initialized),
  * authority, nonce and the fee calculator's lamports per signature, as web3.js's NonceAccount reads them

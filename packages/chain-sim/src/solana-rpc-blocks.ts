@@ -14,6 +14,7 @@ type StoredTransfer = StoredTransaction['transfers'][number]
 
 export const SYSTEM_PROGRAM_ID = '11111111111111111111111111111111'
 export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
+export const TOKEN_2022_PROGRAM_ID = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'
 /** what every simulated transaction pays: one signature at 5000 lamports */
 export const SIMULATED_FEE_LAMPORTS = 5000n
 

@@ -8,6 +8,7 @@ import type { ChainSimulator, SolanaAccountState } from './simulator.js'
 import {
   type AccountEncoding,
   renderAccount,
+  renderMintAccount,
   renderNonceAccount,
   type TokenHolding,
 } from './solana-accounts.js'
@@ -424,9 +425,10 @@ async function blockhashValid(node: Node, blockhash: string): Promise<boolean> {
 
 /** an account of the ledger in the node's shape; null for one that holds nothing (does not exist) */
 function ledgerAccount(state: SolanaAccountState, encoding: AccountEncoding): unknown {
-  const { lamports, token, nonce } = state
+  const { lamports, token, nonce, mint } = state
   if (!accountExists(state)) return null
   if (nonce !== undefined) return renderNonceAccount(lamports, nonce, encoding)
+  if (mint !== undefined) return renderMintAccount(lamports, mint, encoding)
   if (token === undefined) return renderAccount(lamports, undefined, encoding)
   const holding: TokenHolding = {
     mint: token.mint,

@@ -124,6 +124,7 @@ function accountStateOf(info: { lamports: number; owner: PublicKey; data: Buffer
   const isToken = info.owner.equals(TOKEN_PROGRAM_ID) && info.data.length === TOKEN_ACCOUNT_SIZE
   return {
     lamports: BigInt(info.lamports),
+    program: info.owner.toBase58(),
     token: isToken
       ? {
           mint: new PublicKey(info.data.subarray(MINT_OFFSET, MINT_OFFSET + 32)).toBase58(),

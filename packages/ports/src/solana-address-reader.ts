@@ -41,6 +41,8 @@ export interface SignatureStates {
 /** an account as getMultipleAccounts shows it: what a batched check compares */
 export interface AccountState {
   lamports: bigint
+  /** the program that owns the account: the System program's for a wallet, a token program's for a token account or mint */
+  program: string
   /** a token account's mint and amount (classic Token program layout); null for any other account */
   token: { mint: string; amount: bigint } | null
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { DatabaseSync } from 'node:sqlite'
-import { defaultAssetRegistry } from '@chainpay/domain'
+import { type AssetRegistry, defaultAssetRegistry } from '@chainpay/domain'
 import { createRootLogger, type Logger } from '@chainpay/platform'
 import { openSqliteDatabase } from '@chainpay/store-sqlite'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -35,6 +35,10 @@ export interface TestSimulatorOptions {
   clock?: () => Date
   /** a database the caller keeps and closes; default: a new file in a temporary directory */
   db?: DatabaseSync
+  /** default: the default asset registry */
+  registry?: AssetRegistry
+  /** mints the simulated chain keeps under the Token-2022 program */
+  token2022Mints?: readonly string[]
 }
 
 export interface TestSimulator {
@@ -59,10 +63,11 @@ export function openTestSimulator(options: TestSimulatorOptions = {}): TestSimul
   try {
     const simulator = createChainSimulator({
       db,
-      registry: defaultAssetRegistry,
+      registry: options.registry ?? defaultAssetRegistry,
       networks: [...(options.networks ?? TEST_NETWORKS)],
       logger: simulatorTestLogger,
       clock: options.clock,
+      ...(options.token2022Mints === undefined ? {} : { token2022Mints: options.token2022Mints }),
     })
     return {
       simulator,

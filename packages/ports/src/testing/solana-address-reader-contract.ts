@@ -8,6 +8,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ChainRpcError, type ChainTransfer } from '../chain.js'
 import type { AddressActivity, SolanaAddressReader, SolanaChainTime } from '../solana-address-reader.js'
 
+const SYSTEM_PROGRAM = '11111111111111111111111111111111'
+const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
+
 export interface SolanaTestPayment {
   /** the owner paid: SOL goes to it, a token to its associated token account */
   to: string
@@ -308,24 +311,33 @@ export function describeSolanaAddressReaderContract(
       expect(await reader.statuses(signatures)).toEqual(await statesAt([true, true]))
     })
 
-    it("reads accounts at one slot: an owner's lamports, a token account's mint and amount, null for none, more than 100 at once", async () => {
+    it("reads accounts at one slot: an owner's lamports, a token account's mint and amount, a mint's program, null for none, more than 100 at once", async () => {
       const owner = driver.newOwner()
       const associated = driver.associatedTokenAccount(owner, 'USDC')
       const other = await driver.openTokenAccount(owner, 'USDT')
       await driver.pay([sol(owner, '1.5'), { to: owner, amount: '12.5', currency: 'USDC' }])
-      const missing = Array.from({ length: 147 }, () => driver.newOwner())
-      const addresses = [owner, associated, other, ...missing]
+      const missing = Array.from({ length: 146 }, () => driver.newOwner())
+      const usdc = driver.mints.USDC as string
+      const addresses = [owner, associated, other, usdc, ...missing]
 
       const { contextSlot, states } = await reader.accounts(addresses)
       expect(contextSlot).toBe((await driver.head()).slot)
       expect(states).toEqual(
         new Map([
-          [owner, { lamports: 1_500_000_000n, token: null }],
+          [owner, { lamports: 1_500_000_000n, program: SYSTEM_PROGRAM, token: null }],
           [
             associated,
-            { lamports: TOKEN_ACCOUNT_RENT, token: { mint: driver.mints.USDC, amount: 12_500_000n } },
+            {
+              lamports: TOKEN_ACCOUNT_RENT,
+              program: TOKEN_PROGRAM,
+              token: { mint: driver.mints.USDC, amount: 12_500_000n },
+            },
           ],
-          [other, { lamports: TOKEN_ACCOUNT_RENT, token: { mint: driver.mints.USDT, amount: 0n } }],
+          [
+            other,
+            { lamports: TOKEN_ACCOUNT_RENT, program: TOKEN_PROGRAM, token: { mint: driver.mints.USDT, amount: 0n } },
+          ],
+          [usdc, { lamports: expect.any(BigInt), program: TOKEN_PROGRAM, token: null }],
           ...missing.map((address) => [address, null] as const),
         ]),
       )
