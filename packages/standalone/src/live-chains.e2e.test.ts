@@ -5,7 +5,8 @@
 
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type SimulatorNode, startSimulatorNode } from '@chainpay/chain-sim/testing'
+import { simulatedWalletAddress } from '@chainpay/chain-sim'
+import { type SimulatorNode, solanaWallet, startSimulatorNode } from '@chainpay/chain-sim/testing'
 import { createMerchantClient, type MerchantClient, verifyWebhook } from '@chainpay/client'
 import { generateAdminToken } from '@chainpay/platform'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
@@ -21,6 +22,8 @@ let receiver: WebhookReceiver
 let client: MerchantClient
 let webhookSecret: string
 const adminToken = generateAdminToken()
+/** the operator's treasury (TREASURY_ADDRESSES): what it sends is nobody's funds */
+const treasury = simulatedWalletAddress('SOLANA')
 
 beforeAll(async () => {
   node = await startSimulatorNode({
@@ -48,6 +51,7 @@ beforeAll(async () => {
       ADMIN_TOKEN: adminToken,
       // the receiver is on loopback over http: production rules would refuse it (as they must)
       CALLBACK_URL_POLICY: 'development',
+      TREASURY_ADDRESSES: treasury,
     },
   })
   const merchant = await createMerchant(standalone.adminUrl)
@@ -127,6 +131,60 @@ describe('standalone on real nodes (CHAIN_MODE=rpc)', () => {
     },
     60_000,
   )
+
+  it('reports every unit wallets send to a Solana payment’s address, and nothing that is not money (decisions 19)', async () => {
+    const network = 'SOLANA_DEVNET'
+    const created = async (amount: string, currency: string) => {
+      const response = await client.createPayment({ amount, currency, network, callbackUrl: receiver.url } as never)
+      expect(response.status).toBe(201)
+      return response.body as PaymentBody
+    }
+    const usdc = await created('12.5', 'USDC')
+    const sol = await created('1', 'SOL')
+    const wallet = await solanaWallet(node, network)
+    // another token account of the owner than the associated one: it counts (decisions 16)
+    const other = await node.simulator.openTokenAccount(network, { owner: usdc.generatedAddress, currency: 'USDC' })
+    // as Phantom pays: the owner's associated token account created in the transaction, its rent
+    // paid by the wallet; and SOL to the USDC payment's owner, foreign funds
+    await wallet.pay([
+      { to: usdc.generatedAddress, amount: '10', currency: 'USDC' },
+      { to: usdc.generatedAddress, amount: '2.5', currency: 'USDC', tokenAccount: other.address },
+      { to: usdc.generatedAddress, amount: '0.01', currency: 'SOL' },
+    ])
+    // USDC to the SOL payment's owner: foreign funds, in a token account the transaction creates
+    await wallet.pay([
+      { to: sol.generatedAddress, amount: '1', currency: 'SOL' },
+      { to: sol.generatedAddress, amount: '3', currency: 'USDC' },
+    ])
+    // a sweep's top-up from the treasury: nobody's funds
+    await node.simulator.submitTransfer(network, { from: treasury, to: usdc.generatedAddress, amount: '0.02', currency: 'SOL' })
+
+    const settledUsdc = await waitForPayment(
+      client,
+      usdc.paymentId,
+      (p) => p.status === 'confirmed' && (p as unknown as { foreignFunds: unknown[] }).foreignFunds.length > 0,
+    )
+    expect(settledUsdc).toMatchObject({ receivedAmount: '12.5', foreignFunds: [{ currency: 'SOL', amount: '0.01' }] })
+    const settledSol = await waitForPayment(
+      client,
+      sol.paymentId,
+      (p) => p.status === 'confirmed' && (p as unknown as { foreignFunds: unknown[] }).foreignFunds.length > 0,
+    )
+    expect(settledSol).toMatchObject({ receivedAmount: '1', foreignFunds: [{ currency: 'USDC', amount: '3' }] })
+
+    const webhooks = await receiver.waitFor((all) =>
+      [usdc, sol].every((payment) =>
+        all.some((w) => w.body.payment.id === payment.paymentId && w.body.event === 'payment.foreign_funds'),
+      ),
+    )
+    const foreignOf = (payment: PaymentBody) =>
+      webhooks
+        .filter((w) => w.body.payment.id === payment.paymentId && w.body.event === 'payment.foreign_funds')
+        .map((w) => (w.body.payment as unknown as { foreign_funds: { currency: string; amount: string } }).foreign_funds)
+    // the rent and the top-up are in none: one each, the customers'
+    expect(foreignOf(usdc)).toEqual([expect.objectContaining({ currency: 'SOL', amount: '0.01' })])
+    expect(foreignOf(sol)).toEqual([expect.objectContaining({ currency: 'USDC', amount: '3' })])
+  }, 60_000)
 
   it('serves no simulator: the chains are the nodes’, nobody can fake a transfer through chainpay', async () => {
     const fake = await fetch(`${standalone.baseUrl}/dev/chains/TRON_NILE/transfers`, {

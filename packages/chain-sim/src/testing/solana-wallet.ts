@@ -21,7 +21,7 @@ import {
   TransactionMessage,
   VersionedTransaction,
 } from '@solana/web3.js'
-import type { SimulatorNode } from './simulator-node.js'
+import type { ChainSimulator } from '../simulator.js'
 
 export interface SolanaPayment {
   /** the owner paid: SOL goes to it, a token to its associated token account */
@@ -72,12 +72,48 @@ const DEFAULT_SOL = '1000'
 const DEFAULT_TOKENS = '1000000'
 const DEFAULT_COMPUTE_BUDGET = { units: 100_000, microLamports: 50_000 }
 
+/** where a wallet sends its transactions, and how the test funds it: a simulator node, or a running chainpay's dev routes */
+export interface SolanaWalletNode {
+  solanaUrl(network: string): string
+  simulator: Pick<ChainSimulator, 'submitTransfer' | 'openTokenAccount' | 'mineBlocks'>
+}
+
+/**
+ * a node over the simulator routes of a running chainpay (standalone, or the chain-indexer of a
+ * cluster): JSON-RPC at `/chains/<network>`, funding through `/dev/chains/<network>/...`
+ */
+export function devRoutesNode(baseUrl: string, simulatorToken?: string): SolanaWalletNode {
+  const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(simulatorToken === undefined ? {} : { 'x-simulator-token': simulatorToken }),
+      },
+      body: JSON.stringify(body),
+    })
+    const answer = (await response.json()) as Record<string, unknown>
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`)
+    return answer
+  }
+  return {
+    solanaUrl: (network) => `${baseUrl}/chains/${network}`,
+    simulator: {
+      submitTransfer: async (network, transfer) =>
+        (await post(`/dev/chains/${network}/transfers`, transfer)) as { txHash: string },
+      openTokenAccount: async (network, request) =>
+        (await post(`/dev/chains/${network}/token-accounts`, request)) as never,
+      mineBlocks: async (network, count) => (await post(`/dev/chains/${network}/blocks`, { count })) as never,
+    },
+  }
+}
+
 /**
  * a new keypair on `network` of the node, funded by simulated transfers (SOL to it, each token into
  * its associated token account, opened as its own) confirmed in a new block
  */
 export async function solanaWallet(
-  node: SimulatorNode,
+  node: SolanaWalletNode,
   network: string,
   options: SolanaWalletOptions = {},
 ): Promise<SolanaWallet> {
