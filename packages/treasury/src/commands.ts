@@ -4,21 +4,15 @@
 
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { defaultAssetRegistry, formatUnits, toUnits } from '@chainpay/domain'
+import { defaultAssetRegistry, toUnits } from '@chainpay/domain'
 import { createAdminApi } from './admin-api.js'
 import { broadcastSigned, statePathOf } from './broadcaster.js'
 import { CommandError } from './command-error.js'
 import { refuseNetwork } from './offline-guard.js'
-import type { PlanInput } from './plan-input.js'
+import { networkAssets, type PlanInput } from './plan-input.js'
 import type { TreasuryKey } from './plan-signer.js'
-import {
-  FORMAT_VERSION,
-  PLAN_FORMAT,
-  readPlanFile,
-  readSignedFile,
-  type SweepPlan,
-  writeJsonFile,
-} from './sweep-plan.js'
+import { readPlanFile, readSignedFile, writeJsonFile } from './sweep-plan.js'
+import { planSummary, planSweep } from './sweep-planner.js'
 
 export interface WalletCommandContext {
   env: Record<string, string | undefined>
@@ -155,11 +149,8 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
   const out = required(flags.out, '--out')
   const energy = flags.energy ?? 'burn'
   if (energy !== 'burn' && energy !== 'delegate') throw new CommandError('--energy: burn or delegate')
-  const decimals = (currency: string): number => {
-    const asset = defaultAssetRegistry.assets.find((a) => a.network === network && a.currency === currency)
-    if (asset === undefined) throw new CommandError(`no asset ${currency} on ${network}`)
-    return asset.decimals
-  }
+  const assets = networkAssets(network)
+  const { decimals } = assets
   const input: PlanInput = {
     rpcUrl: rpcUrl(flags, context, network),
     ...solidityUrl(flags, context, network),
@@ -180,7 +171,7 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
     ),
     allowLoss: flags['allow-loss'] === true,
     nonceAccounts: flags['nonce-account'] ?? [],
-    decimals,
+    ...assets,
     now: context.now(),
   }
   const rows = (
@@ -189,39 +180,9 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
       ...(flags.wallet === undefined ? {} : { walletId: flags.wallet }),
     })
   ).filter((row) => row.network === network)
-  const planner =
-    definition.chain === 'TRON'
-      ? (await import('./tron-planner.js')).planTron
-      : (await import('./solana-planner.js')).planSolana
-  const output = await planner(rows, input)
-  const sweepPlan: SweepPlan = {
-    format: PLAN_FORMAT,
-    version: FORMAT_VERSION,
-    createdAt: input.now.toISOString(),
-    network,
-    chain: definition.chain,
-    treasury: { role: 'treasury', ...input.treasury },
-    validUntil: output.validUntil.toISOString(),
-    validity: output.validity,
-    steps: output.steps,
-    sweeps: output.sweeps,
-    skipped: output.skipped,
-    totals: {
-      moved: Object.fromEntries(
-        [...output.moved].map(([currency, units]) => [currency, formatUnits(units, decimals(currency))]),
-      ),
-      treasuryNativeChange: signedUnits(output.treasuryNativeChange, output.nativeDecimals),
-      feeCurrency: output.nativeCurrency,
-    },
-  }
+  const sweepPlan = await planSweep(rows, input, definition.chain)
   writeJsonFile(out, sweepPlan)
-  context.out(
-    `plan ${out}: ${output.sweeps.length} sweeps in ${output.steps.length} transactions, ${output.skipped.length} addresses left`,
-  )
-  for (const [currency, amount] of Object.entries(sweepPlan.totals.moved))
-    context.out(`  moves ${amount} ${currency}`)
-  context.out(`  treasury ${output.nativeCurrency} changes by ${sweepPlan.totals.treasuryNativeChange}`)
-  context.out(`  ${output.validity}`)
+  for (const line of planSummary(sweepPlan, out)) context.out(line)
 }
 
 //////// sign
@@ -385,8 +346,4 @@ function parseRate(text: string): { nativePerTokenUnits: bigint; rateScale: bigi
   const units = toUnits(text, fraction)
   if (units <= 0n) throw new CommandError('--rate must be positive')
   return { nativePerTokenUnits: units, rateScale: 10n ** BigInt(fraction) }
-}
-
-function signedUnits(units: bigint, decimals: number): string {
-  return units < 0n ? `-${formatUnits(-units, decimals)}` : formatUnits(units, decimals)
 }

@@ -11,6 +11,7 @@ import { type PlanInput, type PlanOutput, plannedSweep } from './plan-input.js'
 import type { PlannedSweep, PlanStep, SkippedAddress, TronUnsignedTransaction } from './sweep-plan.js'
 import {
   decideSweep,
+  HEADROOM_PERCENT,
   nativeCostInTokenUnits,
   type TronBandwidthBudget,
   type TronPrices,
@@ -18,6 +19,7 @@ import {
   tronBandwidthBytes,
   tronTokenSweepNeeds,
   tronTreasuryCharge,
+  withHeadroom,
 } from './sweep-rules.js'
 
 const TRX_DECIMALS = 6
@@ -25,9 +27,6 @@ const TRX_DECIMALS = 6
 const MAX_EXPIRATION_MS = 24 * 60 * 60 * 1000
 /** margin under that limit for the clock skew between the node's head and its next slot */
 const EXPIRATION_MARGIN_MS = 5 * 60 * 1000
-/** the fee limit is the estimate plus half: the chain burns what is used, the limit only caps it */
-const FEE_LIMIT_NUMERATOR = 3n
-const FEE_LIMIT_DENOMINATOR = 2n
 
 interface Resources {
   freeNetLimit?: number
@@ -122,6 +121,8 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
   const skipped: SkippedAddress[] = []
   const moved = new Map<string, bigint>()
   let treasuryChange = 0n
+  /** the TRC20 transfers kept: their energy at the estimates and with headroom, the most stake lent at once */
+  const energy = { transfers: 0, estimated: 0n, provided: 0n, burnHeadroomSun: 0n, largestStakeSun: 0n }
   const paymentSigner = (row: BalanceRow) => ({
     role: 'payment' as const,
     address: row.address,
@@ -234,10 +235,11 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       parameters,
       row.address,
     )
-    // energy_used is the receipt's energy_usage_total: the dynamic-energy penalty is already in it
-    const energy = BigInt(estimate.energy_used ?? 0)
-    const energyBurn = energy * prices.energySunPerUnit
-    const feeLimit = (energyBurn * FEE_LIMIT_NUMERATOR) / FEE_LIMIT_DENOMINATOR
+    // energy_used is the receipt's energy_usage_total: the dynamic-energy penalty is already in it.
+    // The plan gives the transfer that plus the headroom, and caps its burn there (docs/treasury.md)
+    const estimatedEnergy = BigInt(estimate.energy_used ?? 0)
+    const providedEnergy = withHeadroom(estimatedEnergy)
+    const feeLimit = providedEnergy * prices.energySunPerUnit
     const transfer = await tronWeb.transactionBuilder.triggerSmartContract(
       row.contract,
       'transfer(address,uint256)',
@@ -262,7 +264,8 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     const needs = tronTokenSweepNeeds({
       activated,
       trxBalanceSun: trxBalance,
-      energy,
+      energy: estimatedEnergy,
+      energyProvided: providedEnergy,
       paymentBandwidthBurnSun: paymentBandwidthBurn,
       mode: input.energy,
       prices,
@@ -318,6 +321,7 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
           false,
         ),
         after: [`sweep:${row.address}:${row.currency}`],
+        undoes: `delegate:${row.address}`,
       }
     }
     // what this sweep costs: what the address burns, the treasury's burns, the sun left at the address
@@ -345,10 +349,18 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       id,
       description: `${row.address} sends ${formatUnits(tokenBalance, decimals)} ${row.currency} to the treasury`,
       after: before.map((step) => step.id),
+      estimate: { energy: estimatedEnergy.toString(), energyPriceSun: prices.energySunPerUnit.toString() },
       signers: [paymentSigner(row)],
       tron: { transaction },
     })
     if (undelegate) steps.push(undelegate)
+    energy.transfers += 1
+    energy.estimated += estimatedEnergy
+    energy.provided += providedEnergy
+    if (input.energy === 'burn')
+      energy.burnHeadroomSun += (providedEnergy - estimatedEnergy) * prices.energySunPerUnit
+    if (needs.stakeSun !== null && needs.stakeSun > energy.largestStakeSun)
+      energy.largestStakeSun = needs.stakeSun
     const record = plannedSweep(
       row,
       { units: tokenBalance, decimals },
@@ -357,7 +369,7 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     )
     if (record) sweeps.push(record)
     spentAt.set(row.address, {
-      sun: needs.spentFromAddressSun,
+      sun: needs.reservedFromAddressSun,
       bytes: tronBandwidthBytes(transaction.raw_data_hex.length / 2),
       stepId: undelegate?.id ?? id,
     })
@@ -372,9 +384,27 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     treasuryNativeChange: treasuryChange,
     nativeCurrency: 'TRX',
     nativeDecimals: TRX_DECIMALS,
+    ...(energy.transfers === 0 ? {} : { headroom: energyHeadroom(energy, input.energy) }),
     validUntil: new Date(expiration),
     validity: `TRON transactions expire at ${new Date(expiration).toISOString()} (java-tron accepts at most 24 h after the head block the plan was built on)`,
   }
+}
+
+/** what `plan` says of the energy it gives the transfers beyond the node's estimates */
+function energyHeadroom(
+  energy: {
+    transfers: number
+    estimated: bigint
+    provided: bigint
+    burnHeadroomSun: bigint
+    largestStakeSun: bigint
+  },
+  mode: 'burn' | 'delegate',
+): string {
+  const given = `${energy.transfers} transfers, ${energy.estimated.toLocaleString('en-US')} energy at the node’s estimates; the plan gives ${energy.provided.toLocaleString('en-US')} (${HEADROOM_PERCENT}% headroom)`
+  return mode === 'burn'
+    ? `energy: ${given}: up to ${formatUnits(energy.burnHeadroomSun, TRX_DECIMALS)} TRX of it is left at the payment addresses if not burned`
+    : `energy: ${given}, delegating at most ${(energy.largestStakeSun / 1_000_000n).toLocaleString('en-US')} staked TRX at a time, taken back after each transfer`
 }
 
 function asUnsigned(transaction: unknown): TronUnsignedTransaction {
