@@ -130,8 +130,24 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
   })
   const treasurySigner = { role: 'treasury' as const, ...input.treasury }
 
+  // TRX at a token address with no TRX row: what it was given for energy and did not burn (burn
+  // mode's headroom), which a later plan returns to the treasury (docs/treasury.md, "Headroom")
+  const withCoin = new Set(rows.filter((row) => row.tokenStandard === 'NATIVE').map((row) => row.address))
+  const leftovers = new Set<BalanceRow>()
+  for (const row of rows) {
+    if (withCoin.has(row.address)) continue
+    withCoin.add(row.address)
+    leftovers.add({
+      ...row,
+      currency: 'TRX',
+      tokenStandard: 'NATIVE',
+      contract: null,
+      received: '0',
+      swept: '0',
+    })
+  }
   // an address's token sweep first: it may use the address's TRX, which its TRX sweep then sends on
-  const ordered = [...rows].sort(
+  const ordered = [...rows, ...leftovers].sort(
     (a, b) => Number(a.tokenStandard === 'NATIVE') - Number(b.tokenStandard === 'NATIVE'),
   )
   const spentAt = new Map<string, { sun: bigint; bytes: bigint; stepId: string }>()
@@ -175,6 +191,13 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
         transaction = await build.sendTrx(row.address, treasury, trxBalance - fee)
       }
       const amount = trxBalance - fee
+      const leftover = leftovers.has(row)
+      // a return worth less than the bandwidth of its own transfer waits, and is not listed
+      if (
+        leftover &&
+        trxBalance < tronBandwidthBytes(transaction.raw_data_hex.length / 2) * prices.bandwidthSunPerByte
+      )
+        continue
       const decision = decideSweep(
         {
           amountUnits: amount > 0n ? trxBalance : 0n,
@@ -185,13 +208,13 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
         input,
       )
       if (!decision.sweep || amount <= 0n) {
-        skip(trxBalance, TRX_DECIMALS, decision.sweep ? 'FEES_EXCEED_AMOUNT' : decision.reason)
+        if (!leftover) skip(trxBalance, TRX_DECIMALS, decision.sweep ? 'FEES_EXCEED_AMOUNT' : decision.reason)
         continue
       }
       const id = `sweep:${row.address}:TRX`
       steps.push({
         id,
-        description: `${row.address} sends ${formatUnits(amount, TRX_DECIMALS)} TRX to the treasury`,
+        description: `${row.address} sends ${formatUnits(amount, TRX_DECIMALS)} TRX to the treasury${leftover ? ' (TRX it was given for energy and did not burn)' : ''}`,
         after: earlier === undefined ? [] : [earlier.stepId],
         signers: [paymentSigner(row)],
         tron: { transaction },

@@ -121,7 +121,7 @@ function stepsNamed(steps: PlanStep[], prefix: string): PlanStep[] {
 }
 
 describe('TRON sweep: energy headroom', () => {
-  it('burn mode, a shop: each transfer gets its estimate plus 10%; what the addresses did not burn stays there, and broadcast says how much', async () => {
+  it('burn mode, a shop: each transfer gets its estimate plus 10%; what an address did not burn stays there, broadcast says how much, and the next plan returns it', async () => {
     const payments = await paid([
       { index: 1, usdt: '10' },
       // a USDT payment whose address also received TRX: it burns its own for the transfer
@@ -171,6 +171,22 @@ describe('TRON sweep: energy headroom', () => {
     expect(admin.recorded.map(({ paymentId, currency, amount }) => [paymentId, currency, amount])).toEqual(
       plan.sweeps.map(({ paymentId, currency, amount }) => [paymentId, currency, amount]),
     )
+
+    // the next plan returns it, less the bandwidth each return burns (the USDT transfer used most of
+    // the address's free bandwidth of the day)
+    const next = await planAndSign(
+      payments.flatMap((payment) => payment.rows),
+      input(),
+      'TRON',
+      wallet,
+    )
+    expect(next.plan.steps.map((step) => step.id).sort()).toEqual(
+      payments
+        .slice(0, 3)
+        .map((payment) => `sweep:${payment.address}:TRX`)
+        .sort(),
+    )
+    expect(next.plan.steps.map((step) => contractValue(step).amount)).toEqual([375_900, 375_900, 375_900])
   })
 
   it('delegate mode: delegates the energy of the estimate plus 10%, and takes it back after each transfer', async () => {
