@@ -40,16 +40,17 @@ export const USAGE = `Usage: chainpay-wallet <plan | sign | broadcast | keys> [o
        [--nonce-account ADDRESS ...]
        [--url ADMIN_URL] [--token ADMIN_TOKEN]
   sign --plan PLAN.json --out SIGNED.json [--mnemonic-file FILE] [--treasury-key-file FILE]
-  broadcast --signed SIGNED.json [--rpc-url URL] [--api-key KEY] [--poll-ms MS] [--max-polls N]
-       [--url ADMIN_URL] [--token ADMIN_TOKEN]
+  broadcast --signed SIGNED.json [--rpc-url URL] [--solidity-url URL] [--api-key KEY] [--poll-ms MS]
+       [--max-polls N] [--url ADMIN_URL] [--token ADMIN_TOKEN]
   keys --solana-seed-out FILE [--tron-mnemonic-file FILE] [--solana-mnemonic-file FILE]
 
 plan reads the addresses that received funds (GET /admin/v1/balances), what each holds on chain,
 and writes the transactions of the sweep to the treasury with the fees they cost. sign works
 offline: it refuses any network access, takes the mnemonic from --mnemonic-file or a prompt,
 checks every address against the plan and writes signed transactions. broadcast sends them in
-order, waits for each, records each sweep (POST /admin/v1/sweeps) and can be run again after any
-failure. The treasury's key derives from the mnemonic at --treasury-path (TRON: m/44'/195'/1'/0/0
+order, reading the chain again before each and stopping, with what changed, when the plan no longer
+holds; takes back delegated energy whatever happened; records each sweep once final (POST
+/admin/v1/sweeps); and can be run again after any failure. The treasury's key derives from the mnemonic at --treasury-path (TRON: m/44'/195'/1'/0/0
 by default) or is its own (--treasury-external, signed with --treasury-key-file); a Solana plan
 names one of them, as payment-command holds the Solana seed online. Node URLs default to
 <NETWORK>_RPC_URL (and <NETWORK>_SOLIDITY_RPC_URL), API keys to <NETWORK>_RPC_API_KEY. keys works offline too: from
@@ -283,6 +284,7 @@ async function broadcast(flags: Flags, context: WalletCommandContext): Promise<v
   const signed = readSignedFile(signedPath)
   const state = await broadcastSigned(signed, {
     rpcUrl: rpcUrl(flags, context, signed.network),
+    ...solidityUrl(flags, context, signed.network),
     ...apiKey(flags, context, signed.network),
     statePath: statePathOf(signedPath),
     admin: admin(flags, context),
@@ -291,7 +293,7 @@ async function broadcast(flags: Flags, context: WalletCommandContext): Promise<v
     log: context.out,
   })
   context.out(
-    `broadcast ${signedPath}: ${Object.keys(state.confirmed).length} of ${signed.steps.length} confirmed, sweeps recorded`,
+    `broadcast ${signedPath}: ${Object.keys(state.confirmed).length} of ${signed.steps.length} confirmed, sweeps recorded once final`,
   )
 }
 
