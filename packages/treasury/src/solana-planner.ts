@@ -374,7 +374,7 @@ async function treasuryReserve(
       `the treasury ${treasury.toBase58()} holds ${sol(held)} SOL; the sweep's fees and rent need up to ${sol(needed)} (${sol(spending.fees + spending.rent)} plus ${HEADROOM_PERCENT}%): send it SOL, then plan again`,
     )
   }
-  return `fees: ${messages} messages, ${sol(spending.fees)} SOL at the node’s price, and ${sol(spending.rent)} SOL of rent for the treasury's new token accounts; the treasury holds ${sol(held)}, at least the ${sol(needed)} they need plus ${HEADROOM_PERCENT}%, and broadcast sends a message only while its fee stays within ${HEADROOM_PERCENT}% of the plan's`
+  return `fees: ${messages} message${messages === 1 ? '' : 's'}, ${sol(spending.fees)} SOL at the node’s price, and ${sol(spending.rent)} SOL of rent for the treasury's new token accounts; the treasury holds ${sol(held)} SOL, at least that plus ${HEADROOM_PERCENT}% (${sol(needed)}); broadcast sends a message only while its fee stays within ${HEADROOM_PERCENT}% of the plan's`
 }
 
 function describeMoves(moves: Map<string, bigint>, decimalsOf: (currency: string) => number): string {
