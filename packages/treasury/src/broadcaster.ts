@@ -85,7 +85,7 @@ export async function broadcastSigned(
   /** steps sent and not in a block after the polls: they may still land */
   const pending = new Set<string>()
 
-  /** sends the step unless the chain already has it, and waits for its block */
+  /** sends the step unless the chain already has it, and waits for its block; else what went wrong */
   async function land(step: SignedStep): Promise<string | undefined> {
     let status = await chain.status(step)
     if (status.state === 'unknown') {
@@ -145,7 +145,13 @@ export async function broadcastSigned(
     }
     const problem = await land(step)
     if (problem !== undefined) {
-      problems.push(problem)
+      // an undelegation that cannot land any more: the treasury's own wallet takes the energy back
+      const lent = step.undoes !== undefined && !pending.has(step.id)
+      problems.push(
+        lent
+          ? `${problem.replace(/\.$/, '')}. The energy of ${step.undoes} is still lent: take it back from the treasury's own wallet (UnDelegateResource, ENERGY; docs/treasury.md, "Broadcast")`
+          : problem,
+      )
       if (!pending.has(step.id)) settled.add(step.id)
       continue
     }

@@ -180,6 +180,8 @@ export interface TronTokenSweepNeeds {
   addressBurnSun: bigint
   /** TRX of the top-up the address does not burn at the estimate and keeps (headroom, an activation's sun) */
   leftAtAddressSun: bigint
+  /** of it, the headroom: a later plan returns it to the treasury when it is not burned */
+  headroomSun: bigint
   /** TRX the address already held that its transfer may burn, headroom included: a later TRX sweep leaves it */
   reservedFromAddressSun: bigint
   /** staked TRX whose energy (with headroom) is delegated (delegate mode), else null */
@@ -206,6 +208,8 @@ export function tronTokenSweepNeeds(input: {
   // an account that does not exist cannot sign or receive energy: a transfer of 1 sun creates it
   const topUpSun = missing > 0n ? missing : input.activated ? 0n : 1n
   const stakeSun = input.mode === 'delegate' ? tronStakeForEnergy(input.energyProvided, input.prices) : null
+  const leftAtAddressSun = topUpSun - beyondBalance(addressBurnSun)
+  const headroom = provided - addressBurnSun
   return {
     steps: [
       ...(topUpSun > 0n ? (['fund'] as const) : []),
@@ -215,7 +219,8 @@ export function tronTokenSweepNeeds(input: {
     ],
     topUpSun,
     addressBurnSun,
-    leftAtAddressSun: topUpSun - beyondBalance(addressBurnSun),
+    leftAtAddressSun,
+    headroomSun: leftAtAddressSun < headroom ? leftAtAddressSun : headroom,
     reservedFromAddressSun: provided - missing,
     stakeSun,
   }

@@ -165,8 +165,9 @@ describe('tronTokenSweepNeeds: what a TRC20 address needs, in order', () => {
       steps: ['fund', 'sweep'],
       topUpSun: 7_071_400n,
       addressBurnSun: 6_428_500n,
-      // the headroom not burned at the estimate stays at the address
+      // the headroom not burned at the estimate stays at the address, until a later plan returns it
       leftAtAddressSun: 642_900n,
+      headroomSun: 642_900n,
       reservedFromAddressSun: 0n,
       stakeSun: null,
     })
@@ -179,6 +180,7 @@ describe('tronTokenSweepNeeds: what a TRC20 address needs, in order', () => {
       topUpSun: 1n,
       addressBurnSun: 0n,
       leftAtAddressSun: 1n,
+      headroomSun: 0n,
       reservedFromAddressSun: 0n,
       stakeSun: 7_072_000_000n,
     })
@@ -202,6 +204,7 @@ describe('tronTokenSweepNeeds: what a TRC20 address needs, in order', () => {
       addressBurnSun: 6_773_500n,
       topUpSun: 6_416_400n,
       leftAtAddressSun: 642_900n,
+      headroomSun: 642_900n,
       reservedFromAddressSun: 1_000_000n,
     })
   })

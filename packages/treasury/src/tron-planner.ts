@@ -151,12 +151,23 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     (a, b) => Number(a.tokenStandard === 'NATIVE') - Number(b.tokenStandard === 'NATIVE'),
   )
   const spentAt = new Map<string, { sun: bigint; bytes: bigint; stepId: string }>()
+  const accounts = new Map<string, { activated: boolean; balance: bigint; resources: Resources }>()
   for (const row of ordered) {
-    const account = await tronWeb.trx.getAccount(row.address)
-    const activated = typeof account.address === 'string'
+    // read once per address: an address's rows (its tokens, its TRX) share what it holds
+    let read = accounts.get(row.address)
+    if (read === undefined) {
+      const account = await tronWeb.trx.getAccount(row.address)
+      const activated = typeof account.address === 'string'
+      read = {
+        activated,
+        balance: BigInt(account.balance ?? 0),
+        resources: activated ? ((await tronWeb.trx.getAccountResources(row.address)) as Resources) : {},
+      }
+      accounts.set(row.address, read)
+    }
+    const { activated, resources } = read
     const earlier = spentAt.get(row.address)
-    const trxBalance = BigInt(account.balance ?? 0) - (earlier?.sun ?? 0n)
-    const resources = activated ? ((await tronWeb.trx.getAccountResources(row.address)) as Resources) : {}
+    const trxBalance = read.balance - (earlier?.sun ?? 0n)
     const addressBandwidth =
       (activated
         ? BigInt(
@@ -347,8 +358,9 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
         undoes: `delegate:${row.address}`,
       }
     }
-    // what this sweep costs: what the address burns, the treasury's burns, the sun left at the address
-    const fee = needs.addressBurnSun + treasuryBurn + needs.leftAtAddressSun
+    // what this sweep costs: what the address burns, the treasury's burns, the sun left at the
+    // address but for the headroom, which comes back
+    const fee = needs.addressBurnSun + treasuryBurn + needs.leftAtAddressSun - needs.headroomSun
     const rate = input.rates.get(row.currency)
     const decision = decideSweep(
       {
