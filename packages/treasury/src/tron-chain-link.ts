@@ -158,7 +158,11 @@ export function tronChainLink(options: BroadcastOptions): ChainLink {
         : price > plannedPrice
           ? `The energy price rose from ${plannedPrice} to ${price} sun.`
           : 'The energy it can get fell: less energy per staked TRX (TotalEnergyWeight rose), or the address used energy since.'
-    return `${subject} needs ${needed.toLocaleString('en-US')} energy now; the plan gives it ${given.toLocaleString('en-US')} (the node estimated ${planned.toLocaleString('en-US')} when planning, plus ${HEADROOM_PERCENT}%). ${cause} ${outcome}`
+    const when =
+      sweep.estimate?.energy === undefined
+        ? ''
+        : ` (the node estimated ${planned.toLocaleString('en-US')} when planning, plus ${HEADROOM_PERCENT}%)`
+    return `${subject} needs ${needed.toLocaleString('en-US')} energy now; the plan gives it ${given.toLocaleString('en-US')}${when}. ${cause} ${outcome}`
   }
 
   async function call(
