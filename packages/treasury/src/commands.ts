@@ -50,8 +50,9 @@ offline: it refuses any network access, takes the mnemonic from --mnemonic-file 
 checks every address against the plan and writes signed transactions. broadcast sends them in
 order, reading the chain again before each and stopping, with what changed, when the plan no longer
 holds; takes back delegated energy whatever happened; records each sweep once final (POST
-/admin/v1/sweeps); and can be run again after any failure. The treasury's key derives from the mnemonic at --treasury-path (TRON: m/44'/195'/1'/0/0
-by default) or is its own (--treasury-external, signed with --treasury-key-file); a Solana plan
+/admin/v1/sweeps); and can be run again after any failure. The treasury's key derives from the
+mnemonic at --treasury-path (TRON: m/44'/195'/1'/0/0 by default) or is its own
+(--treasury-external, signed with --treasury-key-file); a Solana plan
 names one of them, as payment-command holds the Solana seed online. Node URLs default to
 <NETWORK>_RPC_URL (and <NETWORK>_SOLIDITY_RPC_URL), API keys to <NETWORK>_RPC_API_KEY. keys works offline too: from
 a TRON mnemonic and a Solana one (files, or prompts), it prints the TRON account xpub

@@ -2,8 +2,7 @@
 // solana-planner.ts) builds the steps from the balances rows and the chain; this writes them into
 // the plan file's shape and says what the plan does in the lines `plan` prints (docs/treasury.md).
 
-import type { Chain } from '@chainpay/domain'
-import { formatUnits } from '@chainpay/domain'
+import { type Chain, formatUnits } from '@chainpay/domain'
 import type { BalanceRow } from './admin-api.js'
 import type { PlanInput } from './plan-input.js'
 import { FORMAT_VERSION, PLAN_FORMAT, type SweepPlan } from './sweep-plan.js'
@@ -52,6 +51,6 @@ export function planSummary(plan: SweepPlan, path: string): string[] {
   ]
 }
 
-export function signedUnits(units: bigint, decimals: number): string {
+function signedUnits(units: bigint, decimals: number): string {
   return units < 0n ? `-${formatUnits(-units, decimals)}` : formatUnits(units, decimals)
 }

@@ -111,6 +111,28 @@ export function tronBandwidthBytes(rawDataBytes: number, signatures = 1): bigint
   return BigInt(rawField + signatures * (1 + 1 + 65) + 64)
 }
 
+/** java-tron's getaccountresource (absent fields are 0; an account that does not exist answers {}) */
+export interface TronAccountResources {
+  freeNetLimit?: number
+  freeNetUsed?: number
+  NetLimit?: number
+  NetUsed?: number
+  EnergyLimit?: number
+  EnergyUsed?: number
+  TotalEnergyLimit?: number
+  TotalEnergyWeight?: number
+}
+
+/** bandwidth an account can use now: its free and staked bandwidth left; undefined: a new account's day */
+export function tronAvailableBandwidth(
+  resources: TronAccountResources | undefined,
+  freePerDay: bigint,
+): bigint {
+  if (resources === undefined) return freePerDay
+  const { freeNetLimit = 0, freeNetUsed = 0, NetLimit = 0, NetUsed = 0 } = resources
+  return BigInt(freeNetLimit - freeNetUsed + NetLimit - NetUsed)
+}
+
 /** sun burned for bandwidth when the payer's free and staked bandwidth do not cover the bytes */
 export function tronBandwidthBurn(
   bytes: bigint,

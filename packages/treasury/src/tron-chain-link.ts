@@ -9,7 +9,13 @@ import { TronWeb } from 'tronweb'
 import type { BroadcastOptions, BroadcastRun, ChainLink, StepStatus } from './broadcaster.js'
 import { NodeRefusal } from './broadcaster.js'
 import type { SignedStep } from './sweep-plan.js'
-import { HEADROOM_PERCENT, tronBandwidthBurn, tronBandwidthBytes } from './sweep-rules.js'
+import {
+  HEADROOM_PERCENT,
+  type TronAccountResources,
+  tronAvailableBandwidth,
+  tronBandwidthBurn,
+  tronBandwidthBytes,
+} from './sweep-rules.js'
 
 const TRX_DECIMALS = 6
 const SUN_PER_TRX = 1_000_000n
@@ -22,17 +28,6 @@ interface TronInfo {
   receipt?: { result?: string }
   result?: string
   resMessage?: string
-}
-
-interface Resources {
-  freeNetLimit?: number
-  freeNetUsed?: number
-  NetLimit?: number
-  NetUsed?: number
-  EnergyLimit?: number
-  EnergyUsed?: number
-  TotalEnergyLimit?: number
-  TotalEnergyWeight?: number
 }
 
 /** a signed step's one contract, as tronweb and java-tron write it */
@@ -71,17 +66,6 @@ export function tronChainLink(options: BroadcastOptions): ChainLink {
       bandwidthSunPerByte: parameters.get('getTransactionFee') ?? 1000n,
       freeBandwidth: parameters.get('getFreeNetLimit') ?? 600n,
     }
-  }
-
-  /** bandwidth the account can use now: free and staked; a new account's daily free bandwidth */
-  function bandwidthOf(resources: Resources | undefined, freeForNew: bigint): bigint {
-    if (resources === undefined) return freeForNew
-    return BigInt(
-      (resources.freeNetLimit ?? 0) -
-        (resources.freeNetUsed ?? 0) +
-        (resources.NetLimit ?? 0) -
-        (resources.NetUsed ?? 0),
-    )
   }
 
   /**
@@ -132,15 +116,17 @@ export function tronChainLink(options: BroadcastOptions): ChainLink {
     const needed = BigInt(estimate.energy_used ?? 0)
     const prices = await chainParameters()
     const price = prices.energySunPerUnit
-    const resources = exists ? ((await tronWeb.trx.getAccountResources(owner)) as Resources) : undefined
-    const network = (await tronWeb.trx.getAccountResources(run.signed.treasury)) as Resources
+    const resources = exists
+      ? ((await tronWeb.trx.getAccountResources(owner)) as TronAccountResources)
+      : undefined
+    const network = (await tronWeb.trx.getAccountResources(run.signed.treasury)) as TronAccountResources
     const delegated =
       (stake * BigInt(network.TotalEnergyLimit ?? 0)) / (BigInt(network.TotalEnergyWeight || 1) * SUN_PER_TRX)
     const own = BigInt((resources?.EnergyLimit ?? 0) - (resources?.EnergyUsed ?? 0))
     const trx = BigInt(account.balance ?? 0) + topUp
     const bandwidthBurn = tronBandwidthBurn(
       tronBandwidthBytes(transfer.rawBytes),
-      bandwidthOf(resources, prices.freeBandwidth),
+      tronAvailableBandwidth(resources, prices.freeBandwidth),
       prices,
     )
     if (trx < bandwidthBurn) {
@@ -180,11 +166,11 @@ export function tronChainLink(options: BroadcastOptions): ChainLink {
     const owner = base58(value.owner_address)
     const amount = BigInt(String(value.amount ?? 0))
     const account = await tronWeb.trx.getAccount(owner)
-    const resources = (await tronWeb.trx.getAccountResources(owner)) as Resources
+    const resources = (await tronWeb.trx.getAccountResources(owner)) as TronAccountResources
     const prices = await chainParameters()
     const burn = tronBandwidthBurn(
       tronBandwidthBytes(rawBytes),
-      bandwidthOf(resources, prices.freeBandwidth),
+      tronAvailableBandwidth(resources, prices.freeBandwidth),
       prices,
     )
     const held = BigInt(account.balance ?? 0)

@@ -13,8 +13,10 @@ import {
   decideSweep,
   HEADROOM_PERCENT,
   nativeCostInTokenUnits,
+  type TronAccountResources,
   type TronBandwidthBudget,
   type TronPrices,
+  tronAvailableBandwidth,
   tronBandwidthBurn,
   tronBandwidthBytes,
   tronTokenSweepNeeds,
@@ -27,15 +29,6 @@ const TRX_DECIMALS = 6
 const MAX_EXPIRATION_MS = 24 * 60 * 60 * 1000
 /** margin under that limit for the clock skew between the node's head and its next slot */
 const EXPIRATION_MARGIN_MS = 5 * 60 * 1000
-
-interface Resources {
-  freeNetLimit?: number
-  freeNetUsed?: number
-  NetLimit?: number
-  NetUsed?: number
-  TotalEnergyLimit?: number
-  TotalEnergyWeight?: number
-}
 
 export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<PlanOutput> {
   const tronWeb = new TronWeb({
@@ -57,7 +50,7 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       `the treasury ${treasury} is not activated on ${input.network}: send it some TRX first (its creation burns 1.1 TRX, paid by the sender), then plan again`,
     )
   }
-  const treasuryResources = (await tronWeb.trx.getAccountResources(treasury)) as Resources
+  const treasuryResources = (await tronWeb.trx.getAccountResources(treasury)) as TronAccountResources
   const prices: TronPrices = {
     bandwidthSunPerByte: parameters.get('getTransactionFee') ?? 1000n,
     energySunPerUnit: parameters.get('getEnergyFee') ?? 100n,
@@ -151,7 +144,10 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     (a, b) => Number(a.tokenStandard === 'NATIVE') - Number(b.tokenStandard === 'NATIVE'),
   )
   const spentAt = new Map<string, { sun: bigint; bytes: bigint; stepId: string }>()
-  const accounts = new Map<string, { activated: boolean; balance: bigint; resources: Resources }>()
+  const accounts = new Map<
+    string,
+    { activated: boolean; balance: bigint; resources: TronAccountResources | undefined }
+  >()
   for (const row of ordered) {
     // read once per address: an address's rows (its tokens, its TRX) share what it holds
     let read = accounts.get(row.address)
@@ -161,22 +157,16 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       read = {
         activated,
         balance: BigInt(account.balance ?? 0),
-        resources: activated ? ((await tronWeb.trx.getAccountResources(row.address)) as Resources) : {},
+        resources: activated
+          ? ((await tronWeb.trx.getAccountResources(row.address)) as TronAccountResources)
+          : undefined,
       }
       accounts.set(row.address, read)
     }
     const { activated, resources } = read
     const earlier = spentAt.get(row.address)
     const trxBalance = read.balance - (earlier?.sun ?? 0n)
-    const addressBandwidth =
-      (activated
-        ? BigInt(
-            (resources.freeNetLimit ?? 0) -
-              (resources.freeNetUsed ?? 0) +
-              (resources.NetLimit ?? 0) -
-              (resources.NetUsed ?? 0),
-          )
-        : freePerDay) - (earlier?.bytes ?? 0n)
+    const addressBandwidth = tronAvailableBandwidth(resources, freePerDay) - (earlier?.bytes ?? 0n)
     const skip = (holds: bigint, decimals: number, reason: string) =>
       skipped.push({
         paymentId: row.paymentId,
