@@ -80,11 +80,16 @@ export function solanaChainLink(options: BroadcastOptions): ChainLink {
       if (step.solana === undefined) return `it has no Solana transaction`
       const treasury = new PublicKey(run.signed.treasury)
       const { message } = VersionedTransaction.deserialize(Buffer.from(step.solana.transaction, 'base64'))
-      const fee = (await connection.getFeeForMessage(message, 'confirmed')).value
-      if (fee === null) return 'its blockhash is no longer valid. Plan, sign and broadcast again.'
-      const planned = BigInt(step.estimate?.fee ?? fee)
-      if (BigInt(fee) > withHeadroom(planned)) {
-        return `its fee is ${formatUnits(BigInt(fee), SOL_DECIMALS)} SOL now; the plan set aside ${formatUnits(withHeadroom(planned), SOL_DECIMALS)} (${formatUnits(planned, SOL_DECIMALS)} when planning, plus ${HEADROOM_PERCENT}%). Plan again, sign and broadcast the new plan.`
+      const planned = BigInt(step.estimate?.fee ?? 0)
+      // a blockhash's fee is the one the plan priced; a durable nonce's message may wait for days
+      let fee = planned
+      if (step.solana.nonceAccount !== undefined) {
+        const priced = (await connection.getFeeForMessage(message, 'confirmed')).value
+        if (priced === null) return 'its nonce is no longer valid. Plan, sign and broadcast again.'
+        fee = BigInt(priced)
+      }
+      if (fee > withHeadroom(planned)) {
+        return `its fee is ${formatUnits(fee, SOL_DECIMALS)} SOL now; the plan set aside ${formatUnits(withHeadroom(planned), SOL_DECIMALS)} (${formatUnits(planned, SOL_DECIMALS)} when planning, plus ${HEADROOM_PERCENT}%). Plan again, sign and broadcast the new plan.`
       }
       const instructions = TransactionMessage.decompile(message).instructions
       // what the message moves whole, closes, pays into and creates
@@ -161,9 +166,9 @@ export function solanaChainLink(options: BroadcastOptions): ChainLink {
           ? 0n
           : opened * BigInt(await connection.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_BYTES))
       const treasuryHeld = BigInt(treasuryInfo?.lamports ?? 0)
-      if (treasuryHeld < BigInt(fee) + rent) {
+      if (treasuryHeld < fee + rent) {
         changed.push(
-          `the treasury holds ${formatUnits(treasuryHeld, SOL_DECIMALS)} SOL, and the message costs ${formatUnits(BigInt(fee) + rent, SOL_DECIMALS)} in fee and rent: send it SOL first`,
+          `the treasury holds ${formatUnits(treasuryHeld, SOL_DECIMALS)} SOL, and the message costs ${formatUnits(fee + rent, SOL_DECIMALS)} in fee and rent: send it SOL first`,
         )
       }
       if (changed.length === 0) return undefined

@@ -64,13 +64,50 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
     ...(input.apiKey === undefined ? {} : { httpHeaders: { 'x-api-key': input.apiKey } }),
   })
   const treasury = new PublicKey(input.treasury.address)
-  const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash('confirmed')
   const tokens = new Map(input.tokens.map((token) => [token.contract, token]))
   const decimalsOf = (currency: string) => (currency === SOL ? SOL_DECIMALS : input.decimals(currency))
   const nonces = durableNonces(connection, input.nonceAccounts, treasury)
+  const owners = new Map<string, BalanceRow[]>()
+  for (const row of rows) owners.set(row.address, [...(owners.get(row.address) ?? []), row])
+
+  // the chain read before the blockhash is taken: its minute is for pricing, signing and sending
+  const holdings = new Map<string, { lamports: bigint; accounts: OwnedAccount[] }>()
+  for (const address of owners.keys()) {
+    const owner = new PublicKey(address)
+    const lamports = BigInt(await connection.getBalance(owner))
+    holdings.set(address, { lamports, accounts: await ownedAccounts(connection, owner, tokens) })
+  }
   /** the treasury's token accounts: whether each exists, or a kept message creates it */
   const treasuryAccounts = new Map<string, boolean>()
-  let rentPerAccount: bigint | undefined
+  for (const { accounts } of holdings.values()) {
+    for (const { mint } of accounts) {
+      const key = getAssociatedTokenAddressSync(mint, treasury).toBase58()
+      if (!treasuryAccounts.has(key))
+        treasuryAccounts.set(key, (await connection.getAccountInfo(new PublicKey(key))) !== null)
+    }
+  }
+  const rentPerAccount = [...treasuryAccounts.values()].includes(false)
+    ? BigInt(await connection.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_BYTES))
+    : 0n
+  const treasuryHeld = owners.size === 0 ? 0n : BigInt(await connection.getBalance(treasury))
+  const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash('confirmed')
+  // the node prices a message by its signatures (these carry no compute-budget instruction): once per count
+  const feeBySigners = new Map<number, bigint>()
+  const feeOf = async (instructions: TransactionInstruction[]): Promise<bigint> => {
+    const message = compile(treasury, blockhash, instructions)
+    const signers = message.header.numRequiredSignatures
+    let fee = feeBySigners.get(signers)
+    if (fee === undefined) {
+      const priced = (await connection.getFeeForMessage(message, 'confirmed')).value
+      if (priced === null)
+        throw new CommandError(
+          'the node could not price a message: its blockhash is already too old; plan again',
+        )
+      fee = BigInt(priced)
+      feeBySigners.set(signers, fee)
+    }
+    return fee
+  }
   const steps: PlanStep[] = []
   const sweeps: PlannedSweep[] = []
   const skipped: SkippedAddress[] = []
@@ -78,13 +115,9 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
   const spending = { fees: 0n, rent: 0n }
   let treasuryChange = 0n
 
-  const owners = new Map<string, BalanceRow[]>()
-  for (const row of rows) owners.set(row.address, [...(owners.get(row.address) ?? []), row])
-
   for (const [address, ownerRows] of owners) {
     const owner = new PublicKey(address)
-    const lamports = BigInt(await connection.getBalance(owner))
-    const accounts = await ownedAccounts(connection, owner, tokens)
+    const { lamports, accounts } = holdings.get(address) ?? { lamports: 0n, accounts: [] }
     const holds = new Map<string, bigint>([[SOL, lamports]])
     for (const account of accounts) {
       const currency = account.token.currency
@@ -128,12 +161,7 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
     for (const account of kept) {
       const destination = getAssociatedTokenAddressSync(account.mint, treasury)
       const key = destination.toBase58()
-      let exists = treasuryAccounts.get(key)
-      if (exists === undefined) {
-        exists = (await connection.getAccountInfo(destination)) !== null
-        treasuryAccounts.set(key, exists)
-      }
-      const opens = !exists && !opening.has(key)
+      const opens = treasuryAccounts.get(key) === false && !opening.has(key)
       if (opens) opening.add(key)
       place(
         [
@@ -177,21 +205,11 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
     }
     drafts.push(draft)
 
-    // priced by the node; what it costs against what it moves, for the owner as a whole
+    // what it costs against what it moves, for the owner as a whole
     const fees: bigint[] = []
-    for (const { instructions } of drafts) {
-      const fee = (await connection.getFeeForMessage(compile(treasury, blockhash, instructions), 'confirmed'))
-        .value
-      if (fee === null)
-        throw new CommandError(
-          'the node could not price a message: its blockhash is already too old; plan again',
-        )
-      fees.push(BigInt(fee))
-    }
+    for (const { instructions } of drafts) fees.push(await feeOf(instructions))
     const opened = drafts.reduce((count, { opens }) => count + opens.length, 0)
-    if (opened > 0 && rentPerAccount === undefined)
-      rentPerAccount = BigInt(await connection.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_BYTES))
-    const rentSpent = BigInt(opened) * (rentPerAccount ?? 0n)
+    const rentSpent = BigInt(opened) * rentPerAccount
     const feeTotal = fees.reduce((sum, fee) => sum + fee, 0n)
     const netCost = feeTotal + rentSpent - drafts.reduce((sum, { rentBack }) => sum + rentBack, 0n)
     const reason = costDecision(drafts, netCost, input, decimalsOf)
@@ -268,7 +286,7 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
   }
 
   const headroom =
-    steps.length === 0 ? undefined : await treasuryReserve(connection, treasury, spending, steps.length)
+    steps.length === 0 ? undefined : treasuryReserve(treasury, treasuryHeld, spending, steps.length)
   const common = {
     steps,
     sweeps,
@@ -360,21 +378,20 @@ function costDecision(
  * What the treasury must hold for the plan's fees and rent, with headroom: the plan is refused when
  * it holds less, as every message would then be refused (docs/treasury.md, "Headroom")
  */
-async function treasuryReserve(
-  connection: Connection,
+function treasuryReserve(
   treasury: PublicKey,
+  held: bigint,
   spending: { fees: bigint; rent: bigint },
   messages: number,
-): Promise<string> {
+): string {
   const needed = withHeadroom(spending.fees + spending.rent)
-  const held = BigInt(await connection.getBalance(treasury))
   const sol = (lamports: bigint) => formatUnits(lamports, SOL_DECIMALS)
   if (held < needed) {
     throw new CommandError(
       `the treasury ${treasury.toBase58()} holds ${sol(held)} SOL; the sweep's fees and rent need up to ${sol(needed)} (${sol(spending.fees + spending.rent)} plus ${HEADROOM_PERCENT}%): send it SOL, then plan again`,
     )
   }
-  return `fees: ${messages} message${messages === 1 ? '' : 's'}, ${sol(spending.fees)} SOL at the node’s price, and ${sol(spending.rent)} SOL of rent for the treasury's new token accounts; the treasury holds ${sol(held)} SOL, at least that plus ${HEADROOM_PERCENT}% (${sol(needed)}); broadcast sends a message only while its fee stays within ${HEADROOM_PERCENT}% of the plan's`
+  return `fees: ${messages} message${messages === 1 ? '' : 's'}, ${sol(spending.fees)} SOL at the node’s price, and ${sol(spending.rent)} SOL of rent for the treasury's new token accounts; the treasury holds ${sol(held)} SOL, at least that plus ${HEADROOM_PERCENT}% (${sol(needed)})`
 }
 
 function describeMoves(moves: Map<string, bigint>, decimalsOf: (currency: string) => number): string {
