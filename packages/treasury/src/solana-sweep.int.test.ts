@@ -4,7 +4,7 @@
 // recorded once finalized.
 
 import { type SimulatorNode, startSimulatorNode } from '@chainpay/chain-sim/testing'
-import { defaultAssetRegistry, resolveAsset, toUnits } from '@chainpay/domain'
+import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
 import { getAssociatedTokenAddressSync, TOKEN_PROGRAM_ID } from '@solana/spl-token'
 import { Connection, PublicKey } from '@solana/web3.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -18,6 +18,7 @@ import {
   planAndSign,
   planInput,
   type SweepWallet,
+  signedUnits,
   statePath,
   sweepWallet,
 } from './testing/sweep-fixtures.js'
@@ -80,10 +81,6 @@ async function tokenAccountsOf(owner: PublicKey): Promise<Array<{ mint: string; 
     mint: account.data.parsed.info.mint,
     amount: account.data.parsed.info.tokenAmount.amount,
   }))
-}
-
-function signedUnits(decimal: string, decimals: number): bigint {
-  return decimal.startsWith('-') ? -toUnits(decimal.slice(1), decimals) : toUnits(decimal, decimals)
 }
 
 describe('Solana sweep: every token account of the owner, of every registry mint', () => {

@@ -3,7 +3,7 @@
 // is sent, delegated energy always taken back, sweeps recorded once the solidity node has them.
 
 import { type SimulatorNode, startSimulatorNode } from '@chainpay/chain-sim/testing'
-import { defaultAssetRegistry, resolveAsset, toUnits } from '@chainpay/domain'
+import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
 import { TronWeb } from 'tronweb'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { BalanceRow } from './admin-api.js'
@@ -18,6 +18,7 @@ import {
   planAndSign,
   planInput,
   type SweepWallet,
+  signedUnits,
   statePath,
   sweepWallet,
 } from './testing/sweep-fixtures.js'
@@ -164,8 +165,7 @@ describe('TRON sweep: energy headroom', () => {
       '  1.9287 TRX set aside for energy was not burned: it stays at 3 payment addresses',
     )
     expect((await trx(wallet.tronTreasury.address)) - treasuryBefore).toBe(
-      toUnits(plan.totals.treasuryNativeChange.replace(/^-/, ''), 6) *
-        (plan.totals.treasuryNativeChange.startsWith('-') ? -1n : 1n),
+      signedUnits(plan.totals.treasuryNativeChange, 6),
     )
     expect(await usdt(wallet.tronTreasury.address)).toBe(61_000_000n)
     expect(admin.recorded.map(({ paymentId, currency, amount }) => [paymentId, currency, amount])).toEqual(

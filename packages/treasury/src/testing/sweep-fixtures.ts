@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Chain } from '@chainpay/domain'
+import { type Chain, toUnits } from '@chainpay/domain'
 import { createSolanaAddressDeriver, createTronAddressDeriver, walletFromMnemonic } from '@chainpay/wallet'
 import { generateMnemonic, mnemonicToSeedSync } from '@scure/bip39'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
@@ -127,6 +127,11 @@ export interface BroadcastRun {
   error: string | undefined
   /** what it printed */
   lines: string[]
+}
+
+/** a signed decimal of the plan file (totals.treasuryNativeChange) in smallest units */
+export function signedUnits(decimal: string, decimals: number): bigint {
+  return decimal.startsWith('-') ? -toUnits(decimal.slice(1), decimals) : toUnits(decimal, decimals)
 }
 
 /** a new state file's path: each signed file has its own */
