@@ -13,6 +13,7 @@ import {
 } from '@chainpay/domain'
 import { type Logger, moduleLogger } from '@chainpay/platform'
 import type { ChainClient, ChainHead } from '@chainpay/ports'
+import { base58 } from '@scure/base'
 import { type ChainFormat, chainFormat } from './chain-format.js'
 import {
   createSimulatorStore,
@@ -27,6 +28,7 @@ import {
   type SimulationOptions,
   simulateSolanaTransaction,
 } from './solana-execution.js'
+import { associatedTokenAddress } from './solana-instructions.js'
 import type { SolanaLedgerView } from './solana-ledger.js'
 import {
   MINT_LAMPORTS,
@@ -138,7 +140,10 @@ export interface ChainSimulator {
    * in the transaction's token balances, as a real node's do; idempotent for the same owner and mint
    */
   openTokenAccount(network: string, request: TokenAccountRequest): Promise<SimulatedTokenAccount>
-  /** the token accounts opened for `owner`, with their mint's decimals */
+  /**
+   * the token accounts of `owner`, with their mint's decimals: those opened with it, and its
+   * associated accounts seen paid (getTokenAccountsByOwner lists both)
+   */
   tokenAccountsOf(
     network: string,
     owner: string,
@@ -368,10 +373,13 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
 
     async tokenAccountsOf(network, owner) {
       const name = simulated(network).definition.network
-      return store.tokenAccountsOf(name, owner).map((account) => ({
-        ...account,
-        decimals: findAssetByContract(registry, name, account.mint)?.decimals ?? 0,
-      }))
+      const opened = store.tokenAccountsOf(name, owner)
+      return [...opened, ...associatedHoldings(name, owner, opened)]
+        .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
+        .map((account) => ({
+          ...account,
+          decimals: findAssetByContract(registry, name, account.mint)?.decimals ?? 0,
+        }))
     },
 
     async openTokenAccount(network, request) {
@@ -676,6 +684,28 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
     return store.blockHeightOfHash(entry.definition.network, hash)
   }
 
+  /**
+   * The owner's associated token accounts the simulator only saw paid (a wallet paying an SPL
+   * payment creates the account in the paying transaction): a real node lists them under the
+   * owner, so getTokenAccountsByOwner does too
+   */
+  function associatedHoldings(
+    name: string,
+    owner: string,
+    opened: readonly StoredTokenAccount[],
+  ): StoredTokenAccount[] {
+    if (!isSolanaKey(owner)) return []
+    const ledger = solanaLedger(name)
+    return registry.assets.flatMap((asset) => {
+      if (asset.network !== name || asset.contract === null) return []
+      const address = associatedTokenAddress(owner, asset.contract)
+      if (opened.some((account) => account.address === address)) return []
+      return ledger.unopenedTokenHolding(address)?.mint === asset.contract
+        ? [{ address, owner, mint: asset.contract }]
+        : []
+    })
+  }
+
   function solanaLedger(name: string): SolanaLedgerView {
     const head = store.head(name)
     return {
@@ -845,4 +875,12 @@ function address(field: string, value: string): string {
     )
   }
   return value
+}
+
+function isSolanaKey(address: string): boolean {
+  try {
+    return base58.decode(address).length === 32
+  } catch {
+    return false
+  }
 }

@@ -253,6 +253,48 @@ describe('getTransaction through web3.js', () => {
     ).toEqual([])
   })
 
+  it('lists the associated token accounts a wallet paid without opening them, under their owner', async () => {
+    // a wallet paying an SPL payment creates the owner's associated account in the paying
+    // transaction: a real node lists it under the owner from then on, whoever paid its rent
+    const owner = simulatedAddress('SOLANA')
+    const usdcAccount = associatedTokenAccount(owner, USDC)
+    const usdt = resolveAsset(defaultAssetRegistry, { network: 'SOLANA', currency: 'USDT' })
+      .contract as string
+    const usdtAccount = associatedTokenAccount(owner, usdt)
+    await simulator.submitTransfer('SOLANA', { to: usdcAccount, amount: '10', currency: 'USDC' })
+    await simulator.submitTransfer('SOLANA', { to: usdtAccount, amount: '3', currency: 'USDT' })
+    // another owner's associated account is not this owner's
+    await simulator.submitTransfer('SOLANA', {
+      to: associatedTokenAccount(simulatedAddress('SOLANA'), USDC),
+      amount: '1',
+      currency: 'USDC',
+    })
+    await simulator.mineBlocks('SOLANA', 1)
+
+    const byProgram = await connection.getParsedTokenAccountsByOwner(new PublicKey(owner), {
+      programId: TOKEN_PROGRAM,
+    })
+    const held = Object.fromEntries(
+      byProgram.value.map(({ pubkey, account }) => [pubkey.toBase58(), account.data.parsed.info]),
+    )
+    expect(held).toEqual({
+      [usdcAccount]: expect.objectContaining({
+        mint: USDC,
+        owner,
+        tokenAmount: expect.objectContaining({ amount: '10000000' }),
+      }),
+      [usdtAccount]: expect.objectContaining({
+        mint: usdt,
+        owner,
+        tokenAmount: expect.objectContaining({ amount: '3000000' }),
+      }),
+    })
+    const byMint = await connection.getTokenAccountsByOwner(new PublicKey(owner), {
+      mint: new PublicKey(USDC),
+    })
+    expect(byMint.value.map(({ pubkey }) => pubkey.toBase58())).toEqual([usdcAccount])
+  })
+
   it('opens token accounts through the dev route, refusing an address held by another owner', async () => {
     const owner = simulatedAddress('SOLANA')
     const open = (body: unknown) =>

@@ -332,8 +332,8 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     })
   },
 
-  // the token accounts opened with this owner (ChainSimulator.openTokenAccount), each as the last
-  // transaction that touched it left it
+  // the token accounts of this owner (ChainSimulator.tokenAccountsOf: opened with it, or its associated
+  // accounts seen paid), each as the last transaction that touched it left it
   async getTokenAccountsByOwner(node, [ownerParam, filterParam, configParam]) {
     const owner = readPubkey(ownerParam)
     const filter = readConfig(filterParam)
@@ -352,7 +352,9 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
     const value: unknown[] = []
     for (const account of accounts) {
       const state = await node.simulator.solanaAccount(node.network, account.address)
-      value.push({ account: ledgerAccount(state, encoding), pubkey: account.address })
+      // an associated account only seen paid shows its stand-in owner elsewhere; here it is the owner's
+      const token = state.token && { ...state.token, owner }
+      value.push({ account: ledgerAccount({ ...state, token }, encoding), pubkey: account.address })
     }
     return { context: { apiVersion: API_VERSION, slot }, value }
   },

@@ -91,7 +91,25 @@ async function sweepMerchantWallet(
   const sweepPlan = JSON.parse(readFileSync(planPath, 'utf8')) as SweepPlan
   if (sweepPlan.steps.length === 0) return sweepPlan
 
-  // the operator's mnemonic does not sign the merchant's addresses
+  const signed = await secretFile(`${name}.mnemonic`, mnemonics[network], (path) =>
+    walletProcess(['sign', '--plan', planPath, '--out', signedPath, '--mnemonic-file', path, ...signArgs]),
+  )
+  expect(signed.err).toEqual([])
+  const sent = await wallet([
+    'broadcast',
+    '--signed',
+    signedPath,
+    '--rpc-url',
+    rpcUrl,
+    '--poll-ms',
+    '50',
+    '--max-polls',
+    '400',
+  ])
+  expect(sent.err).toEqual([])
+
+  // the operator's mnemonic does not sign the merchant's addresses (after the broadcast: a Solana
+  // plan's blockhash leaves a few seconds at the simulator's block rate)
   const operatorMnemonic = (
     JSON.parse(readFileSync(join(standalone.dataDir, 'dev-wallet.json'), 'utf8')) as { mnemonic: string }
   ).mnemonic
@@ -110,22 +128,6 @@ async function sweepMerchantWallet(
   expect(refused.code).toBe(1)
   expect(refused.err[0]).toMatch(/wrong mnemonic/)
 
-  const signed = await secretFile(`${name}.mnemonic`, mnemonics[network], (path) =>
-    walletProcess(['sign', '--plan', planPath, '--out', signedPath, '--mnemonic-file', path, ...signArgs]),
-  )
-  expect(signed.err).toEqual([])
-  const sent = await wallet([
-    'broadcast',
-    '--signed',
-    signedPath,
-    '--rpc-url',
-    rpcUrl,
-    '--poll-ms',
-    '50',
-    '--max-polls',
-    '400',
-  ])
-  expect(sent.err).toEqual([])
   return sweepPlan
 }
 
@@ -223,10 +225,13 @@ describe("a merchant's own wallet, from its mnemonics to its treasury", () => {
     expect(plan.sweeps.map((sweep) => sweep.paymentId).sort()).toEqual(
       payments.map((payment) => payment.paymentId).sort(),
     )
-    for (const payment of payments) {
-      expect(BigInt(await tronWeb.trx.getBalance(payment.generatedAddress))).toBe(0n)
-      expect(await usdtOf(payment.generatedAddress)).toBe(0n)
-    }
+    for (const payment of payments) expect(await usdtOf(payment.generatedAddress)).toBe(0n)
+    // the USDT address keeps the energy headroom it did not burn: 10% of 64,285 energy at 100 sun
+    expect(
+      await Promise.all(
+        payments.map(async (payment) => BigInt(await tronWeb.trx.getBalance(payment.generatedAddress))),
+      ),
+    ).toEqual([0n, 642_900n])
     expect(await usdtOf(treasury)).toBe(11_000_000n)
     expect(BigInt(await tronWeb.trx.getBalance(operatorAddress))).toBe(operatorHeld)
 
@@ -236,7 +241,9 @@ describe("a merchant's own wallet, from its mnemonics to its treasury", () => {
       '--rate',
       'USDT=3',
     ])
-    expect(again.sweeps).toEqual([])
+    // nothing of the payments moves again: the USDT address returns the headroom it did not burn
+    expect(again.steps.map((step) => step.id)).toEqual([`sweep:${payments[1]?.generatedAddress}:TRX`])
+    expect(again.totals.moved).toEqual({ TRX: '0.3759' })
     const paymentKeys = paymentPaths(plan).map((path) =>
       Buffer.from(
         HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonics.TRON)).derive(path).privateKey ?? [],

@@ -1,8 +1,9 @@
 // Issue 15's end to end (docs/treasury.md): ten payments across TRX, USDT, SOL and USDC paid through
 // the simulator, then `chainpay-wallet plan`, `sign` (offline) and `broadcast` with the real tronweb
-// and @solana/web3.js against standalone's simulated nodes. Every payment address ends empty, token
-// accounts closed, the treasury holds exactly what the plan announced, a second plan sweeps nothing,
-// and nothing the runs wrote or logged holds the mnemonic or a derived private key.
+// and @solana/web3.js against standalone's simulated nodes. Every payment address ends empty (a
+// USDT address but for the energy headroom it did not burn), every token account of a Solana owner
+// closed whatever its mint, the treasury holds exactly what the plan announced, a second plan sweeps
+// nothing, and nothing the runs wrote or logged holds the mnemonic or a derived private key.
 //
 // It needs the simulator to take signed transactions (docs/chains.md, the simulator's node model):
 // each chain's case skips, saying so, while the simulator does not answer that chain's methods.
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { systemClock } from '@chainpay/platform'
 import type { SweepPlan } from '@chainpay/treasury'
-import { tronAddressFromPublicKey } from '@chainpay/wallet'
+import { associatedTokenAccount, tronAddressFromPublicKey } from '@chainpay/wallet'
 import { HDKey } from '@scure/bip32'
 import { mnemonicToSeedSync } from '@scure/bip39'
 import { Connection, Keypair, PublicKey } from '@solana/web3.js'
@@ -22,6 +23,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { confirmedPayment, type PaymentBody, pay } from './testing/flow.js'
 import { type InProcessStandalone, startInProcessStandalone } from './testing/standalone-in-process.js'
 import { paymentPaths, walletRuns } from './testing/wallet-runs.js'
+
+const TOKEN_PROGRAM = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
+const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
+const USDT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'
 
 let standalone: InProcessStandalone
 let dir: string
@@ -60,8 +65,13 @@ async function nodeTakesSweeps(network: 'TRON' | 'SOLANA'): Promise<boolean> {
   return response.status === 200 && body.error?.code !== -32601
 }
 
-/** plan, sign offline with the standalone's development mnemonic, broadcast: the plan it ran */
-async function sweep(network: string, treasury: string, name: string, extra: string[]): Promise<SweepPlan> {
+/** plan, sign offline with the standalone's development mnemonic, broadcast: the plan it ran, what broadcast printed */
+async function sweep(
+  network: string,
+  treasury: string,
+  name: string,
+  extra: string[],
+): Promise<{ plan: SweepPlan; broadcast: string[] }> {
   const rpcUrl =
     network === 'TRON' ? `${standalone.baseUrl}/chains/TRON` : `${standalone.baseUrl}/chains/SOLANA`
   const planPath = join(dir, `${name}.plan.json`)
@@ -104,7 +114,7 @@ async function sweep(network: string, treasury: string, name: string, extra: str
     '400',
   ])
   expect(sent.err).toEqual([])
-  return JSON.parse(readFileSync(planPath, 'utf8')) as SweepPlan
+  return { plan: JSON.parse(readFileSync(planPath, 'utf8')) as SweepPlan, broadcast: sent.out }
 }
 
 function units(decimal: string, decimals: number): bigint {
@@ -145,13 +155,23 @@ describe('sweeping ten payments to a treasury through plan, sign and broadcast',
     }
     const treasuryTrxBefore = BigInt(await tronWeb.trx.getBalance(treasury))
 
-    const plan = await sweep('TRON', treasury, 'tron', ['--rate', 'USDT=3'])
+    const { plan, broadcast } = await sweep('TRON', treasury, 'tron', ['--rate', 'USDT=3'])
     expect(plan.sweeps).toHaveLength(6)
     expect(plan.totals.moved).toEqual({ TRX: expect.any(String), USDT: '60' })
-    for (const payment of payments) {
-      expect(BigInt(await tronWeb.trx.getBalance(payment.generatedAddress))).toBe(0n)
-      expect(await usdtOf(payment.generatedAddress)).toBe(0n)
-    }
+    for (const payment of payments) expect(await usdtOf(payment.generatedAddress)).toBe(0n)
+    // each USDT address keeps the energy headroom it did not burn (10% of 64,285 energy at 100 sun),
+    // as the plan announced and broadcast reports
+    expect(
+      await Promise.all(
+        payments.map(async (payment) => BigInt(await tronWeb.trx.getBalance(payment.generatedAddress))),
+      ),
+    ).toEqual([0n, 0n, 0n, 642_900n, 642_900n, 642_900n])
+    expect(plan.totals.headroom).toMatch(
+      /up to 1\.9287 TRX of it is left at the payment addresses if not burned$/,
+    )
+    expect(broadcast).toContain(
+      '  1.9287 TRX set aside for energy was not burned: it stays at 3 payment addresses',
+    )
     for (const path of paymentPaths(plan)) {
       derivedKeys.push(Buffer.from(HDKey.fromMasterSeed(seed).derive(path).privateKey ?? []).toString('hex'))
     }
@@ -164,9 +184,16 @@ describe('sweeping ten payments to a treasury through plan, sign and broadcast',
     const trxFees = trxSweeps.reduce((sum, entry) => sum + units(entry.fee, 6), 0n)
     expect(units(plan.totals.moved.TRX ?? '0', 6)).toBe(24_500_000n - trxFees)
 
-    const again = await sweep('TRON', treasury, 'tron-again', ['--rate', 'USDT=3'])
-    expect(again.steps).toEqual([])
-    expect(again.sweeps).toEqual([])
+    // a second plan moves nothing of the payments: it returns the headroom the USDT addresses did
+    // not burn, less the bandwidth each return burns
+    const { plan: again } = await sweep('TRON', treasury, 'tron-again', ['--rate', 'USDT=3'])
+    expect(again.steps.map((step) => step.id).sort()).toEqual(
+      payments
+        .slice(3)
+        .map((payment) => `sweep:${payment.generatedAddress}:TRX`)
+        .sort(),
+    )
+    expect(again.totals.moved).toEqual({ TRX: '1.1277' })
     assertNoKeyMaterial(derivedKeys)
   })
 
@@ -183,6 +210,25 @@ describe('sweeping ten payments to a treasury through plan, sign and broadcast',
       await paid('SOLANA', 'USDC', '10'),
       await paid('SOLANA', 'USDC', '15'),
     ]
+    // the last payment's owner also holds USDC in a token account of its own, USDT in its associated
+    // account and SOL: all of it is its address's (decisions 16, 19), all of it is swept
+    const owner = payments[3]?.generatedAddress ?? ''
+    const opened = await fetch(`${standalone.baseUrl}/dev/chains/SOLANA/token-accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ owner, currency: 'USDC' }),
+    })
+    await pay(standalone, 'SOLANA', {
+      to: ((await opened.json()) as { address: string }).address,
+      amount: '2.5',
+      currency: 'USDC',
+    })
+    await pay(standalone, 'SOLANA', {
+      to: associatedTokenAccount(owner, USDT),
+      amount: '3',
+      currency: 'USDT',
+    })
+    await pay(standalone, 'SOLANA', { to: owner, amount: '0.1', currency: 'SOL' })
     const connection = new Connection(`${standalone.baseUrl}/chains/SOLANA`, 'confirmed')
     const before = BigInt(await connection.getBalance(treasuryKey.publicKey))
 
@@ -201,26 +247,35 @@ describe('sweeping ten payments to a treasury through plan, sign and broadcast',
     expect(refused.code).not.toBe(0)
     expect(refused.err.join('\n')).toMatch(/--treasury-external .* or accept that with --treasury-path/)
     const treasuryPath = ['--treasury-path', "m/44'/501'"]
-    const plan = await sweep('SOLANA', treasury, 'sol', ['--rate', 'USDC=0.0067', ...treasuryPath])
-    expect(plan.sweeps).toHaveLength(4)
-    expect(plan.totals.moved).toEqual({ SOL: '1.75', USDC: '25' })
+    const rates = ['--rate', 'USDC=0.0067', '--rate', 'USDT=0.0067']
+    const { plan } = await sweep('SOLANA', treasury, 'sol', [...rates, ...treasuryPath])
+    expect(plan.sweeps.map((entry) => entry.paymentId)).toEqual(
+      expect.arrayContaining(payments.map((payment) => payment.paymentId)),
+    )
+    expect(plan.totals.moved).toEqual({ SOL: '1.85', USDC: '27.5', USDT: '3' })
     for (const payment of payments) {
-      expect(await connection.getBalance(new PublicKey(payment.generatedAddress))).toBe(0)
-      if (payment.generatedTokenAccount !== null) {
-        expect(await connection.getAccountInfo(new PublicKey(payment.generatedTokenAccount))).toBeNull()
-      }
+      const address = new PublicKey(payment.generatedAddress)
+      expect(await connection.getBalance(address)).toBe(0)
+      expect((await connection.getTokenAccountsByOwner(address, { programId: TOKEN_PROGRAM })).value).toEqual(
+        [],
+      )
     }
     expect(BigInt(await connection.getBalance(treasuryKey.publicKey)) - before).toBe(
       units(plan.totals.treasuryNativeChange, 9),
     )
-    const treasuryUsdc = await connection.getParsedTokenAccountsByOwner(treasuryKey.publicKey, {
-      mint: new PublicKey('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),
+    const treasuryTokens = await connection.getParsedTokenAccountsByOwner(treasuryKey.publicKey, {
+      programId: TOKEN_PROGRAM,
     })
-    expect(treasuryUsdc.value.map((account) => account.account.data.parsed.info.tokenAmount.amount)).toEqual([
-      '25000000',
-    ])
+    expect(
+      Object.fromEntries(
+        treasuryTokens.value.map(({ account }) => [
+          account.data.parsed.info.mint,
+          account.data.parsed.info.tokenAmount.amount,
+        ]),
+      ),
+    ).toEqual({ [USDC]: '27500000', [USDT]: '3000000' })
 
-    const again = await sweep('SOLANA', treasury, 'sol-again', ['--rate', 'USDC=0.0067', ...treasuryPath])
+    const { plan: again } = await sweep('SOLANA', treasury, 'sol-again', [...rates, ...treasuryPath])
     expect(again.steps).toEqual([])
     const paymentKeys = paymentPaths(plan).map((path) =>
       Buffer.from(

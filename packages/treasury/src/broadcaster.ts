@@ -1,24 +1,26 @@
 // `chainpay-wallet broadcast`: sends the signed steps in order, each after the ones it depends on
-// are confirmed, then records each sweep with the admin API. Safe to run again after any failure:
-// the state file says what was confirmed and recorded, and the chain is asked about every step
-// before it is sent, so nothing is sent twice (docs/treasury.md, "Broadcast").
+// are in a block, reading again just before each send what the step depends on (and stopping, with
+// what changed, when the plan no longer holds); takes back delegated energy whatever happened to the
+// steps between; records each sweep with the admin API once it is final. Safe to run again after
+// any failure: the state file says what landed and what was recorded, and the chain is asked about
+// every step before it is sent, so nothing is sent twice (docs/treasury.md, "Broadcast").
 
 import { existsSync, readFileSync } from 'node:fs'
-import { Connection, PublicKey, type TransactionSignature } from '@solana/web3.js'
-import { TronWeb } from 'tronweb'
 import type { AdminApi } from './admin-api.js'
 import { CommandError } from './command-error.js'
 import { type SignedStep, type SignedSweep, writeJsonFile } from './sweep-plan.js'
 
 export interface BroadcastState {
-  /** step id -> confirmed on chain */
+  /** step id -> in a block, succeeded */
   confirmed: Record<string, true>
-  /** step id -> its sweeps recorded with POST /admin/sweeps */
+  /** step id -> final, and its sweeps recorded with POST /admin/sweeps */
   recorded: Record<string, true>
 }
 
 export interface BroadcastOptions {
   rpcUrl: string
+  /** TRON: the node serving /walletsolidity, which says what is final (default: rpcUrl) */
+  solidityUrl?: string
   apiKey?: string
   statePath: string
   admin: AdminApi
@@ -28,61 +30,185 @@ export interface BroadcastOptions {
   log(line: string): void
 }
 
-/** what a chain answers about a transaction, and how it is sent */
-interface ChainLink {
-  status(step: SignedStep): Promise<'confirmed' | 'failed' | 'unknown' | 'expired'>
+/** what a chain says of a step's transaction */
+export type StepStatus =
+  | { state: 'included'; feeUnits: bigint }
+  /** in a block, failed: charged, nothing moved */
+  | { state: 'failed'; reason: string }
+  /** not on chain: it may be sent */
+  | { state: 'unknown' }
+  | { state: 'expired' }
+
+/** a node's refusal of a transaction: nothing was charged */
+export class NodeRefusal extends Error {}
+
+/** what a run knows when it asks the chain about a step */
+export interface BroadcastRun {
+  signed: SignedSweep
+  state: BroadcastState
+  /** steps that landed in this run, with the fee each paid */
+  landed: Map<string, bigint>
+}
+
+/** a chain's side of broadcast (tron-chain-link.ts, solana-chain-link.ts) */
+export interface ChainLink {
+  status(step: SignedStep): Promise<StepStatus>
+  /** sends the signed transaction; throws NodeRefusal when the node refuses it */
   send(step: SignedStep): Promise<void>
+  /**
+   * reads the chain again for what the step depends on: undefined when the plan still holds, else
+   * what changed and what to do
+   */
+  recheck(step: SignedStep, run: BroadcastRun): Promise<string | undefined>
+  /** whether the step's transaction is final (TRON: the solidity node has it; Solana: finalized) */
+  finality(step: SignedStep): Promise<'final' | 'failed' | 'pending'>
+  /** what the run actually spent, as lines to print */
+  spent(run: BroadcastRun): Promise<string[]>
 }
 
 export async function broadcastSigned(
   signed: SignedSweep,
   options: BroadcastOptions,
 ): Promise<BroadcastState> {
-  const state = readState(options.statePath)
-  const chain = signed.chain === 'TRON' ? tronLink(options) : solanaLink(options)
+  const run: BroadcastRun = { signed, state: readState(options.statePath), landed: new Map() }
+  const { state } = run
+  const chain =
+    signed.chain === 'TRON'
+      ? (await import('./tron-chain-link.js')).tronChainLink(options)
+      : (await import('./solana-chain-link.js')).solanaChainLink(options)
   const save = () => writeJsonFile(options.statePath, state)
-  for (const step of signed.steps) {
-    if (!state.confirmed[step.id]) {
-      const missing = step.after.filter((id) => !state.confirmed[id])
-      if (missing.length > 0) throw new CommandError(`step ${step.id} waits for ${missing.join(', ')}`)
-      let status = await chain.status(step)
-      if (status === 'unknown') {
-        options.log(`sending ${step.id}: ${step.description}`)
+  const wait = () => new Promise((resolve) => setTimeout(resolve, options.pollMs))
+  /** why the run stops, in the order it happened */
+  const problems: string[] = []
+  /** steps that will not land in this run: failed, refused, expired, or never sent after a stop */
+  const settled = new Set<string>()
+  /** steps sent and not in a block after the polls: they may still land */
+  const pending = new Set<string>()
+
+  /** sends the step unless the chain already has it, and waits for its block; else what went wrong */
+  async function land(step: SignedStep): Promise<string | undefined> {
+    let status = await chain.status(step)
+    if (status.state === 'unknown') {
+      // taking delegated energy back is always right; anything else must still hold
+      const changed = step.undoes === undefined ? await chain.recheck(step, run) : undefined
+      if (changed !== undefined) return `stopped before ${step.id}: ${changed}`
+      options.log(`sending ${step.id}: ${step.description}`)
+      try {
         await chain.send(step)
+      } catch (error) {
+        if (error instanceof NodeRefusal) return error.message
+        throw error
       }
-      for (let poll = 0; status !== 'confirmed'; poll += 1) {
-        if (status === 'failed') throw new CommandError(`step ${step.id} (${step.txId}) failed on chain`)
-        if (status === 'expired') {
-          throw new CommandError(
-            `step ${step.id} (${step.txId}) expired before landing: plan, sign and broadcast again`,
-          )
-        }
-        if (poll >= options.maxPolls)
-          throw new CommandError(`step ${step.id} (${step.txId}) not confirmed yet: run broadcast again`)
-        await new Promise((resolve) => setTimeout(resolve, options.pollMs))
-        status = await chain.status(step)
-      }
-      state.confirmed[step.id] = true
-      save()
-      options.log(`confirmed ${step.id} ${step.txId}`)
+      status = await chain.status(step)
     }
-    if (!state.recorded[step.id]) {
-      for (const sweep of signed.sweeps.filter((candidate) => candidate.stepId === step.id)) {
-        await options.admin.recordSweep({
-          paymentId: sweep.paymentId,
-          txHash: step.txId,
-          currency: sweep.currency,
-          amount: sweep.amount,
-          fee: sweep.fee,
-          feeCurrency: sweep.feeCurrency,
-          treasury: signed.treasury,
-        })
+    for (let poll = 0; status.state !== 'included'; poll += 1) {
+      if (status.state === 'failed') {
+        return `step ${step.id} (${step.txId}) failed on chain: ${status.reason}. Plan again, sign and broadcast the new plan: it sees what moved.`
       }
-      state.recorded[step.id] = true
-      save()
+      if (status.state === 'expired')
+        return `step ${step.id} (${step.txId}) expired before landing: plan, sign and broadcast again`
+      if (poll >= options.maxPolls) {
+        pending.add(step.id)
+        return `step ${step.id} (${step.txId}) is not in a block yet: run broadcast again`
+      }
+      await wait()
+      status = await chain.status(step)
     }
+    state.confirmed[step.id] = true
+    run.landed.set(step.id, status.feeUnits)
+    save()
+    return undefined
   }
+
+  for (const step of signed.steps) {
+    if (state.confirmed[step.id]) continue
+    if (step.undoes !== undefined) {
+      // nothing lent, nothing to take back
+      if (!state.confirmed[step.undoes]) {
+        settled.add(step.id)
+        continue
+      }
+      // taken back once the steps between are in a block or will never be; not while one may land
+      const open = step.after.filter((id) => !state.confirmed[id] && !settled.has(id))
+      if (open.length > 0) {
+        problems.push(`${step.id} waits for ${open.join(', ')}: run broadcast again`)
+        continue
+      }
+    } else {
+      const missing = step.after.filter((id) => !state.confirmed[id])
+      if (problems.length > 0 || missing.length > 0) {
+        // after a stop only delegations are taken back; a missing step was reported when it stopped
+        if (problems.length === 0) problems.push(`step ${step.id} waits for ${missing.join(', ')}`)
+        settled.add(step.id)
+        continue
+      }
+    }
+    const problem = await land(step)
+    if (problem !== undefined) {
+      // an undelegation that cannot land any more: the treasury's own wallet takes the energy back
+      const lent = step.undoes !== undefined && !pending.has(step.id)
+      problems.push(
+        lent
+          ? `${problem.replace(/\.$/, '')}. The energy of ${step.undoes} is still lent: take it back from the treasury's own wallet (UnDelegateResource, ENERGY; docs/treasury.md, "Broadcast")`
+          : problem,
+      )
+      if (!pending.has(step.id)) settled.add(step.id)
+      continue
+    }
+    options.log(`confirmed ${step.id} ${step.txId}`)
+  }
+
+  await recordFinalSweeps(run, chain, options, save, problems)
+  for (const line of await chain.spent(run)) options.log(line)
+  if (problems.length > 0) throw new CommandError(problems.join('\n'))
   return state
+}
+
+/** each sweep once its step is final, and only then (a block can still be forked out before) */
+async function recordFinalSweeps(
+  run: BroadcastRun,
+  chain: ChainLink,
+  options: BroadcastOptions,
+  save: () => void,
+  problems: string[],
+): Promise<void> {
+  const { signed, state } = run
+  let waiting = true
+  for (const step of signed.steps) {
+    const sweeps = signed.sweeps.filter((sweep) => sweep.stepId === step.id)
+    if (sweeps.length === 0 || !state.confirmed[step.id] || state.recorded[step.id]) continue
+    let finality = await chain.finality(step)
+    // finality comes in block order: once one is not final after the polls, the later ones are asked once
+    for (let poll = 0; waiting && finality === 'pending' && poll < options.maxPolls; poll += 1) {
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs))
+      finality = await chain.finality(step)
+    }
+    if (finality === 'pending') {
+      waiting = false
+      problems.push(
+        `step ${step.id} (${step.txId}) is in a block but not final yet: run broadcast again to record it`,
+      )
+      continue
+    }
+    if (finality === 'failed') {
+      problems.push(`step ${step.id} (${step.txId}) failed once final: nothing recorded; plan again`)
+      continue
+    }
+    for (const sweep of sweeps) {
+      await options.admin.recordSweep({
+        paymentId: sweep.paymentId,
+        txHash: step.txId,
+        currency: sweep.currency,
+        amount: sweep.amount,
+        fee: sweep.fee,
+        feeCurrency: sweep.feeCurrency,
+        treasury: signed.treasury,
+      })
+    }
+    state.recorded[step.id] = true
+    save()
+    options.log(`recorded ${step.id}: final`)
+  }
 }
 
 export function statePathOf(signedPath: string): string {
@@ -92,76 +218,4 @@ export function statePathOf(signedPath: string): string {
 function readState(path: string): BroadcastState {
   if (!existsSync(path)) return { confirmed: {}, recorded: {} }
   return JSON.parse(readFileSync(path, 'utf8')) as BroadcastState
-}
-
-function tronLink(options: BroadcastOptions): ChainLink {
-  const tronWeb = new TronWeb({
-    fullHost: options.rpcUrl,
-    ...(options.apiKey === undefined ? {} : { headers: { 'TRON-PRO-API-KEY': options.apiKey } }),
-  })
-  return {
-    async status(step) {
-      const info = (await tronWeb.trx.getUnconfirmedTransactionInfo(step.txId)) as {
-        blockNumber?: number
-        receipt?: { result?: string }
-        result?: string
-      }
-      if (info.blockNumber !== undefined) {
-        const failed =
-          info.result === 'FAILED' ||
-          (info.receipt?.result !== undefined && info.receipt.result !== 'SUCCESS')
-        return failed ? 'failed' : 'confirmed'
-      }
-      const expiration = (step.tron?.raw_data as { expiration?: number } | undefined)?.expiration ?? 0
-      return Date.now() > expiration ? 'expired' : 'unknown'
-    },
-    async send(step) {
-      const answer = (await tronWeb.trx.sendRawTransaction(step.tron as never)) as {
-        result?: boolean
-        code?: string
-        message?: string
-      }
-      // DUP_TRANSACTION_ERROR: the node already has it, from an earlier run
-      if (answer.result !== true && answer.code !== 'DUP_TRANSACTION_ERROR') {
-        const message = answer.message ? Buffer.from(answer.message, 'hex').toString('utf8') : ''
-        throw new CommandError(`the node refused ${step.id}: ${answer.code ?? 'error'} ${message}`.trim())
-      }
-    },
-  }
-}
-
-function solanaLink(options: BroadcastOptions): ChainLink {
-  const connection = new Connection(options.rpcUrl, {
-    commitment: 'confirmed',
-    ...(options.apiKey === undefined ? {} : { httpHeaders: { 'x-api-key': options.apiKey } }),
-  })
-  return {
-    async status(step) {
-      const [status] = (
-        await connection.getSignatureStatuses([step.txId as TransactionSignature], {
-          searchTransactionHistory: true,
-        })
-      ).value
-      if (status) {
-        if (status.err !== null) return 'failed'
-        if (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')
-          return 'confirmed'
-        return 'unknown'
-      }
-      const planned = step.solana
-      if (planned?.nonceAccount !== undefined) {
-        // a durable nonce: dead once the account holds another nonce and this signature is unknown
-        const nonce = await connection.getNonce(new PublicKey(planned.nonceAccount), 'confirmed')
-        return nonce?.nonce === planned.blockhash ? 'unknown' : 'expired'
-      }
-      const height = await connection.getBlockHeight('confirmed')
-      return height > (planned?.lastValidBlockHeight ?? 0) ? 'expired' : 'unknown'
-    },
-    async send(step) {
-      if (step.solana === undefined) throw new CommandError(`step ${step.id} has no Solana transaction`)
-      await connection.sendRawTransaction(Buffer.from(step.solana.transaction, 'base64'), {
-        preflightCommitment: 'confirmed',
-      })
-    },
-  }
 }

@@ -4,21 +4,15 @@
 
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { defaultAssetRegistry, formatUnits, toUnits } from '@chainpay/domain'
+import { defaultAssetRegistry, toUnits } from '@chainpay/domain'
 import { createAdminApi } from './admin-api.js'
 import { broadcastSigned, statePathOf } from './broadcaster.js'
 import { CommandError } from './command-error.js'
 import { refuseNetwork } from './offline-guard.js'
-import type { PlanInput } from './plan-input.js'
+import { networkAssets, type PlanInput } from './plan-input.js'
 import type { TreasuryKey } from './plan-signer.js'
-import {
-  FORMAT_VERSION,
-  PLAN_FORMAT,
-  readPlanFile,
-  readSignedFile,
-  type SweepPlan,
-  writeJsonFile,
-} from './sweep-plan.js'
+import { readPlanFile, readSignedFile, writeJsonFile } from './sweep-plan.js'
+import { planSummary, planSweep } from './sweep-planner.js'
 
 export interface WalletCommandContext {
   env: Record<string, string | undefined>
@@ -46,17 +40,19 @@ export const USAGE = `Usage: chainpay-wallet <plan | sign | broadcast | keys> [o
        [--nonce-account ADDRESS ...]
        [--url ADMIN_URL] [--token ADMIN_TOKEN]
   sign --plan PLAN.json --out SIGNED.json [--mnemonic-file FILE] [--treasury-key-file FILE]
-  broadcast --signed SIGNED.json [--rpc-url URL] [--api-key KEY] [--poll-ms MS] [--max-polls N]
-       [--url ADMIN_URL] [--token ADMIN_TOKEN]
+  broadcast --signed SIGNED.json [--rpc-url URL] [--solidity-url URL] [--api-key KEY] [--poll-ms MS]
+       [--max-polls N] [--url ADMIN_URL] [--token ADMIN_TOKEN]
   keys --solana-seed-out FILE [--tron-mnemonic-file FILE] [--solana-mnemonic-file FILE]
 
 plan reads the addresses that received funds (GET /admin/v1/balances), what each holds on chain,
 and writes the transactions of the sweep to the treasury with the fees they cost. sign works
 offline: it refuses any network access, takes the mnemonic from --mnemonic-file or a prompt,
 checks every address against the plan and writes signed transactions. broadcast sends them in
-order, waits for each, records each sweep (POST /admin/v1/sweeps) and can be run again after any
-failure. The treasury's key derives from the mnemonic at --treasury-path (TRON: m/44'/195'/1'/0/0
-by default) or is its own (--treasury-external, signed with --treasury-key-file); a Solana plan
+order, reading the chain again before each and stopping, with what changed, when the plan no longer
+holds; takes back delegated energy whatever happened; records each sweep once final (POST
+/admin/v1/sweeps); and can be run again after any failure. The treasury's key derives from the
+mnemonic at --treasury-path (TRON: m/44'/195'/1'/0/0 by default) or is its own
+(--treasury-external, signed with --treasury-key-file); a Solana plan
 names one of them, as payment-command holds the Solana seed online. Node URLs default to
 <NETWORK>_RPC_URL (and <NETWORK>_SOLIDITY_RPC_URL), API keys to <NETWORK>_RPC_API_KEY. keys works offline too: from
 a TRON mnemonic and a Solana one (files, or prompts), it prints the TRON account xpub
@@ -155,11 +151,8 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
   const out = required(flags.out, '--out')
   const energy = flags.energy ?? 'burn'
   if (energy !== 'burn' && energy !== 'delegate') throw new CommandError('--energy: burn or delegate')
-  const decimals = (currency: string): number => {
-    const asset = defaultAssetRegistry.assets.find((a) => a.network === network && a.currency === currency)
-    if (asset === undefined) throw new CommandError(`no asset ${currency} on ${network}`)
-    return asset.decimals
-  }
+  const assets = networkAssets(network)
+  const { decimals } = assets
   const input: PlanInput = {
     rpcUrl: rpcUrl(flags, context, network),
     ...solidityUrl(flags, context, network),
@@ -180,7 +173,7 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
     ),
     allowLoss: flags['allow-loss'] === true,
     nonceAccounts: flags['nonce-account'] ?? [],
-    decimals,
+    ...assets,
     now: context.now(),
   }
   const rows = (
@@ -189,39 +182,9 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
       ...(flags.wallet === undefined ? {} : { walletId: flags.wallet }),
     })
   ).filter((row) => row.network === network)
-  const planner =
-    definition.chain === 'TRON'
-      ? (await import('./tron-planner.js')).planTron
-      : (await import('./solana-planner.js')).planSolana
-  const output = await planner(rows, input)
-  const sweepPlan: SweepPlan = {
-    format: PLAN_FORMAT,
-    version: FORMAT_VERSION,
-    createdAt: input.now.toISOString(),
-    network,
-    chain: definition.chain,
-    treasury: { role: 'treasury', ...input.treasury },
-    validUntil: output.validUntil.toISOString(),
-    validity: output.validity,
-    steps: output.steps,
-    sweeps: output.sweeps,
-    skipped: output.skipped,
-    totals: {
-      moved: Object.fromEntries(
-        [...output.moved].map(([currency, units]) => [currency, formatUnits(units, decimals(currency))]),
-      ),
-      treasuryNativeChange: signedUnits(output.treasuryNativeChange, output.nativeDecimals),
-      feeCurrency: output.nativeCurrency,
-    },
-  }
+  const sweepPlan = await planSweep(rows, input, definition.chain)
   writeJsonFile(out, sweepPlan)
-  context.out(
-    `plan ${out}: ${output.sweeps.length} sweeps in ${output.steps.length} transactions, ${output.skipped.length} addresses left`,
-  )
-  for (const [currency, amount] of Object.entries(sweepPlan.totals.moved))
-    context.out(`  moves ${amount} ${currency}`)
-  context.out(`  treasury ${output.nativeCurrency} changes by ${sweepPlan.totals.treasuryNativeChange}`)
-  context.out(`  ${output.validity}`)
+  for (const line of planSummary(sweepPlan, out)) context.out(line)
 }
 
 //////// sign
@@ -322,6 +285,7 @@ async function broadcast(flags: Flags, context: WalletCommandContext): Promise<v
   const signed = readSignedFile(signedPath)
   const state = await broadcastSigned(signed, {
     rpcUrl: rpcUrl(flags, context, signed.network),
+    ...solidityUrl(flags, context, signed.network),
     ...apiKey(flags, context, signed.network),
     statePath: statePathOf(signedPath),
     admin: admin(flags, context),
@@ -330,7 +294,7 @@ async function broadcast(flags: Flags, context: WalletCommandContext): Promise<v
     log: context.out,
   })
   context.out(
-    `broadcast ${signedPath}: ${Object.keys(state.confirmed).length} of ${signed.steps.length} confirmed, sweeps recorded`,
+    `broadcast ${signedPath}: ${Object.keys(state.confirmed).length} of ${signed.steps.length} confirmed, sweeps recorded once final`,
   )
 }
 
@@ -385,8 +349,4 @@ function parseRate(text: string): { nativePerTokenUnits: bigint; rateScale: bigi
   const units = toUnits(text, fraction)
   if (units <= 0n) throw new CommandError('--rate must be positive')
   return { nativePerTokenUnits: units, rateScale: 10n ** BigInt(fraction) }
-}
-
-function signedUnits(units: bigint, decimals: number): string {
-  return units < 0n ? `-${formatUnits(-units, decimals)}` : formatUnits(units, decimals)
 }

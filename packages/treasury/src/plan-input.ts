@@ -1,7 +1,8 @@
 // What both chains' planners take and give: the operator's choices in, steps and figures out.
 
-import { formatUnits, toUnits } from '@chainpay/domain'
+import { defaultAssetRegistry, formatUnits, toUnits } from '@chainpay/domain'
 import type { BalanceRow } from './admin-api.js'
+import { CommandError } from './command-error.js'
 import type { PlannedSweep, PlanSigner, PlanStep, SkippedAddress } from './sweep-plan.js'
 import { recordableUnits } from './sweep-rules.js'
 
@@ -22,7 +23,30 @@ export interface PlanInput {
   /** Solana: the treasury's durable nonce accounts, one per message (--nonce-account) */
   nonceAccounts: string[]
   decimals(currency: string): number
+  /** the tokens of the network's registry (TRC20 contracts, SPL mints): what a sweep moves besides the coin */
+  tokens: RegistryToken[]
   now: Date
+}
+
+export interface RegistryToken {
+  currency: string
+  contract: string
+  decimals: number
+}
+
+/** the registry's assets of a network, as a plan reads them (chainpay-wallet knows the default registry) */
+export function networkAssets(network: string): Pick<PlanInput, 'decimals' | 'tokens'> {
+  const assets = defaultAssetRegistry.assets.filter((asset) => asset.network === network)
+  return {
+    decimals(currency) {
+      const asset = assets.find((candidate) => candidate.currency === currency)
+      if (asset === undefined) throw new CommandError(`no asset ${currency} on ${network}`)
+      return asset.decimals
+    },
+    tokens: assets.flatMap(({ currency, contract, decimals }) =>
+      contract === null ? [] : [{ currency, contract, decimals }],
+    ),
+  }
 }
 
 export interface PlanOutput {
@@ -34,6 +58,8 @@ export interface PlanOutput {
   treasuryNativeChange: bigint
   nativeCurrency: string
   nativeDecimals: number
+  /** what the plan set aside beyond the node's estimates, and where it goes if unused (docs/treasury.md) */
+  headroom?: string
   validUntil: Date
   validity: string
 }

@@ -84,7 +84,13 @@ export function signPlan(input: {
     if (step.signers[0]?.role === 'treasury' && step.signers[0].address !== plan.treasury.address) {
       throw new CommandError(`step ${step.id}: its treasury signer is not the plan's treasury`)
     }
-    const base = { id: step.id, description: step.description, after: step.after }
+    const base = {
+      id: step.id,
+      description: step.description,
+      after: step.after,
+      ...(step.undoes === undefined ? {} : { undoes: step.undoes }),
+      ...(step.estimate === undefined ? {} : { estimate: step.estimate }),
+    }
     if (plan.chain === 'TRON')
       return { ...base, ...signTron(step, stepKeys, plan.treasury.address, paymentAddresses) }
     return { ...base, ...signSolana(step, stepKeys, plan.treasury.address) }

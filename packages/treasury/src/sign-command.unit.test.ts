@@ -7,19 +7,26 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ed25519 } from '@noble/curves/ed25519.js'
-import { Keypair, VersionedTransaction } from '@solana/web3.js'
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createCloseAccountInstruction,
+  getAssociatedTokenAddressSync,
+} from '@solana/spl-token'
+import { Keypair, PublicKey, SystemProgram, VersionedTransaction } from '@solana/web3.js'
 import { Trx } from 'tronweb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runChainpayWallet } from './commands.js'
 import type { SignedSweep, SweepPlan } from './sweep-plan.js'
 import { type ConnectionTrap, startConnectionTrap } from './testing/connection-trap.js'
 import {
+  offlineSolanaOwnerPlan,
   offlineSolanaPlan,
   offlineTronPlan,
   redirectedSolanaMessage,
   type TestWallet,
   testWallet,
   treasuryTransferTo,
+  USDT_SOLANA_MINT,
 } from './testing/offline-plan.js'
 
 let dir: string
@@ -141,6 +148,61 @@ describe('chainpay-wallet sign', () => {
       expect(ed25519.verify(signature, body, keys[index]?.toBytes() ?? new Uint8Array())).toBe(true)
     }
     assertNoSecretIn(wallet)
+  })
+
+  it('given a message sweeping an owner whole (every token account, every mint, its SOL), checks each instruction', async () => {
+    const wallet = testWallet()
+    const whole = await sign(offlineSolanaOwnerPlan(wallet), wallet, 'whole')
+    expect(whole.code, whole.err.join('\n')).toBe(0)
+
+    // one instruction among many that pays another owner is enough to refuse the message
+    const tampered: Array<[string, Parameters<typeof offlineSolanaOwnerPlan>[1]]> = [
+      [
+        'a close to another owner',
+        (instructions, thief) =>
+          instructions.map((instruction, index) =>
+            index === 3
+              ? createCloseAccountInstruction(
+                  instruction.keys[0]?.pubkey ?? thief,
+                  thief,
+                  instruction.keys[2]?.pubkey ?? thief,
+                )
+              : instruction,
+          ),
+      ],
+      [
+        'SOL to another owner',
+        (instructions, thief) => [
+          ...instructions.slice(0, -1),
+          SystemProgram.transfer({
+            fromPubkey: instructions.at(-1)?.keys[0]?.pubkey ?? thief,
+            toPubkey: thief,
+            lamports: 200_000_000n,
+          }),
+        ],
+      ],
+      [
+        'a treasury token account opened for another owner',
+        (instructions, thief) =>
+          instructions.map((instruction, index) =>
+            index === 4
+              ? createAssociatedTokenAccountIdempotentInstruction(
+                  instruction.keys[0]?.pubkey ?? thief,
+                  getAssociatedTokenAddressSync(new PublicKey(USDT_SOLANA_MINT), thief),
+                  thief,
+                  new PublicKey(USDT_SOLANA_MINT),
+                )
+              : instruction,
+          ),
+      ],
+    ]
+    for (const [index, [what, tamper]] of tampered.entries()) {
+      const other = testWallet()
+      const run = await sign(offlineSolanaOwnerPlan(other, tamper), other, `whole-${index}`)
+      expect(run.err, what).toEqual([
+        expect.stringMatching(/an instruction that a sweep to \w+ does not make; refused/),
+      ])
+    }
   })
 
   it('signs a message that advances a durable nonce of the treasury', async () => {

@@ -36,6 +36,13 @@ export interface PlanStep {
   description: string
   /** ids of the steps that must be confirmed before this one is sent */
   after: string[]
+  /**
+   * the step whose effect this one takes back (TRON undelegate: its delegation): broadcast sends it
+   * once that step landed, whatever happened to the steps between (docs/treasury.md, "Broadcast")
+   */
+  undoes?: string
+  /** what the node said when planning, which broadcast compares with what it says just before sending */
+  estimate?: StepEstimate
   signers: PlanSigner[]
   tron?: { transaction: TronUnsignedTransaction }
   /**
@@ -45,7 +52,16 @@ export interface PlanStep {
   solana?: { message: string; blockhash: string; lastValidBlockHeight: number | null; nonceAccount?: string }
 }
 
-/** what broadcast records with POST /admin/sweeps once the step that moves the funds is confirmed */
+/** the node's figures a step was planned with (decimal strings of the chain's smallest units) */
+export interface StepEstimate {
+  /** TRON TRC20 transfer: its energy (triggerconstantcontract's energy_used) and getEnergyFee in sun */
+  energy?: string
+  energyPriceSun?: string
+  /** Solana: the message's fee (getFeeForMessage), in lamports */
+  fee?: string
+}
+
+/** what broadcast records with POST /admin/sweeps once the step that moves the funds is final */
 export interface PlannedSweep {
   paymentId: string
   address: string
@@ -79,13 +95,21 @@ export interface SweepPlan {
   sweeps: PlannedSweep[]
   skipped: SkippedAddress[]
   /** per currency: what reaches the treasury, and the native coin the treasury spends or gets back */
-  totals: { moved: Record<string, string>; treasuryNativeChange: string; feeCurrency: string }
+  totals: {
+    moved: Record<string, string>
+    treasuryNativeChange: string
+    feeCurrency: string
+    /** what the plan set aside beyond the node's estimates, and where it goes if unused */
+    headroom?: string
+  }
 }
 
 export interface SignedStep {
   id: string
   description: string
   after: string[]
+  undoes?: string
+  estimate?: StepEstimate
   /** TRON txID (hex) or Solana first signature (base58): what the chain is asked about */
   txId: string
   tron?: Record<string, unknown>

@@ -35,6 +35,17 @@ export function decideSweep(candidate: SweepCandidate, options: { allowLoss: boo
 }
 
 /**
+ * What a plan adds to the node's estimates (docs/treasury.md, "Headroom"): energy and fee limits on
+ * TRON, fees on Solana. A plan stays valid for up to a day, and broadcast checks the figures again
+ */
+export const HEADROOM_PERCENT = 10n
+
+/** `units` plus the headroom, rounded up */
+export function withHeadroom(units: bigint): bigint {
+  return (units * (100n + HEADROOM_PERCENT) + 99n) / 100n
+}
+
+/**
  * What a sweep records (POST /admin/sweeps): what it moves, but never more than the address received
  * and no sweep took yet. The rest is the treasury's own coin coming back (a top-up the address did not
  * burn), not a payment's funds; the admin API would refuse it (SWEEP_EXCEEDS_UNSWEPT).
@@ -58,6 +69,21 @@ export function nativeCostInTokenUnits(
   const numerator = nativeUnits * 10n ** BigInt(decimals.token) * rate.rateScale
   const denominator = 10n ** BigInt(decimals.native) * rate.nativePerTokenUnits
   return (numerator + denominator - 1n) / denominator
+}
+
+/**
+ * A token amount in units of the native coin at the operator's rate (--rate USDC=0.0067: SOL per
+ * USDC), rounded down so that the comparison with a cost never favours the sweep.
+ */
+export function tokenValueInNativeUnits(
+  tokenUnits: bigint,
+  rate: { nativePerTokenUnits: bigint; rateScale: bigint },
+  decimals: { native: number; token: number },
+): bigint {
+  return (
+    (tokenUnits * rate.nativePerTokenUnits * 10n ** BigInt(decimals.native)) /
+    (10n ** BigInt(decimals.token) * rate.rateScale)
+  )
 }
 
 //////// TRON
@@ -85,8 +111,34 @@ export function tronBandwidthBytes(rawDataBytes: number, signatures = 1): bigint
   return BigInt(rawField + signatures * (1 + 1 + 65) + 64)
 }
 
+/** java-tron's getaccountresource (absent fields are 0; an account that does not exist answers {}) */
+export interface TronAccountResources {
+  freeNetLimit?: number
+  freeNetUsed?: number
+  NetLimit?: number
+  NetUsed?: number
+  EnergyLimit?: number
+  EnergyUsed?: number
+  TotalEnergyLimit?: number
+  TotalEnergyWeight?: number
+}
+
+/** bandwidth an account can use now: its free and staked bandwidth left; undefined: a new account's day */
+export function tronAvailableBandwidth(
+  resources: TronAccountResources | undefined,
+  freePerDay: bigint,
+): bigint {
+  if (resources === undefined) return freePerDay
+  const { freeNetLimit = 0, freeNetUsed = 0, NetLimit = 0, NetUsed = 0 } = resources
+  return BigInt(freeNetLimit - freeNetUsed + NetLimit - NetUsed)
+}
+
 /** sun burned for bandwidth when the payer's free and staked bandwidth do not cover the bytes */
-export function tronBandwidthBurn(bytes: bigint, availableBandwidth: bigint, prices: TronPrices): bigint {
+export function tronBandwidthBurn(
+  bytes: bigint,
+  availableBandwidth: bigint,
+  prices: Pick<TronPrices, 'bandwidthSunPerByte'>,
+): bigint {
   return availableBandwidth >= bytes ? 0n : bytes * prices.bandwidthSunPerByte
 }
 
@@ -141,32 +193,45 @@ export type TronTokenStep = 'fund' | 'delegate' | 'sweep' | 'undelegate'
 /** what a TRC20 address needs before its transfer can run, in the order broadcast sends it */
 export interface TronTokenSweepNeeds {
   steps: TronTokenStep[]
-  /** TRX the treasury sends to the address: what it will burn and does not hold, or 1 sun to activate it */
+  /**
+   * TRX the treasury sends to the address: what it may burn with headroom and does not hold, or 1 sun
+   * to activate it
+   */
   topUpSun: bigint
-  /** TRX the address burns: its transfer's energy (burn mode) and bandwidth beyond its free bandwidth */
+  /** TRX the address burns at the estimate: its energy (burn mode) and bandwidth beyond its free bandwidth */
   addressBurnSun: bigint
-  /** TRX of the top-up the address does not burn and keeps (the sun of an activation) */
+  /** TRX of the top-up the address does not burn at the estimate and keeps (headroom, an activation's sun) */
   leftAtAddressSun: bigint
-  /** TRX the address already held that its transfer burns */
-  spentFromAddressSun: bigint
-  /** staked TRX whose energy is delegated (delegate mode), else null */
+  /** of it, the headroom: a later plan returns it to the treasury when it is not burned */
+  headroomSun: bigint
+  /** TRX the address already held that its transfer may burn, headroom included: a later TRX sweep leaves it */
+  reservedFromAddressSun: bigint
+  /** staked TRX whose energy (with headroom) is delegated (delegate mode), else null */
   stakeSun: bigint | null
 }
 
 export function tronTokenSweepNeeds(input: {
   activated: boolean
   trxBalanceSun: bigint
+  /** the node's estimate */
   energy: bigint
+  /** what the plan gives the transfer: the estimate with headroom */
+  energyProvided: bigint
   paymentBandwidthBurnSun: bigint
   mode: 'burn' | 'delegate'
   prices: TronPrices
 }): TronTokenSweepNeeds {
-  const energyBurn = input.mode === 'burn' ? input.energy * input.prices.energySunPerUnit : 0n
-  const addressBurnSun = input.paymentBandwidthBurnSun + energyBurn
-  const missing = addressBurnSun > input.trxBalanceSun ? addressBurnSun - input.trxBalanceSun : 0n
+  const burn = (energy: bigint) =>
+    input.paymentBandwidthBurnSun + (input.mode === 'burn' ? energy * input.prices.energySunPerUnit : 0n)
+  const beyondBalance = (sun: bigint) => (sun > input.trxBalanceSun ? sun - input.trxBalanceSun : 0n)
+  const addressBurnSun = burn(input.energy)
+  const provided = burn(input.energyProvided)
+  const missing = beyondBalance(provided)
   // an account that does not exist cannot sign or receive energy: a transfer of 1 sun creates it
   const topUpSun = missing > 0n ? missing : input.activated ? 0n : 1n
-  const stakeSun = input.mode === 'delegate' ? tronStakeForEnergy(input.energy, input.prices) : null
+  const stakeSun = input.mode === 'delegate' ? tronStakeForEnergy(input.energyProvided, input.prices) : null
+  const leftAtAddressSun = topUpSun - beyondBalance(addressBurnSun)
+  const headroom = provided - addressBurnSun
   return {
     steps: [
       ...(topUpSun > 0n ? (['fund'] as const) : []),
@@ -176,8 +241,9 @@ export function tronTokenSweepNeeds(input: {
     ],
     topUpSun,
     addressBurnSun,
-    leftAtAddressSun: topUpSun - missing,
-    spentFromAddressSun: addressBurnSun - missing,
+    leftAtAddressSun,
+    headroomSun: leftAtAddressSun < headroom ? leftAtAddressSun : headroom,
+    reservedFromAddressSun: provided - missing,
     stakeSun,
   }
 }

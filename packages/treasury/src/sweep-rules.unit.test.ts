@@ -4,11 +4,13 @@ import {
   nativeCostInTokenUnits,
   recordableUnits,
   type TronPrices,
+  tokenValueInNativeUnits,
   tronBandwidthBurn,
   tronBandwidthBytes,
   tronStakeForEnergy,
   tronTokenSweepNeeds,
   tronTreasuryCharge,
+  withHeadroom,
 } from './sweep-rules.js'
 
 const prices: TronPrices = {
@@ -100,6 +102,16 @@ describe('nativeCostInTokenUnits', () => {
   })
 })
 
+describe('tokenValueInNativeUnits', () => {
+  it('values 12.5 USDC at 0.0067 SOL each in lamports, rounding against the sweep', () => {
+    const rate = { nativePerTokenUnits: 67n, rateScale: 10_000n }
+    // 12.5 x 0.0067 = 0.08375 SOL
+    expect(tokenValueInNativeUnits(12_500_000n, rate, { native: 9, token: 6 })).toBe(83_750_000n)
+    // one unit (0.000001 USDC) is worth 6.7 lamports: 6
+    expect(tokenValueInNativeUnits(1n, rate, { native: 9, token: 6 })).toBe(6n)
+  })
+})
+
 describe('TRON bandwidth and energy', () => {
   it('bills the raw data, its field header, one 65-byte signature and the 64-byte result allowance', () => {
     // raw 200 bytes: 1 tag + 2 length bytes + 200, 67 for the signature, 64
@@ -144,35 +156,39 @@ describe('the treasury pays for its own transactions', () => {
 })
 
 describe('tronTokenSweepNeeds: what a TRC20 address needs, in order', () => {
-  const base = { energy: 64_285n, paymentBandwidthBurnSun: 0n, prices }
+  // the node's estimate for a USDT transfer to a holder, and what the plan gives it (10% more)
+  const base = { energy: 64_285n, energyProvided: 70_714n, paymentBandwidthBurnSun: 0n, prices }
 
-  it('given an address never activated, burn mode: the treasury sends the energy burn, then the address transfers', () => {
+  it('given an address never activated, burn mode: the treasury sends the energy burn with headroom, then the address transfers', () => {
     const needs = tronTokenSweepNeeds({ ...base, activated: false, trxBalanceSun: 0n, mode: 'burn' })
     expect(needs).toEqual({
       steps: ['fund', 'sweep'],
-      topUpSun: 6_428_500n,
+      topUpSun: 7_071_400n,
       addressBurnSun: 6_428_500n,
-      leftAtAddressSun: 0n,
-      spentFromAddressSun: 0n,
+      // the headroom not burned at the estimate stays at the address, until a later plan returns it
+      leftAtAddressSun: 642_900n,
+      headroomSun: 642_900n,
+      reservedFromAddressSun: 0n,
       stakeSun: null,
     })
   })
 
-  it('given an address never activated, delegate mode: 1 sun activates it, energy is delegated, then taken back', () => {
+  it('given an address never activated, delegate mode: 1 sun activates it, energy with headroom is delegated, then taken back', () => {
     const needs = tronTokenSweepNeeds({ ...base, activated: false, trxBalanceSun: 0n, mode: 'delegate' })
     expect(needs).toEqual({
       steps: ['fund', 'delegate', 'sweep', 'undelegate'],
       topUpSun: 1n,
       addressBurnSun: 0n,
       leftAtAddressSun: 1n,
-      spentFromAddressSun: 0n,
-      stakeSun: 6_429_000_000n,
+      headroomSun: 0n,
+      reservedFromAddressSun: 0n,
+      stakeSun: 7_072_000_000n,
     })
   })
 
-  it('given an activated address holding enough TRX, it burns its own and needs no top-up', () => {
+  it('given an activated address holding enough TRX, it burns its own, keeping the headroom back from a later TRX sweep', () => {
     const needs = tronTokenSweepNeeds({ ...base, activated: true, trxBalanceSun: 10_000_000n, mode: 'burn' })
-    expect(needs).toMatchObject({ steps: ['sweep'], topUpSun: 0n, spentFromAddressSun: 6_428_500n })
+    expect(needs).toMatchObject({ steps: ['sweep'], topUpSun: 0n, reservedFromAddressSun: 7_071_400n })
   })
 
   it('given an activated address holding part of it, the treasury sends the rest; bandwidth beyond free is burned too', () => {
@@ -186,9 +202,18 @@ describe('tronTokenSweepNeeds: what a TRC20 address needs, in order', () => {
     expect(needs).toMatchObject({
       steps: ['fund', 'sweep'],
       addressBurnSun: 6_773_500n,
-      topUpSun: 5_773_500n,
-      leftAtAddressSun: 0n,
-      spentFromAddressSun: 1_000_000n,
+      topUpSun: 6_416_400n,
+      leftAtAddressSun: 642_900n,
+      headroomSun: 642_900n,
+      reservedFromAddressSun: 1_000_000n,
     })
+  })
+})
+
+describe('withHeadroom', () => {
+  it('adds 10%, rounded up', () => {
+    expect(withHeadroom(64_285n)).toBe(70_714n)
+    expect(withHeadroom(130_285n)).toBe(143_314n)
+    expect(withHeadroom(10_000n)).toBe(11_000n)
   })
 })

@@ -11,13 +11,17 @@ import { type PlanInput, type PlanOutput, plannedSweep } from './plan-input.js'
 import type { PlannedSweep, PlanStep, SkippedAddress, TronUnsignedTransaction } from './sweep-plan.js'
 import {
   decideSweep,
+  HEADROOM_PERCENT,
   nativeCostInTokenUnits,
+  type TronAccountResources,
   type TronBandwidthBudget,
   type TronPrices,
+  tronAvailableBandwidth,
   tronBandwidthBurn,
   tronBandwidthBytes,
   tronTokenSweepNeeds,
   tronTreasuryCharge,
+  withHeadroom,
 } from './sweep-rules.js'
 
 const TRX_DECIMALS = 6
@@ -25,18 +29,6 @@ const TRX_DECIMALS = 6
 const MAX_EXPIRATION_MS = 24 * 60 * 60 * 1000
 /** margin under that limit for the clock skew between the node's head and its next slot */
 const EXPIRATION_MARGIN_MS = 5 * 60 * 1000
-/** the fee limit is the estimate plus half: the chain burns what is used, the limit only caps it */
-const FEE_LIMIT_NUMERATOR = 3n
-const FEE_LIMIT_DENOMINATOR = 2n
-
-interface Resources {
-  freeNetLimit?: number
-  freeNetUsed?: number
-  NetLimit?: number
-  NetUsed?: number
-  TotalEnergyLimit?: number
-  TotalEnergyWeight?: number
-}
 
 export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<PlanOutput> {
   const tronWeb = new TronWeb({
@@ -58,7 +50,7 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       `the treasury ${treasury} is not activated on ${input.network}: send it some TRX first (its creation burns 1.1 TRX, paid by the sender), then plan again`,
     )
   }
-  const treasuryResources = (await tronWeb.trx.getAccountResources(treasury)) as Resources
+  const treasuryResources = (await tronWeb.trx.getAccountResources(treasury)) as TronAccountResources
   const prices: TronPrices = {
     bandwidthSunPerByte: parameters.get('getTransactionFee') ?? 1000n,
     energySunPerUnit: parameters.get('getEnergyFee') ?? 100n,
@@ -122,6 +114,8 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
   const skipped: SkippedAddress[] = []
   const moved = new Map<string, bigint>()
   let treasuryChange = 0n
+  /** the TRC20 transfers kept: their energy at the estimates and with headroom, the most stake lent at once */
+  const energy = { transfers: 0, estimated: 0n, provided: 0n, burnHeadroomSun: 0n, largestStakeSun: 0n }
   const paymentSigner = (row: BalanceRow) => ({
     role: 'payment' as const,
     address: row.address,
@@ -129,26 +123,50 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
   })
   const treasurySigner = { role: 'treasury' as const, ...input.treasury }
 
+  // TRX at a token address with no TRX row: what it was given for energy and did not burn (burn
+  // mode's headroom), which a later plan returns to the treasury (docs/treasury.md, "Headroom")
+  const withCoin = new Set(rows.filter((row) => row.tokenStandard === 'NATIVE').map((row) => row.address))
+  const leftovers = new Set<BalanceRow>()
+  for (const row of rows) {
+    if (withCoin.has(row.address)) continue
+    withCoin.add(row.address)
+    leftovers.add({
+      ...row,
+      currency: 'TRX',
+      tokenStandard: 'NATIVE',
+      contract: null,
+      received: '0',
+      swept: '0',
+    })
+  }
   // an address's token sweep first: it may use the address's TRX, which its TRX sweep then sends on
-  const ordered = [...rows].sort(
+  const ordered = [...rows, ...leftovers].sort(
     (a, b) => Number(a.tokenStandard === 'NATIVE') - Number(b.tokenStandard === 'NATIVE'),
   )
   const spentAt = new Map<string, { sun: bigint; bytes: bigint; stepId: string }>()
+  const accounts = new Map<
+    string,
+    { activated: boolean; balance: bigint; resources: TronAccountResources | undefined }
+  >()
   for (const row of ordered) {
-    const account = await tronWeb.trx.getAccount(row.address)
-    const activated = typeof account.address === 'string'
+    // read once per address: an address's rows (its tokens, its TRX) share what it holds
+    let read = accounts.get(row.address)
+    if (read === undefined) {
+      const account = await tronWeb.trx.getAccount(row.address)
+      const activated = typeof account.address === 'string'
+      read = {
+        activated,
+        balance: BigInt(account.balance ?? 0),
+        resources: activated
+          ? ((await tronWeb.trx.getAccountResources(row.address)) as TronAccountResources)
+          : undefined,
+      }
+      accounts.set(row.address, read)
+    }
+    const { activated, resources } = read
     const earlier = spentAt.get(row.address)
-    const trxBalance = BigInt(account.balance ?? 0) - (earlier?.sun ?? 0n)
-    const resources = activated ? ((await tronWeb.trx.getAccountResources(row.address)) as Resources) : {}
-    const addressBandwidth =
-      (activated
-        ? BigInt(
-            (resources.freeNetLimit ?? 0) -
-              (resources.freeNetUsed ?? 0) +
-              (resources.NetLimit ?? 0) -
-              (resources.NetUsed ?? 0),
-          )
-        : freePerDay) - (earlier?.bytes ?? 0n)
+    const trxBalance = read.balance - (earlier?.sun ?? 0n)
+    const addressBandwidth = tronAvailableBandwidth(resources, freePerDay) - (earlier?.bytes ?? 0n)
     const skip = (holds: bigint, decimals: number, reason: string) =>
       skipped.push({
         paymentId: row.paymentId,
@@ -174,6 +192,13 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
         transaction = await build.sendTrx(row.address, treasury, trxBalance - fee)
       }
       const amount = trxBalance - fee
+      const leftover = leftovers.has(row)
+      // a return worth less than the bandwidth of its own transfer waits, and is not listed
+      if (
+        leftover &&
+        trxBalance < tronBandwidthBytes(transaction.raw_data_hex.length / 2) * prices.bandwidthSunPerByte
+      )
+        continue
       const decision = decideSweep(
         {
           amountUnits: amount > 0n ? trxBalance : 0n,
@@ -184,13 +209,13 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
         input,
       )
       if (!decision.sweep || amount <= 0n) {
-        skip(trxBalance, TRX_DECIMALS, decision.sweep ? 'FEES_EXCEED_AMOUNT' : decision.reason)
+        if (!leftover) skip(trxBalance, TRX_DECIMALS, decision.sweep ? 'FEES_EXCEED_AMOUNT' : decision.reason)
         continue
       }
       const id = `sweep:${row.address}:TRX`
       steps.push({
         id,
-        description: `${row.address} sends ${formatUnits(amount, TRX_DECIMALS)} TRX to the treasury`,
+        description: `${row.address} sends ${formatUnits(amount, TRX_DECIMALS)} TRX to the treasury${leftover ? ' (TRX it was given for energy and did not burn)' : ''}`,
         after: earlier === undefined ? [] : [earlier.stepId],
         signers: [paymentSigner(row)],
         tron: { transaction },
@@ -234,10 +259,11 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       parameters,
       row.address,
     )
-    // energy_used is the receipt's energy_usage_total: the dynamic-energy penalty is already in it
-    const energy = BigInt(estimate.energy_used ?? 0)
-    const energyBurn = energy * prices.energySunPerUnit
-    const feeLimit = (energyBurn * FEE_LIMIT_NUMERATOR) / FEE_LIMIT_DENOMINATOR
+    // energy_used is the receipt's energy_usage_total: the dynamic-energy penalty is already in it.
+    // The plan gives the transfer that plus the headroom, and caps its burn there (docs/treasury.md)
+    const estimatedEnergy = BigInt(estimate.energy_used ?? 0)
+    const providedEnergy = withHeadroom(estimatedEnergy)
+    const feeLimit = providedEnergy * prices.energySunPerUnit
     const transfer = await tronWeb.transactionBuilder.triggerSmartContract(
       row.contract,
       'transfer(address,uint256)',
@@ -262,7 +288,8 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     const needs = tronTokenSweepNeeds({
       activated,
       trxBalanceSun: trxBalance,
-      energy,
+      energy: estimatedEnergy,
+      energyProvided: providedEnergy,
       paymentBandwidthBurnSun: paymentBandwidthBurn,
       mode: input.energy,
       prices,
@@ -318,10 +345,12 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
           false,
         ),
         after: [`sweep:${row.address}:${row.currency}`],
+        undoes: `delegate:${row.address}`,
       }
     }
-    // what this sweep costs: what the address burns, the treasury's burns, the sun left at the address
-    const fee = needs.addressBurnSun + treasuryBurn + needs.leftAtAddressSun
+    // what this sweep costs: what the address burns, the treasury's burns, the sun left at the
+    // address but for the headroom, which comes back
+    const fee = needs.addressBurnSun + treasuryBurn + needs.leftAtAddressSun - needs.headroomSun
     const rate = input.rates.get(row.currency)
     const decision = decideSweep(
       {
@@ -345,10 +374,18 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       id,
       description: `${row.address} sends ${formatUnits(tokenBalance, decimals)} ${row.currency} to the treasury`,
       after: before.map((step) => step.id),
+      estimate: { energy: estimatedEnergy.toString(), energyPriceSun: prices.energySunPerUnit.toString() },
       signers: [paymentSigner(row)],
       tron: { transaction },
     })
     if (undelegate) steps.push(undelegate)
+    energy.transfers += 1
+    energy.estimated += estimatedEnergy
+    energy.provided += providedEnergy
+    if (input.energy === 'burn')
+      energy.burnHeadroomSun += (providedEnergy - estimatedEnergy) * prices.energySunPerUnit
+    if (needs.stakeSun !== null && needs.stakeSun > energy.largestStakeSun)
+      energy.largestStakeSun = needs.stakeSun
     const record = plannedSweep(
       row,
       { units: tokenBalance, decimals },
@@ -357,7 +394,7 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     )
     if (record) sweeps.push(record)
     spentAt.set(row.address, {
-      sun: needs.spentFromAddressSun,
+      sun: needs.reservedFromAddressSun,
       bytes: tronBandwidthBytes(transaction.raw_data_hex.length / 2),
       stepId: undelegate?.id ?? id,
     })
@@ -372,9 +409,27 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     treasuryNativeChange: treasuryChange,
     nativeCurrency: 'TRX',
     nativeDecimals: TRX_DECIMALS,
+    ...(energy.transfers === 0 ? {} : { headroom: energyHeadroom(energy, input.energy) }),
     validUntil: new Date(expiration),
     validity: `TRON transactions expire at ${new Date(expiration).toISOString()} (java-tron accepts at most 24 h after the head block the plan was built on)`,
   }
+}
+
+/** what `plan` says of the energy it gives the transfers beyond the node's estimates */
+function energyHeadroom(
+  energy: {
+    transfers: number
+    estimated: bigint
+    provided: bigint
+    burnHeadroomSun: bigint
+    largestStakeSun: bigint
+  },
+  mode: 'burn' | 'delegate',
+): string {
+  const given = `${energy.transfers} transfers, ${energy.estimated.toLocaleString('en-US')} energy at the node’s estimates; the plan gives ${energy.provided.toLocaleString('en-US')} (${HEADROOM_PERCENT}% headroom)`
+  return mode === 'burn'
+    ? `energy: ${given}: up to ${formatUnits(energy.burnHeadroomSun, TRX_DECIMALS)} TRX of it is left at the payment addresses if not burned`
+    : `energy: ${given}, delegating at most ${(energy.largestStakeSun / 1_000_000n).toLocaleString('en-US')} staked TRX at a time, taken back after each transfer`
 }
 
 function asUnsigned(transaction: unknown): TronUnsignedTransaction {

@@ -14,11 +14,18 @@ import { HDKey } from '@scure/bip32'
 import { generateMnemonic, mnemonicToSeedSync } from '@scure/bip39'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
 import {
+  createAssociatedTokenAccountIdempotentInstruction,
   createCloseAccountInstruction,
   createTransferCheckedInstruction,
   getAssociatedTokenAddressSync,
 } from '@solana/spl-token'
-import { Keypair, PublicKey, SystemProgram, TransactionMessage } from '@solana/web3.js'
+import {
+  Keypair,
+  PublicKey,
+  SystemProgram,
+  type TransactionInstruction,
+  TransactionMessage,
+} from '@solana/web3.js'
 import { HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
 import { TronWeb } from 'tronweb'
 import { TREASURY_PATHS } from '../commands.js'
@@ -234,6 +241,60 @@ export function offlineSolanaPlan(wallet: TestWallet, durable?: { nonceAccount: 
     ],
     new Date(Date.now() + 60_000),
   )
+}
+
+export const USDT_SOLANA_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'
+
+/**
+ * a Solana plan sweeping one owner whole, as the planner writes it: USDC from its associated account
+ * and from a second account, USDT into a treasury account the message creates, every account closed,
+ * then its SOL. `tamper` rewrites the instructions, as a plan altered on the online machine would
+ */
+export function offlineSolanaOwnerPlan(
+  wallet: TestWallet,
+  tamper: (instructions: TransactionInstruction[], thief: PublicKey) => TransactionInstruction[] = (
+    instructions,
+  ) => instructions,
+): SweepPlan {
+  const plan = offlineSolanaPlan(wallet)
+  const step = plan.steps[0]
+  const payment = step?.signers[1]
+  if (!step?.solana || !payment) throw new Error('not an offline Solana plan')
+  const owner = new PublicKey(payment.address)
+  const treasury = new PublicKey(plan.treasury.address)
+  const usdc = new PublicKey(USDC_DEVNET)
+  const usdt = new PublicKey(USDT_SOLANA_MINT)
+  const second = Keypair.generate().publicKey
+  const sweep = (account: PublicKey, mint: PublicKey, amount: bigint) => [
+    createTransferCheckedInstruction(
+      account,
+      mint,
+      getAssociatedTokenAddressSync(mint, treasury),
+      owner,
+      amount,
+      6,
+    ),
+    createCloseAccountInstruction(account, treasury, owner),
+  ]
+  const instructions = [
+    ...sweep(getAssociatedTokenAddressSync(usdc, owner), usdc, 10_000_000n),
+    ...sweep(second, usdc, 2_500_000n),
+    createAssociatedTokenAccountIdempotentInstruction(
+      treasury,
+      getAssociatedTokenAddressSync(usdt, treasury),
+      treasury,
+      usdt,
+    ),
+    ...sweep(getAssociatedTokenAddressSync(usdt, owner), usdt, 3_000_000n),
+    SystemProgram.transfer({ fromPubkey: owner, toPubkey: treasury, lamports: 200_000_000n }),
+  ]
+  const message = new TransactionMessage({
+    payerKey: treasury,
+    recentBlockhash: step.solana.blockhash,
+    instructions: tamper(instructions, Keypair.generate().publicKey),
+  }).compileToLegacyMessage()
+  step.solana.message = Buffer.from(message.serialize()).toString('base64')
+  return plan
 }
 
 /** the same message with its token transfer sent to another owner's token account */
