@@ -13,6 +13,7 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from '@chainpay/service-kit/testing'
+import { devRoutesNode, solanaWallet } from '@chainpay/chain-sim/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CreatedMerchant } from './admin-client.js'
 import { SERVICE_NAMES } from './cluster-plan.js'
@@ -455,6 +456,44 @@ describe('on five processes over Kafka and FerretDB', () => {
       receivedAmount: '1.75',
       txHash,
     })
+  })
+
+  it.concurrent('counts USDC a wallet pays to any token account of the owner; SOL and USDT there are foreign funds; the rent of the account it creates is nothing (decisions 19)', async () => {
+    const receiver = await newReceiver()
+    const { payment: created } = await create({
+      amount: '12.5',
+      currency: 'USDC',
+      network: 'SOLANA',
+      callbackUrl: receiver.url,
+    })
+    const node = devRoutesNode(cluster.urls.chainSimulator)
+    const wallet = await solanaWallet(node, 'SOLANA')
+    const other = (await node.simulator.openTokenAccount('SOLANA', {
+      owner: created.generatedAddress,
+      currency: 'USDC',
+    })) as unknown as { address: string }
+    await wallet.pay([
+      { to: created.generatedAddress, amount: '10', currency: 'USDC' },
+      { to: created.generatedAddress, amount: '2.5', currency: 'USDC', tokenAccount: other.address },
+      { to: created.generatedAddress, amount: '0.01', currency: 'SOL' },
+      { to: created.generatedAddress, amount: '3', currency: 'USDT' },
+    ])
+    const paid = await waitForPayment(
+      client,
+      created.paymentId,
+      (p) => p.status === 'confirmed' && (p as unknown as { foreignFunds: unknown[] }).foreignFunds.length === 2,
+    )
+    expect(paid).toMatchObject({ receivedAmount: '12.5' })
+    expect(
+      (paid as unknown as { foreignFunds: Array<{ currency: string; amount: string }> }).foreignFunds
+        .map(({ currency, amount }) => `${amount} ${currency}`)
+        .sort(),
+    ).toEqual(['0.01 SOL', '3 USDT'])
+    await receiver.waitFor(
+      (received) =>
+        deliveredEvents(received, created.paymentId).filter((event) => event === 'payment.foreign_funds').length === 2,
+    )
+    expect(deliveredEvents(receiver.received, created.paymentId).filter((event) => event === 'payment.foreign_funds')).toHaveLength(2)
   })
 
   it.concurrent('counts each transfer of a multi-transfer transaction and never a failed one', async () => {
