@@ -15,6 +15,7 @@ import {
   type ReadinessTrackedClient,
   simulatorEndpoints,
 } from '@chainpay/chain-access'
+import { createSimulatorAddressReader } from '@chainpay/chain-sim'
 import { type AssetRegistry, applyNetworkSettings, findNetwork } from '@chainpay/domain'
 import { type Clock, type Logger, readinessOf, type Service, systemClock } from '@chainpay/platform'
 import type { ChainBalanceReader, SolanaAddressReader } from '@chainpay/ports'
@@ -179,6 +180,10 @@ async function simulatedChains(
   }))
   return {
     ...(await readersOf(config, registry, watched)),
+    // the simulator's mints asked of it in process: at start its routes may not be served yet
+    mintReaders: networks
+      .filter(({ network }) => chainOf(registry, network) === 'SOLANA')
+      .map(({ network }) => ({ network, reader: createSimulatorAddressReader({ simulator, network, registry }) })),
     services: [simulator],
     readiness: () => infrastructure.answers(),
     routes,
@@ -199,8 +204,18 @@ async function rpcChains(
   })
   const chains = await readersOf(config, registry, watched)
   const clients = chains.watched.flatMap((chain) => ('client' in chain ? [chain.client] : []))
+  // each Solana network's node, whatever its watch mode, is asked what owns the registry's mints
+  const mintReaders = await Promise.all(
+    watched
+      .filter(({ network }) => chainOf(registry, network) === 'SOLANA')
+      .map(async ({ network, access }) => {
+        const own = chains.watched.find((chain) => chain.network === network && 'reader' in chain)
+        return { network, reader: own && 'reader' in own ? own.reader : await access.addressReader() }
+      }),
+  )
   return {
     ...chains,
+    mintReaders,
     services: [],
     // a reader's readiness is its indexer's (solana-address-indexer.ts)
     readiness: chainsReadiness(clients, () => infrastructure.answers()),
@@ -212,7 +227,7 @@ async function readersOf(
   config: ChainIndexerConfig,
   registry: AssetRegistry,
   networks: Array<{ network: string; pollIntervalMs: number; startHeight?: number; access: ChainAccess }>,
-): Promise<Pick<Chains, 'watched' | 'balanceReaders' | 'mintReaders'>> {
+): Promise<Pick<Chains, 'watched' | 'balanceReaders'>> {
   const watched = await Promise.all(
     networks.map(async ({ access, ...chain }): Promise<WatchedChain> => {
       if (!byAddress(config, registry, chain.network)) {
@@ -228,16 +243,7 @@ async function readersOf(
   const balanceReaders = await Promise.all(
     networks.map(async ({ network, access }) => [network, await access.balanceReader()] as const),
   )
-  const mintReaders = await Promise.all(
-    networks
-      .filter(({ network }) => chainOf(registry, network) === 'SOLANA')
-      .map(async ({ network, access }) => {
-        const own = watched.find((chain) => chain.network === network && 'reader' in chain)
-        const reader = own && 'reader' in own ? own.reader : await access.addressReader()
-        return { network, reader }
-      }),
-  )
-  return { watched, balanceReaders: new Map(balanceReaders), mintReaders }
+  return { watched, balanceReaders: new Map(balanceReaders) }
 }
 
 /** where each network is watched from, by scheme and host only: a URL may carry a provider key */

@@ -61,6 +61,7 @@ export function createSolanaMintGuard(options: SolanaMintGuardOptions): Service 
   let timer: ReturnType<typeof setTimeout> | undefined
   let refused: string | undefined
   let attempts = 0
+  let started = false
 
   async function check(): Promise<string[]> {
     const problems: string[] = []
@@ -93,15 +94,20 @@ export function createSolanaMintGuard(options: SolanaMintGuardOptions): Service 
 
   return {
     name: 'Solana registry mint check',
+    // as any service: one not running has nothing to say of readiness
     notReadyReason: () =>
-      refused ??
-      (unchecked.size === 0 ? undefined : `the registry mints of ${[...unchecked].join(', ')} not checked yet`),
+      !started
+        ? undefined
+        : (refused ??
+          (unchecked.size === 0 ? undefined : `the registry mints of ${[...unchecked].join(', ')} not checked yet`)),
     async start() {
+      started = true
       const problems = await check()
       if (problems.length > 0) throw new Error(`refusing to start: ${problems.join('; ')}`)
       recheckLater()
     },
     async stop() {
+      started = false
       clearTimeout(timer)
     },
   }

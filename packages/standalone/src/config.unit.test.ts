@@ -72,8 +72,8 @@ describe('readStandaloneConfig', () => {
         solanaCheckIntervalMs: 600000,
         chains: { networks: ['TRON_NILE', 'SOLANA_DEVNET'], requiredConfirmations: { TRON_NILE: 19 } },
         endpoints: [
-          { network: 'TRON_NILE', chain: 'TRON', rpcUrl: 'https://nile.trongrid.io' },
-          { network: 'SOLANA_DEVNET', chain: 'SOLANA', rpcUrl: 'https://api.devnet.solana.com' },
+          { network: 'TRON_NILE', chain: 'TRON', nodes: [{ rpcUrl: 'https://nile.trongrid.io' }] },
+          { network: 'SOLANA_DEVNET', chain: 'SOLANA', nodes: [{ rpcUrl: 'https://api.devnet.solana.com' }] },
         ],
       },
     })
@@ -91,7 +91,7 @@ describe('readStandaloneConfig', () => {
   it('with CHAIN_MODE=rpc, requires the key material and a node for every network served', () => {
     const { TRON_ACCOUNT_XPUB, SOLANA_SEED, SOLANA_DEVNET_RPC_URL, ...withoutKeys } = live
     expect(problemsOf(withoutKeys)).toEqual([
-      "SOLANA_DEVNET_RPC_URL: required; the node's http(s) URL",
+      "SOLANA_DEVNET_RPC_URL: required; the node's http(s) URL, or several comma-separated in order of preference",
       'TRON_ACCOUNT_XPUB and SOLANA_SEED: required (or WALLET_FILE: a development wallet JSON with tronAccountXpub and solanaSeed)',
     ])
   })
