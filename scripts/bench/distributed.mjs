@@ -262,12 +262,20 @@ async function startCluster(dataDir) {
   cleanups.push({ name: 'kafka', run: () => stopPidFile(layout.kafkaPidFile, 'SIGTERM') })
   const kafka = await startKafka({ directory: layout.kafkaDirectory, port: kafkaPort, controllerPort })
   startedPids.push(readPid(layout.kafkaPidFile))
-  watchedProcesses.push({ name: 'kafka', pid: readPid(layout.kafkaPidFile) })
+  watchedProcesses.push({
+    name: 'kafka',
+    pid: readPid(layout.kafkaPidFile),
+    logFile: join(layout.kafkaDirectory, 'kafka.log'),
+  })
   out(`starting FerretDB ${FERRETDB_VERSION} on 127.0.0.1:${ferretPort}`)
   cleanups.push({ name: 'ferretdb', run: () => stopPidFile(layout.ferretdbPidFile, 'SIGTERM') })
   const ferret = await startFerretDb({ directory: layout.ferretdbDirectory, port: ferretPort })
   startedPids.push(readPid(layout.ferretdbPidFile))
-  watchedProcesses.push({ name: 'ferretdb', pid: readPid(layout.ferretdbPidFile) })
+  watchedProcesses.push({
+    name: 'ferretdb',
+    pid: readPid(layout.ferretdbPidFile),
+    logFile: join(layout.ferretdbDirectory, 'ferretdb.log'),
+  })
 
   const secrets = ensureClusterSecrets(dataDir)
   const plan = planCluster({
@@ -304,7 +312,7 @@ async function startCluster(dataDir) {
       pidFile,
     })
     startedPids.push(started.pid)
-    watchedProcesses.push({ name: service.name, pid: started.pid })
+    watchedProcesses.push({ name: service.name, pid: started.pid, logFile })
     await waitUntil(
       async () => {
         const response = await fetch(service.readyUrl)
@@ -787,6 +795,19 @@ function costPer(units, idleFrom, idleTo, from, to) {
   }
 }
 
+// ---- a process the run needs that dies ends the run, saying which and why ----
+const deathWatch = setInterval(() => {
+  if (cleaning !== undefined) return
+  const dead = watchedProcesses.find(({ pid }) => pid !== null && !isAlive(pid))
+  if (dead === undefined) return
+  clearInterval(deathWatch)
+  process.stderr.write(
+    `distributed benchmark failed: ${dead.name} (pid ${dead.pid}) died; last lines of ${dead.logFile}:\n${tail(dead.logFile)}\n`,
+  )
+  void cleanUp().then(() => process.exit(1))
+}, 500)
+deathWatch.unref()
+
 // ---- the run ----
 const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-bench-distributed-'))
 if (!process.env.BENCH_KEEP_DATA)
@@ -1037,6 +1058,7 @@ try {
   exitCode = 1
   process.stderr.write(`distributed benchmark failed: ${error instanceof Error ? error.stack : error}\n`)
 } finally {
+  clearInterval(deathWatch)
   await cleanUp()
   const left = startedPids.filter((pid) => pid !== null && isAlive(pid))
   out(left.length === 0 ? '\nstopped everything it started' : `\nSTILL RUNNING: pids ${left.join(', ')}`)

@@ -7,6 +7,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { freeLoopbackPort } from '../../packages/local-servers/dist/ports.js'
 import { apiAuthHeaders } from '../../packages/signing/dist/index.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -18,12 +19,42 @@ const onlyCreates = process.env.BENCH_ROWS === 'create'
 // passed on to standalone like every variable of this process; its default when unset
 const synchronous = process.env.SQLITE_SYNCHRONOUS || 'FULL'
 
-function startProcess(script, env) {
+/**
+ * A process the benchmark needs: its last lines of stderr are kept, and `died` rejects, naming them,
+ * if it exits before the benchmark stops it (a port taken, a crash), so that the run ends with why.
+ */
+function startProcess(name, script, env) {
   const child = spawn(process.execPath, [script], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   })
-  return child
+  const lastLines = []
+  child.stderr.setEncoding('utf8').on('data', (text) => {
+    lastLines.push(...text.split('\n').filter(Boolean))
+    lastLines.splice(0, Math.max(0, lastLines.length - 30))
+  })
+  let stopping = false
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  const died = exited.then(({ code, signal }) => {
+    if (stopping) return new Promise(() => {})
+    throw new Error(`${name} exited (${signal ?? `code ${code}`}) before the benchmark ended; its last lines:\n${lastLines.join('\n')}`)
+  })
+  // observed here, so that an early death is reported where it is awaited, not as unhandled
+  died.catch(() => {})
+  return {
+    child,
+    died,
+    async stop() {
+      stopping = true
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+/** `work`, or the death of any of `processes` first */
+function whileAlive(processes, work) {
+  return Promise.race([work, ...processes.map((started) => started.died)])
 }
 
 async function waitFor(url) {
@@ -67,28 +98,34 @@ async function load(title, url, requestFactory) {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-bench-'))
-const standalonePort = 18080 + Math.floor(Math.random() * 1000)
-const standalone = startProcess(join(root, 'services/standalone/dist/main.js'), {
+// every port the benchmark's processes listen on is a free one, so that it runs beside anything else
+const [standalonePort, adminPort, metricsPort] = await Promise.all([1, 2, 3].map(() => freeLoopbackPort()))
+const standalone = startProcess('standalone', join(root, 'services/standalone/dist/main.js'), {
   PORT: String(standalonePort),
-  ADMIN_PORT: String(standalonePort + 1000),
+  ADMIN_PORT: String(adminPort),
+  METRICS_PORT: String(metricsPort),
   HOST: '127.0.0.1',
   DATA_DIR: dataDir,
   LOG_LEVEL: 'warn',
   RATE_LIMIT_MAX: '100000000',
 })
 const base = `http://127.0.0.1:${standalonePort}`
+let ceiling
+let exitCode = 0
 try {
-  await waitFor(`${base}/readyz`)
+  await whileAlive([standalone], waitFor(`${base}/readyz`))
   const credentials = JSON.parse(readFileSync(join(dataDir, 'demo-merchant.json'), 'utf8'))
 
-  const ceiling = startProcess(join(root, 'scripts/bench/ceiling-server.mjs'), {
+  ceiling = startProcess('the ceiling server', join(root, 'scripts/bench/ceiling-server.mjs'), {
     PORT: '0',
     BENCH_CREDENTIALS: JSON.stringify(credentials),
   })
-  const ceilingPort = await new Promise((resolve) =>
-    ceiling.stdout.once('data', (d) => resolve(JSON.parse(String(d)).port)),
+  const ceilingPort = await whileAlive(
+    [ceiling],
+    new Promise((resolve) => ceiling.child.stdout.once('data', (d) => resolve(JSON.parse(String(d)).port))),
   )
   const ceilingBase = `http://127.0.0.1:${ceilingPort}`
+  const needed = [standalone, ceiling]
 
   // payments to read back
   const ids = []
@@ -100,6 +137,7 @@ try {
       body,
       headers: signed(credentials, 'POST', path, body),
     })
+    if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`)
     ids.push((await res.json()).paymentId)
   }
   let n = 0
@@ -118,11 +156,11 @@ try {
     return { method: 'POST', path, body, headers: signed(credentials, 'POST', path, body) }
   }
 
-  const ceilingGet = onlyCreates ? null : await load('ceiling GET (HMAC check only)', ceilingBase, getRequest)
-  const get = onlyCreates ? null : await load('standalone GET /payments/:id', base, getRequest)
-  const ceilingPost = await load('ceiling POST (HMAC check only)', ceilingBase, createRequest)
-  const create = await load('standalone POST /payments', base, createRequest)
-  ceiling.kill('SIGTERM')
+  const measure = (title, url, requestFactory) => whileAlive(needed, load(title, url, requestFactory))
+  const ceilingGet = onlyCreates ? null : await measure('ceiling GET (HMAC check only)', ceilingBase, getRequest)
+  const get = onlyCreates ? null : await measure('standalone GET /payments/:id', base, getRequest)
+  const ceilingPost = await measure('ceiling POST (HMAC check only)', ceilingBase, createRequest)
+  const create = await measure('standalone POST /payments', base, createRequest)
 
   const ratio = (a, b) => `${Math.round((a.rps / b.rps) * 100)} %`
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
@@ -147,8 +185,12 @@ try {
   for (const [row, ceil] of rows) {
     process.stdout.write(`| ${row.title} | ${row.rps} | ${row.p50} | ${row.p99} | ${ratio(row, ceil)} |\n`)
   }
+} catch (error) {
+  exitCode = 1
+  process.stderr.write(`merchant API benchmark failed: ${error instanceof Error ? error.message : error}\n`)
 } finally {
-  standalone.kill('SIGTERM')
-  await new Promise((r) => standalone.once('exit', r))
+  await ceiling?.stop()
+  await standalone.stop()
   rmSync(dataDir, { recursive: true, force: true })
 }
+process.exit(exitCode)

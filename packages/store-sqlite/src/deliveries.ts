@@ -9,6 +9,7 @@ import {
   type WebhookDeliveryStore,
 } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { groupCommitOf } from './group-commit.js'
 import { columnsOf, migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -209,10 +210,12 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
     'DELETE FROM webhook_deliveries WHERE delivery_id IN (SELECT value FROM json_each(?))',
   )
 
+  // writes go with the other writes of this turn in one commit (group-commit.ts)
+  const group = groupCommitOf(db)
   return translateFailures(
     {
       async enqueue(delivery) {
-        const { changes } = insert.run({
+        const columns = {
           deliveryId: delivery.deliveryId,
           paymentId: delivery.paymentId,
           merchantId: delivery.merchantId,
@@ -230,13 +233,14 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
           finishedAt: finishedAtOf(delivery),
           eventId: delivery.eventId ?? null,
           endpointId: delivery.endpointId ?? null,
-        })
+        }
+        const { changes } = await group.run(() => insert.run(columns))
         return Number(changes) === 1
       },
 
       async claimDue(now, { limit, leaseMs, perTargetHost }) {
         const leasedUntil = new Date(Date.parse(now) + leaseMs).toISOString()
-        return inTransaction(db, () => {
+        return await group.run(() => {
           const inFlight = new Map<string, number>()
           for (const row of selectInFlight.all({ now })) {
             inFlight.set(row.target_host as string, Number(row.in_flight))
@@ -272,7 +276,7 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
       },
 
       async recordAttempt(attempt, outcome) {
-        inTransaction(db, () => {
+        await group.run(() => {
           insertAttempt.run({
             deliveryId: attempt.deliveryId,
             attempt: attempt.attempt,
