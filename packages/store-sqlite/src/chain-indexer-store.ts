@@ -4,7 +4,8 @@ import {
   translateFailures,
   type WatchedAddress,
 } from '@chainpay/ports'
-import { type DatabaseSync, inTransaction } from './database.js'
+import type { DatabaseSync } from './database.js'
+import { groupCommitOf } from './group-commit.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -130,6 +131,8 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
     'SELECT account, signature FROM account_signatures WHERE network = ? ORDER BY account',
   )
 
+  // every write with the other writes of this turn in one commit (group-commit.ts)
+  const write = groupCommitOf(db).run
   return translateFailures(
     {
       async loadCursor(network) {
@@ -138,29 +141,31 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
       },
 
       async saveCursor(network, cursor) {
-        upsertCursor.run(network, cursor.height, cursor.hash)
+        await write(() => upsertCursor.run(network, cursor.height, cursor.hash))
       },
 
       async watch(address) {
-        upsertWatched.run({
-          network: address.network,
-          address: address.address,
-          paymentId: address.paymentId,
-          assetContract: address.assetContract,
-          watchUntil: address.watchUntil,
-          paymentCreatedAt: address.paymentCreatedAt,
-          requiredConfirmations: address.requiredConfirmations,
-          watchingReportedAt: address.watchingReportedAt,
-          owner: address.owner ?? null,
-        })
+        await write(() =>
+          upsertWatched.run({
+            network: address.network,
+            address: address.address,
+            paymentId: address.paymentId,
+            assetContract: address.assetContract,
+            watchUntil: address.watchUntil,
+            paymentCreatedAt: address.paymentCreatedAt,
+            requiredConfirmations: address.requiredConfirmations,
+            watchingReportedAt: address.watchingReportedAt,
+            owner: address.owner ?? null,
+          }),
+        )
       },
 
       async unwatch(network, address) {
-        deleteWatched.run(network, address)
+        await write(() => deleteWatched.run(network, address))
       },
 
       async unwatchExpired(network, before, limit) {
-        return inTransaction(db, () => {
+        return await write(() => {
           const expired = selectExpired.all({ network, before, limit }).map(toWatched)
           for (const entry of expired) deleteWatched.run(network, entry.address)
           return expired
@@ -172,35 +177,37 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
       },
 
       async track(transfer) {
-        upsertTracked.run({
-          network: transfer.network,
-          txHash: transfer.txHash,
-          index: transfer.index,
-          paymentId: transfer.paymentId,
-          address: transfer.address,
-          amountUnits: transfer.amountUnits,
-          blockHeight: transfer.blockHeight,
-          blockHash: transfer.blockHash,
-          blockTime: transfer.blockTime,
-          confirmations: transfer.confirmations,
-          requiredConfirmations: transfer.requiredConfirmations,
-          withdrawnUntilHeight: transfer.withdrawnUntilHeight,
-          expiresAt: transfer.expiresAt,
-          foreignCurrency: transfer.foreign?.currency ?? null,
-          foreignDecimals: transfer.foreign?.decimals ?? null,
-        })
+        await write(() =>
+          upsertTracked.run({
+            network: transfer.network,
+            txHash: transfer.txHash,
+            index: transfer.index,
+            paymentId: transfer.paymentId,
+            address: transfer.address,
+            amountUnits: transfer.amountUnits,
+            blockHeight: transfer.blockHeight,
+            blockHash: transfer.blockHash,
+            blockTime: transfer.blockTime,
+            confirmations: transfer.confirmations,
+            requiredConfirmations: transfer.requiredConfirmations,
+            withdrawnUntilHeight: transfer.withdrawnUntilHeight,
+            expiresAt: transfer.expiresAt,
+            foreignCurrency: transfer.foreign?.currency ?? null,
+            foreignDecimals: transfer.foreign?.decimals ?? null,
+          }),
+        )
       },
 
       async untrack(network, txHash, index) {
-        deleteTracked.run(network, txHash, index)
+        await write(() => deleteTracked.run(network, txHash, index))
       },
 
       async saveAccountSignature(network, account, signature) {
-        upsertAccountSignature.run(network, account, signature)
+        await write(() => upsertAccountSignature.run(network, account, signature))
       },
 
       async forgetAccountSignature(network, account) {
-        deleteAccountSignature.run(network, account)
+        await write(() => deleteAccountSignature.run(network, account))
       },
 
       async listAccountSignatures(network) {

@@ -72,9 +72,7 @@ describe('groupCommitOf: the writes of one turn in one transaction', () => {
   it('runs inTransaction within a group write as a savepoint of it', async () => {
     const group = groupCommitOf(db)
     await group.run(() => inTransaction(db, insert('nested')))
-    await expect(
-      group.run(() => inTransaction(db, () => insert('nested')())),
-    ).rejects.toThrow(/UNIQUE/)
+    await expect(group.run(() => inTransaction(db, () => insert('nested')()))).rejects.toThrow(/UNIQUE/)
     expect(stored(db)).toEqual(['nested'])
     expect(db.isTransaction).toBe(false)
   })
@@ -109,7 +107,9 @@ describe('kill -9 in the middle of a group commit', () => {
     child.stderr.setEncoding('utf8').on('data', (text: string) => {
       errors += text
     })
-    const signal = await new Promise((resolve) => child.once('exit', (_code, exitSignal) => resolve(exitSignal)))
+    const signal = await new Promise((resolve) =>
+      child.once('exit', (_code, exitSignal) => resolve(exitSignal)),
+    )
     expect(errors).toBe('')
     expect(signal).toBe('SIGKILL')
     const acked = output
