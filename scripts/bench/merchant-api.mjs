@@ -37,7 +37,9 @@ function startProcess(name, script, env) {
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
   const died = exited.then(({ code, signal }) => {
     if (stopping) return new Promise(() => {})
-    throw new Error(`${name} exited (${signal ?? `code ${code}`}) before the benchmark ended; its last lines:\n${lastLines.join('\n')}`)
+    throw new Error(
+      `${name} exited (${signal ?? `code ${code}`}) before the benchmark ended; its last lines:\n${lastLines.join('\n')}`,
+    )
   })
   // observed here, so that an early death is reported where it is awaited, not as unhandled
   died.catch(() => {})
@@ -157,7 +159,9 @@ try {
   }
 
   const measure = (title, url, requestFactory) => whileAlive(needed, load(title, url, requestFactory))
-  const ceilingGet = onlyCreates ? null : await measure('ceiling GET (HMAC check only)', ceilingBase, getRequest)
+  const ceilingGet = onlyCreates
+    ? null
+    : await measure('ceiling GET (HMAC check only)', ceilingBase, getRequest)
   const get = onlyCreates ? null : await measure('standalone GET /payments/:id', base, getRequest)
   const ceilingPost = await measure('ceiling POST (HMAC check only)', ceilingBase, createRequest)
   const create = await measure('standalone POST /payments', base, createRequest)

@@ -135,8 +135,8 @@ export function createMerchantWallets(deps: {
         record.walletId,
       )
       return {
+        ...deriver,
         walletId: record.walletId,
-        derive: deriver.derive,
         keyIdOf: (chain) => (chain === 'TRON' ? record.tronAccountKeyFingerprint : record.solanaAddress0),
       }
     },

@@ -1,4 +1,5 @@
 export * from './address-allocator.js'
+export * from './address-pool.js'
 export * from './bus.js'
 export * from './chain-indexer-store.js'
 export * from './checkpoints.js'
