@@ -44,8 +44,8 @@ export interface DeliveryRecorderOptions {
   checkoutLinks: Pick<CheckoutLinks, 'urlOf'>
   /** default `notifier` */
   groupId?: string
-  /** called after a delivery was recorded, to wake the dispatcher */
-  onRecorded?: () => void
+  /** called with the deliveries recorded for an event (with a target), for the dispatcher to claim at once */
+  onRecorded?: (deliveryIds: string[]) => void
   /** how the bus paces retries while a store fails; the bus's defaults unless given */
   retry?: Pick<SubscribeOptions, 'retryDelayMs' | 'maxRetryDelayMs'>
   /** counts deliveries recorded without a target: the dispatcher never attempts those */
@@ -93,6 +93,7 @@ export function createDeliveryRecorder(options: DeliveryRecorderOptions): Delive
         event: kind,
         payment: webhookPaymentFields(state, event, options.checkoutLinks.urlOf(event.paymentId)),
       }
+      const recordedIds: string[] = []
       for (const { deliveryId, endpointId, targetUrl } of targets) {
         const recorded = await deliveries.enqueue({
           deliveryId,
@@ -117,9 +118,12 @@ export function createDeliveryRecorder(options: DeliveryRecorderOptions): Delive
         if (targetUrl === null) {
           logger.info(context, 'webhook recorded without a target')
           options.metrics?.recordedWithoutTarget()
-        } else logger.debug(context, 'webhook recorded')
-        options.onRecorded?.()
+        } else {
+          logger.debug(context, 'webhook recorded')
+          recordedIds.push(deliveryId)
+        }
       }
+      if (recordedIds.length > 0) options.onRecorded?.(recordedIds)
     }
     await payments.save(folded)
   }

@@ -161,9 +161,12 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
   // at each target in event order; another target's line goes on. Hosts at
   // their bound are left out (fullHosts), so the claim goes on to other hosts' deliveries instead of
   // taking ones it cannot send yet; theirs stay due, in order.
-  const selectDue = db.prepare(`
+  // the due deliveries, or those of them named (ClaimBounds.among): found by their primary key, the
+  // unary + keeping the planner off the due index, which would walk every due delivery
+  const dueQuery = (named: boolean) =>
+    db.prepare(`
     SELECT * FROM webhook_deliveries AS d
-    WHERE d.status = 'pending' AND d.next_attempt_at <= :now
+    WHERE ${named ? "d.delivery_id IN (SELECT value FROM json_each(:among)) AND +d.status = 'pending' AND +d.next_attempt_at <= :now" : "d.status = 'pending' AND d.next_attempt_at <= :now"}
       AND (d.leased_until IS NULL OR d.leased_until < :now)
       AND d.target_host NOT IN (SELECT value FROM json_each(:fullHosts))
       AND NOT EXISTS (
@@ -174,6 +177,8 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
     ORDER BY d.next_attempt_at, d.created_at, d.sequence
     LIMIT :limit
   `)
+  const selectDue = dueQuery(false)
+  const selectDueAmong = dueQuery(true)
   const lease = db.prepare('UPDATE webhook_deliveries SET leased_until = ? WHERE delivery_id = ?')
   const insertAttempt = db.prepare(`
     INSERT INTO webhook_attempts (delivery_id, attempt, at, status_code, duration_ms, error, url)
@@ -238,7 +243,7 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
         return Number(changes) === 1
       },
 
-      async claimDue(now, { limit, leaseMs, perTargetHost }) {
+      async claimDue(now, { limit, leaseMs, perTargetHost, among }) {
         const leasedUntil = new Date(Date.parse(now) + leaseMs).toISOString()
         return await group.run(() => {
           const inFlight = new Map<string, number>()
@@ -254,11 +259,15 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
           // them out. A row is passed over only for a host this round filled, so every round that
           // reads anything takes something: at most `limit` rounds, one in the usual case.
           while (claimed.length < limit) {
-            const rows = selectDue.all({
+            const parameters = {
               now,
               fullHosts: JSON.stringify([...fullHosts]),
               limit: limit - claimed.length,
-            })
+            }
+            const rows =
+              among === undefined
+                ? selectDue.all(parameters)
+                : selectDueAmong.all({ ...parameters, among: JSON.stringify(among) })
             if (rows.length === 0) break
             for (const row of rows) {
               const host = row.target_host as string
