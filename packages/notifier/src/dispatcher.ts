@@ -459,7 +459,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       if (!loop.isRunning()) return
       claimAndStart(deliveryIds).catch((error: unknown) => {
         // the loop's claim takes them: they are due
-        logger.warn({ err: error, deliveryIds }, 'claiming recorded webhooks failed; the next claim takes them')
+        logger.warn(
+          { err: error, deliveryIds },
+          'claiming recorded webhooks failed; the next claim takes them',
+        )
         loop.wake()
       })
     },

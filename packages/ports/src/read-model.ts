@@ -58,3 +58,49 @@ export interface PaymentReadModel {
   /** one page of the payments that received funds, from an index of those alone */
   listFunded(query: FundedPaymentQuery): Promise<PaymentDocument[]>
 }
+
+/**
+ * The read model of a consumer that folds each payment's events onto the document it saved last
+ * (the projection, the notifier's copy): `get` answers from memory what this instance saved or read
+ * last of a payment, so a fold costs the store one write and no read (docs/capacity.md, "Commands
+ * per payment"). Safe beside other writers because every save is guarded by revision: a document
+ * remembered here is never newer than the stored one, and an event folded onto an older one yields a
+ * save the store ignores ('stale'); a save that fails is forgotten. At most `maxEntries` payments,
+ * the least recently used forgotten first.
+ */
+export function rememberingReadModel(readModel: PaymentReadModel, maxEntries = 10_000): PaymentReadModel {
+  const remembered = new Map<string, PaymentDocument>()
+  const remember = (document: PaymentDocument) => {
+    remembered.delete(document.paymentId)
+    remembered.set(document.paymentId, document)
+    for (const oldest of remembered.keys()) {
+      if (remembered.size <= maxEntries) break
+      remembered.delete(oldest)
+    }
+  }
+  return {
+    ...readModel,
+    async get(paymentId) {
+      const known = remembered.get(paymentId)
+      if (known !== undefined) {
+        remember(known)
+        return known
+      }
+      const document = await readModel.get(paymentId)
+      if (document !== null) remember(document)
+      return document
+    },
+    async save(document) {
+      try {
+        const outcome = await readModel.save(document)
+        // a stale save means the store holds newer: read it again next time
+        if (outcome === 'applied') remember(document)
+        else remembered.delete(document.paymentId)
+        return outcome
+      } catch (error) {
+        remembered.delete(document.paymentId)
+        throw error
+      }
+    },
+  }
+}

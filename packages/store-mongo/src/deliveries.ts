@@ -296,7 +296,9 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
             ? undefined
             : (
                 await Promise.all(
-                  among.map((deliveryId) => deliveries.findOne({ _id: deliveryId, ...dueAt(now), ...unleased })),
+                  among.map((deliveryId) =>
+                    deliveries.findOne({ _id: deliveryId, ...dueAt(now), ...unleased }),
+                  ),
                 )
               ).filter((candidate) => candidate !== null)
         if (named?.length === 0) return claimed
