@@ -724,6 +724,46 @@ function ferretShareOfLegs(commandsByService, intervals) {
   })
 }
 
+/**
+ * MongoDB commands per unit of work (a create, a confirmed payment), per service and per command
+ * and collection, from the command traces: those started within `window`, less what the service
+ * sends idle over as long (its rate within `idle`), divided by `units`.
+ */
+function commandsPerUnit(commandsByService, window, idle, units) {
+  const seconds = (window.to - window.from) / 1000
+  const idleSeconds = (idle.to - idle.from) / 1000
+  const rows = []
+  for (const [service, commands] of commandsByService) {
+    const counts = new Map()
+    for (const { at, command, collection } of commands) {
+      const key = `${command} ${collection}`
+      const entry = counts.get(key) ?? { during: 0, idle: 0 }
+      if (at >= window.from && at < window.to) entry.during += 1
+      if (at >= idle.from && at < idle.to) entry.idle += 1
+      counts.set(key, entry)
+    }
+    const byCommand = [...counts]
+      .map(([what, { during, idle: idleCount }]) => [
+        what,
+        Math.max(0, (during - (idleCount / idleSeconds) * seconds) / units),
+      ])
+      .filter(([, perUnit]) => perUnit >= 0.05)
+      .sort((a, b) => b[1] - a[1])
+    rows.push({ service, total: byCommand.reduce((sum, [, perUnit]) => sum + perUnit, 0), byCommand })
+  }
+  return rows.sort((a, b) => b.total - a.total)
+}
+
+function printCommandsPerUnit(title, rows) {
+  out(`\n${title}\n`)
+  out('| service | commands | of which |\n|---|---|---|')
+  for (const { service, total, byCommand } of rows) {
+    const detail = byCommand.map(([what, perUnit]) => `${what} ${perUnit.toFixed(1)}`).join(', ')
+    out(`| ${service} | ${total.toFixed(1)} | ${detail} |`)
+  }
+  out(`| all | ${rows.reduce((sum, row) => sum + row.total, 0).toFixed(1)} | |`)
+}
+
 // ---- bus lag: how far the consumers, in their own processes, are behind what was published ----
 async function busLagMonitor(brokers) {
   const kafka = new Kafka({ clientId: 'bench-lag', brokers: [brokers], logLevel: kafkaLogLevel.NOTHING })
@@ -926,6 +966,12 @@ try {
   out(
     `  per create, all services: ${perCreate.ferret.toFixed(1)} FerretDB commands (${perCreate.ferretByCommand}), ${perCreate.paymentEvents.toFixed(1)} payment events on the bus`,
   )
+  // per service, from the command traces: the create load until the consumers caught up, and the
+  // webhook phase (each paid payment's confirmations, decision and webhook), both net of idle
+  const traced = readMongoTraces(cluster.mongoTraces)
+  const idleWindow = { from: idleFrom.at, to: idleTo.at }
+  const perCreateByService = commandsPerUnit(traced, { from: createFrom.at, to: createTo.at }, idleWindow, create.ok)
+  const perConfirmationByService = commandsPerUnit(traced, webhook.window, idleWindow, webhook.count)
   const idleSeconds = (idleTo.at - idleFrom.at) / 1000
   const idleRates = Object.keys(idleTo.ferret)
     .map((command) => [command, (idleTo.ferret[command] - (idleFrom.ferret[command] ?? 0)) / idleSeconds])
@@ -1043,6 +1089,14 @@ try {
       `| ${row.service} | ${row.what} | ${row.perSecond.toFixed(1)} | ${ms(row.p50)} | ${ms(row.p99)} | ${Math.round(row.busy * 100)} |`,
     )
   }
+  printCommandsPerUnit(
+    'MongoDB commands per create, by service (command traces; from the create load until the consumers caught up, net of idle)',
+    perCreateByService,
+  )
+  printCommandsPerUnit(
+    'MongoDB commands per paid payment, by service (command traces; the confirmation → webhook phase: its transfer, confirmations, decision and webhook, net of idle)',
+    perConfirmationByService,
+  )
   out('\nCPU, % of one core (the machine has two: 200 % in all)\n')
   out(
     `| phase | ${processNames.join(' | ')} | anything else | machine |\n|---|${processNames.map(() => '---|').join('')}---|---|`,
