@@ -13,7 +13,7 @@
 // fails or is interrupted.
 
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
@@ -45,6 +45,7 @@ import {
   waitUntil,
 } from '../../packages/local-servers/dist/local-process.js'
 import { freeLoopbackPort } from '../../packages/local-servers/dist/ports.js'
+import { startPostgres, stopPostgres } from '../../packages/local-servers/dist/postgresql.js'
 import { apiAuthHeaders } from '../../packages/signing/dist/index.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -61,6 +62,11 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 16)
 const webhookPayments = Number(process.env.BENCH_WEBHOOK_PAYMENTS ?? 50)
 const kafkaMessages = Number(process.env.BENCH_KAFKA_MESSAGES ?? 500)
 const tronBlockMs = Number(process.env.BENCH_TRON_BLOCK_MS ?? 50)
+// FerretDB's backend: its SQLite files (the tests' and scripts/up's), or PostgreSQL (Debian's, started
+// here like Kafka, never as root), which answers filters on any field itself
+const ferretBackend = process.env.BENCH_FERRETDB_BACKEND ?? 'sqlite'
+if (!['sqlite', 'postgresql'].includes(ferretBackend))
+  throw new Error(`BENCH_FERRETDB_BACKEND must be sqlite or postgresql, not ${ferretBackend}`)
 const readTargets = 200
 const findOneSequential = 1000
 const SOLANA_BLOCK_MS = 400
@@ -143,12 +149,26 @@ const clockTicks = (() => {
 const LOAD_GENERATOR = 'bench'
 function cpuSeconds() {
   const seconds = { at: performance.now() / 1000 }
-  for (const { name, pid } of watchedProcesses) {
+  // after the command name in parentheses: field 4 ppid, 14 utime and 15 stime (in clock ticks)
+  const statOf = (pid) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) }
+  }
+  for (const { name, pid, withChildren } of watchedProcesses) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      // after the command name in parentheses: field 14 utime and 15 stime, in clock ticks
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      seconds[name] = (Number(fields[11]) + Number(fields[12])) / clockTicks
+      let ticks = statOf(pid).ticks
+      // PostgreSQL works in a process per connection, children of the one started
+      if (withChildren) {
+        for (const entry of readdirSync('/proc')) {
+          if (!/^\d+$/.test(entry)) continue
+          try {
+            const child = statOf(entry)
+            if (child.ppid === pid) ticks += child.ticks
+          } catch {}
+        }
+      }
+      seconds[name] = ticks / clockTicks
     } catch {
       seconds[name] = Number.NaN
     }
@@ -251,8 +271,9 @@ async function startCluster(dataDir) {
     kafkaPort,
     controllerPort,
     ferretPort,
+    postgresPort,
     ...metricsPorts
-  ] = await Promise.all(Array.from({ length: 9 + SERVICE_NAMES.length }, () => freeLoopbackPort()))
+  ] = await Promise.all(Array.from({ length: 10 + SERVICE_NAMES.length }, () => freeLoopbackPort()))
   // each service's METRICS_PORT: free ones, so that the bench runs beside scripts/up
   const metrics = Object.fromEntries(SERVICE_NAMES.map((name, index) => [name, metricsPorts[index]]))
   // scripts/up's layout, so that if this process is killed outright scripts/down stops what is left
@@ -267,9 +288,23 @@ async function startCluster(dataDir) {
     pid: readPid(layout.kafkaPidFile),
     logFile: join(layout.kafkaDirectory, 'kafka.log'),
   })
-  out(`starting FerretDB ${FERRETDB_VERSION} on 127.0.0.1:${ferretPort}`)
+  let postgresqlUrl
+  if (ferretBackend === 'postgresql') {
+    const directory = join(dataDir, 'postgresql')
+    out(`starting PostgreSQL on 127.0.0.1:${postgresPort}`)
+    cleanups.push({ name: 'postgresql', run: () => stopPostgres(directory) })
+    postgresqlUrl = (await startPostgres({ directory, port: postgresPort })).url
+    const pid = readPid(join(directory, 'postgresql.pid'))
+    startedPids.push(pid)
+    watchedProcesses.push({ name: 'postgresql', pid, logFile: join(directory, 'postgresql.log'), withChildren: true })
+  }
+  out(`starting FerretDB ${FERRETDB_VERSION} (${ferretBackend} backend) on 127.0.0.1:${ferretPort}`)
   cleanups.push({ name: 'ferretdb', run: () => stopPidFile(layout.ferretdbPidFile, 'SIGTERM') })
-  const ferret = await startFerretDb({ directory: layout.ferretdbDirectory, port: ferretPort })
+  const ferret = await startFerretDb({
+    directory: layout.ferretdbDirectory,
+    port: ferretPort,
+    ...(postgresqlUrl ? { postgresqlUrl } : {}),
+  })
   startedPids.push(readPid(layout.ferretdbPidFile))
   watchedProcesses.push({
     name: 'ferretdb',
@@ -1016,7 +1051,7 @@ try {
   const x = (a, b) => `${(a / b).toFixed(1)} ×`
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
   out(
-    `\nmachine: ${machine}; Kafka ${KAFKA_VERSION}, FerretDB ${FERRETDB_VERSION}; date: ${new Date().toISOString().slice(0, 10)}`,
+    `\nmachine: ${machine}; Kafka ${KAFKA_VERSION}, FerretDB ${FERRETDB_VERSION} (${ferretBackend} backend); date: ${new Date().toISOString().slice(0, 10)}`,
   )
   out(
     `${connections} connections / in flight, ${duration} s per load row; TRON blocks every ${tronBlockMs} ms; load generator on the same cores`,
@@ -1060,6 +1095,7 @@ try {
   out(`| webhook latency p50 / Kafka round trip p50 | ${x(webhook.p50, kafkaFloor.p50)} |`)
   out(`| webhook latency p99 / Kafka round trip p99 | ${x(webhook.p99, kafkaFloor.p99)} |`)
   const processNames = [
+    ...(ferretBackend === 'postgresql' ? ['postgresql'] : []),
     'ferretdb',
     'kafka',
     'gateway',
