@@ -883,6 +883,53 @@ const deathWatch = setInterval(() => {
 }, 500)
 deathWatch.unref()
 
+// ---- standalone's creates, in the same run: what the distributed shape is set against ----
+/**
+ * The same create load on standalone (one process on SQLite, SQLITE_SYNCHRONOUS as given, FULL by
+ * default), run before the cluster starts so that each has the machine to itself.
+ */
+async function standaloneCreates() {
+  const directory = mkdtempSync(join(tmpdir(), 'chainpay-bench-standalone-'))
+  cleanups.push({ name: 'standalone data', run: async () => rmSync(directory, { recursive: true, force: true }) })
+  const [port, admin, metrics] = await Promise.all([1, 2, 3].map(() => freeLoopbackPort()))
+  const pidFile = join(directory, 'standalone.pid')
+  const logFile = join(directory, 'standalone.log')
+  cleanups.push({ name: 'standalone', run: () => stopPidFile(pidFile, 'SIGTERM') })
+  const started = startDetached({
+    command: process.execPath,
+    args: [join(root, 'services/standalone/dist/main.js')],
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      ADMIN_PORT: String(admin),
+      METRICS_PORT: String(metrics),
+      HOST: '127.0.0.1',
+      DATA_DIR: join(directory, 'data'),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '100000000',
+      ...(process.env.SQLITE_SYNCHRONOUS ? { SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS } : {}),
+    },
+    logFile,
+    pidFile,
+  })
+  startedPids.push(started.pid)
+  const base = `http://127.0.0.1:${port}`
+  await waitUntil(async () => (await fetch(`${base}/readyz`)).status === 200, {
+    timeoutMs: READY_TIMEOUT_MS,
+    giveUpIf: () => !isAlive(started.pid),
+    describe: () => `standalone did not become ready; last lines of ${logFile}:\n${tail(logFile)}`,
+  })
+  const credentials = JSON.parse(readFileSync(join(directory, 'data', 'demo-merchant.json'), 'utf8'))
+  let n = 0
+  const row = await load('standalone POST /payments (same run, before the cluster)', base, () => {
+    const path = '/api/merchant/v1/payments'
+    const body = JSON.stringify({ amount: '10.5', currency: 'USDT', network: 'TRON', idempotencyKey: `standalone-${n++}` })
+    return { method: 'POST', path, body, headers: signed(credentials, 'POST', path, body) }
+  })
+  await stopPidFile(pidFile, 'SIGTERM')
+  return row
+}
+
 // ---- the run ----
 const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-bench-distributed-'))
 if (!process.env.BENCH_KEEP_DATA)
@@ -896,6 +943,7 @@ const loadBefore = loadavg()[0].toFixed(2)
 if (loadavg()[0] > 0.5)
   out(`note: the machine is not idle (load average ${loadBefore}); figures will be lower`)
 try {
+  const standaloneCreate = await standaloneCreates()
   const cluster = await startCluster(dataDir)
   const { plan, credentials } = cluster
   const base = plan.urls.gateway
@@ -1076,6 +1124,9 @@ try {
   out(`| ${get.title} | ${get.rps} | ${get.p50} | ${get.p99} |`)
   out(`| ${create.title} | ${create.rps} | ${create.p50} | ${create.p99} |`)
   out(
+    `| ${standaloneCreate.title} | ${standaloneCreate.rps} | ${standaloneCreate.p50} | ${standaloneCreate.p99} |`,
+  )
+  out(
     `| confirmation block → payment.confirmed webhook (${webhook.count} payments) | | ${ms(webhook.p50)} | ${ms(webhook.p99)} |`,
   )
   for (const { key, label } of WEBHOOK_LEGS) {
@@ -1095,6 +1146,9 @@ try {
     `| gateway GET p50 / bare findOne p50 (both ${connections} in flight) | ${x(get.p50, findOne.concurrent.p50)} |`,
   )
   out(`| gateway create throughput / gateway GET throughput | ${pct(create.rps, get.rps)} |`)
+  out(
+    `| distributed create throughput / standalone's (${standaloneCreate.rps}/s, same run) | ${pct(create.rps, standaloneCreate.rps)} |`,
+  )
   out(`| gateway create throughput / bare insertOne throughput | ${pct(create.rps, insertOne.rps)} |`)
   out(`| FerretDB commands per create (all services, net of idle) | ${perCreate.ferret.toFixed(1)} |`)
   out(`| webhook latency p50 / Kafka round trip p50 | ${x(webhook.p50, kafkaFloor.p50)} |`)
