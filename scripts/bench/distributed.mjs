@@ -296,7 +296,12 @@ async function startCluster(dataDir) {
     postgresqlUrl = (await startPostgres({ directory, port: postgresPort })).url
     const pid = readPid(join(directory, 'postgresql.pid'))
     startedPids.push(pid)
-    watchedProcesses.push({ name: 'postgresql', pid, logFile: join(directory, 'postgresql.log'), withChildren: true })
+    watchedProcesses.push({
+      name: 'postgresql',
+      pid,
+      logFile: join(directory, 'postgresql.log'),
+      withChildren: true,
+    })
   }
   out(`starting FerretDB ${FERRETDB_VERSION} (${ferretBackend} backend) on 127.0.0.1:${ferretPort}`)
   cleanups.push({ name: 'ferretdb', run: () => stopPidFile(layout.ferretdbPidFile, 'SIGTERM') })
@@ -890,7 +895,10 @@ deathWatch.unref()
  */
 async function standaloneCreates() {
   const directory = mkdtempSync(join(tmpdir(), 'chainpay-bench-standalone-'))
-  cleanups.push({ name: 'standalone data', run: async () => rmSync(directory, { recursive: true, force: true }) })
+  cleanups.push({
+    name: 'standalone data',
+    run: async () => rmSync(directory, { recursive: true, force: true }),
+  })
   const [port, admin, metrics] = await Promise.all([1, 2, 3].map(() => freeLoopbackPort()))
   const pidFile = join(directory, 'standalone.pid')
   const logFile = join(directory, 'standalone.log')
@@ -923,7 +931,12 @@ async function standaloneCreates() {
   let n = 0
   const row = await load('standalone POST /payments (same run, before the cluster)', base, () => {
     const path = '/api/merchant/v1/payments'
-    const body = JSON.stringify({ amount: '10.5', currency: 'USDT', network: 'TRON', idempotencyKey: `standalone-${n++}` })
+    const body = JSON.stringify({
+      amount: '10.5',
+      currency: 'USDT',
+      network: 'TRON',
+      idempotencyKey: `standalone-${n++}`,
+    })
     return { method: 'POST', path, body, headers: signed(credentials, 'POST', path, body) }
   })
   await stopPidFile(pidFile, 'SIGTERM')
@@ -1058,7 +1071,12 @@ try {
   // webhook phase (each paid payment's confirmations, decision and webhook), both net of idle
   const traced = readMongoTraces(cluster.mongoTraces)
   const idleWindow = { from: idleFrom.at, to: idleTo.at }
-  const perCreateByService = commandsPerUnit(traced, { from: createFrom.at, to: createTo.at }, idleWindow, created)
+  const perCreateByService = commandsPerUnit(
+    traced,
+    { from: createFrom.at, to: createTo.at },
+    idleWindow,
+    created,
+  )
   const perConfirmationByService = commandsPerUnit(traced, webhook.window, idleWindow, webhook.count)
   const idleSeconds = (idleTo.at - idleFrom.at) / 1000
   const idleRates = Object.keys(idleTo.ferret)

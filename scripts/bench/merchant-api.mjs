@@ -167,8 +167,17 @@ async function confirmationToWebhook() {
     const payments = []
     for (let i = 0; i < webhookPayments; i++) {
       const path = '/api/merchant/v1/payments'
-      const body = JSON.stringify({ amount: '10.5', currency: 'USDT', network: 'TRON', callbackUrl: receiver.url })
-      const res = await fetch(base + path, { method: 'POST', body, headers: signed(credentials, 'POST', path, body) })
+      const body = JSON.stringify({
+        amount: '10.5',
+        currency: 'USDT',
+        network: 'TRON',
+        callbackUrl: receiver.url,
+      })
+      const res = await fetch(base + path, {
+        method: 'POST',
+        body,
+        headers: signed(credentials, 'POST', path, body),
+      })
       if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`)
       payments.push(await res.json())
     }
@@ -179,7 +188,8 @@ async function confirmationToWebhook() {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ to: payment.generatedAddress, amount: payment.amount, currency: 'USDT' }),
       })
-      if (response.status !== 201) throw new Error(`transfer answered ${response.status}: ${await response.text()}`)
+      if (response.status !== 201)
+        throw new Error(`transfer answered ${response.status}: ${await response.text()}`)
       txHashes.set(payment.paymentId, (await response.json()).txHash)
       const deadline = Date.now() + 60_000
       while (!receiver.confirmed.has(payment.paymentId)) {
@@ -189,17 +199,28 @@ async function confirmationToWebhook() {
     }
     const db = new DatabaseSync(join(webhookDir, 'chainpay.sqlite'), { readOnly: true })
     try {
-      const heightOf = db.prepare("SELECT block_height FROM sim_transfers WHERE network = 'TRON' AND tx_hash = ? LIMIT 1")
+      const heightOf = db.prepare(
+        "SELECT block_height FROM sim_transfers WHERE network = 'TRON' AND tx_hash = ? LIMIT 1",
+      )
       const timeOf = db.prepare("SELECT time FROM sim_blocks WHERE network = 'TRON' AND height = ?")
       const deliveryOf = db.prepare(
         "SELECT delivery_id, created_at FROM webhook_deliveries WHERE payment_id = ? AND event_type = 'payment.confirmed'",
       )
-      const firstAttemptOf = db.prepare('SELECT at FROM webhook_attempts WHERE delivery_id = ? AND attempt = 1')
-      const legs = { total: [], toDecision: [], decisionToRecorded: [], recordedToAttempt: [], attemptToWebhook: [] }
+      const firstAttemptOf = db.prepare(
+        'SELECT at FROM webhook_attempts WHERE delivery_id = ? AND attempt = 1',
+      )
+      const legs = {
+        total: [],
+        toDecision: [],
+        decisionToRecorded: [],
+        recordedToAttempt: [],
+        attemptToWebhook: [],
+      }
       for (const payment of payments) {
         const txHash = txHashes.get(payment.paymentId)
         const webhook = receiver.confirmed.get(payment.paymentId)
-        if (webhook.txHash !== txHash) throw new Error(`webhook of ${payment.paymentId} names ${webhook.txHash}`)
+        if (webhook.txHash !== txHash)
+          throw new Error(`webhook of ${payment.paymentId} names ${webhook.txHash}`)
         const height = Number(heightOf.get(txHash).block_height)
         const finalBlockAt = Date.parse(timeOf.get(height + TRON_REQUIRED - 1).time)
         const path = `/api/merchant/v1/payments/${payment.paymentId}`
