@@ -581,8 +581,24 @@ describe('createWebhookDispatcher', () => {
         .toBe('delivered')
       await dispatcher.stop()
       expect(claims.byId).toEqual([[delivery?.deliveryId]])
-      // at start; after the delivery, which may let the payment's next go; never for the recording
-      expect(claims.count).toBe(2)
+      // at start only: not for the recording, nor after the delivery, which held nothing back
+      expect(claims.count).toBe(1)
+    })
+
+    it("sends a recorded delivery held back behind its payment's earlier one once that one is delivered", async () => {
+      const { deliveries, claims } = countingClaims()
+      const dispatcher = await startedDispatcher({ deliveries }, claims)
+      const [first, second] = await enqueue(2)
+      dispatcher.dispatchRecorded([first?.deliveryId ?? '', second?.deliveryId ?? ''])
+      await expect.poll(() => statusOf(second as WebhookDelivery)).toBe('delivered')
+      expect(receiver.received.map((webhook) => webhook.eventId)).toEqual([
+        first?.deliveryId,
+        second?.deliveryId,
+      ])
+      await dispatcher.stop()
+      // at start; the second was held back by id, so the first one's delivery woke the loop, which
+      // claimed it; that claim took one, so the second one's delivery woke it once more
+      expect(claims.count).toBe(3)
     })
 
     it('sleeps until a retry it scheduled falls due on its clock, then sends it', async () => {

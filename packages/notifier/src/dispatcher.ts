@@ -380,12 +380,24 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   /**
+   * Whether a claim may have passed over a due delivery because an earlier one of its payment was
+   * pending: then a delivery that leaves the pending state wakes the loop, whose claim reads the due
+   * deliveries. A claim of the due deliveries that took none leaves none so held back (what is due
+   * then waits for a retry's timer or a host's place, which wake the loop themselves); one that took
+   * some may have; a claim by id that took fewer than it was given may have.
+   */
+  let mayHaveHeldBack = true
+
+  /**
    * claims what is due within the free slots (of `among` only, when given) and starts it; the
    * attempts, not awaited
    */
   async function claimAndStart(among?: readonly string[]): Promise<Promise<void>[]> {
     const free = concurrency - inFlight.size
-    if (free <= 0) return []
+    if (free <= 0) {
+      if (among !== undefined) mayHaveHeldBack = true
+      return []
+    }
     const now = clock.now()
     const claimed = await deliveries.claimDue(now.toISOString(), {
       limit: free,
@@ -393,6 +405,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       perTargetHost: concurrencyPerTargetHost,
       ...(among === undefined ? {} : { among }),
     })
+    if (among === undefined) mayHaveHeldBack = claimed.length > 0
+    else if (claimed.length < among.length) mayHaveHeldBack = true
     // a lease is free once the clock is past its end (the stores compare leasedUntil < now)
     const leaseFreeAt = now.getTime() + leaseMs + 1
     return claimed.map((delivery) => {
@@ -418,9 +432,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           else inFlightPerHost.set(host, hostInFlight - 1)
           // A freed slot matters only if the loop found none, a freed place at the host only if the
           // claim passed over the host's other deliveries; a delivery that left the pending state
-          // may let the next delivery of its payment go. A retry holds its payment back until the
-          // timer wakes the loop for it.
-          if (wasFull || hostWasFull || leftPending) loop.wake()
+          // may let the next delivery of its payment go, if a claim may have held one back. A
+          // retry holds its payment back until the timer wakes the loop for it.
+          if (wasFull || hostWasFull || (leftPending && mayHaveHeldBack)) loop.wake()
         })
       inFlight.add(work)
       return work

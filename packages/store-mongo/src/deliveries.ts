@@ -129,6 +129,11 @@ const FINISHED_STATUSES: DeliveryStatus[] = ['delivered', 'failed', 'no_target']
 // the order in which due deliveries are offered, as in the SQLite adapter; _id makes it total
 const DUE_ORDER = { nextAttemptAt: 1, createdAt: 1, sequence: 1, _id: 1 } as const
 
+/** a filter on one value by equality (which FerretDB's PostgreSQL backend filters in SQL), else $in */
+function oneOrAny(values: string[]): string | { $in: string[] } {
+  return values.length === 1 && values[0] !== undefined ? values[0] : { $in: values }
+}
+
 /** DUE_ORDER as a comparison, for deliveries read by id */
 function dueOrder(a: DeliveryDocument, b: DeliveryDocument): number {
   for (const field of ['nextAttemptAt', 'createdAt', 'sequence', '_id'] as const) {
@@ -169,8 +174,10 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
    * has no $lookup.
    */
   async function firstInLine(paymentIds: string[]): Promise<Map<string, number>> {
+    const payments = [...new Set(paymentIds)]
+    // one payment (a claim by id) by equality (oneOrAny)
     const pending = deliveries.find(
-      { paymentId: { $in: [...new Set(paymentIds)] }, status: 'pending' },
+      { paymentId: oneOrAny(payments), status: 'pending' },
       { projection: { _id: 0, paymentId: 1, sequence: 1, endpointId: 1 } },
     )
     const lowest = new Map<string, number>()
@@ -220,7 +227,7 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
       {
         status: 'pending',
         leasedUntil: { $gte: now },
-        ...(hosts === undefined ? {} : { targetHost: { $in: [...new Set(hosts)] } }),
+        ...(hosts === undefined ? {} : { targetHost: oneOrAny([...new Set(hosts)]) }),
       },
       { projection: { _id: 0, targetHost: 1, targetUrl: 1, merchantId: 1 } },
     )
