@@ -161,22 +161,26 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
   // at each target in event order; another target's line goes on. Hosts at
   // their bound are left out (fullHosts), so the claim goes on to other hosts' deliveries instead of
   // taking ones it cannot send yet; theirs stay due, in order.
-  // the due deliveries, or those of them named (ClaimBounds.among): found by their primary key, the
-  // unary + keeping the planner off the due index, which would walk every due delivery
-  const dueQuery = (named: boolean) =>
-    db.prepare(`
-    SELECT * FROM webhook_deliveries AS d
-    WHERE ${named ? "d.delivery_id IN (SELECT value FROM json_each(:among)) AND +d.status = 'pending' AND +d.next_attempt_at <= :now" : "d.status = 'pending' AND d.next_attempt_at <= :now"}
-      AND (d.leased_until IS NULL OR d.leased_until < :now)
-      AND d.target_host NOT IN (SELECT value FROM json_each(:fullHosts))
-      AND NOT EXISTS (
-        SELECT 1 FROM webhook_deliveries AS earlier
-        WHERE earlier.payment_id = d.payment_id AND earlier.endpoint_id IS d.endpoint_id
-          AND earlier.status = 'pending' AND earlier.sequence < d.sequence
-      )
-    ORDER BY d.next_attempt_at, d.created_at, d.sequence
-    LIMIT :limit
-  `)
+  // The due deliveries, or those of them named (ClaimBounds.among): found by their primary key, the
+  // unary + keeping the planner off the due index, which it would otherwise walk.
+  const dueQuery = (named: boolean) => {
+    const due = named
+      ? "d.delivery_id IN (SELECT value FROM json_each(:among)) AND +d.status = 'pending' AND +d.next_attempt_at <= :now"
+      : "d.status = 'pending' AND d.next_attempt_at <= :now"
+    return db.prepare(`
+      SELECT * FROM webhook_deliveries AS d
+      WHERE ${due}
+        AND (d.leased_until IS NULL OR d.leased_until < :now)
+        AND d.target_host NOT IN (SELECT value FROM json_each(:fullHosts))
+        AND NOT EXISTS (
+          SELECT 1 FROM webhook_deliveries AS earlier
+          WHERE earlier.payment_id = d.payment_id AND earlier.endpoint_id IS d.endpoint_id
+            AND earlier.status = 'pending' AND earlier.sequence < d.sequence
+        )
+      ORDER BY d.next_attempt_at, d.created_at, d.sequence
+      LIMIT :limit
+    `)
+  }
   const selectDue = dueQuery(false)
   const selectDueAmong = dueQuery(true)
   const lease = db.prepare('UPDATE webhook_deliveries SET leased_until = ? WHERE delivery_id = ?')
