@@ -81,7 +81,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       merchantApi.addHook('preValidation', merchantAuthentication(deps))
       await limitRequestsPerApiKey(merchantApi, deps.rateLimit)
       await merchantApi.register(paymentRoutes, { ...deps, readYourWrites })
-      await merchantApi.register(paymentReadingRoutes, deps)
+      await merchantApi.register(paymentReadingRoutes, { ...deps, readYourWrites })
       if (deps.webhooks) {
         const webhookDeps = { ...deps.webhooks, merchants: deps.merchants }
         await merchantApi.register(webhookEndpointRoutes, webhookDeps)

@@ -7,7 +7,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises'
 import { type Clock, isoNow } from '@chainpay/platform'
-import type { PaymentCommands, PaymentReadModel, PaymentSnapshot } from '@chainpay/ports'
+import type { PaymentCommands, PaymentDocument, PaymentReadModel, PaymentSnapshot } from '@chainpay/ports'
 
 export interface ReadYourWrites {
   /** the state a command answered, into the read model (or remembered when it will not take it) */
@@ -18,6 +18,12 @@ export interface ReadYourWrites {
    * customer's page, whose token names the payment.
    */
   read(paymentId: string, merchantId: string | null): Promise<PaymentSnapshot | null>
+  /**
+   * A page of the merchant's read model documents as the latest commands through this gateway left
+   * them: one older than a revision remembered here is read from payment-command instead. A payment
+   * the read model does not hold yet is not on the page (docs/architecture.md).
+   */
+  page(documents: PaymentDocument[], merchantId: string): Promise<PaymentSnapshot[]>
 }
 
 interface WarningLog {
@@ -81,6 +87,16 @@ export function createReadYourWrites(options: ReadYourWritesOptions): ReadYourWr
       const owner = merchantId ?? aheadFor ?? document?.merchantId ?? null
       if (owner === null) return null
       return await commands.getPayment({ merchantId: owner, paymentId })
+    },
+
+    async page(documents, merchantId) {
+      return await Promise.all(
+        documents.map(async (document) => {
+          const stored = { payment: document.state, revision: document.revision }
+          if (unsaved.aheadOf(document.paymentId, document.revision) === null) return stored
+          return (await commands.getPayment({ merchantId, paymentId: document.paymentId })) ?? stored
+        }),
+      )
     },
   }
 }

@@ -798,6 +798,17 @@ describe('read your writes', () => {
     expect(commandGets).toEqual([paymentId])
   })
 
+  it('lists a payment as its cancel left it, though the read model kept refusing the write-through', async () => {
+    const { commandGets } = await withFlakyReadModel((revision) => revision >= 1)
+    const paymentId = json(await fixture.create(base)).paymentId as string
+    expect((await fixture.send('POST', `${PAYMENTS}/${paymentId}/cancel`)).statusCode).toBe(200)
+    const listed = json(await fixture.send('GET', PAYMENTS)) as unknown as {
+      data: { paymentId: string; status: string }[]
+    }
+    expect(listed.data.find((payment) => payment.paymentId === paymentId)?.status).toBe('canceled')
+    expect(commandGets).toEqual([paymentId])
+  })
+
   it("serves the customer's page from the same writes: a create and the customer's cancel the read model refused", async () => {
     const { commandGets } = await withFlakyReadModel(() => true)
     const paymentId = json(await fixture.create(base)).paymentId as string
