@@ -45,7 +45,7 @@ const child = spawn(
 const base = `http://127.0.0.1:${port}`
 for (;;) {
   try {
-    if ((await fetch(base + '/readyz')).ok) break
+    if ((await fetch(`${base}/readyz`)).ok) break
   } catch {}
   await sleep(100)
 }

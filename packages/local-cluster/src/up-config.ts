@@ -60,7 +60,9 @@ export function readUpConfig(env: NodeJS.ProcessEnv = process.env): UpConfig | n
       kafkaPort: port('KAFKA_PORT', 9092),
       kafkaControllerPort: port('KAFKA_CONTROLLER_PORT', 9093),
       ferretdbPort: port('FERRETDB_PORT', 27017),
-      ferretdbBackend: read.oneOf('FERRETDB_BACKEND', ['sqlite', 'postgresql'] as const, { default: 'sqlite' }),
+      ferretdbBackend: read.oneOf('FERRETDB_BACKEND', ['sqlite', 'postgresql'] as const, {
+        default: 'sqlite',
+      }),
       postgresPort: port('POSTGRES_PORT', 5433),
       kafkaBrokers: read.optionalString('KAFKA_BROKERS') ?? null,
       mongodbUrl: read.optionalString('MONGODB_URL') ?? null,

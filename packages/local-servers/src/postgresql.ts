@@ -6,7 +6,16 @@
 
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -63,7 +72,11 @@ export function postgresBinaries(): string {
 }
 
 /** how to run a PostgreSQL program: as the `postgres` user when this process is root */
-function asServerUser(): { wrap(binary: string, args: string[]): [string, string[]]; uid: number; gid: number } {
+function asServerUser(): {
+  wrap(binary: string, args: string[]): [string, string[]]
+  uid: number
+  gid: number
+} {
   if (process.getuid?.() !== 0) {
     const { uid, gid } = userInfo()
     return { wrap: (binary, args) => [binary, args], uid, gid }
@@ -75,7 +88,9 @@ function asServerUser(): { wrap(binary: string, args: string[]): [string, string
     ?.split(':')
   const [uid, gid] = [Number(entry?.[2]), Number(entry?.[3])]
   if (!Number.isInteger(uid) || !Number.isInteger(gid))
-    throw new Error("no `postgres` user to run PostgreSQL as (never as root): install Debian's postgresql package")
+    throw new Error(
+      "no `postgres` user to run PostgreSQL as (never as root): install Debian's postgresql package",
+    )
   return {
     wrap: (binary, args) => [
       'setpriv',
@@ -87,7 +102,10 @@ function asServerUser(): { wrap(binary: string, args: string[]): [string, string
 }
 
 /** starts PostgreSQL on 127.0.0.1:`port` with database `database` (created when missing) */
-export async function startPostgres(options: LocalPostgresOptions, database = 'ferretdb'): Promise<LocalPostgres> {
+export async function startPostgres(
+  options: LocalPostgresOptions,
+  database = 'ferretdb',
+): Promise<LocalPostgres> {
   const { directory, port } = options
   const bin = postgresBinaries()
   const user = asServerUser()
@@ -122,7 +140,8 @@ export async function startPostgres(options: LocalPostgresOptions, database = 'f
     await waitUntil(async () => (await psql('SELECT 1')).stdout.trim() === '1', {
       timeoutMs: START_TIMEOUT_MS,
       giveUpIf: () => !isAlive(started.pid),
-      describe: () => `PostgreSQL did not start on 127.0.0.1:${port}; last lines of ${logFile}:\n${tail(logFile)}`,
+      describe: () =>
+        `PostgreSQL did not start on 127.0.0.1:${port}; last lines of ${logFile}:\n${tail(logFile)}`,
     })
     const exists = await psql(`SELECT 1 FROM pg_database WHERE datname = '${database}'`)
     if (exists.stdout.trim() !== '1') await psql(`CREATE DATABASE ${database}`)
