@@ -595,13 +595,20 @@ async function confirmationToWebhook(cluster, database) {
     for await (const { _id, paymentId, createdAt } of confirmedDeliveries)
       recorded.set(paymentId, { deliveryId: _id, at: Date.parse(createdAt) })
     const attemptedAt = new Map()
-    const firstAttempts = database
-      .collection('webhook_attempts')
-      .find(
-        { deliveryId: { $in: [...recorded.values()].map(({ deliveryId }) => deliveryId) }, attempt: 1 },
-        { projection: { deliveryId: 1, at: 1 } },
-      )
-    for await (const { deliveryId, at } of firstAttempts) attemptedAt.set(deliveryId, Date.parse(at))
+    // the dispatcher records an attempt once its answer is in: the last one may lag the arrival
+    await waitUntil(
+      async () => {
+        const firstAttempts = database
+          .collection('webhook_attempts')
+          .find(
+            { deliveryId: { $in: [...recorded.values()].map(({ deliveryId }) => deliveryId) }, attempt: 1 },
+            { projection: { deliveryId: 1, at: 1 } },
+          )
+        for await (const { deliveryId, at } of firstAttempts) attemptedAt.set(deliveryId, Date.parse(at))
+        return attemptedAt.size >= recorded.size
+      },
+      { timeoutMs: 30_000, describe: () => 'the dispatcher did not record every first attempt' },
+    )
     const legs = {
       total: [],
       toDecision: [],
