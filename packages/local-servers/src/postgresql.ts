@@ -1,8 +1,9 @@
-// PostgreSQL for FerretDB's PostgreSQL backend (docs/benchmarks.md, the distributed benchmark):
-// Debian's `postgresql` package, whose server never runs as root. Run by root (as scripts/test and
-// the benchmarks are here), the server and initdb run as the package's `postgres` user, through
-// setpriv, which executes the server in place so that the pid file holds the server's own pid; the
-// cluster lives in a directory of its own under the temporary directory, which that user can reach.
+// PostgreSQL for FerretDB's PostgreSQL backend (docs/capacity.md; scripts/up with
+// FERRETDB_BACKEND=postgresql, the distributed benchmark): Debian's `postgresql` package, whose server
+// never runs as root. Run by root (as scripts/up and the benchmarks are here), the server and initdb
+// run as the package's `postgres` user, through setpriv, which executes the server in place so that
+// the pid file holds the server's own pid; the cluster lives where that user can reach it: a fresh
+// one under the temporary directory (the benchmark's), or one kept across restarts (scripts/up's).
 
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
