@@ -5,7 +5,6 @@
 
 import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
-import { rememberingReadModel } from '@chainpay/ports'
 import {
   createCheckoutLinks,
   createServiceMetrics,
@@ -58,9 +57,8 @@ export async function buildNotifierContext(
   })
   const recorder = createDeliveryRecorder({
     bus: infrastructure.bus(),
-    // the notifier's own copy of payment state, apart from the gateway's read model; each event is
-    // folded onto the copy saved last, without reading it back
-    payments: rememberingReadModel(stores.readModel('notifier_payments')),
+    // the notifier's own copy of payment state, apart from the gateway's read model
+    payments: stores.readModel('notifier_payments'),
     deliveries,
     merchants,
     webhookEndpoints,

@@ -22,6 +22,7 @@ import {
   MERCHANT_DEFAULT_TARGET,
   type MerchantStore,
   type PaymentReadModel,
+  rememberingReadModel,
   type SubscribeOptions,
   Topics,
   type WebhookDelivery,
@@ -58,12 +59,14 @@ export interface DeliveryRecorder extends Service {
 }
 
 export function createDeliveryRecorder(options: DeliveryRecorderOptions): DeliveryRecorder {
-  const { bus, payments, deliveries, merchants, webhookEndpoints, clock } = options
+  const { bus, deliveries, merchants, webhookEndpoints, clock } = options
+  // each event folded onto the copy saved last when it directly follows it, without reading it back
+  const payments = rememberingReadModel(options.payments)
   const logger = moduleLogger(options.logger, 'delivery-recorder')
 
   async function handle(message: ConsumedMessage): Promise<void> {
     const event = parsePaymentEventMessage(message.value)
-    const folded = foldPaymentEvent(await payments.get(event.paymentId), event)
+    const folded = foldPaymentEvent(await payments.documentBefore(event.paymentId, event.revision), event)
     // already folded, so its delivery was recorded before
     if (folded === 'skip') return
     const kind = webhookKindOf(event.type)

@@ -59,16 +59,25 @@ export interface PaymentReadModel {
   listFunded(query: FundedPaymentQuery): Promise<PaymentDocument[]>
 }
 
+/** The read model of a consumer that folds each payment's events onto the document it saved last. */
+export interface RememberingReadModel extends PaymentReadModel {
+  /**
+   * The document an event of `revision` folds onto: the one this instance saved or read last of the
+   * payment when the event directly follows it (`revision` one past it), without reading the store;
+   * the store's otherwise (the payment's first event here, a replay, a gap).
+   */
+  documentBefore(paymentId: string, revision: number): Promise<PaymentDocument | null>
+}
+
 /**
- * The read model of a consumer that folds each payment's events onto the document it saved last
- * (the projection, the notifier's copy): `get` answers from memory what this instance saved or read
- * last of a payment, so a fold costs the store one write and no read (docs/capacity.md, "Commands
- * per payment"). Safe beside other writers because every save is guarded by revision: a document
- * remembered here is never newer than the stored one, and an event folded onto an older one yields a
- * save the store ignores ('stale'); a save that fails is forgotten. At most `maxEntries` payments,
- * the least recently used forgotten first.
+ * For the projection and the notifier (docs/capacity.md, "Webhooks"): an event that directly follows
+ * the document saved last costs the store one write and no read. Safe beside other writers and
+ * against a read model emptied while running (a rebuild): every save is guarded by revision, a
+ * remembered document is never newer than the stored one, and an event that does not directly
+ * follow it (a republished one) reads the store. A save the store finds stale, or that fails, is
+ * forgotten. At most `maxEntries` payments, the least recently used forgotten first.
  */
-export function rememberingReadModel(readModel: PaymentReadModel, maxEntries = 10_000): PaymentReadModel {
+export function rememberingReadModel(readModel: PaymentReadModel, maxEntries = 10_000): RememberingReadModel {
   const remembered = new Map<string, PaymentDocument>()
   const remember = (document: PaymentDocument) => {
     remembered.delete(document.paymentId)
@@ -80,9 +89,9 @@ export function rememberingReadModel(readModel: PaymentReadModel, maxEntries = 1
   }
   return {
     ...readModel,
-    async get(paymentId) {
+    async documentBefore(paymentId, revision) {
       const known = remembered.get(paymentId)
-      if (known !== undefined) {
+      if (known !== undefined && known.revision === revision - 1) {
         remember(known)
         return known
       }

@@ -36,7 +36,10 @@ export function createProjectionService(options: ProjectionServiceOptions): Serv
     ...options.retry,
     handle: async (consumed) => {
       const message = parsePaymentEventMessage(consumed.value)
-      const projected = foldPaymentEvent(await readModel.get(message.paymentId), message)
+      const projected = foldPaymentEvent(
+        await readModel.documentBefore(message.paymentId, message.revision),
+        message,
+      )
       if (projected === 'skip') {
         logger.debug(
           { paymentId: message.paymentId, revision: message.revision },

@@ -77,6 +77,17 @@ describe('groupCommitOf: the writes of one turn in one transaction', () => {
     expect(db.isTransaction).toBe(false)
   })
 
+  it("joins a transaction its caller holds open, whose commit or rollback is the caller's", async () => {
+    const group = groupCommitOf(db)
+    db.exec('BEGIN')
+    await group.run(insert('held'))
+    db.exec('ROLLBACK')
+    db.exec('BEGIN')
+    await group.run(insert('kept'))
+    db.exec('COMMIT')
+    expect(stored(db)).toEqual(['kept'])
+  })
+
   it('rejects every write of a turn whose transaction cannot begin, and commits the next turn', async () => {
     const other = openSqliteDatabase(path)
     try {

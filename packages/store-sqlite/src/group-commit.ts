@@ -6,7 +6,8 @@
 // anything a kill -9 or a power loss could take back. Each write runs in a savepoint of its own: one
 // that throws is rolled back alone and rejects its own caller, the others commit. Readers on the
 // connection see only committed state: the transaction is opened and committed within one
-// synchronous flush, nothing else runs in between.
+// synchronous flush, nothing else runs in between. Writes asked for while a caller holds a
+// transaction open on the connection join that transaction instead; its commit is the caller's.
 
 import type { DatabaseSync } from './database.js'
 
@@ -48,8 +49,11 @@ function createGroupCommit(db: DatabaseSync): GroupCommit {
     const batch = queue
     queue = []
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = []
+    // a transaction its caller holds open across awaits (as inTransaction's would be, nested): the
+    // writes join it, each in its savepoint, and its commit is the caller's
+    const outer = db.isTransaction
     try {
-      db.exec('BEGIN IMMEDIATE')
+      if (!outer) db.exec('BEGIN IMMEDIATE')
     } catch (error) {
       for (const write of batch) write.reject(error)
       return
@@ -66,14 +70,14 @@ function createGroupCommit(db: DatabaseSync): GroupCommit {
           outcomes.push({ ok: false, error })
         }
       }
-      db.exec('COMMIT')
+      if (!outer) db.exec('COMMIT')
     } catch (error) {
       // the commit itself failed (or a savepoint could not be rolled back): nothing of it holds
-      if (db.isTransaction) db.exec('ROLLBACK')
+      if (db.isTransaction && !outer) db.exec('ROLLBACK')
       for (const write of batch) write.reject(error)
       return
     }
-    commits += 1
+    if (!outer) commits += 1
     writes += batch.length
     for (const [i, write] of batch.entries()) {
       const outcome = outcomes[i]
