@@ -15,7 +15,7 @@ import {
   metricsService,
   type ServiceContext,
 } from '@chainpay/service-kit'
-import { createAddressDeriver, merchantWalletPublicParts } from '@chainpay/wallet'
+import { createAddressDeriver, merchantWalletPublicParts, walletKeyIdOf } from '@chainpay/wallet'
 import { createAddressPool } from './address-pool.js'
 import { createChainTimeTracker } from './chain-times.js'
 import { createPaymentCommandHandler } from './command-handler.js'
@@ -81,8 +81,7 @@ export async function buildPaymentCommandContext(
     families: [...new Set(registry.assets.map((asset) => asset.chain))].map((chain) =>
       addressFamily(config.registry, chain),
     ),
-    keyIdOf: (chain) =>
-      chain === 'TRON' ? operatorKeys.tronAccountKeyFingerprint : operatorKeys.solanaAddress0,
+    keyIdOf: (chain) => walletKeyIdOf(operatorKeys, chain),
     size: config.addressPoolSize,
     logger,
   })

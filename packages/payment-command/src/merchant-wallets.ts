@@ -23,6 +23,7 @@ import {
   createAddressDeriver,
   MerchantWalletError,
   merchantWalletPublicParts,
+  walletKeyIdOf,
 } from '@chainpay/wallet'
 
 /** a wallet's deriver and the id recorded in each payment derived from it */
@@ -137,7 +138,7 @@ export function createMerchantWallets(deps: {
       return {
         ...deriver,
         walletId: record.walletId,
-        keyIdOf: (chain) => (chain === 'TRON' ? record.tronAccountKeyFingerprint : record.solanaAddress0),
+        keyIdOf: (chain) => walletKeyIdOf(record, chain),
       }
     },
   }

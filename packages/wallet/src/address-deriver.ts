@@ -3,20 +3,17 @@
 import { type Asset, type Chain, OPERATOR_WALLET_ID, type ReceivingAddress } from '@chainpay/domain'
 import { associatedTokenAccount } from './associated-token-account.js'
 import { createSolanaAddressDeriver } from './solana-address.js'
-import { createTronAddressDeriver } from './tron-address.js'
-
-/** what one index of a chain derives to, whatever the asset: TRON's address, a Solana owner */
-export interface ChainAddress {
-  address: string
-  derivationPath: string
-}
+import { createTronAddressDeriver, type DerivedAddress } from './tron-address.js'
 
 export interface AddressDeriver {
   derive(asset: Asset, index: number): ReceivingAddress
-  /** the costly part of derive, for an address pool (docs/capacity.md, "Addresses derived ahead") */
-  deriveChainAddress(chain: Chain, index: number): ChainAddress
+  /**
+   * the costly part of derive, what an index of a chain derives to whatever the asset (TRON's
+   * address, a Solana owner): for an address pool (docs/capacity.md, "Addresses derived ahead")
+   */
+  deriveChainAddress(chain: Chain, index: number): DerivedAddress
   /** the rest of derive: the asset's receiving address from its chain's address of the same index */
-  receivingAddressOf(asset: Asset, chainAddress: ChainAddress): ReceivingAddress
+  receivingAddressOf(asset: Asset, chainAddress: DerivedAddress): ReceivingAddress
 }
 
 /** `walletId` names the wallet the keys are: the operator's unless a merchant's (docs/api.md) */
@@ -29,7 +26,7 @@ export function createAddressDeriver(
 ): AddressDeriver {
   const tron = createTronAddressDeriver(keys.tronAccountXpub)
   const solana = createSolanaAddressDeriver(keys.solanaSeed)
-  const deriveChainAddress = (chain: Chain, index: number): ChainAddress => {
+  const deriveChainAddress = (chain: Chain, index: number): DerivedAddress => {
     switch (chain) {
       case 'TRON':
         return tron(index)
@@ -37,7 +34,10 @@ export function createAddressDeriver(
         return solana(index)
     }
   }
-  const receivingAddressOf = (asset: Asset, { address, derivationPath }: ChainAddress): ReceivingAddress => {
+  const receivingAddressOf = (
+    asset: Asset,
+    { address, derivationPath }: DerivedAddress,
+  ): ReceivingAddress => {
     const tokenAccount =
       asset.chain === 'SOLANA' && asset.tokenStandard === 'SPL'
         ? associatedTokenAccount(address, mint(asset))
