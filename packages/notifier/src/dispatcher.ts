@@ -384,9 +384,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
    * pending: then a delivery that leaves the pending state wakes the loop, whose claim reads the due
    * deliveries. A claim of the due deliveries that took none leaves none so held back (what is due
    * then waits for a retry's timer or a host's place, which wake the loop themselves); one that took
-   * some may have; a claim by id that took fewer than it was given may have.
+   * some may have; a claim by id that took fewer than it was given may have. Counted, so that a
+   * claim of the due deliveries clears only what happened before it began.
    */
-  let mayHaveHeldBack = true
+  let heldBack = 1
 
   /**
    * claims what is due within the free slots (of `among` only, when given) and starts it; the
@@ -395,9 +396,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   async function claimAndStart(among?: readonly string[]): Promise<Promise<void>[]> {
     const free = concurrency - inFlight.size
     if (free <= 0) {
-      if (among !== undefined) mayHaveHeldBack = true
+      if (among !== undefined) heldBack += 1
       return []
     }
+    const heldBackBefore = heldBack
     const now = clock.now()
     const claimed = await deliveries.claimDue(now.toISOString(), {
       limit: free,
@@ -405,8 +407,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       perTargetHost: concurrencyPerTargetHost,
       ...(among === undefined ? {} : { among }),
     })
-    if (among === undefined) mayHaveHeldBack = claimed.length > 0
-    else if (claimed.length < among.length) mayHaveHeldBack = true
+    if (among !== undefined) {
+      if (claimed.length < among.length) heldBack += 1
+    } else if (claimed.length > 0) heldBack += 1
+    else if (heldBack === heldBackBefore) heldBack = 0
     // a lease is free once the clock is past its end (the stores compare leasedUntil < now)
     const leaseFreeAt = now.getTime() + leaseMs + 1
     return claimed.map((delivery) => {
@@ -434,7 +438,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           // claim passed over the host's other deliveries; a delivery that left the pending state
           // may let the next delivery of its payment go, if a claim may have held one back. A
           // retry holds its payment back until the timer wakes the loop for it.
-          if (wasFull || hostWasFull || (leftPending && mayHaveHeldBack)) loop.wake()
+          if (wasFull || hostWasFull || (leftPending && heldBack > 0)) loop.wake()
         })
       inFlight.add(work)
       return work

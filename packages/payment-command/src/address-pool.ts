@@ -1,11 +1,12 @@
 // Addresses derived ahead of need (docs/capacity.md, "Addresses derived ahead"): deriving a
 // receiving address is the costliest part of a create (an elliptic-curve child derivation, about a
 // millisecond), so the operator's wallet keeps, per chain family, a pool of addresses whose indexes
-// the allocator handed out and which were derived while the process had nothing else to do. A create
-// takes one (the store deletes it as it hands it out, so it is never handed out twice) and derives on
-// the spot only when the pool is empty. The pool is named by the keys' public identity: addresses of
+// the allocator handed out and which were derived while the process, and the machine, had nothing
+// else to do. A create takes one (the store deletes it as it hands it out, so it is never handed out
+// twice) and derives on the spot only when the pool is empty. The pool is named by the keys' public identity: addresses of
 // keys that were replaced are never handed out. Merchants' own wallets derive on the spot.
 
+import { availableParallelism, loadavg } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { AddressFamily, Asset, Chain, ReceivingAddress } from '@chainpay/domain'
 import type { Logger, Service } from '@chainpay/platform'
@@ -26,7 +27,10 @@ export interface AddressPoolOptions {
   size?: number
   /** addresses derived at a time, between two looks at how busy the process is; default 16 */
   chunk?: number
-  /** whether the process had time to spare since the previous call; default: its event loop was busy less than half of it */
+  /**
+   * whether the process had time to spare since the previous call; default: its event loop was busy
+   * less than half of it, and the machine's load average is below its cores
+   */
   idle?: () => boolean
   /** how often a busy or full pool looks again; default 100 ms */
   checkIntervalMs?: number
@@ -116,13 +120,17 @@ export function createAddressPool(options: AddressPoolOptions): AddressPool {
   }
 }
 
-/** true when the event loop was busy less than half of the time since the previous call */
+/**
+ * true when the event loop was busy less than half of the time since the previous call, and the
+ * machine has a core to spare (its 1-minute load average below its cores): deriving ahead must not
+ * take CPU from other work on the machine either
+ */
 function eventLoopIdle(): () => boolean {
   let previous = performance.eventLoopUtilization()
   return () => {
     const current = performance.eventLoopUtilization()
     const { utilization } = performance.eventLoopUtilization(current, previous)
     previous = current
-    return utilization < 0.5
+    return utilization < 0.5 && (loadavg()[0] ?? 0) < availableParallelism()
   }
 }

@@ -51,8 +51,10 @@ function createGroupCommit(db: DatabaseSync): GroupCommit {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = []
     // a transaction its caller holds open across awaits (as inTransaction's would be, nested): the
     // writes join it, each in its savepoint, and its commit is the caller's
-    const outer = db.isTransaction
+    let outer = false
     try {
+      // (a closed connection throws here too)
+      outer = db.isTransaction
       if (!outer) db.exec('BEGIN IMMEDIATE')
     } catch (error) {
       for (const write of batch) write.reject(error)
