@@ -13,7 +13,7 @@
 // fails or is interrupted.
 
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
@@ -45,6 +45,7 @@ import {
   waitUntil,
 } from '../../packages/local-servers/dist/local-process.js'
 import { freeLoopbackPort } from '../../packages/local-servers/dist/ports.js'
+import { startPostgres, stopPostgres } from '../../packages/local-servers/dist/postgresql.js'
 import { apiAuthHeaders } from '../../packages/signing/dist/index.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -61,6 +62,11 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 16)
 const webhookPayments = Number(process.env.BENCH_WEBHOOK_PAYMENTS ?? 50)
 const kafkaMessages = Number(process.env.BENCH_KAFKA_MESSAGES ?? 500)
 const tronBlockMs = Number(process.env.BENCH_TRON_BLOCK_MS ?? 50)
+// FerretDB's backend: its SQLite files (the tests' and scripts/up's), or PostgreSQL (Debian's, started
+// here like Kafka, never as root), which answers filters on any field itself
+const ferretBackend = process.env.BENCH_FERRETDB_BACKEND ?? 'sqlite'
+if (!['sqlite', 'postgresql'].includes(ferretBackend))
+  throw new Error(`BENCH_FERRETDB_BACKEND must be sqlite or postgresql, not ${ferretBackend}`)
 const readTargets = 200
 const findOneSequential = 1000
 const SOLANA_BLOCK_MS = 400
@@ -143,12 +149,26 @@ const clockTicks = (() => {
 const LOAD_GENERATOR = 'bench'
 function cpuSeconds() {
   const seconds = { at: performance.now() / 1000 }
-  for (const { name, pid } of watchedProcesses) {
+  // after the command name in parentheses: field 4 ppid, 14 utime and 15 stime (in clock ticks)
+  const statOf = (pid) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) }
+  }
+  for (const { name, pid, withChildren } of watchedProcesses) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      // after the command name in parentheses: field 14 utime and 15 stime, in clock ticks
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      seconds[name] = (Number(fields[11]) + Number(fields[12])) / clockTicks
+      let ticks = statOf(pid).ticks
+      // PostgreSQL works in a process per connection, children of the one started
+      if (withChildren) {
+        for (const entry of readdirSync('/proc')) {
+          if (!/^\d+$/.test(entry)) continue
+          try {
+            const child = statOf(entry)
+            if (child.ppid === pid) ticks += child.ticks
+          } catch {}
+        }
+      }
+      seconds[name] = ticks / clockTicks
     } catch {
       seconds[name] = Number.NaN
     }
@@ -251,8 +271,9 @@ async function startCluster(dataDir) {
     kafkaPort,
     controllerPort,
     ferretPort,
+    postgresPort,
     ...metricsPorts
-  ] = await Promise.all(Array.from({ length: 9 + SERVICE_NAMES.length }, () => freeLoopbackPort()))
+  ] = await Promise.all(Array.from({ length: 10 + SERVICE_NAMES.length }, () => freeLoopbackPort()))
   // each service's METRICS_PORT: free ones, so that the bench runs beside scripts/up
   const metrics = Object.fromEntries(SERVICE_NAMES.map((name, index) => [name, metricsPorts[index]]))
   // scripts/up's layout, so that if this process is killed outright scripts/down stops what is left
@@ -262,12 +283,39 @@ async function startCluster(dataDir) {
   cleanups.push({ name: 'kafka', run: () => stopPidFile(layout.kafkaPidFile, 'SIGTERM') })
   const kafka = await startKafka({ directory: layout.kafkaDirectory, port: kafkaPort, controllerPort })
   startedPids.push(readPid(layout.kafkaPidFile))
-  watchedProcesses.push({ name: 'kafka', pid: readPid(layout.kafkaPidFile) })
-  out(`starting FerretDB ${FERRETDB_VERSION} on 127.0.0.1:${ferretPort}`)
+  watchedProcesses.push({
+    name: 'kafka',
+    pid: readPid(layout.kafkaPidFile),
+    logFile: join(layout.kafkaDirectory, 'kafka.log'),
+  })
+  let postgresqlUrl
+  if (ferretBackend === 'postgresql') {
+    const directory = join(dataDir, 'postgresql')
+    out(`starting PostgreSQL on 127.0.0.1:${postgresPort}`)
+    cleanups.push({ name: 'postgresql', run: () => stopPostgres(directory) })
+    postgresqlUrl = (await startPostgres({ directory, port: postgresPort })).url
+    const pid = readPid(join(directory, 'postgresql.pid'))
+    startedPids.push(pid)
+    watchedProcesses.push({
+      name: 'postgresql',
+      pid,
+      logFile: join(directory, 'postgresql.log'),
+      withChildren: true,
+    })
+  }
+  out(`starting FerretDB ${FERRETDB_VERSION} (${ferretBackend} backend) on 127.0.0.1:${ferretPort}`)
   cleanups.push({ name: 'ferretdb', run: () => stopPidFile(layout.ferretdbPidFile, 'SIGTERM') })
-  const ferret = await startFerretDb({ directory: layout.ferretdbDirectory, port: ferretPort })
+  const ferret = await startFerretDb({
+    directory: layout.ferretdbDirectory,
+    port: ferretPort,
+    ...(postgresqlUrl ? { postgresqlUrl } : {}),
+  })
   startedPids.push(readPid(layout.ferretdbPidFile))
-  watchedProcesses.push({ name: 'ferretdb', pid: readPid(layout.ferretdbPidFile) })
+  watchedProcesses.push({
+    name: 'ferretdb',
+    pid: readPid(layout.ferretdbPidFile),
+    logFile: join(layout.ferretdbDirectory, 'ferretdb.log'),
+  })
 
   const secrets = ensureClusterSecrets(dataDir)
   const plan = planCluster({
@@ -304,7 +352,7 @@ async function startCluster(dataDir) {
       pidFile,
     })
     startedPids.push(started.pid)
-    watchedProcesses.push({ name: service.name, pid: started.pid })
+    watchedProcesses.push({ name: service.name, pid: started.pid, logFile })
     await waitUntil(
       async () => {
         const response = await fetch(service.readyUrl)
@@ -547,13 +595,20 @@ async function confirmationToWebhook(cluster, database) {
     for await (const { _id, paymentId, createdAt } of confirmedDeliveries)
       recorded.set(paymentId, { deliveryId: _id, at: Date.parse(createdAt) })
     const attemptedAt = new Map()
-    const firstAttempts = database
-      .collection('webhook_attempts')
-      .find(
-        { deliveryId: { $in: [...recorded.values()].map(({ deliveryId }) => deliveryId) }, attempt: 1 },
-        { projection: { deliveryId: 1, at: 1 } },
-      )
-    for await (const { deliveryId, at } of firstAttempts) attemptedAt.set(deliveryId, Date.parse(at))
+    // the dispatcher records an attempt once its answer is in: the last one may lag the arrival
+    await waitUntil(
+      async () => {
+        const firstAttempts = database
+          .collection('webhook_attempts')
+          .find(
+            { deliveryId: { $in: [...recorded.values()].map(({ deliveryId }) => deliveryId) }, attempt: 1 },
+            { projection: { deliveryId: 1, at: 1 } },
+          )
+        for await (const { deliveryId, at } of firstAttempts) attemptedAt.set(deliveryId, Date.parse(at))
+        return attemptedAt.size >= recorded.size
+      },
+      { timeoutMs: 30_000, describe: () => 'the dispatcher did not record every first attempt' },
+    )
     const legs = {
       total: [],
       toDecision: [],
@@ -716,6 +771,46 @@ function ferretShareOfLegs(commandsByService, intervals) {
   })
 }
 
+/**
+ * MongoDB commands per unit of work (a create, a confirmed payment), per service and per command
+ * and collection, from the command traces: those started within `window`, less what the service
+ * sends idle over as long (its rate within `idle`), divided by `units`.
+ */
+function commandsPerUnit(commandsByService, window, idle, units) {
+  const seconds = (window.to - window.from) / 1000
+  const idleSeconds = (idle.to - idle.from) / 1000
+  const rows = []
+  for (const [service, commands] of commandsByService) {
+    const counts = new Map()
+    for (const { at, command, collection } of commands) {
+      const key = `${command} ${collection}`
+      const entry = counts.get(key) ?? { during: 0, idle: 0 }
+      if (at >= window.from && at < window.to) entry.during += 1
+      if (at >= idle.from && at < idle.to) entry.idle += 1
+      counts.set(key, entry)
+    }
+    const byCommand = [...counts]
+      .map(([what, { during, idle: idleCount }]) => [
+        what,
+        Math.max(0, (during - (idleCount / idleSeconds) * seconds) / units),
+      ])
+      .filter(([, perUnit]) => perUnit >= 0.05)
+      .sort((a, b) => b[1] - a[1])
+    rows.push({ service, total: byCommand.reduce((sum, [, perUnit]) => sum + perUnit, 0), byCommand })
+  }
+  return rows.sort((a, b) => b.total - a.total)
+}
+
+function printCommandsPerUnit(title, rows) {
+  out(`\n${title}\n`)
+  out('| service | commands | of which |\n|---|---|---|')
+  for (const { service, total, byCommand } of rows) {
+    const detail = byCommand.map(([what, perUnit]) => `${what} ${perUnit.toFixed(1)}`).join(', ')
+    out(`| ${service} | ${total.toFixed(1)} | ${detail} |`)
+  }
+  out(`| all | ${rows.reduce((sum, row) => sum + row.total, 0).toFixed(1)} | |`)
+}
+
 // ---- bus lag: how far the consumers, in their own processes, are behind what was published ----
 async function busLagMonitor(brokers) {
   const kafka = new Kafka({ clientId: 'bench-lag', brokers: [brokers], logLevel: kafkaLogLevel.NOTHING })
@@ -787,6 +882,74 @@ function costPer(units, idleFrom, idleTo, from, to) {
   }
 }
 
+// ---- a process the run needs that dies ends the run, saying which and why ----
+const deathWatch = setInterval(() => {
+  if (cleaning !== undefined) return
+  const dead = watchedProcesses.find(({ pid }) => pid !== null && !isAlive(pid))
+  if (dead === undefined) return
+  clearInterval(deathWatch)
+  process.stderr.write(
+    `distributed benchmark failed: ${dead.name} (pid ${dead.pid}) died; last lines of ${dead.logFile}:\n${tail(dead.logFile)}\n`,
+  )
+  void cleanUp().then(() => process.exit(1))
+}, 500)
+deathWatch.unref()
+
+// ---- standalone's creates, in the same run: what the distributed shape is set against ----
+/**
+ * The same create load on standalone (one process on SQLite, SQLITE_SYNCHRONOUS as given, FULL by
+ * default), run before the cluster starts so that each has the machine to itself.
+ */
+async function standaloneCreates() {
+  const directory = mkdtempSync(join(tmpdir(), 'chainpay-bench-standalone-'))
+  cleanups.push({
+    name: 'standalone data',
+    run: async () => rmSync(directory, { recursive: true, force: true }),
+  })
+  const [port, admin, metrics] = await Promise.all([1, 2, 3].map(() => freeLoopbackPort()))
+  const pidFile = join(directory, 'standalone.pid')
+  const logFile = join(directory, 'standalone.log')
+  cleanups.push({ name: 'standalone', run: () => stopPidFile(pidFile, 'SIGTERM') })
+  const started = startDetached({
+    command: process.execPath,
+    args: [join(root, 'services/standalone/dist/main.js')],
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      ADMIN_PORT: String(admin),
+      METRICS_PORT: String(metrics),
+      HOST: '127.0.0.1',
+      DATA_DIR: join(directory, 'data'),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '100000000',
+      ...(process.env.SQLITE_SYNCHRONOUS ? { SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS } : {}),
+    },
+    logFile,
+    pidFile,
+  })
+  startedPids.push(started.pid)
+  const base = `http://127.0.0.1:${port}`
+  await waitUntil(async () => (await fetch(`${base}/readyz`)).status === 200, {
+    timeoutMs: READY_TIMEOUT_MS,
+    giveUpIf: () => !isAlive(started.pid),
+    describe: () => `standalone did not become ready; last lines of ${logFile}:\n${tail(logFile)}`,
+  })
+  const credentials = JSON.parse(readFileSync(join(directory, 'data', 'demo-merchant.json'), 'utf8'))
+  let n = 0
+  const row = await load('standalone POST /payments (same run, before the cluster)', base, () => {
+    const path = '/api/merchant/v1/payments'
+    const body = JSON.stringify({
+      amount: '10.5',
+      currency: 'USDT',
+      network: 'TRON',
+      idempotencyKey: `standalone-${n++}`,
+    })
+    return { method: 'POST', path, body, headers: signed(credentials, 'POST', path, body) }
+  })
+  await stopPidFile(pidFile, 'SIGTERM')
+  return row
+}
+
 // ---- the run ----
 const dataDir = mkdtempSync(join(tmpdir(), 'chainpay-bench-distributed-'))
 if (!process.env.BENCH_KEEP_DATA)
@@ -800,6 +963,7 @@ const loadBefore = loadavg()[0].toFixed(2)
 if (loadavg()[0] > 0.5)
   out(`note: the machine is not idle (load average ${loadBefore}); figures will be lower`)
 try {
+  const standaloneCreate = await standaloneCreates()
   const cluster = await startCluster(dataDir)
   const { plan, credentials } = cluster
   const base = plan.urls.gateway
@@ -891,6 +1055,9 @@ try {
   const idleFrom = await snapshot()
   await accounted('idle, 5 s', () => sleep(5000))
   const idleTo = await snapshot()
+  // the payments the load created, whether or not their answer reached autocannon within its timeout
+  const paymentsRead = database.collection('payments_read')
+  const paymentsBefore = await paymentsRead.countDocuments({})
   const createFrom = await snapshot()
   const create = await accounted('create load', () => load('gateway POST /payments', base, createRequest))
   const lagAtEnd = await bus.lag()
@@ -898,13 +1065,26 @@ try {
     bus.settle('after the create load'),
   )
   const createTo = await snapshot()
+  const created = (await paymentsRead.countDocuments({})) - paymentsBefore
   out(
     `  bus lag when the create load stopped: ${lagAtEnd} messages; the consumers caught up ${drainSeconds.toFixed(1)} s later`,
   )
-  const perCreate = costPer(create.ok, idleFrom, idleTo, createFrom, createTo)
+  const perCreate = costPer(created, idleFrom, idleTo, createFrom, createTo)
+  out(`  payments created by the load: ${created} (${create.ok} answered 2xx within autocannon's timeout)`)
   out(
     `  per create, all services: ${perCreate.ferret.toFixed(1)} FerretDB commands (${perCreate.ferretByCommand}), ${perCreate.paymentEvents.toFixed(1)} payment events on the bus`,
   )
+  // per service, from the command traces: the create load until the consumers caught up, and the
+  // webhook phase (each paid payment's confirmations, decision and webhook), both net of idle
+  const traced = readMongoTraces(cluster.mongoTraces)
+  const idleWindow = { from: idleFrom.at, to: idleTo.at }
+  const perCreateByService = commandsPerUnit(
+    traced,
+    { from: createFrom.at, to: createTo.at },
+    idleWindow,
+    created,
+  )
+  const perConfirmationByService = commandsPerUnit(traced, webhook.window, idleWindow, webhook.count)
   const idleSeconds = (idleTo.at - idleFrom.at) / 1000
   const idleRates = Object.keys(idleTo.ferret)
     .map((command) => [command, (idleTo.ferret[command] - (idleFrom.ferret[command] ?? 0)) / idleSeconds])
@@ -949,7 +1129,7 @@ try {
   const x = (a, b) => `${(a / b).toFixed(1)} ×`
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`
   out(
-    `\nmachine: ${machine}; Kafka ${KAFKA_VERSION}, FerretDB ${FERRETDB_VERSION}; date: ${new Date().toISOString().slice(0, 10)}`,
+    `\nmachine: ${machine}; Kafka ${KAFKA_VERSION}, FerretDB ${FERRETDB_VERSION} (${ferretBackend} backend); date: ${new Date().toISOString().slice(0, 10)}`,
   )
   out(
     `${connections} connections / in flight, ${duration} s per load row; TRON blocks every ${tronBlockMs} ms; load generator on the same cores`,
@@ -968,6 +1148,9 @@ try {
   )
   out(`| ${get.title} | ${get.rps} | ${get.p50} | ${get.p99} |`)
   out(`| ${create.title} | ${create.rps} | ${create.p50} | ${create.p99} |`)
+  out(
+    `| ${standaloneCreate.title} | ${standaloneCreate.rps} | ${standaloneCreate.p50} | ${standaloneCreate.p99} |`,
+  )
   out(
     `| confirmation block → payment.confirmed webhook (${webhook.count} payments) | | ${ms(webhook.p50)} | ${ms(webhook.p99)} |`,
   )
@@ -988,11 +1171,15 @@ try {
     `| gateway GET p50 / bare findOne p50 (both ${connections} in flight) | ${x(get.p50, findOne.concurrent.p50)} |`,
   )
   out(`| gateway create throughput / gateway GET throughput | ${pct(create.rps, get.rps)} |`)
+  out(
+    `| distributed create throughput / standalone's (${standaloneCreate.rps}/s, same run) | ${pct(create.rps, standaloneCreate.rps)} |`,
+  )
   out(`| gateway create throughput / bare insertOne throughput | ${pct(create.rps, insertOne.rps)} |`)
   out(`| FerretDB commands per create (all services, net of idle) | ${perCreate.ferret.toFixed(1)} |`)
   out(`| webhook latency p50 / Kafka round trip p50 | ${x(webhook.p50, kafkaFloor.p50)} |`)
   out(`| webhook latency p99 / Kafka round trip p99 | ${x(webhook.p99, kafkaFloor.p99)} |`)
   const processNames = [
+    ...(ferretBackend === 'postgresql' ? ['postgresql'] : []),
     'ferretdb',
     'kafka',
     'gateway',
@@ -1022,6 +1209,14 @@ try {
       `| ${row.service} | ${row.what} | ${row.perSecond.toFixed(1)} | ${ms(row.p50)} | ${ms(row.p99)} | ${Math.round(row.busy * 100)} |`,
     )
   }
+  printCommandsPerUnit(
+    'MongoDB commands per create, by service (command traces; from the create load until the consumers caught up, net of idle)',
+    perCreateByService,
+  )
+  printCommandsPerUnit(
+    'MongoDB commands per paid payment, by service (command traces; the confirmation → webhook phase: its transfer, confirmations, decision and webhook, net of idle)',
+    perConfirmationByService,
+  )
   out('\nCPU, % of one core (the machine has two: 200 % in all)\n')
   out(
     `| phase | ${processNames.join(' | ')} | anything else | machine |\n|---|${processNames.map(() => '---|').join('')}---|---|`,
@@ -1037,6 +1232,7 @@ try {
   exitCode = 1
   process.stderr.write(`distributed benchmark failed: ${error instanceof Error ? error.stack : error}\n`)
 } finally {
+  clearInterval(deathWatch)
   await cleanUp()
   const left = startedPids.filter((pid) => pid !== null && isAlive(pid))
   out(left.length === 0 ? '\nstopped everything it started' : `\nSTILL RUNNING: pids ${left.join(', ')}`)

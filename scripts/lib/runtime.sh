@@ -84,3 +84,16 @@ ensure_chromium() {
     log "no /usr/bin/chromium and no root apt-get: the browser tests will fail; install Debian's chromium package"
   fi
 }
+
+# FerretDB's PostgreSQL backend (scripts/up with FERRETDB_BACKEND=postgresql, the distributed benchmark
+# with BENCH_FERRETDB_BACKEND=postgresql): Debian's postgresql package, installed with apt when
+# missing and this runs as root; its server runs as the package's postgres user, never as root.
+ensure_postgresql() {
+  ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && return
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing PostgreSQL for FerretDB's PostgreSQL backend (apt-get install postgresql)"
+    apt-get install -y -qq postgresql >/dev/null || { apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
+  else
+    log "no PostgreSQL under /usr/lib/postgresql and no root apt-get: install Debian's postgresql package"
+  fi
+}

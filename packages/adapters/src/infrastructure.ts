@@ -6,6 +6,7 @@ import { createKafkaBus, type KafkaRetryOptions } from '@chainpay/bus-kafka'
 import type { Logger } from '@chainpay/platform'
 import type {
   AddressIndexAllocator,
+  AddressPoolStore,
   Bus,
   ChainIndexerStore,
   CheckpointStore,
@@ -33,6 +34,7 @@ import {
 } from '@chainpay/store-mongo'
 import {
   createSqliteAddressAllocator,
+  createSqliteAddressPool,
   createSqliteBus,
   createSqliteChainIndexerStore,
   createSqliteCheckpointStore,
@@ -97,6 +99,11 @@ export interface Infrastructure {
   bus(): Bus
   /** the embedded database, opened on first use: the embedded event store and the simulator use it */
   sqlite(): DatabaseSync
+  /**
+   * payment-command's addresses derived ahead of need: in the embedded file whatever backs the other
+   * stores, since they are the process's own (docs/capacity.md, "Addresses derived ahead")
+   */
+  addressPool(): AddressPoolStore
   /**
    * readiness: every server in use answers (else false), and every subscription of the bus takes
    * messages (else a rejection naming those that do not, for the log)
@@ -204,6 +211,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     stores,
     bus: openBus,
     sqlite: sqliteDb,
+    addressPool: () => createSqliteAddressPool(sqliteDb()),
     async answers() {
       for (const check of checks) if (!(await check().catch(() => false))) return false
       const failures = bus?.subscriptionFailures() ?? []

@@ -22,6 +22,7 @@ import { collectRawBodies } from './http/raw-body.js'
 import { limitRequestsPerAddress, limitRequestsPerApiKey, type RateLimitSettings } from './rate-limit.js'
 import { paymentReadingRoutes } from './routes/payment-reading.js'
 import { paymentRoutes } from './routes/payments.js'
+import { createReadYourWrites } from './routes/read-your-writes.js'
 import { type WebhookDeliveryRoutesDeps, webhookDeliveryRoutes } from './routes/webhook-deliveries.js'
 import { type WebhookEndpointRoutesDeps, webhookEndpointRoutes } from './routes/webhook-endpoints.js'
 
@@ -64,6 +65,8 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     readiness: deps.readiness ?? (async () => true),
     metricsRegistry: deps.metricsRegistry,
   })
+  // one for every route that writes or reads a payment: what one wrote, the others read
+  const readYourWrites = createReadYourWrites(deps)
   const openApiDocument = JSON.stringify(buildOpenApiDocument())
   app.get(`${API_BASE_PATH}/openapi.json`, async (_request, reply) =>
     reply.type('application/json; charset=utf-8').send(openApiDocument),
@@ -77,8 +80,8 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       collectRawBodies(merchantApi)
       merchantApi.addHook('preValidation', merchantAuthentication(deps))
       await limitRequestsPerApiKey(merchantApi, deps.rateLimit)
-      await merchantApi.register(paymentRoutes, deps)
-      await merchantApi.register(paymentReadingRoutes, deps)
+      await merchantApi.register(paymentRoutes, { ...deps, readYourWrites })
+      await merchantApi.register(paymentReadingRoutes, { ...deps, readYourWrites })
       if (deps.webhooks) {
         const webhookDeps = { ...deps.webhooks, merchants: deps.merchants }
         await merchantApi.register(webhookEndpointRoutes, webhookDeps)
@@ -87,7 +90,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     },
     { prefix: API_BASE_PATH },
   )
-  await app.register(checkoutRoutes, { ...deps, settings: deps.checkout })
+  await app.register(checkoutRoutes, { ...deps, readYourWrites, settings: deps.checkout })
 
   if (deps.extraRoutes) await app.register(deps.extraRoutes)
   return app

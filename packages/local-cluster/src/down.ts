@@ -1,5 +1,6 @@
 // scripts/down: stops what scripts/up started in DATA_DIR: the five services (SIGTERM, so that each
-// finishes its work and commits its offsets), then Kafka and FerretDB. Leaves the data in place.
+// finishes its work and commits its offsets), then Kafka, FerretDB and its PostgreSQL if any. Leaves
+// the data in place.
 
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -28,5 +29,7 @@ if (config) {
   }
   await stop('Kafka', layout.kafkaPidFile)
   await stop('FerretDB', layout.ferretdbPidFile)
+  // with FERRETDB_BACKEND=postgresql (FerretDB, its only client, is gone: a smart shutdown is quick)
+  await stop('PostgreSQL', layout.postgresPidFile)
   process.stdout.write(`chainpay is down; data kept in ${config.dataDir}\n`)
 }

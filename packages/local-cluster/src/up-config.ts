@@ -10,6 +10,9 @@ export interface UpConfig {
   kafkaPort: number
   kafkaControllerPort: number
   ferretdbPort: number
+  /** FERRETDB_BACKEND: FerretDB's SQLite files, or a PostgreSQL started beside it (on POSTGRES_PORT) */
+  ferretdbBackend: 'sqlite' | 'postgresql'
+  postgresPort: number
   /** servers to use instead of starting Kafka and FerretDB */
   kafkaBrokers: string | null
   mongodbUrl: string | null
@@ -26,6 +29,8 @@ export function clusterLayout(dataDir: string) {
     kafkaPidFile: join(servers, 'kafka', 'kafka.pid'),
     ferretdbDirectory: join(servers, 'ferretdb'),
     ferretdbPidFile: join(servers, 'ferretdb', 'ferretdb.pid'),
+    postgresDirectory: join(servers, 'postgresql'),
+    postgresPidFile: join(servers, 'postgresql', 'postgresql.pid'),
   }
 }
 
@@ -55,6 +60,10 @@ export function readUpConfig(env: NodeJS.ProcessEnv = process.env): UpConfig | n
       kafkaPort: port('KAFKA_PORT', 9092),
       kafkaControllerPort: port('KAFKA_CONTROLLER_PORT', 9093),
       ferretdbPort: port('FERRETDB_PORT', 27017),
+      ferretdbBackend: read.oneOf('FERRETDB_BACKEND', ['sqlite', 'postgresql'] as const, {
+        default: 'sqlite',
+      }),
+      postgresPort: port('POSTGRES_PORT', 5433),
       kafkaBrokers: read.optionalString('KAFKA_BROKERS') ?? null,
       mongodbUrl: read.optionalString('MONGODB_URL') ?? null,
       eventstoreUrl: read.optionalString('EVENTSTORE_URL') ?? null,

@@ -7,10 +7,12 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   isAlive,
+  postgresClusterDirectory,
   readPid,
   startDetached,
   startFerretDb,
   startKafka,
+  startPostgres,
   stopPidFile,
   tail,
   waitUntil,
@@ -50,8 +52,26 @@ async function startServers(config: UpConfig): Promise<{ kafkaBrokers: string; m
   }
   let mongodbUrl = config.mongodbUrl ?? `mongodb://127.0.0.1:${config.ferretdbPort}/`
   if (!config.mongodbUrl && !running(layout.ferretdbPidFile)) {
-    say(`starting FerretDB on 127.0.0.1:${config.ferretdbPort} (the first run builds it with Go)`)
-    const ferretdb = await startFerretDb({ directory: layout.ferretdbDirectory, port: config.ferretdbPort })
+    let postgresqlUrl: string | undefined
+    if (config.ferretdbBackend === 'postgresql') {
+      // Debian's postgresql, never as root; its cluster kept across restarts like FerretDB's files
+      say(`starting PostgreSQL on 127.0.0.1:${config.postgresPort} for FerretDB's PostgreSQL backend`)
+      if (running(layout.postgresPidFile)) await stopPidFile(layout.postgresPidFile, 'SIGINT')
+      const postgres = await startPostgres({
+        directory: layout.postgresDirectory,
+        port: config.postgresPort,
+        cluster: postgresClusterDirectory(config.dataDir),
+      })
+      postgresqlUrl = postgres.url
+    }
+    say(
+      `starting FerretDB (${config.ferretdbBackend} backend) on 127.0.0.1:${config.ferretdbPort} (the first run builds it with Go)`,
+    )
+    const ferretdb = await startFerretDb({
+      directory: layout.ferretdbDirectory,
+      port: config.ferretdbPort,
+      ...(postgresqlUrl ? { postgresqlUrl } : {}),
+    })
     mongodbUrl = ferretdb.url
   }
   return { kafkaBrokers, mongodbUrl }

@@ -2,7 +2,8 @@
 // deploy/local/ferretdb, which embeds FerretDB as a library (see the comment in its main.go).
 
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { MongoClient } from 'mongodb'
@@ -18,6 +19,8 @@ export interface LocalFerretDbOptions {
   /** holds the SQLite files, the log and the pid file; created if missing */
   directory: string
   port: number
+  /** a postgres:// URL: FerretDB's PostgreSQL backend (postgresql.ts) instead of SQLite files */
+  postgresqlUrl?: string
 }
 
 export interface LocalFerretDb {
@@ -28,15 +31,22 @@ export interface LocalFerretDb {
   restart(): Promise<void>
 }
 
-/** the ferretdb binary, built with Go into the cache once */
+/** the ferretdb binary, built with Go into the cache once per version of its recipe */
 export async function installFerretDb(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const binary = join(cacheDirectory(env), `ferretdb-${FERRETDB_VERSION}`, 'ferretdb')
+  const recipe = join(repositoryRoot, 'deploy/local/ferretdb')
+  const digest = createHash('sha256')
+    .update(readFileSync(join(recipe, 'main.go')))
+    .update(readFileSync(join(recipe, 'go.sum')))
+    .digest('hex')
+    .slice(0, 12)
+  const directory = join(cacheDirectory(env), `ferretdb-${FERRETDB_VERSION}-${digest}`)
+  const binary = join(directory, 'ferretdb')
   if (existsSync(binary)) return binary
-  mkdirSync(join(cacheDirectory(env), `ferretdb-${FERRETDB_VERSION}`), { recursive: true })
+  mkdirSync(directory, { recursive: true })
   const staging = `${binary}.${process.pid}.partial`
   try {
     await run('go', ['build', '-trimpath', '-o', staging, '.'], {
-      cwd: join(repositoryRoot, 'deploy/local/ferretdb'),
+      cwd: recipe,
       env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=readonly' },
       maxBuffer: 64 * 1024 * 1024,
     })
@@ -76,7 +86,11 @@ export async function startFerretDb(options: LocalFerretDbOptions): Promise<Loca
       throw new Error(`FerretDB already runs in ${directory} (pid ${running})`)
     const started = startDetached({
       command: binary,
-      args: ['-listen-addr', `127.0.0.1:${port}`, '-data-dir', data],
+      args: [
+        '-listen-addr',
+        `127.0.0.1:${port}`,
+        ...(options.postgresqlUrl ? ['-postgresql-url', options.postgresqlUrl] : ['-data-dir', data]),
+      ],
       logFile,
       pidFile,
       env: { ...process.env, DO_NOT_TRACK: '1' },

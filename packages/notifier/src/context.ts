@@ -65,7 +65,7 @@ export async function buildNotifierContext(
     clock,
     logger,
     checkoutLinks: createCheckoutLinks({ publicUrl: config.publicUrl, keys: config.encryptionKeys }),
-    onRecorded: () => dispatcher.wake(),
+    onRecorded: (deliveryIds) => dispatcher.dispatchRecorded(deliveryIds),
     metrics: metrics.webhooks,
   })
   const pruner = createDeliveryPruner({

@@ -49,8 +49,8 @@ function recorderWith(payments: PaymentReadModel = harness.payments): DeliveryRe
     webhookEndpoints: harness.webhookEndpoints,
     clock: harness.clock,
     logger: testLogger,
-    onRecorded: () => {
-      recorded += 1
+    onRecorded: (deliveryIds) => {
+      recorded += deliveryIds.length
     },
   })
   stops.push(() => recorder.stop())

@@ -22,6 +22,7 @@ import {
   MERCHANT_DEFAULT_TARGET,
   type MerchantStore,
   type PaymentReadModel,
+  rememberingReadModel,
   type SubscribeOptions,
   Topics,
   type WebhookDelivery,
@@ -44,8 +45,8 @@ export interface DeliveryRecorderOptions {
   checkoutLinks: Pick<CheckoutLinks, 'urlOf'>
   /** default `notifier` */
   groupId?: string
-  /** called after a delivery was recorded, to wake the dispatcher */
-  onRecorded?: () => void
+  /** called with the deliveries recorded for an event (with a target), for the dispatcher to claim at once */
+  onRecorded?: (deliveryIds: string[]) => void
   /** how the bus paces retries while a store fails; the bus's defaults unless given */
   retry?: Pick<SubscribeOptions, 'retryDelayMs' | 'maxRetryDelayMs'>
   /** counts deliveries recorded without a target: the dispatcher never attempts those */
@@ -58,12 +59,14 @@ export interface DeliveryRecorder extends Service {
 }
 
 export function createDeliveryRecorder(options: DeliveryRecorderOptions): DeliveryRecorder {
-  const { bus, payments, deliveries, merchants, webhookEndpoints, clock } = options
+  const { bus, deliveries, merchants, webhookEndpoints, clock } = options
+  // each event folded onto the copy saved last when it directly follows it, without reading it back
+  const payments = rememberingReadModel(options.payments)
   const logger = moduleLogger(options.logger, 'delivery-recorder')
 
   async function handle(message: ConsumedMessage): Promise<void> {
     const event = parsePaymentEventMessage(message.value)
-    const folded = foldPaymentEvent(await payments.get(event.paymentId), event)
+    const folded = foldPaymentEvent(await payments.documentBefore(event.paymentId, event.revision), event)
     // already folded, so its delivery was recorded before
     if (folded === 'skip') return
     const kind = webhookKindOf(event.type)
@@ -93,6 +96,7 @@ export function createDeliveryRecorder(options: DeliveryRecorderOptions): Delive
         event: kind,
         payment: webhookPaymentFields(state, event, options.checkoutLinks.urlOf(event.paymentId)),
       }
+      const recordedIds: string[] = []
       for (const { deliveryId, endpointId, targetUrl } of targets) {
         const recorded = await deliveries.enqueue({
           deliveryId,
@@ -117,9 +121,12 @@ export function createDeliveryRecorder(options: DeliveryRecorderOptions): Delive
         if (targetUrl === null) {
           logger.info(context, 'webhook recorded without a target')
           options.metrics?.recordedWithoutTarget()
-        } else logger.debug(context, 'webhook recorded')
-        options.onRecorded?.()
+        } else {
+          logger.debug(context, 'webhook recorded')
+          recordedIds.push(deliveryId)
+        }
       }
+      if (recordedIds.length > 0) options.onRecorded?.(recordedIds)
     }
     await payments.save(folded)
   }

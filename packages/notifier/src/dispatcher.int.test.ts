@@ -529,11 +529,12 @@ describe('createWebhookDispatcher', () => {
 
     /** the harness's delivery store (or `store`), counting the dispatcher's claims */
     function countingClaims(store: WebhookDeliveryStore = harness.deliveries) {
-      const claims = { count: 0 }
+      const claims = { count: 0, byId: [] as (readonly string[])[] }
       const deliveries: WebhookDeliveryStore = {
         ...store,
         claimDue(now, bounds) {
-          claims.count += 1
+          if (bounds.among === undefined) claims.count += 1
+          else claims.byId.push(bounds.among)
           return store.claimDue(now, bounds)
         },
       }
@@ -554,7 +555,7 @@ describe('createWebhookDispatcher', () => {
     const attemptsOf = async (delivery: WebhookDelivery | undefined) =>
       harness.deliveries.listAttempts(delivery?.deliveryId ?? '')
 
-    it('delivers what the recorder records: the recording wakes it', async () => {
+    it('claims what the recorder records by id at once, without reading the due deliveries', async () => {
       const { deliveries, claims } = countingClaims()
       const dispatcher = await startedDispatcher({ deliveries }, claims)
       const recorder = createDeliveryRecorder({
@@ -566,7 +567,7 @@ describe('createWebhookDispatcher', () => {
         webhookEndpoints: harness.webhookEndpoints,
         clock: harness.clock,
         logger: testLogger,
-        onRecorded: () => dispatcher.wake(),
+        onRecorded: (deliveryIds) => dispatcher.dispatchRecorded(deliveryIds),
       })
       const created = newPaymentData({ merchantId, callbackUrl: `${receiver.origin}/orders/1042` })
       const [message] = paymentEventMessages([{ type: 'PaymentCreated', data: created }])
@@ -579,7 +580,24 @@ describe('createWebhookDispatcher', () => {
         .poll(async () => (await harness.deliveries.get(delivery?.deliveryId ?? ''))?.status)
         .toBe('delivered')
       await dispatcher.stop()
-      // at start; woken by the recording; after the delivery, which may let the payment's next go
+      expect(claims.byId).toEqual([[delivery?.deliveryId]])
+      // at start only: not for the recording, nor after the delivery, which held nothing back
+      expect(claims.count).toBe(1)
+    })
+
+    it("sends a recorded delivery held back behind its payment's earlier one once that one is delivered", async () => {
+      const { deliveries, claims } = countingClaims()
+      const dispatcher = await startedDispatcher({ deliveries }, claims)
+      const [first, second] = await enqueue(2)
+      dispatcher.dispatchRecorded([first?.deliveryId ?? '', second?.deliveryId ?? ''])
+      await expect.poll(() => statusOf(second as WebhookDelivery)).toBe('delivered')
+      expect(receiver.received.map((webhook) => webhook.eventId)).toEqual([
+        first?.deliveryId,
+        second?.deliveryId,
+      ])
+      await dispatcher.stop()
+      // at start; the second was held back by id, so the first one's delivery woke the loop, which
+      // claimed it; that claim took one, so the second one's delivery woke it once more
       expect(claims.count).toBe(3)
     })
 

@@ -15,8 +15,9 @@
 // and sent; its own deliveries wait, still due, and each failed one waits for its retry.
 //
 // The dispatcher is woken by new work rather than polling for it (docs/benchmarks.md, where a 500 ms
-// poll's scan of the delivery log cost FerretDB more than the deliveries): the recorder wakes it for
-// each delivery it records (wake()), a finished attempt wakes it when a slot, a place at its host or
+// poll's scan of the delivery log cost FerretDB more than the deliveries): the recorder hands it each
+// delivery it records, which it claims at once by id (dispatchRecorded: no read of the due
+// deliveries, docs/capacity.md, "Webhooks"), a finished attempt wakes it when a slot, a place at its host or
 // the payment's next delivery may be free, and a timer wakes it when a retry it scheduled falls due
 // or a lease it holds runs out after its attempt could not be recorded. The poll stays, at a longer
 // interval, for what no one here is told of: a redelivery through the admin API in another process,
@@ -114,6 +115,11 @@ export interface WebhookDispatcher extends Service, ReadinessReporter {
   dispatchOnce(): Promise<number>
   /** looks for due deliveries now instead of after the poll interval */
   wake(): void
+  /**
+   * claims these deliveries, just recorded, by id and attempts them; one held back (its payment's
+   * earlier delivery, its host's bound, no free slot) goes when what holds it back is done
+   */
+  dispatchRecorded(deliveryIds: readonly string[]): void
 }
 
 export const WEBHOOK_USER_AGENT = 'chainpay-webhooks/1'
@@ -373,16 +379,38 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     armDueTimer()
   }
 
-  /** claims what is due within the free slots and starts it; the attempts, not awaited */
-  async function claimAndStart(): Promise<Promise<void>[]> {
+  /**
+   * Whether a claim may have passed over a due delivery because an earlier one of its payment was
+   * pending: then a delivery that leaves the pending state wakes the loop, whose claim reads the due
+   * deliveries. A claim of the due deliveries that took none leaves none so held back (what is due
+   * then waits for a retry's timer or a host's place, which wake the loop themselves); one that took
+   * some may have; a claim by id that took fewer than it was given may have. Counted, so that a
+   * claim of the due deliveries clears only what happened before it began.
+   */
+  let heldBack = 1
+
+  /**
+   * claims what is due within the free slots (of `among` only, when given) and starts it; the
+   * attempts, not awaited
+   */
+  async function claimAndStart(among?: readonly string[]): Promise<Promise<void>[]> {
     const free = concurrency - inFlight.size
-    if (free <= 0) return []
+    if (free <= 0) {
+      if (among !== undefined) heldBack += 1
+      return []
+    }
+    const heldBackBefore = heldBack
     const now = clock.now()
     const claimed = await deliveries.claimDue(now.toISOString(), {
       limit: free,
       leaseMs,
       perTargetHost: concurrencyPerTargetHost,
+      ...(among === undefined ? {} : { among }),
     })
+    if (among !== undefined) {
+      if (claimed.length < among.length) heldBack += 1
+    } else if (claimed.length > 0) heldBack += 1
+    else if (heldBack === heldBackBefore) heldBack = 0
     // a lease is free once the clock is past its end (the stores compare leasedUntil < now)
     const leaseFreeAt = now.getTime() + leaseMs + 1
     return claimed.map((delivery) => {
@@ -408,9 +436,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           else inFlightPerHost.set(host, hostInFlight - 1)
           // A freed slot matters only if the loop found none, a freed place at the host only if the
           // claim passed over the host's other deliveries; a delivery that left the pending state
-          // may let the next delivery of its payment go. A retry holds its payment back until the
-          // timer wakes the loop for it.
-          if (wasFull || hostWasFull || leftPending) loop.wake()
+          // may let the next delivery of its payment go, if a claim may have held one back. A
+          // retry holds its payment back until the timer wakes the loop for it.
+          if (wasFull || hostWasFull || (leftPending && heldBack > 0)) loop.wake()
         })
       inFlight.add(work)
       return work
@@ -444,6 +472,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     },
 
     wake: loop.wake,
+
+    dispatchRecorded(deliveryIds) {
+      if (!loop.isRunning()) return
+      claimAndStart(deliveryIds).catch((error: unknown) => {
+        // the loop's claim takes them: they are due
+        logger.warn(
+          { err: error, deliveryIds },
+          'claiming recorded webhooks failed; the next claim takes them',
+        )
+        loop.wake()
+      })
+    },
 
     async start() {
       if (loop.isRunning()) return

@@ -40,6 +40,7 @@ import {
   type RecordSweepOutcome,
   WrongExpectedRevisionError,
 } from '@chainpay/ports'
+import type { AddressPool } from './address-pool.js'
 import type { WalletDeriver } from './merchant-wallets.js'
 import { type LoadedPayment, loadPayment, toNewEvent, toPaymentEvent } from './payment-stream.js'
 
@@ -50,6 +51,8 @@ export interface PaymentCommandHandlerDeps {
   allocator: AddressIndexAllocator
   /** the operator's wallet: every merchant's payments derive from it unless it has a wallet of its own */
   deriver: { derive(asset: Asset, index: number): ReceivingAddress }
+  /** the operator's addresses derived ahead of need (address-pool.ts); derived on the spot without */
+  addressPool?: Pick<AddressPool, 'take'>
   /** merchants' own wallets (docs/api.md, "Merchant wallets"); none when absent */
   merchantWallets?: { deriverFor(merchantId: string): Promise<WalletDeriver | null> }
   /** the networks served: a create on another network is UNSUPPORTED_ASSET */
@@ -279,7 +282,10 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
   async function allocate(merchantId: string, asset: Asset): Promise<ReceivingAddress> {
     const wallet = (await deps.merchantWallets?.deriverFor(merchantId)) ?? null
     const family = addressFamily(familyRegistry, asset.chain)
-    if (wallet === null) return deriver.derive(asset, await allocator.allocate(family))
+    if (wallet === null) {
+      const pooled = (await deps.addressPool?.take(family, asset)) ?? null
+      return pooled ?? deriver.derive(asset, await allocator.allocate(family))
+    }
     return wallet.derive(asset, await allocator.allocate(family, wallet.keyIdOf(asset.chain)))
   }
 }

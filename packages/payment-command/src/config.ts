@@ -53,6 +53,8 @@ export interface PaymentCommandConfig extends SharedConfig {
    * payments on other networks are UNSUPPORTED_ASSET; the chain-indexer reads the same variables
    */
   chains: ServedNetworks
+  /** ADDRESS_POOL_SIZE: addresses derived ahead of need per chain family, in idle time; 0: none */
+  addressPoolSize: number
 }
 
 export type { ReadTextFile }
@@ -82,10 +84,16 @@ export function readPaymentCommandConfig(
     chains: readNetworkSettings(read, env, shared.registry, {
       defaultNetworks: shared.registry.networks.map((definition) => definition.network),
     }),
+    addressPoolSize: readAddressPoolSize(read),
   }
   checkDistinctPorts(read, { PORT: port, METRICS_PORT: shared.metricsPort })
   read.done()
   return config
+}
+
+/** ADDRESS_POOL_SIZE (docs/operations.md, "Addresses derived ahead"); standalone reads it too */
+export function readAddressPoolSize(read: EnvReader): number {
+  return read.int('ADDRESS_POOL_SIZE', { default: 256, min: 0, max: 100_000 })
 }
 
 /**

@@ -60,6 +60,7 @@ describe('readPaymentCommandConfig', () => {
       encryptionKeys: { current: encryptionKey, previous: [], unbound: 'open' },
       callbackUrlPolicy: 'production',
       chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
+      addressPoolSize: 256,
     })
   })
 
@@ -84,6 +85,7 @@ describe('readPaymentCommandConfig', () => {
         CHAIN_NETWORKS: 'TRON,SOLANA_DEVNET',
         TRON_REQUIRED_CONFIRMATIONS: '19',
         SOLANA_DEVNET_REQUIRED_CONFIRMATIONS: '1',
+        ADDRESS_POOL_SIZE: '5000',
       },
       files({}),
     )
@@ -110,6 +112,7 @@ describe('readPaymentCommandConfig', () => {
       encryptionKeys: { current: encryptionKey, previous: [], unbound: 'open' },
       callbackUrlPolicy: 'development',
       chains: { networks: ['TRON', 'SOLANA_DEVNET'], requiredConfirmations: { TRON: 19, SOLANA_DEVNET: 1 } },
+      addressPoolSize: 5000,
     })
   })
 

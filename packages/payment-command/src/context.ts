@@ -5,7 +5,7 @@
 // ones, and the gateway calls the handler directly.
 
 import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/adapters'
-import { applyNetworkSettings } from '@chainpay/domain'
+import { addressFamily, applyNetworkSettings } from '@chainpay/domain'
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
 import type { MerchantWallets, PaymentCommands } from '@chainpay/ports'
 import {
@@ -15,7 +15,8 @@ import {
   metricsService,
   type ServiceContext,
 } from '@chainpay/service-kit'
-import { createAddressDeriver } from '@chainpay/wallet'
+import { createAddressDeriver, merchantWalletPublicParts, walletKeyIdOf } from '@chainpay/wallet'
+import { createAddressPool } from './address-pool.js'
 import { createChainTimeTracker } from './chain-times.js'
 import { createPaymentCommandHandler } from './command-handler.js'
 import type { PaymentCommandConfig } from './config.js'
@@ -67,14 +68,31 @@ export async function buildPaymentCommandContext(
     merchants: stores.merchants(),
     clock,
   })
+  // only the networks a chain-indexer watches: a payment elsewhere would never be seen
+  const registry = applyNetworkSettings(config.registry, config.chains)
+  const allocator = stores.allocator()
+  const deriver = createAddressDeriver(config.keys)
+  const operatorKeys = merchantWalletPublicParts(config.keys)
+  const addressPool = createAddressPool({
+    // in payment-command's own file whatever backs the other stores (docs/capacity.md)
+    store: infrastructure.addressPool(),
+    allocator,
+    deriver,
+    families: [...new Set(registry.assets.map((asset) => asset.chain))].map((chain) =>
+      addressFamily(config.registry, chain),
+    ),
+    keyIdOf: (chain) => walletKeyIdOf(operatorKeys, chain),
+    size: config.addressPoolSize,
+    logger,
+  })
   const handler = createPaymentCommandHandler({
     eventStore,
     merchants: stores.merchants(),
-    allocator: stores.allocator(),
-    deriver: createAddressDeriver(config.keys),
+    allocator,
+    deriver,
+    addressPool,
     merchantWallets,
-    // only the networks a chain-indexer watches: a payment elsewhere would never be seen
-    registry: applyNetworkSettings(config.registry, config.chains),
+    registry,
     // a network not served still shares its chain's addresses
     familyRegistry: config.registry,
     policy: { allowInsecureCallbackUrls: config.callbackUrlPolicy === 'development' },
@@ -125,6 +143,7 @@ export async function buildPaymentCommandContext(
     services: [
       ...(shared ? [] : [commandApi, metricsPort]),
       relay,
+      addressPool,
       createDeadlineKeeper({
         bus,
         deadlines,

@@ -23,6 +23,7 @@ import {
   createAddressDeriver,
   MerchantWalletError,
   merchantWalletPublicParts,
+  walletKeyIdOf,
 } from '@chainpay/wallet'
 
 /** a wallet's deriver and the id recorded in each payment derived from it */
@@ -135,9 +136,9 @@ export function createMerchantWallets(deps: {
         record.walletId,
       )
       return {
+        ...deriver,
         walletId: record.walletId,
-        derive: deriver.derive,
-        keyIdOf: (chain) => (chain === 'TRON' ? record.tronAccountKeyFingerprint : record.solanaAddress0),
+        keyIdOf: (chain) => walletKeyIdOf(record, chain),
       }
     },
   }

@@ -34,3 +34,24 @@ export function allocationKey(family: AddressFamily, keyId?: string): string {
 export function networksCountedBefore(family: AddressFamily, keyId?: string): string[] {
   return keyId === undefined ? [...family.networks] : []
 }
+
+/** an address derived ahead of need: its index (handed out by the allocator) and what derives from it */
+export interface PooledAddress {
+  index: number
+  /** the chain-level address of the index (TRON's, a Solana owner's); token accounts derive from it */
+  address: string
+  derivationPath: string
+}
+
+/**
+ * Addresses derived ahead of need, in idle time (docs/capacity.md, "Addresses derived ahead"), per
+ * pool: one key of one chain family. An address is taken at most once, atomically, and what was
+ * added stays until taken, across restarts.
+ */
+export interface AddressPoolStore {
+  /** adds addresses whose indexes the allocator handed out for this pool */
+  add(pool: string, addresses: PooledAddress[]): Promise<void>
+  /** takes the pooled address with the lowest index, which no later take returns; null when none is left */
+  take(pool: string): Promise<PooledAddress | null>
+  size(pool: string): Promise<number>
+}

@@ -63,6 +63,11 @@ export type AttemptOutcome =
 export interface ClaimBounds {
   /** deliveries claimed by this call, at most */
   limit: number
+  /**
+   * Only these deliveries, by id (those just recorded, handed to the dispatcher at once): found by
+   * their id, without reading the due ones (docs/capacity.md, "Webhooks"); the same rules hold
+   */
+  among?: readonly string[]
   /** how long each claimed delivery stays reserved for the caller */
   leaseMs: number
   /**

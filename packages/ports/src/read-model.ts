@@ -58,3 +58,58 @@ export interface PaymentReadModel {
   /** one page of the payments that received funds, from an index of those alone */
   listFunded(query: FundedPaymentQuery): Promise<PaymentDocument[]>
 }
+
+/** The read model of a consumer that folds each payment's events onto the document it saved last. */
+export interface RememberingReadModel extends PaymentReadModel {
+  /**
+   * The document an event of `revision` folds onto: the one this instance saved or read last of the
+   * payment when the event directly follows it (`revision` one past it), without reading the store;
+   * the store's otherwise (the payment's first event here, a replay, a gap).
+   */
+  documentBefore(paymentId: string, revision: number): Promise<PaymentDocument | null>
+}
+
+/**
+ * For the projection and the notifier (docs/capacity.md, "Webhooks"): an event that directly follows
+ * the document saved last costs the store one write and no read. Safe beside other writers and
+ * against a read model emptied while running (a rebuild): every save is guarded by revision, a
+ * remembered document is never newer than the stored one, and an event that does not directly
+ * follow it (a republished one) reads the store. A save the store finds stale, or that fails, is
+ * forgotten. At most `maxEntries` payments, the least recently used forgotten first.
+ */
+export function rememberingReadModel(readModel: PaymentReadModel, maxEntries = 10_000): RememberingReadModel {
+  const remembered = new Map<string, PaymentDocument>()
+  const remember = (document: PaymentDocument) => {
+    remembered.delete(document.paymentId)
+    remembered.set(document.paymentId, document)
+    for (const oldest of remembered.keys()) {
+      if (remembered.size <= maxEntries) break
+      remembered.delete(oldest)
+    }
+  }
+  return {
+    ...readModel,
+    async documentBefore(paymentId, revision) {
+      const known = remembered.get(paymentId)
+      if (known !== undefined && known.revision === revision - 1) {
+        remember(known)
+        return known
+      }
+      const document = await readModel.get(paymentId)
+      if (document !== null) remember(document)
+      return document
+    },
+    async save(document) {
+      try {
+        const outcome = await readModel.save(document)
+        // a stale save means the store holds newer: read it again next time
+        if (outcome === 'applied') remember(document)
+        else remembered.delete(document.paymentId)
+        return outcome
+      } catch (error) {
+        remembered.delete(document.paymentId)
+        throw error
+      }
+    },
+  }
+}

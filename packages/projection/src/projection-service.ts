@@ -10,6 +10,7 @@ import {
   type Bus,
   consumerService,
   type PaymentReadModel,
+  rememberingReadModel,
   type SubscribeOptions,
   Topics,
 } from '@chainpay/ports'
@@ -24,7 +25,9 @@ export interface ProjectionServiceOptions {
 }
 
 export function createProjectionService(options: ProjectionServiceOptions): Service {
-  const { bus, readModel, logger } = options
+  const { bus, logger } = options
+  // each event is folded onto the document saved last: no read of the store per event
+  const readModel = rememberingReadModel(options.readModel)
   return consumerService(bus, {
     name: 'projection',
     logger,
@@ -33,7 +36,10 @@ export function createProjectionService(options: ProjectionServiceOptions): Serv
     ...options.retry,
     handle: async (consumed) => {
       const message = parsePaymentEventMessage(consumed.value)
-      const projected = foldPaymentEvent(await readModel.get(message.paymentId), message)
+      const projected = foldPaymentEvent(
+        await readModel.documentBefore(message.paymentId, message.revision),
+        message,
+      )
       if (projected === 'skip') {
         logger.debug(
           { paymentId: message.paymentId, revision: message.revision },

@@ -19,7 +19,7 @@ import {
   readWebhookRetentionDays,
   type WebhookConcurrency,
 } from '@chainpay/notifier'
-import { type AddressKeys, readAddressKeys } from '@chainpay/payment-command'
+import { type AddressKeys, readAddressKeys, readAddressPoolSize } from '@chainpay/payment-command'
 import { type EnvReader, readEnv, secretKeyProblem } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
@@ -45,6 +45,8 @@ export interface StandaloneConfig extends SharedConfig {
   webhookRetryScheduleMs: number[] | undefined
   /** WEBHOOK_CONCURRENCY and WEBHOOK_CONCURRENCY_PER_HOST, as the notifier reads them */
   webhookConcurrency: WebhookConcurrency
+  /** ADDRESS_POOL_SIZE, as payment-command reads it */
+  addressPoolSize: number
   /** WEBHOOK_RETENTION_DAYS, as the notifier reads it */
   webhookRetentionDays: number
   /**
@@ -113,6 +115,7 @@ export function readStandaloneConfig(
     rateLimit: readRateLimit(read),
     webhookRetryScheduleMs: readRetrySchedule(read),
     webhookConcurrency: readWebhookConcurrency(read),
+    addressPoolSize: readAddressPoolSize(read),
     webhookRetentionDays: readWebhookRetentionDays(read),
     callbackUrlPolicy: readCallbackUrlPolicy(read, live ? 'production' : 'development'),
     chains,

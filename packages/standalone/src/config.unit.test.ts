@@ -40,6 +40,7 @@ describe('readStandaloneConfig', () => {
       rateLimit: { max: 1200, windowMs: 60_000, perAddressMax: 2400 },
       webhookRetryScheduleMs: undefined,
       webhookConcurrency: { total: 64, perTargetHost: 4 },
+      addressPoolSize: 256,
       webhookRetentionDays: 90,
       callbackUrlPolicy: 'development',
       chains: {

@@ -2,7 +2,7 @@
 // finishes after the restart.
 
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
 import { newDataDir, type StandaloneProcess, startStandalone } from './testing/standalone-process.js'
 
@@ -43,6 +43,51 @@ describe('kill -9 and restart', () => {
     expect(replay.status).toBe(200)
     expect(replay.headers['idempotent-replayed']).toBe('true')
     expect((replay.body as PaymentBody).paymentId).toBe(payment.paymentId)
+  })
+
+  it('every create acknowledged under load survives a kill -9 in the middle of group commits, each with an address of its own', async () => {
+    const dataDir = newDataDir()
+    const first = await start(dataDir)
+    const client = merchantClientFor(first)
+    const acknowledged: { body: Record<string, string>; payment: PaymentBody }[] = []
+    let killed = false
+    // 16 creates in flight at all times: each group commit carries several of them
+    const writer = async (writerId: number) => {
+      for (let n = 0; !killed; n += 1) {
+        const body = {
+          amount: '1',
+          currency: 'USDT',
+          network: 'TRON',
+          idempotencyKey: `load-${writerId}-${n}`,
+        }
+        const response = await client.createPayment(body as never).catch(() => null)
+        if (response?.status === 201) acknowledged.push({ body, payment: response.body as PaymentBody })
+      }
+    }
+    const writers = Array.from({ length: 16 }, (_, writerId) => writer(writerId))
+    await vi.waitFor(() => expect(acknowledged.length).toBeGreaterThanOrEqual(100), { timeout: 60_000 })
+    await first.kill()
+    killed = true
+    await Promise.all(writers)
+
+    const second = await start(dataDir)
+    const after = merchantClientFor(second)
+    for (const { body, payment } of acknowledged) {
+      const read = await after.getPayment(payment.paymentId)
+      expect(read.status).toBe(200)
+      expect(read.body).toMatchObject({
+        paymentId: payment.paymentId,
+        generatedAddress: payment.generatedAddress,
+      })
+      const replay = await after.createPayment(body as never)
+      expect(replay.status).toBe(200)
+      expect((replay.body as PaymentBody).paymentId).toBe(payment.paymentId)
+    }
+    // pooled or derived on the spot, before the kill or after: never one address twice
+    const addresses = acknowledged.map(({ payment }) => payment.generatedAddress)
+    const fresh = await after.createPayment({ amount: '1', currency: 'USDT', network: 'TRON' } as never)
+    addresses.push((fresh.body as PaymentBody).generatedAddress)
+    expect(new Set(addresses).size).toBe(addresses.length)
   })
 
   it('a payment confirming when the process is killed is confirmed after the restart, counted once', async () => {

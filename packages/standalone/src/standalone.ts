@@ -102,6 +102,7 @@ export async function buildStandaloneContext(
         encryptionKeys,
         callbackUrlPolicy: config.callbackUrlPolicy,
         chains,
+        addressPoolSize: config.addressPoolSize,
       },
       logger,
       contextOptions,

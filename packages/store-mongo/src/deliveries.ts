@@ -128,6 +128,20 @@ const FINISHED_STATUSES: DeliveryStatus[] = ['delivered', 'failed', 'no_target']
 
 // the order in which due deliveries are offered, as in the SQLite adapter; _id makes it total
 const DUE_ORDER = { nextAttemptAt: 1, createdAt: 1, sequence: 1, _id: 1 } as const
+
+/** a filter on one value by equality (which FerretDB's PostgreSQL backend filters in SQL), else $in */
+function oneOrAny(values: string[]): string | { $in: string[] } {
+  return values.length === 1 && values[0] !== undefined ? values[0] : { $in: values }
+}
+
+/** DUE_ORDER as a comparison, for deliveries read by id */
+function dueOrder(a: DeliveryDocument, b: DeliveryDocument): number {
+  for (const field of ['nextAttemptAt', 'createdAt', 'sequence', '_id'] as const) {
+    const [x, y] = [a[field] ?? '', b[field] ?? '']
+    if (x !== y) return x < y ? -1 : 1
+  }
+  return 0
+}
 // candidates read and checked for their place in line per round trip
 const MIN_PAGE = 32
 
@@ -160,8 +174,10 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
    * has no $lookup.
    */
   async function firstInLine(paymentIds: string[]): Promise<Map<string, number>> {
+    const payments = [...new Set(paymentIds)]
+    // one payment (a claim by id) by equality (oneOrAny)
     const pending = deliveries.find(
-      { paymentId: { $in: [...new Set(paymentIds)] }, status: 'pending' },
+      { paymentId: oneOrAny(payments), status: 'pending' },
       { projection: { _id: 0, paymentId: 1, sequence: 1, endpointId: 1 } },
     )
     const lowest = new Map<string, number>()
@@ -206,9 +222,13 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
    * has not run out. A claim that another worker makes meanwhile is not seen, so two notifiers that
    * claim at the same moment may together pass a host's bound by what each took.
    */
-  async function inFlightPerHost(now: string): Promise<Map<string, number>> {
+  async function inFlightPerHost(now: string, hosts?: string[]): Promise<Map<string, number>> {
     const leased = deliveries.find(
-      { status: 'pending', leasedUntil: { $gte: now } },
+      {
+        status: 'pending',
+        leasedUntil: { $gte: now },
+        ...(hosts === undefined ? {} : { targetHost: oneOrAny([...new Set(hosts)]) }),
+      },
       { projection: { _id: 0, targetHost: 1, targetUrl: 1, merchantId: 1 } },
     )
     const counts = new Map<string, number>()
@@ -271,13 +291,27 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
         }
       },
 
-      async claimDue(now, { limit, leaseMs, perTargetHost }) {
+      async claimDue(now, { limit, leaseMs, perTargetHost, among }) {
         const claimed: WebhookDelivery[] = []
         if (limit <= 0) return claimed
         const leasedUntil = new Date(Date.parse(now) + leaseMs).toISOString()
+        const unleased = { $or: [{ leasedUntil: null }, { leasedUntil: { $lt: now } }] }
+        // the deliveries named, each found by its _id (the one filter FerretDB v1 answers without
+        // reading the collection); only their hosts' leases are counted
+        const named =
+          among === undefined
+            ? undefined
+            : (
+                await Promise.all(
+                  among.map((deliveryId) =>
+                    deliveries.findOne({ _id: deliveryId, ...dueAt(now), ...unleased }),
+                  ),
+                )
+              ).filter((candidate) => candidate !== null)
+        if (named?.length === 0) return claimed
         // in flight per host, with what this claim takes; a host at its bound is passed over, its
         // deliveries left due for when one of its attempts is recorded
-        const inFlight = await inFlightPerHost(now)
+        const inFlight = await inFlightPerHost(now, named?.map(hostOf))
         const fullHosts = new Set(
           [...inFlight].filter(([, count]) => count >= perTargetHost).map(([host]) => host),
         )
@@ -297,6 +331,10 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
             if (hostInFlight >= perTargetHost) fullHosts.add(host)
           }
         }
+        if (named !== undefined) {
+          await claimPage(named.sort(dueOrder))
+          return claimed
+        }
 
         // Held-back candidates and those of hosts at their bound do not count towards `limit`, so the
         // due deliveries are read page after page, each after the last one read (in DUE_ORDER), until
@@ -309,10 +347,7 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
           const page = await deliveries
             .find({
               ...dueAt(now),
-              $and: [
-                { $or: [{ leasedUntil: null }, { leasedUntil: { $lt: now } }] },
-                ...(last === undefined ? [] : [after(last)]),
-              ],
+              $and: [unleased, ...(last === undefined ? [] : [after(last)])],
               ...(fullHosts.size > 0 ? { targetHost: { $nin: [...fullHosts] } } : {}),
             })
             .sort(DUE_ORDER)

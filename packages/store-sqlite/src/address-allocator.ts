@@ -4,7 +4,8 @@ import {
   networksCountedBefore,
   translateFailures,
 } from '@chainpay/ports'
-import { type DatabaseSync, inTransaction } from './database.js'
+import type { DatabaseSync } from './database.js'
+import { groupCommitOf } from './group-commit.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -62,7 +63,8 @@ export function createSqliteAddressAllocator(db: DatabaseSync): AddressIndexAllo
       async allocate(family, keyId) {
         const key = allocationKey(family, keyId)
         const networks = JSON.stringify(networksCountedBefore(family, keyId))
-        return inTransaction(db, () => {
+        // one statement, with the other writes of this turn in one commit (group-commit.ts)
+        return await groupCommitOf(db).run(() => {
           const row = advance.get(key, networks)
           if (row === undefined) throw new Error(`address counter of ${key} did not advance`)
           return Number(row.next_index) - 1

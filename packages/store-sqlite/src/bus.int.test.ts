@@ -7,6 +7,7 @@ import { describeBusContract } from '@chainpay/ports/testing'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createSqliteBus } from './bus.js'
 import { type DatabaseSync, openSqliteDatabase } from './database.js'
+import { groupCommitOf } from './group-commit.js'
 
 describeBusContract('SQLite file', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'chainpay-bus-'))
@@ -78,6 +79,39 @@ describe('createSqliteBus on a shared file', () => {
     await consumer.close()
     consumerDb.close()
     publisherDb.close()
+  })
+})
+
+describe('createSqliteBus offsets in group commits', () => {
+  it("commits a waiting batch's offsets with its handlers' writes, and its last offset before stopping", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chainpay-bus-'))
+    const db = openSqliteDatabase(join(dir, 'chainpay.db'))
+    try {
+      db.exec('CREATE TABLE handled (value TEXT PRIMARY KEY)')
+      const bus = createSqliteBus(db, { logger: recordingLogger().logger })
+      const topic = `topic-${randomUUID()}`
+      const values = Array.from({ length: 40 }, (_, i) => `m${i}`)
+      await bus.publish(topic, values.map(message))
+      const group = groupCommitOf(db)
+      const before = group.counts().commits
+      const insert = db.prepare('INSERT INTO handled (value) VALUES (?)')
+      await bus.subscribe({
+        topic,
+        groupId: 'projection',
+        handle: async (m) => void (await group.run(() => insert.run(m.value))),
+      })
+      const handled = () => db.prepare('SELECT COUNT(*) AS n FROM handled').get()?.n
+      await eventually(() => expect(handled()).toBe(40))
+      await bus.close()
+      // one commit per handler's write; the offsets ride along, but for the last one
+      expect(group.counts().commits - before).toBeLessThanOrEqual(41)
+      const offset = db.prepare("SELECT position FROM bus_offsets WHERE group_id = 'projection'").get()
+      const last = db.prepare('SELECT MAX(position) AS position FROM bus_messages WHERE topic = ?').get(topic)
+      expect(offset?.position).toBe(last?.position)
+    } finally {
+      db.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -16,6 +16,7 @@ import {
   translateFailures,
 } from '@chainpay/ports'
 import { type DatabaseSync, inTransaction } from './database.js'
+import { groupCommitOf } from './group-commit.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -55,8 +56,13 @@ type Row = Record<string, unknown>
 
 /**
  * The bus on SQLite: one durable log of messages in publish order (so in order per key, too) and
- * one committed offset per (group, topic). Each subscription is a loop that handles its messages one
- * at a time, woken at once by publishes through this bus and by polling for anyone else's. A failing
+ * one committed offset per (group, topic). Each subscription is a loop that takes the messages
+ * waiting for it and handles them one at a time, woken at once by publishes through this bus and by
+ * polling for anyone else's. Offsets and publishes are group commits (group-commit.ts): a message's
+ * offset is written once its handler is done, in the transaction that carries the next message's
+ * writes (and whatever else this process writes in that turn), so a batch of waiting messages costs
+ * its handlers' commits and no commit of its own for the offsets; a crash between a handler's write
+ * and its offset's commit hands the message over again, as before. A failing
  * message holds its whole group until it succeeds (or is poison, or runs out of maxAttempts): the
  * log is one sequence, so keeping the order of a key means keeping the order of all.
  * close() stops every subscription; the database belongs to the caller, who closes it.
@@ -101,6 +107,7 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
          ORDER BY position LIMIT :limit)`,
     ),
   }
+  const group = groupCommitOf(db)
   const published = new EventEmitter().setMaxListeners(0)
   const running = new Set<BusSubscription>()
   /** the subscriptions whose latest read of the log failed, with why: for subscriptionFailures() */
@@ -156,7 +163,10 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
       )
     }
 
-    /** handles one message until it succeeds or is dead-lettered; false when stopping left it uncommitted */
+    /**
+     * handles one message until it succeeds or is dead-lettered; false when stopping left it
+     * unhandled. The offset of a handled message is the caller's to commit.
+     */
     const deliver = async (row: Row): Promise<boolean> => {
       const position = Number(row.position)
       const message = toConsumedMessage(row)
@@ -171,7 +181,6 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
             (error: unknown) => ({ error }),
           )
         if (failure === undefined) {
-          commitOffset(groupId, topic, position)
           if (attempt > 1) {
             logger.warn({ ...context, attempts: attempt }, 'bus message handled after failed attempts')
           }
@@ -209,10 +218,17 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
             idle = undefined
             continue
           }
+          // each handled message's offset goes into the next group commit, which also carries the
+          // next message's writes; only the batch's last offset is waited for
+          let offsetCommitted: Promise<unknown> = Promise.resolve()
           for (const row of rows) {
             if (stopping.signal.aborted || !(await deliver(row))) break
-            offset = Number(row.position)
+            const position = Number(row.position)
+            offset = position
+            offsetCommitted.catch(() => {})
+            offsetCommitted = group.run(() => commitOffset(groupId, topic, position))
           }
+          await offsetCommitted
           // after each batch read, so that deleting keeps pace with consuming, a batch at a time
           if (options.pruneConsumed === true) pruneConsumed(topic, groupId)
           // handlers that settle at once never leave the microtask queue: let timers and I/O run
@@ -241,7 +257,7 @@ export function createSqliteBus(db: DatabaseSync, options: SqliteBusOptions): Bu
     {
       async publish(topic, messages) {
         if (messages.length === 0) return
-        inTransaction(db, () => insertMessages(topic, messages))
+        await group.run(() => insertMessages(topic, messages))
         published.emit('published', topic)
       },
 

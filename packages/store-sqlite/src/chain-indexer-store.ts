@@ -4,7 +4,8 @@ import {
   translateFailures,
   type WatchedAddress,
 } from '@chainpay/ports'
-import { type DatabaseSync, inTransaction } from './database.js'
+import type { DatabaseSync } from './database.js'
+import { groupCommitOf } from './group-commit.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -149,6 +150,8 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
     'SELECT account, owner, last_signature, state FROM followed_accounts WHERE network = ? ORDER BY account',
   )
 
+  // every write with the other writes of this turn in one commit (group-commit.ts)
+  const write = groupCommitOf(db).run
   return translateFailures(
     {
       async loadCursor(network) {
@@ -157,30 +160,32 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
       },
 
       async saveCursor(network, cursor) {
-        upsertCursor.run(network, cursor.height, cursor.hash)
+        await write(() => upsertCursor.run(network, cursor.height, cursor.hash))
       },
 
       async watch(address) {
-        upsertWatched.run({
-          network: address.network,
-          address: address.address,
-          paymentId: address.paymentId,
-          assetContract: address.assetContract,
-          watchUntil: address.watchUntil,
-          paymentCreatedAt: address.paymentCreatedAt,
-          requiredConfirmations: address.requiredConfirmations,
-          watchingReportedAt: address.watchingReportedAt,
-          owner: address.owner ?? null,
-          closedAt: address.closedAt ?? null,
-        })
+        await write(() =>
+          upsertWatched.run({
+            network: address.network,
+            address: address.address,
+            paymentId: address.paymentId,
+            assetContract: address.assetContract,
+            watchUntil: address.watchUntil,
+            paymentCreatedAt: address.paymentCreatedAt,
+            requiredConfirmations: address.requiredConfirmations,
+            watchingReportedAt: address.watchingReportedAt,
+            owner: address.owner ?? null,
+            closedAt: address.closedAt ?? null,
+          }),
+        )
       },
 
       async unwatch(network, address) {
-        deleteWatched.run(network, address)
+        await write(() => deleteWatched.run(network, address))
       },
 
       async unwatchExpired(network, before, limit) {
-        return inTransaction(db, () => {
+        return await write(() => {
           const expired = selectExpired.all({ network, before, limit }).map(toWatched)
           for (const entry of expired) deleteWatched.run(network, entry.address)
           return expired
@@ -192,36 +197,38 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
       },
 
       async track(transfer) {
-        upsertTracked.run({
-          network: transfer.network,
-          txHash: transfer.txHash,
-          index: transfer.index,
-          paymentId: transfer.paymentId,
-          address: transfer.address,
-          amountUnits: transfer.amountUnits,
-          blockHeight: transfer.blockHeight,
-          blockHash: transfer.blockHash,
-          blockTime: transfer.blockTime,
-          confirmations: transfer.confirmations,
-          requiredConfirmations: transfer.requiredConfirmations,
-          withdrawnUntilHeight: transfer.withdrawnUntilHeight,
-          expiresAt: transfer.expiresAt,
-          foreignCurrency: transfer.foreign?.currency ?? null,
-          foreignDecimals: transfer.foreign?.decimals ?? null,
-          owner: transfer.owner ?? null,
-        })
+        await write(() =>
+          upsertTracked.run({
+            network: transfer.network,
+            txHash: transfer.txHash,
+            index: transfer.index,
+            paymentId: transfer.paymentId,
+            address: transfer.address,
+            amountUnits: transfer.amountUnits,
+            blockHeight: transfer.blockHeight,
+            blockHash: transfer.blockHash,
+            blockTime: transfer.blockTime,
+            confirmations: transfer.confirmations,
+            requiredConfirmations: transfer.requiredConfirmations,
+            withdrawnUntilHeight: transfer.withdrawnUntilHeight,
+            expiresAt: transfer.expiresAt,
+            foreignCurrency: transfer.foreign?.currency ?? null,
+            foreignDecimals: transfer.foreign?.decimals ?? null,
+            owner: transfer.owner ?? null,
+          }),
+        )
       },
 
       async untrack(network, txHash, index) {
-        deleteTracked.run(network, txHash, index)
+        await write(() => deleteTracked.run(network, txHash, index))
       },
 
       async saveFollowedAccount(network, { account, owner, lastSignature, state }) {
-        upsertFollowedAccount.run(network, account, owner, lastSignature, state)
+        await write(() => upsertFollowedAccount.run(network, account, owner, lastSignature, state))
       },
 
       async forgetFollowedAccount(network, account) {
-        deleteFollowedAccount.run(network, account)
+        await write(() => deleteFollowedAccount.run(network, account))
       },
 
       async listFollowedAccounts(network) {

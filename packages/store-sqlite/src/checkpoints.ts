@@ -1,5 +1,6 @@
 import { type CheckpointStore, translateFailures } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
+import { groupCommitOf } from './group-commit.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -33,7 +34,8 @@ export function createSqliteCheckpointStore(db: DatabaseSync): CheckpointStore {
         return row === undefined ? null : String(row.position)
       },
       async store(name, position) {
-        store.run(name, position, new Date().toISOString())
+        const updatedAt = new Date().toISOString()
+        await groupCommitOf(db).run(() => store.run(name, position, updatedAt))
       },
     },
     translateSqliteFailure,

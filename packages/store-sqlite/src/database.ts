@@ -56,16 +56,19 @@ function makePrivate(path: string): void {
 
 /**
  * Runs `work` inside one write transaction (BEGIN IMMEDIATE takes the write lock up front, so two
- * processes sharing the file never deadlock on lock upgrade). `work` must be synchronous.
+ * processes sharing the file never deadlock on lock upgrade). `work` must be synchronous. Inside a
+ * transaction already open (a group commit's, group-commit.ts) it is a savepoint of that one.
  */
 export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
-  db.exec('BEGIN IMMEDIATE')
+  const nested = db.isTransaction
+  db.exec(nested ? 'SAVEPOINT nested_work' : 'BEGIN IMMEDIATE')
   try {
     const result = work()
-    db.exec('COMMIT')
+    db.exec(nested ? 'RELEASE nested_work' : 'COMMIT')
     return result
   } catch (error) {
-    db.exec('ROLLBACK')
+    db.exec(nested ? 'ROLLBACK TO nested_work' : 'ROLLBACK')
+    if (nested) db.exec('RELEASE nested_work')
     throw error
   }
 }

@@ -1,5 +1,6 @@
 import { type DueDeadline, type PaymentDeadlineStore, translateFailures } from '@chainpay/ports'
-import { type DatabaseSync, inTransaction } from './database.js'
+import type { DatabaseSync } from './database.js'
+import { groupCommitOf } from './group-commit.js'
 import { columnsOf, migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -64,29 +65,28 @@ export function createSqliteDeadlineStore(db: DatabaseSync): PaymentDeadlineStor
     WHERE d.network = :network AND ${dueWhere} ORDER BY expires_at, payment_id LIMIT :limit
   `)
 
+  const group = groupCommitOf(db)
   return translateFailures(
     {
+      // each write with the other writes of this turn in one commit (group-commit.ts)
       async upsert(deadline) {
-        upsert.run({
-          paymentId: deadline.paymentId,
-          network: deadline.network,
-          expiresAt: deadline.expiresAt,
-        })
+        const { paymentId, network, expiresAt } = deadline
+        await group.run(() => upsert.run({ paymentId, network, expiresAt }))
       },
 
       async remove(paymentId) {
-        inTransaction(db, () => {
+        await group.run(() => {
           removeDeadline.run(paymentId)
           removeWatch.run(paymentId)
         })
       },
 
       async markWatched(paymentId, at) {
-        markWatched.run(paymentId, at)
+        await group.run(() => markWatched.run(paymentId, at))
       },
 
       async retryLater(paymentId, retryAt) {
-        retryLater.run(retryAt, paymentId)
+        await group.run(() => retryLater.run(retryAt, paymentId))
       },
 
       async due({ expiredBy, now, limit, network }) {

@@ -10,7 +10,8 @@ import {
   translateFailures,
   WrongExpectedRevisionError,
 } from '@chainpay/ports'
-import { type DatabaseSync, inTransaction } from './database.js'
+import type { DatabaseSync } from './database.js'
+import { groupCommitOf } from './group-commit.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -47,6 +48,7 @@ export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventSto
     byEventId: db.prepare('SELECT stream_id, revision, position FROM es_events WHERE event_id = ?'),
     positionAt: db.prepare('SELECT position FROM es_events WHERE stream_id = ? AND revision = ?'),
   }
+  const group = groupCommitOf(db)
   let closed = false
   const assertOpen = () => {
     if (closed) throw new StoreUnavailableError('SQLite event store: closed')
@@ -91,7 +93,8 @@ export function createSqliteEventStore(db: DatabaseSync, options: SqliteEventSto
       async appendToStream(streamId, events, expectedRevision) {
         assertOpen()
         let written = false
-        const result = inTransaction(db, (): AppendResult => {
+        // with the other writes of this turn, in one commit; answered once it is durable
+        const result = await group.run((): AppendResult => {
           const stored: { eventId: string; revision: number }[] = []
           for (const event of events) {
             const row = statements.byEventId.get(event.eventId)

@@ -8,6 +8,7 @@ import {
   translateFailures,
 } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
+import { groupCommitOf } from './group-commit.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -158,7 +159,7 @@ export function createSqlitePaymentReadModel(
       },
 
       async save(document) {
-        const { changes } = upsert.run({
+        const columns = {
           paymentId: document.paymentId,
           merchantId: document.merchantId,
           revision: document.revision,
@@ -169,7 +170,9 @@ export function createSqlitePaymentReadModel(
           network: document.state.created.network,
           currency: document.state.created.currency,
           ...balanceColumns(document.state),
-        })
+        }
+        // with the other writes of this turn in one commit (group-commit.ts)
+        const { changes } = await groupCommitOf(db).run(() => upsert.run(columns))
         return Number(changes) === 1 ? 'applied' : 'stale'
       },
     },

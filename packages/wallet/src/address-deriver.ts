@@ -1,12 +1,19 @@
 // One receiving address per payment: the chain decides the scheme, an SPL token adds the token
 // account the payer's wallet actually sends to.
-import { type Asset, OPERATOR_WALLET_ID, type ReceivingAddress } from '@chainpay/domain'
+import { type Asset, type Chain, OPERATOR_WALLET_ID, type ReceivingAddress } from '@chainpay/domain'
 import { associatedTokenAccount } from './associated-token-account.js'
 import { createSolanaAddressDeriver } from './solana-address.js'
-import { createTronAddressDeriver } from './tron-address.js'
+import { createTronAddressDeriver, type DerivedAddress } from './tron-address.js'
 
 export interface AddressDeriver {
   derive(asset: Asset, index: number): ReceivingAddress
+  /**
+   * the costly part of derive, what an index of a chain derives to whatever the asset (TRON's
+   * address, a Solana owner): for an address pool (docs/capacity.md, "Addresses derived ahead")
+   */
+  deriveChainAddress(chain: Chain, index: number): DerivedAddress
+  /** the rest of derive: the asset's receiving address from its chain's address of the same index */
+  receivingAddressOf(asset: Asset, chainAddress: DerivedAddress): ReceivingAddress
 }
 
 /** `walletId` names the wallet the keys are: the operator's unless a merchant's (docs/api.md) */
@@ -19,21 +26,28 @@ export function createAddressDeriver(
 ): AddressDeriver {
   const tron = createTronAddressDeriver(keys.tronAccountXpub)
   const solana = createSolanaAddressDeriver(keys.solanaSeed)
+  const deriveChainAddress = (chain: Chain, index: number): DerivedAddress => {
+    switch (chain) {
+      case 'TRON':
+        return tron(index)
+      case 'SOLANA':
+        return solana(index)
+    }
+  }
+  const receivingAddressOf = (
+    asset: Asset,
+    { address, derivationPath }: DerivedAddress,
+  ): ReceivingAddress => {
+    const tokenAccount =
+      asset.chain === 'SOLANA' && asset.tokenStandard === 'SPL'
+        ? associatedTokenAccount(address, mint(asset))
+        : null
+    return { address, tokenAccount, derivationPath, walletId }
+  }
   return {
-    derive(asset, index) {
-      switch (asset.chain) {
-        case 'TRON': {
-          const { address, derivationPath } = tron(index)
-          return { address, tokenAccount: null, derivationPath, walletId }
-        }
-        case 'SOLANA': {
-          const { address, derivationPath } = solana(index)
-          const tokenAccount =
-            asset.tokenStandard === 'SPL' ? associatedTokenAccount(address, mint(asset)) : null
-          return { address, tokenAccount, derivationPath, walletId }
-        }
-      }
-    },
+    derive: (asset, index) => receivingAddressOf(asset, deriveChainAddress(asset.chain, index)),
+    deriveChainAddress,
+    receivingAddressOf,
   }
 }
 

@@ -3,6 +3,7 @@
 // a fingerprint of its public parts only, and refuse a wallet that would share addresses with
 // another one (docs/chains.md, "Key material"; addresses are unique per chain family).
 
+import type { Chain } from '@chainpay/domain'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { HDKey } from '@scure/bip32'
@@ -34,6 +35,17 @@ export interface MerchantWalletPublicParts {
   tronAccountKeyFingerprint: string
   /** the Solana address at index 0 (m/44'/501'/0'/0'), public, identifies the seed */
   solanaAddress0: string
+}
+
+/**
+ * The public identity of a wallet's key for a chain, which its address indexes are counted by and
+ * its pooled addresses named by: the TRON account key fingerprint, the Solana address 0
+ */
+export function walletKeyIdOf(
+  parts: Pick<MerchantWalletPublicParts, 'tronAccountKeyFingerprint' | 'solanaAddress0'>,
+  chain: Chain,
+): string {
+  return chain === 'TRON' ? parts.tronAccountKeyFingerprint : parts.solanaAddress0
 }
 
 /** Validates both keys and gives the wallet's public parts; the seed itself is not kept. */

@@ -5,11 +5,12 @@
 // carries a strict CSP, no-store and no-referrer; an unknown token is an HTML 404 that names nothing.
 
 import { type AssetRegistry, DomainError, isCancelable, type OpenPayment } from '@chainpay/domain'
-import { type Clock, isoNow } from '@chainpay/platform'
-import type { MerchantStore, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import type { Clock } from '@chainpay/platform'
+import type { MerchantStore, PaymentCommands } from '@chainpay/ports'
 import type { CheckoutLinks } from '@chainpay/service-kit'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { limitRequestsPerAddress, type RateLimitSettings } from '../rate-limit.js'
+import type { ReadYourWrites } from '../routes/read-your-writes.js'
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from './checkout-assets.js'
 import { dueAmountOf, renderCheckoutPage, renderNotFoundPage } from './checkout-page.js'
 import { type CheckoutLanguage, checkoutTexts, pickLanguage } from './checkout-texts.js'
@@ -24,7 +25,8 @@ export interface CheckoutSettings {
 }
 
 export interface CheckoutRoutesDeps {
-  readModel: PaymentReadModel
+  /** the payment as the merchant API reads and writes it: a page right after a create finds it */
+  readYourWrites: ReadYourWrites
   commands: PaymentCommands
   merchants: Pick<MerchantStore, 'getMerchant'>
   registry: AssetRegistry
@@ -38,7 +40,7 @@ export interface CheckoutRoutesDeps {
 type TokenRequest = FastifyRequest<{ Params: { token: string }; Querystring: { lang?: string } }>
 
 export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app, deps) => {
-  const { readModel, commands, checkoutLinks, settings, clock } = deps
+  const { readYourWrites, commands, checkoutLinks, settings, clock } = deps
   const publicOrigin = new URL(settings.publicUrl).origin
   await limitRequestsPerAddress(app, deps.rateLimit)
 
@@ -90,13 +92,13 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
   /** the payment behind the token, or null: an unknown token and an unknown payment look the same */
   const paymentOf = async (token: string) => {
     const paymentId = checkoutLinks.paymentIdOf(token)
-    return paymentId === null ? null : readModel.get(paymentId)
+    return paymentId === null ? null : readYourWrites.read(paymentId, null)
   }
 
   app.get('/pay/:token', async (request: TokenRequest, reply) => {
-    const document = await paymentOf(request.params.token)
-    if (document === null) return notFound(request, reply)
-    const payment = document.state
+    const snapshot = await paymentOf(request.params.token)
+    if (snapshot === null) return notFound(request, reply)
+    const { payment } = snapshot
     const { created } = payment
     const language = languageOf(request)
     const texts = checkoutTexts[language]
@@ -129,7 +131,7 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
         texts,
         path,
         payment,
-        revision: document.revision,
+        revision: snapshot.revision,
         merchantName,
         logoPath: logo === null ? null : `${path}/logo`,
         dueAmount,
@@ -147,22 +149,22 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
 
   // the merchant's logo, fetched by the gateway: the customer's browser asks this origin only
   app.get('/pay/:token/logo', async (request: TokenRequest, reply) => {
-    const document = await paymentOf(request.params.token)
-    const merchant = document && (await deps.merchants.getMerchant(document.state.created.merchantId))
+    const snapshot = await paymentOf(request.params.token)
+    const merchant = snapshot && (await deps.merchants.getMerchant(snapshot.payment.created.merchantId))
     const logo = merchant?.logoUrl ? await deps.merchantLogos.logoAt(merchant.logoUrl) : null
     if (logo === null) return notFound(request, reply)
     return reply.type(logo.contentType).send(logo.bytes)
   })
 
   app.get('/pay/:token/status', async (request: TokenRequest, reply) => {
-    const document = await paymentOf(request.params.token)
-    if (document === null) return notFound(request, reply)
-    return reply.send({ revision: document.revision, status: document.state.status })
+    const snapshot = await paymentOf(request.params.token)
+    if (snapshot === null) return notFound(request, reply)
+    return reply.send({ revision: snapshot.revision, status: snapshot.payment.status })
   })
 
   app.post('/pay/:token/cancel', async (request: TokenRequest, reply) => {
-    const document = await paymentOf(request.params.token)
-    if (document === null) return notFound(request, reply)
+    const snapshot = await paymentOf(request.params.token)
+    if (snapshot === null) return notFound(request, reply)
     // A form of this page only. The token in the path is the customer's secret, which another site
     // does not know; on top, browsers say where a POST comes from: Sec-Fetch-Site, and Origin, which
     // is "null" under the page's Referrer-Policy: no-referrer.
@@ -172,7 +174,7 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     if (foreignOrigin || (site !== undefined && site !== 'same-origin')) {
       return reply.code(403).type('text/plain; charset=utf-8').send('forbidden')
     }
-    const payment: OpenPayment = document.state
+    const payment: OpenPayment = snapshot.payment
     const { created } = payment
     const path = `/pay/${request.params.token}`
     if (payment.status === 'canceled') return reply.redirect(created.cancelRedirectUrl ?? path, 303)
@@ -187,15 +189,7 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
       })
     if (canceled === null) return reply.redirect(path, 303)
     // the page shows the cancellation at once, whether or not the projection has it yet
-    await readModel
-      .save({
-        paymentId: created.paymentId,
-        merchantId: created.merchantId,
-        revision: canceled.revision,
-        state: canceled.payment,
-        updatedAt: isoNow(clock),
-      })
-      .catch((error: unknown) => request.log.warn({ err: error }, 'customer cancel: read model not updated'))
+    await readYourWrites.saveAfterCommand(canceled, request.log)
     return reply.redirect(created.cancelRedirectUrl ?? path, 303)
   })
 }

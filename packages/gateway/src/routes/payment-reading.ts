@@ -26,10 +26,13 @@ import type { CheckoutLinks } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { MerchantCaller } from '../auth.js'
+import type { ReadYourWrites } from './read-your-writes.js'
 
 export interface PaymentReadingRoutesDeps {
   commands: PaymentCommands
   readModel: PaymentReadModel
+  /** a page shows the payments as the latest commands through this gateway left them */
+  readYourWrites: ReadYourWrites
   checkoutLinks: CheckoutLinks
 }
 
@@ -39,7 +42,7 @@ export const paymentReadingRoutes: FastifyPluginAsyncTypebox<PaymentReadingRoute
   app,
   deps,
 ) => {
-  const { commands, readModel, checkoutLinks } = deps
+  const { commands, readModel, readYourWrites, checkoutLinks } = deps
 
   app.get(
     '/payments',
@@ -55,8 +58,9 @@ export const paymentReadingRoutes: FastifyPluginAsyncTypebox<PaymentReadingRoute
         documents.length > query.limit && last !== undefined
           ? encodeCursor({ createdAt: last.state.created.createdAt, paymentId: last.paymentId })
           : null
-      const data = page.map((document) =>
-        toPaymentView(document.state, checkoutLinks.urlOf(document.paymentId)),
+      const current = await readYourWrites.page(page, merchant.merchantId)
+      const data = current.map(({ payment }) =>
+        toPaymentView(payment, checkoutLinks.urlOf(payment.created.paymentId)),
       )
       return { data, nextCursor }
     },

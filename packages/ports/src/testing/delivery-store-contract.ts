@@ -202,6 +202,30 @@ export function describeWebhookDeliveryStoreContract(
       })
     })
 
+    describe('claiming the deliveries named (among)', () => {
+      const claimAmong = async (among: string[], now = at(1), limit = 10, perTargetHost?: number) =>
+        (await store.claimDue(now, { ...upTo(limit, perTargetHost), among })).map((item) => item.deliveryId)
+
+      it('claims the named deliveries that are due and first in line, and no other', async () => {
+        await store.enqueue(delivery('evt_a', 'pay_a', 0))
+        await store.enqueue(delivery('evt_b', 'pay_b', 0))
+        await store.enqueue(delivery('evt_c0', 'pay_c', 0, { nextAttemptAt: at(30) }))
+        await store.enqueue(delivery('evt_c1', 'pay_c', 1))
+        await store.enqueue(delivery('evt_later', 'pay_d', 0, { nextAttemptAt: at(10) }))
+        expect(await claimAmong(['evt_b', 'evt_c1', 'evt_later', 'evt_unknown'])).toEqual(['evt_b'])
+        // claimed once: leased now
+        expect(await claimAmong(['evt_b'])).toEqual([])
+        expect(await claimedIds(at(1))).toEqual(['evt_a'])
+      })
+
+      it("holds to the host's bound, counting the leases of every claim", async () => {
+        for (const name of ['h0', 'h1', 'h2'])
+          await store.enqueue(delivery(name, `pay_${name}`, 0, { targetUrl: 'https://h.example/hooks' }))
+        expect(await claimedIds(at(1), 1, 2)).toEqual(['h0'])
+        expect(await claimAmong(['h1', 'h2'], at(1), 10, 2)).toEqual(['h1'])
+      })
+    })
+
     it('does not claim a leased delivery again until its lease has run out', async () => {
       await store.enqueue(delivery('evt_1', 'pay_1', 0))
       expect(await claimedIds(at(0))).toEqual(['evt_1'])

@@ -798,6 +798,37 @@ describe('read your writes', () => {
     expect(commandGets).toEqual([paymentId])
   })
 
+  it('lists a payment as its cancel left it, though the read model kept refusing the write-through', async () => {
+    const { commandGets } = await withFlakyReadModel((revision) => revision >= 1)
+    const paymentId = json(await fixture.create(base)).paymentId as string
+    expect((await fixture.send('POST', `${PAYMENTS}/${paymentId}/cancel`)).statusCode).toBe(200)
+    const listed = json(await fixture.send('GET', PAYMENTS)) as unknown as {
+      data: { paymentId: string; status: string }[]
+    }
+    expect(listed.data.find((payment) => payment.paymentId === paymentId)?.status).toBe('canceled')
+    expect(commandGets).toEqual([paymentId])
+  })
+
+  it("serves the customer's page from the same writes: a create and the customer's cancel the read model refused", async () => {
+    const { commandGets } = await withFlakyReadModel(() => true)
+    const paymentId = json(await fixture.create(base)).paymentId as string
+    const page = new URL(fixture.checkoutDeps.checkoutLinks.urlOf(paymentId)).pathname
+    const status = async () => json(await fixture.app.inject({ method: 'GET', url: `${page}/status` }))
+    expect((await fixture.app.inject({ method: 'GET', url: page })).statusCode).toBe(200)
+    expect(await status()).toEqual({ revision: 0, status: 'pending' })
+    const canceled = await fixture.app.inject({
+      method: 'POST',
+      url: `${page}/cancel`,
+      headers: { 'sec-fetch-site': 'same-origin' },
+    })
+    expect(canceled.statusCode).toBe(303)
+    expect(await fixture.readModel.get(paymentId)).toBeNull()
+    // the customer and the merchant both see the cancel, from payment-command
+    expect(await status()).toEqual({ revision: 1, status: 'canceled' })
+    expect(json(await fixture.send('GET', `${PAYMENTS}/${paymentId}`)).status).toBe('canceled')
+    expect(commandGets.length).toBeGreaterThanOrEqual(4)
+  })
+
   it('retries a write-through that fails, and then serves the read model as usual', async () => {
     const { attempts, commandGets } = await withFlakyReadModel(
       (revision, attempt) => revision === 1 && attempt < 3,
