@@ -4,7 +4,10 @@
 // unsubscribes, with notifications in the node's shapes (docs/chains.md, "Solana by address: what
 // the simulator answers"). Like a node it replays nothing: a client that was disconnected lists what
 // it missed with getSignaturesForAddress. The simulator has no event for a new block, so open
-// subscriptions look at the chain every `pollIntervalMs`.
+// subscriptions look at the chain every `pollIntervalMs`, or when flush() asks. Each new slot is read
+// once per commitment and handed to the subscriptions it concerns (by account, signature or token
+// owner), so that thousands of subscriptions cost nothing while nothing concerns them (the
+// call-budget benchmark holds tens of thousands over a simulated week).
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { base58, base64 } from '@scure/base'
@@ -29,6 +32,21 @@ export interface SolanaPubsubOptions {
   pollIntervalMs?: number
 }
 
+/** what crossed the sockets so far: how a caller on a simulated clock knows when they are quiet */
+export interface SolanaPubsubTraffic {
+  /** messages received from clients (subscribes, unsubscribes, pings) */
+  received: number
+  /** messages sent to clients (answers and notifications) */
+  sent: number
+  /** notifications among them */
+  notifications: number
+  /** subscriptions made over all connections, and the most open at once */
+  subscribed: number
+  peakSubscriptions: number
+  /** connections opened */
+  connections: number
+}
+
 export interface SolanaPubsub {
   /** takes over an HTTP upgrade for the pubsub of a simulated Solana network */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, network: string): void
@@ -39,6 +57,12 @@ export interface SolanaPubsub {
   dropConnections(): number
   /** the open subscriptions over all connections */
   subscriptionCount(): number
+  /**
+   * looks at the chain now, as the timer would, and resolves once every notification it made (and
+   * every message sent before) is written to its socket: for callers whose clock is simulated
+   */
+  flush(): Promise<void>
+  traffic(): SolanaPubsubTraffic
   close(): Promise<void>
 }
 
@@ -66,9 +90,28 @@ interface Connection {
   subscriptions: Map<number, Subscription>
 }
 
+/** a subscription with its connection, as the index of what concerns it holds it */
+interface Listener {
+  connection: Connection
+  subscription: Subscription
+}
+
+/** the subscriptions of one network at one commitment, and the last slot they were shown */
+interface Audience {
+  network: string
+  commitment: Commitment
+  /** slots up to this one were looked at for every subscription of this audience */
+  polled: number
+  size: number
+}
+
 /** the largest message a node takes from a client */
 const MAX_CLIENT_MESSAGE_BYTES = 4096
 const CLOSE_HANDSHAKE_MS = 200
+/** blocks read at once while a slot range is shown to the subscriptions */
+const BLOCKS_PER_READ = 256
+/** where an SPL token account holds its owner: a programSubscribe memcmp filter there names it */
+const OWNER_OFFSET = 32
 const UNSUBSCRIBE: Record<string, Subscription['kind']> = {
   accountUnsubscribe: 'account',
   logsUnsubscribe: 'logs',
@@ -83,19 +126,35 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
   const connections = new Set<Connection>()
   let nextId = 1
   let timer: NodeJS.Timeout | undefined
-  let polling = false
+  let polling: Promise<void> | undefined
+  /** by account, signature or `owner:<token owner>`: the subscriptions a slot touching it concerns */
+  const index = new Map<string, Set<Listener>>()
+  /** program subscriptions without a token owner filter: every slot with token accounts concerns them */
+  const unindexed = new Set<Listener>()
+  const audiences = new Map<string, Audience>()
+  /** subscriptions made below their audience's polled slot (a signature already in a block) */
+  const behind = new Set<Listener>()
+  const listeners = new Map<Subscription, Listener>()
+  const sending = new Set<Promise<void>>()
+  const traffic: SolanaPubsubTraffic = {
+    received: 0,
+    sent: 0,
+    notifications: 0,
+    subscribed: 0,
+    peakSubscriptions: 0,
+    connections: 0,
+  }
 
   server.on('connection', (socket: WebSocket, _request: IncomingMessage, network: string) => {
     const connection: Connection = { socket, network, subscriptions: new Map() }
     connections.add(connection)
+    traffic.connections += 1
     ensurePolling()
     socket.on('message', (data) => {
+      traffic.received += 1
       void onMessage(connection, String(data)).catch(() => socket.terminate())
     })
-    socket.on('close', () => {
-      connections.delete(connection)
-      if (connections.size === 0) stopPolling()
-    })
+    socket.on('close', () => forget(connection))
     socket.on('error', () => socket.terminate())
   })
 
@@ -124,12 +183,14 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
         if (subscription === undefined || subscription.kind !== UNSUBSCRIBE[method]) {
           return reply({ error: { code: -32602, message: 'Invalid subscription id.' } })
         }
-        connection.subscriptions.delete(subscription.id)
+        remove(connection, subscription)
         return reply({ result: true })
       }
       const subscription = await subscribe(connection.network, method, list)
       if (subscription === undefined) return reply({ error: { code: -32601, message: 'Method not found' } })
-      connection.subscriptions.set(subscription.id, subscription)
+      // a socket closed while the subscription was made keeps none
+      if (!connections.has(connection)) return
+      add(connection, subscription)
       return reply({ result: subscription.id })
     } catch (error) {
       if (error instanceof InvalidParams) return reply({ error: { code: -32602, message: error.message } })
@@ -184,16 +245,72 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
     return (await simulator.head(network)).height
   }
 
+  /** the index keys under which a slot concerns the subscription; none: every slot may */
+  function keysOf(subscription: Subscription): string[] {
+    if (subscription.kind !== 'program') return [subscription.target]
+    const owner = subscription.filters.find(
+      (filter) =>
+        'memcmp' in filter && filter.memcmp.offset === OWNER_OFFSET && filter.memcmp.bytes.length === 32,
+    )
+    return owner === undefined || !('memcmp' in owner) ? [] : [`owner:${base58.encode(owner.memcmp.bytes)}`]
+  }
+
+  function add(connection: Connection, subscription: Subscription): void {
+    connection.subscriptions.set(subscription.id, subscription)
+    const listener: Listener = { connection, subscription }
+    listeners.set(subscription, listener)
+    const keys = keysOf(subscription)
+    if (keys.length === 0) unindexed.add(listener)
+    for (const key of keys) {
+      const set = index.get(key) ?? new Set<Listener>()
+      set.add(listener)
+      index.set(key, set)
+    }
+    const name = audienceKey(connection.network, subscription.commitment)
+    const audience = audiences.get(name)
+    if (audience === undefined) {
+      audiences.set(name, {
+        network: connection.network,
+        commitment: subscription.commitment,
+        polled: subscription.seen,
+        size: 1,
+      })
+    } else {
+      audience.size += 1
+      if (subscription.seen < audience.polled) behind.add(listener)
+    }
+    traffic.subscribed += 1
+    traffic.peakSubscriptions = Math.max(traffic.peakSubscriptions, listeners.size)
+  }
+
+  function remove(connection: Connection, subscription: Subscription): void {
+    if (!connection.subscriptions.delete(subscription.id)) return
+    const listener = listeners.get(subscription)
+    listeners.delete(subscription)
+    if (listener === undefined) return
+    unindexed.delete(listener)
+    behind.delete(listener)
+    for (const key of keysOf(subscription)) {
+      const set = index.get(key)
+      set?.delete(listener)
+      if (set?.size === 0) index.delete(key)
+    }
+    const name = audienceKey(connection.network, subscription.commitment)
+    const audience = audiences.get(name)
+    if (audience !== undefined && --audience.size === 0) audiences.delete(name)
+  }
+
+  function forget(connection: Connection): void {
+    if (!connections.delete(connection)) return
+    for (const subscription of [...connection.subscriptions.values()]) remove(connection, subscription)
+    if (connections.size === 0) stopPolling()
+  }
+
   function ensurePolling(): void {
     if (timer !== undefined) return
     timer = setInterval(() => {
-      if (polling) return
-      polling = true
-      poll()
-        .catch(() => {})
-        .finally(() => {
-          polling = false
-        })
+      if (polling !== undefined) return
+      void pollOnce()
     }, pollIntervalMs)
     timer.unref()
   }
@@ -203,8 +320,16 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
     timer = undefined
   }
 
+  function pollOnce(): Promise<void> {
+    polling ??= poll()
+      .catch(() => {})
+      .finally(() => {
+        polling = undefined
+      })
+    return polling
+  }
+
   async function poll(): Promise<void> {
-    const slots = new Map<string, number>()
     const blocks = new Map<string, { block: SimulatedBlock; transactions: SolanaTransaction[] }>()
     const read = async (network: string, slot: number) => {
       const key = `${network}/${slot}`
@@ -215,17 +340,45 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
       if (found) blocks.set(key, found)
       return found
     }
-    for (const connection of connections) {
-      for (const subscription of [...connection.subscriptions.values()]) {
-        const key = `${connection.network}/${subscription.commitment}`
-        const highest = slots.get(key) ?? (await slotAt(connection.network, subscription.commitment))
-        slots.set(key, highest)
-        while (subscription.seen < highest && connection.subscriptions.has(subscription.id)) {
-          subscription.seen += 1
-          const found = await read(connection.network, subscription.seen)
-          if (found) notify(connection, subscription, found.block.height, found.transactions)
-        }
+    // one by one, the few made below what their audience was shown: up to it
+    for (const listener of [...behind]) {
+      behind.delete(listener)
+      const { connection, subscription } = listener
+      const audience = audiences.get(audienceKey(connection.network, subscription.commitment))
+      const through = audience?.polled ?? subscription.seen
+      while (subscription.seen < through && connection.subscriptions.has(subscription.id)) {
+        subscription.seen += 1
+        const found = await read(connection.network, subscription.seen)
+        if (found) notify(connection, subscription, found.block.height, found.transactions)
       }
+    }
+    for (const audience of [...audiences.values()]) {
+      const highest = await slotAt(audience.network, audience.commitment)
+      for (let first = audience.polled + 1; first <= highest; first += BLOCKS_PER_READ) {
+        const last = Math.min(highest, first + BLOCKS_PER_READ - 1)
+        for (const block of await simulator.blockDetails(audience.network, first, last)) {
+          if (block.transactions.length > 0) show(audience, block, simulatedSolanaTransactions(block))
+        }
+        audience.polled = last
+      }
+    }
+  }
+
+  /** a slot to the subscriptions of the audience it concerns, each once */
+  function show(audience: Audience, block: SimulatedBlock, transactions: SolanaTransaction[]): void {
+    const concerned = new Set<Listener>(unindexed)
+    const consider = (key: string) => {
+      for (const listener of index.get(key) ?? []) concerned.add(listener)
+    }
+    for (const transaction of transactions) {
+      consider(transaction.signature)
+      for (const { pubkey } of transaction.keys) consider(pubkey)
+      for (const balance of transaction.postTokenBalances) consider(`owner:${String(balance.owner)}`)
+    }
+    for (const { connection, subscription } of concerned) {
+      if (connection.network !== audience.network || subscription.commitment !== audience.commitment) continue
+      if (subscription.seen >= block.height || !connection.subscriptions.has(subscription.id)) continue
+      notify(connection, subscription, block.height, transactions)
     }
   }
 
@@ -236,17 +389,19 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
     transactions: SolanaTransaction[],
   ): void {
     const context = { slot }
-    const message = (method: string, value: unknown) =>
+    const message = (method: string, value: unknown) => {
+      traffic.notifications += 1
       send(connection, {
         jsonrpc: '2.0',
         method,
         params: { result: { context, value }, subscription: subscription.id },
       })
+    }
     if (subscription.kind === 'signature') {
       const transaction = transactions.find((candidate) => candidate.signature === subscription.target)
       if (transaction === undefined) return
       // one notification, then the subscription ends on its own
-      connection.subscriptions.delete(subscription.id)
+      remove(connection, subscription)
       message('signatureNotification', { err: transaction.err })
       return
     }
@@ -286,7 +441,11 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
   }
 
   function send(connection: Connection, body: Json): void {
-    if (connection.socket.readyState === connection.socket.OPEN) connection.socket.send(nodeJson(body))
+    if (connection.socket.readyState !== connection.socket.OPEN) return
+    traffic.sent += 1
+    const sent = new Promise<void>((resolve) => connection.socket.send(nodeJson(body), () => resolve()))
+    sending.add(sent)
+    void sent.then(() => sending.delete(sent))
   }
 
   return {
@@ -295,16 +454,21 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
     },
     dropConnections() {
       const dropped = connections.size
-      for (const connection of connections) {
+      for (const connection of [...connections]) {
         connection.socket.terminate()
         // gone now, not when the socket's close event comes
-        connections.delete(connection)
+        forget(connection)
       }
       stopPolling()
       return dropped
     },
-    subscriptionCount: () =>
-      [...connections].reduce((count, connection) => count + connection.subscriptions.size, 0),
+    subscriptionCount: () => listeners.size,
+    async flush() {
+      await polling
+      await pollOnce()
+      while (sending.size > 0) await Promise.all([...sending])
+    },
+    traffic: () => ({ ...traffic }),
     async close() {
       stopPolling()
       // a normal closure, which web3.js does not reconnect after; sockets that do not answer it
@@ -339,6 +503,10 @@ function programAccount(transaction: SolanaTransaction, pubkey: string, subscrip
     const { offset, bytes } = filter.memcmp
     return offset + bytes.length <= data.length && bytes.every((byte, at) => data[offset + at] === byte)
   })
+}
+
+function audienceKey(network: string, commitment: Commitment): string {
+  return `${network}/${commitment}`
 }
 
 class InvalidParams extends Error {}

@@ -49,8 +49,6 @@ const MAX_SIGNATURE_STATUSES = 256
 const MAX_MULTIPLE_ACCOUNTS = 100
 /** what getSignaturesForAddress lists at once, and by default */
 const MAX_SIGNATURES_FOR_ADDRESS = 1000
-/** how many blocks the simulator reads at once while looking for an address */
-const SEARCH_BATCH = 256
 
 type Commitment = 'processed' | 'confirmed' | 'finalized'
 type Params = unknown[]
@@ -353,23 +351,34 @@ const METHODS: Record<string, (node: Node, params: Params) => Promise<unknown>> 
       }
     }
     const finalized = await node.simulator.finalizedHeight(node.network)
+    const oldest = Math.max(1, node.simulator.firstAvailableHeight(node.network))
+    // the listing walks the node's transactions newest first: `until` ends it where it is met
+    const untilAt = until === undefined ? undefined : await positionOf(node, until)
+    const stop = untilAt !== undefined && untilAt.slot <= newest ? untilAt : undefined
+    let start: Position | undefined
+    if (!listing) {
+      start = await positionOf(node, before as string)
+      // a `before` in a block the node lacks is never met: nothing is listed after it
+      if (start === undefined) return []
+      if (stop !== undefined && !precedes(stop, start)) return []
+    }
     const found: unknown[] = []
-    for await (const { block, transaction } of transactionsNewestFirst(node, newest)) {
-      if (transaction.signature === until) break
-      if (!listing) {
-        listing = transaction.signature === before
-        continue
-      }
-      if (!mentions(transaction, address)) continue
+    const entries = (await addressIndexOf(node)).byAddress.get(address) ?? []
+    for (let at = entries.length - 1; at >= 0 && found.length < limit; at--) {
+      const entry = entries[at] as IndexedTransaction
+      if (entry.slot > newest) continue
+      if (entry.slot < oldest) break
+      if (start !== undefined && !precedes(entry, start)) continue
+      if (stop !== undefined && !precedes(stop, entry)) break
+      if (node.simulator.lacksBlock(node.network, entry.slot)) continue
       found.push({
-        blockTime: Math.floor(Date.parse(block.time) / 1000),
-        confirmationStatus: block.height <= finalized ? 'finalized' : 'confirmed',
-        err: transaction.err,
+        blockTime: entry.blockTime,
+        confirmationStatus: entry.slot <= finalized ? 'finalized' : 'confirmed',
+        err: entry.err,
         memo: null,
-        signature: transaction.signature,
-        slot: block.height,
+        signature: entry.signature,
+        slot: entry.slot,
       })
-      if (found.length === limit) break
     }
     return found
   },
@@ -471,23 +480,86 @@ function slotsBetween(first: number, last: number): number[] {
   return last < from ? [] : Array.from({ length: last - from + 1 }, (_, offset) => from + offset)
 }
 
-/** the node's transactions from slot `newest` down to its first available block, newest first */
-async function* transactionsNewestFirst(
-  node: Node,
-  newest: number,
-): AsyncGenerator<{ block: SimulatedBlock; transaction: SolanaTransaction }> {
-  const oldest = Math.max(1, node.simulator.firstAvailableHeight(node.network))
-  for (let top = newest; top >= oldest; top -= SEARCH_BATCH) {
-    const blocks = await node.simulator.blockDetails(
-      node.network,
-      Math.max(oldest, top - SEARCH_BATCH + 1),
-      top,
-    )
-    for (const block of blocks.reverse()) {
-      if (node.simulator.lacksBlock(node.network, block.height)) continue
-      for (const transaction of simulatedSolanaTransactions(block).reverse()) yield { block, transaction }
-    }
+/** where a transaction sits in the chain: its slot, then its place in the block */
+interface Position {
+  slot: number
+  position: number
+}
+
+/** a transaction as getSignaturesForAddress lists it, indexed under every account key it holds */
+interface IndexedTransaction extends Position {
+  signature: string
+  err: unknown
+  blockTime: number
+}
+
+/**
+ * Every account key of every block up to `through`, in chain order: getSignaturesForAddress then
+ * costs what an address holds, not the chain's length (a simulated week is 1.5 million slots).
+ * Blocks only ever change below the head by a fork, which gives them new hashes: an index whose
+ * last block has another hash now is built again.
+ */
+interface AddressIndex {
+  through: number
+  throughHash: string | undefined
+  byAddress: Map<string, IndexedTransaction[]>
+}
+
+const addressIndexes = new WeakMap<ChainSimulator, Map<string, AddressIndex>>()
+/** blocks read at once while the index is extended */
+const INDEX_BATCH = 1024
+
+async function addressIndexOf(node: Node): Promise<AddressIndex> {
+  const byNetwork = addressIndexes.get(node.simulator) ?? new Map<string, AddressIndex>()
+  addressIndexes.set(node.simulator, byNetwork)
+  let index = byNetwork.get(node.network)
+  if (index !== undefined && index.through > 0) {
+    const [last] = await node.simulator.blockDetails(node.network, index.through, index.through)
+    if (last?.hash !== index.throughHash) index = undefined
   }
+  if (index === undefined) {
+    index = { through: 0, throughHash: undefined, byAddress: new Map() }
+    byNetwork.set(node.network, index)
+  }
+  const head = (await node.simulator.head(node.network)).height
+  while (index.through < head) {
+    const last = Math.min(head, index.through + INDEX_BATCH)
+    const blocks = await node.simulator.blockDetails(node.network, index.through + 1, last)
+    for (const block of blocks) {
+      if (block.transactions.length === 0) continue
+      const blockTime = Math.floor(Date.parse(block.time) / 1000)
+      for (const [position, transaction] of simulatedSolanaTransactions(block).entries()) {
+        const entry = {
+          slot: block.height,
+          position,
+          signature: transaction.signature,
+          err: transaction.err,
+          blockTime,
+        }
+        for (const key of new Set(transaction.keys.map(({ pubkey }) => pubkey))) {
+          const list = index.byAddress.get(key)
+          if (list === undefined) index.byAddress.set(key, [entry])
+          else list.push(entry)
+        }
+      }
+    }
+    index.through = last
+    index.throughHash = blocks.at(-1)?.hash
+  }
+  return index
+}
+
+/** where a transaction is in a block the node holds; undefined if it holds none with it */
+async function positionOf(node: Node, signature: string): Promise<Position | undefined> {
+  const found = await transactionAt(node, signature)
+  if (found === undefined) return undefined
+  const position = found.block.transactions.findIndex((transaction) => transaction.txHash === signature)
+  return { slot: found.block.height, position }
+}
+
+/** whether `a` comes before `b` in the chain */
+function precedes(a: Position, b: Position): boolean {
+  return a.slot < b.slot || (a.slot === b.slot && a.position < b.position)
 }
 
 async function blockhashValid(node: Node, blockhash: string): Promise<boolean> {
@@ -506,10 +578,6 @@ function ledgerAccount(state: SolanaAccountState, encoding: AccountEncoding): un
     uiTokenAmount: uiTokenAmount(token.amount, token.decimals) as TokenHolding['uiTokenAmount'],
   }
   return renderAccount(lamports, holding, encoding)
-}
-
-function mentions(transaction: SolanaTransaction, address: string): boolean {
-  return transaction.keys.some((key) => key.pubkey === address)
 }
 
 /** a transaction in the block that holds it, as the node renders it; undefined if it has none */
