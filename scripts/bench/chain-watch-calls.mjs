@@ -70,6 +70,10 @@ const settings = {
   mainnetFillers: Number(options['mainnet-fillers']),
   mainnetHours: Number(options['mainnet-hours'] ?? (quick ? 0.05 : 1)),
   blocksHours: Number(options['blocks-hours'] ?? (quick ? 0.25 : 3)),
+  /** late funds come up to this long after the deadline in the week */
+  lateWithinMs: (quick ? 1 : 6) * HOUR,
+  /** the idle cost after the week is measured over this long */
+  idleAfterWeekMs: (quick ? 1 : 2) * HOUR,
   seed: Number(options.seed),
 }
 const parts = new Set(options.parts.split(',').map((part) => part.trim()))
@@ -190,6 +194,7 @@ async function runWeek(mode) {
     days: Math.ceil((endMs - WEEK_START_MS) / DAY),
     perDay: settings.perDay,
     seed: settings.seed,
+    lateWithinMs: settings.lateWithinMs,
   }).filter((plan) => plan.createdAtMs >= startMs && plan.createdAtMs < endMs)
   const world = await openWorld(mode, {
     startMs: startMs - WARM_UP_MS,
@@ -231,7 +236,7 @@ async function runWeek(mode) {
     await settlePlans(world, plans)
     const tail = countedBetween(tailBefore, world.snapshot())
     tail.hours = (world.nowMs - endMs) / HOUR
-    const idle = await measureIdle(world, blockScanning ? 10 * MINUTE : 2 * HOUR)
+    const idle = await measureIdle(world, blockScanning ? 10 * MINUTE : settings.idleAfterWeekMs)
     log(
       `${mode.key} after the week: ${fmt(idle.perMinute, 2)} calls a minute at idle, ${fmt(idle.recent)} recent payments`,
     )

@@ -192,23 +192,23 @@ function toUnits(amount, decimals) {
 
 /**
  * The shop's payments for `days` days from `startMs` (a midnight), `perDay` a day along the daily
- * curve; late funds come up to six hours after the deadline
+ * curve; late funds come up to `lateWithinMs` (six hours) after the deadline
  */
-export function planShop({ network, startMs, days, perDay, seed }) {
+export function planShop({ network, startMs, days, perDay, seed, lateWithinMs = 6 * HOUR }) {
   const random = seededRandom(seed)
   const plans = []
   for (let day = 0; day < Math.ceil(days); day++) {
     const dayStart = startMs + day * DAY
     for (const at of arrivalsOfDay(random, dayStart, perDay)) {
       if (at >= startMs + days * DAY) continue
-      plans.push(planPayment(random, network, at, 6 * HOUR))
+      plans.push(planPayment(random, network, at, lateWithinMs))
     }
   }
   return plans
 }
 
 /** `count` payments created evenly over `spanMs` from `startMs`; late funds within `lateWithinMs` */
-export function planBurst({ network, startMs, count, spanMs, seed, lateWithinMs = 30 * MINUTE }) {
+export function planBurst({ network, startMs, count, spanMs, seed, lateWithinMs = 10 * MINUTE }) {
   const random = seededRandom(seed)
   return Array.from({ length: count }, (_, index) =>
     planPayment(random, network, startMs + Math.floor((index * spanMs) / Math.max(1, count)), lateWithinMs),
