@@ -62,23 +62,31 @@ export const SKIPPED_SLOT_SHARE = 0.05
 
 /**
  * The chain indexer of a mode as the chain-indexer service builds it over RPC (context.ts,
- * rpcChains), reading through the counting proxy; the websocket goes to the simulator. What the
- * benchmark uses of it: scanOnce (one iteration of its loop), handlePaymentEvent (its payment
- * event consumer's handler) and stop.
+ * rpcChains), reading through the counting proxy; the websocket goes to the simulator. The one
+ * place the benchmark meets the watcher's interfaces: what it drives is one iteration of the
+ * indexer's loop, a payment event as its consumer (group chain-indexer.<network>) hands it on, and
+ * the stop.
  */
 export function watcherFor(mode, { rpcUrl, wsUrl, store, bus, registry, clock, logger }) {
   const common = { network: mode.network, store, bus, registry, clock, logger, pollIntervalMs: mode.pollMs }
+  let indexer
   if (mode.chain === 'TRON') {
     const client = createTronChainClient({ network: mode.network, registry, fullNodeUrl: rpcUrl })
-    return createChainIndexer({ ...common, client })
-  }
-  if (!mode.byAddress) {
+    indexer = createChainIndexer({ ...common, client })
+  } else if (!mode.byAddress) {
     const client = createSolanaChainClient({ network: mode.network, registry, rpcUrl })
-    return createChainIndexer({ ...common, client })
+    indexer = createChainIndexer({ ...common, client })
+  } else {
+    const connection = createSolanaConnection({ rpcUrl, wsUrl })
+    const reader = createSolanaAddressReader({ network: mode.network, registry, connection })
+    indexer = createSolanaAddressIndexer({ ...common, reader })
   }
-  const connection = createSolanaConnection({ rpcUrl, wsUrl })
-  const reader = createSolanaAddressReader({ network: mode.network, registry, connection })
-  return createSolanaAddressIndexer({ ...common, reader })
+  return {
+    paymentEventsGroupId: `chain-indexer.${mode.network}`,
+    iterate: () => indexer.scanOnce(),
+    handlePaymentEvent: (message) => indexer.handlePaymentEvent(message),
+    stop: () => indexer.stop(),
+  }
 }
 
 /** a stable, well-formed address per name: fillers and customers are the same accounts all run long */
