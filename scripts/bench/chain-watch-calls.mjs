@@ -549,7 +549,7 @@ function reportMode(mode, result) {
   }
   const failures = [...(week?.failures ?? []), ...(scales ?? []).flatMap((scale) => scale.failures)]
   if (failures.length > 0)
-    out(`\nIndexer iterations that failed: ${failures.length}; first: ${failures.slice(0, 3).join(' | ')}`)
+    out(`\nFailures (indexer iterations that threw, shop actions refused): ${failures.length}; first: ${failures.slice(0, 3).join(' | ')}`)
   out()
   out('| figure | measured | goal | |')
   out('|---|---|---|---|')
