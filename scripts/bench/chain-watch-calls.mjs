@@ -471,6 +471,7 @@ function reportMode(mode, result) {
     )
   }
   if (scales?.length) {
+    out()
     out(`### At ${scales.map((scale) => fmt(scale.recent)).join(', ')} recent payments`)
     out()
     out(
