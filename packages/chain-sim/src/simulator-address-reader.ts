@@ -63,8 +63,7 @@ export function createSimulatorAddressReader(options: SimulatorAddressReaderOpti
   const network = solanaNetworkOf(simulator, options.network)
   const node: SolanaNode = { simulator, network }
   const filter = solanaTransferFilter(registry, network)
-  const subscriptions = new Set<BlockSubscription>()
-  const follower = createBlockFollower(simulator, options.pollIntervalMs ?? 25, () => subscriptions)
+  const follower = createBlockFollower(simulator, options.pollIntervalMs ?? 25)
   const connectListeners = new Set<() => void>()
   let connected = false
   let interrupted = false
@@ -98,8 +97,8 @@ export function createSimulatorAddressReader(options: SimulatorAddressReaderOpti
     let open = true
     const end = () => {
       open = false
-      subscriptions.delete(subscription)
-      if (subscriptions.size === 0) follower.stop()
+      follower.remove(subscription)
+      if (follower.size === 0) follower.stop()
     }
     const subscription: BlockSubscription = {
       network,
@@ -116,7 +115,7 @@ export function createSimulatorAddressReader(options: SimulatorAddressReaderOpti
       .then((seen) => {
         if (!open) return
         subscription.seen = seen
-        subscriptions.add(subscription)
+        follower.add(subscription)
         follower.start()
         if (connected) return
         // the first subscription "connects", as web3.js opens its websocket for the first one
@@ -134,7 +133,7 @@ export function createSimulatorAddressReader(options: SimulatorAddressReaderOpti
   return {
     network,
 
-    subscriptionCount: () => subscriptions.size,
+    subscriptionCount: () => follower.size,
 
     chainTime: () => call('getSlot', async () => chainTimeAt(await slotAt(node, 'confirmed'))),
 
@@ -255,7 +254,7 @@ export function createSimulatorAddressReader(options: SimulatorAddressReaderOpti
 
     release() {
       follower.stop()
-      subscriptions.clear()
+      follower.clear()
       connected = false
     },
 

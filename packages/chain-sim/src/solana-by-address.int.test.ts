@@ -143,6 +143,39 @@ describe('getSignaturesForAddress through web3.js', () => {
       message: 'Invalid params: Method does not support commitment below `confirmed`.',
     })
   })
+  it('reads each block once for all listings, and lists what a fork left after it', async () => {
+    const watched = simulatedAddress('SOLANA')
+    const paid = await paySol(watched, '0.5')
+    await simulator.mineBlocks('SOLANA', 3000)
+    const reads = vi.spyOn(simulator, 'blockDetails')
+    const address = new PublicKey(watched)
+    expect((await connection.getSignaturesForAddress(address)).map((item) => item.signature)).toEqual([paid])
+    const first = reads.mock.calls.length
+    await simulator.mineBlocks('SOLANA', 1000)
+    for (let listing = 0; listing < 10; listing++) {
+      await connection.getSignaturesForAddress(address, { until: paid })
+      await connection.getSignaturesForAddress(new PublicKey(simulatedAddress('SOLANA')))
+    }
+    // the first listing read the chain in batches; the next ones the 1,000 new blocks once, and
+    // each the last block the index holds (a fork would have given it another hash) and the block
+    // of `until`: not the 4,000 blocks each listing walked before
+    expect(first).toBeLessThan(10)
+    expect(reads.mock.calls.length - first).toBeLessThanOrEqual(1 + 10 * 3)
+
+    const { txHash: again } = await simulator.submitTransfer('SOLANA', {
+      to: watched,
+      amount: '1',
+      currency: 'SOL',
+    })
+    await simulator.mineBlocks('SOLANA', 2)
+    expect((await connection.getSignaturesForAddress(address)).map((item) => item.signature)).toEqual([
+      again,
+      paid,
+    ])
+    expect(await simulator.dropTransaction('SOLANA', again)).toBe(true)
+    expect((await connection.getSignaturesForAddress(address)).map((item) => item.signature)).toEqual([paid])
+    reads.mockRestore()
+  })
 })
 
 describe('getTransaction through web3.js', () => {
@@ -489,6 +522,60 @@ describe('websocket pubsub, raw', () => {
       code: -32601,
       message: 'Method not found',
     })
+    socket.close()
+  })
+
+  it('hands a slot only to the subscriptions it concerns, and flush() delivers without the timer', async () => {
+    const socket = await open()
+    const notifications: Loose[] = []
+    socket.on('message', (data) => {
+      const body = JSON.parse(String(data))
+      if (body.method !== undefined) notifications.push(body)
+    })
+    // a thousand accounts nobody pays, one that is paid, a token owner and a signature already final
+    const owner = simulatedAddress('SOLANA')
+    const token = await simulator.openTokenAccount('SOLANA', { owner, currency: 'USDC' })
+    const { txHash: earlier } = await simulator.submitTransfer('SOLANA', {
+      to: simulatedAddress('SOLANA'),
+      amount: '1',
+      currency: 'SOL',
+    })
+    await simulator.mineBlocks('SOLANA', FINALITY_DEPTH + 1)
+    for (let id = 1; id <= 1000; id++) {
+      await call(socket, id, 'accountSubscribe', [simulatedAddress('SOLANA'), { commitment: 'confirmed' }])
+    }
+    const paid = simulatedAddress('SOLANA')
+    const account = await call(socket, 1001, 'accountSubscribe', [paid, { commitment: 'confirmed' }])
+    const program = await call(socket, 1002, 'programSubscribe', [
+      TOKEN_PROGRAM.toBase58(),
+      { commitment: 'confirmed', encoding: 'base64', filters: [{ memcmp: { offset: 32, bytes: owner } }] },
+    ])
+    const signature = await call(socket, 1003, 'signatureSubscribe', [earlier, { commitment: 'finalized' }])
+    expect(node.solanaPubsub.subscriptionCount()).toBe(1003)
+
+    await simulator.submitTransfer('SOLANA', { to: paid, amount: '0.5', currency: 'SOL' })
+    await simulator.submitTransfer('SOLANA', { to: token.address, amount: '2', currency: 'USDC' })
+    const { height } = await simulator.mineBlocks('SOLANA', 1)
+    const before = node.solanaPubsub.traffic()
+    await node.solanaPubsub.flush()
+    await vi.waitFor(() => expect(notifications).toHaveLength(3))
+    expect(notifications.map((body) => [body.method, body.params.subscription]).sort()).toEqual(
+      [
+        ['accountNotification', account.result],
+        ['programNotification', program.result],
+        ['signatureNotification', signature.result],
+      ].sort(),
+    )
+    expect(notifications.find((body) => body.method === 'accountNotification').params.result.context).toEqual(
+      {
+        slot: height,
+      },
+    )
+    const after = node.solanaPubsub.traffic()
+    expect(after.notifications - before.notifications).toBe(3)
+    expect(after).toMatchObject({ subscribed: 1003, peakSubscriptions: 1003, connections: 1 })
+    // the signature's subscription ended with its notification
+    expect(node.solanaPubsub.subscriptionCount()).toBe(1002)
     socket.close()
   })
 

@@ -35,9 +35,6 @@ export interface AddressSignature {
   slot: number
 }
 
-/** how many blocks the simulator reads at once while looking for an address */
-const SEARCH_BATCH = 256
-
 export async function slotAt(node: SolanaNode, commitment: Commitment): Promise<number> {
   const head = Math.max(0, (await node.simulator.head(node.network)).height - (node.behind ?? 0))
   if (commitment === 'finalized') return Math.min(head, await node.simulator.finalizedHeight(node.network))
@@ -101,7 +98,8 @@ export async function signatureStatuses(
 /**
  * the transactions whose account keys (lookup table keys included) hold the address, newest first,
  * failed ones too, below `before` and above `until`: a token account receiving SPL is listed, its
- * owner only where the transaction names it
+ * owner only where the transaction names it. Read from the address index (addressIndexOf): a
+ * listing costs what the address holds, not the chain's length.
  */
 export async function signaturesForAddress(
   node: SolanaNode,
@@ -117,34 +115,41 @@ export async function signaturesForAddress(
   const { before, until, limit } = options
   let newest = await contextSlotAt(node, options.commitment, options.minContextSlot)
   // before: listing starts below it; until: listing stops above it
-  let listing = true
+  let start: Position | undefined
   if (before !== undefined) {
     // a node that does not know `before` has nothing older to list
     const slot = await node.simulator.transactionHeight(node.network, before)
     if (slot === null || slot === undefined) return []
     if (slot <= newest) {
       newest = slot
-      listing = false
+      start = await positionOf(node, before)
+      // a `before` in a block the node lacks is never met: nothing is listed after it
+      if (start === undefined) return []
     }
   }
+  // the listing goes newest first: `until` ends it where it is met, in a block the node holds
+  const untilAt = until === undefined ? undefined : await positionOf(node, until)
+  const stop = untilAt !== undefined && untilAt.slot <= newest ? untilAt : undefined
+  if (start !== undefined && stop !== undefined && !precedes(stop, start)) return []
   const finalized = await node.simulator.finalizedHeight(node.network)
+  const oldest = Math.max(1, node.simulator.firstAvailableHeight(node.network))
+  const entries = (await addressIndexOf(node)).byAddress.get(address) ?? []
   const found: AddressSignature[] = []
-  for await (const { block, transaction } of transactionsNewestFirst(node, newest)) {
-    if (transaction.signature === until) break
-    if (!listing) {
-      listing = transaction.signature === before
-      continue
-    }
-    if (!mentions(transaction, address)) continue
+  for (let at = entries.length - 1; at >= 0 && found.length < limit; at--) {
+    const entry = entries[at] as IndexedTransaction
+    if (entry.slot > newest) continue
+    if (entry.slot < oldest) break
+    if (start !== undefined && !precedes(entry, start)) continue
+    if (stop !== undefined && !precedes(stop, entry)) break
+    if (node.simulator.lacksBlock(node.network, entry.slot)) continue
     found.push({
-      blockTime: Math.floor(Date.parse(block.time) / 1000),
-      confirmationStatus: block.height <= finalized ? 'finalized' : 'confirmed',
-      err: transaction.err,
+      blockTime: entry.blockTime,
+      confirmationStatus: entry.slot <= finalized ? 'finalized' : 'confirmed',
+      err: entry.err,
       memo: null,
-      signature: transaction.signature,
-      slot: block.height,
+      signature: entry.signature,
+      slot: entry.slot,
     })
-    if (found.length === limit) break
   }
   return found
 }
@@ -181,21 +186,88 @@ export function accountExists(state: SolanaAccountState): boolean {
   return state.nonce !== undefined || state.token !== undefined || state.mint !== undefined || state.lamports !== 0n
 }
 
-/** the node's transactions from slot `newest` down to its first available block, newest first */
-async function* transactionsNewestFirst(
-  node: SolanaNode,
-  newest: number,
-): AsyncGenerator<{ block: SimulatedBlock; transaction: SolanaTransaction }> {
-  const oldest = Math.max(1, node.simulator.firstAvailableHeight(node.network))
-  for (let top = newest; top >= oldest; top -= SEARCH_BATCH) {
-    const blocks = await node.simulator.blockDetails(
-      node.network,
-      Math.max(oldest, top - SEARCH_BATCH + 1),
-      top,
-    )
-    for (const block of blocks.reverse()) {
-      if (node.simulator.lacksBlock(node.network, block.height)) continue
-      for (const transaction of simulatedSolanaTransactions(block).reverse()) yield { block, transaction }
-    }
+/** where a transaction sits in the chain: its slot, then its place in the block */
+interface Position {
+  slot: number
+  position: number
+}
+
+/** a transaction as getSignaturesForAddress lists it, indexed under every account key it holds */
+interface IndexedTransaction extends Position {
+  signature: string
+  err: SolanaTransaction['err']
+  blockTime: number
+}
+
+/**
+ * Every account key of every block up to `through`, in chain order: a simulated week is 1.5 million
+ * slots, which a listing walked from the head would read again and again. Blocks only ever change
+ * below the head by a fork (ChainSimulator.dropTransaction), which gives the block it starts at and
+ * every later one new hashes: an index whose last block has another hash now is built again.
+ */
+interface AddressIndex {
+  through: number
+  throughHash: string | undefined
+  byAddress: Map<string, IndexedTransaction[]>
+}
+
+const addressIndexes = new WeakMap<ChainSimulator, Map<string, AddressIndex>>()
+/** blocks read at once while the index is extended */
+const INDEX_BATCH = 1024
+
+async function addressIndexOf(node: SolanaNode): Promise<AddressIndex> {
+  const byNetwork = addressIndexes.get(node.simulator) ?? new Map<string, AddressIndex>()
+  addressIndexes.set(node.simulator, byNetwork)
+  let index = byNetwork.get(node.network)
+  if (index !== undefined && index.through > 0) {
+    const [last] = await node.simulator.blockDetails(node.network, index.through, index.through)
+    if (last?.hash !== index.throughHash) index = undefined
   }
+  if (index === undefined) {
+    index = { through: 0, throughHash: undefined, byAddress: new Map() }
+    byNetwork.set(node.network, index)
+  }
+  const head = (await node.simulator.head(node.network)).height
+  while (index.through < head) {
+    const last = Math.min(head, index.through + INDEX_BATCH)
+    const blocks = await node.simulator.blockDetails(node.network, index.through + 1, last)
+    for (const block of blocks) {
+      if (block.transactions.length === 0) continue
+      const blockTime = Math.floor(Date.parse(block.time) / 1000)
+      for (const [position, transaction] of simulatedSolanaTransactions(block).entries()) {
+        const entry: IndexedTransaction = {
+          slot: block.height,
+          position,
+          signature: transaction.signature,
+          err: transaction.err,
+          blockTime,
+        }
+        for (const key of new Set(transaction.keys.map(({ pubkey }) => pubkey))) {
+          const list = index.byAddress.get(key)
+          if (list === undefined) index.byAddress.set(key, [entry])
+          else list.push(entry)
+        }
+      }
+    }
+    index.through = last
+    index.throughHash = blocks.at(-1)?.hash
+  }
+  return index
+}
+
+/** where a transaction is, in a block the node holds; undefined if it holds none with it */
+async function positionOf(node: SolanaNode, signature: string): Promise<Position | undefined> {
+  const slot = await node.simulator.transactionHeight(node.network, signature)
+  if (slot === null || slot === undefined) return undefined
+  if (slot < node.simulator.firstAvailableHeight(node.network) || node.simulator.lacksBlock(node.network, slot)) {
+    return undefined
+  }
+  const [block] = await node.simulator.blockDetails(node.network, slot, slot)
+  const position = block?.transactions.findIndex((transaction) => transaction.txHash === signature) ?? -1
+  return position < 0 ? undefined : { slot, position }
+}
+
+/** whether `a` comes before `b` in the chain */
+function precedes(a: Position, b: Position): boolean {
+  return a.slot < b.slot || (a.slot === b.slot && a.position < b.position)
 }

@@ -3,8 +3,10 @@
 // dataSize and memcmp filters: how a watcher hears of any token account of an owner) and their
 // unsubscribes, with notifications in the node's shapes (docs/chains.md, "Solana by address: what
 // the simulator answers"). Like a node it replays nothing: a client that was disconnected lists what
-// it missed with getSignaturesForAddress. What a subscription hears of each block is
-// solana-block-subscriptions.ts's, shared with the simulator's in-process address reader.
+// it missed with getSignaturesForAddress. What a subscription hears of each block, and how a new
+// slot reaches only the subscriptions it concerns, is solana-block-subscriptions.ts's, shared with
+// the simulator's in-process address reader. flush() and traffic() serve callers on a simulated
+// clock (the call-budget benchmark): the timer runs on real time.
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { base58, base64 } from '@scure/base'
@@ -27,6 +29,21 @@ export interface SolanaPubsubOptions {
   pollIntervalMs?: number
 }
 
+/** what crossed the sockets so far: how a caller on a simulated clock knows when they are quiet */
+export interface SolanaPubsubTraffic {
+  /** messages received from clients (subscribes, unsubscribes, pings) */
+  received: number
+  /** messages sent to clients (answers and notifications) */
+  sent: number
+  /** notifications among them */
+  notifications: number
+  /** subscriptions made over all connections, and the most open at once */
+  subscribed: number
+  peakSubscriptions: number
+  /** connections opened */
+  connections: number
+}
+
 export interface SolanaPubsub {
   /** takes over an HTTP upgrade for the pubsub of a simulated Solana network */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, network: string): void
@@ -37,6 +54,12 @@ export interface SolanaPubsub {
   dropConnections(): number
   /** the open subscriptions over all connections */
   subscriptionCount(): number
+  /**
+   * looks at the chain now, as the timer would, and resolves once every notification it made (and
+   * every message sent before) is written to its socket: for callers whose clock is simulated
+   */
+  flush(): Promise<void>
+  traffic(): SolanaPubsubTraffic
   close(): Promise<void>
 }
 
@@ -69,23 +92,48 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES })
   const connections = new Set<Connection>()
   let nextId = 1
-  const follower = createBlockFollower(simulator, pollIntervalMs, function* () {
-    for (const connection of connections) yield* connection.subscriptions.values()
-  })
+  const follower = createBlockFollower(simulator, pollIntervalMs)
+  const sending = new Set<Promise<void>>()
+  const traffic: SolanaPubsubTraffic = {
+    received: 0,
+    sent: 0,
+    notifications: 0,
+    subscribed: 0,
+    peakSubscriptions: 0,
+    connections: 0,
+  }
 
   server.on('connection', (socket: WebSocket, _request: IncomingMessage, network: string) => {
     const connection: Connection = { socket, network, subscriptions: new Map() }
     connections.add(connection)
+    traffic.connections += 1
     follower.start()
     socket.on('message', (data) => {
+      traffic.received += 1
       void onMessage(connection, String(data)).catch(() => socket.terminate())
     })
-    socket.on('close', () => {
-      connections.delete(connection)
-      if (connections.size === 0) follower.stop()
-    })
+    socket.on('close', () => forget(connection))
     socket.on('error', () => socket.terminate())
   })
+
+  function add(connection: Connection, subscription: Subscription): void {
+    connection.subscriptions.set(subscription.id, subscription)
+    follower.add(subscription)
+    traffic.subscribed += 1
+    traffic.peakSubscriptions = Math.max(traffic.peakSubscriptions, follower.size)
+  }
+
+  function remove(connection: Connection, subscription: Subscription): void {
+    connection.subscriptions.delete(subscription.id)
+    follower.remove(subscription)
+  }
+
+  /** a connection gone: its subscriptions with it */
+  function forget(connection: Connection): void {
+    if (!connections.delete(connection)) return
+    for (const subscription of [...connection.subscriptions.values()]) remove(connection, subscription)
+    if (connections.size === 0) follower.stop()
+  }
 
   async function onMessage(connection: Connection, text: string): Promise<void> {
     let call: unknown
@@ -112,12 +160,14 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
         if (subscription === undefined || subscription.kind !== UNSUBSCRIBE[method]) {
           return reply({ error: { code: -32602, message: 'Invalid subscription id.' } })
         }
-        connection.subscriptions.delete(subscription.id)
+        remove(connection, subscription)
         return reply({ result: true })
       }
       const subscription = await subscribe(connection, method, list)
       if (subscription === undefined) return reply({ error: { code: -32601, message: 'Method not found' } })
-      connection.subscriptions.set(subscription.id, subscription)
+      // a socket closed while the subscription was made keeps none
+      if (!connections.has(connection)) return
+      add(connection, subscription)
       return reply({ result: subscription.id })
     } catch (error) {
       if (error instanceof InvalidParams) return reply({ error: { code: -32602, message: error.message } })
@@ -171,17 +221,19 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
 
   function notify(connection: Connection, subscription: Subscription, slot: number, news: BlockNews[]): void {
     const context = { slot }
-    const message = (method: string, value: unknown) =>
+    const message = (method: string, value: unknown) => {
+      traffic.notifications += 1
       send(connection, {
         jsonrpc: '2.0',
         method,
         params: { result: { context, value }, subscription: subscription.id },
       })
+    }
     for (const item of news) {
       const { transaction } = item
       if (item.kind === 'signature') {
         // one notification, then the subscription ends on its own
-        connection.subscriptions.delete(subscription.id)
+        remove(connection, subscription)
         message('signatureNotification', { err: transaction.err })
       } else if (item.kind === 'logs') {
         message('logsNotification', {
@@ -204,7 +256,11 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
   }
 
   function send(connection: Connection, body: Json): void {
-    if (connection.socket.readyState === connection.socket.OPEN) connection.socket.send(nodeJson(body))
+    if (connection.socket.readyState !== connection.socket.OPEN) return
+    traffic.sent += 1
+    const sent = new Promise<void>((resolve) => connection.socket.send(nodeJson(body), () => resolve()))
+    sending.add(sent)
+    void sent.then(() => sending.delete(sent))
   }
 
   return {
@@ -213,16 +269,20 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
     },
     dropConnections() {
       const dropped = connections.size
-      for (const connection of connections) {
+      for (const connection of [...connections]) {
         connection.socket.terminate()
         // gone now, not when the socket's close event comes
-        connections.delete(connection)
+        forget(connection)
       }
       follower.stop()
       return dropped
     },
-    subscriptionCount: () =>
-      [...connections].reduce((count, connection) => count + connection.subscriptions.size, 0),
+    subscriptionCount: () => follower.size,
+    async flush() {
+      await follower.poll()
+      while (sending.size > 0) await Promise.all([...sending])
+    },
+    traffic: () => ({ ...traffic }),
     async close() {
       follower.stop()
       // a normal closure, which web3.js does not reconnect after; sockets that do not answer it

@@ -1,0 +1,100 @@
+// payment-command as production wires it (packages/payment-command/src/context.ts), on an in-memory
+// SQLite file and the benchmark's stepped bus: the real command handler decides every payment event
+// (creates, cancels, the chain indexer's observations, expiries), the real observation consumer,
+// deadline keeper and expiry scheduler run on the simulated clock, and the relay's own conversion
+// (toPaymentEventMessage, paymentEventBusMessage) puts each stored event on the bus in order.
+
+import { paymentEventBusMessage } from '../../../packages/contracts/dist/index.js'
+import {
+  createChainTimeTracker,
+  createDeadlineKeeper,
+  createExpiryScheduler,
+  createObservationConsumer,
+  createPaymentCommandHandler,
+  loadPayment,
+  toPaymentEventMessage,
+} from '../../../packages/payment-command/dist/index.js'
+import { addTestMerchant, TEST_MNEMONIC } from '../../../packages/payment-command/dist/testing/index.js'
+import { Topics } from '../../../packages/ports/dist/index.js'
+import {
+  createSqliteAddressAllocator,
+  createSqliteDeadlineStore,
+  createSqliteEventStore,
+  createSqliteMerchantStore,
+  openSqliteDatabase,
+} from '../../../packages/store-sqlite/dist/index.js'
+import { createAddressDeriver, walletFromMnemonic } from '../../../packages/wallet/dist/index.js'
+
+export const MERCHANT_ID = 'bench-shop'
+const PAYMENT_STREAM_PREFIX = 'payment-'
+/** the relay's batch (relay.ts) */
+const RELAY_BATCH = 200
+
+export async function createPaymentSide({ bus, registry, clock, logger }) {
+  const db = openSqliteDatabase(':memory:')
+  const eventStore = createSqliteEventStore(db)
+  const merchants = createSqliteMerchantStore(db)
+  await addTestMerchant(merchants, MERCHANT_ID)
+  const deadlines = createSqliteDeadlineStore(db)
+  const chainTimes = createChainTimeTracker()
+  const handler = createPaymentCommandHandler({
+    eventStore,
+    merchants,
+    allocator: createSqliteAddressAllocator(db),
+    deriver: createAddressDeriver(walletFromMnemonic(TEST_MNEMONIC)),
+    registry,
+    policy: { allowInsecureCallbackUrls: false },
+    clock,
+    logger,
+  })
+  const consumers = [
+    createObservationConsumer({ bus, handler, chainTimes, deadlines, logger }),
+    createDeadlineKeeper({
+      bus,
+      deadlines,
+      paymentState: async (paymentId) => (await loadPayment(eventStore, paymentId)).state,
+      logger,
+    }),
+  ]
+  for (const consumer of consumers) await consumer.start()
+  const expiry = createExpiryScheduler({ deadlines, handler, chainTimes, clock, logger })
+  let position = null
+  // the relay is woken by the event store's appends (relay.ts), not by a poll
+  let appended = true
+  eventStore.onAppended(() => {
+    appended = true
+  })
+
+  return {
+    handler,
+    /** a create as the gateway passes the merchant's body on */
+    async create(body) {
+      const { payment } = await handler.createPayment({ merchantId: MERCHANT_ID, request: body })
+      return payment
+    },
+    cancel: (paymentId) => handler.cancelPayment({ merchantId: MERCHANT_ID, paymentId }),
+    /** what the relay does when an append wakes it: every new event on the bus, in order */
+    async relay() {
+      let relayed = 0
+      if (!appended) return relayed
+      appended = false
+      for (;;) {
+        const batch = await eventStore.readAll(position, RELAY_BATCH)
+        if (batch.length === 0) return relayed
+        const messages = batch
+          .filter((event) => event.streamId.startsWith(PAYMENT_STREAM_PREFIX))
+          .map((event) => paymentEventBusMessage(toPaymentEventMessage(event)))
+        if (messages.length > 0) await bus.publish(Topics.paymentEvents, messages)
+        position = batch.at(-1).position
+        relayed += messages.length
+      }
+    },
+    /** one pass of the expiry scheduler (it runs every second) */
+    expire: () => expiry.tick(),
+    async close() {
+      for (const consumer of consumers) await consumer.stop()
+      await eventStore.close()
+      db.close()
+    },
+  }
+}
