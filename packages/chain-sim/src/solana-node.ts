@@ -178,7 +178,12 @@ export async function transactionAt(
 
 /** whether the account exists: a node answers null for one that holds nothing */
 export function accountExists(state: SolanaAccountState): boolean {
-  return state.nonce !== undefined || state.token !== undefined || state.mint !== undefined || state.lamports !== 0n
+  return (
+    state.nonce !== undefined ||
+    state.token !== undefined ||
+    state.mint !== undefined ||
+    state.lamports !== 0n
+  )
 }
 
 /** the node's transactions from slot `newest` down to its first available block, newest first */
