@@ -226,7 +226,9 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
       'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
       '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
     ])
-    expect(problemsOf({ ...rpc, TREASURY_ADDRESSES: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf,0xdeadbeef' })).toEqual([
+    expect(
+      problemsOf({ ...rpc, TREASURY_ADDRESSES: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf,0xdeadbeef' }),
+    ).toEqual([
       "TREASURY_ADDRESSES: 1 entry is not a TRON or Solana address ('0xdeadbeef'); a comma-separated list of the treasuries' addresses",
     ])
   })

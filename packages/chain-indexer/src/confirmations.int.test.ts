@@ -180,7 +180,12 @@ describe('finality reported by the node', () => {
     const observations = await harness.observations.settle()
     const seen = observations.filter((observation) => observation.kind === 'transfer')
     expect(statuses(seen as TransferObservation[])).toEqual(['seen 1', 'seen 2', 'seen 3', 'seen 3'])
-    expect(seen.map((observation) => (observation as TransferObservation).final)).toEqual([false, false, false, true])
+    expect(seen.map((observation) => (observation as TransferObservation).final)).toEqual([
+      false,
+      false,
+      false,
+      true,
+    ])
     // counted final only once the head was 18 above the transfer's block, not at 3 confirmations
     const final = observations.indexOf(seen[3] as ChainObservationMessage)
     expect(progressHeights(observations.slice(0, final)).at(-1)).toBe(height + 17)

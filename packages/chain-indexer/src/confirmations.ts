@@ -60,7 +60,6 @@ export interface TransferTrackerOptions {
   tracked: TrackedTransfer[]
 }
 
-
 export function createTransferTracker(options: TransferTrackerOptions): TransferTracker {
   const { network, client, store, bus, clock, logger } = options
   const followed = new Map(options.tracked.map((transfer) => [transferKey(transfer), transfer]))
@@ -181,7 +180,12 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
       hash: block?.hash ?? transfer.blockHash,
       time: block?.time ?? transfer.blockTime,
     }
-    return { kind: 'included', block: finalBlock, confirmations: countAt(final.blockHeight, head), finalOnChain: true }
+    return {
+      kind: 'included',
+      block: finalBlock,
+      confirmations: countAt(final.blockHeight, head),
+      finalOnChain: true,
+    }
   }
 
   /**
@@ -199,7 +203,10 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
     const block = fetched.get(transfer.blockHeight)
     const onChain = block && findTransfer(block, transfer)
     if (block !== undefined && onChain?.success) {
-      logger.info({ paymentId: transfer.paymentId, txHash: transfer.txHash }, 'transfer in doubt back on chain')
+      logger.info(
+        { paymentId: transfer.paymentId, txHash: transfer.txHash },
+        'transfer in doubt back on chain',
+      )
       return includedEvidence(transfer, block, countAt(block.height, head), head)
     }
     if (head.height <= untilHeight) return undefined

@@ -183,7 +183,10 @@ async function simulatedChains(
     // the simulator's mints asked of it in process: at start its routes may not be served yet
     mintReaders: networks
       .filter(({ network }) => chainOf(registry, network) === 'SOLANA')
-      .map(({ network }) => ({ network, reader: createSimulatorAddressReader({ simulator, network, registry }) })),
+      .map(({ network }) => ({
+        network,
+        reader: createSimulatorAddressReader({ simulator, network, registry }),
+      })),
     services: [simulator],
     readiness: () => infrastructure.answers(),
     routes,

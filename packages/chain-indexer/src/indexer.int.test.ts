@@ -1,7 +1,7 @@
-import type { ChainProgressObservation } from '@chainpay/contracts'
 import { simulatedAddress } from '@chainpay/chain-sim'
 import { solanaWallet } from '@chainpay/chain-sim/testing'
 import { createSolanaChainClient } from '@chainpay/chain-solana'
+import type { ChainProgressObservation } from '@chainpay/contracts'
 import { defaultAssetRegistry } from '@chainpay/domain'
 import { createManualClock } from '@chainpay/platform'
 import { type ChainClient, Topics } from '@chainpay/ports'
@@ -88,7 +88,11 @@ describe('createChainIndexer', () => {
       amount: '10',
       currency: 'USDC',
     })
-    const sol = await harness.sim.submitTransfer('SOLANA', { to: payment.address, amount: '0.5', currency: 'SOL' })
+    const sol = await harness.sim.submitTransfer('SOLANA', {
+      to: payment.address,
+      amount: '0.5',
+      currency: 'SOL',
+    })
     await mineAndScan(harness, indexer)
 
     const observations = await harness.observations.settle()
@@ -97,10 +101,19 @@ describe('createChainIndexer', () => {
     )
     expect(JSON.stringify(ofPayment)).not.toContain(impossible.txHash)
     expect(ofPayment.filter((observation) => observation.kind === 'transfer')).toEqual([
-      expect.objectContaining({ txHash: account.txHash, address: payment.tokenAccount, amountUnits: '10000000' }),
+      expect.objectContaining({
+        txHash: account.txHash,
+        address: payment.tokenAccount,
+        amountUnits: '10000000',
+      }),
     ])
     expect(ofPayment.filter((observation) => observation.kind === 'foreign_funds')).toEqual([
-      expect.objectContaining({ txHash: sol.txHash, currency: 'SOL', amountUnits: '500000000', owner: payment.address }),
+      expect.objectContaining({
+        txHash: sol.txHash,
+        currency: 'SOL',
+        amountUnits: '500000000',
+        owner: payment.address,
+      }),
     ])
   })
 
@@ -129,23 +142,38 @@ describe('createChainIndexer', () => {
   it.each([
     ['through web3.js', true],
     ['in process', false],
-  ])('counts USDC a wallet pays the owner as Phantom does (%s): the rent of the token account it creates is nobody’s SOL', async (_client, overRpc) => {
-    const indexer = await servedIndexer(harness, 'SOLANA', (node) =>
-      overRpc
-        ? createSolanaChainClient({ network: 'SOLANA', registry: defaultAssetRegistry, rpcUrl: node.solanaUrl('SOLANA') })
-        : harness.sim.client('SOLANA'),
-    )
-    const payment = await watchedPayment(indexer, 'USDC')
-    const wallet = await solanaWallet(await harness.serve(), 'SOLANA')
-    const { txHash } = await wallet.pay({ to: payment.address, amount: '10', currency: 'USDC' })
-    await mineAndScan(harness, indexer)
-    const observations = (await harness.observations.settle()).filter(
-      (observation) => 'paymentId' in observation && observation.paymentId === payment.paymentId && observation.kind !== 'watching',
-    )
-    expect(observations).toEqual([
-      expect.objectContaining({ kind: 'transfer', txHash, address: payment.tokenAccount, amountUnits: '10000000' }),
-    ])
-  })
+  ])(
+    'counts USDC a wallet pays the owner as Phantom does (%s): the rent of the token account it creates is nobody’s SOL',
+    async (_client, overRpc) => {
+      const indexer = await servedIndexer(harness, 'SOLANA', (node) =>
+        overRpc
+          ? createSolanaChainClient({
+              network: 'SOLANA',
+              registry: defaultAssetRegistry,
+              rpcUrl: node.solanaUrl('SOLANA'),
+            })
+          : harness.sim.client('SOLANA'),
+      )
+      const payment = await watchedPayment(indexer, 'USDC')
+      const wallet = await solanaWallet(await harness.serve(), 'SOLANA')
+      const { txHash } = await wallet.pay({ to: payment.address, amount: '10', currency: 'USDC' })
+      await mineAndScan(harness, indexer)
+      const observations = (await harness.observations.settle()).filter(
+        (observation) =>
+          'paymentId' in observation &&
+          observation.paymentId === payment.paymentId &&
+          observation.kind !== 'watching',
+      )
+      expect(observations).toEqual([
+        expect.objectContaining({
+          kind: 'transfer',
+          txHash,
+          address: payment.tokenAccount,
+          amountUnits: '10000000',
+        }),
+      ])
+    },
+  )
 
   it('reports nothing a treasury sends: a sweep’s TRX top-up to a USDT payment’s address is no foreign TRX (TREASURY_ADDRESSES)', async () => {
     const treasury = simulatedAddress('TRON')
@@ -158,7 +186,11 @@ describe('createChainIndexer', () => {
       amount: '13.5',
       currency: 'TRX',
     })
-    const customer = await harness.sim.submitTransfer('TRON', { to: payment.address, amount: '1', currency: 'TRX' })
+    const customer = await harness.sim.submitTransfer('TRON', {
+      to: payment.address,
+      amount: '1',
+      currency: 'TRX',
+    })
     await mineAndScan(harness, indexer, 2)
     const observations = JSON.stringify(await harness.observations.settle())
     expect(observations).not.toContain(topUp.txHash)

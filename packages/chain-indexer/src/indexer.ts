@@ -99,7 +99,11 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
 
   const watchSet = createWatchSet({ network, store })
   const payeeOf = createPayeeOf(
-    { network, registry: options.registry, ...(options.treasuries ? { treasuries: options.treasuries } : {}) },
+    {
+      network,
+      registry: options.registry,
+      ...(options.treasuries ? { treasuries: options.treasuries } : {}),
+    },
     watchSet,
   )
   const history = createScanHistory()

@@ -97,30 +97,35 @@ describe('createPaymentEventConsumer', () => {
     ['PaymentExpired', { expiredAt: at(30) }],
     ['PaymentCanceled', { canceledAt: at(3), canceledBy: 'merchant' }],
     ['PaymentFailed', { reason: 'TRANSFER_DROPPED', failedAt: at(32) }],
-  ])('closes the entry of a payment at %s (decisions 19), once, in whichever network watches it', async (type, data) => {
-    const closedEntries: WatchedAddress[] = []
-    const closing = createPaymentEventConsumer({
-      bus: harness.bus,
-      registry: defaultAssetRegistry,
-      watchSets: [tron, solana],
-      logger: testLogger,
-      onClosed: (entry) => closedEntries.push(entry),
-    })
-    const payment = paymentCreated({ network: 'SOLANA', currency: 'USDC' })
-    await closing.handle(payment.message)
-    const event = consumed(
-      paymentEventMessage({ type, data: { paymentId: payment.paymentId, ...data } } as PaymentEvent, 3),
-    )
-    await closing.handle(event)
-    await closing.handle(event)
-    const recordedAt = JSON.parse(event.value).recordedAt
-    expect(solana.get(payment.address)?.closedAt).toBe(recordedAt)
-    expect(closedEntries.map((entry) => [entry.paymentId, entry.closedAt])).toEqual([[payment.paymentId, recordedAt]])
-    expect((await harness.store.listWatched('SOLANA'))[0]?.closedAt).toBe(recordedAt)
-    // delivered again, the creation leaves it closed
-    await closing.handle(payment.message)
-    expect(solana.get(payment.address)?.closedAt).toBe(recordedAt)
-  })
+  ])(
+    'closes the entry of a payment at %s (decisions 19), once, in whichever network watches it',
+    async (type, data) => {
+      const closedEntries: WatchedAddress[] = []
+      const closing = createPaymentEventConsumer({
+        bus: harness.bus,
+        registry: defaultAssetRegistry,
+        watchSets: [tron, solana],
+        logger: testLogger,
+        onClosed: (entry) => closedEntries.push(entry),
+      })
+      const payment = paymentCreated({ network: 'SOLANA', currency: 'USDC' })
+      await closing.handle(payment.message)
+      const event = consumed(
+        paymentEventMessage({ type, data: { paymentId: payment.paymentId, ...data } } as PaymentEvent, 3),
+      )
+      await closing.handle(event)
+      await closing.handle(event)
+      const recordedAt = JSON.parse(event.value).recordedAt
+      expect(solana.get(payment.address)?.closedAt).toBe(recordedAt)
+      expect(closedEntries.map((entry) => [entry.paymentId, entry.closedAt])).toEqual([
+        [payment.paymentId, recordedAt],
+      ])
+      expect((await harness.store.listWatched('SOLANA'))[0]?.closedAt).toBe(recordedAt)
+      // delivered again, the creation leaves it closed
+      await closing.handle(payment.message)
+      expect(solana.get(payment.address)?.closedAt).toBe(recordedAt)
+    },
+  )
 
   it('keeps an underpaid payment open: it may still be completed', async () => {
     const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })

@@ -68,7 +68,8 @@ export function createPaymentEventConsumer(options: PaymentEventConsumerOptions)
   async function handle(message: ConsumedMessage): Promise<void> {
     // The header spares parsing the many events that change nothing here; without it, parse and see.
     const type = message.headers[PaymentEventHeaders.eventType]
-    if (type !== undefined && type !== 'PaymentCreated' && !CLOSING_EVENTS.has(type as PaymentEventType)) return
+    if (type !== undefined && type !== 'PaymentCreated' && !CLOSING_EVENTS.has(type as PaymentEventType))
+      return
     // throws MessageFormatError, which is poison
     const event = parsePaymentEventMessage(message.value)
     if (CLOSING_EVENTS.has(event.type)) {

@@ -4,8 +4,8 @@
 
 import { simulatedAddress } from '@chainpay/chain-sim'
 import { solanaWallet } from '@chainpay/chain-sim/testing'
-import { at } from '@chainpay/domain/testing'
 import type { ForeignFundsObservation } from '@chainpay/contracts'
+import { at } from '@chainpay/domain/testing'
 import { associatedTokenAccount } from '@chainpay/wallet'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_CHECK_INTERVAL_MS } from './solana-address-indexer.js'
@@ -67,7 +67,13 @@ describe('the Solana address indexer through web3.js', () => {
     await rig.notified(indexer)
     await indexer.scanOnce()
     expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([
-      expect.objectContaining({ txHash, confirmations: 1, final: false, status: 'seen', amountUnits: '10000000000' }),
+      expect.objectContaining({
+        txHash,
+        confirmations: 1,
+        final: false,
+        status: 'seen',
+        amountUnits: '10000000000',
+      }),
     ])
     // its finality subscription made before the chain finalizes it (one made after hears at once,
     // in an answer web3.js may drop: the overdue status check covers that)
@@ -98,7 +104,9 @@ describe('the Solana address indexer through web3.js', () => {
     expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([
       expect.objectContaining({ txHash, amountUnits: '2000000000' }),
     ])
-    expect((await harness.observations.settle()).filter((message) => message.kind === 'watching')).toHaveLength(1)
+    expect(
+      (await harness.observations.settle()).filter((message) => message.kind === 'watching'),
+    ).toHaveLength(1)
   })
 
   it('finds a transfer made while the websocket was down, by the check on reconnect', async () => {
@@ -135,9 +143,9 @@ describe('the Solana address indexer through web3.js', () => {
     await vi.waitFor(
       async () => {
         await indexer.scanOnce()
-        expect((await harness.observations.transfersOf(payment.paymentId)).map(({ txHash }) => txHash).sort()).toEqual(
-          [associated, toOther].sort(),
-        )
+        expect(
+          (await harness.observations.transfersOf(payment.paymentId)).map(({ txHash }) => txHash).sort(),
+        ).toEqual([associated, toOther].sort())
       },
       { timeout: 10_000, interval: 50 },
     )
@@ -148,14 +156,20 @@ describe('the Solana address indexer through web3.js', () => {
         // (a transaction already final when it was read): the overdue check asks its status
         await rig.runFor(indexer, 5_000)
         const final = (await harness.observations.transfersOf(payment.paymentId)).filter((item) => item.final)
-        expect(final.map(({ txHash, address, owner: by, amountUnits }) => [txHash, address, by, amountUnits]).sort()).toEqual(
+        expect(
+          final
+            .map(({ txHash, address, owner: by, amountUnits }) => [txHash, address, by, amountUnits])
+            .sort(),
+        ).toEqual(
           [
             [associated, payment.tokenAccount, owner, '6000000'],
             [toOther, other.address, owner, '4000000'],
           ].sort(),
         )
         const foreign = (await foreignFundsOf(payment.paymentId)).filter((item) => item.final)
-        expect(foreign.map(({ txHash, currency, amountUnits }) => [txHash, currency, amountUnits]).sort()).toEqual(
+        expect(
+          foreign.map(({ txHash, currency, amountUnits }) => [txHash, currency, amountUnits]).sort(),
+        ).toEqual(
           [
             [usdt, 'USDT', '3000000'],
             [sol, 'SOL', '500000000'],
@@ -177,7 +191,12 @@ describe('the Solana address indexer through web3.js', () => {
       async () => {
         await indexer.scanOnce()
         expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([
-          expect.objectContaining({ txHash, address: payment.tokenAccount, owner: payment.address, amountUnits: '10000000' }),
+          expect.objectContaining({
+            txHash,
+            address: payment.tokenAccount,
+            owner: payment.address,
+            amountUnits: '10000000',
+          }),
         ])
       },
       { timeout: 10_000, interval: 50 },
@@ -186,7 +205,9 @@ describe('the Solana address indexer through web3.js', () => {
     await vi.waitFor(
       async () => {
         await rig.runFor(indexer, 5_000)
-        expect((await harness.observations.transfersOf(payment.paymentId)).at(-1)).toMatchObject({ final: true })
+        expect((await harness.observations.transfersOf(payment.paymentId)).at(-1)).toMatchObject({
+          final: true,
+        })
       },
       { timeout: 10_000, interval: 50 },
     )
@@ -209,9 +230,9 @@ describe('the Solana address indexer through web3.js', () => {
     await vi.waitFor(
       async () => {
         await rig.runFor(indexer, 5_000)
-        expect((await foreignFundsOf(payment.paymentId)).filter((item) => item.final).map(({ txHash }) => txHash)).toEqual([
-          customer,
-        ])
+        expect(
+          (await foreignFundsOf(payment.paymentId)).filter((item) => item.final).map(({ txHash }) => txHash),
+        ).toEqual([customer])
       },
       { timeout: 10_000, interval: 50 },
     )
@@ -263,7 +284,10 @@ describe('cost bounded by open work (decisions 19)', () => {
     const indexer = rig.indexer()
     const payment = await rig.watched(indexer, 'SOL')
     expect(rig.node.solanaPubsub.subscriptionCount()).toBe(2)
-    await rig.emit(indexer, { type: 'PaymentExpired', data: { paymentId: payment.paymentId, expiredAt: at(30) } })
+    await rig.emit(indexer, {
+      type: 'PaymentExpired',
+      data: { paymentId: payment.paymentId, expiredAt: at(30) },
+    })
     await indexer.scanOnce()
     await vi.waitFor(() => expect(rig.node.solanaPubsub.subscriptionCount()).toBe(0))
 
@@ -277,7 +301,13 @@ describe('cost bounded by open work (decisions 19)', () => {
       expect.objectContaining({ txHash: late, amountUnits: '1000000000' }),
     ])
     // the check of all accounts with its chain time, the changed owner listed, the late transfer read
-    expect(rig.calls).toEqual(['getSlot', 'getBlockTime', 'getMultipleAccounts', 'getSignaturesForAddress', 'getTransaction'])
+    expect(rig.calls).toEqual([
+      'getSlot',
+      'getBlockTime',
+      'getMultipleAccounts',
+      'getSignaturesForAddress',
+      'getTransaction',
+    ])
   })
 
   it('at idle costs one call per 100 followed accounts per ten minutes, with 5 open and 35 final payments', async () => {

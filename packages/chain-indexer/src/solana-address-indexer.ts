@@ -116,7 +116,11 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     store,
     follower,
     payeeOf: createPayeeOf(
-      { network, registry: options.registry, ...(options.treasuries ? { treasuries: options.treasuries } : {}) },
+      {
+        network,
+        registry: options.registry,
+        ...(options.treasuries ? { treasuries: options.treasuries } : {}),
+      },
       watchSet,
     ),
     clock,
@@ -264,11 +268,18 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     const due = dueDeadlines(nowMs)
     // the chain time is read before the check: everything up to it is then listed
     const chainTime = full || due.length > 0 ? await reader.chainTime() : undefined
-    const reached = chainTime === undefined ? [] : due.filter((entry) => expiresAtMs(entry) <= Date.parse(chainTime.blockTime))
+    const reached =
+      chainTime === undefined
+        ? []
+        : due.filter((entry) => expiresAtMs(entry) <= Date.parse(chainTime.blockTime))
     if (due.length > reached.length) nextDeadlineAttemptMs = nowMs + DEADLINE_RETRY_MS
     if (chainTime !== undefined) {
       if (full) await watcher.check('all', chainTime.slot)
-      else if (reached.length > 0) await watcher.check(reached.map((entry) => entry.paymentId), chainTime.slot)
+      else if (reached.length > 0)
+        await watcher.check(
+          reached.map((entry) => entry.paymentId),
+          chainTime.slot,
+        )
     }
     if (watcher.due) await watcher.tick()
 

@@ -15,9 +15,10 @@
 // on; the payments it may concern are held before its block time in the chain time the indexer
 // reports (holds), and no other payment waits for it.
 
+import { BLOCKHASH_EXPIRY_MS } from '@chainpay/chain-solana'
 import type { ChainTimeHold } from '@chainpay/contracts'
 import type { AssetRegistry } from '@chainpay/domain'
-import { type Clock, type Logger } from '@chainpay/platform'
+import type { Clock, Logger } from '@chainpay/platform'
 import type {
   AccountState,
   AddressActivity,
@@ -29,7 +30,7 @@ import type {
 } from '@chainpay/ports'
 import { associatedTokenAccount } from '@chainpay/wallet'
 import type { PayeeOf } from './payees.js'
-import { settledWithin, type SolanaTransferFollower } from './solana-transfer-follower.js'
+import { type SolanaTransferFollower, settledWithin } from './solana-transfer-follower.js'
 import { paymentAddressOf } from './watch-set.js'
 
 export interface SolanaAddressWatcher {
@@ -125,8 +126,13 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   const accounts = new Map<string, FollowedAccount>()
   /** the followed accounts of each owner */
   const ownedBy = new Map<string, Set<string>>()
-  /** accounts to list, with the slot the node must have reached (a check's, a notification's) */
-  const marked = new Map<string, number | undefined>()
+  /**
+   * accounts to list: the slot the node must have reached (a check's, a notification's), so that a
+   * node behind the one that saw the change cannot list less; and a number that tells a mark made
+   * while the account was being listed
+   */
+  const marked = new Map<string, { minContextSlot: number | undefined; seq: number }>()
+  let marks = 0
   const unread = new Map<string, Unread>()
   /** progress of a listing, saved once what it named was read */
   const unsaved = new Map<string, FollowedAccount>()
@@ -134,9 +140,10 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   const nowMs = () => clock.now().getTime()
   const wake = () => options.onDue?.()
 
-  function mark(account: string, minContextSlot?: number): void {
+  function mark(account: string, minContextSlot: number | undefined): void {
     const known = marked.get(account)
-    marked.set(account, known === undefined ? minContextSlot : Math.max(known, minContextSlot ?? known))
+    const slots = [known?.minContextSlot, minContextSlot].filter((slot) => slot !== undefined)
+    marked.set(account, { minContextSlot: slots.length === 0 ? undefined : Math.max(...slots), seq: ++marks })
   }
 
   function keep(followed: FollowedAccount): void {
@@ -150,7 +157,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   /** an account of `owner` from now on, stored with it so that a restart knows whose it is */
   async function adopt(owner: string, account: string): Promise<void> {
     const known = accounts.get(account)
-    if (known?.owner === owner) return
+    if (known?.owner === owner && (known.lastSignature !== null || known.state !== null)) return
     const followed: FollowedAccount = {
       account,
       owner,
@@ -194,9 +201,10 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
 
   function subscribe(followed: FollowedPayment): Array<() => Promise<void>> {
     const { owner, entry } = followed
+    // listed at least as of the slot the node notified at: a node behind it would list less
     const onActivity = (account: string) =>
-      reader.onActivity(account, () => {
-        mark(account)
+      reader.onActivity(account, (_signature, slot) => {
+        mark(account, slot)
         wake()
       })
     return [
@@ -204,14 +212,19 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       // an SPL payment's own token account, where payers send: heard of whoever the chain says owns it
       ...(entry.owner === undefined ? [] : [onActivity(entry.address)]),
       // any token account of the owner, the associated ones and one opened later
-      reader.onTokenAccountChange(owner, (account) => {
+      reader.onTokenAccountChange(owner, (account, _mint, slot) => {
         if (!followed.accounts.has(account)) {
           followed.accounts.add(account)
+          // the owner in memory at once, so that what is saved of the account names it
+          keep({ ...(accounts.get(account) ?? emptyAccount(account)), owner })
           void adopt(owner, account).catch((error: unknown) =>
-            logger.warn({ err: error, account }, 'could not store a token account heard of; a check finds it again'),
+            logger.warn(
+              { err: error, account },
+              'could not store a token account heard of; it is stored with its owner once listed',
+            ),
           )
         }
-        mark(account)
+        mark(account, slot)
         wake()
       }),
     ]
@@ -236,24 +249,27 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
 
   /** lists the marked accounts into `unread` */
   async function listMarked(): Promise<void> {
-    for (const [account, minContextSlot] of [...marked]) {
-      const known = unsaved.get(account) ?? accounts.get(account)
+    for (const [account, marking] of [...marked]) {
+      const { minContextSlot } = marking
+      const known = progressOf(account)
       const activity = await reader.activitySince(
         account,
-        known?.lastSignature ?? null,
+        known.lastSignature,
         minContextSlot === undefined ? {} : { minContextSlot },
       )
       for (const item of activity) remember(item, account)
       logger.debug({ account, listed: activity.length, minContextSlot }, 'account listed')
       const newest = activity.at(-1)
-      if (newest !== undefined) {
-        const base = unsaved.get(account) ?? accounts.get(account) ?? emptyAccount(account)
-        unsaved.set(account, { ...base, lastSignature: newest.signature })
-      }
-      // marked again by a notification meanwhile: listed again next tick
-      if (marked.get(account) === minContextSlot) marked.delete(account)
+      // nothing new from a node at the check's slot or later: what changed was listed already
+      if (newest !== undefined) unsaved.set(account, { ...known, lastSignature: newest.signature })
+      // marked again meanwhile (a notification, a check): listed again next tick
+      if (marked.get(account)?.seq === marking.seq) marked.delete(account)
     }
   }
+
+  /** what is known of an account: its progress not saved yet, else what the store keeps */
+  const progressOf = (account: string): FollowedAccount =>
+    unsaved.get(account) ?? accounts.get(account) ?? emptyAccount(account)
 
   function remember(item: AddressActivity, account: string): void {
     if (item.failed || follower.follows(item.signature)) return
@@ -280,7 +296,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       if (transaction === null) {
         item.attempts += 1
         item.nextAttemptMs = now + Math.min(MAX_READ_BACKOFF_MS, 1000 * 2 ** (item.attempts - 1))
-        if (item.attempts >= READS_BEFORE_STATUS && (await forgotten(signature, item))) unread.delete(signature)
+        if (item.attempts >= READS_BEFORE_STATUS && (await forgotten(signature, item)))
+          unread.delete(signature)
         continue
       }
       const transfers = transaction.transfers.flatMap((transfer): TrackedTransfer[] => {
@@ -301,7 +318,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
             confirmations: 0,
             requiredConfirmations: payee.requiredConfirmations,
             withdrawnUntilHeight: null,
-            expiresAt: transfer.expiresAt ?? null,
+            // its blockhash names a block at or before this one: no fork includes it after this
+            expiresAt: new Date(Date.parse(transaction.blockTime) + BLOCKHASH_EXPIRY_MS).toISOString(),
             foreign: payee.foreign,
             ...(transfer.owner === undefined ? {} : { owner: transfer.owner }),
           },
@@ -318,17 +336,27 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   async function forgotten(signature: string, item: Unread): Promise<boolean> {
     const { contextSlot, states } = await reader.statuses([signature])
     if (states.get(signature) !== null || contextSlot <= item.slot) return false
-    logger.info({ txHash: signature, slot: item.slot }, 'a listed transaction is no longer known to the node (an abandoned fork); let go')
+    logger.info(
+      { txHash: signature, slot: item.slot },
+      'a listed transaction is no longer known to the node (an abandoned fork); let go',
+    )
     return true
+  }
+
+  /** the accounts whose progress can be saved now: all they listed was read, none is marked again */
+  function saveable(): string[] {
+    const waiting = new Set([...unread.values()].flatMap((item) => [...item.accounts]))
+    return [...unsaved.keys()].filter((account) => !waiting.has(account) && !marked.has(account))
   }
 
   /** saves each account's listing and check once everything its listing named was read */
   async function saveProgress(): Promise<void> {
-    const waiting = new Set([...unread.values()].flatMap((item) => [...item.accounts]))
-    for (const [account, progress] of [...unsaved]) {
-      if (waiting.has(account) || marked.has(account)) continue
-      await store.saveFollowedAccount(network, progress)
-      keep(progress)
+    for (const account of saveable()) {
+      const progress = unsaved.get(account) as FollowedAccount
+      // the owner it was followed with, whatever the progress was built from
+      const saved = { ...progress, owner: progress.owner ?? accounts.get(account)?.owner ?? null }
+      await store.saveFollowedAccount(network, saved)
+      keep(saved)
       unsaved.delete(account)
     }
   }
@@ -348,10 +376,11 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
 
     get due() {
       const now = nowMs()
+      // what waits for a read in backoff is not due: the loop rests meanwhile
       return (
         marked.size > 0 ||
-        unsaved.size > 0 ||
         [...unread.values()].some((item) => item.nextAttemptMs <= now) ||
+        saveable().length > 0 ||
         follower.due
       )
     },
@@ -361,7 +390,9 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     },
 
     holds() {
-      const paymentOf = new Map([...payments.values()].map((followed) => [followed.owner, followed.entry.paymentId]))
+      const paymentOf = new Map(
+        [...payments.values()].map((followed) => [followed.owner, followed.entry.paymentId]),
+      )
       const before = new Map<string, string>()
       for (const { blockTime, accounts: listedOn } of unread.values()) {
         // a listing that gave no time holds the payment where it is
@@ -424,7 +455,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       )
       for (const account of checked) {
         const state = accountFingerprint(states.get(account) ?? null)
-        const known = unsaved.get(account) ?? accounts.get(account) ?? emptyAccount(account)
+        const known = progressOf(account)
         // never checked: as it was before anything happened to it
         if (state === (known.state ?? 'none')) continue
         unsaved.set(account, { ...known, state })

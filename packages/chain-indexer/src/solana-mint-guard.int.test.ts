@@ -21,19 +21,35 @@ afterEach(async () => {
 })
 
 const readerOf = (url: string, registry: AssetRegistry) =>
-  createSolanaAddressReader({ network: 'SOLANA', registry, connection: createSolanaConnection({ rpcUrl: url }) })
+  createSolanaAddressReader({
+    network: 'SOLANA',
+    registry,
+    connection: createSolanaConnection({ rpcUrl: url }),
+  })
 
 describe('the registry mints of a Solana network', () => {
   it('refuses a Token-2022 mint at start, naming it; the classic SPL Token mints pass', async () => {
-    node = await startSimulatorNode({ networks: testNetworks('SOLANA'), registry: withPyusd, token2022Mints: [PYUSD] })
+    node = await startSimulatorNode({
+      networks: testNetworks('SOLANA'),
+      registry: withPyusd,
+      token2022Mints: [PYUSD],
+    })
     const reader = readerOf(node.solanaUrl('SOLANA'), withPyusd)
     expect(await solanaMintProblems(reader, defaultAssetRegistry, 'SOLANA')).toEqual([])
     const problems = await solanaMintProblems(reader, withPyusd, 'SOLANA')
     expect(problems).toEqual([expect.stringMatching(/^SOLANA PYUSD \(mint 2b1kV6Dk\w+\): a Token-2022 mint/)])
 
-    const guard = createSolanaMintGuard({ networks: [{ network: 'SOLANA', reader }], registry: withPyusd, logger: testLogger })
+    const guard = createSolanaMintGuard({
+      networks: [{ network: 'SOLANA', reader }],
+      registry: withPyusd,
+      logger: testLogger,
+    })
     await expect(guard.start()).rejects.toThrow(/^refusing to start: SOLANA PYUSD .*Token-2022/)
-    const fine = createSolanaMintGuard({ networks: [{ network: 'SOLANA', reader }], registry: defaultAssetRegistry, logger: testLogger })
+    const fine = createSolanaMintGuard({
+      networks: [{ network: 'SOLANA', reader }],
+      registry: defaultAssetRegistry,
+      logger: testLogger,
+    })
     await fine.start()
     expect(fine.notReadyReason()).toBeUndefined()
     await fine.stop()
@@ -41,7 +57,15 @@ describe('the registry mints of a Solana network', () => {
 
   it('refuses a mint the network does not have: a typo in the registry', async () => {
     const typo: AssetRegistry = mergeAssetRegistry(defaultAssetRegistry, {
-      assets: [{ network: 'SOLANA', currency: 'USDX', tokenStandard: 'SPL', decimals: 6, contract: '11111111111111111111111111111112' }],
+      assets: [
+        {
+          network: 'SOLANA',
+          currency: 'USDX',
+          tokenStandard: 'SPL',
+          decimals: 6,
+          contract: '11111111111111111111111111111112',
+        },
+      ],
     })
     node = await startSimulatorNode({ networks: testNetworks('SOLANA') })
     expect(await solanaMintProblems(readerOf(node.solanaUrl('SOLANA'), typo), typo, 'SOLANA')).toEqual([

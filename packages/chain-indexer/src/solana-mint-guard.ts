@@ -80,15 +80,18 @@ export function createSolanaMintGuard(options: SolanaMintGuardOptions): Service 
   function recheckLater(): void {
     if (unchecked.size === 0 || refused !== undefined) return
     attempts += 1
-    timer = setTimeout(() => {
-      void check().then((problems) => {
-        if (problems.length > 0) {
-          refused = problems.join('; ')
-          logger.error({ problems }, 'refusing to watch: a registry mint chainpay cannot handle')
-        }
-        recheckLater()
-      })
-    }, Math.min(MAX_RECHECK_MS, 1000 * 2 ** (attempts - 1)))
+    timer = setTimeout(
+      () => {
+        void check().then((problems) => {
+          if (problems.length > 0) {
+            refused = problems.join('; ')
+            logger.error({ problems }, 'refusing to watch: a registry mint chainpay cannot handle')
+          }
+          recheckLater()
+        })
+      },
+      Math.min(MAX_RECHECK_MS, 1000 * 2 ** (attempts - 1)),
+    )
     timer.unref()
   }
 
@@ -99,7 +102,9 @@ export function createSolanaMintGuard(options: SolanaMintGuardOptions): Service 
       !started
         ? undefined
         : (refused ??
-          (unchecked.size === 0 ? undefined : `the registry mints of ${[...unchecked].join(', ')} not checked yet`)),
+          (unchecked.size === 0
+            ? undefined
+            : `the registry mints of ${[...unchecked].join(', ')} not checked yet`)),
     async start() {
       started = true
       const problems = await check()

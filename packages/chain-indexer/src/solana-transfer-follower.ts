@@ -21,7 +21,13 @@ import {
   type TrackedTransfer,
 } from '@chainpay/ports'
 import { trackedObservation } from './observations.js'
-import { type ChainEvidence, firstSighting, isInDoubt, type LifecycleStep, nextStep } from './transfer-lifecycle.js'
+import {
+  type ChainEvidence,
+  firstSighting,
+  isInDoubt,
+  type LifecycleStep,
+  nextStep,
+} from './transfer-lifecycle.js'
 
 /**
  * a transfer normally finalizes some 13 s after it is confirmed, and its finality subscription says
@@ -117,7 +123,10 @@ export function createSolanaTransferFollower(options: SolanaTransferFollowerOpti
       const message = trackedObservation(transfer, report, observedAt)
       if (message !== undefined) outbox.push(message)
       if (report.status !== 'seen') {
-        logger.info({ paymentId: transfer.paymentId, txHash: transfer.txHash, report }, 'counted transfer no longer on chain')
+        logger.info(
+          { paymentId: transfer.paymentId, txHash: transfer.txHash, report },
+          'counted transfer no longer on chain',
+        )
       }
     }
   }
@@ -167,7 +176,9 @@ export function createSolanaTransferFollower(options: SolanaTransferFollowerOpti
     if (state === null) {
       if (contextSlot < first.blockHeight) return undefined
       if (!isInDoubt(first)) return { kind: 'missing', gone: false, lookUntilHeight: first.blockHeight }
-      const expiresAtMs = Math.max(...transfers.map((transfer) => Date.parse(transfer.expiresAt ?? transfer.blockTime)))
+      const expiresAtMs = Math.max(
+        ...transfers.map((transfer) => Date.parse(transfer.expiresAt ?? transfer.blockTime)),
+      )
       // the clock first: the chain time costs calls, and cannot be past the expiry before the clock is
       if (expiresAtMs >= nowMs() || (await chainTime()) <= expiresAtMs) return undefined
       return { kind: 'missing', gone: true, lookUntilHeight: first.blockHeight }
@@ -260,7 +271,9 @@ export function createSolanaTransferFollower(options: SolanaTransferFollowerOpti
     finalityWatches.delete(signature)
     // a subscription that notified has ended by itself (web3.js); one that did not is ended here
     if (stop !== undefined && !notified.delete(signature)) {
-      await stop().catch((error: unknown) => logger.warn({ err: error, txHash: signature }, 'unsubscribe failed'))
+      await stop().catch((error: unknown) =>
+        logger.warn({ err: error, txHash: signature }, 'unsubscribe failed'),
+      )
     }
   }
 

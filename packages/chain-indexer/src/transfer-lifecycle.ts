@@ -95,7 +95,8 @@ function included(
 ): LifecycleStep | undefined {
   const { block } = evidence
   const doubted = isInDoubt(transfer)
-  const moved = block !== undefined && (block.height !== transfer.blockHeight || block.hash !== transfer.blockHash)
+  const moved =
+    block !== undefined && (block.height !== transfer.blockHeight || block.hash !== transfer.blockHash)
   const counted = shownCount(evidence.confirmations, transfer)
   // back from doubt it counts from its new block; otherwise a count only grows
   const confirmations = doubted ? counted : Math.max(counted, transfer.confirmations)

@@ -22,13 +22,25 @@ const transfer = (changes: Partial<TrackedTransfer> = {}): TrackedTransfer => ({
 
 describe('a transfer first seen', () => {
   it('is reported seen, with its count up to the requirement, followed until final', () => {
-    expect(firstSighting(transfer({ confirmations: 0 }), { kind: 'included', confirmations: 3, finalOnChain: false })).toEqual({
+    expect(
+      firstSighting(transfer({ confirmations: 0 }), {
+        kind: 'included',
+        confirmations: 3,
+        finalOnChain: false,
+      }),
+    ).toEqual({
       transfer: transfer({ confirmations: 3 }),
       report: { status: 'seen', final: false },
       follow: true,
     })
     // a deep block the chain made final: final at once, its count shown as the requirement
-    expect(firstSighting(transfer({ confirmations: 0 }), { kind: 'included', confirmations: 500, finalOnChain: true })).toEqual({
+    expect(
+      firstSighting(transfer({ confirmations: 0 }), {
+        kind: 'included',
+        confirmations: 500,
+        finalOnChain: true,
+      }),
+    ).toEqual({
       transfer: transfer({ confirmations: 20 }),
       report: { status: 'seen', final: true },
       follow: false,
@@ -36,14 +48,18 @@ describe('a transfer first seen', () => {
   })
 
   it('is not final at its requirement while the chain has not made it final', () => {
-    expect(firstSighting(transfer(), { kind: 'included', confirmations: 25, finalOnChain: false }).report).toEqual({
+    expect(
+      firstSighting(transfer(), { kind: 'included', confirmations: 25, finalOnChain: false }).report,
+    ).toEqual({
       status: 'seen',
       final: false,
     })
   })
 
   it('is not final when the chain made it final below the payment’s requirement', () => {
-    expect(firstSighting(transfer(), { kind: 'included', confirmations: 19, finalOnChain: true })).toMatchObject({
+    expect(
+      firstSighting(transfer(), { kind: 'included', confirmations: 19, finalOnChain: true }),
+    ).toMatchObject({
       report: { status: 'seen', final: false },
       follow: true,
     })
@@ -52,9 +68,15 @@ describe('a transfer first seen', () => {
 
 describe('a followed transfer', () => {
   it('is reported when its count grows, never when it does not, and never lower', () => {
-    expect(nextStep(transfer({ confirmations: 5 }), { kind: 'included', confirmations: 5, finalOnChain: false })).toBeUndefined()
-    expect(nextStep(transfer({ confirmations: 5 }), { kind: 'included', confirmations: 4, finalOnChain: false })).toBeUndefined()
-    expect(nextStep(transfer({ confirmations: 5 }), { kind: 'included', confirmations: 6, finalOnChain: false })).toEqual({
+    expect(
+      nextStep(transfer({ confirmations: 5 }), { kind: 'included', confirmations: 5, finalOnChain: false }),
+    ).toBeUndefined()
+    expect(
+      nextStep(transfer({ confirmations: 5 }), { kind: 'included', confirmations: 4, finalOnChain: false }),
+    ).toBeUndefined()
+    expect(
+      nextStep(transfer({ confirmations: 5 }), { kind: 'included', confirmations: 6, finalOnChain: false }),
+    ).toEqual({
       transfer: transfer({ confirmations: 6 }),
       report: { status: 'seen', final: false },
       follow: true,
@@ -62,7 +84,9 @@ describe('a followed transfer', () => {
   })
 
   it('is final once the chain says so at its requirement, said once, and no longer followed', () => {
-    expect(nextStep(transfer({ confirmations: 20 }), { kind: 'included', confirmations: 20, finalOnChain: true })).toEqual({
+    expect(
+      nextStep(transfer({ confirmations: 20 }), { kind: 'included', confirmations: 20, finalOnChain: true }),
+    ).toEqual({
       transfer: transfer({ confirmations: 20 }),
       report: { status: 'seen', final: true },
       follow: false,
@@ -71,7 +95,14 @@ describe('a followed transfer', () => {
 
   it('moves to the block that holds it now without news when nothing else changed', () => {
     const block = { height: 100, hash: 'h100b', time: '2030-01-01T00:00:03.000Z' }
-    expect(nextStep(transfer({ confirmations: 5 }), { kind: 'included', block, confirmations: 5, finalOnChain: false })).toEqual({
+    expect(
+      nextStep(transfer({ confirmations: 5 }), {
+        kind: 'included',
+        block,
+        confirmations: 5,
+        finalOnChain: false,
+      }),
+    ).toEqual({
       transfer: transfer({ confirmations: 5, blockHash: 'h100b', blockTime: block.time }),
       follow: true,
     })
@@ -84,11 +115,22 @@ describe('a followed transfer', () => {
       follow: true,
     })
     // in doubt already: said once
-    expect(nextStep(transfer({ withdrawnUntilHeight: 140 }), { kind: 'missing', gone: false, lookUntilHeight: 150 })).toBeUndefined()
+    expect(
+      nextStep(transfer({ withdrawnUntilHeight: 140 }), {
+        kind: 'missing',
+        gone: false,
+        lookUntilHeight: 150,
+      }),
+    ).toBeUndefined()
   })
 
   it('in doubt: seen again in the block that includes it, counted from there', () => {
-    const block = { height: 104, hash: 'h104', time: '2030-01-01T00:00:12.000Z', expiresAt: '2030-01-01T00:01:00.000Z' }
+    const block = {
+      height: 104,
+      hash: 'h104',
+      time: '2030-01-01T00:00:12.000Z',
+      expiresAt: '2030-01-01T00:01:00.000Z',
+    }
     expect(
       nextStep(transfer({ confirmations: 9, withdrawnUntilHeight: 140 }), {
         kind: 'included',
@@ -110,7 +152,13 @@ describe('a followed transfer', () => {
   })
 
   it('in doubt: dropped EXPIRED once the chain can no longer include it', () => {
-    expect(nextStep(transfer({ withdrawnUntilHeight: 140 }), { kind: 'missing', gone: true, lookUntilHeight: 140 })).toEqual({
+    expect(
+      nextStep(transfer({ withdrawnUntilHeight: 140 }), {
+        kind: 'missing',
+        gone: true,
+        lookUntilHeight: 140,
+      }),
+    ).toEqual({
       transfer: transfer({ withdrawnUntilHeight: 140 }),
       report: { status: 'dropped', reason: 'EXPIRED' },
       follow: false,

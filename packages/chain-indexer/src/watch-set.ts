@@ -98,8 +98,13 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
       const entry: WatchedAddress = {
         ...address,
         watchingReportedAt:
-          again && address.watchingReportedAt === null ? known.watchingReportedAt : address.watchingReportedAt,
-        closedAt: again && (address.closedAt ?? null) === null ? (known.closedAt ?? null) : (address.closedAt ?? null),
+          again && address.watchingReportedAt === null
+            ? known.watchingReportedAt
+            : address.watchingReportedAt,
+        closedAt:
+          again && (address.closedAt ?? null) === null
+            ? (known.closedAt ?? null)
+            : (address.closedAt ?? null),
       }
       await store.watch(entry)
       remember(entry)

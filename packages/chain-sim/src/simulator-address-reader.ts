@@ -37,7 +37,12 @@ import {
   slotAt,
   transactionAt,
 } from './solana-node.js'
-import { renderSolanaTransaction, SolanaRpcError, SYSTEM_PROGRAM_ID, TOKEN_PROGRAM_ID } from './solana-rpc-blocks.js'
+import {
+  renderSolanaTransaction,
+  SolanaRpcError,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_PROGRAM_ID,
+} from './solana-rpc-blocks.js'
 
 export interface SimulatorAddressReaderOptions {
   simulator: ChainSimulator
@@ -215,8 +220,8 @@ export function createSimulatorAddressReader(options: SimulatorAddressReaderOpti
       }),
 
     onActivity: (address, listener) =>
-      follow('logs', address, 'confirmed', [], (_slot, news) => {
-        for (const { transaction } of news) listener(transaction.signature)
+      follow('logs', address, 'confirmed', [], (slot, news) => {
+        for (const { transaction } of news) listener(transaction.signature, slot)
       }),
 
     onTokenAccountChange: (owner, listener) =>
@@ -228,11 +233,11 @@ export function createSimulatorAddressReader(options: SimulatorAddressReaderOpti
           { dataSize: TOKEN_ACCOUNT_SPACE },
           { memcmp: { offset: OWNER_OFFSET, bytes: base58.decode(owner) } },
         ],
-        (_slot, news) => {
+        (slot, news) => {
           for (const item of news) {
             if (item.kind !== 'program') continue
             const holding = tokenHoldingAfter(item.transaction, item.pubkey)
-            if (holding !== undefined) listener(item.pubkey, holding.mint)
+            if (holding !== undefined) listener(item.pubkey, holding.mint, slot)
           }
         },
       ),

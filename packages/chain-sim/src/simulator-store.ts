@@ -606,6 +606,8 @@ function toTransfer(row: Record<string, unknown>): ChainTransfer {
     success: row.failure === null,
     ...(Number(row.internal) === 1 ? { internal: true } : {}),
     // a token account opened with an owner (Solana): the owner the node's token balances name
-    ...(row.account_owner === null || row.account_owner === undefined ? {} : { owner: String(row.account_owner) }),
+    ...(row.account_owner === null || row.account_owner === undefined
+      ? {}
+      : { owner: String(row.account_owner) }),
   }
 }

@@ -668,7 +668,9 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
             ...block,
             transfers: block.transfers.flatMap((transfer) => {
               if (transfer.asset.kind === 'native') {
-                return store.tokenAccount(name, transfer.to) === undefined ? [{ ...transfer, owner: transfer.to }] : []
+                return store.tokenAccount(name, transfer.to) === undefined
+                  ? [{ ...transfer, owner: transfer.to }]
+                  : []
               }
               return [{ ...transfer, owner: transfer.owner ?? standInTokenOwner(transfer.to) }]
             }),

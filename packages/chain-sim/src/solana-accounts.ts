@@ -92,7 +92,13 @@ export function renderMintAccount(
     encoding === 'jsonParsed'
       ? {
           parsed: {
-            info: { decimals: mint.decimals, freezeAuthority: null, isInitialized: true, mintAuthority: null, supply: '0' },
+            info: {
+              decimals: mint.decimals,
+              freezeAuthority: null,
+              isInitialized: true,
+              mintAuthority: null,
+              supply: '0',
+            },
             type: 'mint',
           },
           program: mint.program === TOKEN_PROGRAM_ID ? 'spl-token' : 'spl-token-2022',

@@ -183,7 +183,12 @@ export async function transactionAt(
 
 /** whether the account exists: a node answers null for one that holds nothing */
 export function accountExists(state: SolanaAccountState): boolean {
-  return state.nonce !== undefined || state.token !== undefined || state.mint !== undefined || state.lamports !== 0n
+  return (
+    state.nonce !== undefined ||
+    state.token !== undefined ||
+    state.mint !== undefined ||
+    state.lamports !== 0n
+  )
 }
 
 /** where a transaction sits in the chain: its slot, then its place in the block */

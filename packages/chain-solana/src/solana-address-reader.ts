@@ -297,7 +297,11 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
     },
 
     onActivity(address, listener) {
-      const id = connection.onLogs(new PublicKey(address), (logs) => listener(logs.signature), 'confirmed')
+      const id = connection.onLogs(
+        new PublicKey(address),
+        (logs, context) => listener(logs.signature, context.slot),
+        'confirmed',
+      )
       return whenOpen(() => connection.removeOnLogsListener(id))
     },
 
@@ -338,9 +342,9 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
     onTokenAccountChange(owner, listener) {
       const id = connection.onProgramAccountChange(
         TOKEN_PROGRAM_ID,
-        ({ accountId, accountInfo }) => {
+        ({ accountId, accountInfo }, context) => {
           const mint = new PublicKey(accountInfo.data.subarray(MINT_OFFSET, MINT_OFFSET + 32)).toBase58()
-          listener(accountId.toBase58(), mint)
+          listener(accountId.toBase58(), mint, context.slot)
         },
         {
           commitment: 'confirmed',

@@ -222,7 +222,9 @@ describe('createExpiryScheduler', () => {
     expect(await statusOf(paymentId)).toBe('pending')
     expect(await dueDeadlines(deadlines)).toHaveLength(1)
 
-    // both past: the running scheduler expires it on its own timer and drops the deadline
+    // both past: the running scheduler expires it on its own timer and drops the deadline, once the
+    // hold's recheck is due
+    clock.set('2026-11-21T14:31:05.000Z')
     await scheduler.start()
     cleanups.push(() => scheduler.stop())
     await vi.waitFor(async () => expect(await statusOf(paymentId)).toBe('expired'), { timeout: 10_000 })
@@ -413,6 +415,42 @@ describe('createExpiryScheduler', () => {
     side.db.exec('ALTER TABLE payment_deadlines_away RENAME TO payment_deadlines')
     await scheduler.tick()
     expect(scheduler.notReadyReason()).toBeUndefined()
+  })
+
+  it('steps a deadline the chain watcher holds aside, so that held payments cannot fill the batch', async () => {
+    const { clock, side, deadlines, create, statusOf } = await setup()
+    const held = [await create('held-1'), await create('held-2')]
+    clock.set('2026-11-21T14:00:01.000Z')
+    const next = await create('next')
+    await vi.waitFor(async () => expect(await dueDeadlines(deadlines)).toHaveLength(3), {
+      timeout: 10_000,
+    })
+    // a transaction on each held payment's account that the node did not return yet
+    const chainTimes = createChainTimeTracker()
+    chainTimes.update(
+      'TRON',
+      '2026-11-21T15:00:00.000Z',
+      held.map(({ paymentId }) => ({ paymentId, before: '2026-11-21T14:20:00.000Z' })),
+    )
+    const scheduler = createExpiryScheduler({
+      deadlines,
+      handler: side.handler,
+      chainTimes,
+      clock,
+      logger: side.logger,
+      batchSize: 2,
+      settlingRecheckMs: 60_000,
+    })
+    clock.set('2026-11-21T14:45:00.000Z')
+    await scheduler.tick()
+    await scheduler.tick()
+    expect(await statusOf(next.paymentId)).toBe('expired')
+    for (const { paymentId } of held) expect(await statusOf(paymentId)).toBe('pending')
+    // the watcher read them: asked again once their recheck is due, and expired
+    chainTimes.update('TRON', '2026-11-21T15:00:00.000Z')
+    clock.set('2026-11-21T14:46:00.000Z')
+    await scheduler.tick()
+    for (const { paymentId } of held) expect(await statusOf(paymentId)).toBe('expired')
   })
 
   it('steps a deadline whose expiry keeps failing aside, so that it cannot hold back the next ones', async () => {

@@ -70,7 +70,10 @@ export interface ExpirySchedulerOptions {
   /** wait before retrying a deadline whose expiry failed, doubled per failure up to retryMaxMs */
   retryInitialMs?: number
   retryMaxMs?: number
-  /** how long a payment past its deadline whose transfer still confirms waits to be asked again; default 5 s */
+  /**
+   * how long a payment past its deadline whose transfer still confirms, or that the chain watcher
+   * holds, waits to be asked again; default 5 s
+   */
   settlingRecheckMs?: number
 }
 
@@ -105,9 +108,13 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
       if (chainTime === null) continue
       const expiredBy = new Date(Math.min(nowMs, Date.parse(chainTime))).toISOString()
       for (const deadline of await deadlines.due({ expiredBy, now, limit: batchSize, network })) {
-        // a payment the watcher does not speak for yet keeps an earlier chain time: not due yet
+        // a payment the watcher does not speak for yet keeps an earlier chain time: not due yet,
+        // and steps aside like a settling one, so that held payments cannot fill the batch
         const paymentChainTime = chainTimes.forPayment(network, deadline.paymentId) ?? chainTime
-        if (Date.parse(paymentChainTime) < Date.parse(deadline.expiresAt)) continue
+        if (Date.parse(paymentChainTime) < Date.parse(deadline.expiresAt)) {
+          await deadlines.retryLater(deadline.paymentId, new Date(nowMs + settlingRecheckMs).toISOString())
+          continue
+        }
         try {
           const result = await handler.expire(deadline.paymentId, paymentChainTime)
           if (result === 'settling') {

@@ -89,24 +89,28 @@ export interface SolanaAddressReader {
   accounts(addresses: readonly string[], options?: { minContextSlot?: number }): Promise<AccountStates>
   /**
    * calls `listener` with the signature of each transaction that mentions `address` (logsSubscribe,
-   * confirmed); the function it returns ends the subscription. Nothing is replayed after a
-   * reconnect: the watcher lists what it missed with activitySince.
+   * confirmed), and the slot the node said it at; the function it returns ends the subscription.
+   * Nothing is replayed after a reconnect: the watcher lists what it missed with activitySince.
    */
-  onActivity(address: string, listener: (signature: string) => void): () => Promise<void>
+  onActivity(address: string, listener: (signature: string, slot: number) => void): () => Promise<void>
   /**
-   * calls `listener` with each token account of `owner` (classic Token program) that changed, and
-   * its mint (programSubscribe filtered on the owner, confirmed): also one opened after the call
+   * calls `listener` with each token account of `owner` (classic Token program) that changed, its
+   * mint, and the slot the node said it at (programSubscribe filtered on the owner, confirmed): also
+   * one opened after the call
    */
   onTokenAccountChange(
     owner: string,
-    listener: (tokenAccount: string, mint: string) => void,
+    listener: (tokenAccount: string, mint: string, slot: number) => void,
   ): () => Promise<void>
   /**
    * calls `listener` once, when the transaction is finalized (signatureSubscribe, finalized), with
    * whether it failed and the slot the node said it at; the function it returns ends the
    * subscription before then
    */
-  onFinalized(signature: string, listener: (outcome: { failed: boolean; slot: number }) => void): () => Promise<void>
+  onFinalized(
+    signature: string,
+    listener: (outcome: { failed: boolean; slot: number }) => void,
+  ): () => Promise<void>
   /**
    * calls `listener` each time the subscriptions' connection (re)opens: notifications sent while it
    * was closed are lost (a node replays nothing), so the watcher checks what it follows again

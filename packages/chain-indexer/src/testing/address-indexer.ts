@@ -11,7 +11,13 @@ import type { Clock, Logger } from '@chainpay/platform'
 import type { Bus, ChainIndexerStore } from '@chainpay/ports'
 import { expect, vi } from 'vitest'
 import { createSolanaAddressIndexer, type SolanaAddressIndexer } from '../solana-address-indexer.js'
-import { consumed, type IndexerHarness, paymentCreated, type TestPayment, testLogger } from './indexer-harness.js'
+import {
+  consumed,
+  type IndexerHarness,
+  paymentCreated,
+  type TestPayment,
+  testLogger,
+} from './indexer-harness.js'
 
 export const MINUTE_MS = 60_000
 export const HOUR_MS = 60 * MINUTE_MS
@@ -37,7 +43,12 @@ export interface AddressIndexerRig {
   fault(method: string, fault: NodeFault | undefined, applies?: (params: unknown[]) => boolean): void
   /** sends `method` to another node (its JSON-RPC URL) until cleared (undefined): one behind, say */
   route(method: string, url: string | undefined): void
-  indexer(options?: { logger?: Logger; store?: ChainIndexerStore; bus?: Bus; treasuries?: ReadonlySet<string> }): SolanaAddressIndexer
+  indexer(options?: {
+    logger?: Logger
+    store?: ChainIndexerStore
+    bus?: Bus
+    treasuries?: ReadonlySet<string>
+  }): SolanaAddressIndexer
   /** a payment created now, expiring in two hours, handed to the indexer and watched */
   watched(indexer: SolanaAddressIndexer, currency: string, createdAt?: string): Promise<TestPayment>
   /** a payment event as payment-command publishes it, handed to the indexer */
@@ -53,7 +64,10 @@ export interface AddressIndexerRig {
   stop(): Promise<void>
 }
 
-export async function addressIndexerRig(harness: IndexerHarness, clockStart: { ms: number }): Promise<AddressIndexerRig> {
+export async function addressIndexerRig(
+  harness: IndexerHarness,
+  clockStart: { ms: number },
+): Promise<AddressIndexerRig> {
   const node = await harness.serve()
   const calls: string[] = []
   const faults = new Map<string, { fault: NodeFault; applies: (params: unknown[]) => boolean }>()
@@ -61,7 +75,11 @@ export async function addressIndexerRig(harness: IndexerHarness, clockStart: { m
   const indexers: SolanaAddressIndexer[] = []
   const clock: Clock = { now: () => new Date(clockStart.ms) }
   const counting = (async (url: string, init: RequestInit) => {
-    const { method, id, params } = JSON.parse(String(init.body)) as { method: string; id: unknown; params?: unknown[] }
+    const { method, id, params } = JSON.parse(String(init.body)) as {
+      method: string
+      id: unknown
+      params?: unknown[]
+    }
     calls.push(method)
     const faulted = faults.get(method)
     const fault = faulted?.applies(params ?? []) ? faulted.fault : undefined

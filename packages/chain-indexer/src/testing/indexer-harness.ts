@@ -43,8 +43,8 @@ import {
   type DatabaseSync,
   openSqliteDatabase,
 } from '@chainpay/store-sqlite'
-import { type ChainIndexer, type ChainIndexerOptions, createChainIndexer } from '../indexer.js'
 import { associatedTokenAccount } from '@chainpay/wallet'
+import { type ChainIndexer, type ChainIndexerOptions, createChainIndexer } from '../indexer.js'
 
 export const testLogger: Logger = createRootLogger({ service: 'chain-indexer-test', level: 'silent' })
 

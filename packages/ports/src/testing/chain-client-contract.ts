@@ -115,7 +115,9 @@ export function describeChainClientContract(
         // where the chain has one (TRON), after the block that holds it
         ...(expiresAt === undefined ? {} : { expiresAt }),
         // where the chain names one (Solana): the receiving account itself for the native coin
-        ...(owner === undefined ? {} : { owner: driver.currency.asset.kind === 'native' ? to : expect.any(String) }),
+        ...(owner === undefined
+          ? {}
+          : { owner: driver.currency.asset.kind === 'native' ? to : expect.any(String) }),
       })
       if (expiresAt !== undefined) {
         const block = (await client.getBlocks(sighting?.height ?? 0, sighting?.height ?? 0))[0]

@@ -335,7 +335,11 @@ export function describeSolanaAddressReaderContract(
           ],
           [
             other,
-            { lamports: TOKEN_ACCOUNT_RENT, program: TOKEN_PROGRAM, token: { mint: driver.mints.USDT, amount: 0n } },
+            {
+              lamports: TOKEN_ACCOUNT_RENT,
+              program: TOKEN_PROGRAM,
+              token: { mint: driver.mints.USDT, amount: 0n },
+            },
           ],
           [usdc, { lamports: expect.any(BigInt), program: TOKEN_PROGRAM, token: null }],
           ...missing.map((address) => [address, null] as const),
@@ -346,13 +350,19 @@ export function describeSolanaAddressReaderContract(
     it('hears each transaction that mentions an address, until the subscription ends', async () => {
       const owner = driver.newOwner()
       const heard: string[] = []
-      const end = reader.onActivity(owner, (signature) => heard.push(signature))
+      const slots: number[] = []
+      const end = reader.onActivity(owner, (signature, slot) => {
+        heard.push(signature)
+        slots.push(slot)
+      })
       await context.subscriptionsLive(1)
       const paid = await driver.pay([sol(owner, '1')])
       // its associated account made by the paying transaction: the owner is one of its accounts
       const token = await driver.pay([{ to: owner, amount: '2', currency: 'USDC' }])
       const failed = await driver.pay([sol(owner, '3')], { fail: true })
       await vi.waitFor(() => expect(heard).toEqual([paid.txHash, token.txHash, failed.txHash]))
+      // the slot the node said it at: the transaction's own
+      expect(slots).toEqual([paid.slot, token.slot, failed.slot])
 
       await end()
       await context.subscriptionsLive(0)
@@ -368,18 +378,24 @@ export function describeSolanaAddressReaderContract(
     it("hears every token account of an owner that changes with its mint: the associated one made and paid in one transaction, another opened later, nobody else's", async () => {
       const owner = driver.newOwner()
       const changes: string[] = []
-      ends.push(reader.onTokenAccountChange(owner, (account, mint) => changes.push(`${account} ${mint}`)))
+      ends.push(
+        reader.onTokenAccountChange(owner, (account, mint, slot) =>
+          changes.push(`${account} ${mint} ${slot}`),
+        ),
+      )
       await context.subscriptionsLive(1)
-      await driver.pay([
+      const paid = await driver.pay([
         { to: owner, amount: '12.5', currency: 'USDC' },
         { to: driver.newOwner(), amount: '1', currency: 'USDC' },
       ])
-      const associated = `${driver.associatedTokenAccount(owner, 'USDC')} ${driver.mints.USDC}`
+      const associated = `${driver.associatedTokenAccount(owner, 'USDC')} ${driver.mints.USDC} ${paid.slot}`
       await vi.waitFor(() => expect(changes).toEqual([associated]))
 
       const other = await driver.openTokenAccount(owner, 'USDT')
-      await driver.pay([{ to: owner, amount: '3', currency: 'USDT', tokenAccount: other }])
-      await vi.waitFor(() => expect(changes).toEqual([associated, `${other} ${driver.mints.USDT}`]))
+      const later = await driver.pay([{ to: owner, amount: '3', currency: 'USDT', tokenAccount: other }])
+      await vi.waitFor(() =>
+        expect(changes).toEqual([associated, `${other} ${driver.mints.USDT} ${later.slot}`]),
+      )
     })
 
     it('tells once when a transaction is finalized, whether it failed and at which slot; nothing after the subscription ended', async () => {
