@@ -5,18 +5,14 @@
 
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
+import { chainAccess } from '../../../packages/chain-access/dist/index.js'
 import {
   createChainIndexer,
   createSolanaAddressIndexer,
   DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_SOLANA_CHECK_INTERVAL_MS,
 } from '../../../packages/chain-indexer/dist/index.js'
 import { encodeTronAddress } from '../../../packages/chain-sim/dist/index.js'
-import {
-  createSolanaAddressReader,
-  createSolanaChainClient,
-  createSolanaConnection,
-} from '../../../packages/chain-solana/dist/index.js'
-import { createTronChainClient } from '../../../packages/chain-tron/dist/index.js'
 import { resolveAsset } from '../../../packages/domain/dist/index.js'
 import { associatedTokenAccount } from '../../../packages/wallet/dist/index.js'
 
@@ -27,7 +23,8 @@ const splToken = requireFromTreasury('@solana/spl-token')
 /**
  * The watch modes measured. Rates are mainnet's: a TRON block every 3 s; a Solana slot every
  * 400 ms, of which SKIPPED_SLOT_SHARE produce no block. Poll intervals are production's defaults
- * (chain-indexer config, DEFAULT_POLL_INTERVAL_MS).
+ * (chain-indexer config: DEFAULT_POLL_INTERVAL_MS, and SOLANA_CHECK_INTERVAL_MS for the address
+ * watcher's batched check of every followed account).
  */
 export const MODES = {
   TRON: {
@@ -45,6 +42,7 @@ export const MODES = {
     title: 'Solana by address (SOLANA_WATCH_MODE=address, the default)',
     slotMs: 400,
     pollMs: DEFAULT_POLL_INTERVAL_MS.SOLANA,
+    checkIntervalMs: DEFAULT_SOLANA_CHECK_INTERVAL_MS,
     byAddress: true,
   },
   SOLANA_BLOCKS: {
@@ -60,30 +58,44 @@ export const MODES = {
 /** a slot without a block: mainnet's skip rate moves around a few percent (an assumption) */
 export const SKIPPED_SLOT_SHARE = 0.05
 
+/** the chain-indexer's default CHAIN_RPC_TIMEOUT_MS */
+const RPC_TIMEOUT_MS = 10_000
+/** iterations of the address watcher in one simulated instant, at most */
+const MAX_ROUNDS_AT_ONCE = 10
+
 /**
  * The chain indexer of a mode as the chain-indexer service builds it over RPC (context.ts,
- * rpcChains), reading through the counting proxy; the websocket goes to the simulator. The one
- * place the benchmark meets the watcher's interfaces: what it drives is one iteration of the
- * indexer's loop, a payment event as its consumer (group chain-indexer.<network>) hands it on, and
- * the stop.
+ * rpcChains): its clients from @chainpay/chain-access (the one place that picks them: block
+ * scanning behind retries and the breaker, the address reader over web3.js), reading the simulator's
+ * node-shaped routes through the counting proxy; the websocket goes to the simulator. The one place
+ * the benchmark meets the watcher's interfaces: what it drives is one iteration of the indexer's
+ * loop, a payment event as its consumer (group chain-indexer.<network>) hands it on (every one:
+ * PaymentCreated opens the watch, the terminal ones close it), and the stop.
  */
-export function watcherFor(mode, { rpcUrl, wsUrl, store, bus, registry, clock, logger }) {
+export async function watcherFor(mode, { rpcUrl, wsUrl, store, bus, registry, clock, logger }) {
   const common = { network: mode.network, store, bus, registry, clock, logger, pollIntervalMs: mode.pollMs }
-  let indexer
-  if (mode.chain === 'TRON') {
-    const client = createTronChainClient({ network: mode.network, registry, fullNodeUrl: rpcUrl })
-    indexer = createChainIndexer({ ...common, client })
-  } else if (!mode.byAddress) {
-    const client = createSolanaChainClient({ network: mode.network, registry, rpcUrl })
-    indexer = createChainIndexer({ ...common, client })
-  } else {
-    const connection = createSolanaConnection({ rpcUrl, wsUrl })
-    const reader = createSolanaAddressReader({ network: mode.network, registry, connection })
-    indexer = createSolanaAddressIndexer({ ...common, reader })
-  }
+  const endpoints =
+    mode.chain === 'TRON'
+      ? { network: mode.network, chain: 'TRON', nodes: [{ rpcUrl, solidityRpcUrl: rpcUrl, apiKey: null }] }
+      : { network: mode.network, chain: 'SOLANA', nodes: [{ rpcUrl, wsUrl }] }
+  const access = chainAccess(endpoints, { registry, timeoutMs: RPC_TIMEOUT_MS, logger })
+  const indexer = mode.byAddress
+    ? createSolanaAddressIndexer({
+        ...common,
+        reader: await access.addressReader(),
+        checkIntervalMs: mode.checkIntervalMs,
+      })
+    : createChainIndexer({ ...common, client: await access.blockScanningClient() })
   return {
     paymentEventsGroupId: `chain-indexer.${mode.network}`,
-    iterate: () => indexer.scanOnce(),
+    async iterate() {
+      // as its work loop does, the address watcher iterates again at once while something is due
+      // (solana-address-indexer.ts); a bound, since the simulated clock stands still meanwhile
+      for (let round = 0; round < MAX_ROUNDS_AT_ONCE; round++) {
+        await indexer.scanOnce()
+        if (!indexer.watcher?.due) return
+      }
+    },
     handlePaymentEvent: (message) => indexer.handlePaymentEvent(message),
     stop: () => indexer.stop(),
   }

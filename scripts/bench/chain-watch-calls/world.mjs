@@ -93,7 +93,7 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
   const bus = createSteppedBus()
   const payments = await createPaymentSide({ bus, registry, clock, logger })
   const indexerDb = openSqliteDatabase(':memory:')
-  const indexer = watcherFor(mode, {
+  const indexer = await watcherFor(mode, {
     rpcUrl: `${proxy.url}/chains/${mode.network}`,
     wsUrl: node.solanaWsUrl(mode.network),
     store: createSqliteChainIndexerStore(indexerDb),
