@@ -8,7 +8,7 @@ import type { ForeignFundsObservation } from '@chainpay/contracts'
 import { at } from '@chainpay/domain/testing'
 import { associatedTokenAccount } from '@chainpay/wallet'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { DEFAULT_CHECK_INTERVAL_MS } from './solana-address-indexer.js'
+import { DEFAULT_CHECK_INTERVAL_MS, STALE_OPEN_MS } from './solana-address-indexer.js'
 import {
   type AddressIndexerRig,
   addressIndexerRig,
@@ -262,6 +262,21 @@ describe('the Solana address indexer through web3.js', () => {
     expect(await harness.observations.transfersOf(payment.paymentId)).toHaveLength(1)
   })
 
+  it('forgets, at start, the followed accounts of an owner no payment has (left by a crash while forgetting)', async () => {
+    const orphan = {
+      account: simulatedAddress('SOLANA'),
+      owner: simulatedAddress('SOLANA'),
+      lastSignature: null,
+      state: '1',
+    }
+    await harness.store.saveFollowedAccount('SOLANA', orphan)
+    const indexer = rig.indexer()
+    const payment = await rig.watched(indexer, 'SOL')
+    const followed = await harness.store.listFollowedAccounts('SOLANA')
+    expect(followed.map(({ account }) => account)).not.toContain(orphan.account)
+    expect(followed.map(({ owner }) => owner)).toContain(payment.address)
+  })
+
   it('at a payment’s deadline, checks its accounts, then publishes the chain time that lets it expire', async () => {
     const indexer = rig.indexer()
     const expiresAtMs = rig.now() + 2 * HOUR_MS
@@ -308,6 +323,19 @@ describe('cost bounded by open work (decisions 19)', () => {
       'getSignaturesForAddress',
       'getTransaction',
     ])
+  })
+
+  it('ends the subscriptions of a payment whose closing event never came, an hour after its deadline', async () => {
+    const indexer = rig.indexer()
+    const expiresAtMs = rig.now() + 2 * HOUR_MS
+    await rig.watched(indexer, 'SOL')
+    expect(rig.node.solanaPubsub.subscriptionCount()).toBe(2)
+    rig.advance(expiresAtMs + STALE_OPEN_MS - 2 * MINUTE_MS - rig.now())
+    await rig.runFor(indexer, MINUTE_MS)
+    expect(indexer.watcher.counts).toMatchObject({ open: 1, closed: 0 })
+    await rig.runFor(indexer, 2 * MINUTE_MS)
+    expect(indexer.watcher.counts).toMatchObject({ open: 0, closed: 1 })
+    await vi.waitFor(() => expect(rig.node.solanaPubsub.subscriptionCount()).toBe(0))
   })
 
   it('at idle costs one call per 100 followed accounts per ten minutes, with 5 open and 35 final payments', async () => {

@@ -34,8 +34,11 @@ import { type SolanaTransferFollower, settledWithin } from './solana-transfer-fo
 import { paymentAddressOf } from './watch-set.js'
 
 export interface SolanaAddressWatcher {
-  /** reads the accounts the store keeps: how far each was listed and what it held */
-  load(): Promise<void>
+  /**
+   * reads the accounts the store keeps: how far each was listed and what it held; forgets those of
+   * owners no payment in `watched` has
+   */
+  load(watched: readonly WatchedAddress[]): Promise<void>
   /**
    * follows a payment's accounts: one by one (subscriptions) while it is open, in batches once it
    * is closed; a payment followed already is left as it is
@@ -65,6 +68,8 @@ export interface SolanaAddressWatcher {
   tick(): Promise<void>
   /** payments followed one by one (open), and in batches (closed) */
   readonly counts: { open: number; closed: number; accounts: number }
+  /** whether any payment is followed one by one: what a closed websocket leaves unheard */
+  readonly followsOpen: boolean
   /** ends every subscription (the process stops); what was saved stays for the next start */
   stop(): Promise<void>
 }
@@ -133,6 +138,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
    */
   const marked = new Map<string, { minContextSlot: number | undefined; seq: number }>()
   let marks = 0
+  /** payments followed one by one */
+  let openCount = 0
   const unread = new Map<string, Unread>()
   /** progress of a listing, saved once what it named was read */
   const unsaved = new Map<string, FollowedAccount>()
@@ -370,8 +377,11 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
 
   return {
     get counts() {
-      const open = [...payments.values()].filter((followed) => followed.unsubscribes !== null).length
-      return { open, closed: payments.size - open, accounts: accountsIn('all').length }
+      return { open: openCount, closed: payments.size - openCount, accounts: accountsIn('all').length }
+    },
+
+    get followsOpen() {
+      return openCount > 0
     },
 
     get due() {
@@ -408,8 +418,14 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       return [...before].map(([paymentId, time]) => ({ paymentId, before: time }))
     },
 
-    async load() {
-      for (const account of await store.listFollowedAccounts(network)) keep(account)
+    async load(watched) {
+      const owners = new Set(watched.map(paymentAddressOf))
+      for (const account of await store.listFollowedAccounts(network)) {
+        // left behind by a payment forgotten while its accounts were being forgotten (a crash)
+        if (account.owner !== null && !owners.has(account.owner)) {
+          await store.forgetFollowedAccount(network, account.account)
+        } else keep(account)
+      }
     },
 
     async watch(entry) {
@@ -421,7 +437,10 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         accounts: await accountsOf(owner, entry),
         unsubscribes: null,
       }
-      if ((entry.closedAt ?? null) === null) followed.unsubscribes = subscribe(followed)
+      if ((entry.closedAt ?? null) === null) {
+        followed.unsubscribes = subscribe(followed)
+        openCount++
+      }
       payments.set(entry.paymentId, followed)
     },
 
@@ -430,6 +449,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       if (followed?.unsubscribes == null) return
       const ends = followed.unsubscribes
       followed.unsubscribes = null
+      openCount--
       await endAll(ends, paymentId)
     },
 
@@ -437,7 +457,10 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       const followed = payments.get(paymentId)
       if (followed === undefined) return
       payments.delete(paymentId)
-      if (followed.unsubscribes !== null) await endAll(followed.unsubscribes, paymentId)
+      if (followed.unsubscribes !== null) {
+        openCount--
+        await endAll(followed.unsubscribes, paymentId)
+      }
       for (const account of followed.accounts) {
         marked.delete(account)
         unsaved.delete(account)
