@@ -174,18 +174,23 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
     if (typeof final === 'boolean') {
       return { kind: 'included', ...(placed ? { block: placed } : {}), confirmations, finalOnChain: final }
     }
-    // where the final chain has it: its block there (a fork deeper than the rescan moved it)
-    const finalBlock = {
-      height: final.blockHeight,
-      hash: block?.hash ?? transfer.blockHash,
-      time: block?.time ?? transfer.blockTime,
-    }
-    return {
-      kind: 'included',
-      block: finalBlock,
-      confirmations: countAt(final.blockHeight, head),
-      finalOnChain: true,
-    }
+    return finalElsewhere(transfer, final.blockHeight, placed, head)
+  }
+
+  /**
+   * final where the final chain has it: its block there, read when it is not the one counted (a
+   * fork deeper than the rescan moved it), so that its time and hash are that block's
+   */
+  async function finalElsewhere(
+    transfer: TrackedTransfer,
+    height: number,
+    counted: { height: number; hash: string; time: string } | undefined,
+    head: ChainHead,
+  ): Promise<ChainEvidence> {
+    const known = counted ?? { height: transfer.blockHeight, hash: transfer.blockHash, time: transfer.blockTime }
+    const [read] = known.height === height ? [] : await client.getBlocks(height, height)
+    const block = read === undefined ? { ...known, height } : { height, hash: read.hash, time: read.time }
+    return { kind: 'included', block, confirmations: countAt(height, head), finalOnChain: true }
   }
 
   /**
@@ -217,12 +222,7 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
     if (inclusion === undefined) return gone
     if (!inclusion.success) return { kind: 'failed' }
     // had it been included where this run did not scan (a fork deeper than the rescan): final there
-    return {
-      kind: 'included',
-      block: { height: inclusion.blockHeight, hash: transfer.blockHash, time: transfer.blockTime },
-      confirmations: countAt(inclusion.blockHeight, head),
-      finalOnChain: true,
-    }
+    return finalElsewhere(transfer, inclusion.blockHeight, undefined, head)
   }
 
   /** publishes what the steps report, then keeps following or forgets each transfer */
