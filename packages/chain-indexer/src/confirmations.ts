@@ -187,7 +187,11 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
     counted: { height: number; hash: string; time: string } | undefined,
     head: ChainHead,
   ): Promise<ChainEvidence> {
-    const known = counted ?? { height: transfer.blockHeight, hash: transfer.blockHash, time: transfer.blockTime }
+    const known = counted ?? {
+      height: transfer.blockHeight,
+      hash: transfer.blockHash,
+      time: transfer.blockTime,
+    }
     const [read] = known.height === height ? [] : await client.getBlocks(height, height)
     const block = read === undefined ? { ...known, height } : { height, hash: read.hash, time: read.time }
     return { kind: 'included', block, confirmations: countAt(height, head), finalOnChain: true }

@@ -274,8 +274,17 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     if (reconnected || (disconnected && nowMs - lastOpenCheckMs >= DISCONNECTED_CHECK_INTERVAL_MS)) {
       // finality subscriptions said nothing while the socket was down (or say nothing while it is)
       follower.recountAll()
+      const afterReconnect = reconnected
       reconnected = false
-      await watcher.check('open')
+      try {
+        // a token account opened for an open payment's owner meanwhile was not heard of either
+        if (afterReconnect) await watcher.discoverOpen()
+        await watcher.check('open')
+      } catch (error) {
+        // asked again next iteration: what the socket missed is still unexplained
+        reconnected ||= afterReconnect
+        throw error
+      }
       lastOpenCheckMs = nowMs
     }
 

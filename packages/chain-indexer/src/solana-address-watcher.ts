@@ -54,6 +54,11 @@ export interface SolanaAddressWatcher {
    * minContextSlot, a node behind it fails rather than answer from the past.
    */
   check(scope: 'all' | 'open' | readonly string[], minContextSlot?: number): Promise<number>
+  /**
+   * asks the node for the token accounts of each open payment's owner (one getTokenAccountsByOwner
+   * each): one opened while notifications were lost is followed from now on and listed
+   */
+  discoverOpen(): Promise<void>
   /** true when a tick has something to do now */
   readonly due: boolean
   /** marked accounts not listed yet: a chain time must wait for them */
@@ -206,6 +211,18 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     }
   }
 
+  /**
+   * a token account of a followed owner not known before: followed from now on, its owner kept in
+   * memory at once so that whatever is saved of it names it; true if it was new
+   */
+  async function discover(followed: FollowedPayment, account: string): Promise<boolean> {
+    if (followed.accounts.has(account)) return false
+    followed.accounts.add(account)
+    keep({ ...(accounts.get(account) ?? emptyAccount(account)), owner: followed.owner })
+    await adopt(followed.owner, account)
+    return true
+  }
+
   function subscribe(followed: FollowedPayment): Array<() => Promise<void>> {
     const { owner, entry } = followed
     // listed at least as of the slot the node notified at: a node behind it would list less
@@ -220,17 +237,12 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       ...(entry.owner === undefined ? [] : [onActivity(entry.address)]),
       // any token account of the owner, the associated ones and one opened later
       reader.onTokenAccountChange(owner, (account, _mint, slot) => {
-        if (!followed.accounts.has(account)) {
-          followed.accounts.add(account)
-          // the owner in memory at once, so that what is saved of the account names it
-          keep({ ...(accounts.get(account) ?? emptyAccount(account)), owner })
-          void adopt(owner, account).catch((error: unknown) =>
-            logger.warn(
-              { err: error, account },
-              'could not store a token account heard of; it is stored with its owner once listed',
-            ),
-          )
-        }
+        void discover(followed, account).catch((error: unknown) =>
+          logger.warn(
+            { err: error, account },
+            'could not store a token account heard of; it is stored with its owner once listed',
+          ),
+        )
         mark(account, slot)
         wake()
       }),
@@ -468,6 +480,15 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         await store.forgetFollowedAccount(network, account)
       }
       ownedBy.delete(followed.owner)
+    },
+
+    async discoverOpen() {
+      for (const followed of [...payments.values()]) {
+        if (followed.unsubscribes === null) continue
+        for (const account of await reader.tokenAccountsOf(followed.owner)) {
+          if (await discover(followed, account)) mark(account, undefined)
+        }
+      }
     },
 
     async check(scope, minContextSlot) {
