@@ -30,7 +30,8 @@ import type {
 } from '@chainpay/ports'
 import { associatedTokenAccount } from '@chainpay/wallet'
 import type { PayeeOf } from './payees.js'
-import { type SolanaTransferFollower, settledWithin } from './solana-transfer-follower.js'
+import { CLOSE_WAIT_MS, type SolanaTransferFollower, settledWithin } from './solana-transfer-follower.js'
+import { trackedTransfer } from './transfer-lifecycle.js'
 import { paymentAddressOf } from './watch-set.js'
 
 export interface SolanaAddressWatcher {
@@ -110,8 +111,6 @@ interface Unread {
   nextAttemptMs: number
 }
 
-/** how long close() waits for the node to confirm the unsubscriptions */
-const CLOSE_WAIT_MS = 2_000
 /** a transaction the node does not return yet is asked again after 1, 2, 4... s, at most this */
 const MAX_READ_BACKOFF_MS = 30_000
 /**
@@ -322,27 +321,11 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       const transfers = transaction.transfers.flatMap((transfer): TrackedTransfer[] => {
         const payee = payeeOf(transfer)
         if (payee === undefined) return []
-        return [
-          {
-            network,
-            paymentId: payee.paymentId,
-            txHash: transaction.txHash,
-            index: transfer.index,
-            address: transfer.to,
-            amountUnits: transfer.amountUnits,
-            blockHeight: transaction.slot,
-            // getTransaction does not name the block's hash; forks are followed by status, not hash
-            blockHash: '',
-            blockTime: transaction.blockTime,
-            confirmations: 0,
-            requiredConfirmations: payee.requiredConfirmations,
-            withdrawnUntilHeight: null,
-            // its blockhash names a block at or before this one: no fork includes it after this
-            expiresAt: new Date(Date.parse(transaction.blockTime) + BLOCKHASH_EXPIRY_MS).toISOString(),
-            foreign: payee.foreign,
-            ...(transfer.owner === undefined ? {} : { owner: transfer.owner }),
-          },
-        ]
+        // getTransaction does not name the block's hash; forks are followed by status, not hash
+        const block = { height: transaction.slot, hash: '', time: transaction.blockTime }
+        // its blockhash names a block at or before this one: no fork includes it after this
+        const expiresAt = new Date(Date.parse(transaction.blockTime) + BLOCKHASH_EXPIRY_MS).toISOString()
+        return [trackedTransfer(network, transfer, payee, block, expiresAt)]
       })
       // tracked before it leaves `unread`: a store that fails has it read again, not forgotten
       logger.debug({ txHash: signature, transfers: transfers.length }, 'transaction read')
