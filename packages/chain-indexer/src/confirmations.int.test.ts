@@ -193,6 +193,22 @@ describe('finality reported by the node', () => {
   })
 })
 
+describe('final where the final chain has it (a fork deeper than the rescan moved it)', () => {
+  it('reports it final at the height the final chain names, with that block’s time', async () => {
+    const { payment, height, client } = await paidPayment({ requiredConfirmations: 3 })
+    await harness.sim.mineBlocks('TRON', 3)
+    const [moved] = await harness.sim.client('TRON').getBlocks(height + 1, height + 1)
+    const asking = harnessIndexer(harness, 'TRON', {
+      client: { ...client, finalInclusion: async () => ({ blockHeight: height + 1, success: true }) },
+    })
+    await mineAndScan(harness, asking)
+
+    const [final] = (await harness.observations.transfersOf(payment.paymentId)).filter((item) => item.final)
+    expect(final).toMatchObject({ blockHeight: height + 1, blockTime: moved?.time })
+    expect(await harness.store.listTracked('TRON')).toEqual([])
+  })
+})
+
 function progressHeights(observations: ChainObservationMessage[]): number[] {
   return observations.flatMap((observation) => (observation.kind === 'progress' ? [observation.height] : []))
 }

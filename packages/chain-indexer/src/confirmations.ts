@@ -14,10 +14,11 @@
 //
 // A block that an answer leaves out is unknown, not gone: a node lagging behind, or one behind a
 // load balancer, answers like that. Only a block returned at the transfer's height, with another
-// hash and without the transfer, withdraws it (DROPPED); one that holds it failed withdraws it too
-// (REVERTED). The one exception is a block still missing when the transfer would be final: that is
-// how a Solana slot looks that the cluster skipped after the fork holding it was abandoned, and
-// without it such a transfer would keep its payment open forever.
+// hash and without the transfer, puts it in doubt; it is dropped (EXPIRED) once the chain can no
+// longer include it, and dropped REVERTED where a block holds it failed. The one exception is a
+// block still missing when the transfer would be final: taken as in doubt too, since that is how a
+// Solana slot looks that the cluster skipped after the fork holding it was abandoned, and without
+// it such a transfer would keep its payment open forever.
 
 import { type Clock, isoNow, type Logger } from '@chainpay/platform'
 import {
@@ -33,7 +34,14 @@ import {
   type TrackedTransfer,
 } from '@chainpay/ports'
 import { trackedObservation } from './observations.js'
-import { type ChainEvidence, firstSighting, type LifecycleStep, nextStep } from './transfer-lifecycle.js'
+import {
+  type ChainEvidence,
+  firstSighting,
+  type LifecycleStep,
+  nextStep,
+  type TransferPayee,
+  trackedTransfer,
+} from './transfer-lifecycle.js'
 
 export interface TransferTracker {
   /** transfers followed: counting, or in doubt and looked for */
@@ -174,18 +182,27 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
     if (typeof final === 'boolean') {
       return { kind: 'included', ...(placed ? { block: placed } : {}), confirmations, finalOnChain: final }
     }
-    // where the final chain has it: its block there (a fork deeper than the rescan moved it)
-    const finalBlock = {
-      height: final.blockHeight,
-      hash: block?.hash ?? transfer.blockHash,
-      time: block?.time ?? transfer.blockTime,
+    return finalElsewhere(transfer, final.blockHeight, placed, head)
+  }
+
+  /**
+   * final where the final chain has it: its block there, read when it is not the one counted (a
+   * fork deeper than the rescan moved it), so that its time and hash are that block's
+   */
+  async function finalElsewhere(
+    transfer: TrackedTransfer,
+    height: number,
+    counted: { height: number; hash: string; time: string } | undefined,
+    head: ChainHead,
+  ): Promise<ChainEvidence> {
+    const known = counted ?? {
+      height: transfer.blockHeight,
+      hash: transfer.blockHash,
+      time: transfer.blockTime,
     }
-    return {
-      kind: 'included',
-      block: finalBlock,
-      confirmations: countAt(final.blockHeight, head),
-      finalOnChain: true,
-    }
+    const [read] = known.height === height ? [] : await client.getBlocks(height, height)
+    const block = read === undefined ? { ...known, height } : { height, hash: read.hash, time: read.time }
+    return { kind: 'included', block, confirmations: countAt(height, head), finalOnChain: true }
   }
 
   /**
@@ -217,12 +234,7 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
     if (inclusion === undefined) return gone
     if (!inclusion.success) return { kind: 'failed' }
     // had it been included where this run did not scan (a fork deeper than the rescan): final there
-    return {
-      kind: 'included',
-      block: { height: inclusion.blockHeight, hash: transfer.blockHash, time: transfer.blockTime },
-      confirmations: countAt(inclusion.blockHeight, head),
-      finalOnChain: true,
-    }
+    return finalElsewhere(transfer, inclusion.blockHeight, undefined, head)
   }
 
   /** publishes what the steps report, then keeps following or forgets each transfer */
@@ -306,9 +318,6 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
   }
 }
 
-/** the payment a transfer pays (or brings foreign funds to), with the confirmations it requires */
-export type TransferPayee = Pick<TrackedTransfer, 'paymentId' | 'requiredConfirmations' | 'foreign'>
-
 /** the blocks on top of a transfer at `height`, its own included: what the merchant is shown */
 export function countAt(height: number, head: ChainHead): number {
   return Math.max(0, head.height - height + 1)
@@ -328,23 +337,7 @@ export function matchTransfers(
     for (const transfer of block.transfers) {
       const payee = payeeOf(transfer)
       if (payee === undefined) continue
-      transfers.push({
-        network,
-        paymentId: payee.paymentId,
-        txHash: transfer.txHash,
-        index: transfer.index,
-        address: transfer.to,
-        amountUnits: transfer.amountUnits,
-        blockHeight: block.height,
-        blockHash: block.hash,
-        blockTime: block.time,
-        confirmations: 0,
-        requiredConfirmations: payee.requiredConfirmations,
-        withdrawnUntilHeight: null,
-        expiresAt: transfer.expiresAt ?? null,
-        foreign: payee.foreign,
-        ...(transfer.owner === undefined ? {} : { owner: transfer.owner }),
-      })
+      transfers.push(trackedTransfer(network, transfer, payee, block, transfer.expiresAt ?? null))
     }
   }
   return transfers

@@ -188,7 +188,6 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     if (last === undefined) return undefined
     for (const block of blocks) fetched.set(block.height, block)
     // a transfer in doubt included again is reported even if its address is no longer watched
-    // a transfer in doubt included again is reported even if its address is no longer watched
     const matched = matchTransfers(
       network,
       blocks,

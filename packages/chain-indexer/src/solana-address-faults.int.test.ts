@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { startSimulatorNode } from '@chainpay/chain-sim/testing'
 import { createSolanaAddressReader, createSolanaConnection } from '@chainpay/chain-solana'
 import { defaultAssetRegistry } from '@chainpay/domain'
+import { at } from '@chainpay/domain/testing'
 import { createRootLogger } from '@chainpay/platform'
 import { createSqliteBus, createSqliteChainIndexerStore, openSqliteDatabase } from '@chainpay/store-sqlite'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -254,6 +255,64 @@ describe('a node that does not answer, or not yet (decisions 19, Liveness)', () 
       blockTime: progress?.kind === 'progress' ? progress.blockTime : '',
     })
     expect(released).not.toHaveProperty('holds')
+  })
+})
+
+describe('a websocket that does not open (a wrong SOLANA_WS_URL, a node without one)', () => {
+  it('checks the open payments’ accounts every 15 s and says so once; with only final payments, says nothing', async () => {
+    // a port nobody listens on
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as { port: number }
+    await new Promise((resolve) => closed.close(resolve))
+    const lines: string[] = []
+    const indexer = rig.indexer({
+      wsUrl: `ws://127.0.0.1:${port}`,
+      logger: createRootLogger({
+        service: 'test',
+        level: 'warn',
+        destination: { write: (line) => lines.push(line) },
+      }),
+    })
+    const warnings = () =>
+      lines
+        .map((line) => JSON.parse(line))
+        .filter((line) => line.msg.includes("the node's websocket is not open"))
+    const payment = await rig.watched(indexer, 'SOL')
+    await rig.runFor(indexer, DEFAULT_CHECK_INTERVAL_MS)
+    rig.resetCalls()
+    await rig.runFor(indexer, MINUTE_MS)
+    expect(rig.count('getMultipleAccounts')).toBe(4)
+    expect(warnings()).toHaveLength(1)
+    // paid meanwhile: found by the next of those checks
+    const txHash = await rig.pay(payment.address, '1', 'SOL')
+    await rig.runFor(indexer, 15_000)
+    expect((await harness.observations.transfersOf(payment.paymentId)).map((item) => item.txHash)).toEqual([
+      txHash,
+    ])
+
+    await rig.emit(indexer, {
+      type: 'PaymentConfirmed',
+      data: { paymentId: payment.paymentId, receivedUnits: '1000000000', txHash, confirmedAt: at(10) },
+    })
+    await harness.sim.mineBlocks('SOLANA', FINALITY_DEPTH)
+    await rig.runFor(indexer, MINUTE_MS)
+    await indexer.stop()
+    // started again with only a final payment: nothing is followed over the websocket
+    lines.length = 0
+    const restarted = rig.indexer({
+      wsUrl: `ws://127.0.0.1:${port}`,
+      logger: createRootLogger({
+        service: 'test',
+        level: 'warn',
+        destination: { write: (line) => lines.push(line) },
+      }),
+    })
+    await restarted.scanOnce()
+    rig.resetCalls()
+    await rig.runFor(restarted, DEFAULT_CHECK_INTERVAL_MS - MINUTE_MS)
+    expect(rig.count('getMultipleAccounts')).toBe(0)
+    expect(warnings()).toEqual([])
   })
 })
 

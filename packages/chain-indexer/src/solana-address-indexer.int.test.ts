@@ -8,12 +8,13 @@ import type { ForeignFundsObservation } from '@chainpay/contracts'
 import { at } from '@chainpay/domain/testing'
 import { associatedTokenAccount } from '@chainpay/wallet'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { DEFAULT_CHECK_INTERVAL_MS } from './solana-address-indexer.js'
+import { DEFAULT_CHECK_INTERVAL_MS, STALE_OPEN_MS } from './solana-address-indexer.js'
 import {
   type AddressIndexerRig,
   addressIndexerRig,
   FINALITY_DEPTH,
   HOUR_MS,
+  ITERATION_MS,
   MINUTE_MS,
 } from './testing/address-indexer.js'
 import { createIndexerHarness, type IndexerHarness, paymentCreated } from './testing/index.js'
@@ -51,10 +52,17 @@ describe('the Solana address indexer through web3.js', () => {
     await vi.waitFor(() => expect(rig.node.solanaPubsub.subscriptionCount()).toBe(2))
     await indexer.scanOnce()
     // the new payment's accounts (its owner, the associated token account of each registry mint) in
-    // one call, for what came before its subscriptions, and again once the websocket connected; the
-    // node's first available block, read at most every ten minutes whatever the new payments
+    // one call, for what came before its subscriptions, and again once the websocket connected, with
+    // the token accounts its owner has then (one opened while nobody listened); the node's first
+    // available block, read at most every ten minutes whatever the new payments
     expect(rig.calls.sort()).toEqual(
-      ['getBlockTime', 'getFirstAvailableBlock', 'getMultipleAccounts', 'getMultipleAccounts'].sort(),
+      [
+        'getBlockTime',
+        'getFirstAvailableBlock',
+        'getMultipleAccounts',
+        'getMultipleAccounts',
+        'getTokenAccountsByOwner',
+      ].sort(),
     )
     const watching = (await harness.observations.settle()).filter((message) => message.kind === 'watching')
     expect(watching).toEqual([expect.objectContaining({ paymentId: payment.paymentId })])
@@ -128,6 +136,28 @@ describe('the Solana address indexer through web3.js', () => {
     )
     expect(rig.count('getMultipleAccounts')).toBe(1)
     expect(rig.count('getTransaction')).toBe(1)
+  })
+
+  it('finds USDC paid into a token account opened for the owner while the websocket was down, on reconnect', async () => {
+    const indexer = rig.indexer()
+    const payment = await rig.watched(indexer, 'USDC')
+    rig.node.solanaPubsub.refuseConnections(true)
+    expect(rig.node.solanaPubsub.dropConnections()).toBeGreaterThan(0)
+    await vi.waitFor(() => expect(rig.node.solanaPubsub.subscriptionCount()).toBe(0))
+    // opened by the payer for the owner (not its associated account) and paid, nobody listening
+    const txHash = await rig.payToken(payment.address, simulatedAddress('SOLANA'), '10', 'USDC')
+    await rig.runFor(indexer, 5_000)
+    expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([])
+    rig.node.solanaPubsub.refuseConnections(false)
+    await vi.waitFor(
+      async () => {
+        await rig.runFor(indexer, ITERATION_MS)
+        expect(
+          (await harness.observations.transfersOf(payment.paymentId)).map((item) => item.txHash),
+        ).toEqual([txHash])
+      },
+      { timeout: 15_000, interval: 50 },
+    )
   })
 
   it('counts USDC to the owner’s associated and to another token account of it; USDT and SOL to it are foreign funds (decisions 16, 19)', async () => {
@@ -262,6 +292,21 @@ describe('the Solana address indexer through web3.js', () => {
     expect(await harness.observations.transfersOf(payment.paymentId)).toHaveLength(1)
   })
 
+  it('forgets, at start, the followed accounts of an owner no payment has (left by a crash while forgetting)', async () => {
+    const orphan = {
+      account: simulatedAddress('SOLANA'),
+      owner: simulatedAddress('SOLANA'),
+      lastSignature: null,
+      state: '1',
+    }
+    await harness.store.saveFollowedAccount('SOLANA', orphan)
+    const indexer = rig.indexer()
+    const payment = await rig.watched(indexer, 'SOL')
+    const followed = await harness.store.listFollowedAccounts('SOLANA')
+    expect(followed.map(({ account }) => account)).not.toContain(orphan.account)
+    expect(followed.map(({ owner }) => owner)).toContain(payment.address)
+  })
+
   it('at a payment’s deadline, checks its accounts, then publishes the chain time that lets it expire', async () => {
     const indexer = rig.indexer()
     const expiresAtMs = rig.now() + 2 * HOUR_MS
@@ -308,6 +353,19 @@ describe('cost bounded by open work (decisions 19)', () => {
       'getSignaturesForAddress',
       'getTransaction',
     ])
+  })
+
+  it('ends the subscriptions of a payment whose closing event never came, an hour after its deadline', async () => {
+    const indexer = rig.indexer()
+    const expiresAtMs = rig.now() + 2 * HOUR_MS
+    await rig.watched(indexer, 'SOL')
+    expect(rig.node.solanaPubsub.subscriptionCount()).toBe(2)
+    rig.advance(expiresAtMs + STALE_OPEN_MS - 2 * MINUTE_MS - rig.now())
+    await rig.runFor(indexer, MINUTE_MS)
+    expect(indexer.watcher.counts).toMatchObject({ open: 1, closed: 0 })
+    await rig.runFor(indexer, 2 * MINUTE_MS)
+    expect(indexer.watcher.counts).toMatchObject({ open: 0, closed: 1 })
+    await vi.waitFor(() => expect(rig.node.solanaPubsub.subscriptionCount()).toBe(0))
   })
 
   it('at idle costs one call per 100 followed accounts per ten minutes, with 5 open and 35 final payments', async () => {

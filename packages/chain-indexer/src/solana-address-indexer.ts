@@ -66,6 +66,14 @@ const MAX_BACKOFF_MS = 10_000
  * started from a snapshot
  */
 const FIRST_AVAILABLE_REREAD_MS = 10 * 60 * 1000
+/**
+ * a payment still open this long after its deadline had its closing event missed (a version that
+ * did not keep closedAt, an expiry stalled): its subscriptions end, its accounts are checked in
+ * batches with the closed payments' until its closing event comes
+ */
+export const STALE_OPEN_MS = 60 * 60 * 1000
+/** how often the open payments are looked over for one that stayed open past STALE_OPEN_MS */
+const STALE_OPEN_SWEEP_MS = 60_000
 
 export interface SolanaAddressIndexerOptions {
   network: string
@@ -159,6 +167,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   /** whether the closed websocket was logged since it was last open */
   let disconnectionLogged = false
   let nextDeadlineAttemptMs = 0
+  let nextStaleSweepMs = 0
   let firstAvailable: (SolanaChainTime & { readAtMs: number }) | undefined
   /** set while stop() interrupts the calls in flight */
   let stopping = false
@@ -168,7 +177,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   const load = () => {
     loaded ??= (async () => {
       await watchSet.load()
-      await watcher.load()
+      await watcher.load([...watchSet.entries()])
       await follower.load()
       for (const entry of watchSet.entries()) toWatch.set(entry.paymentId, entry)
     })().catch((error: unknown) => {
@@ -215,7 +224,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   }
 
   /** hands new and closed payments to the watcher; the new ones not reported yet wait for their first check */
-  async function follow(): Promise<void> {
+  async function follow(nowMs: number): Promise<void> {
     for (const entry of [...toWatch.values()]) {
       await watcher.watch(entry)
       toWatch.delete(entry.paymentId)
@@ -225,6 +234,11 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       await watcher.close(paymentId)
       toClose.delete(paymentId)
       pastDeadline.delete(paymentId)
+    }
+    if (nowMs < nextStaleSweepMs) return
+    nextStaleSweepMs = nowMs + STALE_OPEN_SWEEP_MS
+    for (const entry of watchSet.entries()) {
+      if (isOpen(entry) && nowMs - expiresAtMs(entry) >= STALE_OPEN_MS) await watcher.close(entry.paymentId)
     }
   }
 
@@ -238,8 +252,8 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
 
   async function iterate(): Promise<void> {
     await load()
-    await follow()
     const nowMs = clock.now().getTime()
+    await follow(nowMs)
 
     const fresh = [...unchecked].flatMap((paymentId) => watchSet.byPayment(paymentId) ?? [])
     await reportHistoryBelow(
@@ -248,7 +262,8 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     )
     if (fresh.length > 0) await watcher.check(fresh.map((entry) => entry.paymentId))
 
-    const disconnected = watchSet.size > 0 && !reader.connected()
+    // only open payments are followed over the websocket: without them a closed one misses nothing
+    const disconnected = watcher.followsOpen && !reader.connected()
     if (disconnected && !disconnectionLogged) {
       logger.warn(
         { everyMs: DISCONNECTED_CHECK_INTERVAL_MS },
@@ -259,8 +274,17 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     if (reconnected || (disconnected && nowMs - lastOpenCheckMs >= DISCONNECTED_CHECK_INTERVAL_MS)) {
       // finality subscriptions said nothing while the socket was down (or say nothing while it is)
       follower.recountAll()
+      const afterReconnect = reconnected
       reconnected = false
-      await watcher.check('open')
+      try {
+        // a token account opened for an open payment's owner meanwhile was not heard of either
+        if (afterReconnect) await watcher.discoverOpen()
+        await watcher.check('open')
+      } catch (error) {
+        // asked again next iteration: what the socket missed is still unexplained
+        reconnected ||= afterReconnect
+        throw error
+      }
       lastOpenCheckMs = nowMs
     }
 

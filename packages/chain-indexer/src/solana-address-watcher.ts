@@ -30,12 +30,16 @@ import type {
 } from '@chainpay/ports'
 import { associatedTokenAccount } from '@chainpay/wallet'
 import type { PayeeOf } from './payees.js'
-import { type SolanaTransferFollower, settledWithin } from './solana-transfer-follower.js'
+import { CLOSE_WAIT_MS, type SolanaTransferFollower, settledWithin } from './solana-transfer-follower.js'
+import { trackedTransfer } from './transfer-lifecycle.js'
 import { paymentAddressOf } from './watch-set.js'
 
 export interface SolanaAddressWatcher {
-  /** reads the accounts the store keeps: how far each was listed and what it held */
-  load(): Promise<void>
+  /**
+   * reads the accounts the store keeps: how far each was listed and what it held; forgets those of
+   * owners no payment in `watched` has
+   */
+  load(watched: readonly WatchedAddress[]): Promise<void>
   /**
    * follows a payment's accounts: one by one (subscriptions) while it is open, in batches once it
    * is closed; a payment followed already is left as it is
@@ -51,6 +55,11 @@ export interface SolanaAddressWatcher {
    * minContextSlot, a node behind it fails rather than answer from the past.
    */
   check(scope: 'all' | 'open' | readonly string[], minContextSlot?: number): Promise<number>
+  /**
+   * asks the node for the token accounts of each open payment's owner (one getTokenAccountsByOwner
+   * each): one opened while notifications were lost is followed from now on and listed
+   */
+  discoverOpen(): Promise<void>
   /** true when a tick has something to do now */
   readonly due: boolean
   /** marked accounts not listed yet: a chain time must wait for them */
@@ -65,6 +74,8 @@ export interface SolanaAddressWatcher {
   tick(): Promise<void>
   /** payments followed one by one (open), and in batches (closed) */
   readonly counts: { open: number; closed: number; accounts: number }
+  /** whether any payment is followed one by one: what a closed websocket leaves unheard */
+  readonly followsOpen: boolean
   /** ends every subscription (the process stops); what was saved stays for the next start */
   stop(): Promise<void>
 }
@@ -100,8 +111,6 @@ interface Unread {
   nextAttemptMs: number
 }
 
-/** how long close() waits for the node to confirm the unsubscriptions */
-const CLOSE_WAIT_MS = 2_000
 /** a transaction the node does not return yet is asked again after 1, 2, 4... s, at most this */
 const MAX_READ_BACKOFF_MS = 30_000
 /**
@@ -133,6 +142,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
    */
   const marked = new Map<string, { minContextSlot: number | undefined; seq: number }>()
   let marks = 0
+  /** payments followed one by one */
+  let openCount = 0
   const unread = new Map<string, Unread>()
   /** progress of a listing, saved once what it named was read */
   const unsaved = new Map<string, FollowedAccount>()
@@ -199,6 +210,18 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     }
   }
 
+  /**
+   * a token account of a followed owner not known before: followed from now on, its owner kept in
+   * memory at once so that whatever is saved of it names it; true if it was new
+   */
+  async function discover(followed: FollowedPayment, account: string): Promise<boolean> {
+    if (followed.accounts.has(account)) return false
+    followed.accounts.add(account)
+    keep({ ...(accounts.get(account) ?? emptyAccount(account)), owner: followed.owner })
+    await adopt(followed.owner, account)
+    return true
+  }
+
   function subscribe(followed: FollowedPayment): Array<() => Promise<void>> {
     const { owner, entry } = followed
     // listed at least as of the slot the node notified at: a node behind it would list less
@@ -213,17 +236,12 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       ...(entry.owner === undefined ? [] : [onActivity(entry.address)]),
       // any token account of the owner, the associated ones and one opened later
       reader.onTokenAccountChange(owner, (account, _mint, slot) => {
-        if (!followed.accounts.has(account)) {
-          followed.accounts.add(account)
-          // the owner in memory at once, so that what is saved of the account names it
-          keep({ ...(accounts.get(account) ?? emptyAccount(account)), owner })
-          void adopt(owner, account).catch((error: unknown) =>
-            logger.warn(
-              { err: error, account },
-              'could not store a token account heard of; it is stored with its owner once listed',
-            ),
-          )
-        }
+        void discover(followed, account).catch((error: unknown) =>
+          logger.warn(
+            { err: error, account },
+            'could not store a token account heard of; it is stored with its owner once listed',
+          ),
+        )
         mark(account, slot)
         wake()
       }),
@@ -303,27 +321,11 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       const transfers = transaction.transfers.flatMap((transfer): TrackedTransfer[] => {
         const payee = payeeOf(transfer)
         if (payee === undefined) return []
-        return [
-          {
-            network,
-            paymentId: payee.paymentId,
-            txHash: transaction.txHash,
-            index: transfer.index,
-            address: transfer.to,
-            amountUnits: transfer.amountUnits,
-            blockHeight: transaction.slot,
-            // getTransaction does not name the block's hash; forks are followed by status, not hash
-            blockHash: '',
-            blockTime: transaction.blockTime,
-            confirmations: 0,
-            requiredConfirmations: payee.requiredConfirmations,
-            withdrawnUntilHeight: null,
-            // its blockhash names a block at or before this one: no fork includes it after this
-            expiresAt: new Date(Date.parse(transaction.blockTime) + BLOCKHASH_EXPIRY_MS).toISOString(),
-            foreign: payee.foreign,
-            ...(transfer.owner === undefined ? {} : { owner: transfer.owner }),
-          },
-        ]
+        // getTransaction does not name the block's hash; forks are followed by status, not hash
+        const block = { height: transaction.slot, hash: '', time: transaction.blockTime }
+        // its blockhash names a block at or before this one: no fork includes it after this
+        const expiresAt = new Date(Date.parse(transaction.blockTime) + BLOCKHASH_EXPIRY_MS).toISOString()
+        return [trackedTransfer(network, transfer, payee, block, expiresAt)]
       })
       // tracked before it leaves `unread`: a store that fails has it read again, not forgotten
       logger.debug({ txHash: signature, transfers: transfers.length }, 'transaction read')
@@ -370,8 +372,11 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
 
   return {
     get counts() {
-      const open = [...payments.values()].filter((followed) => followed.unsubscribes !== null).length
-      return { open, closed: payments.size - open, accounts: accountsIn('all').length }
+      return { open: openCount, closed: payments.size - openCount, accounts: accountsIn('all').length }
+    },
+
+    get followsOpen() {
+      return openCount > 0
     },
 
     get due() {
@@ -408,8 +413,14 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       return [...before].map(([paymentId, time]) => ({ paymentId, before: time }))
     },
 
-    async load() {
-      for (const account of await store.listFollowedAccounts(network)) keep(account)
+    async load(watched) {
+      const owners = new Set(watched.map(paymentAddressOf))
+      for (const account of await store.listFollowedAccounts(network)) {
+        // left behind by a payment forgotten while its accounts were being forgotten (a crash)
+        if (account.owner !== null && !owners.has(account.owner)) {
+          await store.forgetFollowedAccount(network, account.account)
+        } else keep(account)
+      }
     },
 
     async watch(entry) {
@@ -421,7 +432,10 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         accounts: await accountsOf(owner, entry),
         unsubscribes: null,
       }
-      if ((entry.closedAt ?? null) === null) followed.unsubscribes = subscribe(followed)
+      if ((entry.closedAt ?? null) === null) {
+        followed.unsubscribes = subscribe(followed)
+        openCount++
+      }
       payments.set(entry.paymentId, followed)
     },
 
@@ -430,6 +444,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       if (followed?.unsubscribes == null) return
       const ends = followed.unsubscribes
       followed.unsubscribes = null
+      openCount--
       await endAll(ends, paymentId)
     },
 
@@ -437,7 +452,10 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       const followed = payments.get(paymentId)
       if (followed === undefined) return
       payments.delete(paymentId)
-      if (followed.unsubscribes !== null) await endAll(followed.unsubscribes, paymentId)
+      if (followed.unsubscribes !== null) {
+        openCount--
+        await endAll(followed.unsubscribes, paymentId)
+      }
       for (const account of followed.accounts) {
         marked.delete(account)
         unsaved.delete(account)
@@ -445,6 +463,15 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         await store.forgetFollowedAccount(network, account)
       }
       ownedBy.delete(followed.owner)
+    },
+
+    async discoverOpen() {
+      for (const followed of [...payments.values()]) {
+        if (followed.unsubscribes === null) continue
+        for (const account of await reader.tokenAccountsOf(followed.owner)) {
+          if (await discover(followed, account)) mark(account, undefined)
+        }
+      }
     },
 
     async check(scope, minContextSlot) {

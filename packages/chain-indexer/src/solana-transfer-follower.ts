@@ -50,8 +50,8 @@ function confirmationsAt(slot: number, transferSlot: number, finalized: boolean)
   const counted = Math.max(1, slot - transferSlot + 1)
   return finalized ? Math.max(FINALIZED_CONFIRMATIONS, counted) : counted
 }
-/** how long close() waits for the node to confirm the unsubscriptions */
-const CLOSE_WAIT_MS = 2_000
+/** how long close() waits for the node to confirm the unsubscriptions (the watcher's too) */
+export const CLOSE_WAIT_MS = 2_000
 
 export interface SolanaTransferFollower {
   /** reads the transfers the store tracks (a restart): their statuses are asked at the next tick */

@@ -12,8 +12,41 @@
 // merchant sees, capped at the payment's requirement; `final` is the chain's word, said once the
 // count reached the requirement too. Nothing here reads a node.
 
-import type { TrackedTransfer } from '@chainpay/ports'
+import type { ChainTransfer, TrackedTransfer } from '@chainpay/ports'
 import type { TransferReport } from './observations.js'
+
+/** the payment a transfer pays (or brings foreign funds to), with the confirmations it requires */
+export type TransferPayee = Pick<TrackedTransfer, 'paymentId' | 'requiredConfirmations' | 'foreign'>
+
+/**
+ * a transfer to a payee as a watcher first tracks it, in its block, nothing counted yet;
+ * `expiresAt`: when the chain can no longer include it, if the watcher knows (null: it does not)
+ */
+export function trackedTransfer(
+  network: string,
+  transfer: ChainTransfer,
+  payee: TransferPayee,
+  block: { height: number; hash: string; time: string },
+  expiresAt: string | null,
+): TrackedTransfer {
+  return {
+    network,
+    paymentId: payee.paymentId,
+    txHash: transfer.txHash,
+    index: transfer.index,
+    address: transfer.to,
+    amountUnits: transfer.amountUnits,
+    blockHeight: block.height,
+    blockHash: block.hash,
+    blockTime: block.time,
+    confirmations: 0,
+    requiredConfirmations: payee.requiredConfirmations,
+    withdrawnUntilHeight: null,
+    expiresAt,
+    foreign: payee.foreign,
+    ...(transfer.owner === undefined ? {} : { owner: transfer.owner }),
+  }
+}
 
 /** what a watcher learned about a transfer on the chain */
 export type ChainEvidence =

@@ -132,6 +132,22 @@ describe('createWatchSet', () => {
     expect((await store.listWatched('TRON')).map((entry) => entry.address)).toEqual(['TUsdt'])
   })
 
+  it('keeps both a close and a report of watching made at the same time, in memory and in the store', async () => {
+    const watchSet = createWatchSet({ network: 'TRON', store })
+    const entry = watched('TUsdt', { watchingReportedAt: null })
+    await watchSet.watch(entry)
+    await Promise.all([
+      watchSet.close(entry.paymentId, '2026-11-21T14:06:00.000Z'),
+      watchSet.markWatchingReported(entry, '2026-11-21T14:05:00.000Z'),
+    ])
+    const both = watched('TUsdt', {
+      watchingReportedAt: '2026-11-21T14:05:00.000Z',
+      closedAt: '2026-11-21T14:06:00.000Z',
+    })
+    expect(watchSet.get('TUsdt')).toEqual(both)
+    expect(await store.listWatched('TRON')).toEqual([both])
+  })
+
   it('refuses an address of another network', async () => {
     const watchSet = createWatchSet({ network: 'TRON', store })
     await expect(watchSet.watch(watched('X', { network: 'SOLANA' }))).rejects.toThrow(/address of SOLANA/)

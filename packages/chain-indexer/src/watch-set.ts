@@ -69,10 +69,36 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
     addressOf.set(entry.paymentId, paymentAddressOf(entry))
     if (entry.owner !== undefined) ownerOfAccount.set(entry.address, entry.owner)
   }
+  /**
+   * one write at a time, each built from the entry as the previous one left it: a close and a report
+   * of watching for the same payment must not each write the entry without the other's field
+   */
+  let writing: Promise<unknown> = Promise.resolve()
+  const serialized = <T>(write: () => Promise<T>): Promise<T> => {
+    const result = writing.then(write)
+    writing = result.catch(() => undefined)
+    return result
+  }
+
   /** the entry that names `account` as its receiving account (an SPL payment's: its token account) */
   const byAccount = (account: string): WatchedAddress | undefined => {
     const entry = watched.get(ownerOfAccount.get(account) ?? account)
     return entry?.address === account ? entry : undefined
+  }
+
+  async function watchNow(address: WatchedAddress): Promise<boolean> {
+    const known = watched.get(paymentAddressOf(address))
+    const again = known?.paymentId === address.paymentId
+    const entry: WatchedAddress = {
+      ...address,
+      watchingReportedAt:
+        again && address.watchingReportedAt === null ? known.watchingReportedAt : address.watchingReportedAt,
+      closedAt:
+        again && (address.closedAt ?? null) === null ? (known.closedAt ?? null) : (address.closedAt ?? null),
+    }
+    await store.watch(entry)
+    remember(entry)
+    return !again
   }
 
   return {
@@ -93,22 +119,7 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
       if (address.network !== network) {
         throw new Error(`watch set of ${network}: cannot watch an address of ${address.network}`)
       }
-      const known = watched.get(paymentAddressOf(address))
-      const again = known?.paymentId === address.paymentId
-      const entry: WatchedAddress = {
-        ...address,
-        watchingReportedAt:
-          again && address.watchingReportedAt === null
-            ? known.watchingReportedAt
-            : address.watchingReportedAt,
-        closedAt:
-          again && (address.closedAt ?? null) === null
-            ? (known.closedAt ?? null)
-            : (address.closedAt ?? null),
-      }
-      await store.watch(entry)
-      remember(entry)
-      return !again
+      return serialized(() => watchNow(address))
     },
 
     get(address) {
@@ -140,21 +151,25 @@ export function createWatchSet(options: { network: string; store: ChainIndexerSt
       return [...watched.values()].filter((entry) => entry.watchingReportedAt === null)
     },
 
-    async markWatchingReported(entry, reportedAt) {
-      const current = watched.get(paymentAddressOf(entry))
-      if (current?.paymentId !== entry.paymentId || current.watchingReportedAt !== null) return
-      const reported = { ...current, watchingReportedAt: reportedAt }
-      await store.watch(reported)
-      remember(reported)
+    markWatchingReported(entry, reportedAt) {
+      return serialized(async () => {
+        const current = watched.get(paymentAddressOf(entry))
+        if (current?.paymentId !== entry.paymentId || current.watchingReportedAt !== null) return
+        const reported = { ...current, watchingReportedAt: reportedAt }
+        await store.watch(reported)
+        remember(reported)
+      })
     },
 
-    async close(paymentId, closedAt) {
-      const current = this.byPayment(paymentId)
-      if (current === undefined || (current.closedAt ?? null) !== null) return undefined
-      const closed = { ...current, closedAt }
-      await store.watch(closed)
-      remember(closed)
-      return closed
+    close(paymentId, closedAt) {
+      return serialized(async () => {
+        const current = this.byPayment(paymentId)
+        if (current === undefined || (current.closedAt ?? null) !== null) return undefined
+        const closed = { ...current, closedAt }
+        await store.watch(closed)
+        remember(closed)
+        return closed
+      })
     },
 
     async prune(now) {

@@ -219,6 +219,11 @@ export function createSimulatorAddressReader(options: SimulatorAddressReaderOpti
         return { contextSlot, states }
       }),
 
+    tokenAccountsOf: (owner) =>
+      call('getTokenAccountsByOwner', async () =>
+        (await simulator.tokenAccountsOf(network, owner)).map((account) => account.address),
+      ),
+
     onActivity: (address, listener) =>
       follow('logs', address, 'confirmed', [], (slot, news) => {
         for (const { transaction } of news) listener(transaction.signature, slot)

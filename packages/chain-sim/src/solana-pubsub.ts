@@ -52,6 +52,11 @@ export interface SolanaPubsub {
    * does (clients see code 1006 and reconnect); how tests exercise a client's reconnection
    */
   dropConnections(): number
+  /**
+   * while true, new connections are cut before their handshake (a node whose websocket is down
+   * while its HTTP answers); what tests use to keep a client disconnected
+   */
+  refuseConnections(refuse: boolean): void
   /** the open subscriptions over all connections */
   subscriptionCount(): number
   /**
@@ -91,6 +96,7 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
   const pollIntervalMs = options.pollIntervalMs ?? 25
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES })
   const connections = new Set<Connection>()
+  let refusing = false
   let nextId = 1
   const follower = createBlockFollower(simulator, pollIntervalMs)
   const sending = new Set<Promise<void>>()
@@ -265,7 +271,14 @@ export function createSolanaPubsub(options: SolanaPubsubOptions): SolanaPubsub {
 
   return {
     handleUpgrade(request, socket, head, network) {
+      if (refusing) {
+        socket.destroy()
+        return
+      }
       server.handleUpgrade(request, socket, head, (ws) => server.emit('connection', ws, request, network))
+    },
+    refuseConnections(refuse) {
+      refusing = refuse
     },
     dropConnections() {
       const dropped = connections.size

@@ -296,6 +296,17 @@ export function createSolanaAddressReader(options: SolanaAddressReaderOptions): 
       return { contextSlot: Number.isFinite(contextSlot) ? contextSlot : 0, states }
     },
 
+    async tokenAccountsOf(owner) {
+      const { value } = await call('getTokenAccountsByOwner', () =>
+        connection.getTokenAccountsByOwner(
+          new PublicKey(owner),
+          { programId: TOKEN_PROGRAM_ID },
+          'confirmed',
+        ),
+      )
+      return value.map(({ pubkey }) => pubkey.toBase58())
+    },
+
     onActivity(address, listener) {
       const id = connection.onLogs(
         new PublicKey(address),

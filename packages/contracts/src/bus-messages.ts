@@ -52,8 +52,8 @@ export type TransferObservation = {
   confirmations: number
   /**
    * seen and final: the chain made it final and the count reached the payment's requirement
-   * (docs/chains.md, "Confirmations and finality"). Absent from watchers before version 1.2, for
-   * which the count at the requirement meant final.
+   * (docs/chains.md, "Confirmations and finality"). Absent from the messages of a watcher that
+   * predates explicit finality (decisions 19): for those the count at the requirement meant final.
    */
   final?: boolean
   /**

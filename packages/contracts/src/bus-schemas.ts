@@ -118,9 +118,7 @@ export const ChainProgressObservationSchema = Type.Object(
     height: Type.Integer({ minimum: 0 }),
     blockTime: TimestampSchema,
     holds: Type.Optional(
-      Type.Array(
-        Type.Object({ paymentId: Type.String({ minLength: 1 }), before: TimestampSchema }, strict),
-      ),
+      Type.Array(Type.Object({ paymentId: Type.String({ minLength: 1 }), before: TimestampSchema }, strict)),
     ),
     observedAt: TimestampSchema,
   },

@@ -90,7 +90,14 @@ describe('evolvePayment', () => {
       transferDetected({ txHash: 'tx-2', blockHeight: 101 }),
       {
         type: 'TransferConfirmationsUpdated',
-        data: { paymentId, txHash: 'tx-1', transferIndex: 0, confirmations: 9, final: false, updatedAt: at(7) },
+        data: {
+          paymentId,
+          txHash: 'tx-1',
+          transferIndex: 0,
+          confirmations: 9,
+          final: false,
+          updatedAt: at(7),
+        },
       },
     ])
     expect(state.transfers.map((transfer) => transfer.confirmations)).toEqual([9, 1])

@@ -396,7 +396,7 @@ describe('RecordTransferObservation: seen', () => {
         ])
     })
 
-    it('settles on the watcher\'s word that the transfer is final, not on its count', () => {
+    it("settles on the watcher's word that the transfer is final, not on its count", () => {
       // docs/chains.md, "Confirmations and finality": the count is what the merchant sees
       given([paymentCreated(), transferDetected({ confirmations: required })].map(notFinal))
         .when(observed({ confirmations: required, final: true, now: at(7) }))
@@ -429,7 +429,10 @@ describe('RecordTransferObservation: seen', () => {
     })
 
     it('reads a transfer recorded before TransferDetected v2 (final null) as final at the requirement', () => {
-      given([paymentCreated(), transferDetected({ amountUnits: '5000000', confirmations: required, final: null })])
+      given([
+        paymentCreated(),
+        transferDetected({ amountUnits: '5000000', confirmations: required, final: null }),
+      ])
         .when(observed({ txHash: 'tx-2', amountUnits: '5500000', confirmations: required, final: true }))
         .then([
           transferDetected({

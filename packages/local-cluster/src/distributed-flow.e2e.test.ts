@@ -3,6 +3,7 @@
 // as the standalone's end-to-end tests, so that both shapes answer a merchant identically.
 
 import { randomUUID } from 'node:crypto'
+import { devRoutesNode, solanaWallet } from '@chainpay/chain-sim/testing'
 import { type ApiResponse, createMerchantClient, type MerchantClient, verifyWebhook } from '@chainpay/client'
 import { testKafkaBrokers, testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import {
@@ -13,7 +14,6 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from '@chainpay/service-kit/testing'
-import { devRoutesNode, solanaWallet } from '@chainpay/chain-sim/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CreatedMerchant } from './admin-client.js'
 import { SERVICE_NAMES } from './cluster-plan.js'
@@ -481,7 +481,8 @@ describe('on five processes over Kafka and FerretDB', () => {
     const paid = await waitForPayment(
       client,
       created.paymentId,
-      (p) => p.status === 'confirmed' && (p as unknown as { foreignFunds: unknown[] }).foreignFunds.length === 2,
+      (p) =>
+        p.status === 'confirmed' && (p as unknown as { foreignFunds: unknown[] }).foreignFunds.length === 2,
     )
     expect(paid).toMatchObject({ receivedAmount: '12.5' })
     expect(
@@ -491,11 +492,17 @@ describe('on five processes over Kafka and FerretDB', () => {
     ).toEqual(['0.01 SOL', '3 USDT'])
     // one payment.foreign_funds per currency, none for the new token account's rent
     const foreignWebhooks = (received: readonly ReceivedWebhook[]) =>
-      acknowledgedFor(received, created.paymentId).filter((webhook) => webhook.body.event === 'payment.foreign_funds')
+      acknowledgedFor(received, created.paymentId).filter(
+        (webhook) => webhook.body.event === 'payment.foreign_funds',
+      )
     await receiver.waitFor((received) => foreignWebhooks(received).length >= 2)
     expect(
       foreignWebhooks(receiver.received)
-        .map((webhook) => (webhook.body.payment as unknown as { foreign_funds: { currency: string } }).foreign_funds.currency)
+        .map(
+          (webhook) =>
+            (webhook.body.payment as unknown as { foreign_funds: { currency: string } }).foreign_funds
+              .currency,
+        )
         .sort(),
     ).toEqual(['SOL', 'USDT'])
   })

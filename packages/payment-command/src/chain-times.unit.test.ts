@@ -29,7 +29,9 @@ describe('createChainTimeTracker', () => {
   it('gives a held payment a chain time just before what holds it, and lets it go with the next report', () => {
     const times = createChainTimeTracker()
     expect(times.forPayment('SOLANA', 'p1')).toBeNull()
-    times.update('SOLANA', '2026-11-21T14:31:00.000Z', [{ paymentId: 'p1', before: '2026-11-21T14:29:58.000Z' }])
+    times.update('SOLANA', '2026-11-21T14:31:00.000Z', [
+      { paymentId: 'p1', before: '2026-11-21T14:29:58.000Z' },
+    ])
     expect(times.forPayment('SOLANA', 'p1')).toBe('2026-11-21T14:29:57.999Z')
     expect(times.forPayment('SOLANA', 'p2')).toBe('2026-11-21T14:31:00.000Z')
     // an older report (replayed) changes nothing; the same time again replaces the holds

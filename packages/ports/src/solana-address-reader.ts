@@ -88,6 +88,11 @@ export interface SolanaAddressReader {
    */
   accounts(addresses: readonly string[], options?: { minContextSlot?: number }): Promise<AccountStates>
   /**
+   * the token accounts `owner` has (classic Token program) at confirmed, one getTokenAccountsByOwner:
+   * how a watcher finds an account opened for the owner while notifications were lost
+   */
+  tokenAccountsOf(owner: string): Promise<string[]>
+  /**
    * calls `listener` with the signature of each transaction that mentions `address` (logsSubscribe,
    * confirmed), and the slot the node said it at; the function it returns ends the subscription.
    * Nothing is replayed after a reconnect: the watcher lists what it missed with activitySince.

@@ -135,7 +135,12 @@ describe('standalone on real nodes (CHAIN_MODE=rpc)', () => {
   it('reports every unit wallets send to a Solana payment’s address, and nothing that is not money (decisions 19)', async () => {
     const network = 'SOLANA_DEVNET'
     const created = async (amount: string, currency: string) => {
-      const response = await client.createPayment({ amount, currency, network, callbackUrl: receiver.url } as never)
+      const response = await client.createPayment({
+        amount,
+        currency,
+        network,
+        callbackUrl: receiver.url,
+      } as never)
       expect(response.status).toBe(201)
       return response.body as PaymentBody
     }
@@ -143,7 +148,10 @@ describe('standalone on real nodes (CHAIN_MODE=rpc)', () => {
     const sol = await created('1', 'SOL')
     const wallet = await solanaWallet(node, network)
     // another token account of the owner than the associated one: it counts (decisions 16)
-    const other = await node.simulator.openTokenAccount(network, { owner: usdc.generatedAddress, currency: 'USDC' })
+    const other = await node.simulator.openTokenAccount(network, {
+      owner: usdc.generatedAddress,
+      currency: 'USDC',
+    })
     // as Phantom pays: the owner's associated token account created in the transaction, its rent
     // paid by the wallet; and SOL to the USDC payment's owner, foreign funds
     await wallet.pay([
@@ -157,20 +165,33 @@ describe('standalone on real nodes (CHAIN_MODE=rpc)', () => {
       { to: sol.generatedAddress, amount: '3', currency: 'USDC' },
     ])
     // a sweep's top-up from the treasury: nobody's funds
-    await node.simulator.submitTransfer(network, { from: treasury, to: usdc.generatedAddress, amount: '0.02', currency: 'SOL' })
+    await node.simulator.submitTransfer(network, {
+      from: treasury,
+      to: usdc.generatedAddress,
+      amount: '0.02',
+      currency: 'SOL',
+    })
 
     const settledUsdc = await waitForPayment(
       client,
       usdc.paymentId,
-      (p) => p.status === 'confirmed' && (p as unknown as { foreignFunds: unknown[] }).foreignFunds.length > 0,
+      (p) =>
+        p.status === 'confirmed' && (p as unknown as { foreignFunds: unknown[] }).foreignFunds.length > 0,
     )
-    expect(settledUsdc).toMatchObject({ receivedAmount: '12.5', foreignFunds: [{ currency: 'SOL', amount: '0.01' }] })
+    expect(settledUsdc).toMatchObject({
+      receivedAmount: '12.5',
+      foreignFunds: [{ currency: 'SOL', amount: '0.01' }],
+    })
     const settledSol = await waitForPayment(
       client,
       sol.paymentId,
-      (p) => p.status === 'confirmed' && (p as unknown as { foreignFunds: unknown[] }).foreignFunds.length > 0,
+      (p) =>
+        p.status === 'confirmed' && (p as unknown as { foreignFunds: unknown[] }).foreignFunds.length > 0,
     )
-    expect(settledSol).toMatchObject({ receivedAmount: '1', foreignFunds: [{ currency: 'USDC', amount: '3' }] })
+    expect(settledSol).toMatchObject({
+      receivedAmount: '1',
+      foreignFunds: [{ currency: 'USDC', amount: '3' }],
+    })
 
     const webhooks = await receiver.waitFor((all) =>
       [usdc, sol].every((payment) =>
@@ -180,7 +201,11 @@ describe('standalone on real nodes (CHAIN_MODE=rpc)', () => {
     const foreignOf = (payment: PaymentBody) =>
       webhooks
         .filter((w) => w.body.payment.id === payment.paymentId && w.body.event === 'payment.foreign_funds')
-        .map((w) => (w.body.payment as unknown as { foreign_funds: { currency: string; amount: string } }).foreign_funds)
+        .map(
+          (w) =>
+            (w.body.payment as unknown as { foreign_funds: { currency: string; amount: string } })
+              .foreign_funds,
+        )
     // the rent and the top-up are in none: one each, the customers'
     expect(foreignOf(usdc)).toEqual([expect.objectContaining({ currency: 'SOL', amount: '0.01' })])
     expect(foreignOf(sol)).toEqual([expect.objectContaining({ currency: 'USDC', amount: '3' })])

@@ -48,6 +48,8 @@ export interface AddressIndexerRig {
     store?: ChainIndexerStore
     bus?: Bus
     treasuries?: ReadonlySet<string>
+    /** the node's websocket: another one (a closed port, say) */
+    wsUrl?: string
   }): SolanaAddressIndexer
   /** a payment created now, expiring in two hours, handed to the indexer and watched */
   watched(indexer: SolanaAddressIndexer, currency: string, createdAt?: string): Promise<TestPayment>
@@ -115,7 +117,7 @@ export async function addressIndexerRig(
     indexer(options = {}) {
       const connection = createSolanaConnection({
         rpcUrl: node.solanaUrl('SOLANA'),
-        wsUrl: node.solanaWsUrl('SOLANA'),
+        wsUrl: options.wsUrl ?? node.solanaWsUrl('SOLANA'),
         fetch: counting,
       })
       const indexer = createSolanaAddressIndexer({

@@ -347,6 +347,16 @@ export function describeSolanaAddressReaderContract(
       )
     })
 
+    it('lists the token accounts of an owner: the associated one made by a payment, another opened for it; none of a new key', async () => {
+      const owner = driver.newOwner()
+      expect(await reader.tokenAccountsOf(owner)).toEqual([])
+      const associated = driver.associatedTokenAccount(owner, 'USDC')
+      await driver.pay([{ to: owner, amount: '2', currency: 'USDC' }])
+      const other = await driver.openTokenAccount(owner, 'USDT')
+      expect((await reader.tokenAccountsOf(owner)).sort()).toEqual([associated, other].sort())
+      expect(await reader.tokenAccountsOf(driver.newOwner())).toEqual([])
+    })
+
     it('hears each transaction that mentions an address, until the subscription ends', async () => {
       const owner = driver.newOwner()
       const heard: string[] = []
