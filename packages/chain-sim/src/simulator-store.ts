@@ -357,7 +357,10 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
       `INSERT INTO sim_solana_nonces (network, address, authority, nonce) VALUES (?, ?, ?, ?)
        ON CONFLICT (network, address) DO UPDATE SET authority = excluded.authority, nonce = excluded.nonce`,
     ),
-    feesPaid: db.prepare('SELECT fee_units FROM sim_solana_records WHERE network = ? AND payer = ?'),
+    // named: SQLite's planner prefers the primary key's network prefix, a scan of every record
+    feesPaid: db.prepare(
+      'SELECT fee_units FROM sim_solana_records INDEXED BY sim_solana_records_by_payer WHERE network = ? AND payer = ?',
+    ),
     deleteSolanaRecord: db.prepare('DELETE FROM sim_solana_records WHERE network = ? AND signature = ?'),
     insertTronRecord: db.prepare(
       `INSERT INTO sim_tron_records (network, tx_id, owner, fee_units, free_bytes, staked_energy,

@@ -183,7 +183,8 @@ export function createBlockFollower(simulator: ChainSimulator, pollIntervalMs: n
       for (const balance of transaction.postTokenBalances) consider(`owner:${String(balance.owner)}`)
     }
     for (const subscription of concerned) {
-      if (subscription.network !== audience.network || subscription.commitment !== audience.commitment) continue
+      if (subscription.network !== audience.network || subscription.commitment !== audience.commitment)
+        continue
       if (subscription.seen >= slot) continue
       if (!subscription.isOpen()) {
         remove(subscription)
@@ -262,7 +263,8 @@ export function createBlockFollower(simulator: ChainSimulator, pollIntervalMs: n
 function keysOf(subscription: BlockSubscription): string[] {
   if (subscription.kind !== 'program') return [subscription.target]
   const owner = subscription.filters.find(
-    (filter) => 'memcmp' in filter && filter.memcmp.offset === OWNER_OFFSET && filter.memcmp.bytes.length === 32,
+    (filter) =>
+      'memcmp' in filter && filter.memcmp.offset === OWNER_OFFSET && filter.memcmp.bytes.length === 32,
   )
   return owner === undefined || !('memcmp' in owner) ? [] : [`owner:${base58.encode(owner.memcmp.bytes)}`]
 }

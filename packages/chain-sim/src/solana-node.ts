@@ -264,7 +264,10 @@ async function addressIndexOf(node: SolanaNode): Promise<AddressIndex> {
 async function positionOf(node: SolanaNode, signature: string): Promise<Position | undefined> {
   const slot = await node.simulator.transactionHeight(node.network, signature)
   if (slot === null || slot === undefined) return undefined
-  if (slot < node.simulator.firstAvailableHeight(node.network) || node.simulator.lacksBlock(node.network, slot)) {
+  if (
+    slot < node.simulator.firstAvailableHeight(node.network) ||
+    node.simulator.lacksBlock(node.network, slot)
+  ) {
     return undefined
   }
   const [block] = await node.simulator.blockDetails(node.network, slot, slot)
