@@ -11,6 +11,7 @@
 // (preloaded by a burst of the same shop), each against its goal, and whether every payment ended
 // as its customer's behaviour says it must. Not a test: `scripts/bench/chain-watch calls --help`.
 
+import { createRequire } from 'node:module'
 import { cpus, totalmem } from 'node:os'
 import { parseArgs } from 'node:util'
 import { defaultAssetRegistry, findNetwork } from '../../packages/domain/dist/index.js'
@@ -77,7 +78,15 @@ const settings = {
   seed: Number(options.seed),
 }
 const parts = new Set(options.parts.split(',').map((part) => part.trim()))
-const logger = createRootLogger({ service: 'bench-chain-watch-calls', level: 'silent' })
+const pino = createRequire(new URL('../../packages/platform/package.json', import.meta.url))('pino')
+// BENCH_LOG_FILE: the indexer's and payment-command's logs (LOG_LEVEL, default info) go there, to
+// follow a payment that went otherwise; silent without it
+const logger = createRootLogger({
+  service: 'bench-chain-watch-calls',
+  ...(process.env.BENCH_LOG_FILE
+    ? { destination: pino.destination({ dest: process.env.BENCH_LOG_FILE, sync: false }) }
+    : { level: 'silent' }),
+})
 const registry = defaultAssetRegistry
 
 /** the accounts one payment's address means (decisions 19): the owner and its token accounts of every registry mint */
@@ -547,6 +556,7 @@ function reportMode(mode, result) {
       entry.asExpected += row.asExpected
       for (const [problem, count] of Object.entries(row.problems))
         entry.problems[problem] = (entry.problems[problem] ?? 0) + count
+      entry.examples = [...(entry.examples ?? []), ...(row.examples ?? [])].slice(0, 3)
     }
   }
   out('### Payments, by how their customers paid (all runs of this mode)')
@@ -559,6 +569,8 @@ function reportMode(mode, result) {
       .join('; ')
     out(`| ${behavior} | ${fmt(row.payments)} | ${fmt(row.asExpected)} | ${other} |`)
   }
+  for (const [behavior, row] of Object.entries(problems))
+    for (const example of row.examples ?? []) out(`\n${behavior}: ${example}`)
   const failures = [...(week?.failures ?? []), ...(scales ?? []).flatMap((scale) => scale.failures)]
   if (failures.length > 0)
     out(

@@ -246,9 +246,13 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
           terminal: undefined,
           foreign: [],
           late: 0,
+          paid: [],
         })
         for (const transfer of plan.transfers) {
-          agenda.push(plan.createdAtMs + transfer.afterMs, () => customers.pay(payment, transfer))
+          agenda.push(plan.createdAtMs + transfer.afterMs, async () => {
+            const txHash = await customers.pay(payment, transfer)
+            records.get(paymentId)?.paid.push({ txHash, atMs: nowMs, currency: transfer.currency })
+          })
         }
         if (plan.cancelAfterMs !== undefined) {
           agenda.push(plan.createdAtMs + plan.cancelAfterMs, () => payments.cancel(paymentId))
@@ -300,7 +304,7 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
       const byBehavior = {}
       for (const record of records.values()) {
         const expected = BEHAVIORS[record.plan.behavior]
-        byBehavior[record.plan.behavior] ??= { payments: 0, asExpected: 0, problems: {} }
+        byBehavior[record.plan.behavior] ??= { payments: 0, asExpected: 0, problems: {}, examples: [] }
         const row = byBehavior[record.plan.behavior]
         row.payments += 1
         const problems = []
@@ -313,6 +317,14 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
         if (expected.late === true && record.late === 0) problems.push('late funds not recorded')
         if (problems.length === 0) row.asExpected += 1
         for (const problem of problems) row.problems[problem] = (row.problems[problem] ?? 0) + 1
+        // a few payments that went otherwise, told whole: what to look for in a rerun
+        if (problems.length > 0 && row.examples.length < 3) {
+          const at = (ms) => `${Math.round((ms - record.expiresAtMs) / 1000)} s`
+          const paid = record.paid.map((p) => `${p.currency} ${p.txHash} at ${at(p.atMs)}`).join(', ')
+          row.examples.push(
+            `${record.paymentId} (${record.plan.currency}; paid, from the deadline: ${paid || 'nothing'}; events: ${record.events.join(' ')})`,
+          )
+        }
       }
       return byBehavior
     },
