@@ -23,7 +23,6 @@
 import { type Clock, isoNow, type Logger } from '@chainpay/platform'
 import {
   type Bus,
-  type BusMessage,
   type ChainBlock,
   type ChainClient,
   type ChainHead,
@@ -33,12 +32,12 @@ import {
   Topics,
   type TrackedTransfer,
 } from '@chainpay/ports'
-import { trackedObservation } from './observations.js'
 import {
   type ChainEvidence,
   firstSighting,
   type LifecycleStep,
   nextStep,
+  stepObservations,
   type TransferPayee,
   trackedTransfer,
 } from './transfer-lifecycle.js'
@@ -239,19 +238,7 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
 
   /** publishes what the steps report, then keeps following or forgets each transfer */
   async function apply(steps: LifecycleStep[]): Promise<void> {
-    const observedAt = isoNow(clock)
-    const messages: BusMessage[] = []
-    for (const { transfer, report } of steps) {
-      if (report === undefined) continue
-      const message = trackedObservation(transfer, report, observedAt)
-      if (message !== undefined) messages.push(message)
-      if (report.status !== 'seen') {
-        logger.info(
-          { paymentId: transfer.paymentId, txHash: transfer.txHash, report },
-          'counted transfer no longer on chain',
-        )
-      }
-    }
+    const messages = stepObservations(steps, isoNow(clock), logger)
     if (messages.length > 0) await bus.publish(Topics.chainObservations, messages)
     for (const step of steps) {
       if (step.follow) await follow(step.transfer)

@@ -395,6 +395,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     },
 
     holds() {
+      // asked at every iteration: nothing unread (nearly always) holds nothing, whatever is followed
+      if (unread.size === 0) return []
       const paymentOf = new Map(
         [...payments.values()].map((followed) => [followed.owner, followed.entry.paymentId]),
       )

@@ -20,13 +20,13 @@ import {
   Topics,
   type TrackedTransfer,
 } from '@chainpay/ports'
-import { trackedObservation } from './observations.js'
 import {
   type ChainEvidence,
   firstSighting,
   isInDoubt,
   type LifecycleStep,
   nextStep,
+  stepObservations,
 } from './transfer-lifecycle.js'
 
 /**
@@ -117,18 +117,7 @@ export function createSolanaTransferFollower(options: SolanaTransferFollowerOpti
   }
 
   function report(steps: LifecycleStep[]): void {
-    const observedAt = isoNow(clock)
-    for (const { transfer, report } of steps) {
-      if (report === undefined) continue
-      const message = trackedObservation(transfer, report, observedAt)
-      if (message !== undefined) outbox.push(message)
-      if (report.status !== 'seen') {
-        logger.info(
-          { paymentId: transfer.paymentId, txHash: transfer.txHash, report },
-          'counted transfer no longer on chain',
-        )
-      }
-    }
+    outbox.push(...stepObservations(steps, isoNow(clock), logger))
   }
 
   /** applies the lifecycle's steps of one signature's transfers: kept (and stored) or ended */

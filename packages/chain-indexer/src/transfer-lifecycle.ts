@@ -12,8 +12,9 @@
 // merchant sees, capped at the payment's requirement; `final` is the chain's word, said once the
 // count reached the requirement too. Nothing here reads a node.
 
-import type { ChainTransfer, TrackedTransfer } from '@chainpay/ports'
-import type { TransferReport } from './observations.js'
+import type { Logger } from '@chainpay/platform'
+import type { BusMessage, ChainTransfer, TrackedTransfer } from '@chainpay/ports'
+import { type TransferReport, trackedObservation } from './observations.js'
 
 /** the payment a transfer pays (or brings foreign funds to), with the confirmations it requires */
 export type TransferPayee = Pick<TrackedTransfer, 'paymentId' | 'requiredConfirmations' | 'foreign'>
@@ -77,6 +78,23 @@ export interface LifecycleStep {
 }
 
 export const isInDoubt = (transfer: TrackedTransfer): boolean => transfer.withdrawnUntilHeight !== null
+
+/** the observations the steps report, in their order; a transfer no longer on chain is logged */
+export function stepObservations(steps: LifecycleStep[], observedAt: string, logger: Logger): BusMessage[] {
+  const messages: BusMessage[] = []
+  for (const { transfer, report } of steps) {
+    if (report === undefined) continue
+    const message = trackedObservation(transfer, report, observedAt)
+    if (message !== undefined) messages.push(message)
+    if (report.status !== 'seen') {
+      logger.info(
+        { paymentId: transfer.paymentId, txHash: transfer.txHash, report },
+        'counted transfer no longer on chain',
+      )
+    }
+  }
+  return messages
+}
 
 /** the count a report carries: what the merchant sees, up to the payment's requirement */
 function shownCount(confirmations: number, transfer: TrackedTransfer): number {
