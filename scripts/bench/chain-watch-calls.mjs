@@ -130,8 +130,13 @@ function lastActionOf(plans) {
   )
 }
 
-/** how long after its last action a payment is surely settled: final confirmations, the expiry's chain time */
-const settleMarginMs = (mode) => (mode.chain === 'TRON' ? 5 * MINUTE : 3 * MINUTE)
+/**
+ * how long after its last action a payment is surely settled: final confirmations, the expiry's chain
+ * time, and by address the batched check that finds late funds of a payment already final (within
+ * SOLANA_CHECK_INTERVAL_MS: docs/chains.md)
+ */
+const settleMarginMs = (mode) =>
+  mode.chain === 'TRON' ? 5 * MINUTE : mode.byAddress ? mode.checkIntervalMs + 3 * MINUTE : 3 * MINUTE
 
 /**
  * Measurements start and end on whole hours from the world's start: a watcher's periodic work (every
