@@ -57,7 +57,9 @@ if (options.help) {
   scale    idle and per-payment cost at --scales recent payments (a preloaded burst of the shop)
   mainnet  TRON for --mainnet-hours with --mainnet-fillers transactions per block (mainnet size);
            Solana blocks: the same slots at that size, a tenth of the time
-  --quick  a short run for development: 6 hours, scales 10 and 1,000, short samples`)
+  --quick  a short run for development: 6 hours, scales 10 and 300, short samples
+
+  BENCH_LOG_FILE=path (LOG_LEVEL, default info) keeps the indexer's and payment-command's logs there`)
   process.exit(0)
 }
 
