@@ -132,6 +132,9 @@ function lastActionOf(plans) {
   )
 }
 
+/** Solana block scanning: every slot read, whatever is open */
+const scansBlocks = (mode) => mode.chain === 'SOLANA' && !mode.byAddress
+
 /**
  * how long after its last action a payment is surely settled: final confirmations, the expiry's chain
  * time, and by address the batched check that finds late funds of a payment already final (within
@@ -200,7 +203,7 @@ function outcomesOf(world) {
 
 /** the shop's week (block scanning: its busiest hours), day by day, then its idle cost */
 async function runWeek(mode) {
-  const blockScanning = mode.chain === 'SOLANA' && !mode.byAddress
+  const blockScanning = scansBlocks(mode)
   const hours = blockScanning ? settings.blocksHours : settings.days * 24
   // block scanning reads every slot whatever happens: its busiest hours stand for the day
   const startMs = blockScanning ? WEEK_START_MS + 12 * HOUR : WEEK_START_MS
@@ -269,7 +272,7 @@ async function runWeek(mode) {
  * at the shop's average rate and the calls beyond idle each costs
  */
 async function runScale(mode, recent) {
-  const blockScanning = mode.chain === 'SOLANA' && !mode.byAddress
+  const blockScanning = scansBlocks(mode)
   const startMs = WEEK_START_MS
   const spanMs = blockScanning ? 10 * MINUTE : Math.max(10 * MINUTE, (recent / 1000) * HOUR)
   const burst = planBurst({
@@ -394,7 +397,7 @@ function reportMode(mode, result) {
   // Block scanning reads every slot whatever is open: it is for a node of the operator's own, where
   // calls cost nothing (docs/chains.md, "Call budget"), so the provider's idle budget of decisions 19
   // is printed for it but is not its goal; its per-payment budget is.
-  const blockScanning = mode.chain === 'SOLANA' && !mode.byAddress
+  const blockScanning = scansBlocks(mode)
   const idleGoal = (figure, measured, target, ok) =>
     goal(
       figure,

@@ -6,6 +6,7 @@
 // iterate at once, as its work loop's wake does.
 
 import { setImmediate as turn } from 'node:timers/promises'
+import { CLOSING_EVENTS, DEFAULT_LATE_FUNDS_WINDOW_MS } from '../../../packages/chain-indexer/dist/index.js'
 import { startSimulatorNode, testNetworks } from '../../../packages/chain-sim/dist/testing/index.js'
 import { parsePaymentEventMessage } from '../../../packages/contracts/dist/index.js'
 import { Topics } from '../../../packages/ports/dist/index.js'
@@ -19,20 +20,9 @@ import { createPaymentSide } from './payment-side.mjs'
 import { BEHAVIORS, seededRandom } from './shop.mjs'
 import { createSteppedBus } from './stepped-bus.mjs'
 
-/** how long after its deadline a payment's address is still watched for late funds (decisions 19) */
-export const LATE_WINDOW_MS = 7 * 24 * 60 * 60 * 1000
 const EXPIRY_TICK_MS = 1_000
 /** the indexer's iteration comes this long after a TRON block: one new block per poll */
 const POLL_PHASE_MS = 700
-
-const TERMINAL = new Set([
-  'PaymentConfirmed',
-  'PaymentOverpaid',
-  'PaymentUnderpaidFinalized',
-  'PaymentExpired',
-  'PaymentCanceled',
-  'PaymentFailed',
-])
 
 /** a min-heap of actions by time, in scheduling order for equal times */
 function createAgenda() {
@@ -117,7 +107,7 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
       const record = records.get(event.paymentId)
       if (record === undefined) return
       record.events.push(event.type)
-      if (TERMINAL.has(event.type)) record.terminal ??= event.type
+      if (CLOSING_EVENTS.has(event.type)) record.terminal ??= event.type
       if (event.type === 'ForeignFundsReceived') record.foreign.push(event.data.currency)
       if (event.type === 'LateFundsReceived') record.late += 1
     },
@@ -298,7 +288,8 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
     },
     /** payments created whose address is still watched (open, or within the late funds window) */
     recentPayments: () =>
-      [...records.values()].filter((record) => record.expiresAtMs + LATE_WINDOW_MS > nowMs).length,
+      [...records.values()].filter((record) => record.expiresAtMs + DEFAULT_LATE_FUNDS_WINDOW_MS > nowMs)
+        .length,
     /** every payment against what its customer did: the terminal event, late and foreign funds */
     outcomes() {
       const byBehavior = {}
