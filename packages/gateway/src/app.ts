@@ -9,6 +9,7 @@ import type { MerchantStore, PaymentCommands, PaymentReadModel } from '@chainpay
 import {
   type CheckoutLinks,
   createHttpApp,
+  type HttpRefusalMetrics,
   type HttpRequestMetrics,
   healthRoutes,
   type MetricsExposition,
@@ -19,7 +20,12 @@ import { type CheckoutSettings, checkoutRoutes } from './checkout/checkout-route
 import type { MerchantLogos } from './checkout/merchant-logos.js'
 import { BODY_LIMIT_BYTES } from './http/limits.js'
 import { collectRawBodies } from './http/raw-body.js'
-import { limitRequestsPerAddress, limitRequestsPerApiKey, type RateLimitSettings } from './rate-limit.js'
+import {
+  createRateLimitedAnswers,
+  limitRequestsPerAddress,
+  limitRequestsPerApiKey,
+  type RateLimitSettings,
+} from './rate-limit.js'
 import { paymentReadingRoutes } from './routes/payment-reading.js'
 import { paymentRoutes } from './routes/payments.js'
 import { createReadYourWrites } from './routes/read-your-writes.js'
@@ -45,6 +51,8 @@ export interface GatewayDeps {
   extraRoutes?: FastifyPluginAsync
   /** observes every request, by route pattern */
   requestMetrics?: HttpRequestMetrics
+  /** counts the answers past a rate limit (which are logged sampled) */
+  refusalMetrics?: HttpRefusalMetrics
   /** served at GET /metrics, unauthenticated; no /metrics when absent */
   metricsRegistry?: MetricsExposition
   /** the webhook endpoint and delivery routes (docs/api.md, "Webhook endpoints"); absent: none */
@@ -68,6 +76,12 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   // one for every route that writes or reads a payment: what one wrote, the others read
   const readYourWrites = createReadYourWrites(deps)
   const openApiDocument = JSON.stringify(buildOpenApiDocument())
+  const rateLimitedAnswers = createRateLimitedAnswers({
+    logger: deps.logger,
+    clock: deps.clock,
+    metrics: deps.refusalMetrics,
+  })
+  const merchantApiLimits = { group: 'merchant_api', answers: rateLimitedAnswers } as const
   app.get(`${API_BASE_PATH}/openapi.json`, async (_request, reply) =>
     reply.type('application/json; charset=utf-8').send(openApiDocument),
   )
@@ -75,11 +89,11 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   await app.register(
     async (merchantApi) => {
       // first: the address's budget is spent before authentication and before the body is read
-      await limitRequestsPerAddress(merchantApi, deps.rateLimit)
+      await limitRequestsPerAddress(merchantApi, deps.rateLimit, merchantApiLimits)
       // raw bodies only here: the signature covers the bytes as sent (auth.ts)
       collectRawBodies(merchantApi)
       merchantApi.addHook('preValidation', merchantAuthentication(deps))
-      await limitRequestsPerApiKey(merchantApi, deps.rateLimit)
+      await limitRequestsPerApiKey(merchantApi, deps.rateLimit, merchantApiLimits)
       await merchantApi.register(paymentRoutes, { ...deps, readYourWrites })
       await merchantApi.register(paymentReadingRoutes, { ...deps, readYourWrites })
       if (deps.webhooks) {
@@ -90,7 +104,12 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     },
     { prefix: API_BASE_PATH },
   )
-  await app.register(checkoutRoutes, { ...deps, readYourWrites, settings: deps.checkout })
+  await app.register(checkoutRoutes, {
+    ...deps,
+    readYourWrites,
+    settings: deps.checkout,
+    rateLimitedAnswers,
+  })
 
   if (deps.extraRoutes) await app.register(deps.extraRoutes)
   return app

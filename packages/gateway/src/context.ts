@@ -108,6 +108,8 @@ export async function buildGatewayContext(
     port: config.port,
     logger,
     limits: config.httpLimits,
+    // where anyone connects: a share of the port per client address (docs/operations.md, "HTTP limits")
+    publicPort: { refusals: metrics.refusals, now: () => clock.now().getTime() },
     build: () =>
       buildGatewayApp({
         commands,
@@ -125,6 +127,7 @@ export async function buildGatewayContext(
         merchants,
         registry,
         requestMetrics: metrics.http,
+        refusalMetrics: metrics.refusals,
         readiness,
         webhooks: {
           webhookEndpoints: stores.webhookEndpoints(),

@@ -1,10 +1,18 @@
 // Rate limiting of the merchant API (docs/api.md, "Errors"): 429 RATE_LIMITED with Retry-After in
 // seconds. Per client address before authentication, so that unsigned or badly signed requests cannot
-// be sent without bound (docs/operations.md, "HTTP limits"); per API key after it.
+// be sent without bound (docs/operations.md, "HTTP limits"); per API key after it. An answer past a
+// limit is counted in chainpay_http_rate_limited_total and logged sampled, never one line each.
 
 import { DomainError } from '@chainpay/domain'
+import type { Clock, Logger } from '@chainpay/platform'
+import {
+  createSampledLog,
+  type HttpRefusalMetrics,
+  logSampledInstead,
+  type RateLimitReason,
+} from '@chainpay/service-kit'
 import rateLimit from '@fastify/rate-limit'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 
 export interface RateLimitSettings {
   /** requests per API key per window */
@@ -12,6 +20,48 @@ export interface RateLimitSettings {
   windowMs: number
   /** requests per client address per window, authenticated or not */
   perAddressMax: number
+}
+
+/** the routes a limit guards, as the metric's `group` label says */
+export type RateLimitedGroup = 'merchant_api' | 'checkout'
+
+/** the answers past a limit: counted, and logged sampled instead of one request line each */
+export interface RateLimitedAnswers {
+  /** `client` is what the limit counts: the address (an IPv6 /64), or key:<API key> */
+  record(request: FastifyRequest, group: RateLimitedGroup, reason: RateLimitReason, client: string): void
+}
+
+/** one line per client, route group and reason per minute */
+const RATE_LIMITED_LOG_WINDOW_MS = 60_000
+
+export function createRateLimitedAnswers(options: {
+  logger: Logger
+  clock: Clock
+  metrics?: HttpRefusalMetrics | undefined
+}): RateLimitedAnswers {
+  const log = createSampledLog({
+    logger: options.logger.child({ component: 'gateway' }),
+    windowMs: RATE_LIMITED_LOG_WINDOW_MS,
+    now: () => options.clock.now().getTime(),
+  })
+  return {
+    record(request, group, reason, client) {
+      options.metrics?.requestLimited(group, reason)
+      logSampledInstead(request)
+      log.note(
+        `${group}:${reason}:${client}`,
+        // the route's pattern, not the URL: a checkout URL holds the customer's token
+        { group, reason, client, method: request.method, route: request.routeOptions.url, statusCode: 429 },
+        'requests past the rate limit: the first of this client per minute is logged, every one counted in chainpay_http_rate_limited_total',
+      )
+    },
+  }
+}
+
+/** where a limiter counts its answers past the limit */
+export interface RateLimitedScope {
+  group: RateLimitedGroup
+  answers: RateLimitedAnswers
 }
 
 /**
@@ -22,9 +72,11 @@ export interface RateLimitSettings {
 export async function limitRequestsPerAddress(
   scope: FastifyInstance,
   settings: RateLimitSettings,
+  limited: RateLimitedScope,
 ): Promise<void> {
   await scope.register(rateLimit, {
     hook: 'onRequest',
+    onExceeded: (request, key) => limited.answers.record(request, limited.group, 'per_address', key),
     max: settings.perAddressMax,
     timeWindow: settings.windowMs,
     // the X-RateLimit-* headers of a merchant's answers stay those of its API key
@@ -49,9 +101,11 @@ export async function limitRequestsPerAddress(
 export async function limitRequestsPerApiKey(
   scope: FastifyInstance,
   settings: RateLimitSettings,
+  limited: RateLimitedScope,
 ): Promise<void> {
   await scope.register(rateLimit, {
     hook: 'preHandler',
+    onExceeded: (request, key) => limited.answers.record(request, limited.group, 'per_api_key', key),
     max: settings.max,
     timeWindow: settings.windowMs,
     keyGenerator: (request) => (request.caller ? `key:${request.caller.apiKey}` : `ip:${request.ip}`),

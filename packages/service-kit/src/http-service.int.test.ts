@@ -7,7 +7,9 @@ import { healthService } from './health-service.js'
 import { createHttpApp } from './http/http-app.js'
 import { DEFAULT_HTTP_SERVER_LIMITS, type HttpServerLimits } from './http/server-limits.js'
 import { httpService } from './http-service.js'
+import { createServiceMetrics } from './metrics.js'
 import { freePort } from './testing/node-process.js'
+import { prometheusSample } from './testing/prometheus-text.js'
 
 const logger = createRootLogger({ service: 'test', level: 'silent' })
 
@@ -103,6 +105,7 @@ describe('httpService limits, before any authentication', () => {
     headersTimeoutMs: 200,
     keepAliveTimeoutMs: 60_000,
     maxConnections: 2,
+    maxConnectionsPerAddress: 2,
   }
   /** the levels an operator must look at (the logger writes levels by name) */
   const ERROR_LEVELS = ['error', 'fatal']
@@ -136,19 +139,20 @@ describe('httpService limits, before any authentication', () => {
     }
   }
 
-  /** a raw connection, and everything the server wrote on it until it closed */
-  function rawConnection(port: number) {
-    const socket: Socket = connect(port, '127.0.0.1')
+  /** a raw connection (from `localAddress`), and everything the server wrote on it until it closed */
+  function rawConnection(port: number, localAddress?: string) {
+    const socket: Socket = connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) })
     let received = ''
     socket.on('data', (chunk) => {
       received += chunk.toString()
     })
     socket.on('error', () => {})
     const closed = new Promise<string>((resolve) => socket.once('close', () => resolve(received)))
-    const answered = (text: string) =>
+    /** resolves once `text` has arrived `times` times */
+    const answered = (text: string, times = 1) =>
       new Promise<void>((resolve) => {
         const check = () => {
-          if (received.includes(text)) {
+          if (received.split(text).length > times) {
             socket.off('data', check)
             resolve()
           }
@@ -209,6 +213,126 @@ describe('httpService limits, before any authentication', () => {
     } finally {
       await service.stop()
     }
+  })
+
+  describe('on the public port, per client address (docs/operations.md, "HTTP limits")', () => {
+    const request = 'GET /hello HTTP/1.1\r\nHost: test\r\n\r\n'
+    /** the port has 20 slots, one address 5 of them */
+    const publicLimits: HttpServerLimits = {
+      ...shortLimits,
+      maxConnections: 20,
+      maxConnectionsPerAddress: 5,
+    }
+
+    async function startPublicService(limits: HttpServerLimits) {
+      const port = await freePort()
+      const lines: Array<{ level: string; msg: string; address?: string; notLogged?: number }> = []
+      const capturing = createRootLogger({
+        service: 'test',
+        level: 'info',
+        destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+      })
+      const metrics = createServiceMetrics('test', { processMetrics: false })
+      const service = httpService({
+        name: 'merchant API',
+        host: '127.0.0.1',
+        port,
+        logger: capturing,
+        limits,
+        publicPort: { refusals: metrics.refusals },
+        build: () => {
+          const app = createHttpApp({ logger: capturing, component: 'test' })
+          app.get('/hello', async () => ({ hello: 'world' }))
+          return app
+        },
+      })
+      await service.start()
+      const refused = async (reason: string) =>
+        prometheusSample(await metrics.registry.metrics(), 'chainpay_http_connections_refused_total', {
+          reason,
+          service: 'test',
+        }) ?? 0
+      const refusalLines = () => lines.filter((line) => line.msg.includes('closed: the address holds'))
+      return { port, service, refused, refusalLines }
+    }
+
+    /** sends one request on `connection`: 'answered', or 'closed' when the server hung up first */
+    function tryRequest(connection: ReturnType<typeof rawConnection>) {
+      connection.socket.write(request)
+      return Promise.race([
+        connection.answered('{"hello":"world"}').then(() => 'answered' as const),
+        connection.closed.then(() => 'closed' as const),
+      ])
+    }
+
+    it('closes at once the connections of an address past its share, and another address still gets in', async () => {
+      const { port, service, refused, refusalLines } = await startPublicService(publicLimits)
+      const flooder: Array<ReturnType<typeof rawConnection>> = []
+      try {
+        // one address opens every slot of the port, one request each, and keeps them idle
+        const outcomes: string[] = []
+        for (let connection = 0; connection < publicLimits.maxConnections; connection += 1) {
+          const opened = rawConnection(port, '127.0.0.1')
+          flooder.push(opened)
+          outcomes.push(await tryRequest(opened))
+        }
+        expect(outcomes.filter((outcome) => outcome === 'answered')).toHaveLength(5)
+        expect(outcomes.filter((outcome) => outcome === 'closed')).toHaveLength(15)
+        // closed without an answer, before any request was read
+        for (const connection of flooder.slice(5)) expect(await connection.closed).toBe('')
+
+        // another address is served: the port had room left
+        const other = rawConnection(port, '127.0.0.2')
+        expect(await tryRequest(other)).toBe('answered')
+        other.socket.destroy()
+
+        // the flooder's five stay open and served
+        for (const connection of flooder.slice(0, 5)) {
+          connection.socket.write(request)
+          await connection.answered('{"hello":"world"}', 2)
+        }
+        // one of them leaves (its close is seen when the server has closed its end too): the address
+        // may open one again, and only one
+        flooder[0]?.socket.end()
+        await flooder[0]?.closed
+        const again = rawConnection(port, '127.0.0.1')
+        flooder.push(again)
+        expect(await tryRequest(again)).toBe('answered')
+        const beyond = rawConnection(port, '127.0.0.1')
+        flooder.push(beyond)
+        expect(await tryRequest(beyond)).toBe('closed')
+
+        // every refusal counted, one line written for the address
+        expect(await refused('per_address')).toBe(16)
+        expect(refusalLines()).toEqual([
+          expect.objectContaining({ level: 'warn', address: '127.0.0.1', notLogged: 0 }),
+        ])
+      } finally {
+        for (const connection of flooder) connection.socket.destroy()
+        await service.stop()
+      }
+    })
+
+    it('without a share below the port, the same flood shuts the other address out', async () => {
+      const { port, service, refused } = await startPublicService({
+        ...publicLimits,
+        maxConnectionsPerAddress: publicLimits.maxConnections,
+      })
+      const flooder: Array<ReturnType<typeof rawConnection>> = []
+      try {
+        for (let connection = 0; connection < publicLimits.maxConnections; connection += 1) {
+          const opened = rawConnection(port, '127.0.0.1')
+          flooder.push(opened)
+          expect(await tryRequest(opened)).toBe('answered')
+        }
+        const other = rawConnection(port, '127.0.0.2')
+        expect(await tryRequest(other)).toBe('closed')
+        expect(await refused('port_full')).toBe(1)
+      } finally {
+        for (const connection of flooder) connection.socket.destroy()
+        await service.stop()
+      }
+    })
   })
 
   it('applies the defaults when none are given', async () => {

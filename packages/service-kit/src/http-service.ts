@@ -1,13 +1,20 @@
 // A fastify app as a lifecycle Service: built and listening on start, closed on stop, with the limits
-// every listening port has before any authentication runs (./http/server-limits.ts).
+// every listening port has before any authentication runs (./http/server-limits.ts), and on the
+// public port a cap per client address (./http/connections-per-address.ts).
 
 import type { Logger, Service } from '@chainpay/platform'
 import type { FastifyInstance } from 'fastify'
+import { limitConnectionsPerAddress } from './http/connections-per-address.js'
 import {
   applyHttpServerLimits,
   DEFAULT_HTTP_SERVER_LIMITS,
   type HttpServerLimits,
 } from './http/server-limits.js'
+import type { HttpRefusalMetrics } from './metrics.js'
+import { createSampledLog } from './sampled-log.js'
+
+/** a refused connection is logged once per address per minute; the metric counts them all */
+const REFUSAL_LOG_WINDOW_MS = 60_000
 
 export interface HttpServiceOptions {
   name: string
@@ -17,6 +24,12 @@ export interface HttpServiceOptions {
   build: () => FastifyInstance | Promise<FastifyInstance>
   /** the configuration's (SharedConfig.httpLimits); DEFAULT_HTTP_SERVER_LIMITS when absent */
   limits?: HttpServerLimits | undefined
+  /**
+   * the public port (the merchant API, where anyone connects): at most the limits'
+   * maxConnectionsPerAddress connections per client address, the refusals counted in `refusals`
+   * and logged sampled
+   */
+  publicPort?: { refusals?: HttpRefusalMetrics | undefined; now?: () => number } | undefined
 }
 
 export function httpService(options: HttpServiceOptions): Service {
@@ -25,7 +38,9 @@ export function httpService(options: HttpServiceOptions): Service {
     name: options.name,
     async start() {
       const built = await options.build()
-      applyHttpServerLimits(built.server, options.limits ?? DEFAULT_HTTP_SERVER_LIMITS)
+      const limits = options.limits ?? DEFAULT_HTTP_SERVER_LIMITS
+      applyHttpServerLimits(built.server, limits)
+      if (options.publicPort) capConnectionsPerAddress(built, limits, options, options.publicPort)
       try {
         const url = await built.listen({ host: options.host, port: options.port })
         options.logger.info({ url }, `${options.name} listening`)
@@ -40,6 +55,38 @@ export function httpService(options: HttpServiceOptions): Service {
       app = undefined
     },
   }
+}
+
+function capConnectionsPerAddress(
+  app: FastifyInstance,
+  limits: HttpServerLimits,
+  options: HttpServiceOptions,
+  publicPort: NonNullable<HttpServiceOptions['publicPort']>,
+): void {
+  const log = createSampledLog({
+    logger: options.logger,
+    windowMs: REFUSAL_LOG_WINDOW_MS,
+    now: publicPort.now ?? Date.now,
+  })
+  limitConnectionsPerAddress(app.server, {
+    max: limits.maxConnectionsPerAddress,
+    refused(reason, address) {
+      publicPort.refusals?.connectionRefused(reason)
+      if (reason === 'per_address') {
+        log.note(
+          `address:${address}`,
+          { address, reason },
+          `${options.name}: connection from ${address} closed: the address holds HTTP_MAX_CONNECTIONS_PER_ADDRESS (${limits.maxConnectionsPerAddress}) connections already; behind a reverse proxy every connection is the proxy's (docs/operations.md, "HTTP limits")`,
+        )
+      } else {
+        log.note(
+          'port_full',
+          { address, reason },
+          `${options.name}: connection from ${address} closed: the port holds HTTP_MAX_CONNECTIONS (${limits.maxConnections}) connections`,
+        )
+      }
+    },
+  })
 }
 
 /**

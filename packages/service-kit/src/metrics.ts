@@ -23,6 +23,17 @@ export interface HttpRequestMetrics {
   observeRequest(request: HttpRequestObservation): void
 }
 
+/** why a request was answered 429 RATE_LIMITED: its address's budget, or its API key's */
+export type RateLimitReason = 'per_address' | 'per_api_key'
+
+/** what the public port refused before any route ran (docs/operations.md, "HTTP limits") */
+export interface HttpRefusalMetrics {
+  /** a connection closed as it arrived: its address held its share, or the port was full */
+  connectionRefused(reason: 'per_address' | 'port_full'): void
+  /** a request answered 429 RATE_LIMITED; `group` names the routes (merchant_api, checkout) */
+  requestLimited(group: string, reason: RateLimitReason): void
+}
+
 export interface RelayMetrics {
   /** events were read that are not on the bus yet; the oldest of them was recorded at `recordedAt` */
   behind(oldestRecordedAt: string): void
@@ -50,6 +61,7 @@ export interface ServiceMetrics {
   // Each family is registered on first use, so that a service shows only the metrics it reports
   // into, not a relay lag of 0 in a process without a relay.
   readonly http: HttpRequestMetrics
+  readonly refusals: HttpRefusalMetrics
   readonly relay: RelayMetrics
   readonly webhooks: WebhookMetrics
   readonly chain: ChainMetrics
@@ -70,6 +82,7 @@ export function createServiceMetrics(service: string, options: ServiceMetricsOpt
   const now = options.now ?? Date.now
 
   let http: HttpRequestMetrics | undefined
+  let refusals: HttpRefusalMetrics | undefined
   let relay: RelayMetrics | undefined
   let webhooks: WebhookMetrics | undefined
   let chain: ChainMetrics | undefined
@@ -78,6 +91,10 @@ export function createServiceMetrics(service: string, options: ServiceMetricsOpt
     get http() {
       http ??= createHttpRequestMetrics(registry)
       return http
+    },
+    get refusals() {
+      refusals ??= createHttpRefusalMetrics(registry)
+      return refusals
     },
     get relay() {
       relay ??= createRelayMetrics(registry, now)
@@ -107,6 +124,29 @@ function createHttpRequestMetrics(registry: Registry): HttpRequestMetrics {
         { method, route: route ?? UNMATCHED_ROUTE, status_code: String(statusCode) },
         durationSeconds,
       )
+    },
+  }
+}
+
+function createHttpRefusalMetrics(registry: Registry): HttpRefusalMetrics {
+  const connections = new Counter({
+    name: 'chainpay_http_connections_refused_total',
+    help: 'Connections to the merchant API closed as they arrived: per_address (the address, an IPv6 /64, held HTTP_MAX_CONNECTIONS_PER_ADDRESS), port_full (the port held HTTP_MAX_CONNECTIONS)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  })
+  const limited = new Counter({
+    name: 'chainpay_http_rate_limited_total',
+    help: 'Requests answered 429 RATE_LIMITED, by route group (merchant_api, checkout) and reason (per_address, per_api_key); they are logged sampled',
+    labelNames: ['group', 'reason'] as const,
+    registers: [registry],
+  })
+  return {
+    connectionRefused(reason) {
+      connections.inc({ reason })
+    },
+    requestLimited(group, reason) {
+      limited.inc({ group, reason })
     },
   }
 }

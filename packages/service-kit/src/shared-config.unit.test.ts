@@ -98,7 +98,19 @@ describe('readSharedConfig', () => {
       headersTimeoutMs: 5000,
       keepAliveTimeoutMs: 65_000,
       maxConnections: 200,
+      // a tenth of the port's, when unset
+      maxConnectionsPerAddress: 20,
     })
+    const perAddress = { ...env, HTTP_MAX_CONNECTIONS_PER_ADDRESS: '50' }
+    expect(readSharedConfig(readEnv(perAddress), 'projection').httpLimits.maxConnectionsPerAddress).toBe(50)
+  })
+
+  it('refuses a cap per address above the cap of the port', () => {
+    const read = readEnv({ HTTP_MAX_CONNECTIONS: '100', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '101' })
+    readSharedConfig(read, 'gateway')
+    expect(configProblems(() => read.done())).toEqual([
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS: must be at most HTTP_MAX_CONNECTIONS (100), got 101',
+    ])
   })
 
   it('refuses a headers timeout longer than the request timeout, and limits out of range', () => {

@@ -9,7 +9,7 @@ import type { Clock } from '@chainpay/platform'
 import type { MerchantStore, PaymentCommands } from '@chainpay/ports'
 import type { CheckoutLinks } from '@chainpay/service-kit'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { limitRequestsPerAddress, type RateLimitSettings } from '../rate-limit.js'
+import { limitRequestsPerAddress, type RateLimitedAnswers, type RateLimitSettings } from '../rate-limit.js'
 import type { ReadYourWrites } from '../routes/read-your-writes.js'
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from './checkout-assets.js'
 import { dueAmountOf, renderCheckoutPage, renderNotFoundPage } from './checkout-page.js'
@@ -34,6 +34,8 @@ export interface CheckoutRoutesDeps {
   merchantLogos: Pick<MerchantLogos, 'logoAt' | 'knownLogoAt'>
   settings: CheckoutSettings
   rateLimit: RateLimitSettings
+  /** where its answers past the rate limit are counted and logged sampled */
+  rateLimitedAnswers: RateLimitedAnswers
   clock: Clock
 }
 
@@ -42,7 +44,10 @@ type TokenRequest = FastifyRequest<{ Params: { token: string }; Querystring: { l
 export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app, deps) => {
   const { readYourWrites, commands, checkoutLinks, settings, clock } = deps
   const publicOrigin = new URL(settings.publicUrl).origin
-  await limitRequestsPerAddress(app, deps.rateLimit)
+  await limitRequestsPerAddress(app, deps.rateLimit, {
+    group: 'checkout',
+    answers: deps.rateLimitedAnswers,
+  })
 
   // the cancel form's body is not read: the token in the path is what the customer proves
   app.addContentTypeParser(

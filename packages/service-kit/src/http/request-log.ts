@@ -1,6 +1,17 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify'
 import { pathOf } from './errors.js'
 
+/** requests whose line a sampled log writes instead (./sampled-log.ts): answers past a rate limit */
+const sampledElsewhere = new WeakSet<FastifyRequest>()
+
+/**
+ * `request` gets no line of its own when it completes: whoever calls this logs it sampled and counts
+ * it, so that a caller cannot make the log grow one line per request it sends past a limit
+ */
+export function logSampledInstead(request: FastifyRequest): void {
+  sampledElsewhere.add(request)
+}
+
 /**
  * One info line per request, when it completes: method, path without the query (which may carry
  * merchant data), status, duration and, through the request's logger, its id. Headers and bodies are
@@ -25,7 +36,7 @@ export class RequestLogController extends LogController {
       durationMs: Math.round(reply.elapsedTime),
     }
     if (error) reply.log.error({ ...line, err: error }, 'request failed while sending the response')
-    else reply.log.info(line, 'request completed')
+    else if (!sampledElsewhere.has(request)) reply.log.info(line, 'request completed')
   }
 
   // Errors are logged once, by the gateway's error handler, with what the caller must not see.

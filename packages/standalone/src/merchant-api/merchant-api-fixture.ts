@@ -118,6 +118,7 @@ export interface MerchantApiFixtureOptions {
   policy?: CreateRequestPolicy
   registry?: AssetRegistry
   requestMetrics?: GatewayDeps['requestMetrics']
+  refusalMetrics?: GatewayDeps['refusalMetrics']
   metricsRegistry?: GatewayDeps['metricsRegistry']
 }
 
@@ -188,6 +189,7 @@ export async function openMerchantApiFixture(
     ...checkoutDeps,
     ...(options.readiness ? { readiness: options.readiness } : {}),
     requestMetrics: options.requestMetrics,
+    ...(options.refusalMetrics ? { refusalMetrics: options.refusalMetrics } : {}),
     metricsRegistry: options.metricsRegistry,
     webhooks: {
       webhookEndpoints,
