@@ -2,6 +2,7 @@
 // (one registry, on METRICS_PORT), their readiness (every context asked) and their wiring.
 
 import { rmSync } from 'node:fs'
+import { connect, type Socket } from 'node:net'
 import { DatabaseSync } from 'node:sqlite'
 import { createManualClock, createRootLogger } from '@chainpay/platform'
 import { parsePrometheusText } from '@chainpay/service-kit/testing'
@@ -129,6 +130,56 @@ describe('the chain simulator on the merchant port (docs/operations.md, "The cha
       await vi.waitFor(async () => expect(await readyz()).toBe(200), { timeout: 15_000 })
     } finally {
       file.close()
+    }
+  })
+})
+
+describe('the merchant port, per client address (docs/operations.md, "HTTP limits")', () => {
+  /** a kept-alive connection from `localAddress` that sent GET /healthz: 'answered' (any status) or 'closed' */
+  async function heldConnection(url: string, localAddress: string) {
+    const { port } = new URL(url)
+    const socket = connect({ port: Number(port), host: '127.0.0.1', localAddress })
+    socket.on('error', () => {})
+    let received = ''
+    const outcome = new Promise<'answered' | 'closed'>((resolve) => {
+      socket.on('data', (chunk) => {
+        received += chunk.toString()
+        if (received.startsWith('HTTP/1.1 ')) resolve('answered')
+      })
+      socket.once('close', () => resolve('closed'))
+    })
+    socket.write('GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n')
+    return { socket, outcome: await outcome }
+  }
+
+  it('holds at most HTTP_MAX_CONNECTIONS_PER_ADDRESS (100) connections of one address; others, and the admin port, are not held to it', async () => {
+    const held: Socket[] = []
+    try {
+      const outcomes: string[] = []
+      for (let connection = 0; connection < 101; connection += 1) {
+        const { socket, outcome } = await heldConnection(standalone.baseUrl, '127.0.0.3')
+        held.push(socket)
+        outcomes.push(outcome)
+      }
+      expect(outcomes.filter((outcome) => outcome === 'answered')).toHaveLength(100)
+      expect(outcomes.at(-1)).toBe('closed')
+      // another address is served
+      expect((await fetch(`${standalone.baseUrl}/healthz`)).status).toBe(200)
+      // the admin API has no share per address: its callers are the operator's tools
+      const { socket, outcome } = await heldConnection(standalone.adminUrl, '127.0.0.3')
+      held.push(socket)
+      expect(outcome).toBe('answered')
+
+      const samples = parsePrometheusText(await (await fetch(`${standalone.metricsUrl}/metrics`)).text())
+      expect(
+        samples.find(
+          (sample) =>
+            sample.name === 'chainpay_http_connections_refused_total' &&
+            sample.labels.reason === 'per_address',
+        )?.value,
+      ).toBe(1)
+    } finally {
+      for (const socket of held) socket.destroy()
     }
   })
 })
