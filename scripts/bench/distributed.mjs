@@ -336,8 +336,12 @@ async function startCluster(dataDir) {
     const pidFile = join(runDirectory, `${service.name}.pid`)
     const logFile = join(logDirectory, `${service.name}.log`)
     mkdirSync(service.dataDir, { recursive: true })
-    // the load would otherwise meet the gateway's per-key rate limit, not its capacity
-    const extra = service.name === 'gateway' ? { RATE_LIMIT_MAX: '100000000' } : {}
+    // the load would otherwise meet the gateway's per-key rate limit, not its capacity, and with
+    // BENCH_CONNECTIONS above 100 its cap of connections per address (one load generator)
+    const extra =
+      service.name === 'gateway'
+        ? { RATE_LIMIT_MAX: '100000000', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000' }
+        : {}
     cleanups.push({ name: service.name, run: () => stopPidFile(pidFile, 'SIGTERM') })
     const started = startDetached({
       command: process.execPath,

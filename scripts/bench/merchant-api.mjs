@@ -260,6 +260,8 @@ const standalone = startProcess('standalone', join(root, 'services/standalone/di
   DATA_DIR: dataDir,
   LOG_LEVEL: 'warn',
   RATE_LIMIT_MAX: '100000000',
+  // the load generator is one address: BENCH_CONNECTIONS above 100 would meet the cap per address
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000',
   ...blockIntervals,
 })
 const base = `http://127.0.0.1:${standalonePort}`
