@@ -66,9 +66,13 @@ function listenError(options: HttpServiceOptions, error: unknown): Error {
     ? `[${options.host}]:${options.port}`
     : `${options.host}:${options.port}`
   const fix =
-    options.portVariable !== undefined && (code === 'EADDRINUSE' || code === 'EACCES')
-      ? `; set ${options.portVariable} to a free port`
-      : ''
+    options.portVariable === undefined
+      ? ''
+      : code === 'EADDRINUSE'
+        ? `; set ${options.portVariable} to a free port`
+        : code === 'EACCES'
+          ? `; set ${options.portVariable} to a free port above 1023`
+          : ''
   return Object.assign(
     new Error(`${options.name} cannot listen on ${where}: ${reason}${fix}`, { cause: error }),
     {

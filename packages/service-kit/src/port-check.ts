@@ -34,7 +34,9 @@ export async function unavailablePort(claims: readonly PortClaim[]): Promise<str
     const fix =
       code === 'EADDRNOTAVAIL'
         ? `set the host it listens on to one of this machine's addresses`
-        : `set ${claim.variable} to a free port`
+        : code === 'EACCES'
+          ? `set ${claim.variable} to a free port above 1023`
+          : `set ${claim.variable} to a free port`
     return `port ${claim.port} (${claim.variable}) on ${where} ${reason} (${code}): ${fix}`
   }
   return undefined
