@@ -77,6 +77,11 @@ export interface ChainIndexerContext extends ServiceContext {
   routes?: FastifyPluginAsync
   /** what each watched network's addresses hold now, read from the same nodes; standalone's admin API reads them */
   balanceReaders: ReadonlyMap<string, ChainBalanceReader>
+  /**
+   * the services of `services` that read the nodes (the mint check and the indexers): standalone
+   * starts them once its merchant port listens, where the simulated nodes answer over RPC
+   */
+  watchers: Service[]
 }
 
 export async function buildChainIndexerContext(
@@ -124,6 +129,7 @@ export async function buildChainIndexerContext(
     name: chains.routes ? 'chain simulator and health API' : 'health API',
     host: config.host,
     port: config.port,
+    portVariable: 'PORT',
     logger,
     limits: config.httpLimits,
     readiness,
@@ -135,6 +141,7 @@ export async function buildChainIndexerContext(
     // the chains and the health port before the indexers: those may wait for their consumer groups
     // (after a crash, until the dead member's session times out)
     services: [...chains.services, ...(shared ? [] : [healthPort, metricsPort]), mintGuard, ...indexers],
+    watchers: [mintGuard, ...indexers],
     readiness,
     ...(chains.routes ? { routes: chains.routes } : {}),
     balanceReaders: chains.balanceReaders,

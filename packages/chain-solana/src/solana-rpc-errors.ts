@@ -35,12 +35,21 @@ export function isMissingBlock(error: unknown): boolean {
   return code !== undefined && MISSING_BLOCK_CODES.has(code)
 }
 
-/** `error` as a ChainRpcError whose message starts with `context` and names nothing secret */
+/**
+ * `error` as a ChainRpcError whose message starts with `context` and names nothing secret. Only the
+ * error's own text is redacted: the context is ours (the network and the endpoint's origin), and a
+ * network's name may also be a path segment of its URL (the simulator's /SOLANA_DEVNET/), which the
+ * redactor takes for a key.
+ */
 export function toChainRpcError(
   error: unknown,
   context: string,
-  redact: (text: string) => string,
+  redactError: (text: string) => string,
 ): ChainRpcError {
+  const redact = (text: string) => {
+    const prefix = `${context}: `
+    return text.startsWith(prefix) ? prefix + redactError(text.slice(prefix.length)) : redactError(text)
+  }
   if (isChainRpcError(error)) {
     return new ChainRpcError(error.failure, redact(`${context}: ${error.message}`), {
       retryAfterMs: error.retryAfterMs,

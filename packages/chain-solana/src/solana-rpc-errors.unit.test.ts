@@ -64,4 +64,29 @@ describe('toChainRpcError', () => {
       transient: false,
     })
   })
+
+  it("names the network even when it is a path segment of the node's URL (the simulator's), and redacts the rest", () => {
+    // standalone's simulated nodes: the network is a long path segment, which the redactor hides
+    const simulatorUrl = 'http://127.0.0.1:8080/chains/SOLANA_DEVNET'
+    const refused = new ChainRpcError(
+      'unavailable',
+      `no answer from ${simulatorUrl}: fetch failed (connect ECONNREFUSED 127.0.0.1:8080)`,
+    )
+    const error = toChainRpcError(
+      refused,
+      'Solana getSlot on SOLANA_DEVNET at http://127.0.0.1:8080',
+      redactorFor(simulatorUrl),
+    )
+    expect(error.message).toBe(
+      'Solana getSlot on SOLANA_DEVNET at http://127.0.0.1:8080: no answer from [redacted]: fetch failed (connect ECONNREFUSED 127.0.0.1:8080)',
+    )
+    const keyed = toChainRpcError(
+      refused,
+      `Solana getSlot on SOLANA at ${endpointOrigin(PATH_KEYED_URL)}`,
+      redactorFor(PATH_KEYED_URL),
+    )
+    expect(keyed.message).toMatch(
+      /^Solana getSlot on SOLANA at https:\/\/example\.solana-mainnet\.quiknode\.pro: /,
+    )
+  })
 })

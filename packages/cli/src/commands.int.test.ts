@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/gateway'
@@ -319,20 +319,56 @@ describe('the command line itself', () => {
     )
   })
 
-  it('takes --url and --token over the environment', async () => {
-    const run = await cli(['--url', url, '--token', TOKEN, 'merchants', 'list'], {
+  it('takes --url and --token-file over the environment; never the token itself on the command line', async () => {
+    const tokenFile = join(dir, 'admin-token')
+    writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 })
+    const run = await cli(['--url', url, '--token-file', tokenFile, 'merchants', 'list'], {
       CHAINPAY_ADMIN_URL: 'http://127.0.0.1:1',
       CHAINPAY_ADMIN_TOKEN: 'wrong',
     })
-    expect(run.code).toBe(0)
+    expect(run.code, run.err.join('\n')).toBe(0)
+    // the process list shows every argument to every user of the machine
+    for (const argv of [
+      ['merchants', 'list', '--token', TOKEN],
+      ['chain', 'check', '--network', 'TRON', `--token=${TOKEN}`],
+    ]) {
+      expect(await cli(argv)).toEqual({
+        code: 1,
+        out: [],
+        err: [
+          'error: --token would show the admin token to every user of this machine (the process list): set CHAINPAY_ADMIN_TOKEN, or pass --token-file FILE (a file only you can read); scripts/admin reads it from DATA_DIR',
+        ],
+      })
+    }
+  })
+
+  it('refuses a token file other users may read, without quoting it', async () => {
+    const tokenFile = join(dir, 'admin-token')
+    writeFileSync(tokenFile, TOKEN, { mode: 0o644 })
+    chmodSync(tokenFile, 0o644)
+    const run = await cli(['merchants', 'list', '--token-file', tokenFile], {
+      CHAINPAY_ADMIN_TOKEN: undefined,
+    })
+    expect(run).toEqual({
+      code: 1,
+      out: [],
+      err: [
+        `error: --token-file: ${tokenFile} is open to other users (mode 0644): run chmod 600 ${tokenFile}`,
+      ],
+    })
+    expect((await cli(['merchants', 'list', '--token-file', join(dir, 'none')])).err).toEqual([
+      `error: --token-file: cannot read ${join(dir, 'none')}: ENOENT`,
+    ])
   })
 
   it('needs a token, and reports a wrong one', async () => {
     expect(await cli(['merchants', 'list'], { CHAINPAY_ADMIN_TOKEN: undefined })).toMatchObject({
       code: 1,
-      err: ['error: an admin token is required: pass --token or set CHAINPAY_ADMIN_TOKEN'],
+      err: [
+        'error: an admin token is required: set CHAINPAY_ADMIN_TOKEN or pass --token-file FILE (scripts/admin reads it from DATA_DIR)',
+      ],
     })
-    expect(await cli(['merchants', 'list', '--token', 'wrong'])).toMatchObject({
+    expect(await cli(['merchants', 'list'], { CHAINPAY_ADMIN_TOKEN: 'wrong' })).toMatchObject({
       code: 1,
       err: ['error: Authorization: invalid admin token (INVALID_API_KEY, HTTP 401)'],
     })

@@ -2,6 +2,7 @@
 // API. Everything but process wiring lives here, so that tests run it against a real admin API.
 
 import { parseArgs } from 'node:util'
+import { adminTokenOf, TOKEN_ON_COMMAND_LINE } from './admin-token-source.js'
 import { BALANCE_USAGE, balanceCommands, balanceOptions } from './balance-commands.js'
 import { chainCheckOptions, runChainCheck } from './chain-check.js'
 import { CliError } from './cli-error.js'
@@ -27,7 +28,7 @@ export interface CliContext {
 
 export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081'
 
-export const USAGE = `Usage: chainpay-admin [--url URL] [--token TOKEN] [--json] <command>
+export const USAGE = `Usage: chainpay-admin [--url URL] [--token-file FILE] [--json] <command>
 
 Commands:
   merchants create --name NAME [--webhook-url URL] [--fee-bps BPS]
@@ -49,10 +50,12 @@ ${BALANCE_USAGE}
               [--index N] [--xpub XPUB | --seed SEED] [--timeout-ms MS]
 
 Options:
-  --url URL      admin API address (env CHAINPAY_ADMIN_URL, default ${DEFAULT_ADMIN_URL})
-  --token TOKEN  admin token (env CHAINPAY_ADMIN_TOKEN)
-  --json         print the API's answer as JSON
-  -h, --help     show this help
+  --url URL          admin API address (env CHAINPAY_ADMIN_URL, default ${DEFAULT_ADMIN_URL})
+  --token-file FILE  a file holding the admin token that only its owner may read (chmod 600);
+                     without it, env CHAINPAY_ADMIN_TOKEN. Never the token itself on the command
+                     line, where the process list shows it (scripts/admin reads it from DATA_DIR)
+  --json             print the API's answer as JSON
+  -h, --help         show this help
 
 deliveries list prints a merchant's webhook deliveries, newest first (STATUS: pending, delivered,
 failed, no_target), and the cursor of the next page; deliveries redeliver-failed puts every failed
@@ -89,7 +92,9 @@ const SECRETS_NOTICE = 'These secrets will not be shown again: store them now.'
 
 const options = {
   url: { type: 'string' },
+  // refused, with what to use instead (admin-token-source.ts)
   token: { type: 'string' },
+  'token-file': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   name: { type: 'string' },
@@ -126,6 +131,7 @@ export async function runChainpayAdmin(argv: string[], context: CliContext): Pro
       output.out(USAGE)
       return 0
     }
+    if (flags.token !== undefined) throw new CliError(TOKEN_ON_COMMAND_LINE)
     const [group, action, ...args] = positionals
     if (group === undefined) {
       output.err(USAGE)
@@ -148,10 +154,7 @@ export async function runChainpayAdmin(argv: string[], context: CliContext): Pro
     }
     const command = commands[`${group} ${action ?? ''}`.trim()]
     if (command === undefined) throw new CliError(`unknown command '${positionals.join(' ')}'; see --help`)
-    const token = flags.token ?? context.env.CHAINPAY_ADMIN_TOKEN
-    if (token === undefined || token === '') {
-      throw new CliError('an admin token is required: pass --token or set CHAINPAY_ADMIN_TOKEN')
-    }
+    const token = adminTokenOf(flags, context.env)
     const url = flags.url ?? context.env.CHAINPAY_ADMIN_URL ?? DEFAULT_ADMIN_URL
     const api = createAdminApi(url, token)
     await command({

@@ -106,6 +106,7 @@ export async function buildGatewayContext(
     name: 'merchant API',
     host: config.host,
     port: config.port,
+    portVariable: 'PORT',
     logger,
     limits: config.httpLimits,
     // where anyone connects: a share of the port per client address (docs/operations.md, "HTTP limits")
@@ -143,6 +144,7 @@ export async function buildGatewayContext(
     name: 'admin API',
     host: config.adminHost,
     port: config.adminPort,
+    portVariable: 'ADMIN_PORT',
     logger,
     limits: config.httpLimits,
     build: async () =>

@@ -115,10 +115,14 @@ async function createAndPay(plans: readonly PaymentPlan[]): Promise<TrackedPayme
 }
 
 async function expectNothingLost(payments: TrackedPayment[]): Promise<void> {
-  await explained(cluster, async () => {
-    await expectSettledAsPlanned(client, payments, SETTLE_TIMEOUT_MS)
-    await expectWebhooksDelivered(receiver, merchant.webhookSecret, payments, SETTLE_TIMEOUT_MS)
-  })
+  await explained(
+    cluster,
+    async () => {
+      await expectSettledAsPlanned(client, payments, SETTLE_TIMEOUT_MS)
+      await expectWebhooksDelivered(receiver, merchant.webhookSecret, payments, SETTLE_TIMEOUT_MS)
+    },
+    payments,
+  )
 }
 
 const firstHalf = MIXED_PAYMENTS.filter((_planned, index) => index % 2 === 0)

@@ -118,10 +118,14 @@ describe('kill -9 of one service in the middle of a payment stream', () => {
         expect(answer.status, `GET ${payment.plan.label}`).toBe(200)
         expect((answer.body as PaymentBody).paymentId).toBe(payment.paymentId)
       }
-      await explained(cluster, async () => {
-        await expectSettledAsPlanned(client, payments, SETTLE_TIMEOUT_MS)
-        await expectWebhooksDelivered(receiver, merchant.webhookSecret, payments, SETTLE_TIMEOUT_MS)
-      })
+      await explained(
+        cluster,
+        async () => {
+          await expectSettledAsPlanned(client, payments, SETTLE_TIMEOUT_MS)
+          await expectWebhooksDelivered(receiver, merchant.webhookSecret, payments, SETTLE_TIMEOUT_MS)
+        },
+        payments,
+      )
     },
     FAULT_TEST_TIMEOUT_MS,
   )

@@ -79,6 +79,7 @@ export async function buildNotifierContext(
   const healthPort = healthService({
     host: config.host,
     port: config.healthPort,
+    portVariable: 'HEALTH_PORT',
     logger,
     limits: config.httpLimits,
     readiness,

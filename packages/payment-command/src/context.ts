@@ -118,6 +118,7 @@ export async function buildPaymentCommandContext(
     name: 'command API',
     host: config.host,
     port: config.port,
+    portVariable: 'PORT',
     logger,
     limits: config.httpLimits,
     build: async () => {

@@ -42,6 +42,7 @@ export async function buildProjectionContext(
   const healthPort = healthService({
     host: config.host,
     port: config.healthPort,
+    portVariable: 'HEALTH_PORT',
     logger,
     limits: config.httpLimits,
     readiness,

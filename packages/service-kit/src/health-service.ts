@@ -11,11 +11,21 @@ export interface HealthServiceOptions extends HealthAppOptions {
   name?: string
   host: string
   port: number
+  /** the variable that sets the port, named when it is taken (http-service.ts) */
+  portVariable?: string
   /** the configuration's (SharedConfig.httpLimits); the defaults when absent */
   limits?: HttpServerLimits | undefined
 }
 
 export function healthService(options: HealthServiceOptions): Service {
-  const { name = 'health API', host, port, limits, ...app } = options
-  return httpService({ name, host, port, limits, logger: options.logger, build: () => buildHealthApp(app) })
+  const { name = 'health API', host, port, portVariable, limits, ...app } = options
+  return httpService({
+    name,
+    host,
+    port,
+    ...(portVariable === undefined ? {} : { portVariable }),
+    limits,
+    logger: options.logger,
+    build: () => buildHealthApp(app),
+  })
 }

@@ -60,6 +60,27 @@ describe('httpService', () => {
       await new Promise<void>((resolve) => occupant.close(() => resolve()))
     }
   })
+
+  it('names the variable that sets a port in use, for the operator to change', async () => {
+    const port = await freePort()
+    const occupant: Server = createServer()
+    await new Promise<void>((resolve) => occupant.listen(port, '127.0.0.1', resolve))
+    const service = httpService({
+      name: 'admin API',
+      host: '127.0.0.1',
+      port,
+      portVariable: 'ADMIN_PORT',
+      logger,
+      build: () => Fastify(),
+    })
+    try {
+      await expect(service.start()).rejects.toThrow(
+        `admin API cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE); set ADMIN_PORT to a free port`,
+      )
+    } finally {
+      await new Promise<void>((resolve) => occupant.close(() => resolve()))
+    }
+  })
 })
 
 describe('healthService', () => {

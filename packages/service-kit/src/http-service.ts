@@ -20,6 +20,8 @@ export interface HttpServiceOptions {
   name: string
   host: string
   port: number
+  /** the variable that sets the port (PORT, ADMIN_PORT...), named in the error when it is taken */
+  portVariable?: string
   logger: Logger
   build: () => FastifyInstance | Promise<FastifyInstance>
   /** the configuration's (SharedConfig.httpLimits); DEFAULT_HTTP_SERVER_LIMITS when absent */
@@ -90,8 +92,9 @@ function capConnectionsPerAddress(
 }
 
 /**
- * 'admin API cannot listen on 127.0.0.1:8081: the port is in use (EADDRINUSE)': the listener and the
- * port named, for the fatal line an operator reads (service-main.ts)
+ * 'admin API cannot listen on 127.0.0.1:8081: the port is in use (EADDRINUSE); set ADMIN_PORT to a
+ * free port': the listener, the port and what sets it named, for the fatal line an operator reads
+ * (service-main.ts)
  */
 function listenError(options: HttpServiceOptions, error: unknown): Error {
   const code = (error as { code?: unknown }).code
@@ -109,8 +112,19 @@ function listenError(options: HttpServiceOptions, error: unknown): Error {
   const where = options.host.includes(':')
     ? `[${options.host}]:${options.port}`
     : `${options.host}:${options.port}`
-  return Object.assign(new Error(`${options.name} cannot listen on ${where}: ${reason}`, { cause: error }), {
-    code,
-    port: options.port,
-  })
+  const fix =
+    options.portVariable === undefined
+      ? ''
+      : code === 'EADDRINUSE'
+        ? `; set ${options.portVariable} to a free port`
+        : code === 'EACCES'
+          ? `; set ${options.portVariable} to a free port above 1023`
+          : ''
+  return Object.assign(
+    new Error(`${options.name} cannot listen on ${where}: ${reason}${fix}`, { cause: error }),
+    {
+      code,
+      port: options.port,
+    },
+  )
 }

@@ -23,6 +23,7 @@ export function metricsService({ config, registry, logger }: MetricsServiceOptio
     name: 'metrics',
     host: config.metricsHost,
     port: config.metricsPort,
+    portVariable: 'METRICS_PORT',
     logger,
     limits: config.httpLimits,
     build: async () => {

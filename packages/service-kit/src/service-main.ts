@@ -1,7 +1,9 @@
 // The start-up every deployable's main.ts runs: configuration or a one-line complaint, the root
 // logger, the context, then the services until SIGTERM, then the adapters closed. A service that
 // cannot start (a port already taken) stops the process: everything started is stopped, and it exits
-// 1 with one fatal line saying what failed, never left running without one of its parts.
+// 1 with one fatal line saying what failed, never left running without one of its parts. A deployable
+// takes no arguments (its configuration is its environment): --help prints its usage and nothing
+// else is done.
 
 import {
   ConfigError,
@@ -11,6 +13,7 @@ import {
   runUntilSignal,
   type Service,
 } from '@chainpay/platform'
+import { type PortClaim, unavailablePort } from './port-check.js'
 
 /**
  * What a service's package builds from its configuration: its parts as lifecycle services, whether
@@ -38,6 +41,15 @@ export interface ServiceMainOptions<Config extends MainConfig> {
   /** throws ConfigError listing every problem */
   readConfig: () => Config
   buildContext: (config: Config, logger: Logger) => ServiceContext | Promise<ServiceContext>
+  /**
+   * the ports its listeners will take, checked before the context is built (which may write files:
+   * standalone's first start), so that a port in use stops it first, naming its variable
+   */
+  ports?: (config: Config) => PortClaim[]
+  /** what --help prints: the variables it reads; a generic line when absent */
+  usage?: string
+  /** the command line's arguments; process.argv's by default */
+  argv?: readonly string[]
 }
 
 /**
@@ -48,9 +60,16 @@ export async function runServiceMain<Config extends MainConfig>(
   options: ServiceMainOptions<Config>,
 ): Promise<void> {
   const { service } = options
+  if (!argumentsAllowStart(options)) return
   const config = configOrExit(options)
   if (!config) return
   const logger = createRootLogger({ service, level: config.logLevel })
+  const taken = options.ports ? await unavailablePort(options.ports(config)) : undefined
+  if (taken !== undefined) {
+    logger.fatal(`chainpay ${service} cannot start: ${taken}`)
+    process.exitCode = 1
+    return
+  }
   let context: ServiceContext
   try {
     context = await options.buildContext(config, logger)
@@ -85,6 +104,27 @@ export async function runServiceMain<Config extends MainConfig>(
     `chainpay ${service} cannot start: ${reason}`,
   )
   process.exitCode = 1
+}
+
+/**
+ * --help (or -h) prints the usage and exits 0; any other argument is refused, as a mistake (a
+ * setting meant for the environment), with exit code 1. Either way nothing is read or written.
+ */
+function argumentsAllowStart<Config extends MainConfig>(options: ServiceMainOptions<Config>): boolean {
+  const argv = options.argv ?? process.argv.slice(2)
+  if (argv.length === 0) return true
+  const usage =
+    options.usage ??
+    `chainpay ${options.service}: takes no arguments; it is configured by environment variables (docs/operations.md).`
+  if (argv.every((argument) => argument === '--help' || argument === '-h')) {
+    process.stdout.write(`${usage.trimEnd()}\n`)
+    return false
+  }
+  process.stderr.write(
+    `chainpay ${options.service}: unexpected argument '${argv.find((a) => a !== '--help' && a !== '-h')}': it takes no arguments but --help, and is configured by environment variables (see --help)\n`,
+  )
+  process.exitCode = 1
+  return false
 }
 
 function configOrExit<Config extends MainConfig>(options: ServiceMainOptions<Config>): Config | undefined {

@@ -24,6 +24,8 @@ import { type EnvReader, readEnv, secretKeyProblem } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
   checkAdminToken,
+  isLoopbackHost,
+  type PortClaim,
   type ReadTextFile,
   readCallbackUrlPolicy,
   readPreviousEncryptionKeys,
@@ -127,7 +129,8 @@ export function readStandaloneConfig(
     checkout: readCheckoutSettings(read, ports.port),
   }
   checkApiPorts(read, ports, shared.metricsPort)
-  if (!live) refuseKeyMaterial(read)
+  if (live) refuseLocalPublicUrl(read, config.checkout.publicUrl)
+  else refuseKeyMaterial(read)
   for (const name of DISTRIBUTED_ONLY_VARIABLES) {
     if (read.optionalString(name) !== undefined) {
       read.problem(
@@ -137,6 +140,37 @@ export function readStandaloneConfig(
   }
   read.done()
   return config
+}
+
+/** the ports standalone listens on, checked before its first start writes anything (service-main.ts) */
+export function standalonePorts(config: StandaloneConfig): PortClaim[] {
+  return [
+    { variable: 'PORT', host: config.host, port: config.port },
+    { variable: 'ADMIN_PORT', host: config.adminHost, port: config.adminPort },
+    { variable: 'METRICS_PORT', host: config.metricsHost, port: config.metricsPort },
+  ]
+}
+
+/**
+ * With real chains, every checkoutUrl and webhook link is built on PUBLIC_URL, and customers open
+ * them on their own phones: a loopback one (the default http://localhost:{PORT}) is a page no
+ * customer can reach. ALLOW_LOOPBACK_PUBLIC_URL=true lets a trial on this machine through
+ * (docs/going-live.md, "The public address").
+ */
+function refuseLocalPublicUrl(read: EnvReader, publicUrl: string): void {
+  const allowed = read.bool('ALLOW_LOOPBACK_PUBLIC_URL', { default: false })
+  const host = URL.parse(publicUrl)?.hostname
+  if (allowed || host === undefined || !isLocalOnlyHost(host)) return
+  const given = read.optionalString('PUBLIC_URL') === undefined ? ' (the default)' : ''
+  read.problem(
+    `PUBLIC_URL: ${publicUrl}${given} is this machine only, but with CHAIN_MODE=rpc customers open checkoutUrl on their own devices: set PUBLIC_URL to the public https origin whose proxy forwards /pay/* and /api/merchant/v1/* here (docs/going-live.md), or ALLOW_LOOPBACK_PUBLIC_URL=true for a trial on this machine`,
+  )
+}
+
+/** loopback, a *.localhost name, or the unspecified address: no customer's device reaches it */
+function isLocalOnlyHost(host: string): boolean {
+  const bare = host.toLowerCase().replace(/^\[(.*)\]$/, '$1')
+  return isLoopbackHost(bare) || bare.endsWith('.localhost') || bare === '0.0.0.0' || bare === '::'
 }
 
 function readOptionalEncryptionKey(read: EnvReader): string | undefined {

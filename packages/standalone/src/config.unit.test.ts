@@ -19,6 +19,7 @@ const live = {
   SOLANA_DEVNET_RPC_URL: 'https://api.devnet.solana.com',
   TRON_ACCOUNT_XPUB: wallet.tronAccountXpub,
   SOLANA_SEED: wallet.solanaSeed,
+  PUBLIC_URL: 'https://pay.example.com',
 }
 
 describe('readStandaloneConfig', () => {
@@ -118,6 +119,32 @@ describe('readStandaloneConfig', () => {
         expect.stringMatching(/^PUBLIC_URL: expected an origin without path, query, fragment or credentials/),
       ])
     }
+  })
+
+  it('with CHAIN_MODE=rpc, refuses a PUBLIC_URL no customer reaches (this machine only), unless ALLOW_LOOPBACK_PUBLIC_URL says so', () => {
+    const { PUBLIC_URL, ...withoutPublicUrl } = live
+    expect(problemsOf(withoutPublicUrl)).toEqual([
+      'PUBLIC_URL: http://localhost:8080 (the default) is this machine only, but with CHAIN_MODE=rpc customers open checkoutUrl on their own devices: set PUBLIC_URL to the public https origin whose proxy forwards /pay/* and /api/merchant/v1/* here (docs/going-live.md), or ALLOW_LOOPBACK_PUBLIC_URL=true for a trial on this machine',
+    ])
+    for (const local of [
+      'http://127.0.0.1:8080',
+      'http://127.0.0.2',
+      'http://[::1]:8080',
+      'https://shop.localhost',
+      'http://0.0.0.0:8080',
+    ]) {
+      expect(problemsOf({ ...live, PUBLIC_URL: local }), local).toEqual([
+        expect.stringMatching(
+          new RegExp(`^PUBLIC_URL: ${local.replace(/[.[\]]/g, '\\$&')} is this machine only`),
+        ),
+      ])
+    }
+    expect(readStandaloneConfig(live).checkout.publicUrl).toBe('https://pay.example.com')
+    expect(
+      readStandaloneConfig({ ...withoutPublicUrl, ALLOW_LOOPBACK_PUBLIC_URL: 'true' }).checkout.publicUrl,
+    ).toBe('http://localhost:8080')
+    // simulated chains: the page is this machine's to try
+    expect(problemsOf({})).toEqual([])
   })
 
   it('checks them as the services do, never repeating them', () => {

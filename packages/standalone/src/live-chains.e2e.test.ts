@@ -42,6 +42,8 @@ beforeAll(async () => {
     dataDir,
     env: {
       CHAIN_MODE: 'rpc',
+      // the customer's page on this machine: a trial, as going-live.md's first run
+      ALLOW_LOOPBACK_PUBLIC_URL: 'true',
       CHAIN_NETWORKS: 'TRON_NILE,SOLANA_DEVNET',
       TRON_NILE_RPC_URL: node.tronUrl('TRON_NILE'),
       SOLANA_DEVNET_RPC_URL: node.solanaUrl('SOLANA_DEVNET'),
@@ -235,6 +237,7 @@ describe('standalone on real nodes, under the production rules it takes by defau
       clock: { now: () => new Date() },
       env: {
         CHAIN_MODE: 'rpc',
+        PUBLIC_URL: 'https://pay.shop.example',
         CHAIN_NETWORKS: 'TRON_NILE',
         TRON_NILE_RPC_URL: node.tronUrl('TRON_NILE'),
         TRON_ACCOUNT_XPUB: wallet.tronAccountXpub,

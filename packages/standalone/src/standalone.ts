@@ -21,7 +21,12 @@ import {
   systemClock,
 } from '@chainpay/platform'
 import { buildProjectionContext } from '@chainpay/projection'
-import { createServiceMetrics, metricsService, type ServiceContext } from '@chainpay/service-kit'
+import {
+  createServiceMetrics,
+  isLoopbackHost,
+  metricsService,
+  type ServiceContext,
+} from '@chainpay/service-kit'
 import type { StandaloneConfig } from './config.js'
 import {
   dataFiles,
@@ -179,14 +184,19 @@ export async function buildStandaloneContext(
       )
     }
 
+    warnIfAdminExposed(config, logger)
+    const watchers = new Set(chainIndexer.watchers)
     return {
-      // the chains first, the APIs last: the process says it is ready once it answers
+      // The chains (the simulator), the services, the APIs, then what reads the nodes: the simulated
+      // nodes answer over RPC on the merchant port, which must listen before the first call (no
+      // ECONNREFUSED at start). Stopped in reverse: the watchers first, while the port still answers.
       services: [
-        ...chainIndexer.services,
+        ...chainIndexer.services.filter((service) => !watchers.has(service)),
         ...paymentCommand.services,
         ...projection.services,
         ...notifier.services,
         ...gateway.services,
+        ...chainIndexer.watchers,
         metricsService({ config, registry: metrics.registry, logger }),
         readyAnnouncement(config, logger),
       ],
@@ -252,6 +262,19 @@ function developmentKeys(dataDir: string, logger: Logger): AddressKeys {
     )
   }
   return { tronAccountXpub: wallet.tronAccountXpub, solanaSeed: wallet.solanaSeed }
+}
+
+/**
+ * The admin API creates merchants and issues keys with one bearer token: on an address other machines
+ * reach (ADMIN_HOST=0.0.0.0), anyone who reaches the port may try it. Allowed (a private network, a
+ * container), but never silently (docs/operations.md, "Standalone").
+ */
+function warnIfAdminExposed(config: StandaloneConfig, logger: Logger): void {
+  if (isLoopbackHost(config.adminHost)) return
+  logger.warn(
+    { adminHost: config.adminHost, adminPort: config.adminPort },
+    `the admin API listens on ${config.adminHost}:${config.adminPort} (ADMIN_HOST), reachable from other machines: anyone who reaches it can try the admin token. Keep ADMIN_HOST=127.0.0.1 and reach it over SSH, or allow only the operator's network to port ${config.adminPort} (docs/operations.md)`,
+  )
 }
 
 /** the line an operator waits for: where the APIs answer */

@@ -2,7 +2,7 @@
 // with the other port answering (healthy, ready, and 503 to every create), but stop everything and
 // exit 1 saying which port (docs/operations.md, "Standalone").
 
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -45,15 +45,18 @@ async function listening(port: number): Promise<boolean> {
 
 describe('standalone with a port already taken', () => {
   it.each([
-    ['the admin port', 'admin API', 'ADMIN_PORT'],
-    ['the merchant port, once the admin API listens', 'merchant API', 'PORT'],
-    ['the metrics port, once both APIs listen', 'metrics', 'METRICS_PORT'],
+    ['the admin port', 'ADMIN_PORT'],
+    ['the merchant port', 'PORT'],
+    ['the metrics port', 'METRICS_PORT'],
   ] as const)(
-    'exits 1 when %s is taken, naming it, and leaves nothing listening',
-    async (_case, listener, taken) => {
+    'exits 1 when %s is taken, naming the variable to set, before creating anything, and leaves nothing listening',
+    async (_case, taken) => {
       const ports = { PORT: await freePort(), ADMIN_PORT: await freePort(), METRICS_PORT: await freePort() }
+      // a real socket holds the port, as another program on the machine would
       const occupant = await occupy(ports[taken])
-      const dataDir = newDataDir()
+      const parent = newDataDir()
+      // a first start: the data directory does not exist yet
+      const dataDir = join(parent, 'data')
       try {
         // resolves only once the process has exited: one that kept serving would never get here
         const { code, stdout } = await runToExit(mainScript, {
@@ -66,23 +69,56 @@ describe('standalone with a port already taken', () => {
           LOG_LEVEL: 'warn',
         })
         expect(code).toBe(1)
-        const fatal = stdout
+        const lines = stdout
           .split('\n')
           .filter((line) => line.startsWith('{'))
           .map((line) => JSON.parse(line) as { level: string; msg: string })
-          .filter((line) => line.level === 'fatal')
-        expect(fatal.map((line) => line.msg)).toEqual([
-          `chainpay standalone cannot start: ${listener} cannot listen on 127.0.0.1:${ports[taken]}: the port is in use (EADDRINUSE)`,
+        expect(lines.map((line) => [line.level, line.msg])).toEqual([
+          [
+            'fatal',
+            `chainpay standalone cannot start: port ${ports[taken]} (${taken}) on 127.0.0.1 is in use (EADDRINUSE): set ${taken} to a free port`,
+          ],
         ])
+        // no secrets, wallet, database or demo merchant left behind for a start that could not be
+        expect(existsSync(dataDir)).toBe(false)
       } finally {
         await occupant.close()
-        rmSync(dataDir, { recursive: true, force: true })
+        rmSync(parent, { recursive: true, force: true })
       }
       expect(await listening(ports.PORT)).toBe(false)
       expect(await listening(ports.ADMIN_PORT)).toBe(false)
       expect(await listening(ports.METRICS_PORT)).toBe(false)
     },
   )
+})
+
+describe('standalone run with arguments', () => {
+  it('prints its usage for --help and does nothing else: no data directory, no secrets', async () => {
+    const parent = newDataDir()
+    const dataDir = join(parent, 'data')
+    try {
+      const help = await runToExit(
+        mainScript,
+        { DATA_DIR: dataDir, PORT: String(await freePort()) },
+        { args: ['--help'] },
+      )
+      expect(help.code).toBe(0)
+      expect(help.stdout).toContain('Usage: scripts/start')
+      expect(help.stdout).toContain('ADMIN_PORT=8081')
+      expect(help.stdout).toContain('METRICS_PORT=9464')
+      // refused, not ignored: a setting meant for the environment
+      const wrong = await runToExit(
+        mainScript,
+        { DATA_DIR: dataDir, PORT: String(await freePort()) },
+        { args: ['--port=9000'] },
+      )
+      expect(wrong.code).toBe(1)
+      expect(wrong.stderr).toContain("unexpected argument '--port=9000'")
+      expect(existsSync(dataDir)).toBe(false)
+    } finally {
+      rmSync(parent, { recursive: true, force: true })
+    }
+  })
 })
 
 describe('standalone on a data directory written by a newer build', () => {

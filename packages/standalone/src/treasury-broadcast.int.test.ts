@@ -36,17 +36,10 @@ async function wallet(argv: string[], token = standalone.adminToken()) {
   const out: string[] = []
   const err: string[] = []
   const code = await runChainpayWallet(
-    [
-      ...argv,
-      '--rpc-url',
-      `${standalone.baseUrl}/chains/SOLANA`,
-      '--url',
-      standalone.adminUrl,
-      '--token',
-      token,
-    ],
+    [...argv, '--rpc-url', `${standalone.baseUrl}/chains/SOLANA`, '--url', standalone.adminUrl],
     {
-      env: {},
+      // the token from the environment: never on the command line (docs/treasury.md)
+      env: { CHAINPAY_ADMIN_TOKEN: token },
       out: (line) => out.push(line),
       err: (line) => err.push(line),
       promptSecret: () => Promise.reject(new Error('no prompt')),

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { defaultAssetRegistry, toUnits } from '@chainpay/domain'
 import { createAdminApi } from './admin-api.js'
+import { adminTokenOf, TOKEN_ON_COMMAND_LINE } from './admin-token-source.js'
 import { broadcastSigned, statePathOf } from './broadcaster.js'
 import { CommandError } from './command-error.js'
 import { refuseNetwork } from './offline-guard.js'
@@ -38,10 +39,10 @@ export const USAGE = `Usage: chainpay-wallet <plan | sign | broadcast | keys> [o
        [--energy burn|delegate] [--treasury-path PATH | --treasury-external] [--wallet ID]
        [--min CURRENCY=AMOUNT ...] [--rate CURRENCY=NATIVE_PER_TOKEN ...] [--allow-loss]
        [--nonce-account ADDRESS ...]
-       [--url ADMIN_URL] [--token ADMIN_TOKEN]
+       [--url ADMIN_URL] [--token-file FILE]
   sign --plan PLAN.json --out SIGNED.json [--mnemonic-file FILE] [--treasury-key-file FILE]
   broadcast --signed SIGNED.json [--rpc-url URL] [--solidity-url URL] [--api-key KEY] [--poll-ms MS]
-       [--max-polls N] [--url ADMIN_URL] [--token ADMIN_TOKEN]
+       [--max-polls N] [--url ADMIN_URL] [--token-file FILE]
   keys --solana-seed-out FILE [--tron-mnemonic-file FILE] [--solana-mnemonic-file FILE]
 
 plan reads the addresses that received funds (GET /admin/v1/balances), what each holds on chain,
@@ -53,7 +54,10 @@ holds; takes back delegated energy whatever happened; records each sweep once fi
 /admin/v1/sweeps); and can be run again after any failure. The treasury's key derives from the
 mnemonic at --treasury-path (TRON: m/44'/195'/1'/0/0 by default) or is its own
 (--treasury-external, signed with --treasury-key-file); a Solana plan
-names one of them, as payment-command holds the Solana seed online. Node URLs default to
+names one of them, as payment-command holds the Solana seed online. plan and broadcast call the admin
+API at --url (CHAINPAY_ADMIN_URL, default ${DEFAULT_ADMIN_URL}) with the token of CHAINPAY_ADMIN_TOKEN or
+of --token-file (never on the command line, where the process list shows it; scripts/wallet takes
+both from the instance's DATA_DIR, ADMIN_HOST and ADMIN_PORT). Node URLs default to
 <NETWORK>_RPC_URL (and <NETWORK>_SOLIDITY_RPC_URL), API keys to <NETWORK>_RPC_API_KEY. keys works offline too: from
 a TRON mnemonic and a Solana one (files, or prompts), it prints the TRON account xpub
 (m/44'/195'/0') and writes the Solana seed to a new file of mode 0600, what chainpay-admin merchants
@@ -76,7 +80,9 @@ const options = {
   'allow-loss': { type: 'boolean' },
   'nonce-account': { type: 'string', multiple: true },
   url: { type: 'string' },
+  // refused, with what to use instead (admin-token-source.ts)
   token: { type: 'string' },
+  'token-file': { type: 'string' },
   plan: { type: 'string' },
   'mnemonic-file': { type: 'string' },
   'treasury-key-file': { type: 'string' },
@@ -104,6 +110,7 @@ export async function runChainpayWallet(argv: string[], context: WalletCommandCo
       context.out(USAGE)
       return 0
     }
+    if (flags.token !== undefined) throw new CommandError(TOKEN_ON_COMMAND_LINE)
     const [command, ...rest] = positionals
     if (rest.length > 0) throw new CommandError(`unexpected arguments: ${rest.join(' ')}`)
     if (command === 'plan') await plan(flags, context)
@@ -222,7 +229,7 @@ async function sign(flags: Flags, context: WalletCommandContext): Promise<void> 
 /** refuses the network for the rest of the process, and any option that would need it */
 function goOffline(command: 'sign' | 'keys', flags: Flags): void {
   refuseNetwork(command)
-  const online = (['url', 'token', 'rpc-url', 'solidity-url', 'api-key'] as const).find(
+  const online = (['url', 'token', 'token-file', 'rpc-url', 'solidity-url', 'api-key'] as const).find(
     (name) => flags[name] !== undefined,
   )
   if (online !== undefined) throw new CommandError(`${command} works offline and takes no --${online}`)
@@ -301,8 +308,7 @@ async function broadcast(flags: Flags, context: WalletCommandContext): Promise<v
 //////// helpers
 
 function admin(flags: Flags, context: WalletCommandContext) {
-  const token = flags.token ?? context.env.CHAINPAY_ADMIN_TOKEN
-  if (!token) throw new CommandError('an admin token is required: pass --token or set CHAINPAY_ADMIN_TOKEN')
+  const token = adminTokenOf(flags, context.env)
   return createAdminApi(flags.url ?? context.env.CHAINPAY_ADMIN_URL ?? DEFAULT_ADMIN_URL, token)
 }
 

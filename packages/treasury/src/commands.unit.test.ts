@@ -46,10 +46,38 @@ describe('chainpay-wallet command line', () => {
       'error: --min USDT=0.0000001: 0.0000001 has more than 6 decimal places',
     ])
     expect((await run([...base, '--network', 'TRON'], { TRON_RPC_URL: 'http://127.0.0.1:9' })).err).toEqual([
-      'error: an admin token is required: pass --token or set CHAINPAY_ADMIN_TOKEN',
+      'error: an admin token is required: set CHAINPAY_ADMIN_TOKEN or pass --token-file FILE (scripts/wallet reads it from DATA_DIR)',
     ])
     expect((await run([...base, '--network', 'SOLANA'], env)).err).toEqual([
       'error: a node is required: pass --rpc-url or set SOLANA_RPC_URL',
     ])
+  })
+
+  it('never takes the admin token on the command line, where the process list shows it', async () => {
+    const refused = await run(
+      [
+        'plan',
+        '--network',
+        'TRON',
+        '--treasury',
+        'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
+        '--out',
+        '/nonexistent/plan.json',
+        '--token',
+        'token-0123456789abcdef0123456789',
+      ],
+      { TRON_RPC_URL: 'http://127.0.0.1:9' },
+    )
+    expect(refused).toEqual({
+      code: 1,
+      out: [],
+      err: [
+        'error: --token would show the admin token to every user of this machine (the process list): set CHAINPAY_ADMIN_TOKEN, or pass --token-file FILE (a file only you can read); scripts/wallet reads it from DATA_DIR',
+      ],
+    })
+    // before anything else is read
+    expect((await run(['broadcast', '--signed', '/nonexistent/signed.json', '--token', 'x'])).err).toEqual(
+      refused.err,
+    )
   })
 })

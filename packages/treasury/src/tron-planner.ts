@@ -68,6 +68,12 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
   // the reference block is a solidified one, as java-tron's own builders take (a head block could be
   // forked out, and with it every transaction that references it); the expiration counts from it too
   const head = await tronWeb.trx.getConfirmedCurrentBlock()
+  // a chain too young to have solidified a block (a fresh test network or simulator) answers {}
+  if ((head as Partial<typeof head>).block_header?.raw_data === undefined) {
+    throw new CommandError(
+      `the TRON node has no solidified block to build the plan on yet (walletsolidity/getnowblock answered none): a chain solidifies a block once 19 were produced on top of it, so wait a minute and plan again; if this lasts, check --solidity-url`,
+    )
+  }
   const expiration = head.block_header.raw_data.timestamp + MAX_EXPIRATION_MS - EXPIRATION_MARGIN_MS
   const blockHeader = {
     ref_block_bytes: head.block_header.raw_data.number.toString(16).slice(-4).padStart(4, '0'),

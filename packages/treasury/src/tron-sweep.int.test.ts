@@ -388,3 +388,26 @@ describe('TRON broadcast: a sweep is recorded once final', () => {
     )
   })
 })
+
+describe('TRON plan on a chain with nothing solidified yet', () => {
+  it('says to wait and plan again, rather than fail on the empty block the solidity node answers', async () => {
+    // not started: it produces no block
+    const young = await startSimulatorNode({ networks: [{ network: NETWORK, blockIntervalMs: 3000 }] })
+    try {
+      // the treasury funded in a block, which needs 18 more on top to be solidified
+      await young.simulator.submitTransfer(NETWORK, {
+        to: wallet.tronTreasury.address,
+        amount: '100',
+        currency: 'TRX',
+      })
+      await young.simulator.mineBlocks(NETWORK, 2)
+      const payments = await paid([{ index: 20, usdt: '5' }])
+      const rows = payments.flatMap((payment) => payment.rows)
+      await expect(
+        planAndSign(rows, { ...input(), rpcUrl: young.tronUrl(NETWORK) }, 'TRON', wallet),
+      ).rejects.toThrow(/no solidified block to build the plan on yet .* wait a minute and plan again/)
+    } finally {
+      await young.close()
+    }
+  })
+})

@@ -127,15 +127,40 @@ export function outputTails(cluster: TestCluster): string {
   }).join('\n')
 }
 
-/** runs `check`; a failure carries the end of each service's output */
-export async function explained<T>(cluster: TestCluster, check: () => Promise<T>): Promise<T> {
+/** each service's lines that name one of the payments (its id or where it is paid), the last `max` of each */
+export function linesAbout(cluster: TestCluster, payments: readonly TrackedPayment[], max = 25): string {
+  const needles = payments.flatMap((payment) => [payment.paymentId, payment.payTo])
+  return SERVICE_NAMES.map((name) => {
+    const lines = cluster
+      .service(name)
+      .output()
+      .split('\n')
+      .filter((line) => needles.some((needle) => line.includes(needle)))
+    return `[${name}] ${lines.length} lines${lines.length > max ? `, the last ${max}` : ''}\n${lines.slice(-max).join('\n')}`
+  }).join('\n')
+}
+
+/**
+ * runs `check`; a failure carries the end of each service's output, then what each said about the
+ * payments named (last, where a truncated log still shows it)
+ */
+export async function explained<T>(
+  cluster: TestCluster,
+  check: () => Promise<T>,
+  payments: readonly TrackedPayment[] = [],
+): Promise<T> {
   try {
     return await check()
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
-    throw new Error(`${message}\n--- the services' output, the end of each:\n${outputTails(cluster)}`, {
-      cause: error,
-    })
+    const about =
+      payments.length === 0
+        ? ''
+        : `\n--- what the services said of the payments:\n${linesAbout(cluster, payments)}`
+    throw new Error(
+      `--- the services' output, the end of each:\n${outputTails(cluster)}${about}\n--- ${message}`,
+      { cause: error },
+    )
   }
 }
 
@@ -264,13 +289,28 @@ export async function expectSettledAsPlanned(
   timeoutMs: number,
 ): Promise<Map<string, PaymentBody>> {
   const seen = new Map<string, PaymentBody>()
+  /** the last answer other than 200 of each payment's GET, or why there was none, until a 200 */
+  const failed = new Map<string, string>()
+  /** the payments whose GET has not answered yet */
+  const waiting = new Set<string>()
   await eventually(
     'every payment settled with everything paid',
     async () => {
       await Promise.all(
         payments.map(async (payment) => {
-          const answer = await client.getPayment(payment.paymentId).catch(() => undefined)
-          if (answer?.status === 200) seen.set(payment.paymentId, answer.body as PaymentBody)
+          waiting.add(payment.paymentId)
+          const answer = await client
+            .getPayment(payment.paymentId)
+            .catch((error: unknown) => {
+              failed.set(payment.paymentId, error instanceof Error ? error.message : String(error))
+              return undefined
+            })
+            .finally(() => waiting.delete(payment.paymentId))
+          if (answer === undefined) return
+          if (answer.status === 200) {
+            seen.set(payment.paymentId, answer.body as PaymentBody)
+            failed.delete(payment.paymentId)
+          } else failed.set(payment.paymentId, `${answer.status} ${JSON.stringify(answer.body)}`)
         }),
       )
       const done = payments.every((payment) => {
@@ -288,7 +328,11 @@ export async function expectSettledAsPlanned(
     () =>
       payments.map((payment) => {
         const current = seen.get(payment.paymentId)
-        return [payment.plan.label, current?.status, current?.receivedAmount, current?.confirmations]
+        const last = [payment.plan.label, current?.status, current?.receivedAmount, current?.confirmations]
+        const failure = failed.get(payment.paymentId)
+        if (failure !== undefined) last.push(`GET since: ${failure}`)
+        if (waiting.has(payment.paymentId)) last.push('a GET not answered yet')
+        return last
       }),
   )
   for (const payment of payments) {
