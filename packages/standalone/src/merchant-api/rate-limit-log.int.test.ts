@@ -40,6 +40,7 @@ describe('answers past a rate limit: counted every one, logged sampled', () => {
       perAddressMax: 3,
     })
     const flood = 500
+    const linesBefore = fixture.logLines().length
     const statuses: number[] = []
     for (let request = 0; request < flood; request += 1) {
       const response = await fixture.app.inject({
@@ -52,6 +53,7 @@ describe('answers past a rate limit: counted every one, logged sampled', () => {
     expect(statuses.filter((status) => status === 429)).toHaveLength(flood - 3)
     expect(await limitedCount('checkout', 'per_address')).toBe(flood - 3)
     // the three within the limit are logged as any request; the 497 past it in one line
+    expect(fixture.logLines().length - linesBefore).toBe(4)
     expect(requestLines()).toHaveLength(3)
     expect(limitedLines()).toEqual([
       expect.objectContaining({
@@ -95,9 +97,11 @@ describe('answers past a rate limit: counted every one, logged sampled', () => {
       perAddressMax: 10_000,
     })
     const flood = 200
+    const linesBefore = fixture.logLines().length
     for (let request = 0; request < flood; request += 1) {
       await fixture.send('GET', `${PAYMENTS}/${SOME_ID}`)
     }
+    expect(fixture.logLines().length - linesBefore).toBe(4)
     expect(await limitedCount('merchant_api', 'per_api_key')).toBe(flood - 3)
     expect(await limitedCount('merchant_api', 'per_address')).toBe(0)
     expect(requestLines()).toHaveLength(3)
