@@ -14,6 +14,7 @@ import type { ReadYourWrites } from '../routes/read-your-writes.js'
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from './checkout-assets.js'
 import { dueAmountOf, renderCheckoutPage, renderNotFoundPage } from './checkout-page.js'
 import { type CheckoutLanguage, checkoutTexts, pickLanguage } from './checkout-texts.js'
+import { cspOriginOf } from './csp-origin.js'
 import type { MerchantLogos } from './merchant-logos.js'
 import { paymentRequestOf, qrSvg } from './payment-request.js'
 
@@ -37,7 +38,25 @@ export interface CheckoutRoutesDeps {
   clock: Clock
 }
 
-type TokenRequest = FastifyRequest<{ Params: { token: string }; Querystring: { lang?: string } }>
+/** a repeated query parameter (?lang=de&lang=en) arrives as an array: the first one counts */
+type TokenRequest = FastifyRequest<{
+  Params: { token: string }
+  Querystring: Record<string, string | string[] | undefined>
+}>
+
+/** the first value of a query parameter, whether given once or repeated */
+export function firstQueryValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
+/**
+ * Where the cancel form sends the customer: cancelRedirectUrl when its origin can be written into
+ * the page's CSP (form-action, which Chrome applies to the form's redirect too), else the page
+ * itself, which says the payment was canceled and links back to the shop.
+ */
+function cancelTargetOf(cancelRedirectUrl: string | null | undefined, path: string): string {
+  return cancelRedirectUrl && cspOriginOf(cancelRedirectUrl) !== null ? cancelRedirectUrl : path
+}
 
 export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app, deps) => {
   const { readYourWrites, commands, checkoutLinks, settings, clock } = deps
@@ -79,7 +98,7 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
   )
 
   const languageOf = (request: TokenRequest): CheckoutLanguage =>
-    pickLanguage(request.query.lang, request.headers['accept-language'])
+    pickLanguage(firstQueryValue(request.query.lang), request.headers['accept-language'])
 
   const notFound = (request: TokenRequest, reply: FastifyReply) => {
     const language = languageOf(request)
@@ -123,7 +142,9 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
         })
       : { qrText: created.address, walletLink: null }
     const path = `/pay/${request.params.token}`
-    const formTargets = created.cancelRedirectUrl ? [new URL(created.cancelRedirectUrl).origin] : []
+    // never the merchant's string itself: only an origin a CSP source list can hold (csp-origin.ts)
+    const cancelOrigin = created.cancelRedirectUrl ? cspOriginOf(created.cancelRedirectUrl) : null
+    const formTargets = cancelOrigin === null ? [] : [cancelOrigin]
     reply.header('content-security-policy', contentSecurityPolicy(formTargets))
     return reply.type('text/html; charset=utf-8').send(
       renderCheckoutPage({
@@ -177,7 +198,8 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     const payment: OpenPayment = snapshot.payment
     const { created } = payment
     const path = `/pay/${request.params.token}`
-    if (payment.status === 'canceled') return reply.redirect(created.cancelRedirectUrl ?? path, 303)
+    const cancelTarget = cancelTargetOf(created.cancelRedirectUrl, path)
+    if (payment.status === 'canceled') return reply.redirect(cancelTarget, 303)
     // what the merchant could not cancel either (paid, a transfer seen...): the page says what it is
     if (!isCancelable(payment)) return reply.redirect(path, 303)
     const canceled = await commands
@@ -190,6 +212,6 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     if (canceled === null) return reply.redirect(path, 303)
     // the page shows the cancellation at once, whether or not the projection has it yet
     await readYourWrites.saveAfterCommand(canceled, request.log)
-    return reply.redirect(created.cancelRedirectUrl ?? path, 303)
+    return reply.redirect(cancelTarget, 303)
   })
 }

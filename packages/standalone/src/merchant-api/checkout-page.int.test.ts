@@ -282,3 +282,86 @@ describe('POST /pay/{token}/cancel', () => {
     expect(read.status).toBe('pending')
   })
 })
+
+describe('query parameters, the CSP and the logs of the checkout routes', () => {
+  const formPost = {
+    origin: FIXTURE_PUBLIC_URL,
+    'sec-fetch-site': 'same-origin',
+    'content-type': 'application/x-www-form-urlencoded',
+  }
+
+  it('takes the first of a repeated ?lang= on every checkout route, never a 500', async () => {
+    const path = pathOf(await created())
+    const page = await fixture.app.inject({ method: 'GET', url: `${path}?lang=de&lang=en` })
+    expect(page.statusCode).toBe(200)
+    expect(page.body).toContain('<html lang="de">')
+    for (const [method, url] of [
+      ['GET', `${path}?lang=a&lang=b`],
+      ['GET', `${path}?lang=&lang[]=x&lang=de`],
+      ['GET', `${path}/status?lang=a&lang=b`],
+      ['GET', `${path}/logo?lang=a&lang=b`],
+      ['GET', `/pay/${'A'.repeat(44)}?lang=a&lang=b`],
+      ['GET', '/pay/assets/checkout.css?lang=a&lang=b'],
+      ['GET', '/favicon.ico?lang=a&lang=b'],
+      ['POST', `${path}/cancel?lang=a&lang=b`],
+    ] as const) {
+      const response = await fixture.app.inject({
+        method,
+        url,
+        ...(method === 'POST' ? { headers: formPost, payload: '' } : {}),
+      })
+      expect(response.statusCode, url).toBeLessThan(500)
+    }
+    expect(fixture.logLines().filter((line) => /"level":"(error|fatal)"/.test(line))).toEqual([])
+  })
+
+  it('writes only a CSP source of cancelRedirectUrl into form-action, and never a string that splits a directive', async () => {
+    const payment = await created({ cancelRedirectUrl: 'https://a;script-src*;x/' })
+    const path = pathOf(payment)
+    const page = await fixture.app.inject({ method: 'GET', url: path })
+    expect(page.statusCode).toBe(200)
+    const policy = page.headers['content-security-policy'] as string
+    expect(policy).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    )
+    expect(policy).not.toContain('script-src*')
+    // the browser would refuse the redirect to it (form-action): the page itself says canceled
+    const cancel = await fixture.app.inject({
+      method: 'POST',
+      url: `${path}/cancel`,
+      headers: formPost,
+      payload: '',
+    })
+    expect(cancel.statusCode).toBe(303)
+    expect(cancel.headers.location).toBe(path)
+  })
+
+  it('never logs the checkout token: page views, status polls, logo, cancel and unknown paths under it', async () => {
+    const payment = await created()
+    const path = pathOf(payment)
+    const token = path.slice('/pay/'.length)
+    for (const [method, url] of [
+      ['GET', path],
+      ['GET', `${path}?lang=de`],
+      ['GET', `${path}/status`],
+      ['GET', `${path}/logo`],
+      ['GET', `${path}/status/`],
+      ['GET', `${path}/nothing`],
+      ['POST', `${path}/cancel`],
+    ] as const) {
+      await fixture.app.inject({
+        method,
+        url,
+        ...(method === 'POST' ? { headers: formPost, payload: '' } : {}),
+      })
+    }
+    const lines = fixture.logLines()
+    const requestLines = lines.filter((line) => line.includes('"request completed"'))
+    expect(requestLines.filter((line) => line.includes('/pay/[redacted]'))).toHaveLength(7)
+    expect(requestLines.join('\n')).toContain('"url":"/pay/[redacted]/status"')
+    expect(lines.filter((line) => line.includes(token))).toEqual([])
+    // nor any part of it long enough to open the page
+    expect(lines.filter((line) => line.includes(token.slice(22)))).toEqual([])
+  })
+})
