@@ -12,9 +12,11 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { limitRequestsPerAddress, type RateLimitSettings } from '../rate-limit.js'
 import type { ReadYourWrites } from '../routes/read-your-writes.js'
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from './checkout-assets.js'
-import { dueAmountOf, renderCheckoutPage, renderNotFoundPage } from './checkout-page.js'
+import { dueAmountOf, renderCancelPage, renderCheckoutPage, renderNotFoundPage } from './checkout-page.js'
 import { type CheckoutLanguage, checkoutTexts, pickLanguage } from './checkout-texts.js'
 import { cspOriginOf } from './csp-origin.js'
+import { explorerOf } from './explorers.js'
+import { FAVICON_ICO, ICON_PATH, ICON_SVG } from './icons.js'
 import type { MerchantLogos } from './merchant-logos.js'
 import { paymentRequestOf, qrSvg } from './payment-request.js'
 
@@ -74,14 +76,15 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
   const contentSecurityPolicy = (formTargets: string[] = []) =>
     `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; ` +
     `form-action ${["'self'", ...formTargets].join(' ')}; base-uri 'none'; frame-ancestors ${ancestors}`
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', async (_request, reply) => {
     if (!reply.hasHeader('content-security-policy')) {
       reply.header('content-security-policy', contentSecurityPolicy())
     }
     if (settings.frameAncestors.length === 0) reply.header('x-frame-options', 'DENY')
     reply.header('referrer-policy', 'no-referrer')
     reply.header('x-content-type-options', 'nosniff')
-    if (!request.url.startsWith('/pay/assets/')) reply.header('cache-control', 'no-store')
+    // the assets and the icon say how long they may be kept; nothing else may be
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
   })
 
   app.get('/pay/assets/checkout.css', async (_request, reply) =>
@@ -95,6 +98,17 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
       .type('text/javascript; charset=utf-8')
       .header('cache-control', 'public, max-age=300')
       .send(CHECKOUT_SCRIPT),
+  )
+
+  app.get(ICON_PATH, async (_request, reply) =>
+    reply
+      .type('image/svg+xml; charset=utf-8')
+      .header('cache-control', 'public, max-age=86400')
+      .send(ICON_SVG),
+  )
+  // browsers ask for it by themselves, on the page's origin
+  app.get('/favicon.ico', async (_request, reply) =>
+    reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(FAVICON_ICO),
   )
 
   const languageOf = (request: TokenRequest): CheckoutLanguage =>
@@ -130,9 +144,11 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
       (candidate) => candidate.network === created.network && candidate.currency === created.currency,
     )
     const dueAmount = dueAmountOf(payment)
+    const network = deps.registry.networks.find((candidate) => candidate.network === created.network)
     const walletRequest = asset
       ? paymentRequestOf({
           chain: asset.chain,
+          testnet: network?.testnet ?? true,
           paymentId: created.paymentId,
           address: created.address,
           asset,
@@ -162,6 +178,9 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
           return qrSvg(created.address)
         }),
         walletLink: walletRequest.walletLink,
+        tokenContract: asset?.contract ?? null,
+        chain: network?.chain ?? asset?.chain ?? 'TRON',
+        explorer: explorerOf(created.network),
         cancelable: isCancelable(payment),
         now: clock.now(),
       }),
@@ -181,6 +200,33 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     const snapshot = await paymentOf(request.params.token)
     if (snapshot === null) return notFound(request, reply)
     return reply.send({ revision: snapshot.revision, status: snapshot.payment.status })
+  })
+
+  // the confirmation step of the customer's cancel: a page, so that no stray tap cancels
+  app.get('/pay/:token/cancel', async (request: TokenRequest, reply) => {
+    const snapshot = await paymentOf(request.params.token)
+    if (snapshot === null) return notFound(request, reply)
+    const path = `/pay/${request.params.token}`
+    // nothing to confirm any more: the page says what the payment is
+    if (!isCancelable(snapshot.payment)) return reply.redirect(path, 303)
+    const language = languageOf(request)
+    const merchant = await deps.merchants.getMerchant(snapshot.payment.created.merchantId)
+    const cancelOrigin = snapshot.payment.created.cancelRedirectUrl
+      ? cspOriginOf(snapshot.payment.created.cancelRedirectUrl)
+      : null
+    reply.header(
+      'content-security-policy',
+      contentSecurityPolicy(cancelOrigin === null ? [] : [cancelOrigin]),
+    )
+    return reply.type('text/html; charset=utf-8').send(
+      renderCancelPage({
+        language,
+        texts: checkoutTexts[language],
+        path,
+        payment: snapshot.payment,
+        merchantName: merchant?.displayName ?? merchant?.name ?? null,
+      }),
+    )
   })
 
   app.post('/pay/:token/cancel', async (request: TokenRequest, reply) => {
