@@ -64,7 +64,11 @@ form { margin: 1rem 0; }
 export const CHECKOUT_SCRIPT = `'use strict'
 ;(() => {
   const POLL_MS = 2000
-  const FINAL = ['paid', 'overpaid', 'expired', 'canceled', 'failed']
+  // funds may still arrive at an expired or canceled payment (late funds): asked now and then
+  const CLOSED_POLL_MS = 10000
+  const FINAL = ['paid', 'overpaid', 'failed']
+  const CLOSED = ['expired', 'canceled']
+  const delay = () => (CLOSED.includes(main.getAttribute('data-state')) ? CLOSED_POLL_MS : POLL_MS)
   let main = document.getElementById('payment')
   if (!main) return
   const announce = (text) => {
@@ -142,10 +146,10 @@ export const CHECKOUT_SCRIPT = `'use strict'
     } catch {
       // offline for a moment: the next poll tries again
     }
-    setTimeout(poll, POLL_MS)
+    setTimeout(poll, delay())
   }
 
   wire()
-  setTimeout(poll, POLL_MS)
+  setTimeout(poll, delay())
 })()
 `
