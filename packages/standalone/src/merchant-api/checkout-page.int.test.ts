@@ -419,3 +419,52 @@ describe('query parameters, the CSP and the logs of the checkout routes', () => 
     expect(lines.filter((line) => line.includes(token.slice(22)))).toEqual([])
   })
 })
+
+describe("the customer's page in the OpenAPI document", () => {
+  it('documents every checkout route as served: each answers a documented status and content type', async () => {
+    const document = json<{ paths: Record<string, Record<string, unknown>> }>(
+      await fixture.app.inject({ method: 'GET', url: '/api/merchant/v1/openapi.json' }),
+    )
+    const path = pathOf(await created())
+    const operations = Object.entries(document.paths).flatMap(([template, item]) =>
+      Object.entries(item)
+        .filter(([method]) => ['get', 'post'].includes(method))
+        .map(([method, operation]) => ({ template, method, operation: operation as Record<string, unknown> }))
+        .filter(({ operation }) => (operation.tags as string[]).includes('checkout')),
+    )
+    expect(operations).toHaveLength(9)
+    // the cancel last: it ends what the others show
+    operations.sort((a, b) => Number(a.method === 'post') - Number(b.method === 'post'))
+    for (const { template, method, operation } of operations) {
+      const url = template.replace('/pay/{token}', path)
+      const response = await fixture.app.inject({
+        method: method.toUpperCase() as 'GET' | 'POST',
+        url,
+        ...(method === 'post'
+          ? {
+              headers: {
+                origin: FIXTURE_PUBLIC_URL,
+                'sec-fetch-site': 'same-origin',
+                'content-type': 'application/x-www-form-urlencoded',
+              },
+              payload: '',
+            }
+          : {}),
+      })
+      const documented = (operation.responses as Record<string, { content?: Record<string, unknown> }>)[
+        String(response.statusCode)
+      ]
+      expect(documented, `${method} ${url} ${response.statusCode}`).toBeDefined()
+      const types = Object.keys(documented?.content ?? {})
+      const type = (response.headers['content-type'] as string | undefined)?.split(';')[0] ?? ''
+      if (types.length > 0) {
+        expect(
+          types.some(
+            (documentedType) => documentedType === type || documentedType === `${type.split('/')[0]}/*`,
+          ),
+          `${method} ${url}: ${type}`,
+        ).toBe(true)
+      }
+    }
+  })
+})
