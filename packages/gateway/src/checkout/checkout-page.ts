@@ -202,9 +202,13 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
     </dl>`
 
   // every transaction hash the payment knows, with its explorer link: the customer's receipt
+  // (a transfer in doubt stays, marked: on a failed payment it is what the customer asks about)
   const transactions = [
-    ...activeTransfers(payment.transfers).map((transfer) => ({ ...transfer, late: false })),
-    ...payment.lateTransfers.map((transfer) => ({ ...transfer, late: true })),
+    ...payment.transfers.map((transfer) => ({
+      ...transfer,
+      note: transfer.withdrawn ? t.notOnChain : null,
+    })),
+    ...payment.lateTransfers.map((transfer) => ({ ...transfer, note: t.arrivedLate })),
   ]
   const receipt =
     transactions.length === 0 || state === 'awaiting'
@@ -217,7 +221,7 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
       ${transactions
         .map(
           (transfer) =>
-            `<li><span class="mono tx-hash">${escapeHtml(transfer.txHash)}</span> <span>${escapeHtml(units(transfer.amountUnits))} ${escapeHtml(created.currency)}${transfer.late ? ` (${escapeHtml(t.arrivedLate)})` : ''}</span>${input.explorer ? ` <a href="${escapeHtml(input.explorer.transactionUrl(transfer.txHash))}" rel="noopener noreferrer">${escapeHtml(t.viewOn(input.explorer.name))}</a>` : ''}</li>`,
+            `<li><span class="mono tx-hash">${escapeHtml(transfer.txHash)}</span> <span>${escapeHtml(units(transfer.amountUnits))} ${escapeHtml(created.currency)}${transfer.note ? ` (${escapeHtml(transfer.note)})` : ''}</span>${input.explorer ? ` <a href="${escapeHtml(input.explorer.transactionUrl(transfer.txHash))}" rel="noopener noreferrer">${escapeHtml(t.viewOn(input.explorer.name))}</a>` : ''}</li>`,
         )
         .join('\n      ')}
     </ul>

@@ -9,9 +9,11 @@ import {
   eventsFor,
   lateFunds,
   paymentCreated,
+  paymentId,
   required,
   settled,
   transferDetected,
+  withdrawn,
 } from '@chainpay/domain/testing'
 import { describe, expect, it } from 'vitest'
 import { type CheckoutPageInput, initialsOf, renderCancelPage, renderCheckoutPage } from './checkout-page.js'
@@ -175,6 +177,20 @@ describe('the final pages', () => {
     const html = render(payment, { explorer: explorerOf('TRON_NILE') })
     expect(html).toContain('Paid. Thank you!')
     expect(html).toContain(`https://nile.tronscan.org/#/transaction/${HASH}`)
+  })
+
+  it('show the hash of a transfer the chain took back on a failed payment, marked so', () => {
+    const payment = fold([
+      paymentCreated(),
+      transferDetected({ txHash: HASH }),
+      withdrawn({ txHash: HASH }),
+      { type: 'PaymentFailed', data: { paymentId, reason: 'TRANSFER_WITHDRAWN', failedAt: at(32) } },
+    ])
+    const html = render(payment, { now: new Date(at(40)) })
+    expect(html).toContain('This payment failed. Contact the shop.')
+    expect(html).toContain(
+      `<span class="mono tx-hash">${HASH}</span> <span>10.5 USDT (no longer on the chain)</span>`,
+    )
   })
 
   it('show the hash without a link on a network without a known explorer', () => {

@@ -57,6 +57,8 @@ export interface CheckoutTexts {
   receiptHint: string
   viewOn: (explorer: string) => string
   arrivedLate: string
+  /** a transfer the chain no longer shows (withdrawn) */
+  notOnChain: string
   /** the cancel confirmation step */
   cancelQuestion: string
   cancelWarning: string
@@ -118,6 +120,7 @@ const en: CheckoutTexts = {
   receiptHint: 'Keep these as your receipt.',
   viewOn: (explorer) => `View on ${explorer}`,
   arrivedLate: 'arrived late',
+  notOnChain: 'no longer on the chain',
   cancelQuestion: 'Cancel this payment?',
   cancelWarning: 'Once canceled, this address no longer takes payments: do not send funds to it.',
   cancelConfirm: 'Yes, cancel the payment',
@@ -179,6 +182,7 @@ const de: CheckoutTexts = {
   receiptHint: 'Bewahren Sie diese als Beleg auf.',
   viewOn: (explorer) => `Auf ${explorer} ansehen`,
   arrivedLate: 'verspätet eingegangen',
+  notOnChain: 'nicht mehr auf der Chain',
   cancelQuestion: 'Diese Zahlung abbrechen?',
   cancelWarning: 'Nach dem Abbruch nimmt diese Adresse keine Zahlungen mehr an: Senden Sie nichts an sie.',
   cancelConfirm: 'Ja, Zahlung abbrechen',

@@ -132,6 +132,11 @@ describe('GET /pay/{token}', () => {
       ),
     )
     expect(link).not.toContain(payment.generatedTokenAccount as string)
+    // the mint, for the customer to check in the wallet
+    expect(html).toContain(
+      '<dt>USDC token mint</dt><dd><span class="mono" id="token-contract">EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v</span>',
+    )
+    expect(html).toContain('Send exactly 3 USDC (SPL).')
   })
 
   it('draws the QR code of a Solana payment with the longest non-ASCII description, shortened in the request', async () => {
