@@ -11,6 +11,7 @@ import {
   PaymentViewSchema,
 } from './api-schemas.js'
 import { ErrorBodySchema } from './errors.js'
+import { checkoutRoutePaths } from './openapi-checkout-routes.js'
 import { webhookRoutePaths, webhookRouteSchemas } from './openapi-webhook-routes.js'
 import { WebhookBodySchema, type WebhookEventKind, WebhookEventKinds } from './webhooks.js'
 
@@ -187,7 +188,15 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
     },
     servers: [{ url: serverUrl, description: 'the gateway; its path ends in /api/merchant/v1' }],
     security: [{ ServiceKey: [], ServiceTimestamp: [], ServiceSignature: [] }],
-    tags: [{ name: 'payments' }, { name: 'webhooks' }],
+    tags: [
+      { name: 'payments' },
+      { name: 'webhooks' },
+      {
+        name: 'checkout',
+        description:
+          "Public: the customer's page (no credentials; the checkout token in the path is the access). Served at the origin's root, /pay/..., not under /api/merchant/v1.",
+      },
+    ],
     paths: {
       '/payments': {
         get: {
@@ -310,6 +319,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         },
       },
       ...webhookRoutePaths,
+      ...checkoutRoutePaths,
     },
     webhooks: Object.fromEntries(WebhookEventKinds.map((kind) => [kind, webhookOperation(kind)])),
     components: {

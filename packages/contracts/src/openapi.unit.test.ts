@@ -159,6 +159,33 @@ describe('buildOpenApiDocument', () => {
     )
   })
 
+  it("describes the customer's page routes, tagged checkout, public, at the origin's root", () => {
+    const checkout = Object.entries(json.paths as Record<string, Json>).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => !['parameters', 'servers'].includes(method))
+        .filter(([, operation]) => ((operation as Json).tags as string[]).includes('checkout'))
+        .map(([method, operation]) => {
+          expect((operation as Json).security, path).toEqual([])
+          expect(item.servers, path).toEqual([expect.objectContaining({ url: '/' })])
+          return `${method.toUpperCase()} ${path}`
+        }),
+    )
+    expect(checkout).toEqual([
+      'GET /pay/{token}',
+      'GET /pay/{token}/status',
+      'GET /pay/{token}/logo',
+      'GET /pay/{token}/cancel',
+      'POST /pay/{token}/cancel',
+      'GET /pay/assets/checkout.css',
+      'GET /pay/assets/checkout.js',
+      'GET /pay/assets/icon.svg',
+      'GET /favicon.ico',
+    ])
+    expect(at(json, 'paths', '/pay/{token}', 'get', 'parameters')).toEqual([
+      expect.objectContaining({ name: 'lang', in: 'query', schema: { type: 'string' } }),
+    ])
+  })
+
   it('carries the schemas as plain JSON, without typebox bookkeeping', () => {
     expect(JSON.stringify(json)).not.toContain('~kind')
     expect(at(json, 'components', 'schemas', 'CreatePaymentRequest', 'additionalProperties')).toBe(false)

@@ -617,9 +617,11 @@ describe('on five processes over Kafka and FerretDB', () => {
     expect(page.headers.get('content-security-policy')).toContain("form-action 'self' https://shop.example;")
     expect(page.headers.get('cache-control')).toBe('no-store')
     expect(page.headers.get('referrer-policy')).toBe('no-referrer')
-    expect(await page.text()).toContain('<span class="mono" id="amount">7.25</span> USDT')
+    expect(await page.text()).toContain(
+      '<span class="mono amount" id="amount">7.25</span> <span class="amount">USDT</span>',
+    )
 
-    // as the page's form posts it: same origin, Origin null under no-referrer
+    // as the cancel confirmation's form posts it: same origin, Origin null under no-referrer
     const canceled = await fetch(`${checkoutUrl}/cancel`, {
       method: 'POST',
       redirect: 'manual',

@@ -30,6 +30,11 @@ export const REDACTED_PATHS: readonly string[] = SECRET_FIELDS.flatMap(atAnyDept
 
 export const REDACTION_CENSOR = '[redacted]'
 
+/** true for a name the logger censors (token, secret...): also path parameters so named (http-app.ts) */
+export function isSecretFieldName(name: string): boolean {
+  return (SECRET_FIELDS as readonly string[]).includes(name)
+}
+
 /**
  * The one root pino logger of a process: JSON to stdout, level from LOG_LEVEL (default info),
  * secrets redacted (headers x-service-signature, authorization, and any field named secret,

@@ -1,6 +1,6 @@
 // The customer's page in a real browser (docs/api.md, "The customer's page"): Debian's Chromium
 // driven by playwright-core, against standalone composed in this process on a clock the test drives
-// (so that expiry needs no real minutes). One browser, one context per scenario, at 360 px wide.
+// (so that expiry needs no real minutes). One browser, one context per scenario, at 360 x 740 px.
 // Each state is saved as a screenshot under .cache/checkout-screenshots/, and every page is checked
 // with axe-core: no serious or critical violation.
 
@@ -109,7 +109,7 @@ interface Visit {
 }
 
 async function visit(url: string, options: Parameters<Browser['newContext']>[0] = {}): Promise<Visit> {
-  const context = await browser.newContext({ viewport: { width: 360, height: 780 }, ...options })
+  const context = await browser.newContext({ viewport: { width: 360, height: 740 }, ...options })
   const page = await context.newPage()
   const requests: string[] = []
   page.on('request', (request) => requests.push(request.url()))
@@ -160,6 +160,27 @@ describe.concurrent("the customer's page in Chromium", () => {
     expect(await page.locator('#amount').textContent()).toBe('10')
     expect(await page.locator('#address').textContent()).toBe(payment.generatedAddress)
     expect(await page.locator('.qr svg').isVisible()).toBe(true)
+    // at 360 x 740 the amount, the network and its warning are on the first screen, above the QR code
+    const bottomOf = async (selector: string) => {
+      const box = await page.locator(selector).boundingBox()
+      return box === null ? Number.POSITIVE_INFINITY : box.y + box.height
+    }
+    expect(await bottomOf('#amount')).toBeLessThan(await bottomOf('.qr'))
+    expect(await bottomOf('#network-warning')).toBeLessThanOrEqual(740)
+    expect(await page.locator('#network-warning').textContent()).toBe(
+      'Send only on TRON (TRC20). Funds sent on another network are lost.',
+    )
+    // TRON's QR code is the address: the note beside it names the token and the amount, Trust Wallet's
+    // link carries both, and the token's contract is there to check
+    expect(await page.locator('#qr-note').textContent()).toBe(
+      'The QR code holds the address only: in your wallet, choose USDT (TRC20) and enter 10.',
+    )
+    expect(await page.getByRole('link', { name: 'Open in Trust Wallet' }).getAttribute('href')).toBe(
+      `https://link.trustwallet.com/send?asset=c195_tTR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&address=${payment.generatedAddress}&amount=10`,
+    )
+    expect(await page.locator('#token-contract').textContent()).toBe('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t')
+    // the page's icon, from its own origin
+    expect((await page.request.get(`${origin}/favicon.ico`)).status()).toBe(200)
     // no horizontal scrolling at 360 px
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360)
     await light.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
@@ -186,11 +207,20 @@ describe.concurrent("the customer's page in Chromium", () => {
     const origin = new URL(payment.checkoutUrl).origin
     const { page, context, requests } = await visit(payment.checkoutUrl)
     await page.evaluate('window.loadedOnce = true')
-    await pay(standalone, 'TRON', { to: payment.generatedAddress, amount: '10', currency: 'USDT' })
+    const txHash = await pay(standalone, 'TRON', {
+      to: payment.generatedAddress,
+      amount: '10',
+      currency: 'USDT',
+    })
     await page.locator('#status', { hasText: 'Paid. Thank you!' }).waitFor({ timeout: 20_000 })
     // updated in place, not reloaded
     expect(await page.evaluate('window.loadedOnce')).toBe(true)
     expect(await page.locator('#back').getAttribute('href')).toBe(`${shopOrigin}/thanks`)
+    // the receipt: the transaction's hash, linked to the network's explorer
+    expect(await page.locator('.tx-hash').textContent()).toBe(txHash)
+    expect(await page.getByRole('link', { name: 'View on Tronscan' }).getAttribute('href')).toBe(
+      `https://tronscan.org/#/transaction/${txHash}`,
+    )
     expect(await seriousViolations(page)).toEqual([])
     await screenshot(page, 'paid')
     expectSameOrigin({ context, page, requests }, origin, [`${shopOrigin}/thanks`])
@@ -224,13 +254,69 @@ describe.concurrent("the customer's page in Chromium", () => {
     expect(await page.locator('.qr').count()).toBe(0)
     expect(await seriousViolations(page)).toEqual([])
     await screenshot(page, 'expired')
+    // paid a little too late: the page says the money arrived and what to do, with the hash
+    const txHash = await pay(standalone, 'TRON', {
+      to: payment.generatedAddress,
+      amount: '10',
+      currency: 'USDT',
+    })
+    await waitForPayment(
+      client,
+      payment.paymentId,
+      (p) => (p as unknown as { lateFunds: unknown[] }).lateFunds.length > 0,
+      20_000,
+    )
+    // the page of an expired payment still asks now and then (CLOSED_POLL_MS, 10 s)
+    await page.locator('#status', { hasText: 'arrived after' }).waitFor({ timeout: 15_000 })
+    expect(await statusText(page).textContent()).toBe(
+      'Your funds arrived after this payment had expired: 10 USDT received.',
+    )
+    expect(await page.locator('#help').textContent()).toContain('Contact Acme Store with the reference')
+    expect(await page.locator('.tx-hash').textContent()).toBe(txHash)
+    expect(await seriousViolations(page)).toEqual([])
+    await screenshot(page, 'expired-late-funds')
     await context.close()
   })
 
-  it('lets the customer cancel, and lands on cancelRedirectUrl', async () => {
+  it('says how much an overpayment received and whom to contact, and stays on the page', async () => {
     const payment = await create()
     const { page, context } = await visit(payment.checkoutUrl)
-    await page.getByRole('button', { name: 'Cancel payment' }).click()
+    const txHash = await pay(standalone, 'TRON', {
+      to: payment.generatedAddress,
+      amount: '12',
+      currency: 'USDT',
+    })
+    await page.locator('#status', { hasText: 'more than the amount' }).waitFor({ timeout: 20_000 })
+    expect(await statusText(page).textContent()).toBe(
+      'Paid, with more than the amount: 12 USDT received, 2 USDT too much.',
+    )
+    expect(await page.locator('#help').textContent()).toBe(
+      'Contact Acme Store with the reference and the transaction below to get the difference back.',
+    )
+    expect(await page.locator('.tx-hash').textContent()).toBe(txHash)
+    expect(await page.locator('#back').getAttribute('href')).toBe(`${shopOrigin}/thanks`)
+    expect(await seriousViolations(page)).toEqual([])
+    await screenshot(page, 'overpaid')
+    // no redirect by itself: the page is still there after the paid page's delay
+    await page.waitForTimeout(6_000)
+    expect(page.url()).toBe(payment.checkoutUrl)
+    await context.close()
+  })
+
+  it('lets the customer cancel after confirming, and lands on cancelRedirectUrl', async () => {
+    const payment = await create()
+    const { page, context } = await visit(payment.checkoutUrl)
+    // the cancel link sits at the foot, far below the copy buttons
+    const copyBottom = await page.getByRole('button', { name: 'Copy: Address' }).boundingBox()
+    const cancelTop = await page.getByRole('link', { name: 'Cancel payment' }).boundingBox()
+    expect(cancelTop && copyBottom && cancelTop.y - (copyBottom.y + copyBottom.height)).toBeGreaterThan(100)
+    await page.getByRole('link', { name: 'Cancel payment' }).click()
+    await page.waitForURL(`${payment.checkoutUrl}/cancel?lang=en`)
+    expect(await page.locator('h1').textContent()).toBe('Cancel this payment?')
+    expect((await client.getPayment(payment.paymentId)).body).toMatchObject({ status: 'pending' })
+    expect(await seriousViolations(page)).toEqual([])
+    await screenshot(page, 'cancel-confirm')
+    await page.getByRole('button', { name: 'Yes, cancel the payment' }).click()
     await page.waitForURL(`${shopOrigin}/cart`)
     const canceled = await waitForPayment(client, payment.paymentId, (p) => p.status === 'canceled', 5_000)
     expect(canceled.status).toBe('canceled')
@@ -240,7 +326,7 @@ describe.concurrent("the customer's page in Chromium", () => {
     await context.close()
   })
 
-  it('still shows the status with JavaScript off, and refreshes itself', async () => {
+  it('still shows the status with JavaScript off, refreshes itself, and cancels through the confirmation', async () => {
     const payment = await create()
     const { page, context } = await visit(payment.checkoutUrl, { javaScriptEnabled: false })
     expect(await statusText(page).textContent()).toBe('Awaiting payment')
@@ -248,6 +334,10 @@ describe.concurrent("the customer's page in Chromium", () => {
     // copying needs the script: the buttons stay hidden rather than doing nothing
     expect(await page.getByRole('button', { name: 'Copy: Address' }).count()).toBe(0)
     await screenshot(page, 'no-script')
+    await page.getByRole('link', { name: 'Cancel payment' }).click()
+    await page.getByRole('button', { name: 'Yes, cancel the payment' }).click()
+    await page.waitForURL(`${shopOrigin}/cart`)
+    await waitForPayment(client, payment.paymentId, (p) => p.status === 'canceled', 5_000)
     await context.close()
   })
 

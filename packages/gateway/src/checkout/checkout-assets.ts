@@ -17,7 +17,23 @@ main { max-width: 30rem; margin: 0 auto; padding: 1rem; background: var(--card);
 @media (min-width: 32rem) { main { margin: 2rem auto; min-height: 0; border: 1px solid var(--border); border-radius: 12px; } }
 header { display: flex; flex-wrap: wrap; align-items: center; gap: .75rem; }
 h1 { font-size: 1.375rem; margin: .25rem 0; flex: 1 1 12rem; }
-.logo { border-radius: 8px; }
+.logo { border-radius: 8px; flex: none; }
+.initials { width: 48px; height: 48px; display: inline-flex; align-items: center; justify-content: center;
+  color: #ffffff; font-weight: 700; font-size: 1.25rem; letter-spacing: .02em; }
+.initials-0 { background: #0b57d0; } .initials-1 { background: #146c2e; } .initials-2 { background: #8a4b00; }
+.initials-3 { background: #b3261e; } .initials-4 { background: #6a1b9a; } .initials-5 { background: #00695c; }
+h2 { font-size: 1.125rem; margin: 1rem 0 .25rem; }
+.summary { margin-top: .5rem; }
+.summary .amount { font-size: 1.5rem; font-weight: 700; }
+.qr-note { text-align: center; font-weight: 600; margin: 0 0 1rem; }
+.hint { flex-basis: 100%; color: var(--muted); font-size: .875rem; margin: 0; }
+.help { margin: .5rem 0; }
+.receipt ul { list-style: none; padding: 0; margin: .5rem 0; }
+.receipt li { padding: .5rem 0; border-bottom: 1px solid var(--border); display: flex; flex-wrap: wrap; gap: .25rem .75rem; }
+.receipt a { color: var(--accent); min-height: 24px; display: inline-flex; align-items: center; }
+.tx-hash { flex-basis: 100%; font-size: .875rem; }
+.cancel { margin-top: 2rem; padding-top: 1rem; border-top: 1px solid var(--border); }
+.cancel a { color: var(--text); display: inline-flex; align-items: center; min-height: 44px; }
 .description { flex-basis: 100%; margin: 0; color: var(--muted); }
 .status { font-weight: 600; padding: .75rem; border-radius: 8px; border: 1px solid var(--border); }
 .status-paid, .status-overpaid { color: var(--ok); }
@@ -34,7 +50,8 @@ dd { margin: 0; display: flex; flex-wrap: wrap; align-items: center; gap: .5rem;
 button, .button { font: inherit; min-height: 44px; min-width: 44px; padding: .5rem 1rem; border-radius: 8px;
   border: 1px solid var(--accent); background: var(--accent); color: var(--accent-text); cursor: pointer;
   text-decoration: none; display: inline-flex; align-items: center; }
-button.copy, button.secondary, #stay { background: transparent; color: var(--text); border-color: var(--border); }
+button.copy, button.secondary, .button.secondary, #stay { background: transparent; color: var(--text); border-color: var(--border); }
+button.danger { background: var(--bad); border-color: var(--bad); color: var(--card); }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 .warning { color: var(--warn); font-size: .9375rem; }
 .reference { color: var(--muted); font-size: .875rem; }
@@ -47,7 +64,11 @@ form { margin: 1rem 0; }
 export const CHECKOUT_SCRIPT = `'use strict'
 ;(() => {
   const POLL_MS = 2000
-  const FINAL = ['paid', 'overpaid', 'expired', 'canceled', 'failed']
+  // funds may still arrive at an expired or canceled payment (late funds): asked now and then
+  const CLOSED_POLL_MS = 10000
+  const FINAL = ['paid', 'overpaid', 'failed']
+  const CLOSED = ['expired', 'canceled']
+  const delay = () => (CLOSED.includes(main.getAttribute('data-state')) ? CLOSED_POLL_MS : POLL_MS)
   let main = document.getElementById('payment')
   if (!main) return
   const announce = (text) => {
@@ -125,10 +146,10 @@ export const CHECKOUT_SCRIPT = `'use strict'
     } catch {
       // offline for a moment: the next poll tries again
     }
-    setTimeout(poll, POLL_MS)
+    setTimeout(poll, delay())
   }
 
   wire()
-  setTimeout(poll, POLL_MS)
+  setTimeout(poll, delay())
 })()
 `

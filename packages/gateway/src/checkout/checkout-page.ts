@@ -4,6 +4,9 @@
 
 import { activeTransfers, formatUnits, type OpenPayment, totalUnits } from '@chainpay/domain'
 import type { CheckoutLanguage, CheckoutTexts } from './checkout-texts.js'
+import type { Explorer } from './explorers.js'
+import { ICON_PATH } from './icons.js'
+import type { PaymentRequest } from './payment-request.js'
 
 /** what the customer is shown: one of the statuses, told apart where the customer acts differently */
 export type CheckoutState =
@@ -30,7 +33,12 @@ export interface CheckoutPageInput {
   /** the amount still due, in whole units */
   dueAmount: string
   qrSvg: string | null
-  walletLink: string | null
+  walletLink: PaymentRequest['walletLink']
+  /** the token's contract (TRON) or mint (Solana); null for the chain's own coin */
+  tokenContract: string | null
+  chain: 'TRON' | 'SOLANA'
+  /** where the transaction hashes link; null: shown without a link */
+  explorer: Explorer | null
   cancelable: boolean
   now: Date
 }
@@ -65,6 +73,22 @@ export function dueAmountOf(payment: OpenPayment): string {
   return formatUnits(due > 0n ? due : 0n, payment.created.decimals)
 }
 
+/** the merchant's initials, for the badge shown where the merchant has no logo: up to two letters */
+export function initialsOf(name: string): string {
+  const words = name.split(/[\s\-_.,&+/]+/u).filter((word) => /[\p{L}\p{N}]/u.test(word))
+  const initial = (word: string) => Array.from(word).find((c) => /[\p{L}\p{N}]/u.test(c)) ?? ''
+  return words.slice(0, 2).map(initial).join('').toLocaleUpperCase()
+}
+
+/** INITIALS_COLOURS badge colours (checkout-assets.ts), one per name, white text on each at >= 4.5:1 */
+export const INITIALS_COLOURS = 6
+
+function colourOf(name: string): number {
+  let hash = 0
+  for (const character of name) hash = (hash * 31 + (character.codePointAt(0) ?? 0)) >>> 0
+  return hash % INITIALS_COLOURS
+}
+
 export function escapeHtml(text: string): string {
   return text
     .replaceAll('&', '&amp;')
@@ -83,13 +107,18 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
   const final = FINAL.includes(state)
   const paid = state === 'paid' || state === 'overpaid'
   const redirect = paid ? created.successRedirectUrl : final ? created.cancelRedirectUrl : null
+  // only a payment paid exactly goes back to the shop by itself: an overpaid one stays, so that the
+  // customer reads what to do about the difference and keeps the transaction hash
+  const autoRedirect = state === 'paid' ? redirect : null
   const secondsLeft = Math.max(0, Math.floor((Date.parse(created.expiresAt) - input.now.getTime()) / 1000))
   // past expiresAt nothing more counts (docs/api.md, "Lifecycle"), even before the status says so
   const payable = (state === 'awaiting' || state === 'underpaid') && secondsLeft > 0
   const heading = input.merchantName ? t.payTo(input.merchantName) : t.title
+  const shop = input.merchantName ?? t.theShop
+  const units = (value: bigint | string) => formatUnits(value, created.decimals)
   const noScript = final
-    ? paid && redirect
-      ? `<meta http-equiv="refresh" content="${REDIRECT_SECONDS};url=${escapeHtml(redirect)}">`
+    ? autoRedirect
+      ? `<meta http-equiv="refresh" content="${REDIRECT_SECONDS};url=${escapeHtml(autoRedirect)}">`
       : ''
     : `<meta http-equiv="refresh" content="${NO_SCRIPT_REFRESH_SECONDS}">`
   const required = created.requiredConfirmations
@@ -97,46 +126,119 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
     required,
     ...activeTransfers(payment.transfers).map((transfer) => transfer.confirmations),
   )
+  const receivedUnits = totalUnits(activeTransfers(payment.transfers))
+  const lateUnits = payment.lateTransfers.reduce((total, late) => total + BigInt(late.amountUnits), 0n)
+  const lateFunds = lateUnits > 0n && (state === 'expired' || state === 'canceled')
   const statusText = {
     awaiting: t.awaiting,
     seen: t.seen(Number.isFinite(confirmations) ? confirmations : 0, required),
     underpaid: secondsLeft > 0 ? t.underpaid(input.dueAmount, created.currency) : t.underpaidClosed,
     paid: t.paid,
-    overpaid: t.overpaid,
-    expired: t.expired,
-    canceled: t.canceled,
+    overpaid: t.overpaidBy(
+      units(receivedUnits),
+      // the texts of every state are made, whichever is shown: never a negative amount
+      units(receivedUnits > BigInt(created.amountUnits) ? receivedUnits - BigInt(created.amountUnits) : 0n),
+      created.currency,
+    ),
+    expired: lateFunds ? t.expiredLateFunds(units(lateUnits), created.currency) : t.expired,
+    canceled: lateFunds ? t.canceledLateFunds(units(lateUnits), created.currency) : t.canceled,
     failed: t.failed,
   }[state]
-  const amountShown =
-    state === 'underpaid' ? input.dueAmount : formatUnits(created.amountUnits, created.decimals)
+  // what the customer does next, where the status alone does not say it
+  const help = lateFunds ? t.lateFundsHelp(shop) : state === 'overpaid' ? t.overpaidHelp(shop) : null
+  const amountShown = state === 'underpaid' ? input.dueAmount : units(created.amountUnits)
+  const standard = created.tokenStandard
 
   const copyButton = (value: string, label: string) =>
     `<button type="button" class="copy" data-copy="${escapeHtml(value)}" aria-label="${escapeHtml(`${t.copy}: ${label}`)}" hidden>${escapeHtml(t.copy)}</button>`
+  const row = (term: string, definition: string) =>
+    `<div><dt>${escapeHtml(term)}</dt><dd>${definition}</dd></div>`
+  const networkRow = row(t.network, `${escapeHtml(created.network)} · ${escapeHtml(standard)}`)
+  const contractLabel =
+    input.tokenContract === null
+      ? null
+      : input.chain === 'TRON'
+        ? t.tokenContract(created.currency)
+        : t.tokenMint(created.currency)
+  const contractRow =
+    contractLabel === null || input.tokenContract === null
+      ? ''
+      : row(
+          contractLabel,
+          `<span class="mono" id="token-contract">${escapeHtml(input.tokenContract)}</span> ${copyButton(input.tokenContract, contractLabel)}<span class="hint">${escapeHtml(t.checkToken)}</span>`,
+        )
+  const walletLink = input.walletLink
+    ? `<p><a class="button" href="${escapeHtml(input.walletLink.url)}">${escapeHtml(input.walletLink.app === 'trust-wallet' ? t.openTrustWallet : t.openWallet)}</a></p>`
+    : ''
+  // TRON's QR code is the bare address (no TRON payment URI is standard): the amount and the token
+  // must then be chosen in the wallet, which the note beside the code says
+  const qrNote =
+    input.chain === 'TRON'
+      ? t.qrAddressOnly(amountShown, created.currency, standard)
+      : t.sendExactly(amountShown, created.currency, standard)
 
+  // at 360 x 740 the amount, the network and its warning come first, above the QR code
   const details = payable
     ? `
-    <div class="qr" role="img" aria-label="${escapeHtml(t.qrLabel)}">${input.qrSvg ?? ''}</div>
-    ${input.walletLink ? `<p><a class="button" href="${escapeHtml(input.walletLink)}">${escapeHtml(t.openWallet)}</a></p>` : ''}
-    <dl>
-      <div><dt>${escapeHtml(t.amount)}</dt><dd><span class="mono" id="amount">${escapeHtml(amountShown)}</span> ${escapeHtml(created.currency)} ${copyButton(amountShown, t.amount)}</dd></div>
-      <div><dt>${escapeHtml(t.network)}</dt><dd>${escapeHtml(created.network)} · ${escapeHtml(created.tokenStandard)}</dd></div>
-      <div><dt>${escapeHtml(t.address)}</dt><dd><span class="mono address" id="address">${escapeHtml(created.address)}</span> ${copyButton(created.address, t.address)}</dd></div>
-      <div><dt>${escapeHtml(t.timeLeft)}</dt><dd><span id="time-left" data-seconds="${secondsLeft}">${escapeHtml(t.minutes(Math.ceil(secondsLeft / 60)))}</span></dd></div>
+    <dl class="summary">
+      ${row(t.amount, `<span class="mono amount" id="amount">${escapeHtml(amountShown)}</span> <span class="amount">${escapeHtml(created.currency)}</span> ${copyButton(amountShown, t.amount)}`)}
+      ${networkRow}
     </dl>
-    <p class="warning">${escapeHtml(t.onlyThisNetwork(created.network, created.tokenStandard))}</p>`
+    <p class="warning" id="network-warning">${escapeHtml(t.onlyThisNetwork(created.network, standard))}</p>
+    <div class="qr" role="img" aria-label="${escapeHtml(t.qrLabel)}">${input.qrSvg ?? ''}</div>
+    <p class="qr-note" id="qr-note">${escapeHtml(qrNote)}</p>
+    ${walletLink}
+    <dl>
+      ${row(t.address, `<span class="mono address" id="address">${escapeHtml(created.address)}</span> ${copyButton(created.address, t.address)}`)}
+      ${contractRow}
+      ${row(t.timeLeft, `<span id="time-left" data-seconds="${secondsLeft}">${escapeHtml(t.minutes(Math.ceil(secondsLeft / 60)))}</span>`)}
+    </dl>`
     : `
     <dl>
-      <div><dt>${escapeHtml(t.amount)}</dt><dd><span class="mono">${escapeHtml(formatUnits(created.amountUnits, created.decimals))}</span> ${escapeHtml(created.currency)}</dd></div>
-      <div><dt>${escapeHtml(t.network)}</dt><dd>${escapeHtml(created.network)} · ${escapeHtml(created.tokenStandard)}</dd></div>
-      ${state === 'seen' ? `<div><dt>${escapeHtml(t.address)}</dt><dd><span class="mono address">${escapeHtml(created.address)}</span></dd></div>` : ''}
+      ${row(t.amount, `<span class="mono">${escapeHtml(units(created.amountUnits))}</span> ${escapeHtml(created.currency)}`)}
+      ${networkRow}
+      ${receivedUnits > 0n && state !== 'seen' && state !== 'paid' ? row(t.received, `<span class="mono">${escapeHtml(units(receivedUnits))}</span> ${escapeHtml(created.currency)}`) : ''}
+      ${state === 'seen' ? row(t.address, `<span class="mono address">${escapeHtml(created.address)}</span>`) : ''}
     </dl>`
 
+  // every transaction hash the payment knows, with its explorer link: the customer's receipt
+  // (a transfer in doubt stays, marked: on a failed payment it is what the customer asks about)
+  const transactions = [
+    ...payment.transfers.map((transfer) => ({
+      ...transfer,
+      note: transfer.withdrawn ? t.notOnChain : null,
+    })),
+    ...payment.lateTransfers.map((transfer) => ({ ...transfer, note: t.arrivedLate })),
+  ]
+  const receipt =
+    transactions.length === 0 || state === 'awaiting'
+      ? ''
+      : `
+  <section class="receipt" aria-labelledby="transactions-heading">
+    <h2 id="transactions-heading">${escapeHtml(t.transactions)}</h2>
+    <p class="hint">${escapeHtml(t.receiptHint)}</p>
+    <ul>
+      ${transactions
+        .map(
+          (transfer) =>
+            `<li><span class="mono tx-hash">${escapeHtml(transfer.txHash)}</span> <span>${escapeHtml(units(transfer.amountUnits))} ${escapeHtml(created.currency)}${transfer.note ? ` (${escapeHtml(transfer.note)})` : ''}</span>${input.explorer ? ` <a href="${escapeHtml(input.explorer.transactionUrl(transfer.txHash))}" rel="noopener noreferrer">${escapeHtml(t.viewOn(input.explorer.name))}</a>` : ''}</li>`,
+        )
+        .join('\n      ')}
+    </ul>
+  </section>`
+
   const redirectBlock = redirect
-    ? `<p class="actions">${paid ? `<span id="redirect-note">${escapeHtml(t.redirecting)}</span> ` : ''}<a class="button" id="back" href="${escapeHtml(redirect)}">${escapeHtml(t.backToShop)}</a>${paid ? ` <button type="button" id="stay" hidden>${escapeHtml(t.stayHere)}</button>` : ''}</p>`
+    ? `<p class="actions">${autoRedirect ? `<span id="redirect-note">${escapeHtml(t.redirecting)}</span> ` : ''}<a class="button" id="back" href="${escapeHtml(redirect)}">${escapeHtml(t.backToShop)}</a>${autoRedirect ? ` <button type="button" id="stay" hidden>${escapeHtml(t.stayHere)}</button>` : ''}</p>`
     : ''
-  const cancelForm = input.cancelable
-    ? `<form method="post" action="${escapeHtml(path)}/cancel"><button type="submit" class="secondary">${escapeHtml(t.cancel)}</button></form>`
+  // a link to a confirmation step, at the foot of the page, far from the copy buttons
+  const cancelLink = input.cancelable
+    ? `<p class="cancel"><a id="cancel" href="${escapeHtml(path)}/cancel?lang=${input.language}">${escapeHtml(t.cancel)}</a></p>`
     : ''
+  const logo = input.logoPath
+    ? `<img class="logo" src="${escapeHtml(input.logoPath)}" alt="" width="48" height="48">`
+    : input.merchantName && initialsOf(input.merchantName)
+      ? `<span class="logo initials initials-${colourOf(input.merchantName)}" aria-hidden="true">${escapeHtml(initialsOf(input.merchantName))}</span>`
+      : ''
 
   return `<!doctype html>
 <html lang="${input.language}">
@@ -145,23 +247,67 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>${escapeHtml(heading)}</title>
+<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
 <link rel="stylesheet" href="/pay/assets/checkout.css">
 <noscript>${noScript}</noscript>
 <script src="/pay/assets/checkout.js" defer></script>
 </head>
 <body>
-<main id="payment" data-state="${state}" data-status-url="${escapeHtml(path)}/status" data-revision="${input.revision}"${paid && redirect ? ` data-redirect="${escapeHtml(redirect)}" data-redirect-seconds="${REDIRECT_SECONDS}"` : ''} data-copied="${escapeHtml(t.copied)}">
+<main id="payment" data-state="${state}" data-status-url="${escapeHtml(path)}/status" data-revision="${input.revision}"${autoRedirect ? ` data-redirect="${escapeHtml(autoRedirect)}" data-redirect-seconds="${REDIRECT_SECONDS}"` : ''} data-copied="${escapeHtml(t.copied)}">
   <header>
-    ${input.logoPath ? `<img class="logo" src="${escapeHtml(input.logoPath)}" alt="" width="48" height="48">` : ''}
+    ${logo}
     <h1>${escapeHtml(heading)}</h1>
     ${created.description ? `<p class="description">${escapeHtml(created.description)}</p>` : ''}
   </header>
   <p id="status" class="status status-${state}" role="status">${escapeHtml(statusText)}</p>
+  ${help ? `<p class="help" id="help">${escapeHtml(help)}</p>` : ''}
   ${details}
+  ${receipt}
   ${redirectBlock}
-  ${cancelForm}
   <p class="reference">${escapeHtml(t.reference)}: <span class="mono">${escapeHtml(created.paymentId.slice(0, 8))}</span></p>
+  ${cancelLink}
   <p id="announce" class="visually-hidden" aria-live="polite"></p>
+</main>
+</body>
+</html>
+`
+}
+
+/**
+ * The confirmation step of the customer's cancel (GET /pay/{token}/cancel): a page of its own, so
+ * that it works without JavaScript and under the CSP, and a stray tap cancels nothing.
+ */
+export function renderCancelPage(input: {
+  language: CheckoutLanguage
+  texts: CheckoutTexts
+  path: string
+  payment: OpenPayment
+  merchantName: string | null
+}): string {
+  const { texts: t, payment, path } = input
+  const { created } = payment
+  return `<!doctype html>
+<html lang="${input.language}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${escapeHtml(t.cancelQuestion)}</title>
+<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
+<link rel="stylesheet" href="/pay/assets/checkout.css">
+</head>
+<body>
+<main>
+  <h1>${escapeHtml(t.cancelQuestion)}</h1>
+  <p>${escapeHtml(input.merchantName ? t.payTo(input.merchantName) : t.title)}</p>
+  ${created.description ? `<p class="description">${escapeHtml(created.description)}</p>` : ''}
+  <dl>
+    <div><dt>${escapeHtml(t.amount)}</dt><dd><span class="mono">${escapeHtml(formatUnits(created.amountUnits, created.decimals))}</span> ${escapeHtml(created.currency)}</dd></div>
+    <div><dt>${escapeHtml(t.network)}</dt><dd>${escapeHtml(created.network)} · ${escapeHtml(created.tokenStandard)}</dd></div>
+  </dl>
+  <p class="warning">${escapeHtml(t.cancelWarning)}</p>
+  <form method="post" action="${escapeHtml(path)}/cancel"><button type="submit" class="danger">${escapeHtml(t.cancelConfirm)}</button></form>
+  <p><a class="button secondary" id="keep" href="${escapeHtml(path)}?lang=${input.language}">${escapeHtml(t.keepPaying)}</a></p>
 </main>
 </body>
 </html>
@@ -176,6 +322,7 @@ export function renderNotFoundPage(language: CheckoutLanguage, texts: CheckoutTe
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>${escapeHtml(texts.notFoundTitle)}</title>
+<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
 <link rel="stylesheet" href="/pay/assets/checkout.css">
 </head>
 <body>

@@ -12,8 +12,11 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { limitRequestsPerAddress, type RateLimitedAnswers, type RateLimitSettings } from '../rate-limit.js'
 import type { ReadYourWrites } from '../routes/read-your-writes.js'
 import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from './checkout-assets.js'
-import { dueAmountOf, renderCheckoutPage, renderNotFoundPage } from './checkout-page.js'
+import { dueAmountOf, renderCancelPage, renderCheckoutPage, renderNotFoundPage } from './checkout-page.js'
 import { type CheckoutLanguage, checkoutTexts, pickLanguage } from './checkout-texts.js'
+import { cspOriginOf } from './csp-origin.js'
+import { explorerOf } from './explorers.js'
+import { FAVICON_ICO, ICON_PATH, ICON_SVG } from './icons.js'
 import type { MerchantLogos } from './merchant-logos.js'
 import { paymentRequestOf, qrSvg } from './payment-request.js'
 
@@ -39,7 +42,25 @@ export interface CheckoutRoutesDeps {
   clock: Clock
 }
 
-type TokenRequest = FastifyRequest<{ Params: { token: string }; Querystring: { lang?: string } }>
+/** a repeated query parameter (?lang=de&lang=en) arrives as an array: the first one counts */
+type TokenRequest = FastifyRequest<{
+  Params: { token: string }
+  Querystring: Record<string, string | string[] | undefined>
+}>
+
+/** the first value of a query parameter, whether given once or repeated */
+export function firstQueryValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
+/**
+ * Where the cancel form sends the customer: cancelRedirectUrl when its origin can be written into
+ * the page's CSP (form-action, which Chrome applies to the form's redirect too), else the page
+ * itself, which says the payment was canceled and links back to the shop.
+ */
+function cancelTargetOf(cancelRedirectUrl: string | null | undefined, path: string): string {
+  return cancelRedirectUrl && cspOriginOf(cancelRedirectUrl) !== null ? cancelRedirectUrl : path
+}
 
 export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app, deps) => {
   const { readYourWrites, commands, checkoutLinks, settings, clock } = deps
@@ -60,14 +81,15 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
   const contentSecurityPolicy = (formTargets: string[] = []) =>
     `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; ` +
     `form-action ${["'self'", ...formTargets].join(' ')}; base-uri 'none'; frame-ancestors ${ancestors}`
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', async (_request, reply) => {
     if (!reply.hasHeader('content-security-policy')) {
       reply.header('content-security-policy', contentSecurityPolicy())
     }
     if (settings.frameAncestors.length === 0) reply.header('x-frame-options', 'DENY')
     reply.header('referrer-policy', 'no-referrer')
     reply.header('x-content-type-options', 'nosniff')
-    if (!request.url.startsWith('/pay/assets/')) reply.header('cache-control', 'no-store')
+    // the assets and the icon say how long they may be kept; nothing else may be
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
   })
 
   app.get('/pay/assets/checkout.css', async (_request, reply) =>
@@ -83,8 +105,19 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
       .send(CHECKOUT_SCRIPT),
   )
 
+  app.get(ICON_PATH, async (_request, reply) =>
+    reply
+      .type('image/svg+xml; charset=utf-8')
+      .header('cache-control', 'public, max-age=86400')
+      .send(ICON_SVG),
+  )
+  // browsers ask for it by themselves, on the page's origin
+  app.get('/favicon.ico', async (_request, reply) =>
+    reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(FAVICON_ICO),
+  )
+
   const languageOf = (request: TokenRequest): CheckoutLanguage =>
-    pickLanguage(request.query.lang, request.headers['accept-language'])
+    pickLanguage(firstQueryValue(request.query.lang), request.headers['accept-language'])
 
   const notFound = (request: TokenRequest, reply: FastifyReply) => {
     const language = languageOf(request)
@@ -116,9 +149,11 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
       (candidate) => candidate.network === created.network && candidate.currency === created.currency,
     )
     const dueAmount = dueAmountOf(payment)
+    const network = deps.registry.networks.find((candidate) => candidate.network === created.network)
     const walletRequest = asset
       ? paymentRequestOf({
           chain: asset.chain,
+          testnet: network?.testnet ?? true,
           paymentId: created.paymentId,
           address: created.address,
           asset,
@@ -128,7 +163,9 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
         })
       : { qrText: created.address, walletLink: null }
     const path = `/pay/${request.params.token}`
-    const formTargets = created.cancelRedirectUrl ? [new URL(created.cancelRedirectUrl).origin] : []
+    // never the merchant's string itself: only an origin a CSP source list can hold (csp-origin.ts)
+    const cancelOrigin = created.cancelRedirectUrl ? cspOriginOf(created.cancelRedirectUrl) : null
+    const formTargets = cancelOrigin === null ? [] : [cancelOrigin]
     reply.header('content-security-policy', contentSecurityPolicy(formTargets))
     return reply.type('text/html; charset=utf-8').send(
       renderCheckoutPage({
@@ -146,6 +183,9 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
           return qrSvg(created.address)
         }),
         walletLink: walletRequest.walletLink,
+        tokenContract: asset?.contract ?? null,
+        chain: network?.chain ?? asset?.chain ?? 'TRON',
+        explorer: explorerOf(created.network),
         cancelable: isCancelable(payment),
         now: clock.now(),
       }),
@@ -167,6 +207,33 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     return reply.send({ revision: snapshot.revision, status: snapshot.payment.status })
   })
 
+  // the confirmation step of the customer's cancel: a page, so that no stray tap cancels
+  app.get('/pay/:token/cancel', async (request: TokenRequest, reply) => {
+    const snapshot = await paymentOf(request.params.token)
+    if (snapshot === null) return notFound(request, reply)
+    const path = `/pay/${request.params.token}`
+    // nothing to confirm any more: the page says what the payment is
+    if (!isCancelable(snapshot.payment)) return reply.redirect(path, 303)
+    const language = languageOf(request)
+    const merchant = await deps.merchants.getMerchant(snapshot.payment.created.merchantId)
+    const cancelOrigin = snapshot.payment.created.cancelRedirectUrl
+      ? cspOriginOf(snapshot.payment.created.cancelRedirectUrl)
+      : null
+    reply.header(
+      'content-security-policy',
+      contentSecurityPolicy(cancelOrigin === null ? [] : [cancelOrigin]),
+    )
+    return reply.type('text/html; charset=utf-8').send(
+      renderCancelPage({
+        language,
+        texts: checkoutTexts[language],
+        path,
+        payment: snapshot.payment,
+        merchantName: merchant?.displayName ?? merchant?.name ?? null,
+      }),
+    )
+  })
+
   app.post('/pay/:token/cancel', async (request: TokenRequest, reply) => {
     const snapshot = await paymentOf(request.params.token)
     if (snapshot === null) return notFound(request, reply)
@@ -182,7 +249,8 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     const payment: OpenPayment = snapshot.payment
     const { created } = payment
     const path = `/pay/${request.params.token}`
-    if (payment.status === 'canceled') return reply.redirect(created.cancelRedirectUrl ?? path, 303)
+    const cancelTarget = cancelTargetOf(created.cancelRedirectUrl, path)
+    if (payment.status === 'canceled') return reply.redirect(cancelTarget, 303)
     // what the merchant could not cancel either (paid, a transfer seen...): the page says what it is
     if (!isCancelable(payment)) return reply.redirect(path, 303)
     const canceled = await commands
@@ -195,6 +263,6 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     if (canceled === null) return reply.redirect(path, 303)
     // the page shows the cancellation at once, whether or not the projection has it yet
     await readYourWrites.saveAfterCommand(canceled, request.log)
-    return reply.redirect(created.cancelRedirectUrl ?? path, 303)
+    return reply.redirect(cancelTarget, 303)
   })
 }

@@ -34,6 +34,36 @@ export interface CheckoutTexts {
   notFoundTitle: string
   notFound: string
   reference: string
+  /** the link to Trust Wallet's send route, on TRON's mainnet */
+  openTrustWallet: string
+  /** beside the QR code: what to send */
+  sendExactly: (amount: string, currency: string, standard: string) => string
+  /** beside TRON's QR code, which holds the bare address only */
+  qrAddressOnly: (amount: string, currency: string, standard: string) => string
+  /** the token's contract (TRON) or mint (Solana), for the customer to check in the wallet */
+  tokenContract: (currency: string) => string
+  tokenMint: (currency: string) => string
+  checkToken: string
+  /** funds that arrived after the payment closed (lateFunds) */
+  expiredLateFunds: (received: string, currency: string) => string
+  canceledLateFunds: (received: string, currency: string) => string
+  lateFundsHelp: (shop: string) => string
+  overpaidBy: (received: string, extra: string, currency: string) => string
+  overpaidHelp: (shop: string) => string
+  /** how the page names the merchant when it has no name */
+  theShop: string
+  received: string
+  transactions: string
+  receiptHint: string
+  viewOn: (explorer: string) => string
+  arrivedLate: string
+  /** a transfer the chain no longer shows (withdrawn) */
+  notOnChain: string
+  /** the cancel confirmation step */
+  cancelQuestion: string
+  cancelWarning: string
+  cancelConfirm: string
+  keepPaying: string
 }
 
 const en: CheckoutTexts = {
@@ -67,6 +97,34 @@ const en: CheckoutTexts = {
   notFoundTitle: 'Page not found',
   notFound: 'There is nothing at this address.',
   reference: 'Reference',
+  openTrustWallet: 'Open in Trust Wallet',
+  sendExactly: (amount, currency, standard) => `Send exactly ${amount} ${currency} (${standard}).`,
+  qrAddressOnly: (amount, currency, standard) =>
+    `The QR code holds the address only: in your wallet, choose ${currency} (${standard}) and enter ${amount}.`,
+  tokenContract: (currency) => `${currency} token contract`,
+  tokenMint: (currency) => `${currency} token mint`,
+  checkToken: 'Check that your wallet shows this token before sending.',
+  expiredLateFunds: (received, currency) =>
+    `Your funds arrived after this payment had expired: ${received} ${currency} received.`,
+  canceledLateFunds: (received, currency) =>
+    `Your funds arrived after this payment was canceled: ${received} ${currency} received.`,
+  lateFundsHelp: (shop) =>
+    `The money has arrived. Contact ${shop} with the reference and the transaction below to complete the order or get a refund. Do not send more.`,
+  overpaidBy: (received, extra, currency) =>
+    `Paid, with more than the amount: ${received} ${currency} received, ${extra} ${currency} too much.`,
+  overpaidHelp: (shop) =>
+    `Contact ${shop} with the reference and the transaction below to get the difference back.`,
+  theShop: 'the shop',
+  received: 'Received',
+  transactions: 'Transactions',
+  receiptHint: 'Keep these as your receipt.',
+  viewOn: (explorer) => `View on ${explorer}`,
+  arrivedLate: 'arrived late',
+  notOnChain: 'no longer on the chain',
+  cancelQuestion: 'Cancel this payment?',
+  cancelWarning: 'Once canceled, this address no longer takes payments: do not send funds to it.',
+  cancelConfirm: 'Yes, cancel the payment',
+  keepPaying: 'No, back to the payment',
 }
 
 const de: CheckoutTexts = {
@@ -101,6 +159,34 @@ const de: CheckoutTexts = {
   notFoundTitle: 'Seite nicht gefunden',
   notFound: 'Unter dieser Adresse gibt es nichts.',
   reference: 'Referenz',
+  openTrustWallet: 'In Trust Wallet öffnen',
+  sendExactly: (amount, currency, standard) => `Senden Sie genau ${amount} ${currency} (${standard}).`,
+  qrAddressOnly: (amount, currency, standard) =>
+    `Der QR-Code enthält nur die Adresse: Wählen Sie in Ihrer Wallet ${currency} (${standard}) und geben Sie ${amount} ein.`,
+  tokenContract: (currency) => `Token-Vertrag von ${currency}`,
+  tokenMint: (currency) => `Token-Mint von ${currency}`,
+  checkToken: 'Prüfen Sie vor dem Senden, dass Ihre Wallet diesen Token zeigt.',
+  expiredLateFunds: (received, currency) =>
+    `Ihr Geld kam an, nachdem diese Zahlung abgelaufen war: ${received} ${currency} erhalten.`,
+  canceledLateFunds: (received, currency) =>
+    `Ihr Geld kam an, nachdem diese Zahlung abgebrochen wurde: ${received} ${currency} erhalten.`,
+  lateFundsHelp: (shop) =>
+    `Das Geld ist angekommen. Wenden Sie sich mit der Referenz und der Transaktion unten an ${shop}, um die Bestellung abzuschließen oder das Geld zurückzubekommen. Senden Sie nichts mehr.`,
+  overpaidBy: (received, extra, currency) =>
+    `Bezahlt, mit mehr als dem Betrag: ${received} ${currency} erhalten, ${extra} ${currency} zu viel.`,
+  overpaidHelp: (shop) =>
+    `Wenden Sie sich mit der Referenz und der Transaktion unten an ${shop}, um die Differenz zurückzubekommen.`,
+  theShop: 'den Shop',
+  received: 'Erhalten',
+  transactions: 'Transaktionen',
+  receiptHint: 'Bewahren Sie diese als Beleg auf.',
+  viewOn: (explorer) => `Auf ${explorer} ansehen`,
+  arrivedLate: 'verspätet eingegangen',
+  notOnChain: 'nicht mehr auf der Chain',
+  cancelQuestion: 'Diese Zahlung abbrechen?',
+  cancelWarning: 'Nach dem Abbruch nimmt diese Adresse keine Zahlungen mehr an: Senden Sie nichts an sie.',
+  cancelConfirm: 'Ja, Zahlung abbrechen',
+  keepPaying: 'Nein, zurück zur Zahlung',
 }
 
 export const checkoutTexts: Record<CheckoutLanguage, CheckoutTexts> = { en, de }

@@ -1,5 +1,9 @@
 // What the customer's wallet is given (docs/api.md, "The customer's page"): on TRON the bare address,
-// the one form every wallet reads (no TRON payment URI is standard); on Solana a Solana Pay transfer
+// the one form every wallet reads (no TRON payment URI is standard), and on TRON's mainnet a link to
+// Trust Wallet's documented send route, which carries the asset and the amount
+// (https://developer.trustwallet.com/developer/develop-for-trust/deeplinking, "Send Payment"; the
+// asset as a Universal Asset ID, c195 for TRX and c195_t{contract} for a TRC20 token:
+// https://developer.trustwallet.com/developer/new-asset/universal_asset_id); on Solana a Solana Pay transfer
 // request to the owner address (never the token account: the wallet derives it from spl-token),
 // with the amount due, the mint, a reference, the merchant as label and the description as message.
 // Label and message are shortened (MAX_WALLET_TEXT_CHARACTERS) so that the request fits in a QR code
@@ -13,6 +17,8 @@ import QRCode from 'qrcode'
 
 export interface PaymentRequestInput {
   chain: 'TRON' | 'SOLANA'
+  /** a test network: no wallet link where the wallet knows mainnet's assets only (Trust Wallet) */
+  testnet: boolean
   paymentId: string
   address: string
   asset: Pick<Asset, 'contract'>
@@ -25,9 +31,15 @@ export interface PaymentRequestInput {
 export interface PaymentRequest {
   /** what the QR code encodes */
   qrText: string
-  /** a link that opens a wallet, where the chain has a standard for one; null otherwise */
-  walletLink: string | null
+  /**
+   * a link that opens a wallet: any Solana wallet (Solana Pay), Trust Wallet on TRON's mainnet (no
+   * TRON link is standard); null otherwise
+   */
+  walletLink: { url: string; app: 'solana-pay' | 'trust-wallet' } | null
 }
+
+/** SLIP-44's coin type of TRON, Trust Wallet's coin id in a Universal Asset ID */
+const TRON_COIN_TYPE = 195
 
 /** the most characters of the label or the message a wallet is given, cut at a code point */
 export const MAX_WALLET_TEXT_CHARACTERS = 100
@@ -53,7 +65,13 @@ export function boundedWalletText(text: string): string {
 }
 
 export function paymentRequestOf(input: PaymentRequestInput): PaymentRequest {
-  if (input.chain === 'TRON') return { qrText: input.address, walletLink: null }
+  if (input.chain === 'TRON') {
+    if (input.testnet) return { qrText: input.address, walletLink: null }
+    const asset = `c${TRON_COIN_TYPE}${input.asset.contract === null ? '' : `_t${input.asset.contract}`}`
+    const query = new URLSearchParams({ asset, address: input.address, amount: input.amount })
+    const url = `https://link.trustwallet.com/send?${query}`
+    return { qrText: input.address, walletLink: { url, app: 'trust-wallet' } }
+  }
   // encodeURIComponent writes spaces as %20, which every Solana Pay decoder reads
   const parameters: [string, string][] = [['amount', encodeURIComponent(input.amount)]]
   if (input.asset.contract !== null) parameters.push(['spl-token', encodeURIComponent(input.asset.contract)])
@@ -62,7 +80,7 @@ export function paymentRequestOf(input: PaymentRequestInput): PaymentRequest {
   if (input.message) parameters.push(['message', boundedWalletText(input.message)])
   const query = parameters.map(([name, value]) => `${name}=${value}`).join('&')
   const url = `solana:${input.address}?${query}`
-  return { qrText: url, walletLink: url }
+  return { qrText: url, walletLink: { url, app: 'solana-pay' } }
 }
 
 /**

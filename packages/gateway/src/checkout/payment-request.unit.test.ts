@@ -10,9 +10,10 @@ import {
 const paymentId = '0b6f3c1e-8d4a-4c2b-9a57-3f1e2d4c5b6a'
 
 describe('paymentRequestOf', () => {
-  it('gives TRON wallets the bare address, and no wallet link', () => {
+  it('gives TRON wallets the bare address, and no wallet link on a test network', () => {
     const request = paymentRequestOf({
       chain: 'TRON',
+      testnet: true,
       paymentId,
       address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
       asset: { contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' },
@@ -23,9 +24,46 @@ describe('paymentRequestOf', () => {
     expect(request).toEqual({ qrText: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', walletLink: null })
   })
 
+  it("links TRON mainnet's customers to Trust Wallet's send route with the TRC20 asset and the amount, the QR code staying the bare address", () => {
+    const request = paymentRequestOf({
+      chain: 'TRON',
+      testnet: false,
+      paymentId,
+      address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+      asset: { contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' },
+      amount: '10.5',
+      label: 'Acme',
+      message: null,
+    })
+    expect(request).toEqual({
+      qrText: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+      walletLink: {
+        // Trust Wallet's documented example of USDT on TRON: c195_tTR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t
+        url:
+          'https://link.trustwallet.com/send?asset=c195_tTR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' +
+          '&address=TJRabPrwbZy45sbavfcjinPJC18kjpRTv8&amount=10.5',
+        app: 'trust-wallet',
+      },
+    })
+    const trx = paymentRequestOf({
+      chain: 'TRON',
+      testnet: false,
+      paymentId,
+      address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+      asset: { contract: null },
+      amount: '3',
+      label: null,
+      message: null,
+    })
+    expect(trx.walletLink?.url).toBe(
+      'https://link.trustwallet.com/send?asset=c195&address=TJRabPrwbZy45sbavfcjinPJC18kjpRTv8&amount=3',
+    )
+  })
+
   it('gives Solana wallets a Solana Pay transfer request to the owner address, with the mint of an SPL token', () => {
     const request = paymentRequestOf({
       chain: 'SOLANA',
+      testnet: false,
       paymentId,
       address: 'GvHeR432g7MjN9uKyX3Dzg66TqwrEWgANLnnFZXMeyyj',
       asset: { contract: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' },
@@ -39,7 +77,7 @@ describe('paymentRequestOf', () => {
         `&reference=${solanaPayReference(paymentId)}` +
         '&label=Acme%20Store%20GmbH&message=Order%20%231042%20%26%20co',
     )
-    expect(request.walletLink).toBe(request.qrText)
+    expect(request.walletLink).toEqual({ url: request.qrText, app: 'solana-pay' })
     // a base58 32-byte key, as the Solana Pay specification asks of a reference
     expect(solanaPayReference(paymentId)).toMatch(/^[1-9A-HJ-NP-Za-km-z]{43,44}$/)
   })
@@ -47,6 +85,7 @@ describe('paymentRequestOf', () => {
   it('leaves spl-token out for SOL', () => {
     const request = paymentRequestOf({
       chain: 'SOLANA',
+      testnet: false,
       paymentId,
       address: 'GvHeR432g7MjN9uKyX3Dzg66TqwrEWgANLnnFZXMeyyj',
       asset: { contract: null },
@@ -88,6 +127,7 @@ describe('qrSvg', () => {
   it('draws the Solana Pay request of a payment with the longest description, in non-ASCII', async () => {
     const request = paymentRequestOf({
       chain: 'SOLANA',
+      testnet: false,
       paymentId,
       address: 'GvHeR432g7MjN9uKyX3Dzg66TqwrEWgANLnnFZXMeyyj',
       asset: { contract: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' },

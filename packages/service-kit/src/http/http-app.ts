@@ -5,7 +5,7 @@
 // for any other method, before any hook of that route (authentication) runs.
 
 import { DomainError } from '@chainpay/domain'
-import type { Logger } from '@chainpay/platform'
+import { isSecretFieldName, type Logger, REDACTION_CENSOR } from '@chainpay/platform'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, {
   type FastifyBaseLogger,
@@ -49,11 +49,16 @@ export interface HttpAppOptions {
 export const MAX_PATH_PARAMETER_LENGTH = 16 * 1024
 
 export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const routes = createRouteIndex()
   const app = Fastify({
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     // typed as fastify's logger interface, so that the app is a plain FastifyInstance
     loggerInstance: options.logger.child({ component: options.component }) as FastifyBaseLogger,
-    logController: new RequestLogController(),
+    // a path parameter named like a secret (the customer's checkout token, /pay/:token) is logged as
+    // the logger censors secret fields: never in full
+    logController: new RequestLogController((path) =>
+      routes.censor(path, isSecretFieldName, REDACTION_CENSOR),
+    ),
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
     genReqId: requestIdFor,
     requestIdHeader: false,
@@ -73,7 +78,6 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  const routes = createRouteIndex()
   app.addHook('onRoute', (route) => routes.add(route.url, route.method))
   /** requests no route matched but whose path some route serves: the pattern, for the metrics */
   const servedPaths = new WeakMap<object, string>()

@@ -15,10 +15,11 @@ export function logSampledInstead(request: FastifyRequest): void {
 /**
  * One info line per request, when it completes: method, path without the query (which may carry
  * merchant data), status, duration and, through the request's logger, its id. Headers and bodies are
- * never logged, so neither signatures nor secrets can end up in a log line.
+ * never logged, so neither signatures nor secrets can end up in a log line; nor can a secret in the
+ * path (the customer's checkout token): `loggedPath` censors it (http-app.ts).
  */
 export class RequestLogController extends LogController {
-  constructor() {
+  constructor(private readonly loggedPath: (path: string) => string = (path) => path) {
     super({ requestIdLogLabel: 'requestId' })
   }
 
@@ -31,7 +32,7 @@ export class RequestLogController extends LogController {
   ): void {
     const line = {
       method: request.method,
-      url: pathOf(request.raw.url ?? ''),
+      url: this.loggedPath(pathOf(request.raw.url ?? '')),
       statusCode: reply.statusCode,
       durationMs: Math.round(reply.elapsedTime),
     }

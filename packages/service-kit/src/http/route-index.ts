@@ -9,6 +9,13 @@ export interface RouteIndex {
    * usual order, HEAD last; null when no route serves the path.
    */
   match(path: string): { pattern: string; methods: string[] } | null
+  /**
+   * `path` with every segment that a secret parameter of some pattern would take replaced by
+   * `censor`: the segment at that parameter's place wherever the path begins like the pattern up to
+   * it (so `/pay/{token}/anything`, which no route serves, is censored as well as `/pay/{token}`);
+   * a path a static route serves is left as it is.
+   */
+  censor(path: string, isSecret: (parameter: string) => boolean, censor: string): string
 }
 
 /** the order methods are listed in an Allow header; HEAD comes last, after GET's company */
@@ -17,6 +24,25 @@ const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 export function createRouteIndex(): RouteIndex {
   const patterns = new Map<string, { matcher: RegExp; methods: Set<string> }>()
   return {
+    censor(path, isSecret, censor) {
+      // a static route the path is (the router prefers it to any parameter): nothing to censor
+      for (const [url, { matcher }] of patterns) {
+        if (!url.includes(':') && !url.includes('*') && matcher.test(path)) return path
+      }
+      const segments = path.split('/')
+      for (const url of patterns.keys()) {
+        const parts = url.split('/')
+        parts.forEach((part, index) => {
+          if (!part.startsWith(':') || !isSecret(part.slice(1)) || index >= segments.length) return
+          const before = parts.slice(0, index)
+          const sameStart = before.every((expected, at) =>
+            expected.startsWith(':') ? segments[at] !== '' : expected === segments[at],
+          )
+          if (sameStart && before.every((expected) => expected !== '*')) segments[index] = censor
+        })
+      }
+      return segments.join('/')
+    },
     add(url, method) {
       let entry = patterns.get(url)
       if (entry === undefined) {

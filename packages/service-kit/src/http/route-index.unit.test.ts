@@ -30,3 +30,28 @@ describe('createRouteIndex', () => {
     expect(index.match('/openapiXjson')).toBeNull()
   })
 })
+
+describe('censor', () => {
+  const index = createRouteIndex()
+  index.add('/pay/:token', 'GET')
+  index.add('/pay/:token/status', 'GET')
+  index.add('/pay/assets/checkout.js', 'GET')
+  index.add('/payments/:paymentId', 'GET')
+  const censor = (path: string) => index.censor(path, (name) => name === 'token', '[redacted]')
+
+  it("replaces a secret parameter's segment, on served paths and on paths that only begin like one", () => {
+    expect(censor('/pay/abcDEF_-123')).toBe('/pay/[redacted]')
+    expect(censor('/pay/abcDEF_-123/status')).toBe('/pay/[redacted]/status')
+    expect(censor('/pay/abcDEF_-123/status/')).toBe('/pay/[redacted]/status/')
+    expect(censor('/pay/abcDEF_-123/nothing/here')).toBe('/pay/[redacted]/nothing/here')
+  })
+
+  it('leaves other parameters and other paths as they are', () => {
+    expect(censor('/payments/0b6c')).toBe('/payments/0b6c')
+    expect(censor('/pay')).toBe('/pay')
+    expect(censor('/pay/')).toBe('/pay/[redacted]')
+    expect(censor('/other/abc')).toBe('/other/abc')
+    // a static route wins over /pay/:token/status in the router, and in the log
+    expect(censor('/pay/assets/checkout.js')).toBe('/pay/assets/checkout.js')
+  })
+})

@@ -313,6 +313,15 @@ describe('health, readiness and the OpenAPI document', () => {
       '/webhook-endpoints/{endpointId}/rotate-secret',
       '/webhook-deliveries',
       '/webhook-deliveries/{deliveryId}/redeliver',
+      // the customer's page, tagged checkout, at the origin's root
+      '/pay/{token}',
+      '/pay/{token}/status',
+      '/pay/{token}/logo',
+      '/pay/{token}/cancel',
+      '/pay/assets/checkout.css',
+      '/pay/assets/checkout.js',
+      '/pay/assets/icon.svg',
+      '/favicon.ico',
     ])
   })
 })

@@ -94,14 +94,21 @@ describe('GET /pay/{token}', () => {
     expect(html).toContain('<h1>Pay Test Shop</h1>')
     expect(html).toContain('Order &lt;#7&gt;')
     expect(html).not.toContain('Order <#7>')
-    expect(html).toContain('<span class="mono" id="amount">10.5</span> USDT')
+    expect(html).toContain(
+      '<span class="mono amount" id="amount">10.5</span> <span class="amount">USDT</span>',
+    )
     expect(html).toContain('TRON · TRC20')
+    expect(html).toContain('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t')
+    expect(html).toContain('https://link.trustwallet.com/send?asset=c195_tTR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t')
     expect(html).toContain(payment.generatedAddress as string)
     expect(html).toMatch(/<div class="qr" role="img" aria-label="QR code of the payment"><svg /)
     expect(html).toContain('data-seconds="1800"')
     expect(html).toContain('Awaiting payment')
     expect(html).toContain('<noscript><meta http-equiv="refresh" content="10"></noscript>')
-    expect(html).toContain(`action="${pathOf(payment)}/cancel"`)
+    // cancelling is a step of its own (GET .../cancel), never a form on this page
+    expect(html).toContain(`<a id="cancel" href="${pathOf(payment)}/cancel?lang=en">Cancel payment</a>`)
+    expect(html).not.toContain('<form')
+    expect(html).toContain('<link rel="icon" href="/pay/assets/icon.svg" type="image/svg+xml">')
   })
 
   it('calls the merchant by the display name the operator set, else by its name', async () => {
@@ -125,6 +132,11 @@ describe('GET /pay/{token}', () => {
       ),
     )
     expect(link).not.toContain(payment.generatedTokenAccount as string)
+    // the mint, for the customer to check in the wallet
+    expect(html).toContain(
+      '<dt>USDC token mint</dt><dd><span class="mono" id="token-contract">EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v</span>',
+    )
+    expect(html).toContain('Send exactly 3 USDC (SPL).')
   })
 
   it('draws the QR code of a Solana payment with the longest non-ASCII description, shortened in the request', async () => {
@@ -218,8 +230,12 @@ describe('GET /pay/{token}', () => {
     await transfer(payment, '4000000', 20)
     const underpaid = await page()
     expect(underpaid).toContain('Not paid in full: send the remaining 6.5 USDT to the same address.')
-    expect(underpaid).toContain('<span class="mono" id="amount">6.5</span> USDT')
-    expect(underpaid).not.toContain('/cancel"')
+    expect(underpaid).toContain(
+      '<span class="mono amount" id="amount">6.5</span> <span class="amount">USDT</span>',
+    )
+    expect(underpaid).not.toContain('id="cancel"')
+    // the hash seen so far, linked to the explorer of the network
+    expect(underpaid).toContain(`https://tronscan.org/#/transaction/${'ab'.repeat(32)}`)
     const status = json(await fixture.app.inject({ method: 'GET', url: `${path}/status` }))
     expect(status).toMatchObject({ status: 'underpaid' })
     // past expiresAt the rest no longer counts: the page stops asking for it
@@ -239,6 +255,49 @@ describe('GET /pay/{token}', () => {
       '<noscript><meta http-equiv="refresh" content="5;url=https://shop.example/ok"></noscript>',
     )
     expect(html).toContain('<a class="button" id="back" href="https://shop.example/ok">Back to the shop</a>')
+  })
+})
+
+describe('GET /favicon.ico and /pay/assets/icon.svg', () => {
+  it("serve chainpay's own icon, cacheable, under the page's headers", async () => {
+    const ico = await fixture.app.inject({ method: 'GET', url: '/favicon.ico' })
+    expect(ico.statusCode).toBe(200)
+    expect(ico.headers['content-type']).toBe('image/x-icon')
+    expect(ico.headers['cache-control']).toBe('public, max-age=86400')
+    expect(ico.headers['x-content-type-options']).toBe('nosniff')
+    // an icon file: reserved 0, type 1, one 32 x 32 image of 32 bits
+    const bytes = ico.rawPayload
+    expect([bytes.readUInt16LE(0), bytes.readUInt16LE(2), bytes.readUInt16LE(4)]).toEqual([0, 1, 1])
+    expect([bytes[6], bytes[7], bytes.readUInt16LE(12)]).toEqual([32, 32, 32])
+    expect(bytes.length).toBe(22 + bytes.readUInt32LE(14))
+    const svg = await fixture.app.inject({ method: 'GET', url: '/pay/assets/icon.svg' })
+    expect(svg.statusCode).toBe(200)
+    expect(svg.headers['content-type']).toBe('image/svg+xml; charset=utf-8')
+    expect(svg.body).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/)
+  })
+})
+
+describe('GET /pay/{token}/cancel', () => {
+  it('asks the customer to confirm, with the form that cancels; cancels nothing by itself', async () => {
+    const payment = await created()
+    const path = pathOf(payment)
+    const response = await fixture.app.inject({ method: 'GET', url: `${path}/cancel?lang=en` })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['cache-control']).toBe('no-store')
+    expect(response.headers['content-security-policy']).toContain("form-action 'self' https://shop.example;")
+    expect(response.body).toContain('<h1>Cancel this payment?</h1>')
+    expect(response.body).toContain(`<form method="post" action="${path}/cancel">`)
+    expect(response.body).toContain(`href="${path}?lang=en">No, back to the payment</a>`)
+    const read = json(await fixture.send('GET', `${PAYMENTS}/${payment.paymentId}`))
+    expect(read.status).toBe('pending')
+  })
+
+  it('sends the customer back to the page once there is nothing to cancel', async () => {
+    const payment = await created()
+    await transfer(payment, '1000000', 1)
+    const response = await fixture.app.inject({ method: 'GET', url: `${pathOf(payment)}/cancel` })
+    expect(response.statusCode).toBe(303)
+    expect(response.headers.location).toBe(pathOf(payment))
   })
 })
 
@@ -280,5 +339,137 @@ describe('POST /pay/{token}/cancel', () => {
     expect(late.headers.location).toBe(path)
     const read = json(await fixture.send('GET', `${PAYMENTS}/${payment.paymentId}`))
     expect(read.status).toBe('pending')
+  })
+})
+
+describe('query parameters, the CSP and the logs of the checkout routes', () => {
+  const formPost = {
+    origin: FIXTURE_PUBLIC_URL,
+    'sec-fetch-site': 'same-origin',
+    'content-type': 'application/x-www-form-urlencoded',
+  }
+
+  it('takes the first of a repeated ?lang= on every checkout route, never a 500', async () => {
+    const path = pathOf(await created())
+    const page = await fixture.app.inject({ method: 'GET', url: `${path}?lang=de&lang=en` })
+    expect(page.statusCode).toBe(200)
+    expect(page.body).toContain('<html lang="de">')
+    for (const [method, url] of [
+      ['GET', `${path}?lang=a&lang=b`],
+      ['GET', `${path}?lang=&lang[]=x&lang=de`],
+      ['GET', `${path}/status?lang=a&lang=b`],
+      ['GET', `${path}/logo?lang=a&lang=b`],
+      ['GET', `/pay/${'A'.repeat(44)}?lang=a&lang=b`],
+      ['GET', '/pay/assets/checkout.css?lang=a&lang=b'],
+      ['GET', '/favicon.ico?lang=a&lang=b'],
+      ['POST', `${path}/cancel?lang=a&lang=b`],
+    ] as const) {
+      const response = await fixture.app.inject({
+        method,
+        url,
+        ...(method === 'POST' ? { headers: formPost, payload: '' } : {}),
+      })
+      expect(response.statusCode, url).toBeLessThan(500)
+    }
+    expect(fixture.logLines().filter((line) => /"level":"(error|fatal)"/.test(line))).toEqual([])
+  })
+
+  it('writes only a CSP source of cancelRedirectUrl into form-action, and never a string that splits a directive', async () => {
+    const payment = await created({ cancelRedirectUrl: 'https://a;script-src*;x/' })
+    const path = pathOf(payment)
+    const page = await fixture.app.inject({ method: 'GET', url: path })
+    expect(page.statusCode).toBe(200)
+    const policy = page.headers['content-security-policy'] as string
+    expect(policy).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    )
+    expect(policy).not.toContain('script-src*')
+    // the browser would refuse the redirect to it (form-action): the page itself says canceled
+    const cancel = await fixture.app.inject({
+      method: 'POST',
+      url: `${path}/cancel`,
+      headers: formPost,
+      payload: '',
+    })
+    expect(cancel.statusCode).toBe(303)
+    expect(cancel.headers.location).toBe(path)
+  })
+
+  it('never logs the checkout token: page views, status polls, logo, cancel and unknown paths under it', async () => {
+    const payment = await created()
+    const path = pathOf(payment)
+    const token = path.slice('/pay/'.length)
+    for (const [method, url] of [
+      ['GET', path],
+      ['GET', `${path}?lang=de`],
+      ['GET', `${path}/status`],
+      ['GET', `${path}/logo`],
+      ['GET', `${path}/status/`],
+      ['GET', `${path}/nothing`],
+      ['POST', `${path}/cancel`],
+    ] as const) {
+      await fixture.app.inject({
+        method,
+        url,
+        ...(method === 'POST' ? { headers: formPost, payload: '' } : {}),
+      })
+    }
+    const lines = fixture.logLines()
+    const requestLines = lines.filter((line) => line.includes('"request completed"'))
+    expect(requestLines.filter((line) => line.includes('/pay/[redacted]'))).toHaveLength(7)
+    expect(requestLines.join('\n')).toContain('"url":"/pay/[redacted]/status"')
+    expect(lines.filter((line) => line.includes(token))).toEqual([])
+    // nor any part of it long enough to open the page
+    expect(lines.filter((line) => line.includes(token.slice(22)))).toEqual([])
+  })
+})
+
+describe("the customer's page in the OpenAPI document", () => {
+  it('documents every checkout route as served: each answers a documented status and content type', async () => {
+    const document = json<{ paths: Record<string, Record<string, unknown>> }>(
+      await fixture.app.inject({ method: 'GET', url: '/api/merchant/v1/openapi.json' }),
+    )
+    const path = pathOf(await created())
+    const operations = Object.entries(document.paths).flatMap(([template, item]) =>
+      Object.entries(item)
+        .filter(([method]) => ['get', 'post'].includes(method))
+        .map(([method, operation]) => ({ template, method, operation: operation as Record<string, unknown> }))
+        .filter(({ operation }) => (operation.tags as string[]).includes('checkout')),
+    )
+    expect(operations).toHaveLength(9)
+    // the cancel last: it ends what the others show
+    operations.sort((a, b) => Number(a.method === 'post') - Number(b.method === 'post'))
+    for (const { template, method, operation } of operations) {
+      const url = template.replace('/pay/{token}', path)
+      const response = await fixture.app.inject({
+        method: method.toUpperCase() as 'GET' | 'POST',
+        url,
+        ...(method === 'post'
+          ? {
+              headers: {
+                origin: FIXTURE_PUBLIC_URL,
+                'sec-fetch-site': 'same-origin',
+                'content-type': 'application/x-www-form-urlencoded',
+              },
+              payload: '',
+            }
+          : {}),
+      })
+      const documented = (operation.responses as Record<string, { content?: Record<string, unknown> }>)[
+        String(response.statusCode)
+      ]
+      expect(documented, `${method} ${url} ${response.statusCode}`).toBeDefined()
+      const types = Object.keys(documented?.content ?? {})
+      const type = (response.headers['content-type'] as string | undefined)?.split(';')[0] ?? ''
+      if (types.length > 0) {
+        expect(
+          types.some(
+            (documentedType) => documentedType === type || documentedType === `${type.split('/')[0]}/*`,
+          ),
+          `${method} ${url}: ${type}`,
+        ).toBe(true)
+      }
+    }
   })
 })
