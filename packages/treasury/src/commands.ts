@@ -2,9 +2,9 @@
 // (offline: a wallet's xpub and seed from its mnemonics). Everything but process wiring lives here so
 // that tests run the command in process (docs/treasury.md).
 
-import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { defaultAssetRegistry, toUnits } from '@chainpay/domain'
+import { PrivateFileError, readOwnerOnlyFile } from '@chainpay/platform'
 import { createAdminApi } from './admin-api.js'
 import { broadcastSigned, statePathOf } from './broadcaster.js'
 import { CommandError } from './command-error.js'
@@ -198,7 +198,7 @@ async function sign(flags: Flags, context: WalletCommandContext): Promise<void> 
   const mnemonic =
     flags['mnemonic-file'] === undefined
       ? await context.promptSecret('mnemonic (not shown): ')
-      : readSecretFile(flags['mnemonic-file'], '--mnemonic-file')
+      : readSecretFile(flags['mnemonic-file'], '--mnemonic-file', AT_THE_PROMPT)
   const treasuryKey =
     flags['treasury-key-file'] === undefined
       ? undefined
@@ -228,15 +228,20 @@ function goOffline(command: 'sign' | 'keys', flags: Flags): void {
   if (online !== undefined) throw new CommandError(`${command} works offline and takes no --${online}`)
 }
 
-function readSecretFile(path: string, flag: string): string {
+/**
+ * a mnemonic's or a key's file: refused, as chainpay-admin refuses a seed file, when other users may
+ * read it (readOwnerOnlyFile); `otherWay` names the prompt where there is one
+ */
+function readSecretFile(path: string, flag: string, otherWay?: string): string {
   try {
-    return readFileSync(path, 'utf8')
+    return readOwnerOnlyFile(path, flag, otherWay)
   } catch (error) {
-    throw new CommandError(
-      `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-    )
+    if (error instanceof PrivateFileError) throw new CommandError(error.message)
+    throw error
   }
 }
+
+const AT_THE_PROMPT = 'leave the option out and type it at the prompt'
 
 /** TRON: a hex private key; Solana: solana-keygen's JSON array of the 64-byte secret key */
 function readTreasuryKey(chain: 'TRON' | 'SOLANA', path: string): TreasuryKey {
@@ -267,7 +272,7 @@ async function keys(flags: Flags, context: WalletCommandContext): Promise<void> 
           mnemonic: await context.promptSecret(`${chain} mnemonic (not shown): `),
           source: `the ${chain} mnemonic`,
         }
-      : { mnemonic: readSecretFile(path, `--${flag}`), source: `--${flag}` }
+      : { mnemonic: readSecretFile(path, `--${flag}`, AT_THE_PROMPT), source: `--${flag}` }
   }
   const { writeWalletKeys } = await import('./wallet-keys.js')
   const lines = writeWalletKeys({

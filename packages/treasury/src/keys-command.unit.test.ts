@@ -1,7 +1,7 @@
 // `chainpay-wallet keys` run in process: offline, the TRON account xpub printed, the Solana seed
 // written to a new file only its owner reads, no mnemonic or seed in any line printed.
 
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -155,5 +155,20 @@ describe('chainpay-wallet keys', () => {
       'error: keys works offline and takes no --url',
     ])
     expect(printed.join('\n')).not.toContain(words.slice(0, 3).join(' '))
+  })
+
+  it('refuses a mnemonic file other users can read, as chainpay-admin refuses a seed file', async () => {
+    const seedOut = join(dir, 'shared.seed')
+    for (const mode of [0o644, 0o640, 0o604]) {
+      const path = join(dir, `shared-${mode.toString(8)}`)
+      writeFileSync(path, newMnemonic())
+      chmodSync(path, mode)
+      const run = await keys(['--tron-mnemonic-file', path, '--solana-seed-out', seedOut], [newMnemonic()])
+      expect(run).toMatchObject({ code: 1, out: [], asked: [] })
+      expect(run.err).toEqual([
+        `error: --tron-mnemonic-file: ${path} is open to other users (mode 0${mode.toString(8)}): run chmod 600 ${path}, or leave the option out and type it at the prompt`,
+      ])
+    }
+    expect(() => statSync(seedOut)).toThrow(/ENOENT/)
   })
 })
