@@ -4,7 +4,6 @@
 // read, never to stdout. The Solana mnemonic must not be the TRON one: the seed is the whole BIP39
 // seed, and would sign for the TRON addresses too (docs/security.md, "Key material").
 
-import { writeFileSync } from 'node:fs'
 import {
   type DevelopmentWallet,
   merchantWalletPublicParts,
@@ -15,6 +14,7 @@ import {
 import { equalBytes } from '@noble/curves/utils.js'
 import { hexToBytes } from '@noble/hashes/utils.js'
 import { CommandError } from './command-error.js'
+import { createSecretFile } from './offline-key-material.js'
 
 export interface WalletKeysInput {
   /** a mnemonic and where it came from, for messages that never quote it */
@@ -38,14 +38,7 @@ export function writeWalletKeys(input: WalletKeysInput): string[] {
     tronAccountXpub: tron.tronAccountXpub,
     solanaSeed: solana.solanaSeed,
   })
-  try {
-    // 'wx': a file already there (another wallet's seed, a link planted elsewhere) is never replaced
-    writeFileSync(input.seedOut, `${solana.solanaSeed}\n`, { mode: 0o600, flag: 'wx' })
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error'
-    const why = code === 'EEXIST' ? 'it exists, and is never overwritten: name a new file' : code
-    throw new CommandError(`--solana-seed-out: cannot create ${input.seedOut}: ${why}`)
-  }
+  createSecretFile(input.seedOut, `${solana.solanaSeed}\n`, '--solana-seed-out')
   return [
     `TRON account xpub (${TRON_ACCOUNT_PATH}): ${parts.tronAccountXpub}`,
     `Solana address 0 (${solanaDerivationPath(0)}): ${parts.solanaAddress0}`,
