@@ -34,7 +34,7 @@ export const TREASURY_PATHS = { TRON: "m/44'/195'/1'/0/0", SOLANA: "m/44'/501'" 
 export const USAGE = `Usage: chainpay-wallet <mnemonic | keys | treasury | plan | sign | broadcast> [options]
 
   mnemonic --out (FILE | -)
-  keys --solana-seed-out FILE [--tron-mnemonic-file FILE] [--solana-mnemonic-file FILE]
+  keys (--solana-seed-out FILE | --wallet-out FILE) [--tron-mnemonic-file FILE] [--solana-mnemonic-file FILE]
   treasury --chain TRON|SOLANA [--mnemonic-file FILE] [--path PATH] [--key-out FILE]
 
   plan --network NETWORK --treasury ADDRESS --out PLAN.json [--rpc-url URL] [--solidity-url URL]
@@ -60,7 +60,7 @@ names one of them, as payment-command holds the Solana seed online. Node URLs de
 <NETWORK>_RPC_URL (and <NETWORK>_SOLIDITY_RPC_URL), API keys to <NETWORK>_RPC_API_KEY. keys works offline too: from
 a TRON mnemonic and a Solana one (files, or prompts), it prints the TRON account xpub
 (m/44'/195'/0') and writes the Solana seed to a new file of mode 0600, what chainpay-admin merchants
-wallet set takes (or TRON_ACCOUNT_XPUB and SOLANA_SEED). mnemonic (offline) makes a new 24-word
+wallet set takes, or both to a new wallet file of mode 0600, what WALLET_FILE names. mnemonic (offline) makes a new 24-word
 mnemonic into a new file of mode 0600, or prints it with --out -. treasury (offline) prints the
 treasury's address from a mnemonic: TRON at m/44'/195'/1'/0/0 of the TRON mnemonic (what plan and
 sign take by default), Solana at m/44'/501'/0'/0' of a mnemonic of its own (Phantom's first account),
@@ -90,6 +90,7 @@ const options = {
   'tron-mnemonic-file': { type: 'string' },
   'solana-mnemonic-file': { type: 'string' },
   'solana-seed-out': { type: 'string' },
+  'wallet-out': { type: 'string' },
   chain: { type: 'string' },
   path: { type: 'string' },
   'key-out': { type: 'string' },
@@ -276,7 +277,13 @@ function readTreasuryKey(chain: 'TRON' | 'SOLANA', path: string): TreasuryKey {
 
 async function keys(flags: Flags, context: WalletCommandContext): Promise<void> {
   goOffline('keys', flags)
-  const seedOut = required(flags['solana-seed-out'], '--solana-seed-out')
+  const seedOut = flags['solana-seed-out']
+  const walletOut = flags['wallet-out']
+  if (seedOut === undefined && walletOut === undefined) {
+    throw new CommandError(
+      '--solana-seed-out (for chainpay-admin merchants wallet set) or --wallet-out (for WALLET_FILE) is required',
+    )
+  }
   const mnemonic = async (chain: 'TRON' | 'Solana', flag: 'tron-mnemonic-file' | 'solana-mnemonic-file') => {
     const path = flags[flag]
     return path === undefined
@@ -290,7 +297,8 @@ async function keys(flags: Flags, context: WalletCommandContext): Promise<void> 
   const lines = writeWalletKeys({
     tron: await mnemonic('TRON', 'tron-mnemonic-file'),
     solana: await mnemonic('Solana', 'solana-mnemonic-file'),
-    seedOut,
+    ...(seedOut === undefined ? {} : { seedOut }),
+    ...(walletOut === undefined ? {} : { walletOut }),
   })
   for (const line of lines) context.out(line)
 }

@@ -104,6 +104,28 @@ describe('chainpay-wallet keys', () => {
     }
   })
 
+  it("writes the operator's wallet file, what payment-command's WALLET_FILE reads, mode 0600", async () => {
+    const [tronMnemonic, solanaMnemonic] = [newMnemonic(), newMnemonic()]
+    const walletOut = join(dir, 'wallet.json')
+    const run = await keys(['--wallet-out', walletOut], [tronMnemonic, solanaMnemonic])
+    expect(run).toMatchObject({ code: 0, err: [] })
+    const tron = walletFromMnemonic(tronMnemonic)
+    const { solanaSeed } = walletFromMnemonic(solanaMnemonic)
+    expect(JSON.parse(readFileSync(walletOut, 'utf8'))).toEqual({
+      tronAccountXpub: tron.tronAccountXpub,
+      solanaSeed,
+    })
+    expect(statSync(walletOut).mode & 0o777).toBe(0o600)
+    expect(run.out.slice(3)).toEqual([
+      `Wallet file written to ${walletOut} (mode 0600): carry it to the server as payment-command's WALLET_FILE (chainpay user only), then wipe this copy`,
+    ])
+    expect(run.out.join('\n')).not.toContain(solanaSeed)
+    const again = await keys(['--wallet-out', walletOut], [newMnemonic(), newMnemonic()])
+    expect(again.err).toEqual([
+      `error: --wallet-out: cannot create ${walletOut}: it exists, and is never overwritten: name a new file`,
+    ])
+  })
+
   it('asks for each mnemonic at a prompt when no file gives it', async () => {
     const seedOut = join(dir, 'prompted.seed')
     const [tronMnemonic, solanaMnemonic] = [newMnemonic(), newMnemonic()]
@@ -150,7 +172,9 @@ describe('chainpay-wallet keys', () => {
     ])
     expect(readFileSync(existing, 'utf8')).toBe('kept\n')
 
-    expect((await keys(['--tron-mnemonic-file', path])).err).toEqual(['error: --solana-seed-out is required'])
+    expect((await keys(['--tron-mnemonic-file', path])).err).toEqual([
+      'error: --solana-seed-out (for chainpay-admin merchants wallet set) or --wallet-out (for WALLET_FILE) is required',
+    ])
     expect((await keys(['--solana-seed-out', seedOut, '--url', 'http://127.0.0.1:8081'])).err).toEqual([
       'error: keys works offline and takes no --url',
     ])

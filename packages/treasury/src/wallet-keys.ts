@@ -20,8 +20,10 @@ export interface WalletKeysInput {
   /** a mnemonic and where it came from, for messages that never quote it */
   tron: { mnemonic: string; source: string }
   solana: { mnemonic: string; source: string }
-  /** the file the Solana seed is written to: created, mode 0600, never overwritten */
-  seedOut: string
+  /** the file the Solana seed is written to (chainpay-admin merchants wallet set): created, mode 0600, never overwritten */
+  seedOut?: string
+  /** the file both are written to as payment-command's WALLET_FILE reads them: the same rules */
+  walletOut?: string
 }
 
 /** the lines to print: public parts only */
@@ -38,14 +40,26 @@ export function writeWalletKeys(input: WalletKeysInput): string[] {
     tronAccountXpub: tron.tronAccountXpub,
     solanaSeed: solana.solanaSeed,
   })
-  createSecretFile(input.seedOut, `${solana.solanaSeed}\n`, '--solana-seed-out')
-  return [
+  const lines = [
     `TRON account xpub (${TRON_ACCOUNT_PATH}): ${parts.tronAccountXpub}`,
     `Solana address 0 (${solanaDerivationPath(0)}): ${parts.solanaAddress0}`,
     `Wallet id: ${parts.walletId}`,
-    `Solana seed written to ${input.seedOut} (mode 0600): carry it to the operator, then wipe it`,
-    `chainpay-admin merchants wallet set MERCHANT_ID --tron-xpub ${parts.tronAccountXpub} --solana-seed-file ${input.seedOut}`,
   ]
+  if (input.seedOut !== undefined) {
+    createSecretFile(input.seedOut, `${solana.solanaSeed}\n`, '--solana-seed-out')
+    lines.push(
+      `Solana seed written to ${input.seedOut} (mode 0600): carry it to the operator, then wipe it`,
+      `chainpay-admin merchants wallet set MERCHANT_ID --tron-xpub ${parts.tronAccountXpub} --solana-seed-file ${input.seedOut}`,
+    )
+  }
+  if (input.walletOut !== undefined) {
+    const wallet = { tronAccountXpub: parts.tronAccountXpub, solanaSeed: solana.solanaSeed }
+    createSecretFile(input.walletOut, `${JSON.stringify(wallet, null, 2)}\n`, '--wallet-out')
+    lines.push(
+      `Wallet file written to ${input.walletOut} (mode 0600): carry it to the server as payment-command's WALLET_FILE (chainpay user only), then wipe this copy`,
+    )
+  }
+  return lines
 }
 
 function fromMnemonic({ mnemonic, source }: { mnemonic: string; source: string }): DevelopmentWallet {
