@@ -41,6 +41,7 @@ async function start(file: string) {
     allocator: createSqliteAddressAllocator(db),
     pool: createSqliteAddressPool(db),
     registry: defaultAssetRegistry,
+    poolOf: (chain) => `${chain}@operator-key`,
     logger,
   })
   await marks.guard()
@@ -147,6 +148,27 @@ describe('address marks', () => {
     expect(await handOut(second.marks)).toBe(1 + MARK_BLOCK)
     second.marks.close()
     second.db.close()
+  })
+
+  it('after a restore on another machine, takes the marks an operator wrote by hand: counters and pool past them', async () => {
+    const live = join(dir, 'chainpay.sqlite')
+    const first = await start(live)
+    await refill(first.marks, 20)
+    const before = [await handOut(first.marks), await handOut(first.marks)]
+    first.db.close()
+    // the old machine is gone with its marks; the copy's counter is 20: the operator adds a margin
+    writeFileSync(
+      join(dir, ADDRESS_MARKS_FILE),
+      JSON.stringify({ version: 1, clean: false, allocated: { TRON: 1020 }, taken: { TRON: 1020 } }),
+    )
+    logged = []
+    const restored = await start(live)
+    expect(logged.map((line) => line.level)).toEqual(['warn'])
+    expect(logged[0]?.poolDropped).toEqual([{ pool: POOL, below: 1020, count: 18 }])
+    expect(await handOut(restored.marks)).toBe(1020)
+    expect(before).toEqual([0, 1])
+    restored.marks.close()
+    restored.db.close()
   })
 
   it('refuses a marks file it cannot read, naming it', async () => {

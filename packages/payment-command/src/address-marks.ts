@@ -29,7 +29,10 @@ interface MarksFile {
   clean: boolean
   /** per allocation key (allocationKey): above every index the allocator handed out */
   allocated: Record<string, number>
-  /** per pool name: above every index taken from the pool */
+  /**
+   * per pool name (`TRON@<key id>`): above every index taken from the pool; a chain alone (`TRON`),
+   * as an operator writes it after a restore on another machine, names the operator's current pool
+   */
   taken: Record<string, number>
 }
 
@@ -50,6 +53,8 @@ export function createAddressMarks(options: {
   pool: AddressPoolStore
   /** the registry the families come from (a key's family: its chain and every network on it) */
   registry: AssetRegistry
+  /** the pool of the operator's current key of a chain */
+  poolOf(chain: Chain): string
   logger: Logger
 }): AddressMarks {
   const { file, registry, logger } = options
@@ -110,8 +115,9 @@ export function createAddressMarks(options: {
       }
       const dropped: Array<{ pool: string; below: number; count: number }> = []
       for (const [name, mark] of Object.entries(marks.taken)) {
-        const count = await pool.dropBelow(name, mark)
-        if (count > 0) dropped.push({ pool: name, below: mark, count })
+        const poolName = name.includes('@') ? name : options.poolOf(chainOf(name))
+        const count = await pool.dropBelow(poolName, mark)
+        if (count > 0) dropped.push({ pool: poolName, below: mark, count })
       }
       // a crash leaves the marks up to a block ahead; more than that, or anything after a clean
       // stop, is a database behind what this installation handed out: a restored copy
@@ -160,6 +166,11 @@ function readMarks(file: string): MarksFile | undefined {
     )
   }
   return { version: 1, clean: parsed.clean === true, allocated: parsed.allocated, taken: parsed.taken }
+}
+
+function chainOf(name: string): Chain {
+  if (name !== 'TRON' && name !== 'SOLANA') throw new Error(`address marks: unknown chain ${name}`)
+  return name
 }
 
 /** an allocation key's family and key id: `TRON`, or `TRON/<key id>` for a merchant wallet's key */

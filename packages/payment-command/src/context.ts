@@ -18,7 +18,7 @@ import {
 } from '@chainpay/service-kit'
 import { createAddressDeriver, merchantWalletPublicParts, walletKeyIdOf } from '@chainpay/wallet'
 import { ADDRESS_MARKS_FILE, createAddressMarks } from './address-marks.js'
-import { createAddressPool } from './address-pool.js'
+import { addressPoolName, createAddressPool } from './address-pool.js'
 import { createChainTimeTracker } from './chain-times.js'
 import { createPaymentCommandHandler } from './command-handler.js'
 import type { PaymentCommandConfig } from './config.js'
@@ -72,6 +72,7 @@ export async function buildPaymentCommandContext(
   })
   // only the networks a chain-indexer watches: a payment elsewhere would never be seen
   const registry = applyNetworkSettings(config.registry, config.chains)
+  const operatorKeys = merchantWalletPublicParts(config.keys)
   // the restore guard: counters past, and pooled addresses below, every index handed out before
   // (docs/operations.md, "Backup and restore"); before anything allocates
   const addressMarks = createAddressMarks({
@@ -80,12 +81,12 @@ export async function buildPaymentCommandContext(
     // in payment-command's own file whatever backs the other stores (docs/capacity.md)
     pool: infrastructure.addressPool(),
     registry: config.registry,
+    poolOf: (chain) => addressPoolName(chain, walletKeyIdOf(operatorKeys, chain)),
     logger,
   })
   await addressMarks.guard()
   const { allocator } = addressMarks
   const deriver = createAddressDeriver(config.keys)
-  const operatorKeys = merchantWalletPublicParts(config.keys)
   const addressPool = createAddressPool({
     store: addressMarks.pool,
     allocator,
