@@ -111,6 +111,55 @@ describe('openInfrastructure', () => {
     }
   })
 
+  it('logs each schema migration it applies to the SQLite file at info, once', async () => {
+    const openMerchants = async (lines: string[]) => {
+      const infrastructure = await openInfrastructure({
+        infrastructure: {
+          kafkaBrokers: null,
+          mongodbUrl: null,
+          mongodbDatabase: 'chainpay',
+          busNamespace: null,
+        },
+        databaseFile: join(directory, 'migrated.sqlite'),
+        serviceName: 'infrastructure-test',
+        logger: createRootLogger({
+          service: 'infrastructure-test',
+          level: 'info',
+          destination: { write: (line: string) => void lines.push(line) },
+        }),
+      })
+      try {
+        infrastructure.stores.merchants()
+        infrastructure.stores.allocator()
+      } finally {
+        await infrastructure.close()
+      }
+      return lines
+        .map((line) => JSON.parse(line))
+        .filter((entry) => entry.msg.startsWith('schema migration applied'))
+    }
+    const first = await openMerchants([])
+    const allocator = first.filter((entry) => entry.component === 'address-allocator')
+    expect(allocator.map((entry) => [entry.level, entry.version, entry.migration, entry.msg])).toEqual([
+      [
+        'info',
+        1,
+        'the schema of the release before versioned storage (b991541)',
+        'schema migration applied: address-allocator to version 1 (the schema of the release before versioned storage (b991541))',
+      ],
+      [
+        'info',
+        2,
+        'address indexes counted per chain family',
+        'schema migration applied: address-allocator to version 2 (address indexes counted per chain family)',
+      ],
+    ])
+    expect(first.some((entry) => entry.component === 'merchants')).toBe(true)
+    expect(first[0]?.database).toBe(join(directory, 'migrated.sqlite'))
+    // the file is at this build's versions: nothing to apply, nothing said
+    expect(await openMerchants([])).toEqual([])
+  })
+
   it('syncs every commit of the SQLite file to disk (synchronous FULL) unless SQLITE_SYNCHRONOUS=NORMAL says otherwise', async () => {
     const lines: string[] = []
     const synchronousWith = async (env: NodeJS.ProcessEnv, file: string) => {

@@ -45,6 +45,7 @@ import {
   createSqlitePaymentReadModel,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
+  onSqliteMigration,
   openSqliteDatabase,
   sqliteAnswers,
   sqliteSynchronousOf,
@@ -120,6 +121,8 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     sqlite = openSqliteDatabase(options.databaseFile, {
       synchronous: infrastructure.sqliteSynchronous ?? 'FULL',
     })
+    // each store brings its tables forward as it is created: the operator sees every change made
+    onSqliteMigration(sqlite, (applied) => logMigration(logger, options.databaseFile, applied))
     // what the file actually does, read back from SQLite: the operator sees the durability in force
     const synchronous = sqliteSynchronousOf(sqlite)
     const opened = { file: options.databaseFile, synchronous }
@@ -146,7 +149,9 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     })
     closers.push(() => mongo.close())
     // each store's collections and indexes to this build's versions; a newer database stops the start
-    await migrateMongoDatabase(mongo.db)
+    await migrateMongoDatabase(mongo.db, undefined, (applied) =>
+      logMigration(logger, `MongoDB database ${mongo.db.databaseName}`, applied),
+    )
     checks.push(mongoAnswers(mongo.db))
     const { db } = mongo
     stores = {
@@ -246,4 +251,21 @@ export async function infrastructureFor(
   if (options.shared) return { infrastructure: options.shared.infrastructure, release: async () => {} }
   const infrastructure = await openInfrastructure(options)
   return { infrastructure, release: () => infrastructure.close() }
+}
+
+/** one info line per schema migration applied (docs/operations.md, "Upgrades and rollbacks") */
+function logMigration(
+  logger: Logger,
+  where: string,
+  applied: { component: string; version: number; description: string },
+): void {
+  logger.info(
+    {
+      database: where,
+      component: applied.component,
+      version: applied.version,
+      migration: applied.description,
+    },
+    `schema migration applied: ${applied.component} to version ${applied.version} (${applied.description})`,
+  )
 }

@@ -3,7 +3,7 @@
 // file or stdin, never from the command line (which shows in ps and the shell's history), and never
 // printed: what is shown is the wallet's public parts.
 
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs'
+import { PrivateFileError, readOwnerOnlyFile } from '@chainpay/platform'
 import type { MerchantWalletView } from '@chainpay/ports'
 import { CliError } from './cli-error.js'
 import type { Command } from './commands.js'
@@ -16,9 +16,6 @@ export const merchantWalletOptions = {
 export const MERCHANT_WALLET_USAGE = `  merchants wallet set MERCHANT_ID --tron-xpub XPUB --solana-seed-file (FILE | -)
   merchants wallet show MERCHANT_ID
   merchants wallet remove MERCHANT_ID`
-
-/** group and other permission bits: a seed file with any of them set is refused, as ssh refuses a key */
-const SHARED_PERMISSIONS = 0o077
 
 const usage = (action: string) =>
   MERCHANT_WALLET_USAGE.split('\n')
@@ -88,30 +85,12 @@ function describeWallet(wallet: MerchantWalletView): string[] {
   ]
 }
 
-/**
- * the file's text, trimmed; refused when other users may read or change it (mode checked on the
- * opened file, so that it is the one read). A message names the file, never what it holds.
- */
+/** the file's text, trimmed; refused when other users may read or change it (readOwnerOnlyFile) */
 function readSeedFile(path: string): string {
-  let fd: number
   try {
-    fd = openSync(path, 'r')
+    return readOwnerOnlyFile(path, '--solana-seed-file', 'pipe it in with --solana-seed-file -').trim()
   } catch (error) {
-    throw new CliError(
-      `--solana-seed-file: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-    )
-  }
-  try {
-    const stat = fstatSync(fd)
-    if (!stat.isFile()) throw new CliError(`--solana-seed-file: ${path} is not a regular file`)
-    const mode = stat.mode & 0o777
-    if ((mode & SHARED_PERMISSIONS) !== 0) {
-      throw new CliError(
-        `--solana-seed-file: ${path} is open to other users (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${path}, or pipe it in with --solana-seed-file -`,
-      )
-    }
-    return readFileSync(fd, 'utf8').trim()
-  } finally {
-    closeSync(fd)
+    if (error instanceof PrivateFileError) throw new CliError(error.message)
+    throw error
   }
 }

@@ -46,13 +46,18 @@ export interface AddressPool extends Service {
   refillOnce(): Promise<number>
 }
 
+/** a pool's name: its chain and the public identity of the operator's key (`TRON@<key id>`) */
+export function addressPoolName(chain: Chain, keyId: string): string {
+  return `${chain}@${keyId}`
+}
+
 export function createAddressPool(options: AddressPoolOptions): AddressPool {
   const { store, allocator, deriver, families, keyIdOf, logger } = options
   const size = options.size ?? 1_000
   const chunk = options.chunk ?? 16
   const checkIntervalMs = options.checkIntervalMs ?? 100
   const idle = options.idle ?? eventLoopIdle()
-  const poolOf = (chain: Chain) => `${chain}@${keyIdOf(chain)}`
+  const poolOf = (chain: Chain) => addressPoolName(chain, keyIdOf(chain))
   let timer: NodeJS.Timeout | undefined
   let running = false
   let refilling: Promise<unknown> = Promise.resolve()

@@ -4,6 +4,7 @@
 // MongoDB) is @chainpay/adapters' choice, from the environment; in standalone, the process's shared
 // ones, and the gateway calls the handler directly.
 
+import { join } from 'node:path'
 import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/adapters'
 import { addressFamily, applyNetworkSettings } from '@chainpay/domain'
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
@@ -16,7 +17,8 @@ import {
   type ServiceContext,
 } from '@chainpay/service-kit'
 import { createAddressDeriver, merchantWalletPublicParts, walletKeyIdOf } from '@chainpay/wallet'
-import { createAddressPool } from './address-pool.js'
+import { ADDRESS_MARKS_FILE, createAddressMarks } from './address-marks.js'
+import { addressPoolName, createAddressPool } from './address-pool.js'
 import { createChainTimeTracker } from './chain-times.js'
 import { createPaymentCommandHandler } from './command-handler.js'
 import type { PaymentCommandConfig } from './config.js'
@@ -70,12 +72,23 @@ export async function buildPaymentCommandContext(
   })
   // only the networks a chain-indexer watches: a payment elsewhere would never be seen
   const registry = applyNetworkSettings(config.registry, config.chains)
-  const allocator = stores.allocator()
-  const deriver = createAddressDeriver(config.keys)
   const operatorKeys = merchantWalletPublicParts(config.keys)
-  const addressPool = createAddressPool({
+  // the restore guard: counters past, and pooled addresses below, every index handed out before
+  // (docs/operations.md, "Backup and restore"); before anything allocates
+  const addressMarks = createAddressMarks({
+    file: join(config.dataDir, ADDRESS_MARKS_FILE),
+    allocator: stores.allocator(),
     // in payment-command's own file whatever backs the other stores (docs/capacity.md)
-    store: infrastructure.addressPool(),
+    pool: infrastructure.addressPool(),
+    registry: config.registry,
+    poolOf: (chain) => addressPoolName(chain, walletKeyIdOf(operatorKeys, chain)),
+    logger,
+  })
+  await addressMarks.guard()
+  const { allocator } = addressMarks
+  const deriver = createAddressDeriver(config.keys)
+  const addressPool = createAddressPool({
+    store: addressMarks.pool,
     allocator,
     deriver,
     families: [...new Set(registry.assets.map((asset) => asset.chain))].map((chain) =>
@@ -156,6 +169,8 @@ export async function buildPaymentCommandContext(
     ],
     readiness,
     async close() {
+      // every service has stopped: nothing allocates any more
+      addressMarks.close()
       await eventStore.close()
       await release()
     },

@@ -1,3 +1,4 @@
+export * from './address-marks.js'
 export * from './address-pool.js'
 export * from './chain-times.js'
 export * from './command-handler.js'

@@ -1,4 +1,5 @@
 export * from './admin-token.js'
+export * from './admin-token-source.js'
 export * from './clock.js'
 export * from './config.js'
 export * from './lifecycle.js'

@@ -9,9 +9,11 @@ import {
   closeSync,
   constants,
   fchmodSync,
+  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
+  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -104,4 +106,43 @@ export function writePrivateFileAtomically(path: string, content: string): void 
     closeSync(fd)
   }
   renameSync(temporary, path)
+}
+
+/** group and other permission bits: a secret file with any of them set is refused, as ssh refuses a key */
+const SHARED_PERMISSIONS = 0o077
+
+/** a secret file that cannot be read, or that other users may read or change; the message names the file, never what it holds */
+export class PrivateFileError extends Error {
+  override readonly name = 'PrivateFileError'
+}
+
+/**
+ * The text of a file that holds a secret (a seed, a mnemonic), refused when it is not a regular file
+ * or when its group or others have any permission on it: whoever else can read it has the secret. The
+ * mode is checked on the opened file, so that it is the one read. Messages start with `flag` (the
+ * option that named the file) and end with `otherWay`, another way to give the secret (a pipe, a
+ * prompt), when there is one.
+ */
+export function readOwnerOnlyFile(path: string, flag: string, otherWay?: string): string {
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch (error) {
+    throw new PrivateFileError(
+      `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    )
+  }
+  try {
+    const stat = fstatSync(fd)
+    if (!stat.isFile()) throw new PrivateFileError(`${flag}: ${path} is not a regular file`)
+    const mode = stat.mode & 0o777
+    if ((mode & SHARED_PERMISSIONS) !== 0) {
+      throw new PrivateFileError(
+        `${flag}: ${path} is open to other users (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${path}${otherWay === undefined ? '' : `, or ${otherWay}`}`,
+      )
+    }
+    return readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
+  }
 }

@@ -17,6 +17,13 @@ export interface AddressIndexAllocator {
    * key fingerprint, its Solana address 0; MerchantWalletRecord); absent for the operator's keys
    */
   allocate(family: AddressFamily, keyId?: string): Promise<number>
+  /**
+   * Moves the key's counter so that no later allocate hands out an index below `next` (never
+   * lowers it); answers the next index before the move (0 for a key that never counted). After a
+   * restore, what puts the counter past the indexes of payments the copy lost (docs/operations.md,
+   * "Backup and restore"); other processes allocating for the key meanwhile may not see it.
+   */
+  raiseTo(family: AddressFamily, next: number, keyId?: string): Promise<number>
 }
 
 /**
@@ -54,4 +61,6 @@ export interface AddressPoolStore {
   /** takes the pooled address with the lowest index, which no later take returns; null when none is left */
   take(pool: string): Promise<PooledAddress | null>
   size(pool: string): Promise<number>
+  /** removes the pooled addresses of `pool` whose index is below `index`; how many it removed */
+  dropBelow(pool: string, index: number): Promise<number>
 }

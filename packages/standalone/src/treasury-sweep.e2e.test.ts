@@ -90,7 +90,7 @@ async function sweep(
     ...extra,
   ])
   expect(plan.err).toEqual([])
-  writeFileSync(mnemonicPath, mnemonic)
+  writeFileSync(mnemonicPath, mnemonic, { mode: 0o600 })
   const signed = await walletProcess([
     'sign',
     '--plan',

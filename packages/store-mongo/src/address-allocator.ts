@@ -97,6 +97,28 @@ export function createMongoAddressAllocator(db: Db): AddressIndexAllocator {
 
   return translateFailures(
     {
+      async raiseTo(family, next, keyId) {
+        if (!Number.isSafeInteger(next) || next < 0) throw new Error(`not an address index: ${next}`)
+        const key = allocationKey(family, keyId)
+        return allocations.run(key, async () => {
+          const highest = await claims.findOne(
+            { family: key },
+            { sort: { index: -1 }, projection: { index: 1 } },
+          )
+          const before = highest === null ? 0 : highest.index + 1
+          if (next > before) {
+            // a claim of next - 1: every later claim of this process goes past it
+            try {
+              await claims.insertOne({ _id: familyClaimId(key, next - 1), family: key, index: next - 1 })
+            } catch (error) {
+              if (!isDuplicateKeyError(error)) throw error
+            }
+            for (const cached of nextCandidate.keys())
+              if (cached.startsWith(`${key}:`)) nextCandidate.delete(cached)
+          }
+          return before
+        })
+      },
       async allocate(family, keyId) {
         return allocations.run(allocationKey(family, keyId), () => claimNext(family, keyId))
       },

@@ -220,6 +220,8 @@ export async function mongoSchemaVersion(db: Db, component: string): Promise<num
 export async function migrateMongoDatabase(
   db: Db,
   components: readonly MongoComponent[] = mongoComponents,
+  /** hears of each migration applied, once its version is recorded */
+  onApplied?: (applied: { component: string; version: number; description: string }) => void,
 ): Promise<void> {
   const versions = db.collection<VersionDocument>(schemaVersionsCollection)
   const atStart = new Map<string, number>()
@@ -245,6 +247,7 @@ export async function migrateMongoDatabase(
           if ((error as { code?: number }).code !== 11000) throw error
         }
       }
+      onApplied?.({ component, version: target, description: migrations[target - 1]?.description ?? '' })
     }
   }
 }

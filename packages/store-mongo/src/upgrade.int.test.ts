@@ -26,6 +26,7 @@ const dump = BSON.EJSON.parse(
 ) as Dump
 
 let mongo: MongoDatabase
+const applied: Array<{ component: string; version: number; description: string }> = []
 
 beforeAll(async () => {
   mongo = await openMongoDatabase({ url: testMongoDbUrl(), database: uniqueName('upgrade') })
@@ -34,7 +35,7 @@ beforeAll(async () => {
     for (const { name: indexName, key } of indexes)
       await mongo.db.collection(name).createIndex(key, { name: indexName })
   }
-  await migrateMongoDatabase(mongo.db)
+  await migrateMongoDatabase(mongo.db, undefined, (migration) => applied.push(migration))
 })
 
 afterAll(async () => {
@@ -50,6 +51,16 @@ describe('upgrade from b991541 (MongoDB)', () => {
       (await mongo.db.collection(collection).listIndexes().toArray()).map((index) => index.name)
     expect(await names(mongoCollections.addressIndexes)).toContain('by_family_index')
     expect(await names(mongoCollections.webhookDeliveries)).toContain('webhook_deliveries_leased')
+  })
+
+  it('tells of each migration it applied, in order, with its version and description', async () => {
+    const expected = mongoComponents.flatMap(({ component, migrations }) =>
+      migrations.map((migration, i) => ({ component, version: i + 1, description: migration.description })),
+    )
+    expect(applied).toEqual(expected)
+    const again: unknown[] = []
+    await migrateMongoDatabase(mongo.db, undefined, (migration) => again.push(migration))
+    expect(again).toEqual([])
   })
 
   it('the merchant and its API key read back as stored', async () => {

@@ -58,8 +58,23 @@ export function createSqliteAddressAllocator(db: DatabaseSync): AddressIndexAllo
     RETURNING next_index
   `)
 
+  const counter = db.prepare('SELECT next_index FROM address_family_counters WHERE family = ?')
+  const raise = db.prepare(`
+    INSERT INTO address_family_counters (family, next_index) VALUES (?1, ?2)
+    ON CONFLICT (family) DO UPDATE SET next_index = max(next_index, excluded.next_index)
+  `)
+
   return translateFailures(
     {
+      async raiseTo(family, next, keyId) {
+        if (!Number.isSafeInteger(next) || next < 0) throw new Error(`not an address index: ${next}`)
+        const key = allocationKey(family, keyId)
+        return await groupCommitOf(db).run(() => {
+          const before = Number(counter.get(key)?.next_index ?? 0)
+          if (next > before) raise.run(key, next)
+          return before
+        })
+      },
       async allocate(family, keyId) {
         const key = allocationKey(family, keyId)
         const networks = JSON.stringify(networksCountedBefore(family, keyId))

@@ -36,6 +36,17 @@ describe('createSqliteAddressPool', () => {
     expect(await store.take('TRON@b')).toEqual(pooled(1))
   })
 
+  it('drops the addresses of a pool below an index, and only those', async () => {
+    const store = createSqliteAddressPool(db)
+    await store.add('TRON@a', [pooled(3), pooled(4), pooled(5), pooled(9)])
+    await store.add('TRON@b', [pooled(1)])
+    expect(await store.dropBelow('TRON@a', 5)).toBe(2)
+    expect(await store.dropBelow('TRON@a', 5)).toBe(0)
+    expect(await store.take('TRON@a')).toEqual(pooled(5))
+    expect(await store.size('TRON@a')).toBe(1)
+    expect(await store.size('TRON@b')).toBe(1)
+  })
+
   it('never hands one address to two concurrent takes', async () => {
     const store = createSqliteAddressPool(db)
     await store.add(

@@ -38,6 +38,7 @@ export function createSqliteAddressPool(db: DatabaseSync): AddressPoolStore {
     RETURNING address_index, address, derivation_path
   `)
   const count = db.prepare('SELECT COUNT(*) AS size FROM address_pool WHERE pool = ?')
+  const removeBelow = db.prepare('DELETE FROM address_pool WHERE pool = ? AND address_index < ?')
   return translateFailures(
     {
       async add(pool, addresses) {
@@ -57,6 +58,9 @@ export function createSqliteAddressPool(db: DatabaseSync): AddressPoolStore {
       },
       async size(pool) {
         return Number(count.get(pool)?.size ?? 0)
+      },
+      async dropBelow(pool, index) {
+        return await group.run(() => Number(removeBelow.run(pool, index).changes))
       },
     },
     translateSqliteFailure,

@@ -10,6 +10,7 @@ import { createSqliteDeliveryStore, deliveryMigrations } from './deliveries.js'
 import {
   columnsOf,
   migrateSqliteComponent,
+  onSqliteMigration,
   SchemaTooNewError,
   type SqliteMigration,
   sqliteSchemaVersion,
@@ -54,6 +55,20 @@ describe('SQLite schema versions', () => {
     expect(sqliteSchemaVersion(db, 'sample')).toBe(3)
     migrateSqliteComponent(db, 'sample', recording(3))
     expect(appliedSteps(db)).toEqual([1, 2, 3])
+  })
+
+  it('tells the listener of each migration applied, with its version and description, once', () => {
+    const db = open()
+    const heard: unknown[] = []
+    onSqliteMigration(db, (applied) => heard.push(applied))
+    migrateSqliteComponent(db, 'sample', recording(2))
+    migrateSqliteComponent(db, 'sample', recording(3))
+    migrateSqliteComponent(db, 'sample', recording(3))
+    expect(heard).toEqual([
+      { component: 'sample', version: 1, description: 'step 1' },
+      { component: 'sample', version: 2, description: 'step 2' },
+      { component: 'sample', version: 3, description: 'step 3' },
+    ])
   })
 
   it('a file at version 2 runs only the migrations after it', () => {

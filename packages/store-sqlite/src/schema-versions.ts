@@ -20,6 +20,21 @@ export interface SqliteMigration {
   readonly apply: (db: DatabaseSync) => void
 }
 
+/** a migration applied: its component, the version it brought the component to, and what it changes */
+export interface AppliedMigration {
+  component: string
+  version: number
+  description: string
+}
+
+/** who hears of each migration applied to a database (openSqliteDatabase's onMigration), per connection */
+const migrationListeners = new WeakMap<DatabaseSync, (applied: AppliedMigration) => void>()
+
+/** `listener` hears of each migration applied to `db` from now on, once it is committed */
+export function onSqliteMigration(db: DatabaseSync, listener: (applied: AppliedMigration) => void): void {
+  migrationListeners.set(db, listener)
+}
+
 /** the file was written by a newer build: this one does not know its schema, and stops */
 export class SchemaTooNewError extends Error {
   constructor(
@@ -74,13 +89,18 @@ export function migrateSqliteComponent(
     ON CONFLICT (component) DO UPDATE SET version = excluded.version, migrated_at = excluded.migrated_at
   `)
   for (let target = atStart + 1; target <= known; target++) {
-    inTransaction(db, () => {
+    const applied = inTransaction(db, () => {
       const current = sqliteSchemaVersion(db, component)
       check(current)
-      if (current >= target) return
+      if (current >= target) return false
       migrations[target - 1]?.apply(db)
       setVersion.run(component, target, new Date().toISOString())
+      return true
     })
+    if (applied) {
+      const description = migrations[target - 1]?.description ?? ''
+      migrationListeners.get(db)?.({ component, version: target, description })
+    }
   }
 }
 

@@ -2,9 +2,9 @@
 // (offline: a wallet's xpub and seed from its mnemonics). Everything but process wiring lives here so
 // that tests run the command in process (docs/treasury.md).
 
-import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { defaultAssetRegistry, toUnits } from '@chainpay/domain'
+import { PrivateFileError, readOwnerOnlyFile } from '@chainpay/platform'
 import { createAdminApi } from './admin-api.js'
 import { adminTokenOf, TOKEN_ON_COMMAND_LINE } from './admin-token-source.js'
 import { broadcastSigned, statePathOf } from './broadcaster.js'
@@ -32,7 +32,11 @@ export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081'
  */
 export const TREASURY_PATHS = { TRON: "m/44'/195'/1'/0/0", SOLANA: "m/44'/501'" } as const
 
-export const USAGE = `Usage: chainpay-wallet <plan | sign | broadcast | keys> [options]
+export const USAGE = `Usage: chainpay-wallet <mnemonic | keys | treasury | plan | sign | broadcast> [options]
+
+  mnemonic --out (FILE | -)
+  keys (--solana-seed-out FILE | --wallet-out FILE) [--tron-mnemonic-file FILE] [--solana-mnemonic-file FILE]
+  treasury --chain TRON|SOLANA [--mnemonic-file FILE] [--path PATH] [--key-out FILE]
 
   plan --network NETWORK --treasury ADDRESS --out PLAN.json [--rpc-url URL] [--solidity-url URL]
        [--api-key KEY]
@@ -43,7 +47,6 @@ export const USAGE = `Usage: chainpay-wallet <plan | sign | broadcast | keys> [o
   sign --plan PLAN.json --out SIGNED.json [--mnemonic-file FILE] [--treasury-key-file FILE]
   broadcast --signed SIGNED.json [--rpc-url URL] [--solidity-url URL] [--api-key KEY] [--poll-ms MS]
        [--max-polls N] [--url ADMIN_URL] [--token-file FILE]
-  keys --solana-seed-out FILE [--tron-mnemonic-file FILE] [--solana-mnemonic-file FILE]
 
 plan reads the addresses that received funds (GET /admin/v1/balances), what each holds on chain,
 and writes the transactions of the sweep to the treasury with the fees they cost. sign works
@@ -61,7 +64,11 @@ both from the instance's DATA_DIR, ADMIN_HOST and ADMIN_PORT). Node URLs default
 <NETWORK>_RPC_URL (and <NETWORK>_SOLIDITY_RPC_URL), API keys to <NETWORK>_RPC_API_KEY. keys works offline too: from
 a TRON mnemonic and a Solana one (files, or prompts), it prints the TRON account xpub
 (m/44'/195'/0') and writes the Solana seed to a new file of mode 0600, what chainpay-admin merchants
-wallet set takes (or TRON_ACCOUNT_XPUB and SOLANA_SEED). See docs/treasury.md.`
+wallet set takes, or both to a new wallet file of mode 0600, what WALLET_FILE names. mnemonic (offline) makes a new 24-word
+mnemonic into a new file of mode 0600, or prints it with --out -. treasury (offline) prints the
+treasury's address from a mnemonic: TRON at m/44'/195'/1'/0/0 of the TRON mnemonic (what plan and
+sign take by default), Solana at m/44'/501'/0'/0' of a mnemonic of its own (Phantom's first account),
+whose key --key-out writes for sign --treasury-key-file. See docs/treasury.md.`
 
 const options = {
   help: { type: 'boolean', short: 'h' },
@@ -89,6 +96,10 @@ const options = {
   'tron-mnemonic-file': { type: 'string' },
   'solana-mnemonic-file': { type: 'string' },
   'solana-seed-out': { type: 'string' },
+  'wallet-out': { type: 'string' },
+  chain: { type: 'string' },
+  path: { type: 'string' },
+  'key-out': { type: 'string' },
   signed: { type: 'string' },
   'poll-ms': { type: 'string' },
   'max-polls': { type: 'string' },
@@ -117,6 +128,8 @@ export async function runChainpayWallet(argv: string[], context: WalletCommandCo
     else if (command === 'sign') await sign(flags, context)
     else if (command === 'broadcast') await broadcast(flags, context)
     else if (command === 'keys') await keys(flags, context)
+    else if (command === 'mnemonic') await mnemonic(flags, context)
+    else if (command === 'treasury') await treasury(flags, context)
     else {
       context.err(USAGE)
       return 1
@@ -205,7 +218,7 @@ async function sign(flags: Flags, context: WalletCommandContext): Promise<void> 
   const mnemonic =
     flags['mnemonic-file'] === undefined
       ? await context.promptSecret('mnemonic (not shown): ')
-      : readSecretFile(flags['mnemonic-file'], '--mnemonic-file')
+      : readSecretFile(flags['mnemonic-file'], '--mnemonic-file', AT_THE_PROMPT)
   const treasuryKey =
     flags['treasury-key-file'] === undefined
       ? undefined
@@ -227,7 +240,7 @@ async function sign(flags: Flags, context: WalletCommandContext): Promise<void> 
 }
 
 /** refuses the network for the rest of the process, and any option that would need it */
-function goOffline(command: 'sign' | 'keys', flags: Flags): void {
+function goOffline(command: 'sign' | 'keys' | 'mnemonic' | 'treasury', flags: Flags): void {
   refuseNetwork(command)
   const online = (['url', 'token', 'token-file', 'rpc-url', 'solidity-url', 'api-key'] as const).find(
     (name) => flags[name] !== undefined,
@@ -235,15 +248,20 @@ function goOffline(command: 'sign' | 'keys', flags: Flags): void {
   if (online !== undefined) throw new CommandError(`${command} works offline and takes no --${online}`)
 }
 
-function readSecretFile(path: string, flag: string): string {
+/**
+ * a mnemonic's or a key's file: refused, as chainpay-admin refuses a seed file, when other users may
+ * read it (readOwnerOnlyFile); `otherWay` names the prompt where there is one
+ */
+function readSecretFile(path: string, flag: string, otherWay?: string): string {
   try {
-    return readFileSync(path, 'utf8')
+    return readOwnerOnlyFile(path, flag, otherWay)
   } catch (error) {
-    throw new CommandError(
-      `${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-    )
+    if (error instanceof PrivateFileError) throw new CommandError(error.message)
+    throw error
   }
 }
+
+const AT_THE_PROMPT = 'leave the option out and type it at the prompt'
 
 /** TRON: a hex private key; Solana: solana-keygen's JSON array of the 64-byte secret key */
 function readTreasuryKey(chain: 'TRON' | 'SOLANA', path: string): TreasuryKey {
@@ -266,7 +284,13 @@ function readTreasuryKey(chain: 'TRON' | 'SOLANA', path: string): TreasuryKey {
 
 async function keys(flags: Flags, context: WalletCommandContext): Promise<void> {
   goOffline('keys', flags)
-  const seedOut = required(flags['solana-seed-out'], '--solana-seed-out')
+  const seedOut = flags['solana-seed-out']
+  const walletOut = flags['wallet-out']
+  if (seedOut === undefined && walletOut === undefined) {
+    throw new CommandError(
+      '--solana-seed-out (for chainpay-admin merchants wallet set) or --wallet-out (for WALLET_FILE) is required',
+    )
+  }
   const mnemonic = async (chain: 'TRON' | 'Solana', flag: 'tron-mnemonic-file' | 'solana-mnemonic-file') => {
     const path = flags[flag]
     return path === undefined
@@ -274,15 +298,66 @@ async function keys(flags: Flags, context: WalletCommandContext): Promise<void> 
           mnemonic: await context.promptSecret(`${chain} mnemonic (not shown): `),
           source: `the ${chain} mnemonic`,
         }
-      : { mnemonic: readSecretFile(path, `--${flag}`), source: `--${flag}` }
+      : { mnemonic: readSecretFile(path, `--${flag}`, AT_THE_PROMPT), source: `--${flag}` }
   }
   const { writeWalletKeys } = await import('./wallet-keys.js')
   const lines = writeWalletKeys({
     tron: await mnemonic('TRON', 'tron-mnemonic-file'),
     solana: await mnemonic('Solana', 'solana-mnemonic-file'),
-    seedOut,
+    ...(seedOut === undefined ? {} : { seedOut }),
+    ...(walletOut === undefined ? {} : { walletOut }),
   })
   for (const line of lines) context.out(line)
+}
+
+//////// mnemonic, treasury
+
+/** a new mnemonic: to a new file of mode 0600, or to stdout with `--out -` (for paper, or a pipe) */
+async function mnemonic(flags: Flags, context: WalletCommandContext): Promise<void> {
+  goOffline('mnemonic', flags)
+  const out = required(flags.out, '--out')
+  const { createSecretFile, newMnemonic } = await import('./offline-key-material.js')
+  const words = newMnemonic()
+  if (out === '-') {
+    context.out(words)
+    return
+  }
+  createSecretFile(out, `${words}\n`, '--out')
+  context.out(
+    `New 24-word mnemonic written to ${out} (mode 0600). Write it down on paper, keep it offline, then wipe the file once its keys are made.`,
+  )
+}
+
+/** the default treasury path of each chain for this command (docs/treasury.md, "The treasury key") */
+export const TREASURY_COMMAND_PATHS = { TRON: TREASURY_PATHS.TRON, SOLANA: "m/44'/501'/0'/0'" } as const
+
+async function treasury(flags: Flags, context: WalletCommandContext): Promise<void> {
+  goOffline('treasury', flags)
+  const chain = required(flags.chain, '--chain')
+  if (chain !== 'TRON' && chain !== 'SOLANA') throw new CommandError(`--chain: TRON or SOLANA, got ${chain}`)
+  const path = flags.path ?? TREASURY_COMMAND_PATHS[chain]
+  const keyOut = flags['key-out']
+  const words =
+    flags['mnemonic-file'] === undefined
+      ? await context.promptSecret(
+          `${chain === 'TRON' ? 'TRON' : "the Solana treasury's"} mnemonic (not shown): `,
+        )
+      : readSecretFile(flags['mnemonic-file'], '--mnemonic-file', AT_THE_PROMPT)
+  const source = flags['mnemonic-file'] === undefined ? 'the mnemonic' : '--mnemonic-file'
+  const { createSecretFile, treasuryKeyOf } = await import('./offline-key-material.js')
+  const key = treasuryKeyOf(chain, words, path, source)
+  if (keyOut !== undefined) createSecretFile(keyOut, key.keyFile, '--key-out')
+  const name = chain === 'TRON' ? 'TRON' : 'Solana'
+  context.out(`${name} treasury (${key.derivationPath}): ${key.address}`)
+  if (keyOut !== undefined) {
+    context.out(`Its key written to ${keyOut} (mode 0600): sign with --treasury-key-file ${keyOut}`)
+  }
+  const derivedBySign = chain === 'TRON' && keyOut === undefined
+  context.out(
+    derivedBySign
+      ? `plan with --network TRON --treasury ${key.address}${path === TREASURY_PATHS.TRON ? '' : ` --treasury-path "${path}"`}; sign derives its key from the TRON mnemonic`
+      : `plan with --network ${chain} --treasury ${key.address} --treasury-external; sign with --treasury-key-file${keyOut === undefined ? ' (run again with --key-out FILE to write it)' : ` ${keyOut}`}`,
+  )
 }
 
 //////// broadcast

@@ -1,7 +1,7 @@
 // `chainpay-wallet keys` run in process: offline, the TRON account xpub printed, the Solana seed
 // written to a new file only its owner reads, no mnemonic or seed in any line printed.
 
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -104,6 +104,28 @@ describe('chainpay-wallet keys', () => {
     }
   })
 
+  it("writes the operator's wallet file, what payment-command's WALLET_FILE reads, mode 0600", async () => {
+    const [tronMnemonic, solanaMnemonic] = [newMnemonic(), newMnemonic()]
+    const walletOut = join(dir, 'wallet.json')
+    const run = await keys(['--wallet-out', walletOut], [tronMnemonic, solanaMnemonic])
+    expect(run).toMatchObject({ code: 0, err: [] })
+    const tron = walletFromMnemonic(tronMnemonic)
+    const { solanaSeed } = walletFromMnemonic(solanaMnemonic)
+    expect(JSON.parse(readFileSync(walletOut, 'utf8'))).toEqual({
+      tronAccountXpub: tron.tronAccountXpub,
+      solanaSeed,
+    })
+    expect(statSync(walletOut).mode & 0o777).toBe(0o600)
+    expect(run.out.slice(3)).toEqual([
+      `Wallet file written to ${walletOut} (mode 0600): carry it to the server as payment-command's WALLET_FILE (chainpay user only), then wipe this copy`,
+    ])
+    expect(run.out.join('\n')).not.toContain(solanaSeed)
+    const again = await keys(['--wallet-out', walletOut], [newMnemonic(), newMnemonic()])
+    expect(again.err).toEqual([
+      `error: --wallet-out: cannot create ${walletOut}: it exists, and is never overwritten: name a new file`,
+    ])
+  })
+
   it('asks for each mnemonic at a prompt when no file gives it', async () => {
     const seedOut = join(dir, 'prompted.seed')
     const [tronMnemonic, solanaMnemonic] = [newMnemonic(), newMnemonic()]
@@ -150,10 +172,27 @@ describe('chainpay-wallet keys', () => {
     ])
     expect(readFileSync(existing, 'utf8')).toBe('kept\n')
 
-    expect((await keys(['--tron-mnemonic-file', path])).err).toEqual(['error: --solana-seed-out is required'])
+    expect((await keys(['--tron-mnemonic-file', path])).err).toEqual([
+      'error: --solana-seed-out (for chainpay-admin merchants wallet set) or --wallet-out (for WALLET_FILE) is required',
+    ])
     expect((await keys(['--solana-seed-out', seedOut, '--url', 'http://127.0.0.1:8081'])).err).toEqual([
       'error: keys works offline and takes no --url',
     ])
     expect(printed.join('\n')).not.toContain(words.slice(0, 3).join(' '))
+  })
+
+  it('refuses a mnemonic file other users can read, as chainpay-admin refuses a seed file', async () => {
+    const seedOut = join(dir, 'shared.seed')
+    for (const mode of [0o644, 0o640, 0o604]) {
+      const path = join(dir, `shared-${mode.toString(8)}`)
+      writeFileSync(path, newMnemonic())
+      chmodSync(path, mode)
+      const run = await keys(['--tron-mnemonic-file', path, '--solana-seed-out', seedOut], [newMnemonic()])
+      expect(run).toMatchObject({ code: 1, out: [], asked: [] })
+      expect(run.err).toEqual([
+        `error: --tron-mnemonic-file: ${path} is open to other users (mode 0${mode.toString(8)}): run chmod 600 ${path}, or leave the option out and type it at the prompt`,
+      ])
+    }
+    expect(() => statSync(seedOut)).toThrow(/ENOENT/)
   })
 })

@@ -1,7 +1,7 @@
 // `chainpay-wallet sign` run in process: offline (a connection attempt during and after it fails),
 // checks every address and every effect against the plan, and writes no key material anywhere.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -43,11 +43,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function sign(plan: SweepPlan, wallet: TestWallet, name: string, extra: string[] = []) {
+async function sign(plan: SweepPlan, wallet: TestWallet, name: string, extra: string[] = [], mode = 0o600) {
   const planPath = join(dir, `${name}.plan.json`)
   const mnemonicPath = join(dir, `${name}.mnemonic`)
   writeFileSync(planPath, JSON.stringify(plan))
-  writeFileSync(mnemonicPath, `${wallet.mnemonic}\n`)
+  writeFileSync(mnemonicPath, `${wallet.mnemonic}\n`, { mode })
+  chmodSync(mnemonicPath, mode)
   const out: string[] = []
   const err: string[] = []
   const signedPath = join(dir, `${name}.signed.json`)
@@ -265,6 +266,27 @@ describe('chainpay-wallet sign', () => {
     ])
     expect(run).toMatchObject({ code: 1, err: ['error: sign works offline and takes no --rpc-url'] })
     expect(trap.connections()).toBe(0)
+  })
+
+  it('refuses a mnemonic file or a treasury key file other users can read, as chainpay-admin refuses a seed file', async () => {
+    const wallet = testWallet()
+    const plan = offlineSolanaPlan(wallet)
+    const shared = await sign(plan, wallet, 'shared', [], 0o644)
+    const mnemonicPath = join(dir, 'shared.mnemonic')
+    expect(shared).toMatchObject({ code: 1, out: [] })
+    expect(shared.err).toEqual([
+      `error: --mnemonic-file: ${mnemonicPath} is open to other users (mode 0644): run chmod 600 ${mnemonicPath}, or leave the option out and type it at the prompt`,
+    ])
+    expect(() => readFileSync(shared.signedPath)).toThrow(/ENOENT/)
+
+    const keyPath = join(dir, 'shared-treasury.json')
+    writeFileSync(keyPath, JSON.stringify([...Keypair.generate().secretKey]))
+    chmodSync(keyPath, 0o640)
+    const key = await sign(plan, wallet, 'shared-key', ['--treasury-key-file', keyPath])
+    expect(key.err).toEqual([
+      `error: --treasury-key-file: ${keyPath} is open to other users (mode 0640): run chmod 600 ${keyPath}`,
+    ])
+    rmSync(keyPath)
   })
 
   it('refuses an invalid mnemonic without repeating it', async () => {

@@ -43,13 +43,49 @@ export async function planSweep(rows: BalanceRow[], input: PlanInput, chain: Cha
 export function planSummary(plan: SweepPlan, path: string): string[] {
   const { totals } = plan
   return [
-    `plan ${path}: ${plan.sweeps.length} sweeps in ${plan.steps.length} transactions, ${plan.skipped.length} addresses left`,
+    `plan ${path}: ${plan.sweeps.length} sweeps in ${plan.steps.length} transactions, ${addresses(plan.skipped.length)} left`,
     ...Object.entries(totals.moved).map(([currency, amount]) => `  moves ${amount} ${currency}`),
     `  treasury ${totals.feeCurrency} changes by ${totals.treasuryNativeChange}`,
     ...(totals.headroom === undefined ? [] : [`  ${totals.headroom}`]),
+    ...leftAlone(plan),
     `  ${plan.validity}`,
   ]
 }
+
+/**
+ * one line per reason and currency of the addresses the plan leaves alone, saying why and what to
+ * do about it (docs/treasury.md, "Minimum amounts and dust"); each address is in the file's `skipped`
+ */
+function leftAlone(plan: SweepPlan): string[] {
+  const groups = new Map<string, { reason: string; currency: string; count: number; first: string }>()
+  for (const { reason, currency, address } of plan.skipped) {
+    const key = `${reason} ${currency}`
+    const group = groups.get(key) ?? { reason, currency, count: 0, first: address }
+    group.count += 1
+    groups.set(key, group)
+  }
+  return [...groups.values()].map(
+    ({ reason, currency, count, first }) =>
+      `  ${addresses(count)} left (${count === 1 ? first : `${first} and others`}): ${reason}, ${why(reason, currency, plan.totals.feeCurrency)}`,
+  )
+}
+
+function why(reason: string, currency: string, feeCurrency: string): string {
+  switch (reason) {
+    case 'NO_RATE':
+      return `no fee rate for ${currency}: its sweep's fees are paid in ${feeCurrency}, and without a rate the plan cannot tell whether they cost more than the ${currency} moved; plan again with --rate ${currency}=${feeCurrency}_PER_${currency} (how many ${feeCurrency} one ${currency} is worth)`
+    case 'BELOW_MINIMUM':
+      return `it holds less than the --min ${currency}=AMOUNT given: it stays there and is planned again next time`
+    case 'FEES_EXCEED_AMOUNT':
+      return `the fees of its sweep are worth more than the ${currency} it would move: it stays there until it holds more, or plan again with --allow-loss`
+    case 'EMPTY':
+      return `the chain shows no ${currency} there to move (already swept, or the funds never landed)`
+    default:
+      return 'see the plan file'
+  }
+}
+
+const addresses = (count: number) => `${count} ${count === 1 ? 'address' : 'addresses'}`
 
 function signedUnits(units: bigint, decimals: number): string {
   return units < 0n ? `-${formatUnits(-units, decimals)}` : formatUnits(units, decimals)

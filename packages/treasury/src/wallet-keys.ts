@@ -4,7 +4,6 @@
 // read, never to stdout. The Solana mnemonic must not be the TRON one: the seed is the whole BIP39
 // seed, and would sign for the TRON addresses too (docs/security.md, "Key material").
 
-import { writeFileSync } from 'node:fs'
 import {
   type DevelopmentWallet,
   merchantWalletPublicParts,
@@ -15,13 +14,16 @@ import {
 import { equalBytes } from '@noble/curves/utils.js'
 import { hexToBytes } from '@noble/hashes/utils.js'
 import { CommandError } from './command-error.js'
+import { createSecretFile } from './offline-key-material.js'
 
 export interface WalletKeysInput {
   /** a mnemonic and where it came from, for messages that never quote it */
   tron: { mnemonic: string; source: string }
   solana: { mnemonic: string; source: string }
-  /** the file the Solana seed is written to: created, mode 0600, never overwritten */
-  seedOut: string
+  /** the file the Solana seed is written to (chainpay-admin merchants wallet set): created, mode 0600, never overwritten */
+  seedOut?: string
+  /** the file both are written to as payment-command's WALLET_FILE reads them: the same rules */
+  walletOut?: string
 }
 
 /** the lines to print: public parts only */
@@ -38,21 +40,26 @@ export function writeWalletKeys(input: WalletKeysInput): string[] {
     tronAccountXpub: tron.tronAccountXpub,
     solanaSeed: solana.solanaSeed,
   })
-  try {
-    // 'wx': a file already there (another wallet's seed, a link planted elsewhere) is never replaced
-    writeFileSync(input.seedOut, `${solana.solanaSeed}\n`, { mode: 0o600, flag: 'wx' })
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error'
-    const why = code === 'EEXIST' ? 'it exists, and is never overwritten: name a new file' : code
-    throw new CommandError(`--solana-seed-out: cannot create ${input.seedOut}: ${why}`)
-  }
-  return [
+  const lines = [
     `TRON account xpub (${TRON_ACCOUNT_PATH}): ${parts.tronAccountXpub}`,
     `Solana address 0 (${solanaDerivationPath(0)}): ${parts.solanaAddress0}`,
     `Wallet id: ${parts.walletId}`,
-    `Solana seed written to ${input.seedOut} (mode 0600): carry it to the operator, then wipe it`,
-    `chainpay-admin merchants wallet set MERCHANT_ID --tron-xpub ${parts.tronAccountXpub} --solana-seed-file ${input.seedOut}`,
   ]
+  if (input.seedOut !== undefined) {
+    createSecretFile(input.seedOut, `${solana.solanaSeed}\n`, '--solana-seed-out')
+    lines.push(
+      `Solana seed written to ${input.seedOut} (mode 0600): carry it to the operator, then wipe it`,
+      `chainpay-admin merchants wallet set MERCHANT_ID --tron-xpub ${parts.tronAccountXpub} --solana-seed-file ${input.seedOut}`,
+    )
+  }
+  if (input.walletOut !== undefined) {
+    const wallet = { tronAccountXpub: parts.tronAccountXpub, solanaSeed: solana.solanaSeed }
+    createSecretFile(input.walletOut, `${JSON.stringify(wallet, null, 2)}\n`, '--wallet-out')
+    lines.push(
+      `Wallet file written to ${input.walletOut} (mode 0600): carry it to the server as payment-command's WALLET_FILE (chainpay user only), then wipe this copy`,
+    )
+  }
+  return lines
 }
 
 function fromMnemonic({ mnemonic, source }: { mnemonic: string; source: string }): DevelopmentWallet {

@@ -99,6 +99,7 @@ export function openSqliteCommandSide(
       allocations.push({ family: family.chain, keyId: keyId ?? null, index })
       return index
     },
+    raiseTo: (family, next, keyId) => sqliteAllocator.raiseTo(family, next, keyId),
   }
   const operatorWallet = walletFromMnemonic(TEST_MNEMONIC)
   const deriver = createAddressDeriver(operatorWallet)

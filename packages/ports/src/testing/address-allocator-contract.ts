@@ -118,6 +118,26 @@ export function describeAddressIndexAllocatorContract(
       expect(new Set(ofOperator).size).toBe(10)
     })
 
+    it('raises a counter past a given index, never lowers it, and answers where it was', async () => {
+      for (let call = 0; call < 3; call += 1) await store.allocate(TRON_FAMILY)
+      expect(await store.raiseTo(TRON_FAMILY, 100)).toBe(3)
+      expect(await store.allocate(TRON_FAMILY)).toBe(100)
+      // lower than the counter: nothing moves
+      expect(await store.raiseTo(TRON_FAMILY, 50)).toBe(101)
+      expect(await store.allocate(TRON_FAMILY)).toBe(101)
+      // a key that never counted, and each key on its own
+      expect(await store.raiseTo(SOLANA_FAMILY, 7, KEY_B)).toBe(0)
+      expect(await store.allocate(SOLANA_FAMILY, KEY_B)).toBe(7)
+      expect(await store.allocate(SOLANA_FAMILY)).toBe(0)
+      expect(await store.allocate(TRON_FAMILY, KEY_A)).toBe(0)
+    })
+
+    it('raises above the old per-network counters too', async () => {
+      await fixture.handOutPerNetwork('TRON_NILE', 10)
+      expect(await store.raiseTo(TRON_FAMILY, 5)).toBe(0)
+      expect(await store.allocate(TRON_FAMILY)).toBe(10)
+    })
+
     it('refuses a key id that is not one', async () => {
       await expect(store.allocate(TRON_FAMILY, 'TRON')).rejects.toThrow(/not a key id/)
       await expect(store.allocate(TRON_FAMILY, `${KEY_A}/x`)).rejects.toThrow(/not a key id/)
