@@ -328,7 +328,8 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
           name: 'paymentId',
           in: 'path',
           required: true,
-          description: 'the paymentId (UUID); a malformed one is 400 VALIDATION_ERROR',
+          description:
+            'the paymentId (UUID, 8-4-4-4-12 hex digits, any version); a malformed one is 400 VALIDATION_ERROR, a well-formed unknown one (the Nil UUID too) 404 PAYMENT_NOT_FOUND',
           schema: { type: 'string', format: 'uuid' },
         },
         RequestId: {
