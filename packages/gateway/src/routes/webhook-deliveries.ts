@@ -190,26 +190,46 @@ export function readDeliveriesQuery(query: Record<string, unknown>): MerchantDel
 }
 
 /** opaque to the merchant: the last delivery of the page, base64url JSON */
-function encodeCursor(delivery: WebhookDelivery): string {
+function encodeCursor(delivery: Pick<WebhookDelivery, 'createdAt' | 'deliveryId'>): string {
   return Buffer.from(JSON.stringify([delivery.createdAt, delivery.deliveryId])).toString('base64url')
 }
 
+/**
+ * The position a nextCursor names, or a VALIDATION_ERROR naming the field: only the exact encoding of
+ * a position this API issues passes (base64url without padding of [createdAt, deliveryId], the
+ * timestamp in its canonical ISO form, the id of the characters delivery ids have), so a cursor cut,
+ * altered, re-encoded or made up is refused rather than read as some other position.
+ */
 function decodeCursor(cursor: unknown): DeliveryCursor {
-  try {
-    if (typeof cursor !== 'string') throw new Error('not text')
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    if (
-      Array.isArray(parsed) &&
-      parsed.length === 2 &&
-      typeof parsed[0] === 'string' &&
-      typeof parsed[1] === 'string'
-    ) {
-      return { createdAt: parsed[0], deliveryId: parsed[1] }
+  if (typeof cursor === 'string' && /^[A-Za-z0-9_-]{1,400}$/.test(cursor)) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    } catch {
+      parsed = null
     }
-  } catch {
-    // answered below
+    if (Array.isArray(parsed) && parsed.length === 2) {
+      const [createdAt, deliveryId] = parsed as unknown[]
+      if (
+        typeof createdAt === 'string' &&
+        isCanonicalTimestamp(createdAt) &&
+        typeof deliveryId === 'string' &&
+        DELIVERY_ID.test(deliveryId)
+      ) {
+        const position = { createdAt, deliveryId }
+        if (encodeCursor(position) === cursor) return position
+      }
+    }
   }
   throw invalid('cursor: must be a nextCursor from a previous page')
+}
+
+/** what delivery ids are made of: event ids (UUIDs), with `.` and an endpoint id for further targets */
+const DELIVERY_ID = /^[A-Za-z0-9_.:-]{1,200}$/
+
+function isCanonicalTimestamp(text: string): boolean {
+  const time = Date.parse(text)
+  return !Number.isNaN(time) && new Date(time).toISOString() === text
 }
 
 function isEmptyObject(value: unknown): boolean {

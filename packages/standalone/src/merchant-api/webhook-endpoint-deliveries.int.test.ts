@@ -437,5 +437,26 @@ describe('webhook endpoints, delivered', () => {
       expect(refused.statusCode, bad).toBe(400)
       expect(json<{ error: { code: string } }>(refused).error.code).toBe('VALIDATION_ERROR')
     }
+    // a cursor is only ever one this API issued: not any base64url JSON pair, nor one re-encoded
+    const issued = first.nextCursor ?? ''
+    const [createdAt, deliveryId] = JSON.parse(Buffer.from(issued, 'base64url').toString('utf8'))
+    const encoded = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+    for (const forged of [
+      encoded(['x', 'y']),
+      encoded(['', '']),
+      encoded([createdAt, '']),
+      encoded([createdAt.replace('Z', '+00:00'), deliveryId]),
+      encoded([createdAt, `${deliveryId}\u202e`]),
+      encoded([createdAt, deliveryId, 'more']),
+      Buffer.from(JSON.stringify([createdAt, deliveryId])).toString('base64'),
+      `${issued}A`,
+    ]) {
+      const refused = await fixture.send('GET', `${LIST}?cursor=${encodeURIComponent(forged)}`)
+      expect(refused.statusCode, forged).toBe(400)
+      expect(json<{ error: { code: string; message: string } }>(refused).error).toEqual({
+        code: 'VALIDATION_ERROR',
+        message: 'cursor: must be a nextCursor from a previous page',
+      })
+    }
   })
 })
