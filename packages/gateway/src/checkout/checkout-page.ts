@@ -2,7 +2,13 @@
 // read model, complete without JavaScript. /pay/assets/checkout.js only adds the copy buttons, the
 // countdown, live updates and the redirect after payment; every text comes from checkout-texts.ts.
 
-import { activeTransfers, formatUnits, type OpenPayment, totalUnits } from '@chainpay/domain'
+import {
+  activeTransfers,
+  formatUnits,
+  type OpenPayment,
+  totalUnits,
+  withoutHiddenControls,
+} from '@chainpay/domain'
 import type { CheckoutLanguage, CheckoutTexts } from './checkout-texts.js'
 
 /** what the customer is shown: one of the statuses, told apart where the customer acts differently */
@@ -154,7 +160,7 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
   <header>
     ${input.logoPath ? `<img class="logo" src="${escapeHtml(input.logoPath)}" alt="" width="48" height="48">` : ''}
     <h1>${escapeHtml(heading)}</h1>
-    ${created.description ? `<p class="description">${escapeHtml(created.description)}</p>` : ''}
+    ${created.description ? `<p class="description">${escapeHtml(withoutHiddenControls(created.description))}</p>` : ''}
   </header>
   <p id="status" class="status status-${state}" role="status">${escapeHtml(statusText)}</p>
   ${details}
