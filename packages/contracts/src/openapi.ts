@@ -268,7 +268,17 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
             'transfer.detected, transfer.confirmations_updated, transfer.withdrawn, payment.confirmed, ' +
             'payment.underpaid, payment.overpaid, payment.expired, payment.canceled, payment.failed, ' +
             'late_funds.received.',
-          parameters: [ref('parameters', 'RequestId')],
+          parameters: [
+            {
+              name: 'confirmations',
+              in: 'query',
+              required: false,
+              description:
+                'all (default): every transfer.confirmations_updated record; last: only the last one of each transfer, where its count ended',
+              schema: { type: 'string', enum: ['all', 'last'], default: 'all' },
+            },
+            ref('parameters', 'RequestId'),
+          ],
           responses: {
             '200': paymentResponse('The history', 'PaymentHistory'),
             '400': ref('responses', 'BadRequest'),

@@ -10,6 +10,7 @@ import type {
   Page,
   Payment,
   PaymentEventRecord,
+  PaymentEventsParams,
   RotatedSecret,
   RotateSecretParams,
   UpdateWebhookEndpointParams,
@@ -86,8 +87,13 @@ export class PaymentsApi {
   }
 
   /** the payment's whole history, oldest first */
-  async events(paymentId: string): Promise<PaymentEventRecord[]> {
-    const path = `/payments/${segment(paymentId)}/events`
+  /**
+   * the payment's history, oldest first; `confirmations: 'last'` keeps only the last
+   * transfer.confirmations_updated of each transfer (a TRON payment has about 20)
+   */
+  async events(paymentId: string, params: PaymentEventsParams = {}): Promise<PaymentEventRecord[]> {
+    const query = params.confirmations === undefined ? '' : `?confirmations=${params.confirmations}`
+    const path = `/payments/${segment(paymentId)}/events${query}`
     return (await this.send<{ data: PaymentEventRecord[] }>({ method: 'GET', path, retry: 'always' })).data
       .data
   }

@@ -202,6 +202,18 @@ describe('lists, history, webhook endpoints and deliveries through the SDK', () 
         expect.arrayContaining(['payment.created', 'transfer.detected', 'payment.confirmed']),
       )
       expect(history[0]?.type).toBe('payment.created')
+      const shorter = await chainpay.payments.events(during.payment.paymentId, { confirmations: 'last' })
+      expect(shorter.map((e) => e.type)).toEqual(
+        history
+          .filter((e, index) => {
+            const later = history.slice(index + 1)
+            return (
+              e.type !== 'transfer.confirmations_updated' ||
+              !later.some((l) => l.type === e.type && l.data.txHash === e.data.txHash)
+            )
+          })
+          .map((e) => e.type),
+      )
 
       const { data: deliveries } = await chainpay.webhookDeliveries.list({
         paymentId: during.payment.paymentId,
