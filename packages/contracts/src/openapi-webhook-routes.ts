@@ -163,7 +163,9 @@ export const webhookRoutePaths = {
       summary: "Send a delivery's event again, to its target's current URL, on a fresh retry schedule",
       description:
         "The same event (same X-Event-Id and body id). Another merchant's delivery is 404 NOT_FOUND, and so is " +
-        'a delivery whose webhook endpoint was deleted, or whose default URL the operator removed (nothing is put back in line then).',
+        'a delivery whose webhook endpoint was deleted, or whose default URL the operator removed (nothing is put back in line then). ' +
+        'A pending delivery is redelivered at most once a minute after its last attempt, and not while it waits for its first: ' +
+        'otherwise 429 RATE_LIMITED with Retry-After. A delivery keeps its latest 25 attempts.',
       responses: {
         '202': json('Accepted: the delivery is pending again', 'WebhookDelivery'),
         ...notFound,

@@ -101,11 +101,47 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
           `webhook endpoint ${endpointId} not found: ${why}, so delivery ${deliveryId} has nowhere to go`,
         )
       }
+      // Bounded (docs/api.md, "Webhook deliveries"): a pending delivery is put in line again at most
+      // once a minute after its last attempt, never while it waits for its first.
+      const waitMs = redeliveryWaitMs(delivery, await deliveries.listAttempts(deliveryId), clock.now())
+      if (waitMs > 0) {
+        const seconds = Math.max(1, Math.ceil(waitMs / 1000))
+        reply.header('retry-after', String(seconds))
+        const why =
+          delivery.status === 'pending' && delivery.attempts === 0
+            ? `is already in line for its next attempt (due ${delivery.nextAttemptAt})`
+            : `was attempted less than ${REDELIVERY_INTERVAL_MS / 1000} s ago`
+        throw new DomainError(
+          'RATE_LIMITED',
+          `webhook delivery ${deliveryId} ${why}; redeliver it again in ${seconds} s, or see its attempts in GET /webhook-deliveries`,
+        )
+      }
       if (!(await deliveries.redeliver(deliveryId, isoNow(clock)))) throw deliveryNotFound(deliveryId)
       const requeued = (await deliveries.get(deliveryId)) ?? delivery
       return reply.code(202).send(toView(requeued, await deliveries.listAttempts(deliveryId), targets))
     },
   )
+}
+
+/** the least time between a delivery's last attempt (or its requeue) and its next redelivery */
+export const REDELIVERY_INTERVAL_MS = 60_000
+
+/**
+ * How long before the delivery may be redelivered: 0 when now. One that is finished (delivered,
+ * failed, without a target) may be at once: it becomes pending. A pending one is in line already:
+ * one that no attempt took since it was put in line (attempts 0) once its nextAttemptAt is a minute
+ * past, one waiting for a retry a minute after its last attempt. So a receiver that keeps failing
+ * gets at most one attempt a minute from redeliveries, beside the retry schedule.
+ */
+function redeliveryWaitMs(delivery: WebhookDelivery, attempts: DeliveryAttempt[], now: Date): number {
+  if (delivery.status !== 'pending') return 0
+  const times = attempts.map((attempt) => Date.parse(attempt.at))
+  if (delivery.status === 'pending' && delivery.attempts === 0 && delivery.nextAttemptAt !== null) {
+    times.push(Date.parse(delivery.nextAttemptAt))
+  }
+  const latest = Math.max(Number.NEGATIVE_INFINITY, ...times.filter(Number.isFinite))
+  if (latest === Number.NEGATIVE_INFINITY) return 0
+  return Math.max(0, latest + REDELIVERY_INTERVAL_MS - now.getTime())
 }
 
 interface CurrentTargets {

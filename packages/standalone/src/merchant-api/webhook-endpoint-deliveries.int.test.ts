@@ -265,6 +265,56 @@ describe('webhook endpoints, delivered', () => {
     ).toEqual({ ok: true })
   })
 
+  it('redelivers a pending delivery at most once a minute after its last attempt, never one waiting for its first', async () => {
+    const receiver = await startReceiver()
+    receiver.answer = () => 500
+    await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) })
+    const notifier = openNotifier()
+    const { paymentId } = await notifier.newPayment()
+    const [delivery] = await notifier.deliveries.listByPayment(paymentId)
+    const redeliver = () =>
+      fixture.send('POST', `/api/merchant/v1/webhook-deliveries/${delivery?.deliveryId}/redeliver`)
+    const refusal = (response: Awaited<ReturnType<typeof redeliver>>) => ({
+      status: response.statusCode,
+      retryAfter: response.headers['retry-after'],
+      error: json<{ error: { code: string; message: string } }>(response).error,
+    })
+    // recorded, not attempted yet: it is in line already
+    expect(refusal(await redeliver())).toEqual({
+      status: 429,
+      retryAfter: '60',
+      error: {
+        code: 'RATE_LIMITED',
+        message: expect.stringMatching(
+          /is already in line for its next attempt .*; redeliver it again in 60 s/,
+        ),
+      },
+    })
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    fixture.clock.advance(20_000)
+    expect(refusal(await redeliver())).toEqual({
+      status: 429,
+      retryAfter: '40',
+      error: {
+        code: 'RATE_LIMITED',
+        message: expect.stringContaining('was attempted less than 60 s ago; redeliver it again in 40 s'),
+      },
+    })
+    fixture.clock.advance(40_000)
+    let attempts = 1
+    // a merchant who keeps asking gets one attempt a minute, however often it asks
+    for (let minute = 0; minute < 3; minute++) {
+      expect((await redeliver()).statusCode).toBe(202)
+      for (let again = 0; again < 5; again++) expect((await redeliver()).statusCode).toBe(429)
+      attempts += await notifier.dispatcher.dispatchOnce()
+      for (let again = 0; again < 5; again++) expect((await redeliver()).statusCode).toBe(429)
+      fixture.clock.advance(60_000)
+    }
+    expect(attempts).toBe(4)
+    expect(receiver.received).toHaveLength(4)
+    expect(await notifier.deliveries.listAttempts(delivery?.deliveryId ?? '')).toHaveLength(4)
+  })
+
   it("refuses to redeliver to a deleted endpoint with 404 NOT_FOUND naming it; the delivery's URL is null", async () => {
     const receiver = await startReceiver()
     const created = json(
