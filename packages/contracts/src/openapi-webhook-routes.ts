@@ -8,6 +8,7 @@ import {
   PatchWebhookEndpointBodySchema,
   RotatedWebhookSecretSchema,
   RotateWebhookSecretBodySchema,
+  TestWebhookEventBodySchema,
   WebhookDeliveryListSchema,
   WebhookDeliveryViewSchema,
   WebhookEndpointListSchema,
@@ -44,6 +45,7 @@ export const webhookRouteSchemas = {
   CreateWebhookEndpointRequest: plain(CreateWebhookEndpointBodySchema),
   PatchWebhookEndpointRequest: plain(PatchWebhookEndpointBodySchema),
   RotateWebhookSecretRequest: plain(RotateWebhookSecretBodySchema),
+  TestWebhookEventRequest: plain(TestWebhookEventBodySchema),
   RotatedWebhookSecret: plain(RotatedWebhookSecretSchema),
   WebhookDelivery: plain(WebhookDeliveryViewSchema),
   WebhookDeliveryList: plain(WebhookDeliveryListSchema),
@@ -120,6 +122,24 @@ export const webhookRoutePaths = {
       requestBody: body('RotateWebhookSecretRequest', false),
       responses: {
         '200': json('The new secret, shown this once', 'RotatedWebhookSecret'),
+        ...notFound,
+        ...errors,
+      },
+    },
+  },
+  '/webhook-endpoints/{endpointId}/test': {
+    parameters: [endpointIdParameter],
+    post: {
+      tags,
+      operationId: 'sendWebhookTestEvent',
+      summary: 'Send the endpoint a test event, to try a webhook receiver',
+      description:
+        'One delivery of the kind asked for (payment.confirmed by default) about a made-up payment, with "test": true in the body, ' +
+        "signed with the endpoint's secret like any webhook and sent at once; answered with the delivery, pending, which " +
+        'GET /webhook-deliveries lists with its attempts and retries. merchant-default tests the default URL the operator set.',
+      requestBody: body('TestWebhookEventRequest', false),
+      responses: {
+        '202': json('Accepted: the test delivery, pending', 'WebhookDelivery'),
         ...notFound,
         ...errors,
       },

@@ -13,6 +13,7 @@ import type {
   PaymentEventsParams,
   RotatedSecret,
   RotateSecretParams,
+  TestWebhookEndpointParams,
   UpdateWebhookEndpointParams,
   WebhookDelivery,
   WebhookEndpoint,
@@ -147,6 +148,16 @@ export class WebhookEndpointsApi {
   async rotateSecret(endpointId: string, params: RotateSecretParams = {}): Promise<RotatedSecret> {
     const path = `/webhook-endpoints/${segment(endpointId)}/rotate-secret`
     return (await this.send<RotatedSecret>({ method: 'POST', path, body: params, retry: 'answered' })).data
+  }
+
+  /**
+   * sends the endpoint a test event of the kind (payment.confirmed by default): a made-up payment,
+   * `test: true`, signed like any webhook and sent at once; answers its delivery, which
+   * webhookDeliveries.list shows with its attempts
+   */
+  async test(endpointId: string, params: TestWebhookEndpointParams = {}): Promise<WebhookDelivery> {
+    const path = `/webhook-endpoints/${segment(endpointId)}/test`
+    return (await this.send<WebhookDelivery>({ method: 'POST', path, body: params, retry: 'answered' })).data
   }
 }
 

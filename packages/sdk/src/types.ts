@@ -166,6 +166,11 @@ export interface UpdateWebhookEndpointParams {
   description?: string | null
 }
 
+export interface TestWebhookEndpointParams {
+  /** the kind of the test event; default payment.confirmed */
+  event?: string
+}
+
 export interface RotateSecretParams {
   /** how long deliveries are signed with the old secret too: 0 to 168, default 24 */
   expiresInHours?: number

@@ -227,6 +227,21 @@ describe('lists, history, webhook endpoints and deliveries through the SDK', () 
       const again = await movedReceiver.waitFor((all) => all.length > 0)
       expect(again[0]?.headers['x-event-id']).toBe(toEndpoint?.eventId)
 
+      // a test event, through standalone's own wake-up of its dispatcher
+      const tested = await chainpay.webhookEndpoints.test(endpoint.id, { event: 'payment.late_funds' })
+      expect(tested).toMatchObject({ eventType: 'payment.late_funds', status: 'pending', attempts: [] })
+      const isTest = (w: { body: { id: string } }) => w.body.id === tested.eventId
+      const [testEvent] = (await movedReceiver.waitFor((all) => all.some(isTest))).filter(isTest)
+      const verifiedTest = await verifyWebhook({
+        rawBody: testEvent?.rawBody ?? '',
+        headers: testEvent?.headers ?? {},
+        secret: rotated.secret,
+      })
+      expect(verifiedTest.test).toBe(true)
+      expect(verifiedTest.event === 'payment.late_funds' && verifiedTest.payment.late_funds.amount).toBe(
+        '10.5',
+      )
+
       await chainpay.webhookEndpoints.delete(endpoint.id)
       await expect(chainpay.webhookEndpoints.get(endpoint.id)).rejects.toMatchObject({
         status: 404,

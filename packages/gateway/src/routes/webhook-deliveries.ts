@@ -5,10 +5,12 @@
 // retry schedule. Another merchant's delivery is not found, nor is a deleted endpoint to redeliver to.
 
 import { Buffer } from 'node:buffer'
+import { randomUUID } from 'node:crypto'
 import {
   WebhookDeliveryListSchema,
   WebhookDeliveryViewSchema,
   type WebhookEventKind,
+  WebhookEventKinds,
 } from '@chainpay/contracts'
 import { DomainError } from '@chainpay/domain'
 import { type Clock, isoNow } from '@chainpay/platform'
@@ -26,6 +28,7 @@ import {
 } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { merchantIdOf } from './merchant-id-of.js'
+import { sampleWebhookPayment } from './sample-webhook-payment.js'
 
 export interface WebhookDeliveryRoutesDeps {
   deliveries: WebhookDeliveryStore
@@ -34,6 +37,11 @@ export interface WebhookDeliveryRoutesDeps {
   /** the merchant's default webhook URL, where its MERCHANT_DEFAULT_TARGET deliveries go */
   merchants: Pick<MerchantStore, 'getMerchant'>
   clock: Clock
+  /**
+   * tells the notifier's dispatcher of deliveries put in line here, which it then claims at once
+   * (the gateway's context publishes a wake-up on the bus); without it they wait for its poll
+   */
+  wakeDeliveries?: (deliveryIds: string[]) => void
 }
 
 export const DELIVERY_PAGE_LIMIT = { default: 20, max: 100 } as const
@@ -72,6 +80,49 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
         ),
       )
       return { data, nextCursor }
+    },
+  )
+
+  // A test event (docs/api.md, "Trying a webhook receiver"): one delivery of the kind asked for, with
+  // a made-up payment and `"test": true`, to the endpoint's URL, signed with its secret like any
+  // webhook and sent at once; listed with the other deliveries, with its attempts and retries.
+  app.post(
+    '/webhook-endpoints/:endpointId/test',
+    { schema: { response: { 202: WebhookDeliveryViewSchema } } },
+    async (request, reply) => {
+      const merchantId = merchantIdOf(request)
+      const { endpointId } = request.params as { endpointId: string }
+      const kind = readTestEventKind(request.rawBody === '' ? {} : request.body)
+      const targets = await currentTargets(merchantId)
+      const url =
+        endpointId === MERCHANT_DEFAULT_TARGET ? targets.defaultUrl : targets.endpointUrls.get(endpointId)
+      if (url === null || url === undefined) {
+        throw new DomainError('NOT_FOUND', `webhook endpoint ${endpointId} not found`)
+      }
+      const now = isoNow(clock)
+      const eventId = randomUUID()
+      const paymentId = randomUUID()
+      const delivery: WebhookDelivery = {
+        deliveryId: eventId,
+        eventId,
+        endpointId,
+        // a payment of its own, so that no delivery of a real payment waits for it
+        paymentId,
+        merchantId,
+        eventType: kind,
+        sequence: 0,
+        payload: { event: kind, test: true, payment: sampleWebhookPayment(kind, paymentId) },
+        targetUrl: url,
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        createdAt: now,
+        deliveredAt: null,
+        lastError: null,
+      }
+      await deliveries.enqueue(delivery)
+      deps.wakeDeliveries?.([eventId])
+      return reply.code(202).send(toView(delivery, [], targets))
     },
   )
 
@@ -117,6 +168,8 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
         )
       }
       if (!(await deliveries.redeliver(deliveryId, isoNow(clock)))) throw deliveryNotFound(deliveryId)
+      // so that nextAttemptAt (now) is when it is sent, not the dispatcher's next poll
+      deps.wakeDeliveries?.([deliveryId])
       const requeued = (await deliveries.get(deliveryId)) ?? delivery
       return reply.code(202).send(toView(requeued, await deliveries.listAttempts(deliveryId), targets))
     },
@@ -266,6 +319,21 @@ const DELIVERY_ID = /^[A-Za-z0-9_.:-]{1,200}$/
 function isCanonicalTimestamp(text: string): boolean {
   const time = Date.parse(text)
   return !Number.isNaN(time) && new Date(time).toISOString() === text
+}
+
+/** the body of a test event: {} or {"event": kind}, payment.confirmed when absent */
+function readTestEventKind(body: unknown): WebhookEventKind {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalid('body: must be a JSON object')
+  }
+  for (const field of Object.keys(body)) {
+    if (field !== 'event') throw invalid(`body: unknown field '${field}'`)
+  }
+  const { event = 'payment.confirmed' } = body as { event?: unknown }
+  if (typeof event !== 'string' || !(WebhookEventKinds as readonly string[]).includes(event)) {
+    throw invalid(`event: must be one of ${WebhookEventKinds.join(', ')}`)
+  }
+  return event as WebhookEventKind
 }
 
 function isEmptyObject(value: unknown): boolean {

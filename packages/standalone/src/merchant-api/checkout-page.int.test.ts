@@ -143,7 +143,7 @@ describe('GET /pay/{token}', () => {
     expect(html).toContain('<h1>Pay Acme Shop</h1>')
     const link = /<a class="button" href="(solana:[^"]+)">Open in wallet<\/a>/.exec(html)?.[1] ?? ''
     expect(new URL(link.replaceAll('&amp;', '&')).searchParams.get('label')).toBe('Acme Shop')
-    expect(html).not.toMatch(/[\u202E\u0000]/)
+    expect(html.includes('\u202E') || html.includes('\u0000')).toBe(false)
   })
 
   it('draws the QR code of a Solana payment with the longest non-ASCII description, shortened in the request', async () => {

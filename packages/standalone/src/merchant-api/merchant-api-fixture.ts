@@ -119,6 +119,8 @@ export interface MerchantApiFixtureOptions {
   registry?: AssetRegistry
   requestMetrics?: GatewayDeps['requestMetrics']
   metricsRegistry?: GatewayDeps['metricsRegistry']
+  /** told of the deliveries the API puts in line (a redelivery, a test event), as the gateway's bus is */
+  wakeDeliveries?: (deliveryIds: string[]) => void
 }
 
 /** addresses a test can tell apart; the real derivation is the wallet package's concern */
@@ -195,6 +197,7 @@ export async function openMerchantApiFixture(
       secretBox,
       clock,
       allowInsecureUrls: policy.allowInsecureCallbackUrls,
+      ...(options.wakeDeliveries ? { wakeDeliveries: options.wakeDeliveries } : {}),
     },
   })
 
