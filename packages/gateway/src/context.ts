@@ -175,6 +175,7 @@ export async function buildGatewayContext(
         adminToken: config.adminToken,
         logger,
         deliveries: stores.deliveries(),
+        wakeDeliveries,
         webhookEndpoints: stores.webhookEndpoints(),
         merchantWallets,
         balances: {
