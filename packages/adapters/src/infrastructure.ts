@@ -77,6 +77,11 @@ export interface InfrastructureOptions {
   sqliteBusPrune?: boolean
   /** with sqliteBusPrune, the newest messages kept per topic once consumed; default SQLITE_BUS_KEPT_MESSAGES */
   sqliteBusKeptMessages?: number
+  /**
+   * The service publishes only hints on the bus, which it does without when Kafka is down (the
+   * gateway's wake-ups of the dispatcher): Kafka is then left out of its readiness
+   */
+  busForHintsOnly?: boolean
 }
 
 /** Stores of the read side and the services' own state, on one backend. */
@@ -186,10 +191,13 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
   const openBus = (): Bus => {
     if (bus) return bus
     if (brokers) {
-      // readiness asks Kafka only of the services that use the bus (not the gateway)
-      const probe = kafkaProbe(brokers, connection)
-      checks.push(probe.answers)
-      closers.push(probe.close)
+      // readiness asks Kafka only of the services that depend on the bus (not the gateway, whose
+      // wake-ups of the dispatcher are hints)
+      if (options.busForHintsOnly !== true) {
+        const probe = kafkaProbe(brokers, connection)
+        checks.push(probe.answers)
+        closers.push(probe.close)
+      }
       bus = createKafkaBus({
         brokers,
         ...(connection ? { connection } : {}),

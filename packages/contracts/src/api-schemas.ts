@@ -69,7 +69,13 @@ export const CreatePaymentBodySchema = Type.Object(
     addressMode: Type.Optional(
       StringEnum(['PER_PAYMENT'], { description: 'a new address per payment (the only mode in v1)' }),
     ),
-    description: Type.Optional(Type.String({ maxLength: createRequestLimits.descriptionMaxLength })),
+    description: Type.Optional(
+      Type.String({
+        maxLength: createRequestLimits.descriptionMaxLength,
+        description:
+          'shown to the customer and in Solana Pay requests: no control character but tab, LF and CR, no bidirectional embedding, override or isolate (U+202A-U+202E, U+2066-U+2069); docs/api.md, "Text shown to people"',
+      }),
+    ),
     metadata: Type.Optional(MetadataInputSchema),
     callbackUrl: Type.Optional(UrlSchema),
     successRedirectUrl: Type.Optional(UrlSchema),

@@ -8,6 +8,7 @@ import {
   PatchWebhookEndpointBodySchema,
   RotatedWebhookSecretSchema,
   RotateWebhookSecretBodySchema,
+  TestWebhookEventBodySchema,
   WebhookDeliveryListSchema,
   WebhookDeliveryViewSchema,
   WebhookEndpointListSchema,
@@ -44,6 +45,7 @@ export const webhookRouteSchemas = {
   CreateWebhookEndpointRequest: plain(CreateWebhookEndpointBodySchema),
   PatchWebhookEndpointRequest: plain(PatchWebhookEndpointBodySchema),
   RotateWebhookSecretRequest: plain(RotateWebhookSecretBodySchema),
+  TestWebhookEventRequest: plain(TestWebhookEventBodySchema),
   RotatedWebhookSecret: plain(RotatedWebhookSecretSchema),
   WebhookDelivery: plain(WebhookDeliveryViewSchema),
   WebhookDeliveryList: plain(WebhookDeliveryListSchema),
@@ -125,6 +127,24 @@ export const webhookRoutePaths = {
       },
     },
   },
+  '/webhook-endpoints/{endpointId}/test': {
+    parameters: [endpointIdParameter],
+    post: {
+      tags,
+      operationId: 'sendWebhookTestEvent',
+      summary: 'Send the endpoint a test event, to try a webhook receiver',
+      description:
+        'One delivery of the kind asked for (payment.confirmed by default) about a made-up payment, with "test": true in the body, ' +
+        "signed with the endpoint's secret like any webhook and sent at once; answered with the delivery, pending, which " +
+        'GET /webhook-deliveries lists with its attempts and retries. merchant-default tests the default URL the operator set.',
+      requestBody: body('TestWebhookEventRequest', false),
+      responses: {
+        '202': json('Accepted: the test delivery, pending', 'WebhookDelivery'),
+        ...notFound,
+        ...errors,
+      },
+    },
+  },
   '/webhook-deliveries': {
     get: {
       tags,
@@ -163,7 +183,9 @@ export const webhookRoutePaths = {
       summary: "Send a delivery's event again, to its target's current URL, on a fresh retry schedule",
       description:
         "The same event (same X-Event-Id and body id). Another merchant's delivery is 404 NOT_FOUND, and so is " +
-        'a delivery whose webhook endpoint was deleted, or whose default URL the operator removed (nothing is put back in line then).',
+        'a delivery whose webhook endpoint was deleted, or whose default URL the operator removed (nothing is put back in line then). ' +
+        'A pending delivery is redelivered at most once a minute after its last attempt, and not while it waits for its first: ' +
+        'otherwise 429 RATE_LIMITED with Retry-After. A delivery keeps its latest 25 attempts.',
       responses: {
         '202': json('Accepted: the delivery is pending again', 'WebhookDelivery'),
         ...notFound,

@@ -277,7 +277,17 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
             'transfer.detected, transfer.confirmations_updated, transfer.withdrawn, payment.confirmed, ' +
             'payment.underpaid, payment.overpaid, payment.expired, payment.canceled, payment.failed, ' +
             'late_funds.received.',
-          parameters: [ref('parameters', 'RequestId')],
+          parameters: [
+            {
+              name: 'confirmations',
+              in: 'query',
+              required: false,
+              description:
+                'all (default): every transfer.confirmations_updated record; last: only the last one of each transfer, where its count ended',
+              schema: { type: 'string', enum: ['all', 'last'], default: 'all' },
+            },
+            ref('parameters', 'RequestId'),
+          ],
           responses: {
             '200': paymentResponse('The history', 'PaymentHistory'),
             '400': ref('responses', 'BadRequest'),
@@ -338,7 +348,8 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
           name: 'paymentId',
           in: 'path',
           required: true,
-          description: 'the paymentId (UUID); a malformed one is 400 VALIDATION_ERROR',
+          description:
+            'the paymentId (UUID, 8-4-4-4-12 hex digits, any version); a malformed one is 400 VALIDATION_ERROR, a well-formed unknown one (the Nil UUID too) 404 PAYMENT_NOT_FOUND',
           schema: { type: 'string', format: 'uuid' },
         },
         RequestId: {

@@ -153,6 +153,7 @@ describe('buildOpenApiDocument', () => {
         'PATCH /webhook-endpoints/{endpointId} updateWebhookEndpoint',
         'DELETE /webhook-endpoints/{endpointId} deleteWebhookEndpoint',
         'POST /webhook-endpoints/{endpointId}/rotate-secret rotateWebhookEndpointSecret',
+        'POST /webhook-endpoints/{endpointId}/test sendWebhookTestEvent',
         'GET /webhook-deliveries listWebhookDeliveries',
         'POST /webhook-deliveries/{deliveryId}/redeliver redeliverWebhook',
       ]),

@@ -93,6 +93,19 @@ export const PatchWebhookEndpointBodySchema = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 )
 
+/** documents what POST /webhook-endpoints/{endpointId}/test accepts (the body may be empty) */
+export const TestWebhookEventBodySchema = Type.Object(
+  {
+    event: Type.Optional(
+      StringEnum(WebhookEventKinds, {
+        default: 'payment.confirmed',
+        description: 'the kind of the test event',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 /** documents what POST /webhook-endpoints/{endpointId}/rotate-secret accepts (the body may be empty) */
 export const RotateWebhookSecretBodySchema = Type.Object(
   {

@@ -53,6 +53,8 @@ export interface WebhookBodyInput {
   /** the event id, sent as X-Event-Id too: in the body, the signature covers it */
   id: string
   event: WebhookEventKind
+  /** a test event the merchant asked for (docs/api.md, "Trying a webhook receiver"): its payment is made up */
+  test?: true
   payment: WebhookPaymentFields
 }
 
@@ -92,6 +94,7 @@ export function renderWebhookBody(input: WebhookBodyInput, timestampSeconds: num
   // and would turn 10.50 into 10.5; the pattern above makes the text a valid JSON number.
   return (
     `{"id":${JSON.stringify(input.id)},"event":${JSON.stringify(input.event)},"timestamp":${timestampSeconds},` +
+    (input.test === true ? '"test":true,' : '') +
     `"payment":{"id":${JSON.stringify(payment.id)},"status":${JSON.stringify(payment.status.toUpperCase())},` +
     `"amount":${payment.amount},"tx_hash":${JSON.stringify(payment.tx_hash)},` +
     `${JSON.stringify(rest).slice(1)}}`
@@ -115,6 +118,12 @@ export const WebhookBodySchema = Type.Object(
     }),
     event: StringEnum(WebhookEventKinds),
     timestamp: Type.Integer({ description: 'Unix seconds of this delivery attempt; equals X-Timestamp' }),
+    test: Type.Optional(
+      Type.Literal(true, {
+        description:
+          'only on a test event you asked for (POST /webhook-endpoints/{id}/test): its payment is made up',
+      }),
+    ),
     payment: Type.Object(
       {
         id: Type.String({ format: 'uuid', description: 'the paymentId' }),

@@ -9,6 +9,7 @@
 
 import { fullFormats } from 'ajv-formats/dist/formats.js'
 import { type Asset, type AssetRegistry, resolveAsset } from './assets.js'
+import { displayTextProblem } from './display-text.js'
 import { DomainError } from './errors.js'
 import { formatUnits, fractionDigits, isDecimalAmount, toUnits } from './money.js'
 import type { CreatePaymentRequest, Metadata } from './payment.js'
@@ -64,6 +65,7 @@ const fieldShapes: { [Field in keyof CreatePaymentRequest]-?: (value: unknown) =
   description: (value) => {
     requireString('description', value)
     requireAtMost('description', value, createRequestLimits.descriptionMaxLength)
+    requireDisplayable('description', value)
   },
   metadata: (value) => validateMetadata(value),
   callbackUrl: (value) => urlShape('callbackUrl', value),
@@ -129,8 +131,10 @@ export function validateMetadata(metadata: unknown): asserts metadata is Metadat
   }
   for (const [key, value] of entries) {
     const field = `metadata.${key}`
-    if (typeof value === 'string') requireAtMost(field, value, limits.metadataStringMaxLength)
-    else if (typeof value === 'number') {
+    if (typeof value === 'string') {
+      requireAtMost(field, value, limits.metadataStringMaxLength)
+      requireDisplayable(field, value)
+    } else if (typeof value === 'number') {
       if (!Number.isFinite(value)) invalid(field, 'must be a finite number')
     } else if (typeof value !== 'boolean' && value !== null) {
       invalid(field, 'must be a string, a number, a boolean or null')
@@ -212,4 +216,10 @@ function characters(text: string): number {
 
 function invalid(field: string, rule: string): never {
   throw new DomainError('VALIDATION_ERROR', `${field}: ${rule}`)
+}
+
+/** text people read (docs/api.md, "Text shown to people"): no control or bidirectional override */
+function requireDisplayable(field: string, value: string): void {
+  const problem = displayTextProblem(value)
+  if (problem !== null) invalid(field, problem)
 }

@@ -190,6 +190,25 @@ describe('validateCreatePaymentRequest', () => {
     )
   })
 
+  it('description and metadata values: no NUL, control character or bidirectional override', () => {
+    expect(validate({ description: 'Zeile 1\nطلب\u200F', metadata: { note: 'a\tb' } }).amountUnits).toBe(
+      10_500_000n,
+    )
+    expect(failure(() => validate({ description: 'Pay \u202Etxt.exe' }))).toEqual(
+      validationError(
+        'description: must not contain a bidirectional override, embedding or isolate (U+202E at character 5)',
+      ),
+    )
+    expect(failure(() => validate({ description: 'a\u0000' }))).toEqual(
+      validationError('description: must not contain a control character (U+0000 at character 2)'),
+    )
+    expect(failure(() => validate({ metadata: { order: '1001\u2066' } }))).toEqual(
+      validationError(
+        'metadata.order: must not contain a bidirectional override, embedding or isolate (U+2066 at character 5)',
+      ),
+    )
+  })
+
   describe('metadata', () => {
     it('accepts flat values, whatever characters the keys hold', () => {
       expect(validate({ metadata: { $where: 'x', 'a.b': 1.5, ok: false, none: null } }).amountUnits).toBe(

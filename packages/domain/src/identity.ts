@@ -2,9 +2,13 @@
 
 import { createHash } from 'node:crypto'
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/** UUID text in any version, lower or upper case */
+/**
+ * UUID text as RFC 9562 writes it (8-4-4-4-12 hex digits, lower or upper case), whatever its version
+ * and variant bits: the Nil and Max UUIDs are well-formed ids that no payment has, so asking for one
+ * is 404, not 400 (docs/api.md, "Errors")
+ */
 export function isPaymentId(text: string): boolean {
   return typeof text === 'string' && uuid.test(text)
 }

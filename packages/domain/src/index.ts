@@ -1,5 +1,6 @@
 export * from './assets.js'
 export * from './create-request.js'
+export * from './display-text.js'
 export * from './errors.js'
 export * from './fees.js'
 export * from './identity.js'

@@ -40,15 +40,41 @@ export const paymentHistoryEventTypes = {
 
 export type PaymentHistoryEventType = (typeof paymentHistoryEventTypes)[PaymentEventType]
 
-export function toPaymentHistoryView(entries: readonly PaymentHistoryEntry[]): {
+/**
+ * How much of the confirmation count to show (docs/api.md, "GET /payments/{paymentId}/events"): all,
+ * every `transfer.confirmations_updated` (a TRON payment has about 20); last, only the last one of
+ * each transfer, where its count ended
+ */
+export type HistoryConfirmations = 'all' | 'last'
+
+export function toPaymentHistoryView(
+  entries: readonly PaymentHistoryEntry[],
+  options: { confirmations?: HistoryConfirmations } = {},
+): {
   data: PaymentHistoryEventView[]
 } {
+  const shown = options.confirmations === 'last' ? withLastConfirmationsOnly(entries) : entries
   return {
-    data: entries.map(({ eventId, recordedAt, event }) => ({
+    data: shown.map(({ eventId, recordedAt, event }) => ({
       id: eventId,
       type: paymentHistoryEventTypes[event.type],
       occurredAt: recordedAt,
       data: Object.fromEntries(Object.entries(event.data)),
     })),
   }
+}
+
+/** the entries without the confirmation updates that a later one of the same transfer follows */
+function withLastConfirmationsOnly(entries: readonly PaymentHistoryEntry[]): PaymentHistoryEntry[] {
+  const transferOf = (event: PaymentEvent) =>
+    event.type === 'TransferConfirmationsUpdated' ? `${event.data.txHash}#${event.data.transferIndex}` : null
+  const lastIndex = new Map<string, number>()
+  entries.forEach(({ event }, index) => {
+    const transfer = transferOf(event)
+    if (transfer !== null) lastIndex.set(transfer, index)
+  })
+  return entries.filter(({ event }, index) => {
+    const transfer = transferOf(event)
+    return transfer === null || lastIndex.get(transfer) === index
+  })
 }

@@ -2,6 +2,7 @@
 // endpoints"): the one place these bodies are validated. The webhook kinds come in, so that the list
 // stays @chainpay/contracts' alone.
 
+import { displayTextProblem } from './display-text.js'
 import { DomainError } from './errors.js'
 import { callbackUrlProblem } from './url-policy.js'
 
@@ -102,6 +103,8 @@ function validateFields(
             `description: must be at most ${webhookEndpointLimits.descriptionMaxLength} characters`,
           )
         }
+        const problem = typeof value === 'string' ? displayTextProblem(value) : null
+        if (problem !== null) throw invalid(`description: ${problem}`)
         input.description = value
         break
       }

@@ -46,6 +46,22 @@ describe('validateNewWebhookEndpoint', () => {
     ).toBe('http://127.0.0.1:3000/h')
   })
 
+  it('refuses a description with a control character or a bidirectional override', () => {
+    expect(
+      refusal(() =>
+        validateNewWebhookEndpoint({ url: 'https://shop.example/h', description: 'a\u202Eb' }, rules),
+      ),
+    ).toEqual({
+      code: 'VALIDATION_ERROR',
+      message:
+        'description: must not contain a bidirectional override, embedding or isolate (U+202E at character 2)',
+    })
+    expect(refusal(() => validateWebhookEndpointPatch({ description: '\u0000' }, rules))).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'description: must not contain a control character (U+0000 at character 1)',
+    })
+  })
+
   it('refuses what is not a JSON object', () => {
     for (const body of [undefined, null, [], 'x']) {
       expect(refusal(() => validateNewWebhookEndpoint(body, rules))).toEqual({

@@ -7,7 +7,13 @@ import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
 import { createHttpPaymentCommands, type HttpPaymentCommands } from '@chainpay/command-api-client'
 import { applyNetworkSettings, type CreateRequestPolicy } from '@chainpay/domain'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
-import type { ChainBalanceReader, MerchantWallets, PaymentCommands } from '@chainpay/ports'
+import {
+  type ChainBalanceReader,
+  deliveryWakeupMessage,
+  type MerchantWallets,
+  type PaymentCommands,
+  Topics,
+} from '@chainpay/ports'
 import {
   createCheckoutLinks,
   createServiceMetrics,
@@ -58,6 +64,7 @@ export async function buildGatewayContext(
     logger,
     metrics: metrics.registry,
     shared,
+    busForHintsOnly: true,
   })
   const { stores } = infrastructure
   const remote = shared
@@ -102,6 +109,20 @@ export async function buildGatewayContext(
     return { balanceReaders: await rpcBalanceReaders(endpoints, { registry, timeoutMs, logger }) }
   }
 
+  // Tells the notifier's dispatcher of deliveries put in line here, to send them at once (docs/api.md,
+  // "Trying a webhook receiver"). A hint: when the bus fails, the dispatcher's poll finds them.
+  const wakeDeliveries = (deliveryIds: string[]) => {
+    infrastructure
+      .bus()
+      .publish(Topics.webhookWakeups, [deliveryWakeupMessage(deliveryIds)])
+      .catch((error: unknown) =>
+        logger.warn(
+          { err: error, deliveryIds },
+          'could not wake the webhook dispatcher; it sends these deliveries at its next poll (5 s)',
+        ),
+      )
+  }
+
   const merchantApi = httpService({
     name: 'merchant API',
     host: config.host,
@@ -136,6 +157,7 @@ export async function buildGatewayContext(
           secretBox,
           clock,
           allowInsecureUrls: policy.allowInsecureCallbackUrls,
+          wakeDeliveries,
         },
         ...(extraRoutes ? { extraRoutes } : {}),
       }),
@@ -158,6 +180,7 @@ export async function buildGatewayContext(
         adminToken: config.adminToken,
         logger,
         deliveries: stores.deliveries(),
+        wakeDeliveries,
         webhookEndpoints: stores.webhookEndpoints(),
         merchantWallets,
         balances: {

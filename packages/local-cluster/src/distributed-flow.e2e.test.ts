@@ -832,6 +832,16 @@ describe('on five processes over Kafka and FerretDB', () => {
     const again = acknowledgedFor(second.received, payment.paymentId)
     expect(again.map((webhook) => webhook.headers['x-event-id'])).toEqual([redelivered?.eventId])
     expect(signedWith(newSecret, again[0])).toEqual({ ok: true })
+
+    // a test event: put in line by the gateway, sent by the notifier it wakes over Kafka
+    const tested = await shop.request('POST', `/webhook-endpoints/${endpoint.id}/test`, '{}')
+    expect(tested.status, JSON.stringify(tested.body)).toBe(202)
+    const test = tested.body as { paymentId: string; eventId: string }
+    await waitForEvent(second, test.paymentId, 'payment.confirmed')
+    const [testWebhook] = acknowledgedFor(second.received, test.paymentId)
+    expect(testWebhook?.headers['x-event-id']).toBe(test.eventId)
+    expect((testWebhook?.body as { test?: boolean } | undefined)?.test).toBe(true)
+    expect(signedWith(newSecret, testWebhook)).toEqual({ ok: true })
   })
 
   it.concurrent('lists a merchant’s payments from MongoDB a page at a time, newest first, and filters them', async () => {

@@ -15,6 +15,7 @@ import {
 import type { NotifierConfig } from './config.js'
 import { createDeliveryPruner, retentionDaysToMs } from './delivery-pruner.js'
 import { createDeliveryRecorder } from './delivery-recorder.js'
+import { deliveryWakeupConsumer } from './delivery-wakeups.js'
 import { createWebhookDispatcher } from './dispatcher.js'
 
 export interface NotifierContextOptions {
@@ -68,6 +69,8 @@ export async function buildNotifierContext(
     onRecorded: (deliveryIds) => dispatcher.dispatchRecorded(deliveryIds),
     metrics: metrics.webhooks,
   })
+  // what the gateway put in line (a redelivery, a test event) is claimed at once, not at the next poll
+  const wakeups = deliveryWakeupConsumer(infrastructure.bus(), dispatcher, logger)
   const pruner = createDeliveryPruner({
     deliveries,
     clock,
@@ -88,8 +91,8 @@ export async function buildNotifierContext(
   const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
     services: shared
-      ? [recorder, dispatcher, pruner]
-      : [recorder, dispatcher, pruner, healthPort, metricsPort],
+      ? [recorder, dispatcher, wakeups, pruner]
+      : [recorder, dispatcher, wakeups, pruner, healthPort, metricsPort],
     readiness,
     close: release,
   }

@@ -19,10 +19,11 @@
 // delivery it records, which it claims at once by id (dispatchRecorded: no read of the due
 // deliveries, docs/capacity.md, "Webhooks"), a finished attempt wakes it when a slot, a place at its host or
 // the payment's next delivery may be free, and a timer wakes it when a retry it scheduled falls due
-// or a lease it holds runs out after its attempt could not be recorded. The poll stays, at a longer
-// interval, for what no one here is told of: a redelivery through the admin API in another process,
-// a lease of a worker that died, a retry another notifier scheduled, an attempt of another notifier
-// that freed a place at its host.
+// or a lease it holds runs out after its attempt could not be recorded; what the gateway puts in line
+// (a redelivery, a test event) comes as a wake-up on the bus (delivery-wakeups.ts), also claimed by
+// id. The poll stays, at a longer interval, for what no one here is told of: a wake-up that was lost
+// or went to another notifier, a lease of a worker that died, a retry another notifier scheduled, an
+// attempt of another notifier that freed a place at its host.
 
 import { renderWebhookBody, type WebhookBodyInput } from '@chainpay/contracts'
 import {

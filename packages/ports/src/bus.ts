@@ -115,6 +115,27 @@ export function consumerService(
 export const Topics = {
   paymentEvents: 'chainpay.payment-events',
   chainObservations: 'chainpay.chain-observations',
+  /**
+   * hints for the notifier's dispatcher: deliveries put in line by the gateway (a redelivery, a test
+   * event), to be claimed at once rather than at its next poll (deliveryWakeupMessage)
+   */
+  webhookWakeups: 'chainpay.webhook-wakeups',
 } as const
+
+/** a wake-up of the dispatcher for these deliveries, due now; keyed by the first */
+export function deliveryWakeupMessage(deliveryIds: readonly string[]): BusMessage {
+  return { key: deliveryIds[0] ?? '', value: JSON.stringify({ deliveryIds }), headers: {} }
+}
+
+/** the delivery ids of a wake-up; [] for a message that is not one (a hint: nothing is lost) */
+export function deliveryIdsOfWakeup(value: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(value)
+    const ids = (parsed as { deliveryIds?: unknown } | null)?.deliveryIds
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : []
+  } catch {
+    return []
+  }
+}
 
 export const deadLetterTopic = (topic: string): string => `${topic}.dead-letter`

@@ -101,7 +101,11 @@ export interface WebhookDeliveryStore {
    * `perTargetHost`; in due order, and leased for `leaseMs`.
    */
   claimDue(now: string, bounds: ClaimBounds): Promise<WebhookDelivery[]>
-  /** records the attempt and moves the delivery on; releases the lease */
+  /**
+   * records the attempt and moves the delivery on; releases the lease. Keeps the delivery's latest
+   * DELIVERY_ATTEMPTS_KEPT attempts: an older one beyond them is deleted, so that redeliveries to a
+   * receiver that keeps failing cannot grow the log without bound (docs/api.md, "Webhook deliveries")
+   */
   recordAttempt(attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<void>
   get(deliveryId: string): Promise<WebhookDelivery | null>
   listByPayment(paymentId: string): Promise<WebhookDelivery[]>
@@ -110,7 +114,10 @@ export interface WebhookDeliveryStore {
    * `limit`, those after `after` in that order: a page stays the same while newer ones are recorded.
    */
   listByMerchant(merchantId: string, query: MerchantDeliveriesQuery): Promise<WebhookDelivery[]>
-  /** every attempt, in the order made (a redelivery numbers its attempts from 1 again) */
+  /**
+   * the attempts kept (the latest DELIVERY_ATTEMPTS_KEPT), in the order made (a redelivery numbers
+   * its attempts from 1 again)
+   */
   listAttempts(deliveryId: string): Promise<DeliveryAttempt[]>
   /**
    * Puts a delivery (failed, no_target, delivered, or pending) back in line, due at `now`, with its
@@ -129,6 +136,9 @@ export interface WebhookDeliveryStore {
    */
   pruneFinished(finishedBefore: string, limit: number): Promise<number>
 }
+
+/** the attempts kept per delivery, the latest; a full retry schedule has 11 */
+export const DELIVERY_ATTEMPTS_KEPT = 25
 
 /** the target of the merchant's default webhook URL, set by the operator: an endpoint of its own */
 export const MERCHANT_DEFAULT_TARGET = 'merchant-default'

@@ -110,6 +110,11 @@ export interface Page<T> {
   nextCursor: string | null
 }
 
+export interface PaymentEventsParams {
+  /** all (default): every transfer.confirmations_updated; last: only the last one of each transfer */
+  confirmations?: 'all' | 'last'
+}
+
 export interface PaymentEventRecord {
   id: string
   /** dotted lower case: payment.created, transfer.detected, ..., late_funds.received */
@@ -159,6 +164,11 @@ export interface UpdateWebhookEndpointParams {
   events?: string[] | null
   enabled?: boolean
   description?: string | null
+}
+
+export interface TestWebhookEndpointParams {
+  /** the kind of the test event; default payment.confirmed */
+  event?: string
 }
 
 export interface RotateSecretParams {

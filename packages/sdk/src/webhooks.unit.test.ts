@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 import { WebhookVerificationError } from './errors.js'
-import { verifyWebhook } from './webhooks.js'
+import { verifyWebhook, type WebhookEvent, type WebhookEventType } from './webhooks.js'
 
 const now = 1_795_356_187
 const secret = 'whsec_current'
@@ -129,5 +129,60 @@ describe('verifyWebhook', () => {
         verifyWebhook({ rawBody: notUtf8, headers: headersFor('00'.repeat(32)), secret, nowSeconds: now }),
       ),
     ).toBe('malformed')
+  })
+})
+
+// Compiled under the workspace's --strict (scripts/typecheck): each function below type-checks only
+// because comparing `event` narrows the union (docs/sdk.md, "Webhooks").
+function lateFundsAmount(event: WebhookEvent): string | null {
+  if (event.event !== 'payment.late_funds') return null
+  return event.payment.late_funds.amount
+}
+
+function describeEvent(event: WebhookEvent): string {
+  switch (event.event) {
+    case 'payment.transfer_detected':
+      return `${event.payment.transfer.tx_hash} ${event.payment.transfer.confirmations}/${event.payment.required_confirmations}`
+    case 'payment.foreign_funds':
+      return `${event.payment.foreign_funds.amount} ${event.payment.foreign_funds.currency}`
+    case 'payment.late_funds':
+      return event.payment.late_funds.tx_hash
+    default:
+      return event.event
+  }
+}
+
+describe('WebhookEvent', () => {
+  it('narrows on its event to the fields that kind carries, without a cast', async () => {
+    const late = JSON.stringify({
+      id: 'e2',
+      event: 'payment.late_funds',
+      timestamp: now,
+      payment: {
+        id: 'p1',
+        status: 'EXPIRED',
+        amount: 25.5,
+        tx_hash: null,
+        late_funds: { tx_hash: 'cd', amount: '25.5' },
+      },
+    })
+    const event = await verifyWebhook({
+      rawBody: late,
+      headers: headersFor(sign(secret, now, late), { 'x-event-id': 'e2' }),
+      secret,
+      nowSeconds: now,
+    })
+    expect(lateFundsAmount(event)).toBe('25.5')
+    expect(describeEvent(event)).toBe('cd')
+    expectTypeOf<
+      Extract<WebhookEvent, { event: 'payment.late_funds' }>['payment']['late_funds']
+    >().toEqualTypeOf<{
+      tx_hash: string
+      amount: string
+    }>()
+    expectTypeOf<WebhookEventType>().toEqualTypeOf<WebhookEvent['event']>()
+    // not narrowed, a kind's own fields are unknown: reaching into them is a type error
+    // @ts-expect-error late_funds is unknown until event is compared with 'payment.late_funds'
+    expect(event.payment.late_funds.amount).toBe('25.5')
   })
 })

@@ -141,6 +141,22 @@ describe('balances and sweeps on standalone', () => {
     expect(await codeOf({ ...sweep, paymentId: crypto.randomUUID() })).toEqual([404, 'PAYMENT_NOT_FOUND'])
     expect((await admin('GET', '/balances?limit=0')).status).toBe(400)
     expect((await admin('GET', '/balances?cursor=not-ours')).status).toBe(400)
+    // only the exact encoding of a payment id, as nextCursor carries it: not any base64url text
+    const encoded = (text: string) => Buffer.from(text, 'utf8').toString('base64url')
+    for (const cursor of [
+      encoded('hello'),
+      encoded(payment.paymentId.toUpperCase()),
+      encoded(`${payment.paymentId}\u0000`),
+      `${encoded(payment.paymentId)}A`,
+    ]) {
+      const refused = await admin('GET', `/balances?cursor=${cursor}`)
+      expect(refused.status, cursor).toBe(400)
+      expect(refused.body.error).toEqual({
+        code: 'VALIDATION_ERROR',
+        message: 'cursor: not a nextCursor of this API',
+      })
+    }
+    expect((await admin('GET', `/balances?cursor=${encoded(payment.paymentId)}`)).status).toBe(200)
     expect((await admin('GET', '/balances?colour=blue')).status).toBe(400)
   })
 

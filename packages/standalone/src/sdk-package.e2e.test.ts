@@ -13,7 +13,6 @@ import { type InProcessStandalone, startInProcessStandalone } from './testing/st
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../../../', import.meta.url))
-const sdkDir = join(root, 'packages/sdk')
 const shopSource = fileURLToPath(new URL('./testing/fixtures/sdk-shop/shop.ts', import.meta.url))
 
 let standalone: InProcessStandalone
@@ -31,10 +30,19 @@ afterAll(async () => {
 
 describe('@chainpay/sdk from its tarball', () => {
   it('installs with npm outside the workspace, type-checks, and runs a shop against standalone', async () => {
-    // pnpm pack, as a release would: its prepack builds dist/, `files` says what ships
-    await run('pnpm', ['pack', '--pack-destination', shop], { cwd: sdkDir })
+    // scripts/pack-sdk, as docs/sdk.md says, with no pnpm on PATH (it takes the one in .tools/): pnpm
+    // pack, as a release would, whose prepack builds dist/, `files` saying what ships
+    const withoutPnpm = (process.env.PATH ?? '')
+      .split(':')
+      .filter((dir) => !/pnpm/.test(dir))
+      .join(':')
+    const { stdout: packed } = await run(join(root, 'scripts/pack-sdk'), [shop], {
+      cwd: tmpdir(),
+      env: { ...process.env, PATH: withoutPnpm },
+    })
     const tarball = readdirSync(shop).find((file) => /^chainpay-sdk-.*\.tgz$/.test(file)) ?? ''
     expect(tarball).not.toBe('')
+    expect(packed.trim()).toBe(join(shop, tarball))
 
     writeFileSync(join(shop, 'package.json'), JSON.stringify({ name: 'shop', private: true, type: 'module' }))
     await run('npm', ['install', '--offline', '--no-audit', '--no-fund', `./${tarball}`], { cwd: shop })
@@ -90,6 +98,7 @@ describe('@chainpay/sdk from its tarball', () => {
       status: 'confirmed',
       receivedAmount: '19.99',
       notFound: '404 PAYMENT_NOT_FOUND',
+      lateFunds: [],
     })
     expect(result.events).toEqual(expect.arrayContaining(['payment.pending', 'payment.confirmed']))
   })

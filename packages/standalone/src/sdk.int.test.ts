@@ -202,6 +202,18 @@ describe('lists, history, webhook endpoints and deliveries through the SDK', () 
         expect.arrayContaining(['payment.created', 'transfer.detected', 'payment.confirmed']),
       )
       expect(history[0]?.type).toBe('payment.created')
+      const shorter = await chainpay.payments.events(during.payment.paymentId, { confirmations: 'last' })
+      expect(shorter.map((e) => e.type)).toEqual(
+        history
+          .filter((e, index) => {
+            const later = history.slice(index + 1)
+            return (
+              e.type !== 'transfer.confirmations_updated' ||
+              !later.some((l) => l.type === e.type && l.data.txHash === e.data.txHash)
+            )
+          })
+          .map((e) => e.type),
+      )
 
       const { data: deliveries } = await chainpay.webhookDeliveries.list({
         paymentId: during.payment.paymentId,
@@ -214,6 +226,21 @@ describe('lists, history, webhook endpoints and deliveries through the SDK', () 
       await chainpay.webhookDeliveries.redeliver(toEndpoint?.id ?? '')
       const again = await movedReceiver.waitFor((all) => all.length > 0)
       expect(again[0]?.headers['x-event-id']).toBe(toEndpoint?.eventId)
+
+      // a test event, through standalone's own wake-up of its dispatcher
+      const tested = await chainpay.webhookEndpoints.test(endpoint.id, { event: 'payment.late_funds' })
+      expect(tested).toMatchObject({ eventType: 'payment.late_funds', status: 'pending', attempts: [] })
+      const isTest = (w: { body: { id: string } }) => w.body.id === tested.eventId
+      const [testEvent] = (await movedReceiver.waitFor((all) => all.some(isTest))).filter(isTest)
+      const verifiedTest = await verifyWebhook({
+        rawBody: testEvent?.rawBody ?? '',
+        headers: testEvent?.headers ?? {},
+        secret: rotated.secret,
+      })
+      expect(verifiedTest.test).toBe(true)
+      expect(verifiedTest.event === 'payment.late_funds' && verifiedTest.payment.late_funds.amount).toBe(
+        '10.5',
+      )
 
       await chainpay.webhookEndpoints.delete(endpoint.id)
       await expect(chainpay.webhookEndpoints.get(endpoint.id)).rejects.toMatchObject({

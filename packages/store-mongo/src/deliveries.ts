@@ -1,4 +1,5 @@
 import {
+  DELIVERY_ATTEMPTS_KEPT,
   type DeliveryAttempt,
   type DeliveryStatus,
   finishedAtOf,
@@ -389,6 +390,19 @@ export function createMongoDeliveryStore(db: Db): WebhookDeliveryStore {
         if (moved.matchedCount === 0) {
           await attempts.deleteOne({ _id: insertedId })
           throw new Error(`no webhook delivery ${attempt.deliveryId} to record an attempt for`)
+        }
+        // the latest DELIVERY_ATTEMPTS_KEPT stay (in listAttempts' order), the older ones go
+        const [firstGone] = await attempts
+          .find({ deliveryId: attempt.deliveryId }, { projection: { at: 1 } })
+          .sort({ at: -1, _id: -1 })
+          .skip(DELIVERY_ATTEMPTS_KEPT)
+          .limit(1)
+          .toArray()
+        if (firstGone !== undefined) {
+          await attempts.deleteMany({
+            deliveryId: attempt.deliveryId,
+            $or: [{ at: { $lt: firstGone.at } }, { at: firstGone.at, _id: { $lte: firstGone._id } }],
+          })
         }
       },
 

@@ -1,4 +1,5 @@
 import {
+  DELIVERY_ATTEMPTS_KEPT,
   type DeliveryAttempt,
   type DeliveryStatus,
   finishedAtOf,
@@ -188,6 +189,12 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
     INSERT INTO webhook_attempts (delivery_id, attempt, at, status_code, duration_ms, error, url)
     VALUES (:deliveryId, :attempt, :at, :statusCode, :durationMs, :error, :url)
   `)
+  // the delivery's latest DELIVERY_ATTEMPTS_KEPT attempts stay, the older ones go (at most one per call)
+  const deleteOlderAttempts = db.prepare(`
+    DELETE FROM webhook_attempts WHERE delivery_id = :deliveryId AND id <= (
+      SELECT id FROM webhook_attempts WHERE delivery_id = :deliveryId ORDER BY id DESC LIMIT 1 OFFSET :kept
+    )
+  `)
   const moveOn = db.prepare(`
     UPDATE webhook_deliveries
     SET status = :status, attempts = attempts + 1, next_attempt_at = :nextAttemptAt,
@@ -299,6 +306,7 @@ export function createSqliteDeliveryStore(db: DatabaseSync): WebhookDeliveryStor
             error: attempt.error,
             url: attempt.url ?? null,
           })
+          deleteOlderAttempts.run({ deliveryId: attempt.deliveryId, kept: DELIVERY_ATTEMPTS_KEPT })
           moveOn.run({
             deliveryId: attempt.deliveryId,
             status: outcome.status,

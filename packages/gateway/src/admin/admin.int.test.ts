@@ -375,6 +375,13 @@ describe('PUT /admin/v1/merchants/:merchantId/display-name', () => {
     expect((await merchants.getMerchant(merchant.merchantId))?.displayName).toBe('Acme Store GmbH')
     const cleared = await admin('PUT', url, { displayName: null })
     expect(json(cleared).merchant.displayName).toBeNull()
+    expect(json(await admin('PUT', url, { displayName: 'Acme\u202Eerots' }))).toEqual({
+      error: {
+        code: 'VALIDATION_ERROR',
+        message:
+          'displayName: must not contain a bidirectional override, embedding or isolate (U+202E at character 5)',
+      },
+    })
     expect(json(await admin('PUT', url, { displayName: '   ' }))).toEqual({
       error: { code: 'VALIDATION_ERROR', message: 'displayName: must be a non-empty string' },
     })

@@ -24,6 +24,8 @@ export interface AdminDeps extends AdminRoutesDeps {
   adminToken: string
   logger: Logger
   deliveries?: WebhookDeliveryStore
+  /** tells the notifier's dispatcher of deliveries put back in line (the gateway's context: on the bus) */
+  wakeDeliveries?: (deliveryIds: string[]) => void
   /** balances and sweeps (docs/api.md, "Balances and sweeps"); none when absent */
   balances?: BalanceAdminDeps
   /** observes every request, by route pattern */
@@ -47,7 +49,12 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
     async (admin) => {
       admin.addHook('onRequest', async (request) => checkAdminToken(request, deps.adminToken))
       await admin.register(merchantAdminRoutes, deps)
-      if (deliveries) await admin.register(deliveryAdminRoutes, { deliveries, clock: deps.clock })
+      if (deliveries)
+        await admin.register(deliveryAdminRoutes, {
+          deliveries,
+          clock: deps.clock,
+          wakeDeliveries: deps.wakeDeliveries,
+        })
       if (deps.balances) await admin.register(balanceAdminRoutes, deps.balances)
     },
     { prefix: ADMIN_BASE_PATH },

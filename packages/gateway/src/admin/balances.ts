@@ -6,6 +6,7 @@ import {
   type AssetRegistry,
   DomainError,
   formatUnits,
+  isPaymentId,
   type OpenPayment,
   paymentBalances,
   paymentWalletId,
@@ -260,11 +261,20 @@ function encodeBalanceCursor(paymentId: string): string {
   return Buffer.from(paymentId, 'utf8').toString('base64url')
 }
 
+/**
+ * The payment id a nextCursor names: only the exact encoding of a payment id (a lower-case UUID, as
+ * payment ids are kept) passes, so that a cursor cut, altered or made up is refused rather than read
+ * as a position between payments
+ */
 function decodeBalanceCursor(cursor: string): string {
   const paymentId = /^[A-Za-z0-9_-]{1,200}$/.test(cursor)
     ? Buffer.from(cursor, 'base64url').toString('utf8')
     : ''
-  if (paymentId === '' || encodeBalanceCursor(paymentId) !== cursor) {
+  if (
+    !isPaymentId(paymentId) ||
+    paymentId !== paymentId.toLowerCase() ||
+    encodeBalanceCursor(paymentId) !== cursor
+  ) {
     throw new DomainError('VALIDATION_ERROR', 'cursor: not a nextCursor of this API')
   }
   return paymentId

@@ -9,6 +9,7 @@ import {
   DomainError,
   defaultAssetRegistry,
   defaultFeePolicy,
+  displayTextProblem,
   type FeePolicy,
   fractionDigits,
   isDecimalAmount,
@@ -250,6 +251,9 @@ function validName(name: unknown, field = 'name'): string {
   if ([...trimmed].length > merchantLimits.nameMaxLength) {
     invalid(field, `must be at most ${merchantLimits.nameMaxLength} characters`)
   }
+  // the title of the customer's page and the label of Solana Pay requests (docs/api.md, "Text shown to people")
+  const problem = displayTextProblem(trimmed)
+  if (problem !== null) invalid(field, problem)
   return trimmed
 }
 

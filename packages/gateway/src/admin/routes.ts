@@ -196,7 +196,9 @@ const REDELIVER_PAGE = 100
 export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<{
   deliveries: WebhookDeliveryStore
   clock: Clock
-}> = async (app, { deliveries, clock }) => {
+  /** tells the notifier's dispatcher of deliveries put back in line, to send them at once */
+  wakeDeliveries?: ((deliveryIds: string[]) => void) | undefined
+}> = async (app, { deliveries, clock, wakeDeliveries }) => {
   app.get(
     '/merchants/:merchantId/payments/:paymentId/deliveries',
     { schema: { params: PaymentDeliveriesParamsSchema } },
@@ -250,8 +252,11 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<{
           limit: REDELIVER_PAGE,
           ...(after === undefined ? {} : { after }),
         })
+        const requeued: string[] = []
         for (const delivery of page)
-          if (await deliveries.redeliver(delivery.deliveryId, now)) redelivered += 1
+          if (await deliveries.redeliver(delivery.deliveryId, now)) requeued.push(delivery.deliveryId)
+        if (requeued.length > 0) wakeDeliveries?.(requeued)
+        redelivered += requeued.length
         const last = page.at(-1)
         if (page.length < REDELIVER_PAGE || last === undefined) break
         after = { createdAt: last.createdAt, deliveryId: last.deliveryId }
@@ -269,6 +274,7 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<{
       if (!(await deliveries.redeliver(deliveryId, isoNow(clock)))) {
         throw new DomainError('NOT_FOUND', `delivery ${deliveryId} not found`)
       }
+      wakeDeliveries?.([deliveryId])
       return { delivery: await deliveries.get(deliveryId) }
     },
   )

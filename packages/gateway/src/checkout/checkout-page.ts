@@ -2,7 +2,13 @@
 // read model, complete without JavaScript. /pay/assets/checkout.js only adds the copy buttons, the
 // countdown, live updates and the redirect after payment; every text comes from checkout-texts.ts.
 
-import { activeTransfers, formatUnits, type OpenPayment, totalUnits } from '@chainpay/domain'
+import {
+  activeTransfers,
+  formatUnits,
+  type OpenPayment,
+  totalUnits,
+  withoutHiddenControls,
+} from '@chainpay/domain'
 import type { CheckoutLanguage, CheckoutTexts } from './checkout-texts.js'
 import type { Explorer } from './explorers.js'
 import { ICON_PATH } from './icons.js'
@@ -257,7 +263,7 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
   <header>
     ${logo}
     <h1>${escapeHtml(heading)}</h1>
-    ${created.description ? `<p class="description">${escapeHtml(created.description)}</p>` : ''}
+    ${created.description ? `<p class="description">${escapeHtml(withoutHiddenControls(created.description))}</p>` : ''}
   </header>
   <p id="status" class="status status-${state}" role="status">${escapeHtml(statusText)}</p>
   ${help ? `<p class="help" id="help">${escapeHtml(help)}</p>` : ''}

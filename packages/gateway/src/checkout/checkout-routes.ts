@@ -4,7 +4,13 @@
 // the script. No merchant credentials: the unguessable token is the customer's access. Every answer
 // carries a strict CSP, no-store and no-referrer; an unknown token is an HTML 404 that names nothing.
 
-import { type AssetRegistry, DomainError, isCancelable, type OpenPayment } from '@chainpay/domain'
+import {
+  type AssetRegistry,
+  DomainError,
+  isCancelable,
+  type OpenPayment,
+  withoutHiddenControls,
+} from '@chainpay/domain'
 import type { Clock } from '@chainpay/platform'
 import type { MerchantStore, PaymentCommands } from '@chainpay/ports'
 import type { CheckoutLinks } from '@chainpay/service-kit'
@@ -141,7 +147,9 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     const language = languageOf(request)
     const texts = checkoutTexts[language]
     const merchant = await deps.merchants.getMerchant(created.merchantId)
-    const merchantName = merchant?.displayName ?? merchant?.name ?? null
+    // refused where they come in; stripped here from what was recorded before (docs/api.md, "Text shown to people")
+    const shownName = merchant?.displayName ?? merchant?.name ?? null
+    const merchantName = shownName === null ? null : withoutHiddenControls(shownName)
     // never waits for the merchant's server: while the logo is being fetched the page refers to it
     // all the same, and GET /pay/{token}/logo waits for that fetch instead
     const logo = merchant?.logoUrl ? deps.merchantLogos.knownLogoAt(merchant.logoUrl) : null
@@ -159,7 +167,7 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
           asset,
           amount: dueAmount,
           label: merchantName,
-          message: created.description,
+          message: created.description === null ? null : withoutHiddenControls(created.description),
         })
       : { qrText: created.address, walletLink: null }
     const path = `/pay/${request.params.token}`

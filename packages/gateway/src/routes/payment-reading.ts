@@ -11,6 +11,7 @@ import {
 } from '@chainpay/contracts'
 import {
   DomainError,
+  type HistoryConfirmations,
   isPaymentId,
   type PaymentStatus,
   toPaymentHistoryView,
@@ -75,11 +76,26 @@ export const paymentReadingRoutes: FastifyPluginAsyncTypebox<PaymentReadingRoute
       if (!isPaymentId(text)) throw new DomainError('VALIDATION_ERROR', 'paymentId: must be a UUID')
       const paymentId = text.toLowerCase()
       // the event store is the source of truth; in the distributed shape payment-command reads it
+      const confirmations = readHistoryQuery(request.query as Record<string, unknown>)
       const history = await commands.getPaymentHistory({ merchantId: merchant.merchantId, paymentId })
       if (history === null) throw new DomainError('PAYMENT_NOT_FOUND', `payment ${paymentId} not found`)
-      return toPaymentHistoryView(history)
+      return toPaymentHistoryView(history, { confirmations })
     },
   )
+}
+
+/** the history's query: `confirmations` all (default) or last; anything else is VALIDATION_ERROR */
+function readHistoryQuery(query: Record<string, unknown>): HistoryConfirmations {
+  for (const parameter of Object.keys(query)) {
+    if (parameter !== 'confirmations') {
+      throw new DomainError('VALIDATION_ERROR', `${parameter}: unknown query parameter`)
+    }
+  }
+  const { confirmations = 'all' } = query
+  if (confirmations !== 'all' && confirmations !== 'last') {
+    throw new DomainError('VALIDATION_ERROR', 'confirmations: must be all or last')
+  }
+  return confirmations
 }
 
 function callerOf(request: FastifyRequest): MerchantCaller {

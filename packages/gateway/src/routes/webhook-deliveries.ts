@@ -5,10 +5,12 @@
 // retry schedule. Another merchant's delivery is not found, nor is a deleted endpoint to redeliver to.
 
 import { Buffer } from 'node:buffer'
+import { randomUUID } from 'node:crypto'
 import {
   WebhookDeliveryListSchema,
   WebhookDeliveryViewSchema,
   type WebhookEventKind,
+  WebhookEventKinds,
 } from '@chainpay/contracts'
 import { DomainError } from '@chainpay/domain'
 import { type Clock, isoNow } from '@chainpay/platform'
@@ -26,6 +28,7 @@ import {
 } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { merchantIdOf } from './merchant-id-of.js'
+import { sampleWebhookPayment } from './sample-webhook-payment.js'
 
 export interface WebhookDeliveryRoutesDeps {
   deliveries: WebhookDeliveryStore
@@ -34,6 +37,11 @@ export interface WebhookDeliveryRoutesDeps {
   /** the merchant's default webhook URL, where its MERCHANT_DEFAULT_TARGET deliveries go */
   merchants: Pick<MerchantStore, 'getMerchant'>
   clock: Clock
+  /**
+   * tells the notifier's dispatcher of deliveries put in line here, which it then claims at once
+   * (the gateway's context publishes a wake-up on the bus); without it they wait for its poll
+   */
+  wakeDeliveries?: (deliveryIds: string[]) => void
 }
 
 export const DELIVERY_PAGE_LIMIT = { default: 20, max: 100 } as const
@@ -75,6 +83,49 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
     },
   )
 
+  // A test event (docs/api.md, "Trying a webhook receiver"): one delivery of the kind asked for, with
+  // a made-up payment and `"test": true`, to the endpoint's URL, signed with its secret like any
+  // webhook and sent at once; listed with the other deliveries, with its attempts and retries.
+  app.post(
+    '/webhook-endpoints/:endpointId/test',
+    { schema: { response: { 202: WebhookDeliveryViewSchema } } },
+    async (request, reply) => {
+      const merchantId = merchantIdOf(request)
+      const { endpointId } = request.params as { endpointId: string }
+      const kind = readTestEventKind(request.rawBody === '' ? {} : request.body)
+      const targets = await currentTargets(merchantId)
+      const url =
+        endpointId === MERCHANT_DEFAULT_TARGET ? targets.defaultUrl : targets.endpointUrls.get(endpointId)
+      if (url === null || url === undefined) {
+        throw new DomainError('NOT_FOUND', `webhook endpoint ${endpointId} not found`)
+      }
+      const now = isoNow(clock)
+      const eventId = randomUUID()
+      const paymentId = randomUUID()
+      const delivery: WebhookDelivery = {
+        deliveryId: eventId,
+        eventId,
+        endpointId,
+        // a payment of its own, so that no delivery of a real payment waits for it
+        paymentId,
+        merchantId,
+        eventType: kind,
+        sequence: 0,
+        payload: { event: kind, test: true, payment: sampleWebhookPayment(kind, paymentId) },
+        targetUrl: url,
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        createdAt: now,
+        deliveredAt: null,
+        lastError: null,
+      }
+      await deliveries.enqueue(delivery)
+      deps.wakeDeliveries?.([eventId])
+      return reply.code(202).send(toView(delivery, [], targets))
+    },
+  )
+
   app.post(
     '/webhook-deliveries/:deliveryId/redeliver',
     { schema: { response: { 202: WebhookDeliveryViewSchema } } },
@@ -101,11 +152,49 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
           `webhook endpoint ${endpointId} not found: ${why}, so delivery ${deliveryId} has nowhere to go`,
         )
       }
+      // Bounded (docs/api.md, "Webhook deliveries"): a pending delivery is put in line again at most
+      // once a minute after its last attempt, never while it waits for its first.
+      const waitMs = redeliveryWaitMs(delivery, await deliveries.listAttempts(deliveryId), clock.now())
+      if (waitMs > 0) {
+        const seconds = Math.max(1, Math.ceil(waitMs / 1000))
+        reply.header('retry-after', String(seconds))
+        const why =
+          delivery.status === 'pending' && delivery.attempts === 0
+            ? `is already in line for its next attempt (due ${delivery.nextAttemptAt})`
+            : `was attempted less than ${REDELIVERY_INTERVAL_MS / 1000} s ago`
+        throw new DomainError(
+          'RATE_LIMITED',
+          `webhook delivery ${deliveryId} ${why}; redeliver it again in ${seconds} s, or see its attempts in GET /webhook-deliveries`,
+        )
+      }
       if (!(await deliveries.redeliver(deliveryId, isoNow(clock)))) throw deliveryNotFound(deliveryId)
+      // so that nextAttemptAt (now) is when it is sent, not the dispatcher's next poll
+      deps.wakeDeliveries?.([deliveryId])
       const requeued = (await deliveries.get(deliveryId)) ?? delivery
       return reply.code(202).send(toView(requeued, await deliveries.listAttempts(deliveryId), targets))
     },
   )
+}
+
+/** the least time between a delivery's last attempt (or its requeue) and its next redelivery */
+export const REDELIVERY_INTERVAL_MS = 60_000
+
+/**
+ * How long before the delivery may be redelivered: 0 when now. One that is finished (delivered,
+ * failed, without a target) may be at once: it becomes pending. A pending one is in line already:
+ * one that no attempt took since it was put in line (attempts 0) once its nextAttemptAt is a minute
+ * past, one waiting for a retry a minute after its last attempt. So a receiver that keeps failing
+ * gets at most one attempt a minute from redeliveries, beside the retry schedule.
+ */
+function redeliveryWaitMs(delivery: WebhookDelivery, attempts: DeliveryAttempt[], now: Date): number {
+  if (delivery.status !== 'pending') return 0
+  const times = attempts.map((attempt) => Date.parse(attempt.at))
+  if (delivery.status === 'pending' && delivery.attempts === 0 && delivery.nextAttemptAt !== null) {
+    times.push(Date.parse(delivery.nextAttemptAt))
+  }
+  const latest = Math.max(Number.NEGATIVE_INFINITY, ...times.filter(Number.isFinite))
+  if (latest === Number.NEGATIVE_INFINITY) return 0
+  return Math.max(0, latest + REDELIVERY_INTERVAL_MS - now.getTime())
 }
 
 interface CurrentTargets {
@@ -190,26 +279,61 @@ export function readDeliveriesQuery(query: Record<string, unknown>): MerchantDel
 }
 
 /** opaque to the merchant: the last delivery of the page, base64url JSON */
-function encodeCursor(delivery: WebhookDelivery): string {
+function encodeCursor(delivery: Pick<WebhookDelivery, 'createdAt' | 'deliveryId'>): string {
   return Buffer.from(JSON.stringify([delivery.createdAt, delivery.deliveryId])).toString('base64url')
 }
 
+/**
+ * The position a nextCursor names, or a VALIDATION_ERROR naming the field: only the exact encoding of
+ * a position this API issues passes (base64url without padding of [createdAt, deliveryId], the
+ * timestamp in its canonical ISO form, the id of the characters delivery ids have), so a cursor cut,
+ * altered, re-encoded or made up is refused rather than read as some other position.
+ */
 function decodeCursor(cursor: unknown): DeliveryCursor {
-  try {
-    if (typeof cursor !== 'string') throw new Error('not text')
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    if (
-      Array.isArray(parsed) &&
-      parsed.length === 2 &&
-      typeof parsed[0] === 'string' &&
-      typeof parsed[1] === 'string'
-    ) {
-      return { createdAt: parsed[0], deliveryId: parsed[1] }
+  if (typeof cursor === 'string' && /^[A-Za-z0-9_-]{1,400}$/.test(cursor)) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    } catch {
+      parsed = null
     }
-  } catch {
-    // answered below
+    if (Array.isArray(parsed) && parsed.length === 2) {
+      const [createdAt, deliveryId] = parsed as unknown[]
+      if (
+        typeof createdAt === 'string' &&
+        isCanonicalTimestamp(createdAt) &&
+        typeof deliveryId === 'string' &&
+        DELIVERY_ID.test(deliveryId)
+      ) {
+        const position = { createdAt, deliveryId }
+        if (encodeCursor(position) === cursor) return position
+      }
+    }
   }
   throw invalid('cursor: must be a nextCursor from a previous page')
+}
+
+/** what delivery ids are made of: event ids (UUIDs), with `.` and an endpoint id for further targets */
+const DELIVERY_ID = /^[A-Za-z0-9_.:-]{1,200}$/
+
+function isCanonicalTimestamp(text: string): boolean {
+  const time = Date.parse(text)
+  return !Number.isNaN(time) && new Date(time).toISOString() === text
+}
+
+/** the body of a test event: {} or {"event": kind}, payment.confirmed when absent */
+function readTestEventKind(body: unknown): WebhookEventKind {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalid('body: must be a JSON object')
+  }
+  for (const field of Object.keys(body)) {
+    if (field !== 'event') throw invalid(`body: unknown field '${field}'`)
+  }
+  const { event = 'payment.confirmed' } = body as { event?: unknown }
+  if (typeof event !== 'string' || !(WebhookEventKinds as readonly string[]).includes(event)) {
+    throw invalid(`event: must be one of ${WebhookEventKinds.join(', ')}`)
+  }
+  return event as WebhookEventKind
 }
 
 function isEmptyObject(value: unknown): boolean {

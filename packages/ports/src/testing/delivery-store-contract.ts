@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { ClaimBounds, DeliveryAttempt, WebhookDelivery, WebhookDeliveryStore } from '../deliveries.js'
+import {
+  type ClaimBounds,
+  DELIVERY_ATTEMPTS_KEPT,
+  type DeliveryAttempt,
+  type WebhookDelivery,
+  type WebhookDeliveryStore,
+} from '../deliveries.js'
 
 const lease = 60_000
 
@@ -306,6 +312,24 @@ export function describeWebhookDeliveryStoreContract(
         attempt('evt_1', 2, 500, 'HTTP 500'),
         again,
       ])
+    })
+
+    it('keeps the latest DELIVERY_ATTEMPTS_KEPT attempts of a delivery, however often it is redelivered', async () => {
+      await store.enqueue(delivery('evt_1', 'pay_1', 0))
+      await store.enqueue(delivery('evt_2', 'pay_2', 0))
+      await store.claimDue(at(0), upTo(10))
+      await store.recordAttempt(attempt('evt_2', 1, 500, 'HTTP 500'), { status: 'failed' })
+      const made: DeliveryAttempt[] = []
+      for (let number = 1; number <= DELIVERY_ATTEMPTS_KEPT + 3; number++) {
+        await store.redeliver('evt_1', at(number))
+        await store.claimDue(at(number), upTo(10))
+        const made1 = { ...attempt('evt_1', 1, 503, 'HTTP 503'), at: at(number) }
+        made.push(made1)
+        await store.recordAttempt(made1, { status: 'failed' })
+      }
+      expect(await store.listAttempts('evt_1')).toEqual(made.slice(-DELIVERY_ATTEMPTS_KEPT))
+      // another delivery's are its own
+      expect(await store.listAttempts('evt_2')).toHaveLength(1)
     })
 
     describe('retention (pruneFinished)', () => {

@@ -311,6 +311,7 @@ describe('health, readiness and the OpenAPI document', () => {
       '/webhook-endpoints',
       '/webhook-endpoints/{endpointId}',
       '/webhook-endpoints/{endpointId}/rotate-secret',
+      '/webhook-endpoints/{endpointId}/test',
       '/webhook-deliveries',
       '/webhook-deliveries/{deliveryId}/redeliver',
       // the customer's page, tagged checkout, at the origin's root

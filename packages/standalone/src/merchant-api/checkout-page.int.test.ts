@@ -139,6 +139,25 @@ describe('GET /pay/{token}', () => {
     expect(html).toContain('Send exactly 3 USDC (SPL).')
   })
 
+  it('refuses a bidirectional override in a description, and strips one from a name recorded before the rule', async () => {
+    const refused = await fixture.create({ ...body, description: 'Order \u202E7#' })
+    expect(refused.statusCode).toBe(400)
+    expect(JSON.parse(refused.body).error.message).toMatch(
+      /^description: must not contain a bidirectional override/,
+    )
+    const payment = await created({ amount: '3', currency: 'USDC', network: 'SOLANA' })
+    await fixture.merchants.updateMerchant(
+      fixture.merchant.merchant.merchantId,
+      { displayName: 'Acme\u202E\u0000 Shop' },
+      FIXTURE_START,
+    )
+    const html = (await fixture.app.inject({ method: 'GET', url: pathOf(payment) })).body
+    expect(html).toContain('<h1>Pay Acme Shop</h1>')
+    const link = /<a class="button" href="(solana:[^"]+)">Open in wallet<\/a>/.exec(html)?.[1] ?? ''
+    expect(new URL(link.replaceAll('&amp;', '&')).searchParams.get('label')).toBe('Acme Shop')
+    expect(html.includes('\u202E') || html.includes('\u0000')).toBe(false)
+  })
+
   it('draws the QR code of a Solana payment with the longest non-ASCII description, shortened in the request', async () => {
     const description = '€'.repeat(1000)
     const payment = await created({ amount: '3', currency: 'USDC', network: 'SOLANA', description })

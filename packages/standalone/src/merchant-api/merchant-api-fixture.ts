@@ -120,6 +120,8 @@ export interface MerchantApiFixtureOptions {
   requestMetrics?: GatewayDeps['requestMetrics']
   refusalMetrics?: GatewayDeps['refusalMetrics']
   metricsRegistry?: GatewayDeps['metricsRegistry']
+  /** told of the deliveries the API puts in line (a redelivery, a test event), as the gateway's bus is */
+  wakeDeliveries?: (deliveryIds: string[]) => void
 }
 
 /** addresses a test can tell apart; the real derivation is the wallet package's concern */
@@ -197,6 +199,7 @@ export async function openMerchantApiFixture(
       secretBox,
       clock,
       allowInsecureUrls: policy.allowInsecureCallbackUrls,
+      ...(options.wakeDeliveries ? { wakeDeliveries: options.wakeDeliveries } : {}),
     },
   })
 

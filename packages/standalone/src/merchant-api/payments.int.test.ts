@@ -596,6 +596,23 @@ describe('GET /payments/:paymentId', () => {
     })
   })
 
+  it('answers 404 PAYMENT_NOT_FOUND for the Nil and Max UUIDs, well-formed ids no payment has', async () => {
+    for (const id of ['00000000-0000-0000-0000-000000000000', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF']) {
+      for (const [method, url] of [
+        ['GET', `${PAYMENTS}/${id}`],
+        ['POST', `${PAYMENTS}/${id}/cancel`],
+        ['GET', `${PAYMENTS}/${id}/events`],
+      ] as const) {
+        const response = await fixture.send(method, url)
+        expect(response.statusCode, `${method} ${url}`).toBe(404)
+        expect(errorOf(response)).toEqual({
+          code: 'PAYMENT_NOT_FOUND',
+          message: `payment ${id.toLowerCase()} not found`,
+        })
+      }
+    }
+  })
+
   it("answers 404 for another merchant's payment, from the read model and from the fallback", async () => {
     const projected = json(await fixture.create(base, fixture.otherMerchant))
     const response = await fixture.send('GET', `${PAYMENTS}/${projected.paymentId}`)

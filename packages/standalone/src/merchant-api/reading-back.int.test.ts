@@ -316,6 +316,42 @@ describe('GET /payments/{paymentId}/events', () => {
     })
   })
 
+  it('leaves out all but the last confirmations update of each transfer when asked for confirmations=last', async () => {
+    const paymentId = await createAt(0)
+    for (const confirmations of [1, 4, 9, 13]) await observe(paymentId, { confirmations })
+    type History = { data: Array<{ type: string; data: Record<string, unknown> }> }
+    const all = json<History>(await fixture.send('GET', `${PAYMENTS}/${paymentId}/events`)).data
+    expect(all.map((event) => event.type)).toEqual([
+      'payment.created',
+      'transfer.detected',
+      'transfer.confirmations_updated',
+      'transfer.confirmations_updated',
+      'transfer.confirmations_updated',
+    ])
+    expect(
+      json<History>(await fixture.send('GET', `${PAYMENTS}/${paymentId}/events?confirmations=all`)).data,
+    ).toEqual(all)
+    const last = json<History>(
+      await fixture.send('GET', `${PAYMENTS}/${paymentId}/events?confirmations=last`),
+    )
+    expect(last.data.map((event) => event.type)).toEqual([
+      'payment.created',
+      'transfer.detected',
+      'transfer.confirmations_updated',
+    ])
+    expect(last.data[2]).toEqual(all[4])
+    expect(last.data[2]?.data).toMatchObject({ confirmations: 13 })
+    for (const [query, message] of [
+      ['confirmations=first', 'confirmations: must be all or last'],
+      ['confirmations=last&confirmations=all', 'confirmations: must be all or last'],
+      ['types=payment.created', 'types: unknown query parameter'],
+    ]) {
+      const refused = await fixture.send('GET', `${PAYMENTS}/${paymentId}/events?${query}`)
+      expect(refused.statusCode, query).toBe(400)
+      expect(errorOf(refused)).toEqual({ code: 'VALIDATION_ERROR', message })
+    }
+  })
+
   it('takes an id in upper case as the same payment', async () => {
     const paymentId = await createAt(0)
     const response = await fixture.send('GET', `${PAYMENTS}/${paymentId.toUpperCase()}/events`)

@@ -13,17 +13,18 @@ import { setWebhookUrl } from '@chainpay/gateway'
 import {
   createDeliveryRecorder,
   createWebhookDispatcher,
+  deliveryWakeupConsumer,
   type WebhookDispatcherOptions,
 } from '@chainpay/notifier'
 import { createRootLogger } from '@chainpay/platform'
-import { Topics } from '@chainpay/ports'
+import { type DeliveryAttempt, deliveryWakeupMessage, Topics } from '@chainpay/ports'
 import { verifyWebhook } from '@chainpay/signing'
 import {
   createSqliteBus,
   createSqliteDeliveryStore,
   createSqlitePaymentReadModel,
 } from '@chainpay/store-sqlite'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { json, type MerchantApiFixture, openMerchantApiFixture } from './merchant-api-fixture.js'
 
 const ENDPOINTS = '/api/merchant/v1/webhook-endpoints'
@@ -37,9 +38,15 @@ interface Received {
 
 let fixture: MerchantApiFixture
 const closers: Array<() => Promise<void>> = []
+/** the gateway's wake-ups of the dispatcher go where the test's notifier listens (openNotifier) */
+let wakeDeliveries: (deliveryIds: string[]) => void = () => {}
 beforeEach(async () => {
+  wakeDeliveries = () => {}
   // http to loopback receivers, as in development
-  fixture = await openMerchantApiFixture({ policy: { allowInsecureCallbackUrls: true } })
+  fixture = await openMerchantApiFixture({
+    policy: { allowInsecureCallbackUrls: true },
+    wakeDeliveries: (deliveryIds) => wakeDeliveries(deliveryIds),
+  })
 })
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close()
@@ -110,7 +117,7 @@ function openNotifier(dispatcherOptions: Partial<WebhookDispatcherOptions> = {})
     await recorder.handle({ topic: Topics.paymentEvents, offset: '0', ...paymentEventBusMessage(message) })
     return { paymentId: created.paymentId, eventId: message.eventId }
   }
-  return { deliveries, dispatcher, newPayment }
+  return { deliveries, dispatcher, newPayment, bus }
 }
 
 const secondsOf = (date: Date) => Math.floor(date.getTime() / 1000)
@@ -263,6 +270,169 @@ describe('webhook endpoints, delivered', () => {
         secondsOf(fixture.clock.now()),
       ),
     ).toEqual({ ok: true })
+  })
+
+  it('redelivers a pending delivery at most once a minute after its last attempt, never one waiting for its first', async () => {
+    const receiver = await startReceiver()
+    receiver.answer = () => 500
+    await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) })
+    const notifier = openNotifier()
+    const { paymentId } = await notifier.newPayment()
+    const [delivery] = await notifier.deliveries.listByPayment(paymentId)
+    const redeliver = () =>
+      fixture.send('POST', `/api/merchant/v1/webhook-deliveries/${delivery?.deliveryId}/redeliver`)
+    const refusal = (response: Awaited<ReturnType<typeof redeliver>>) => ({
+      status: response.statusCode,
+      retryAfter: response.headers['retry-after'],
+      error: json<{ error: { code: string; message: string } }>(response).error,
+    })
+    // recorded, not attempted yet: it is in line already
+    expect(refusal(await redeliver())).toEqual({
+      status: 429,
+      retryAfter: '60',
+      error: {
+        code: 'RATE_LIMITED',
+        message: expect.stringMatching(
+          /is already in line for its next attempt .*; redeliver it again in 60 s/,
+        ),
+      },
+    })
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    fixture.clock.advance(20_000)
+    expect(refusal(await redeliver())).toEqual({
+      status: 429,
+      retryAfter: '40',
+      error: {
+        code: 'RATE_LIMITED',
+        message: expect.stringContaining('was attempted less than 60 s ago; redeliver it again in 40 s'),
+      },
+    })
+    fixture.clock.advance(40_000)
+    let attempts = 1
+    // a merchant who keeps asking gets one attempt a minute, however often it asks
+    for (let minute = 0; minute < 3; minute++) {
+      expect((await redeliver()).statusCode).toBe(202)
+      for (let again = 0; again < 5; again++) expect((await redeliver()).statusCode).toBe(429)
+      attempts += await notifier.dispatcher.dispatchOnce()
+      for (let again = 0; again < 5; again++) expect((await redeliver()).statusCode).toBe(429)
+      fixture.clock.advance(60_000)
+    }
+    expect(attempts).toBe(4)
+    expect(receiver.received).toHaveLength(4)
+    expect(await notifier.deliveries.listAttempts(delivery?.deliveryId ?? '')).toHaveLength(4)
+  })
+
+  it('sends an endpoint a signed test event of the kind asked for, listed with its attempts', async () => {
+    const receiver = await startReceiver()
+    const created = json(
+      await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) }),
+    )
+    const notifier = openNotifier()
+    const test = `${ENDPOINTS}/${created.id}/test`
+    const accepted = await fixture.send('POST', test, {
+      body: JSON.stringify({ event: 'payment.late_funds' }),
+    })
+    expect(accepted.statusCode, accepted.body).toBe(202)
+    const view = json<Record<string, unknown>>(accepted)
+    expect(view).toMatchObject({
+      eventType: 'payment.late_funds',
+      endpointId: created.id,
+      url: `${receiver.origin}/hooks`,
+      status: 'pending',
+      attempts: [],
+    })
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    const [sent] = receiver.received
+    expect(sent?.headers['x-event-id']).toBe(view.eventId)
+    expect(sent?.headers['x-event-type']).toBe('payment.late_funds')
+    expect(
+      verifyWebhook(
+        created.secret as string,
+        {
+          rawBody: sent?.body ?? '',
+          signature: String(sent?.headers['x-signature']),
+          timestamp: String(sent?.headers['x-timestamp']),
+          eventId: String(view.eventId),
+        },
+        secondsOf(fixture.clock.now()),
+      ),
+    ).toEqual({ ok: true })
+    expect(JSON.parse(sent?.body ?? '{}')).toMatchObject({
+      id: view.eventId,
+      event: 'payment.late_funds',
+      test: true,
+      payment: { id: view.paymentId, status: 'EXPIRED', late_funds: { amount: '10.5' } },
+    })
+    const listed = json<{ data: Array<Record<string, unknown>> }>(
+      await fixture.send('GET', '/api/merchant/v1/webhook-deliveries'),
+    ).data
+    expect(listed).toMatchObject([{ id: view.id, status: 'delivered', attempts: [{ statusCode: 200 }] }])
+
+    // {} or no body: payment.confirmed
+    const confirmed = json(await fixture.send('POST', test))
+    expect(confirmed.eventType).toBe('payment.confirmed')
+    for (const [url, body, status, message] of [
+      [
+        test,
+        { event: 'payment.paid' },
+        400,
+        expect.stringContaining('event: must be one of payment.pending'),
+      ],
+      [test, { event: 'payment.confirmed', extra: 1 }, 400, "body: unknown field 'extra'"],
+      [`${ENDPOINTS}/${randomUUID()}/test`, {}, 404, expect.stringContaining('not found')],
+      [`${ENDPOINTS}/merchant-default/test`, {}, 404, 'webhook endpoint merchant-default not found'],
+    ] as const) {
+      const refused = await fixture.send('POST', url, { body: JSON.stringify(body) })
+      expect(refused.statusCode, refused.body).toBe(status)
+      expect(json<{ error: { message: string } }>(refused).error.message).toEqual(message)
+    }
+    const foreign = await fixture.send('POST', test, { credentials: fixture.otherMerchant })
+    expect(foreign.statusCode).toBe(404)
+  })
+
+  it('wakes the running dispatcher for a test event and a redelivery: sent at once, claimed by id, not at its next poll', async () => {
+    const receiver = await startReceiver()
+    const created = json(
+      await fixture.send('POST', ENDPOINTS, { body: JSON.stringify({ url: `${receiver.origin}/hooks` }) }),
+    )
+    // a dispatcher whose poll would come in an hour: only a wake-up sends anything before then
+    const notifier = openNotifier({ pollIntervalMs: 3_600_000 })
+    const claims: Array<readonly string[] | 'due'> = []
+    const claimDue = notifier.deliveries.claimDue.bind(notifier.deliveries)
+    notifier.deliveries.claimDue = async (now, bounds) => {
+      claims.push(bounds.among ?? 'due')
+      return claimDue(now, bounds)
+    }
+    const wakeups = deliveryWakeupConsumer(notifier.bus, notifier.dispatcher, logger)
+    await wakeups.start()
+    closers.push(() => wakeups.stop())
+    wakeDeliveries = (deliveryIds) => {
+      void notifier.bus.publish(Topics.webhookWakeups, [deliveryWakeupMessage(deliveryIds)])
+    }
+    await notifier.dispatcher.start()
+    // its start looks for what is due once
+    await vi.waitFor(() => expect(claims).toEqual(['due']))
+
+    const test = json<{ id: string; eventId: string }>(
+      await fixture.send('POST', `${ENDPOINTS}/${created.id}/test`),
+    )
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1))
+    expect(receiver.received[0]?.headers['x-event-id']).toBe(test.eventId)
+
+    fixture.clock.advance(60_000)
+    const redelivered = await fixture.send('POST', `/api/merchant/v1/webhook-deliveries/${test.id}/redeliver`)
+    expect(redelivered.statusCode, redelivered.body).toBe(202)
+    expect(json(redelivered).nextAttemptAt).toBe(fixture.clock.now().toISOString())
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(2))
+    await vi.waitFor(async () =>
+      expect(
+        (await notifier.deliveries.listAttempts(test.id)).map(
+          (attempt: DeliveryAttempt) => attempt.statusCode,
+        ),
+      ).toEqual([200, 200]),
+    )
+    // each claimed by its id, and no poll of the due deliveries came between
+    expect(claims).toEqual(['due', [test.id], [test.id]])
   })
 
   it("refuses to redeliver to a deleted endpoint with 404 NOT_FOUND naming it; the delivery's URL is null", async () => {
@@ -436,6 +606,27 @@ describe('webhook endpoints, delivered', () => {
       const refused = await fixture.send('GET', `${LIST}?${bad}`)
       expect(refused.statusCode, bad).toBe(400)
       expect(json<{ error: { code: string } }>(refused).error.code).toBe('VALIDATION_ERROR')
+    }
+    // a cursor is only ever one this API issued: not any base64url JSON pair, nor one re-encoded
+    const issued = first.nextCursor ?? ''
+    const [createdAt, deliveryId] = JSON.parse(Buffer.from(issued, 'base64url').toString('utf8'))
+    const encoded = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+    for (const forged of [
+      encoded(['x', 'y']),
+      encoded(['', '']),
+      encoded([createdAt, '']),
+      encoded([createdAt.replace('Z', '+00:00'), deliveryId]),
+      encoded([createdAt, `${deliveryId}\u202e`]),
+      encoded([createdAt, deliveryId, 'more']),
+      Buffer.from(JSON.stringify([createdAt, deliveryId])).toString('base64'),
+      `${issued}A`,
+    ]) {
+      const refused = await fixture.send('GET', `${LIST}?cursor=${encodeURIComponent(forged)}`)
+      expect(refused.statusCode, forged).toBe(400)
+      expect(json<{ error: { code: string; message: string } }>(refused).error).toEqual({
+        code: 'VALIDATION_ERROR',
+        message: 'cursor: must be a nextCursor from a previous page',
+      })
     }
   })
 })

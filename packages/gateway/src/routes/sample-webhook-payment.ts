@@ -1,0 +1,58 @@
+// The made-up payment of a test event (docs/api.md, "Trying a webhook receiver"): a 10.5 USDT payment
+// on TRON as it would be right after an event of the kind, with the fields that kind carries, so that
+// a receiver meets the shapes it will meet.
+
+import type { WebhookEventKind, WebhookPaymentFields } from '@chainpay/contracts'
+
+const TX_HASH = `${'0'.repeat(63)}1`
+
+export function sampleWebhookPayment(kind: WebhookEventKind, paymentId: string): WebhookPaymentFields {
+  const base: WebhookPaymentFields = {
+    id: paymentId,
+    status: 'PENDING',
+    amount: '10.5',
+    tx_hash: null,
+    currency: 'USDT',
+    network: 'TRON',
+    expected_amount: '10.5',
+    received_amount: null,
+    fee_amount: '0.105',
+    net_amount: '10.395',
+    confirmations: 0,
+    metadata: { orderId: 'test' },
+  }
+  const received = (status: string, amount: string, confirmations = 20): WebhookPaymentFields => ({
+    ...base,
+    status,
+    tx_hash: TX_HASH,
+    received_amount: amount,
+    confirmations,
+  })
+  switch (kind) {
+    case 'payment.pending':
+      return base
+    case 'payment.transfer_detected':
+      return {
+        ...received('PENDING', '10.5', 1),
+        required_confirmations: 20,
+        transfer: { tx_hash: TX_HASH, amount: '10.5', confirmations: 1 },
+      }
+    case 'payment.confirmed':
+      return received('CONFIRMED', '10.5')
+    case 'payment.underpaid':
+    case 'payment.underpaid_final':
+      return received('UNDERPAID', '5')
+    case 'payment.overpaid':
+      return received('OVERPAID', '12')
+    case 'payment.expired':
+      return { ...base, status: 'EXPIRED' }
+    case 'payment.canceled':
+      return { ...base, status: 'CANCELED' }
+    case 'payment.failed':
+      return { ...base, status: 'FAILED' }
+    case 'payment.late_funds':
+      return { ...base, status: 'EXPIRED', late_funds: { tx_hash: TX_HASH, amount: '10.5' } }
+    case 'payment.foreign_funds':
+      return { ...base, foreign_funds: { tx_hash: TX_HASH, currency: 'TRX', amount: '1' } }
+  }
+}
