@@ -3,6 +3,7 @@
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 import type { Chain } from '@chainpay/domain'
 import { base58, createBase58check } from '@scure/base'
+import { PublicKey } from '@solana/web3.js'
 import type { SimulatedFailure } from './simulator.js'
 
 export interface ChainFormat {
@@ -44,7 +45,19 @@ const solanaFormat: ChainFormat = {
   // a transaction signature: 64 bytes
   newTxHash: () => base58Encode(randomBytes(64)),
   newBlockHash: () => base58Encode(randomBytes(32)),
-  newAddress: () => base58Encode(randomBytes(32)),
+  newAddress: () => base58Encode(offCurveKey()),
+}
+
+/**
+ * 32 random bytes that are no ed25519 point (about every other draw): an address no key signs for,
+ * as a program-derived one, which the simulator's transfer routes take for a token account when
+ * tokens are sent to it, never for a wallet whose associated account would receive them
+ */
+function offCurveKey(): Uint8Array {
+  for (;;) {
+    const bytes = randomBytes(32)
+    if (!PublicKey.isOnCurve(bytes)) return bytes
+  }
 }
 
 export function chainFormat(chain: Chain): ChainFormat {
@@ -53,7 +66,8 @@ export function chainFormat(chain: Chain): ChainFormat {
 
 /**
  * a random, well-formed address of the chain: base58check 0x41 || 20 bytes, or a base58 32-byte
- * key (which need not be a point of the curve: cheap, for the many addresses nobody owns)
+ * key off the curve (an account nobody owns a key to: tokens sent to it stay there, as at a token
+ * account; simulatedWalletAddress is a wallet's)
  */
 export function simulatedAddress(chain: Chain): string {
   return chainFormat(chain).newAddress()

@@ -1,9 +1,13 @@
+import { Keypair } from '@solana/web3.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { simulatedAddress } from './chain-format.js'
 import type { ChainSimulator } from './simulator.js'
+import { associatedTokenAddress } from './solana-instructions.js'
 import { type SimulatorNode, startSimulatorNode, testNetworks } from './testing/simulator-node.js'
 
 const COUNTERFEIT_USDT = 'THk5qH79SoAaUnUh8JVdRarSESTZpqPjSQ'
+/** the registry's USDC mint on devnet */
+const DEVNET_USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU'
 
 let node: SimulatorNode
 let simulator: ChainSimulator
@@ -223,6 +227,59 @@ describe('POST /dev/chains/:network/transfers', () => {
       amountUnits: '500000',
       success: false,
     })
+  })
+
+  it("pays a token to a wallet's address as wallets do: into its associated token account, opened for it", async () => {
+    const wallet = Keypair.generate().publicKey.toBase58()
+    const usdc = associatedTokenAddress(wallet, DEVNET_USDC)
+    const first = await submit('SOLANA_DEVNET', { to: wallet, amount: '3', currency: 'USDC' })
+    const second = await submit('SOLANA_DEVNET', { to: wallet, amount: '1.5', currency: 'USDC' })
+    expect([first.statusCode, second.statusCode]).toEqual([201, 201])
+    await simulator.mineBlocks('SOLANA_DEVNET', 1)
+    for (const [response, units] of [
+      [first, '3000000'],
+      [second, '1500000'],
+    ] as const) {
+      expect(await transferOf('SOLANA_DEVNET', response.json().txHash)).toMatchObject({
+        to: usdc,
+        amountUnits: units,
+        success: true,
+      })
+    }
+    // the wallet owns it, as getTokenAccountsByOwner says, and it holds both
+    expect(await simulator.tokenAccountsOf('SOLANA_DEVNET', wallet)).toEqual([
+      expect.objectContaining({ address: usdc, owner: wallet, mint: DEVNET_USDC }),
+    ])
+    expect((await simulator.solanaAccount('SOLANA_DEVNET', usdc)).token).toMatchObject({
+      mint: DEVNET_USDC,
+      amount: 4_500_000n,
+    })
+    // SOL to the wallet stays with the wallet
+    const sol = (await submit('SOLANA_DEVNET', { to: wallet, amount: '0.25', currency: 'SOL' })).json()
+    await simulator.mineBlocks('SOLANA_DEVNET', 1)
+    expect(await transferOf('SOLANA_DEVNET', sol.txHash)).toMatchObject({
+      to: wallet,
+      amountUnits: '250000000',
+    })
+  })
+
+  it('refuses a token sent to a token account of another mint, which the token program refuses', async () => {
+    const wallet = Keypair.generate().publicKey.toBase58()
+    await submit('SOLANA_DEVNET', { to: wallet, amount: '1', currency: 'USDC' })
+    const usdc = associatedTokenAddress(wallet, DEVNET_USDC)
+    // a counterfeit USDC: a mint of its own
+    const counterfeit = Keypair.generate().publicKey.toBase58()
+    const response = await submit('SOLANA_DEVNET', {
+      to: usdc,
+      amount: '1',
+      currency: 'USDC',
+      contract: counterfeit,
+    })
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toMatchObject({ error: { code: 'VALIDATION_ERROR' } })
+    expect(response.json().error.message).toContain(
+      `to: ${usdc} is a token account of the mint ${DEVNET_USDC}`,
+    )
   })
 
   it('answers 400 VALIDATION_ERROR for a bad amount or body', async () => {

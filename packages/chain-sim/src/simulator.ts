@@ -14,6 +14,7 @@ import {
 import { type Logger, moduleLogger } from '@chainpay/platform'
 import type { ChainClient, ChainHead } from '@chainpay/ports'
 import { base58 } from '@scure/base'
+import { PublicKey } from '@solana/web3.js'
 import { type ChainFormat, chainFormat } from './chain-format.js'
 import {
   createSimulatorStore,
@@ -42,7 +43,10 @@ import { energyOfStake, executeTronTransaction, type TronLedgerView } from './tr
 import { decodeSignedTronTransaction } from './tron-transaction.js'
 
 export interface SimulatedTransfer {
-  /** receiving address; for SPL tokens the receiving token account */
+  /**
+   * receiving address; for SPL tokens a token account of the mint, or a wallet's address, whose
+   * associated token account receives them as wallets send (opened for it when missing)
+   */
   to: string
   /** decimal amount in whole units of the currency, e.g. "12.5" */
   amount: string
@@ -822,10 +826,49 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
     const from =
       transaction.from === undefined ? entry.format.newAddress() : address('from', transaction.from)
     const txHash = entry.format.newTxHash()
-    store.inTransaction(() =>
-      store.insertTransaction(name, { txHash, from, failure, transfers: stored }, clock().toISOString()),
-    )
+    store.inTransaction(() => {
+      const paid =
+        entry.definition.chain === 'SOLANA'
+          ? stored.map((transfer, position) =>
+              asWalletsPay(name, transfer, naming === 'single' ? 'to' : `transfers[${position}].to`, failure),
+            )
+          : stored
+      store.insertTransaction(name, { txHash, from, failure, transfers: paid }, clock().toISOString())
+    })
     return { txHash }
+  }
+
+  /**
+   * An SPL transfer as a wallet makes it (docs/api.md, "Simulated chains"): to a token account of its
+   * mint as given; to a wallet's address (a key on the curve that is no token account), to that
+   * wallet's associated token account of the mint, opened for it if it has none (wallets add the
+   * idempotent create to the transaction; the account is given its rent as openTokenAccount gives
+   * it). A token account of another mint takes no transfer: no wallet sends there, the token program
+   * refuses it.
+   */
+  function asWalletsPay(
+    name: string,
+    transfer: StoredTransfer,
+    field: string,
+    failure: string | null,
+  ): StoredTransfer {
+    const mint = transfer.contract
+    if (mint === null) return transfer
+    const account =
+      store.tokenAccount(name, transfer.to) ?? solanaLedger(name).unopenedTokenHolding(transfer.to)
+    if (account !== undefined) {
+      if (account.mint === mint) return transfer
+      throw new DomainError(
+        'VALIDATION_ERROR',
+        `${field}: ${transfer.to} is a token account of the mint ${account.mint}, not ${mint}: the token program refuses the transfer; pay the owner's address, as wallets do`,
+      )
+    }
+    // a made-up name, or a key off the curve (an associated token account is one): as given
+    if (!isSolanaKey(transfer.to) || !PublicKey.isOnCurve(base58.decode(transfer.to))) return transfer
+    const associated = associatedTokenAddress(transfer.to, mint)
+    // a failed transaction opens nothing: its create is undone with the rest
+    if (failure === null) store.insertTokenAccount(name, { address: associated, owner: transfer.to, mint })
+    return { ...transfer, to: associated }
   }
 
   // A rollback: the fork keeps heights and times but every block from `height` on gets a new

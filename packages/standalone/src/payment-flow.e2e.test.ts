@@ -105,6 +105,27 @@ describe('a payment paid in full', () => {
   })
 })
 
+describe('Solana tokens paid to the payment\'s address, as wallets pay (docs/api.md, "Simulated chains")', () => {
+  it('counts USDC sent in two transfers to generatedAddress, and USDT sent there as foreign funds', async () => {
+    const created = await create({ amount: '3', currency: 'USDC', network: 'SOLANA' })
+    const to = created.generatedAddress
+    await pay(standalone, 'SOLANA', { to, amount: '0.5', currency: 'USDT' })
+    await pay(standalone, 'SOLANA', { to, amount: '1.25', currency: 'USDC' })
+    await pay(standalone, 'SOLANA', { to, amount: '1.75', currency: 'USDC' })
+    const confirmed = await waitForPayment(
+      client,
+      created.paymentId,
+      (p) =>
+        p.status === 'confirmed' && (p as unknown as { foreignFunds: unknown[] }).foreignFunds.length > 0,
+    )
+    expect(confirmed).toMatchObject({
+      receivedAmount: '3',
+      confirmations: 32,
+      foreignFunds: [{ currency: 'USDT', amount: '0.5' }],
+    })
+  })
+})
+
 describe('test networks', () => {
   it('simulates the test networks of the registry too', async () => {
     const created = await create({ amount: '0.5', currency: 'USDT', network: 'TRON_NILE' })
