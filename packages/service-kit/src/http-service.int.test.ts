@@ -38,6 +38,23 @@ describe('httpService', () => {
     expect(builds).toBe(1)
   })
 
+  it('stops although a client connected and sent nothing, ending that connection', async () => {
+    const port = await freePort()
+    const service = httpServiceOn(port, () => {
+      const app = Fastify()
+      app.get('/healthz', async () => ({ status: 'ok' }))
+      return app
+    })
+    await service.start()
+    // the client of a caller that stopped mid-call: connected, never a byte sent, never closed
+    const silent = connect(port, '127.0.0.1')
+    await new Promise((resolve) => silent.once('connect', resolve))
+    const ended = new Promise((resolve) => silent.once('close', resolve))
+    await service.stop()
+    await ended
+    expect(silent.destroyed).toBe(true)
+  })
+
   it('fails to start on a port in use, closing the app it built', async () => {
     const port = await freePort()
     const occupant: Server = createServer()

@@ -2,6 +2,7 @@
 // every listening port has before any authentication runs (./http/server-limits.ts), and on the
 // public port a cap per client address (./http/connections-per-address.ts).
 
+import type { Socket } from 'node:net'
 import type { Logger, Service } from '@chainpay/platform'
 import type { FastifyInstance } from 'fastify'
 import { limitConnectionsPerAddress } from './http/connections-per-address.js'
@@ -15,6 +16,9 @@ import { createSampledLog } from './sampled-log.js'
 
 /** a refused connection is logged once per address per minute; the metric counts them all */
 const REFUSAL_LOG_WINDOW_MS = 60_000
+
+/** how often a closing server ends the connections that became idle meanwhile */
+const IDLE_SWEEP_MS = 100
 
 export interface HttpServiceOptions {
   name: string
@@ -36,12 +40,18 @@ export interface HttpServiceOptions {
 
 export function httpService(options: HttpServiceOptions): Service {
   let app: FastifyInstance | undefined
+  /** the open connections: at stop, one that never sent a byte is ended (stop()) */
+  const connections = new Set<Socket>()
   return {
     name: options.name,
     async start() {
       const built = await options.build()
       const limits = options.limits ?? DEFAULT_HTTP_SERVER_LIMITS
       applyHttpServerLimits(built.server, limits)
+      built.server.on('connection', (socket: Socket) => {
+        connections.add(socket)
+        socket.once('close', () => connections.delete(socket))
+      })
       if (options.publicPort) capConnectionsPerAddress(built, limits, options, options.publicPort)
       try {
         const url = await built.listen({ host: options.host, port: options.port })
@@ -53,8 +63,22 @@ export function httpService(options: HttpServiceOptions): Service {
       app = built
     },
     async stop() {
-      await app?.close()
-      app = undefined
+      if (app === undefined) return
+      const { server } = app
+      const closing = app.close()
+      // close() ends the connections idle at that moment; one accepted just as the listener closed
+      // (a client's connect already in the backlog) has sent nothing yet, and the server, no longer
+      // checking header timeouts, would wait for it for good: ended while close() waits
+      const sweep = setInterval(() => {
+        server.closeIdleConnections()
+        for (const socket of connections) if (socket.bytesRead === 0) socket.destroy()
+      }, IDLE_SWEEP_MS)
+      try {
+        await closing
+      } finally {
+        clearInterval(sweep)
+        app = undefined
+      }
     },
   }
 }
