@@ -40,6 +40,11 @@ export interface ChainSimulatorRoutesOptions {
 }
 
 const MAX_BLOCKS_PER_REQUEST = 1000
+/**
+ * transfers sent here are made as a wallet makes them: on Solana, tokens sent to an owner land in
+ * its associated token account, opened if need be (docs/api.md, "Development endpoints")
+ */
+const AS_A_WALLET = { asWallet: true } as const
 
 const NetworkParams = Type.Object({ network: Type.String({ minLength: 1, maxLength: 64 }) })
 const TransactionParams = Type.Object({
@@ -124,7 +129,9 @@ export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoute
       const rejected = rejection(simulator, request)
       if (rejected) return sendError(reply, rejected)
       try {
-        return reply.code(201).send(await simulator.submitTransfer(request.params.network, request.body))
+        return reply
+          .code(201)
+          .send(await simulator.submitTransfer(request.params.network, request.body, AS_A_WALLET))
       } catch (error) {
         return sendDomainError(reply, error)
       }
@@ -139,7 +146,9 @@ export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoute
       const rejected = rejection(simulator, request)
       if (rejected) return sendError(reply, rejected)
       try {
-        return reply.code(201).send(await simulator.submitTransaction(request.params.network, request.body))
+        return reply
+          .code(201)
+          .send(await simulator.submitTransaction(request.params.network, request.body, AS_A_WALLET))
       } catch (error) {
         return sendDomainError(reply, error)
       }
