@@ -21,7 +21,8 @@ import {
   TypeBoxValidatorCompiler,
 } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { type ChainSimulator, SIMULATED_FAILURES } from './simulator.js'
+import { SIMULATED_FAILURES } from './chain-format.js'
+import type { ChainSimulator } from './simulator.js'
 import { createSolanaPubsub, type SolanaPubsub } from './solana-pubsub.js'
 import { solanaRpcRoutes } from './solana-rpc-routes.js'
 import { tronNodeRoutes } from './tron-node-routes.js'

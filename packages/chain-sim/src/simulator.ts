@@ -15,7 +15,7 @@ import { type Logger, moduleLogger } from '@chainpay/platform'
 import type { ChainClient, ChainHead } from '@chainpay/ports'
 import { base58 } from '@scure/base'
 import { PublicKey } from '@solana/web3.js'
-import { type ChainFormat, chainFormat } from './chain-format.js'
+import { type ChainFormat, chainFormat, type SimulatedFailure } from './chain-format.js'
 import {
   createSimulatorStore,
   type StoredBlock,
@@ -58,10 +58,6 @@ export interface SimulatedTransfer {
   /** included in a block but failed (TRON REVERT, Solana meta.err) */
   fail?: boolean | undefined
 }
-
-/** how a simulated transaction fails on chain: TRON's contract results; Solana's instruction error */
-export const SIMULATED_FAILURES = ['REVERT', 'OUT_OF_ENERGY', 'INSTRUCTION_ERROR'] as const
-export type SimulatedFailure = (typeof SIMULATED_FAILURES)[number]
 
 /** one payment inside a simulated transaction */
 export interface SimulatedPayment {
