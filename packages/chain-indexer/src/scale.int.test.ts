@@ -183,10 +183,8 @@ async function mineBlock(
   // payment 0 is one in the network's token
   const token = nth(payments, 0)
   await sim.submitTransfer(network, { to: token.address, amount: '10', currency: token.currency, fail: true })
-  // a counterfeit of the token: on Solana it lands in an account of its own mint (a token account
-  // holds one mint: the simulator refuses another at the payment's)
   await sim.submitTransfer(network, {
-    to: chain === 'SOLANA' ? simulatedAddress(chain) : token.address,
+    to: token.address,
     amount: '10',
     currency: token.currency,
     contract: simulatedAddress(chain),

@@ -4,7 +4,10 @@ import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 import type { Chain } from '@chainpay/domain'
 import { base58, createBase58check } from '@scure/base'
 import { PublicKey } from '@solana/web3.js'
-import type { SimulatedFailure } from './simulator.js'
+
+/** how a simulated transaction fails on chain: TRON's contract results; Solana's instruction error */
+export const SIMULATED_FAILURES = ['REVERT', 'OUT_OF_ENERGY', 'INSTRUCTION_ERROR'] as const
+export type SimulatedFailure = (typeof SIMULATED_FAILURES)[number]
 
 export interface ChainFormat {
   /** parent of block 1 */

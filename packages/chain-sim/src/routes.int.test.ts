@@ -1,13 +1,17 @@
-import { Keypair } from '@solana/web3.js'
+import { getAssociatedTokenAddressSync } from '@solana/spl-token'
+import { PublicKey } from '@solana/web3.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { simulatedAddress } from './chain-format.js'
+import { simulatedAddress, simulatedWalletAddress } from './chain-format.js'
 import type { ChainSimulator } from './simulator.js'
-import { associatedTokenAddress } from './solana-instructions.js'
 import { type SimulatorNode, startSimulatorNode, testNetworks } from './testing/simulator-node.js'
 
 const COUNTERFEIT_USDT = 'THk5qH79SoAaUnUh8JVdRarSESTZpqPjSQ'
-/** the registry's USDC mint on devnet */
 const DEVNET_USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU'
+const TOKEN_ACCOUNT_RENT = '2039280'
+
+/** the owner's associated token account, as a wallet derives it (@solana/spl-token) */
+const associatedOf = (owner: string, mint: string) =>
+  getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner)).toBase58()
 
 let node: SimulatorNode
 let simulator: ChainSimulator
@@ -214,7 +218,12 @@ describe('POST /dev/chains/:network/transfers', () => {
       await submit('TRON', { to: 'TX', amount: '1', currency: 'USDT', contract: COUNTERFEIT_USDT })
     ).json()
     const failing = (
-      await submit('Solana_Devnet', { to: 'ata', amount: '0.5', currency: 'USDC', fail: true })
+      await submit('Solana_Devnet', {
+        to: associatedOf(simulatedWalletAddress('SOLANA'), DEVNET_USDC),
+        amount: '0.5',
+        currency: 'USDC',
+        fail: true,
+      })
     ).json()
     await simulator.mineBlocks('TRON', 1)
     await simulator.mineBlocks('SOLANA_DEVNET', 1)
@@ -223,63 +232,10 @@ describe('POST /dev/chains/:network/transfers', () => {
       success: true,
     })
     expect(await transferOf('SOLANA_DEVNET', failing.txHash)).toMatchObject({
-      asset: { kind: 'token', contract: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' },
+      asset: { kind: 'token', contract: DEVNET_USDC },
       amountUnits: '500000',
       success: false,
     })
-  })
-
-  it("pays a token to a wallet's address as wallets do: into its associated token account, opened for it", async () => {
-    const wallet = Keypair.generate().publicKey.toBase58()
-    const usdc = associatedTokenAddress(wallet, DEVNET_USDC)
-    const first = await submit('SOLANA_DEVNET', { to: wallet, amount: '3', currency: 'USDC' })
-    const second = await submit('SOLANA_DEVNET', { to: wallet, amount: '1.5', currency: 'USDC' })
-    expect([first.statusCode, second.statusCode]).toEqual([201, 201])
-    await simulator.mineBlocks('SOLANA_DEVNET', 1)
-    for (const [response, units] of [
-      [first, '3000000'],
-      [second, '1500000'],
-    ] as const) {
-      expect(await transferOf('SOLANA_DEVNET', response.json().txHash)).toMatchObject({
-        to: usdc,
-        amountUnits: units,
-        success: true,
-      })
-    }
-    // the wallet owns it, as getTokenAccountsByOwner says, and it holds both
-    expect(await simulator.tokenAccountsOf('SOLANA_DEVNET', wallet)).toEqual([
-      expect.objectContaining({ address: usdc, owner: wallet, mint: DEVNET_USDC }),
-    ])
-    expect((await simulator.solanaAccount('SOLANA_DEVNET', usdc)).token).toMatchObject({
-      mint: DEVNET_USDC,
-      amount: 4_500_000n,
-    })
-    // SOL to the wallet stays with the wallet
-    const sol = (await submit('SOLANA_DEVNET', { to: wallet, amount: '0.25', currency: 'SOL' })).json()
-    await simulator.mineBlocks('SOLANA_DEVNET', 1)
-    expect(await transferOf('SOLANA_DEVNET', sol.txHash)).toMatchObject({
-      to: wallet,
-      amountUnits: '250000000',
-    })
-  })
-
-  it('refuses a token sent to a token account of another mint, which the token program refuses', async () => {
-    const wallet = Keypair.generate().publicKey.toBase58()
-    await submit('SOLANA_DEVNET', { to: wallet, amount: '1', currency: 'USDC' })
-    const usdc = associatedTokenAddress(wallet, DEVNET_USDC)
-    // a counterfeit USDC: a mint of its own
-    const counterfeit = Keypair.generate().publicKey.toBase58()
-    const response = await submit('SOLANA_DEVNET', {
-      to: usdc,
-      amount: '1',
-      currency: 'USDC',
-      contract: counterfeit,
-    })
-    expect(response.statusCode).toBe(400)
-    expect(response.json()).toMatchObject({ error: { code: 'VALIDATION_ERROR' } })
-    expect(response.json().error.message).toContain(
-      `to: ${usdc} is a token account of the mint ${DEVNET_USDC}`,
-    )
   })
 
   it('answers 400 VALIDATION_ERROR for a bad amount or body', async () => {
@@ -319,6 +275,145 @@ describe('POST /dev/chains/:network/transfers', () => {
   })
 })
 
+describe('an SPL transfer through the dev routes, as a wallet sends it', () => {
+  const NETWORK = 'SOLANA_DEVNET'
+
+  async function storedTransfersOf(txHash: string) {
+    const head = await simulator.mineBlocks(NETWORK, 1)
+    const [block] = await simulator.blockDetails(NETWORK, head.height, head.height)
+    return block?.transactions.find((transaction) => transaction.txHash === txHash)?.transfers
+  }
+
+  it("lands in the owner's associated token account, opened by the first payment with the sender's rent", async () => {
+    const owner = simulatedWalletAddress('SOLANA')
+    const associated = associatedOf(owner, DEVNET_USDC)
+    const first = await submit(NETWORK, { to: owner, amount: '12.5', currency: 'USDC' })
+    expect(first.statusCode).toBe(201)
+    expect(await storedTransfersOf(first.json().txHash)).toMatchObject([
+      { to: associated, contract: null, amountUnits: TOKEN_ACCOUNT_RENT },
+      { to: associated, contract: DEVNET_USDC, amountUnits: '12500000' },
+    ])
+    // the second payment finds the account open and opens nothing
+    const second = await submit(NETWORK, { to: owner, amount: '0.5', currency: 'USDC' })
+    expect(await storedTransfersOf(second.json().txHash)).toMatchObject([
+      { to: associated, contract: DEVNET_USDC, amountUnits: '500000' },
+    ])
+
+    // read as the watcher reads it: tokens of the owner, no SOL for the rent
+    expect(await transferOf(NETWORK, first.json().txHash)).toMatchObject({
+      to: associated,
+      owner,
+      asset: { kind: 'token', contract: DEVNET_USDC },
+      amountUnits: '12500000',
+    })
+    const head = await simulator.head(NETWORK)
+    const transfers = (await simulator.client(NETWORK).getBlocks(1, head.height)).flatMap((b) => b.transfers)
+    expect(transfers.filter((transfer) => transfer.asset.kind === 'native')).toEqual([])
+    expect(await simulator.solanaAccount(NETWORK, associated)).toMatchObject({
+      lamports: BigInt(TOKEN_ACCOUNT_RENT),
+      token: { mint: DEVNET_USDC, owner, amount: 13_000_000n, decimals: 6 },
+    })
+    expect(await simulator.tokenAccountsOf(NETWORK, owner)).toEqual([
+      { address: associated, owner, mint: DEVNET_USDC, decimals: 6 },
+    ])
+  })
+
+  it('shows the node the opened account with no balance before it and the owner after it', async () => {
+    const owner = simulatedWalletAddress('SOLANA')
+    const associated = associatedOf(owner, DEVNET_USDC)
+    const { txHash } = (await submit(NETWORK, { to: owner, amount: '3', currency: 'USDC' })).json()
+    await simulator.mineBlocks(NETWORK, 1)
+    const response = await app.inject({
+      method: 'POST',
+      url: `/chains/${NETWORK}`,
+      payload: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'getTransaction',
+        params: [
+          txHash,
+          { commitment: 'confirmed', encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 },
+        ],
+      },
+    })
+    const { meta, transaction } = response.json().result
+    const index = transaction.message.accountKeys.findIndex(
+      (key: { pubkey: string }) => key.pubkey === associated,
+    )
+    expect(index).toBeGreaterThan(0)
+    expect(meta.preBalances[index]).toBe(0)
+    expect(meta.postBalances[index]).toBe(Number(TOKEN_ACCOUNT_RENT))
+    expect(meta.preTokenBalances.filter((b: { accountIndex: number }) => b.accountIndex === index)).toEqual(
+      [],
+    )
+    expect(meta.postTokenBalances).toContainEqual(
+      expect.objectContaining({ accountIndex: index, mint: DEVNET_USDC, owner }),
+    )
+  })
+
+  it('pays a token account of the mint directly, and opens nothing in a failed transaction', async () => {
+    const owner = simulatedWalletAddress('SOLANA')
+    const opened = await simulator.openTokenAccount(NETWORK, { owner, currency: 'USDC' })
+    const direct = await submit(NETWORK, { to: opened.address, amount: '1', currency: 'USDC' })
+    expect(await storedTransfersOf(direct.json().txHash)).toMatchObject([
+      { to: opened.address, contract: DEVNET_USDC, amountUnits: '1000000' },
+    ])
+    const stranger = simulatedWalletAddress('SOLANA')
+    const failed = await submit(NETWORK, { to: stranger, amount: '1', currency: 'USDC', fail: true })
+    expect(await storedTransfersOf(failed.json().txHash)).toMatchObject([
+      { to: associatedOf(stranger, DEVNET_USDC), contract: DEVNET_USDC },
+    ])
+    expect(await simulator.tokenAccountsOf(NETWORK, stranger)).toEqual([])
+  })
+
+  it('answers 400 VALIDATION_ERROR for what no wallet sends, and sends nothing', async () => {
+    const owner = simulatedWalletAddress('SOLANA')
+    // a token account of another mint: one that received a counterfeit USDC
+    const otherMint = simulatedWalletAddress('SOLANA')
+    const otherAccount = associatedOf(simulatedWalletAddress('SOLANA'), otherMint)
+    await simulator.submitTransfer(NETWORK, {
+      to: otherAccount,
+      amount: '1',
+      currency: 'USDC',
+      contract: otherMint,
+    })
+    const refusals: Array<[object, string]> = [
+      [{ to: otherAccount, amount: '1', currency: 'USDC' }, 'is a token account of mint'],
+      [{ to: DEVNET_USDC, amount: '1', currency: 'USDC' }, 'is a token mint'],
+      [
+        { to: owner, amount: '1', currency: 'USDC', contract: 'no-such-mint' },
+        'contract: no-such-mint is no Solana mint',
+      ],
+      [{ to: 'ata', amount: '1', currency: 'USDC' }, 'to: ata is no Solana address'],
+      [{ to: 'ata', amount: '1', currency: 'SOL' }, 'to: ata is no Solana address'],
+    ]
+    for (const [body, message] of refusals) {
+      const response = await submit(NETWORK, body)
+      expect(response.statusCode, JSON.stringify(body)).toBe(400)
+      expect(response.json()).toEqual({
+        error: { code: 'VALIDATION_ERROR', message: expect.stringContaining(message) },
+      })
+    }
+    const inTransaction = await app.inject({
+      method: 'POST',
+      url: `/dev/chains/${NETWORK}/transactions`,
+      payload: {
+        transfers: [
+          { to: owner, amount: '1', currency: 'USDC' },
+          { to: otherAccount, amount: '1', currency: 'USDC' },
+        ],
+      },
+    })
+    expect(inTransaction.statusCode).toBe(400)
+    expect(inTransaction.json().error.message).toMatch(/^transfers\[1\]\.to: /)
+    const head = await simulator.mineBlocks(NETWORK, 1)
+    const [block] = await simulator.blockDetails(NETWORK, head.height, head.height)
+    // only the counterfeit that made the other mint's account
+    expect(block?.transactions).toHaveLength(1)
+    expect(await simulator.tokenAccountsOf(NETWORK, owner)).toEqual([])
+  })
+})
+
 describe('POST /dev/chains/:network/blocks', () => {
   it('mines count blocks, or one without a body, and answers the head', async () => {
     const three = await app.inject({ method: 'POST', url: '/dev/chains/TRON/blocks', payload: { count: 3 } })
@@ -349,7 +444,8 @@ describe('POST /dev/chains/:network/blocks', () => {
 
 describe('POST /dev/chains/:network/transactions/:txHash/drop', () => {
   it('drops a mined transaction, then answers 404 for it', async () => {
-    const { txHash } = (await submit('SOLANA_DEVNET', { to: 'ata', amount: '1', currency: 'SOL' })).json()
+    const to = simulatedAddress('SOLANA')
+    const { txHash } = (await submit('SOLANA_DEVNET', { to, amount: '1', currency: 'SOL' })).json()
     await simulator.mineBlocks('SOLANA_DEVNET', 2)
     const url = `/dev/chains/solana_devnet/transactions/${txHash}/drop`
     const dropped = await app.inject({ method: 'POST', url })

@@ -21,7 +21,8 @@ import {
   TypeBoxValidatorCompiler,
 } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { type ChainSimulator, SIMULATED_FAILURES } from './simulator.js'
+import { SIMULATED_FAILURES } from './chain-format.js'
+import type { ChainSimulator } from './simulator.js'
 import { createSolanaPubsub, type SolanaPubsub } from './solana-pubsub.js'
 import { solanaRpcRoutes } from './solana-rpc-routes.js'
 import { tronNodeRoutes } from './tron-node-routes.js'
@@ -40,6 +41,11 @@ export interface ChainSimulatorRoutesOptions {
 }
 
 const MAX_BLOCKS_PER_REQUEST = 1000
+/**
+ * transfers sent here are made as a wallet makes them: on Solana, tokens sent to an owner land in
+ * its associated token account, opened if need be (docs/api.md, "Development endpoints")
+ */
+const AS_A_WALLET = { asWallet: true } as const
 
 const NetworkParams = Type.Object({ network: Type.String({ minLength: 1, maxLength: 64 }) })
 const TransactionParams = Type.Object({
@@ -124,7 +130,9 @@ export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoute
       const rejected = rejection(simulator, request)
       if (rejected) return sendError(reply, rejected)
       try {
-        return reply.code(201).send(await simulator.submitTransfer(request.params.network, request.body))
+        return reply
+          .code(201)
+          .send(await simulator.submitTransfer(request.params.network, request.body, AS_A_WALLET))
       } catch (error) {
         return sendDomainError(reply, error)
       }
@@ -139,7 +147,9 @@ export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoute
       const rejected = rejection(simulator, request)
       if (rejected) return sendError(reply, rejected)
       try {
-        return reply.code(201).send(await simulator.submitTransaction(request.params.network, request.body))
+        return reply
+          .code(201)
+          .send(await simulator.submitTransaction(request.params.network, request.body, AS_A_WALLET))
       } catch (error) {
         return sendDomainError(reply, error)
       }

@@ -15,7 +15,7 @@ import { type Logger, moduleLogger } from '@chainpay/platform'
 import type { ChainClient, ChainHead } from '@chainpay/ports'
 import { base58 } from '@scure/base'
 import { PublicKey } from '@solana/web3.js'
-import { type ChainFormat, chainFormat } from './chain-format.js'
+import { type ChainFormat, chainFormat, type SimulatedFailure } from './chain-format.js'
 import {
   createSimulatorStore,
   type StoredBlock,
@@ -44,8 +44,8 @@ import { decodeSignedTronTransaction } from './tron-transaction.js'
 
 export interface SimulatedTransfer {
   /**
-   * receiving address; for SPL tokens a token account of the mint, or a wallet's address, whose
-   * associated token account receives them as wallets send (opened for it when missing)
+   * receiving address; for SPL tokens the receiving token account, or with `asWallet` the owner
+   * too (the tokens land in its associated token account)
    */
   to: string
   /** decimal amount in whole units of the currency, e.g. "12.5" */
@@ -58,10 +58,6 @@ export interface SimulatedTransfer {
   /** included in a block but failed (TRON REVERT, Solana meta.err) */
   fail?: boolean | undefined
 }
-
-/** how a simulated transaction fails on chain: TRON's contract results; Solana's instruction error */
-export const SIMULATED_FAILURES = ['REVERT', 'OUT_OF_ENERGY', 'INSTRUCTION_ERROR'] as const
-export type SimulatedFailure = (typeof SIMULATED_FAILURES)[number]
 
 /** one payment inside a simulated transaction */
 export interface SimulatedPayment {
@@ -83,6 +79,18 @@ export interface SimulatedTransaction {
   transfers: SimulatedPayment[]
   /** included in a block but failed */
   failure?: SimulatedFailure | undefined
+}
+
+/**
+ * `asWallet`: the transfer is sent as a wallet sends it (the dev routes; docs/api.md, "Development
+ * endpoints"). On Solana an SPL token sent to an owner's address lands in the owner's associated
+ * token account, which the transaction opens if it is not open yet, its rent paid by the sender;
+ * what no wallet sends is refused: to an address that is not a Solana key, to a mint, to a token
+ * account of another mint, or of a mint that is not a Solana key. Without it, an SPL transfer's
+ * `to` is always the receiving token account (how tests make a stranger's token account).
+ */
+export interface SubmitOptions {
+  asWallet?: boolean | undefined
 }
 
 export type SimulatedBlock = StoredBlock
@@ -138,7 +146,11 @@ export interface ChainSimulator {
   /** stops the timers; idempotent */
   stop(): Promise<void>
   /** resolves once the transfer is durably in the mempool */
-  submitTransfer(network: string, transfer: SimulatedTransfer): Promise<{ txHash: string }>
+  submitTransfer(
+    network: string,
+    transfer: SimulatedTransfer,
+    options?: SubmitOptions,
+  ): Promise<{ txHash: string }>
   /**
    * a Solana token account of `owner` for the currency's mint: SPL transfers to it name that owner
    * in the transaction's token balances, as a real node's do; idempotent for the same owner and mint
@@ -153,7 +165,11 @@ export interface ChainSimulator {
     owner: string,
   ): Promise<Array<SimulatedTokenAccount & { decimals: number }>>
   /** resolves once the transaction, with all its transfers, is durably in the mempool */
-  submitTransaction(network: string, transaction: SimulatedTransaction): Promise<{ txHash: string }>
+  submitTransaction(
+    network: string,
+    transaction: SimulatedTransaction,
+    options?: SubmitOptions,
+  ): Promise<{ txHash: string }>
   /**
    * Solana: runs a signed wire transaction as a validator does (solana-execution.ts; docs/chains.md,
    * "The simulator as a node for sweeping") and puts it in the mempool; a refusal throws the node's
@@ -249,6 +265,7 @@ export interface ChainSimulatorOptions {
 }
 
 const MAX_ADDRESS_LENGTH = 128
+const SOL_DECIMALS = 9
 const MAX_TRANSFERS_PER_TRANSACTION = 20
 
 interface RunningNetwork {
@@ -365,14 +382,15 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       }
     },
 
-    async submitTransfer(network, transfer) {
+    async submitTransfer(network, transfer, submitOptions = {}) {
       const { to, amount, currency, contract, from, fail } = transfer
       const failure = fail === true ? simulated(network).format.defaultFailure : undefined
-      return submit(network, { from, transfers: [{ to, amount, currency, contract }], failure }, 'single')
+      const transaction = { from, transfers: [{ to, amount, currency, contract }], failure }
+      return submit(network, transaction, 'single', submitOptions)
     },
 
-    async submitTransaction(network, transaction) {
-      return submit(network, transaction, 'list')
+    async submitTransaction(network, transaction, submitOptions = {}) {
+      return submit(network, transaction, 'list', submitOptions)
     },
 
     async tokenAccountsOf(network, owner) {
@@ -773,6 +791,7 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
     transaction: SimulatedTransaction,
     /** how errors name a transfer's fields: as the single-transfer body does, or by position */
     naming: 'single' | 'list',
+    submitOptions: SubmitOptions,
   ): Promise<{ txHash: string }> {
     const entry = simulated(network)
     const name = entry.definition.network
@@ -827,48 +846,101 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       transaction.from === undefined ? entry.format.newAddress() : address('from', transaction.from)
     const txHash = entry.format.newTxHash()
     store.inTransaction(() => {
-      const paid =
-        entry.definition.chain === 'SOLANA'
-          ? stored.map((transfer, position) =>
-              asWalletsPay(name, transfer, naming === 'single' ? 'to' : `transfers[${position}].to`, failure),
+      const sent =
+        submitOptions.asWallet === true && entry.definition.chain === 'SOLANA'
+          ? asSolanaWalletSends(
+              name,
+              stored,
+              (position, field) => (naming === 'single' ? field : `transfers[${position}].${field}`),
+              // a failed transaction opens nothing: its instructions are undone
+              failure === null,
             )
-          : stored
-      store.insertTransaction(name, { txHash, from, failure, transfers: paid }, clock().toISOString())
+          : { transfers: stored, opened: [] }
+      store.insertTransaction(
+        name,
+        { txHash, from, failure, transfers: sent.transfers },
+        clock().toISOString(),
+      )
+      for (const account of sent.opened) store.openFundedTokenAccount(name, account)
     })
     return { txHash }
   }
 
   /**
-   * An SPL transfer as a wallet makes it (docs/api.md, "Simulated chains"): to a token account of its
-   * mint as given; to a wallet's address (a key on the curve that is no token account), to that
-   * wallet's associated token account of the mint, opened for it if it has none (wallets add the
-   * idempotent create to the transaction; the account is given its rent as openTokenAccount gives
-   * it). A token account of another mint takes no transfer: no wallet sends there, the token program
-   * refuses it.
+   * The transfers as a wallet makes them (SubmitOptions.asWallet): an SPL token sent to an owner
+   * goes to its associated token account, opened in the same transaction with rent from the
+   * sender (a createAssociatedTokenAccountIdempotent instruction); the rest is refused as a wallet
+   * refuses it. Runs inside the write transaction.
    */
-  function asWalletsPay(
+  function asSolanaWalletSends(
     name: string,
-    transfer: StoredTransfer,
-    field: string,
-    failure: string | null,
-  ): StoredTransfer {
-    const mint = transfer.contract
-    if (mint === null) return transfer
-    const account =
-      store.tokenAccount(name, transfer.to) ?? solanaLedger(name).unopenedTokenHolding(transfer.to)
-    if (account !== undefined) {
-      if (account.mint === mint) return transfer
-      throw new DomainError(
-        'VALIDATION_ERROR',
-        `${field}: ${transfer.to} is a token account of the mint ${account.mint}, not ${mint}: the token program refuses the transfer; pay the owner's address, as wallets do`,
-      )
-    }
-    // a made-up name, or a key off the curve (an associated token account is one): as given
-    if (!isSolanaKey(transfer.to) || !PublicKey.isOnCurve(base58.decode(transfer.to))) return transfer
-    const associated = associatedTokenAddress(transfer.to, mint)
-    // a failed transaction opens nothing: its create is undone with the rest
-    if (failure === null) store.insertTokenAccount(name, { address: associated, owner: transfer.to, mint })
-    return { ...transfer, to: associated }
+    transfers: readonly StoredTransfer[],
+    fieldOf: (position: number, field: string) => string,
+    opens: boolean,
+  ): { transfers: StoredTransfer[]; opened: StoredTokenAccount[] } {
+    const sent: StoredTransfer[] = []
+    const opened: StoredTokenAccount[] = []
+    transfers.forEach((transfer, position) => {
+      const to = fieldOf(position, 'to')
+      if (!isSolanaKey(transfer.to)) {
+        throw new DomainError(
+          'VALIDATION_ERROR',
+          `${to}: ${transfer.to} is no Solana address (32 bytes in base58)`,
+        )
+      }
+      const mint = transfer.contract
+      if (mint === null) {
+        sent.push(transfer)
+        return
+      }
+      if (!isSolanaKey(mint)) {
+        throw new DomainError(
+          'VALIDATION_ERROR',
+          `${fieldOf(position, 'contract')}: ${mint} is no Solana mint address (32 bytes in base58)`,
+        )
+      }
+      if (registry.assets.some((asset) => asset.network === name && asset.contract === transfer.to)) {
+        throw new DomainError(
+          'VALIDATION_ERROR',
+          `${to}: ${transfer.to} is a token mint, which holds no tokens; send to the recipient's wallet address`,
+        )
+      }
+      // a token account: opened, or seen paid a token (counterfeits included)
+      const held =
+        store.tokenAccount(name, transfer.to)?.mint ?? store.contractsReceived(name, transfer.to)[0]
+      if (held !== undefined) {
+        if (held !== mint) {
+          throw new DomainError(
+            'VALIDATION_ERROR',
+            `${to}: ${transfer.to} is a token account of mint ${held}, not of ${mint}; send to the recipient's wallet address`,
+          )
+        }
+        sent.push(transfer)
+        return
+      }
+      // an address off the ed25519 curve belongs to no wallet: a token account (e.g. a payment's
+      // generatedTokenAccount) the transfer opens, as before
+      if (!PublicKey.isOnCurve(base58.decode(transfer.to))) {
+        sent.push(transfer)
+        return
+      }
+      const associated = associatedTokenAddress(transfer.to, mint)
+      const opening =
+        opens &&
+        store.tokenAccount(name, associated) === undefined &&
+        !opened.some((account) => account.address === associated)
+      if (opening) {
+        sent.push({
+          to: associated,
+          contract: null,
+          amountUnits: TOKEN_ACCOUNT_LAMPORTS.toString(),
+          decimals: SOL_DECIMALS,
+        })
+        opened.push({ address: associated, owner: transfer.to, mint })
+      }
+      sent.push({ ...transfer, to: associated })
+    })
+    return { transfers: sent, opened }
   }
 
   // A rollback: the fork keeps heights and times but every block from `height` on gets a new

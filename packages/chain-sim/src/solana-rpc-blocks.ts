@@ -378,7 +378,12 @@ function solanaTransaction(
     ),
     ...loaded.map((pubkey): AccountKey => ({ pubkey, signer: false, writable: true, source: 'lookupTable' })),
   ]
-  const lamports = lamportsBefore(keys, stored, tokenAccounts)
+  // a token account paid lamports in the transaction is opened by it (a wallet paying an owner,
+  // ChainSimulator's asWallet): it held nothing before, and its pre token balance is absent
+  const openedHere = new Set(
+    stored.transfers.filter((t) => t.contract === null && tokenAccounts.has(t.to)).map((t) => t.to),
+  )
+  const lamports = lamportsBefore(keys, stored, tokenAccounts, openedHere)
   const after = new Map(lamports)
   const credit = (key: string, delta: bigint) => after.set(key, (after.get(key) ?? 0n) + delta)
   credit(payer, -SIMULATED_FEE_LAMPORTS)
@@ -403,7 +408,7 @@ function solanaTransaction(
     fee: SIMULATED_FEE_LAMPORTS,
     preBalances: keys.map((key) => lamports.get(key.pubkey) ?? 0n),
     postBalances: keys.map((key) => after.get(key.pubkey) ?? 0n),
-    preTokenBalances: tokenBalances(keys, tokenAccounts, () => 0n),
+    preTokenBalances: tokenBalances(keys, tokenAccounts, () => 0n, openedHere),
     postTokenBalances: tokenBalances(keys, tokenAccounts, (account) =>
       succeeded ? account.received - account.sent : 0n,
     ),
@@ -444,6 +449,7 @@ function lamportsBefore(
   keys: AccountKey[],
   stored: StoredTransaction,
   tokenAccounts: Map<string, TokenAccount>,
+  openedHere: ReadonlySet<string>,
 ): Map<string, bigint> {
   const payer = stored.from
   const nativeSent = stored.transfers
@@ -461,7 +467,7 @@ function lamportsBefore(
         10n ** 9n +
         (pseudoRandom('payer', stored.txHash) % (9n * 10n ** 9n))
     } else if (PROGRAM_LAMPORTS[pubkey] !== undefined) balance = PROGRAM_LAMPORTS[pubkey]
-    else if (tokenAccounts.has(pubkey)) balance = TOKEN_ACCOUNT_LAMPORTS
+    else if (tokenAccounts.has(pubkey)) balance = openedHere.has(pubkey) ? 0n : TOKEN_ACCOUNT_LAMPORTS
     else if (mints.has(pubkey)) balance = MINT_LAMPORTS
     else {
       const seed = pseudoRandom('lamports', stored.txHash, pubkey)
@@ -476,11 +482,13 @@ function tokenBalances(
   keys: AccountKey[],
   accounts: Map<string, TokenAccount>,
   change: (account: TokenAccount) => bigint,
+  /** accounts that were no token accounts yet (opened by the transaction) */
+  absent: ReadonlySet<string> = new Set(),
 ): Json[] {
   const balances: Json[] = []
   for (const [accountIndex, { pubkey }] of keys.entries()) {
     const account = accounts.get(pubkey)
-    if (account === undefined) continue
+    if (account === undefined || absent.has(pubkey)) continue
     // a sender's account holds at least what it sends
     const before = account.before + account.sent
     balances.push({

@@ -12,8 +12,26 @@ import { type Asset, type AssetRegistry, resolveAsset } from './assets.js'
 import { displayTextProblem } from './display-text.js'
 import { DomainError } from './errors.js'
 import { formatUnits, fractionDigits, isDecimalAmount, toUnits } from './money.js'
-import type { CreatePaymentRequest, Metadata } from './payment.js'
 import { callbackUrlProblem } from './url-policy.js'
+
+export type MetadataValue = string | number | boolean | null
+export type Metadata = Record<string, MetadataValue>
+
+/** the body of POST /payments, as the merchant sends it */
+export interface CreatePaymentRequest {
+  amount: string
+  currency: string
+  network: string
+  tokenStandard?: string
+  addressMode?: string
+  description?: string
+  metadata?: Metadata
+  callbackUrl?: string
+  successRedirectUrl?: string
+  cancelRedirectUrl?: string
+  expiresInMinutes?: number
+  idempotencyKey?: string
+}
 
 export interface CreateRequestPolicy {
   /** standalone development mode: http and loopback callback URLs are allowed */

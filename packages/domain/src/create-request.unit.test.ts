@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { defaultAssetRegistry, mergeAssetRegistry } from './assets.js'
-import { type CreateRequestPolicy, validateCreatePaymentRequest, validateMetadata } from './create-request.js'
-import type { CreatePaymentRequest } from './payment.js'
+import {
+  type CreatePaymentRequest,
+  type CreateRequestPolicy,
+  validateCreatePaymentRequest,
+  validateMetadata,
+} from './create-request.js'
 
 const production: CreateRequestPolicy = { allowInsecureCallbackUrls: false }
 const development: CreateRequestPolicy = { allowInsecureCallbackUrls: true }

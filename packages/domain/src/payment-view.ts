@@ -1,8 +1,9 @@
 // The payment as the merchant API shows it (docs/api.md, "The payment object").
 
+import type { Metadata } from './create-request.js'
 import { computeFeeUnits } from './fees.js'
 import { formatUnits } from './money.js'
-import type { Metadata, OpenPayment, PaymentStatus } from './payment.js'
+import type { OpenPayment, PaymentStatus } from './payment.js'
 import { activeTransfers } from './payment-evolve.js'
 
 export interface PaymentView {

@@ -5,6 +5,7 @@
 // ("12500000"), so that events and state are plain JSON. Arithmetic is done on bigint.
 
 import type { Asset } from './assets.js'
+import type { CreatePaymentRequest, Metadata } from './create-request.js'
 import { DomainError } from './errors.js'
 import type { FeePolicy } from './fees.js'
 import {
@@ -17,9 +18,6 @@ import {
 } from './payment-decide.js'
 
 //////// Events
-
-export type MetadataValue = string | number | boolean | null
-export type Metadata = Record<string, MetadataValue>
 
 export interface PaymentCreatedData {
   paymentId: string
@@ -309,21 +307,6 @@ export const initialPaymentState: PaymentState = { status: 'none' }
 export { evolvePayment } from './payment-evolve.js'
 
 //////// Commands
-
-export interface CreatePaymentRequest {
-  amount: string
-  currency: string
-  network: string
-  tokenStandard?: string
-  addressMode?: string
-  description?: string
-  metadata?: Metadata
-  callbackUrl?: string
-  successRedirectUrl?: string
-  cancelRedirectUrl?: string
-  expiresInMinutes?: number
-  idempotencyKey?: string
-}
 
 export interface ReceivingAddress {
   address: string

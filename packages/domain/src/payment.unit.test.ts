@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { defaultAssetRegistry, resolveAsset } from './assets.js'
+import type { CreatePaymentRequest } from './create-request.js'
 import { defaultFeePolicy } from './fees.js'
 import {
-  type CreatePaymentRequest,
   decidePayment,
   evolvePayment,
   initialPaymentState,

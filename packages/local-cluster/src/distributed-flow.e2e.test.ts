@@ -362,7 +362,7 @@ describe('on five processes over Kafka and FerretDB', () => {
     expect(await page.text()).toContain('Paid. Thank you!')
   })
 
-  it.concurrent('settles an SPL payment sent to its token account after 32 Solana confirmations', async () => {
+  it.concurrent('settles an SPL payment sent to its address (the owner, as wallets send) after 32 Solana confirmations', async () => {
     const receiver = await newReceiver()
     const { payment: created } = await create({
       amount: '3',
@@ -373,7 +373,8 @@ describe('on five processes over Kafka and FerretDB', () => {
     expect(created).toMatchObject({ tokenStandard: 'SPL', feeAmount: '0.03', netAmount: '2.97' })
     expect(created.generatedTokenAccount).toEqual(expect.any(String))
     expect(created.generatedTokenAccount).not.toBe(created.generatedAddress)
-    const txHash = await transfer('SOLANA', created.generatedTokenAccount as string, '3', 'USDC')
+    // a wallet sends to the owner; the tokens land in its associated token account (generatedTokenAccount)
+    const txHash = await transfer('SOLANA', created.generatedAddress, '3', 'USDC')
     const confirmed = await waitForPayment(client, created.paymentId, (p) => p.status === 'confirmed')
     expect(confirmed).toMatchObject({ receivedAmount: '3', txHash, confirmations: 32 })
     await waitForEvent(receiver, created.paymentId, 'payment.confirmed')

@@ -103,9 +103,21 @@ describe('a payment paid in full', () => {
     const confirmed = await waitForPayment(client, created.paymentId, (p) => p.status === 'confirmed')
     expect(confirmed.confirmations).toBe(32)
   })
+
+  it('settles an SPL payment sent to its address, as every wallet sends it (to the owner)', async () => {
+    const created = await create({ amount: '2.5', currency: 'USDC', network: 'SOLANA' })
+    // the dev route lands it in the owner's associated token account, opened by this transfer
+    const txHash = await pay(standalone, 'SOLANA', {
+      to: created.generatedAddress,
+      amount: '2.5',
+      currency: 'USDC',
+    })
+    const confirmed = await waitForPayment(client, created.paymentId, (p) => p.status === 'confirmed')
+    expect(confirmed).toMatchObject({ receivedAmount: '2.5', txHash, confirmations: 32 })
+  })
 })
 
-describe('Solana tokens paid to the payment\'s address, as wallets pay (docs/api.md, "Simulated chains")', () => {
+describe('Solana tokens paid to the payment\'s address, as wallets pay (docs/api.md, "Development endpoints")', () => {
   it('counts USDC sent in two transfers to generatedAddress, and USDT sent there as foreign funds', async () => {
     const created = await create({ amount: '3', currency: 'USDC', network: 'SOLANA' })
     const to = created.generatedAddress

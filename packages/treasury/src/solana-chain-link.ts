@@ -22,8 +22,8 @@ import {
   type TransactionSignature,
   VersionedTransaction,
 } from '@solana/web3.js'
-import type { BroadcastOptions, ChainLink } from './broadcaster.js'
-import { NodeRefusal } from './broadcaster.js'
+import type { BroadcastOptions, ChainLink } from './chain-link.js'
+import { NodeRefusal } from './chain-link.js'
 import type { SignedStep } from './sweep-plan.js'
 import { HEADROOM_PERCENT, withHeadroom } from './sweep-rules.js'
 

@@ -6,8 +6,8 @@
 
 import { formatUnits } from '@chainpay/domain'
 import { TronWeb } from 'tronweb'
-import type { BroadcastOptions, BroadcastRun, ChainLink, StepStatus } from './broadcaster.js'
-import { NodeRefusal } from './broadcaster.js'
+import type { BroadcastOptions, BroadcastRun, ChainLink, StepStatus } from './chain-link.js'
+import { NodeRefusal } from './chain-link.js'
 import type { SignedStep } from './sweep-plan.js'
 import {
   HEADROOM_PERCENT,
