@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto'
 import { formatUnits } from '@chainpay/domain'
 import { base58 } from '@scure/base'
-import type { SimulatedBlock } from './simulator.js'
+// the stored block (what the simulator calls SimulatedBlock), from the store: not through simulator.ts, which imports this file
+import type { StoredBlock as SimulatedBlock } from './simulator-store.js'
 
 type StoredTransaction = SimulatedBlock['transactions'][number]
 type StoredTransfer = StoredTransaction['transfers'][number]

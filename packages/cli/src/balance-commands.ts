@@ -3,21 +3,7 @@
 // columns or the API's JSON; and the record of a sweep made by other means than chainpay-wallet.
 
 import { CliError } from './cli-error.js'
-import type { Command, Flags } from './commands.js'
-
-export const balanceOptions = {
-  merchant: { type: 'string' },
-  network: { type: 'string' },
-  wallet: { type: 'string' },
-  totals: { type: 'boolean' },
-  'on-chain': { type: 'boolean' },
-  'tx-hash': { type: 'string' },
-  currency: { type: 'string' },
-  amount: { type: 'string' },
-  fee: { type: 'string' },
-  'fee-currency': { type: 'string' },
-  treasury: { type: 'string' },
-} as const
+import type { Command, Flags } from './invocation.js'
 
 export const BALANCE_USAGE = `  balances [--merchant ID] [--network N] [--wallet ID] [--totals | --on-chain [--limit N] [--cursor C]]
   sweeps record PAYMENT_ID --tx-hash HASH --currency C --amount A --fee F --fee-currency C --treasury ADDRESS`

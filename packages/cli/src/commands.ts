@@ -3,14 +3,18 @@
 
 import { parseArgs } from 'node:util'
 import { adminTokenOf, TOKEN_ON_COMMAND_LINE } from './admin-token-source.js'
-import { BALANCE_USAGE, balanceCommands, balanceOptions } from './balance-commands.js'
+import { BALANCE_USAGE, balanceCommands } from './balance-commands.js'
 import { chainCheckOptions, runChainCheck } from './chain-check.js'
 import { CliError } from './cli-error.js'
 import {
-  MERCHANT_WALLET_USAGE,
-  merchantWalletCommands,
-  merchantWalletOptions,
-} from './merchant-wallet-commands.js'
+  type AdminApi,
+  adminOptions,
+  balanceOptions,
+  type Command,
+  type Flags,
+  type Printer,
+} from './invocation.js'
+import { MERCHANT_WALLET_USAGE, merchantWalletCommands } from './merchant-wallet-commands.js'
 
 export interface CliOutput {
   /** results */
@@ -90,38 +94,6 @@ to --seed: a command line shows in ps and in the shell's history. See docs/chain
 
 const SECRETS_NOTICE = 'These secrets will not be shown again: store them now.'
 
-const options = {
-  url: { type: 'string' },
-  // refused, with what to use instead (admin-token-source.ts)
-  token: { type: 'string' },
-  'token-file': { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  name: { type: 'string' },
-  'webhook-url': { type: 'string' },
-  'fee-bps': { type: 'string' },
-  fixed: { type: 'string', multiple: true },
-  clear: { type: 'boolean' },
-  status: { type: 'string' },
-  limit: { type: 'string' },
-  cursor: { type: 'string' },
-  ...balanceOptions,
-  ...merchantWalletOptions,
-  ...chainCheckOptions,
-} as const
-
-export type Flags = ReturnType<
-  typeof parseArgs<{ options: typeof options; allowPositionals: true }>
->['values']
-
-interface Invocation {
-  flags: Flags
-  args: string[]
-  api: AdminApi
-  print: Printer
-  readStdin(): Promise<string>
-}
-
 /** runs one command line; resolves with the process exit code */
 export async function runChainpayAdmin(argv: string[], context: CliContext): Promise<number> {
   const { output } = context
@@ -174,15 +146,13 @@ export async function runChainpayAdmin(argv: string[], context: CliContext): Pro
 
 function parseCommandLine(argv: string[]) {
   try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true })
+    return parseArgs({ args: argv, options: adminOptions, allowPositionals: true, strict: true })
   } catch (error) {
     throw new CliError((error as Error).message)
   }
 }
 
 //////// Commands
-
-export type Command = (invocation: Invocation) => Promise<void>
 
 interface MerchantView {
   merchantId: string
@@ -495,13 +465,6 @@ function fixedFees(entries: string[]): Record<string, string> {
 
 //////// Output
 
-interface Printer {
-  /** the answer as JSON with --json, else as the lines given */
-  result(value: unknown, lines: () => string[]): void
-  /** a note for people, never mixed into JSON output */
-  notice(line: string): void
-}
-
 function createPrinter(output: CliOutput, asJson: boolean): Printer {
   return {
     result(value, lines) {
@@ -516,10 +479,6 @@ function createPrinter(output: CliOutput, asJson: boolean): Printer {
 }
 
 //////// The admin API
-
-interface AdminApi {
-  call<T>(method: string, path: string, body?: unknown): Promise<T>
-}
 
 function createAdminApi(url: string, token: string): AdminApi {
   const base = `${url.replace(/\/+$/, '')}/admin/v1`

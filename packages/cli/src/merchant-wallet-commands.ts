@@ -6,12 +6,7 @@
 import { PrivateFileError, readOwnerOnlyFile } from '@chainpay/platform'
 import type { MerchantWalletView } from '@chainpay/ports'
 import { CliError } from './cli-error.js'
-import type { Command } from './commands.js'
-
-export const merchantWalletOptions = {
-  'tron-xpub': { type: 'string' },
-  'solana-seed-file': { type: 'string' },
-} as const
+import type { Command } from './invocation.js'
 
 export const MERCHANT_WALLET_USAGE = `  merchants wallet set MERCHANT_ID --tron-xpub XPUB --solana-seed-file (FILE | -)
   merchants wallet show MERCHANT_ID

@@ -3,8 +3,8 @@
 // final, late funds and foreign funds (both recorded once final). Sweeping moves confirmed
 // funds (docs/api.md), so what may still be taken back is never offered for a sweep.
 
-import type { OpenPayment } from './payment.js'
 import { activeTransfers, isFinalTransfer } from './payment-evolve.js'
+import type { OpenPayment } from './payment-types.js'
 
 export interface PaymentBalance {
   currency: string

@@ -5,7 +5,6 @@ import { createRequestLimits } from './create-request.js'
 import { DomainError } from './errors.js'
 import { computeFee, fixedFeeUnitsOf } from './fees.js'
 import { formatUnits, fractionDigits, isDecimalAmount, toUnits } from './money.js'
-import type { OpenPayment, PaymentCommand, PaymentEvent, PaymentState, PaymentStatus } from './payment.js'
 import { paymentBalances } from './payment-balances.js'
 import {
   activeTransfers,
@@ -16,6 +15,13 @@ import {
   sameTransfer,
   totalUnits,
 } from './payment-evolve.js'
+import type {
+  OpenPayment,
+  PaymentCommand,
+  PaymentEvent,
+  PaymentState,
+  PaymentStatus,
+} from './payment-types.js'
 
 type CommandData<Type extends PaymentCommand['type']> = Extract<PaymentCommand, { type: Type }>['data']
 type TransferObservation = CommandData<'RecordTransferObservation'>

@@ -9,7 +9,7 @@ import type {
   PaymentState,
   Sweep,
   TransferRef,
-} from './payment.js'
+} from './payment-types.js'
 
 /** Never throws: an event that does not fit the state leaves the state as it is. */
 export function evolvePayment(state: PaymentState, event: PaymentEvent): PaymentState {

@@ -2,9 +2,9 @@
 // read sides keep (the API's read model, the notifier's copy of each payment). Pure: whether an
 // event is new, a duplicate, or proof of a gap is decided from the stream revisions alone.
 
-import type { OpenPayment, PaymentEvent } from './payment.js'
 import { initialPaymentState } from './payment.js'
 import { evolvePayment } from './payment-evolve.js'
+import type { OpenPayment, PaymentEvent } from './payment-types.js'
 
 /** A payment as a read side holds it: the aggregate's state after the event at `revision`. */
 export interface FoldedPayment {

@@ -1,7 +1,7 @@
 // A payment's history as the merchant API shows it (docs/api.md, "GET /payments/{paymentId}/events"):
 // every event of its stream, oldest first, under a dotted lower-case type.
 
-import type { PaymentEvent, PaymentEventType } from './payment.js'
+import type { PaymentEvent, PaymentEventType } from './payment-types.js'
 
 /** an event of a payment's stream as the event store recorded it */
 export interface PaymentHistoryEntry {

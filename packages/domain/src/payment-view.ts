@@ -3,8 +3,8 @@
 import type { Metadata } from './create-request.js'
 import { computeFeeUnits } from './fees.js'
 import { formatUnits } from './money.js'
-import type { OpenPayment, PaymentStatus } from './payment.js'
 import { activeTransfers } from './payment-evolve.js'
+import type { OpenPayment, PaymentStatus } from './payment-types.js'
 
 export interface PaymentView {
   paymentId: string
