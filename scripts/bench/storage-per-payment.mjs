@@ -10,11 +10,11 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { createMerchantClient } from '../../packages/client/dist/index.js'
 import { createManualClock } from '../../packages/platform/dist/index.js'
 import { startWebhookReceiver } from '../../packages/service-kit/dist/testing/index.js'
 import { pay, waitForPayment } from '../../packages/standalone/dist/testing/flow.js'
 import { startInProcessStandalone } from '../../packages/standalone/dist/testing/standalone-in-process.js'
+import { createMerchantClient } from '../../packages/test-client/dist/index.js'
 
 const payments = Number(process.argv[2] ?? 1000)
 const concurrency = 50

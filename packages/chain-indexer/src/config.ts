@@ -4,7 +4,6 @@
 // may carry a provider's key in its path or query, so no message repeats one: a URL is only ever
 // shown as its scheme and host (endpointOrigin).
 
-import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
 import {
   ENDPOINT_VARIABLE_SUFFIXES,
   type NetworkEndpoints,
@@ -19,6 +18,7 @@ import {
   setVariableNames,
   unservedNetworkProblem,
 } from '@chainpay/domain'
+import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/infrastructure'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   checkDistinctPorts,

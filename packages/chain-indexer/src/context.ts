@@ -1,10 +1,9 @@
 // What the chain-indexer runs on, built from its configuration. Which adapters back the ports (the
-// embedded SQLite file, or Kafka and MongoDB) is @chainpay/adapters' choice, from the environment;
+// embedded SQLite file, or Kafka and MongoDB) is @chainpay/infrastructure' choice, from the environment;
 // in standalone, the process's shared ones. The chains are either simulated in process (kept in the
 // SQLite file of DATA_DIR, with the dev routes that drive them) or real TRON and Solana nodes over
 // RPC, one endpoint or several per network; how each is read is @chainpay/chain-access's choice.
 
-import { type Infrastructure, infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
 import {
   type ChainAccess,
   chainAccess,
@@ -17,6 +16,7 @@ import {
 } from '@chainpay/chain-access'
 import { createSimulatorAddressReader } from '@chainpay/chain-sim'
 import { type AssetRegistry, applyNetworkSettings, findNetwork } from '@chainpay/domain'
+import { type Infrastructure, infrastructureFor, type SharedRuntime } from '@chainpay/infrastructure'
 import { type Clock, type Logger, readinessOf, type Service, systemClock } from '@chainpay/platform'
 import type { ChainBalanceReader, SolanaAddressReader } from '@chainpay/ports'
 import {

@@ -1,7 +1,6 @@
 // The gateway's configuration, read once from the environment at start. Every problem is reported
 // together.
 
-import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
 import { type NetworkEndpoints, readNetworkEndpoints } from '@chainpay/chain-access'
 import {
   type AssetRegistry,
@@ -9,6 +8,7 @@ import {
   readNetworkSettings,
   type ServedNetworks,
 } from '@chainpay/domain'
+import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/infrastructure'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,

@@ -1,11 +1,11 @@
 // What the gateway runs on, built from its configuration: the merchant API, the admin API and /metrics. Which
-// adapters back the ports (the embedded SQLite file, or MongoDB) is @chainpay/adapters' choice, from
+// adapters back the ports (the embedded SQLite file, or MongoDB) is @chainpay/infrastructure' choice, from
 // the environment, and payment-command is reached over HTTP. In standalone, the process's shared
 // infrastructure, payment-command's handler called directly, and the process's readiness.
 
-import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
 import { createHttpPaymentCommands, type HttpPaymentCommands } from '@chainpay/command-api-client'
 import { applyNetworkSettings, type CreateRequestPolicy } from '@chainpay/domain'
+import { infrastructureFor, type SharedRuntime } from '@chainpay/infrastructure'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
 import {
   type ChainBalanceReader,

@@ -4,7 +4,6 @@
 
 import { randomUUID } from 'node:crypto'
 import { devRoutesNode, solanaWallet } from '@chainpay/chain-sim/testing'
-import { type ApiResponse, createMerchantClient, type MerchantClient, verifyWebhook } from '@chainpay/client'
 import { testKafkaBrokers, testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import {
   openApiProblems,
@@ -14,6 +13,12 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from '@chainpay/service-kit/testing'
+import {
+  type ApiResponse,
+  createMerchantClient,
+  type MerchantClient,
+  verifyWebhook,
+} from '@chainpay/test-client'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CreatedMerchant } from './admin-client.js'
 import { SERVICE_NAMES } from './cluster-plan.js'

@@ -24,7 +24,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { MerchantClient } from '@chainpay/client'
 import {
   freeLoopbackPort,
   type LocalFerretDb,
@@ -34,6 +33,7 @@ import {
   uniqueName,
 } from '@chainpay/local-servers'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
+import type { MerchantClient } from '@chainpay/test-client'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CreatedMerchant } from './admin-client.js'
 import { SERVICE_NAMES } from './cluster-plan.js'

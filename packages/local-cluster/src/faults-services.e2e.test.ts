@@ -9,9 +9,9 @@
 // again once its lease runs out (30 s). Nothing is asserted about time: the deadlines only say when
 // to give up.
 
-import type { MerchantClient } from '@chainpay/client'
 import { testKafkaBrokers, testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
+import type { MerchantClient } from '@chainpay/test-client'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { CreatedMerchant } from './admin-client.js'
 import type { ServiceName } from './cluster-plan.js'

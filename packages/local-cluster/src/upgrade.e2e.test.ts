@@ -8,9 +8,14 @@ import { cpSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createMerchantClient, type MerchantClient, verifyWebhook, WEBHOOK_HEADERS } from '@chainpay/client'
 import { testKafkaBrokers, testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
+import {
+  createMerchantClient,
+  type MerchantClient,
+  verifyWebhook,
+  WEBHOOK_HEADERS,
+} from '@chainpay/test-client'
 import { BSON, type Document, MongoClient } from 'mongodb'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type PaymentBody, waitForPayment } from './testing/scenario-helpers.js'

@@ -1,7 +1,7 @@
 // The notifier's configuration, read once from the environment at start. Every problem, the key's and
 // the retry schedule's included, is reported together.
 
-import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
+import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/infrastructure'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   checkDistinctPorts,

@@ -1,9 +1,9 @@
 // What the notifier runs on, built from its configuration: the recorder of deliveries on the bus, the
 // dispatcher that sends them, and its health port. Which adapters back the ports (the embedded SQLite
-// file, or Kafka and MongoDB) is @chainpay/adapters' choice, from the environment; in standalone,
+// file, or Kafka and MongoDB) is @chainpay/infrastructure' choice, from the environment; in standalone,
 // the process's shared ones.
 
-import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
+import { infrastructureFor, type SharedRuntime } from '@chainpay/infrastructure'
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
 import {
   createCheckoutLinks,

@@ -2,8 +2,12 @@
 // material's included, is reported together.
 
 import { readFileSync } from 'node:fs'
-import { type InfrastructureConfig, readEventStoreUrl, readInfrastructureConfig } from '@chainpay/adapters'
 import { readNetworkSettings, type ServedNetworks } from '@chainpay/domain'
+import {
+  type InfrastructureConfig,
+  readEventStoreUrl,
+  readInfrastructureConfig,
+} from '@chainpay/infrastructure'
 import { type EnvReader, readEnv } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,

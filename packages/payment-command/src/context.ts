@@ -1,12 +1,12 @@
 // What payment-command runs on, built from its configuration: the command handler (the only writer
 // of the event store), its event relay, the consumers of chain observations and deadlines, expiry,
 // the internal command API the gateway calls (with health), and /metrics on a listener of its own. Which adapters back the ports (the embedded SQLite file, or EventStoreDB, Kafka and
-// MongoDB) is @chainpay/adapters' choice, from the environment; in standalone, the process's shared
+// MongoDB) is @chainpay/infrastructure' choice, from the environment; in standalone, the process's shared
 // ones, and the gateway calls the handler directly.
 
 import { join } from 'node:path'
-import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/adapters'
 import { addressFamily, applyNetworkSettings } from '@chainpay/domain'
+import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/infrastructure'
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
 import type { MerchantWallets, PaymentCommands } from '@chainpay/ports'
 import {

@@ -1,6 +1,6 @@
 // The projection's configuration, read once from the environment at start.
 
-import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/adapters'
+import { type InfrastructureConfig, readInfrastructureConfig } from '@chainpay/infrastructure'
 import { readEnv } from '@chainpay/platform'
 import { checkDistinctPorts, readSharedConfig, type SharedConfig } from '@chainpay/service-kit'
 

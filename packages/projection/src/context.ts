@@ -1,8 +1,8 @@
 // What the projection runs on, built from its configuration: the read model fold on the bus, and its
 // health port. Which adapters back the ports (the embedded SQLite file, or Kafka and MongoDB) is
-// @chainpay/adapters' choice, from the environment; in standalone, the process's shared ones.
+// @chainpay/infrastructure' choice, from the environment; in standalone, the process's shared ones.
 
-import { infrastructureFor, type SharedRuntime } from '@chainpay/adapters'
+import { infrastructureFor, type SharedRuntime } from '@chainpay/infrastructure'
 import type { Logger } from '@chainpay/platform'
 import {
   createServiceMetrics,

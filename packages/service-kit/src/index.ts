@@ -1,4 +1,4 @@
-export * from './admin-token.js'
+export * from './admin-token-config.js'
 export * from './checkout-links.js'
 export * from './encryption-key.js'
 export * from './health.js'

@@ -1,9 +1,9 @@
 // The merchant's whole journey on a real standalone process: create, pay on the simulated chain,
 // watch it settle, receive signed webhooks.
 
-import type { MerchantClient } from '@chainpay/client'
-import { verifyWebhook } from '@chainpay/client'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
+import type { MerchantClient } from '@chainpay/test-client'
+import { verifyWebhook } from '@chainpay/test-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
 import { type StandaloneProcess, startStandalone } from './testing/standalone-process.js'

@@ -7,9 +7,9 @@
 
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { createMerchantClient } from '@chainpay/client'
 import { createManualClock } from '@chainpay/platform'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
+import { createMerchantClient } from '@chainpay/test-client'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type PaymentBody, pay, waitForPayment } from './testing/flow.js'
 import { type InProcessStandalone, startInProcessStandalone } from './testing/standalone-in-process.js'

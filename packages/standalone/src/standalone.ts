@@ -6,9 +6,9 @@
 // routes, when chains are simulated, are served on the merchant port.
 
 import { join } from 'node:path'
-import { type InfrastructureConfig, openInfrastructure } from '@chainpay/adapters'
 import { buildChainIndexerContext, type ChainIndexerConfig } from '@chainpay/chain-indexer'
 import { buildGatewayContext, createMerchant } from '@chainpay/gateway'
+import { type InfrastructureConfig, openInfrastructure } from '@chainpay/infrastructure'
 import { buildNotifierContext } from '@chainpay/notifier'
 import { type AddressKeys, buildPaymentCommandContext } from '@chainpay/payment-command'
 import {

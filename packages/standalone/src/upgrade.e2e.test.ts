@@ -10,10 +10,15 @@
 import { copyFileSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createMerchantClient, type MerchantClient, verifyWebhook, WEBHOOK_HEADERS } from '@chainpay/client'
 import { createManualClock } from '@chainpay/platform'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
 import { deliveryMigrations, openSqliteDatabase, sqliteSchemaVersion } from '@chainpay/store-sqlite'
+import {
+  createMerchantClient,
+  type MerchantClient,
+  verifyWebhook,
+  WEBHOOK_HEADERS,
+} from '@chainpay/test-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type PaymentBody, pay, waitForPayment } from './testing/flow.js'
 import { type InProcessStandalone, startInProcessStandalone } from './testing/standalone-in-process.js'

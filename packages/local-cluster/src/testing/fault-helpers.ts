@@ -5,8 +5,8 @@
 // each payment's webhooks in event order.
 
 import { randomUUID } from 'node:crypto'
-import { createMerchantClient, type MerchantClient, verifyWebhook } from '@chainpay/client'
 import type { ReceivedWebhook, WebhookReceiver } from '@chainpay/service-kit/testing'
+import { createMerchantClient, type MerchantClient, verifyWebhook } from '@chainpay/test-client'
 import { Kafka, logLevel } from 'kafkajs'
 import { type Collection, MongoClient } from 'mongodb'
 import type { CreatedMerchant } from '../admin-client.js'

@@ -1,8 +1,8 @@
 // What the cross-process scenario tests do the way a merchant, a customer and an operator would: pay
 // on the simulated chain, poll a payment through the gateway, scrape a service's /metrics.
 
-import type { MerchantClient } from '@chainpay/client'
 import type { ReceivedWebhook } from '@chainpay/service-kit/testing'
+import type { MerchantClient } from '@chainpay/test-client'
 
 export interface PaymentBody {
   paymentId: string

@@ -1,6 +1,6 @@
 // Helpers that drive a running standalone the way a merchant and a customer would.
 
-import { createMerchantClient, type MerchantClient } from '@chainpay/client'
+import { createMerchantClient, type MerchantClient } from '@chainpay/test-client'
 import type { StandaloneProcess } from './standalone-process.js'
 
 /** what the helpers need of a running standalone, in a process of its own or in the test's */

@@ -1,4 +1,5 @@
-// ADMIN_TOKEN, the bearer token of the admin API: required, and strong (see adminTokenProblem).
+// ADMIN_TOKEN in a service's configuration, the bearer token of the admin API: required, and strong
+// (its rules are @chainpay/platform's admin-token.ts; the operator's tools read it with admin-token-source.ts).
 
 import { adminTokenProblem, type EnvReader } from '@chainpay/platform'
 

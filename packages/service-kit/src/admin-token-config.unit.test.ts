@@ -1,6 +1,6 @@
 import { generateAdminToken, readEnv } from '@chainpay/platform'
 import { describe, expect, it } from 'vitest'
-import { readAdminToken } from './admin-token.js'
+import { readAdminToken } from './admin-token-config.js'
 import { configProblems } from './testing/config-problems.js'
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
