@@ -17,6 +17,13 @@ export interface MongoDatabaseOptions {
   appName?: string
   /** how long an operation waits for a reachable server before it fails; default 5 s */
   serverSelectionTimeoutMs?: number
+  /**
+   * how long an operation waits for the server's answer on an open connection before the connection
+   * is closed and the operation fails (StoreUnavailableError); default 30 s. Without it, a server
+   * that accepted a connection and went silent (a restart, a half-open socket) holds the request
+   * for good: the driver's own default waits forever.
+   */
+  socketTimeoutMs?: number
 }
 
 export interface MongoDatabase {
@@ -25,12 +32,15 @@ export interface MongoDatabase {
   close(): Promise<void>
 }
 
+const DEFAULT_SOCKET_TIMEOUT_MS = 30_000
+
 /** Connects, so that a wrong URL or an unreachable server fails the start rather than the first request. */
 export async function openMongoDatabase(options: MongoDatabaseOptions): Promise<MongoDatabase> {
   const timeoutMs = options.serverSelectionTimeoutMs ?? 5_000
   const client = new MongoClient(options.url, {
     serverSelectionTimeoutMS: timeoutMs,
     connectTimeoutMS: timeoutMs,
+    socketTimeoutMS: options.socketTimeoutMs ?? DEFAULT_SOCKET_TIMEOUT_MS,
     ...(options.appName ? { appName: options.appName } : {}),
     // an optional field left undefined is left out, never stored as null
     ignoreUndefined: true,
