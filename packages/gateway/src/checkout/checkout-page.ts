@@ -246,20 +246,14 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
       ? `<span class="logo initials initials-${colourOf(input.merchantName)}" aria-hidden="true">${escapeHtml(initialsOf(input.merchantName))}</span>`
       : ''
 
-  return `<!doctype html>
-<html lang="${input.language}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<title>${escapeHtml(heading)}</title>
-<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
-<link rel="stylesheet" href="/pay/assets/checkout.css">
-<noscript>${noScript}</noscript>
+  const scripts = `<noscript>${noScript}</noscript>
 <script src="/pay/assets/checkout.js" defer></script>
-</head>
-<body>
-<main id="payment" data-state="${state}" data-status-url="${escapeHtml(path)}/status" data-revision="${input.revision}"${autoRedirect ? ` data-redirect="${escapeHtml(autoRedirect)}" data-redirect-seconds="${REDIRECT_SECONDS}"` : ''} data-copied="${escapeHtml(t.copied)}">
+`
+  return checkoutDocument(
+    input.language,
+    heading,
+    scripts,
+    `<main id="payment" data-state="${state}" data-status-url="${escapeHtml(path)}/status" data-revision="${input.revision}"${autoRedirect ? ` data-redirect="${escapeHtml(autoRedirect)}" data-redirect-seconds="${REDIRECT_SECONDS}"` : ''} data-copied="${escapeHtml(t.copied)}">
   <header>
     ${logo}
     <h1>${escapeHtml(heading)}</h1>
@@ -273,10 +267,8 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
   <p class="reference">${escapeHtml(t.reference)}: <span class="mono">${escapeHtml(created.paymentId.slice(0, 8))}</span></p>
   ${cancelLink}
   <p id="announce" class="visually-hidden" aria-live="polite"></p>
-</main>
-</body>
-</html>
-`
+</main>`,
+  )
 }
 
 /**
@@ -292,18 +284,11 @@ export function renderCancelPage(input: {
 }): string {
   const { texts: t, payment, path } = input
   const { created } = payment
-  return `<!doctype html>
-<html lang="${input.language}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<title>${escapeHtml(t.cancelQuestion)}</title>
-<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
-<link rel="stylesheet" href="/pay/assets/checkout.css">
-</head>
-<body>
-<main>
+  return checkoutDocument(
+    input.language,
+    t.cancelQuestion,
+    '',
+    `<main>
   <h1>${escapeHtml(t.cancelQuestion)}</h1>
   <p>${escapeHtml(input.merchantName ? t.payTo(input.merchantName) : t.title)}</p>
   ${created.description ? `<p class="description">${escapeHtml(created.description)}</p>` : ''}
@@ -314,28 +299,36 @@ export function renderCancelPage(input: {
   <p class="warning">${escapeHtml(t.cancelWarning)}</p>
   <form method="post" action="${escapeHtml(path)}/cancel"><button type="submit" class="danger">${escapeHtml(t.cancelConfirm)}</button></form>
   <p><a class="button secondary" id="keep" href="${escapeHtml(path)}?lang=${input.language}">${escapeHtml(t.keepPaying)}</a></p>
-</main>
-</body>
-</html>
-`
+</main>`,
+  )
 }
 
 export function renderNotFoundPage(language: CheckoutLanguage, texts: CheckoutTexts): string {
+  return checkoutDocument(
+    language,
+    texts.notFoundTitle,
+    '',
+    `<main>
+  <h1>${escapeHtml(texts.notFoundTitle)}</h1>
+  <p>${escapeHtml(texts.notFound)}</p>
+</main>`,
+  )
+}
+
+/** the document every customer page shares: language, title, icon and stylesheet, then `head` and `body` */
+function checkoutDocument(language: CheckoutLanguage, title: string, head: string, body: string): string {
   return `<!doctype html>
 <html lang="${language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<title>${escapeHtml(texts.notFoundTitle)}</title>
+<title>${escapeHtml(title)}</title>
 <link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
 <link rel="stylesheet" href="/pay/assets/checkout.css">
-</head>
+${head}</head>
 <body>
-<main>
-  <h1>${escapeHtml(texts.notFoundTitle)}</h1>
-  <p>${escapeHtml(texts.notFound)}</p>
-</main>
+${body}
 </body>
 </html>
 `
