@@ -291,7 +291,7 @@ export function renderCancelPage(input: {
     `<main>
   <h1>${escapeHtml(t.cancelQuestion)}</h1>
   <p>${escapeHtml(input.merchantName ? t.payTo(input.merchantName) : t.title)}</p>
-  ${created.description ? `<p class="description">${escapeHtml(created.description)}</p>` : ''}
+  ${created.description ? `<p class="description">${escapeHtml(withoutHiddenControls(created.description))}</p>` : ''}
   <dl>
     <div><dt>${escapeHtml(t.amount)}</dt><dd><span class="mono">${escapeHtml(formatUnits(created.amountUnits, created.decimals))}</span> ${escapeHtml(created.currency)}</dd></div>
     <div><dt>${escapeHtml(t.network)}</dt><dd>${escapeHtml(created.network)} · ${escapeHtml(created.tokenStandard)}</dd></div>

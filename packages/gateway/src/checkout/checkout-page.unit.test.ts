@@ -215,4 +215,18 @@ describe('the cancel confirmation page', () => {
     )
     expect(html).toContain('href="/pay/TOKEN?lang=de">Nein, zurück zur Zahlung</a>')
   })
+
+  it('shows a description recorded before hidden characters were refused without them, as the main page does', () => {
+    const [created, ...rest] = eventsFor('pending')
+    if (created?.type !== 'PaymentCreated') throw new Error('the first event creates the payment')
+    const stored = { ...created, data: { ...created.data, description: 'Order \u202E42\u0007 gift' } }
+    const html = renderCancelPage({
+      language: 'en',
+      texts: checkoutTexts.en,
+      path: '/pay/TOKEN',
+      payment: fold([stored, ...rest] as PaymentEvent[]),
+      merchantName: 'Acme Store',
+    })
+    expect(html).toContain('<p class="description">Order 42 gift</p>')
+  })
 })
