@@ -1,3 +1,5 @@
+// standalone reads the rate service's configuration as payment-command does
+export { type RateConfig, readRateConfig } from '@chainpay/rates'
 export * from './address-marks.js'
 export * from './address-pool.js'
 export * from './chain-times.js'

@@ -108,6 +108,7 @@ export async function buildStandaloneContext(
         callbackUrlPolicy: config.callbackUrlPolicy,
         chains,
         addressPoolSize: config.addressPoolSize,
+        rates: config.rates,
       },
       logger,
       contextOptions,

@@ -1,0 +1,7 @@
+export * from './coingecko-source.js'
+export * from './config.js'
+export * from './kraken-source.js'
+export * from './rate-metrics.js'
+export * from './rate-service.js'
+export * from './rate-source.js'
+export * from './simulated-source.js'
