@@ -111,4 +111,12 @@ describe('createPayment priced in fiat', () => {
     ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: 'priceCurrency: must be one of USD, EUR' })
     expect(coingecko.requests + kraken.requests).toBe(0)
   })
+  it("records the merchant's underpayment tolerance as the merchant store has it", async () => {
+    await side.merchants.updateMerchant(merchantId, { underpaymentTolerancePercent: '0.5' }, start)
+    const created = await side.handler.createPayment({
+      merchantId,
+      request: { amount: '10', currency: 'USDT', network: 'TRON' },
+    })
+    expect(created.payment.created).toMatchObject({ underpaymentTolerancePercent: '0.5', rate: null })
+  })
 })
