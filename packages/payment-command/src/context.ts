@@ -158,6 +158,7 @@ export async function buildPaymentCommandContext(
         logger,
         requestMetrics: metrics.http,
         token: config.commandApiToken,
+        simulatedRates: rateSources.simulated ?? undefined,
       })
       // health for the gateway's readiness and the probes; no /metrics next to the commands
       await app.register(healthRoutes, { readiness })
