@@ -75,6 +75,25 @@ describe('a shop on @chainpay/sdk', () => {
     expect(mine.map((w) => w.body.event)).toContain('payment.confirmed')
   })
 
+  it('creates a payment priced in fiat and reads its locked rate (docs/sdk.md, "Prices in fiat")', async () => {
+    // the simulated rates of simulated chains: USDT is pegged to 1 USD while the market agrees
+    const created = await chainpay.payments.create({
+      priceAmount: '19.99',
+      priceCurrency: 'USD',
+      currency: 'USDT',
+      network: 'TRON',
+      idempotencyKey: `sdk-fiat-${Date.now()}`,
+    })
+    expect(created).toMatchObject({
+      amount: '19.99',
+      priceAmount: '19.99',
+      priceCurrency: 'USD',
+      rate: { value: '1', sources: ['peg', 'simulated'] },
+      shortfallAmount: null,
+    })
+    expect((await chainpay.payments.get(created.paymentId)).rate).toEqual(created.rate)
+  })
+
   it('answers the original payment for a repeated idempotency key', async () => {
     const params = {
       amount: '3',
