@@ -62,7 +62,10 @@ describe('readPaymentCommandConfig', () => {
       chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
       addressPoolSize: 256,
       // docs/operations.md, "Exchange rates": the public price APIs by default
-      rates: expect.objectContaining({ sources: ['coingecko', 'kraken'], priceCurrencies: ['USD', 'EUR'] }),
+      rates: expect.objectContaining({
+        sources: ['coingecko', 'kraken', 'coinbase'],
+        priceCurrencies: ['USD', 'EUR'],
+      }),
     })
   })
 

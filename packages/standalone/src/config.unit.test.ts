@@ -69,7 +69,7 @@ describe('readStandaloneConfig', () => {
     expect(config).toMatchObject({
       callbackUrlPolicy: 'production',
       // real chains, the public price APIs
-      rates: { sources: ['coingecko', 'kraken'] },
+      rates: { sources: ['coingecko', 'kraken', 'coinbase'] },
       keys: { tronAccountXpub: wallet.tronAccountXpub, solanaSeed: wallet.solanaSeed },
       chains: {
         chainMode: 'rpc',
