@@ -206,6 +206,19 @@ describe('webhook secret, webhook URL and fee policy', () => {
     expect((await merchants.getMerchant(merchant.merchantId))?.logoUrl).toBeUndefined()
   })
 
+  it('sets the underpayment tolerance, within 0 to 5 percent', async () => {
+    const { merchant } = await createdMerchant()
+    const set = await cli(['underpayment-tolerance', 'set', merchant.merchantId, '0.50'])
+    expect(set.out).toEqual([
+      `Underpayment tolerance of ${merchant.merchantId}: 0.5 % (payments created from now on)`,
+    ])
+    expect((await merchants.getMerchant(merchant.merchantId))?.underpaymentTolerancePercent).toBe('0.5')
+    const refused = await cli(['underpayment-tolerance', 'set', merchant.merchantId, '5.01'])
+    expect(refused.code).not.toBe(0)
+    expect(refused.err.join('\n')).toContain('underpaymentTolerancePercent: must be at most "5"')
+    expect((await merchants.getMerchant(merchant.merchantId))?.underpaymentTolerancePercent).toBe('0.5')
+  })
+
   it('sets the fee policy with fixed fees', async () => {
     const { merchant } = await createdMerchant()
     const run = await cli([

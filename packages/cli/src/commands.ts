@@ -45,6 +45,7 @@ ${MERCHANT_WALLET_USAGE}
   webhook-url set MERCHANT_ID (URL | --clear)
   display-name set MERCHANT_ID (NAME | --clear)
   logo-url set MERCHANT_ID (URL | --clear)
+  underpayment-tolerance set MERCHANT_ID PERCENT
   fee-policy set MERCHANT_ID --fee-bps BPS [--fixed NETWORK:CURRENCY=AMOUNT ...]
   deliveries list MERCHANT_ID [--status STATUS] [--limit N] [--cursor CURSOR]
   deliveries redeliver-failed MERCHANT_ID
@@ -161,6 +162,7 @@ interface MerchantView {
   logoUrl: string | null
   webhookUrl: string | null
   feePolicy: { feeBps: number; fixedFees: Record<string, string> }
+  underpaymentTolerancePercent: string
   createdAt: string
   updatedAt: string
 }
@@ -284,6 +286,20 @@ const commands: Record<string, Command> = {
     )
     print.result(updated, () => [
       `Display name of ${merchantId}: ${updated.merchant.displayName ?? `none (the page shows ${updated.merchant.name})`}`,
+    ])
+  },
+
+  /** docs/api.md, "Underpayment tolerance": 0 to 5 percent, for payments created from now on */
+  async 'underpayment-tolerance set'({ args, api, print }) {
+    const usage = 'underpayment-tolerance set MERCHANT_ID PERCENT'
+    const [merchantId, percent] = expectArgs(args, ['MERCHANT_ID', 'PERCENT'], usage)
+    const updated = await api.call<{ merchant: MerchantView }>(
+      'PUT',
+      `/merchants/${encodeURIComponent(merchantId)}/underpayment-tolerance`,
+      { underpaymentTolerancePercent: percent },
+    )
+    print.result(updated, () => [
+      `Underpayment tolerance of ${merchantId}: ${updated.merchant.underpaymentTolerancePercent} % (payments created from now on)`,
     ])
   },
 

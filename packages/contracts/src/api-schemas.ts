@@ -60,7 +60,13 @@ const UrlSchema = Type.String({ format: 'uri', maxLength: createRequestLimits.ur
 
 export const CreatePaymentBodySchema = Type.Object(
   {
-    amount: DecimalAmountSchema,
+    amount: Type.Optional(
+      Type.String({
+        ...DecimalAmountSchema,
+        description:
+          'the amount of the asset; required unless priceAmount and priceCurrency are sent, never with them',
+      }),
+    ),
     currency: Type.String({ description: 'currency symbol, e.g. USDT', examples: ['USDT'] }),
     network: Type.String({ description: 'blockchain network, e.g. TRON', examples: ['TRON'] }),
     tokenStandard: Type.Optional(
@@ -94,8 +100,29 @@ export const CreatePaymentBodySchema = Type.Object(
         description: 'scoped to your merchant; well-formed Unicode (no unpaired surrogate such as \\ud800)',
       }),
     ),
+    priceAmount: Type.Optional(
+      Type.String({
+        pattern: DECIMAL_AMOUNT_PATTERN,
+        description:
+          'a price in fiat instead of amount (docs/api.md, "Prices in fiat"): at most the currency\'s minor units (2 for USD and EUR); sent with priceCurrency',
+        examples: ['19.99'],
+      }),
+    ),
+    priceCurrency: Type.Optional(
+      Type.String({
+        pattern: '^[A-Z]{3}$',
+        description:
+          "ISO 4217, one of the operator's price currencies (default USD and EUR); sent with priceAmount",
+        examples: ['USD'],
+      }),
+    ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // an amount, or a price in fiat: both of its fields, never with amount (docs/api.md, "Prices in fiat")
+    oneOf: [{ required: ['amount'] }, { required: ['priceAmount', 'priceCurrency'] }],
+    dependentRequired: { priceAmount: ['priceCurrency'], priceCurrency: ['priceAmount'] },
+  },
 )
 
 export type CreatePaymentBody = Static<typeof CreatePaymentBodySchema>
@@ -153,6 +180,41 @@ const readingBackProperties = {
   receivedNetAmount: Nullable(DecimalAmountSchema),
 }
 
+/** the rate a fiat-priced payment was created at (docs/api.md, "Prices in fiat") */
+export const RateSchema = Type.Object(
+  {
+    value: Type.String({
+      pattern: '^[0-9]+(\\.[0-9]+)?$',
+      description: 'priceCurrency units for one unit of currency, e.g. "142.37" USD per SOL',
+    }),
+    sources: Type.Array(Type.String(), {
+      description: 'the sources whose answers made the rate ("peg" when a configured peg was used)',
+    }),
+    at: TimestampSchema,
+  },
+  { additionalProperties: false, description: 'locked until expiresAt' },
+)
+
+/** v1.3 (docs/api.md, "Prices in fiat" and "Underpayment tolerance"): after checkoutUrl */
+const pricingProperties = {
+  priceAmount: Nullable(
+    Type.String({ description: 'the fiat price as sent; null for a payment created with amount' }),
+  ),
+  priceCurrency: Nullable(Type.String({ description: 'ISO 4217; null for a payment created with amount' })),
+  rate: Nullable(RateSchema),
+  underpaymentTolerancePercent: Type.String({
+    description: "the merchant's underpayment tolerance when the payment was created, in percent",
+    examples: ['0.5'],
+  }),
+  shortfallAmount: Nullable(
+    Type.String({
+      ...DecimalAmountSchema,
+      description:
+        'expectedAmount minus receivedAmount when less arrived and the payment is confirmed (within the tolerance) or underpaid; otherwise null',
+    }),
+  ),
+}
+
 const checkoutProperties = {
   checkoutUrl: Type.String({
     format: 'uri',
@@ -188,6 +250,7 @@ export const PaymentViewSchema = Type.Object(
     ...readingBackProperties,
     ...foreignFundsProperties,
     ...checkoutProperties,
+    ...pricingProperties,
   },
   { additionalProperties: false },
 )
@@ -204,6 +267,7 @@ export const CreatedPaymentViewSchema = Type.Object(
     ...readingBackProperties,
     ...foreignFundsProperties,
     ...checkoutProperties,
+    ...pricingProperties,
   },
   { additionalProperties: false },
 )

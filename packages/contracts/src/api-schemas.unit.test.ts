@@ -50,8 +50,13 @@ describe('CreatePaymentBodySchema', () => {
       { ...minimal, callbackUrl: 'not a url' },
       { ...minimal, description: 'd'.repeat(1001) },
       { currency: 'USDT', network: 'TRON' },
+      { ...minimal, priceAmount: '10', priceCurrency: 'USD' },
+      { currency: 'USDT', network: 'TRON', priceAmount: '10' },
+      { currency: 'USDT', network: 'TRON', priceCurrency: 'USD' },
+      { currency: 'USDT', network: 'TRON', priceAmount: '10', priceCurrency: 'usd' },
     ]
-    for (const body of [minimal, full])
+    const priced = { currency: 'USDT', network: 'TRON', priceAmount: '19.99', priceCurrency: 'EUR' }
+    for (const body of [minimal, full, priced])
       expect([domainTakes(body), createBody.Check(body)]).toEqual([true, true])
     for (const body of refusedShapes)
       expect([domainTakes(body), createBody.Check(body)]).toEqual([false, false])
@@ -62,7 +67,7 @@ describe('CreatePaymentBodySchema', () => {
     expect(createBody.Check(full)).toBe(true)
   })
 
-  it.each(['amount', 'currency', 'network'])('requires %s', (field) => {
+  it.each(['currency', 'network'])('requires %s', (field) => {
     const body: Record<string, unknown> = { ...minimal }
     delete body[field]
     expect(createBody.Check(body)).toBe(false)
@@ -165,9 +170,27 @@ const view = {
   receivedNetAmount: null,
   checkoutUrl: 'https://pay.example.com/pay/C7h8UmxvTh6aey8dHDxaa3FZ4kKx1o8pY2Qf2yVb1cU7bHw',
   foreignFunds: [],
+  priceAmount: null,
+  priceCurrency: null,
+  rate: null,
+  underpaymentTolerancePercent: '0',
+  shortfallAmount: null,
 }
 
 describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
+  it('accept a payment priced in fiat with its locked rate', () => {
+    const priced = {
+      ...view,
+      priceAmount: '19.99',
+      priceCurrency: 'EUR',
+      rate: { value: '0.9312', sources: ['peg', 'coingecko'], at: '2026-11-21T14:03:00.000Z' },
+    }
+    expect(paymentView.Check(priced)).toBe(true)
+    expect(paymentView.Check({ ...priced, rate: { value: 0.9312, sources: [], at: priced.rate.at } })).toBe(
+      false,
+    )
+  })
+
   it('accept a pending and a confirmed payment', () => {
     expect(paymentView.Check(view)).toBe(true)
     const confirmed = {
@@ -247,6 +270,12 @@ const SPEC_PAYMENT_FIELDS = [
   'receivedNetAmount',
   'foreignFunds',
   'checkoutUrl',
+  // v1.3, decisions section 21
+  'priceAmount',
+  'priceCurrency',
+  'rate',
+  'underpaymentTolerancePercent',
+  'shortfallAmount',
 ]
 
 describe('ErrorBodySchema', () => {

@@ -46,6 +46,7 @@ export const statusByErrorCode: Readonly<Record<ErrorCode, number>> = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
+  RATE_UNAVAILABLE: 503,
 }
 
 /** the HTTP status that goes with an error code */

@@ -26,6 +26,7 @@ describe('statusByErrorCode and httpStatusOf', () => {
       RATE_LIMITED: 429,
       INTERNAL_ERROR: 500,
       SERVICE_UNAVAILABLE: 503,
+      RATE_UNAVAILABLE: 503,
     }
     expect(Object.keys(statusByErrorCode).sort()).toEqual([...ErrorCodes].sort())
     for (const code of ErrorCodes) {

@@ -15,6 +15,7 @@ import {
   type PaymentFundsSweptData,
   type PaymentSettledData,
   type PaymentUnderpaidFinalizedData,
+  TOLERANCE_PERCENT_PATTERN,
   type TransferConfirmationsUpdatedData,
   type TransferDetectedData,
   type TransferDroppedData,
@@ -40,6 +41,19 @@ const transferRef = {
 
 const BlockHeightSchema = Type.Integer({ minimum: 0 })
 const ConfirmationsSchema = Type.Integer({ minimum: 0 })
+
+/** the rate a fiat-priced payment was created at (docs/api.md, "Prices in fiat") */
+export const LockedRateSchema = Type.Object(
+  {
+    value: Type.String({
+      pattern: '^[0-9]+(\\.[0-9]+)?$',
+      description: 'units of priceCurrency for one unit of currency',
+    }),
+    sources: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+    at: TimestampSchema,
+  },
+  strict,
+)
 
 export const PaymentCreatedDataSchema = Type.Object(
   {
@@ -70,6 +84,11 @@ export const PaymentCreatedDataSchema = Type.Object(
     cancelRedirectUrl: Nullable(Type.String()),
     createdAt: TimestampSchema,
     expiresAt: TimestampSchema,
+    // version 1.3 (docs/api.md, "Prices in fiat" and "Underpayment tolerance"); absent from older events
+    priceAmount: Type.Optional(Nullable(Type.String({ pattern: DECIMAL_AMOUNT_PATTERN }))),
+    priceCurrency: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{3}$' }))),
+    rate: Type.Optional(Nullable(LockedRateSchema)),
+    underpaymentTolerancePercent: Type.Optional(Type.String({ pattern: TOLERANCE_PERCENT_PATTERN })),
   },
   strict,
 )

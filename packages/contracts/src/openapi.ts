@@ -220,8 +220,10 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
           operationId: 'createPayment',
           summary: 'Create a payment request',
           description:
-            'Required: amount, currency, network. With an idempotencyKey, repeating the same request returns ' +
-            'the original payment (200, Idempotent-Replayed: true); the same key with a different request is 409.',
+            'Required: amount, currency, network; or, priced in fiat, priceAmount and priceCurrency instead of ' +
+            'amount: the amount is then priceAmount / rate rounded up to the asset decimals, at a rate locked ' +
+            'until expiresAt (docs/api.md, "Prices in fiat"). With an idempotencyKey, repeating the same request ' +
+            'returns the original payment (200, Idempotent-Replayed: true); the same key with a different request is 409.',
           parameters: [ref('parameters', 'RequestId')],
           requestBody: {
             required: true,
@@ -247,6 +249,10 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
             '413': ref('responses', 'PayloadTooLarge'),
             '415': ref('responses', 'UnsupportedMediaType'),
             ...commonErrors,
+            '503': errorResponse(
+              'SERVICE_UNAVAILABLE: a dependency is down; RATE_UNAVAILABLE: a price in fiat and no usable rate now (the sources are down, stale or disagree); nothing was created',
+              { retryAfter: true },
+            ),
           },
         },
       },

@@ -191,9 +191,13 @@ describe('buildOpenApiDocument', () => {
     expect(JSON.stringify(json)).not.toContain('~kind')
     expect(at(json, 'components', 'schemas', 'CreatePaymentRequest', 'additionalProperties')).toBe(false)
     expect(at(json, 'components', 'schemas', 'CreatePaymentRequest', 'required')).toEqual([
-      'amount',
       'currency',
       'network',
+    ])
+    // amount, or priceAmount with priceCurrency (docs/api.md, "Prices in fiat")
+    expect(at(json, 'components', 'schemas', 'CreatePaymentRequest', 'oneOf')).toEqual([
+      { required: ['amount'] },
+      { required: ['priceAmount', 'priceCurrency'] },
     ])
   })
 })

@@ -39,6 +39,15 @@ export interface WebhookPaymentFields {
   metadata: Metadata
   /** the customer's page; absent from deliveries recorded before it existed */
   checkout_url?: string
+  /**
+   * the fiat price and its locked rate (docs/api.md, "Prices in fiat"), null for a payment created
+   * with an amount; absent from deliveries recorded before version 1.3
+   */
+  price_amount?: string | null
+  price_currency?: string | null
+  rate?: { value: string; sources: string[]; at: string } | null
+  /** expected minus received when the payment is confirmed within the tolerance or underpaid; else null */
+  shortfall_amount?: string | null
   /** payment.late_funds only: the late transfer */
   late_funds?: { tx_hash: string; amount: string }
   /** payment.transfer_detected only: the confirmations the payment needs */
@@ -85,6 +94,10 @@ export function renderWebhookBody(input: WebhookBodyInput, timestampSeconds: num
     confirmations: payment.confirmations,
     metadata: payment.metadata,
     checkout_url: payment.checkout_url,
+    price_amount: payment.price_amount,
+    price_currency: payment.price_currency,
+    rate: payment.rate,
+    shortfall_amount: payment.shortfall_amount,
     late_funds: payment.late_funds,
     required_confirmations: payment.required_confirmations,
     transfer: payment.transfer,
@@ -143,6 +156,42 @@ export const WebhookBodySchema = Type.Object(
         metadata: MetadataSchema,
         checkout_url: Type.Optional(
           Type.String({ format: 'uri', description: "the customer's page, as the payment's checkoutUrl" }),
+        ),
+        price_amount: Type.Optional(
+          Nullable(
+            Type.String({
+              pattern: DECIMAL_AMOUNT_PATTERN,
+              description:
+                'the fiat price as sent (docs/api.md, "Prices in fiat"); null for a payment created with amount',
+            }),
+          ),
+        ),
+        price_currency: Type.Optional(
+          Nullable(Type.String({ description: 'ISO 4217; null for a payment created with amount' })),
+        ),
+        rate: Type.Optional(
+          Nullable(
+            Type.Object(
+              {
+                value: Type.String({ description: 'price_currency units for one unit of currency' }),
+                sources: Type.Array(Type.String()),
+                at: Type.String({ format: 'date-time' }),
+              },
+              {
+                additionalProperties: false,
+                description: 'the rate the amount was computed at, locked until expiresAt',
+              },
+            ),
+          ),
+        ),
+        shortfall_amount: Type.Optional(
+          Nullable(
+            Type.String({
+              pattern: DECIMAL_AMOUNT_PATTERN,
+              description:
+                'expected_amount minus received_amount when the payment is confirmed within the underpayment tolerance, or underpaid; else null',
+            }),
+          ),
         ),
         late_funds: Type.Optional(
           Type.Object(

@@ -19,7 +19,8 @@ export type Metadata = Record<string, MetadataValue>
 
 /** the body of POST /payments, as the merchant sends it */
 export interface CreatePaymentRequest {
-  amount: string
+  /** absent when the payment is priced in fiat (priceAmount and priceCurrency) */
+  amount?: string
   currency: string
   network: string
   tokenStandard?: string
@@ -31,11 +32,25 @@ export interface CreatePaymentRequest {
   cancelRedirectUrl?: string
   expiresInMinutes?: number
   idempotencyKey?: string
+  /** a price in fiat instead of `amount` (docs/api.md, "Prices in fiat"): both or neither */
+  priceAmount?: string
+  /** ISO 4217, one of the operator's price currencies */
+  priceCurrency?: string
 }
 
 export interface CreateRequestPolicy {
   /** standalone development mode: http and loopback callback URLs are allowed */
   allowInsecureCallbackUrls: boolean
+  /** the fiat currencies a price may be in (ISO 4217, PRICE_CURRENCIES); default USD and EUR */
+  priceCurrencies?: readonly string[]
+}
+
+export const defaultPriceCurrencies: readonly string[] = ['USD', 'EUR']
+
+/** a fiat price, validated: the amount as sent and its currency */
+export interface FiatPrice {
+  amount: string
+  currency: string
 }
 
 export const createRequestLimits = {
@@ -52,10 +67,15 @@ export const createRequestLimits = {
 export interface ValidCreatePaymentRequest {
   request: CreatePaymentRequest
   asset: Asset
-  amountUnits: bigint
+  /** null when the payment is priced in fiat: the amount follows from the rate locked at creation */
+  amountUnits: bigint | null
+  /** the fiat price, or null when the merchant sent an amount */
+  price: FiatPrice | null
 }
 
 const REQUIRED_FIELDS = ['amount', 'currency', 'network'] as const
+/** the largest fiat price: 18 integer digits, as an amount */
+const PRICE_PATTERN = /^(0|[1-9][0-9]{0,17})(\.[0-9]+)?$/
 /** RFC 3986's grammar of a URI, as the JSON Schema format "uri" has always checked it here */
 const isUri = fullFormats.uri as (text: string) => boolean
 const ADDRESS_MODES = ['PER_PAYMENT'] as const
@@ -96,6 +116,16 @@ const fieldShapes: { [Field in keyof CreatePaymentRequest]-?: (value: unknown) =
     if (value < min) invalid('expiresInMinutes', `must be at least ${min}`)
     if (value > max) invalid('expiresInMinutes', `must be at most ${max}`)
   },
+  priceAmount: (value) => {
+    requireString('priceAmount', value)
+    if (!PRICE_PATTERN.test(value)) {
+      invalid('priceAmount', 'must be a decimal string such as "19.99" (no sign, exponent or leading zeros)')
+    }
+  },
+  priceCurrency: (value) => {
+    requireString('priceCurrency', value)
+    if (!/^[A-Z]{3}$/.test(value)) invalid('priceCurrency', 'must be an ISO 4217 code such as "USD"')
+  },
   idempotencyKey: (value) => {
     requireString('idempotencyKey', value)
     requireAtMost('idempotencyKey', value, createRequestLimits.idempotencyKeyMaxLength)
@@ -120,12 +150,40 @@ export function validateCreatePaymentRequest(
 ): ValidCreatePaymentRequest {
   const request = validateShape(body)
   const asset = resolveAsset(registry, request)
-  const amountUnits = validateAmount(request.amount, asset)
+  const price = validatePrice(request, policy.priceCurrencies ?? defaultPriceCurrencies)
+  const amountUnits = request.amount === undefined ? null : validateAmount(request.amount, asset)
   validateUrlPolicy('callbackUrl', request, policy.allowInsecureCallbackUrls)
   // where the customer goes back to is the merchant's choice: any absolute http(s) URL
   validateUrlPolicy('successRedirectUrl', request, true)
   validateUrlPolicy('cancelRedirectUrl', request, true)
-  return { request, asset, amountUnits }
+  return { request, asset, amountUnits, price }
+}
+
+/** a fiat price's currency is one of the operator's list and its amount has at most its minor units */
+function validatePrice(request: CreatePaymentRequest, currencies: readonly string[]): FiatPrice | null {
+  const { priceAmount, priceCurrency } = request
+  if (priceAmount === undefined || priceCurrency === undefined) return null
+  if (!currencies.includes(priceCurrency)) {
+    invalid('priceCurrency', `must be one of ${currencies.join(', ')}`)
+  }
+  const minorUnits = fiatMinorUnits(priceCurrency)
+  if (fractionDigits(priceAmount) > minorUnits) {
+    invalid('priceAmount', `at most ${minorUnits} decimal places for ${priceCurrency}`)
+  }
+  if (toUnits(priceAmount, minorUnits) <= 0n) invalid('priceAmount', 'must be greater than 0')
+  return { amount: priceAmount, currency: priceCurrency }
+}
+
+/** the currency's minor units as ISO 4217 gives them (USD 2, JPY 0), from the runtime's ICU data */
+export function fiatMinorUnits(currency: string): number {
+  return (
+    new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2
+  )
+}
+
+/** the checks of an amount computed from a fiat price: more than 0, within the asset's floor and maximum */
+export function validateFiatAmountUnits(amountUnits: bigint, asset: Asset): void {
+  checkAmountBounds(amountUnits, asset, 'priceAmount', 'the price at the current rate is ')
 }
 
 /** the rules of `metadata`: an object of at most 50 keys (1..64 characters) with flat values */
@@ -162,8 +220,17 @@ export function validateMetadata(metadata: unknown): asserts metadata is Metadat
 
 function validateShape(body: unknown): CreatePaymentRequest {
   if (!isPlainObject(body)) invalid('body', 'must be an object')
+  const priced = 'priceAmount' in body || 'priceCurrency' in body
   for (const field of REQUIRED_FIELDS) {
+    if (field === 'amount' && priced) continue
     if (!(field in body)) invalid(field, 'is required')
+  }
+  if (priced) {
+    // docs/api.md, "Prices in fiat": a price instead of an amount, both of its fields or neither
+    if ('amount' in body)
+      invalid('amount', 'must not be sent with priceAmount and priceCurrency (send one or the other)')
+    if (!('priceAmount' in body)) invalid('priceAmount', 'is required with priceCurrency')
+    if (!('priceCurrency' in body)) invalid('priceCurrency', 'is required with priceAmount')
   }
   for (const field of Object.keys(body)) {
     if (!Object.hasOwn(fieldShapes, field)) invalid('body', `unknown field '${field}'`)
@@ -180,17 +247,22 @@ function validateAmount(amount: string, asset: Asset): bigint {
     invalid('amount', `at most ${asset.decimals} decimal places for ${where}`)
   }
   const amountUnits = toUnits(amount, asset.decimals)
-  if (amountUnits <= 0n) invalid('amount', 'must be greater than 0')
+  checkAmountBounds(amountUnits, asset, 'amount', '')
+  return amountUnits
+}
+
+function checkAmountBounds(amountUnits: bigint, asset: Asset, field: string, prefix: string): void {
+  const where = `${asset.currency} on ${asset.network}`
+  if (amountUnits <= 0n) invalid(field, `${prefix}must be greater than 0`)
   if (asset.minAmountUnits !== undefined && amountUnits < BigInt(asset.minAmountUnits)) {
     invalid(
-      'amount',
-      `at least ${formatUnits(asset.minAmountUnits, asset.decimals)} for ${where}${floorReason(asset)}`,
+      field,
+      `${prefix}at least ${formatUnits(asset.minAmountUnits, asset.decimals)} for ${where}${floorReason(asset)}`,
     )
   }
   if (amountUnits > BigInt(asset.maxAmountUnits)) {
-    invalid('amount', `at most ${formatUnits(asset.maxAmountUnits, asset.decimals)} for ${where}`)
+    invalid(field, `${prefix}at most ${formatUnits(asset.maxAmountUnits, asset.decimals)} for ${where}`)
   }
-  return amountUnits
 }
 
 /** why the floor is there, when the chain sets it (docs/api.md, "Amount floors") */

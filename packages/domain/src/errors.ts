@@ -22,6 +22,7 @@ export const ErrorCodes = [
   'RATE_LIMITED',
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
+  'RATE_UNAVAILABLE',
 ] as const
 
 export type ErrorCode = (typeof ErrorCodes)[number]

@@ -1,7 +1,7 @@
 // One function per payment command; decidePayment in payment.ts dispatches to them. The lifecycle
 // rules are docs/api.md, "Lifecycle".
 
-import { createRequestLimits } from './create-request.js'
+import { createRequestLimits, validateFiatAmountUnits } from './create-request.js'
 import { DomainError } from './errors.js'
 import { computeFee, fixedFeeUnitsOf } from './fees.js'
 import { formatUnits, fractionDigits, isDecimalAmount, toUnits } from './money.js'
@@ -22,6 +22,7 @@ import type {
   PaymentState,
   PaymentStatus,
 } from './payment-types.js'
+import { fiatAmountUnits, type LockedRate, withinUnderpaymentTolerance } from './rates.js'
 
 type CommandData<Type extends PaymentCommand['type']> = Extract<PaymentCommand, { type: Type }>['data']
 type TransferObservation = CommandData<'RecordTransferObservation'>
@@ -37,8 +38,8 @@ export function createPayment(command: CommandData<'CreatePayment'>, state: Paym
     throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'idempotencyKey: already used with a different request')
   }
   const { request, asset, receivingAddress, now } = command
-  // validated (validateCreatePaymentRequest): the amount is a positive number of the asset's units
-  const amountUnits = toUnits(request.amount, asset.decimals)
+  const priced = createdAmount(command)
+  const { amountUnits } = priced
   const { feeUnits, netUnits } = computeFee(amountUnits, asset, command.feePolicy)
   const minutes = request.expiresInMinutes ?? createRequestLimits.expiresInMinutes.default
   return [
@@ -53,7 +54,7 @@ export function createPayment(command: CommandData<'CreatePayment'>, state: Paym
         currency: asset.currency,
         tokenStandard: asset.tokenStandard,
         decimals: asset.decimals,
-        amount: request.amount,
+        amount: priced.amount,
         amountUnits: amountUnits.toString(),
         feeUnits: feeUnits.toString(),
         netUnits: netUnits.toString(),
@@ -72,9 +73,40 @@ export function createPayment(command: CommandData<'CreatePayment'>, state: Paym
         cancelRedirectUrl: request.cancelRedirectUrl ?? null,
         createdAt: now,
         expiresAt: new Date(Date.parse(now) + minutes * 60_000).toISOString(),
+        priceAmount: request.priceAmount ?? null,
+        priceCurrency: request.priceCurrency ?? null,
+        rate: priced.rate,
+        underpaymentTolerancePercent: command.underpaymentTolerancePercent ?? '0',
       },
     },
   ]
+}
+
+/**
+ * The amount as sent, or, for a price in fiat, priceAmount / rate rounded up to the asset's
+ * decimals at the rate that came with the command (docs/api.md, "Prices in fiat"), written canonical.
+ */
+function createdAmount(command: CommandData<'CreatePayment'>): {
+  amount: string
+  amountUnits: bigint
+  rate: LockedRate | null
+} {
+  const { request, asset, rate } = command
+  if (request.priceAmount === undefined) {
+    // validated (validateCreatePaymentRequest): the amount is a positive number of the asset's units
+    const amount = request.amount as string
+    return { amount, amountUnits: toUnits(amount, asset.decimals), rate: null }
+  }
+  if (rate === undefined) {
+    throw new DomainError(
+      'RATE_UNAVAILABLE',
+      `no rate of ${asset.currency} in ${request.priceCurrency} to price the payment with; try again shortly`,
+    )
+  }
+  const amountUnits = fiatAmountUnits(request.priceAmount, rate.value, asset.decimals)
+  validateFiatAmountUnits(amountUnits, asset)
+  const locked = { value: rate.value, sources: [...rate.sources], at: rate.at }
+  return { amount: formatUnits(amountUnits, asset.decimals), amountUnits, rate: locked }
 }
 
 export function cancelPayment(command: CommandData<'CancelPayment'>, state: PaymentState): PaymentEvent[] {
@@ -404,8 +436,14 @@ function settlement(state: PaymentState, now: string): PaymentEvent[] {
   if (!latest || active.some((transfer) => !transfer.final)) return []
   const received = totalUnits(active)
   const expected = BigInt(state.created.amountUnits)
+  // a shortfall within the merchant's tolerance confirms the payment (docs/api.md, "Underpayment tolerance")
+  const tolerance = state.created.underpaymentTolerancePercent ?? '0'
   const type =
-    received === expected ? 'PaymentConfirmed' : received > expected ? 'PaymentOverpaid' : 'PaymentUnderpaid'
+    received > expected
+      ? 'PaymentOverpaid'
+      : withinUnderpaymentTolerance(received, expected, tolerance)
+        ? 'PaymentConfirmed'
+        : 'PaymentUnderpaid'
   if (type === 'PaymentUnderpaid' && state.status === 'underpaid') return []
   const data = {
     paymentId: state.created.paymentId,

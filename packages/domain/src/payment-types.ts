@@ -8,6 +8,7 @@
 import type { Asset } from './assets.js'
 import type { CreatePaymentRequest, Metadata } from './create-request.js'
 import type { FeePolicy } from './fees.js'
+import type { LockedRate } from './rates.js'
 
 //////// Events
 
@@ -51,6 +52,19 @@ export interface PaymentCreatedData {
   cancelRedirectUrl: string | null
   createdAt: string
   expiresAt: string
+  /**
+   * a payment priced in fiat (docs/api.md, "Prices in fiat"): the price as the merchant sent it and
+   * the rate `amount` was computed at, locked until expiresAt; null for a payment created with an
+   * amount; absent from events written before version 1.3 (read as null)
+   */
+  priceAmount?: string | null
+  priceCurrency?: string | null
+  rate?: LockedRate | null
+  /**
+   * the merchant's underpayment tolerance when the payment was created, in percent ("0".."5"): a
+   * total at or above expected * (1 - tolerance / 100) confirms it; absent before version 1.3 ("0")
+   */
+  underpaymentTolerancePercent?: string
 }
 
 export interface TransferRef {
@@ -298,6 +312,10 @@ export type PaymentCommand =
         feePolicy: FeePolicy
         receivingAddress: ReceivingAddress
         requiredConfirmations: number
+        /** the rate locked for a request priced in fiat (the rate service's answer); absent otherwise */
+        rate?: LockedRate
+        /** the merchant's underpayment tolerance in percent; absent: "0" */
+        underpaymentTolerancePercent?: string
         now: string
       }
     }

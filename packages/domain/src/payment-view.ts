@@ -5,6 +5,7 @@ import { computeFeeUnits } from './fees.js'
 import { formatUnits } from './money.js'
 import { activeTransfers } from './payment-evolve.js'
 import type { OpenPayment, PaymentStatus } from './payment-types.js'
+import type { LockedRate } from './rates.js'
 
 export interface PaymentView {
   paymentId: string
@@ -38,6 +39,14 @@ export interface PaymentView {
   checkoutUrl: string
   /** docs/api.md, "Foreign funds" */
   foreignFunds: ForeignFundsView[]
+  /** docs/api.md, "Prices in fiat": null for a payment created with an amount */
+  priceAmount: string | null
+  priceCurrency: string | null
+  rate: LockedRate | null
+  /** docs/api.md, "Underpayment tolerance": the merchant's tolerance when the payment was created */
+  underpaymentTolerancePercent: string
+  /** expected minus received when less arrived and the payment is confirmed or underpaid; else null */
+  shortfallAmount: string | null
 }
 
 export interface LateFundsView {
@@ -67,11 +76,36 @@ export interface CreatedPaymentView extends PaymentView {
  * none), so it reaches the requirement exactly when the payment settles.
  */
 export function toPaymentView(payment: OpenPayment, checkoutUrl: string): PaymentView {
-  return { ...v1PaymentView(payment), ...readingBackFields(payment), checkoutUrl }
+  return { ...v1PaymentView(payment), ...readingBackFields(payment), checkoutUrl, ...pricingFields(payment) }
+}
+
+type PricingFields = Pick<
+  PaymentView,
+  'priceAmount' | 'priceCurrency' | 'rate' | 'underpaymentTolerancePercent' | 'shortfallAmount'
+>
+
+/** the fields v1.3 adds after checkoutUrl (docs/api.md, "Prices in fiat", "Underpayment tolerance") */
+function pricingFields(payment: OpenPayment): PricingFields {
+  const { created, receivedUnits } = payment
+  const expected = BigInt(created.amountUnits)
+  const short =
+    (payment.status === 'confirmed' || payment.status === 'underpaid') &&
+    receivedUnits !== null &&
+    BigInt(receivedUnits) < expected
+  const rate = created.rate ?? null
+  return {
+    priceAmount: created.priceAmount ?? null,
+    priceCurrency: created.priceCurrency ?? null,
+    rate: rate === null ? null : { value: rate.value, sources: [...rate.sources], at: rate.at },
+    underpaymentTolerancePercent: created.underpaymentTolerancePercent ?? '0',
+    shortfallAmount: short ? formatUnits(expected - BigInt(receivedUnits), created.decimals) : null,
+  }
 }
 
 /** the payment object of v1 (docs/api.md, "The payment object") */
-function v1PaymentView(payment: OpenPayment): Omit<PaymentView, keyof ReadingBackFields | 'checkoutUrl'> {
+function v1PaymentView(
+  payment: OpenPayment,
+): Omit<PaymentView, keyof ReadingBackFields | keyof PricingFields | 'checkoutUrl'> {
   const { created } = payment
   const units = (value: string) => formatUnits(value, created.decimals)
   return {
@@ -143,6 +177,7 @@ export function toCreatedPaymentView(payment: OpenPayment, checkoutUrl: string):
     netAmount,
     ...readingBackFields(payment),
     checkoutUrl,
+    ...pricingFields(payment),
   }
 }
 

@@ -46,6 +46,11 @@ describe('toPaymentView', () => {
       receivedNetAmount: null,
       foreignFunds: [],
       checkoutUrl,
+      priceAmount: null,
+      priceCurrency: null,
+      rate: null,
+      underpaymentTolerancePercent: '0',
+      shortfallAmount: null,
     })
   })
 
@@ -200,7 +205,7 @@ describe('toCreatedPaymentView', () => {
       successRedirectUrl: null,
       cancelRedirectUrl: null,
     })
-    expect(Object.keys(view).slice(-13)).toEqual([
+    expect(Object.keys(view).slice(-18)).toEqual([
       'metadata',
       'callbackUrl',
       'successRedirectUrl',
@@ -214,6 +219,65 @@ describe('toCreatedPaymentView', () => {
       'receivedNetAmount',
       'foreignFunds',
       'checkoutUrl',
+      'priceAmount',
+      'priceCurrency',
+      'rate',
+      'underpaymentTolerancePercent',
+      'shortfallAmount',
     ])
+  })
+})
+
+describe('prices in fiat and the underpayment tolerance', () => {
+  const rate = { value: '142.37', sources: ['coingecko', 'kraken'], at: at(0) }
+
+  it('shows the price, its currency and the locked rate', () => {
+    const payment = foldPayment([
+      paymentCreated({ amount: '0.140479', priceAmount: '20', priceCurrency: 'USD', rate }),
+    ])
+    expect(toPaymentView(payment, checkoutUrl)).toMatchObject({
+      amount: '0.140479',
+      priceAmount: '20',
+      priceCurrency: 'USD',
+      rate,
+      shortfallAmount: null,
+    })
+  })
+
+  it('shows the shortfall of a payment confirmed within the tolerance, and of an underpaid one', () => {
+    const confirmed = foldPayment([
+      paymentCreated({ underpaymentTolerancePercent: '1' }),
+      transferDetected({ amountUnits: '10400000', confirmations: 20 }),
+      settled('PaymentConfirmed', { receivedUnits: '10400000' }),
+    ])
+    expect(toPaymentView(confirmed, checkoutUrl)).toMatchObject({
+      status: 'confirmed',
+      underpaymentTolerancePercent: '1',
+      shortfallAmount: '0.1',
+    })
+    const underpaid = foldPayment([
+      paymentCreated(),
+      transferDetected({ amountUnits: '7250000', confirmations: 20 }),
+      settled('PaymentUnderpaid', { receivedUnits: '7250000' }),
+    ])
+    expect(toPaymentView(underpaid, checkoutUrl).shortfallAmount).toBe('3.25')
+  })
+
+  it('reads a payment created before version 1.3 as priced in its asset, without tolerance', () => {
+    const {
+      priceAmount: _price,
+      priceCurrency: _currency,
+      rate: _rate,
+      underpaymentTolerancePercent: _tolerance,
+      ...older
+    } = (paymentCreated() as Extract<ReturnType<typeof paymentCreated>, { type: 'PaymentCreated' }>).data
+    const payment = foldPayment([{ type: 'PaymentCreated', data: older }])
+    expect(toPaymentView(payment, checkoutUrl)).toMatchObject({
+      priceAmount: null,
+      priceCurrency: null,
+      rate: null,
+      underpaymentTolerancePercent: '0',
+      shortfallAmount: null,
+    })
   })
 })

@@ -29,6 +29,7 @@ import { createApiKeyAuthenticator } from './auth.js'
 import { chainSimulatorProxy } from './chain-simulator-proxy.js'
 import { createMerchantLogos } from './checkout/merchant-logos.js'
 import type { GatewayConfig } from './config.js'
+import { rateSimulatorProxy } from './rate-simulator-proxy.js'
 import { gatewayReadiness } from './readiness.js'
 
 /** standalone: what the gateway gets from the other services of its process */
@@ -94,8 +95,22 @@ export async function buildGatewayContext(
   const extraRoutes = shared
     ? shared.routes
     : chainSimulatorUrl
-      ? chainSimulatorProxy({ url: chainSimulatorUrl, token: config.chainSimulatorToken })
+      ? simulatorProxies(chainSimulatorUrl)
       : undefined
+
+  /** with simulated chains, the chain simulator's routes and the simulated rates' (payment-command's) */
+  function simulatorProxies(url: string): FastifyPluginAsync {
+    return async (app) => {
+      await app.register(chainSimulatorProxy({ url, token: config.chainSimulatorToken }))
+      await app.register(
+        rateSimulatorProxy({
+          paymentCommandUrl: config.paymentCommandUrl,
+          commandApiToken: config.commandApiToken,
+          simulatorToken: config.chainSimulatorToken,
+        }),
+      )
+    }
+  }
 
   // what the chains hold: standalone's chain-indexer's readers; else the nodes of <NETWORK>_RPC_URL,
   // or the simulated chains' node routes (docs/operations.md, "Balances and sweeps")

@@ -159,6 +159,8 @@ export function planCluster(options: ClusterPlanOptions): ClusterPlan {
         WALLET_FILE: options.walletFile,
         CALLBACK_URL_POLICY: 'development',
         EVENTSTORE_URL: options.eventstoreUrl ?? undefined,
+        // simulated chains, simulated rates: moved through the gateway's /dev/rates (docs/api.md, "Development endpoints")
+        RATE_SOURCES: 'simulated',
         // the networks the chain-indexer below simulates and watches
         ...chainEnv,
       }),

@@ -246,6 +246,61 @@ describe('on five processes over Kafka and FerretDB', () => {
     })
   }, 150_000)
 
+  it.concurrent('prices a payment in fiat at the rate payment-command locks, in GET and the webhooks; no rate is 503 RATE_UNAVAILABLE and nothing created', async () => {
+    const receiver = await newReceiver()
+    // the simulated rates live in payment-command; the gateway forwards /dev/rates to its command API
+    const setRate = async (rate: Record<string, string>) => {
+      const response = await fetch(`${cluster.urls.gateway}/dev/rates`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(rate),
+      })
+      expect(response.status, await response.text()).toBe(200)
+    }
+    await setRate({ base: 'SOL', quote: 'USD', value: '150' })
+    const { payment: created } = await create({
+      priceAmount: '10',
+      priceCurrency: 'USD',
+      currency: 'SOL',
+      network: 'SOLANA',
+      callbackUrl: receiver.url,
+    })
+    // 10 / 150 = 0.0666...: rounded up to SOL's 9 decimals
+    const priced = {
+      amount: '0.066666667',
+      expectedAmount: '0.066666667',
+      priceAmount: '10',
+      priceCurrency: 'USD',
+      rate: { value: '150', sources: ['simulated'], at: expect.any(String) },
+    }
+    expect(created).toMatchObject(priced)
+    expect((await client.getPayment(created.paymentId)).body).toMatchObject(priced)
+    await waitForEvent(receiver, created.paymentId, 'payment.pending')
+    expect(acknowledgedFor(receiver.received, created.paymentId)[0]?.body.payment).toMatchObject({
+      amount: 0.066666667,
+      price_amount: '10',
+      price_currency: 'USD',
+      rate: created.rate,
+    })
+
+    await setRate({ base: 'SOL', quote: 'EUR', value: '140', failure: 'timeout' })
+    const body = {
+      priceAmount: '10',
+      priceCurrency: 'EUR',
+      currency: 'SOL',
+      network: 'SOLANA',
+      idempotencyKey: `fiat-${randomUUID()}`,
+    }
+    const refused = await client.createPayment(body as never)
+    expect(refused.status).toBe(503)
+    expect(errorOf(refused.body).code).toBe('RATE_UNAVAILABLE')
+    await setRate({ base: 'SOL', quote: 'EUR', value: '140' })
+    // nothing was created: the same key now creates (201), it does not replay (200)
+    const later = await client.createPayment(body as never)
+    expect(later.status).toBe(201)
+    expect(later.body).toMatchObject({ amount: '0.071428572', rate: { value: '140' } })
+  }, 60_000)
+
   it.concurrent('creates, reads its write at once, confirms after 20 TRON confirmations and delivers signed webhooks in order, retried under one event id', async () => {
     const receiver = await newReceiver()
     // the first two attempts fail: the retries must carry the event id of the first attempt
@@ -293,6 +348,11 @@ describe('on five processes over Kafka and FerretDB', () => {
       receivedNetAmount: null,
       foreignFunds: [],
       checkoutUrl: expect.stringMatching(new RegExp(`^${cluster.urls.gateway}/pay/[A-Za-z0-9_-]{44}$`)),
+      priceAmount: null,
+      priceCurrency: null,
+      rate: null,
+      underpaymentTolerancePercent: '0',
+      shortfallAmount: null,
     })
     expect(Date.parse(created.expiresAt) - Date.parse(created.createdAt)).toBe(30 * 60_000)
 

@@ -60,6 +60,10 @@ export function webhookPaymentFields(
     confirmations: view.confirmations,
     metadata: view.metadata,
     checkout_url: view.checkoutUrl,
+    price_amount: view.priceAmount,
+    price_currency: view.priceCurrency,
+    rate: view.rate,
+    shortfall_amount: view.shortfallAmount,
   }
   if (event.type === 'LateFundsReceived') {
     fields.late_funds = {

@@ -65,6 +65,24 @@ describe('webhookPaymentFields', () => {
       confirmations: 0,
       metadata: { orderId: '1042' },
       checkout_url: checkoutUrl,
+      price_amount: null,
+      price_currency: null,
+      rate: null,
+      shortfall_amount: null,
+    })
+  })
+
+  it('carries the fiat price and its locked rate (docs/api.md, "Prices in fiat")', () => {
+    const rate = { value: '0.93', sources: ['peg', 'kraken'], at: '2026-11-21T14:00:00.000Z' }
+    const event: PaymentEvent = {
+      type: 'PaymentCreated',
+      data: { ...created, priceAmount: '9.77', priceCurrency: 'EUR', rate },
+    }
+    expect(webhookPaymentFields(foldPayment([event]), event, checkoutUrl)).toMatchObject({
+      price_amount: '9.77',
+      price_currency: 'EUR',
+      rate,
+      shortfall_amount: null,
     })
   })
 

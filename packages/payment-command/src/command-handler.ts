@@ -19,6 +19,7 @@ import {
   decidePayment,
   evolvePayment,
   findNetwork,
+  type LockedRate,
   type OpenPayment,
   type PaymentEvent,
   type PaymentState,
@@ -40,6 +41,7 @@ import {
   type RecordSweepOutcome,
   WrongExpectedRevisionError,
 } from '@chainpay/ports'
+import { type RateService, RateUnavailableError } from '@chainpay/rates'
 import type { AddressPool } from './address-pool.js'
 import type { WalletDeriver } from './merchant-wallets.js'
 import { type LoadedPayment, loadPayment, toNewEvent, toPaymentEvent } from './payment-stream.js'
@@ -64,6 +66,11 @@ export interface PaymentCommandHandlerDeps {
    */
   familyRegistry?: AssetRegistry
   policy: CreateRequestPolicy
+  /**
+   * locks the rate of a payment priced in fiat (docs/api.md, "Prices in fiat"); without it such a
+   * create is 503 RATE_UNAVAILABLE
+   */
+  rates?: Pick<RateService, 'lockRate'>
   clock: Clock
   /** ids of payments without an idempotency key and of events; crypto.randomUUID by default */
   newId?: () => string
@@ -120,6 +127,22 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
     }
   }
 
+  /** the rate service's rate, its refusal the merchant's 503 RATE_UNAVAILABLE */
+  const lockRateFor = async (base: string, quote: string | undefined): Promise<LockedRate> => {
+    if (deps.rates === undefined || quote === undefined) {
+      throw new DomainError('RATE_UNAVAILABLE', 'prices in fiat are not served here: send amount instead')
+    }
+    try {
+      return await deps.rates.lockRate({ base, quote })
+    } catch (error) {
+      if (!(error instanceof RateUnavailableError)) throw error
+      throw new DomainError(
+        'RATE_UNAVAILABLE',
+        `no usable rate of ${base} in ${quote} right now (${error.message}); try again shortly or send amount instead`,
+      )
+    }
+  }
+
   const requiredConfirmations = (asset: Asset): number => {
     const network = findNetwork(registry, asset.network)
     if (!network)
@@ -138,7 +161,7 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
       }
       const { feePolicy } = merchant
       // the one place a create's body is validated (docs/api.md, "Validation")
-      const { request, asset } = validateCreatePaymentRequest(body, registry, policy)
+      const { request, asset, price } = validateCreatePaymentRequest(body, registry, policy)
       const paymentId =
         request.idempotencyKey === undefined
           ? newId()
@@ -150,8 +173,15 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
         allocated ??= await allocate(merchantId, asset)
         return allocated
       }
+      // a fiat price's rate, locked once per call and before an address is spent: no rate, nothing created
+      let locked: LockedRate | undefined
+      const lockRate = async () => {
+        locked ??= await lockRateFor(asset.currency, price?.currency)
+        return locked
+      }
       const result = await execute(paymentId, async ({ state }) => {
-        // an existing stream is decided on as it is, without spending an address index on it
+        // an existing stream is decided on as it is, without locking a rate or spending an address on it
+        const rate = state.status === 'none' && price !== null ? await lockRate() : undefined
         const receivingAddress = state.status === 'none' ? await freshAddress() : storedAddress(state)
         return decidePayment(
           {
@@ -165,6 +195,10 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
               feePolicy,
               receivingAddress,
               requiredConfirmations: requiredConfirmations(asset),
+              ...(rate === undefined ? {} : { rate }),
+              ...(merchant.underpaymentTolerancePercent === undefined
+                ? {}
+                : { underpaymentTolerancePercent: merchant.underpaymentTolerancePercent }),
               now: isoNow(clock),
             },
           },

@@ -9,6 +9,7 @@ import {
   readInfrastructureConfig,
 } from '@chainpay/infrastructure'
 import { type EnvReader, readEnv } from '@chainpay/platform'
+import { type RateConfig, readRateConfig } from '@chainpay/rates'
 import {
   type CallbackUrlPolicy,
   checkDistinctPorts,
@@ -59,6 +60,11 @@ export interface PaymentCommandConfig extends SharedConfig {
   chains: ServedNetworks
   /** ADDRESS_POOL_SIZE: addresses derived ahead of need per chain family, in idle time; 0: none */
   addressPoolSize: number
+  /**
+   * the rate service that prices payments in fiat: RATE_SOURCES (default coingecko,kraken,coinbase; simulated
+   * where chains are simulated), PRICE_CURRENCIES... (docs/operations.md, "Exchange rates")
+   */
+  rates: RateConfig
 }
 
 export type { ReadTextFile }
@@ -89,6 +95,7 @@ export function readPaymentCommandConfig(
       defaultNetworks: shared.registry.networks.map((definition) => definition.network),
     }),
     addressPoolSize: readAddressPoolSize(read),
+    rates: readRateConfig(read, { simulatedChains: false }),
   }
   checkDistinctPorts(read, { PORT: port, METRICS_PORT: shared.metricsPort })
   read.done()

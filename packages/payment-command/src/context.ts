@@ -9,6 +9,7 @@ import { addressFamily, applyNetworkSettings } from '@chainpay/domain'
 import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/infrastructure'
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
 import type { MerchantWallets, PaymentCommands } from '@chainpay/ports'
+import { createRateService, createRateSources, type SimulatedRateSource } from '@chainpay/rates'
 import {
   createServiceMetrics,
   healthRoutes,
@@ -40,6 +41,8 @@ export interface PaymentCommandContext extends ServiceContext {
   commands: PaymentCommands
   /** merchants' own wallets, for an admin API in the same process (standalone) */
   merchantWallets: MerchantWallets
+  /** the simulated rate source when RATE_SOURCES names it, moved by the dev routes (POST /dev/rates) */
+  simulatedRates: SimulatedRateSource | null
 }
 
 export async function buildPaymentCommandContext(
@@ -98,6 +101,16 @@ export async function buildPaymentCommandContext(
     size: config.addressPoolSize,
     logger,
   })
+  // prices in fiat: the rate is locked here, in both shapes, and comes to the decider with the command
+  // (docs/architecture.md, "Prices in fiat")
+  const rateSources = createRateSources(config.rates, clock)
+  const rates = createRateService({
+    sources: rateSources.sources,
+    policy: config.rates.policy,
+    clock,
+    logger,
+    registry: metrics.registry,
+  })
   const handler = createPaymentCommandHandler({
     eventStore,
     merchants: stores.merchants(),
@@ -108,7 +121,11 @@ export async function buildPaymentCommandContext(
     registry,
     // a network not served still shares its chain's addresses
     familyRegistry: config.registry,
-    policy: { allowInsecureCallbackUrls: config.callbackUrlPolicy === 'development' },
+    policy: {
+      allowInsecureCallbackUrls: config.callbackUrlPolicy === 'development',
+      priceCurrencies: config.rates.priceCurrencies,
+    },
+    rates,
     clock,
     logger,
   })
@@ -141,6 +158,7 @@ export async function buildPaymentCommandContext(
         logger,
         requestMetrics: metrics.http,
         token: config.commandApiToken,
+        simulatedRates: rateSources.simulated ?? undefined,
       })
       // health for the gateway's readiness and the probes; no /metrics next to the commands
       await app.register(healthRoutes, { readiness })
@@ -152,6 +170,7 @@ export async function buildPaymentCommandContext(
   return {
     commands: handler,
     merchantWallets,
+    simulatedRates: rateSources.simulated,
     // the command API first: creates only need the event store, while the consumers below may wait
     // for their groups (after a crash, until the dead member's session times out)
     services: [
@@ -171,6 +190,7 @@ export async function buildPaymentCommandContext(
     async close() {
       // every service has stopped: nothing allocates any more
       addressMarks.close()
+      await rates.close()
       await eventStore.close()
       await release()
     },

@@ -1,3 +1,5 @@
+// standalone reads the rate service's configuration as payment-command does
+export { type RateConfig, readRateConfig } from '@chainpay/rates'
 export * from './address-marks.js'
 export * from './address-pool.js'
 export * from './chain-times.js'
@@ -6,6 +8,7 @@ export * from './config.js'
 export * from './context.js'
 export * from './expiry.js'
 export * from './http/command-api.js'
+export * from './http/simulated-rate-routes.js'
 export * from './merchant-wallets.js'
 export * from './observation-consumer.js'
 export * from './payment-stream.js'

@@ -17,6 +17,11 @@ export interface MerchantRecord {
   displayName?: string
   /** an image the gateway fetches and shows on the customer's page; absent: no logo */
   logoUrl?: string
+  /**
+   * percent a payment may fall short and still be confirmed, "0".."5" (docs/api.md, "Underpayment
+   * tolerance"); set by the operator; absent: "0"
+   */
+  underpaymentTolerancePercent?: string
 }
 
 export interface ApiKeyRecord {
@@ -35,6 +40,7 @@ export type MerchantPatch = Partial<
   /** null removes them */
   displayName?: string | null
   logoUrl?: string | null
+  underpaymentTolerancePercent?: string
 }
 
 export interface MerchantStore {

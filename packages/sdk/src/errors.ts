@@ -19,6 +19,8 @@ export type ApiErrorCode =
   | 'RATE_LIMITED'
   | 'INTERNAL_ERROR'
   | 'SERVICE_UNAVAILABLE'
+  /** 503: a payment priced in fiat and no usable exchange rate now; nothing was created, try again */
+  | 'RATE_UNAVAILABLE'
   | (string & {})
 
 export class ChainpayError extends Error {

@@ -16,9 +16,28 @@ export type PaymentStatus =
 
 export type MetadataValue = string | number | boolean | null
 
-export interface CreatePaymentParams {
+/**
+ * POST /payments: an amount of the asset, or a price in fiat (docs/api.md, "Prices in fiat"), whose
+ * amount chainpay computes at a rate it locks until expiresAt
+ */
+export type CreatePaymentParams = CreatePaymentWithAmount | CreatePaymentWithPrice
+
+export interface CreatePaymentWithAmount extends CreatePaymentFields {
   /** decimal string, e.g. "25.5": at most the asset's decimals after the dot */
   amount: string
+  priceAmount?: never
+  priceCurrency?: never
+}
+
+export interface CreatePaymentWithPrice extends CreatePaymentFields {
+  amount?: never
+  /** decimal string in the fiat currency, e.g. "19.99": at most its minor units (2 for USD and EUR) */
+  priceAmount: string
+  /** ISO 4217, one of the operator's price currencies (USD and EUR by default) */
+  priceCurrency: string
+}
+
+interface CreatePaymentFields {
   currency: Currency
   network: Network
   tokenStandard?: TokenStandard
@@ -86,10 +105,28 @@ export interface Payment {
   lateFunds: LateFunds[]
   /** funds of another asset sent to the payment's address; they do not change the status */
   foreignFunds: ForeignFunds[]
+  /** a price in fiat as sent; null for a payment created with an amount */
+  priceAmount: string | null
+  priceCurrency: string | null
+  /** the rate `amount` was computed at, locked until expiresAt; null for a payment created with an amount */
+  rate: Rate | null
+  /** the merchant's underpayment tolerance when the payment was created, in percent */
+  underpaymentTolerancePercent: string
+  /** expectedAmount minus receivedAmount when confirmed within the tolerance or underpaid; else null */
+  shortfallAmount: string | null
   /** create response only */
   callbackUrl?: string | null
   successRedirectUrl?: string | null
   cancelRedirectUrl?: string | null
+}
+
+/** an exchange rate: `value` units of priceCurrency for one unit of currency */
+export interface Rate {
+  value: string
+  /** the sources whose answers made it ("peg" when a configured peg was used) */
+  sources: string[]
+  /** the time of the oldest answer it is made of */
+  at: string
 }
 
 export interface ListPaymentsParams {

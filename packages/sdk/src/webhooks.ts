@@ -27,6 +27,12 @@ export interface WebhookPayment {
   required_confirmations?: number
   checkout_url?: string
   metadata?: Record<string, MetadataValue>
+  /** a price in fiat and its locked rate (docs/api.md, "Prices in fiat"); null for a payment created with an amount */
+  price_amount?: string | null
+  price_currency?: string | null
+  rate?: { value: string; sources: string[]; at: string } | null
+  /** expected_amount minus received_amount when confirmed within the tolerance or underpaid; else null */
+  shortfall_amount?: string | null
   [field: string]: unknown
 }
 

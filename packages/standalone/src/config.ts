@@ -19,7 +19,13 @@ import {
   readWebhookRetentionDays,
   type WebhookConcurrency,
 } from '@chainpay/notifier'
-import { type AddressKeys, readAddressKeys, readAddressPoolSize } from '@chainpay/payment-command'
+import {
+  type AddressKeys,
+  type RateConfig,
+  readAddressKeys,
+  readAddressPoolSize,
+  readRateConfig,
+} from '@chainpay/payment-command'
 import { type EnvReader, readEnv, secretKeyProblem } from '@chainpay/platform'
 import {
   type CallbackUrlPolicy,
@@ -49,6 +55,8 @@ export interface StandaloneConfig extends SharedConfig {
   webhookConcurrency: WebhookConcurrency
   /** ADDRESS_POOL_SIZE, as payment-command reads it */
   addressPoolSize: number
+  /** the rate service's configuration (docs/operations.md, "Exchange rates") */
+  rates: RateConfig
   /** WEBHOOK_RETENTION_DAYS, as the notifier reads it */
   webhookRetentionDays: number
   /**
@@ -118,6 +126,8 @@ export function readStandaloneConfig(
     webhookRetryScheduleMs: readRetrySchedule(read),
     webhookConcurrency: readWebhookConcurrency(read),
     addressPoolSize: readAddressPoolSize(read),
+    // simulated chains price with the simulated source (POST /dev/rates) unless RATE_SOURCES says otherwise
+    rates: readRateConfig(read, { simulatedChains: !live }),
     webhookRetentionDays: readWebhookRetentionDays(read),
     callbackUrlPolicy: readCallbackUrlPolicy(read, live ? 'production' : 'development'),
     chains,

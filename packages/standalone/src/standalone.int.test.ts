@@ -95,6 +95,39 @@ describe('standalone, composed from the five services’ own contexts', () => {
   })
 })
 
+describe('prices in fiat with the simulated rates (docs/api.md, "Prices in fiat", "Development endpoints")', () => {
+  it('moves a rate through POST /dev/rates on the merchant port, prices a payment with it and shows its age in the metrics', async () => {
+    const setRate = (rate: Record<string, string>) =>
+      fetch(`${standalone.baseUrl}/dev/rates`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(rate),
+      })
+    expect((await setRate({ base: 'TRX', quote: 'USD', value: '0.2' })).status).toBe(200)
+    expect((await setRate({ base: 'TRX', quote: 'USD', value: '-1' })).status).toBe(400)
+    const client = merchantClientFor(standalone)
+    const created = await client.createPayment({
+      priceAmount: '1.01',
+      priceCurrency: 'USD',
+      currency: 'TRX',
+      network: 'TRON',
+    } as never)
+    expect(created.status).toBe(201)
+    expect(created.body).toMatchObject({
+      amount: '5.05',
+      priceAmount: '1.01',
+      rate: { value: '0.2', sources: ['simulated'] },
+    })
+    const listed = (await (await fetch(`${standalone.baseUrl}/dev/rates`)).json()) as { data: unknown[] }
+    expect(listed.data).toContainEqual({ base: 'TRX', quote: 'USD', value: '0.2' })
+
+    const samples = parsePrometheusText(await (await fetch(`${standalone.metricsUrl}/metrics`)).text())
+    const sample = (name: string) => samples.find((s) => s.name === name && s.labels.pair === 'TRX/USD')
+    expect(sample('chainpay_rate_sources_answering')?.value).toBe(1)
+    expect(sample('chainpay_rate_age_seconds')?.value).toBeGreaterThanOrEqual(0)
+  })
+})
+
 describe('the chain simulator on the merchant port (docs/operations.md, "The chain simulator\'s routes")', () => {
   it('wants SIMULATOR_TOKEN once it is set, and its own RPC clients send it', async () => {
     const token = 'standalone-simulator-token-0123456789abcdef'

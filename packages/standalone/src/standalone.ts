@@ -10,7 +10,7 @@ import { buildChainIndexerContext, type ChainIndexerConfig } from '@chainpay/cha
 import { buildGatewayContext, createMerchant } from '@chainpay/gateway'
 import { type InfrastructureConfig, openInfrastructure } from '@chainpay/infrastructure'
 import { buildNotifierContext } from '@chainpay/notifier'
-import { type AddressKeys, buildPaymentCommandContext } from '@chainpay/payment-command'
+import { type AddressKeys, buildPaymentCommandContext, simulatedRateRoutes } from '@chainpay/payment-command'
 import {
   type Clock,
   createSecretBox,
@@ -21,12 +21,15 @@ import {
   systemClock,
 } from '@chainpay/platform'
 import { buildProjectionContext } from '@chainpay/projection'
+import type { SimulatedRateSource } from '@chainpay/rates'
 import {
   createServiceMetrics,
   isLoopbackHost,
   metricsService,
   type ServiceContext,
+  simulatorAccess,
 } from '@chainpay/service-kit'
+import type { FastifyPluginAsync } from 'fastify'
 import type { StandaloneConfig } from './config.js'
 import {
   dataFiles,
@@ -108,6 +111,7 @@ export async function buildStandaloneContext(
         callbackUrlPolicy: config.callbackUrlPolicy,
         chains,
         addressPoolSize: config.addressPoolSize,
+        rates: config.rates,
       },
       logger,
       contextOptions,
@@ -163,7 +167,11 @@ export async function buildStandaloneContext(
           merchantWallets: paymentCommand.merchantWallets,
           // ready when every part is: the gateway's own stores are the infrastructure's too
           readiness: async () => (await Promise.all(parts.map((part) => part.readiness()))).every(Boolean),
-          routes: chainIndexer.routes,
+          routes: devRoutes(
+            chainIndexer.routes,
+            paymentCommand.simulatedRates,
+            config.chains.chainMode === 'simulator' ? config.chains.simulatorToken : undefined,
+          ),
           balanceReaders: chainIndexer.balanceReaders,
         },
       },
@@ -326,4 +334,23 @@ async function ensureDemoMerchant(
       '',
     ].join('\n'),
   )
+}
+
+/**
+ * The dev routes on the merchant port, where chains are simulated: the chain simulator's, and the
+ * simulated rates' (POST /dev/rates) under the same rule (loopback, or SIMULATOR_TOKEN)
+ */
+function devRoutes(
+  chainRoutes: FastifyPluginAsync | undefined,
+  simulatedRates: SimulatedRateSource | null,
+  simulatorToken: string | undefined,
+): FastifyPluginAsync | undefined {
+  if (simulatedRates === null) return chainRoutes
+  return async (app) => {
+    if (chainRoutes) await app.register(chainRoutes)
+    await app.register(async (rates) => {
+      rates.addHook('onRequest', simulatorAccess(simulatorToken))
+      await rates.register(simulatedRateRoutes, { source: simulatedRates })
+    })
+  }
 }

@@ -23,6 +23,8 @@ interface MerchantDocument {
   /** null or absent: none */
   displayName?: string | null
   logoUrl?: string | null
+  /** absent before version 1.3: "0" */
+  underpaymentTolerancePercent?: string
 }
 
 interface ApiKeyDocument {
@@ -68,6 +70,9 @@ export function createMongoMerchantStore(db: Db): MerchantStore {
           updatedAt: merchant.updatedAt,
           displayName: merchant.displayName ?? null,
           logoUrl: merchant.logoUrl ?? null,
+          ...(merchant.underpaymentTolerancePercent === undefined
+            ? {}
+            : { underpaymentTolerancePercent: merchant.underpaymentTolerancePercent }),
         })
         // No transactions on FerretDB: a merchant whose first key cannot be stored is taken back, so
         // that a failed creation leaves nothing behind. Until then it has no key and cannot be used.
@@ -167,6 +172,9 @@ function toMerchant(document: MerchantDocument): MerchantRecord {
     updatedAt: document.updatedAt,
     ...(document.displayName ? { displayName: document.displayName } : {}),
     ...(document.logoUrl ? { logoUrl: document.logoUrl } : {}),
+    ...(document.underpaymentTolerancePercent === undefined
+      ? {}
+      : { underpaymentTolerancePercent: document.underpaymentTolerancePercent }),
   }
 }
 

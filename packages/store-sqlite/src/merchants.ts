@@ -45,6 +45,14 @@ export const merchantMigrations: readonly SqliteMigration[] = [
       if (!columns.has('logo_url')) db.exec('ALTER TABLE merchants ADD COLUMN logo_url TEXT')
     },
   },
+  {
+    description: 'the merchant\'s underpayment tolerance (docs/api.md, "Underpayment tolerance")',
+    apply: (db) => {
+      if (!columnsOf(db, 'merchants').has('underpayment_tolerance_percent')) {
+        db.exec('ALTER TABLE merchants ADD COLUMN underpayment_tolerance_percent TEXT')
+      }
+    },
+  },
 ]
 
 /** Merchants and their API keys in tables merchants and api_keys; secrets arrive already sealed. */
@@ -52,14 +60,15 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
   migrateSqliteComponent(db, 'merchants', merchantMigrations)
   const insertMerchant = db.prepare(`
     INSERT INTO merchants (merchant_id, name, webhook_url, webhook_secret, fee_policy, created_at, updated_at,
-      display_name, logo_url)
+      display_name, logo_url, underpayment_tolerance_percent)
     VALUES (:merchantId, :name, :webhookUrl, :webhookSecret, :feePolicy, :createdAt, :updatedAt, :displayName,
-      :logoUrl)
+      :logoUrl, :underpaymentTolerancePercent)
   `)
   const updateRow = db.prepare(`
     UPDATE merchants
     SET name = :name, webhook_url = :webhookUrl, webhook_secret = :webhookSecret, fee_policy = :feePolicy,
-      updated_at = :updatedAt, display_name = :displayName, logo_url = :logoUrl
+      updated_at = :updatedAt, display_name = :displayName, logo_url = :logoUrl,
+      underpayment_tolerance_percent = :underpaymentTolerancePercent
     WHERE merchant_id = :merchantId
   `)
   const selectMerchant = db.prepare('SELECT * FROM merchants WHERE merchant_id = ?')
@@ -93,6 +102,7 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
       updatedAt: merchant.updatedAt,
       displayName: merchant.displayName ?? null,
       logoUrl: merchant.logoUrl ?? null,
+      underpaymentTolerancePercent: merchant.underpaymentTolerancePercent ?? null,
     })
   const writeKey = (key: ApiKeyRecord) =>
     insertKey.run({
@@ -135,6 +145,7 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
             updatedAt,
             displayName: updated.displayName ?? null,
             logoUrl: updated.logoUrl ?? null,
+            underpaymentTolerancePercent: updated.underpaymentTolerancePercent ?? null,
           })
           return true
         })
@@ -188,6 +199,9 @@ function toMerchant(row: Row): MerchantRecord {
     updatedAt: row.updated_at as string,
     ...(row.display_name === null ? {} : { displayName: row.display_name as string }),
     ...(row.logo_url === null ? {} : { logoUrl: row.logo_url as string }),
+    ...(row.underpayment_tolerance_percent === null || row.underpayment_tolerance_percent === undefined
+      ? {}
+      : { underpaymentTolerancePercent: row.underpayment_tolerance_percent as string }),
   }
 }
 

@@ -65,6 +65,10 @@ export function paymentCreatedData(data: Partial<PaymentCreatedData> = {}): Paym
     cancelRedirectUrl: null,
     createdAt,
     expiresAt: new Date(Date.parse(createdAt) + 30 * 60_000).toISOString(),
+    priceAmount: null,
+    priceCurrency: null,
+    rate: null,
+    underpaymentTolerancePercent: '0',
     ...data,
   }
 }

@@ -128,6 +128,7 @@ describe('admin authentication', () => {
       ['POST', `/merchants/${id}/webhook-secret/rotate`],
       ['PUT', `/merchants/${id}/webhook-url`],
       ['PUT', `/merchants/${id}/display-name`],
+      ['PUT', `/merchants/${id}/underpayment-tolerance`],
       ['PUT', `/merchants/${id}/logo-url`],
       ['PUT', `/merchants/${id}/fee-policy`],
       ['GET', `/merchants/${id}/payments/p/deliveries`],
@@ -176,6 +177,7 @@ describe('POST /admin/v1/merchants', () => {
       logoUrl: null,
       webhookUrl: 'https://shop.example/hooks',
       feePolicy: { feeBps: 250, fixedFees: {} },
+      underpaymentTolerancePercent: '0',
       createdAt: NOW,
       updatedAt: NOW,
     })
@@ -362,6 +364,31 @@ describe('webhook secret and URL', () => {
     expect((await admin('PUT', '/merchants/mer_unknown/webhook-url', { webhookUrl: null })).statusCode).toBe(
       404,
     )
+  })
+})
+
+describe('PUT /admin/v1/merchants/:merchantId/underpayment-tolerance', () => {
+  it('sets the tolerance from 0 to 5 percent, canonical, and refuses anything else naming the field', async () => {
+    const { merchant } = await newMerchant({ name: 'shop-tolerant' })
+    const url = `/merchants/${merchant.merchantId}/underpayment-tolerance`
+    const set = await admin('PUT', url, { underpaymentTolerancePercent: '1.50' })
+    expect(set.statusCode).toBe(200)
+    expect(json(set).merchant.underpaymentTolerancePercent).toBe('1.5')
+    expect((await merchants.getMerchant(merchant.merchantId))?.underpaymentTolerancePercent).toBe('1.5')
+    for (const refused of ['5.01', '-1', '1.234', 'one', '6']) {
+      const answer = await admin('PUT', url, { underpaymentTolerancePercent: refused })
+      expect(answer.statusCode, refused).toBe(400)
+      expect(json(answer).error.message).toMatch(/^underpaymentTolerancePercent: /)
+    }
+    expect((await merchants.getMerchant(merchant.merchantId))?.underpaymentTolerancePercent).toBe('1.5')
+    expect((await admin('PUT', url, { underpaymentTolerancePercent: '5' })).statusCode).toBe(200)
+    expect(
+      (
+        await admin('PUT', '/merchants/mer_unknown/underpayment-tolerance', {
+          underpaymentTolerancePercent: '1',
+        })
+      ).statusCode,
+    ).toBe(404)
   })
 })
 

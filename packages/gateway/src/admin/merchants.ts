@@ -6,6 +6,7 @@ import {
   assetKey,
   type CreateRequestPolicy,
   callbackUrlProblem,
+  canonicalDecimal,
   DomainError,
   defaultAssetRegistry,
   defaultFeePolicy,
@@ -13,6 +14,7 @@ import {
   type FeePolicy,
   fractionDigits,
   isDecimalAmount,
+  underpaymentToleranceProblem,
 } from '@chainpay/domain'
 import { type Clock, isoNow, randomToken, type SecretBox } from '@chainpay/platform'
 import {
@@ -43,6 +45,8 @@ export interface MerchantView {
   logoUrl: string | null
   webhookUrl: string | null
   feePolicy: FeePolicy
+  /** percent a payment may fall short and still be confirmed (docs/api.md, "Underpayment tolerance") */
+  underpaymentTolerancePercent: string
   createdAt: string
   updatedAt: string
 }
@@ -187,6 +191,20 @@ export async function setLogoUrl(
   return updateMerchant(deps, merchantId, { logoUrl })
 }
 
+/**
+ * a total at or above expected * (1 - tolerance / 100) confirms a payment; recorded with each payment
+ * when it is created, so a change applies to payments created after it (docs/api.md, "Underpayment tolerance")
+ */
+export async function setUnderpaymentTolerance(
+  deps: MerchantAdminDeps,
+  merchantId: string,
+  percent: string,
+): Promise<MerchantView> {
+  const problem = underpaymentToleranceProblem(percent)
+  if (problem !== null) invalid('underpaymentTolerancePercent', problem)
+  return updateMerchant(deps, merchantId, { underpaymentTolerancePercent: canonicalDecimal(percent) })
+}
+
 export function toMerchantView(record: MerchantRecord): MerchantView {
   const { merchantId, name, webhookUrl, feePolicy, createdAt, updatedAt } = record
   return {
@@ -196,6 +214,7 @@ export function toMerchantView(record: MerchantRecord): MerchantView {
     logoUrl: record.logoUrl ?? null,
     webhookUrl,
     feePolicy,
+    underpaymentTolerancePercent: record.underpaymentTolerancePercent ?? '0',
     createdAt,
     updatedAt,
   }

@@ -32,6 +32,7 @@ import {
   setDisplayName,
   setFeePolicy,
   setLogoUrl,
+  setUnderpaymentTolerance,
   setWebhookUrl,
 } from './merchants.js'
 import { resealMerchantSecrets } from './reseal.js'
@@ -47,6 +48,7 @@ import {
   MerchantParamsSchema,
   PaymentDeliveriesParamsSchema,
   RecordSweepBodySchema,
+  UnderpaymentToleranceBodySchema,
   WebhookUrlBodySchema,
 } from './schemas.js'
 
@@ -115,6 +117,21 @@ export const merchantAdminRoutes: FastifyPluginAsyncTypebox<AdminRoutesDeps> = a
     { schema: { params: MerchantParamsSchema, body: LogoUrlBodySchema } },
     async (request) => {
       const merchant = await setLogoUrl(deps, request.params.merchantId, request.body.logoUrl)
+      return { merchant }
+    },
+  )
+
+  app.put(
+    '/merchants/:merchantId/underpayment-tolerance',
+    { schema: { params: MerchantParamsSchema, body: UnderpaymentToleranceBodySchema } },
+    async (request) => {
+      const { merchantId } = request.params
+      const merchant = await setUnderpaymentTolerance(
+        deps,
+        merchantId,
+        request.body.underpaymentTolerancePercent,
+      )
+      deps.authenticator.invalidate()
       return { merchant }
     },
   )

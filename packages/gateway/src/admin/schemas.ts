@@ -38,6 +38,12 @@ export const LogoUrlBodySchema = Type.Object(
   { additionalProperties: false },
 )
 
+/** docs/api.md, "Underpayment tolerance": the bounds (0 to 5) are the use case's to check */
+export const UnderpaymentToleranceBodySchema = Type.Object(
+  { underpaymentTolerancePercent: Type.String({ minLength: 1, maxLength: 16 }) },
+  { additionalProperties: false },
+)
+
 export const FeePolicyBodySchema = Type.Object(
   {
     feeBps: FeeBpsSchema,

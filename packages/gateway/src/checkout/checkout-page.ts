@@ -183,11 +183,15 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
       ? t.qrAddressOnly(amountShown, created.currency, standard)
       : t.sendExactly(amountShown, created.currency, standard)
 
+  // a payment priced in fiat shows its price beside the amount, with the locked rate
+  const priceRow = fiatPriceRow(input.language, t, created)
+
   // at 360 x 740 the amount, the network and its warning come first, above the QR code
   const details = payable
     ? `
     <dl class="summary">
       ${row(t.amount, `<span class="mono amount" id="amount">${escapeHtml(amountShown)}</span> <span class="amount">${escapeHtml(created.currency)}</span> ${copyButton(amountShown, t.amount)}`)}
+      ${priceRow}
       ${networkRow}
     </dl>
     <p class="warning" id="network-warning">${escapeHtml(t.onlyThisNetwork(created.network, standard))}</p>
@@ -202,6 +206,7 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
     : `
     <dl>
       ${row(t.amount, `<span class="mono">${escapeHtml(units(created.amountUnits))}</span> ${escapeHtml(created.currency)}`)}
+      ${priceRow}
       ${networkRow}
       ${receivedUnits > 0n && state !== 'seen' && state !== 'paid' ? row(t.received, `<span class="mono">${escapeHtml(units(receivedUnits))}</span> ${escapeHtml(created.currency)}`) : ''}
       ${state === 'seen' ? row(t.address, `<span class="mono address">${escapeHtml(created.address)}</span>`) : ''}
@@ -332,4 +337,35 @@ ${body}
 </body>
 </html>
 `
+}
+
+const LOCALES: Record<CheckoutLanguage, string> = { en: 'en-US', de: 'de-DE' }
+
+/**
+ * The price and the locked rate of a payment priced in fiat, in the page's language ("19,99 €" in
+ * German); empty for a payment created with an amount. Intl formats the decimal strings exactly
+ * (a string argument is read as a decimal, never as a float).
+ */
+export function fiatPriceRow(
+  language: CheckoutLanguage,
+  t: CheckoutTexts,
+  created: {
+    currency: string
+    priceAmount?: string | null
+    priceCurrency?: string | null
+    rate?: { value: string } | null
+  },
+): string {
+  const { priceAmount, priceCurrency, rate } = created
+  if (!priceAmount || !priceCurrency || !rate) return ''
+  const locale = LOCALES[language]
+  const money = (value: string, digits?: number) =>
+    new Intl.NumberFormat(locale, {
+      style: 'currency',
+      currency: priceCurrency,
+      ...(digits === undefined ? {} : { maximumFractionDigits: digits }),
+    }).format(value as unknown as number)
+  const price = money(priceAmount)
+  const rateText = money(rate.value, 20)
+  return `<div><dt>${escapeHtml(t.price)}</dt><dd><span id="price">${escapeHtml(price)}</span><span class="hint" id="rate">${escapeHtml(t.rateLocked(created.currency, rateText))}</span></dd></div>`
 }

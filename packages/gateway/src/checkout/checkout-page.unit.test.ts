@@ -230,3 +230,25 @@ describe('the cancel confirmation page', () => {
     expect(html).toContain('<p class="description">Order 42 gift</p>')
   })
 })
+
+describe('a payment priced in fiat (docs/api.md, "Prices in fiat")', () => {
+  const rate = { value: '0.93', sources: ['peg', 'kraken'], at: at(0) }
+  const priced = fold([paymentCreated({ amount: '10.5', priceAmount: '9.77', priceCurrency: 'EUR', rate })])
+
+  it('shows the price beside the amount, with the rate locked until the payment expires', () => {
+    const html = render(priced)
+    expect(html).toContain('<dt>Price</dt><dd><span id="price">€9.77</span>')
+    expect(html).toContain('At 1 USDT = €0.93, fixed until the payment expires.')
+    expect(html.indexOf('id="amount"')).toBeLessThan(html.indexOf('id="price"'))
+  })
+
+  it('writes both in German', () => {
+    const html = render(priced, {}, 'de')
+    expect(html).toContain('<dt>Preis</dt><dd><span id="price">9,77\u00a0€</span>')
+    expect(html).toContain('Zum Kurs 1 USDT = 0,93\u00a0€, fest bis zum Ablauf der Zahlung.')
+  })
+
+  it('shows no price for a payment created with an amount', () => {
+    expect(render(fold(eventsFor('pending')))).not.toContain('id="price"')
+  })
+})

@@ -9,6 +9,10 @@ export interface CheckoutTexts {
   title: string
   payTo: (merchant: string) => string
   amount: string
+  /** a payment priced in fiat (docs/api.md, "Prices in fiat"): the price, beside the amount */
+  price: string
+  /** the locked rate, e.g. "1 SOL = 142.37 $", and that it holds until the payment expires */
+  rateLocked: (asset: string, rate: string) => string
   network: string
   address: string
   copy: string
@@ -70,6 +74,8 @@ const en: CheckoutTexts = {
   title: 'Payment',
   payTo: (merchant) => `Pay ${merchant}`,
   amount: 'Amount',
+  price: 'Price',
+  rateLocked: (asset, rate) => `At 1 ${asset} = ${rate}, fixed until the payment expires.`,
   network: 'Network',
   address: 'Address',
   copy: 'Copy',
@@ -131,6 +137,8 @@ const de: CheckoutTexts = {
   title: 'Zahlung',
   payTo: (merchant) => `Zahlung an ${merchant}`,
   amount: 'Betrag',
+  price: 'Preis',
+  rateLocked: (asset, rate) => `Zum Kurs 1 ${asset} = ${rate}, fest bis zum Ablauf der Zahlung.`,
   network: 'Netzwerk',
   address: 'Adresse',
   copy: 'Kopieren',

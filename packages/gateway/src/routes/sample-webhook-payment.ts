@@ -20,6 +20,10 @@ export function sampleWebhookPayment(kind: WebhookEventKind, paymentId: string):
     net_amount: '10.395',
     confirmations: 0,
     metadata: { orderId: 'test' },
+    price_amount: null,
+    price_currency: null,
+    rate: null,
+    shortfall_amount: null,
   }
   const received = (status: string, amount: string, confirmations = 20): WebhookPaymentFields => ({
     ...base,

@@ -24,6 +24,9 @@ export interface PaymentBody {
   metadata: Record<string, unknown>
   feeAmount: string
   netAmount: string
+  /** docs/api.md, "Prices in fiat" */
+  priceAmount?: string | null
+  rate?: { value: string; sources: string[]; at: string } | null
 }
 
 /** a customer's transfer, through the chain simulator's dev route; resolves with its tx hash */

@@ -12,6 +12,7 @@ import { MerchantWalletKeysSchema, SweepRecordSchema } from '@chainpay/contracts
 import { DomainError } from '@chainpay/domain'
 import type { Logger } from '@chainpay/platform'
 import type { MerchantWallets, PaymentCommands } from '@chainpay/ports'
+import type { SimulatedRateSource } from '@chainpay/rates'
 import {
   acceptStrictJsonBodies,
   bearerTokenCheck,
@@ -20,6 +21,7 @@ import {
   type HttpRequestMetrics,
 } from '@chainpay/service-kit'
 import { Type } from '@fastify/type-provider-typebox'
+import { simulatedRateRoutes } from './simulated-rate-routes.js'
 
 export interface CommandApiOptions {
   handler: PaymentCommands
@@ -32,6 +34,8 @@ export interface CommandApiOptions {
   requestMetrics?: HttpRequestMetrics
   /** COMMAND_API_TOKEN: every command requires `Authorization: Bearer <token>`; none when undefined */
   token?: string | undefined
+  /** the simulated rate source, when RATE_SOURCES names it: its dev routes, behind the token too */
+  simulatedRates?: SimulatedRateSource | undefined
 }
 
 const strict = { additionalProperties: false } as const
@@ -70,6 +74,8 @@ export function buildCommandApi(options: CommandApiOptions): HttpApp {
     }
     commandRoutes(commands, options.handler)
     if (options.merchantWallets) merchantWalletRoutes(commands, options.merchantWallets)
+    if (options.simulatedRates)
+      await commands.register(simulatedRateRoutes, { source: options.simulatedRates })
   })
   return app
 }

@@ -24,7 +24,11 @@ import {
   openSqliteDatabase,
 } from '@chainpay/store-sqlite'
 import { type AddressDeriver, createAddressDeriver, walletFromMnemonic } from '@chainpay/wallet'
-import { createPaymentCommandHandler, type PaymentCommandHandler } from '../command-handler.js'
+import {
+  createPaymentCommandHandler,
+  type PaymentCommandHandler,
+  type PaymentCommandHandlerDeps,
+} from '../command-handler.js'
 import { createMerchantWallets, type MerchantWalletKeeper } from '../merchant-wallets.js'
 
 export const TEST_MNEMONIC =
@@ -85,6 +89,8 @@ export function openSqliteCommandSide(
     familyRegistry?: AssetRegistry
     /** where log lines go; silent when absent */
     logDestination?: DestinationStream
+    /** the rate service that prices payments in fiat; none when absent */
+    rates?: PaymentCommandHandlerDeps['rates']
   } = {},
 ): SqliteCommandSide {
   const dir = mkdtempSync(join(tmpdir(), 'chainpay-command-'))
@@ -130,6 +136,7 @@ export function openSqliteCommandSide(
     registry: options.registry ?? defaultAssetRegistry,
     ...(options.familyRegistry ? { familyRegistry: options.familyRegistry } : {}),
     policy: { allowInsecureCallbackUrls: false },
+    ...(options.rates ? { rates: options.rates } : {}),
     clock,
     logger,
   })

@@ -70,6 +70,21 @@ export function describeMerchantStoreContract(
       expect(await store.getMerchant('mer_1')).toEqual(merchant('mer_1', { updatedAt }))
     })
 
+    it('keeps the underpayment tolerance the operator sets, none until then', async () => {
+      await store.createMerchant(merchant('mer_1'), apiKey('key_1', 'mer_1'))
+      expect((await store.getMerchant('mer_1'))?.underpaymentTolerancePercent).toBeUndefined()
+      const updatedAt = '2030-02-01T00:00:00.000Z'
+      expect(await store.updateMerchant('mer_1', { underpaymentTolerancePercent: '2.5' }, updatedAt)).toBe(
+        true,
+      )
+      expect(await store.getMerchant('mer_1')).toEqual({
+        ...merchant('mer_1', { updatedAt }),
+        underpaymentTolerancePercent: '2.5',
+      })
+      await store.updateMerchant('mer_1', { displayName: 'Acme' }, updatedAt)
+      expect((await store.getMerchant('mer_1'))?.underpaymentTolerancePercent).toBe('2.5')
+    })
+
     it('reports an update of an unknown merchant', async () => {
       expect(await store.updateMerchant('mer_unknown', { name: 'x' }, '2030-02-01T00:00:00.000Z')).toBe(false)
       expect(await store.getMerchant('mer_unknown')).toBeNull()

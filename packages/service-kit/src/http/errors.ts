@@ -37,7 +37,10 @@ export function toErrorAnswer(error: unknown, requestId: string, bodyLimitBytes?
   if (isDomainError(error)) {
     // INTERNAL_ERROR raised by our own code carries internals in its message: hide it like any other.
     if (error.code === 'INTERNAL_ERROR') return internalError(requestId)
-    if (error.code !== 'SERVICE_UNAVAILABLE') return answer(error.code, error.message)
+    // a dependency down, or no usable exchange rate now (docs/api.md, "Prices in fiat"): try again
+    if (error.code !== 'SERVICE_UNAVAILABLE' && error.code !== 'RATE_UNAVAILABLE') {
+      return answer(error.code, error.message)
+    }
     return answer(error.code, error.message, {
       'retry-after': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
     })

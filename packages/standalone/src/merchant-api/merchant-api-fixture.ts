@@ -21,7 +21,11 @@ import {
   createMerchantLogos,
   type GatewayDeps,
 } from '@chainpay/gateway'
-import { createPaymentCommandHandler, type PaymentCommandHandler } from '@chainpay/payment-command'
+import {
+  createPaymentCommandHandler,
+  type PaymentCommandHandler,
+  type PaymentCommandHandlerDeps,
+} from '@chainpay/payment-command'
 import {
   createManualClock,
   createRootLogger,
@@ -122,6 +126,8 @@ export interface MerchantApiFixtureOptions {
   metricsRegistry?: GatewayDeps['metricsRegistry']
   /** told of the deliveries the API puts in line (a redelivery, a test event), as the gateway's bus is */
   wakeDeliveries?: (deliveryIds: string[]) => void
+  /** the rate service that prices payments in fiat; none when absent (such a create is 503) */
+  rates?: PaymentCommandHandlerDeps['rates']
 }
 
 /** addresses a test can tell apart; the real derivation is the wallet package's concern */
@@ -166,6 +172,7 @@ export async function openMerchantApiFixture(
     deriver: testDeriver,
     registry,
     policy,
+    ...(options.rates ? { rates: options.rates } : {}),
     clock,
     logger,
   })

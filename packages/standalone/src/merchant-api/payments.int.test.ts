@@ -78,6 +78,11 @@ describe('POST /payments', () => {
       receivedNetAmount: null,
       checkoutUrl: fixture.checkoutDeps.checkoutLinks.urlOf(payment.paymentId as string),
       foreignFunds: [],
+      priceAmount: null,
+      priceCurrency: null,
+      rate: null,
+      underpaymentTolerancePercent: '0',
+      shortfallAmount: null,
     })
   })
 
@@ -126,6 +131,11 @@ describe('POST /payments', () => {
       'receivedNetAmount',
       'foreignFunds',
       'checkoutUrl',
+      'priceAmount',
+      'priceCurrency',
+      'rate',
+      'underpaymentTolerancePercent',
+      'shortfallAmount',
     ])
   })
 

@@ -1,0 +1,2 @@
+export * from './price-api-server.js'
+export * from './rate-source-contract.js'
