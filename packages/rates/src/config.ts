@@ -76,10 +76,9 @@ export function readRateConfig(read: EnvReader, options: { simulatedChains: bool
       pegs,
       minSources: read.int('RATE_MIN_SOURCES', { default: defaultRatePolicy.minSources, min: 1, max: 10 }),
       cacheSeconds: read.int('RATE_CACHE_SECONDS', {
-        default:
-          options.simulatedChains && sources.every((source) => source === 'simulated')
-            ? 0
-            : defaultRatePolicy.cacheSeconds,
+        // the simulated source is memory, not a public API: nothing to spare, and a rate a test (or
+        // a developer) moves through /dev/rates takes effect at once, in either shape
+        default: sources.every((source) => source === 'simulated') ? 0 : defaultRatePolicy.cacheSeconds,
         min: 0,
         max: 3600,
       }),

@@ -36,6 +36,13 @@ describe('readRateConfig', () => {
     expect(read({}, true)).toMatchObject({ sources: ['simulated'], policy: { cacheSeconds: 0 } })
   })
 
+  it('answers the simulated source fresh every time when it is named, as payment-command of the distributed shape names it', () => {
+    expect(read({ RATE_SOURCES: 'simulated' }, false)).toMatchObject({
+      sources: ['simulated'],
+      policy: { cacheSeconds: 0 },
+    })
+  })
+
   it('reads every variable', () => {
     expect(
       read({
