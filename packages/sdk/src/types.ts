@@ -114,6 +114,8 @@ export interface Payment {
   underpaymentTolerancePercent: string
   /** expectedAmount minus receivedAmount when confirmed within the tolerance or underpaid; else null */
   shortfallAmount: string | null
+  /** the invoice whose pick created the payment; null for a payment created directly */
+  invoiceId: string | null
   /** create response only */
   callbackUrl?: string | null
   successRedirectUrl?: string | null

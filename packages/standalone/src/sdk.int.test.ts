@@ -90,6 +90,7 @@ describe('a shop on @chainpay/sdk', () => {
       priceCurrency: 'USD',
       rate: { value: '1', sources: ['peg', 'simulated'] },
       shortfallAmount: null,
+      invoiceId: null,
     })
     expect((await chainpay.payments.get(created.paymentId)).rate).toEqual(created.rate)
   })
