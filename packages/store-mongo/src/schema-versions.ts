@@ -4,6 +4,7 @@ import { chainIndexerIndexes } from './chain-indexer-store.js'
 import { type IndexSpec, mongoCollections } from './collections.js'
 import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
+import { invoiceReadModelIndexes } from './invoice-read-model.js'
 import { merchantWalletIndexes } from './merchant-wallets.js'
 import { merchantIndexes } from './merchants.js'
 import { backfillBalanceFields, backfillListedFields, paymentReadModelIndexes } from './read-model.js'
@@ -179,6 +180,14 @@ export const mongoComponents: readonly MongoComponent[] = [
       ]),
       indexMigration("a merchant's deliveries page by page", deliveryIndexes, [
         'webhook_deliveries_by_merchant',
+      ]),
+    ],
+  },
+  {
+    component: 'read-model:invoices_read',
+    migrations: [
+      indexMigration('invoices, listed by merchant newest first', invoiceReadModelIndexes, [
+        'invoices_listed',
       ]),
     ],
   },
