@@ -91,8 +91,8 @@ export interface InfrastructureOptions {
 export interface Stores {
   /** `name`: a second read model of the same shape (the notifier's copy of payment state) */
   readModel(name?: string): PaymentReadModel
-  /** the invoices' read model (docs/api.md, "Invoices") */
-  invoiceReadModel(): InvoiceReadModel
+  /** the invoices' read model (docs/api.md, "Invoices"); `name`: the notifier's copy */
+  invoiceReadModel(name?: string): InvoiceReadModel
   deliveries(): WebhookDeliveryStore
   merchants(): MerchantStore
   /** merchants' own wallets: payment-command's alone, where addresses are derived (docs/security.md) */
@@ -166,7 +166,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     const { db } = mongo
     stores = {
       readModel: (name) => createMongoPaymentReadModel(db, name ? { collection: name } : {}),
-      invoiceReadModel: () => createMongoInvoiceReadModel(db),
+      invoiceReadModel: (name) => createMongoInvoiceReadModel(db, name ? { collection: name } : {}),
       deliveries: () => createMongoDeliveryStore(db),
       merchants: () => createMongoMerchantStore(db),
       merchantWallets: () => createMongoMerchantWalletStore(db),
@@ -180,7 +180,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     checks.push(() => sqliteAnswers(sqliteDb())())
     stores = {
       readModel: (name) => createSqlitePaymentReadModel(sqliteDb(), name ? { table: name } : {}),
-      invoiceReadModel: () => createSqliteInvoiceReadModel(sqliteDb()),
+      invoiceReadModel: (name) => createSqliteInvoiceReadModel(sqliteDb(), name ? { table: name } : {}),
       deliveries: () => createSqliteDeliveryStore(sqliteDb()),
       merchants: () => createSqliteMerchantStore(sqliteDb()),
       merchantWallets: () => createSqliteMerchantWalletStore(sqliteDb()),

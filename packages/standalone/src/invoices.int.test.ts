@@ -4,7 +4,11 @@
 // again with the same idempotency key.
 
 import { createManualClock } from '@chainpay/platform'
-import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
+import {
+  type ReceivedWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '@chainpay/service-kit/testing'
 import type { MerchantClient } from '@chainpay/test-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
@@ -84,6 +88,19 @@ const page = async (path: string) => {
     html: await response.text(),
     csp: response.headers.get('content-security-policy'),
   }
+}
+
+/** the invoice webhook of this kind for this invoice, once delivered, signed as every webhook */
+const invoiceWebhook = async (invoiceId: string, kind: string): Promise<Record<string, unknown>> => {
+  const invoiceOf = (webhook: ReceivedWebhook) =>
+    (webhook.body as unknown as { invoice?: { id: string } }).invoice
+  const matches = (webhook: ReceivedWebhook) =>
+    webhook.body.event === kind && invoiceOf(webhook)?.id === invoiceId
+  const webhook = (await receiver.waitFor((all) => all.some(matches), 30_000)).find(matches)
+  if (webhook === undefined) throw new Error(`no ${kind} webhook for invoice ${invoiceId}`)
+  expect(webhook.headers['x-event-type']).toBe(kind)
+  expect(webhook.headers['x-signature']).toMatch(/^[0-9a-f]{64}$/)
+  return invoiceOf(webhook) as unknown as Record<string, unknown>
 }
 
 const paymentIdOfPage = async (path: string) => {
@@ -207,6 +224,24 @@ describe('an invoice picked, re-picked and paid', () => {
     await waitForPayment(client, secondPaymentId, (payment) => payment.status === 'confirmed')
     const paid = await waitForInvoice(invoice.invoiceId, 'paid')
     expect(paid.paidPaymentId).toBe(secondPaymentId)
+    expect(await invoiceWebhook(invoice.invoiceId, 'invoice.paid')).toMatchObject({
+      status: 'PAID',
+      price_amount: '10.00',
+      price_currency: 'USD',
+      paid_payment_id: secondPaymentId,
+      payments: [
+        { payment_id: firstPaymentId, currency: 'TRX', network: 'TRON' },
+        { payment_id: secondPaymentId, currency: 'USDT', network: 'TRON' },
+      ],
+      checkout_url: invoice.checkoutUrl,
+    })
+    // and the payments' own webhooks, to the invoice's callbackUrl
+    await receiver.waitFor((all) =>
+      all.some(
+        (webhook) =>
+          webhook.body.event === 'payment.confirmed' && webhook.body.payment?.id === secondPaymentId,
+      ),
+    )
     expect((await page(invoicePath)).html).toContain('This invoice is paid.')
     // paid: nothing more can be picked
     expect((await pick(invoicePath, 'TRX:TRON')).status).toBe(409)
@@ -223,6 +258,7 @@ describe('an invoice expiring', () => {
         priceCurrency: 'EUR',
         accepted: [{ currency: 'TRX', network: 'TRON' }],
         expiresInMinutes: 1,
+        callbackUrl: receiver.url,
         idempotencyKey: 'invoice-expiring-1',
       })
     ).body as InvoiceBody
@@ -245,6 +281,7 @@ describe('an invoice expiring', () => {
     const expired = await waitForInvoice(picked.invoiceId, 'expired')
     expect(expired.paidPaymentId).toBeNull()
     await waitForInvoice(unpicked.invoiceId, 'expired')
+    expect(await invoiceWebhook(picked.invoiceId, 'invoice.expired')).toMatchObject({ status: 'EXPIRED' })
     expect((await page(pathOf(unpicked.checkoutUrl))).html).toContain('This invoice has expired.')
   }, 60_000)
 })
@@ -256,6 +293,7 @@ describe('canceling an invoice, and its idempotency', () => {
         priceAmount: '3',
         priceCurrency: 'USD',
         accepted: [{ currency: 'USDT', network: 'TRON' }],
+        callbackUrl: receiver.url,
         idempotencyKey: 'invoice-cancel-1',
       })
     ).body as InvoiceBody
@@ -269,6 +307,7 @@ describe('canceling an invoice, and its idempotency', () => {
       status: 'canceled',
     })
     expect((await page(pathOf(invoice.checkoutUrl))).html).toContain('This invoice was canceled.')
+    expect(await invoiceWebhook(invoice.invoiceId, 'invoice.canceled')).toMatchObject({ status: 'CANCELED' })
   })
 
   it('replays the same request, refuses the key with another one, and names what is wrong', async () => {

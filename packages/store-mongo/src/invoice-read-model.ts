@@ -23,16 +23,16 @@ interface InvoiceRecord {
   status: string
 }
 
-export const invoiceReadModelIndexes: IndexSpec[] = [
-  {
-    collection: mongoCollections.invoicesRead,
-    name: 'invoices_listed',
-    key: { merchantId: 1, createdAt: -1, _id: -1 },
-  },
-]
+/** the listing index of an invoice read model collection: invoices_read, or the notifier's copy */
+export function invoiceReadModelIndexes(collection: string = mongoCollections.invoicesRead): IndexSpec[] {
+  return [{ collection, name: `${collection}_listed`, key: { merchantId: 1, createdAt: -1, _id: -1 } }]
+}
 
-export function createMongoInvoiceReadModel(db: Db): InvoiceReadModel {
-  const invoices = db.collection<InvoiceRecord>(mongoCollections.invoicesRead)
+export function createMongoInvoiceReadModel(db: Db, options: { collection?: string } = {}): InvoiceReadModel {
+  const name = options.collection ?? mongoCollections.invoicesRead
+  if (!/^[a-z_]+$/.test(name))
+    throw new Error(`invoice read model collection name must match [a-z_]+: ${name}`)
+  const invoices = db.collection<InvoiceRecord>(name)
   const writes = createPerKeyQueue()
 
   const saveIfNewer = async (document: InvoiceDocument): Promise<'applied' | 'stale'> => {

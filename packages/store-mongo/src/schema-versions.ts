@@ -84,6 +84,18 @@ export function indexMigration(
 
 const baseline = 'the collections and indexes of the release before versioned storage (b991541)'
 
+/** an invoice read model collection: the API's, or the notifier's copy (docs/api.md, "Invoices") */
+export function invoiceReadModelComponent(collection: string): MongoComponent {
+  return {
+    component: `read-model:${collection}`,
+    migrations: [
+      indexMigration('invoices, listed by merchant newest first', invoiceReadModelIndexes(collection), [
+        `${collection}_listed`,
+      ]),
+    ],
+  }
+}
+
 export function readModelComponent(collection: string): MongoComponent {
   return {
     component: `read-model:${collection}`,
@@ -183,14 +195,8 @@ export const mongoComponents: readonly MongoComponent[] = [
       ]),
     ],
   },
-  {
-    component: 'read-model:invoices_read',
-    migrations: [
-      indexMigration('invoices, listed by merchant newest first', invoiceReadModelIndexes, [
-        'invoices_listed',
-      ]),
-    ],
-  },
+  invoiceReadModelComponent(mongoCollections.invoicesRead),
+  invoiceReadModelComponent(mongoCollections.notifierInvoices),
   {
     component: 'webhook-endpoints',
     migrations: [

@@ -14,12 +14,14 @@ import { groupCommitOf } from './group-commit.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
-export const invoiceReadModelMigrations: readonly SqliteMigration[] = [
-  {
-    description: 'invoices: one row per invoice, listed by merchant newest first',
-    apply: (db) =>
-      db.exec(`
-        CREATE TABLE IF NOT EXISTS invoices_read (
+/** the schema versions of one invoice read model table: invoices_read, or the notifier's copy */
+export function invoiceReadModelMigrations(table: string): readonly SqliteMigration[] {
+  return [
+    {
+      description: 'invoices: one row per invoice, listed by merchant newest first',
+      apply: (db) =>
+        db.exec(`
+        CREATE TABLE IF NOT EXISTS ${table} (
           invoice_id TEXT PRIMARY KEY,
           merchant_id TEXT NOT NULL,
           revision INTEGER NOT NULL,
@@ -27,23 +29,29 @@ export const invoiceReadModelMigrations: readonly SqliteMigration[] = [
           created_at TEXT NOT NULL,
           status TEXT NOT NULL
         ) STRICT;
-        CREATE INDEX IF NOT EXISTS invoices_read_listed ON invoices_read (merchant_id, created_at, invoice_id);
+        CREATE INDEX IF NOT EXISTS ${table}_listed ON ${table} (merchant_id, created_at, invoice_id);
       `),
-  },
-]
+    },
+  ]
+}
 
-export function createSqliteInvoiceReadModel(db: DatabaseSync): InvoiceReadModel {
-  migrateSqliteComponent(db, 'read-model:invoices_read', invoiceReadModelMigrations)
+export function createSqliteInvoiceReadModel(
+  db: DatabaseSync,
+  options: { table?: string } = {},
+): InvoiceReadModel {
+  const table = options.table ?? 'invoices_read'
+  if (!/^[a-z_]+$/.test(table)) throw new Error(`invoice read model table name must match [a-z_]+: ${table}`)
+  migrateSqliteComponent(db, `read-model:${table}`, invoiceReadModelMigrations(table))
   const select = db.prepare(
-    'SELECT invoice_id, merchant_id, revision, state FROM invoices_read WHERE invoice_id = ?',
+    `SELECT invoice_id, merchant_id, revision, state FROM ${table} WHERE invoice_id = ?`,
   )
   // one statement decides and writes: no read-then-write window between two writers
   const upsert = db.prepare(`
-    INSERT INTO invoices_read (invoice_id, merchant_id, revision, state, created_at, status)
+    INSERT INTO ${table} (invoice_id, merchant_id, revision, state, created_at, status)
     VALUES (:invoiceId, :merchantId, :revision, :state, :createdAt, :status)
     ON CONFLICT (invoice_id) DO UPDATE SET
       revision = excluded.revision, state = excluded.state, status = excluded.status
-    WHERE excluded.revision > invoices_read.revision
+    WHERE excluded.revision > ${table}.revision
   `)
   const statements = new Map<string, StatementSync>()
   const statement = (sql: string) => {
@@ -73,7 +81,7 @@ export function createSqliteInvoiceReadModel(db: DatabaseSync): InvoiceReadModel
         return Number(changes) === 1 ? 'applied' : 'stale'
       },
       async list(query) {
-        const { sql, parameters } = invoiceListing(query)
+        const { sql, parameters } = invoiceListing(table, query)
         return statement(sql)
           .all(...parameters)
           .map(toDocument)
@@ -83,7 +91,10 @@ export function createSqliteInvoiceReadModel(db: DatabaseSync): InvoiceReadModel
   )
 }
 
-function invoiceListing(query: InvoiceListQuery): { sql: string; parameters: Array<string | number> } {
+function invoiceListing(
+  table: string,
+  query: InvoiceListQuery,
+): { sql: string; parameters: Array<string | number> } {
   const conditions = ['merchant_id = ?']
   const parameters: Array<string | number> = [query.merchantId]
   if (query.after !== undefined) {
@@ -104,7 +115,7 @@ function invoiceListing(query: InvoiceListQuery): { sql: string; parameters: Arr
   }
   parameters.push(query.limit)
   const sql = `
-    SELECT invoice_id, merchant_id, revision, state FROM invoices_read INDEXED BY invoices_read_listed
+    SELECT invoice_id, merchant_id, revision, state FROM ${table} INDEXED BY ${table}_listed
     WHERE ${conditions.join(' AND ')}
     ORDER BY created_at DESC, invoice_id DESC
     LIMIT ?`
