@@ -128,3 +128,96 @@ export const invoiceRoutePaths = {
     },
   },
 }
+
+/** the origin's root: the invoice's page is under /pay/, not under /api/merchant/v1 */
+const ROOT_SERVER = [
+  { url: '/', description: "the gateway's origin: the invoice's page is not under /api/merchant/v1" },
+]
+const INVOICE_TOKEN = {
+  name: 'token',
+  in: 'path',
+  required: true,
+  description:
+    "the token of the invoice's checkoutUrl (44 base64url characters); any other value is the HTML 404",
+  schema: { type: 'string' },
+}
+const LANG = {
+  name: 'lang',
+  in: 'query',
+  required: false,
+  description:
+    'the language of the page: en or de; another value falls back to Accept-Language, then English',
+  schema: { type: 'string' },
+}
+const html = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: { type: 'string' } } },
+})
+const pageTags = ['checkout']
+
+/** the invoice's page (docs/api.md, "The invoice's page"), public like the customer's page */
+export const invoicePageRoutePaths = {
+  '/pay/invoice/{token}': {
+    servers: ROOT_SERVER,
+    get: {
+      tags: pageTags,
+      operationId: 'invoicePage',
+      summary: "The invoice's page: the price in fiat, the accepted assets to pick from, the expiry",
+      security: [],
+      parameters: [INVOICE_TOKEN, LANG],
+      responses: {
+        '200': html('The page'),
+        '404': html('An unknown or altered token: a page that names no invoice'),
+      },
+    },
+  },
+  '/pay/invoice/{token}/pick': {
+    servers: ROOT_SERVER,
+    post: {
+      tags: pageTags,
+      operationId: 'invoicePick',
+      summary: "The customer's pick: a payment of the invoice in the asset picked, at a rate locked now",
+      description:
+        'The form of the page: asset=CURRENCY:NETWORK. Refused with 403 when the browser says the form came from ' +
+        'another site (Origin, Sec-Fetch-Site). An earlier pick whose payment has seen no transfer is canceled.',
+      security: [],
+      parameters: [INVOICE_TOKEN, LANG],
+      requestBody: {
+        required: true,
+        content: {
+          'application/x-www-form-urlencoded': {
+            schema: { type: 'object', properties: { asset: { type: 'string', examples: ['USDT:TRON'] } } },
+          },
+        },
+      },
+      responses: {
+        '303': {
+          description: "To the payment's page, /pay/{token}",
+          headers: { Location: { description: 'where the browser goes next', schema: { type: 'string' } } },
+        },
+        '400': html('No accepted asset picked, or the price too small for it: the page with the reason'),
+        '403': {
+          description: 'A form from another site',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+        '404': html('An unknown or altered token'),
+        '409': html(
+          'The invoice is closed, or a transfer to the earlier pick was seen: the page with the reason',
+        ),
+        '503': html('No usable rate now: the page with the reason'),
+      },
+    },
+  },
+  '/pay/assets/invoice.css': {
+    servers: ROOT_SERVER,
+    get: {
+      tags: pageTags,
+      operationId: 'invoiceStyles',
+      summary: "The invoice page's style sheet",
+      security: [],
+      responses: {
+        '200': { description: 'The style sheet', content: { 'text/css': { schema: { type: 'string' } } } },
+      },
+    },
+  },
+}

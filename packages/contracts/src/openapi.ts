@@ -12,7 +12,7 @@ import {
 } from './api-schemas.js'
 import { ErrorBodySchema } from './errors.js'
 import { checkoutRoutePaths } from './openapi-checkout-routes.js'
-import { invoiceRoutePaths, invoiceRouteSchemas } from './openapi-invoice-routes.js'
+import { invoicePageRoutePaths, invoiceRoutePaths, invoiceRouteSchemas } from './openapi-invoice-routes.js'
 import { webhookRoutePaths, webhookRouteSchemas } from './openapi-webhook-routes.js'
 import {
   isInvoiceWebhookKind,
@@ -346,6 +346,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
       ...webhookRoutePaths,
       ...invoiceRoutePaths,
       ...checkoutRoutePaths,
+      ...invoicePageRoutePaths,
     },
     webhooks: Object.fromEntries(WebhookEventKinds.map((kind) => [kind, webhookOperation(kind)])),
     components: {

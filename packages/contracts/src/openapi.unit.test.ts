@@ -135,8 +135,26 @@ describe('buildOpenApiDocument', () => {
         ['header', 'X-Event-Id'],
         ['header', 'X-Event-Type'],
       ])
-      expect(collectRefs(operation.requestBody)).toContain('#/components/schemas/WebhookBody')
+      // an invoice's webhook carries the invoice instead of a payment (docs/api.md, "Invoices")
+      const body = kind.startsWith('invoice.') ? 'WebhookInvoiceBody' : 'WebhookBody'
+      expect(collectRefs(operation.requestBody)).toContain(`#/components/schemas/${body}`)
     }
+  })
+
+  it('describes the invoice routes', () => {
+    const operations = Object.entries(json.paths as Record<string, Json>).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => method !== 'parameters')
+        .map(([method, operation]) => `${method.toUpperCase()} ${path} ${(operation as Json).operationId}`),
+    )
+    expect(operations).toEqual(
+      expect.arrayContaining([
+        'POST /invoices createInvoice',
+        'GET /invoices listInvoices',
+        'GET /invoices/{invoiceId} getInvoice',
+        'POST /invoices/{invoiceId}/cancel cancelInvoice',
+      ]),
+    )
   })
 
   it('describes the webhook endpoint and delivery routes', () => {
@@ -181,6 +199,10 @@ describe('buildOpenApiDocument', () => {
       'GET /pay/assets/checkout.js',
       'GET /pay/assets/icon.svg',
       'GET /favicon.ico',
+      // the invoice's page (docs/api.md, "The invoice's page")
+      'GET /pay/invoice/{token}',
+      'POST /pay/invoice/{token}/pick',
+      'GET /pay/assets/invoice.css',
     ])
     expect(at(json, 'paths', '/pay/{token}', 'get', 'parameters')).toEqual([
       expect.objectContaining({ name: 'lang', in: 'query', schema: { type: 'string' } }),
