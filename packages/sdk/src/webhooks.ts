@@ -90,6 +90,32 @@ export type WebhookEvent =
         foreign_funds: { tx_hash: string; currency: string; amount: string }
       }
     >
+  | InvoiceWebhookEvent
+
+/** the invoice as its webhook carries it (docs/api.md, "Invoices"): snake_case, `status` upper case */
+export interface WebhookInvoice {
+  id: string
+  status: 'OPEN' | 'PAID' | 'EXPIRED' | 'CANCELED'
+  price_amount: string
+  price_currency: string
+  /** the payment that paid it; null unless paid */
+  paid_payment_id: string | null
+  /** the payments of the customer's picks, oldest first */
+  payments: Array<{ payment_id: string; currency: string; network: string }>
+  metadata: Record<string, MetadataValue>
+  checkout_url: string
+  expires_at: string
+}
+
+/** invoice.paid, invoice.expired, invoice.canceled: the body carries the invoice, not a payment */
+export interface InvoiceWebhookEvent {
+  id: string
+  event: 'invoice.paid' | 'invoice.expired' | 'invoice.canceled'
+  timestamp: number
+  invoice: WebhookInvoice
+  /** true on a test event you asked for: its invoice is made up */
+  test?: true
+}
 
 /** the kinds of webhook, each a member of WebhookEvent */
 export type WebhookEventType = WebhookEvent['event']
