@@ -21,6 +21,7 @@ export { signRequest } from './signing.js'
 export type * from './types.js'
 export {
   type InvoiceWebhookEvent,
+  invoiceWebhookOf,
   type VerifyWebhookInput,
   verifyWebhook,
   WEBHOOK_TOLERANCE_SECONDS,
