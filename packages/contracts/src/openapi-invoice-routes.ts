@@ -153,7 +153,8 @@ const html = (description: string) => ({
   description,
   content: { 'text/html': { schema: { type: 'string' } } },
 })
-const pageTags = ['checkout']
+/** tagged invoices, beside the merchant API's invoice routes: served where invoices are */
+const pageTags = ['invoices']
 
 /** the invoice's page (docs/api.md, "The invoice's page"), public like the customer's page */
 export const invoicePageRoutePaths = {

@@ -153,8 +153,16 @@ describe('buildOpenApiDocument', () => {
         'GET /invoices listInvoices',
         'GET /invoices/{invoiceId} getInvoice',
         'POST /invoices/{invoiceId}/cancel cancelInvoice',
+        // the invoice's page, public, at the origin's root (docs/api.md, "The invoice's page")
+        'GET /pay/invoice/{token} invoicePage',
+        'POST /pay/invoice/{token}/pick invoicePick',
+        'GET /pay/assets/invoice.css invoiceStyles',
       ]),
     )
+    expect(at(json, 'paths', '/pay/invoice/{token}', 'servers')).toEqual([
+      expect.objectContaining({ url: '/' }),
+    ])
+    expect(at(json, 'paths', '/pay/invoice/{token}/pick', 'post', 'security')).toEqual([])
   })
 
   it('describes the webhook endpoint and delivery routes', () => {
@@ -199,10 +207,6 @@ describe('buildOpenApiDocument', () => {
       'GET /pay/assets/checkout.js',
       'GET /pay/assets/icon.svg',
       'GET /favicon.ico',
-      // the invoice's page (docs/api.md, "The invoice's page")
-      'GET /pay/invoice/{token}',
-      'POST /pay/invoice/{token}/pick',
-      'GET /pay/assets/invoice.css',
     ])
     expect(at(json, 'paths', '/pay/{token}', 'get', 'parameters')).toEqual([
       expect.objectContaining({ name: 'lang', in: 'query', schema: { type: 'string' } }),
