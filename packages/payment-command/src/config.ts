@@ -61,7 +61,7 @@ export interface PaymentCommandConfig extends SharedConfig {
   /** ADDRESS_POOL_SIZE: addresses derived ahead of need per chain family, in idle time; 0: none */
   addressPoolSize: number
   /**
-   * the rate service that prices payments in fiat: RATE_SOURCES (default coingecko,kraken; simulated
+   * the rate service that prices payments in fiat: RATE_SOURCES (default coingecko,kraken,coinbase; simulated
    * where chains are simulated), PRICE_CURRENCIES... (docs/operations.md, "Exchange rates")
    */
   rates: RateConfig

@@ -61,6 +61,11 @@ describe('readPaymentCommandConfig', () => {
       callbackUrlPolicy: 'production',
       chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
       addressPoolSize: 256,
+      // docs/operations.md, "Exchange rates": the public price APIs by default
+      rates: expect.objectContaining({
+        sources: ['coingecko', 'kraken', 'coinbase'],
+        priceCurrencies: ['USD', 'EUR'],
+      }),
     })
   })
 
@@ -86,6 +91,8 @@ describe('readPaymentCommandConfig', () => {
         TRON_REQUIRED_CONFIRMATIONS: '19',
         SOLANA_DEVNET_REQUIRED_CONFIRMATIONS: '1',
         ADDRESS_POOL_SIZE: '5000',
+        RATE_SOURCES: 'simulated',
+        PRICE_CURRENCIES: 'USD',
       },
       files({}),
     )
@@ -113,6 +120,7 @@ describe('readPaymentCommandConfig', () => {
       callbackUrlPolicy: 'development',
       chains: { networks: ['TRON', 'SOLANA_DEVNET'], requiredConfirmations: { TRON: 19, SOLANA_DEVNET: 1 } },
       addressPoolSize: 5000,
+      rates: expect.objectContaining({ sources: ['simulated'], priceCurrencies: ['USD'] }),
     })
   })
 

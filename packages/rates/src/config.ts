@@ -4,21 +4,23 @@
 
 import { defaultPriceCurrencies, type RatePeg } from '@chainpay/domain'
 import type { Clock, EnvReader } from '@chainpay/platform'
+import { COINBASE_URL, createCoinbaseSource } from './coinbase-source.js'
 import { COINGECKO_URL, createCoinGeckoSource } from './coingecko-source.js'
 import { createKrakenSource, KRAKEN_URL } from './kraken-source.js'
 import { defaultRatePolicy, type RateServicePolicy } from './rate-service.js'
 import type { RateSource } from './rate-source.js'
 import { createSimulatedRateSource, type SimulatedRateSource } from './simulated-source.js'
 
-export const rateSourceKinds = ['coingecko', 'kraken', 'simulated'] as const
+export const rateSourceKinds = ['coingecko', 'kraken', 'coinbase', 'simulated'] as const
 export type RateSourceKind = (typeof rateSourceKinds)[number]
 
 export interface RateConfig {
-  /** RATE_SOURCES: default coingecko,kraken; simulated with simulated chains */
+  /** RATE_SOURCES: default coingecko,kraken,coinbase; simulated with simulated chains */
   sources: RateSourceKind[]
-  /** RATE_COINGECKO_URL, RATE_KRAKEN_URL */
+  /** RATE_COINGECKO_URL, RATE_KRAKEN_URL, RATE_COINBASE_URL */
   coingeckoUrl: string
   krakenUrl: string
+  coinbaseUrl: string
   /** RATE_COINGECKO_API_KEY: a CoinGecko demo key, sent as x-cg-demo-api-key */
   coingeckoApiKey: string | undefined
   /** RATE_TIMEOUT_MS: for one source's whole answer; default 3000 */
@@ -33,7 +35,9 @@ const PEG = /^([A-Z0-9]{2,10}):([A-Z]{3})=([0-9]{1,6}(\.[0-9]{1,8})?)$/
 
 /** `simulatedChains`: the default source is the simulated one (standalone without CHAIN_MODE=rpc) */
 export function readRateConfig(read: EnvReader, options: { simulatedChains: boolean }): RateConfig {
-  const defaults: RateSourceKind[] = options.simulatedChains ? ['simulated'] : ['coingecko', 'kraken']
+  const defaults: RateSourceKind[] = options.simulatedChains
+    ? ['simulated']
+    : ['coingecko', 'kraken', 'coinbase']
   const names = read.list('RATE_SOURCES', { default: defaults })
   const sources: RateSourceKind[] = []
   for (const name of names) {
@@ -59,6 +63,7 @@ export function readRateConfig(read: EnvReader, options: { simulatedChains: bool
     sources,
     coingeckoUrl: readUrl(read, 'RATE_COINGECKO_URL', COINGECKO_URL),
     krakenUrl: readUrl(read, 'RATE_KRAKEN_URL', KRAKEN_URL),
+    coinbaseUrl: readUrl(read, 'RATE_COINBASE_URL', COINBASE_URL),
     coingeckoApiKey: read.optionalString('RATE_COINGECKO_API_KEY'),
     timeoutMs: read.int('RATE_TIMEOUT_MS', { default: 3000, min: 100, max: 60_000 }),
     policy: {
@@ -131,6 +136,8 @@ export function createRateSources(
         })
       case 'kraken':
         return createKrakenSource({ baseUrl: config.krakenUrl, timeoutMs: config.timeoutMs, clock })
+      case 'coinbase':
+        return createCoinbaseSource({ baseUrl: config.coinbaseUrl, timeoutMs: config.timeoutMs, clock })
       case 'simulated':
         simulated = createSimulatedRateSource({ clock })
         return simulated

@@ -10,11 +10,12 @@ const read = (env: Record<string, string>, simulatedChains = false) => {
 }
 
 describe('readRateConfig', () => {
-  it('defaults: CoinGecko and Kraken, USD and EUR, 60 s, 2 %, USDT and USDC pegged to 1 USD', () => {
+  it('defaults: CoinGecko, Kraken and Coinbase, USD and EUR, 60 s, 2 %, USDT and USDC pegged to 1 USD', () => {
     expect(read({})).toEqual({
-      sources: ['coingecko', 'kraken'],
+      sources: ['coingecko', 'kraken', 'coinbase'],
       coingeckoUrl: 'https://api.coingecko.com',
       krakenUrl: 'https://api.kraken.com',
+      coinbaseUrl: 'https://api.coinbase.com',
       coingeckoApiKey: undefined,
       timeoutMs: 3000,
       policy: {
@@ -68,7 +69,7 @@ describe('readRateConfig', () => {
       }),
     ).toThrow(
       [
-        "RATE_SOURCES: unknown source 'binance' (expected some of coingecko, kraken, simulated)",
+        "RATE_SOURCES: unknown source 'binance' (expected some of coingecko, kraken, coinbase, simulated)",
         "RATE_MAX_SPREAD_PERCENT: expected a decimal such as 2 or 0.5, got '2%'",
         "RATE_PEGS: expected items such as USDT:USD=1, got 'USDT=1'",
         "PRICE_CURRENCIES: 'XYZ' is not an ISO 4217 currency code",

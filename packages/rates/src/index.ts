@@ -1,3 +1,4 @@
+export * from './coinbase-source.js'
 export * from './coingecko-source.js'
 export * from './config.js'
 export * from './kraken-source.js'

@@ -145,6 +145,29 @@ describe('rate service', () => {
     await cached.close()
   })
 
+  it('keeps a failure as long as an answer: while a source hangs, creates do not each wait for it', async () => {
+    const cached = createRateService({
+      sources: [
+        createCoinGeckoSource({ baseUrl: coingecko.url, timeoutMs: 300, clock }),
+        createKrakenSource({ baseUrl: kraken.url, timeoutMs: 300, clock }),
+      ],
+      policy: { ...defaultRatePolicy, cacheSeconds: 10 },
+      clock,
+      logger: createRootLogger({ service: 'rate-service-test', level: 'silent' }),
+    })
+    coingecko.setPrice('SOL', 'USD', '142')
+    kraken.behave('hang')
+    for (let create = 0; create < 3; create++) {
+      expect(await cached.lockRate(SOL_USD)).toMatchObject({ value: '142', sources: ['coingecko'] })
+    }
+    expect(kraken.requests).toBe(1)
+    kraken.behave('normal')
+    kraken.setPrice('SOL', 'USD', '142.2')
+    clock.advance(10_000)
+    expect(await cached.lockRate(SOL_USD)).toMatchObject({ value: '142.1', sources: ['coingecko', 'kraken'] })
+    await cached.close()
+  })
+
   it('shows the age of the last rate per pair and the sources answering', async () => {
     coingecko.setPrice('SOL', 'USD', '142', { updatedAt: new Date('2026-11-28T08:59:50.000Z') })
     kraken.setPrice('SOL', 'USD', '142.1')

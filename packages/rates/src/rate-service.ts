@@ -5,7 +5,8 @@
 // "Prices in fiat"); the decider only ever sees the rate it locked.
 //
 // Answers are kept for a few seconds (RATE_CACHE_SECONDS) so that a burst of payments asks the
-// public APIs once, and one question per source and pair is in flight at a time.
+// public APIs once, and one question per source and pair is in flight at a time. A failure is kept
+// as long: while a source is down or hangs, creates do not each wait for its timeout.
 
 import { combineRateQuotes, type LockedRate, type RatePeg, type RateQuote } from '@chainpay/domain'
 import type { Clock, Logger } from '@chainpay/platform'
@@ -70,7 +71,7 @@ export function createRateService(options: RateServiceOptions): RateService {
   if (sources.length === 0) throw new Error('rate service: no rate source configured')
   const metrics: RateMetrics | undefined =
     options.registry === undefined ? undefined : createRateMetrics(options.registry, clock)
-  const kept = new Map<string, { quote: RateQuote; keptAt: number }>()
+  const kept = new Map<string, { answer: Promise<RateQuote>; keptAt: number }>()
   const asking = new Map<string, Promise<RateQuote>>()
 
   /** one source's answer for the pair, reused while it is kept, shared while it is asked */
@@ -78,17 +79,15 @@ export function createRateService(options: RateServiceOptions): RateService {
     const key = `${source.name} ${pairName(pair)}`
     const now = clock.now().getTime()
     const known = kept.get(key)
-    if (known !== undefined && now - known.keptAt < policy.cacheSeconds * 1000)
-      return Promise.resolve(known.quote)
+    if (known !== undefined && now - known.keptAt < policy.cacheSeconds * 1000) return known.answer
     const pending = asking.get(key)
     if (pending !== undefined) return pending
-    const question = source
-      .quote(pair)
-      .then((quote) => {
-        if (policy.cacheSeconds > 0) kept.set(key, { quote, keptAt: clock.now().getTime() })
-        return quote
-      })
-      .finally(() => asking.delete(key))
+    const question: Promise<RateQuote> = source.quote(pair).finally(() => {
+      asking.delete(key)
+      if (policy.cacheSeconds > 0) kept.set(key, { answer: question, keptAt: clock.now().getTime() })
+    })
+    // a kept failure is read again by later creates: never an unhandled rejection meanwhile
+    question.catch(() => {})
     asking.set(key, question)
     return question
   }

@@ -3,6 +3,7 @@
 
 import { systemClock } from '@chainpay/platform'
 import { describe, expect, it } from 'vitest'
+import { createCoinbaseSource } from './coinbase-source.js'
 import { createCoinGeckoSource } from './coingecko-source.js'
 import { createKrakenSource } from './kraken-source.js'
 import { RateSourceFailure } from './rate-source.js'
@@ -30,6 +31,21 @@ describeRateSourceContract('coingecko', async () => {
 describeRateSourceContract('kraken', async () => {
   const server = await startPriceApiServer()
   const source = createKrakenSource({ baseUrl: server.url, timeoutMs: TIMEOUT_MS, clock: systemClock })
+  return {
+    source,
+    setPrice: (base, quote, value) => server.setPrice(base, quote, value),
+    fault: (kind) => server.behave(faults[kind]),
+    startedAt: new Date(),
+    teardown: async () => {
+      await source.close()
+      await server.close()
+    },
+  }
+})
+
+describeRateSourceContract('coinbase', async () => {
+  const server = await startPriceApiServer()
+  const source = createCoinbaseSource({ baseUrl: server.url, timeoutMs: TIMEOUT_MS, clock: systemClock })
   return {
     source,
     setPrice: (base, quote, value) => server.setPrice(base, quote, value),

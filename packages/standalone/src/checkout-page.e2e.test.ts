@@ -202,6 +202,26 @@ describe.concurrent("the customer's page in Chromium", () => {
     await Promise.all([light.context.close(), dark.context.close()])
   })
 
+  it('shows the price in fiat beside the amount, with the locked rate, in English and German, accessible', async () => {
+    // the simulated rates of standalone: USDT is 0.93 EUR (docs/api.md, "Prices in fiat")
+    const payment = await create({ amount: undefined, priceAmount: '9.30', priceCurrency: 'EUR' })
+    const english = await visit(payment.checkoutUrl)
+    expect(await english.page.locator('#amount').textContent()).toBe('10')
+    expect(await english.page.locator('#price').textContent()).toBe('€9.30')
+    expect(await english.page.locator('#rate').textContent()).toBe(
+      'At 1 USDT = €0.93, fixed until the payment expires.',
+    )
+    expect(await english.page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+      360,
+    )
+    expect(await seriousViolations(english.page)).toEqual([])
+    const german = await visit(`${payment.checkoutUrl}?lang=de`, { colorScheme: 'dark' })
+    expect(await german.page.locator('#price').textContent()).toBe('9,30\u00a0€')
+    expect(await seriousViolations(german.page)).toEqual([])
+    await screenshot(german.page, 'priced-in-fiat-de')
+    await Promise.all([english.context.close(), german.context.close()])
+  })
+
   it('moves live to paid when the customer pays, then on to successRedirectUrl', async () => {
     const payment = await create()
     const origin = new URL(payment.checkoutUrl).origin

@@ -42,6 +42,8 @@ describe('readStandaloneConfig', () => {
       webhookRetryScheduleMs: undefined,
       webhookConcurrency: { total: 64, perTargetHost: 4 },
       addressPoolSize: 256,
+      // simulated chains, simulated rates (docs/operations.md, "Exchange rates")
+      rates: expect.objectContaining({ sources: ['simulated'], priceCurrencies: ['USD', 'EUR'] }),
       webhookRetentionDays: 90,
       callbackUrlPolicy: 'development',
       chains: {
@@ -66,6 +68,8 @@ describe('readStandaloneConfig', () => {
     const config = readStandaloneConfig({ ...live, TRON_NILE_REQUIRED_CONFIRMATIONS: '19' })
     expect(config).toMatchObject({
       callbackUrlPolicy: 'production',
+      // real chains, the public price APIs
+      rates: { sources: ['coingecko', 'kraken', 'coinbase'] },
       keys: { tronAccountXpub: wallet.tronAccountXpub, solanaSeed: wallet.solanaSeed },
       chains: {
         chainMode: 'rpc',

@@ -75,24 +75,62 @@ describe('a shop on @chainpay/sdk', () => {
     expect(mine.map((w) => w.body.event)).toContain('payment.confirmed')
   })
 
-  it('creates a payment priced in fiat and reads its locked rate (docs/sdk.md, "Prices in fiat")', async () => {
-    // the simulated rates of simulated chains: USDT is pegged to 1 USD while the market agrees
-    const created = await chainpay.payments.create({
-      priceAmount: '19.99',
-      priceCurrency: 'USD',
-      currency: 'USDT',
-      network: 'TRON',
-      idempotencyKey: `sdk-fiat-${Date.now()}`,
-    })
-    expect(created).toMatchObject({
-      amount: '19.99',
-      priceAmount: '19.99',
-      priceCurrency: 'USD',
-      rate: { value: '1', sources: ['peg', 'simulated'] },
-      shortfallAmount: null,
-      invoiceId: null,
-    })
-    expect((await chainpay.payments.get(created.paymentId)).rate).toEqual(created.rate)
+  it('creates a payment priced in fiat, confirmed a little short within the tolerance, with price, rate and shortfall in its webhooks', async () => {
+    const merchant = standalone.demoMerchant()
+    const setTolerance = (percent: string) =>
+      fetch(`${standalone.adminUrl}/admin/v1/merchants/${merchant.merchantId}/underpayment-tolerance`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${standalone.adminToken()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ underpaymentTolerancePercent: percent }),
+      })
+    expect((await setTolerance('0.5')).status).toBe(200)
+    try {
+      // the simulated rates of simulated chains: USDT is pegged to 1 USD while the market agrees
+      const created = await chainpay.payments.create({
+        priceAmount: '19.99',
+        priceCurrency: 'USD',
+        currency: 'USDT',
+        network: 'TRON',
+        idempotencyKey: `sdk-fiat-${Date.now()}`,
+        callbackUrl: receiver.url,
+      })
+      expect(created).toMatchObject({
+        amount: '19.99',
+        priceAmount: '19.99',
+        priceCurrency: 'USD',
+        rate: { value: '1', sources: ['peg', 'simulated'] },
+        underpaymentTolerancePercent: '0.5',
+        shortfallAmount: null,
+        invoiceId: null,
+      })
+      // 0.45 % short, within 0.5 %
+      await pay(standalone, 'TRON', { to: created.generatedAddress, amount: '19.9', currency: 'USDT' })
+      const confirmed = await until(
+        () => chainpay.payments.get(created.paymentId),
+        (payment) => payment.status === 'confirmed',
+      )
+      expect(confirmed).toMatchObject({ receivedAmount: '19.9', shortfallAmount: '0.09', rate: created.rate })
+      const webhooks = await receiver.waitFor((all) =>
+        all.some((w) => w.body.payment.id === created.paymentId && w.body.event === 'payment.confirmed'),
+      )
+      const delivered = webhooks.find(
+        (w) => w.body.payment.id === created.paymentId && w.body.event === 'payment.confirmed',
+      )
+      const event = await verifyWebhook({
+        rawBody: delivered?.rawBody ?? '',
+        headers: delivered?.headers ?? {},
+        secret: merchant.webhookSecret,
+      })
+      expect(event.payment).toMatchObject({
+        status: 'CONFIRMED',
+        price_amount: '19.99',
+        price_currency: 'USD',
+        rate: created.rate,
+        shortfall_amount: '0.09',
+      })
+    } finally {
+      expect((await setTolerance('0')).status).toBe(200)
+    }
   })
 
   it('creates, reads, lists and cancels an invoice (docs/sdk.md, "Invoices")', async () => {

@@ -7,7 +7,7 @@ Runs chainpay standalone: the five services in one process on one SQLite file in
 simulated TRON and Solana (CHAIN_MODE=simulator, the default) or real nodes (CHAIN_MODE=rpc).
 It takes no arguments: it is configured by environment variables, for example
 
-  PORT=8080          merchant API, the customer's page (/pay/*) and, simulated, /dev/chains/*
+  PORT=8080          merchant API, the customer's page (/pay/*) and, simulated, /dev/chains/*, /dev/rates
   HOST=127.0.0.1     address the merchant API binds
   ADMIN_PORT=8081    admin API (scripts/admin, scripts/wallet)
   ADMIN_HOST=127.0.0.1  address the admin API binds: keep it private

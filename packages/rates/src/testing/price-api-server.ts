@@ -1,5 +1,6 @@
 // A local HTTP server that answers as the public price APIs document their answers (CoinGecko's
-// /api/v3/simple/price, Kraken's /0/public/Ticker; docs/operations.md, "Exchange rates"), so that
+// /api/v3/simple/price, Kraken's /0/public/Ticker, Coinbase's /v2/exchange-rates; docs/operations.md,
+// "Exchange rates"), so that
 // the rate sources are tested against real HTTP: prices set by the test, and the faults real APIs
 // have (no answer, an error status, a body that is not the documented shape, a price gone stale).
 
@@ -36,6 +37,7 @@ export async function startPriceApiServer(options: { now?: () => Date } = {}): P
     const url = new URL(request.url ?? '/', 'http://localhost')
     if (url.pathname === '/api/v3/simple/price') return coinGecko(url, response)
     if (url.pathname === '/0/public/Ticker') return kraken(url, response)
+    if (url.pathname === '/v2/exchange-rates') return coinbase(url, response)
     send(response, 404, '{"error":"not found"}')
   })
 
@@ -95,6 +97,28 @@ export async function startPriceApiServer(options: { now?: () => Date } = {}): P
       o: price.value,
     }
     send(response, 200, JSON.stringify({ error: [], result: { [key]: ticker } }))
+  }
+
+  function coinbase(url: URL, response: ServerResponse): void {
+    const currency = url.searchParams.get('currency') ?? 'USD'
+    if (behaviour === 'garbage') {
+      send(response, 200, JSON.stringify({ data: { currency, rates: [] } }))
+      return
+    }
+    const rates = Object.fromEntries(
+      [...prices.entries()]
+        .filter(([key]) => key.startsWith(`${currency}/`))
+        .map(([key, price]) => [key.slice(currency.length + 1), price.value]),
+    )
+    if (Object.keys(rates).length === 0) {
+      send(
+        response,
+        400,
+        JSON.stringify({ errors: [{ id: 'invalid_request', message: 'Invalid currency' }] }),
+      )
+      return
+    }
+    send(response, 200, JSON.stringify({ data: { currency, rates } }))
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
