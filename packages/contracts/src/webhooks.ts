@@ -60,6 +60,8 @@ export interface WebhookPaymentFields {
   rate?: { value: string; sources: string[]; at: string } | null
   /** expected minus received when the payment is confirmed within the tolerance or underpaid; else null */
   shortfall_amount?: string | null
+  /** the invoice whose pick created the payment (docs/api.md, "Invoices"); absent otherwise */
+  invoice_id?: string
   /** payment.late_funds only: the late transfer */
   late_funds?: { tx_hash: string; amount: string }
   /** payment.transfer_detected only: the confirmations the payment needs */
@@ -110,6 +112,7 @@ export function renderWebhookBody(input: WebhookBodyInput, timestampSeconds: num
     price_currency: payment.price_currency,
     rate: payment.rate,
     shortfall_amount: payment.shortfall_amount,
+    invoice_id: payment.invoice_id,
     late_funds: payment.late_funds,
     required_confirmations: payment.required_confirmations,
     transfer: payment.transfer,
@@ -204,6 +207,11 @@ export const WebhookBodySchema = Type.Object(
                 'expected_amount minus received_amount when the payment is confirmed within the underpayment tolerance, or underpaid; else null',
             }),
           ),
+        ),
+        invoice_id: Type.Optional(
+          Type.String({
+            description: 'the invoice whose pick created the payment; absent for a payment created directly',
+          }),
         ),
         late_funds: Type.Optional(
           Type.Object(

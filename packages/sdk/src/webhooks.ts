@@ -33,6 +33,8 @@ export interface WebhookPayment {
   rate?: { value: string; sources: string[]; at: string } | null
   /** expected_amount minus received_amount when confirmed within the tolerance or underpaid; else null */
   shortfall_amount?: string | null
+  /** the invoice whose pick created the payment (docs/api.md, "Invoices"); absent otherwise */
+  invoice_id?: string
   [field: string]: unknown
 }
 

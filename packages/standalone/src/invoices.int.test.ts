@@ -239,7 +239,9 @@ describe('an invoice picked, re-picked and paid', () => {
     await receiver.waitFor((all) =>
       all.some(
         (webhook) =>
-          webhook.body.event === 'payment.confirmed' && webhook.body.payment?.id === secondPaymentId,
+          webhook.body.event === 'payment.confirmed' &&
+          webhook.body.payment?.id === secondPaymentId &&
+          webhook.body.payment?.invoice_id === invoice.invoiceId,
       ),
     )
     expect((await page(invoicePath)).html).toContain('This invoice is paid.')
