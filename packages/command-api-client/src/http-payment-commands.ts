@@ -7,6 +7,8 @@
 import { DomainError, type ErrorCode, ErrorCodes, type PaymentHistoryEntry } from '@chainpay/domain'
 import {
   type CreatePaymentOutcome,
+  type InvoiceCommands,
+  type InvoiceSnapshot,
   type MerchantWallets,
   type MerchantWalletView,
   type PaymentCommands,
@@ -20,6 +22,7 @@ import {
   cancelPath,
   commandApiRoutes,
   historyPath,
+  invoicePath,
   merchantWalletPath,
   paymentPath,
   sweepsPath,
@@ -37,6 +40,8 @@ export interface HttpPaymentCommandsOptions {
 export interface HttpPaymentCommands extends PaymentCommands {
   /** merchants' own wallets, kept by payment-command (docs/api.md, "Merchant wallets") */
   merchantWallets: MerchantWallets
+  /** the invoices' commands (docs/api.md, "Invoices") */
+  invoices: InvoiceCommands
   /** closes the kept-alive connections */
   close(): Promise<void>
 }
@@ -161,6 +166,44 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
       },
     },
 
+    invoices: {
+      async createInvoice(input) {
+        const body = expectSuccess(await call('POST', commandApiRoutes.invoices, input), 'an invoice create')
+        const { outcome } = body
+        if (outcome !== 'created' && outcome !== 'replayed') {
+          throw new Error(
+            `payment-command answered an invoice create with outcome ${JSON.stringify(outcome)}`,
+          )
+        }
+        return { outcome, ...toInvoiceSnapshot(body) }
+      },
+      async getInvoice({ merchantId, invoiceId }) {
+        if (invoiceId === '') return null
+        const answer = await call('GET', `${invoicePath(invoiceId)}?${new URLSearchParams({ merchantId })}`)
+        if (answer.status === 404 && errorOf(answer.body)?.code === 'INVOICE_NOT_FOUND') return null
+        return toInvoiceSnapshot(expectSuccess(answer, 'an invoice read'))
+      },
+      async cancelInvoice({ merchantId, invoiceId }) {
+        if (invoiceId === '') throw new DomainError('INVOICE_NOT_FOUND', 'invoice  not found')
+        const answer = await call('POST', `${invoicePath(invoiceId)}/cancel`, { merchantId })
+        return toInvoiceSnapshot(expectSuccess(answer, 'an invoice cancel'))
+      },
+      async pickInvoicePayment({ invoiceId, ...pick }) {
+        if (invoiceId === '') throw new DomainError('INVOICE_NOT_FOUND', 'invoice  not found')
+        const answer = await call('POST', `${invoicePath(invoiceId)}/picks`, pick)
+        const body = expectSuccess(answer, 'an invoice pick')
+        const { invoice, payment, replaced } = body
+        if (!isRecord(invoice) || !isRecord(payment)) {
+          throw new Error('payment-command answered an invoice pick without the invoice and the payment')
+        }
+        return {
+          invoice: toInvoiceSnapshot(invoice),
+          payment: toSnapshot(payment),
+          replaced: isRecord(replaced) ? toSnapshot(replaced) : null,
+        }
+      },
+    },
+
     async close() {
       await agent.close()
     },
@@ -173,6 +216,14 @@ function toSnapshot(body: Record<string, unknown>): PaymentSnapshot {
     throw new Error('payment-command answered without a payment snapshot')
   }
   return { payment: payment as unknown as PaymentSnapshot['payment'], revision: revision as number }
+}
+
+function toInvoiceSnapshot(body: Record<string, unknown>): InvoiceSnapshot {
+  const { invoice, revision } = body
+  if (!isRecord(invoice) || typeof invoice.status !== 'string' || !Number.isInteger(revision)) {
+    throw new Error('payment-command answered without an invoice snapshot')
+  }
+  return { invoice: invoice as unknown as InvoiceSnapshot['invoice'], revision: revision as number }
 }
 
 function errorOf(body: unknown): { code: ErrorCode; message: string } | null {

@@ -8,7 +8,15 @@ export const commandApiRoutes = {
   sweeps: '/internal/v1/payments/:paymentId/sweeps',
   merchantWallet: '/internal/v1/merchants/:merchantId/wallet',
   resealWalletSeeds: '/internal/v1/merchant-wallets/reseal',
+  invoices: '/internal/v1/invoices',
+  invoice: '/internal/v1/invoices/:invoiceId',
+  invoiceCancel: '/internal/v1/invoices/:invoiceId/cancel',
+  invoicePick: '/internal/v1/invoices/:invoiceId/picks',
 } as const
+
+export function invoicePath(invoiceId: string): string {
+  return `${commandApiRoutes.invoices}/${encodeURIComponent(invoiceId)}`
+}
 
 export function paymentPath(paymentId: string): string {
   return `${commandApiRoutes.payments}/${encodeURIComponent(paymentId)}`

@@ -213,6 +213,12 @@ const pricingProperties = {
         'expectedAmount minus receivedAmount when less arrived and the payment is confirmed (within the tolerance) or underpaid; otherwise null',
     }),
   ),
+  // docs/api.md, "Invoices"
+  invoiceId: Nullable(
+    Type.String({
+      description: 'the invoice whose pick created the payment; null for a payment created directly',
+    }),
+  ),
 }
 
 const checkoutProperties = {

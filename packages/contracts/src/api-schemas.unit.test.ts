@@ -175,6 +175,7 @@ const view = {
   rate: null,
   underpaymentTolerancePercent: '0',
   shortfallAmount: null,
+  invoiceId: null,
 }
 
 describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
@@ -276,6 +277,7 @@ const SPEC_PAYMENT_FIELDS = [
   'rate',
   'underpaymentTolerancePercent',
   'shortfallAmount',
+  'invoiceId',
 ]
 
 describe('ErrorBodySchema', () => {

@@ -47,6 +47,9 @@ export const statusByErrorCode: Readonly<Record<ErrorCode, number>> = {
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
   RATE_UNAVAILABLE: 503,
+  INVOICE_NOT_FOUND: 404,
+  INVOICE_NOT_OPEN: 409,
+  INVOICE_NOT_CANCELABLE: 409,
 }
 
 /** the HTTP status that goes with an error code */

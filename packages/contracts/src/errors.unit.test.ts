@@ -27,6 +27,9 @@ describe('statusByErrorCode and httpStatusOf', () => {
       INTERNAL_ERROR: 500,
       SERVICE_UNAVAILABLE: 503,
       RATE_UNAVAILABLE: 503,
+      INVOICE_NOT_FOUND: 404,
+      INVOICE_NOT_OPEN: 409,
+      INVOICE_NOT_CANCELABLE: 409,
     }
     expect(Object.keys(statusByErrorCode).sort()).toEqual([...ErrorCodes].sort())
     for (const code of ErrorCodes) {

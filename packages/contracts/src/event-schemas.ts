@@ -89,6 +89,8 @@ export const PaymentCreatedDataSchema = Type.Object(
     priceCurrency: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{3}$' }))),
     rate: Type.Optional(Nullable(LockedRateSchema)),
     underpaymentTolerancePercent: Type.Optional(Type.String({ pattern: TOLERANCE_PERCENT_PATTERN })),
+    // docs/api.md, "Invoices": the invoice whose pick created the payment; absent otherwise
+    invoiceId: Type.Optional(Nullable(Type.String())),
   },
   strict,
 )

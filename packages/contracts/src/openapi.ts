@@ -12,8 +12,14 @@ import {
 } from './api-schemas.js'
 import { ErrorBodySchema } from './errors.js'
 import { checkoutRoutePaths } from './openapi-checkout-routes.js'
+import { invoicePageRoutePaths, invoiceRoutePaths, invoiceRouteSchemas } from './openapi-invoice-routes.js'
 import { webhookRoutePaths, webhookRouteSchemas } from './openapi-webhook-routes.js'
-import { WebhookBodySchema, type WebhookEventKind, WebhookEventKinds } from './webhooks.js'
+import {
+  isInvoiceWebhookKind,
+  WebhookBodySchema,
+  type WebhookEventKind,
+  WebhookEventKinds,
+} from './webhooks.js'
 
 export const API_BASE_PATH = '/api/merchant/v1'
 
@@ -104,6 +110,9 @@ const WEBHOOK_SUMMARIES: Record<WebhookEventKind, string> = {
     'The underpaid payment reached expiresAt: no further transfer counts, the shortfall is final',
   'payment.foreign_funds':
     "Funds of another asset (or TRX a contract sent) reached the payment's address; the status does not change",
+  'invoice.paid': 'A payment of the invoice was confirmed (or overpaid): the invoice is paid',
+  'invoice.expired': 'The invoice reached expiresAt unpaid, its last payment closed',
+  'invoice.canceled': 'The merchant canceled the invoice (and its open payment)',
 }
 
 function webhookOperation(kind: WebhookEventKind) {
@@ -151,7 +160,7 @@ function webhookOperation(kind: WebhookEventKind) {
           'application/json': {
             schema: {
               allOf: [
-                ref('schemas', 'WebhookBody'),
+                ref('schemas', isInvoiceWebhookKind(kind) ? 'WebhookInvoiceBody' : 'WebhookBody'),
                 { type: 'object', properties: { event: { const: kind } } },
               ],
             },
@@ -335,7 +344,9 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         },
       },
       ...webhookRoutePaths,
+      ...invoiceRoutePaths,
       ...checkoutRoutePaths,
+      ...invoicePageRoutePaths,
     },
     webhooks: Object.fromEntries(WebhookEventKinds.map((kind) => [kind, webhookOperation(kind)])),
     components: {
@@ -348,6 +359,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         Error: plain(ErrorBodySchema),
         WebhookBody: plain(WebhookBodySchema),
         ...webhookRouteSchemas,
+        ...invoiceRouteSchemas,
       },
       parameters: {
         PaymentId: {

@@ -135,8 +135,34 @@ describe('buildOpenApiDocument', () => {
         ['header', 'X-Event-Id'],
         ['header', 'X-Event-Type'],
       ])
-      expect(collectRefs(operation.requestBody)).toContain('#/components/schemas/WebhookBody')
+      // an invoice's webhook carries the invoice instead of a payment (docs/api.md, "Invoices")
+      const body = kind.startsWith('invoice.') ? 'WebhookInvoiceBody' : 'WebhookBody'
+      expect(collectRefs(operation.requestBody)).toContain(`#/components/schemas/${body}`)
     }
+  })
+
+  it('describes the invoice routes', () => {
+    const operations = Object.entries(json.paths as Record<string, Json>).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => method !== 'parameters')
+        .map(([method, operation]) => `${method.toUpperCase()} ${path} ${(operation as Json).operationId}`),
+    )
+    expect(operations).toEqual(
+      expect.arrayContaining([
+        'POST /invoices createInvoice',
+        'GET /invoices listInvoices',
+        'GET /invoices/{invoiceId} getInvoice',
+        'POST /invoices/{invoiceId}/cancel cancelInvoice',
+        // the invoice's page, public, at the origin's root (docs/api.md, "The invoice's page")
+        'GET /pay/invoice/{token} invoicePage',
+        'POST /pay/invoice/{token}/pick invoicePick',
+        'GET /pay/assets/invoice.css invoiceStyles',
+      ]),
+    )
+    expect(at(json, 'paths', '/pay/invoice/{token}', 'servers')).toEqual([
+      expect.objectContaining({ url: '/' }),
+    ])
+    expect(at(json, 'paths', '/pay/invoice/{token}/pick', 'post', 'security')).toEqual([])
   })
 
   it('describes the webhook endpoint and delivery routes', () => {

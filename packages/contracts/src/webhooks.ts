@@ -17,7 +17,19 @@ export const WebhookEventKinds = [
   'payment.transfer_detected',
   'payment.underpaid_final',
   'payment.foreign_funds',
+  // docs/api.md, "Invoices"
+  'invoice.paid',
+  'invoice.expired',
+  'invoice.canceled',
 ] as const
+
+/** the kinds about an invoice: their body carries `invoice` instead of `payment` */
+export const InvoiceWebhookKinds = ['invoice.paid', 'invoice.expired', 'invoice.canceled'] as const
+export type InvoiceWebhookKind = (typeof InvoiceWebhookKinds)[number]
+
+export function isInvoiceWebhookKind(kind: string): kind is InvoiceWebhookKind {
+  return (InvoiceWebhookKinds as readonly string[]).includes(kind)
+}
 
 export type WebhookEventKind = (typeof WebhookEventKinds)[number]
 
@@ -48,6 +60,8 @@ export interface WebhookPaymentFields {
   rate?: { value: string; sources: string[]; at: string } | null
   /** expected minus received when the payment is confirmed within the tolerance or underpaid; else null */
   shortfall_amount?: string | null
+  /** the invoice whose pick created the payment (docs/api.md, "Invoices"); absent otherwise */
+  invoice_id?: string
   /** payment.late_funds only: the late transfer */
   late_funds?: { tx_hash: string; amount: string }
   /** payment.transfer_detected only: the confirmations the payment needs */
@@ -98,6 +112,7 @@ export function renderWebhookBody(input: WebhookBodyInput, timestampSeconds: num
     price_currency: payment.price_currency,
     rate: payment.rate,
     shortfall_amount: payment.shortfall_amount,
+    invoice_id: payment.invoice_id,
     late_funds: payment.late_funds,
     required_confirmations: payment.required_confirmations,
     transfer: payment.transfer,
@@ -193,6 +208,11 @@ export const WebhookBodySchema = Type.Object(
             }),
           ),
         ),
+        invoice_id: Type.Optional(
+          Type.String({
+            description: 'the invoice whose pick created the payment; absent for a payment created directly',
+          }),
+        ),
         late_funds: Type.Optional(
           Type.Object(
             { tx_hash: Type.String(), amount: DecimalTextSchema },
@@ -227,6 +247,80 @@ export const WebhookBodySchema = Type.Object(
             },
           ),
         ),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+)
+
+/** the `invoice` object of an invoice webhook's body (docs/api.md, "Invoices") */
+export interface WebhookInvoiceFields {
+  id: string
+  /** upper case: PAID, EXPIRED, CANCELED */
+  status: string
+  price_amount: string
+  price_currency: string
+  /** the payment that paid it; null unless paid */
+  paid_payment_id: string | null
+  /** the payments of the customer's picks, oldest first */
+  payments: Array<{ payment_id: string; currency: string; network: string }>
+  metadata: Metadata
+  checkout_url: string
+  expires_at: string
+}
+
+export interface InvoiceWebhookBodyInput {
+  id: string
+  event: InvoiceWebhookKind
+  /** a test event the merchant asked for: its invoice is made up */
+  test?: true
+  invoice: WebhookInvoiceFields
+}
+
+/** the exact body of an invoice webhook's attempt: {"id","event","timestamp","invoice":{...}} */
+export function renderInvoiceWebhookBody(input: InvoiceWebhookBodyInput, timestampSeconds: number): string {
+  if (input.id === '') throw new RangeError('webhook body: id must be the event id, got an empty string')
+  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
+    throw new RangeError(`webhook body: timestamp must be Unix seconds, got ${timestampSeconds}`)
+  }
+  const { invoice } = input
+  return JSON.stringify({
+    id: input.id,
+    event: input.event,
+    timestamp: timestampSeconds,
+    ...(input.test === true ? { test: true } : {}),
+    invoice: { ...invoice, status: invoice.status.toUpperCase() },
+  })
+}
+
+export const WebhookInvoiceBodySchema = Type.Object(
+  {
+    id: Type.String({
+      minLength: 1,
+      description: 'the event id, equal to X-Event-Id and stable across retries',
+    }),
+    event: StringEnum(InvoiceWebhookKinds),
+    timestamp: Type.Integer({ description: 'Unix seconds of this delivery attempt; equals X-Timestamp' }),
+    test: Type.Optional(
+      Type.Literal(true, { description: 'only on a test event you asked for: its invoice is made up' }),
+    ),
+    invoice: Type.Object(
+      {
+        id: Type.String({ format: 'uuid', description: 'the invoiceId' }),
+        status: StringEnum(['OPEN', 'PAID', 'EXPIRED', 'CANCELED']),
+        price_amount: Type.String(),
+        price_currency: Type.String(),
+        paid_payment_id: Type.Union([Type.String(), Type.Null()]),
+        payments: Type.Array(
+          Type.Object(
+            { payment_id: Type.String(), currency: Type.String(), network: Type.String() },
+            { additionalProperties: false },
+          ),
+        ),
+        metadata: Type.Record(Type.String(), Type.Unknown()),
+        checkout_url: Type.String({ format: 'uri' }),
+        expires_at: Type.String({ format: 'date-time' }),
       },
       { additionalProperties: false },
     ),

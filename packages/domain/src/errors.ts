@@ -23,6 +23,9 @@ export const ErrorCodes = [
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
   'RATE_UNAVAILABLE',
+  'INVOICE_NOT_FOUND',
+  'INVOICE_NOT_OPEN',
+  'INVOICE_NOT_CANCELABLE',
 ] as const
 
 export type ErrorCode = (typeof ErrorCodes)[number]

@@ -72,11 +72,12 @@ export function createPayment(command: CommandData<'CreatePayment'>, state: Paym
         successRedirectUrl: request.successRedirectUrl ?? null,
         cancelRedirectUrl: request.cancelRedirectUrl ?? null,
         createdAt: now,
-        expiresAt: new Date(Date.parse(now) + minutes * 60_000).toISOString(),
+        expiresAt: command.invoice?.expiresAt ?? new Date(Date.parse(now) + minutes * 60_000).toISOString(),
         priceAmount: request.priceAmount ?? null,
         priceCurrency: request.priceCurrency ?? null,
         rate: priced.rate,
         underpaymentTolerancePercent: command.underpaymentTolerancePercent ?? '0',
+        ...(command.invoice === undefined ? {} : { invoiceId: command.invoice.invoiceId }),
       },
     },
   ]

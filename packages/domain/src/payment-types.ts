@@ -65,6 +65,11 @@ export interface PaymentCreatedData {
    * total at or above expected * (1 - tolerance / 100) confirms it; absent before version 1.3 ("0")
    */
   underpaymentTolerancePercent?: string
+  /**
+   * the invoice whose pick created the payment (docs/api.md, "Invoices"); absent from events of
+   * payments created otherwise, and from events written before invoices (read as null)
+   */
+  invoiceId?: string | null
 }
 
 export interface TransferRef {
@@ -316,6 +321,11 @@ export type PaymentCommand =
         rate?: LockedRate
         /** the merchant's underpayment tolerance in percent; absent: "0" */
         underpaymentTolerancePercent?: string
+        /**
+         * a payment of an invoice (the customer's pick): the invoice, and its expiry, which the payment
+         * takes instead of expiresInMinutes (docs/api.md, "Invoices")
+         */
+        invoice?: { invoiceId: string; expiresAt: string }
         now: string
       }
     }

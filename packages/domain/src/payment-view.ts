@@ -47,6 +47,8 @@ export interface PaymentView {
   underpaymentTolerancePercent: string
   /** expected minus received when less arrived and the payment is confirmed or underpaid; else null */
   shortfallAmount: string | null
+  /** docs/api.md, "Invoices": the invoice whose pick created the payment; null otherwise */
+  invoiceId: string | null
 }
 
 export interface LateFundsView {
@@ -76,7 +78,13 @@ export interface CreatedPaymentView extends PaymentView {
  * none), so it reaches the requirement exactly when the payment settles.
  */
 export function toPaymentView(payment: OpenPayment, checkoutUrl: string): PaymentView {
-  return { ...v1PaymentView(payment), ...readingBackFields(payment), checkoutUrl, ...pricingFields(payment) }
+  return {
+    ...v1PaymentView(payment),
+    ...readingBackFields(payment),
+    checkoutUrl,
+    ...pricingFields(payment),
+    invoiceId: payment.created.invoiceId ?? null,
+  }
 }
 
 type PricingFields = Pick<
@@ -105,7 +113,7 @@ function pricingFields(payment: OpenPayment): PricingFields {
 /** the payment object of v1 (docs/api.md, "The payment object") */
 function v1PaymentView(
   payment: OpenPayment,
-): Omit<PaymentView, keyof ReadingBackFields | keyof PricingFields | 'checkoutUrl'> {
+): Omit<PaymentView, keyof ReadingBackFields | keyof PricingFields | 'checkoutUrl' | 'invoiceId'> {
   const { created } = payment
   const units = (value: string) => formatUnits(value, created.decimals)
   return {
@@ -178,6 +186,7 @@ export function toCreatedPaymentView(payment: OpenPayment, checkoutUrl: string):
     ...readingBackFields(payment),
     checkoutUrl,
     ...pricingFields(payment),
+    invoiceId: payment.created.invoiceId ?? null,
   }
 }
 

@@ -51,6 +51,7 @@ describe('toPaymentView', () => {
       rate: null,
       underpaymentTolerancePercent: '0',
       shortfallAmount: null,
+      invoiceId: null,
     })
   })
 
@@ -205,7 +206,7 @@ describe('toCreatedPaymentView', () => {
       successRedirectUrl: null,
       cancelRedirectUrl: null,
     })
-    expect(Object.keys(view).slice(-18)).toEqual([
+    expect(Object.keys(view).slice(-19)).toEqual([
       'metadata',
       'callbackUrl',
       'successRedirectUrl',
@@ -224,6 +225,7 @@ describe('toCreatedPaymentView', () => {
       'rate',
       'underpaymentTolerancePercent',
       'shortfallAmount',
+      'invoiceId',
     ])
   })
 })

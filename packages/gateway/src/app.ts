@@ -26,6 +26,7 @@ import {
   limitRequestsPerApiKey,
   type RateLimitSettings,
 } from './rate-limit.js'
+import { type InvoiceRoutesDeps, invoiceRoutes } from './routes/invoices.js'
 import { paymentReadingRoutes } from './routes/payment-reading.js'
 import { paymentRoutes } from './routes/payments.js'
 import { createReadYourWrites } from './routes/read-your-writes.js'
@@ -55,6 +56,8 @@ export interface GatewayDeps {
   refusalMetrics?: HttpRefusalMetrics
   /** served at GET /metrics, unauthenticated; no /metrics when absent */
   metricsRegistry?: MetricsExposition
+  /** the invoices: their merchant API and their page (docs/api.md, "Invoices"); absent: none */
+  invoices?: InvoiceRoutesDeps
   /** the webhook endpoint and delivery routes (docs/api.md, "Webhook endpoints"); absent: none */
   webhooks?: Omit<WebhookEndpointRoutesDeps & WebhookDeliveryRoutesDeps, 'merchants'>
 }
@@ -96,6 +99,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       await limitRequestsPerApiKey(merchantApi, deps.rateLimit, merchantApiLimits)
       await merchantApi.register(paymentRoutes, { ...deps, readYourWrites })
       await merchantApi.register(paymentReadingRoutes, { ...deps, readYourWrites })
+      if (deps.invoices) await merchantApi.register(invoiceRoutes, deps.invoices)
       if (deps.webhooks) {
         const webhookDeps = { ...deps.webhooks, merchants: deps.merchants }
         await merchantApi.register(webhookEndpointRoutes, webhookDeps)
@@ -109,6 +113,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     readYourWrites,
     settings: deps.checkout,
     rateLimitedAnswers,
+    ...(deps.invoices ? { invoices: deps.invoices } : {}),
   })
 
   if (deps.extraRoutes) await app.register(deps.extraRoutes)

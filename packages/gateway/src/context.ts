@@ -10,6 +10,7 @@ import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay
 import {
   type ChainBalanceReader,
   deliveryWakeupMessage,
+  type InvoiceCommands,
   type MerchantWallets,
   type PaymentCommands,
   Topics,
@@ -36,6 +37,8 @@ import { gatewayReadiness } from './readiness.js'
 export interface InProcessGateway extends SharedRuntime {
   /** payment-command's handler */
   commands: PaymentCommands
+  /** payment-command's invoice handler */
+  invoiceCommands: InvoiceCommands
   /** payment-command's merchant wallets, which only it keeps (docs/security.md) */
   merchantWallets: MerchantWallets
   /** the whole process's readiness, which /readyz answers */
@@ -76,6 +79,7 @@ export async function buildGatewayContext(
       })
   const commands = shared?.commands ?? (remote as PaymentCommands)
   const merchantWallets = shared?.merchantWallets ?? (remote as HttpPaymentCommands).merchantWallets
+  const invoiceCommands = shared?.invoiceCommands ?? (remote as HttpPaymentCommands).invoices
   const merchants = stores.merchants()
   const secretBox = createSecretBox(config.encryptionKeys)
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
@@ -166,6 +170,15 @@ export async function buildGatewayContext(
         requestMetrics: metrics.http,
         refusalMetrics: metrics.refusals,
         readiness,
+        invoices: {
+          invoiceCommands,
+          invoiceReadModel: stores.invoiceReadModel(),
+          invoiceLinks: createCheckoutLinks({
+            publicUrl: config.checkout.publicUrl,
+            keys: config.encryptionKeys,
+            kind: 'invoice',
+          }),
+        },
         webhooks: {
           webhookEndpoints: stores.webhookEndpoints(),
           deliveries: stores.deliveries(),

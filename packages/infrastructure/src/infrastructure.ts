@@ -10,6 +10,7 @@ import type {
   Bus,
   ChainIndexerStore,
   CheckpointStore,
+  InvoiceReadModel,
   MerchantStore,
   MerchantWalletStore,
   PaymentDeadlineStore,
@@ -24,6 +25,7 @@ import {
   createMongoCheckpointStore,
   createMongoDeadlineStore,
   createMongoDeliveryStore,
+  createMongoInvoiceReadModel,
   createMongoMerchantStore,
   createMongoMerchantWalletStore,
   createMongoPaymentReadModel,
@@ -40,6 +42,7 @@ import {
   createSqliteCheckpointStore,
   createSqliteDeadlineStore,
   createSqliteDeliveryStore,
+  createSqliteInvoiceReadModel,
   createSqliteMerchantStore,
   createSqliteMerchantWalletStore,
   createSqlitePaymentReadModel,
@@ -88,6 +91,8 @@ export interface InfrastructureOptions {
 export interface Stores {
   /** `name`: a second read model of the same shape (the notifier's copy of payment state) */
   readModel(name?: string): PaymentReadModel
+  /** the invoices' read model (docs/api.md, "Invoices"); `name`: the notifier's copy */
+  invoiceReadModel(name?: string): InvoiceReadModel
   deliveries(): WebhookDeliveryStore
   merchants(): MerchantStore
   /** merchants' own wallets: payment-command's alone, where addresses are derived (docs/security.md) */
@@ -161,6 +166,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     const { db } = mongo
     stores = {
       readModel: (name) => createMongoPaymentReadModel(db, name ? { collection: name } : {}),
+      invoiceReadModel: (name) => createMongoInvoiceReadModel(db, name ? { collection: name } : {}),
       deliveries: () => createMongoDeliveryStore(db),
       merchants: () => createMongoMerchantStore(db),
       merchantWallets: () => createMongoMerchantWalletStore(db),
@@ -174,6 +180,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     checks.push(() => sqliteAnswers(sqliteDb())())
     stores = {
       readModel: (name) => createSqlitePaymentReadModel(sqliteDb(), name ? { table: name } : {}),
+      invoiceReadModel: (name) => createSqliteInvoiceReadModel(sqliteDb(), name ? { table: name } : {}),
       deliveries: () => createSqliteDeliveryStore(sqliteDb()),
       merchants: () => createSqliteMerchantStore(sqliteDb()),
       merchantWallets: () => createSqliteMerchantWalletStore(sqliteDb()),

@@ -301,6 +301,85 @@ describe('on five processes over Kafka and FerretDB', () => {
     expect(later.body).toMatchObject({ amount: '0.071428572', rate: { value: '140' } })
   }, 60_000)
 
+  it.concurrent('an invoice: created, picked and re-picked on its page, paid; its read model on FerretDB and invoice.paid', async () => {
+    const receiver = await newReceiver()
+    const created = await client.request(
+      'POST',
+      '/invoices',
+      JSON.stringify({
+        priceAmount: '10.00',
+        priceCurrency: 'USD',
+        accepted: [
+          { currency: 'TRX', network: 'TRON' },
+          { currency: 'USDT', network: 'TRON' },
+        ],
+        callbackUrl: receiver.url,
+        idempotencyKey: `invoice-${randomUUID()}`,
+      }),
+      { 'content-type': 'application/json' },
+    )
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const invoice = created.body as { invoiceId: string; checkoutUrl: string }
+    const invoicePage = `${cluster.urls.gateway}${new URL(invoice.checkoutUrl).pathname}`
+    expect(await (await fetch(invoicePage)).text()).toContain('USDT on TRON')
+    // the customer's picks, as the page's form sends them: through the gateway and the command API
+    const pick = async (asset: string) => {
+      const response = await fetch(`${invoicePage}/pick`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: 'null',
+          'sec-fetch-site': 'same-origin',
+        },
+        body: new URLSearchParams({ asset }).toString(),
+      })
+      expect(response.status, await response.text()).toBe(303)
+    }
+    await pick('TRX:TRON')
+    await pick('USDT:TRON')
+    const read = async () =>
+      (await client.request('GET', `/invoices/${invoice.invoiceId}`)).body as {
+        status: string
+        paidPaymentId: string | null
+        payments: Array<{ paymentId: string; currency: string }>
+      }
+    const picked = await read()
+    expect(picked.payments.map((payment) => payment.currency)).toEqual(['TRX', 'USDT'])
+    const [first, second] = picked.payments.map((payment) => payment.paymentId) as [string, string]
+    expect(((await client.getPayment(first)).body as PaymentBody).status).toBe('canceled')
+    const payment = (await client.getPayment(second)).body as PaymentBody & { invoiceId: string }
+    expect(payment).toMatchObject({ status: 'pending', amount: '10', invoiceId: invoice.invoiceId })
+
+    await transfer('TRON', payment.generatedAddress, '10', 'USDT')
+    await waitForPayment(client, second, (seen) => seen.status === 'confirmed', 60_000)
+    await expect.poll(async () => (await read()).status, { timeout: 30_000 }).toBe('paid')
+    expect((await read()).paidPaymentId).toBe(second)
+    // the projection's read model (FerretDB) lists it, and the notifier announced it
+    await expect
+      .poll(
+        async () => {
+          const listed = (await client.request('GET', '/invoices?status=paid')).body as {
+            data: Array<{ invoiceId: string }>
+          }
+          return listed.data.some((listedInvoice) => listedInvoice.invoiceId === invoice.invoiceId)
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(true)
+    const delivered = await receiver.waitFor(
+      (all) => all.some((webhook) => webhook.body.event === 'invoice.paid'),
+      30_000,
+    )
+    const webhook = delivered.find((candidate) => candidate.body.event === 'invoice.paid')
+    if (webhook === undefined) throw new Error('no invoice.paid webhook')
+    expect((webhook.body as unknown as { invoice: unknown }).invoice).toMatchObject({
+      id: invoice.invoiceId,
+      status: 'PAID',
+      paid_payment_id: second,
+    })
+  }, 90_000)
+
   it.concurrent('creates, reads its write at once, confirms after 20 TRON confirmations and delivers signed webhooks in order, retried under one event id', async () => {
     const receiver = await newReceiver()
     // the first two attempts fail: the retries must carry the event id of the first attempt

@@ -124,6 +124,8 @@ describe('upgrade from b991541 (distributed)', () => {
       'deliveries',
       'merchant-wallets',
       'merchants',
+      'read-model:invoices_read',
+      'read-model:notifier_invoices',
       'read-model:notifier_payments',
       'read-model:payments_read',
       'webhook-endpoints',

@@ -17,6 +17,7 @@ import { createDeliveryPruner, retentionDaysToMs } from './delivery-pruner.js'
 import { createDeliveryRecorder } from './delivery-recorder.js'
 import { deliveryWakeupConsumer } from './delivery-wakeups.js'
 import { createWebhookDispatcher } from './dispatcher.js'
+import { createInvoiceDeliveryRecorder } from './invoice-delivery-recorder.js'
 
 export interface NotifierContextOptions {
   clock?: Clock
@@ -69,6 +70,22 @@ export async function buildNotifierContext(
     onRecorded: (deliveryIds) => dispatcher.dispatchRecorded(deliveryIds),
     metrics: metrics.webhooks,
   })
+  const invoiceRecorder = createInvoiceDeliveryRecorder({
+    bus: infrastructure.bus(),
+    // the notifier's own copy of invoice state, apart from the gateway's read model
+    invoices: stores.invoiceReadModel('notifier_invoices'),
+    deliveries,
+    merchants,
+    webhookEndpoints,
+    clock,
+    logger,
+    invoiceLinks: createCheckoutLinks({
+      publicUrl: config.publicUrl,
+      keys: config.encryptionKeys,
+      kind: 'invoice',
+    }),
+    onRecorded: (deliveryIds) => dispatcher.dispatchRecorded(deliveryIds),
+  })
   // what the gateway put in line (a redelivery, a test event) is claimed at once, not at the next poll
   const wakeups = deliveryWakeupConsumer(infrastructure.bus(), dispatcher, logger)
   const pruner = createDeliveryPruner({
@@ -91,8 +108,8 @@ export async function buildNotifierContext(
   const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
     services: shared
-      ? [recorder, dispatcher, wakeups, pruner]
-      : [recorder, dispatcher, wakeups, pruner, healthPort, metricsPort],
+      ? [recorder, invoiceRecorder, dispatcher, wakeups, pruner]
+      : [recorder, invoiceRecorder, dispatcher, wakeups, pruner, healthPort, metricsPort],
     readiness,
     close: release,
   }

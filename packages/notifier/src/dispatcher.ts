@@ -25,7 +25,12 @@
 // or went to another notifier, a lease of a worker that died, a retry another notifier scheduled, an
 // attempt of another notifier that freed a place at its host.
 
-import { renderWebhookBody, type WebhookBodyInput } from '@chainpay/contracts'
+import {
+  type InvoiceWebhookBodyInput,
+  renderInvoiceWebhookBody,
+  renderWebhookBody,
+  type WebhookBodyInput,
+} from '@chainpay/contracts'
 import {
   type Clock,
   createWorkLoop,
@@ -239,7 +244,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     // a receiver checks the two agree before deduplicating by it (docs/api.md, "Verifying a webhook").
     const stored = delivery.payload as unknown as Omit<WebhookBodyInput, 'id'>
     const eventId = eventIdOf(delivery)
-    const body = renderWebhookBody({ ...stored, id: eventId }, timestamp)
+    // an invoice's delivery carries the invoice instead of a payment (docs/api.md, "Invoices")
+    const body =
+      'invoice' in delivery.payload
+        ? renderInvoiceWebhookBody(
+            { ...(delivery.payload as unknown as Omit<InvoiceWebhookBodyInput, 'id'>), id: eventId },
+            timestamp,
+          )
+        : renderWebhookBody({ ...stored, id: eventId }, timestamp)
     const signature = signWebhook(secret, timestamp, body)
     const response = await request(target, {
       method: 'POST',

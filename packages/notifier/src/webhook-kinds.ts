@@ -64,6 +64,7 @@ export function webhookPaymentFields(
     price_currency: view.priceCurrency,
     rate: view.rate,
     shortfall_amount: view.shortfallAmount,
+    ...(view.invoiceId === null ? {} : { invoice_id: view.invoiceId }),
   }
   if (event.type === 'LateFundsReceived') {
     fields.late_funds = {

@@ -33,6 +33,7 @@ import {
 import { type Clock, isoNow, type Logger } from '@chainpay/platform'
 import {
   type AddressIndexAllocator,
+  type CreatePaymentInput,
   type CreatePaymentOutcome,
   type EventStore,
   type MerchantStore,
@@ -92,6 +93,13 @@ export interface PaymentCommandHandler extends PaymentCommands {
   /** a transfer of the payment's asset, or foreign funds, to the payment's address */
   recordObservation(observation: TransferObservation | ForeignFundsObservation): Promise<void>
   expire(paymentId: string, chainTime: string): Promise<ExpireResult>
+  /**
+   * a payment of an invoice, for the customer's pick (invoice-handler.ts): created like any other
+   * from `request`, with the invoice's id and its expiry (docs/api.md, "Invoices")
+   */
+  createInvoicePayment(
+    input: CreatePaymentInput & { invoice: { invoiceId: string; expiresAt: string } },
+  ): Promise<CreatePaymentOutcome>
 }
 
 const DEFAULT_MAX_CONFLICT_RETRIES = 10
@@ -150,64 +158,72 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
     return network.requiredConfirmations
   }
 
-  return {
-    async createPayment({ merchantId, request: body }): Promise<CreatePaymentOutcome> {
-      const merchant = await merchants.getMerchant(merchantId)
-      if (merchant === null) {
-        // the gateway only asks for merchants it authenticated: another caller, or a gateway on
-        // another merchant store than this payment-command's
-        logger.warn({ merchantId }, 'create refused: no such merchant in the merchant store')
-        throw new DomainError('NOT_FOUND', `merchant ${merchantId} not found`)
-      }
-      const { feePolicy } = merchant
-      // the one place a create's body is validated (docs/api.md, "Validation")
-      const { request, asset, price } = validateCreatePaymentRequest(body, registry, policy)
-      const paymentId =
-        request.idempotencyKey === undefined
-          ? newId()
-          : paymentIdForIdempotencyKey(merchantId, request.idempotencyKey)
-      const fingerprint = requestFingerprint(request)
-      // kept across conflict retries: an index is spent at most once per call
-      let allocated: ReceivingAddress | undefined
-      const freshAddress = async () => {
-        allocated ??= await allocate(merchantId, asset)
-        return allocated
-      }
-      // a fiat price's rate, locked once per call and before an address is spent: no rate, nothing created
-      let locked: LockedRate | undefined
-      const lockRate = async () => {
-        locked ??= await lockRateFor(asset.currency, price?.currency)
-        return locked
-      }
-      const result = await execute(paymentId, async ({ state }) => {
-        // an existing stream is decided on as it is, without locking a rate or spending an address on it
-        const rate = state.status === 'none' && price !== null ? await lockRate() : undefined
-        const receivingAddress = state.status === 'none' ? await freshAddress() : storedAddress(state)
-        return decidePayment(
-          {
-            type: 'CreatePayment',
-            data: {
-              paymentId,
-              merchantId,
-              request,
-              requestFingerprint: fingerprint,
-              asset,
-              feePolicy,
-              receivingAddress,
-              requiredConfirmations: requiredConfirmations(asset),
-              ...(rate === undefined ? {} : { rate }),
-              ...(merchant.underpaymentTolerancePercent === undefined
-                ? {}
-                : { underpaymentTolerancePercent: merchant.underpaymentTolerancePercent }),
-              now: isoNow(clock),
-            },
+  const create = async (
+    { merchantId, request: body }: CreatePaymentInput,
+    invoice?: { invoiceId: string; expiresAt: string },
+  ): Promise<CreatePaymentOutcome> => {
+    const merchant = await merchants.getMerchant(merchantId)
+    if (merchant === null) {
+      // the gateway only asks for merchants it authenticated: another caller, or a gateway on
+      // another merchant store than this payment-command's
+      logger.warn({ merchantId }, 'create refused: no such merchant in the merchant store')
+      throw new DomainError('NOT_FOUND', `merchant ${merchantId} not found`)
+    }
+    const { feePolicy } = merchant
+    // the one place a create's body is validated (docs/api.md, "Validation")
+    const { request, asset, price } = validateCreatePaymentRequest(body, registry, policy)
+    const paymentId =
+      request.idempotencyKey === undefined
+        ? newId()
+        : paymentIdForIdempotencyKey(merchantId, request.idempotencyKey)
+    const fingerprint = requestFingerprint(request)
+    // kept across conflict retries: an index is spent at most once per call
+    let allocated: ReceivingAddress | undefined
+    const freshAddress = async () => {
+      allocated ??= await allocate(merchantId, asset)
+      return allocated
+    }
+    // a fiat price's rate, locked once per call and before an address is spent: no rate, nothing created
+    let locked: LockedRate | undefined
+    const lockRate = async () => {
+      locked ??= await lockRateFor(asset.currency, price?.currency)
+      return locked
+    }
+    const result = await execute(paymentId, async ({ state }) => {
+      // an existing stream is decided on as it is, without locking a rate or spending an address on it
+      const rate = state.status === 'none' && price !== null ? await lockRate() : undefined
+      const receivingAddress = state.status === 'none' ? await freshAddress() : storedAddress(state)
+      return decidePayment(
+        {
+          type: 'CreatePayment',
+          data: {
+            paymentId,
+            merchantId,
+            request,
+            requestFingerprint: fingerprint,
+            asset,
+            feePolicy,
+            receivingAddress,
+            requiredConfirmations: requiredConfirmations(asset),
+            ...(rate === undefined ? {} : { rate }),
+            ...(merchant.underpaymentTolerancePercent === undefined
+              ? {}
+              : { underpaymentTolerancePercent: merchant.underpaymentTolerancePercent }),
+            ...(invoice === undefined ? {} : { invoice }),
+            now: isoNow(clock),
           },
-          state,
-        )
-      })
-      const snapshot = toSnapshot(result)
-      return { outcome: result.appended.length > 0 ? 'created' : 'replayed', ...snapshot }
-    },
+        },
+        state,
+      )
+    })
+    const snapshot = toSnapshot(result)
+    return { outcome: result.appended.length > 0 ? 'created' : 'replayed', ...snapshot }
+  }
+
+  return {
+    createPayment: (input) => create(input),
+
+    createInvoicePayment: ({ invoice, ...input }) => create(input, invoice),
 
     async cancelPayment({ merchantId, paymentId, canceledBy = 'merchant' }): Promise<PaymentSnapshot> {
       const result = await execute(paymentId, ({ state }) =>

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { addressFamily, applyNetworkSettings } from '@chainpay/domain'
 import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/infrastructure'
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
-import type { MerchantWallets, PaymentCommands } from '@chainpay/ports'
+import type { InvoiceCommands, MerchantWallets, PaymentCommands } from '@chainpay/ports'
 import { createRateService, createRateSources, type SimulatedRateSource } from '@chainpay/rates'
 import {
   createServiceMetrics,
@@ -25,6 +25,13 @@ import { createPaymentCommandHandler } from './command-handler.js'
 import type { PaymentCommandConfig } from './config.js'
 import { createDeadlineKeeper, createExpiryScheduler } from './expiry.js'
 import { buildCommandApi } from './http/command-api.js'
+import { createInvoiceCommandHandler } from './invoice-handler.js'
+import {
+  createInvoiceDeadlineKeeper,
+  createInvoiceExpiryScheduler,
+  createInvoicePaymentKeeper,
+  createInvoiceRelay,
+} from './invoice-keeper.js'
 import { createMerchantWallets } from './merchant-wallets.js'
 import { createObservationConsumer } from './observation-consumer.js'
 import { loadPayment } from './payment-stream.js'
@@ -39,6 +46,8 @@ export interface PaymentCommandContextOptions {
 export interface PaymentCommandContext extends ServiceContext {
   /** the commands, for a gateway in the same process (standalone) */
   commands: PaymentCommands
+  /** the invoices' commands, for a gateway in the same process (standalone) */
+  invoiceCommands: InvoiceCommands
   /** merchants' own wallets, for an admin API in the same process (standalone) */
   merchantWallets: MerchantWallets
   /** the simulated rate source when RATE_SOURCES names it, moved by the dev routes (POST /dev/rates) */
@@ -129,6 +138,21 @@ export async function buildPaymentCommandContext(
     clock,
     logger,
   })
+  // invoices: their own streams, written here like the payments' (docs/architecture.md, "Invoices")
+  const invoices = createInvoiceCommandHandler({
+    eventStore,
+    merchants: stores.merchants(),
+    registry,
+    policy: {
+      allowInsecureCallbackUrls: config.callbackUrlPolicy === 'development',
+      priceCurrencies: config.rates.priceCurrencies,
+    },
+    payments: handler,
+    clock,
+    logger,
+  })
+  const invoiceRelay = createInvoiceRelay({ eventStore, bus, checkpoints: stores.checkpoints(), logger })
+  const invoiceExpiry = createInvoiceExpiryScheduler({ deadlines, invoices, clock, logger })
   const relay = createEventRelay({
     eventStore,
     bus,
@@ -141,7 +165,7 @@ export async function buildPaymentCommandContext(
   // when only it is in the SQLite file), and the relay and expiry loops (docs/operations.md, "Health")
   const readiness = readinessOf(
     async () => (await infrastructure.answers()) && (await eventStore.answers()),
-    [relay, expiry],
+    [relay, expiry, invoiceRelay],
   )
 
   const commandApi = httpService({
@@ -154,6 +178,7 @@ export async function buildPaymentCommandContext(
     build: async () => {
       const app = buildCommandApi({
         handler,
+        invoices,
         merchantWallets,
         logger,
         requestMetrics: metrics.http,
@@ -169,6 +194,7 @@ export async function buildPaymentCommandContext(
 
   return {
     commands: handler,
+    invoiceCommands: invoices,
     merchantWallets,
     simulatedRates: rateSources.simulated,
     // the command API first: creates only need the event store, while the consumers below may wait
@@ -185,6 +211,15 @@ export async function buildPaymentCommandContext(
       }),
       createObservationConsumer({ bus, handler, chainTimes, deadlines, logger }),
       expiry,
+      invoiceRelay,
+      createInvoiceDeadlineKeeper({ bus, deadlines, logger }),
+      createInvoicePaymentKeeper({
+        bus,
+        invoices,
+        paymentState: async (paymentId) => (await loadPayment(eventStore, paymentId)).state,
+        logger,
+      }),
+      invoiceExpiry,
     ],
     readiness,
     async close() {

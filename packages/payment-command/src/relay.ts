@@ -31,6 +31,11 @@ export interface EventRelayOptions {
   pollIntervalMs?: number
   /** told how far behind the relay is; e.g. service-kit's `createServiceMetrics(...).relay` */
   metrics?: EventRelayMetrics
+  /**
+   * which streams go to which topic, as which message: the payments' by default; the invoices' relay
+   * (invoice-relay.ts) names its own
+   */
+  streams?: { prefix: string; topic: string; toMessage: (event: RecordedEvent) => BusMessage }
 }
 
 /** what an operator watches the relay by: whether it keeps up with the event store */
@@ -52,6 +57,11 @@ export function createEventRelay(options: EventRelayOptions): Service & Readines
   const checkpointName = options.checkpointName ?? 'relay:payment-events'
   const batchSize = options.batchSize ?? 200
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS
+  const streams = options.streams ?? {
+    prefix: PAYMENT_STREAM_PREFIX,
+    topic: Topics.paymentEvents,
+    toMessage: toBusMessage,
+  }
   const retryMs = Math.min(pollIntervalMs, FAILURE_RETRY_MS)
 
   let position: string | null = null
@@ -64,10 +74,8 @@ export function createEventRelay(options: EventRelayOptions): Service & Readines
     if (first === undefined || last === undefined) return null
     // until the publish below succeeds, the relay is behind by at least this batch
     metrics?.behind(first.recordedAt)
-    const messages = batch
-      .filter((event) => event.streamId.startsWith(PAYMENT_STREAM_PREFIX))
-      .map(toBusMessage)
-    if (messages.length > 0) await bus.publish(Topics.paymentEvents, messages)
+    const messages = batch.filter((event) => event.streamId.startsWith(streams.prefix)).map(streams.toMessage)
+    if (messages.length > 0) await bus.publish(streams.topic, messages)
     metrics?.published(messages.length, last.recordedAt)
     await checkpoints.store(checkpointName, last.position)
     return last.position
@@ -86,19 +94,20 @@ export function createEventRelay(options: EventRelayOptions): Service & Readines
     failureBackoffMs: retryMs,
     maxBackoffMs: retryMs,
     onFailure(error) {
-      logger.error({ err: error, checkpointName, position }, 'relaying payment events failed; retrying')
+      logger.error({ err: error, checkpointName, position }, `relaying ${streams.topic} failed; retrying`)
     },
   })
 
   return {
-    name: 'payment event relay',
+    name:
+      streams.prefix === PAYMENT_STREAM_PREFIX ? 'payment event relay' : `event relay of ${streams.topic}`,
     notReadyReason: () => loop.notReadyReason(),
     async start() {
       if (loop.isRunning()) return
       position = await checkpoints.load(checkpointName)
       unsubscribe = eventStore.onAppended(loop.wake)
       loop.start()
-      logger.info({ checkpointName, position }, 'payment event relay started')
+      logger.info({ checkpointName, position, topic: streams.topic }, 'event relay started')
     },
     async stop() {
       unsubscribe()

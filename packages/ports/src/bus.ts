@@ -114,6 +114,8 @@ export function consumerService(
 
 export const Topics = {
   paymentEvents: 'chainpay.payment-events',
+  /** the invoices' events (docs/api.md, "Invoices"), keyed by invoice id */
+  invoiceEvents: 'chainpay.invoice-events',
   chainObservations: 'chainpay.chain-observations',
   /**
    * hints for the notifier's dispatcher: deliveries put in line by the gateway (a redelivery, a test

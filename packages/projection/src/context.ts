@@ -11,6 +11,7 @@ import {
   type ServiceContext,
 } from '@chainpay/service-kit'
 import type { ProjectionConfig } from './config.js'
+import { createInvoiceProjection } from './invoice-projection.js'
 import { createProjectionService } from './projection-service.js'
 
 export interface ProjectionContextOptions {
@@ -39,6 +40,11 @@ export async function buildProjectionContext(
     readModel: infrastructure.stores.readModel(),
     logger,
   })
+  const invoiceProjection = createInvoiceProjection({
+    bus: infrastructure.bus(),
+    readModel: infrastructure.stores.invoiceReadModel(),
+    logger,
+  })
   const healthPort = healthService({
     host: config.host,
     port: config.healthPort,
@@ -50,7 +56,9 @@ export async function buildProjectionContext(
   })
   const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
-    services: shared ? [projection] : [projection, healthPort, metricsPort],
+    services: shared
+      ? [projection, invoiceProjection]
+      : [projection, invoiceProjection, healthPort, metricsPort],
     readiness,
     close: release,
   }

@@ -3,9 +3,12 @@
 
 import { createTransport, type HttpOptions, type Transport } from './http.js'
 import type {
+  CreateInvoiceParams,
   CreatePaymentParams,
   CreateWebhookEndpointParams,
+  Invoice,
   ListDeliveriesParams,
+  ListInvoicesParams,
   ListPaymentsParams,
   Page,
   Payment,
@@ -192,14 +195,62 @@ export class WebhookDeliveriesApi {
   }
 }
 
+/** a created invoice, and whether the API answered an earlier one for the same idempotency key */
+export type CreatedInvoice = Invoice & { replayed: boolean }
+
+export class InvoicesApi {
+  constructor(private readonly send: Transport) {}
+
+  /**
+   * POST /invoices: a price in fiat the customer pays in the asset they pick on the invoice's page
+   * (checkoutUrl). Without an idempotencyKey the SDK sends one of its own, the same on each try.
+   */
+  async create(params: CreateInvoiceParams): Promise<CreatedInvoice> {
+    const body = { ...params, idempotencyKey: params.idempotencyKey ?? globalThis.crypto.randomUUID() }
+    const answer = await this.send<Invoice>({ method: 'POST', path: '/invoices', body, retry: 'always' })
+    return { ...answer.data, replayed: answer.headers.get('idempotent-replayed') === 'true' }
+  }
+
+  async get(invoiceId: string): Promise<Invoice> {
+    return (
+      await this.send<Invoice>({ method: 'GET', path: `/invoices/${segment(invoiceId)}`, retry: 'always' })
+    ).data
+  }
+
+  /** an open invoice becomes canceled, with its open payment; cancelling it again answers it again */
+  async cancel(invoiceId: string): Promise<Invoice> {
+    const path = `/invoices/${segment(invoiceId)}/cancel`
+    return (await this.send<Invoice>({ method: 'POST', path, retry: 'always' })).data
+  }
+
+  /** one page, newest first */
+  async list(params: ListInvoicesParams = {}): Promise<Page<Invoice>> {
+    const query = {
+      limit: params.limit === undefined ? undefined : String(params.limit),
+      cursor: params.cursor,
+      status: Array.isArray(params.status) ? params.status.join(',') : params.status,
+      createdFrom: isoOf(params.createdFrom),
+      createdTo: isoOf(params.createdTo),
+    }
+    return (await this.send<Page<Invoice>>({ method: 'GET', path: '/invoices', query, retry: 'always' })).data
+  }
+
+  /** every invoice that matches, page after page */
+  listAll(params: ListInvoicesParams = {}): AsyncGenerator<Invoice, void, undefined> {
+    return everyItem(params, (page) => this.list(page))
+  }
+}
+
 export class Chainpay {
   readonly payments: PaymentsApi
+  readonly invoices: InvoicesApi
   readonly webhookEndpoints: WebhookEndpointsApi
   readonly webhookDeliveries: WebhookDeliveriesApi
 
   constructor(options: ChainpayOptions) {
     const send = createTransport(options)
     this.payments = new PaymentsApi(send)
+    this.invoices = new InvoicesApi(send)
     this.webhookEndpoints = new WebhookEndpointsApi(send)
     this.webhookDeliveries = new WebhookDeliveriesApi(send)
   }

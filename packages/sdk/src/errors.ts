@@ -21,6 +21,12 @@ export type ApiErrorCode =
   | 'SERVICE_UNAVAILABLE'
   /** 503: a payment priced in fiat and no usable exchange rate now; nothing was created, try again */
   | 'RATE_UNAVAILABLE'
+  /** 404: no such invoice for this merchant */
+  | 'INVOICE_NOT_FOUND'
+  /** 409: the invoice is paid, expired or canceled: nothing can be picked any more */
+  | 'INVOICE_NOT_OPEN'
+  /** 409: the invoice is paid or expired, or a transfer to its payment was seen */
+  | 'INVOICE_NOT_CANCELABLE'
   | (string & {})
 
 export class ChainpayError extends Error {

@@ -1,7 +1,9 @@
 export {
   Chainpay,
   type ChainpayOptions,
+  type CreatedInvoice,
   type CreatedPayment,
+  InvoicesApi,
   PaymentsApi,
   WebhookDeliveriesApi,
   WebhookEndpointsApi,
@@ -18,11 +20,14 @@ export { API_BASE_PATH, type HttpOptions } from './http.js'
 export { signRequest } from './signing.js'
 export type * from './types.js'
 export {
+  type InvoiceWebhookEvent,
+  invoiceWebhookOf,
   type VerifyWebhookInput,
   verifyWebhook,
   WEBHOOK_TOLERANCE_SECONDS,
   type WebhookEvent,
   type WebhookEventType,
   type WebhookHeaders,
+  type WebhookInvoice,
   type WebhookPayment,
 } from './webhooks.js'

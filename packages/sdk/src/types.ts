@@ -114,6 +114,8 @@ export interface Payment {
   underpaymentTolerancePercent: string
   /** expectedAmount minus receivedAmount when confirmed within the tolerance or underpaid; else null */
   shortfallAmount: string | null
+  /** the invoice whose pick created the payment; null for a payment created directly */
+  invoiceId: string | null
   /** create response only */
   callbackUrl?: string | null
   successRedirectUrl?: string | null
@@ -248,4 +250,57 @@ export interface ListDeliveriesParams {
   status?: DeliveryStatus
   limit?: number
   cursor?: string
+}
+
+export type InvoiceStatus = 'open' | 'paid' | 'expired' | 'canceled'
+
+/** POST /invoices (docs/api.md, "Invoices") */
+export interface CreateInvoiceParams {
+  /** the price, at most the currency's minor units: "19.99" */
+  priceAmount: string
+  /** ISO 4217, one of the operator's price currencies (USD and EUR by default) */
+  priceCurrency: string
+  /** the assets the customer may pick; every asset the installation serves when left out */
+  accepted?: Array<{ currency: Currency; network: Network }>
+  description?: string
+  metadata?: Record<string, MetadataValue>
+  callbackUrl?: string
+  successRedirectUrl?: string
+  cancelRedirectUrl?: string
+  /** 1 to 1440, default 30; the payments of the picks expire with the invoice */
+  expiresInMinutes?: number
+  /** required by the API; the SDK sends one of its own when you give none */
+  idempotencyKey?: string
+}
+
+export interface Invoice {
+  invoiceId: string
+  status: InvoiceStatus
+  priceAmount: string
+  priceCurrency: string
+  accepted: Array<{ currency: Currency; network: Network; tokenStandard: TokenStandard }>
+  description: string | null
+  metadata: Record<string, MetadataValue>
+  callbackUrl: string | null
+  successRedirectUrl: string | null
+  cancelRedirectUrl: string | null
+  /** the invoice's page, where the customer picks how to pay: send the customer there */
+  checkoutUrl: string
+  createdAt: string
+  expiresAt: string
+  /** when it became paid, expired or canceled; null while open */
+  closedAt: string | null
+  /** the payment that paid it; null unless paid */
+  paidPaymentId: string | null
+  /** the payments of the customer's picks, oldest first; the last is the current one */
+  payments: Array<{ paymentId: string; currency: Currency; network: Network; pickedAt: string }>
+}
+
+export interface ListInvoicesParams {
+  /** 1 to 100, default 20 */
+  limit?: number
+  cursor?: string
+  status?: InvoiceStatus | InvoiceStatus[]
+  createdFrom?: string | Date
+  createdTo?: string | Date
 }

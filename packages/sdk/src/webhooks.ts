@@ -33,6 +33,8 @@ export interface WebhookPayment {
   rate?: { value: string; sources: string[]; at: string } | null
   /** expected_amount minus received_amount when confirmed within the tolerance or underpaid; else null */
   shortfall_amount?: string | null
+  /** the invoice whose pick created the payment (docs/api.md, "Invoices"); absent otherwise */
+  invoice_id?: string
   [field: string]: unknown
 }
 
@@ -90,6 +92,40 @@ export type WebhookEvent =
         foreign_funds: { tx_hash: string; currency: string; amount: string }
       }
     >
+
+/** the invoice as its webhook carries it (docs/api.md, "Invoices"): snake_case, `status` upper case */
+export interface WebhookInvoice {
+  id: string
+  status: 'OPEN' | 'PAID' | 'EXPIRED' | 'CANCELED'
+  price_amount: string
+  price_currency: string
+  /** the payment that paid it; null unless paid */
+  paid_payment_id: string | null
+  /** the payments of the customer's picks, oldest first */
+  payments: Array<{ payment_id: string; currency: string; network: string }>
+  metadata: Record<string, MetadataValue>
+  checkout_url: string
+  expires_at: string
+}
+
+/** invoice.paid, invoice.expired, invoice.canceled: the body carries the invoice, not a payment */
+export interface InvoiceWebhookEvent {
+  id: string
+  event: 'invoice.paid' | 'invoice.expired' | 'invoice.canceled'
+  timestamp: number
+  invoice: WebhookInvoice
+  /** true on a test event you asked for: its invoice is made up */
+  test?: true
+}
+
+/**
+ * The invoice webhook (invoice.paid, invoice.expired, invoice.canceled) a verified webhook is, or null
+ * for a payment's: its body carries `invoice`, not `payment`. verifyWebhook's type stays the payments'
+ * union, so that code written before invoices still compiles; ask this first where invoices are used.
+ */
+export function invoiceWebhookOf(event: WebhookEvent | InvoiceWebhookEvent): InvoiceWebhookEvent | null {
+  return event.event.startsWith('invoice.') ? (event as InvoiceWebhookEvent) : null
+}
 
 /** the kinds of webhook, each a member of WebhookEvent */
 export type WebhookEventType = WebhookEvent['event']

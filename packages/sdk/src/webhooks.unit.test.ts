@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { WebhookVerificationError } from './errors.js'
-import { verifyWebhook, type WebhookEvent, type WebhookEventType } from './webhooks.js'
+import { invoiceWebhookOf, verifyWebhook, type WebhookEvent, type WebhookEventType } from './webhooks.js'
 
 const now = 1_795_356_187
 const secret = 'whsec_current'
@@ -44,6 +44,35 @@ describe('verifyWebhook', () => {
     expect(event.id).toBe('e1')
     expect(event.event).toBe('payment.confirmed')
     expect(event.payment.expected_amount).toBe('25.5')
+  })
+
+  it('verifies an invoice webhook, which invoiceWebhookOf tells apart, with its invoice', async () => {
+    const invoiceBody = JSON.stringify({
+      id: 'e1',
+      event: 'invoice.paid',
+      timestamp: now,
+      invoice: {
+        id: 'i1',
+        status: 'PAID',
+        price_amount: '19.99',
+        price_currency: 'EUR',
+        paid_payment_id: 'p1',
+      },
+    })
+    const event = await verifyWebhook({
+      rawBody: invoiceBody,
+      headers: headersFor(sign(secret, now, invoiceBody), { 'x-event-type': 'invoice.paid' }),
+      secret,
+      nowSeconds: now,
+    })
+    expect(invoiceWebhookOf(event)?.invoice.paid_payment_id).toBe('p1')
+    const payment = await verifyWebhook({
+      rawBody: body,
+      headers: headersFor(sign(secret, now, body)),
+      secret,
+      nowSeconds: now,
+    })
+    expect(invoiceWebhookOf(payment)).toBeNull()
   })
 
   it('reads Fetch API Headers, header names in any case and the body as bytes', async () => {

@@ -23,9 +23,15 @@ const TOKEN_PATTERN = /^[A-Za-z0-9_-]{44}$/
 export function createCheckoutLinks(options: {
   publicUrl: string
   keys: string | SecretKeys
+  /**
+   * 'invoice': the invoice's page, {PUBLIC_URL}/pay/invoice/{token}, under a key of its own, so that
+   * no payment's token opens an invoice's page or the other way round (docs/api.md, "Invoices")
+   */
+  kind?: 'payment' | 'invoice'
 }): CheckoutLinks {
-  const keys = derivedKeys(options.keys, 'checkout token v1')
-  const base = options.publicUrl.replace(/\/+$/, '')
+  const invoice = options.kind === 'invoice'
+  const keys = derivedKeys(options.keys, invoice ? 'invoice token v1' : 'checkout token v1')
+  const base = `${options.publicUrl.replace(/\/+$/, '')}${invoice ? '/pay/invoice' : '/pay'}`
   const macOf = (key: Buffer, id: Buffer) =>
     createHmac('sha256', key).update(id).digest().subarray(0, MAC_BYTES)
   return {
@@ -34,7 +40,7 @@ export function createCheckoutLinks(options: {
       if (!UUID_PATTERN.test(id)) throw new RangeError(`checkout link: not a payment id: '${paymentId}'`)
       const idBytes = Buffer.from(id.replaceAll('-', ''), 'hex')
       const token = idBytes.toString('base64url') + macOf(keys[0] as Buffer, idBytes).toString('base64url')
-      return `${base}/pay/${token}`
+      return `${base}/${token}`
     },
     paymentIdOf(token) {
       if (!TOKEN_PATTERN.test(token)) return null

@@ -101,6 +101,7 @@ describe('a shop on @chainpay/sdk', () => {
         rate: { value: '1', sources: ['peg', 'simulated'] },
         underpaymentTolerancePercent: '0.5',
         shortfallAmount: null,
+        invoiceId: null,
       })
       // 0.45 % short, within 0.5 %
       await pay(standalone, 'TRON', { to: created.generatedAddress, amount: '19.9', currency: 'USDT' })
@@ -130,6 +131,36 @@ describe('a shop on @chainpay/sdk', () => {
     } finally {
       expect((await setTolerance('0')).status).toBe(200)
     }
+  })
+
+  it('creates, reads, lists and cancels an invoice (docs/sdk.md, "Invoices")', async () => {
+    const params = {
+      priceAmount: '19.99',
+      priceCurrency: 'EUR',
+      accepted: [{ currency: 'USDT', network: 'TRON' }],
+      metadata: { orderId: 'sdk-invoice' },
+      idempotencyKey: `sdk-invoice-${Date.now()}`,
+    }
+    const invoice = await chainpay.invoices.create(params)
+    expect(invoice).toMatchObject({
+      status: 'open',
+      priceAmount: '19.99',
+      priceCurrency: 'EUR',
+      accepted: [{ currency: 'USDT', network: 'TRON', tokenStandard: 'TRC20' }],
+      payments: [],
+      replayed: false,
+    })
+    expect(invoice.checkoutUrl).toContain('/pay/invoice/')
+    expect((await chainpay.invoices.create(params)).replayed).toBe(true)
+    expect(await chainpay.invoices.get(invoice.invoiceId)).toMatchObject({ invoiceId: invoice.invoiceId })
+    const page = await chainpay.invoices.list({ status: 'open', limit: 100 })
+    expect(page.data.map((listed) => listed.invoiceId)).toContain(invoice.invoiceId)
+    expect(await chainpay.invoices.cancel(invoice.invoiceId)).toMatchObject({ status: 'canceled' })
+    const missing = await chainpay.invoices
+      .get('00000000-0000-4000-8000-000000000000')
+      .catch((error) => error)
+    expect(missing).toBeInstanceOf(ChainpayApiError)
+    expect(missing).toMatchObject({ status: 404, code: 'INVOICE_NOT_FOUND' })
   })
 
   it('answers the original payment for a repeated idempotency key', async () => {

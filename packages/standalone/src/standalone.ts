@@ -164,6 +164,7 @@ export async function buildStandaloneContext(
         shared: {
           ...shared,
           commands: paymentCommand.commands,
+          invoiceCommands: paymentCommand.invoiceCommands,
           merchantWallets: paymentCommand.merchantWallets,
           // ready when every part is: the gateway's own stores are the infrastructure's too
           readiness: async () => (await Promise.all(parts.map((part) => part.readiness()))).every(Boolean),

@@ -4,6 +4,8 @@
 //   payments_read             read model: one document per payment (_id paymentId), the aggregate
 //                             state after `revision`, merchant keys escaped (document-keys.ts)
 //   notifier_payments         the notifier's own copy of payment state, same shape as payments_read
+//   invoices_read             read model of invoices (_id invoiceId), the fold after `revision`
+//   notifier_invoices         the notifier's own copy of invoice state, same shape as invoices_read
 //   merchants                 one document per merchant (_id merchantId); secrets arrive sealed
 //   api_keys                  one document per API key (_id apiKey, hence unique), with its merchant
 //   merchant_wallets          a merchant's own wallet (_id merchantId); the Solana seed arrives sealed
@@ -27,6 +29,8 @@
 export const mongoCollections = {
   paymentsRead: 'payments_read',
   notifierPayments: 'notifier_payments',
+  invoicesRead: 'invoices_read',
+  notifierInvoices: 'notifier_invoices',
   merchants: 'merchants',
   apiKeys: 'api_keys',
   merchantWallets: 'merchant_wallets',

@@ -4,6 +4,7 @@ import { chainIndexerIndexes } from './chain-indexer-store.js'
 import { type IndexSpec, mongoCollections } from './collections.js'
 import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
+import { invoiceReadModelIndexes } from './invoice-read-model.js'
 import { merchantWalletIndexes } from './merchant-wallets.js'
 import { merchantIndexes } from './merchants.js'
 import { backfillBalanceFields, backfillListedFields, paymentReadModelIndexes } from './read-model.js'
@@ -82,6 +83,18 @@ export function indexMigration(
 }
 
 const baseline = 'the collections and indexes of the release before versioned storage (b991541)'
+
+/** an invoice read model collection: the API's, or the notifier's copy (docs/api.md, "Invoices") */
+export function invoiceReadModelComponent(collection: string): MongoComponent {
+  return {
+    component: `read-model:${collection}`,
+    migrations: [
+      indexMigration('invoices, listed by merchant newest first', invoiceReadModelIndexes(collection), [
+        `${collection}_listed`,
+      ]),
+    ],
+  }
+}
 
 export function readModelComponent(collection: string): MongoComponent {
   return {
@@ -182,6 +195,8 @@ export const mongoComponents: readonly MongoComponent[] = [
       ]),
     ],
   },
+  invoiceReadModelComponent(mongoCollections.invoicesRead),
+  invoiceReadModelComponent(mongoCollections.notifierInvoices),
   {
     component: 'webhook-endpoints',
     migrations: [

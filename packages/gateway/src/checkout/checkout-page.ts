@@ -12,6 +12,7 @@ import {
 import type { CheckoutLanguage, CheckoutTexts } from './checkout-texts.js'
 import type { Explorer } from './explorers.js'
 import { ICON_PATH } from './icons.js'
+import { invoiceTexts } from './invoice-texts.js'
 import type { PaymentRequest } from './payment-request.js'
 
 /** what the customer is shown: one of the statuses, told apart where the customer acts differently */
@@ -46,6 +47,8 @@ export interface CheckoutPageInput {
   /** where the transaction hashes link; null: shown without a link */
   explorer: Explorer | null
   cancelable: boolean
+  /** a payment of an invoice, before any transfer: the invoice's page, to pick another coin */
+  anotherCoinPath?: string | null
   now: Date
 }
 
@@ -245,6 +248,9 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
   const cancelLink = input.cancelable
     ? `<p class="cancel"><a id="cancel" href="${escapeHtml(path)}/cancel?lang=${input.language}">${escapeHtml(t.cancel)}</a></p>`
     : ''
+  const anotherCoin = input.anotherCoinPath
+    ? `<p class="another-coin"><a class="button secondary" id="another-coin" href="${escapeHtml(input.anotherCoinPath)}?lang=${input.language}">${escapeHtml(invoiceTexts[input.language].payWithAnother)}</a></p>`
+    : ''
   const logo = input.logoPath
     ? `<img class="logo" src="${escapeHtml(input.logoPath)}" alt="" width="48" height="48">`
     : input.merchantName && initialsOf(input.merchantName)
@@ -270,6 +276,7 @@ export function renderCheckoutPage(input: CheckoutPageInput): string {
   ${receipt}
   ${redirectBlock}
   <p class="reference">${escapeHtml(t.reference)}: <span class="mono">${escapeHtml(created.paymentId.slice(0, 8))}</span></p>
+  ${anotherCoin}
   ${cancelLink}
   <p id="announce" class="visually-hidden" aria-live="polite"></p>
 </main>`,
@@ -321,7 +328,12 @@ export function renderNotFoundPage(language: CheckoutLanguage, texts: CheckoutTe
 }
 
 /** the document every customer page shares: language, title, icon and stylesheet, then `head` and `body` */
-function checkoutDocument(language: CheckoutLanguage, title: string, head: string, body: string): string {
+export function checkoutDocument(
+  language: CheckoutLanguage,
+  title: string,
+  head: string,
+  body: string,
+): string {
   return `<!doctype html>
 <html lang="${language}">
 <head>
@@ -368,4 +380,11 @@ export function fiatPriceRow(
   const price = money(priceAmount)
   const rateText = money(rate.value, 20)
   return `<div><dt>${escapeHtml(t.price)}</dt><dd><span id="price">${escapeHtml(price)}</span><span class="hint" id="rate">${escapeHtml(t.rateLocked(created.currency, rateText))}</span></dd></div>`
+}
+
+/** an amount of fiat in the page's language ("19,99 €" in German), formatted exactly from its decimal string */
+export function formatFiat(language: CheckoutLanguage, amount: string, currency: string): string {
+  return new Intl.NumberFormat(LOCALES[language], { style: 'currency', currency }).format(
+    amount as unknown as number,
+  )
 }

@@ -23,6 +23,7 @@ import { type CheckoutLanguage, checkoutTexts, pickLanguage } from './checkout-t
 import { cspOriginOf } from './csp-origin.js'
 import { explorerOf } from './explorers.js'
 import { FAVICON_ICO, ICON_PATH, ICON_SVG } from './icons.js'
+import { anotherCoinPathOf, type InvoicePageDeps, invoicePageRoutes } from './invoice-page-routes.js'
 import type { MerchantLogos } from './merchant-logos.js'
 import { paymentRequestOf, qrSvg } from './payment-request.js'
 
@@ -46,6 +47,8 @@ export interface CheckoutRoutesDeps {
   /** where its answers past the rate limit are counted and logged sampled */
   rateLimitedAnswers: RateLimitedAnswers
   clock: Clock
+  /** the invoices' page under /pay/invoice/ (docs/api.md, "The invoice's page"); none when absent */
+  invoices?: InvoicePageDeps
 }
 
 /** a repeated query parameter (?lang=de&lang=en) arrives as an array: the first one counts */
@@ -76,11 +79,12 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     answers: deps.rateLimitedAnswers,
   })
 
-  // the cancel form's body is not read: the token in the path is what the customer proves
+  // the cancel form's body is not read: the token in the path is what the customer proves; the
+  // invoice's pick form sends the asset picked (invoice-page-routes.ts)
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: 1024 },
-    (_r, _b, done) => done(null, {}),
+    (_r, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
   )
   const ancestors = settings.frameAncestors.length > 0 ? settings.frameAncestors.join(' ') : "'none'"
   /** formTargets: where the cancel form may lead (Chrome checks form-action on its redirect too) */
@@ -131,6 +135,20 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
       .code(404)
       .type('text/html; charset=utf-8')
       .send(renderNotFoundPage(language, checkoutTexts[language]))
+  }
+
+  if (deps.invoices) {
+    await app.register(invoicePageRoutes, {
+      ...deps.invoices,
+      readYourWrites,
+      checkoutLinks,
+      merchants: deps.merchants,
+      registry: deps.registry,
+      clock,
+      languageOf: (request) => languageOf(request as TokenRequest),
+      notFound: (request, reply) => notFound(request as TokenRequest, reply),
+      publicOrigin,
+    })
   }
 
   /** the payment behind the token, or null: an unknown token and an unknown payment look the same */
@@ -195,6 +213,7 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
         chain: network?.chain ?? asset?.chain ?? 'TRON',
         explorer: explorerOf(created.network),
         cancelable: isCancelable(payment),
+        anotherCoinPath: anotherCoinPathOf(payment, deps.invoices?.invoiceLinks),
         now: clock.now(),
       }),
     )

@@ -158,7 +158,7 @@ const ISO_8601 =
  * must exist as written: Date.parse rolls 2026-02-30 over into March and reads T24:00 as the next
  * day, and an instant outside the years 0000-9999 would not compare as text.
  */
-function readTimestamp(text: string): string | null {
+export function readTimestamp(text: string): string | null {
   const parts = ISO_8601.exec(text)
   if (parts === null) return null
   const [
@@ -188,11 +188,11 @@ function readTimestamp(text: string): string | null {
  * secret: it names a payment of the merchant's own. A cursor that is not the exact encoding of a
  * position (cut, altered, made up) is refused.
  */
-function encodeCursor(position: PaymentListPosition): string {
+export function encodeCursor(position: PaymentListPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt, position.paymentId])).toString('base64url')
 }
 
-function decodeCursor(cursor: string): PaymentListPosition | null {
+export function decodeCursor(cursor: string): PaymentListPosition | null {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return null
   let value: unknown
   try {

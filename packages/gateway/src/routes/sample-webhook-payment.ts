@@ -2,11 +2,19 @@
 // on TRON as it would be right after an event of the kind, with the fields that kind carries, so that
 // a receiver meets the shapes it will meet.
 
-import type { WebhookEventKind, WebhookPaymentFields } from '@chainpay/contracts'
+import type {
+  InvoiceWebhookKind,
+  WebhookEventKind,
+  WebhookInvoiceFields,
+  WebhookPaymentFields,
+} from '@chainpay/contracts'
 
 const TX_HASH = `${'0'.repeat(63)}1`
 
-export function sampleWebhookPayment(kind: WebhookEventKind, paymentId: string): WebhookPaymentFields {
+export function sampleWebhookPayment(
+  kind: Exclude<WebhookEventKind, InvoiceWebhookKind>,
+  paymentId: string,
+): WebhookPaymentFields {
   const base: WebhookPaymentFields = {
     id: paymentId,
     status: 'PENDING',
@@ -58,5 +66,22 @@ export function sampleWebhookPayment(kind: WebhookEventKind, paymentId: string):
       return { ...base, status: 'EXPIRED', late_funds: { tx_hash: TX_HASH, amount: '10.5' } }
     case 'payment.foreign_funds':
       return { ...base, foreign_funds: { tx_hash: TX_HASH, currency: 'TRX', amount: '1' } }
+  }
+}
+
+/** the made-up invoice of an invoice kind's test event: a 19.99 EUR invoice, as after the event */
+export function sampleWebhookInvoice(kind: InvoiceWebhookKind, invoiceId: string): WebhookInvoiceFields {
+  const paymentId = '00000000-0000-4000-8000-000000000001'
+  return {
+    id: invoiceId,
+    status: kind === 'invoice.paid' ? 'PAID' : kind === 'invoice.expired' ? 'EXPIRED' : 'CANCELED',
+    price_amount: '19.99',
+    price_currency: 'EUR',
+    paid_payment_id: kind === 'invoice.paid' ? paymentId : null,
+    payments:
+      kind === 'invoice.canceled' ? [] : [{ payment_id: paymentId, currency: 'USDT', network: 'TRON' }],
+    metadata: { orderId: 'test' },
+    checkout_url: 'https://pay.example.com/pay/invoice/test',
+    expires_at: '2030-01-01T00:30:00.000Z',
   }
 }

@@ -7,6 +7,7 @@
 import { Buffer } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
 import {
+  isInvoiceWebhookKind,
   WebhookDeliveryListSchema,
   WebhookDeliveryViewSchema,
   type WebhookEventKind,
@@ -28,7 +29,7 @@ import {
 } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { merchantIdOf } from './merchant-id-of.js'
-import { sampleWebhookPayment } from './sample-webhook-payment.js'
+import { sampleWebhookInvoice, sampleWebhookPayment } from './sample-webhook-payment.js'
 
 export interface WebhookDeliveryRoutesDeps {
   deliveries: WebhookDeliveryStore
@@ -111,7 +112,9 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
         merchantId,
         eventType: kind,
         sequence: 0,
-        payload: { event: kind, test: true, payment: sampleWebhookPayment(kind, paymentId) },
+        payload: isInvoiceWebhookKind(kind)
+          ? { event: kind, test: true, invoice: sampleWebhookInvoice(kind, paymentId) }
+          : { event: kind, test: true, payment: sampleWebhookPayment(kind, paymentId) },
         targetUrl: url,
         status: 'pending',
         attempts: 0,

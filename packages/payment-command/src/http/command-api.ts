@@ -11,7 +11,7 @@ import { commandApiRoutes } from '@chainpay/command-api-client'
 import { MerchantWalletKeysSchema, SweepRecordSchema } from '@chainpay/contracts'
 import { DomainError } from '@chainpay/domain'
 import type { Logger } from '@chainpay/platform'
-import type { MerchantWallets, PaymentCommands } from '@chainpay/ports'
+import type { InvoiceCommands, MerchantWallets, PaymentCommands } from '@chainpay/ports'
 import type { SimulatedRateSource } from '@chainpay/rates'
 import {
   acceptStrictJsonBodies,
@@ -25,6 +25,8 @@ import { simulatedRateRoutes } from './simulated-rate-routes.js'
 
 export interface CommandApiOptions {
   handler: PaymentCommands
+  /** the invoices' commands (docs/api.md, "Invoices"); no invoice routes when absent */
+  invoices?: InvoiceCommands
   /** merchants' own wallets, set by the gateway's admin API; no wallet routes when absent */
   merchantWallets?: MerchantWallets
   logger: Logger
@@ -73,6 +75,7 @@ export function buildCommandApi(options: CommandApiOptions): HttpApp {
       commands.addHook('onRequest', bearerTokenCheck(options.token, 'COMMAND_API_TOKEN'))
     }
     commandRoutes(commands, options.handler)
+    if (options.invoices) invoiceCommandRoutes(commands, options.invoices)
     if (options.merchantWallets) merchantWalletRoutes(commands, options.merchantWallets)
     if (options.simulatedRates)
       await commands.register(simulatedRateRoutes, { source: options.simulatedRates })
@@ -127,6 +130,41 @@ function commandRoutes(app: HttpApp, handler: PaymentCommands): void {
       if (events === null) throw new DomainError('PAYMENT_NOT_FOUND', `payment ${paymentId} not found`)
       return reply.send({ events })
     },
+  )
+}
+
+const InvoiceParams = Type.Object({ invoiceId: Type.String({ minLength: 1 }) }, strict)
+const MerchantBody = Type.Object({ merchantId: MerchantId }, strict)
+const PickBody = Type.Object(
+  { merchantId: MerchantId, currency: Type.String(), network: Type.String() },
+  strict,
+)
+
+function invoiceCommandRoutes(app: HttpApp, invoices: InvoiceCommands): void {
+  app.post(commandApiRoutes.invoices, { schema: { body: CreateBody } }, async (request, reply) => {
+    const outcome = await invoices.createInvoice(request.body)
+    return reply.code(outcome.outcome === 'created' ? 201 : 200).send(outcome)
+  })
+  app.get(
+    commandApiRoutes.invoice,
+    { schema: { params: InvoiceParams, querystring: MerchantQuery } },
+    async (request, reply) => {
+      const { invoiceId } = request.params
+      const snapshot = await invoices.getInvoice({ merchantId: request.query.merchantId, invoiceId })
+      if (snapshot === null) throw new DomainError('INVOICE_NOT_FOUND', `invoice ${invoiceId} not found`)
+      return reply.send(snapshot)
+    },
+  )
+  app.post(
+    commandApiRoutes.invoiceCancel,
+    { schema: { params: InvoiceParams, body: MerchantBody } },
+    async (request) =>
+      invoices.cancelInvoice({ merchantId: request.body.merchantId, invoiceId: request.params.invoiceId }),
+  )
+  app.post(
+    commandApiRoutes.invoicePick,
+    { schema: { params: InvoiceParams, body: PickBody } },
+    async (request) => invoices.pickInvoicePayment({ ...request.body, invoiceId: request.params.invoiceId }),
   )
 }
 

@@ -314,6 +314,9 @@ describe('health, readiness and the OpenAPI document', () => {
       '/webhook-endpoints/{endpointId}/test',
       '/webhook-deliveries',
       '/webhook-deliveries/{deliveryId}/redeliver',
+      '/invoices',
+      '/invoices/{invoiceId}',
+      '/invoices/{invoiceId}/cancel',
       // the customer's page, tagged checkout, at the origin's root
       '/pay/{token}',
       '/pay/{token}/status',
@@ -323,6 +326,10 @@ describe('health, readiness and the OpenAPI document', () => {
       '/pay/assets/checkout.js',
       '/pay/assets/icon.svg',
       '/favicon.ico',
+      // the invoice's page (docs/api.md, "The invoice's page")
+      '/pay/invoice/{token}',
+      '/pay/invoice/{token}/pick',
+      '/pay/assets/invoice.css',
     ])
   })
 })

@@ -83,6 +83,7 @@ describe('POST /payments', () => {
       rate: null,
       underpaymentTolerancePercent: '0',
       shortfallAmount: null,
+      invoiceId: null,
     })
   })
 
@@ -136,6 +137,7 @@ describe('POST /payments', () => {
       'rate',
       'underpaymentTolerancePercent',
       'shortfallAmount',
+      'invoiceId',
     ])
   })
 
