@@ -12,6 +12,7 @@ import {
 } from './api-schemas.js'
 import { ErrorBodySchema } from './errors.js'
 import { checkoutRoutePaths } from './openapi-checkout-routes.js'
+import { outgoingRoutePaths, outgoingRouteSchemas } from './openapi-outgoing-routes.js'
 import { webhookRoutePaths, webhookRouteSchemas } from './openapi-webhook-routes.js'
 import {
   OutgoingWebhookBodySchema,
@@ -211,6 +212,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
     tags: [
       { name: 'payments' },
       { name: 'webhooks' },
+      { name: 'refunds and payouts' },
       {
         name: 'checkout',
         description:
@@ -349,6 +351,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         },
       },
       ...webhookRoutePaths,
+      ...outgoingRoutePaths,
       ...checkoutRoutePaths,
     },
     webhooks: Object.fromEntries(WebhookEventKinds.map((kind) => [kind, webhookOperation(kind)])),
@@ -363,6 +366,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         WebhookBody: plain(WebhookBodySchema),
         OutgoingWebhookBody: plain(OutgoingWebhookBodySchema),
         ...webhookRouteSchemas,
+        ...outgoingRouteSchemas,
       },
       parameters: {
         PaymentId: {
