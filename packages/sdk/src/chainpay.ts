@@ -2,6 +2,7 @@
 // iteration over every item.
 
 import { createTransport, type HttpOptions, type Transport } from './http.js'
+import { BalancesApi, PayoutsApi, RefundsApi } from './outgoing.js'
 import type {
   CreatePaymentParams,
   CreateWebhookEndpointParams,
@@ -196,11 +197,17 @@ export class Chainpay {
   readonly payments: PaymentsApi
   readonly webhookEndpoints: WebhookEndpointsApi
   readonly webhookDeliveries: WebhookDeliveriesApi
+  readonly refunds: RefundsApi
+  readonly payouts: PayoutsApi
+  readonly balances: BalancesApi
 
   constructor(options: ChainpayOptions) {
     const send = createTransport(options)
     this.payments = new PaymentsApi(send)
     this.webhookEndpoints = new WebhookEndpointsApi(send)
     this.webhookDeliveries = new WebhookDeliveriesApi(send)
+    this.refunds = new RefundsApi(send)
+    this.payouts = new PayoutsApi(send)
+    this.balances = new BalancesApi(send)
   }
 }

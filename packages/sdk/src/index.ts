@@ -15,14 +15,18 @@ export {
   type WebhookVerificationFailure,
 } from './errors.js'
 export { API_BASE_PATH, type HttpOptions } from './http.js'
+export { BalancesApi, PayoutsApi, RefundsApi } from './outgoing.js'
 export { signRequest } from './signing.js'
 export type * from './types.js'
 export {
+  isOutgoingWebhookEvent,
+  type OutgoingWebhookEvent,
   type VerifyWebhookInput,
   verifyWebhook,
   WEBHOOK_TOLERANCE_SECONDS,
   type WebhookEvent,
   type WebhookEventType,
   type WebhookHeaders,
+  type WebhookOutgoing,
   type WebhookPayment,
 } from './webhooks.js'

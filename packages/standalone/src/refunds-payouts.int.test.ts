@@ -3,6 +3,7 @@
 // endpoint through the relay, the bus and the notifier, with the refund as it then is.
 
 import { systemClock } from '@chainpay/platform'
+import { Chainpay, ChainpayApiError, isOutgoingWebhookEvent, verifyWebhook } from '@chainpay/sdk'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
@@ -12,6 +13,8 @@ const CUSTOMER = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8'
 
 let standalone: InProcessStandalone
 let receiver: WebhookReceiver
+/** the first test's endpoint, with its secret */
+let endpointSecret: unknown
 
 beforeAll(async () => {
   standalone = await startInProcessStandalone({ clock: systemClock })
@@ -44,6 +47,7 @@ describe('refunds on standalone', () => {
     const client = merchantClientFor(standalone)
     const endpoint = await client.request('POST', '/webhook-endpoints', JSON.stringify({ url: receiver.url }))
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201)
+    endpointSecret = endpoint.body
     const created = (await client.createPayment({ amount: '10', currency: 'USDT', network: 'TRON' } as never))
       .body as PaymentBody
     await pay(standalone, 'TRON', { to: created.generatedAddress, amount: '12', currency: 'USDT' })
@@ -95,5 +99,83 @@ describe('refunds on standalone', () => {
         },
       ],
     })
+  }, 60_000)
+
+  it('pays out and refunds through @chainpay/sdk, and verifies a refund webhook', async () => {
+    const merchant = standalone.demoMerchant()
+    const chainpay = new Chainpay({
+      baseUrl: standalone.baseUrl,
+      apiKey: merchant.apiKey,
+      apiSecret: merchant.apiSecret,
+    })
+    const payment = await chainpay.payments.create({ amount: '5', currency: 'USDT', network: 'TRON' })
+    await pay(standalone, 'TRON', { to: payment.generatedAddress, amount: '5', currency: 'USDT' })
+    await waitForPayment(
+      merchantClientFor(standalone),
+      payment.paymentId,
+      (seen) => seen.status === 'confirmed',
+    )
+
+    const refund = await chainpay.refunds.create(payment.paymentId, {
+      amount: '1',
+      idempotencyKey: 'sdk-refund-1',
+    })
+    expect(refund).toMatchObject({
+      status: 'awaiting_address',
+      replayed: false,
+      claimUrl: expect.stringContaining('/refund/'),
+    })
+    const again = await chainpay.refunds.create(payment.paymentId, {
+      amount: '1',
+      idempotencyKey: 'sdk-refund-1',
+    })
+    expect(again.replayed).toBe(true)
+    expect((await chainpay.refunds.cancel(refund.refundId)).status).toBe('canceled')
+    const listed = []
+    for await (const item of chainpay.refunds.listAll({ paymentId: payment.paymentId }))
+      listed.push(item.refundId)
+    expect(listed).toEqual([refund.refundId])
+
+    const [before] = (await chainpay.balances.list()).filter((balance) => balance.currency === 'USDT')
+    const payout = await chainpay.payouts.create({
+      network: 'TRON',
+      currency: 'USDT',
+      amount: before?.availableAmount ?? '0',
+      address: CUSTOMER,
+      idempotencyKey: 'sdk-payout-1',
+    })
+    expect(payout).toMatchObject({ status: 'ready', replayed: false })
+    expect((await chainpay.payouts.get(payout.payoutId)).payoutId).toBe(payout.payoutId)
+    const refused = await chainpay.payouts
+      .create({
+        network: 'TRON',
+        currency: 'USDT',
+        amount: '0.01',
+        address: CUSTOMER,
+        idempotencyKey: 'sdk-payout-2',
+      })
+      .catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(ChainpayApiError)
+    expect(refused).toMatchObject({ code: 'INSUFFICIENT_BALANCE', status: 409 })
+
+    const [webhook] = await receiver.waitFor((all) =>
+      refundsOf(all, refund.refundId).some((r) => r.event === 'refund.canceled'),
+    )
+    const canceled = receiver.received.find(
+      (received) => refundsOf([received], refund.refundId)[0]?.event === 'refund.canceled',
+    )
+    expect(webhook).toBeDefined()
+    const verified = await verifyWebhook({
+      rawBody: canceled?.rawBody ?? '',
+      headers: canceled?.headers ?? {},
+      secret: (endpointSecret as { secret: string }).secret,
+    })
+    expect(isOutgoingWebhookEvent(verified)).toBe(true)
+    if (isOutgoingWebhookEvent(verified) && 'refund' in verified) {
+      expect(verified).toMatchObject({
+        event: 'refund.canceled',
+        refund: { id: refund.refundId, status: 'CANCELED' },
+      })
+    }
   }, 60_000)
 })
