@@ -247,11 +247,23 @@ describe('refunds', () => {
     expect(other.statusCode).toBe(409)
     const cancel = await post(`${API}/refunds/${refund.refundId}/cancel`, {})
     expect(json(cancel)).toMatchObject({ error: { code: 'REFUND_NOT_ALLOWED' } })
-    expect((await admin('POST', `${path}/sent`, { planId: 'plan-1', txHash: 'tx-out-1' })).statusCode).toBe(
-      200,
-    )
+    const released = await admin('POST', `${path}/release`, { planId: 'plan-1' })
+    expect(json(released)).toMatchObject({ status: 'ready', planId: null })
+    const sentWhileReady = await admin('POST', `${path}/sent`, { planId: 'plan-1', txHash: 'tx-out-1' })
+    expect(sentWhileReady.statusCode).toBe(409)
+    expect((await admin('POST', `${path}/plan`, { planId: 'plan-1' })).statusCode).toBe(200)
+    for (let time = 0; time < 2; time++) {
+      const sent = await admin('POST', `${path}/sent`, { planId: 'plan-1', txHash: 'tx-out-1' })
+      expect(sent.statusCode).toBe(200)
+    }
+    expect((await admin('POST', `${path}/release`, { planId: 'plan-1' })).statusCode).toBe(409)
     const failed = await admin('POST', `${path}/failed`, { txHash: 'tx-out-1', reason: 'REVERT' })
     expect(json(failed)).toMatchObject({ status: 'failed', txHash: 'tx-out-1' })
+    expect(json(await admin('POST', `${path}/failed`, { txHash: 'tx-out-1', reason: 'REVERT' }))).toEqual(
+      json(failed),
+    )
+    const open = await admin('GET', '/outgoing?network=TRON&status=ready,sending,sent')
+    expect(json<{ data: Json[] }>(open).data).toEqual([])
     expect(json(await fixture.send('GET', `${API}/refunds/${refund.refundId}`))).toMatchObject({
       status: 'failed',
       failureReason: 'REVERT',
