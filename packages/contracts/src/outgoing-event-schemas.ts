@@ -91,6 +91,7 @@ export const outgoingEventSchemas: Record<string, TSchema> = {
       network: Type.String(),
       currency: Type.String(),
       amountUnits: UnitsSchema,
+      created: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
       reservedAt: TimestampSchema,
     },
     strict,

@@ -18,6 +18,12 @@ export interface FundsReservedData {
   network: string
   currency: string
   amountUnits: string
+  /**
+   * the data of the RefundCreated or PayoutCreated event the reservation is for: the item's stream is
+   * written right after the reservation, and a crash in between is mended from here (its stream is
+   * written when it is found missing), so a reservation never holds funds for nothing
+   */
+  created?: Record<string, unknown>
   reservedAt: string
 }
 

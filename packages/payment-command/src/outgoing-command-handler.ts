@@ -20,6 +20,7 @@ import {
   holdsFunds,
   isDecimalAmount,
   type LedgerCommand,
+  type LedgerEntry,
   type LedgerEvent,
   type LedgerState,
   OPERATOR_WALLET_ID,
@@ -188,7 +189,7 @@ export function createOutgoingCommandHandler(deps: OutgoingCommandHandlerDeps): 
     idempotencyKey: string,
     chain: Chain,
     command: Parameters<typeof decideRefund>[0],
-    reserve: (id: string) => Promise<void>,
+    reserve: (id: string, created: Record<string, unknown>) => Promise<void>,
   ): Promise<CreateOutgoingOutcome> {
     const id = paymentIdForIdempotencyKey(merchantId, `${kind}\n${idempotencyKey}`)
     const existing = await loadOutgoing(eventStore, kind, id)
@@ -196,7 +197,9 @@ export function createOutgoingCommandHandler(deps: OutgoingCommandHandlerDeps): 
       decideItem(kind, chain)(command, existing.state)
       return { outcome: 'replayed', item: existing.state, revision: existing.revision }
     }
-    await reserve(id)
+    // what the item's stream will hold, recorded with the reservation (merchant-ledger.ts)
+    const [createdEvent] = decideItem(kind, chain)(command, existing.state)
+    await reserve(id, { ...(createdEvent?.data ?? {}) })
     const result = await executeItem(kind, id, chain, command)
     if (result.state.status === 'none') throw new DomainError('INTERNAL_ERROR', `${kind} state is missing`)
     if (result.appended.length > 0)
@@ -248,8 +251,35 @@ export function createOutgoingCommandHandler(deps: OutgoingCommandHandlerDeps): 
     return { item, revision: result.revision }
   }
 
+  /**
+   * The item of a reservation. A crash between the reservation and the item's first event leaves the
+   * reservation alone: its stream is written here from what the reservation recorded (the same
+   * event a retry of the create would write; an append that finds the stream written meanwhile
+   * changes nothing).
+   */
+  async function loadOrMend(entry: LedgerEntry): Promise<OutgoingState> {
+    const loaded = await loadOutgoing(eventStore, entry.kind, entry.id)
+    if (loaded.state.status !== 'none' || entry.created === undefined) return loaded.state
+    const type = entry.kind === 'refund' ? 'RefundCreated' : 'PayoutCreated'
+    const event = { type, data: entry.created } as unknown as OutgoingEvent
+    try {
+      await eventStore.appendToStream(
+        outgoingStreamId(entry.kind, entry.id),
+        [toNewOutgoingEvent(event, newId())],
+        'no_stream',
+      )
+      logger.warn(
+        { kind: entry.kind, id: entry.id },
+        'a reserved item without its stream: written from its reservation',
+      )
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error
+    }
+    return (await loadOutgoing(eventStore, entry.kind, entry.id)).state
+  }
+
   async function page(
-    ids: { kind: OutgoingKind; id: string }[],
+    ids: LedgerEntry[],
     wanted: (item: Outgoing) => boolean,
     start: number,
     limit: number,
@@ -259,8 +289,8 @@ export function createOutgoingCommandHandler(deps: OutgoingCommandHandlerDeps): 
     for (; index < ids.length && data.length < limit; index++) {
       const entry = ids[index]
       if (entry === undefined) continue
-      const { state } = await loadOutgoing(eventStore, entry.kind, entry.id)
-      if (state.status === 'none') continue // reserved, its stream not written yet
+      const state = await loadOrMend(entry)
+      if (state.status === 'none') continue
       if (wanted(state)) data.push(state)
     }
     const last = ids[index - 1]
@@ -306,35 +336,43 @@ export function createOutgoingCommandHandler(deps: OutgoingCommandHandlerDeps): 
         },
       }
       command.data.id = paymentIdForIdempotencyKey(merchantId, `refund\n${request.idempotencyKey}`)
-      return create('refund', merchantId, request.idempotencyKey, asset.chain, command, async (id) => {
-        const funds = paymentFinalFunds(payment.state as Exclude<typeof payment.state, { status: 'none' }>)
-        if (funds.grossUnits === 0n) {
-          throw new DomainError(
-            'REFUND_NOT_ALLOWED',
-            `payment ${paymentId} is ${payment.state.status}: a refund is allowed once funds of the payment are final (confirmed, overpaid, underpaid made final, late funds)`,
-          )
-        }
-        const totals = await receivedNet(merchantId, created.network)
-        const total = totals.get(`${created.network}:${created.currency}`)
-        // this payment's share from the source of truth, the others' from the read side
-        const others = (total?.units ?? 0n) - (total?.paymentIds.get(paymentId) ?? 0n)
-        await executeLedger(merchantId, {
-          type: 'Reserve',
-          data: {
-            merchantId,
-            kind: 'refund',
-            id,
-            paymentId,
-            network: created.network,
-            currency: created.currency,
-            amountUnits: toUnits(request.amount, created.decimals).toString(),
-            decimals: created.decimals,
-            refundableUnits: funds.grossUnits,
-            receivedNetUnits: others + funds.netUnits,
-            now,
-          },
-        })
-      })
+      return create(
+        'refund',
+        merchantId,
+        request.idempotencyKey,
+        asset.chain,
+        command,
+        async (id, createdData) => {
+          const funds = paymentFinalFunds(payment.state as Exclude<typeof payment.state, { status: 'none' }>)
+          if (funds.grossUnits === 0n) {
+            throw new DomainError(
+              'REFUND_NOT_ALLOWED',
+              `payment ${paymentId} is ${payment.state.status}: a refund is allowed once funds of the payment are final (confirmed, overpaid, underpaid made final, late funds)`,
+            )
+          }
+          const totals = await receivedNet(merchantId, created.network)
+          const total = totals.get(`${created.network}:${created.currency}`)
+          // this payment's share from the source of truth, the others' from the read side
+          const others = (total?.units ?? 0n) - (total?.paymentIds.get(paymentId) ?? 0n)
+          await executeLedger(merchantId, {
+            type: 'Reserve',
+            data: {
+              merchantId,
+              kind: 'refund',
+              id,
+              paymentId,
+              network: created.network,
+              currency: created.currency,
+              amountUnits: toUnits(request.amount, created.decimals).toString(),
+              decimals: created.decimals,
+              refundableUnits: funds.grossUnits,
+              receivedNetUnits: others + funds.netUnits,
+              created: createdData,
+              now,
+            },
+          })
+        },
+      )
     },
 
     async createPayout({ merchantId, request: body }) {
@@ -360,25 +398,33 @@ export function createOutgoingCommandHandler(deps: OutgoingCommandHandlerDeps): 
           now,
         },
       }
-      return create('payout', merchantId, request.idempotencyKey, asset.chain, command as never, async () => {
-        const totals = await receivedNet(merchantId, asset.network)
-        await executeLedger(merchantId, {
-          type: 'Reserve',
-          data: {
-            merchantId,
-            kind: 'payout',
-            id,
-            paymentId: null,
-            network: asset.network,
-            currency: asset.currency,
-            amountUnits: toUnits(request.amount, asset.decimals).toString(),
-            decimals: asset.decimals,
-            refundableUnits: null,
-            receivedNetUnits: totals.get(`${asset.network}:${asset.currency}`)?.units ?? 0n,
-            now,
-          },
-        })
-      })
+      return create(
+        'payout',
+        merchantId,
+        request.idempotencyKey,
+        asset.chain,
+        command as never,
+        async (_id, createdData) => {
+          const totals = await receivedNet(merchantId, asset.network)
+          await executeLedger(merchantId, {
+            type: 'Reserve',
+            data: {
+              merchantId,
+              kind: 'payout',
+              id,
+              paymentId: null,
+              network: asset.network,
+              currency: asset.currency,
+              amountUnits: toUnits(request.amount, asset.decimals).toString(),
+              decimals: asset.decimals,
+              refundableUnits: null,
+              receivedNetUnits: totals.get(`${asset.network}:${asset.currency}`)?.units ?? 0n,
+              created: createdData,
+              now,
+            },
+          })
+        },
+      )
     },
 
     cancelOutgoing({ merchantId, kind, id }) {
@@ -407,12 +453,12 @@ export function createOutgoingCommandHandler(deps: OutgoingCommandHandlerDeps): 
     async listOperatorOutgoing({ network, statuses, walletId, limit, cursor }) {
       // every merchant's ledger, in the order they were reserved (the order the procedure pays them)
       const merchants = await merchantIds()
-      const ids: { kind: OutgoingKind; id: string }[] = []
+      const ids: LedgerEntry[] = []
       for (const merchantId of merchants) {
         const { state } = await loadLedger(eventStore, merchantId)
         for (const entry of state.entries) {
           if (entry.network !== network || entry.released) continue
-          ids.push({ kind: entry.kind, id: entry.id })
+          ids.push(entry)
         }
       }
       const start = cursor === undefined ? 0 : ids.findIndex((entry) => entry.id === decodeCursor(cursor)) + 1

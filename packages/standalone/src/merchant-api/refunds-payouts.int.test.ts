@@ -1,6 +1,7 @@
 // Refunds, payouts and balances through the merchant API and the admin API (docs/api.md, "Refunds
 // and payouts", "Balances"; docs/treasury.md), on the standalone shape's real SQLite adapters.
 
+import { randomUUID } from 'node:crypto'
 import { type FoldedPayment, foldPaymentEvent } from '@chainpay/domain'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
@@ -354,5 +355,47 @@ describe('payouts', () => {
     expect(page1.data).toHaveLength(5)
     expect(page2.data).toHaveLength(4)
     expect(page2.nextCursor).toBeNull()
+  })
+
+  it('mends a reservation whose payout stream a crash left unwritten: a list writes it from the reservation', async () => {
+    await paidPayment('100', '100000000')
+    const body = {
+      network: 'TRON',
+      currency: 'USDT',
+      amount: '10',
+      address: PAYEE,
+      idempotencyKey: 'crash-1',
+    }
+    const created = json(await post(`${API}/payouts`, body))
+    // a second reservation, as a crash right after it would leave it: its payout's stream never written
+    const ledgerId = `ledger-${merchantId()}`
+    const [reservation] = (await fixture.eventStore.readStream(ledgerId)).slice(-1)
+    if (reservation === undefined) throw new Error('no reservation')
+    const lostId = '11111111-2222-4333-8444-555555555555'
+    const data = reservation.data as Record<string, unknown>
+    await fixture.eventStore.appendToStream(
+      ledgerId,
+      [
+        {
+          eventId: randomUUID(),
+          type: 'FundsReserved',
+          data: {
+            ...data,
+            id: lostId,
+            created: { ...(data.created as object), payoutId: lostId, idempotencyKey: 'crash-2' },
+          },
+          metadata: reservation.metadata,
+        },
+      ],
+      reservation.revision,
+    )
+    expect((await fixture.send('GET', `${API}/payouts/${lostId}`)).statusCode).toBe(404)
+    const list = json<{ data: Json[] }>(await fixture.send('GET', `${API}/payouts`))
+    expect(list.data.map((payout) => payout.payoutId)).toEqual([lostId, created.payoutId])
+    expect(json(await fixture.send('GET', `${API}/payouts/${lostId}`))).toMatchObject({
+      status: 'ready',
+      amount: '10',
+    })
+    expect((await balances())[0]).toMatchObject({ paidOutAmount: '20' })
   })
 })
