@@ -158,5 +158,32 @@ describe('refunds and payouts through the command API, on two replicas', () => {
     expect(
       await (clients[1] as HttpPaymentCommands).getOutgoing({ kind: 'refund', id: 'no-such-refund' }),
     ).toBeNull()
+
+    // the offline procedure's steps and the claim page's address, through the other replica
+    const other = clients[1] as HttpPaymentCommands
+    const step = (what: Parameters<HttpPaymentCommands['recordOutgoingStep']>[0]['step']) =>
+      other.recordOutgoingStep({ kind: 'refund', id: again.item.id, step: what })
+    expect((await step({ type: 'Plan', planId: 'plan-d' })).item.status).toBe('sending')
+    expect((await step({ type: 'MarkSent', planId: 'plan-d', txHash: 'tx-d' })).item.status).toBe('sent')
+    expect((await step({ type: 'Fail', txHash: 'tx-d', reason: 'EXPIRED' })).item).toMatchObject({
+      status: 'failed',
+      failureReason: 'EXPIRED',
+    })
+    await expect(step({ type: 'Plan', planId: 'plan-e' })).rejects.toMatchObject({
+      code: 'REFUND_NOT_ALLOWED',
+    })
+    const claim = await other.createRefund({
+      merchantId: MERCHANT,
+      paymentId,
+      request: { amount: '1', idempotencyKey: 'r-claim' },
+    })
+    expect(claim.item.status).toBe('awaiting_address')
+    const given = await (clients[0] as HttpPaymentCommands).giveRefundAddress({
+      refundId: claim.item.id,
+      address: CUSTOMER,
+    })
+    expect(given.item).toMatchObject({ status: 'ready', address: CUSTOMER })
+    const history = await other.getRefundHistory({ merchantId: MERCHANT, paymentId })
+    expect(history.filter((entry) => entry.type === 'RefundFailed')).toHaveLength(1)
   })
 })
