@@ -96,6 +96,7 @@ export const outgoingEventSchemas: Record<string, TSchema> = {
     },
     strict,
   ),
+  FundsSettled: Type.Object({ ...ledgerEntry, settledAt: TimestampSchema }, strict),
   FundsReleased: Type.Object(
     { ...ledgerEntry, reason: StringEnum(['canceled', 'failed']), releasedAt: TimestampSchema },
     strict,

@@ -36,15 +36,26 @@ export interface FundsReleasedData {
   releasedAt: string
 }
 
+/** the refund or payout is final on chain: its amount stays spent, and it is no longer open */
+export interface FundsSettledData {
+  merchantId: string
+  kind: OutgoingKind
+  id: string
+  settledAt: string
+}
+
 export type LedgerEvent =
   | { type: 'FundsReserved'; data: FundsReservedData }
   | { type: 'FundsReleased'; data: FundsReleasedData }
+  | { type: 'FundsSettled'; data: FundsSettledData }
 
 export type LedgerEventType = LedgerEvent['type']
-export const LedgerEventTypes: readonly LedgerEventType[] = ['FundsReserved', 'FundsReleased']
+export const LedgerEventTypes: readonly LedgerEventType[] = ['FundsReserved', 'FundsReleased', 'FundsSettled']
 
 export interface LedgerEntry extends Omit<FundsReservedData, 'merchantId'> {
   released: boolean
+  /** completed on chain: still spent, no longer open (the offline procedure's lists leave it out) */
+  settled: boolean
 }
 
 export interface LedgerState {
@@ -71,6 +82,7 @@ export type LedgerCommand =
       }
     }
   | { type: 'Release'; data: Omit<FundsReleasedData, 'releasedAt'> & { now: string } }
+  | { type: 'Settle'; data: Omit<FundsSettledData, 'settledAt'> & { now: string } }
 
 const sameEntry = (entry: LedgerEntry, kind: OutgoingKind, id: string) =>
   entry.kind === kind && entry.id === id
@@ -121,6 +133,12 @@ export function decideLedger(command: LedgerCommand, state: LedgerState): Ledger
       if (entry === undefined || entry.released) return []
       return [{ type: 'FundsReleased', data: { ...release, releasedAt: now } }]
     }
+    case 'Settle': {
+      const { now, ...settle } = command.data
+      const entry = state.entries.find((candidate) => sameEntry(candidate, settle.kind, settle.id))
+      if (entry === undefined || entry.settled || entry.released) return []
+      return [{ type: 'FundsSettled', data: { ...settle, settledAt: now } }]
+    }
     default: {
       const unknown: never = command
       throw new DomainError('INTERNAL_ERROR', `unknown ledger command ${(unknown as { type: string }).type}`)
@@ -132,12 +150,18 @@ export function evolveLedger(state: LedgerState, event: LedgerEvent): LedgerStat
   switch (event.type) {
     case 'FundsReserved': {
       const { merchantId: _, ...entry } = event.data
-      return { entries: [...state.entries, { ...entry, released: false }] }
+      return { entries: [...state.entries, { ...entry, released: false, settled: false }] }
     }
     case 'FundsReleased':
       return {
         entries: state.entries.map((entry) =>
           sameEntry(entry, event.data.kind, event.data.id) ? { ...entry, released: true } : entry,
+        ),
+      }
+    case 'FundsSettled':
+      return {
+        entries: state.entries.map((entry) =>
+          sameEntry(entry, event.data.kind, event.data.id) ? { ...entry, settled: true } : entry,
         ),
       }
     default: {

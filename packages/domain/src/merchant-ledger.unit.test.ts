@@ -128,3 +128,22 @@ describe('Release', () => {
     given([]).when(command).thenNothingHappens()
   })
 })
+
+describe('Settle', () => {
+  it('marks a completed reservation settled once: still spent, no longer open', () => {
+    const command: LedgerCommand = { type: 'Settle', data: { merchantId, kind: 'payout', id: 'p1', now } }
+    const settled: LedgerEvent = {
+      type: 'FundsSettled',
+      data: { merchantId, kind: 'payout', id: 'p1', settledAt: now },
+    }
+    given([reserved('payout', 'p1', '60000000')])
+      .when(command)
+      .then([settled])
+    given([reserved('payout', 'p1', '60000000'), settled])
+      .when(command)
+      .thenNothingHappens()
+    given([reserved('payout', 'p1', '60000000'), settled])
+      .when(reserve('payout', 'p2', '40000001'))
+      .thenThrows('INSUFFICIENT_BALANCE')
+  })
+})

@@ -214,8 +214,18 @@ export function createOutgoingCommandHandler(deps: OutgoingCommandHandlerDeps): 
     }
   }
 
-  /** after a cancel or a failure: the amount counts as available (and refundable) again */
+  /**
+   * after a cancel or a failure the amount counts as available (and refundable) again; after a
+   * completion it stays spent, and the ledger no longer counts the item as open
+   */
   async function releaseIfDone(item: Outgoing): Promise<void> {
+    if (item.status === 'completed') {
+      await executeLedger(item.merchantId, {
+        type: 'Settle',
+        data: { merchantId: item.merchantId, kind: item.kind, id: item.id, now: isoNow(clock) },
+      })
+      return
+    }
     if (holdsFunds(item)) return
     await executeLedger(item.merchantId, {
       type: 'Release',
@@ -458,6 +468,8 @@ export function createOutgoingCommandHandler(deps: OutgoingCommandHandlerDeps): 
         const { state } = await loadLedger(eventStore, merchantId)
         for (const entry of state.entries) {
           if (entry.network !== network || entry.released) continue
+          // a completed one is read only when asked for: the open ones are what the procedure plans
+          if (entry.settled && !statuses.includes('completed')) continue
           ids.push(entry)
         }
       }

@@ -324,6 +324,14 @@ describe('payouts', () => {
       txHash: 'tx-payout',
       networkFee: { currency: 'TRX', amount: '13.3' },
     })
+    const open = json<{ data: Json[] }>(
+      await admin('GET', '/outgoing?network=TRON&status=ready,sending,sent'),
+    )
+    expect(open.data).toEqual([])
+    const done = json<{ data: Json[] }>(await admin('GET', '/outgoing?network=TRON&status=completed'))
+    expect(done.data).toEqual([
+      expect.objectContaining({ id: created.payoutId, status: 'completed', txHash: 'tx-payout' }),
+    ])
     const operatorView = json<{ data: Json[] }>(await admin('GET', `/merchants/${merchantId()}/balances`))
     expect(operatorView.data).toEqual(await balances())
     expect(operatorView.data[0]).toMatchObject({ paidOutAmount: '50', availableAmount: '49' })
