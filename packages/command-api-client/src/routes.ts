@@ -12,6 +12,8 @@ export const commandApiRoutes = {
   invoice: '/internal/v1/invoices/:invoiceId',
   invoiceCancel: '/internal/v1/invoices/:invoiceId/cancel',
   invoicePick: '/internal/v1/invoices/:invoiceId/picks',
+  /** refunds and payouts: one route per method of the OutgoingCommands port, its input as the body */
+  outgoing: '/internal/v1/outgoing/:method',
 } as const
 
 export function invoicePath(invoiceId: string): string {
@@ -36,4 +38,24 @@ export function sweepsPath(paymentId: string): string {
 
 export function merchantWalletPath(merchantId: string): string {
   return `/internal/v1/merchants/${encodeURIComponent(merchantId)}/wallet`
+}
+
+/** the methods of the OutgoingCommands port the command API carries (docs/architecture.md) */
+export const outgoingCommandMethods = [
+  'createRefund',
+  'createPayout',
+  'cancelOutgoing',
+  'getOutgoing',
+  'listOutgoing',
+  'listOperatorOutgoing',
+  'giveRefundAddress',
+  'recordOutgoingStep',
+  'getRefundHistory',
+  'getBalances',
+] as const
+
+export type OutgoingCommandMethod = (typeof outgoingCommandMethods)[number]
+
+export function outgoingPath(method: OutgoingCommandMethod): string {
+  return `/internal/v1/outgoing/${method}`
 }

@@ -13,15 +13,23 @@ import {
 import { ErrorBodySchema } from './errors.js'
 import { checkoutRoutePaths } from './openapi-checkout-routes.js'
 import { invoicePageRoutePaths, invoiceRoutePaths, invoiceRouteSchemas } from './openapi-invoice-routes.js'
+import { outgoingRoutePaths, outgoingRouteSchemas } from './openapi-outgoing-routes.js'
 import { webhookRoutePaths, webhookRouteSchemas } from './openapi-webhook-routes.js'
 import {
   isInvoiceWebhookKind,
+  OutgoingWebhookBodySchema,
   WebhookBodySchema,
   type WebhookEventKind,
   WebhookEventKinds,
 } from './webhooks.js'
 
 export const API_BASE_PATH = '/api/merchant/v1'
+
+/** the body schema of a webhook kind: a payment's, an invoice's, or a refund's or payout's */
+function webhookBodySchemaNameOf(kind: WebhookEventKind): string {
+  if (isInvoiceWebhookKind(kind)) return 'WebhookInvoiceBody'
+  return kind.startsWith('payment.') ? 'WebhookBody' : 'OutgoingWebhookBody'
+}
 
 const ref = (kind: 'schemas' | 'headers' | 'parameters' | 'responses', name: string) => ({
   $ref: `#/components/${kind}/${name}`,
@@ -113,6 +121,21 @@ const WEBHOOK_SUMMARIES: Record<WebhookEventKind, string> = {
   'invoice.paid': 'A payment of the invoice was confirmed (or overpaid): the invoice is paid',
   'invoice.expired': 'The invoice reached expiresAt unpaid, its last payment closed',
   'invoice.canceled': 'The merchant canceled the invoice (and its open payment)',
+  'refund.created': 'A refund was created (awaiting its address, or ready)',
+  'refund.ready': 'The customer gave the address on the claim page: the refund is ready',
+  'refund.sending': 'The refund is in a signed plan: it can no longer be canceled',
+  'refund.released': 'The plan will never be broadcast: the refund is ready again',
+  'refund.sent': 'The refund was broadcast; tx_hash names the transaction',
+  'refund.completed': 'The refund is final on chain; network_fee is what the treasury paid',
+  'refund.failed': 'The refund failed on chain; its amount is refundable again',
+  'refund.canceled': 'The refund was canceled',
+  'payout.created': 'A payout was created: ready',
+  'payout.sending': 'The payout is in a signed plan: it can no longer be canceled',
+  'payout.released': 'The plan will never be broadcast: the payout is ready again',
+  'payout.sent': 'The payout was broadcast; tx_hash names the transaction',
+  'payout.completed': 'The payout is final on chain; network_fee is what the treasury paid',
+  'payout.failed': 'The payout failed on chain; its amount is available again',
+  'payout.canceled': 'The payout was canceled',
 }
 
 function webhookOperation(kind: WebhookEventKind) {
@@ -160,7 +183,7 @@ function webhookOperation(kind: WebhookEventKind) {
           'application/json': {
             schema: {
               allOf: [
-                ref('schemas', isInvoiceWebhookKind(kind) ? 'WebhookInvoiceBody' : 'WebhookBody'),
+                ref('schemas', webhookBodySchemaNameOf(kind)),
                 { type: 'object', properties: { event: { const: kind } } },
               ],
             },
@@ -200,6 +223,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
     tags: [
       { name: 'payments' },
       { name: 'webhooks' },
+      { name: 'refunds and payouts' },
       {
         name: 'checkout',
         description:
@@ -345,6 +369,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
       },
       ...webhookRoutePaths,
       ...invoiceRoutePaths,
+      ...outgoingRoutePaths,
       ...checkoutRoutePaths,
       ...invoicePageRoutePaths,
     },
@@ -358,8 +383,10 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         PaymentHistory: plain(PaymentHistorySchema),
         Error: plain(ErrorBodySchema),
         WebhookBody: plain(WebhookBodySchema),
+        OutgoingWebhookBody: plain(OutgoingWebhookBodySchema),
         ...webhookRouteSchemas,
         ...invoiceRouteSchemas,
+        ...outgoingRouteSchemas,
       },
       parameters: {
         PaymentId: {

@@ -135,8 +135,13 @@ describe('buildOpenApiDocument', () => {
         ['header', 'X-Event-Id'],
         ['header', 'X-Event-Type'],
       ])
-      // an invoice's webhook carries the invoice instead of a payment (docs/api.md, "Invoices")
-      const body = kind.startsWith('invoice.') ? 'WebhookInvoiceBody' : 'WebhookBody'
+      // an invoice's webhook carries the invoice, a refund's or payout's the refund or payout, instead
+      // of a payment (docs/api.md, "Invoices", "Refunds and payouts")
+      const body = kind.startsWith('invoice.')
+        ? 'WebhookInvoiceBody'
+        : kind.startsWith('payment.')
+          ? 'WebhookBody'
+          : 'OutgoingWebhookBody'
       expect(collectRefs(operation.requestBody)).toContain(`#/components/schemas/${body}`)
     }
   })

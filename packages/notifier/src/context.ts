@@ -18,6 +18,7 @@ import { createDeliveryRecorder } from './delivery-recorder.js'
 import { deliveryWakeupConsumer } from './delivery-wakeups.js'
 import { createWebhookDispatcher } from './dispatcher.js'
 import { createInvoiceDeliveryRecorder } from './invoice-delivery-recorder.js'
+import { createOutgoingDeliveryRecorder } from './outgoing-delivery-recorder.js'
 
 export interface NotifierContextOptions {
   clock?: Clock
@@ -86,6 +87,16 @@ export async function buildNotifierContext(
     }),
     onRecorded: (deliveryIds) => dispatcher.dispatchRecorded(deliveryIds),
   })
+  // refunds' and payouts' state changes (docs/api.md, "Refunds and payouts")
+  const outgoingRecorder = createOutgoingDeliveryRecorder({
+    bus: infrastructure.bus(),
+    deliveries,
+    merchants,
+    webhookEndpoints,
+    clock,
+    logger,
+    onRecorded: (deliveryIds) => dispatcher.dispatchRecorded(deliveryIds),
+  })
   // what the gateway put in line (a redelivery, a test event) is claimed at once, not at the next poll
   const wakeups = deliveryWakeupConsumer(infrastructure.bus(), dispatcher, logger)
   const pruner = createDeliveryPruner({
@@ -108,8 +119,8 @@ export async function buildNotifierContext(
   const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
     services: shared
-      ? [recorder, invoiceRecorder, dispatcher, wakeups, pruner]
-      : [recorder, invoiceRecorder, dispatcher, wakeups, pruner, healthPort, metricsPort],
+      ? [recorder, invoiceRecorder, outgoingRecorder, dispatcher, wakeups, pruner]
+      : [recorder, invoiceRecorder, outgoingRecorder, dispatcher, wakeups, pruner, healthPort, metricsPort],
     readiness,
     close: release,
   }

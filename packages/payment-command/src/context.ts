@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { addressFamily, applyNetworkSettings } from '@chainpay/domain'
 import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/infrastructure'
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
-import type { InvoiceCommands, MerchantWallets, PaymentCommands } from '@chainpay/ports'
+import type { InvoiceCommands, MerchantWallets, OutgoingCommands, PaymentCommands } from '@chainpay/ports'
 import { createRateService, createRateSources, type SimulatedRateSource } from '@chainpay/rates'
 import {
   createServiceMetrics,
@@ -34,6 +34,7 @@ import {
 } from './invoice-keeper.js'
 import { createMerchantWallets } from './merchant-wallets.js'
 import { createObservationConsumer } from './observation-consumer.js'
+import { createOutgoingCommandHandler } from './outgoing-command-handler.js'
 import { loadPayment } from './payment-stream.js'
 import { createEventRelay } from './relay.js'
 
@@ -48,6 +49,8 @@ export interface PaymentCommandContext extends ServiceContext {
   commands: PaymentCommands
   /** the invoices' commands, for a gateway in the same process (standalone) */
   invoiceCommands: InvoiceCommands
+  /** refunds and payouts, for a gateway in the same process (standalone) */
+  outgoing: OutgoingCommands
   /** merchants' own wallets, for an admin API in the same process (standalone) */
   merchantWallets: MerchantWallets
   /** the simulated rate source when RATE_SOURCES names it, moved by the dev routes (POST /dev/rates) */
@@ -153,6 +156,16 @@ export async function buildPaymentCommandContext(
   })
   const invoiceRelay = createInvoiceRelay({ eventStore, bus, checkpoints: stores.checkpoints(), logger })
   const invoiceExpiry = createInvoiceExpiryScheduler({ deadlines, invoices, clock, logger })
+  // refunds and payouts (docs/api.md, "Refunds and payouts"): merchants' ledgers serialize their creates
+  const outgoing = createOutgoingCommandHandler({
+    eventStore,
+    fundedPayments: stores.readModel(),
+    merchants: stores.merchants(),
+    merchantWallets,
+    registry: config.registry,
+    clock,
+    logger,
+  })
   const relay = createEventRelay({
     eventStore,
     bus,
@@ -180,6 +193,7 @@ export async function buildPaymentCommandContext(
         handler,
         invoices,
         merchantWallets,
+        outgoing,
         logger,
         requestMetrics: metrics.http,
         token: config.commandApiToken,
@@ -195,6 +209,7 @@ export async function buildPaymentCommandContext(
   return {
     commands: handler,
     invoiceCommands: invoices,
+    outgoing,
     merchantWallets,
     simulatedRates: rateSources.simulated,
     // the command API first: creates only need the event store, while the consumers below may wait

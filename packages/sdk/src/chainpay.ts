@@ -2,6 +2,7 @@
 // iteration over every item.
 
 import { createTransport, type HttpOptions, type Transport } from './http.js'
+import { BalancesApi, PayoutsApi, RefundsApi } from './outgoing.js'
 import type {
   CreateInvoiceParams,
   CreatePaymentParams,
@@ -246,6 +247,9 @@ export class Chainpay {
   readonly invoices: InvoicesApi
   readonly webhookEndpoints: WebhookEndpointsApi
   readonly webhookDeliveries: WebhookDeliveriesApi
+  readonly refunds: RefundsApi
+  readonly payouts: PayoutsApi
+  readonly balances: BalancesApi
 
   constructor(options: ChainpayOptions) {
     const send = createTransport(options)
@@ -253,5 +257,8 @@ export class Chainpay {
     this.invoices = new InvoicesApi(send)
     this.webhookEndpoints = new WebhookEndpointsApi(send)
     this.webhookDeliveries = new WebhookDeliveriesApi(send)
+    this.refunds = new RefundsApi(send)
+    this.payouts = new PayoutsApi(send)
+    this.balances = new BalancesApi(send)
   }
 }

@@ -17,11 +17,14 @@ export {
   type WebhookVerificationFailure,
 } from './errors.js'
 export { API_BASE_PATH, type HttpOptions } from './http.js'
+export { BalancesApi, PayoutsApi, RefundsApi } from './outgoing.js'
 export { signRequest } from './signing.js'
 export type * from './types.js'
 export {
   type InvoiceWebhookEvent,
   invoiceWebhookOf,
+  isOutgoingWebhookEvent,
+  type OutgoingWebhookEvent,
   type VerifyWebhookInput,
   verifyWebhook,
   WEBHOOK_TOLERANCE_SECONDS,
@@ -29,5 +32,6 @@ export {
   type WebhookEventType,
   type WebhookHeaders,
   type WebhookInvoice,
+  type WebhookOutgoing,
   type WebhookPayment,
 } from './webhooks.js'

@@ -304,3 +304,81 @@ export interface ListInvoicesParams {
   createdFrom?: string | Date
   createdTo?: string | Date
 }
+
+/** docs/api.md, "Refunds and payouts" */
+export type OutgoingStatus =
+  | 'awaiting_address'
+  | 'ready'
+  | 'sending'
+  | 'sent'
+  | 'completed'
+  | 'failed'
+  | 'canceled'
+
+interface OutgoingFields {
+  merchantId: string
+  network: Network
+  currency: Currency
+  /** as sent; the recipient receives exactly this, network fees are the treasury's */
+  amount: string
+  /** null while awaiting_address */
+  address: string | null
+  status: OutgoingStatus
+  txHash: string | null
+  /** what the treasury paid, once completed */
+  networkFee: { currency: Currency; amount: string } | null
+  failureReason: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+export interface Refund extends OutgoingFields {
+  refundId: string
+  paymentId: string
+  /** the customer's claim page when you gave no address; null otherwise */
+  claimUrl: string | null
+  reason: string | null
+}
+
+export interface Payout extends OutgoingFields {
+  payoutId: string
+  metadata: Record<string, MetadataValue>
+}
+
+export interface CreateRefundParams {
+  amount: string
+  /** without it, the refund carries a claimUrl where the customer enters it */
+  address?: string
+  reason?: string
+  /** required: a repeat of the same request answers the original refund */
+  idempotencyKey: string
+}
+
+export interface CreatePayoutParams {
+  network: Network
+  currency: Currency
+  amount: string
+  address: string
+  idempotencyKey: string
+  metadata?: Record<string, MetadataValue>
+}
+
+export interface ListOutgoingParams {
+  limit?: number
+  cursor?: string
+  status?: OutgoingStatus | OutgoingStatus[]
+}
+
+export interface ListRefundsParams extends ListOutgoingParams {
+  paymentId?: string
+}
+
+/** a balance of one asset (docs/api.md, "Balances") */
+export interface Balance {
+  network: Network
+  currency: Currency
+  receivedNetAmount: string
+  refundedAmount: string
+  paidOutAmount: string
+  availableAmount: string
+}

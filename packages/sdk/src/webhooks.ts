@@ -127,6 +127,68 @@ export function invoiceWebhookOf(event: WebhookEvent | InvoiceWebhookEvent): Inv
   return event.event.startsWith('invoice.') ? (event as InvoiceWebhookEvent) : null
 }
 
+/** the refund or payout of refund.* and payout.* webhooks (docs/api.md, "Refunds and payouts") */
+export interface WebhookOutgoing {
+  id: string
+  /** upper case: READY, SENDING, SENT, COMPLETED, FAILED, CANCELED, AWAITING_ADDRESS */
+  status: string
+  /** refunds only */
+  payment_id?: string
+  network: string
+  currency: string
+  amount: string
+  address: string | null
+  tx_hash: string | null
+  network_fee: { currency: string; amount: string } | null
+  failure_reason: string | null
+  /** payouts only */
+  metadata?: Record<string, unknown>
+}
+
+/**
+ * A verified refund.* or payout.* webhook (docs/api.md, "Refunds and payouts"): verifyWebhook passes
+ * them through like every kind; tell them apart with isOutgoingWebhookEvent.
+ */
+export type OutgoingWebhookEvent =
+  | WebhookOutgoingEventOf<
+      | 'refund.created'
+      | 'refund.ready'
+      | 'refund.sending'
+      | 'refund.released'
+      | 'refund.sent'
+      | 'refund.completed'
+      | 'refund.failed'
+      | 'refund.canceled',
+      'refund'
+    >
+  | WebhookOutgoingEventOf<
+      | 'payout.created'
+      | 'payout.sending'
+      | 'payout.released'
+      | 'payout.sent'
+      | 'payout.completed'
+      | 'payout.failed'
+      | 'payout.canceled',
+      'payout'
+    >
+
+/** whether a verified webhook is a refund's or a payout's (its body has `refund` or `payout`, no `payment`) */
+export function isOutgoingWebhookEvent(
+  event: WebhookEvent | OutgoingWebhookEvent,
+): event is OutgoingWebhookEvent {
+  return (
+    typeof event.event === 'string' &&
+    (event.event.startsWith('refund.') || event.event.startsWith('payout.'))
+  )
+}
+
+type WebhookOutgoingEventOf<Kind extends string, Name extends 'refund' | 'payout'> = {
+  id: string
+  event: Kind
+  timestamp: number
+  test?: true
+} & { [key in Name]: WebhookOutgoing }
+
 /** the kinds of webhook, each a member of WebhookEvent */
 export type WebhookEventType = WebhookEvent['event']
 

@@ -166,6 +166,7 @@ export async function buildStandaloneContext(
           commands: paymentCommand.commands,
           invoiceCommands: paymentCommand.invoiceCommands,
           merchantWallets: paymentCommand.merchantWallets,
+          outgoing: paymentCommand.outgoing,
           // ready when every part is: the gateway's own stores are the infrastructure's too
           readiness: async () => (await Promise.all(parts.map((part) => part.readiness()))).every(Boolean),
           routes: devRoutes(

@@ -29,7 +29,11 @@ import {
 } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { merchantIdOf } from './merchant-id-of.js'
-import { sampleWebhookInvoice, sampleWebhookPayment } from './sample-webhook-payment.js'
+import {
+  sampleOutgoingWebhookFields,
+  sampleWebhookInvoice,
+  sampleWebhookPayment,
+} from './sample-webhook-payment.js'
 
 export interface WebhookDeliveryRoutesDeps {
   deliveries: WebhookDeliveryStore
@@ -114,7 +118,13 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
         sequence: 0,
         payload: isInvoiceWebhookKind(kind)
           ? { event: kind, test: true, invoice: sampleWebhookInvoice(kind, paymentId) }
-          : { event: kind, test: true, payment: sampleWebhookPayment(kind, paymentId) },
+          : kind.startsWith('payment.')
+            ? { event: kind, test: true, payment: sampleWebhookPayment(kind, paymentId) }
+            : {
+                event: kind,
+                test: true,
+                [kind.slice(0, kind.indexOf('.'))]: sampleOutgoingWebhookFields(kind, paymentId),
+              },
         targetUrl: url,
         status: 'pending',
         attempts: 0,

@@ -317,6 +317,15 @@ describe('health, readiness and the OpenAPI document', () => {
       '/invoices',
       '/invoices/{invoiceId}',
       '/invoices/{invoiceId}/cancel',
+      // refunds, payouts and balances (docs/api.md, "Refunds and payouts")
+      '/payments/{paymentId}/refunds',
+      '/payouts',
+      '/refunds',
+      '/refunds/{refundId}',
+      '/refunds/{refundId}/cancel',
+      '/payouts/{payoutId}',
+      '/payouts/{payoutId}/cancel',
+      '/balances',
       // the customer's page, tagged checkout, at the origin's root
       '/pay/{token}',
       '/pay/{token}/status',
