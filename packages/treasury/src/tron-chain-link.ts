@@ -227,6 +227,13 @@ export function tronChainLink(options: BroadcastOptions): ChainLink {
       return receipt(info).state === 'included' ? 'final' : 'failed'
     },
 
+    async treasuryOutflow(step) {
+      const info = (await tronWeb.trx.getTransactionInfo(step.txId)) as TronInfo
+      const { type, value } = contractOf(step)
+      const sent = type === 'TransferContract' ? BigInt(String(value.amount ?? 0)) : 0n
+      return BigInt(info.fee ?? 0) + sent
+    },
+
     async spent(run) {
       const lines: string[] = []
       if (run.landed.size > 0) {
@@ -240,6 +247,8 @@ export function tronChainLink(options: BroadcastOptions): ChainLink {
       let addresses = 0
       for (const sweep of run.signed.steps) {
         if (!run.landed.has(sweep.id) || contractOf(sweep).type !== 'TriggerSmartContract') continue
+        // a refund's or payout's transfer is the treasury's: nothing set aside at an address
+        if (sweep.outgoing !== undefined) continue
         if (prerequisites(sweep, run).some((step) => contractOf(step).type === 'DelegateResourceContract'))
           continue
         const owner = base58(contractOf(sweep).value.owner_address)
