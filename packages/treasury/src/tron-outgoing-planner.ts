@@ -202,7 +202,7 @@ export async function planTronOutgoing(rows: OutgoingRow[], input: PlanInput): P
       native: false,
       estimatedFeeUnits: estimatedFee,
       costUnits: worst,
-      costs: `${exists ? '' : 'activation, '}${energy.toLocaleString('en-US')} energy (${provided.toLocaleString('en-US')} with headroom), fees ${formatUnits(estimatedFee, TRX_DECIMALS)} TRX at the estimate, at most ${formatUnits(worst, TRX_DECIMALS)}`,
+      costs: `${exists ? '' : 'activation, '}${energy.toLocaleString('en-US')} energy (${provided.toLocaleString('en-US')} with headroom), fees ${formatUnits(estimatedFee, TRX_DECIMALS)} TRX at the estimate, at most ${formatUnits(worst, TRX_DECIMALS)} TRX`,
       steps,
     })
   }
