@@ -11,6 +11,7 @@ import { adminTokenOf, TOKEN_ON_COMMAND_LINE } from './admin-token-source.js'
 import { broadcastSigned, statePathOf } from './broadcaster.js'
 import { CommandError } from './command-error.js'
 import { refuseNetwork } from './offline-guard.js'
+import type { OutgoingRow } from './outgoing-plan.js'
 import { networkAssets, type PlanInput } from './plan-input.js'
 import type { TreasuryKey } from './plan-signer.js'
 import { readPlanFile, readSignedFile, writeJsonFile } from './sweep-plan.js'
@@ -214,7 +215,7 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
   // operator's (a merchant's own wallet has its own treasury: plan it with --wallet)
   const outgoingRows = flags['sweeps-only']
     ? []
-    : (await adminApi.outgoing({ network, status: 'ready', walletId: flags.wallet ?? 'operator' })).filter(
+    : (await readyOutgoing(adminApi, network, flags.wallet ?? 'operator', context)).filter(
         (row) => row.network === network,
       )
   const planId = randomUUID()
@@ -234,6 +235,27 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
   })
   writeJsonFile(out, sweepPlan)
   for (const line of planSummary(sweepPlan, out)) context.out(line)
+}
+
+/**
+ * the ready refunds and payouts; an admin API older than them (404 on the route) plans sweeps only,
+ * and says so
+ */
+async function readyOutgoing(
+  adminApi: ReturnType<typeof createAdminApi>,
+  network: string,
+  walletId: string,
+  context: WalletCommandContext,
+): Promise<OutgoingRow[]> {
+  try {
+    return await adminApi.outgoing({ network, status: 'ready', walletId })
+  } catch (error) {
+    if (!(error instanceof AdminRefusal) || error.status !== 404) throw error
+    context.out(
+      'note: the admin API lists no refunds and payouts (GET /admin/v1/outgoing: 404, a chainpay older than this chainpay-wallet): planning sweeps only',
+    )
+    return []
+  }
 }
 
 //////// sign
