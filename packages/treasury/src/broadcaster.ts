@@ -93,6 +93,9 @@ export async function broadcastSigned(
     if (state.confirmed[step.id]) continue
     if (step.outgoing !== undefined) {
       const key = outgoingKey(step.outgoing)
+      // an item whose outcome is recorded (failed, or given back) is done with
+      const item = outgoingOfStep(run, step)
+      if (item !== undefined && state.recorded[item.stepId]) continue
       const missing = step.after.filter((id) => !state.confirmed[id])
       if (stopped.has(key) || missing.length > 0) {
         settled.add(step.id)

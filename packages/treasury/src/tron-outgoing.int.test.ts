@@ -223,10 +223,11 @@ describe('TRON refunds and payouts: plan, sign, broadcast', () => {
         return undefined
       },
     })
+    const state = statePath()
     try {
       const run = await broadcastRun(signed, {
         rpcUrl: `${proxy.url}/chains/${NETWORK}`,
-        statePath: statePath(),
+        statePath: state,
         admin,
       })
       expect(run.error).toMatch(new RegExp(`^step pay:refund:r1 \\(${payRefund}\\) failed on chain: REVERT`))
@@ -239,6 +240,11 @@ describe('TRON refunds and payouts: plan, sign, broadcast', () => {
     expect(await usdt(newRecipient(1))).toBe(0n)
     // the payout stands alone: paid all the same
     expect(admin.item('payout', 'p1').status).toBe('completed')
+    // recorded: a run again has nothing left to do, and says nothing more of it
+    const transitions = [...admin.transitions]
+    const again = await broadcastRun(signed, { rpcUrl: node.tronUrl(NETWORK), statePath: state, admin })
+    expect(again.error).toBeUndefined()
+    expect(admin.transitions).toEqual(transitions)
   })
 
   it('an item released after the plan is never sent by it; one canceled before it was marked is left out', async () => {
