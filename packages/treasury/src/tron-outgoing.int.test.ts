@@ -247,6 +247,44 @@ describe('TRON refunds and payouts: plan, sign, broadcast', () => {
     expect(admin.transitions).toEqual(transitions)
   })
 
+  it('stops before a payment the treasury can no longer make, leaving it sending (not sent) for a run after the treasury is funded', async () => {
+    admin = recordingAdminApi(
+      [],
+      [
+        outgoingRow(NETWORK, {
+          kind: 'payout',
+          id: 'p1',
+          currency: 'TRX',
+          amount: '25',
+          address: newRecipient(2),
+        }),
+      ],
+    )
+    const { signed } = await planned()
+    // the treasury's TRX leaves after the plan
+    await node.simulator.submitTransfer(NETWORK, {
+      from: wallet.tronTreasury.address,
+      to: wallet.tronPayment(900).address,
+      amount: '490',
+      currency: 'TRX',
+    })
+    const state = statePath()
+    const run = await broadcastRun(signed, { rpcUrl: node.tronUrl(NETWORK), statePath: state, admin })
+    expect(run.error).toMatch(
+      /^stopped before pay:payout:p1: the treasury holds \d+(\.\d+)? TRX, and it sends 25 and burns 1\.1 creating T\w+: send it TRX/,
+    )
+    expect(admin.item('payout', 'p1').status).toBe('sending')
+    await node.simulator.submitTransfer(NETWORK, {
+      to: wallet.tronTreasury.address,
+      amount: '100',
+      currency: 'TRX',
+    })
+    const funded = await broadcastRun(signed, { rpcUrl: node.tronUrl(NETWORK), statePath: state, admin })
+    expect(funded.error).toBeUndefined()
+    expect(await trx(newRecipient(2))).toBe(25n * TRX)
+    expect(admin.item('payout', 'p1').status).toBe('completed')
+  })
+
   it('an item released after the plan is never sent by it; one canceled before it was marked is left out', async () => {
     readyItems()
     admin = recordingAdminApi(
