@@ -42,6 +42,8 @@ export interface AdminApi {
   recordSweep(sweep: SweepRecord): Promise<void>
   /** GET /outgoing: every page; walletId `operator` for the operator's wallet */
   outgoing(query: { network: string; status: string; walletId?: string }): Promise<OutgoingRow[]>
+  /** GET /outgoing/{kind}/{id}: one item as it stands now */
+  outgoingItem(item: OutgoingRef): Promise<OutgoingRow>
   /** ready -> sending in the plan; throws AdminRefusal (409) when the item is not ready */
   markPlanned(item: OutgoingRef, planId: string): Promise<void>
   /** sending -> ready: the plan will never be broadcast; refused once sent */
@@ -131,6 +133,9 @@ export function createAdminApi(url: string, token: string): AdminApi {
         cursor = page.nextCursor
       } while (cursor !== null)
       return rows
+    },
+    async outgoingItem(item) {
+      return await call('GET', itemPath(item))
     },
     async markPlanned(item, planId) {
       await call('POST', `${itemPath(item)}/plan`, { planId })

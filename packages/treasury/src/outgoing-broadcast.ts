@@ -30,14 +30,10 @@ async function standing(
   item: PlannedOutgoing,
   options: BroadcastOptions,
 ): Promise<'sending' | 'sent' | 'elsewhere'> {
-  const { network, planId } = run.signed
-  const sending = await options.admin.outgoing({ network, status: 'sending' })
-  if (sending.some((row) => row.kind === item.kind && row.id === item.id && row.planId === planId))
-    return 'sending'
+  const row = await options.admin.outgoingItem(refOf(item))
+  if (row.status === 'sending' && row.planId === run.signed.planId) return 'sending'
   const pay = run.signed.steps.find((step) => step.id === item.stepId)
-  const sent = await options.admin.outgoing({ network, status: 'sent' })
-  if (sent.some((row) => row.kind === item.kind && row.id === item.id && row.txHash === pay?.txId))
-    return 'sent'
+  if (row.status === 'sent' && row.txHash === pay?.txId) return 'sent'
   return 'elsewhere'
 }
 

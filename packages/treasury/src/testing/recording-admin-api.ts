@@ -93,6 +93,10 @@ export function recordingAdminApi(
         )
         .map(({ networkFee: _fee, failureReason: _reason, ...row }) => ({ ...row }))
     },
+    async outgoingItem(ref) {
+      const { networkFee: _fee, failureReason: _reason, ...row } = itemOf(ref, 'GET')
+      return { ...row }
+    },
     async markPlanned(ref, planId) {
       const item = itemOf(ref, 'plan')
       if (item.status === 'sending' && item.planId === planId) return
