@@ -114,7 +114,7 @@ export function recordingAdminApi(
     },
     async markSent(ref, planId, txHash) {
       const item = itemOf(ref, 'sent')
-      if (item.status === 'sent' && item.txHash === txHash) return
+      if ((item.status === 'sent' || item.status === 'completed') && item.txHash === txHash) return
       if (item.status !== 'sending' || item.planId !== planId)
         refuse(item, 'sent', 'only one sending in this plan')
       item.txHash = txHash
