@@ -7,7 +7,7 @@
 // chainpay-wallet's signer (its offline guard is the command's, tested with it).
 
 import { createHash } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
@@ -21,8 +21,6 @@ import {
 } from '@chainpay/treasury'
 import { signPlan, startNodeInterceptor } from '@chainpay/treasury/testing'
 import { associatedTokenAccount } from '@chainpay/wallet'
-import { generateMnemonic } from '@scure/bip39'
-import { wordlist } from '@scure/bip39/wordlists/english.js'
 import { Connection, Keypair, PublicKey } from '@solana/web3.js'
 import { TronWeb } from 'tronweb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -37,20 +35,21 @@ const TRON_TREASURY_PATH = "m/44'/195'/1'/0/0"
 
 let standalone: InProcessStandalone
 let dir: string
-/** whether the admin API has the routes of the offline procedure's refunds and payouts */
-let outgoingRoutes = false
-/** the TRON treasury's mnemonic (its default path), and the Solana treasury's key of its own */
-const mnemonic = generateMnemonic(wordlist, 256)
-const tronTreasury = TronWeb.fromMnemonic(mnemonic, TRON_TREASURY_PATH)
+/**
+ * the standalone's development mnemonic: its payment addresses (a plan sweeps them too), the TRON
+ * treasury at its default path; the Solana treasury has a key of its own
+ */
+let mnemonic: string
+let tronTreasury: { address: string; privateKey: string }
 const solanaTreasury = Keypair.generate()
 
 beforeAll(async () => {
   standalone = await startInProcessStandalone({ clock: systemClock })
   dir = mkdtempSync(join(tmpdir(), 'chainpay-refunds-'))
-  const listed = await fetch(`${standalone.adminUrl}/admin/v1/outgoing?network=TRON&status=ready`, {
-    headers: { authorization: `Bearer ${standalone.adminToken()}` },
-  })
-  outgoingRoutes = listed.status === 200
+  mnemonic = (
+    JSON.parse(readFileSync(join(standalone.dataDir, 'dev-wallet.json'), 'utf8')) as { mnemonic: string }
+  ).mnemonic
+  tronTreasury = TronWeb.fromMnemonic(mnemonic, TRON_TREASURY_PATH)
   await pay(standalone, 'TRON', { to: tronTreasury.address, amount: '300', currency: 'TRX' })
   await pay(standalone, 'TRON', { to: tronTreasury.address, amount: '20', currency: 'USDT' })
   await pay(standalone, 'SOLANA', { to: solanaTreasury.publicKey.toBase58(), amount: '2', currency: 'SOL' })
@@ -188,8 +187,7 @@ async function usdtOf(address: string): Promise<bigint> {
 }
 
 describe('refunds and payouts through plan, sign and broadcast on standalone', () => {
-  it('TRON: a refund of USDT to a new recipient and a payout, paid exactly and completed with their fees; a second broadcast records nothing', async (context) => {
-    if (!outgoingRoutes) context.skip('the admin API has no refunds and payouts yet (GET /admin/v1/outgoing)')
+  it('TRON: a refund of USDT to a new recipient and a payout, paid exactly and completed with their fees; a second broadcast records nothing', async () => {
     const payment = await confirmedPayment(standalone, { network: 'TRON', currency: 'USDT', amount: '10' })
     const refundTo = TronWeb.fromMnemonic(mnemonic, "m/44'/195'/7'/0/0").address
     const payoutTo = TronWeb.fromMnemonic(mnemonic, "m/44'/195'/8'/0/0").address
@@ -218,8 +216,7 @@ describe('refunds and payouts through plan, sign and broadcast on standalone', (
     expect(await usdtOf(refundTo)).toBe(4_000_000n)
   })
 
-  it('Solana: USDC to an owner without a token account; one canceled before the plan is left out, one released after it is never sent', async (context) => {
-    if (!outgoingRoutes) context.skip('the admin API has no refunds and payouts yet (GET /admin/v1/outgoing)')
+  it('Solana: USDC to an owner without a token account; one canceled before the plan is left out, one released after it is never sent', async () => {
     const payment = await confirmedPayment(standalone, { network: 'SOLANA', currency: 'USDC', amount: '10' })
     const owner = Keypair.generate().publicKey
     const refundId = await refund(payment.paymentId, '4', owner.toBase58())
@@ -252,8 +249,7 @@ describe('refunds and payouts through plan, sign and broadcast on standalone', (
     expect((await read('refunds', canceled)).status).toBe('canceled')
   })
 
-  it('TRON: a refund whose transfer fails on chain is failed, with why, and its amount is refundable again', async (context) => {
-    if (!outgoingRoutes) context.skip('the admin API has no refunds and payouts yet (GET /admin/v1/outgoing)')
+  it('TRON: a refund whose transfer fails on chain is failed, with why, and its amount is refundable again', async () => {
     const payment = await confirmedPayment(standalone, { network: 'TRON', currency: 'USDT', amount: '5' })
     const refundTo = TronWeb.fromMnemonic(mnemonic, "m/44'/195'/9'/0/0").address
     const refundId = await refund(payment.paymentId, '5', refundTo)
