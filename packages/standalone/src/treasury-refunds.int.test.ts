@@ -66,12 +66,16 @@ afterAll(async () => {
 
 const rpcUrl = (network: 'TRON' | 'SOLANA') => `${standalone.baseUrl}/chains/${network}`
 
-async function wallet(argv: string[]) {
+/** `onLine` sees each printed line first, and may throw: the run then ends there, as if killed */
+async function wallet(argv: string[], onLine: (line: string) => void = () => undefined) {
   const out: string[] = []
   const err: string[] = []
   const code = await runChainpayWallet([...argv, '--url', standalone.adminUrl], {
     env: { CHAINPAY_ADMIN_TOKEN: standalone.adminToken() },
-    out: (line) => out.push(line),
+    out: (line) => {
+      onLine(line)
+      out.push(line)
+    },
     err: (line) => err.push(line),
     promptSecret: () => Promise.reject(new Error('no prompt')),
     now: () => new Date(),
@@ -111,18 +115,16 @@ async function planAndSign(network: 'TRON' | 'SOLANA', name: string) {
   return { plan, signed, signedPath, planPath, lines: planned.out }
 }
 
-function broadcast(network: 'TRON' | 'SOLANA', signedPath: string, url = rpcUrl(network)) {
-  return wallet([
-    'broadcast',
-    '--signed',
-    signedPath,
-    '--rpc-url',
-    url,
-    '--poll-ms',
-    '30',
-    '--max-polls',
-    '400',
-  ])
+function broadcast(
+  network: 'TRON' | 'SOLANA',
+  signedPath: string,
+  url = rpcUrl(network),
+  onLine?: (line: string) => void,
+) {
+  return wallet(
+    ['broadcast', '--signed', signedPath, '--rpc-url', url, '--poll-ms', '30', '--max-polls', '400'],
+    onLine,
+  )
 }
 
 interface Outgoing {
@@ -187,7 +189,7 @@ async function usdtOf(address: string): Promise<bigint> {
 }
 
 describe('refunds and payouts through plan, sign and broadcast on standalone', () => {
-  it('TRON: a refund of USDT to a new recipient and a payout, paid exactly and completed with their fees; a second broadcast records nothing', async () => {
+  it('TRON: a refund of USDT to a new recipient and a payout, paid exactly once through a broadcast killed after recording sent, completed with their fees; a second broadcast records nothing', async () => {
     const payment = await confirmedPayment(standalone, { network: 'TRON', currency: 'USDT', amount: '10' })
     const refundTo = TronWeb.fromMnemonic(mnemonic, "m/44'/195'/7'/0/0").address
     const payoutTo = TronWeb.fromMnemonic(mnemonic, "m/44'/195'/8'/0/0").address
@@ -200,6 +202,13 @@ describe('refunds and payouts through plan, sign and broadcast on standalone', (
       ['payout', payoutId],
     ])
     expect((await read('refunds', refundId)).status).toBe('sending')
+    // killed right after the admin API recorded the refund sent, before its transaction left
+    const killed = await broadcast('TRON', signedPath, undefined, (line) => {
+      if (line.startsWith(`recorded refund ${refundId}: sent`)) throw new Error('killed')
+    })
+    expect(killed.err).toEqual(['error: unexpected failure: killed'])
+    expect((await read('refunds', refundId)).status).toBe('sent')
+    expect(await usdtOf(refundTo)).toBe(0n)
     const run = await broadcast('TRON', signedPath)
     expect(run.err).toEqual([])
     expect(await usdtOf(refundTo)).toBe(4_000_000n)
