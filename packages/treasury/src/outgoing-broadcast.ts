@@ -1,4 +1,4 @@
-// broadcast's refunds and payouts (docs/treasury.md, "Refunds and payouts"): before an item's step is
+// broadcast's refunds and payouts (docs/treasury.md, "Refunds and payouts in a plan"): before an item's step is
 // sent, the admin API must still have it `sending` in this plan (a released or canceled one is never
 // sent); its payment is recorded `sent` with its txHash (the signed transaction's id) before it is
 // sent; once final, `completed` with what the treasury paid beyond the amount, or `failed` with why.

@@ -1,4 +1,4 @@
-// Refunds and payouts in a plan (docs/treasury.md, "Refunds and payouts"): the rows the admin API
+// Refunds and payouts in a plan (docs/treasury.md, "Refunds and payouts in a plan"): the rows the admin API
 // lists as ready (GET /admin/v1/outgoing), what a plan pays each of them, and what it leaves out and
 // why. Money leaves the treasury only for an item marked `sending` in the plan (POST .../plan).
 

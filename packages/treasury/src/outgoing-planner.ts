@@ -1,4 +1,4 @@
-// `plan`'s refunds and payouts (docs/treasury.md, "Refunds and payouts"): the chain's planner
+// `plan`'s refunds and payouts (docs/treasury.md, "Refunds and payouts in a plan"): the chain's planner
 // (tron-outgoing-planner.ts, solana-outgoing-planner.ts) builds each item's transactions and prices
 // them; this keeps what the treasury can pay after the plan's sweeps (outgoing-rules.ts), marks each
 // kept item `sending` in the plan through the admin API, and leaves out, with why, what it refuses.

@@ -1,4 +1,4 @@
-// What a plan can pay of the ready refunds and payouts (docs/treasury.md, "Refunds and payouts"):
+// What a plan can pay of the ready refunds and payouts (docs/treasury.md, "Refunds and payouts in a plan"):
 // pure arithmetic on smallest units. The treasury pays them from what it holds when the plan is made,
 // after what the plan's sweeps cost it; never from what a sweep would bring in, as a sweep can stop.
 

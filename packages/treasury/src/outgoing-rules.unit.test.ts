@@ -1,5 +1,5 @@
 // What a plan can pay of the ready refunds and payouts, given what the treasury holds
-// (docs/treasury.md, "Refunds and payouts"): in order, never half paid, a smaller later one may fit.
+// (docs/treasury.md, "Refunds and payouts in a plan"): in order, never half paid, a smaller later one may fit.
 
 import { describe, expect, it } from 'vitest'
 import { fitOutgoing, type PricedOutgoing } from './outgoing-rules.js'

@@ -3,7 +3,7 @@
 // amount of its currency to its address; on TRON, 1 sun that activates that address; on Solana, that
 // address's associated token account created with the treasury's rent), every item has its payment
 // step, and the lines `sign` prints come from the decoded transactions, not from the plan's words
-// (docs/treasury.md, "Refunds and payouts").
+// (docs/treasury.md, "Refunds and payouts in a plan").
 
 import { formatUnits, toUnits } from '@chainpay/domain'
 import {

@@ -1,5 +1,5 @@
 // chainpay-wallet's Solana refunds and payouts against the simulated node, through @solana/web3.js as
-// in production (docs/treasury.md, "Refunds and payouts"): USDC into the recipient's associated token
+// in production (docs/treasury.md, "Refunds and payouts in a plan"): USDC into the recipient's associated token
 // account, created with the treasury's rent; SOL to a new account at least its rent-exempt minimum;
 // sweeps first in the same plan; a plan that expired records what was sent failed and gives back
 // what never was.

@@ -50,7 +50,7 @@ export interface PlanStep {
   undoes?: string
   /** what the node said when planning, which broadcast compares with what it says just before sending */
   estimate?: StepEstimate
-  /** the refund or payout this step activates or pays (docs/treasury.md, "Refunds and payouts") */
+  /** the refund or payout this step activates or pays (docs/treasury.md, "Refunds and payouts in a plan") */
   outgoing?: OutgoingStepRef
   signers: PlanSigner[]
   tron?: { transaction: TronUnsignedTransaction }
@@ -151,7 +151,7 @@ export interface SignedSweep {
   steps: SignedStep[]
   sweeps: PlannedSweep[]
   planId?: string
-  /** the refunds and payouts to check, send and record (docs/treasury.md, "Refunds and payouts") */
+  /** the refunds and payouts to check, send and record (docs/treasury.md, "Refunds and payouts in a plan") */
   outgoing?: PlannedOutgoing[]
 }
 

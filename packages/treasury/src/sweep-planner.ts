@@ -21,7 +21,7 @@ export type OutgoingInput = Omit<OutgoingPlanOptions, 'sweepSpendUnits'> & { row
 /**
  * The sweeps of the balances rows, then the refunds and payouts of `outgoing`: after the sweeps in
  * the file, paid from what the treasury holds less what the sweeps spend of it, never from what they
- * bring in (docs/treasury.md, "Refunds and payouts")
+ * bring in (docs/treasury.md, "Refunds and payouts in a plan")
  */
 export async function planSweep(
   rows: BalanceRow[],

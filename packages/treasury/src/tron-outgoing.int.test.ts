@@ -1,5 +1,5 @@
 // chainpay-wallet's TRON refunds and payouts against the simulated java-tron node, through tronweb as
-// in production (docs/treasury.md, "Refunds and payouts"): the treasury pays each recipient exactly
+// in production (docs/treasury.md, "Refunds and payouts in a plan"): the treasury pays each recipient exactly
 // its amount (a new recipient activated, the transfer's energy burned), the admin API's states follow
 // the chain (sending in the plan, sent before the transaction, completed with the network fee once
 // final, failed on chain), and nothing is sent twice, whatever is run again.
