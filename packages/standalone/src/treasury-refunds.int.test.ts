@@ -256,6 +256,18 @@ describe('refunds and payouts through plan, sign and broadcast on standalone', (
     })
     expect((await read('refunds', released)).status).toBe('ready')
     expect((await read('refunds', canceled)).status).toBe('canceled')
+
+    // a plan that will never be broadcast: `release` gives its items back, and keeps none it cannot
+    const again = await planAndSign('SOLANA', 'solana-abandoned')
+    expect(again.plan.outgoing?.map((item) => item.id)).toEqual([released])
+    expect((await read('refunds', released)).status).toBe('sending')
+    const given = await wallet(['release', '--plan', again.planPath])
+    expect(given).toMatchObject({
+      code: 0,
+      err: [],
+      out: [`released refund ${released}: ready again, for the next plan`],
+    })
+    expect((await read('refunds', released)).status).toBe('ready')
   })
 
   it('TRON: a refund whose transfer fails on chain is failed, with why, and its amount is refundable again', async () => {
