@@ -257,6 +257,24 @@ describe('refunds and payouts through plan, sign and broadcast on standalone', (
     expect((await read('refunds', released)).status).toBe('ready')
     expect((await read('refunds', canceled)).status).toBe('canceled')
 
+    // a plan whose file cannot be written gives back what it marked
+    const unwritten = await wallet([
+      'plan',
+      '--network',
+      'SOLANA',
+      '--treasury',
+      solanaTreasury.publicKey.toBase58(),
+      '--treasury-external',
+      '--rpc-url',
+      rpcUrl('SOLANA'),
+      '--out',
+      join(dir, 'no-such-directory', 'plan.json'),
+    ])
+    expect(unwritten.err).toEqual([
+      `error: cannot write ${join(dir, 'no-such-directory', 'plan.json')}: ENOENT; its refunds and payouts were given back (ready)`,
+    ])
+    expect((await read('refunds', released)).status).toBe('ready')
+
     // a plan that will never be broadcast: `release` gives its items back, and keeps none it cannot
     const again = await planAndSign('SOLANA', 'solana-abandoned')
     expect(again.plan.outgoing?.map((item) => item.id)).toEqual([released])

@@ -233,7 +233,15 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
     },
     release: (row) => adminApi.release(row, planId),
   })
-  writeJsonFile(out, sweepPlan)
+  try {
+    writeJsonFile(out, sweepPlan)
+  } catch (error) {
+    // no file will name the items marked in this plan: give them back, then say why
+    for (const item of sweepPlan.outgoing ?? []) await adminApi.release(item, planId).catch(() => undefined)
+    throw new CommandError(
+      `cannot write ${out}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}${(sweepPlan.outgoing ?? []).length > 0 ? '; its refunds and payouts were given back (ready)' : ''}`,
+    )
+  }
   for (const line of planSummary(sweepPlan, out)) context.out(line)
 }
 
