@@ -59,12 +59,16 @@ export function checkOutgoing(plan: SweepPlan): string[] {
   return items.map((item) => {
     const steps = item.stepIds.map((id) => plan.steps.find((step) => step.id === id))
     const pay = plan.steps.find((step) => step.id === item.stepId)
+    // each of its steps names it, and no other item: one transaction never pays two
     if (
       pay === undefined ||
-      steps.some((step) => step?.outgoing === undefined) ||
+      pay.outgoing?.role !== 'pay' ||
+      steps.some(
+        (step) => step?.outgoing === undefined || outgoingKey(step.outgoing) !== outgoingKey(item),
+      ) ||
       !item.stepIds.includes(item.stepId)
     )
-      throw new CommandError(`${item.kind} ${item.id}: its steps are not in the plan`)
+      throw new CommandError(`${item.kind} ${item.id}: its steps are not in the plan, or are another item's`)
     for (const step of steps as PlanStep[]) checkOutgoingStep(plan, step, item)
     const decimals = decimalsOf(plan, item.currency)
     return `  pays ${item.kind} ${item.id} (merchant ${item.merchantId}): ${formatUnits(toUnits(item.amount, decimals), decimals)} ${item.currency} to ${item.address}`

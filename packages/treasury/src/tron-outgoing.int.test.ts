@@ -390,5 +390,13 @@ describe('TRON refunds and payouts: plan, sign, broadcast', () => {
     expect(() => signPlan({ plan: redirected, planSha256: randomUUID(), mnemonic: wallet.mnemonic })).toThrow(
       /^step pay:payout:p1: its transaction does pay 25 TRX to T\w+, and payout p1 says pay 25 TRX to T\w+; refused$/,
     )
+    // a second refund that claims the first one's transaction: one transaction never pays two
+    const doubled = structuredClone(plan)
+    const first = doubled.outgoing?.[0]
+    if (first === undefined) throw new Error('no refund')
+    doubled.outgoing?.push({ ...first, id: 'r1-again' })
+    expect(() => signPlan({ plan: doubled, planSha256: randomUUID(), mnemonic: wallet.mnemonic })).toThrow(
+      "refund r1-again: its steps are not in the plan, or are another item's",
+    )
   })
 })
