@@ -113,6 +113,7 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
     listOperatorOutgoing: (input) => outgoing('listOperatorOutgoing', input),
     giveRefundAddress: (input) => outgoing('giveRefundAddress', input),
     recordOutgoingStep: (input) => outgoing('recordOutgoingStep', input),
+    getRefundHistory: (input) => outgoing('getRefundHistory', input),
     getBalances: (input) => outgoing('getBalances', input),
 
     async createPayment(input): Promise<CreatePaymentOutcome> {

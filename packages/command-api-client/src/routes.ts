@@ -42,6 +42,7 @@ export const outgoingCommandMethods = [
   'listOperatorOutgoing',
   'giveRefundAddress',
   'recordOutgoingStep',
+  'getRefundHistory',
   'getBalances',
 ] as const
 

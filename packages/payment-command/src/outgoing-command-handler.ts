@@ -30,6 +30,8 @@ import {
   paymentFinalFunds,
   paymentIdForIdempotencyKey,
   paymentWalletId,
+  type RefundEvent,
+  type RefundHistoryEntry,
   requestFingerprint,
   toLedgerStreamId,
   toUnits,
@@ -56,6 +58,7 @@ import {
   type OutgoingEvent,
   outgoingStreamId,
   toNewOutgoingEvent,
+  toOutgoingEvent,
 } from './outgoing-streams.js'
 import { loadPayment } from './payment-stream.js'
 
@@ -458,6 +461,26 @@ export function createOutgoingCommandHandler(deps: OutgoingCommandHandlerDeps): 
         }
       })()
       return lifecycle(kind, id, command)
+    },
+
+    async getRefundHistory({ merchantId, paymentId }) {
+      const { state } = await loadLedger(eventStore, merchantId)
+      const refunds = state.entries.filter(
+        (entry) => entry.kind === 'refund' && entry.paymentId === paymentId,
+      )
+      const entries: RefundHistoryEntry[] = []
+      for (const refund of refunds) {
+        for (const recorded of await eventStore.readStream(outgoingStreamId('refund', refund.id))) {
+          const event = toOutgoingEvent('refund', recorded) as RefundEvent
+          entries.push({
+            eventId: recorded.eventId,
+            recordedAt: recorded.recordedAt,
+            type: event.type,
+            data: { ...event.data },
+          })
+        }
+      }
+      return entries
     },
 
     async getBalances({ merchantId }) {

@@ -1,4 +1,4 @@
-import type { Outgoing, OutgoingKind, OutgoingStatus } from '@chainpay/domain'
+import type { Outgoing, OutgoingKind, OutgoingStatus, RefundHistoryEntry } from '@chainpay/domain'
 
 // How the gateway asks payment-command for refunds and payouts (docs/api.md, "Refunds and payouts";
 // the offline procedure's admin routes, docs/treasury.md): a direct call in standalone, HTTP in the
@@ -85,6 +85,8 @@ export interface OutgoingCommands {
   giveRefundAddress(input: { refundId: string; address: string }): Promise<OutgoingSnapshot>
   /** the offline procedure's steps, through the admin API */
   recordOutgoingStep(input: { kind: OutgoingKind; id: string; step: OutgoingStep }): Promise<OutgoingSnapshot>
+  /** the events of a payment's refunds, oldest first per refund (the payment's history shows them) */
+  getRefundHistory(input: { merchantId: string; paymentId: string }): Promise<RefundHistoryEntry[]>
   /** the merchant's balance per network and asset it received */
   getBalances(input: { merchantId: string }): Promise<MerchantBalance[]>
 }

@@ -128,6 +128,18 @@ describe('refunds', () => {
     ])
     const list = json<{ data: Json[] }>(await fixture.send('GET', `${API}/refunds?paymentId=${paymentId}`))
     expect(list.data).toEqual([refund])
+    const history = json<{ data: Json[] }>(await fixture.send('GET', `${API}/payments/${paymentId}/events`))
+    expect(history.data.map((event) => event.type)).toEqual([
+      'payment.created',
+      'transfer.detected',
+      'payment.overpaid',
+      'refund.created',
+    ])
+    expect(history.data.at(-1)?.data).toMatchObject({
+      refundId: refund.refundId,
+      amountUnits: '2500000',
+      address: CUSTOMER,
+    })
   })
 
   it('gives a claim page when the merchant has no address, and takes the customer’s address once', async () => {
