@@ -223,6 +223,12 @@ describe('refunds and payouts through plan, sign and broadcast on standalone', (
     const again = await broadcast('TRON', signedPath)
     expect(again).toMatchObject({ code: 0, err: [] })
     expect(await usdtOf(refundTo)).toBe(4_000_000n)
+    // three runs, each step recorded once: the payment's history shows its refund's
+    const history = await client().request('GET', `/payments/${payment.paymentId}/events`)
+    const types = (history.body as { data: Array<{ type: string }> }).data
+      .map((event) => event.type)
+      .filter((type) => type.startsWith('refund.'))
+    expect(types).toEqual(['refund.created', 'refund.sending', 'refund.sent', 'refund.completed'])
   })
 
   it('Solana: USDC to an owner without a token account; one canceled before the plan is left out, one released after it is never sent', async () => {
