@@ -12,8 +12,14 @@ import {
 } from './api-schemas.js'
 import { ErrorBodySchema } from './errors.js'
 import { checkoutRoutePaths } from './openapi-checkout-routes.js'
+import { outgoingRoutePaths, outgoingRouteSchemas } from './openapi-outgoing-routes.js'
 import { webhookRoutePaths, webhookRouteSchemas } from './openapi-webhook-routes.js'
-import { WebhookBodySchema, type WebhookEventKind, WebhookEventKinds } from './webhooks.js'
+import {
+  OutgoingWebhookBodySchema,
+  WebhookBodySchema,
+  type WebhookEventKind,
+  WebhookEventKinds,
+} from './webhooks.js'
 
 export const API_BASE_PATH = '/api/merchant/v1'
 
@@ -104,6 +110,21 @@ const WEBHOOK_SUMMARIES: Record<WebhookEventKind, string> = {
     'The underpaid payment reached expiresAt: no further transfer counts, the shortfall is final',
   'payment.foreign_funds':
     "Funds of another asset (or TRX a contract sent) reached the payment's address; the status does not change",
+  'refund.created': 'A refund was created (awaiting its address, or ready)',
+  'refund.ready': 'The customer gave the address on the claim page: the refund is ready',
+  'refund.sending': 'The refund is in a signed plan: it can no longer be canceled',
+  'refund.released': 'The plan will never be broadcast: the refund is ready again',
+  'refund.sent': 'The refund was broadcast; tx_hash names the transaction',
+  'refund.completed': 'The refund is final on chain; network_fee is what the treasury paid',
+  'refund.failed': 'The refund failed on chain; its amount is refundable again',
+  'refund.canceled': 'The refund was canceled',
+  'payout.created': 'A payout was created: ready',
+  'payout.sending': 'The payout is in a signed plan: it can no longer be canceled',
+  'payout.released': 'The plan will never be broadcast: the payout is ready again',
+  'payout.sent': 'The payout was broadcast; tx_hash names the transaction',
+  'payout.completed': 'The payout is final on chain; network_fee is what the treasury paid',
+  'payout.failed': 'The payout failed on chain; its amount is available again',
+  'payout.canceled': 'The payout was canceled',
 }
 
 function webhookOperation(kind: WebhookEventKind) {
@@ -151,7 +172,7 @@ function webhookOperation(kind: WebhookEventKind) {
           'application/json': {
             schema: {
               allOf: [
-                ref('schemas', 'WebhookBody'),
+                ref('schemas', kind.startsWith('payment.') ? 'WebhookBody' : 'OutgoingWebhookBody'),
                 { type: 'object', properties: { event: { const: kind } } },
               ],
             },
@@ -191,6 +212,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
     tags: [
       { name: 'payments' },
       { name: 'webhooks' },
+      { name: 'refunds and payouts' },
       {
         name: 'checkout',
         description:
@@ -329,6 +351,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         },
       },
       ...webhookRoutePaths,
+      ...outgoingRoutePaths,
       ...checkoutRoutePaths,
     },
     webhooks: Object.fromEntries(WebhookEventKinds.map((kind) => [kind, webhookOperation(kind)])),
@@ -341,7 +364,9 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         PaymentHistory: plain(PaymentHistorySchema),
         Error: plain(ErrorBodySchema),
         WebhookBody: plain(WebhookBodySchema),
+        OutgoingWebhookBody: plain(OutgoingWebhookBodySchema),
         ...webhookRouteSchemas,
+        ...outgoingRouteSchemas,
       },
       parameters: {
         PaymentId: {
