@@ -9,6 +9,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import type { BroadcastOptions, BroadcastRun, BroadcastState, ChainLink, StepStatus } from './chain-link.js'
 import { NodeRefusal } from './chain-link.js'
 import { CommandError } from './command-error.js'
+import { clearToSend, outgoingOfStep, recordOutgoing } from './outgoing-broadcast.js'
+import { outgoingKey } from './outgoing-plan.js'
 import { type SignedStep, type SignedSweep, writeJsonFile } from './sweep-plan.js'
 
 export type { BroadcastOptions, BroadcastRun, BroadcastState, ChainLink, StepStatus }
@@ -32,14 +34,33 @@ export async function broadcastSigned(
   const settled = new Set<string>()
   /** steps sent and not in a block after the polls: they may still land */
   const pending = new Set<string>()
+  /**
+   * what went wrong with refunds and payouts: each item stands alone (its own funds, checked before
+   * it is sent), so one's problem, or a sweep's, holds back no other (docs/treasury.md)
+   */
+  const itemProblems: string[] = []
+  /** items of which nothing more is sent in this run */
+  const stopped = new Set<string>()
 
   /** sends the step unless the chain already has it, and waits for its block; else what went wrong */
   async function land(step: SignedStep): Promise<string | undefined> {
     let status = await chain.status(step)
     if (status.state === 'unknown') {
+      // a refund or payout only while the admin API has it sending in this plan; its payment is
+      // recorded `sent` (its txHash) once the chain is checked, right before it is sent
+      const item = outgoingOfStep(run, step)
+      const pays = step.outgoing?.role === 'pay'
+      if (item !== undefined && !pays) {
+        const refused = await clearToSend(run, step, item, options)
+        if (refused !== undefined) return refused
+      }
       // taking delegated energy back is always right; anything else must still hold
       const changed = step.undoes === undefined ? await chain.recheck(step, run) : undefined
       if (changed !== undefined) return `stopped before ${step.id}: ${changed}`
+      if (item !== undefined && pays) {
+        const refused = await clearToSend(run, step, item, options)
+        if (refused !== undefined) return refused
+      }
       options.log(`sending ${step.id}: ${step.description}`)
       try {
         await chain.send(step)
@@ -70,6 +91,26 @@ export async function broadcastSigned(
 
   for (const step of signed.steps) {
     if (state.confirmed[step.id]) continue
+    if (step.outgoing !== undefined) {
+      const key = outgoingKey(step.outgoing)
+      // an item whose outcome is recorded (failed, or given back) is done with
+      const item = outgoingOfStep(run, step)
+      if (item !== undefined && state.recorded[item.stepId]) continue
+      const missing = step.after.filter((id) => !state.confirmed[id])
+      if (stopped.has(key) || missing.length > 0) {
+        settled.add(step.id)
+        continue
+      }
+      const problem = await land(step)
+      if (problem !== undefined) {
+        itemProblems.push(problem)
+        stopped.add(key)
+        if (!pending.has(step.id)) settled.add(step.id)
+        continue
+      }
+      options.log(`confirmed ${step.id} ${step.txId}`)
+      continue
+    }
     if (step.undoes !== undefined) {
       // nothing lent, nothing to take back
       if (!state.confirmed[step.undoes]) {
@@ -107,7 +148,9 @@ export async function broadcastSigned(
   }
 
   await recordFinalSweeps(run, chain, options, save, problems)
+  await recordOutgoing(run, chain, options, save, itemProblems)
   for (const line of await chain.spent(run)) options.log(line)
+  problems.push(...itemProblems)
   if (problems.length > 0) throw new CommandError(problems.join('\n'))
   return state
 }

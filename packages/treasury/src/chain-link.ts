@@ -58,4 +58,9 @@ export interface ChainLink {
   finality(step: SignedStep): Promise<'final' | 'failed' | 'pending'>
   /** what the run actually spent, as lines to print */
   spent(run: BroadcastRun): Promise<string[]>
+  /**
+   * what the treasury's coin fell by in the step's final transaction: its fees, what it burned and
+   * the coin it sent (a refund's network fee is this less the coin paid to the recipient)
+   */
+  treasuryOutflow(step: SignedStep): Promise<bigint>
 }

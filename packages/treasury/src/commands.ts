@@ -2,14 +2,16 @@
 // (offline: a wallet's xpub and seed from its mnemonics). Everything but process wiring lives here so
 // that tests run the command in process (docs/treasury.md).
 
+import { randomUUID } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { defaultAssetRegistry, toUnits } from '@chainpay/domain'
 import { PrivateFileError, readOwnerOnlyFile } from '@chainpay/platform'
-import { createAdminApi } from './admin-api.js'
+import { AdminRefusal, createAdminApi } from './admin-api.js'
 import { adminTokenOf, TOKEN_ON_COMMAND_LINE } from './admin-token-source.js'
 import { broadcastSigned, statePathOf } from './broadcaster.js'
 import { CommandError } from './command-error.js'
 import { refuseNetwork } from './offline-guard.js'
+import type { OutgoingRow } from './outgoing-plan.js'
 import { networkAssets, type PlanInput } from './plan-input.js'
 import type { TreasuryKey } from './plan-signer.js'
 import { readPlanFile, readSignedFile, writeJsonFile } from './sweep-plan.js'
@@ -32,7 +34,7 @@ export const DEFAULT_ADMIN_URL = 'http://127.0.0.1:8081'
  */
 export const TREASURY_PATHS = { TRON: "m/44'/195'/1'/0/0", SOLANA: "m/44'/501'" } as const
 
-export const USAGE = `Usage: chainpay-wallet <mnemonic | keys | treasury | plan | sign | broadcast> [options]
+export const USAGE = `Usage: chainpay-wallet <mnemonic | keys | treasury | plan | sign | broadcast | release> [options]
 
   mnemonic --out (FILE | -)
   keys (--solana-seed-out FILE | --wallet-out FILE) [--tron-mnemonic-file FILE] [--solana-mnemonic-file FILE]
@@ -42,14 +44,18 @@ export const USAGE = `Usage: chainpay-wallet <mnemonic | keys | treasury | plan 
        [--api-key KEY]
        [--energy burn|delegate] [--treasury-path PATH | --treasury-external] [--wallet ID]
        [--min CURRENCY=AMOUNT ...] [--rate CURRENCY=NATIVE_PER_TOKEN ...] [--allow-loss]
-       [--nonce-account ADDRESS ...]
+       [--nonce-account ADDRESS ...] [--sweeps-only]
        [--url ADMIN_URL] [--token-file FILE]
   sign --plan PLAN.json --out SIGNED.json [--mnemonic-file FILE] [--treasury-key-file FILE]
   broadcast --signed SIGNED.json [--rpc-url URL] [--solidity-url URL] [--api-key KEY] [--poll-ms MS]
        [--max-polls N] [--url ADMIN_URL] [--token-file FILE]
+  release (--plan PLAN.json | --signed SIGNED.json) [--url ADMIN_URL] [--token-file FILE]
 
 plan reads the addresses that received funds (GET /admin/v1/balances), what each holds on chain,
-and writes the transactions of the sweep to the treasury with the fees they cost. sign works
+and writes the transactions of the sweep to the treasury with the fees they cost; then the ready
+refunds and payouts of the wallet (GET /admin/v1/outgoing; --wallet, else the operator's), each
+marked sending in the plan, paid by the treasury after the sweeps (--sweeps-only leaves them out).
+release gives a plan's refunds and payouts back (ready) when it will never be broadcast. sign works
 offline: it refuses any network access, takes the mnemonic from --mnemonic-file or a prompt,
 checks every address against the plan and writes signed transactions. broadcast sends them in
 order, reading the chain again before each and stopping, with what changed, when the plan no longer
@@ -86,6 +92,7 @@ const options = {
   rate: { type: 'string', multiple: true },
   'allow-loss': { type: 'boolean' },
   'nonce-account': { type: 'string', multiple: true },
+  'sweeps-only': { type: 'boolean' },
   url: { type: 'string' },
   // refused, with what to use instead (admin-token-source.ts)
   token: { type: 'string' },
@@ -127,6 +134,7 @@ export async function runChainpayWallet(argv: string[], context: WalletCommandCo
     if (command === 'plan') await plan(flags, context)
     else if (command === 'sign') await sign(flags, context)
     else if (command === 'broadcast') await broadcast(flags, context)
+    else if (command === 'release') await release(flags, context)
     else if (command === 'keys') await keys(flags, context)
     else if (command === 'mnemonic') await mnemonic(flags, context)
     else if (command === 'treasury') await treasury(flags, context)
@@ -196,15 +204,66 @@ async function plan(flags: Flags, context: WalletCommandContext): Promise<void> 
     ...assets,
     now: context.now(),
   }
+  const adminApi = admin(flags, context)
   const rows = (
-    await admin(flags, context).balances({
+    await adminApi.balances({
       network,
       ...(flags.wallet === undefined ? {} : { walletId: flags.wallet }),
     })
   ).filter((row) => row.network === network)
-  const sweepPlan = await planSweep(rows, input, definition.chain)
-  writeJsonFile(out, sweepPlan)
+  // the treasury pays the refunds and payouts of the wallet it plans for: without --wallet, the
+  // operator's (a merchant's own wallet has its own treasury: plan it with --wallet)
+  const outgoingRows = flags['sweeps-only']
+    ? []
+    : (await readyOutgoing(adminApi, network, flags.wallet ?? 'operator', context)).filter(
+        (row) => row.network === network,
+      )
+  const planId = randomUUID()
+  const sweepPlan = await planSweep(rows, input, definition.chain, {
+    rows: outgoingRows,
+    planId,
+    async mark(row) {
+      try {
+        await adminApi.markPlanned(row, planId)
+        return undefined
+      } catch (error) {
+        if (error instanceof AdminRefusal) return error
+        throw error
+      }
+    },
+    release: (row) => adminApi.release(row, planId),
+  })
+  try {
+    writeJsonFile(out, sweepPlan)
+  } catch (error) {
+    // no file will name the items marked in this plan: give them back, then say why
+    for (const item of sweepPlan.outgoing ?? []) await adminApi.release(item, planId).catch(() => undefined)
+    throw new CommandError(
+      `cannot write ${out}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}${(sweepPlan.outgoing ?? []).length > 0 ? '; its refunds and payouts were given back (ready)' : ''}`,
+    )
+  }
   for (const line of planSummary(sweepPlan, out)) context.out(line)
+}
+
+/**
+ * the ready refunds and payouts; an admin API older than them (404 on the route) plans sweeps only,
+ * and says so
+ */
+async function readyOutgoing(
+  adminApi: ReturnType<typeof createAdminApi>,
+  network: string,
+  walletId: string,
+  context: WalletCommandContext,
+): Promise<OutgoingRow[]> {
+  try {
+    return await adminApi.outgoing({ network, status: 'ready', walletId })
+  } catch (error) {
+    if (!(error instanceof AdminRefusal) || error.status !== 404) throw error
+    context.out(
+      'note: the admin API lists no refunds and payouts (GET /admin/v1/outgoing: 404, a chainpay older than this chainpay-wallet): planning sweeps only',
+    )
+    return []
+  }
 }
 
 //////// sign
@@ -215,6 +274,16 @@ async function sign(flags: Flags, context: WalletCommandContext): Promise<void> 
   const planPath = required(flags.plan, '--plan')
   const out = required(flags.out, '--out')
   const { plan: sweepPlan, sha256 } = readPlanFile(planPath)
+  // what leaves the treasury for others, decoded from the transactions, before any key is read
+  const outgoing = sweepPlan.outgoing ?? []
+  if (outgoing.length > 0) {
+    const { checkOutgoing } = await import('./outgoing-signer.js')
+    const lines = checkOutgoing(sweepPlan)
+    context.out(
+      `${sweepPlan.network}: the treasury ${sweepPlan.treasury.address} pays ${outgoing.length} refunds and payouts (plan ${sweepPlan.planId}); compare each with the admin API's list (GET /admin/v1/outgoing?status=sending) before you sign:`,
+    )
+    for (const line of lines) context.out(line)
+  }
   const mnemonic =
     flags['mnemonic-file'] === undefined
       ? await context.promptSecret('mnemonic (not shown): ')
@@ -378,6 +447,31 @@ async function broadcast(flags: Flags, context: WalletCommandContext): Promise<v
   context.out(
     `broadcast ${signedPath}: ${Object.keys(state.confirmed).length} of ${signed.steps.length} confirmed, sweeps recorded once final`,
   )
+}
+
+//////// release
+
+/** gives a plan's refunds and payouts back (sending -> ready) when it will never be broadcast */
+async function release(flags: Flags, context: WalletCommandContext): Promise<void> {
+  const source =
+    flags.plan !== undefined
+      ? readPlanFile(flags.plan).plan
+      : readSignedFile(required(flags.signed, '--plan or --signed'))
+  const items = source.outgoing ?? []
+  if (items.length === 0 || source.planId === undefined) {
+    context.out('the plan pays no refund or payout: nothing to release')
+    return
+  }
+  const adminApi = admin(flags, context)
+  for (const item of items) {
+    try {
+      await adminApi.release(item, source.planId)
+      context.out(`released ${item.kind} ${item.id}: ready again, for the next plan`)
+    } catch (error) {
+      if (!(error instanceof AdminRefusal)) throw error
+      context.out(`kept ${item.kind} ${item.id}: ${error.message}`)
+    }
+  }
 }
 
 //////// helpers

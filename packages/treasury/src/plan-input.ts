@@ -56,6 +56,11 @@ export interface PlanOutput {
   moved: Map<string, bigint>
   /** what the treasury's native balance changes by once every step landed (negative: it pays) */
   treasuryNativeChange: bigint
+  /**
+   * what the treasury pays of its coin before anything comes back (top-ups, fees, rent, with their
+   * headroom): the plan's refunds and payouts are paid from what is left (outgoing-planner.ts)
+   */
+  treasurySpentUnits: bigint
   nativeCurrency: string
   nativeDecimals: number
   /** what the plan set aside beyond the node's estimates, and where it goes if unused (docs/treasury.md) */

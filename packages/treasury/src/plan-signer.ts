@@ -29,8 +29,8 @@ import {
 import { HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
 import { TronWeb, utils as tronUtils } from 'tronweb'
 import { CommandError } from './command-error.js'
+import { checkOutgoing } from './outgoing-signer.js'
 import {
-  FORMAT_VERSION,
   type PlanSigner,
   type PlanStep,
   SIGNED_FORMAT,
@@ -57,6 +57,8 @@ export function signPlan(input: {
   treasuryKey?: TreasuryKey
 }): SignedSweep {
   const { plan } = input
+  // the refunds and payouts first: each step that names one does exactly what it says (outgoing-signer.ts)
+  checkOutgoing(plan)
   const words = input.mnemonic.trim().split(/\s+/).join(' ')
   if (!validateMnemonic(words, wordlist)) {
     throw new CommandError('the mnemonic is not a valid BIP39 English mnemonic (word, length or checksum)')
@@ -84,20 +86,26 @@ export function signPlan(input: {
     if (step.signers[0]?.role === 'treasury' && step.signers[0].address !== plan.treasury.address) {
       throw new CommandError(`step ${step.id}: its treasury signer is not the plan's treasury`)
     }
+    // a refund's or payout's step is the treasury's alone, and was checked against its item above
+    const paysOut = step.outgoing !== undefined
+    if (paysOut && (step.signers.length !== 1 || step.signers[0]?.role !== 'treasury')) {
+      throw new CommandError(`step ${step.id}: a refund or payout is signed by the treasury alone`)
+    }
     const base = {
       id: step.id,
       description: step.description,
       after: step.after,
       ...(step.undoes === undefined ? {} : { undoes: step.undoes }),
       ...(step.estimate === undefined ? {} : { estimate: step.estimate }),
+      ...(step.outgoing === undefined ? {} : { outgoing: step.outgoing }),
     }
     if (plan.chain === 'TRON')
-      return { ...base, ...signTron(step, stepKeys, plan.treasury.address, paymentAddresses) }
-    return { ...base, ...signSolana(step, stepKeys, plan.treasury.address) }
+      return { ...base, ...signTron(step, stepKeys, plan.treasury.address, paymentAddresses, paysOut) }
+    return { ...base, ...signSolana(step, stepKeys, plan.treasury.address, paysOut) }
   })
   return {
     format: SIGNED_FORMAT,
-    version: FORMAT_VERSION,
+    version: plan.version,
     planSha256: input.planSha256,
     network: plan.network,
     chain: plan.chain,
@@ -105,6 +113,7 @@ export function signPlan(input: {
     validUntil: plan.validUntil,
     steps,
     sweeps: plan.sweeps,
+    ...(plan.outgoing === undefined ? {} : { planId: plan.planId, outgoing: plan.outgoing }),
   }
 }
 
@@ -157,6 +166,7 @@ function signTron(
   keys: SigningKey[],
   treasury: string,
   paymentAddresses: Set<string>,
+  paysOut: boolean,
 ): Pick<SignedStep, 'txId' | 'tron'> {
   const transaction = step.tron?.transaction
   const [key] = keys
@@ -203,7 +213,7 @@ function signTron(
         return false
     }
   })()
-  if (!allowed) {
+  if (!allowed && !paysOut) {
     throw new CommandError(
       `step ${step.id}: a ${contract.type} that a sweep to ${treasury} does not make; refused`,
     )
@@ -221,6 +231,7 @@ function signSolana(
   step: PlanStep,
   keys: SigningKey[],
   treasury: string,
+  paysOut: boolean,
 ): Pick<SignedStep, 'txId' | 'solana'> {
   const planned = step.solana
   if (planned === undefined) throw new CommandError(`step ${step.id}: no Solana message`)
@@ -229,7 +240,7 @@ function signSolana(
   if (!message.staticAccountKeys[0]?.equals(treasuryKey)) {
     throw new CommandError(`step ${step.id}: the fee payer is not the treasury`)
   }
-  for (const instruction of TransactionMessage.decompile(message).instructions) {
+  for (const instruction of paysOut ? [] : TransactionMessage.decompile(message).instructions) {
     if (!solanaInstructionAllowed(instruction, treasuryKey)) {
       throw new CommandError(
         `step ${step.id}: an instruction that a sweep to ${treasury} does not make; refused`,

@@ -21,6 +21,7 @@ import { type ConnectionTrap, startConnectionTrap } from './testing/connection-t
 import {
   offlineSolanaOwnerPlan,
   offlineSolanaPlan,
+  offlineTronOutgoingPlan,
   offlineTronPlan,
   redirectedSolanaMessage,
   type TestWallet,
@@ -311,3 +312,62 @@ function assertNoSecretIn(wallet: TestWallet): void {
     expect(everything).not.toContain(word)
   for (const secret of wallet.secrets) expect(everything.toLowerCase()).not.toContain(secret.toLowerCase())
 }
+
+describe('chainpay-wallet sign: refunds and payouts', () => {
+  it('given a plan that pays a refund, prints its recipient and amount before it asks for the mnemonic, and signs', async () => {
+    const wallet = testWallet()
+    const recipient = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8'
+    const plan = await offlineTronOutgoingPlan(wallet, recipient)
+    const planPath = join(dir, 'refund.plan.json')
+    writeFileSync(planPath, JSON.stringify(plan))
+    const out: string[] = []
+    let shownAtPrompt: string[] = []
+    const code = await runChainpayWallet(
+      ['sign', '--plan', planPath, '--out', join(dir, 'refund.signed.json')],
+      {
+        env: {},
+        out: (line) => out.push(line),
+        err: (line) => out.push(line),
+        promptSecret: async () => {
+          shownAtPrompt = [...out]
+          return wallet.mnemonic
+        },
+        now: () => new Date(),
+      },
+    )
+    lines.push(...out)
+    expect(code).toBe(0)
+    expect(shownAtPrompt).toEqual([
+      `TRON_NILE: the treasury ${plan.treasury.address} pays 1 refunds and payouts (plan ${plan.planId}); compare each with the admin API's list (GET /admin/v1/outgoing?status=sending) before you sign:`,
+      `  pays refund r_offline (merchant mer_test): 25 USDT to ${recipient}`,
+    ])
+    const signed = JSON.parse(readFileSync(join(dir, 'refund.signed.json'), 'utf8')) as SignedSweep
+    expect([signed.version, signed.planId, signed.outgoing?.[0]?.stepId]).toEqual([
+      2,
+      plan.planId,
+      'pay:refund:r_offline',
+    ])
+    expect(signed.steps.map((step) => step.outgoing?.role)).toEqual(['activate', 'pay'])
+  })
+
+  it('refuses a plan whose refund names another address than its transactions pay, before it reads a key', async () => {
+    const wallet = testWallet()
+    const plan = await offlineTronOutgoingPlan(wallet, 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8')
+    const item = plan.outgoing?.[0]
+    if (item === undefined) throw new Error('no item')
+    item.address = 'TLyqzVGLV1srkB7dToTAEqgDSfPtXRJZYH'
+    const run = await sign(plan, wallet, 'redirected-refund')
+    expect(run.code).toBe(1)
+    expect(run.err).toEqual([
+      'error: step activate:refund:r_offline: its transaction does activate 0.000001 TRX to TJRabPrwbZy45sbavfcjinPJC18kjpRTv8, and refund r_offline says activate 0.000001 TRX to TLyqzVGLV1srkB7dToTAEqgDSfPtXRJZYH; refused',
+    ])
+    // a step that names an item the plan does not pay is refused too
+    const unnamed = await offlineTronOutgoingPlan(wallet, 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8')
+    unnamed.outgoing = []
+    const refused = await sign(unnamed, wallet, 'unnamed-refund')
+    expect(refused.code).toBe(1)
+    expect(refused.err[0]).toMatch(
+      /^error: step activate:refund:r_offline: it names refund:r_offline, which the plan does not pay/,
+    )
+  })
+})

@@ -95,6 +95,9 @@ export function solanaChainLink(options: BroadcastOptions): ChainLink {
       // what the message moves whole, closes, pays into and creates
       const wholeLamports = new Map<string, bigint>()
       const wholeTokens = new Map<string, bigint>()
+      /** a refund's or payout's: the SOL the treasury sends, and the tokens its accounts send */
+      let treasurySends = 0n
+      const treasuryTokens = new Map<string, bigint>()
       const closes = new Set<string>()
       const destinations = new Set<string>()
       const creates = new Set<string>()
@@ -104,10 +107,13 @@ export function solanaChainLink(options: BroadcastOptions): ChainLink {
           if (SystemInstruction.decodeInstructionType(instruction) !== 'Transfer') continue
           const { fromPubkey, lamports } = SystemInstruction.decodeTransfer(instruction)
           if (!fromPubkey.equals(treasury)) wholeLamports.set(fromPubkey.toBase58(), lamports)
+          else treasurySends += lamports
         } else if (programId.equals(TOKEN_PROGRAM_ID)) {
           if (instruction.data[0] === TokenInstruction.TransferChecked) {
             const { keys, data } = decodeTransferCheckedInstruction(instruction)
-            wholeTokens.set(keys.source.pubkey.toBase58(), data.amount)
+            if (keys.owner.pubkey.equals(treasury))
+              treasuryTokens.set(keys.source.pubkey.toBase58(), data.amount)
+            else wholeTokens.set(keys.source.pubkey.toBase58(), data.amount)
             destinations.add(keys.destination.pubkey.toBase58())
           } else if (instruction.data[0] === TokenInstruction.CloseAccount) {
             closes.add(decodeCloseAccountInstruction(instruction).keys.account.pubkey.toBase58())
@@ -117,7 +123,15 @@ export function solanaChainLink(options: BroadcastOptions): ChainLink {
           if (created !== undefined) creates.add(created)
         }
       }
-      const addresses = [...new Set([...wholeLamports.keys(), ...closes, ...destinations, ...creates])]
+      const addresses = [
+        ...new Set([
+          ...wholeLamports.keys(),
+          ...closes,
+          ...destinations,
+          ...creates,
+          ...treasuryTokens.keys(),
+        ]),
+      ]
       const infos = await connection.getMultipleParsedAccounts(
         [treasury, ...addresses.map((address) => new PublicKey(address))],
         { commitment: 'confirmed' },
@@ -155,10 +169,23 @@ export function solanaChainLink(options: BroadcastOptions): ChainLink {
           )
         }
       }
+      for (const [account, amount] of treasuryTokens) {
+        const held = holding(account)
+        if (held === undefined || held.amount < amount) {
+          const of = (units: bigint) => formatUnits(units, held?.decimals ?? 0)
+          changed.push(
+            `the treasury's token account ${account} holds ${of(held?.amount ?? 0n)} now, and the message sends ${of(amount)}: send it the tokens first`,
+          )
+        }
+      }
       let opened = 0n
       for (const destination of destinations) {
         if (info.get(destination) !== null) continue
         if (creates.has(destination)) opened += 1n
+        else if (step.outgoing !== undefined)
+          changed.push(
+            `the recipient's token account ${destination} no longer exists (closed since the plan)`,
+          )
         else changed.push(`the treasury's token account ${destination} no longer exists`)
       }
       const rent =
@@ -166,9 +193,9 @@ export function solanaChainLink(options: BroadcastOptions): ChainLink {
           ? 0n
           : opened * BigInt(await connection.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_BYTES))
       const treasuryHeld = BigInt(treasuryInfo?.lamports ?? 0)
-      if (treasuryHeld < fee + rent) {
+      if (treasuryHeld < fee + rent + treasurySends) {
         changed.push(
-          `the treasury holds ${formatUnits(treasuryHeld, SOL_DECIMALS)} SOL, and the message costs ${formatUnits(fee + rent, SOL_DECIMALS)} in fee and rent: send it SOL first`,
+          `the treasury holds ${formatUnits(treasuryHeld, SOL_DECIMALS)} SOL, and the message costs ${formatUnits(fee + rent, SOL_DECIMALS)} in fee and rent${treasurySends > 0n ? ` and sends ${formatUnits(treasurySends, SOL_DECIMALS)}` : ''}: send it SOL first`,
         )
       }
       if (changed.length === 0) return undefined
@@ -179,6 +206,17 @@ export function solanaChainLink(options: BroadcastOptions): ChainLink {
       const status = await statusOf(step)
       if (status?.err) return 'failed'
       return status?.confirmationStatus === 'finalized' ? 'final' : 'pending'
+    },
+
+    async treasuryOutflow(step) {
+      const transaction = await connection.getTransaction(step.txId, {
+        commitment: 'finalized',
+        maxSupportedTransactionVersion: 0,
+      })
+      const meta = transaction?.meta
+      if (!meta) throw new Error(`the node has no finalized transaction ${step.txId}`)
+      // the fee payer is the first account: the treasury
+      return BigInt(meta.preBalances[0] ?? 0) - BigInt(meta.postBalances[0] ?? 0)
     },
 
     async spent(run) {

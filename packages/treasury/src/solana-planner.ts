@@ -293,6 +293,7 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
     skipped,
     moved: new Map([...moved].filter(([, units]) => units > 0n)),
     treasuryNativeChange: treasuryChange,
+    treasurySpentUnits: steps.length === 0 ? 0n : withHeadroom(spending.fees + spending.rent),
     nativeCurrency: SOL,
     nativeDecimals: SOL_DECIMALS,
     ...(headroom === undefined ? {} : { headroom }),

@@ -6,10 +6,17 @@ import type { Chain } from '@chainpay/domain'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { CommandError } from './command-error.js'
+import type { OutgoingStepRef, PlannedOutgoing, SkippedOutgoing } from './outgoing-plan.js'
 
 export const PLAN_FORMAT = 'chainpay-sweep-plan'
 export const SIGNED_FORMAT = 'chainpay-sweep-signed'
 export const FORMAT_VERSION = 1
+/**
+ * a plan or signed file that pays refunds or payouts: a version 1 reader (an older chainpay-wallet)
+ * refuses it rather than sign or send them without their checks and records
+ */
+export const OUTGOING_FORMAT_VERSION = 2
+const READABLE_VERSIONS: readonly number[] = [FORMAT_VERSION, OUTGOING_FORMAT_VERSION]
 
 /** a key the signer derives from the mnemonic, and the address it must give */
 export interface PlanSigner {
@@ -43,6 +50,8 @@ export interface PlanStep {
   undoes?: string
   /** what the node said when planning, which broadcast compares with what it says just before sending */
   estimate?: StepEstimate
+  /** the refund or payout this step activates or pays (docs/treasury.md, "Refunds and payouts in a plan") */
+  outgoing?: OutgoingStepRef
   signers: PlanSigner[]
   tron?: { transaction: TronUnsignedTransaction }
   /**
@@ -83,8 +92,10 @@ export interface SkippedAddress {
 
 export interface SweepPlan {
   format: typeof PLAN_FORMAT
-  version: typeof FORMAT_VERSION
+  version: typeof FORMAT_VERSION | typeof OUTGOING_FORMAT_VERSION
   createdAt: string
+  /** the id the plan's refunds and payouts were marked with (POST /admin/v1/outgoing/.../plan) */
+  planId?: string
   network: string
   chain: Chain
   treasury: PlanSigner
@@ -93,10 +104,15 @@ export interface SweepPlan {
   validity: string
   steps: PlanStep[]
   sweeps: PlannedSweep[]
-  skipped: SkippedAddress[]
+  /** the refunds and payouts the plan pays, each marked `sending` in this plan */
+  outgoing?: PlannedOutgoing[]
+  /** addresses the plan leaves alone, and ready refunds and payouts it leaves out (with `kind`) */
+  skipped: Array<SkippedAddress | SkippedOutgoing>
   /** per currency: what reaches the treasury, and the native coin the treasury spends or gets back */
   totals: {
     moved: Record<string, string>
+    /** per currency, what the treasury pays to refunds and payouts */
+    paid?: Record<string, string>
     treasuryNativeChange: string
     feeCurrency: string
     /** what the plan set aside beyond the node's estimates, and where it goes if unused */
@@ -110,6 +126,7 @@ export interface SignedStep {
   after: string[]
   undoes?: string
   estimate?: StepEstimate
+  outgoing?: OutgoingStepRef
   /** TRON txID (hex) or Solana first signature (base58): what the chain is asked about */
   txId: string
   tron?: Record<string, unknown>
@@ -124,7 +141,7 @@ export interface SignedStep {
 
 export interface SignedSweep {
   format: typeof SIGNED_FORMAT
-  version: typeof FORMAT_VERSION
+  version: typeof FORMAT_VERSION | typeof OUTGOING_FORMAT_VERSION
   /** sha256 of the plan file the steps were signed from */
   planSha256: string
   network: string
@@ -133,6 +150,9 @@ export interface SignedSweep {
   validUntil: string
   steps: SignedStep[]
   sweeps: PlannedSweep[]
+  planId?: string
+  /** the refunds and payouts to check, send and record (docs/treasury.md, "Refunds and payouts in a plan") */
+  outgoing?: PlannedOutgoing[]
 }
 
 export function writeJsonFile(path: string, value: unknown): void {
@@ -142,16 +162,16 @@ export function writeJsonFile(path: string, value: unknown): void {
 export function readPlanFile(path: string): { plan: SweepPlan; sha256: string } {
   const text = readText(path)
   const plan = parseJson(text, path) as SweepPlan
-  if (plan.format !== PLAN_FORMAT || plan.version !== FORMAT_VERSION) {
-    throw new CommandError(`${path} is not a ${PLAN_FORMAT} version ${FORMAT_VERSION} file`)
+  if (plan.format !== PLAN_FORMAT || !READABLE_VERSIONS.includes(plan.version)) {
+    throw new CommandError(`${path} is not a ${PLAN_FORMAT} version ${READABLE_VERSIONS.join(' or ')} file`)
   }
   return { plan, sha256: bytesToHex(sha256(new TextEncoder().encode(text))) }
 }
 
 export function readSignedFile(path: string): SignedSweep {
   const signed = parseJson(readText(path), path) as SignedSweep
-  if (signed.format !== SIGNED_FORMAT || signed.version !== FORMAT_VERSION) {
-    throw new CommandError(`${path} is not a ${SIGNED_FORMAT} version ${FORMAT_VERSION} file`)
+  if (signed.format !== SIGNED_FORMAT || !READABLE_VERSIONS.includes(signed.version)) {
+    throw new CommandError(`${path} is not a ${SIGNED_FORMAT} version ${READABLE_VERSIONS.join(' or ')} file`)
   }
   return signed
 }

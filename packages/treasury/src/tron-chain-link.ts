@@ -178,6 +178,28 @@ export function tronChainLink(options: BroadcastOptions): ChainLink {
     return `it sends ${formatUnits(amount, TRX_DECIMALS)} TRX${burn > 0n ? ` and burns ${formatUnits(burn, TRX_DECIMALS)} TRX of bandwidth` : ''}, and ${owner} holds ${formatUnits(held, TRX_DECIMALS)} now. Plan again, sign and broadcast the new plan.`
   }
 
+  /**
+   * a refund's or payout's TRX from the treasury (or its 1 sun of activation): the treasury must hold
+   * it, and what creating the recipient's account burns, or the node refuses it
+   */
+  async function checkTreasuryPayment(step: SignedStep): Promise<string | undefined> {
+    const { value } = contractOf(step)
+    const owner = base58(value.owner_address)
+    const to = base58(value.to_address)
+    const amount = BigInt(String(value.amount ?? 0))
+    const creates = typeof (await tronWeb.trx.getAccount(to)).address !== 'string'
+    const parameters = new Map(
+      (await tronWeb.trx.getChainParameters()).map(({ key, value }) => [key, BigInt(value ?? 0)]),
+    )
+    const creation = creates
+      ? (parameters.get('getCreateNewAccountFeeInSystemContract') ?? 1_000_000n) +
+        (parameters.get('getCreateAccountFee') ?? 100_000n)
+      : 0n
+    const held = BigInt((await tronWeb.trx.getAccount(owner)).balance ?? 0)
+    if (held >= amount + creation) return undefined
+    return `the treasury holds ${formatUnits(held, TRX_DECIMALS)} TRX, and it sends ${formatUnits(amount, TRX_DECIMALS)}${creates ? ` and burns ${formatUnits(creation, TRX_DECIMALS)} creating ${to}` : ''}: send it TRX, then run broadcast again (before the plan expires).`
+  }
+
   return {
     async status(step) {
       const info = (await tronWeb.trx.getUnconfirmedTransactionInfo(step.txId)) as TronInfo
@@ -206,6 +228,7 @@ export function tronChainLink(options: BroadcastOptions): ChainLink {
       }
       if (type === 'TransferContract' && base58(value.owner_address) !== run.signed.treasury)
         return checkTrxTransfer(step)
+      if (type === 'TransferContract' && step.outgoing !== undefined) return checkTreasuryPayment(step)
       if (type === 'DelegateResourceContract' && expiration - Date.now() < UNDELEGATE_MARGIN_MS) {
         return `the plan expires at ${new Date(expiration).toISOString()}: too close to lend energy that must be taken back before then. Nothing more is sent. Plan again, sign and broadcast the new plan.`
       }
@@ -227,6 +250,13 @@ export function tronChainLink(options: BroadcastOptions): ChainLink {
       return receipt(info).state === 'included' ? 'final' : 'failed'
     },
 
+    async treasuryOutflow(step) {
+      const info = (await tronWeb.trx.getTransactionInfo(step.txId)) as TronInfo
+      const { type, value } = contractOf(step)
+      const sent = type === 'TransferContract' ? BigInt(String(value.amount ?? 0)) : 0n
+      return BigInt(info.fee ?? 0) + sent
+    },
+
     async spent(run) {
       const lines: string[] = []
       if (run.landed.size > 0) {
@@ -240,6 +270,8 @@ export function tronChainLink(options: BroadcastOptions): ChainLink {
       let addresses = 0
       for (const sweep of run.signed.steps) {
         if (!run.landed.has(sweep.id) || contractOf(sweep).type !== 'TriggerSmartContract') continue
+        // a refund's or payout's transfer is the treasury's: nothing set aside at an address
+        if (sweep.outgoing !== undefined) continue
         if (prerequisites(sweep, run).some((step) => contractOf(step).type === 'DelegateResourceContract'))
           continue
         const owner = base58(contractOf(sweep).value.owner_address)

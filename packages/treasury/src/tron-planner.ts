@@ -120,6 +120,7 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
   const skipped: SkippedAddress[] = []
   const moved = new Map<string, bigint>()
   let treasuryChange = 0n
+  let treasurySpent = 0n
   /** the TRC20 transfers kept: their energy at the estimates and with headroom, the most stake lent at once */
   const energy = { transfers: 0, estimated: 0n, provided: 0n, burnHeadroomSun: 0n, largestStakeSun: 0n }
   const paymentSigner = (row: BalanceRow) => ({
@@ -406,6 +407,7 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     })
     moved.set(row.currency, (moved.get(row.currency) ?? 0n) + tokenBalance)
     treasuryChange -= treasuryBurn + needs.topUpSun
+    treasurySpent += treasuryBurn + needs.topUpSun
   }
   return {
     steps,
@@ -413,6 +415,7 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     skipped,
     moved,
     treasuryNativeChange: treasuryChange,
+    treasurySpentUnits: treasurySpent,
     nativeCurrency: 'TRX',
     nativeDecimals: TRX_DECIMALS,
     ...(energy.transfers === 0 ? {} : { headroom: energyHeadroom(energy, input.energy) }),

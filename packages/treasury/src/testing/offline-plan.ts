@@ -31,6 +31,7 @@ import { TronWeb } from 'tronweb'
 import { TREASURY_PATHS } from '../commands.js'
 import {
   FORMAT_VERSION,
+  OUTGOING_FORMAT_VERSION,
   PLAN_FORMAT,
   type PlanStep,
   type SweepPlan,
@@ -163,6 +164,80 @@ export async function offlineTronPlan(wallet: TestWallet): Promise<SweepPlan> {
     ],
     new Date(blockHeader.expiration),
   )
+}
+
+/**
+ * a TRON plan that pays a refund: the treasury activates the recipient (1 sun), then sends it 25 USDT
+ * (a recipient of no mnemonic: any address a customer gives)
+ */
+export async function offlineTronOutgoingPlan(wallet: TestWallet, recipient: string): Promise<SweepPlan> {
+  const treasuryNode = HDKey.fromMasterSeed(mnemonicToSeedSync(wallet.mnemonic)).derive(TREASURY_PATHS.TRON)
+  const treasury = tronAddressFromPublicKey(treasuryNode.publicKey as Uint8Array)
+  wallet.secrets.push(Buffer.from(treasuryNode.privateKey as Uint8Array).toString('hex'))
+  const tronWeb = new TronWeb({ fullHost: 'http://127.0.0.1:9' })
+  const now = Date.now()
+  const blockHeader = {
+    ref_block_bytes: '1a2b',
+    ref_block_hash: randomBytes(8).toString('hex'),
+    expiration: now + 23 * 3600 * 1000,
+    timestamp: now,
+  }
+  const treasurySigner = { role: 'treasury' as const, address: treasury, derivationPath: TREASURY_PATHS.TRON }
+  const ref = { kind: 'refund' as const, id: 'r_offline' }
+  const steps: PlanStep[] = [
+    {
+      id: 'activate:refund:r_offline',
+      description: 'activation',
+      after: [],
+      outgoing: { ...ref, role: 'activate' },
+      signers: [treasurySigner],
+      tron: {
+        transaction: (await tronWeb.transactionBuilder.sendTrx(recipient, 1, treasury, {
+          blockHeader,
+        })) as unknown as TronUnsignedTransaction,
+      },
+    },
+    {
+      id: 'pay:refund:r_offline',
+      description: 'the refund',
+      after: ['activate:refund:r_offline'],
+      outgoing: { ...ref, role: 'pay' },
+      signers: [treasurySigner],
+      tron: {
+        transaction: (
+          await tronWeb.transactionBuilder.triggerSmartContract(
+            USDT_NILE,
+            'transfer(address,uint256)',
+            { feeLimit: 20_000_000, txLocal: true, blockHeader } as never,
+            [
+              { type: 'address', value: recipient },
+              { type: 'uint256', value: '25000000' },
+            ],
+            treasury,
+          )
+        ).transaction as unknown as TronUnsignedTransaction,
+      },
+    },
+  ]
+  return {
+    ...plan('TRON_NILE', 'TRON', treasurySigner, steps, [], new Date(blockHeader.expiration)),
+    version: OUTGOING_FORMAT_VERSION,
+    planId: '6f1d2c3b-0a4e-4f5a-9b8c-7d6e5f4a3b2c',
+    outgoing: [
+      {
+        ...ref,
+        merchantId: 'mer_test',
+        currency: 'USDT',
+        amount: '25',
+        address: recipient,
+        stepId: 'pay:refund:r_offline',
+        stepIds: ['activate:refund:r_offline', 'pay:refund:r_offline'],
+        estimatedFee: '14.2',
+        feeCurrency: 'TRX',
+        costs: 'test',
+      },
+    ],
+  }
 }
 
 /** a Solana plan: address 5 sends its USDC to the treasury's token account and closes its own */

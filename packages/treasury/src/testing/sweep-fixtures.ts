@@ -3,7 +3,7 @@
 // the test's process with chainpay-wallet's own functions (sign's network guard belongs to the
 // command, and is tested with it).
 
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,13 +13,14 @@ import { generateMnemonic, mnemonicToSeedSync } from '@scure/bip39'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
 import { Keypair } from '@solana/web3.js'
 import { TronWeb } from 'tronweb'
-import type { BalanceRow } from '../admin-api.js'
+import { AdminRefusal, type BalanceRow } from '../admin-api.js'
 import { type BroadcastOptions, broadcastSigned } from '../broadcaster.js'
 import { TREASURY_PATHS } from '../commands.js'
+import type { OutgoingKind, OutgoingRow } from '../outgoing-plan.js'
 import { networkAssets, type PlanInput } from '../plan-input.js'
 import { signPlan } from '../plan-signer.js'
 import type { SignedSweep, SweepPlan } from '../sweep-plan.js'
-import { planSummary, planSweep } from '../sweep-planner.js'
+import { type OutgoingInput, planSummary, planSweep } from '../sweep-planner.js'
 import type { RecordingAdminApi } from './recording-admin-api.js'
 
 export interface DerivedPayment {
@@ -102,14 +103,64 @@ export interface PlannedAndSigned {
   signed: SignedSweep
 }
 
+/** a ready refund or payout as GET /admin/v1/outgoing lists it, paid from the operator's wallet */
+export function outgoingRow(
+  network: string,
+  fields: {
+    kind: OutgoingKind
+    id: string
+    currency: string
+    amount: string
+    address: string
+  } & Partial<OutgoingRow>,
+): OutgoingRow {
+  return {
+    merchantId: 'mer_test',
+    walletId: null,
+    network,
+    status: 'ready',
+    planId: null,
+    txHash: null,
+    ...fields,
+  }
+}
+
+/**
+ * what `plan` gives the planner of the admin API's ready items, as commands.ts does; `beforeMark`
+ * runs before each item is marked (what a merchant's cancel at that moment would do)
+ */
+export async function outgoingOf(
+  admin: RecordingAdminApi,
+  network: string,
+  beforeMark: (row: OutgoingRow) => void = () => undefined,
+): Promise<OutgoingInput> {
+  const planId = randomUUID()
+  return {
+    rows: await admin.outgoing({ network, status: 'ready', walletId: 'operator' }),
+    planId,
+    async mark(row) {
+      beforeMark(row)
+      try {
+        await admin.markPlanned(row, planId)
+        return undefined
+      } catch (error) {
+        if (error instanceof AdminRefusal) return error
+        throw error
+      }
+    },
+    release: (row) => admin.release(row, planId),
+  }
+}
+
 /** plan from the rows, then sign with the wallet's mnemonic (and the Solana treasury's own key) */
 export async function planAndSign(
   rows: BalanceRow[],
   input: PlanInput,
   chain: Chain,
   wallet: SweepWallet,
+  outgoing?: OutgoingInput,
 ): Promise<PlannedAndSigned> {
-  const plan = await planSweep(rows, input, chain)
+  const plan = await planSweep(rows, input, chain, outgoing)
   const text = JSON.stringify(plan)
   const signed = signPlan({
     plan,
