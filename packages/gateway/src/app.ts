@@ -26,6 +26,7 @@ import {
   limitRequestsPerApiKey,
   type RateLimitSettings,
 } from './rate-limit.js'
+import { type RefundClaims, refundClaimRoutes } from './refund-claim/refund-claim-routes.js'
 import { paymentReadingRoutes } from './routes/payment-reading.js'
 import { paymentRoutes } from './routes/payments.js'
 import { createReadYourWrites } from './routes/read-your-writes.js'
@@ -55,6 +56,8 @@ export interface GatewayDeps {
   refusalMetrics?: HttpRefusalMetrics
   /** served at GET /metrics, unauthenticated; no /metrics when absent */
   metricsRegistry?: MetricsExposition
+  /** the refund claim page, /refund/{token} (docs/api.md, "The refund claim page"); absent: none */
+  refundClaims?: RefundClaims
   /** the webhook endpoint and delivery routes (docs/api.md, "Webhook endpoints"); absent: none */
   webhooks?: Omit<WebhookEndpointRoutesDeps & WebhookDeliveryRoutesDeps, 'merchants'>
 }
@@ -110,6 +113,15 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     settings: deps.checkout,
     rateLimitedAnswers,
   })
+
+  if (deps.refundClaims) {
+    await app.register(refundClaimRoutes, {
+      ...deps,
+      claims: deps.refundClaims,
+      settings: deps.checkout,
+      rateLimitedAnswers,
+    })
+  }
 
   if (deps.extraRoutes) await app.register(deps.extraRoutes)
   return app

@@ -108,7 +108,7 @@ function addressForm(input: RefundClaimPageInput, form: AddressForm): string {
   // the hint, the error and the exchange warning are read with the field; after a refusal the field
   // has the focus, so that a screen reader says what is wrong at once
   const describedBy = ['address-hint', ...(problem ? ['address-error'] : []), 'exchange-warning'].join(' ')
-  return `<form method="post" action="${escapeHtml(path)}/address" novalidate>
+  return `<form method="post" action="${escapeHtml(path)}/address?lang=${input.language}" novalidate>
     <label for="address">${escapeHtml(t.addressLabel(refund.currency, refund.network, refund.tokenStandard))}</label>
     <p class="hint" id="address-hint">${escapeHtml(t.addressHint(refund.chain))}</p>
     ${problem ? `<p class="error" id="address-error"><span class="visually-hidden">${escapeHtml(t.errorPrefix)}: </span>${escapeHtml(problem)}</p>` : ''}
@@ -208,11 +208,11 @@ export function renderRefundConfirmPage(input: RefundClaimPageInput & { address:
   <p id="confirm-intro">${escapeHtml(t.confirmIntro(refund.amount, refund.currency))}</p>
   <p class="mono address confirm-address" id="confirm-address">${address}</p>
   <p class="warning" id="confirm-warning">${escapeHtml(t.confirmWarning)}</p>
-  <form method="post" action="${escapeHtml(path)}/confirm">
+  <form method="post" action="${escapeHtml(path)}/confirm?lang=${input.language}">
     <input type="hidden" name="address" value="${address}">
     <button type="submit" aria-describedby="confirm-address confirm-warning">${escapeHtml(t.confirm)}</button>
   </form>
-  <form method="post" action="${escapeHtml(path)}/address">
+  <form method="post" action="${escapeHtml(path)}/address?lang=${input.language}">
     <input type="hidden" name="address" value="${address}">
     <input type="hidden" name="change" value="1">
     <button type="submit" class="secondary">${escapeHtml(t.change)}</button>

@@ -80,7 +80,7 @@ describe('the page awaiting an address', () => {
   })
 
   it('has a labelled address field with its hint and the exchange warning read with it, posting to the confirmation step', () => {
-    expect(html).toContain('<form method="post" action="/refund/TOKEN/address" novalidate>')
+    expect(html).toContain('<form method="post" action="/refund/TOKEN/address?lang=en" novalidate>')
     expect(html).toContain('<label for="address">Your USDT address on TRON (TRC20)</label>')
     expect(html).toContain(
       '<p class="hint" id="address-hint">A TRON address starts with T and has 34 letters and digits.</p>',
@@ -169,7 +169,7 @@ describe('the confirmation step', () => {
     expect(html).toContain(`<p class="mono address confirm-address" id="confirm-address">${GIVEN}</p>`)
     expect(html).toContain('Once confirmed, the address cannot be changed.')
     expect(html).toContain(
-      `<form method="post" action="/refund/TOKEN/confirm">\n    <input type="hidden" name="address" value="${GIVEN}">\n    <button type="submit" aria-describedby="confirm-address confirm-warning">Yes, send the refund to this address</button>`,
+      `<form method="post" action="/refund/TOKEN/confirm?lang=en">\n    <input type="hidden" name="address" value="${GIVEN}">\n    <button type="submit" aria-describedby="confirm-address confirm-warning">Yes, send the refund to this address</button>`,
     )
     expect(html).toContain('<input type="hidden" name="change" value="1">')
     expect(html).toContain('No, change the address</button>')
