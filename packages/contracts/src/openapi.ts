@@ -12,6 +12,7 @@ import {
 } from './api-schemas.js'
 import { ErrorBodySchema } from './errors.js'
 import { checkoutRoutePaths } from './openapi-checkout-routes.js'
+import { refundClaimRoutePaths } from './openapi-refund-claim-routes.js'
 import { webhookRoutePaths, webhookRouteSchemas } from './openapi-webhook-routes.js'
 import { WebhookBodySchema, type WebhookEventKind, WebhookEventKinds } from './webhooks.js'
 
@@ -196,6 +197,11 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         description:
           "Public: the customer's page (no credentials; the checkout token in the path is the access). Served at the origin's root, /pay/..., not under /api/merchant/v1.",
       },
+      {
+        name: 'refund-claim',
+        description:
+          "Public: the customer's refund claim page (no credentials; the claim token in the path is the access). Served at the origin's root, /refund/..., not under /api/merchant/v1.",
+      },
     ],
     paths: {
       '/payments': {
@@ -330,6 +336,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
       },
       ...webhookRoutePaths,
       ...checkoutRoutePaths,
+      ...refundClaimRoutePaths,
     },
     webhooks: Object.fromEntries(WebhookEventKinds.map((kind) => [kind, webhookOperation(kind)])),
     components: {
