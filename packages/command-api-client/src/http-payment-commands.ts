@@ -9,6 +9,7 @@ import {
   type CreatePaymentOutcome,
   type MerchantWallets,
   type MerchantWalletView,
+  type OutgoingCommands,
   type PaymentCommands,
   type PaymentSnapshot,
   type RecordSweepOutcome,
@@ -21,6 +22,8 @@ import {
   commandApiRoutes,
   historyPath,
   merchantWalletPath,
+  type OutgoingCommandMethod,
+  outgoingPath,
   paymentPath,
   sweepsPath,
 } from './routes.js'
@@ -34,7 +37,7 @@ export interface HttpPaymentCommandsOptions {
   token?: string
 }
 
-export interface HttpPaymentCommands extends PaymentCommands {
+export interface HttpPaymentCommands extends PaymentCommands, OutgoingCommands {
   /** merchants' own wallets, kept by payment-command (docs/api.md, "Merchant wallets") */
   merchantWallets: MerchantWallets
   /** closes the kept-alive connections */
@@ -95,7 +98,24 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
     throw answer.status >= 500 ? new UnavailableError(description) : new Error(description)
   }
 
+  /** a method of the OutgoingCommands port: its input as the body, its result as the answer */
+  const outgoing = async <Result>(method: OutgoingCommandMethod, input: unknown): Promise<Result> => {
+    const answer = await call('POST', outgoingPath(method), input)
+    return expectSuccess(answer, `${method}`).result as Result
+  }
+
   return {
+    createRefund: (input) => outgoing('createRefund', input),
+    createPayout: (input) => outgoing('createPayout', input),
+    cancelOutgoing: (input) => outgoing('cancelOutgoing', input),
+    getOutgoing: (input) => outgoing('getOutgoing', input),
+    listOutgoing: (input) => outgoing('listOutgoing', input),
+    listOperatorOutgoing: (input) => outgoing('listOperatorOutgoing', input),
+    giveRefundAddress: (input) => outgoing('giveRefundAddress', input),
+    recordOutgoingStep: (input) => outgoing('recordOutgoingStep', input),
+    getRefundHistory: (input) => outgoing('getRefundHistory', input),
+    getBalances: (input) => outgoing('getBalances', input),
+
     async createPayment(input): Promise<CreatePaymentOutcome> {
       const body = expectSuccess(await call('POST', commandApiRoutes.payments, input), 'a create')
       const outcome = body.outcome

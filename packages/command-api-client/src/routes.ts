@@ -8,6 +8,8 @@ export const commandApiRoutes = {
   sweeps: '/internal/v1/payments/:paymentId/sweeps',
   merchantWallet: '/internal/v1/merchants/:merchantId/wallet',
   resealWalletSeeds: '/internal/v1/merchant-wallets/reseal',
+  /** refunds and payouts: one route per method of the OutgoingCommands port, its input as the body */
+  outgoing: '/internal/v1/outgoing/:method',
 } as const
 
 export function paymentPath(paymentId: string): string {
@@ -28,4 +30,24 @@ export function sweepsPath(paymentId: string): string {
 
 export function merchantWalletPath(merchantId: string): string {
   return `/internal/v1/merchants/${encodeURIComponent(merchantId)}/wallet`
+}
+
+/** the methods of the OutgoingCommands port the command API carries (docs/architecture.md) */
+export const outgoingCommandMethods = [
+  'createRefund',
+  'createPayout',
+  'cancelOutgoing',
+  'getOutgoing',
+  'listOutgoing',
+  'listOperatorOutgoing',
+  'giveRefundAddress',
+  'recordOutgoingStep',
+  'getRefundHistory',
+  'getBalances',
+] as const
+
+export type OutgoingCommandMethod = (typeof outgoingCommandMethods)[number]
+
+export function outgoingPath(method: OutgoingCommandMethod): string {
+  return `/internal/v1/outgoing/${method}`
 }

@@ -11,6 +11,7 @@ import {
   type PaymentStatus,
   type PaymentView,
   paymentHistoryEventTypes,
+  refundHistoryEventTypes,
 } from '@chainpay/domain'
 import Type, { type Static } from 'typebox'
 import { type MutuallyAssignable, Nullable, StringEnum, TimestampSchema } from './schema-kit.js'
@@ -252,9 +253,12 @@ export const PaymentListSchema = Type.Object(
   { additionalProperties: false },
 )
 
-export const PaymentHistoryEventTypeSchema = StringEnum(Object.values(paymentHistoryEventTypes), {
-  description: 'the event type in dotted lower case (docs/api.md, "Event types")',
-})
+export const PaymentHistoryEventTypeSchema = StringEnum(
+  [...Object.values(paymentHistoryEventTypes), ...Object.values(refundHistoryEventTypes)],
+  {
+    description: 'the event type in dotted lower case (docs/api.md, "Event types")',
+  },
+)
 
 export const PaymentHistorySchema = Type.Object(
   {

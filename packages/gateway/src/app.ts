@@ -5,9 +5,10 @@
 import { API_BASE_PATH, buildOpenApiDocument } from '@chainpay/contracts'
 import type { AssetRegistry } from '@chainpay/domain'
 import type { Clock, Logger } from '@chainpay/platform'
-import type { MerchantStore, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import type { MerchantStore, OutgoingCommands, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
 import {
   type CheckoutLinks,
+  type ClaimLinks,
   createHttpApp,
   type HttpRefusalMetrics,
   type HttpRequestMetrics,
@@ -27,6 +28,7 @@ import {
   type RateLimitSettings,
 } from './rate-limit.js'
 import { type RefundClaims, refundClaimRoutes } from './refund-claim/refund-claim-routes.js'
+import { outgoingRoutes } from './routes/outgoing.js'
 import { paymentReadingRoutes } from './routes/payment-reading.js'
 import { paymentRoutes } from './routes/payments.js'
 import { createReadYourWrites } from './routes/read-your-writes.js'
@@ -60,6 +62,10 @@ export interface GatewayDeps {
   refundClaims?: RefundClaims
   /** the webhook endpoint and delivery routes (docs/api.md, "Webhook endpoints"); absent: none */
   webhooks?: Omit<WebhookEndpointRoutesDeps & WebhookDeliveryRoutesDeps, 'merchants'>
+  /** refunds, payouts and balances (docs/api.md, "Refunds and payouts"); absent: none */
+  outgoing?: OutgoingCommands
+  /** the refund claim page's addresses, {PUBLIC_URL}/refund/{token}; with `outgoing` */
+  claimLinks?: ClaimLinks
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -99,6 +105,9 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       await limitRequestsPerApiKey(merchantApi, deps.rateLimit, merchantApiLimits)
       await merchantApi.register(paymentRoutes, { ...deps, readYourWrites })
       await merchantApi.register(paymentReadingRoutes, { ...deps, readYourWrites })
+      if (deps.outgoing && deps.claimLinks) {
+        await merchantApi.register(outgoingRoutes, { outgoing: deps.outgoing, claimLinks: deps.claimLinks })
+      }
       if (deps.webhooks) {
         const webhookDeps = { ...deps.webhooks, merchants: deps.merchants }
         await merchantApi.register(webhookEndpointRoutes, webhookDeps)

@@ -11,11 +11,13 @@ import {
   type ChainBalanceReader,
   deliveryWakeupMessage,
   type MerchantWallets,
+  type OutgoingCommands,
   type PaymentCommands,
   Topics,
 } from '@chainpay/ports'
 import {
   createCheckoutLinks,
+  createClaimLinks,
   createServiceMetrics,
   httpService,
   metricsService,
@@ -37,6 +39,8 @@ export interface InProcessGateway extends SharedRuntime {
   commands: PaymentCommands
   /** payment-command's merchant wallets, which only it keeps (docs/security.md) */
   merchantWallets: MerchantWallets
+  /** payment-command's refunds and payouts */
+  outgoing: OutgoingCommands
   /** the whole process's readiness, which /readyz answers */
   readiness: () => Promise<boolean>
   /** more routes on the merchant port: the chain simulator's, where chains are simulated */
@@ -75,6 +79,8 @@ export async function buildGatewayContext(
       })
   const commands = shared?.commands ?? (remote as PaymentCommands)
   const merchantWallets = shared?.merchantWallets ?? (remote as HttpPaymentCommands).merchantWallets
+  const outgoing: OutgoingCommands = shared?.outgoing ?? (remote as HttpPaymentCommands)
+  const claimLinks = createClaimLinks({ publicUrl: config.checkout.publicUrl, keys: config.encryptionKeys })
   const merchants = stores.merchants()
   const secretBox = createSecretBox(config.encryptionKeys)
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
@@ -159,6 +165,8 @@ export async function buildGatewayContext(
           allowInsecureUrls: policy.allowInsecureCallbackUrls,
           wakeDeliveries,
         },
+        outgoing,
+        claimLinks,
         ...(extraRoutes ? { extraRoutes } : {}),
       }),
   })
@@ -183,6 +191,7 @@ export async function buildGatewayContext(
         wakeDeliveries,
         webhookEndpoints: stores.webhookEndpoints(),
         merchantWallets,
+        outgoing,
         balances: {
           commands,
           readModel: stores.readModel(),

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { addressFamily, applyNetworkSettings } from '@chainpay/domain'
 import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/infrastructure'
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
-import type { MerchantWallets, PaymentCommands } from '@chainpay/ports'
+import type { MerchantWallets, OutgoingCommands, PaymentCommands } from '@chainpay/ports'
 import {
   createServiceMetrics,
   healthRoutes,
@@ -26,6 +26,7 @@ import { createDeadlineKeeper, createExpiryScheduler } from './expiry.js'
 import { buildCommandApi } from './http/command-api.js'
 import { createMerchantWallets } from './merchant-wallets.js'
 import { createObservationConsumer } from './observation-consumer.js'
+import { createOutgoingCommandHandler } from './outgoing-command-handler.js'
 import { loadPayment } from './payment-stream.js'
 import { createEventRelay } from './relay.js'
 
@@ -38,6 +39,8 @@ export interface PaymentCommandContextOptions {
 export interface PaymentCommandContext extends ServiceContext {
   /** the commands, for a gateway in the same process (standalone) */
   commands: PaymentCommands
+  /** refunds and payouts, for a gateway in the same process (standalone) */
+  outgoing: OutgoingCommands
   /** merchants' own wallets, for an admin API in the same process (standalone) */
   merchantWallets: MerchantWallets
 }
@@ -112,6 +115,16 @@ export async function buildPaymentCommandContext(
     clock,
     logger,
   })
+  // refunds and payouts (docs/api.md, "Refunds and payouts"): merchants' ledgers serialize their creates
+  const outgoing = createOutgoingCommandHandler({
+    eventStore,
+    fundedPayments: stores.readModel(),
+    merchants: stores.merchants(),
+    merchantWallets,
+    registry: config.registry,
+    clock,
+    logger,
+  })
   const relay = createEventRelay({
     eventStore,
     bus,
@@ -138,6 +151,7 @@ export async function buildPaymentCommandContext(
       const app = buildCommandApi({
         handler,
         merchantWallets,
+        outgoing,
         logger,
         requestMetrics: metrics.http,
         token: config.commandApiToken,
@@ -151,6 +165,7 @@ export async function buildPaymentCommandContext(
 
   return {
     commands: handler,
+    outgoing,
     merchantWallets,
     // the command API first: creates only need the event store, while the consumers below may wait
     // for their groups (after a crash, until the dead member's session times out)

@@ -24,17 +24,32 @@ export function createCheckoutLinks(options: {
   publicUrl: string
   keys: string | SecretKeys
 }): CheckoutLinks {
-  const keys = derivedKeys(options.keys, 'checkout token v1')
+  return createSignedIdLinks({ ...options, label: 'checkout token v1', path: 'pay', what: 'payment' })
+}
+
+/**
+ * {PUBLIC_URL}/{path}/{token}, the token an id (a UUID) and a MAC of it under a key derived from the
+ * encryption keys for `label`: the checkout page's, and the refund claim page's (claim-links.ts).
+ */
+export function createSignedIdLinks(options: {
+  publicUrl: string
+  keys: string | SecretKeys
+  label: string
+  path: string
+  what: string
+}): CheckoutLinks {
+  const keys = derivedKeys(options.keys, options.label)
   const base = options.publicUrl.replace(/\/+$/, '')
   const macOf = (key: Buffer, id: Buffer) =>
     createHmac('sha256', key).update(id).digest().subarray(0, MAC_BYTES)
   return {
     urlOf(paymentId) {
       const id = paymentId.toLowerCase()
-      if (!UUID_PATTERN.test(id)) throw new RangeError(`checkout link: not a payment id: '${paymentId}'`)
+      if (!UUID_PATTERN.test(id))
+        throw new RangeError(`${options.path} link: not a ${options.what} id: '${paymentId}'`)
       const idBytes = Buffer.from(id.replaceAll('-', ''), 'hex')
       const token = idBytes.toString('base64url') + macOf(keys[0] as Buffer, idBytes).toString('base64url')
-      return `${base}/pay/${token}`
+      return `${base}/${options.path}/${token}`
     },
     paymentIdOf(token) {
       if (!TOKEN_PATTERN.test(token)) return null

@@ -1,5 +1,6 @@
 export * from './admin-token-config.js'
 export * from './checkout-links.js'
+export * from './claim-links.js'
 export * from './encryption-key.js'
 export * from './health.js'
 export * from './health-service.js'

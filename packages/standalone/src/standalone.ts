@@ -161,6 +161,7 @@ export async function buildStandaloneContext(
           ...shared,
           commands: paymentCommand.commands,
           merchantWallets: paymentCommand.merchantWallets,
+          outgoing: paymentCommand.outgoing,
           // ready when every part is: the gateway's own stores are the infrastructure's too
           readiness: async () => (await Promise.all(parts.map((part) => part.readiness()))).every(Boolean),
           routes: chainIndexer.routes,

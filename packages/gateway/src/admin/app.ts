@@ -6,10 +6,11 @@
 
 import { DomainError } from '@chainpay/domain'
 import { adminTokenProblem, constantTimeEqual, type Logger } from '@chainpay/platform'
-import type { WebhookDeliveryStore } from '@chainpay/ports'
+import type { OutgoingCommands, WebhookDeliveryStore } from '@chainpay/ports'
 import { acceptStrictJsonBodies, createHttpApp, type HttpRequestMetrics } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { BalanceAdminDeps } from './balances.js'
+import { outgoingAdminRoutes } from './outgoing.js'
 import {
   type AdminRoutesDeps,
   balanceAdminRoutes,
@@ -28,6 +29,8 @@ export interface AdminDeps extends AdminRoutesDeps {
   wakeDeliveries?: (deliveryIds: string[]) => void
   /** balances and sweeps (docs/api.md, "Balances and sweeps"); none when absent */
   balances?: BalanceAdminDeps
+  /** refunds and payouts for the offline procedure (docs/treasury.md); none when absent */
+  outgoing?: OutgoingCommands
   /** observes every request, by route pattern */
   requestMetrics?: HttpRequestMetrics
 }
@@ -56,6 +59,7 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
           wakeDeliveries: deps.wakeDeliveries,
         })
       if (deps.balances) await admin.register(balanceAdminRoutes, deps.balances)
+      if (deps.outgoing) await admin.register(outgoingAdminRoutes, { outgoing: deps.outgoing })
     },
     { prefix: ADMIN_BASE_PATH },
   )

@@ -14,10 +14,12 @@ import {
   type HistoryConfirmations,
   isPaymentId,
   type PaymentStatus,
+  refundHistoryEventTypes,
   toPaymentHistoryView,
   toPaymentView,
 } from '@chainpay/domain'
 import type {
+  OutgoingCommands,
   PaymentCommands,
   PaymentListPosition,
   PaymentReadModel,
@@ -31,6 +33,8 @@ import type { ReadYourWrites } from './read-your-writes.js'
 
 export interface PaymentReadingRoutesDeps {
   commands: PaymentCommands
+  /** the payment's history shows its refunds' events (docs/api.md, "Refunds and payouts") */
+  outgoing?: Pick<OutgoingCommands, 'getRefundHistory'> | undefined
   readModel: PaymentReadModel
   /** a page shows the payments as the latest commands through this gateway left them */
   readYourWrites: ReadYourWrites
@@ -79,7 +83,19 @@ export const paymentReadingRoutes: FastifyPluginAsyncTypebox<PaymentReadingRoute
       const confirmations = readHistoryQuery(request.query as Record<string, unknown>)
       const history = await commands.getPaymentHistory({ merchantId: merchant.merchantId, paymentId })
       if (history === null) throw new DomainError('PAYMENT_NOT_FOUND', `payment ${paymentId} not found`)
-      return toPaymentHistoryView(history, { confirmations })
+      const view = toPaymentHistoryView(history, { confirmations })
+      const refunds =
+        (await deps.outgoing?.getRefundHistory({ merchantId: merchant.merchantId, paymentId })) ?? []
+      if (refunds.length === 0) return view
+      const refundEvents = refunds.map((entry) => ({
+        id: entry.eventId,
+        type: refundHistoryEventTypes[entry.type],
+        occurredAt: entry.recordedAt,
+        data: entry.data,
+      }))
+      // oldest first; a payment's event before a refund's recorded in the same millisecond (stable sort)
+      const data = [...view.data, ...refundEvents].sort((a, b) => a.occurredAt.localeCompare(b.occurredAt))
+      return { data }
     },
   )
 }

@@ -7,11 +7,11 @@
 // loopback: config.ts); the caller names the merchant, and the handler loads it and its fee policy
 // itself (docs/architecture.md, "The command API").
 
-import { commandApiRoutes } from '@chainpay/command-api-client'
+import { commandApiRoutes, outgoingCommandMethods } from '@chainpay/command-api-client'
 import { MerchantWalletKeysSchema, SweepRecordSchema } from '@chainpay/contracts'
 import { DomainError } from '@chainpay/domain'
 import type { Logger } from '@chainpay/platform'
-import type { MerchantWallets, PaymentCommands } from '@chainpay/ports'
+import type { MerchantWallets, OutgoingCommands, PaymentCommands } from '@chainpay/ports'
 import {
   acceptStrictJsonBodies,
   bearerTokenCheck,
@@ -23,6 +23,8 @@ import { Type } from '@fastify/type-provider-typebox'
 
 export interface CommandApiOptions {
   handler: PaymentCommands
+  /** refunds and payouts (docs/api.md, "Refunds and payouts"); no such routes when absent */
+  outgoing?: OutgoingCommands
   /** merchants' own wallets, set by the gateway's admin API; no wallet routes when absent */
   merchantWallets?: MerchantWallets
   logger: Logger
@@ -70,6 +72,7 @@ export function buildCommandApi(options: CommandApiOptions): HttpApp {
     }
     commandRoutes(commands, options.handler)
     if (options.merchantWallets) merchantWalletRoutes(commands, options.merchantWallets)
+    if (options.outgoing) outgoingRoutes(commands, options.outgoing)
   })
   return app
 }
@@ -139,5 +142,28 @@ function merchantWalletRoutes(app: HttpApp, wallets: MerchantWallets): void {
   }))
   app.post(commandApiRoutes.resealWalletSeeds, { schema: { body: EmptyBody } }, async () =>
     wallets.resealSeeds(),
+  )
+}
+
+const OutgoingParams = Type.Object(
+  { method: Type.Union(outgoingCommandMethods.map((method) => Type.Literal(method))) },
+  strict,
+)
+const OutgoingInput = Type.Object({}, { additionalProperties: true })
+
+/**
+ * The OutgoingCommands port as it is: one route per method, its input the body and its result
+ * `{"result"}`. The merchant's request inside a create is checked by the domain alone, as a payment's.
+ */
+function outgoingRoutes(app: HttpApp, outgoing: OutgoingCommands): void {
+  app.post(
+    commandApiRoutes.outgoing,
+    { schema: { params: OutgoingParams, body: OutgoingInput } },
+    async (request, reply) => {
+      const method = request.params.method as (typeof outgoingCommandMethods)[number]
+      const call = outgoing[method] as (input: unknown) => Promise<unknown>
+      const result = await call.call(outgoing, request.body)
+      return reply.send({ result })
+    },
   )
 }

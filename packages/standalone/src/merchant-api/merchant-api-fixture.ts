@@ -14,6 +14,7 @@ import {
 } from '@chainpay/domain'
 import {
   type ApiKeyAuthenticator,
+  buildAdminApp,
   buildGatewayApp,
   type CreatedMerchant,
   createApiKeyAuthenticator,
@@ -21,7 +22,11 @@ import {
   createMerchantLogos,
   type GatewayDeps,
 } from '@chainpay/gateway'
-import { createPaymentCommandHandler, type PaymentCommandHandler } from '@chainpay/payment-command'
+import {
+  createOutgoingCommandHandler,
+  createPaymentCommandHandler,
+  type PaymentCommandHandler,
+} from '@chainpay/payment-command'
 import {
   createManualClock,
   createRootLogger,
@@ -34,12 +39,13 @@ import {
 import type {
   EventStore,
   MerchantStore,
+  OutgoingCommands,
   PaymentCommands,
   PaymentReadModel,
   WebhookDeliveryStore,
   WebhookEndpointStore,
 } from '@chainpay/ports'
-import { createCheckoutLinks } from '@chainpay/service-kit'
+import { createCheckoutLinks, createClaimLinks } from '@chainpay/service-kit'
 import { openApiProblems, type ServedResponse } from '@chainpay/service-kit/testing'
 import { signApiRequest } from '@chainpay/signing'
 import {
@@ -56,6 +62,9 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 
 export const FIXTURE_START = '2030-01-15T12:00:00.000Z'
 export const FIXTURE_PUBLIC_URL = 'https://pay.example.com'
+
+/** the admin API's token in the fixture */
+export const FIXTURE_ADMIN_TOKEN = 'admin-token-for-tests-0123456789'
 
 export interface Credentials {
   apiKey: string
@@ -89,6 +98,10 @@ export interface MerchantApiFixture {
   readModel: PaymentReadModel
   eventStore: EventStore
   handler: PaymentCommandHandler
+  /** payment-command's refunds and payouts (docs/api.md, "Refunds and payouts") */
+  outgoing: OutgoingCommands
+  /** the admin API on the same stores, token FIXTURE_ADMIN_TOKEN */
+  adminApp: FastifyInstance
   authenticator: ApiKeyAuthenticator
   /** what buildGatewayApp is given for the customer's page: PUBLIC_URL FIXTURE_PUBLIC_URL */
   checkoutDeps: Pick<GatewayDeps, 'checkout' | 'checkoutLinks' | 'merchantLogos' | 'merchants' | 'registry'>
@@ -169,6 +182,14 @@ export async function openMerchantApiFixture(
     clock,
     logger,
   })
+  const outgoing = createOutgoingCommandHandler({
+    eventStore,
+    fundedPayments: sqliteReadModel,
+    merchants,
+    registry,
+    clock,
+    logger,
+  })
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
   const adminDeps = { merchants, secretBox, clock }
   const merchant = await createMerchant(adminDeps, { name: 'Test Shop' })
@@ -201,6 +222,17 @@ export async function openMerchantApiFixture(
       allowInsecureUrls: policy.allowInsecureCallbackUrls,
       ...(options.wakeDeliveries ? { wakeDeliveries: options.wakeDeliveries } : {}),
     },
+    outgoing,
+    claimLinks: createClaimLinks({ publicUrl: FIXTURE_PUBLIC_URL, keys: encryptionKey }),
+  })
+  const adminApp = await buildAdminApp({
+    merchants,
+    secretBox,
+    clock,
+    adminToken: FIXTURE_ADMIN_TOKEN,
+    logger,
+    authenticator,
+    outgoing,
   })
 
   const served: ServedResponse[] = []
@@ -252,6 +284,8 @@ export async function openMerchantApiFixture(
     readModel: sqliteReadModel,
     eventStore,
     handler,
+    outgoing,
+    adminApp,
     authenticator,
     checkoutDeps,
     merchant,
@@ -268,6 +302,7 @@ export async function openMerchantApiFixture(
       const openApi = await app.inject({ method: 'GET', url: '/api/merchant/v1/openapi.json' })
       const problems = openApiProblems(openApi.body, served)
       await app.close()
+      await adminApp.close()
       await merchantLogos.close()
       await eventStore.close()
       db.close()
