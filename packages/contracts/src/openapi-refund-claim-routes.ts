@@ -59,7 +59,7 @@ const formAnswers = {
   },
   '404': notFound,
   '413': errorJson('A body over 2 KiB'),
-  '415': errorJson('A body that is neither a form nor JSON'),
+  '415': errorJson('A body that is neither a form, JSON nor text'),
   '429': rateLimited,
 }
 

@@ -27,7 +27,7 @@ import {
   limitRequestsPerApiKey,
   type RateLimitSettings,
 } from './rate-limit.js'
-import { type RefundClaims, refundClaimRoutes } from './refund-claim/refund-claim-routes.js'
+import { refundClaimRoutes } from './refund-claim/refund-claim-routes.js'
 import { outgoingRoutes } from './routes/outgoing.js'
 import { paymentReadingRoutes } from './routes/payment-reading.js'
 import { paymentRoutes } from './routes/payments.js'
@@ -58,8 +58,6 @@ export interface GatewayDeps {
   refusalMetrics?: HttpRefusalMetrics
   /** served at GET /metrics, unauthenticated; no /metrics when absent */
   metricsRegistry?: MetricsExposition
-  /** the refund claim page, /refund/{token} (docs/api.md, "The refund claim page"); absent: none */
-  refundClaims?: RefundClaims
   /** the webhook endpoint and delivery routes (docs/api.md, "Webhook endpoints"); absent: none */
   webhooks?: Omit<WebhookEndpointRoutesDeps & WebhookDeliveryRoutesDeps, 'merchants'>
   /** refunds, payouts and balances (docs/api.md, "Refunds and payouts"); absent: none */
@@ -123,10 +121,12 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     rateLimitedAnswers,
   })
 
-  if (deps.refundClaims) {
+  // the refund claim page, /refund/{token} (docs/api.md, "The refund claim page")
+  if (deps.outgoing && deps.claimLinks) {
     await app.register(refundClaimRoutes, {
       ...deps,
-      claims: deps.refundClaims,
+      outgoing: deps.outgoing,
+      claimLinks: deps.claimLinks,
       settings: deps.checkout,
       rateLimitedAnswers,
     })

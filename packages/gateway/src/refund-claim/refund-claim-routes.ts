@@ -6,8 +6,17 @@
 // (customer-page-headers.ts); every answer carries the customer pages' headers; an unknown token is
 // the checkout's HTML 404, which names nothing.
 
-import { type AssetRegistry, DomainError, withoutHiddenControls } from '@chainpay/domain'
-import type { MerchantStore } from '@chainpay/ports'
+import {
+  type AssetRegistry,
+  type Chain,
+  DomainError,
+  formatUnits,
+  type Outgoing,
+  recipientAddressProblem,
+  withoutHiddenControls,
+} from '@chainpay/domain'
+import type { MerchantStore, OutgoingCommands } from '@chainpay/ports'
+import type { ClaimLinks } from '@chainpay/service-kit'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { renderNotFoundPage } from '../checkout/checkout-page.js'
 import type { CheckoutSettings } from '../checkout/checkout-routes.js'
@@ -20,42 +29,16 @@ import {
   ADDRESS_MAX_LENGTH,
   type AddressProblem,
   type RefundClaimPageInput,
-  type RefundClaimStatus,
   renderRefundClaimPage,
   renderRefundConfirmPage,
 } from './refund-claim-page.js'
 import { refundClaimTexts } from './refund-claim-texts.js'
 
-/** a refund as the claim page reads it, found by its claim token */
-export interface ClaimableRefund {
-  refundId: string
-  merchantId: string
-  status: RefundClaimStatus
-  network: string
-  currency: string
-  /** whole units, as the API writes amounts */
-  amount: string
-  address: string | null
-  reason: string | null
-  txHash: string | null
-}
-
-/** what the page asks of the refunds: the read model by claim token, and the give-address command */
-export interface RefundClaims {
-  /** the refund behind `token`; null for an unknown or malformed token */
-  refundOf(token: string): Promise<ClaimableRefund | null>
-  /**
-   * gives the refund its address (awaiting_address -> ready); the same address again changes
-   * nothing. Throws the DomainError REFUND_ADDRESS_FIXED when another address was given, and
-   * VALIDATION_ERROR when `address` is not of the network's format.
-   */
-  giveAddress(input: { token: string; refund: ClaimableRefund; address: string }): Promise<ClaimableRefund>
-  /** null when `address` is an address of `network`'s format, else what is wrong with it */
-  addressProblem(network: string, address: string): string | null
-}
-
 export interface RefundClaimRoutesDeps {
-  claims: RefundClaims
+  /** payment-command's refunds: read by id from the source of truth, and the give-address command */
+  outgoing: Pick<OutgoingCommands, 'getOutgoing' | 'giveRefundAddress'>
+  /** the refund id behind a claim token */
+  claimLinks: Pick<ClaimLinks, 'refundIdOf'>
   merchants: Pick<MerchantStore, 'getMerchant'>
   registry: AssetRegistry
   merchantLogos: Pick<MerchantLogos, 'logoAt' | 'knownLogoAt'>
@@ -87,7 +70,7 @@ function formFields(body: string): Record<string, string> {
 }
 
 export const refundClaimRoutes: FastifyPluginAsync<RefundClaimRoutesDeps> = async (app, deps) => {
-  const { claims, settings } = deps
+  const { outgoing, claimLinks, settings } = deps
   const publicOrigin = new URL(settings.publicUrl).origin
   await limitRequestsPerAddress(app, deps.rateLimit, {
     group: 'refund_claim',
@@ -112,12 +95,25 @@ export const refundClaimRoutes: FastifyPluginAsync<RefundClaimRoutesDeps> = asyn
     return html(reply, 404, renderNotFoundPage(language, checkoutTexts[language]))
   }
   const pathOf = (request: TokenRequest) => `/refund/${request.params.token}`
+  const chainOf = (network: string): Chain =>
+    deps.registry.networks.find((candidate) => candidate.network === network)?.chain ?? 'TRON'
+
+  /**
+   * the refund behind the token, from the source of truth; null for a token no configured key made,
+   * and for a refund the merchant gave the address of (it has no claim page): they look the same
+   */
+  const refundOf = async (token: string): Promise<Outgoing | null> => {
+    const refundId = claimLinks.refundIdOf(token)
+    if (refundId === null) return null
+    const snapshot = await outgoing.getOutgoing({ kind: 'refund', id: refundId })
+    return snapshot?.item.claimable ? snapshot.item : null
+  }
   /** back to the page, in the language the customer reads */
   const backToPage = (request: TokenRequest, reply: FastifyReply) =>
     reply.redirect(`${pathOf(request)}?lang=${languageOf(request)}`, 303)
 
   /** what every page of the refund is rendered from */
-  const pageInput = async (request: TokenRequest, refund: ClaimableRefund): Promise<RefundClaimPageInput> => {
+  const pageInput = async (request: TokenRequest, refund: Outgoing): Promise<RefundClaimPageInput> => {
     const language = languageOf(request)
     const merchant = await deps.merchants.getMerchant(refund.merchantId)
     // refused where they come in; stripped here from what was recorded before (docs/api.md, "Text shown to people")
@@ -126,18 +122,17 @@ export const refundClaimRoutes: FastifyPluginAsync<RefundClaimRoutesDeps> = asyn
     const asset = deps.registry.assets.find(
       (candidate) => candidate.network === refund.network && candidate.currency === refund.currency,
     )
-    const network = deps.registry.networks.find((candidate) => candidate.network === refund.network)
     return {
       language,
       texts: refundClaimTexts[language],
       path: pathOf(request),
       refund: {
-        refundId: refund.refundId,
+        refundId: refund.id,
         status: refund.status,
-        amount: refund.amount,
+        amount: formatUnits(refund.amountUnits, refund.decimals),
         currency: refund.currency,
         network: refund.network,
-        chain: network?.chain ?? asset?.chain ?? 'TRON',
+        chain: chainOf(refund.network),
         tokenStandard: asset?.tokenStandard ?? 'NATIVE',
         tokenContract: asset?.contract ?? null,
         reason: refund.reason,
@@ -151,26 +146,27 @@ export const refundClaimRoutes: FastifyPluginAsync<RefundClaimRoutesDeps> = asyn
   }
 
   /** the address as typed, without the blanks a copy brings along; what is wrong with it, if anything */
-  const checked = (refund: ClaimableRefund, typed: string | undefined) => {
+  const checked = (refund: Outgoing, typed: string | undefined) => {
     const value = (typed ?? '').trim()
     const problem: AddressProblem | null =
       value === ''
         ? 'missing'
-        : value.length > ADDRESS_MAX_LENGTH || claims.addressProblem(refund.network, value) !== null
+        : value.length > ADDRESS_MAX_LENGTH ||
+            recipientAddressProblem(chainOf(refund.network), value) !== null
           ? 'malformed'
           : null
     return { value: value.slice(0, ADDRESS_MAX_LENGTH), problem }
   }
 
   app.get('/refund/:token', async (request: TokenRequest, reply) => {
-    const refund = await claims.refundOf(request.params.token)
+    const refund = await refundOf(request.params.token)
     if (refund === null) return notFound(request, reply)
     return html(reply, 200, renderRefundClaimPage(await pageInput(request, refund)))
   })
 
   // the merchant's logo, fetched by the gateway: the customer's browser asks this origin only
   app.get('/refund/:token/logo', async (request: TokenRequest, reply) => {
-    const refund = await claims.refundOf(request.params.token)
+    const refund = await refundOf(request.params.token)
     const merchant = refund && (await deps.merchants.getMerchant(refund.merchantId))
     const logo = merchant?.logoUrl ? await deps.merchantLogos.logoAt(merchant.logoUrl) : null
     if (logo === null) return notFound(request, reply)
@@ -180,7 +176,7 @@ export const refundClaimRoutes: FastifyPluginAsync<RefundClaimRoutesDeps> = asyn
   // the address typed: refused with the reason beside the field, or shown back to confirm
   app.post('/refund/:token/address', async (request: TokenRequest, reply) => {
     if (!isSameOriginPost(request, publicOrigin)) return forbidden(reply)
-    const refund = await claims.refundOf(request.params.token)
+    const refund = await refundOf(request.params.token)
     if (refund === null) return notFound(request, reply)
     // given already, or no longer to be given: the page says what the refund is
     if (refund.status !== 'awaiting_address') return backToPage(request, reply)
@@ -197,38 +193,28 @@ export const refundClaimRoutes: FastifyPluginAsync<RefundClaimRoutesDeps> = asyn
   // the address confirmed: given, once
   app.post('/refund/:token/confirm', async (request: TokenRequest, reply) => {
     if (!isSameOriginPost(request, publicOrigin)) return forbidden(reply)
-    const refund = await claims.refundOf(request.params.token)
+    const refund = await refundOf(request.params.token)
     if (refund === null) return notFound(request, reply)
     const form = checked(refund, fieldOf(request.body, 'address'))
-    if (refund.status !== 'awaiting_address') {
-      // the same address again (a second tap, a reload): done already
-      if (refund.address === null || refund.address === form.value) return backToPage(request, reply)
-      return html(
-        reply,
-        409,
-        renderRefundClaimPage({ ...(await pageInput(request, refund)), addressFixed: true }),
-      )
-    }
+    // given already: the same address again (a second tap, a reload) is done; another cannot be
+    const settled = async (now: Outgoing) =>
+      now.address === null || now.address === form.value
+        ? backToPage(request, reply)
+        : html(reply, 409, renderRefundClaimPage({ ...(await pageInput(request, now)), addressFixed: true }))
+    if (refund.status !== 'awaiting_address') return settled(refund)
     if (form.problem !== null) {
       return html(reply, 400, renderRefundClaimPage({ ...(await pageInput(request, refund)), form }))
     }
     try {
-      await claims.giveAddress({ token: request.params.token, refund, address: form.value })
+      await outgoing.giveRefundAddress({ refundId: refund.id, address: form.value })
     } catch (error) {
       if (!(error instanceof DomainError)) throw error
-      // given meanwhile (another tab), or refused by the decider as the page would have
-      const now = (await claims.refundOf(request.params.token)) ?? refund
-      if (now.status !== 'awaiting_address' && now.address === form.value) return backToPage(request, reply)
-      if (error.code === 'VALIDATION_ERROR' && now.status === 'awaiting_address') {
-        const input = await pageInput(request, now)
-        return html(reply, 400, renderRefundClaimPage({ ...input, form: { ...form, problem: 'malformed' } }))
-      }
-      if (now.status === 'awaiting_address') throw error
-      return html(
-        reply,
-        409,
-        renderRefundClaimPage({ ...(await pageInput(request, now)), addressFixed: true }),
-      )
+      // given or canceled meanwhile (another tab, the merchant), or refused by the decider
+      const now = (await refundOf(request.params.token)) ?? refund
+      if (now.status !== 'awaiting_address') return settled(now)
+      if (error.code !== 'VALIDATION_ERROR') throw error
+      const input = await pageInput(request, now)
+      return html(reply, 400, renderRefundClaimPage({ ...input, form: { ...form, problem: 'malformed' } }))
     }
     return backToPage(request, reply)
   })
