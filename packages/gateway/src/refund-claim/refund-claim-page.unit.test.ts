@@ -1,7 +1,7 @@
 // The refund claim page as rendered from a refund (docs/api.md, "The refund claim page"): the form
 // and its refusals tied to the field, the confirmation step, and what each later state tells the
 // customer, in English and German. The routes are tested through the gateway app in packages/standalone
-// (merchant-api/refund-claim.int.test.ts), the browser in refund-claim.e2e.test.ts.
+// (merchant-api/refund-claim.int.test.ts), the browser in checkout-page.e2e.test.ts.
 
 import { describe, expect, it } from 'vitest'
 import type { CheckoutLanguage } from '../checkout/checkout-texts.js'
