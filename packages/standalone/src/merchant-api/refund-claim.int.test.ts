@@ -243,7 +243,9 @@ describe('claiming a refund through the page', () => {
     )
     expect(withAddress.claimUrl).toBeNull()
     const pages = await Promise.all(
-      ['A'.repeat(44), altered, '%00', '..%2F..%2Fpay', 'x'.repeat(90)].map((bad) => page(`/refund/${bad}`)),
+      ['A'.repeat(44), altered, '%00', '..%2F..%2Fpay', 'x'.repeat(90), 'x'.repeat(4000)].map((bad) =>
+        page(`/refund/${bad}`),
+      ),
     )
     const notFound = pages[0]?.body
     expect(notFound).toContain('<h1>Page not found</h1>')
