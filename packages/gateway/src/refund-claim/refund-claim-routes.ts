@@ -19,7 +19,7 @@ import type { MerchantStore, OutgoingCommands } from '@chainpay/ports'
 import type { ClaimLinks } from '@chainpay/service-kit'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { renderNotFoundPage } from '../checkout/checkout-page.js'
-import type { CheckoutSettings } from '../checkout/checkout-routes.js'
+import { type CheckoutSettings, firstQueryValue } from '../checkout/checkout-routes.js'
 import { type CheckoutLanguage, checkoutTexts, pickLanguage } from '../checkout/checkout-texts.js'
 import { addCustomerPageHeaders, isSameOriginPost } from '../checkout/customer-page-headers.js'
 import { explorerOf } from '../checkout/explorers.js'
@@ -84,10 +84,8 @@ export const refundClaimRoutes: FastifyPluginAsync<RefundClaimRoutesDeps> = asyn
   )
   addCustomerPageHeaders(app, settings.frameAncestors)
 
-  const languageOf = (request: TokenRequest): CheckoutLanguage => {
-    const lang = request.query.lang
-    return pickLanguage(Array.isArray(lang) ? lang[0] : lang, request.headers['accept-language'])
-  }
+  const languageOf = (request: TokenRequest): CheckoutLanguage =>
+    pickLanguage(firstQueryValue(request.query.lang), request.headers['accept-language'])
   const html = (reply: FastifyReply, code: number, page: string) =>
     reply.code(code).type('text/html; charset=utf-8').send(page)
   const notFound = (request: TokenRequest, reply: FastifyReply) => {
