@@ -12,9 +12,15 @@ import {
 } from './api-schemas.js'
 import { ErrorBodySchema } from './errors.js'
 import { checkoutRoutePaths } from './openapi-checkout-routes.js'
+import { outgoingRoutePaths, outgoingRouteSchemas } from './openapi-outgoing-routes.js'
 import { refundClaimRoutePaths } from './openapi-refund-claim-routes.js'
 import { webhookRoutePaths, webhookRouteSchemas } from './openapi-webhook-routes.js'
-import { WebhookBodySchema, type WebhookEventKind, WebhookEventKinds } from './webhooks.js'
+import {
+  OutgoingWebhookBodySchema,
+  WebhookBodySchema,
+  type WebhookEventKind,
+  WebhookEventKinds,
+} from './webhooks.js'
 
 export const API_BASE_PATH = '/api/merchant/v1'
 
@@ -105,6 +111,21 @@ const WEBHOOK_SUMMARIES: Record<WebhookEventKind, string> = {
     'The underpaid payment reached expiresAt: no further transfer counts, the shortfall is final',
   'payment.foreign_funds':
     "Funds of another asset (or TRX a contract sent) reached the payment's address; the status does not change",
+  'refund.created': 'A refund was created (awaiting its address, or ready)',
+  'refund.ready': 'The customer gave the address on the claim page: the refund is ready',
+  'refund.sending': 'The refund is in a signed plan: it can no longer be canceled',
+  'refund.released': 'The plan will never be broadcast: the refund is ready again',
+  'refund.sent': 'The refund was broadcast; tx_hash names the transaction',
+  'refund.completed': 'The refund is final on chain; network_fee is what the treasury paid',
+  'refund.failed': 'The refund failed on chain; its amount is refundable again',
+  'refund.canceled': 'The refund was canceled',
+  'payout.created': 'A payout was created: ready',
+  'payout.sending': 'The payout is in a signed plan: it can no longer be canceled',
+  'payout.released': 'The plan will never be broadcast: the payout is ready again',
+  'payout.sent': 'The payout was broadcast; tx_hash names the transaction',
+  'payout.completed': 'The payout is final on chain; network_fee is what the treasury paid',
+  'payout.failed': 'The payout failed on chain; its amount is available again',
+  'payout.canceled': 'The payout was canceled',
 }
 
 function webhookOperation(kind: WebhookEventKind) {
@@ -152,7 +173,7 @@ function webhookOperation(kind: WebhookEventKind) {
           'application/json': {
             schema: {
               allOf: [
-                ref('schemas', 'WebhookBody'),
+                ref('schemas', kind.startsWith('payment.') ? 'WebhookBody' : 'OutgoingWebhookBody'),
                 { type: 'object', properties: { event: { const: kind } } },
               ],
             },
@@ -192,6 +213,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
     tags: [
       { name: 'payments' },
       { name: 'webhooks' },
+      { name: 'refunds and payouts' },
       {
         name: 'checkout',
         description:
@@ -335,6 +357,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         },
       },
       ...webhookRoutePaths,
+      ...outgoingRoutePaths,
       ...checkoutRoutePaths,
       ...refundClaimRoutePaths,
     },
@@ -348,7 +371,9 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         PaymentHistory: plain(PaymentHistorySchema),
         Error: plain(ErrorBodySchema),
         WebhookBody: plain(WebhookBodySchema),
+        OutgoingWebhookBody: plain(OutgoingWebhookBodySchema),
         ...webhookRouteSchemas,
+        ...outgoingRouteSchemas,
       },
       parameters: {
         PaymentId: {

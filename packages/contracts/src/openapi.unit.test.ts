@@ -135,7 +135,8 @@ describe('buildOpenApiDocument', () => {
         ['header', 'X-Event-Id'],
         ['header', 'X-Event-Type'],
       ])
-      expect(collectRefs(operation.requestBody)).toContain('#/components/schemas/WebhookBody')
+      const body = kind.startsWith('payment.') ? 'WebhookBody' : 'OutgoingWebhookBody'
+      expect(collectRefs(operation.requestBody)).toContain(`#/components/schemas/${body}`)
     }
   })
 

@@ -17,6 +17,22 @@ export const WebhookEventKinds = [
   'payment.transfer_detected',
   'payment.underpaid_final',
   'payment.foreign_funds',
+  // refunds and payouts (docs/api.md, "Refunds and payouts"): every state change
+  'refund.created',
+  'refund.ready',
+  'refund.sending',
+  'refund.released',
+  'refund.sent',
+  'refund.completed',
+  'refund.failed',
+  'refund.canceled',
+  'payout.created',
+  'payout.sending',
+  'payout.released',
+  'payout.sent',
+  'payout.completed',
+  'payout.failed',
+  'payout.canceled',
 ] as const
 
 export type WebhookEventKind = (typeof WebhookEventKinds)[number]
@@ -58,6 +74,37 @@ export interface WebhookBodyInput {
   payment: WebhookPaymentFields
 }
 
+/** the `refund` or `payout` object of their webhooks (docs/api.md, "Refunds and payouts"): the API's object in snake_case */
+export interface WebhookOutgoingFields {
+  id: string
+  /** upper case: AWAITING_ADDRESS, READY, SENDING, SENT, COMPLETED, FAILED, CANCELED */
+  status: string
+  /** refunds only */
+  payment_id?: string
+  network: string
+  currency: string
+  /** decimal text, as the merchant sent it */
+  amount: string
+  address: string | null
+  tx_hash: string | null
+  network_fee: { currency: string; amount: string } | null
+  failure_reason: string | null
+  /** payouts only */
+  metadata?: Metadata
+}
+
+export type OutgoingWebhookBodyInput = { id: string; event: WebhookEventKind; test?: true } & (
+  | { refund: WebhookOutgoingFields }
+  | { payout: WebhookOutgoingFields }
+)
+
+/** whether a stored payload is a refund's or a payout's */
+export function isOutgoingWebhookBody(
+  input: WebhookBodyInput | OutgoingWebhookBodyInput,
+): input is OutgoingWebhookBodyInput {
+  return 'refund' in input || 'payout' in input
+}
+
 const decimalAmount = new RegExp(DECIMAL_AMOUNT_PATTERN)
 
 /**
@@ -66,7 +113,11 @@ const decimalAmount = new RegExp(DECIMAL_AMOUNT_PATTERN)
  * webhook"), `timestamp` is Unix seconds of the attempt and payment.amount is a JSON number written
  * with the decimal's own digits (no float rounding). Every other value goes through JSON.stringify.
  */
-export function renderWebhookBody(input: WebhookBodyInput, timestampSeconds: number): string {
+export function renderWebhookBody(
+  input: WebhookBodyInput | OutgoingWebhookBodyInput,
+  timestampSeconds: number,
+): string {
+  if (isOutgoingWebhookBody(input)) return renderOutgoingWebhookBody(input, timestampSeconds)
   const { payment } = input
   if (!decimalAmount.test(payment.amount)) {
     throw new RangeError(`webhook body: payment.amount must be a decimal amount, got '${payment.amount}'`)
@@ -184,3 +235,51 @@ export const WebhookBodySchema = Type.Object(
   },
   { additionalProperties: false },
 )
+
+/** {"id","event","timestamp","refund"|"payout":{...}}: the amounts are decimal strings, as the API's */
+function renderOutgoingWebhookBody(input: OutgoingWebhookBodyInput, timestampSeconds: number): string {
+  if (input.id === '') throw new RangeError('webhook body: id must be the event id, got an empty string')
+  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
+    throw new RangeError(`webhook body: timestamp must be Unix seconds, got ${timestampSeconds}`)
+  }
+  const [name, fields] = 'refund' in input ? ['refund', input.refund] : ['payout', input.payout]
+  const test = input.test === true ? { test: true } : {}
+  return JSON.stringify({
+    id: input.id,
+    event: input.event,
+    timestamp: timestampSeconds,
+    ...test,
+    [name]: fields,
+  })
+}
+
+const OutgoingFieldsSchema = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'the refundId or payoutId' }),
+  status: StringEnum(['AWAITING_ADDRESS', 'READY', 'SENDING', 'SENT', 'COMPLETED', 'FAILED', 'CANCELED']),
+  payment_id: Type.Optional(
+    Type.String({ format: 'uuid', description: 'refunds only: the payment refunded' }),
+  ),
+  network: Type.String(),
+  currency: Type.String(),
+  amount: Type.String({ pattern: DECIMAL_AMOUNT_PATTERN }),
+  address: Nullable(Type.String()),
+  tx_hash: Nullable(Type.String()),
+  network_fee: Nullable(
+    Type.Object({ currency: Type.String(), amount: Type.String({ pattern: DECIMAL_AMOUNT_PATTERN }) }),
+  ),
+  failure_reason: Nullable(Type.String()),
+  metadata: Type.Optional(MetadataSchema),
+})
+
+/** the body of refund.* and payout.* webhooks, for documentation; renderWebhookBody writes it */
+export const OutgoingWebhookBodySchema = Type.Object({
+  id: Type.String({
+    minLength: 1,
+    description: 'the event id, equal to X-Event-Id and stable across retries',
+  }),
+  event: StringEnum(WebhookEventKinds.filter((kind) => !kind.startsWith('payment.'))),
+  timestamp: Type.Integer({ description: 'Unix seconds of this delivery attempt; equals X-Timestamp' }),
+  test: Type.Optional(Type.Literal(true, { description: 'only on a test event you asked for' })),
+  refund: Type.Optional(OutgoingFieldsSchema),
+  payout: Type.Optional(OutgoingFieldsSchema),
+})

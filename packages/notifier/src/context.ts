@@ -17,6 +17,7 @@ import { createDeliveryPruner, retentionDaysToMs } from './delivery-pruner.js'
 import { createDeliveryRecorder } from './delivery-recorder.js'
 import { deliveryWakeupConsumer } from './delivery-wakeups.js'
 import { createWebhookDispatcher } from './dispatcher.js'
+import { createOutgoingDeliveryRecorder } from './outgoing-delivery-recorder.js'
 
 export interface NotifierContextOptions {
   clock?: Clock
@@ -69,6 +70,16 @@ export async function buildNotifierContext(
     onRecorded: (deliveryIds) => dispatcher.dispatchRecorded(deliveryIds),
     metrics: metrics.webhooks,
   })
+  // refunds' and payouts' state changes (docs/api.md, "Refunds and payouts")
+  const outgoingRecorder = createOutgoingDeliveryRecorder({
+    bus: infrastructure.bus(),
+    deliveries,
+    merchants,
+    webhookEndpoints,
+    clock,
+    logger,
+    onRecorded: (deliveryIds) => dispatcher.dispatchRecorded(deliveryIds),
+  })
   // what the gateway put in line (a redelivery, a test event) is claimed at once, not at the next poll
   const wakeups = deliveryWakeupConsumer(infrastructure.bus(), dispatcher, logger)
   const pruner = createDeliveryPruner({
@@ -91,8 +102,8 @@ export async function buildNotifierContext(
   const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
     services: shared
-      ? [recorder, dispatcher, wakeups, pruner]
-      : [recorder, dispatcher, wakeups, pruner, healthPort, metricsPort],
+      ? [recorder, outgoingRecorder, dispatcher, wakeups, pruner]
+      : [recorder, outgoingRecorder, dispatcher, wakeups, pruner, healthPort, metricsPort],
     readiness,
     close: release,
   }

@@ -8,7 +8,12 @@
 // through its $all subscription. Appends that an adapter cannot see (another process writing the same
 // SQLite file, without the store's own pollIntervalMs) wait for the poll, which is only a safety net.
 
-import { type PaymentEventMessage, paymentEventBusMessage } from '@chainpay/contracts'
+import {
+  outgoingEventBusMessage,
+  type PaymentEventMessage,
+  paymentEventBusMessage,
+} from '@chainpay/contracts'
+import { initialOutgoingState, type OutgoingKind, type OutgoingState } from '@chainpay/domain'
 import { createWorkLoop, type Logger, type ReadinessReporter, type Service } from '@chainpay/platform'
 import {
   type Bus,
@@ -18,6 +23,7 @@ import {
   type RecordedEvent,
   Topics,
 } from '@chainpay/ports'
+import { evolveOutgoing, toOutgoingEvent } from './outgoing-streams.js'
 import { storedSchemaVersion } from './payment-stream.js'
 
 export interface EventRelayOptions {
@@ -58,6 +64,7 @@ export function createEventRelay(options: EventRelayOptions): Service & Readines
   let unsubscribe: () => void = () => {}
 
   /** relays one batch; the position after it, or null when there was nothing to relay */
+  const outgoingMessages = (batch: readonly RecordedEvent[]) => outgoingMessagesOf(eventStore, batch)
   const relayBatch = async (after: string | null): Promise<string | null> => {
     const batch = await eventStore.readAll(after, batchSize)
     const [first, last] = [batch[0], batch.at(-1)]
@@ -68,6 +75,8 @@ export function createEventRelay(options: EventRelayOptions): Service & Readines
       .filter((event) => event.streamId.startsWith(PAYMENT_STREAM_PREFIX))
       .map(toBusMessage)
     if (messages.length > 0) await bus.publish(Topics.paymentEvents, messages)
+    const outgoing = await outgoingMessages(batch)
+    if (outgoing.length > 0) await bus.publish(Topics.outgoingEvents, outgoing)
     metrics?.published(messages.length, last.recordedAt)
     await checkpoints.store(checkpointName, last.position)
     return last.position
@@ -105,6 +114,51 @@ export function createEventRelay(options: EventRelayOptions): Service & Readines
       await loop.stop()
     },
   }
+}
+
+/**
+ * The refund and payout events of a batch, each with the item folded from its stream up to it
+ * (streams of a few events each: one read per item per batch).
+ */
+async function outgoingMessagesOf(
+  eventStore: EventStore,
+  batch: readonly RecordedEvent[],
+): Promise<BusMessage[]> {
+  const streams = new Map<string, RecordedEvent[]>()
+  const messages: BusMessage[] = []
+  for (const event of batch) {
+    const kind = outgoingKindOf(event.streamId)
+    if (kind === null) continue
+    let stream = streams.get(event.streamId)
+    if (stream === undefined) {
+      stream = await eventStore.readStream(event.streamId)
+      streams.set(event.streamId, stream)
+    }
+    const state = stream
+      .filter((stored) => stored.revision <= event.revision)
+      .reduce(
+        (folded: OutgoingState, stored) => evolveOutgoing(kind, folded, toOutgoingEvent(kind, stored)),
+        initialOutgoingState,
+      )
+    if (state.status === 'none') continue
+    messages.push(
+      outgoingEventBusMessage({
+        eventId: event.eventId,
+        streamId: event.streamId,
+        revision: event.revision,
+        recordedAt: event.recordedAt,
+        type: event.type,
+        item: state,
+      }),
+    )
+  }
+  return messages
+}
+
+function outgoingKindOf(streamId: string): OutgoingKind | null {
+  if (streamId.startsWith('refund-')) return 'refund'
+  if (streamId.startsWith('payout-')) return 'payout'
+  return null
 }
 
 export function toPaymentEventMessage(event: RecordedEvent): PaymentEventMessage {

@@ -120,6 +120,8 @@ export const Topics = {
    * event), to be claimed at once rather than at its next poll (deliveryWakeupMessage)
    */
   webhookWakeups: 'chainpay.webhook-wakeups',
+  /** refund and payout events, each with the item after it (docs/api.md, "Refunds and payouts") */
+  outgoingEvents: 'chainpay.outgoing-events',
 } as const
 
 /** a wake-up of the dispatcher for these deliveries, due now; keyed by the first */

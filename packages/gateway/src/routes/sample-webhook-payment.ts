@@ -2,7 +2,7 @@
 // on TRON as it would be right after an event of the kind, with the fields that kind carries, so that
 // a receiver meets the shapes it will meet.
 
-import type { WebhookEventKind, WebhookPaymentFields } from '@chainpay/contracts'
+import type { WebhookEventKind, WebhookOutgoingFields, WebhookPaymentFields } from '@chainpay/contracts'
 
 const TX_HASH = `${'0'.repeat(63)}1`
 
@@ -54,5 +54,29 @@ export function sampleWebhookPayment(kind: WebhookEventKind, paymentId: string):
       return { ...base, status: 'EXPIRED', late_funds: { tx_hash: TX_HASH, amount: '10.5' } }
     case 'payment.foreign_funds':
       return { ...base, foreign_funds: { tx_hash: TX_HASH, currency: 'TRX', amount: '1' } }
+    default:
+      // refund.* and payout.* carry a refund or payout instead (sampleOutgoingWebhookFields)
+      return base
+  }
+}
+
+/** the made-up refund or payout of a refund.* or payout.* test event, as right after an event of the kind */
+export function sampleOutgoingWebhookFields(kind: WebhookEventKind, id: string): WebhookOutgoingFields {
+  const step = kind.slice(kind.indexOf('.') + 1)
+  const status = { created: 'READY', ready: 'READY', released: 'READY' }[step] ?? step.toUpperCase()
+  const sent = ['sent', 'completed', 'failed'].includes(step)
+  return {
+    id,
+    status,
+    ...(kind.startsWith('refund.')
+      ? { payment_id: '00000000-0000-4000-8000-000000000001' }
+      : { metadata: {} }),
+    network: 'TRON',
+    currency: 'USDT',
+    amount: '2.5',
+    address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+    tx_hash: sent ? TX_HASH : null,
+    network_fee: step === 'completed' ? { currency: 'TRX', amount: '13.3' } : null,
+    failure_reason: step === 'failed' ? 'REVERT' : null,
   }
 }

@@ -28,7 +28,7 @@ import {
 } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { merchantIdOf } from './merchant-id-of.js'
-import { sampleWebhookPayment } from './sample-webhook-payment.js'
+import { sampleOutgoingWebhookFields, sampleWebhookPayment } from './sample-webhook-payment.js'
 
 export interface WebhookDeliveryRoutesDeps {
   deliveries: WebhookDeliveryStore
@@ -111,7 +111,13 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
         merchantId,
         eventType: kind,
         sequence: 0,
-        payload: { event: kind, test: true, payment: sampleWebhookPayment(kind, paymentId) },
+        payload: kind.startsWith('payment.')
+          ? { event: kind, test: true, payment: sampleWebhookPayment(kind, paymentId) }
+          : {
+              event: kind,
+              test: true,
+              [kind.slice(0, kind.indexOf('.'))]: sampleOutgoingWebhookFields(kind, paymentId),
+            },
         targetUrl: url,
         status: 'pending',
         attempts: 0,

@@ -1,0 +1,141 @@
+// Turns refund and payout events into webhook deliveries (docs/api.md, "Refunds and payouts"): each
+// event is a state change, announced as refund.* or payout.* to the merchant's default URL and every
+// enabled endpoint subscribed to the kind, with the refund or payout as it was right after the event
+// (the relay folds it into the message). Deliveries are keyed by the event id and the target, as a
+// payment's, so a replayed message records nothing twice; they are ordered per refund or payout (their
+// `paymentId` is the item's id, `sequence` its stream revision).
+
+import {
+  type OutgoingEventMessage,
+  parseOutgoingEventMessage,
+  type WebhookEventKind,
+  type WebhookOutgoingFields,
+} from '@chainpay/contracts'
+import { formatUnits, payoutHistoryEventTypes, refundHistoryEventTypes } from '@chainpay/domain'
+import { type Clock, isoNow, type Logger, moduleLogger, type Service } from '@chainpay/platform'
+import {
+  type Bus,
+  type ConsumedMessage,
+  consumerService,
+  deliveryIdFor,
+  endpointWants,
+  MERCHANT_DEFAULT_TARGET,
+  type MerchantStore,
+  type SubscribeOptions,
+  Topics,
+  type WebhookDeliveryStore,
+  type WebhookEndpointStore,
+} from '@chainpay/ports'
+
+export interface OutgoingDeliveryRecorderOptions {
+  bus: Bus
+  deliveries: WebhookDeliveryStore
+  merchants: Pick<MerchantStore, 'getMerchant'>
+  webhookEndpoints: Pick<WebhookEndpointStore, 'list'>
+  clock: Clock
+  logger: Logger
+  groupId?: string
+  onRecorded?: (deliveryIds: string[]) => void
+  retry?: Pick<SubscribeOptions, 'retryDelayMs' | 'maxRetryDelayMs'>
+}
+
+export interface OutgoingDeliveryRecorder extends Service {
+  handle(message: ConsumedMessage): Promise<void>
+}
+
+const kinds: Record<string, string> = { ...refundHistoryEventTypes, ...payoutHistoryEventTypes }
+
+/** the webhook kind of a refund or payout event: the state it enters */
+export function outgoingWebhookKindOf(type: string): WebhookEventKind | null {
+  return (kinds[type] as WebhookEventKind | undefined) ?? null
+}
+
+/** the refund or payout of its webhooks: the API's object in snake_case */
+export function webhookOutgoingFields({ item }: Pick<OutgoingEventMessage, 'item'>): WebhookOutgoingFields {
+  return {
+    id: item.id,
+    status: item.status.toUpperCase(),
+    ...(item.kind === 'refund' ? { payment_id: item.paymentId ?? '' } : { metadata: item.metadata ?? {} }),
+    network: item.network,
+    currency: item.currency,
+    amount: item.amount,
+    address: item.address,
+    tx_hash: item.txHash,
+    network_fee:
+      item.networkFee === null
+        ? null
+        : {
+            currency: item.networkFee.currency,
+            amount: formatUnits(item.networkFee.amountUnits, item.networkFee.decimals),
+          },
+    failure_reason: item.failureReason,
+  }
+}
+
+export function createOutgoingDeliveryRecorder(
+  options: OutgoingDeliveryRecorderOptions,
+): OutgoingDeliveryRecorder {
+  const { bus, deliveries, merchants, webhookEndpoints, clock } = options
+  const logger = moduleLogger(options.logger, 'outgoing-delivery-recorder')
+
+  async function handle(consumed: ConsumedMessage): Promise<void> {
+    const message = parseOutgoingEventMessage(consumed.value)
+    const kind = outgoingWebhookKindOf(message.type)
+    if (kind === null) return
+    const { item } = message
+    const defaultUrl = (await merchants.getMerchant(item.merchantId))?.webhookUrl ?? null
+    const endpoints = (await webhookEndpoints.list(item.merchantId)).filter((endpoint) =>
+      endpointWants(endpoint, kind),
+    )
+    const targets: { deliveryId: string; endpointId: string; targetUrl: string | null }[] = []
+    if (defaultUrl !== null || endpoints.length === 0)
+      targets.push({
+        deliveryId: message.eventId,
+        endpointId: MERCHANT_DEFAULT_TARGET,
+        targetUrl: defaultUrl,
+      })
+    for (const endpoint of endpoints) {
+      targets.push({
+        deliveryId: deliveryIdFor(message.eventId, endpoint.endpointId),
+        endpointId: endpoint.endpointId,
+        targetUrl: endpoint.url,
+      })
+    }
+    const now = isoNow(clock)
+    const payload = { event: kind, [item.kind]: webhookOutgoingFields(message) }
+    const recordedIds: string[] = []
+    for (const { deliveryId, endpointId, targetUrl } of targets) {
+      const recorded = await deliveries.enqueue({
+        deliveryId,
+        eventId: message.eventId,
+        endpointId,
+        // ordered per refund or payout: no payment's delivery waits for them, nor they for it
+        paymentId: item.id,
+        merchantId: item.merchantId,
+        eventType: kind,
+        sequence: message.revision,
+        payload,
+        targetUrl,
+        status: targetUrl === null ? 'no_target' : 'pending',
+        attempts: 0,
+        nextAttemptAt: targetUrl === null ? null : now,
+        createdAt: now,
+        deliveredAt: null,
+        lastError: null,
+      })
+      if (recorded && targetUrl !== null) recordedIds.push(deliveryId)
+      if (recorded) logger.debug({ deliveryId, endpointId, id: item.id, eventType: kind }, 'webhook recorded')
+    }
+    if (recordedIds.length > 0) options.onRecorded?.(recordedIds)
+  }
+
+  const consumer = consumerService(bus, {
+    name: 'refund and payout webhook recorder',
+    logger,
+    topic: Topics.outgoingEvents,
+    groupId: options.groupId ?? 'notifier-outgoing',
+    ...options.retry,
+    handle,
+  })
+  return { ...consumer, handle }
+}
