@@ -14,6 +14,7 @@ import { ErrorBodySchema } from './errors.js'
 import { checkoutRoutePaths } from './openapi-checkout-routes.js'
 import { invoicePageRoutePaths, invoiceRoutePaths, invoiceRouteSchemas } from './openapi-invoice-routes.js'
 import { outgoingRoutePaths, outgoingRouteSchemas } from './openapi-outgoing-routes.js'
+import { refundClaimRoutePaths } from './openapi-refund-claim-routes.js'
 import { webhookRoutePaths, webhookRouteSchemas } from './openapi-webhook-routes.js'
 import {
   isInvoiceWebhookKind,
@@ -229,6 +230,11 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         description:
           "Public: the customer's page (no credentials; the checkout token in the path is the access). Served at the origin's root, /pay/..., not under /api/merchant/v1.",
       },
+      {
+        name: 'refund-claim',
+        description:
+          "Public: the customer's refund claim page (no credentials; the claim token in the path is the access). Served at the origin's root, /refund/..., not under /api/merchant/v1.",
+      },
     ],
     paths: {
       '/payments': {
@@ -372,6 +378,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
       ...outgoingRoutePaths,
       ...checkoutRoutePaths,
       ...invoicePageRoutePaths,
+      ...refundClaimRoutePaths,
     },
     webhooks: Object.fromEntries(WebhookEventKinds.map((kind) => [kind, webhookOperation(kind)])),
     components: {

@@ -27,6 +27,7 @@ import {
   limitRequestsPerApiKey,
   type RateLimitSettings,
 } from './rate-limit.js'
+import { refundClaimRoutes } from './refund-claim/refund-claim-routes.js'
 import { type InvoiceRoutesDeps, invoiceRoutes } from './routes/invoices.js'
 import { outgoingRoutes } from './routes/outgoing.js'
 import { paymentReadingRoutes } from './routes/payment-reading.js'
@@ -124,6 +125,17 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     rateLimitedAnswers,
     ...(deps.invoices ? { invoices: deps.invoices } : {}),
   })
+
+  // the refund claim page, /refund/{token} (docs/api.md, "The refund claim page")
+  if (deps.outgoing && deps.claimLinks) {
+    await app.register(refundClaimRoutes, {
+      ...deps,
+      outgoing: deps.outgoing,
+      claimLinks: deps.claimLinks,
+      settings: deps.checkout,
+      rateLimitedAnswers,
+    })
+  }
 
   if (deps.extraRoutes) await app.register(deps.extraRoutes)
   return app

@@ -13,7 +13,7 @@ import { createManualClock } from '@chainpay/platform'
 import type { MerchantClient } from '@chainpay/test-client'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
+import { confirmedPayment, merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
 import { type InProcessStandalone, startInProcessStandalone } from './testing/standalone-in-process.js'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -359,6 +359,64 @@ describe.concurrent("the customer's page in Chromium", () => {
     await page.waitForURL(`${shopOrigin}/cart`)
     await waitForPayment(client, payment.paymentId, (p) => p.status === 'canceled', 5_000)
     await context.close()
+  })
+
+  // the refund claim page (docs/api.md, "The refund claim page"), in the same browser and standalone
+  it('takes a refund address by keyboard: refused beside the field, shown back, then given', async () => {
+    const payment = await confirmedPayment(standalone, { network: 'TRON', currency: 'USDT', amount: '10' })
+    const created = await client.request(
+      'POST',
+      `/payments/${payment.paymentId}/refunds`,
+      JSON.stringify({ amount: '4', reason: 'Order #1042 returned', idempotencyKey: payment.paymentId }),
+    )
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const refund = created.body as { refundId: string; claimUrl: string }
+    const claim = await visit(refund.claimUrl)
+    const { page } = claim
+    const focused = () =>
+      page.evaluate<string>('document.activeElement?.id || document.activeElement?.textContent')
+    expect(await page.locator('h1').textContent()).toBe('Refund from Acme Store')
+    expect(await page.locator('#amount').textContent()).toBe('4')
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360)
+    expect(await seriousViolations(page)).toEqual([])
+    await screenshot(page, 'refund-claim-form')
+
+    // the field is the keyboard's first stop; Enter sends the form
+    await page.keyboard.press('Tab')
+    expect(await focused()).toBe('address')
+    await page.keyboard.type('0x52908400098527886E0F7030069857D2E4169EE7')
+    await page.keyboard.press('Enter')
+    await page.locator('#address-error').waitFor()
+    // refused: the focus is back on the field, which names the error for screen readers
+    expect(await page.title()).toBe('Error: Refund from Acme Store')
+    expect(await focused()).toBe('address')
+    expect(await page.locator('#address').getAttribute('aria-invalid')).toBe('true')
+    expect(await page.locator('#address').getAttribute('aria-describedby')).toContain('address-error')
+    expect(await seriousViolations(page)).toEqual([])
+    await screenshot(page, 'refund-claim-refused')
+
+    await page.keyboard.press('ControlOrMeta+A')
+    await page.keyboard.type('TJRabPrwbZy45sbavfcjinPJC18kjpRTv8')
+    await page.keyboard.press('Enter')
+    await page.locator('#confirm-address').waitFor()
+    expect(await seriousViolations(page)).toEqual([])
+    await screenshot(page, 'refund-claim-confirm')
+    expect((await client.request('GET', `/refunds/${refund.refundId}`)).body).toMatchObject({
+      status: 'awaiting_address',
+    })
+    await page.keyboard.press('Tab')
+    expect(await focused()).toBe('Yes, send the refund to this address')
+    await page.keyboard.press('Enter')
+    await page.locator('#given-address').waitFor()
+    expect(await statusText(page).textContent()).toBe('Your refund is on its way: it will be sent soon.')
+    expect(await seriousViolations(page)).toEqual([])
+    await screenshot(page, 'refund-claim-ready')
+    expect((await client.request('GET', `/refunds/${refund.refundId}`)).body).toMatchObject({
+      status: 'ready',
+      address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+    })
+    expectSameOrigin(claim, new URL(refund.claimUrl).origin)
+    await claim.context.close()
   })
 
   it('answers an unknown token with a 404 page that names no payment', async () => {

@@ -56,6 +56,15 @@ button.danger { background: var(--bad); border-color: var(--bad); color: var(--c
 .warning { color: var(--warn); font-size: .9375rem; }
 .reference { color: var(--muted); font-size: .875rem; }
 form { margin: 1rem 0; }
+/* the refund claim page's address form (refund-claim-page.ts) */
+label { display: block; font-weight: 600; margin-top: 1rem; }
+input[type="text"] { font: inherit; width: 100%; min-height: 44px; padding: .5rem; margin: .25rem 0; border-radius: 8px;
+  border: 1px solid var(--muted); background: var(--card); color: var(--text);
+  font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
+input[aria-invalid="true"] { border: 2px solid var(--bad); }
+.error { color: var(--bad); font-weight: 600; margin: .25rem 0; }
+.confirm-address { font-size: 1.125rem; font-weight: 600; padding: .75rem; border: 1px solid var(--border); border-radius: 8px; }
+.status-sent, .status-completed { color: var(--ok); }
 .actions { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 @media (prefers-reduced-motion: reduce) { * { transition: none !important; animation: none !important; } }

@@ -92,7 +92,7 @@ export function initialsOf(name: string): string {
 /** INITIALS_COLOURS badge colours (checkout-assets.ts), one per name, white text on each at >= 4.5:1 */
 export const INITIALS_COLOURS = 6
 
-function colourOf(name: string): number {
+export function colourOf(name: string): number {
   let hash = 0
   for (const character of name) hash = (hash * 31 + (character.codePointAt(0) ?? 0)) >>> 0
   return hash % INITIALS_COLOURS

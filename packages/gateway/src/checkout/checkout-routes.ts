@@ -21,6 +21,7 @@ import { CHECKOUT_SCRIPT, CHECKOUT_STYLES } from './checkout-assets.js'
 import { dueAmountOf, renderCancelPage, renderCheckoutPage, renderNotFoundPage } from './checkout-page.js'
 import { type CheckoutLanguage, checkoutTexts, pickLanguage } from './checkout-texts.js'
 import { cspOriginOf } from './csp-origin.js'
+import { addCustomerPageHeaders, isSameOriginPost } from './customer-page-headers.js'
 import { explorerOf } from './explorers.js'
 import { FAVICON_ICO, ICON_PATH, ICON_SVG } from './icons.js'
 import { anotherCoinPathOf, type InvoicePageDeps, invoicePageRoutes } from './invoice-page-routes.js'
@@ -86,21 +87,8 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
     { parseAs: 'string', bodyLimit: 1024 },
     (_r, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
   )
-  const ancestors = settings.frameAncestors.length > 0 ? settings.frameAncestors.join(' ') : "'none'"
   /** formTargets: where the cancel form may lead (Chrome checks form-action on its redirect too) */
-  const contentSecurityPolicy = (formTargets: string[] = []) =>
-    `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; ` +
-    `form-action ${["'self'", ...formTargets].join(' ')}; base-uri 'none'; frame-ancestors ${ancestors}`
-  app.addHook('onSend', async (_request, reply) => {
-    if (!reply.hasHeader('content-security-policy')) {
-      reply.header('content-security-policy', contentSecurityPolicy())
-    }
-    if (settings.frameAncestors.length === 0) reply.header('x-frame-options', 'DENY')
-    reply.header('referrer-policy', 'no-referrer')
-    reply.header('x-content-type-options', 'nosniff')
-    // the assets and the icon say how long they may be kept; nothing else may be
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
-  })
+  const { contentSecurityPolicy } = addCustomerPageHeaders(app, settings.frameAncestors)
 
   app.get('/pay/assets/checkout.css', async (_request, reply) =>
     reply
@@ -264,13 +252,8 @@ export const checkoutRoutes: FastifyPluginAsync<CheckoutRoutesDeps> = async (app
   app.post('/pay/:token/cancel', async (request: TokenRequest, reply) => {
     const snapshot = await paymentOf(request.params.token)
     if (snapshot === null) return notFound(request, reply)
-    // A form of this page only. The token in the path is the customer's secret, which another site
-    // does not know; on top, browsers say where a POST comes from: Sec-Fetch-Site, and Origin, which
-    // is "null" under the page's Referrer-Policy: no-referrer.
-    const origin = request.headers.origin
-    const site = request.headers['sec-fetch-site']
-    const foreignOrigin = origin !== undefined && origin !== 'null' && origin !== publicOrigin
-    if (foreignOrigin || (site !== undefined && site !== 'same-origin')) {
+    // a form of this page only (customer-page-headers.ts)
+    if (!isSameOriginPost(request, publicOrigin)) {
       return reply.code(403).type('text/plain; charset=utf-8').send('forbidden')
     }
     const payment: OpenPayment = snapshot.payment

@@ -125,6 +125,11 @@ export interface MerchantApiFixture {
 export interface MerchantApiFixtureOptions {
   /** replaces payment-command's handler as the gateway's PaymentCommands */
   commands?: (handler: PaymentCommandHandler) => PaymentCommands
+  /**
+   * replaces payment-command's refunds and payouts as the gateway's and the admin API's
+   * OutgoingCommands (the distributed shape's HTTP client to a command API carrying both handlers)
+   */
+  outgoing?: (outgoing: OutgoingCommands, handler: PaymentCommandHandler) => Promise<OutgoingCommands>
   /** replaces the SQLite read model the gateway reads and writes through */
   readModel?: (sqlite: PaymentReadModel) => PaymentReadModel
   rateLimit?: GatewayDeps['rateLimit']
@@ -186,7 +191,7 @@ export async function openMerchantApiFixture(
     clock,
     logger,
   })
-  const outgoing = createOutgoingCommandHandler({
+  const outgoingHandler = createOutgoingCommandHandler({
     eventStore,
     fundedPayments: sqliteReadModel,
     merchants,
@@ -194,6 +199,7 @@ export async function openMerchantApiFixture(
     clock,
     logger,
   })
+  const outgoing = options.outgoing ? await options.outgoing(outgoingHandler, handler) : outgoingHandler
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
   const adminDeps = { merchants, secretBox, clock }
   const merchant = await createMerchant(adminDeps, { name: 'Test Shop' })
