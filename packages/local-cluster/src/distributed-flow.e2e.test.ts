@@ -432,6 +432,7 @@ describe('on five processes over Kafka and FerretDB', () => {
       rate: null,
       underpaymentTolerancePercent: '0',
       shortfallAmount: null,
+      invoiceId: null,
     })
     expect(Date.parse(created.expiresAt) - Date.parse(created.createdAt)).toBe(30 * 60_000)
 

@@ -339,6 +339,10 @@ describe('health, readiness and the OpenAPI document', () => {
       '/pay/invoice/{token}',
       '/pay/invoice/{token}/pick',
       '/pay/assets/invoice.css',
+      '/refund/{token}',
+      '/refund/{token}/logo',
+      '/refund/{token}/address',
+      '/refund/{token}/confirm',
     ])
   })
 })
