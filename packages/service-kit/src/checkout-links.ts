@@ -54,7 +54,7 @@ export function createSignedIdLinks(options: {
     urlOf(paymentId) {
       const id = paymentId.toLowerCase()
       if (!UUID_PATTERN.test(id))
-        throw new RangeError(`${options.path} link: not a ${options.what} id: '${paymentId}'`)
+        throw new RangeError(`${options.path} link: ${options.what} id expected, got '${paymentId}'`)
       const idBytes = Buffer.from(id.replaceAll('-', ''), 'hex')
       const token = idBytes.toString('base64url') + macOf(keys[0] as Buffer, idBytes).toString('base64url')
       return `${base}/${options.path}/${token}`
