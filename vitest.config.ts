@@ -48,10 +48,19 @@ const SCHEDULE: ((file: string) => boolean)[] = [
 ]
 
 /**
- * Unit files that replace a module (vi.mock): they need modules of their own, which a worker that
- * shares its modules between files cannot give them once another file has loaded the real one
+ * Unit files that change something for the whole process, which a worker that shares its modules
+ * between files would pass on to the files after them: hmac.unit replaces node:crypto (vi.mock), and
+ * the chainpay-wallet command tests run sign and keys in process, which refuse the network for the
+ * rest of it (packages/treasury/src/offline-guard.ts). scripts/lint refuses another file that does
+ * either without being listed here.
  */
-const UNIT_FILES_THAT_MOCK_MODULES = ['packages/signing/src/hmac.unit.test.ts']
+const UNIT_FILES_WITH_PROCESS_WIDE_EFFECTS = [
+  'packages/signing/src/hmac.unit.test.ts',
+  'packages/treasury/src/commands.unit.test.ts',
+  'packages/treasury/src/keys-command.unit.test.ts',
+  'packages/treasury/src/offline-key-material.unit.test.ts',
+  'packages/treasury/src/sign-command.unit.test.ts',
+]
 
 class ScheduleSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -79,7 +88,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['{packages,services}/*/src/**/*.unit.test.ts'],
-          exclude: [...configDefaults.exclude, ...UNIT_FILES_THAT_MOCK_MODULES],
+          exclude: [...configDefaults.exclude, ...UNIT_FILES_WITH_PROCESS_WIDE_EFFECTS],
           // Unit tests are pure: one worker's files share its loaded modules instead of loading tronweb,
           // web3.js and the rest again for every file (a third of the tier's CPU time)
           isolate: false,
@@ -87,7 +96,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'unit-mocks', include: [...UNIT_FILES_THAT_MOCK_MODULES] },
+        test: { name: 'unit-isolated', include: [...UNIT_FILES_WITH_PROCESS_WIDE_EFFECTS] },
       },
       {
         extends: true,
