@@ -89,8 +89,8 @@ export default defineConfig({
           name: 'unit',
           include: ['{packages,services}/*/src/**/*.unit.test.ts'],
           exclude: [...configDefaults.exclude, ...UNIT_FILES_WITH_PROCESS_WIDE_EFFECTS],
-          // Unit tests are pure: one worker's files share its loaded modules instead of loading tronweb,
-          // web3.js and the rest again for every file (a third of the tier's CPU time)
+          // One worker's files share its loaded modules instead of loading tronweb, web3.js and the
+          // rest again for every file: 48 CPU-seconds to 15 (docs/benchmarks.md)
           isolate: false,
         },
       },
@@ -103,8 +103,9 @@ export default defineConfig({
         test: {
           name: 'int',
           include: ['{packages,services}/*/src/**/*.int.test.ts'],
-          // as the unit tier: no integration file mocks a module, sets process.env or fakes timers,
-          // and each builds its own stores, registries and servers; sharing a worker's loaded modules
+          // as the unit tier: no integration file mocks a module or runs the wallet's offline
+          // commands (scripts/lint), each puts back what it changes of the process (umask) and
+          // builds its own stores, registries and servers; sharing a worker's loaded modules
           // halves the tier's CPU time (299 to 143 CPU-seconds, 2026-11-28, docs/benchmarks.md)
           isolate: false,
           testTimeout: 30_000,
