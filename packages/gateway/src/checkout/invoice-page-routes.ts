@@ -23,6 +23,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { saveInvoiceAfterCommand } from '../routes/invoices.js'
 import type { ReadYourWrites } from '../routes/read-your-writes.js'
 import { type CheckoutLanguage, checkoutTexts } from './checkout-texts.js'
+import { isSameOriginPost } from './customer-page-headers.js'
 import { choiceValue, INVOICE_STYLES, renderInvoicePage } from './invoice-page.js'
 import { type InvoiceTexts, invoiceTexts, networkName } from './invoice-texts.js'
 
@@ -133,10 +134,7 @@ export const invoicePageRoutes: FastifyPluginAsync<InvoicePageRoutesDeps> = asyn
   app.post('/pay/invoice/:token/pick', async (request: TokenRequest, reply) => {
     const invoice = await invoiceOf(request.params.token)
     if (invoice === null) return deps.notFound(request, reply)
-    const origin = request.headers.origin
-    const site = request.headers['sec-fetch-site']
-    const foreignOrigin = origin !== undefined && origin !== 'null' && origin !== deps.publicOrigin
-    if (foreignOrigin || (site !== undefined && site !== 'same-origin')) {
+    if (!isSameOriginPost(request, deps.publicOrigin)) {
       return reply.code(403).type('text/plain; charset=utf-8').send('forbidden')
     }
     const t = invoiceTexts[deps.languageOf(request)]
