@@ -12,24 +12,21 @@
 
 import { parsePaymentEventMessage } from '@chainpay/contracts'
 import { foldPaymentEvent } from '@chainpay/domain'
-import { type Clock, isoNow, type Logger, moduleLogger, type Service } from '@chainpay/platform'
+import { type Clock, type Logger, moduleLogger, type Service } from '@chainpay/platform'
 import {
   type Bus,
   type ConsumedMessage,
   consumerService,
-  deliveryIdFor,
-  endpointWants,
-  MERCHANT_DEFAULT_TARGET,
   type MerchantStore,
   type PaymentReadModel,
   rememberingReadModel,
   type SubscribeOptions,
   Topics,
-  type WebhookDelivery,
   type WebhookDeliveryStore,
   type WebhookEndpointStore,
 } from '@chainpay/ports'
 import type { CheckoutLinks } from '@chainpay/service-kit'
+import { deliveryTargetsOf, recordDeliveries } from './delivery-targets.js'
 import { webhookKindOf, webhookPaymentFields } from './webhook-kinds.js'
 
 export interface DeliveryRecorderOptions {
@@ -73,49 +70,29 @@ export function createDeliveryRecorder(options: DeliveryRecorderOptions): Delive
     if (kind !== null) {
       const { state } = folded
       const { merchantId, callbackUrl } = state.created
-      const defaultUrl = (await merchants.getMerchant(merchantId))?.webhookUrl ?? null
-      const endpoints = (await webhookEndpoints.list(merchantId)).filter((endpoint) =>
-        endpointWants(endpoint, kind),
-      )
-      // The first target keeps the event id as its delivery id, as when there was one target only.
-      type Target = Pick<WebhookDelivery, 'deliveryId' | 'endpointId' | 'targetUrl'>
-      const targets: Target[] = []
-      if (callbackUrl !== null)
-        targets.push({ deliveryId: event.eventId, endpointId: null, targetUrl: callbackUrl })
-      if (defaultUrl !== null || (callbackUrl === null && endpoints.length === 0)) {
-        const deliveryId =
-          callbackUrl === null ? event.eventId : deliveryIdFor(event.eventId, MERCHANT_DEFAULT_TARGET)
-        targets.push({ deliveryId, endpointId: MERCHANT_DEFAULT_TARGET, targetUrl: defaultUrl })
-      }
-      for (const endpoint of endpoints) {
-        const deliveryId = deliveryIdFor(event.eventId, endpoint.endpointId)
-        targets.push({ deliveryId, endpointId: endpoint.endpointId, targetUrl: endpoint.url })
-      }
-      const now = isoNow(clock)
+      const targets = await deliveryTargetsOf({
+        eventId: event.eventId,
+        merchantId,
+        kind,
+        callbackUrl,
+        merchants,
+        webhookEndpoints,
+      })
       const payload = {
         event: kind,
         payment: webhookPaymentFields(state, event, options.checkoutLinks.urlOf(event.paymentId)),
       }
+      const results = await recordDeliveries(deliveries, clock, {
+        eventId: event.eventId,
+        paymentId: event.paymentId,
+        merchantId,
+        eventType: kind,
+        sequence: event.revision,
+        payload,
+        targets,
+      })
       const recordedIds: string[] = []
-      for (const { deliveryId, endpointId, targetUrl } of targets) {
-        const recorded = await deliveries.enqueue({
-          deliveryId,
-          eventId: event.eventId,
-          endpointId,
-          paymentId: event.paymentId,
-          merchantId,
-          eventType: kind,
-          sequence: event.revision,
-          payload,
-          targetUrl,
-          status: targetUrl === null ? 'no_target' : 'pending',
-          attempts: 0,
-          // nothing is scheduled for a delivery without a target
-          nextAttemptAt: targetUrl === null ? null : now,
-          createdAt: now,
-          deliveredAt: null,
-          lastError: null,
-        })
+      for (const { deliveryId, endpointId, targetUrl, recorded } of results) {
         if (!recorded) continue
         const context = { deliveryId, endpointId, paymentId: event.paymentId, merchantId, eventType: kind }
         if (targetUrl === null) {

@@ -13,22 +13,19 @@ import {
   type WebhookInvoiceFields,
 } from '@chainpay/contracts'
 import { foldInvoiceEvent, type InvoiceEventType, type OpenInvoice } from '@chainpay/domain'
-import { type Clock, isoNow, type Logger, moduleLogger, type Service } from '@chainpay/platform'
+import { type Clock, type Logger, moduleLogger, type Service } from '@chainpay/platform'
 import {
   type Bus,
   consumerService,
-  deliveryIdFor,
-  endpointWants,
   type InvoiceReadModel,
-  MERCHANT_DEFAULT_TARGET,
   type MerchantStore,
   type SubscribeOptions,
   Topics,
-  type WebhookDelivery,
   type WebhookDeliveryStore,
   type WebhookEndpointStore,
 } from '@chainpay/ports'
 import type { CheckoutLinks } from '@chainpay/service-kit'
+import { deliveryTargetsOf, recordDeliveries } from './delivery-targets.js'
 
 const kindsByEventType: Record<InvoiceEventType, InvoiceWebhookKind | null> = {
   InvoiceCreated: null,
@@ -88,52 +85,30 @@ export function createInvoiceDeliveryRecorder(options: {
       if (kind !== null) {
         const { state } = folded
         const { merchantId, callbackUrl } = state.created
-        const defaultUrl = (await merchants.getMerchant(merchantId))?.webhookUrl ?? null
-        const endpoints = (await webhookEndpoints.list(merchantId)).filter((endpoint) =>
-          endpointWants(endpoint, kind),
-        )
-        type Target = Pick<WebhookDelivery, 'deliveryId' | 'endpointId' | 'targetUrl'>
-        const targets: Target[] = []
-        if (callbackUrl !== null)
-          targets.push({ deliveryId: event.eventId, endpointId: null, targetUrl: callbackUrl })
-        if (defaultUrl !== null || (callbackUrl === null && endpoints.length === 0)) {
-          const deliveryId =
-            callbackUrl === null ? event.eventId : deliveryIdFor(event.eventId, MERCHANT_DEFAULT_TARGET)
-          targets.push({ deliveryId, endpointId: MERCHANT_DEFAULT_TARGET, targetUrl: defaultUrl })
-        }
-        for (const endpoint of endpoints) {
-          targets.push({
-            deliveryId: deliveryIdFor(event.eventId, endpoint.endpointId),
-            endpointId: endpoint.endpointId,
-            targetUrl: endpoint.url,
-          })
-        }
-        const now = isoNow(clock)
+        const targets = await deliveryTargetsOf({
+          eventId: event.eventId,
+          merchantId,
+          kind,
+          callbackUrl,
+          merchants,
+          webhookEndpoints,
+        })
         const payload = {
           event: kind,
           invoice: webhookInvoiceFields(state, options.invoiceLinks.urlOf(event.invoiceId)),
         }
-        const recordedIds: string[] = []
-        for (const { deliveryId, endpointId, targetUrl } of targets) {
-          const recorded = await deliveries.enqueue({
-            deliveryId,
-            eventId: event.eventId,
-            endpointId,
-            paymentId: event.invoiceId,
-            merchantId,
-            eventType: kind,
-            sequence: event.revision,
-            payload,
-            targetUrl,
-            status: targetUrl === null ? 'no_target' : 'pending',
-            attempts: 0,
-            nextAttemptAt: targetUrl === null ? null : now,
-            createdAt: now,
-            deliveredAt: null,
-            lastError: null,
-          })
-          if (recorded && targetUrl !== null) recordedIds.push(deliveryId)
-        }
+        const results = await recordDeliveries(deliveries, clock, {
+          eventId: event.eventId,
+          paymentId: event.invoiceId,
+          merchantId,
+          eventType: kind,
+          sequence: event.revision,
+          payload,
+          targets,
+        })
+        const recordedIds = results
+          .filter(({ recorded, targetUrl }) => recorded && targetUrl !== null)
+          .map(({ deliveryId }) => deliveryId)
         logger.debug(
           { invoiceId: event.invoiceId, kind, targets: targets.length },
           'invoice webhook recorded',

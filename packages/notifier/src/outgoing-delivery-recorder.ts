@@ -12,20 +12,18 @@ import {
   type WebhookOutgoingFields,
 } from '@chainpay/contracts'
 import { formatUnits, payoutHistoryEventTypes, refundHistoryEventTypes } from '@chainpay/domain'
-import { type Clock, isoNow, type Logger, moduleLogger, type Service } from '@chainpay/platform'
+import { type Clock, type Logger, moduleLogger, type Service } from '@chainpay/platform'
 import {
   type Bus,
   type ConsumedMessage,
   consumerService,
-  deliveryIdFor,
-  endpointWants,
-  MERCHANT_DEFAULT_TARGET,
   type MerchantStore,
   type SubscribeOptions,
   Topics,
   type WebhookDeliveryStore,
   type WebhookEndpointStore,
 } from '@chainpay/ports'
+import { deliveryTargetsOf, recordDeliveries } from './delivery-targets.js'
 
 export interface OutgoingDeliveryRecorderOptions {
   bus: Bus
@@ -83,46 +81,28 @@ export function createOutgoingDeliveryRecorder(
     const kind = outgoingWebhookKindOf(message.type)
     if (kind === null) return
     const { item } = message
-    const defaultUrl = (await merchants.getMerchant(item.merchantId))?.webhookUrl ?? null
-    const endpoints = (await webhookEndpoints.list(item.merchantId)).filter((endpoint) =>
-      endpointWants(endpoint, kind),
-    )
-    const targets: { deliveryId: string; endpointId: string; targetUrl: string | null }[] = []
-    if (defaultUrl !== null || endpoints.length === 0)
-      targets.push({
-        deliveryId: message.eventId,
-        endpointId: MERCHANT_DEFAULT_TARGET,
-        targetUrl: defaultUrl,
-      })
-    for (const endpoint of endpoints) {
-      targets.push({
-        deliveryId: deliveryIdFor(message.eventId, endpoint.endpointId),
-        endpointId: endpoint.endpointId,
-        targetUrl: endpoint.url,
-      })
-    }
-    const now = isoNow(clock)
+    // a refund or payout has no callbackUrl of its own
+    const targets = await deliveryTargetsOf({
+      eventId: message.eventId,
+      merchantId: item.merchantId,
+      kind,
+      callbackUrl: null,
+      merchants,
+      webhookEndpoints,
+    })
     const payload = { event: kind, [item.kind]: webhookOutgoingFields(message) }
+    const results = await recordDeliveries(deliveries, clock, {
+      eventId: message.eventId,
+      // ordered per refund or payout: no payment's delivery waits for them, nor they for it
+      paymentId: item.id,
+      merchantId: item.merchantId,
+      eventType: kind,
+      sequence: message.revision,
+      payload,
+      targets,
+    })
     const recordedIds: string[] = []
-    for (const { deliveryId, endpointId, targetUrl } of targets) {
-      const recorded = await deliveries.enqueue({
-        deliveryId,
-        eventId: message.eventId,
-        endpointId,
-        // ordered per refund or payout: no payment's delivery waits for them, nor they for it
-        paymentId: item.id,
-        merchantId: item.merchantId,
-        eventType: kind,
-        sequence: message.revision,
-        payload,
-        targetUrl,
-        status: targetUrl === null ? 'no_target' : 'pending',
-        attempts: 0,
-        nextAttemptAt: targetUrl === null ? null : now,
-        createdAt: now,
-        deliveredAt: null,
-        lastError: null,
-      })
+    for (const { deliveryId, endpointId, targetUrl, recorded } of results) {
       if (recorded && targetUrl !== null) recordedIds.push(deliveryId)
       if (recorded) logger.debug({ deliveryId, endpointId, id: item.id, eventType: kind }, 'webhook recorded')
     }
