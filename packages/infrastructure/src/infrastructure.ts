@@ -10,6 +10,7 @@ import type {
   Bus,
   ChainIndexerStore,
   CheckpointStore,
+  DashboardUserStore,
   InvoiceReadModel,
   MerchantStore,
   MerchantWalletStore,
@@ -23,6 +24,7 @@ import {
   createMongoAddressAllocator,
   createMongoChainIndexerStore,
   createMongoCheckpointStore,
+  createMongoDashboardUserStore,
   createMongoDeadlineStore,
   createMongoDeliveryStore,
   createMongoInvoiceReadModel,
@@ -40,6 +42,7 @@ import {
   createSqliteBus,
   createSqliteChainIndexerStore,
   createSqliteCheckpointStore,
+  createSqliteDashboardUserStore,
   createSqliteDeadlineStore,
   createSqliteDeliveryStore,
   createSqliteInvoiceReadModel,
@@ -98,6 +101,8 @@ export interface Stores {
   /** merchants' own wallets: payment-command's alone, where addresses are derived (docs/security.md) */
   merchantWallets(): MerchantWalletStore
   webhookEndpoints(): WebhookEndpointStore
+  /** the dashboard's users, sessions and audit log (docs/dashboard.md) */
+  dashboardUsers(): DashboardUserStore
   checkpoints(): CheckpointStore
   allocator(): AddressIndexAllocator
   deadlines(): PaymentDeadlineStore
@@ -171,6 +176,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       merchants: () => createMongoMerchantStore(db),
       merchantWallets: () => createMongoMerchantWalletStore(db),
       webhookEndpoints: () => createMongoWebhookEndpointStore(db),
+      dashboardUsers: () => createMongoDashboardUserStore(db),
       checkpoints: () => createMongoCheckpointStore(db),
       allocator: () => createMongoAddressAllocator(db),
       deadlines: () => createMongoDeadlineStore(db),
@@ -185,6 +191,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       merchants: () => createSqliteMerchantStore(sqliteDb()),
       merchantWallets: () => createSqliteMerchantWalletStore(sqliteDb()),
       webhookEndpoints: () => createSqliteWebhookEndpointStore(sqliteDb()),
+      dashboardUsers: () => createSqliteDashboardUserStore(sqliteDb()),
       checkpoints: () => createSqliteCheckpointStore(sqliteDb()),
       allocator: () => createSqliteAddressAllocator(sqliteDb()),
       deadlines: () => createSqliteDeadlineStore(sqliteDb()),
