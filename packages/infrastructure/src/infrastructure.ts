@@ -16,6 +16,7 @@ import type {
   MerchantWalletStore,
   PaymentDeadlineStore,
   PaymentReadModel,
+  PaymentSearch,
   WebhookDeliveryStore,
   WebhookEndpointStore,
 } from '@chainpay/ports'
@@ -31,6 +32,7 @@ import {
   createMongoMerchantStore,
   createMongoMerchantWalletStore,
   createMongoPaymentReadModel,
+  createMongoPaymentSearch,
   createMongoWebhookEndpointStore,
   migrateMongoDatabase,
   mongoAnswers,
@@ -49,6 +51,7 @@ import {
   createSqliteMerchantStore,
   createSqliteMerchantWalletStore,
   createSqlitePaymentReadModel,
+  createSqlitePaymentSearch,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
   onSqliteMigration,
@@ -103,6 +106,8 @@ export interface Stores {
   webhookEndpoints(): WebhookEndpointStore
   /** the dashboard's users, sessions and audit log (docs/dashboard.md) */
   dashboardUsers(): DashboardUserStore
+  /** support's search of the read model by address or tx hash (docs/dashboard.md) */
+  paymentSearch(): PaymentSearch
   checkpoints(): CheckpointStore
   allocator(): AddressIndexAllocator
   deadlines(): PaymentDeadlineStore
@@ -177,6 +182,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       merchantWallets: () => createMongoMerchantWalletStore(db),
       webhookEndpoints: () => createMongoWebhookEndpointStore(db),
       dashboardUsers: () => createMongoDashboardUserStore(db),
+      paymentSearch: () => createMongoPaymentSearch(db),
       checkpoints: () => createMongoCheckpointStore(db),
       allocator: () => createMongoAddressAllocator(db),
       deadlines: () => createMongoDeadlineStore(db),
@@ -192,6 +198,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       merchantWallets: () => createSqliteMerchantWalletStore(sqliteDb()),
       webhookEndpoints: () => createSqliteWebhookEndpointStore(sqliteDb()),
       dashboardUsers: () => createSqliteDashboardUserStore(sqliteDb()),
+      paymentSearch: () => createSqlitePaymentSearch(sqliteDb()),
       checkpoints: () => createSqliteCheckpointStore(sqliteDb()),
       allocator: () => createSqliteAddressAllocator(sqliteDb()),
       deadlines: () => createSqliteDeadlineStore(sqliteDb()),

@@ -126,6 +126,11 @@ export function readModelComponent(collection: string): MongoComponent {
           await indexMigration('', paymentReadModelIndexes(collection), ['funded']).apply(db)
         },
       },
+      indexMigration(
+        "support's search: the receiving address and the transfers' tx hashes",
+        paymentReadModelIndexes(collection),
+        ['by_address', 'by_tx_hash'],
+      ),
     ],
   }
 }
