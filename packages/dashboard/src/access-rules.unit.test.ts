@@ -14,7 +14,7 @@ import {
 } from './access-rules.js'
 
 const start = new Date('2030-01-01T00:00:00.000Z')
-const after = (ms: number) => new Date(start.getTime() + ms)
+const later = (ms: number) => new Date(start.getTime() + ms)
 const minutes = (count: number) => count * 60_000
 const session: DashboardSession = {
   sessionHash: 'h',
@@ -29,10 +29,10 @@ const user = { enabled: true, merchantId: 'mer_1' }
 
 describe('a session', () => {
   it('given a request within 12 h of the last one, when checked, then it holds', () => {
-    expect(sessionVerdict(session, user, after(SESSION_IDLE_MS - 1))).toBe('valid')
+    expect(sessionVerdict(session, user, later(SESSION_IDLE_MS - 1))).toBe('valid')
   })
   it('given 12 h without a request, when checked, then it has expired', () => {
-    expect(sessionVerdict(session, user, after(SESSION_IDLE_MS))).toBe('expired')
+    expect(sessionVerdict(session, user, later(SESSION_IDLE_MS))).toBe('expired')
   })
   it('given a revoked session, when checked, then it is refused whatever its age', () => {
     expect(sessionVerdict({ ...session, revokedAt: start.toISOString() }, user, start)).toBe('revoked')
@@ -46,8 +46,8 @@ describe('a session', () => {
     expect(sessionVerdict(null, user, start)).toBe('unknown')
   })
   it('given requests within a minute, when seen, then lastSeenAt is written once a minute only', () => {
-    expect(sessionNeedsTouch(session, after(59_999))).toBe(false)
-    expect(sessionNeedsTouch(session, after(60_000))).toBe(true)
+    expect(sessionNeedsTouch(session, later(59_999))).toBe(false)
+    expect(sessionNeedsTouch(session, later(60_000))).toBe(true)
   })
 })
 
@@ -56,18 +56,18 @@ describe('sign-in lockout', () => {
     Array.from({ length: count }, (_, index) => new Date(from.getTime() + index * every).toISOString())
 
   it('given four failures of an account within 15 minutes, when it signs in, then it may try', () => {
-    expect(lockedUntil({ account: failures(4), address: [] }, after(minutes(5)))).toBeNull()
+    expect(lockedUntil({ account: failures(4), address: [] }, later(minutes(5)))).toBeNull()
   })
   it('given five, when it signs in, then it is locked until the first of them is 15 minutes old', () => {
-    expect(lockedUntil({ account: failures(5), address: [] }, after(minutes(5)))).toEqual(after(minutes(15)))
+    expect(lockedUntil({ account: failures(5), address: [] }, later(minutes(5)))).toEqual(later(minutes(15)))
   })
   it('given five failures that have aged out, when it signs in, then it may try again', () => {
-    expect(lockedUntil({ account: failures(5), address: [] }, after(minutes(20)))).toBeNull()
+    expect(lockedUntil({ account: failures(5), address: [] }, later(minutes(20)))).toBeNull()
   })
   it('given twenty failures from one address across accounts, when it signs in, then the address is locked', () => {
     const sprayed = failures(20, start, 10_000)
-    expect(lockedUntil({ account: [], address: sprayed }, after(minutes(4)))).toEqual(after(minutes(15)))
-    expect(lockedUntil({ account: [], address: sprayed.slice(1) }, after(minutes(4)))).toBeNull()
+    expect(lockedUntil({ account: [], address: sprayed }, later(minutes(4)))).toEqual(later(minutes(15)))
+    expect(lockedUntil({ account: [], address: sprayed.slice(1) }, later(minutes(4)))).toBeNull()
   })
 })
 
