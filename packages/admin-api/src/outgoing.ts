@@ -14,9 +14,9 @@ import {
   OutgoingStatuses,
 } from '@chainpay/domain'
 import type { OperatorOutgoingQuery, OutgoingCommands, OutgoingStep } from '@chainpay/ports'
+import { toBalanceView } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
-import { toBalanceView } from '../routes/outgoing.js'
 
 export interface OutgoingAdminDeps {
   outgoing: OutgoingCommands

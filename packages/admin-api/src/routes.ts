@@ -11,9 +11,9 @@ import type {
   WebhookDeliveryStore,
   WebhookEndpointStore,
 } from '@chainpay/ports'
+import { deliveriesPage, readDeliveriesQuery } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { ApiKeyAuthenticator } from '../auth.js'
-import { deliveriesPage, readDeliveriesQuery } from '../routes/webhook-deliveries.js'
+import type { ApiKeyAuthenticator } from './api-key-authenticator.js'
 import {
   type BalanceAdminDeps,
   balancePageLimit,
