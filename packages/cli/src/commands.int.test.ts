@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/gateway'
+import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/admin-api'
 import { createRootLogger, createSecretBox, generateSecretKey, systemClock } from '@chainpay/platform'
 import {
   createSqliteDeliveryStore,

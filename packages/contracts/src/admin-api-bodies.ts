@@ -1,10 +1,12 @@
-// Bodies and parameters of the admin API. Rules that need the registry or URL policy live in the use
-// cases (merchants.ts), so that standalone's direct calls follow them too.
+// Bodies and parameters of the admin API, which its routes (@chainpay/admin-api) validate and its
+// client (@chainpay/admin-client) sends. Rules that need the registry or URL policy live in the use
+// cases (admin-api's merchants.ts), so that standalone's direct calls follow them too.
 
-import { SweepRecordFields } from '@chainpay/contracts'
 import { DECIMAL_AMOUNT_PATTERN } from '@chainpay/domain'
-import Type from 'typebox'
-import { merchantLimits } from './merchants.js'
+import Type, { type Static } from 'typebox'
+import { SweepRecordFields } from './admin-schemas.js'
+
+export const merchantLimits = { nameMaxLength: 200, feeBpsMax: 10_000 } as const
 
 const FeeBpsSchema = Type.Integer({ minimum: 0, maximum: merchantLimits.feeBpsMax })
 const UrlSchema = Type.String({ minLength: 1, maxLength: 2048 })
@@ -17,11 +19,13 @@ export const CreateMerchantBodySchema = Type.Object(
   },
   { additionalProperties: false },
 )
+export type CreateMerchantBody = Static<typeof CreateMerchantBodySchema>
 
 export const WebhookUrlBodySchema = Type.Object(
   { webhookUrl: Type.Union([UrlSchema, Type.Null()]) },
   { additionalProperties: false },
 )
+export type WebhookUrlBody = Static<typeof WebhookUrlBodySchema>
 
 export const DisplayNameBodySchema = Type.Object(
   {
@@ -32,17 +36,20 @@ export const DisplayNameBodySchema = Type.Object(
   },
   { additionalProperties: false },
 )
+export type DisplayNameBody = Static<typeof DisplayNameBodySchema>
 
 export const LogoUrlBodySchema = Type.Object(
   { logoUrl: Type.Union([UrlSchema, Type.Null()]) },
   { additionalProperties: false },
 )
+export type LogoUrlBody = Static<typeof LogoUrlBodySchema>
 
 /** docs/api.md, "Underpayment tolerance": the bounds (0 to 5) are the use case's to check */
 export const UnderpaymentToleranceBodySchema = Type.Object(
   { underpaymentTolerancePercent: Type.String({ minLength: 1, maxLength: 16 }) },
   { additionalProperties: false },
 )
+export type UnderpaymentToleranceBody = Static<typeof UnderpaymentToleranceBodySchema>
 
 export const FeePolicyBodySchema = Type.Object(
   {
@@ -55,6 +62,7 @@ export const FeePolicyBodySchema = Type.Object(
   },
   { additionalProperties: false },
 )
+export type FeePolicyBody = Static<typeof FeePolicyBodySchema>
 
 const Id = Type.String({ minLength: 1, maxLength: 128 })
 
@@ -70,6 +78,7 @@ export const RecordSweepBodySchema = Type.Object(
   { paymentId: Id, ...SweepRecordFields },
   { additionalProperties: false },
 )
+export type RecordSweepBody = Static<typeof RecordSweepBodySchema>
 
 const BalanceFilters = {
   merchantId: Type.Optional(Filter),
@@ -86,5 +95,7 @@ export const BalanceQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 )
+export type BalanceQuery = Static<typeof BalanceQuerySchema>
 
 export const BalanceTotalsQuerySchema = Type.Object(BalanceFilters, { additionalProperties: false })
+export type BalanceTotalsQuery = Static<typeof BalanceTotalsQuerySchema>

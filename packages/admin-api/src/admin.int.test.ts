@@ -22,7 +22,7 @@ import {
 } from '@chainpay/store-sqlite'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from '../auth.js'
+import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from './api-key-authenticator.js'
 import { type AdminDeps, buildAdminApp } from './app.js'
 
 const TOKEN = 'admin-token-for-tests-0123456789'

@@ -1,6 +1,7 @@
 // Merchant administration use cases (docs/api.md, "Authentication": keys are issued by an operator, secrets
 // are shown once and stored sealed). The admin API and standalone's demo merchant both use them.
 
+import { type ApiKeyView, type CreatedMerchant, type MerchantView, merchantLimits } from '@chainpay/contracts'
 import {
   type AssetRegistry,
   assetKey,
@@ -35,28 +36,6 @@ export interface MerchantAdminDeps {
   webhookUrlPolicy?: CreateRequestPolicy
 }
 
-/** a merchant as the admin API shows it: no secret, sealed or not */
-export interface MerchantView {
-  merchantId: string
-  name: string
-  /** what the customer's page calls the merchant; null: `name` */
-  displayName: string | null
-  /** the image the customer's page shows, fetched by the gateway; null: none */
-  logoUrl: string | null
-  webhookUrl: string | null
-  feePolicy: FeePolicy
-  /** percent a payment may fall short and still be confirmed (docs/api.md, "Underpayment tolerance") */
-  underpaymentTolerancePercent: string
-  createdAt: string
-  updatedAt: string
-}
-
-export interface ApiKeyView {
-  apiKey: string
-  createdAt: string
-  revokedAt: string | null
-}
-
 export interface CreateMerchantInput {
   name: string
   webhookUrl?: string | null
@@ -64,15 +43,9 @@ export interface CreateMerchantInput {
   feeBps?: number
 }
 
-/** the plain secrets, returned this once and never again */
-export interface CreatedMerchant {
-  merchant: MerchantView
-  apiKey: string
-  apiSecret: string
-  webhookSecret: string
-}
+export type { ApiKeyView, CreatedMerchant, MerchantView }
 
-export const merchantLimits = { nameMaxLength: 200, feeBpsMax: 10_000 } as const
+export { merchantLimits }
 
 export async function createMerchant(
   deps: MerchantAdminDeps,

@@ -3,6 +3,7 @@
 // failed), every one an event first, through payment-command; and a merchant's balances, the
 // operator's view of GET /balances (docs/api.md, "Balances").
 
+import type { OutgoingRow } from '@chainpay/contracts'
 import {
   DomainError,
   formatUnits,
@@ -14,9 +15,9 @@ import {
   OutgoingStatuses,
 } from '@chainpay/domain'
 import type { OperatorOutgoingQuery, OutgoingCommands, OutgoingStep } from '@chainpay/ports'
+import { toBalanceView } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
-import { toBalanceView } from '../routes/outgoing.js'
 
 export interface OutgoingAdminDeps {
   outgoing: OutgoingCommands
@@ -56,7 +57,7 @@ const MerchantParams = Type.Object({ merchantId: Type.String({ minLength: 1 }) }
 const PAGE_LIMIT = { default: 100, max: 500 } as const
 
 /** a row of GET /outgoing: what the wallet's plan needs of a refund or payout */
-export function toOutgoingRow(item: Outgoing) {
+export function toOutgoingRow(item: Outgoing): OutgoingRow {
   return {
     kind: item.kind,
     id: item.id,

@@ -1,0 +1,5 @@
+export * from './api-key-authenticator.js'
+export * from './app.js'
+export * from './chain-balance-readers.js'
+export * from './merchants.js'
+export * from './reseal.js'
