@@ -10,6 +10,7 @@ import type { OutgoingCommands, WebhookDeliveryStore } from '@chainpay/ports'
 import { acceptStrictJsonBodies, createHttpApp, type HttpRequestMetrics } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { BalanceAdminDeps } from './balances.js'
+import { type DashboardUserAdminDeps, dashboardUserAdminRoutes } from './dashboard-users.js'
 import { outgoingAdminRoutes } from './outgoing.js'
 import {
   type AdminRoutesDeps,
@@ -33,6 +34,8 @@ export interface AdminDeps extends AdminRoutesDeps {
   outgoing?: OutgoingCommands
   /** observes every request, by route pattern */
   requestMetrics?: HttpRequestMetrics
+  /** adds the dashboard's users (docs/operations.md, "Dashboard users"); none when absent */
+  dashboardUsers?: DashboardUserAdminDeps['dashboardUsers']
 }
 
 export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
@@ -60,6 +63,12 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
         })
       if (deps.balances) await admin.register(balanceAdminRoutes, deps.balances)
       if (deps.outgoing) await admin.register(outgoingAdminRoutes, { outgoing: deps.outgoing })
+      if (deps.dashboardUsers) {
+        await admin.register(dashboardUserAdminRoutes, {
+          merchants: deps.merchants,
+          dashboardUsers: deps.dashboardUsers,
+        })
+      }
     },
     { prefix: ADMIN_BASE_PATH },
   )

@@ -4,6 +4,7 @@
 
 import type { ApiKeyAuthenticator } from '@chainpay/admin-api'
 import { API_BASE_PATH, buildOpenApiDocument } from '@chainpay/contracts'
+import { type DashboardDeps, dashboardRoutes } from '@chainpay/dashboard'
 import type { AssetRegistry } from '@chainpay/domain'
 import type { Clock, Logger } from '@chainpay/platform'
 import type { MerchantStore, OutgoingCommands, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
@@ -68,6 +69,8 @@ export interface GatewayDeps {
   outgoing?: OutgoingCommands
   /** the refund claim page's addresses, {PUBLIC_URL}/refund/{token}; with `outgoing` */
   claimLinks?: ClaimLinks
+  /** the merchant's dashboard at {PUBLIC_URL}/dashboard (docs/dashboard.md); absent: none */
+  dashboard?: DashboardDeps
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -136,6 +139,21 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       settings: deps.checkout,
       rateLimitedAnswers,
     })
+  }
+
+  // the merchant's dashboard, for the merchant's staff (docs/dashboard.md)
+  if (deps.dashboard) {
+    await app.register(
+      async (dashboard) => {
+        // the sign-in's own lockout is per account and address; this bounds every other request too
+        await limitRequestsPerAddress(dashboard, deps.rateLimit, {
+          group: 'dashboard',
+          answers: rateLimitedAnswers,
+        })
+        await dashboard.register(dashboardRoutes, deps.dashboard as DashboardDeps)
+      },
+      { prefix: '/dashboard' },
+    )
   }
 
   if (deps.extraRoutes) await app.register(deps.extraRoutes)

@@ -10,6 +10,7 @@ import {
   simulatorBalanceEndpoints,
 } from '@chainpay/admin-api'
 import { createHttpPaymentCommands, type HttpPaymentCommands } from '@chainpay/command-api-client'
+import { createDashboardAccounts } from '@chainpay/dashboard'
 import { applyNetworkSettings, type CreateRequestPolicy } from '@chainpay/domain'
 import { infrastructureFor, type SharedRuntime } from '@chainpay/infrastructure'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
@@ -151,6 +152,14 @@ export async function buildGatewayContext(
       )
   }
 
+  // the dashboard's people: the public listener's pages and the admin API's users route share them
+  const dashboardAccounts = createDashboardAccounts({
+    users: stores.dashboardUsers(),
+    secretBox,
+    clock,
+    publicUrl: config.checkout.publicUrl,
+  })
+
   const merchantApi = httpService({
     name: 'merchant API',
     host: config.host,
@@ -198,6 +207,18 @@ export async function buildGatewayContext(
         },
         outgoing,
         claimLinks,
+        dashboard: {
+          accounts: dashboardAccounts,
+          readModel: stores.readModel(),
+          search: stores.paymentSearch(),
+          commands,
+          outgoing,
+          checkoutLinks: createCheckoutLinks({
+            publicUrl: config.checkout.publicUrl,
+            keys: config.encryptionKeys,
+          }),
+          publicUrl: config.checkout.publicUrl,
+        },
         ...(extraRoutes ? { extraRoutes } : {}),
       }),
   })
@@ -217,6 +238,7 @@ export async function buildGatewayContext(
         webhookUrlPolicy: policy,
         authenticator,
         adminToken: config.adminToken,
+        dashboardUsers: dashboardAccounts,
         logger,
         deliveries: stores.deliveries(),
         wakeDeliveries,

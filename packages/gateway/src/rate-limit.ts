@@ -23,7 +23,7 @@ export interface RateLimitSettings {
 }
 
 /** the routes a limit guards, as the metric's `group` label says */
-export type RateLimitedGroup = 'merchant_api' | 'checkout' | 'refund_claim'
+export type RateLimitedGroup = 'merchant_api' | 'checkout' | 'refund_claim' | 'dashboard'
 
 /** the answers past a limit: counted, and logged sampled instead of one request line each */
 export interface RateLimitedAnswers {

@@ -12,6 +12,7 @@ import {
   createApiKeyAuthenticator,
   createMerchant,
 } from '@chainpay/admin-api'
+import { createDashboardAccounts, type DashboardAccounts } from '@chainpay/dashboard'
 import {
   type Asset,
   type AssetRegistry,
@@ -49,10 +50,12 @@ import { openApiProblems, type ServedResponse } from '@chainpay/service-kit/test
 import { signApiRequest } from '@chainpay/signing'
 import {
   createSqliteAddressAllocator,
+  createSqliteDashboardUserStore,
   createSqliteDeliveryStore,
   createSqliteEventStore,
   createSqliteMerchantStore,
   createSqlitePaymentReadModel,
+  createSqlitePaymentSearch,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
   openSqliteDatabase,
@@ -104,6 +107,8 @@ export interface MerchantApiFixture {
   authenticator: ApiKeyAuthenticator
   /** what buildGatewayApp is given for the customer's page: PUBLIC_URL FIXTURE_PUBLIC_URL */
   checkoutDeps: Pick<GatewayDeps, 'checkout' | 'checkoutLinks' | 'merchantLogos' | 'merchants' | 'registry'>
+  /** the dashboard's people on the same file (docs/dashboard.md), served under /dashboard */
+  dashboardAccounts: DashboardAccounts
   /** the merchant every request is signed for by default */
   merchant: CreatedMerchant
   /** a second merchant, to show that merchants cannot see each other's payments */
@@ -210,6 +215,12 @@ export async function openMerchantApiFixture(
     merchants,
     registry,
   }
+  const dashboardAccounts = createDashboardAccounts({
+    users: createSqliteDashboardUserStore(db),
+    secretBox,
+    clock,
+    publicUrl: FIXTURE_PUBLIC_URL,
+  })
   const app = await buildGatewayApp({
     commands: options.commands ? options.commands(handler) : handler,
     readModel,
@@ -232,6 +243,15 @@ export async function openMerchantApiFixture(
     },
     outgoing,
     claimLinks: createClaimLinks({ publicUrl: FIXTURE_PUBLIC_URL, keys: encryptionKey }),
+    dashboard: {
+      accounts: dashboardAccounts,
+      readModel,
+      search: createSqlitePaymentSearch(db),
+      commands: options.commands ? options.commands(handler) : handler,
+      outgoing,
+      checkoutLinks: checkoutDeps.checkoutLinks,
+      publicUrl: FIXTURE_PUBLIC_URL,
+    },
   })
   const adminApp = await buildAdminApp({
     merchants,
@@ -241,6 +261,7 @@ export async function openMerchantApiFixture(
     logger,
     authenticator,
     outgoing,
+    dashboardUsers: dashboardAccounts,
   })
 
   const served: ServedResponse[] = []
@@ -296,6 +317,7 @@ export async function openMerchantApiFixture(
     adminApp,
     authenticator,
     checkoutDeps,
+    dashboardAccounts,
     merchant,
     otherMerchant,
     logLines: () => [...lines],
