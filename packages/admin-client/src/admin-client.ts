@@ -46,6 +46,17 @@ export interface AdminDelivery {
   attempts: unknown[]
 }
 
+/** a dashboard user the operator added, with the one-time setup link (shown once) */
+export interface AddedDashboardUser {
+  userId: string
+  merchantId: string
+  email: string
+  role: string
+  createdAt: string
+  setupUrl: string
+  setupExpiresAt: string
+}
+
 /** a refund or payout, by kind and id */
 export interface OutgoingRef {
   kind: OutgoingRow['kind']
@@ -88,6 +99,10 @@ export interface AdminClient {
   }
   secrets: {
     reseal(): Promise<ResealReport>
+  }
+  /** the dashboard's users (docs/operations.md, "Dashboard users") */
+  dashboardUsers: {
+    add(merchantId: string, body: { email: string; role: string }): Promise<AddedDashboardUser>
   }
   balances: {
     page(query: BalanceQuery): Promise<AdminPage<BalanceRow>>
@@ -217,6 +232,9 @@ export function createAdminClient({ url, token }: AdminClientOptions): AdminClie
     },
     secrets: {
       reseal: () => call('POST', '/secrets/reseal'),
+    },
+    dashboardUsers: {
+      add: (merchantId, body) => call('POST', `${merchant(merchantId)}/users`, body),
     },
     balances: {
       page: (query) => call('GET', `/balances${search(query)}`),

@@ -8,6 +8,7 @@ import { adminTokenOf, TOKEN_ON_COMMAND_LINE } from './admin-token-source.js'
 import { BALANCE_USAGE, balanceCommands } from './balance-commands.js'
 import { chainCheckOptions, runChainCheck } from './chain-check.js'
 import { CliError } from './cli-error.js'
+import { DASHBOARD_USER_USAGE, dashboardUserCommands } from './dashboard-user-commands.js'
 import { adminOptions, balanceOptions, type Command, type Flags, type Printer } from './invocation.js'
 import { MERCHANT_WALLET_USAGE, merchantWalletCommands } from './merchant-wallet-commands.js'
 
@@ -34,6 +35,7 @@ Commands:
   merchants list
   merchants show MERCHANT_ID
 ${MERCHANT_WALLET_USAGE}
+${DASHBOARD_USER_USAGE}
   keys issue MERCHANT_ID
   keys revoke MERCHANT_ID API_KEY
   webhook-secret rotate MERCHANT_ID
@@ -334,6 +336,7 @@ const commands: Record<string, Command> = {
   },
 
   ...merchantWalletCommands,
+  ...dashboardUserCommands,
   ...balanceCommands,
 }
 

@@ -28,6 +28,13 @@ export const merchantWalletOptions = {
   'solana-seed-file': { type: 'string' },
 } as const
 
+/** chainpay-admin users add (dashboard-user-commands.ts) */
+export const dashboardUserOptions = {
+  merchant: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+} as const
+
 /** every option of chainpay-admin */
 export const adminOptions = {
   url: { type: 'string' },
@@ -46,6 +53,7 @@ export const adminOptions = {
   cursor: { type: 'string' },
   ...balanceOptions,
   ...merchantWalletOptions,
+  ...dashboardUserOptions,
   ...chainCheckOptions,
 } as const
 

@@ -1,0 +1,27 @@
+// chainpay-admin users add (docs/operations.md, "Dashboard users"): adds a user of a merchant to the
+// dashboard with a role, through the admin API, and prints the one-time setup link to send them.
+// The link is shown this once: the gateway keeps only its hash.
+
+import { CliError } from './cli-error.js'
+import type { Command } from './invocation.js'
+
+export const DASHBOARD_USER_USAGE = `  users add --merchant MERCHANT_ID --email EMAIL --role (owner | developer | viewer)`
+
+export const dashboardUserCommands: Record<string, Command> = {
+  async 'users add'({ flags, args, api, print }) {
+    if (args.length > 0)
+      throw new CliError(`unexpected '${args.join(' ')}'; usage: ${DASHBOARD_USER_USAGE.trim()}`)
+    const missing = (['merchant', 'email', 'role'] as const).find((name) => flags[name] === undefined)
+    if (missing !== undefined) throw new CliError(`users add: --${missing} is required`)
+    const added = await api.dashboardUsers.add(flags.merchant as string, {
+      email: flags.email as string,
+      role: flags.role as string,
+    })
+    print.result(added, () => [
+      `Added ${added.email} (${added.role}) to merchant ${added.merchantId}.`,
+      'Send them this setup link; it is shown once and works until',
+      `${added.setupExpiresAt}:`,
+      added.setupUrl,
+    ])
+  },
+}
