@@ -223,7 +223,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     if (!outcome.ok) {
       const text =
         outcome.reason === 'locked' && outcome.lockedUntil
-          ? t.locked(outcome.lockedUntil.toISOString().replace('T', ' ').slice(0, 16) + ' UTC')
+          ? t.locked(`${outcome.lockedUntil.toISOString().replace('T', ' ').slice(0, 16)} UTC`)
           : t.signInFailed
       return html(
         reply,

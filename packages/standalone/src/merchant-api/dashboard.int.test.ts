@@ -5,7 +5,11 @@
 // refused; sessions end after 12 idle hours and when revoked; sign-in locks after five failures.
 // The browser's view is dashboard.e2e.test.ts's.
 
+import type { AddressInfo } from 'node:net'
+import { createHttpPaymentCommands, type HttpPaymentCommands } from '@chainpay/command-api-client'
 import { type FoldedPayment, foldPaymentEvent } from '@chainpay/domain'
+import { buildCommandApi } from '@chainpay/payment-command'
+import { createRootLogger } from '@chainpay/platform'
 import type { LightMyRequestResponse } from 'fastify'
 import { Secret, TOTP } from 'otpauth'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -26,11 +30,15 @@ const FORM = {
 const PASSWORD = 'a long passphrase for tests'
 
 let fixture: MerchantApiFixture
+const cleanups: Array<() => Promise<void>> = []
 
 beforeEach(async () => {
   fixture = await openMerchantApiFixture()
 })
-afterEach(() => fixture.close())
+afterEach(async () => {
+  await fixture.close()
+  for (const cleanup of cleanups.splice(0)) await cleanup()
+})
 
 const merchantId = () => fixture.merchant.merchant.merchantId
 
@@ -139,7 +147,7 @@ describe('the dashboard', () => {
     )
     const cookie = cookieOf(signedIn)
 
-    const txHash = 'c0ffee'.repeat(10) + 'abcd'
+    const txHash = `${'c0ffee'.repeat(10)}abcd`
     const paymentId = await paidPayment(txHash)
     await fixture.create({ amount: '1', currency: 'USDT', network: 'TRON' }, fixture.otherMerchant)
     const list = await get('/dashboard/payments', cookie)
@@ -312,5 +320,41 @@ describe('the dashboard', () => {
       url: `/admin/v1/merchants/${merchantId()}/users`,
     })
     expect(noToken.statusCode).toBe(401)
+  })
+
+  it("reads a payment's history and refunds through the command API, as the distributed shape's gateway does", async () => {
+    await fixture.close()
+    const calls: string[] = []
+    let client: HttpPaymentCommands | undefined
+    fixture = await openMerchantApiFixture({
+      outgoing: async (outgoing, handler) => {
+        const commandApi = buildCommandApi({
+          handler,
+          outgoing,
+          logger: createRootLogger({ service: 'command-api', level: 'silent' }),
+        })
+        commandApi.addHook('onRequest', async (request) => void calls.push(request.url))
+        await commandApi.listen({ host: '127.0.0.1', port: 0 })
+        const { port } = commandApi.server.address() as AddressInfo
+        client = createHttpPaymentCommands({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 5_000 })
+        cleanups.push(async () => {
+          await client?.close()
+          await commandApi.close()
+        })
+        return client
+      },
+      commands: () => client as HttpPaymentCommands,
+    })
+    const { email, secret } = await setUpOwner()
+    const cookie = await signIn(email, codeAt(secret))
+    const paymentId = await paidPayment('feed'.repeat(16))
+    calls.length = 0
+    const detail = await get(`/dashboard/payments/${paymentId}`, cookie)
+    expect(detail.statusCode).toBe(200)
+    expect(detail.body).toContain('transfer.detected')
+    expect(calls).toEqual([
+      `/internal/v1/payments/${paymentId}/events?merchantId=${merchantId()}`,
+      '/internal/v1/outgoing/getRefundHistory',
+    ])
   })
 })

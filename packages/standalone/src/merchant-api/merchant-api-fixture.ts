@@ -215,6 +215,7 @@ export async function openMerchantApiFixture(
     merchants,
     registry,
   }
+  const gatewayCommands = options.commands ? options.commands(handler) : handler
   const dashboardAccounts = createDashboardAccounts({
     users: createSqliteDashboardUserStore(db),
     secretBox,
@@ -222,7 +223,7 @@ export async function openMerchantApiFixture(
     publicUrl: FIXTURE_PUBLIC_URL,
   })
   const app = await buildGatewayApp({
-    commands: options.commands ? options.commands(handler) : handler,
+    commands: gatewayCommands,
     readModel,
     authenticator,
     clock,
@@ -247,7 +248,7 @@ export async function openMerchantApiFixture(
       accounts: dashboardAccounts,
       readModel,
       search: createSqlitePaymentSearch(db),
-      commands: options.commands ? options.commands(handler) : handler,
+      commands: gatewayCommands,
       outgoing,
       checkoutLinks: checkoutDeps.checkoutLinks,
       publicUrl: FIXTURE_PUBLIC_URL,
