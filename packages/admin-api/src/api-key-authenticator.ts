@@ -6,15 +6,18 @@
 
 import type { Clock, SecretBox } from '@chainpay/platform'
 import { apiSecretContext, type MerchantRecord, type MerchantStore } from '@chainpay/ports'
+import { apiKeyWorks } from './api-key-rules.js'
 
 export interface AuthenticatedKey {
   merchant: MerchantRecord
   /** the plain API secret, opened from its sealed form; never logged */
   apiSecret: string
+  /** a rolled key's end of overlap, after which it is refused; absent: until revoked */
+  expiresAt?: string
 }
 
 export interface ApiKeyAuthenticator {
-  /** the key's merchant and secret; null for an unknown or revoked key */
+  /** the key's merchant and secret; null for an unknown, revoked or expired key */
   authenticate(apiKey: string): Promise<AuthenticatedKey | null>
   /** forgets what is cached about `apiKey`, or about every key */
   invalidate(apiKey?: string): void
@@ -43,18 +46,25 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps): ApiKey
   let generation = 0
 
   const lookUp = async (apiKey: string): Promise<AuthenticatedKey | null> => {
+    // by its id, the primary key: one lookup however many keys there are
     const key = await merchants.findApiKey(apiKey)
     if (key === null || key.revokedAt !== null) return null
     const merchant = await merchants.getMerchant(key.merchantId)
     if (merchant === null) return null
-    return { merchant, apiSecret: secretBox.open(key.secret, apiSecretContext(key)) }
+    const apiSecret = secretBox.open(key.secret, apiSecretContext(key))
+    return { merchant, apiSecret, ...(key.expiresAt === undefined ? {} : { expiresAt: key.expiresAt }) }
   }
+
+  // a rolled key is refused from its end of overlap on, cached or not (docs/operations.md, "API keys")
+  const unexpired = (found: AuthenticatedKey | null, now: Date) =>
+    found !== null && apiKeyWorks({ revokedAt: null, ...found }, now) ? found : null
 
   return {
     async authenticate(apiKey) {
-      const nowMs = clock.now().getTime()
+      const now = clock.now()
+      const nowMs = now.getTime()
       const cached = cache.get(apiKey)
-      if (cached !== undefined && cached.expiresAtMs > nowMs) return cached.found
+      if (cached !== undefined && cached.expiresAtMs > nowMs) return unexpired(cached.found, now)
       const startedIn = generation
       const found = await lookUp(apiKey)
       if (startedIn === generation) {
@@ -65,7 +75,7 @@ export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps): ApiKey
         }
         cache.set(apiKey, { found, expiresAtMs: nowMs + ttlMs })
       }
-      return found
+      return unexpired(found, now)
     },
 
     invalidate(apiKey) {

@@ -25,6 +25,7 @@ import {
   type MerchantStore,
   webhookSecretContext,
 } from '@chainpay/ports'
+import { noActiveKey, toApiKeyView } from './api-key-rules.js'
 
 export interface MerchantAdminDeps {
   merchants: MerchantStore
@@ -83,7 +84,7 @@ export async function describeMerchant(
   const keys = await deps.merchants.listApiKeys(merchantId)
   return {
     merchant: toMerchantView(merchant),
-    apiKeys: keys.map(({ apiKey, createdAt, revokedAt }) => ({ apiKey, createdAt, revokedAt })),
+    apiKeys: keys.map((key) => toApiKeyView(key, deps.clock.now())),
   }
 }
 
@@ -104,9 +105,8 @@ export async function revokeApiKey(
   apiKey: string,
 ): Promise<{ apiKey: string; revokedAt: string }> {
   const revokedAt = isoNow(deps.clock)
-  if (!(await deps.merchants.revokeApiKey(merchantId, apiKey, revokedAt))) {
-    throw new DomainError('NOT_FOUND', `no active API key ${apiKey} for merchant ${merchantId}`)
-  }
+  if (!(await deps.merchants.revokeApiKey(merchantId, apiKey, revokedAt)))
+    throw noActiveKey(merchantId, apiKey)
   return { apiKey, revokedAt }
 }
 
@@ -195,7 +195,7 @@ export function toMerchantView(record: MerchantRecord): MerchantView {
 
 //////// Helpers
 
-async function requireMerchant(deps: MerchantAdminDeps, merchantId: string): Promise<MerchantRecord> {
+export async function requireMerchant(deps: MerchantAdminDeps, merchantId: string): Promise<MerchantRecord> {
   const merchant = await deps.merchants.getMerchant(merchantId)
   if (merchant === null) throw merchantNotFound(merchantId)
   return merchant
@@ -212,7 +212,8 @@ async function updateMerchant(
   return toMerchantView(await requireMerchant(deps, merchantId))
 }
 
-function newApiKey(deps: MerchantAdminDeps, merchantId: string, now: string) {
+/** a fresh key id and secret for the merchant, the secret sealed to them (apiSecretContext) */
+export function newApiKey(deps: MerchantAdminDeps, merchantId: string, now: string) {
   const apiKey = randomToken('ck', 24)
   const apiSecret = randomToken('cs', 32)
   const record: ApiKeyRecord = {

@@ -13,12 +13,15 @@ import type {
   CreateMerchantBody,
   DisplayNameBody,
   FeePolicyBody,
+  IssuedApiKeyView,
   LogoUrlBody,
   MerchantView,
   MerchantWalletView,
   OutgoingRow,
   RecordSweepBody,
   ResealReport,
+  RollApiKeyBody,
+  RolledApiKeyView,
   SweepView,
   UnderpaymentToleranceBody,
   WebhookUrlBody,
@@ -79,7 +82,9 @@ export interface AdminClient {
     rotateWebhookSecret(merchantId: string): Promise<{ webhookSecret: string }>
   }
   apiKeys: {
-    issue(merchantId: string): Promise<{ apiKey: string; apiSecret: string }>
+    list(merchantId: string): Promise<{ apiKeys: ApiKeyView[] }>
+    issue(merchantId: string): Promise<IssuedApiKeyView>
+    roll(merchantId: string, apiKey: string, body: RollApiKeyBody): Promise<RolledApiKeyView>
     revoke(merchantId: string, apiKey: string): Promise<{ apiKey: string; revokedAt: string }>
   }
   wallets: {
@@ -213,7 +218,10 @@ export function createAdminClient({ url, token }: AdminClientOptions): AdminClie
       rotateWebhookSecret: (merchantId) => call('POST', `${merchant(merchantId)}/webhook-secret/rotate`),
     },
     apiKeys: {
+      list: (merchantId) => call('GET', `${merchant(merchantId)}/api-keys`),
       issue: (merchantId) => call('POST', `${merchant(merchantId)}/api-keys`),
+      roll: (merchantId, apiKey, body) =>
+        call('POST', `${merchant(merchantId)}/api-keys/${encodeURIComponent(apiKey)}/roll`, body),
       revoke: (merchantId, apiKey) =>
         call('POST', `${merchant(merchantId)}/api-keys/${encodeURIComponent(apiKey)}/revoke`),
     },

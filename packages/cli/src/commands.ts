@@ -3,13 +3,20 @@
 
 import { parseArgs } from 'node:util'
 import { AdminClientError, createAdminClient } from '@chainpay/admin-client'
-import type { MerchantView, ResealCounts } from '@chainpay/contracts'
+import type { ApiKeyView, MerchantView, ResealCounts } from '@chainpay/contracts'
 import { adminTokenOf, TOKEN_ON_COMMAND_LINE } from './admin-token-source.js'
 import { BALANCE_USAGE, balanceCommands } from './balance-commands.js'
 import { chainCheckOptions, runChainCheck } from './chain-check.js'
 import { CliError } from './cli-error.js'
 import { DASHBOARD_USER_USAGE, dashboardUserCommands } from './dashboard-user-commands.js'
-import { adminOptions, balanceOptions, type Command, type Flags, type Printer } from './invocation.js'
+import {
+  adminOptions,
+  balanceOptions,
+  type Command,
+  type Flags,
+  type Invocation,
+  type Printer,
+} from './invocation.js'
 import { MERCHANT_WALLET_USAGE, merchantWalletCommands } from './merchant-wallet-commands.js'
 
 export interface CliOutput {
@@ -36,7 +43,9 @@ Commands:
   merchants show MERCHANT_ID
 ${MERCHANT_WALLET_USAGE}
 ${DASHBOARD_USER_USAGE}
-  keys issue MERCHANT_ID
+  keys list MERCHANT_ID
+  keys create MERCHANT_ID
+  keys roll MERCHANT_ID API_KEY [--overlap-hours HOURS]
   keys revoke MERCHANT_ID API_KEY
   webhook-secret rotate MERCHANT_ID
   webhook-url set MERCHANT_ID (URL | --clear)
@@ -58,6 +67,11 @@ Options:
                      line, where the process list shows it (scripts/admin reads it from DATA_DIR)
   --json             print the API's answer as JSON
   -h, --help         show this help
+
+keys create gives a merchant another API key and prints its secret, this once; keys roll does the
+same and lets the old key work on for HOURS (default 24, at most 720), so that the shop can move to
+the new one, then refuses it; keys revoke refuses a key at once. keys list shows every key, none
+with its secret. (keys issue is keys create.) See docs/operations.md, "API keys".
 
 deliveries list prints a merchant's webhook deliveries, newest first (STATUS: pending, delivered,
 failed, no_target), and the cursor of the next page; deliveries redeliver-failed puts every failed
@@ -191,18 +205,44 @@ const commands: Record<string, Command> = {
     print.result(shown, () => [
       ...describeMerchant(shown.merchant),
       'API keys:',
-      ...shown.apiKeys.map(
-        (key) =>
-          `  ${key.apiKey}  created ${key.createdAt}  ${key.revokedAt === null ? 'active' : `revoked ${key.revokedAt}`}`,
-      ),
+      ...shown.apiKeys.map(describeKey),
     ])
   },
 
-  async 'keys issue'({ args, api, print }) {
-    const [merchantId] = expectArgs(args, ['MERCHANT_ID'], 'keys issue MERCHANT_ID')
-    const issued = await api.apiKeys.issue(merchantId)
-    print.result(issued, () => [`API key:    ${issued.apiKey}`, `API secret: ${issued.apiSecret}`])
+  async 'keys list'({ args, api, print }) {
+    const [merchantId] = expectArgs(args, ['MERCHANT_ID'], 'keys list MERCHANT_ID')
+    const listed = await api.apiKeys.list(merchantId)
+    print.result(listed, () =>
+      listed.apiKeys.length === 0 ? [`no API keys for ${merchantId}`] : listed.apiKeys.map(describeKey),
+    )
+  },
+
+  async 'keys create'(invocation) {
+    await issueKey(invocation, 'keys create MERCHANT_ID')
+  },
+
+  async 'keys roll'({ flags, args, api, print }) {
+    const [merchantId, apiKey] = expectArgs(
+      args,
+      ['MERCHANT_ID', 'API_KEY'],
+      'keys roll MERCHANT_ID API_KEY [--overlap-hours HOURS]',
+    )
+    const overlap = flags['overlap-hours']
+    const rolled = await api.apiKeys.roll(
+      merchantId,
+      apiKey,
+      overlap === undefined ? {} : { overlapHours: integerFlag('--overlap-hours', overlap) },
+    )
+    print.result(rolled, () => [
+      `API key:    ${rolled.apiKey}`,
+      `API secret: ${rolled.apiSecret}`,
+      `The old key ${rolled.rolled.apiKey} works until ${rolled.rolled.expiresAt}, then is refused.`,
+    ])
     print.notice(SECRETS_NOTICE)
+  },
+
+  async 'keys issue'(invocation) {
+    await issueKey(invocation, 'keys issue MERCHANT_ID')
   },
 
   async 'keys revoke'({ args, api, print }) {
@@ -338,6 +378,23 @@ const commands: Record<string, Command> = {
   ...merchantWalletCommands,
   ...dashboardUserCommands,
   ...balanceCommands,
+}
+
+async function issueKey({ args, api, print }: Invocation, usage: string): Promise<void> {
+  const [merchantId] = expectArgs(args, ['MERCHANT_ID'], usage)
+  const issued = await api.apiKeys.issue(merchantId)
+  print.result(issued, () => [`API key:    ${issued.apiKey}`, `API secret: ${issued.apiSecret}`])
+  print.notice(SECRETS_NOTICE)
+}
+
+function describeKey(key: ApiKeyView): string {
+  const state = {
+    active: 'active',
+    expiring: `active until ${key.expiresAt} (rolled)`,
+    expired: `expired ${key.expiresAt}`,
+    revoked: `revoked ${key.revokedAt}`,
+  }[key.status]
+  return `  ${key.apiKey}  created ${key.createdAt}  ${state}`
 }
 
 function describeMerchant(merchant: MerchantView): string[] {

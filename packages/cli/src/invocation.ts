@@ -51,6 +51,7 @@ export const adminOptions = {
   status: { type: 'string' },
   limit: { type: 'string' },
   cursor: { type: 'string' },
+  'overlap-hours': { type: 'string' },
   ...balanceOptions,
   ...merchantWalletOptions,
   ...dashboardUserOptions,

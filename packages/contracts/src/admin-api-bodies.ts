@@ -66,6 +66,13 @@ export type FeePolicyBody = Static<typeof FeePolicyBodySchema>
 
 const Id = Type.String({ minLength: 1, maxLength: 128 })
 
+/** a roll (docs/operations.md, "API keys"): how long the old key works on; default 24 hours */
+export const RollApiKeyBodySchema = Type.Object(
+  { overlapHours: Type.Optional(Type.Integer({ minimum: 0, maximum: 720 })) },
+  { additionalProperties: false },
+)
+export type RollApiKeyBody = Static<typeof RollApiKeyBodySchema>
+
 export const MerchantParamsSchema = Type.Object({ merchantId: Id })
 export const ApiKeyParamsSchema = Type.Object({ merchantId: Id, apiKey: Id })
 export const PaymentDeliveriesParamsSchema = Type.Object({ merchantId: Id, paymentId: Id })

@@ -100,11 +100,20 @@ export const MerchantViewSchema = Type.Object({
 })
 export type MerchantView = Static<typeof MerchantViewSchema>
 
-/** an API key of a merchant, never its secret */
+/** an API key of a merchant, never its secret (docs/operations.md, "API keys") */
 export const ApiKeyViewSchema = Type.Object({
   apiKey: Text,
   createdAt: Text,
   revokedAt: Nullable(Text),
+  /** when a rolled key stops working; null: it works until revoked */
+  expiresAt: Nullable(Text),
+  /** active; expiring (rolled, still working); expired; revoked */
+  status: Type.Union([
+    Type.Literal('active'),
+    Type.Literal('expiring'),
+    Type.Literal('expired'),
+    Type.Literal('revoked'),
+  ]),
 })
 export type ApiKeyView = Static<typeof ApiKeyViewSchema>
 
@@ -116,6 +125,18 @@ export const CreatedMerchantSchema = Type.Object({
   webhookSecret: Text,
 })
 export type CreatedMerchant = Static<typeof CreatedMerchantSchema>
+
+/** a merchant's new API key with its secret, shown this once (POST .../api-keys) */
+export const IssuedApiKeySchema = Type.Object({ apiKey: Text, apiSecret: Text })
+export type IssuedApiKeyView = Static<typeof IssuedApiKeySchema>
+
+/** a roll's answer (POST .../api-keys/{apiKey}/roll): the new key, and until when the old one works */
+export const RolledApiKeySchema = Type.Object({
+  apiKey: Text,
+  apiSecret: Text,
+  rolled: Type.Object({ apiKey: Text, expiresAt: Text }),
+})
+export type RolledApiKeyView = Static<typeof RolledApiKeySchema>
 
 const ResealCountsSchema = Type.Object({
   /** values looked at */

@@ -51,7 +51,8 @@ export function merchantAuthentication(deps: { authenticator: ApiKeyAuthenticato
       )
     }
     const found = await deps.authenticator.authenticate(headers.key)
-    if (found === null) throw new DomainError('INVALID_API_KEY', 'X-Service-Key: unknown or revoked API key')
+    if (found === null)
+      throw new DomainError('INVALID_API_KEY', 'X-Service-Key: unknown, revoked or expired API key')
 
     const rawBody = await readRawBody(request)
     const signed = {
