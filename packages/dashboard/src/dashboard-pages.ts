@@ -213,6 +213,21 @@ ${input.nextHref ? `<p><a class="button secondary" href="${e(input.nextHref)}">$
   )
 }
 
+const HISTORY_FIELDS = new Set([
+  'txHash',
+  'transferIndex',
+  'confirmations',
+  'final',
+  'reason',
+  'amount',
+  'address',
+  'status',
+  'network',
+  'currency',
+  'refundId',
+  'expiresAt',
+])
+
 export interface HistoryRow {
   type: string
   occurredAt: string
@@ -234,15 +249,21 @@ export function renderPaymentDetail(
         `<div><dt>${e(label)}</dt><dd${mono ? ' class="mono"' : ''}>${e(value)}</dd></div>`,
     )
     .join('\n')
+  // what support reads of an event; the whole of it is GET /payments/{id}/events
   const details = (data: Record<string, unknown>) =>
     Object.entries(data)
-      .filter(([, value]) => value !== null && value !== undefined && typeof value !== 'object')
+      .filter(
+        ([key, value]) =>
+          HISTORY_FIELDS.has(key) && value !== null && value !== undefined && typeof value !== 'object',
+      )
       .map(([key, value]) => `${key}: ${String(value)}`)
       .join(' · ')
   const history = input.history
     .map(
       (row) =>
-        `<tr><td>${e(row.occurredAt.replace('T', ' ').slice(0, 19))}</td><td class="mono">${e(row.type)}</td><td class="mono">${e(details(row.data))}</td></tr>`,
+        `<li><span class="mono">${e(row.type)}</span> <span class="when">${e(row.occurredAt.replace('T', ' ').slice(0, 19))}</span>${
+          details(row.data) === '' ? '' : `<br><span class="mono details">${e(details(row.data))}</span>`
+        }</li>`,
     )
     .join('\n')
   return renderPage(
@@ -253,12 +274,10 @@ ${fields}
 <div><dt>${e(t.checkoutPage)}</dt><dd class="mono"><a href="${e(input.checkoutUrl)}">${e(input.checkoutUrl)}</a></dd></div>
 </dl></section>
 <section aria-labelledby="history-title"><h2 id="history-title">${e(t.history)}</h2>
-<div class="scroll" tabindex="0" role="region" aria-labelledby="history-caption"><table>
-<caption id="history-caption">${e(t.historyTable)}</caption>
-<thead><tr><th scope="col">${e(t.when)}</th><th scope="col">${e(t.event)}</th><th scope="col">${e(t.details)}</th></tr></thead>
-<tbody>
+<p class="hint">${e(t.historyTable)}</p>
+<ol class="history">
 ${history}
-</tbody></table></div></section>`,
+</ol></section>`,
   )
 }
 

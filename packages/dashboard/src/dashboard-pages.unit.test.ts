@@ -43,7 +43,7 @@ describe('dashboard pages', () => {
       fields: [['Metadata', '{"order":"<script>alert(1)</script>"}', true]],
       checkoutUrl: 'https://pay.example.com/pay/x"onmouseover="y',
       history: [
-        { type: 'payment.created', occurredAt: '2030-01-01T00:00:00.000Z', data: { note: '<img src=x>' } },
+        { type: 'payment.created', occurredAt: '2030-01-01T00:00:00.000Z', data: { reason: '<img src=x>' } },
       ],
     })
     expect(page).not.toContain('<script>alert')

@@ -46,6 +46,10 @@ th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--border
 th { color: var(--muted); font-size: .875rem; font-weight: 600; }
 .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; overflow-wrap: anywhere; }
 .num { text-align: right; white-space: nowrap; }
+.nowrap { white-space: nowrap; }
+ol.history { list-style: none; padding: 0; margin: 0; }
+ol.history li { padding: .5rem 0; border-bottom: 1px solid var(--border); }
+.when, .details { color: var(--muted); font-size: .875rem; }
 .status { font-weight: 600; }
 .status-confirmed, .status-overpaid { color: var(--ok); }
 .status-pending, .status-underpaid { color: var(--warn); }

@@ -3,10 +3,12 @@
 // owner through the admin API; the owner opens the setup link, sets a password, enrols TOTP from the
 // key the page shows (the test's authenticator is otpauth), signs in with a code, and looks up a
 // paid payment by its transaction hash, as support does when a customer quotes it. Every page is
-// checked with axe-core (no serious or critical violation) and asks nothing of another origin.
+// checked with axe-core (no serious or critical violation; the payment's page in light and dark)
+// and asks nothing of another origin. Screenshots under .cache/dashboard-screenshots/.
 
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import { systemClock } from '@chainpay/platform'
 import { Secret, TOTP } from 'otpauth'
 import { type Browser, chromium, type Page } from 'playwright-core'
@@ -17,11 +19,13 @@ import { type InProcessStandalone, startInProcessStandalone } from './testing/st
 const CHROMIUM = '/usr/bin/chromium'
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const PASSWORD = 'a long passphrase for the owner'
+const SCREENSHOTS = fileURLToPath(new URL('../../../.cache/dashboard-screenshots/', import.meta.url))
 
 let standalone: InProcessStandalone
 let browser: Browser
 
 beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true })
   ;[standalone, browser] = await Promise.all([
     startInProcessStandalone({ clock: systemClock }),
     chromium.launch({
@@ -105,6 +109,7 @@ it('an owner sets up TOTP, signs in with a code and finds a payment by its tx ha
   await page.getByLabel('Code from your authenticator app').fill(codeAt(30_000))
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('heading', { name: 'Payments' }).waitFor()
+  await page.screenshot({ path: `${SCREENSHOTS}payments.png`, fullPage: true })
   const cookies = await context.cookies()
   // PUBLIC_URL is http on loopback here: no Secure, no __Host- prefix (docs/dashboard.md)
   expect(cookies.map(({ name, httpOnly, sameSite, path }) => ({ name, httpOnly, sameSite, path }))).toEqual([
@@ -120,6 +125,11 @@ it('an owner sets up TOTP, signs in with a code and finds a payment by its tx ha
   expect(await page.locator('main').textContent()).toContain(txHash)
   expect(await page.locator('main').textContent()).toContain('payment.confirmed')
   expect(await seriousViolations(page)).toEqual([])
+  await page.screenshot({ path: `${SCREENSHOTS}payment-light.png`, fullPage: true })
+  // dark, as prefers-color-scheme asks: its contrast checked too
+  await page.emulateMedia({ colorScheme: 'dark' })
+  expect(await seriousViolations(page)).toEqual([])
+  await page.screenshot({ path: `${SCREENSHOTS}payment-dark.png`, fullPage: true })
 
   expect(requests.filter((url) => new URL(url).origin !== origin)).toEqual([])
   await context.close()
