@@ -258,6 +258,47 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
       return revoked
     },
 
+    /**
+     * An owner changes a user of the merchant: a role, or enabled. Disabling ends the user's
+     * sessions. Refused (false) for another merchant's user, and when it would leave the merchant
+     * without an enabled owner (nobody could manage its users then but the operator).
+     */
+    async changeUser(
+      actor: DashboardUser,
+      userId: string,
+      change: { role?: DashboardRole; enabled?: boolean },
+    ): Promise<'changed' | 'unknown' | 'last_owner'> {
+      const target = await users.getUser(userId)
+      if (target === null || target.merchantId !== actor.merchantId) return 'unknown'
+      const next = { ...target, ...change }
+      const staysOwner = next.role === 'owner' && next.enabled
+      if (target.role === 'owner' && target.enabled && !staysOwner) {
+        const owners = (await users.listUsers(actor.merchantId)).filter(
+          (user) => user.role === 'owner' && user.enabled && user.userId !== userId,
+        )
+        if (owners.length === 0) return 'last_owner'
+      }
+      await users.updateUser(userId, change, iso())
+      if (change.enabled === false) await users.revokeUserSessions(userId, iso())
+      if (change.role !== undefined && change.role !== target.role) {
+        await audit(
+          actor.merchantId,
+          actor.email,
+          'user.role_changed',
+          `${target.email}: ${target.role} → ${change.role}`,
+        )
+      }
+      if (change.enabled !== undefined && change.enabled !== target.enabled) {
+        await audit(
+          actor.merchantId,
+          actor.email,
+          change.enabled ? 'user.enabled' : 'user.disabled',
+          target.email,
+        )
+      }
+      return 'changed'
+    },
+
     listSessions: (user: DashboardUser) => users.listSessions(user.userId),
     listUsers: (merchantId: string) => users.listUsers(merchantId),
     listAudit: users.listAudit.bind(users),

@@ -339,15 +339,22 @@ export function renderUsers(
   const t = frame.texts
   const stateOf = (user: DashboardUser) =>
     !user.enabled ? t.disabled : user.passwordHash === null ? t.pending : t.active
+  const roleOptions = (selected: DashboardRole | null) =>
+    (['viewer', 'developer', 'owner'] as const)
+      .map(
+        (role) =>
+          `<option value="${role}"${role === selected ? ' selected' : ''}>${e(t.roles[role])}</option>`,
+      )
+      .join('')
   const rows = users
-    .map(
-      (user) =>
-        `<tr><td>${e(user.email)}</td><td>${e(t.roles[user.role])}</td><td>${e(stateOf(user))}</td></tr>`,
-    )
+    .map((user) => {
+      const action = `${frame.base}/users/${e(user.userId)}`
+      const roleLabel = `${t.role}: ${user.email}`
+      const change = `<form class="inline" method="post" action="${action}/role">${csrfField(frame)}<select name="role" aria-label="${e(roleLabel)}">${roleOptions(user.role)}</select> <button type="submit" class="secondary">${e(t.change)}</button></form>`
+      const toggle = `<form class="inline" method="post" action="${action}/${user.enabled ? 'disable' : 'enable'}">${csrfField(frame)}<button type="submit" class="${user.enabled ? 'danger' : 'secondary'}" aria-label="${e(`${user.enabled ? t.disable : t.enable}: ${user.email}`)}">${e(user.enabled ? t.disable : t.enable)}</button></form>`
+      return `<tr><td>${e(user.email)}</td><td>${change}</td><td>${e(stateOf(user))}</td><td>${toggle}</td></tr>`
+    })
     .join('\n')
-  const roleOptions = (['viewer', 'developer', 'owner'] as const)
-    .map((role) => `<option value="${role}">${e(t.roles[role])}</option>`)
-    .join('')
   return renderPage(
     frame,
     t.users,
@@ -355,7 +362,7 @@ export function renderUsers(
 ${problem ? message('error', problem) : ''}
 <div class="scroll" tabindex="0" role="region" aria-labelledby="users-caption"><table>
 <caption id="users-caption">${e(t.usersTable)}</caption>
-<thead><tr><th scope="col">${e(t.email)}</th><th scope="col">${e(t.role)}</th><th scope="col">${e(t.state)}</th></tr></thead>
+<thead><tr><th scope="col">${e(t.email)}</th><th scope="col">${e(t.role)}</th><th scope="col">${e(t.state)}</th><th scope="col"><span class="skip">${e(t.disable)}</span></th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table></div>
@@ -365,7 +372,7 @@ ${rows}
   <label for="new-email">${e(t.email)}</label>
   <input id="new-email" name="email" type="email" required>
   <label for="new-role">${e(t.role)}</label>
-  <select id="new-role" name="role">${roleOptions}</select>
+  <select id="new-role" name="role">${roleOptions(null)}</select>
   <div class="actions"><button type="submit">${e(t.add)}</button></div>
 </form>`,
   )

@@ -14,14 +14,16 @@ import {
   toPaymentHistoryView,
   toPaymentView,
 } from '@chainpay/domain'
-import type {
-  DashboardUser,
-  OutgoingCommands,
-  PaymentCommands,
-  PaymentDocument,
-  PaymentListQuery,
-  PaymentReadModel,
-  PaymentSearch,
+import {
+  type DashboardRole,
+  DashboardRoles,
+  type DashboardUser,
+  type OutgoingCommands,
+  type PaymentCommands,
+  type PaymentDocument,
+  type PaymentListQuery,
+  type PaymentReadModel,
+  type PaymentSearch,
 } from '@chainpay/ports'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import {
@@ -465,6 +467,44 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
       )
     }
   })
+
+  // an owner changes a user's role, or disables or enables the user
+  const changeUser = async (
+    request: AnyRequest,
+    reply: FastifyReply,
+    change: { role?: DashboardRole; enabled?: boolean },
+  ) => {
+    const signed = await signedIn(request, reply, 'manage_users')
+    if (signed === null) return reply
+    const frame = frameOf(request, signed, 'users')
+    const outcome = await accounts.changeUser(signed.user, request.params.userId ?? '', change)
+    const users = () => accounts.listUsers(signed.user.merchantId)
+    if (outcome === 'unknown')
+      return html(reply, 404, renderMessagePage(frame, frame.texts.notFound, frame.texts.notFound))
+    if (outcome === 'last_owner')
+      return html(reply, 409, renderUsers(frame, await users(), undefined, frame.texts.lastOwner))
+    return reply.redirect(`${base}/users?lang=${frame.language}`, 303)
+  }
+  app.post('/users/:userId/role', async (request: AnyRequest, reply) => {
+    const role = field(request.body, 'role')
+    if (!(DashboardRoles as readonly string[]).includes(role ?? '')) {
+      const signed = await signedIn(request, reply, 'manage_users')
+      if (signed === null) return reply
+      const frame = frameOf(request, signed, 'users')
+      return html(
+        reply,
+        400,
+        renderUsers(frame, await accounts.listUsers(signed.user.merchantId), undefined, frame.texts.role),
+      )
+    }
+    return changeUser(request, reply, { role: role as DashboardRole })
+  })
+  app.post('/users/:userId/disable', async (request: AnyRequest, reply) =>
+    changeUser(request, reply, { enabled: false }),
+  )
+  app.post('/users/:userId/enable', async (request: AnyRequest, reply) =>
+    changeUser(request, reply, { enabled: true }),
+  )
 
   app.get('/sessions', async (request: AnyRequest, reply) => {
     // one's own sessions: every role may see and end them (signing out changes nothing of the merchant's)

@@ -98,6 +98,10 @@ export const dashboardTexts = {
     setupLinkOnce: (email: string) =>
       `Send this setup link to ${email}. It is shown once and works for 72 hours:`,
     roles: { owner: 'Owner', developer: 'Developer', viewer: 'Viewer' },
+    change: 'Change',
+    disable: 'Disable',
+    enable: 'Enable',
+    lastOwner: 'The merchant keeps at least one enabled owner.',
     forbidden: 'Your role does not allow this.',
     refused: 'This form could not be accepted. Reload the page and try again.',
   },
@@ -196,6 +200,10 @@ export const dashboardTexts = {
     setupLinkOnce: (email: string) =>
       `Senden Sie diesen Einrichtungslink an ${email}. Er wird einmal angezeigt und gilt 72 Stunden:`,
     roles: { owner: 'Inhaber', developer: 'Entwickler', viewer: 'Betrachter' },
+    change: 'Ändern',
+    disable: 'Deaktivieren',
+    enable: 'Aktivieren',
+    lastOwner: 'Der Händler behält mindestens einen aktiven Inhaber.',
     forbidden: 'Ihre Rolle erlaubt das nicht.',
     refused: 'Dieses Formular wurde nicht angenommen. Laden Sie die Seite neu und versuchen Sie es erneut.',
   },

@@ -110,6 +110,15 @@ it('an owner sets up TOTP, signs in with a code and finds a payment by its tx ha
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('heading', { name: 'Payments' }).waitFor()
   await page.screenshot({ path: `${SCREENSHOTS}payments.png`, fullPage: true })
+  // the owner's pages, by keyboard-reachable links of the navigation
+  await page.getByRole('link', { name: 'Users' }).click()
+  await page.getByRole('heading', { name: 'Users' }).waitFor()
+  expect(await seriousViolations(page)).toEqual([])
+  await page.getByRole('link', { name: 'Audit log' }).click()
+  await page.getByRole('heading', { name: 'Audit log' }).waitFor()
+  expect(await page.locator('main').textContent()).toContain('session.signed_in')
+  expect(await seriousViolations(page)).toEqual([])
+  await page.getByRole('link', { name: 'Payments' }).click()
   const cookies = await context.cookies()
   // PUBLIC_URL is http on loopback here: no Secure, no __Host- prefix (docs/dashboard.md)
   expect(cookies.map(({ name, httpOnly, sameSite, path }) => ({ name, httpOnly, sameSite, path }))).toEqual([

@@ -237,6 +237,61 @@ describe('the dashboard', () => {
     expect(audit.body).toContain('operator')
   })
 
+  it('an owner changes a role and disables a user, whose sessions end; the last owner stays', async () => {
+    const { email, secret } = await setUpOwner()
+    const owner = await signIn(email, codeAt(secret))
+    const { setupUrl, userId } = await addUserAsOperator('dev@shop.example', 'developer')
+    await post(pathOf(setupUrl), { password: PASSWORD, confirmation: PASSWORD })
+    const developer = await signIn('dev@shop.example')
+    const csrf = csrfOf((await get('/dashboard/users', owner)).body)
+
+    // a developer manages no users, whatever it posts
+    const developerCsrf = csrfOf((await get('/dashboard/payments', developer)).body)
+    expect(
+      (
+        await post(
+          `/dashboard/users/${userId}/role`,
+          { role: 'owner', csrf: developerCsrf },
+          { cookie: developer },
+        )
+      ).statusCode,
+    ).toBe(403)
+
+    expect(
+      (await post(`/dashboard/users/${userId}/role`, { role: 'viewer', csrf }, { cookie: owner })).statusCode,
+    ).toBe(303)
+    expect(
+      (await fixture.dashboardAccounts.listUsers(merchantId())).find((user) => user.userId === userId)?.role,
+    ).toBe('viewer')
+    expect((await post(`/dashboard/users/${userId}/disable`, { csrf }, { cookie: owner })).statusCode).toBe(
+      303,
+    )
+    expect((await get('/dashboard/payments', developer)).statusCode).toBe(303)
+    expect(
+      (await post('/dashboard/sign-in', { email: 'dev@shop.example', password: PASSWORD })).statusCode,
+    ).toBe(401)
+
+    // the merchant's only owner cannot disable or demote itself; another merchant's user is unknown
+    const ownerId = (await fixture.dashboardAccounts.listUsers(merchantId())).find(
+      (user) => user.role === 'owner',
+    )?.userId
+    expect((await post(`/dashboard/users/${ownerId}/disable`, { csrf }, { cookie: owner })).statusCode).toBe(
+      409,
+    )
+    expect(
+      (await post(`/dashboard/users/${ownerId}/role`, { role: 'viewer', csrf }, { cookie: owner }))
+        .statusCode,
+    ).toBe(409)
+    expect((await post('/dashboard/users/usr_unknown/disable', { csrf }, { cookie: owner })).statusCode).toBe(
+      404,
+    )
+
+    const audit = (await get('/dashboard/audit', owner)).body
+    expect(audit).toContain('user.role_changed')
+    expect(audit).toContain('dev@shop.example: developer → viewer')
+    expect(audit).toContain('user.disabled')
+  })
+
   it('ends a session after 12 idle hours, and when revoked or signed out', async () => {
     const { email, secret } = await setUpOwner()
     const first = await signIn(email, codeAt(secret))
