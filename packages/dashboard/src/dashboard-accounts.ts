@@ -52,6 +52,10 @@ export interface SetupOutcome {
   problem?: 'password_length' | 'password_mismatch' | 'totp' | 'used'
 }
 
+/** failed sign-ins and sessions are kept a day past anything that reads them (15 min, 12 h) */
+const PRUNE_AFTER_MS = 24 * 60 * 60 * 1000
+const PRUNE_EVERY_MS = 60 * 60 * 1000
+
 const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,190}\.[^\s@<>"]{1,63}$/
 
 /** an argon2id hash of nothing anyone types: an unknown email costs what a known one does */
@@ -92,6 +96,15 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
     if (record === null || Date.parse(record.expiresAt) <= now().getTime()) return null
     const user = await users.getUser(record.userId)
     return user?.enabled ? user : null
+  }
+
+  // what no rule reads any more is forgotten at most once an hour, by a sign-in (PRUNE_AFTER_MS)
+  let prunedAt = 0
+  const pruneNow = async () => {
+    const time = now().getTime()
+    if (time - prunedAt < PRUNE_EVERY_MS) return
+    prunedAt = time
+    await users.pruneBefore(new Date(time - PRUNE_AFTER_MS).toISOString())
   }
 
   return {
@@ -184,6 +197,7 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
       address: string
       userAgent: string
     }): Promise<SignInOutcome> {
+      await pruneNow()
       const email = input.email.trim().toLowerCase()
       const accountKey = `email:${email}`
       const addressKey = `address:${input.address}`
@@ -299,7 +313,11 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
       return 'changed'
     },
 
-    listSessions: (user: DashboardUser) => users.listSessions(user.userId),
+    /** the user's sessions that still hold (not revoked, not idle 12 h) */
+    listSessions: async (user: DashboardUser) =>
+      (await users.listSessions(user.userId)).filter(
+        (session) => sessionVerdict(session, user, now()) === 'valid',
+      ),
     listUsers: (merchantId: string) => users.listUsers(merchantId),
     listAudit: users.listAudit.bind(users),
   }

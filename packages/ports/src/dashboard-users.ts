@@ -97,6 +97,12 @@ export interface DashboardUserStore {
   /** forgets the failures under `key` (a sign-in that succeeded) */
   clearLoginFailures(key: string): Promise<void>
 
+  /**
+   * Forgets what no rule reads any more: failed sign-ins and sessions last seen before `before`,
+   * setup tokens that expired before it. The audit log is kept.
+   */
+  pruneBefore(before: string): Promise<void>
+
   appendAudit(entry: DashboardAuditEntry): Promise<void>
   /** the merchant's entries, newest first, strictly before `before` (an entry's at and id) when given */
   listAudit(

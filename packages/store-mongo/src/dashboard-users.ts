@@ -153,6 +153,12 @@ export function createMongoDashboardUserStore(db: Db): DashboardUserStore {
         await failures.deleteMany({ key })
       },
 
+      async pruneBefore(before) {
+        await failures.deleteMany({ at: { $lt: before } })
+        await sessions.deleteMany({ lastSeenAt: { $lt: before } })
+        await tokens.deleteMany({ expiresAt: { $lt: before } })
+      },
+
       async appendAudit({ entryId, ...rest }) {
         await audit.insertOne({ _id: entryId, ...rest })
       },

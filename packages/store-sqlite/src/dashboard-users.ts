@@ -6,7 +6,7 @@ import {
   type DashboardUserStore,
   translateFailures,
 } from '@chainpay/ports'
-import type { DatabaseSync } from './database.js'
+import { type DatabaseSync, inTransaction } from './database.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -113,6 +113,9 @@ export function createSqliteDashboardUserStore(db: DatabaseSync): DashboardUserS
     'SELECT at FROM dashboard_login_failures WHERE key = ? AND at >= ? ORDER BY at',
   )
   const deleteFailures = db.prepare('DELETE FROM dashboard_login_failures WHERE key = ?')
+  const pruneFailures = db.prepare('DELETE FROM dashboard_login_failures WHERE at < ?')
+  const pruneSessions = db.prepare('DELETE FROM dashboard_sessions WHERE last_seen_at < ?')
+  const pruneTokens = db.prepare('DELETE FROM dashboard_setup_tokens WHERE expires_at < ?')
   const insertAudit = db.prepare(`
     INSERT INTO dashboard_audit (entry_id, merchant_id, at, actor, action, subject)
     VALUES (:entryId, :merchantId, :at, :actor, :action, :subject)
@@ -212,6 +215,14 @@ export function createSqliteDashboardUserStore(db: DatabaseSync): DashboardUserS
       },
       async clearLoginFailures(key) {
         deleteFailures.run(key)
+      },
+
+      async pruneBefore(before) {
+        inTransaction(db, () => {
+          pruneFailures.run(before)
+          pruneSessions.run(before)
+          pruneTokens.run(before)
+        })
       },
 
       async appendAudit(entry) {

@@ -117,6 +117,26 @@ export function describeDashboardUserStoreContract(
       expect(await store.loginFailuresSince('address:192.0.2.1', now)).toHaveLength(1)
     })
 
+    it('prunes failures, sessions and setup tokens older than a time, and nothing newer', async () => {
+      await store.recordLoginFailure('email:a@shop.example', '2030-01-01T00:00:00.000Z')
+      await store.recordLoginFailure('email:a@shop.example', '2030-01-02T00:00:00.000Z')
+      await store.createSession(session('s_old', 'usr_1'))
+      await store.createSession(session('s_new', 'usr_1', { lastSeenAt: '2030-01-02T00:00:00.000Z' }))
+      await store.createSetupToken({ tokenHash: 'h_old', userId: 'usr_1', expiresAt: now, createdAt: now })
+      await store.createSetupToken({ tokenHash: 'h_new', userId: 'usr_1', expiresAt: later, createdAt: now })
+      await store.appendAudit(audit('aud_1', 'mer_1', now))
+
+      await store.pruneBefore('2030-01-01T12:00:00.000Z')
+      expect(await store.loginFailuresSince('email:a@shop.example', now)).toEqual([
+        '2030-01-02T00:00:00.000Z',
+      ])
+      expect(await store.getSession('s_old')).toBeNull()
+      expect(await store.getSession('s_new')).not.toBeNull()
+      expect(await store.getSetupToken('h_old')).toBeNull()
+      expect(await store.getSetupToken('h_new')).not.toBeNull()
+      expect(await store.listAudit('mer_1', 10)).toHaveLength(1)
+    })
+
     it("lists a merchant's audit log newest first, a page at a time", async () => {
       const entries = Array.from({ length: 5 }, (_, index) =>
         audit(`aud_${index}`, 'mer_1', `2030-01-01T00:0${index}:00.000Z`),
