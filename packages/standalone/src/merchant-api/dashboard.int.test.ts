@@ -134,6 +134,10 @@ describe('the dashboard', () => {
     const { email, secret, setupUrl } = await setUpOwner()
     // the link is used once
     expect((await get(pathOf(setupUrl))).statusCode).toBe(404)
+    // its token is no log line's
+    const token = pathOf(setupUrl).split('/').at(-1) as string
+    expect(fixture.logLines().some((line) => line.includes('/dashboard/setup/'))).toBe(true)
+    expect(fixture.logLines().filter((line) => line.includes(token))).toEqual([])
     // an owner without the code, or with a wrong one, is refused like a wrong password
     expect((await post('/dashboard/sign-in', { email, password: PASSWORD })).statusCode).toBe(401)
     expect((await post('/dashboard/sign-in', { email, password: PASSWORD, code: '000000' })).statusCode).toBe(
