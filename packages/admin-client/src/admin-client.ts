@@ -108,6 +108,8 @@ export interface AdminClient {
   /** the dashboard's users (docs/operations.md, "Dashboard users") */
   dashboardUsers: {
     add(merchantId: string, body: { email: string; role: string }): Promise<AddedDashboardUser>
+    /** a new setup link; the old password and TOTP key cleared, the sessions ended */
+    reset(merchantId: string, body: { email: string }): Promise<AddedDashboardUser>
   }
   balances: {
     page(query: BalanceQuery): Promise<AdminPage<BalanceRow>>
@@ -243,6 +245,7 @@ export function createAdminClient({ url, token }: AdminClientOptions): AdminClie
     },
     dashboardUsers: {
       add: (merchantId, body) => call('POST', `${merchant(merchantId)}/users`, body),
+      reset: (merchantId, body) => call('POST', `${merchant(merchantId)}/users/reset`, body),
     },
     balances: {
       page: (query) => call('GET', `/balances${search(query)}`),

@@ -93,3 +93,17 @@ it('users add names what is missing or refused', async () => {
   expect(twice.code).toBe(1)
   expect(twice.err.join('\n')).toContain('USER_EXISTS')
 })
+
+it('users reset gives a user a new setup link and ends the old password', async () => {
+  await cli(['users', 'add', '--merchant', merchantId, '--email', 'a@shop.example', '--role', 'viewer'])
+  const run = await cli(['users', 'reset', '--merchant', merchantId, '--email', 'a@shop.example'])
+  expect(run.code, run.err.join('\n')).toBe(0)
+  expect(run.out[0]).toBe(
+    'Reset a@shop.example: the password and the authenticator are cleared, the sessions ended.',
+  )
+  const user = await accounts.userOfSetupToken((run.out.at(-1) as string).split('/').at(-1) as string)
+  expect(user).toMatchObject({ email: 'a@shop.example', passwordHash: null })
+  const unknown = await cli(['users', 'reset', '--merchant', merchantId, '--email', 'nobody@shop.example'])
+  expect(unknown.code).toBe(1)
+  expect(unknown.err.join('\n')).toContain('NOT_FOUND')
+})

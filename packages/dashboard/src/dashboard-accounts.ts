@@ -144,6 +144,27 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
     userOfSetupToken,
 
     /**
+     * A new setup link for a user of the merchant who lost the password or the authenticator: the
+     * password and the TOTP key are cleared and the user's sessions end, so that only the new link
+     * gets the user in again. Null for an unknown email or another merchant's user.
+     */
+    async resetUser(input: { merchantId: string; email: string; actor: string }): Promise<AddedUser | null> {
+      const user = await users.getUserByEmail(input.email.trim())
+      if (user === null || user.merchantId !== input.merchantId) return null
+      const at = iso()
+      const reset =
+        (await users.updateUser(
+          user.userId,
+          { passwordHash: null, totpSecret: null, totpLastStep: null },
+          at,
+        )) ?? user
+      await users.revokeUserSessions(user.userId, at)
+      const link = await issueSetupLink(reset)
+      await audit(user.merchantId, input.actor, 'user.reset', user.email)
+      return { user: reset, ...link }
+    },
+
+    /**
      * Sets the password (and, for an owner, the TOTP secret once a code from it is typed), uses the
      * link, ends any session the user had. `totpSecret` is the one the setup page showed.
      */

@@ -352,7 +352,8 @@ export function renderUsers(
       const roleLabel = `${t.role}: ${user.email}`
       const change = `<form class="inline" method="post" action="${action}/role">${csrfField(frame)}<select name="role" aria-label="${e(roleLabel)}">${roleOptions(user.role)}</select> <button type="submit" class="secondary">${e(t.change)}</button></form>`
       const toggle = `<form class="inline" method="post" action="${action}/${user.enabled ? 'disable' : 'enable'}">${csrfField(frame)}<button type="submit" class="${user.enabled ? 'danger' : 'secondary'}" aria-label="${e(`${user.enabled ? t.disable : t.enable}: ${user.email}`)}">${e(user.enabled ? t.disable : t.enable)}</button></form>`
-      return `<tr><td>${e(user.email)}</td><td>${change}</td><td>${e(stateOf(user))}</td><td>${toggle}</td></tr>`
+      const reset = `<form class="inline" method="post" action="${action}/reset">${csrfField(frame)}<button type="submit" class="secondary" aria-label="${e(`${t.newSetupLink}: ${user.email}`)}">${e(t.newSetupLink)}</button></form>`
+      return `<tr><td>${e(user.email)}</td><td>${change}</td><td>${e(stateOf(user))}</td><td>${toggle} ${reset}</td></tr>`
     })
     .join('\n')
   return renderPage(

@@ -499,6 +499,24 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     }
     return changeUser(request, reply, { role: role as DashboardRole })
   })
+  // a new setup link for a user who lost the password or the authenticator, shown this once
+  app.post('/users/:userId/reset', async (request: AnyRequest, reply) => {
+    const signed = await signedIn(request, reply, 'manage_users')
+    if (signed === null) return reply
+    const frame = frameOf(request, signed, 'users')
+    const merchantId = signed.user.merchantId
+    const target = (await accounts.listUsers(merchantId)).find(
+      (user) => user.userId === request.params.userId,
+    )
+    const reset =
+      target === undefined
+        ? null
+        : await accounts.resetUser({ merchantId, email: target.email, actor: signed.user.email })
+    if (reset === null)
+      return html(reply, 404, renderMessagePage(frame, frame.texts.notFound, frame.texts.notFound))
+    const users = await accounts.listUsers(merchantId)
+    return html(reply, 200, renderUsers(frame, users, { email: reset.user.email, setupUrl: reset.setupUrl }))
+  })
   app.post('/users/:userId/disable', async (request: AnyRequest, reply) =>
     changeUser(request, reply, { enabled: false }),
   )

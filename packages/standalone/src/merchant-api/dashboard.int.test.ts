@@ -290,10 +290,25 @@ describe('the dashboard', () => {
       404,
     )
 
+    // a new setup link: the old password no longer signs in, the new link sets a new one
+    const reset = await post(`/dashboard/users/${userId}/reset`, { csrf }, { cookie: owner })
+    expect(reset.statusCode).toBe(200)
+    const newLink = /id="setup-link">([^<]+)</.exec(reset.body)?.[1] as string
+    await post(`/dashboard/users/${userId}/enable`, { csrf }, { cookie: owner })
+    expect(
+      (await post('/dashboard/sign-in', { email: 'dev@shop.example', password: PASSWORD })).statusCode,
+    ).toBe(401)
+    const fresh = 'another long passphrase'
+    expect((await post(pathOf(newLink), { password: fresh, confirmation: fresh })).statusCode).toBe(303)
+    expect(
+      (await post('/dashboard/sign-in', { email: 'dev@shop.example', password: fresh })).statusCode,
+    ).toBe(303)
+
     const audit = (await get('/dashboard/audit', owner)).body
     expect(audit).toContain('user.role_changed')
     expect(audit).toContain('dev@shop.example: developer → viewer')
     expect(audit).toContain('user.disabled')
+    expect(audit).toContain('user.reset')
   })
 
   it('ends a session after 12 idle hours, and when revoked or signed out', async () => {
