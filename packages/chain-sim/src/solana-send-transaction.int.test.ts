@@ -477,7 +477,13 @@ describe('sendTransaction with skipPreflight', () => {
 describe('a transaction that lands ahead of a signed one (landsAheadOf)', () => {
   it("is held until the signed one is sent; that one passes the preflight, then fails on chain once the other spent what it moves: its fee charged, and the other's transfer done", async () => {
     const [treasuryBefore] = await balances(treasury.publicKey)
-    const sweep = await legacy([solTransfer(payment, treasury.publicKey, SOL / 4)], [treasury, payment])
+    const sweep = await legacy(
+      [
+        ComputeBudgetProgram.setComputeUnitLimit({ units: 1000 }),
+        solTransfer(payment, treasury.publicKey, SOL / 4),
+      ],
+      [treasury, payment],
+    )
     const signature = base58.encode(sweep.signature as Uint8Array)
     const stranger = Keypair.generate().publicKey
     // another transaction of the payment address: it leaves 0.1 SOL
@@ -502,10 +508,11 @@ describe('a transaction that lands ahead of a signed one (landsAheadOf)', () => 
     })
     expect(landed).toMatchObject({
       slot: height,
-      meta: { err: { InstructionError: [0, { Custom: 1 }] }, fee: 10_000 },
+      meta: { err: { InstructionError: [1, { Custom: 1 }] }, fee: 10_000 },
     })
+    // the status says the same error: the instruction that failed, and how
     const { value } = await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })
-    expect(value[0]).toMatchObject({ slot: height, err: { InstructionError: [0, { Custom: 1 }] } })
+    expect(value[0]).toMatchObject({ slot: height, err: { InstructionError: [1, { Custom: 1 }] } })
     // sent again: already processed, nothing held any more
     await expect(connection.sendRawTransaction(sweep.serialize())).rejects.toThrow(/already been processed/)
   })
