@@ -247,6 +247,8 @@ describe('POST /dev/chains/:network/transfers', () => {
       { to: '', amount: '1', currency: 'TRX' },
       { to: 'TX', amount: '1', currency: 'TRX', fail: 'yes' },
       { to: 'TX', amount: '1', currency: 'TRX', memo: 'unknown field' },
+      // held ahead of a Solana signature: none on TRON
+      { to: 'TX', amount: '1', currency: 'TRX', landsAheadOf: '5'.repeat(88) },
     ]
     for (const body of bodies) {
       const response = await submit('TRON', body)
