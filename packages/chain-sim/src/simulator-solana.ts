@@ -229,10 +229,13 @@ export function createSolanaSimulation(core: SimulatorCore) {
       mintDecimals: (mint) => findAssetByContract(registry, name, mint)?.decimals,
       unopenedTokenHolding(address) {
         if (store.tokenAccount(name, address) !== undefined) return undefined
+        // paid once, it exists until closed: emptied, it holds 0, as a real token account does; one
+        // closed since exists again only while it holds tokens
+        const closed = store.knownTokenAccount(name, address)
         for (const mint of store.contractsReceived(name, address)) {
           if (findAssetByContract(registry, name, mint) === undefined) continue
           const amount = store.solanaTokenAmount(name, address, mint)
-          if (amount > 0n) return { mint, amount }
+          if (amount > 0n || !closed) return { mint, amount }
         }
         return undefined
       },

@@ -189,12 +189,6 @@ describe('Solana refunds and payouts: plan, sign, broadcast', () => {
     const payPayout = signed.steps.find((step) => step.id === 'pay:payout:p1')?.txId as string
     const treasury = wallet.solanaTreasury.publicKey
     const stranger = Keypair.generate().publicKey
-    // the treasury's token account as a wallet opened it: emptied, it stays open (holding 0)
-    await node.simulator.openTokenAccount(NETWORK, {
-      owner: treasury.toBase58(),
-      currency: 'USDC',
-      address: getAssociatedTokenAddressSync(USDC, treasury).toBase58(),
-    })
     // the treasury's key signs elsewhere too: its USDC leaves just ahead of the refund, and all but
     // 0.5 SOL just ahead of the payout of 1 SOL; both after the preflight of each, which saw them not
     await node.simulator.submitTransfer(
