@@ -2,7 +2,8 @@
 // (docs/treasury.md, "Refunds and payouts in a plan"; docs/architecture.md, "The command API"): the
 // gateway's admin routes reach payment-command's refunds and payouts over HTTP with the command API
 // client, payment-command reads the merchants' received funds from the read model on MongoDB's wire
-// protocol (FerretDB), which the relay and the projection fill from its event store over the bus.
+// protocol (FerretDB), which the relay and the projection fill from its event store over a bus (the
+// SQLite one, as cli's balance-commands.int: what Kafka would carry changes nothing here).
 // `chainpay-wallet plan`, `broadcast` and `release` run as the command does, in this process, against
 // that admin API and the simulated Solana node (@solana/web3.js); sign with chainpay-wallet's signer.
 // treasury-refunds.int runs the same procedure against standalone.
