@@ -4,6 +4,7 @@
 // import these without importing the file that imports them (no import circle).
 
 import type { parseArgs } from 'node:util'
+import type { AdminClient } from '@chainpay/admin-client'
 import { chainCheckOptions } from './chain-check.js'
 
 /** chainpay-admin balances and sweeps record (balance-commands.ts) */
@@ -43,6 +44,7 @@ export const adminOptions = {
   status: { type: 'string' },
   limit: { type: 'string' },
   cursor: { type: 'string' },
+  'overlap-hours': { type: 'string' },
   ...balanceOptions,
   ...merchantWalletOptions,
   ...chainCheckOptions,
@@ -59,14 +61,10 @@ export interface Printer {
   notice(line: string): void
 }
 
-export interface AdminApi {
-  call<T>(method: string, path: string, body?: unknown): Promise<T>
-}
-
 export interface Invocation {
   flags: Flags
   args: string[]
-  api: AdminApi
+  api: AdminClient
   print: Printer
   readStdin(): Promise<string>
 }

@@ -2,6 +2,7 @@
 // health and readiness, the OpenAPI document. Built on service-kit's HTTP foundation (errors, 404/405, request ids and metrics), started
 // by the context (packages/gateway/src/context.ts), so that tests can inject requests.
 
+import type { ApiKeyAuthenticator } from '@chainpay/admin-api'
 import { API_BASE_PATH, buildOpenApiDocument } from '@chainpay/contracts'
 import type { AssetRegistry } from '@chainpay/domain'
 import type { Clock, Logger } from '@chainpay/platform'
@@ -16,7 +17,7 @@ import {
   type MetricsExposition,
 } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import { type ApiKeyAuthenticator, merchantAuthentication } from './auth.js'
+import { merchantAuthentication } from './auth.js'
 import { type CheckoutSettings, checkoutRoutes } from './checkout/checkout-routes.js'
 import type { MerchantLogos } from './checkout/merchant-logos.js'
 import { BODY_LIMIT_BYTES } from './http/limits.js'

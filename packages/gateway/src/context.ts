@@ -3,6 +3,12 @@
 // the environment, and payment-command is reached over HTTP. In standalone, the process's shared
 // infrastructure, payment-command's handler called directly, and the process's readiness.
 
+import {
+  buildAdminApp,
+  createApiKeyAuthenticator,
+  rpcBalanceReaders,
+  simulatorBalanceEndpoints,
+} from '@chainpay/admin-api'
 import { createHttpPaymentCommands, type HttpPaymentCommands } from '@chainpay/command-api-client'
 import { applyNetworkSettings, type CreateRequestPolicy } from '@chainpay/domain'
 import { infrastructureFor, type SharedRuntime } from '@chainpay/infrastructure'
@@ -25,10 +31,7 @@ import {
   type ServiceContext,
 } from '@chainpay/service-kit'
 import type { FastifyPluginAsync } from 'fastify'
-import { buildAdminApp } from './admin/app.js'
-import { rpcBalanceReaders, simulatorBalanceEndpoints } from './admin/chain-balance-readers.js'
 import { buildGatewayApp } from './app.js'
-import { createApiKeyAuthenticator } from './auth.js'
 import { chainSimulatorProxy } from './chain-simulator-proxy.js'
 import { createMerchantLogos } from './checkout/merchant-logos.js'
 import type { GatewayConfig } from './config.js'

@@ -1,6 +1,3 @@
-export * from './admin/app.js'
-export * from './admin/merchants.js'
-export * from './admin/reseal.js'
 export * from './app.js'
 export * from './auth.js'
 export * from './checkout/checkout-routes.js'

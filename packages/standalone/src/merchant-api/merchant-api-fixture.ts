@@ -6,22 +6,20 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
+  type ApiKeyAuthenticator,
+  buildAdminApp,
+  type CreatedMerchant,
+  createApiKeyAuthenticator,
+  createMerchant,
+} from '@chainpay/admin-api'
+import {
   type Asset,
   type AssetRegistry,
   type CreateRequestPolicy,
   defaultAssetRegistry,
   type ReceivingAddress,
 } from '@chainpay/domain'
-import {
-  type ApiKeyAuthenticator,
-  buildAdminApp,
-  buildGatewayApp,
-  type CreatedMerchant,
-  createApiKeyAuthenticator,
-  createMerchant,
-  createMerchantLogos,
-  type GatewayDeps,
-} from '@chainpay/gateway'
+import { buildGatewayApp, createMerchantLogos, type GatewayDeps } from '@chainpay/gateway'
 import {
   createOutgoingCommandHandler,
   createPaymentCommandHandler,

@@ -9,6 +9,7 @@ import { adminTokenProblem, constantTimeEqual, type Logger } from '@chainpay/pla
 import type { OutgoingCommands, WebhookDeliveryStore } from '@chainpay/ports'
 import { acceptStrictJsonBodies, createHttpApp, type HttpRequestMetrics } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { apiKeyAdminRoutes } from './api-key-routes.js'
 import type { BalanceAdminDeps } from './balances.js'
 import { outgoingAdminRoutes } from './outgoing.js'
 import {
@@ -52,6 +53,7 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
     async (admin) => {
       admin.addHook('onRequest', async (request) => checkAdminToken(request, deps.adminToken))
       await admin.register(merchantAdminRoutes, deps)
+      await admin.register(apiKeyAdminRoutes, deps)
       if (deliveries)
         await admin.register(deliveryAdminRoutes, {
           deliveries,

@@ -4,6 +4,15 @@
 // operator's view of GET /balances (docs/api.md, "Balances").
 
 import {
+  OutgoingCompletedBodySchema as CompletedBody,
+  OutgoingFailedBodySchema as FailedBody,
+  OutgoingParamsSchema as KindParams,
+  OutgoingListQuerySchema as ListQuery,
+  type OutgoingRow,
+  OutgoingPlanBodySchema as PlanBody,
+  OutgoingSentBodySchema as SentBody,
+} from '@chainpay/contracts'
+import {
   DomainError,
   formatUnits,
   isPaymentId,
@@ -14,49 +23,23 @@ import {
   OutgoingStatuses,
 } from '@chainpay/domain'
 import type { OperatorOutgoingQuery, OutgoingCommands, OutgoingStep } from '@chainpay/ports'
+import { toBalanceView } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
-import { toBalanceView } from '../routes/outgoing.js'
 
 export interface OutgoingAdminDeps {
   outgoing: OutgoingCommands
 }
 
-const strict = { additionalProperties: false } as const
-const Text = Type.String({ minLength: 1, maxLength: 200 })
-const KindParams = Type.Object(
-  { kind: Type.Union([Type.Literal('refund'), Type.Literal('payout')]), id: Type.String() },
-  strict,
+const MerchantParams = Type.Object(
+  { merchantId: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
 )
-const PlanBody = Type.Object({ planId: Text }, strict)
-const SentBody = Type.Object({ planId: Text, txHash: Text }, strict)
-const CompletedBody = Type.Object(
-  {
-    txHash: Text,
-    networkFee: Type.Object({ currency: Text, amount: Type.String({ minLength: 1, maxLength: 40 }) }, strict),
-  },
-  strict,
-)
-const FailedBody = Type.Object(
-  { txHash: Type.Optional(Text), reason: Type.String({ minLength: 1, maxLength: 500 }) },
-  strict,
-)
-const ListQuery = Type.Object(
-  {
-    network: Text,
-    status: Type.Optional(Text),
-    walletId: Type.Optional(Text),
-    limit: Type.Optional(Type.String()),
-    cursor: Type.Optional(Type.String({ maxLength: 400 })),
-  },
-  strict,
-)
-const MerchantParams = Type.Object({ merchantId: Type.String({ minLength: 1 }) }, strict)
 
 const PAGE_LIMIT = { default: 100, max: 500 } as const
 
 /** a row of GET /outgoing: what the wallet's plan needs of a refund or payout */
-export function toOutgoingRow(item: Outgoing) {
+export function toOutgoingRow(item: Outgoing): OutgoingRow {
   return {
     kind: item.kind,
     id: item.id,
