@@ -11,10 +11,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/admin-api'
 import { type SimulatorNode, startSimulatorNode } from '@chainpay/chain-sim/testing'
 import { createHttpPaymentCommands, type HttpPaymentCommands } from '@chainpay/command-api-client'
 import { defaultAssetRegistry, formatUnits, type OutgoingKind, resolveAsset, toUnits } from '@chainpay/domain'
-import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/gateway'
 import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import { buildCommandApi, createEventRelay, createOutgoingCommandHandler } from '@chainpay/payment-command'
 import {
