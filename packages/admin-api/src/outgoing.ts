@@ -3,7 +3,15 @@
 // failed), every one an event first, through payment-command; and a merchant's balances, the
 // operator's view of GET /balances (docs/api.md, "Balances").
 
-import type { OutgoingRow } from '@chainpay/contracts'
+import {
+  OutgoingCompletedBodySchema as CompletedBody,
+  OutgoingFailedBodySchema as FailedBody,
+  OutgoingParamsSchema as KindParams,
+  OutgoingListQuerySchema as ListQuery,
+  type OutgoingRow,
+  OutgoingPlanBodySchema as PlanBody,
+  OutgoingSentBodySchema as SentBody,
+} from '@chainpay/contracts'
 import {
   DomainError,
   formatUnits,
@@ -23,36 +31,10 @@ export interface OutgoingAdminDeps {
   outgoing: OutgoingCommands
 }
 
-const strict = { additionalProperties: false } as const
-const Text = Type.String({ minLength: 1, maxLength: 200 })
-const KindParams = Type.Object(
-  { kind: Type.Union([Type.Literal('refund'), Type.Literal('payout')]), id: Type.String() },
-  strict,
+const MerchantParams = Type.Object(
+  { merchantId: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
 )
-const PlanBody = Type.Object({ planId: Text }, strict)
-const SentBody = Type.Object({ planId: Text, txHash: Text }, strict)
-const CompletedBody = Type.Object(
-  {
-    txHash: Text,
-    networkFee: Type.Object({ currency: Text, amount: Type.String({ minLength: 1, maxLength: 40 }) }, strict),
-  },
-  strict,
-)
-const FailedBody = Type.Object(
-  { txHash: Type.Optional(Text), reason: Type.String({ minLength: 1, maxLength: 500 }) },
-  strict,
-)
-const ListQuery = Type.Object(
-  {
-    network: Text,
-    status: Type.Optional(Text),
-    walletId: Type.Optional(Text),
-    limit: Type.Optional(Type.String()),
-    cursor: Type.Optional(Type.String({ maxLength: 400 })),
-  },
-  strict,
-)
-const MerchantParams = Type.Object({ merchantId: Type.String({ minLength: 1 }) }, strict)
 
 const PAGE_LIMIT = { default: 100, max: 500 } as const
 

@@ -17,7 +17,12 @@ import type {
   LogoUrlBody,
   MerchantView,
   MerchantWalletView,
+  OutgoingCompletedBody,
+  OutgoingFailedBody,
+  OutgoingListQuery,
+  OutgoingPlanBody,
   OutgoingRow,
+  OutgoingSentBody,
   RecordSweepBody,
   ResealReport,
   RollApiKeyBody,
@@ -120,16 +125,13 @@ export interface AdminClient {
   }
   outgoing: {
     /** every page; status one or several, comma-separated; walletId `operator` for the operator's */
-    all(query: { network: string; status: string; walletId?: string }): Promise<OutgoingRow[]>
+    all(query: Omit<OutgoingListQuery, 'limit' | 'cursor'>): Promise<OutgoingRow[]>
     get(item: OutgoingRef): Promise<OutgoingRow>
-    plan(item: OutgoingRef, body: { planId: string }): Promise<OutgoingRow>
-    release(item: OutgoingRef, body: { planId: string }): Promise<OutgoingRow>
-    sent(item: OutgoingRef, body: { planId: string; txHash: string }): Promise<OutgoingRow>
-    completed(
-      item: OutgoingRef,
-      body: { txHash: string; networkFee: { currency: string; amount: string } },
-    ): Promise<OutgoingRow>
-    failed(item: OutgoingRef, body: { reason: string; txHash?: string }): Promise<OutgoingRow>
+    plan(item: OutgoingRef, body: OutgoingPlanBody): Promise<OutgoingRow>
+    release(item: OutgoingRef, body: OutgoingPlanBody): Promise<OutgoingRow>
+    sent(item: OutgoingRef, body: OutgoingSentBody): Promise<OutgoingRow>
+    completed(item: OutgoingRef, body: OutgoingCompletedBody): Promise<OutgoingRow>
+    failed(item: OutgoingRef, body: OutgoingFailedBody): Promise<OutgoingRow>
   }
 }
 

@@ -106,3 +106,46 @@ export type BalanceQuery = Static<typeof BalanceQuerySchema>
 
 export const BalanceTotalsQuerySchema = Type.Object(BalanceFilters, { additionalProperties: false })
 export type BalanceTotalsQuery = Static<typeof BalanceTotalsQuerySchema>
+
+// Refunds and payouts for the offline procedure (docs/treasury.md, "Refunds and payouts in a plan")
+
+const strict = { additionalProperties: false } as const
+const OutgoingText = Type.String({ minLength: 1, maxLength: 200 })
+
+/** a refund or payout, by kind and id: /outgoing/{kind}/{id} */
+export const OutgoingParamsSchema = Type.Object(
+  { kind: Type.Union([Type.Literal('refund'), Type.Literal('payout')]), id: Type.String() },
+  strict,
+)
+export const OutgoingPlanBodySchema = Type.Object({ planId: OutgoingText }, strict)
+export type OutgoingPlanBody = Static<typeof OutgoingPlanBodySchema>
+export const OutgoingSentBodySchema = Type.Object({ planId: OutgoingText, txHash: OutgoingText }, strict)
+export type OutgoingSentBody = Static<typeof OutgoingSentBodySchema>
+export const OutgoingCompletedBodySchema = Type.Object(
+  {
+    txHash: OutgoingText,
+    networkFee: Type.Object(
+      { currency: OutgoingText, amount: Type.String({ minLength: 1, maxLength: 40 }) },
+      strict,
+    ),
+  },
+  strict,
+)
+export type OutgoingCompletedBody = Static<typeof OutgoingCompletedBodySchema>
+export const OutgoingFailedBodySchema = Type.Object(
+  { txHash: Type.Optional(OutgoingText), reason: Type.String({ minLength: 1, maxLength: 500 }) },
+  strict,
+)
+export type OutgoingFailedBody = Static<typeof OutgoingFailedBodySchema>
+/** GET /outgoing: status one or several, comma-separated (default ready) */
+export const OutgoingListQuerySchema = Type.Object(
+  {
+    network: OutgoingText,
+    status: Type.Optional(OutgoingText),
+    walletId: Type.Optional(OutgoingText),
+    limit: Type.Optional(Type.String()),
+    cursor: Type.Optional(Type.String({ maxLength: 400 })),
+  },
+  strict,
+)
+export type OutgoingListQuery = Static<typeof OutgoingListQuerySchema>

@@ -51,6 +51,8 @@ describe('API keys: create, roll with an overlap, revoke', () => {
     const old = { apiKey: fixture.merchant.apiKey, apiSecret: fixture.merchant.apiSecret }
     expect(await signedWith(old)).toBe(404)
 
+    // a new key a second later: keys list oldest first (keys of the same millisecond by id)
+    fixture.clock.advance(1_000)
     const rolled = await admin('POST', `/api-keys/${old.apiKey}/roll`, { overlapHours: 2 })
     expect(rolled.statusCode).toBe(201)
     const answer = json<{ apiKey: string; apiSecret: string; rolled: { apiKey: string; expiresAt: string } }>(
@@ -90,6 +92,7 @@ describe('API keys: create, roll with an overlap, revoke', () => {
 
   it('refuses a revoked key at once, also within a roll overlap', async () => {
     const old = { apiKey: fixture.merchant.apiKey, apiSecret: fixture.merchant.apiSecret }
+    fixture.clock.advance(1_000)
     const rolled = json<{ apiKey: string; apiSecret: string }>(
       await admin('POST', `/api-keys/${old.apiKey}/roll`, {}),
     )
