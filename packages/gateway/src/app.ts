@@ -79,6 +79,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     component: 'gateway',
     bodyLimit: BODY_LIMIT_BYTES,
     ...(deps.requestMetrics ? { requestMetrics: deps.requestMetrics } : {}),
+    ...(deps.rateLimit.trustedProxies ? { trustedProxies: deps.rateLimit.trustedProxies } : {}),
   })
   app.decorateRequest('caller', null)
   app.decorateRequest('rawBody', '')
