@@ -13,6 +13,7 @@ import type {
   InvoiceReadModel,
   MerchantStore,
   MerchantWalletStore,
+  OutgoingReadModel,
   PaymentDeadlineStore,
   PaymentReadModel,
   WebhookDeliveryStore,
@@ -28,6 +29,7 @@ import {
   createMongoInvoiceReadModel,
   createMongoMerchantStore,
   createMongoMerchantWalletStore,
+  createMongoOutgoingReadModel,
   createMongoPaymentReadModel,
   createMongoWebhookEndpointStore,
   migrateMongoDatabase,
@@ -45,6 +47,7 @@ import {
   createSqliteInvoiceReadModel,
   createSqliteMerchantStore,
   createSqliteMerchantWalletStore,
+  createSqliteOutgoingReadModel,
   createSqlitePaymentReadModel,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
@@ -93,6 +96,8 @@ export interface Stores {
   readModel(name?: string): PaymentReadModel
   /** the invoices' read model (docs/api.md, "Invoices"); `name`: the notifier's copy */
   invoiceReadModel(name?: string): InvoiceReadModel
+  /** refunds and payouts (docs/architecture.md, "The refunds and payouts read model") */
+  outgoingReadModel(): OutgoingReadModel
   deliveries(): WebhookDeliveryStore
   merchants(): MerchantStore
   /** merchants' own wallets: payment-command's alone, where addresses are derived (docs/security.md) */
@@ -167,6 +172,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     stores = {
       readModel: (name) => createMongoPaymentReadModel(db, name ? { collection: name } : {}),
       invoiceReadModel: (name) => createMongoInvoiceReadModel(db, name ? { collection: name } : {}),
+      outgoingReadModel: () => createMongoOutgoingReadModel(db),
       deliveries: () => createMongoDeliveryStore(db),
       merchants: () => createMongoMerchantStore(db),
       merchantWallets: () => createMongoMerchantWalletStore(db),
@@ -181,6 +187,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     stores = {
       readModel: (name) => createSqlitePaymentReadModel(sqliteDb(), name ? { table: name } : {}),
       invoiceReadModel: (name) => createSqliteInvoiceReadModel(sqliteDb(), name ? { table: name } : {}),
+      outgoingReadModel: () => createSqliteOutgoingReadModel(sqliteDb()),
       deliveries: () => createSqliteDeliveryStore(sqliteDb()),
       merchants: () => createSqliteMerchantStore(sqliteDb()),
       merchantWallets: () => createSqliteMerchantWalletStore(sqliteDb()),

@@ -12,6 +12,7 @@ import {
 } from '@chainpay/service-kit'
 import type { ProjectionConfig } from './config.js'
 import { createInvoiceProjection } from './invoice-projection.js'
+import { createOutgoingProjection } from './outgoing-projection.js'
 import { createProjectionService } from './projection-service.js'
 
 export interface ProjectionContextOptions {
@@ -45,6 +46,11 @@ export async function buildProjectionContext(
     readModel: infrastructure.stores.invoiceReadModel(),
     logger,
   })
+  const outgoingProjection = createOutgoingProjection({
+    bus: infrastructure.bus(),
+    readModel: infrastructure.stores.outgoingReadModel(),
+    logger,
+  })
   const healthPort = healthService({
     host: config.host,
     port: config.healthPort,
@@ -57,8 +63,8 @@ export async function buildProjectionContext(
   const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
     services: shared
-      ? [projection, invoiceProjection]
-      : [projection, invoiceProjection, healthPort, metricsPort],
+      ? [projection, invoiceProjection, outgoingProjection]
+      : [projection, invoiceProjection, outgoingProjection, healthPort, metricsPort],
     readiness,
     close: release,
   }

@@ -7,6 +7,7 @@ import { deliveryIndexes } from './deliveries.js'
 import { invoiceReadModelIndexes } from './invoice-read-model.js'
 import { merchantWalletIndexes } from './merchant-wallets.js'
 import { merchantIndexes } from './merchants.js'
+import { outgoingReadModelIndexes } from './outgoing-read-model.js'
 import { backfillBalanceFields, backfillListedFields, paymentReadModelIndexes } from './read-model.js'
 import { webhookEndpointIndexes } from './webhook-endpoints.js'
 
@@ -197,6 +198,16 @@ export const mongoComponents: readonly MongoComponent[] = [
   },
   invoiceReadModelComponent(mongoCollections.invoicesRead),
   invoiceReadModelComponent(mongoCollections.notifierInvoices),
+  {
+    component: `read-model:${mongoCollections.outgoingRead}`,
+    migrations: [
+      indexMigration(
+        'refunds and payouts, listed by merchant and by network',
+        outgoingReadModelIndexes,
+        outgoingReadModelIndexes.map((index) => index.name),
+      ),
+    ],
+  },
   {
     component: 'webhook-endpoints',
     migrations: [
