@@ -5,7 +5,13 @@
 import { API_BASE_PATH, buildOpenApiDocument } from '@chainpay/contracts'
 import type { AssetRegistry } from '@chainpay/domain'
 import type { Clock, Logger } from '@chainpay/platform'
-import type { MerchantStore, OutgoingCommands, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import type {
+  MerchantStore,
+  OutgoingCommands,
+  OutgoingReadModel,
+  PaymentCommands,
+  PaymentReadModel,
+} from '@chainpay/ports'
 import {
   type CheckoutLinks,
   type ClaimLinks,
@@ -30,6 +36,7 @@ import {
 import { refundClaimRoutes } from './refund-claim/refund-claim-routes.js'
 import { type InvoiceRoutesDeps, invoiceRoutes } from './routes/invoices.js'
 import { outgoingRoutes } from './routes/outgoing.js'
+import { createOutgoingReading } from './routes/outgoing-reading.js'
 import { paymentReadingRoutes } from './routes/payment-reading.js'
 import { paymentRoutes } from './routes/payments.js'
 import { createReadYourWrites } from './routes/read-your-writes.js'
@@ -65,6 +72,8 @@ export interface GatewayDeps {
   webhooks?: Omit<WebhookEndpointRoutesDeps & WebhookDeliveryRoutesDeps, 'merchants'>
   /** refunds, payouts and balances (docs/api.md, "Refunds and payouts"); absent: none */
   outgoing?: OutgoingCommands
+  /** the refunds and payouts read model the lists read and commands write through; with `outgoing` */
+  outgoingReadModel?: OutgoingReadModel
   /** the refund claim page's addresses, {PUBLIC_URL}/refund/{token}; with `outgoing` */
   claimLinks?: ClaimLinks
 }
@@ -85,6 +94,16 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   })
   // one for every route that writes or reads a payment: what one wrote, the others read
   const readYourWrites = createReadYourWrites(deps)
+  if (deps.outgoing && !deps.outgoingReadModel)
+    throw new Error('gateway: refunds and payouts need their read model (outgoingReadModel)')
+  const outgoingReading =
+    deps.outgoing && deps.outgoingReadModel
+      ? createOutgoingReading({
+          readModel: deps.outgoingReadModel,
+          commands: deps.outgoing,
+          clock: deps.clock,
+        })
+      : undefined
   const openApiDocument = JSON.stringify(buildOpenApiDocument())
   const rateLimitedAnswers = createRateLimitedAnswers({
     logger: deps.logger,
@@ -107,8 +126,13 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       await merchantApi.register(paymentRoutes, { ...deps, readYourWrites })
       await merchantApi.register(paymentReadingRoutes, { ...deps, readYourWrites })
       if (deps.invoices) await merchantApi.register(invoiceRoutes, deps.invoices)
-      if (deps.outgoing && deps.claimLinks) {
-        await merchantApi.register(outgoingRoutes, { outgoing: deps.outgoing, claimLinks: deps.claimLinks })
+      if (deps.outgoing && deps.outgoingReadModel && outgoingReading && deps.claimLinks) {
+        await merchantApi.register(outgoingRoutes, {
+          outgoing: deps.outgoing,
+          claimLinks: deps.claimLinks,
+          outgoingReadModel: deps.outgoingReadModel,
+          outgoingReading,
+        })
       }
       if (deps.webhooks) {
         const webhookDeps = { ...deps.webhooks, merchants: deps.merchants }
@@ -127,10 +151,11 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   })
 
   // the refund claim page, /refund/{token} (docs/api.md, "The refund claim page")
-  if (deps.outgoing && deps.claimLinks) {
+  if (deps.outgoing && outgoingReading && deps.claimLinks) {
     await app.register(refundClaimRoutes, {
       ...deps,
       outgoing: deps.outgoing,
+      outgoingReading,
       claimLinks: deps.claimLinks,
       settings: deps.checkout,
       rateLimitedAnswers,

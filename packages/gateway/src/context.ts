@@ -87,6 +87,8 @@ export async function buildGatewayContext(
   const outgoing: OutgoingCommands = shared?.outgoing ?? (remote as HttpPaymentCommands)
   const claimLinks = createClaimLinks({ publicUrl: config.checkout.publicUrl, keys: config.encryptionKeys })
   const merchants = stores.merchants()
+  // one store for both listeners: the admin API's steps and the merchant API's commands write through
+  const outgoingReadModel = stores.outgoingReadModel()
   const secretBox = createSecretBox(config.encryptionKeys)
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
   const registry = applyNetworkSettings(config.registry, config.chains)
@@ -194,6 +196,7 @@ export async function buildGatewayContext(
           wakeDeliveries,
         },
         outgoing,
+        outgoingReadModel,
         claimLinks,
         ...(extraRoutes ? { extraRoutes } : {}),
       }),
@@ -220,6 +223,7 @@ export async function buildGatewayContext(
         webhookEndpoints: stores.webhookEndpoints(),
         merchantWallets,
         outgoing,
+        outgoingReadModel,
         balances: {
           commands,
           readModel: stores.readModel(),

@@ -6,9 +6,10 @@
 
 import { DomainError } from '@chainpay/domain'
 import { adminTokenProblem, constantTimeEqual, type Logger } from '@chainpay/platform'
-import type { OutgoingCommands, WebhookDeliveryStore } from '@chainpay/ports'
+import type { OutgoingCommands, OutgoingReadModel, WebhookDeliveryStore } from '@chainpay/ports'
 import { acceptStrictJsonBodies, createHttpApp, type HttpRequestMetrics } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { createOutgoingReading } from '../routes/outgoing-reading.js'
 import type { BalanceAdminDeps } from './balances.js'
 import { outgoingAdminRoutes } from './outgoing.js'
 import {
@@ -31,6 +32,8 @@ export interface AdminDeps extends AdminRoutesDeps {
   balances?: BalanceAdminDeps
   /** refunds and payouts for the offline procedure (docs/treasury.md); none when absent */
   outgoing?: OutgoingCommands
+  /** the refunds and payouts read model GET /outgoing reads and the steps write through; with `outgoing` */
+  outgoingReadModel?: OutgoingReadModel
   /** observes every request, by route pattern */
   requestMetrics?: HttpRequestMetrics
 }
@@ -59,7 +62,20 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
           wakeDeliveries: deps.wakeDeliveries,
         })
       if (deps.balances) await admin.register(balanceAdminRoutes, deps.balances)
-      if (deps.outgoing) await admin.register(outgoingAdminRoutes, { outgoing: deps.outgoing })
+      if (deps.outgoing) {
+        if (!deps.outgoingReadModel)
+          throw new Error('admin API: refunds and payouts need their read model (outgoingReadModel)')
+        const outgoingReading = createOutgoingReading({
+          readModel: deps.outgoingReadModel,
+          commands: deps.outgoing,
+          clock: deps.clock,
+        })
+        await admin.register(outgoingAdminRoutes, {
+          outgoing: deps.outgoing,
+          outgoingReadModel: deps.outgoingReadModel,
+          outgoingReading,
+        })
+      }
     },
     { prefix: ADMIN_BASE_PATH },
   )

@@ -1,7 +1,8 @@
 // The admin API's side of refunds and payouts (docs/treasury.md, "Refunds and payouts in a plan"):
-// what the offline procedure is to send, and each step it records (plan, release, sent, completed,
-// failed), every one an event first, through payment-command; and a merchant's balances, the
-// operator's view of GET /balances (docs/api.md, "Balances").
+// what the offline procedure is to send, read from the refunds and payouts read model, and each step
+// it records (plan, release, sent, completed, failed), every one an event first, through
+// payment-command, then written through to the read model (routes/outgoing-reading.ts); and a
+// merchant's balances, the operator's view of GET /balances (docs/api.md, "Balances").
 
 import {
   DomainError,
@@ -13,13 +14,17 @@ import {
   type OutgoingStatus,
   OutgoingStatuses,
 } from '@chainpay/domain'
-import type { OperatorOutgoingQuery, OutgoingCommands, OutgoingStep } from '@chainpay/ports'
+import type { NetworkOutgoingQuery, OutgoingCommands, OutgoingReadModel, OutgoingStep } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { toBalanceView } from '../routes/outgoing.js'
+import type { OutgoingReading } from '../routes/outgoing-reading.js'
+import { decodeCursor, encodeCursor } from '../routes/payment-reading.js'
 
 export interface OutgoingAdminDeps {
   outgoing: OutgoingCommands
+  outgoingReadModel: Pick<OutgoingReadModel, 'listForNetwork'>
+  outgoingReading: OutgoingReading
 }
 
 const strict = { additionalProperties: false } as const
@@ -80,7 +85,7 @@ export function toOutgoingRow(item: Outgoing) {
 
 export const outgoingAdminRoutes: FastifyPluginAsyncTypebox<OutgoingAdminDeps> = async (
   app,
-  { outgoing },
+  { outgoing, outgoingReadModel, outgoingReading },
 ) => {
   app.get('/outgoing', { schema: { querystring: ListQuery } }, async (request) => {
     const { network, status, walletId, limit: limitText, cursor } = request.query
@@ -91,23 +96,39 @@ export const outgoingAdminRoutes: FastifyPluginAsyncTypebox<OutgoingAdminDeps> =
     const wrong = statuses.find((one) => !(OutgoingStatuses as readonly string[]).includes(one))
     if (wrong !== undefined)
       throw invalid('status', `'${wrong}' is not one of ${OutgoingStatuses.join(', ')}`)
-    const query: OperatorOutgoingQuery = { network, statuses: statuses as OutgoingStatus[], limit }
+    const query: NetworkOutgoingQuery = { network, statuses: statuses as OutgoingStatus[], limit: limit + 1 }
     if (walletId !== undefined) query.walletId = walletId
-    if (cursor !== undefined) query.cursor = cursor
-    const page = await outgoing.listOperatorOutgoing(query)
-    return { data: page.data.map(toOutgoingRow), nextCursor: page.nextCursor }
+    if (cursor !== undefined) {
+      const after = decodeCursor(cursor)
+      if (after === null) throw invalid('cursor', 'not a nextCursor of this list')
+      query.after = { createdAt: after.createdAt, id: after.paymentId }
+    }
+    // oldest first, every merchant's: the order the procedure pays them (docs/treasury.md)
+    const documents = await outgoingReadModel.listForNetwork(query)
+    const page = documents.slice(0, limit)
+    const last = page.at(-1)?.item
+    const nextCursor =
+      documents.length > limit && last !== undefined
+        ? encodeCursor({ createdAt: last.createdAt, paymentId: last.id })
+        : null
+    const items = (await outgoingReading.page(page)).filter(
+      (item) => statuses.includes(item.status) && (walletId === undefined || item.walletId === walletId),
+    )
+    return { data: items.map(toOutgoingRow), nextCursor }
   })
 
   app.get('/outgoing/:kind/:id', { schema: { params: KindParams } }, async (request) => {
     const { kind, id } = readTarget(request.params)
-    const snapshot = await outgoing.getOutgoing({ kind, id })
-    if (snapshot === null) throw notFound(kind, id)
-    return toOutgoingRow(snapshot.item)
+    const item = await outgoingReading.read(kind, id)
+    if (item === null) throw notFound(kind, id)
+    return toOutgoingRow(item)
   })
 
   const step = async (params: { kind: OutgoingKind; id: string }, what: OutgoingStep) => {
     const { kind, id } = readTarget(params)
-    return toOutgoingRow((await outgoing.recordOutgoingStep({ kind, id, step: what })).item)
+    const recorded = await outgoing.recordOutgoingStep({ kind, id, step: what })
+    await outgoingReading.saveAfterCommand(recorded, app.log)
+    return toOutgoingRow(recorded.item)
   }
   app.post('/outgoing/:kind/:id/plan', { schema: { params: KindParams, body: PlanBody } }, (request) =>
     step(request.params, { type: 'Plan', planId: request.body.planId }),

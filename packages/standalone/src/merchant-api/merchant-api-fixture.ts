@@ -41,6 +41,7 @@ import type {
   EventStore,
   MerchantStore,
   OutgoingCommands,
+  OutgoingReadModel,
   PaymentCommands,
   PaymentReadModel,
   WebhookDeliveryStore,
@@ -54,6 +55,7 @@ import {
   createSqliteDeliveryStore,
   createSqliteEventStore,
   createSqliteMerchantStore,
+  createSqliteOutgoingReadModel,
   createSqlitePaymentReadModel,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
@@ -101,6 +103,8 @@ export interface MerchantApiFixture {
   handler: PaymentCommandHandler
   /** payment-command's refunds and payouts (docs/api.md, "Refunds and payouts") */
   outgoing: OutgoingCommands
+  /** the refunds and payouts read model both apps read and write through (no projection runs here) */
+  outgoingReadModel: OutgoingReadModel
   /** the admin API on the same stores, token FIXTURE_ADMIN_TOKEN */
   adminApp: FastifyInstance
   authenticator: ApiKeyAuthenticator
@@ -132,6 +136,8 @@ export interface MerchantApiFixtureOptions {
   outgoing?: (outgoing: OutgoingCommands, handler: PaymentCommandHandler) => Promise<OutgoingCommands>
   /** replaces the SQLite read model the gateway reads and writes through */
   readModel?: (sqlite: PaymentReadModel) => PaymentReadModel
+  /** replaces the SQLite refunds and payouts read model both apps read and write through */
+  outgoingReadModel?: (sqlite: OutgoingReadModel) => OutgoingReadModel | Promise<OutgoingReadModel>
   rateLimit?: GatewayDeps['rateLimit']
   readiness?: GatewayDeps['readiness']
   policy?: CreateRequestPolicy
@@ -200,6 +206,10 @@ export async function openMerchantApiFixture(
     logger,
   })
   const outgoing = options.outgoing ? await options.outgoing(outgoingHandler, handler) : outgoingHandler
+  const sqliteOutgoingReadModel = createSqliteOutgoingReadModel(db)
+  const outgoingReadModel = options.outgoingReadModel
+    ? await options.outgoingReadModel(sqliteOutgoingReadModel)
+    : sqliteOutgoingReadModel
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
   const adminDeps = { merchants, secretBox, clock }
   const merchant = await createMerchant(adminDeps, { name: 'Test Shop' })
@@ -233,6 +243,7 @@ export async function openMerchantApiFixture(
       ...(options.wakeDeliveries ? { wakeDeliveries: options.wakeDeliveries } : {}),
     },
     outgoing,
+    outgoingReadModel,
     claimLinks: createClaimLinks({ publicUrl: FIXTURE_PUBLIC_URL, keys: encryptionKey }),
   })
   const adminApp = await buildAdminApp({
@@ -243,6 +254,7 @@ export async function openMerchantApiFixture(
     logger,
     authenticator,
     outgoing,
+    outgoingReadModel,
   })
 
   const served: ServedResponse[] = []
@@ -295,6 +307,7 @@ export async function openMerchantApiFixture(
     eventStore,
     handler,
     outgoing,
+    outgoingReadModel,
     adminApp,
     authenticator,
     checkoutDeps,
