@@ -16,6 +16,7 @@ import type {
   OutgoingReadModel,
   PaymentDeadlineStore,
   PaymentReadModel,
+  ReceivedNetTotals,
   WebhookDeliveryStore,
   WebhookEndpointStore,
 } from '@chainpay/ports'
@@ -31,6 +32,7 @@ import {
   createMongoMerchantWalletStore,
   createMongoOutgoingReadModel,
   createMongoPaymentReadModel,
+  createMongoReceivedNetTotals,
   createMongoWebhookEndpointStore,
   migrateMongoDatabase,
   mongoAnswers,
@@ -49,6 +51,7 @@ import {
   createSqliteMerchantWalletStore,
   createSqliteOutgoingReadModel,
   createSqlitePaymentReadModel,
+  createSqliteReceivedNetTotals,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
   onSqliteMigration,
@@ -98,6 +101,8 @@ export interface Stores {
   invoiceReadModel(name?: string): InvoiceReadModel
   /** refunds and payouts (docs/architecture.md, "The refunds and payouts read model") */
   outgoingReadModel(): OutgoingReadModel
+  /** each merchant's received net per asset, kept by the projection (docs/capacity.md) */
+  receivedNet(): ReceivedNetTotals
   deliveries(): WebhookDeliveryStore
   merchants(): MerchantStore
   /** merchants' own wallets: payment-command's alone, where addresses are derived (docs/security.md) */
@@ -173,6 +178,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       readModel: (name) => createMongoPaymentReadModel(db, name ? { collection: name } : {}),
       invoiceReadModel: (name) => createMongoInvoiceReadModel(db, name ? { collection: name } : {}),
       outgoingReadModel: () => createMongoOutgoingReadModel(db),
+      receivedNet: () => createMongoReceivedNetTotals(db),
       deliveries: () => createMongoDeliveryStore(db),
       merchants: () => createMongoMerchantStore(db),
       merchantWallets: () => createMongoMerchantWalletStore(db),
@@ -188,6 +194,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       readModel: (name) => createSqlitePaymentReadModel(sqliteDb(), name ? { table: name } : {}),
       invoiceReadModel: (name) => createSqliteInvoiceReadModel(sqliteDb(), name ? { table: name } : {}),
       outgoingReadModel: () => createSqliteOutgoingReadModel(sqliteDb()),
+      receivedNet: () => createSqliteReceivedNetTotals(sqliteDb()),
       deliveries: () => createSqliteDeliveryStore(sqliteDb()),
       merchants: () => createSqliteMerchantStore(sqliteDb()),
       merchantWallets: () => createSqliteMerchantWalletStore(sqliteDb()),

@@ -39,6 +39,7 @@ export async function buildProjectionContext(
   const projection = createProjectionService({
     bus: infrastructure.bus(),
     readModel: infrastructure.stores.readModel(),
+    receivedNet: infrastructure.stores.receivedNet(),
     logger,
   })
   const invoiceProjection = createInvoiceProjection({

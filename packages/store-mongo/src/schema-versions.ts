@@ -9,6 +9,7 @@ import { merchantWalletIndexes } from './merchant-wallets.js'
 import { merchantIndexes } from './merchants.js'
 import { outgoingReadModelIndexes } from './outgoing-read-model.js'
 import { backfillBalanceFields, backfillListedFields, paymentReadModelIndexes } from './read-model.js'
+import { backfillReceivedNet, receivedNetIndexes } from './received-net.js'
 import { webhookEndpointIndexes } from './webhook-endpoints.js'
 
 /**
@@ -206,6 +207,22 @@ export const mongoComponents: readonly MongoComponent[] = [
         outgoingReadModelIndexes,
         outgoingReadModelIndexes.map((index) => index.name),
       ),
+    ],
+  },
+  {
+    component: 'received-net',
+    migrations: [
+      {
+        description: "received net per merchant and asset, counted from the payments' read model",
+        apply: async (db) => {
+          await indexMigration(
+            '',
+            receivedNetIndexes,
+            receivedNetIndexes.map((index) => index.name),
+          ).apply(db)
+          await backfillReceivedNet(db)
+        },
+      },
     ],
   },
   {

@@ -37,15 +37,16 @@ import {
   type ManualClock,
   type SecretBox,
 } from '@chainpay/platform'
-import type {
-  EventStore,
-  MerchantStore,
-  OutgoingCommands,
-  OutgoingReadModel,
-  PaymentCommands,
-  PaymentReadModel,
-  WebhookDeliveryStore,
-  WebhookEndpointStore,
+import {
+  type EventStore,
+  type MerchantStore,
+  type OutgoingCommands,
+  type OutgoingReadModel,
+  type PaymentCommands,
+  type PaymentReadModel,
+  receivedNetCountOf,
+  type WebhookDeliveryStore,
+  type WebhookEndpointStore,
 } from '@chainpay/ports'
 import { createCheckoutLinks, createClaimLinks } from '@chainpay/service-kit'
 import { openApiProblems, type ServedResponse } from '@chainpay/service-kit/testing'
@@ -57,6 +58,7 @@ import {
   createSqliteMerchantStore,
   createSqliteOutgoingReadModel,
   createSqlitePaymentReadModel,
+  createSqliteReceivedNetTotals,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
   openSqliteDatabase,
@@ -197,9 +199,10 @@ export async function openMerchantApiFixture(
     clock,
     logger,
   })
+  const receivedNet = createSqliteReceivedNetTotals(db)
   const outgoingHandler = createOutgoingCommandHandler({
     eventStore,
-    fundedPayments: sqliteReadModel,
+    receivedNet,
     merchants,
     registry,
     clock,
@@ -303,7 +306,15 @@ export async function openMerchantApiFixture(
     merchants,
     webhookEndpoints,
     deliveries,
-    readModel: sqliteReadModel,
+    // what the tests save as the projection would: the document, and its count of the received net
+    readModel: {
+      ...sqliteReadModel,
+      async save(document) {
+        const outcome = await sqliteReadModel.save(document)
+        await receivedNet.count(receivedNetCountOf(document))
+        return outcome
+      },
+    },
     eventStore,
     handler,
     outgoing,
