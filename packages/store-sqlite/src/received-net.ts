@@ -13,6 +13,7 @@ import {
 } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
 import { groupCommitOf } from './group-commit.js'
+import { createSqlitePaymentReadModel } from './read-model.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -90,6 +91,8 @@ function countStatement(db: DatabaseSync): (entry: ReceivedNetCount) => void {
 }
 
 export function createSqliteReceivedNetTotals(db: DatabaseSync): ReceivedNetTotals {
+  // the payments' documents at their latest schema first: the first migration here counts them
+  createSqlitePaymentReadModel(db)
   migrateSqliteComponent(db, 'received-net', receivedNetMigrations)
   const count = countStatement(db)
   const totals = db.prepare(
