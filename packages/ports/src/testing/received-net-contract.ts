@@ -73,13 +73,13 @@ export function describeReceivedNetTotalsContract(
     it('adds up concurrent counts of many payments exactly, beyond 2^53 units', async () => {
       const big = 2n ** 56n
       await Promise.all(
-        Array.from({ length: 40 }, (_, i) => store.count(count(`pay_${i}`, big + BigInt(i), 1))),
+        Array.from({ length: 20 }, (_, i) => store.count(count(`pay_${i}`, big + BigInt(i), 1))),
       )
       await Promise.all(
-        Array.from({ length: 40 }, (_, i) => store.count(count(`pay_${i}`, big + BigInt(i), 1))),
+        Array.from({ length: 20 }, (_, i) => store.count(count(`pay_${i}`, big + BigInt(i), 1))),
       )
       const [total] = await store.totalsOf('mer_a')
-      expect(total?.units).toBe(40n * big + 780n)
+      expect(total?.units).toBe(20n * big + 190n)
     })
 
     it('fails with StoreUnavailableError once its database is gone', async () => {
