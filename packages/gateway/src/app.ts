@@ -2,7 +2,9 @@
 // health and readiness, the OpenAPI document. Built on service-kit's HTTP foundation (errors, 404/405, request ids and metrics), started
 // by the context (packages/gateway/src/context.ts), so that tests can inject requests.
 
+import type { ApiKeyAuthenticator } from '@chainpay/admin-api'
 import { API_BASE_PATH, buildOpenApiDocument } from '@chainpay/contracts'
+import { type DashboardDeps, dashboardRoutes } from '@chainpay/dashboard'
 import type { AssetRegistry } from '@chainpay/domain'
 import type { Clock, Logger } from '@chainpay/platform'
 import type {
@@ -22,7 +24,7 @@ import {
   type MetricsExposition,
 } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import { type ApiKeyAuthenticator, merchantAuthentication } from './auth.js'
+import { merchantAuthentication } from './auth.js'
 import { type CheckoutSettings, checkoutRoutes } from './checkout/checkout-routes.js'
 import type { MerchantLogos } from './checkout/merchant-logos.js'
 import { BODY_LIMIT_BYTES } from './http/limits.js'
@@ -36,7 +38,7 @@ import {
 import { refundClaimRoutes } from './refund-claim/refund-claim-routes.js'
 import { type InvoiceRoutesDeps, invoiceRoutes } from './routes/invoices.js'
 import { outgoingRoutes } from './routes/outgoing.js'
-import { createOutgoingReading } from './routes/outgoing-reading.js'
+import { createOutgoingReading, type OutgoingReading } from './routes/outgoing-reading.js'
 import { paymentReadingRoutes } from './routes/payment-reading.js'
 import { paymentRoutes } from './routes/payments.js'
 import { createReadYourWrites } from './routes/read-your-writes.js'
@@ -74,8 +76,12 @@ export interface GatewayDeps {
   outgoing?: OutgoingCommands
   /** the refunds and payouts read model the lists read and commands write through; with `outgoing` */
   outgoingReadModel?: OutgoingReadModel
+  /** read your writes of refunds and payouts, shared with the admin API's app; made here when absent */
+  outgoingReading?: OutgoingReading
   /** the refund claim page's addresses, {PUBLIC_URL}/refund/{token}; with `outgoing` */
   claimLinks?: ClaimLinks
+  /** the merchant's dashboard at {PUBLIC_URL}/dashboard (docs/dashboard.md); absent: none */
+  dashboard?: DashboardDeps
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -84,6 +90,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     component: 'gateway',
     bodyLimit: BODY_LIMIT_BYTES,
     ...(deps.requestMetrics ? { requestMetrics: deps.requestMetrics } : {}),
+    ...(deps.rateLimit.trustedProxies ? { trustedProxies: deps.rateLimit.trustedProxies } : {}),
   })
   app.decorateRequest('caller', null)
   app.decorateRequest('rawBody', '')
@@ -97,13 +104,14 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   if (deps.outgoing && !deps.outgoingReadModel)
     throw new Error('gateway: refunds and payouts need their read model (outgoingReadModel)')
   const outgoingReading =
-    deps.outgoing && deps.outgoingReadModel
+    deps.outgoingReading ??
+    (deps.outgoing && deps.outgoingReadModel
       ? createOutgoingReading({
           readModel: deps.outgoingReadModel,
           commands: deps.outgoing,
           clock: deps.clock,
         })
-      : undefined
+      : undefined)
   const openApiDocument = JSON.stringify(buildOpenApiDocument())
   const rateLimitedAnswers = createRateLimitedAnswers({
     logger: deps.logger,
@@ -160,6 +168,21 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       settings: deps.checkout,
       rateLimitedAnswers,
     })
+  }
+
+  // the merchant's dashboard, for the merchant's staff (docs/dashboard.md)
+  if (deps.dashboard) {
+    await app.register(
+      async (dashboard) => {
+        // the sign-in's own lockout is per account and address; this bounds every other request too
+        await limitRequestsPerAddress(dashboard, deps.rateLimit, {
+          group: 'dashboard',
+          answers: rateLimitedAnswers,
+        })
+        await dashboard.register(dashboardRoutes, deps.dashboard as DashboardDeps)
+      },
+      { prefix: '/dashboard' },
+    )
   }
 
   if (deps.extraRoutes) await app.register(deps.extraRoutes)

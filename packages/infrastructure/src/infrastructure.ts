@@ -10,12 +10,14 @@ import type {
   Bus,
   ChainIndexerStore,
   CheckpointStore,
+  DashboardUserStore,
   InvoiceReadModel,
   MerchantStore,
   MerchantWalletStore,
   OutgoingReadModel,
   PaymentDeadlineStore,
   PaymentReadModel,
+  PaymentSearch,
   ReceivedNetTotals,
   WebhookDeliveryStore,
   WebhookEndpointStore,
@@ -25,6 +27,7 @@ import {
   createMongoAddressAllocator,
   createMongoChainIndexerStore,
   createMongoCheckpointStore,
+  createMongoDashboardUserStore,
   createMongoDeadlineStore,
   createMongoDeliveryStore,
   createMongoInvoiceReadModel,
@@ -32,6 +35,7 @@ import {
   createMongoMerchantWalletStore,
   createMongoOutgoingReadModel,
   createMongoPaymentReadModel,
+  createMongoPaymentSearch,
   createMongoReceivedNetTotals,
   createMongoWebhookEndpointStore,
   migrateMongoDatabase,
@@ -44,6 +48,7 @@ import {
   createSqliteBus,
   createSqliteChainIndexerStore,
   createSqliteCheckpointStore,
+  createSqliteDashboardUserStore,
   createSqliteDeadlineStore,
   createSqliteDeliveryStore,
   createSqliteInvoiceReadModel,
@@ -51,6 +56,7 @@ import {
   createSqliteMerchantWalletStore,
   createSqliteOutgoingReadModel,
   createSqlitePaymentReadModel,
+  createSqlitePaymentSearch,
   createSqliteReceivedNetTotals,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
@@ -108,6 +114,10 @@ export interface Stores {
   /** merchants' own wallets: payment-command's alone, where addresses are derived (docs/security.md) */
   merchantWallets(): MerchantWalletStore
   webhookEndpoints(): WebhookEndpointStore
+  /** the dashboard's users, sessions and audit log (docs/dashboard.md) */
+  dashboardUsers(): DashboardUserStore
+  /** support's search of the read model by address or tx hash (docs/dashboard.md) */
+  paymentSearch(): PaymentSearch
   checkpoints(): CheckpointStore
   allocator(): AddressIndexAllocator
   deadlines(): PaymentDeadlineStore
@@ -183,6 +193,8 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       merchants: () => createMongoMerchantStore(db),
       merchantWallets: () => createMongoMerchantWalletStore(db),
       webhookEndpoints: () => createMongoWebhookEndpointStore(db),
+      dashboardUsers: () => createMongoDashboardUserStore(db),
+      paymentSearch: () => createMongoPaymentSearch(db),
       checkpoints: () => createMongoCheckpointStore(db),
       allocator: () => createMongoAddressAllocator(db),
       deadlines: () => createMongoDeadlineStore(db),
@@ -199,6 +211,8 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       merchants: () => createSqliteMerchantStore(sqliteDb()),
       merchantWallets: () => createSqliteMerchantWalletStore(sqliteDb()),
       webhookEndpoints: () => createSqliteWebhookEndpointStore(sqliteDb()),
+      dashboardUsers: () => createSqliteDashboardUserStore(sqliteDb()),
+      paymentSearch: () => createSqlitePaymentSearch(sqliteDb()),
       checkpoints: () => createSqliteCheckpointStore(sqliteDb()),
       allocator: () => createSqliteAddressAllocator(sqliteDb()),
       deadlines: () => createSqliteDeadlineStore(sqliteDb()),

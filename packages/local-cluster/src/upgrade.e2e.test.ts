@@ -120,6 +120,7 @@ describe('upgrade from b991541 (distributed)', () => {
     expect(versions.map((version) => version._id).sort()).toEqual([
       'address-allocator',
       'chain-indexer',
+      'dashboard-users',
       'deadlines',
       'deliveries',
       'merchant-wallets',

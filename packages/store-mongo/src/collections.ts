@@ -24,6 +24,9 @@
 //   payment_deadline_watches  the chain watcher's marks (_id paymentId); may precede the deadline
 //   webhook_deliveries, webhook_attempts          the notifier's delivery log (deliveries.ts)
 //   webhook_endpoints         merchants' webhook endpoints (_id endpointId); secrets arrive sealed
+//   dashboard_users, dashboard_user_emails, dashboard_setup_tokens, dashboard_sessions,
+//   dashboard_login_failures, dashboard_audit
+//                             the dashboard's people, sign-ins and audit log (dashboard-users.ts)
 //   webhook_leases            claims of deliveries by notifier processes: an insert is the only
 //                             atomic step FerretDB v1 offers (deliveries.ts)
 //   chain_cursors, watched_addresses, tracked_transfers, account_signatures
@@ -52,6 +55,12 @@ export const mongoCollections = {
   webhookAttempts: 'webhook_attempts',
   webhookLeases: 'webhook_leases',
   webhookEndpoints: 'webhook_endpoints',
+  dashboardUsers: 'dashboard_users',
+  dashboardUserEmails: 'dashboard_user_emails',
+  dashboardSetupTokens: 'dashboard_setup_tokens',
+  dashboardSessions: 'dashboard_sessions',
+  dashboardLoginFailures: 'dashboard_login_failures',
+  dashboardAudit: 'dashboard_audit',
   chainCursors: 'chain_cursors',
   watchedAddresses: 'watched_addresses',
   trackedTransfers: 'tracked_transfers',

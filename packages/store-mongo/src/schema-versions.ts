@@ -2,6 +2,7 @@ import type { Db } from 'mongodb'
 import { addressAllocatorIndexes } from './address-allocator.js'
 import { chainIndexerIndexes } from './chain-indexer-store.js'
 import { type IndexSpec, mongoCollections } from './collections.js'
+import { dashboardUserIndexes } from './dashboard-users.js'
 import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
 import { invoiceReadModelIndexes } from './invoice-read-model.js'
@@ -127,6 +128,11 @@ export function readModelComponent(collection: string): MongoComponent {
           await indexMigration('', paymentReadModelIndexes(collection), ['funded']).apply(db)
         },
       },
+      indexMigration(
+        "support's search: the receiving address and the transfers' tx hashes",
+        paymentReadModelIndexes(collection),
+        ['by_address', 'by_tx_hash'],
+      ),
     ],
   }
 }
@@ -230,6 +236,17 @@ export const mongoComponents: readonly MongoComponent[] = [
     migrations: [
       indexMigration("merchants' webhook endpoints", webhookEndpointIndexes, [
         'webhook_endpoints_by_merchant',
+      ]),
+    ],
+  },
+  {
+    component: 'dashboard-users',
+    migrations: [
+      indexMigration("the dashboard's users, sessions and audit log", dashboardUserIndexes, [
+        'dashboard_users_by_merchant',
+        'dashboard_sessions_by_user',
+        'dashboard_login_failures_by_key',
+        'dashboard_audit_by_merchant',
       ]),
     ],
   },

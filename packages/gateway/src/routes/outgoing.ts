@@ -7,7 +7,6 @@
 import { API_BASE_PATH } from '@chainpay/contracts'
 import {
   DomainError,
-  formatUnits,
   isPaymentId,
   type Outgoing,
   type OutgoingKind,
@@ -16,13 +15,8 @@ import {
   toPayoutView,
   toRefundView,
 } from '@chainpay/domain'
-import type {
-  MerchantBalance,
-  MerchantOutgoingQuery,
-  OutgoingCommands,
-  OutgoingReadModel,
-} from '@chainpay/ports'
-import type { ClaimLinks } from '@chainpay/service-kit'
+import type { MerchantOutgoingQuery, OutgoingCommands, OutgoingReadModel } from '@chainpay/ports'
+import { type ClaimLinks, toBalanceView } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { merchantIdOf } from './merchant-id-of.js'
@@ -114,19 +108,6 @@ export const outgoingRoutes: FastifyPluginAsyncTypebox<OutgoingRoutesDeps> = asy
   app.get('/balances', async (request) => ({
     data: (await outgoing.getBalances({ merchantId: merchantIdOf(request) })).map(toBalanceView),
   }))
-}
-
-/** a balance as the merchant API shows it: decimal amounts of the asset (docs/api.md, "Balances") */
-export function toBalanceView(balance: MerchantBalance) {
-  const amount = (units: string) => formatUnits(units, balance.decimals)
-  return {
-    network: balance.network,
-    currency: balance.currency,
-    receivedNetAmount: amount(balance.receivedNetUnits),
-    refundedAmount: amount(balance.refundedUnits),
-    paidOutAmount: amount(balance.paidOutUnits),
-    availableAmount: amount(balance.availableUnits),
-  }
 }
 
 function answerCreated(

@@ -6,6 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
+  type ApiKeyAuthenticator,
+  buildAdminApp,
+  type CreatedMerchant,
+  createApiKeyAuthenticator,
+  createMerchant,
+} from '@chainpay/admin-api'
+import { createDashboardAccounts, type DashboardAccounts } from '@chainpay/dashboard'
+import {
   type Asset,
   type AssetRegistry,
   type CreateRequestPolicy,
@@ -13,13 +21,9 @@ import {
   type ReceivingAddress,
 } from '@chainpay/domain'
 import {
-  type ApiKeyAuthenticator,
-  buildAdminApp,
   buildGatewayApp,
-  type CreatedMerchant,
-  createApiKeyAuthenticator,
-  createMerchant,
   createMerchantLogos,
+  createOutgoingReading,
   type GatewayDeps,
 } from '@chainpay/gateway'
 import {
@@ -53,11 +57,13 @@ import { openApiProblems, type ServedResponse } from '@chainpay/service-kit/test
 import { signApiRequest } from '@chainpay/signing'
 import {
   createSqliteAddressAllocator,
+  createSqliteDashboardUserStore,
   createSqliteDeliveryStore,
   createSqliteEventStore,
   createSqliteMerchantStore,
   createSqliteOutgoingReadModel,
   createSqlitePaymentReadModel,
+  createSqlitePaymentSearch,
   createSqliteReceivedNetTotals,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
@@ -112,6 +118,8 @@ export interface MerchantApiFixture {
   authenticator: ApiKeyAuthenticator
   /** what buildGatewayApp is given for the customer's page: PUBLIC_URL FIXTURE_PUBLIC_URL */
   checkoutDeps: Pick<GatewayDeps, 'checkout' | 'checkoutLinks' | 'merchantLogos' | 'merchants' | 'registry'>
+  /** the dashboard's people on the same file (docs/dashboard.md), served under /dashboard */
+  dashboardAccounts: DashboardAccounts
   /** the merchant every request is signed for by default */
   merchant: CreatedMerchant
   /** a second merchant, to show that merchants cannot see each other's payments */
@@ -213,6 +221,8 @@ export async function openMerchantApiFixture(
   const outgoingReadModel = options.outgoingReadModel
     ? await options.outgoingReadModel(sqliteOutgoingReadModel)
     : sqliteOutgoingReadModel
+  // one for both apps: what one wrote through, the other reads
+  const outgoingReading = createOutgoingReading({ readModel: outgoingReadModel, commands: outgoing, clock })
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
   const adminDeps = { merchants, secretBox, clock }
   const merchant = await createMerchant(adminDeps, { name: 'Test Shop' })
@@ -225,8 +235,15 @@ export async function openMerchantApiFixture(
     merchants,
     registry,
   }
+  const gatewayCommands = options.commands ? options.commands(handler) : handler
+  const dashboardAccounts = createDashboardAccounts({
+    users: createSqliteDashboardUserStore(db),
+    secretBox,
+    clock,
+    publicUrl: FIXTURE_PUBLIC_URL,
+  })
   const app = await buildGatewayApp({
-    commands: options.commands ? options.commands(handler) : handler,
+    commands: gatewayCommands,
     readModel,
     authenticator,
     clock,
@@ -247,7 +264,17 @@ export async function openMerchantApiFixture(
     },
     outgoing,
     outgoingReadModel,
+    outgoingReading,
     claimLinks: createClaimLinks({ publicUrl: FIXTURE_PUBLIC_URL, keys: encryptionKey }),
+    dashboard: {
+      accounts: dashboardAccounts,
+      readModel,
+      search: createSqlitePaymentSearch(db),
+      commands: gatewayCommands,
+      outgoing,
+      checkoutLinks: checkoutDeps.checkoutLinks,
+      publicUrl: FIXTURE_PUBLIC_URL,
+    },
   })
   const adminApp = await buildAdminApp({
     merchants,
@@ -258,6 +285,8 @@ export async function openMerchantApiFixture(
     authenticator,
     outgoing,
     outgoingReadModel,
+    outgoingReading,
+    dashboardUsers: dashboardAccounts,
   })
 
   const served: ServedResponse[] = []
@@ -322,6 +351,7 @@ export async function openMerchantApiFixture(
     adminApp,
     authenticator,
     checkoutDeps,
+    dashboardAccounts,
     merchant,
     otherMerchant,
     logLines: () => [...lines],

@@ -9,9 +9,10 @@ import { adminTokenProblem, constantTimeEqual, type Logger } from '@chainpay/pla
 import type { OutgoingCommands, OutgoingReadModel, WebhookDeliveryStore } from '@chainpay/ports'
 import { acceptStrictJsonBodies, createHttpApp, type HttpRequestMetrics } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { createOutgoingReading } from '../routes/outgoing-reading.js'
+import { apiKeyAdminRoutes } from './api-key-routes.js'
 import type { BalanceAdminDeps } from './balances.js'
-import { outgoingAdminRoutes } from './outgoing.js'
+import { type DashboardUserAdminDeps, dashboardUserAdminRoutes } from './dashboard-users.js'
+import { type OutgoingAdminReading, outgoingAdminRoutes } from './outgoing.js'
 import {
   type AdminRoutesDeps,
   balanceAdminRoutes,
@@ -32,10 +33,14 @@ export interface AdminDeps extends AdminRoutesDeps {
   balances?: BalanceAdminDeps
   /** refunds and payouts for the offline procedure (docs/treasury.md); none when absent */
   outgoing?: OutgoingCommands
-  /** the refunds and payouts read model GET /outgoing reads and the steps write through; with `outgoing` */
-  outgoingReadModel?: OutgoingReadModel
+  /** the refunds and payouts read model GET /outgoing reads; with `outgoing` */
+  outgoingReadModel?: Pick<OutgoingReadModel, 'listForNetwork'>
+  /** the write-through of the steps and the reads that see it (the gateway's); with `outgoing` */
+  outgoingReading?: OutgoingAdminReading
   /** observes every request, by route pattern */
   requestMetrics?: HttpRequestMetrics
+  /** adds the dashboard's users (docs/operations.md, "Dashboard users"); none when absent */
+  dashboardUsers?: DashboardUserAdminDeps['dashboardUsers']
 }
 
 export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
@@ -55,6 +60,7 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
     async (admin) => {
       admin.addHook('onRequest', async (request) => checkAdminToken(request, deps.adminToken))
       await admin.register(merchantAdminRoutes, deps)
+      await admin.register(apiKeyAdminRoutes, deps)
       if (deliveries)
         await admin.register(deliveryAdminRoutes, {
           deliveries,
@@ -63,17 +69,20 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
         })
       if (deps.balances) await admin.register(balanceAdminRoutes, deps.balances)
       if (deps.outgoing) {
-        if (!deps.outgoingReadModel)
-          throw new Error('admin API: refunds and payouts need their read model (outgoingReadModel)')
-        const outgoingReading = createOutgoingReading({
-          readModel: deps.outgoingReadModel,
-          commands: deps.outgoing,
-          clock: deps.clock,
-        })
+        if (!deps.outgoingReadModel || !deps.outgoingReading)
+          throw new Error(
+            'admin API: refunds and payouts need their read model (outgoingReadModel, outgoingReading)',
+          )
         await admin.register(outgoingAdminRoutes, {
           outgoing: deps.outgoing,
           outgoingReadModel: deps.outgoingReadModel,
-          outgoingReading,
+          outgoingReading: deps.outgoingReading,
+        })
+      }
+      if (deps.dashboardUsers) {
+        await admin.register(dashboardUserAdminRoutes, {
+          merchants: deps.merchants,
+          dashboardUsers: deps.dashboardUsers,
         })
       }
     },
