@@ -7,7 +7,13 @@ import { API_BASE_PATH, buildOpenApiDocument } from '@chainpay/contracts'
 import { type DashboardDeps, dashboardRoutes } from '@chainpay/dashboard'
 import type { AssetRegistry } from '@chainpay/domain'
 import type { Clock, Logger } from '@chainpay/platform'
-import type { MerchantStore, OutgoingCommands, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import type {
+  MerchantStore,
+  OutgoingCommands,
+  OutgoingReadModel,
+  PaymentCommands,
+  PaymentReadModel,
+} from '@chainpay/ports'
 import {
   type CheckoutLinks,
   type ClaimLinks,
@@ -32,6 +38,7 @@ import {
 import { refundClaimRoutes } from './refund-claim/refund-claim-routes.js'
 import { type InvoiceRoutesDeps, invoiceRoutes } from './routes/invoices.js'
 import { outgoingRoutes } from './routes/outgoing.js'
+import { createOutgoingReading, type OutgoingReading } from './routes/outgoing-reading.js'
 import { paymentReadingRoutes } from './routes/payment-reading.js'
 import { paymentRoutes } from './routes/payments.js'
 import { createReadYourWrites } from './routes/read-your-writes.js'
@@ -67,6 +74,10 @@ export interface GatewayDeps {
   webhooks?: Omit<WebhookEndpointRoutesDeps & WebhookDeliveryRoutesDeps, 'merchants'>
   /** refunds, payouts and balances (docs/api.md, "Refunds and payouts"); absent: none */
   outgoing?: OutgoingCommands
+  /** the refunds and payouts read model the lists read and commands write through; with `outgoing` */
+  outgoingReadModel?: OutgoingReadModel
+  /** read your writes of refunds and payouts, shared with the admin API's app; made here when absent */
+  outgoingReading?: OutgoingReading
   /** the refund claim page's addresses, {PUBLIC_URL}/refund/{token}; with `outgoing` */
   claimLinks?: ClaimLinks
   /** the merchant's dashboard at {PUBLIC_URL}/dashboard (docs/dashboard.md); absent: none */
@@ -90,6 +101,17 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   })
   // one for every route that writes or reads a payment: what one wrote, the others read
   const readYourWrites = createReadYourWrites(deps)
+  if (deps.outgoing && !deps.outgoingReadModel)
+    throw new Error('gateway: refunds and payouts need their read model (outgoingReadModel)')
+  const outgoingReading =
+    deps.outgoingReading ??
+    (deps.outgoing && deps.outgoingReadModel
+      ? createOutgoingReading({
+          readModel: deps.outgoingReadModel,
+          commands: deps.outgoing,
+          clock: deps.clock,
+        })
+      : undefined)
   const openApiDocument = JSON.stringify(buildOpenApiDocument())
   const rateLimitedAnswers = createRateLimitedAnswers({
     logger: deps.logger,
@@ -112,8 +134,13 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       await merchantApi.register(paymentRoutes, { ...deps, readYourWrites })
       await merchantApi.register(paymentReadingRoutes, { ...deps, readYourWrites })
       if (deps.invoices) await merchantApi.register(invoiceRoutes, deps.invoices)
-      if (deps.outgoing && deps.claimLinks) {
-        await merchantApi.register(outgoingRoutes, { outgoing: deps.outgoing, claimLinks: deps.claimLinks })
+      if (deps.outgoing && deps.outgoingReadModel && outgoingReading && deps.claimLinks) {
+        await merchantApi.register(outgoingRoutes, {
+          outgoing: deps.outgoing,
+          claimLinks: deps.claimLinks,
+          outgoingReadModel: deps.outgoingReadModel,
+          outgoingReading,
+        })
       }
       if (deps.webhooks) {
         const webhookDeps = { ...deps.webhooks, merchants: deps.merchants }
@@ -132,10 +159,11 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   })
 
   // the refund claim page, /refund/{token} (docs/api.md, "The refund claim page")
-  if (deps.outgoing && deps.claimLinks) {
+  if (deps.outgoing && outgoingReading && deps.claimLinks) {
     await app.register(refundClaimRoutes, {
       ...deps,
       outgoing: deps.outgoing,
+      outgoingReading,
       claimLinks: deps.claimLinks,
       settings: deps.checkout,
       rateLimitedAnswers,

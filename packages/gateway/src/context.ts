@@ -38,6 +38,7 @@ import { createMerchantLogos } from './checkout/merchant-logos.js'
 import type { GatewayConfig } from './config.js'
 import { rateSimulatorProxy } from './rate-simulator-proxy.js'
 import { gatewayReadiness } from './readiness.js'
+import { createOutgoingReading } from './routes/outgoing-reading.js'
 
 /** standalone: what the gateway gets from the other services of its process */
 export interface InProcessGateway extends SharedRuntime {
@@ -91,6 +92,9 @@ export async function buildGatewayContext(
   const outgoing: OutgoingCommands = shared?.outgoing ?? (remote as HttpPaymentCommands)
   const claimLinks = createClaimLinks({ publicUrl: config.checkout.publicUrl, keys: config.encryptionKeys })
   const merchants = stores.merchants()
+  // one store for both listeners: the admin API's steps and the merchant API's commands write through
+  const outgoingReadModel = stores.outgoingReadModel()
+  const outgoingReading = createOutgoingReading({ readModel: outgoingReadModel, commands: outgoing, clock })
   const secretBox = createSecretBox(config.encryptionKeys)
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
   const registry = applyNetworkSettings(config.registry, config.chains)
@@ -206,6 +210,8 @@ export async function buildGatewayContext(
           wakeDeliveries,
         },
         outgoing,
+        outgoingReadModel,
+        outgoingReading,
         claimLinks,
         dashboard: {
           accounts: dashboardAccounts,
@@ -245,6 +251,8 @@ export async function buildGatewayContext(
         webhookEndpoints: stores.webhookEndpoints(),
         merchantWallets,
         outgoing,
+        outgoingReadModel,
+        outgoingReading,
         balances: {
           commands,
           readModel: stores.readModel(),

@@ -14,9 +14,11 @@ import type {
   InvoiceReadModel,
   MerchantStore,
   MerchantWalletStore,
+  OutgoingReadModel,
   PaymentDeadlineStore,
   PaymentReadModel,
   PaymentSearch,
+  ReceivedNetTotals,
   WebhookDeliveryStore,
   WebhookEndpointStore,
 } from '@chainpay/ports'
@@ -31,8 +33,10 @@ import {
   createMongoInvoiceReadModel,
   createMongoMerchantStore,
   createMongoMerchantWalletStore,
+  createMongoOutgoingReadModel,
   createMongoPaymentReadModel,
   createMongoPaymentSearch,
+  createMongoReceivedNetTotals,
   createMongoWebhookEndpointStore,
   migrateMongoDatabase,
   mongoAnswers,
@@ -50,8 +54,10 @@ import {
   createSqliteInvoiceReadModel,
   createSqliteMerchantStore,
   createSqliteMerchantWalletStore,
+  createSqliteOutgoingReadModel,
   createSqlitePaymentReadModel,
   createSqlitePaymentSearch,
+  createSqliteReceivedNetTotals,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
   onSqliteMigration,
@@ -99,6 +105,10 @@ export interface Stores {
   readModel(name?: string): PaymentReadModel
   /** the invoices' read model (docs/api.md, "Invoices"); `name`: the notifier's copy */
   invoiceReadModel(name?: string): InvoiceReadModel
+  /** refunds and payouts (docs/architecture.md, "The refunds and payouts read model") */
+  outgoingReadModel(): OutgoingReadModel
+  /** each merchant's received net per asset, kept by the projection (docs/capacity.md) */
+  receivedNet(): ReceivedNetTotals
   deliveries(): WebhookDeliveryStore
   merchants(): MerchantStore
   /** merchants' own wallets: payment-command's alone, where addresses are derived (docs/security.md) */
@@ -177,6 +187,8 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     stores = {
       readModel: (name) => createMongoPaymentReadModel(db, name ? { collection: name } : {}),
       invoiceReadModel: (name) => createMongoInvoiceReadModel(db, name ? { collection: name } : {}),
+      outgoingReadModel: () => createMongoOutgoingReadModel(db),
+      receivedNet: () => createMongoReceivedNetTotals(db),
       deliveries: () => createMongoDeliveryStore(db),
       merchants: () => createMongoMerchantStore(db),
       merchantWallets: () => createMongoMerchantWalletStore(db),
@@ -193,6 +205,8 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     stores = {
       readModel: (name) => createSqlitePaymentReadModel(sqliteDb(), name ? { table: name } : {}),
       invoiceReadModel: (name) => createSqliteInvoiceReadModel(sqliteDb(), name ? { table: name } : {}),
+      outgoingReadModel: () => createSqliteOutgoingReadModel(sqliteDb()),
+      receivedNet: () => createSqliteReceivedNetTotals(sqliteDb()),
       deliveries: () => createSqliteDeliveryStore(sqliteDb()),
       merchants: () => createSqliteMerchantStore(sqliteDb()),
       merchantWallets: () => createSqliteMerchantWalletStore(sqliteDb()),

@@ -128,7 +128,9 @@ describe('upgrade from b991541 (distributed)', () => {
       'read-model:invoices_read',
       'read-model:notifier_invoices',
       'read-model:notifier_payments',
+      'read-model:outgoing_read',
       'read-model:payments_read',
+      'received-net',
       'webhook-endpoints',
     ])
   })

@@ -12,6 +12,7 @@ import {
 } from '@chainpay/service-kit'
 import type { ProjectionConfig } from './config.js'
 import { createInvoiceProjection } from './invoice-projection.js'
+import { createOutgoingProjection } from './outgoing-projection.js'
 import { createProjectionService } from './projection-service.js'
 
 export interface ProjectionContextOptions {
@@ -38,11 +39,17 @@ export async function buildProjectionContext(
   const projection = createProjectionService({
     bus: infrastructure.bus(),
     readModel: infrastructure.stores.readModel(),
+    receivedNet: infrastructure.stores.receivedNet(),
     logger,
   })
   const invoiceProjection = createInvoiceProjection({
     bus: infrastructure.bus(),
     readModel: infrastructure.stores.invoiceReadModel(),
+    logger,
+  })
+  const outgoingProjection = createOutgoingProjection({
+    bus: infrastructure.bus(),
+    readModel: infrastructure.stores.outgoingReadModel(),
     logger,
   })
   const healthPort = healthService({
@@ -57,8 +64,8 @@ export async function buildProjectionContext(
   const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
     services: shared
-      ? [projection, invoiceProjection]
-      : [projection, invoiceProjection, healthPort, metricsPort],
+      ? [projection, invoiceProjection, outgoingProjection]
+      : [projection, invoiceProjection, outgoingProjection, healthPort, metricsPort],
     readiness,
     close: release,
   }

@@ -3,7 +3,8 @@
 // gateway's admin routes reach payment-command's refunds and payouts over HTTP with the command API
 // client, payment-command reads the merchants' received funds from the read model on MongoDB's wire
 // protocol (FerretDB), which the relay and the projection fill from its event store over a bus (the
-// SQLite one, as cli's balance-commands.int: what Kafka would carry changes nothing here).
+// SQLite one, as cli's balance-commands.int: what Kafka would carry changes nothing here), with the
+// merchants' running received net and the refunds and payouts read model the admin API lists from.
 // `chainpay-wallet plan`, `broadcast` and `release` run as the command does, in this process, against
 // that admin API and the simulated Solana node (@solana/web3.js); sign with chainpay-wallet's signer.
 // treasury-refunds.int runs the same procedure against standalone.
@@ -15,6 +16,7 @@ import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/admin-api'
 import { type SimulatorNode, startSimulatorNode } from '@chainpay/chain-sim/testing'
 import { createHttpPaymentCommands, type HttpPaymentCommands } from '@chainpay/command-api-client'
 import { defaultAssetRegistry, formatUnits, type OutgoingKind, resolveAsset, toUnits } from '@chainpay/domain'
+import { createOutgoingReading } from '@chainpay/gateway'
 import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import { buildCommandApi, createEventRelay, createOutgoingCommandHandler } from '@chainpay/payment-command'
 import {
@@ -24,10 +26,17 @@ import {
   TEST_MNEMONIC,
 } from '@chainpay/payment-command/testing'
 import { createRootLogger, systemClock } from '@chainpay/platform'
-import type { PaymentReadModel } from '@chainpay/ports'
-import { createProjectionService } from '@chainpay/projection'
+import type {
+  OutgoingReadModel,
+  OutgoingSnapshot,
+  PaymentReadModel,
+  ReceivedNetTotals,
+} from '@chainpay/ports'
+import { createOutgoingProjection, createProjectionService } from '@chainpay/projection'
 import {
+  createMongoOutgoingReadModel,
   createMongoPaymentReadModel,
+  createMongoReceivedNetTotals,
   type MongoDatabase,
   migrateMongoDatabase,
   openMongoDatabase,
@@ -62,6 +71,8 @@ let node: SimulatorNode
 let connection: Connection
 let dir: string
 let readModel: PaymentReadModel
+let receivedNet: ReceivedNetTotals
+let outgoingReadModel: OutgoingReadModel
 
 beforeAll(async () => {
   side = openSqliteCommandSide()
@@ -81,6 +92,8 @@ beforeAll(async () => {
   })
   await migrateMongoDatabase(mongo.db)
   readModel = createMongoPaymentReadModel(mongo.db)
+  receivedNet = createMongoReceivedNetTotals(mongo.db)
+  outgoingReadModel = createMongoOutgoingReadModel(mongo.db)
   const bus = createSqliteBus(side.db, { logger, pollIntervalMs: 20 })
   const relay = createEventRelay({
     eventStore: side.eventStore,
@@ -89,17 +102,20 @@ beforeAll(async () => {
     logger,
     pollIntervalMs: 20,
   })
-  const projection = createProjectionService({ bus, readModel, logger })
+  const projection = createProjectionService({ bus, readModel, receivedNet, logger })
+  const outgoingProjection = createOutgoingProjection({ bus, readModel: outgoingReadModel, logger })
   await relay.start()
   await projection.start()
+  await outgoingProjection.start()
   cleanups.push(async () => {
+    await outgoingProjection.stop()
     await projection.stop()
     await relay.stop()
     await bus.close()
   })
   const outgoing = createOutgoingCommandHandler({
     eventStore: side.eventStore,
-    fundedPayments: readModel,
+    receivedNet,
     merchants: side.merchants,
     registry: defaultAssetRegistry,
     clock: systemClock,
@@ -125,6 +141,12 @@ beforeAll(async () => {
     }),
     balances: { commands, readModel, registry: defaultAssetRegistry },
     outgoing: commands,
+    outgoingReadModel,
+    outgoingReading: createOutgoingReading({
+      readModel: outgoingReadModel,
+      commands,
+      clock: systemClock,
+    }),
   })
   adminUrl = await admin.listen({ host: '127.0.0.1', port: 0 })
   cleanups.push(() => admin.close())
@@ -160,6 +182,11 @@ async function paidPayment(amount: string): Promise<string> {
     timeout: 10_000,
     interval: 20,
   })
+  // and counted into the merchant's received net, which a create reads
+  await vi.waitFor(async () => expect(await receivedNet.countedOf(paymentId)).toBeGreaterThan(0n), {
+    timeout: 10_000,
+    interval: 20,
+  })
   return paymentId
 }
 
@@ -172,7 +199,18 @@ async function refund(paymentId: string, amount: string, address = newOwner()): 
     paymentId,
     request: { amount, address, idempotencyKey: `refund-${keys}` },
   })
-  return created.item.id
+  return (await projected(created)).item.id
+}
+
+/** a command made here, not through the admin API: once the projection put it in the read model */
+async function projected(snapshot: OutgoingSnapshot): Promise<OutgoingSnapshot> {
+  const { kind, id } = snapshot.item
+  await vi.waitFor(
+    async () =>
+      expect((await outgoingReadModel.get(kind, id))?.revision).toBeGreaterThanOrEqual(snapshot.revision),
+    { timeout: 10_000, interval: 20 },
+  )
+  return snapshot
 }
 
 const newOwner = () => Keypair.generate().publicKey.toBase58()
@@ -249,19 +287,21 @@ describe('refunds and payouts through plan, sign and broadcast, distributed', ()
     const refundTo = newOwner()
     const refundId = await refund(paymentId, '4', refundTo)
     const canceled = await refund(paymentId, '1')
-    await commands.cancelOutgoing({ merchantId: MERCHANT, kind: 'refund', id: canceled })
+    await projected(await commands.cancelOutgoing({ merchantId: MERCHANT, kind: 'refund', id: canceled }))
     const released = await refund(paymentId, '2')
     const payoutTo = newOwner()
-    const { item: payout } = await commands.createPayout({
-      merchantId: MERCHANT,
-      request: {
-        network: NETWORK,
-        currency: 'USDC',
-        amount: '3',
-        address: payoutTo,
-        idempotencyKey: 'payout-1',
-      },
-    })
+    const { item: payout } = await projected(
+      await commands.createPayout({
+        merchantId: MERCHANT,
+        request: {
+          network: NETWORK,
+          currency: 'USDC',
+          amount: '3',
+          address: payoutTo,
+          idempotencyKey: 'payout-1',
+        },
+      }),
+    )
 
     const { plan, signed, signedPath } = await planAndSign('paid')
     expect(plan.outgoing?.map((planned) => [planned.kind, planned.id])).toEqual([
@@ -321,7 +361,7 @@ describe('refunds and payouts through plan, sign and broadcast, distributed', ()
       out: [`released refund ${released}: ready again, for the next plan`],
     })
     expect((await item('refund', released)).status).toBe('ready')
-    await commands.cancelOutgoing({ merchantId: MERCHANT, kind: 'refund', id: released })
+    await projected(await commands.cancelOutgoing({ merchantId: MERCHANT, kind: 'refund', id: released }))
   })
 
   it("a refund whose transaction fails on chain (the treasury's USDC spent by another of its transactions landing ahead) is failed, with the node's error, and the payment's rest is refundable again", async () => {
@@ -372,6 +412,6 @@ describe('refunds and payouts through plan, sign and broadcast, distributed', ()
     // the 9 are refundable again
     const another = await refund(paymentId, '9')
     expect((await item('refund', another)).status).toBe('ready')
-    await commands.cancelOutgoing({ merchantId: MERCHANT, kind: 'refund', id: another })
+    await projected(await commands.cancelOutgoing({ merchantId: MERCHANT, kind: 'refund', id: another }))
   })
 })

@@ -6,6 +6,12 @@
 //   notifier_payments         the notifier's own copy of payment state, same shape as payments_read
 //   invoices_read             read model of invoices (_id invoiceId), the fold after `revision`
 //   notifier_invoices         the notifier's own copy of invoice state, same shape as invoices_read
+//   outgoing_read             read model of refunds and payouts (_id `${kind}:${id}`), the fold after
+//                             `revision` (outgoing-read-model.ts)
+//   received_net, received_net_assets
+//                             each merchant's received net per asset: a chain of versions, each made
+//                             by one payment's count, and the assets a merchant has totals of
+//                             (received-net.ts)
 //   merchants                 one document per merchant (_id merchantId); secrets arrive sealed
 //   api_keys                  one document per API key (_id apiKey, hence unique), with its merchant
 //   merchant_wallets          a merchant's own wallet (_id merchantId); the Solana seed arrives sealed
@@ -34,6 +40,9 @@ export const mongoCollections = {
   notifierPayments: 'notifier_payments',
   invoicesRead: 'invoices_read',
   notifierInvoices: 'notifier_invoices',
+  outgoingRead: 'outgoing_read',
+  receivedNet: 'received_net',
+  receivedNetAssets: 'received_net_assets',
   merchants: 'merchants',
   apiKeys: 'api_keys',
   merchantWallets: 'merchant_wallets',

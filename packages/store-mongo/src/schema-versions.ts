@@ -8,7 +8,9 @@ import { deliveryIndexes } from './deliveries.js'
 import { invoiceReadModelIndexes } from './invoice-read-model.js'
 import { merchantWalletIndexes } from './merchant-wallets.js'
 import { merchantIndexes } from './merchants.js'
+import { outgoingReadModelIndexes } from './outgoing-read-model.js'
 import { backfillBalanceFields, backfillListedFields, paymentReadModelIndexes } from './read-model.js'
+import { backfillReceivedNet, receivedNetIndexes } from './received-net.js'
 import { webhookEndpointIndexes } from './webhook-endpoints.js'
 
 /**
@@ -203,6 +205,32 @@ export const mongoComponents: readonly MongoComponent[] = [
   },
   invoiceReadModelComponent(mongoCollections.invoicesRead),
   invoiceReadModelComponent(mongoCollections.notifierInvoices),
+  {
+    component: `read-model:${mongoCollections.outgoingRead}`,
+    migrations: [
+      indexMigration(
+        'refunds and payouts, listed by merchant and by network',
+        outgoingReadModelIndexes,
+        outgoingReadModelIndexes.map((index) => index.name),
+      ),
+    ],
+  },
+  {
+    component: 'received-net',
+    migrations: [
+      {
+        description: "received net per merchant and asset, counted from the payments' read model",
+        apply: async (db) => {
+          await indexMigration(
+            '',
+            receivedNetIndexes,
+            receivedNetIndexes.map((index) => index.name),
+          ).apply(db)
+          await backfillReceivedNet(db)
+        },
+      },
+    ],
+  },
   {
     component: 'webhook-endpoints',
     migrations: [

@@ -20,7 +20,12 @@ import {
   defaultAssetRegistry,
   type ReceivingAddress,
 } from '@chainpay/domain'
-import { buildGatewayApp, createMerchantLogos, type GatewayDeps } from '@chainpay/gateway'
+import {
+  buildGatewayApp,
+  createMerchantLogos,
+  createOutgoingReading,
+  type GatewayDeps,
+} from '@chainpay/gateway'
 import {
   createOutgoingCommandHandler,
   createPaymentCommandHandler,
@@ -36,14 +41,16 @@ import {
   type ManualClock,
   type SecretBox,
 } from '@chainpay/platform'
-import type {
-  EventStore,
-  MerchantStore,
-  OutgoingCommands,
-  PaymentCommands,
-  PaymentReadModel,
-  WebhookDeliveryStore,
-  WebhookEndpointStore,
+import {
+  type EventStore,
+  type MerchantStore,
+  type OutgoingCommands,
+  type OutgoingReadModel,
+  type PaymentCommands,
+  type PaymentReadModel,
+  receivedNetCountOf,
+  type WebhookDeliveryStore,
+  type WebhookEndpointStore,
 } from '@chainpay/ports'
 import { createCheckoutLinks, createClaimLinks } from '@chainpay/service-kit'
 import { openApiProblems, type ServedResponse } from '@chainpay/service-kit/testing'
@@ -54,8 +61,10 @@ import {
   createSqliteDeliveryStore,
   createSqliteEventStore,
   createSqliteMerchantStore,
+  createSqliteOutgoingReadModel,
   createSqlitePaymentReadModel,
   createSqlitePaymentSearch,
+  createSqliteReceivedNetTotals,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
   openSqliteDatabase,
@@ -102,6 +111,8 @@ export interface MerchantApiFixture {
   handler: PaymentCommandHandler
   /** payment-command's refunds and payouts (docs/api.md, "Refunds and payouts") */
   outgoing: OutgoingCommands
+  /** the refunds and payouts read model both apps read and write through (no projection runs here) */
+  outgoingReadModel: OutgoingReadModel
   /** the admin API on the same stores, token FIXTURE_ADMIN_TOKEN */
   adminApp: FastifyInstance
   authenticator: ApiKeyAuthenticator
@@ -135,6 +146,8 @@ export interface MerchantApiFixtureOptions {
   outgoing?: (outgoing: OutgoingCommands, handler: PaymentCommandHandler) => Promise<OutgoingCommands>
   /** replaces the SQLite read model the gateway reads and writes through */
   readModel?: (sqlite: PaymentReadModel) => PaymentReadModel
+  /** replaces the SQLite refunds and payouts read model both apps read and write through */
+  outgoingReadModel?: (sqlite: OutgoingReadModel) => OutgoingReadModel | Promise<OutgoingReadModel>
   rateLimit?: GatewayDeps['rateLimit']
   readiness?: GatewayDeps['readiness']
   policy?: CreateRequestPolicy
@@ -194,15 +207,22 @@ export async function openMerchantApiFixture(
     clock,
     logger,
   })
+  const receivedNet = createSqliteReceivedNetTotals(db)
   const outgoingHandler = createOutgoingCommandHandler({
     eventStore,
-    fundedPayments: sqliteReadModel,
+    receivedNet,
     merchants,
     registry,
     clock,
     logger,
   })
   const outgoing = options.outgoing ? await options.outgoing(outgoingHandler, handler) : outgoingHandler
+  const sqliteOutgoingReadModel = createSqliteOutgoingReadModel(db)
+  const outgoingReadModel = options.outgoingReadModel
+    ? await options.outgoingReadModel(sqliteOutgoingReadModel)
+    : sqliteOutgoingReadModel
+  // one for both apps: what one wrote through, the other reads
+  const outgoingReading = createOutgoingReading({ readModel: outgoingReadModel, commands: outgoing, clock })
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
   const adminDeps = { merchants, secretBox, clock }
   const merchant = await createMerchant(adminDeps, { name: 'Test Shop' })
@@ -243,6 +263,8 @@ export async function openMerchantApiFixture(
       ...(options.wakeDeliveries ? { wakeDeliveries: options.wakeDeliveries } : {}),
     },
     outgoing,
+    outgoingReadModel,
+    outgoingReading,
     claimLinks: createClaimLinks({ publicUrl: FIXTURE_PUBLIC_URL, keys: encryptionKey }),
     dashboard: {
       accounts: dashboardAccounts,
@@ -262,6 +284,8 @@ export async function openMerchantApiFixture(
     logger,
     authenticator,
     outgoing,
+    outgoingReadModel,
+    outgoingReading,
     dashboardUsers: dashboardAccounts,
   })
 
@@ -311,10 +335,19 @@ export async function openMerchantApiFixture(
     merchants,
     webhookEndpoints,
     deliveries,
-    readModel: sqliteReadModel,
+    // what the tests save as the projection would: the document, and its count of the received net
+    readModel: {
+      ...sqliteReadModel,
+      async save(document) {
+        const outcome = await sqliteReadModel.save(document)
+        await receivedNet.count(receivedNetCountOf(document))
+        return outcome
+      },
+    },
     eventStore,
     handler,
     outgoing,
+    outgoingReadModel,
     adminApp,
     authenticator,
     checkoutDeps,
