@@ -28,6 +28,7 @@ import {
   type RateLimitSettings,
 } from './rate-limit.js'
 import { refundClaimRoutes } from './refund-claim/refund-claim-routes.js'
+import { type DepositAddressRoutesDeps, depositAddressRoutes } from './routes/deposit-addresses.js'
 import { type InvoiceRoutesDeps, invoiceRoutes } from './routes/invoices.js'
 import { outgoingRoutes } from './routes/outgoing.js'
 import { paymentReadingRoutes } from './routes/payment-reading.js'
@@ -67,6 +68,8 @@ export interface GatewayDeps {
   outgoing?: OutgoingCommands
   /** the refund claim page's addresses, {PUBLIC_URL}/refund/{token}; with `outgoing` */
   claimLinks?: ClaimLinks
+  /** customers' deposit addresses (docs/api.md, "Deposit addresses"); absent: none */
+  depositAddresses?: DepositAddressRoutesDeps
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -110,6 +113,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       if (deps.outgoing && deps.claimLinks) {
         await merchantApi.register(outgoingRoutes, { outgoing: deps.outgoing, claimLinks: deps.claimLinks })
       }
+      if (deps.depositAddresses) await merchantApi.register(depositAddressRoutes, deps.depositAddresses)
       if (deps.webhooks) {
         const webhookDeps = { ...deps.webhooks, merchants: deps.merchants }
         await merchantApi.register(webhookEndpointRoutes, webhookDeps)

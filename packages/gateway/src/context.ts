@@ -9,6 +9,7 @@ import { infrastructureFor, type SharedRuntime } from '@chainpay/infrastructure'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
 import {
   type ChainBalanceReader,
+  type DepositAddressCommands,
   deliveryWakeupMessage,
   type InvoiceCommands,
   type MerchantWallets,
@@ -41,6 +42,8 @@ export interface InProcessGateway extends SharedRuntime {
   commands: PaymentCommands
   /** payment-command's invoice handler */
   invoiceCommands: InvoiceCommands
+  /** payment-command's customers' deposit addresses (docs/api.md, "Deposit addresses") */
+  depositAddresses: DepositAddressCommands
   /** payment-command's merchant wallets, which only it keeps (docs/security.md) */
   merchantWallets: MerchantWallets
   /** payment-command's refunds and payouts */
@@ -85,6 +88,7 @@ export async function buildGatewayContext(
   const merchantWallets = shared?.merchantWallets ?? (remote as HttpPaymentCommands).merchantWallets
   const invoiceCommands = shared?.invoiceCommands ?? (remote as HttpPaymentCommands).invoices
   const outgoing: OutgoingCommands = shared?.outgoing ?? (remote as HttpPaymentCommands)
+  const depositAddressCommands = shared?.depositAddresses ?? (remote as HttpPaymentCommands).depositAddresses
   const claimLinks = createClaimLinks({ publicUrl: config.checkout.publicUrl, keys: config.encryptionKeys })
   const merchants = stores.merchants()
   const secretBox = createSecretBox(config.encryptionKeys)
@@ -195,6 +199,10 @@ export async function buildGatewayContext(
         },
         outgoing,
         claimLinks,
+        depositAddresses: {
+          depositAddressCommands,
+          depositAddressReadModel: stores.depositAddressReadModel(),
+        },
         ...(extraRoutes ? { extraRoutes } : {}),
       }),
   })

@@ -10,6 +10,7 @@ import type {
   Bus,
   ChainIndexerStore,
   CheckpointStore,
+  DepositAddressReadModel,
   InvoiceReadModel,
   MerchantStore,
   MerchantWalletStore,
@@ -25,6 +26,7 @@ import {
   createMongoCheckpointStore,
   createMongoDeadlineStore,
   createMongoDeliveryStore,
+  createMongoDepositAddressReadModel,
   createMongoInvoiceReadModel,
   createMongoMerchantStore,
   createMongoMerchantWalletStore,
@@ -42,6 +44,7 @@ import {
   createSqliteCheckpointStore,
   createSqliteDeadlineStore,
   createSqliteDeliveryStore,
+  createSqliteDepositAddressReadModel,
   createSqliteInvoiceReadModel,
   createSqliteMerchantStore,
   createSqliteMerchantWalletStore,
@@ -93,6 +96,8 @@ export interface Stores {
   readModel(name?: string): PaymentReadModel
   /** the invoices' read model (docs/api.md, "Invoices"); `name`: the notifier's copy */
   invoiceReadModel(name?: string): InvoiceReadModel
+  /** customers' deposit addresses (docs/api.md, "Deposit addresses") */
+  depositAddressReadModel(): DepositAddressReadModel
   deliveries(): WebhookDeliveryStore
   merchants(): MerchantStore
   /** merchants' own wallets: payment-command's alone, where addresses are derived (docs/security.md) */
@@ -167,6 +172,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     stores = {
       readModel: (name) => createMongoPaymentReadModel(db, name ? { collection: name } : {}),
       invoiceReadModel: (name) => createMongoInvoiceReadModel(db, name ? { collection: name } : {}),
+      depositAddressReadModel: () => createMongoDepositAddressReadModel(db),
       deliveries: () => createMongoDeliveryStore(db),
       merchants: () => createMongoMerchantStore(db),
       merchantWallets: () => createMongoMerchantWalletStore(db),
@@ -181,6 +187,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     stores = {
       readModel: (name) => createSqlitePaymentReadModel(sqliteDb(), name ? { table: name } : {}),
       invoiceReadModel: (name) => createSqliteInvoiceReadModel(sqliteDb(), name ? { table: name } : {}),
+      depositAddressReadModel: () => createSqliteDepositAddressReadModel(sqliteDb()),
       deliveries: () => createSqliteDeliveryStore(sqliteDb()),
       merchants: () => createSqliteMerchantStore(sqliteDb()),
       merchantWallets: () => createSqliteMerchantWalletStore(sqliteDb()),

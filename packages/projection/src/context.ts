@@ -11,6 +11,7 @@ import {
   type ServiceContext,
 } from '@chainpay/service-kit'
 import type { ProjectionConfig } from './config.js'
+import { createDepositProjection } from './deposit-projection.js'
 import { createInvoiceProjection } from './invoice-projection.js'
 import { createProjectionService } from './projection-service.js'
 
@@ -45,6 +46,11 @@ export async function buildProjectionContext(
     readModel: infrastructure.stores.invoiceReadModel(),
     logger,
   })
+  const depositProjection = createDepositProjection({
+    bus: infrastructure.bus(),
+    depositAddresses: infrastructure.stores.depositAddressReadModel(),
+    logger,
+  })
   const healthPort = healthService({
     host: config.host,
     port: config.healthPort,
@@ -57,8 +63,8 @@ export async function buildProjectionContext(
   const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
     services: shared
-      ? [projection, invoiceProjection]
-      : [projection, invoiceProjection, healthPort, metricsPort],
+      ? [projection, invoiceProjection, depositProjection]
+      : [projection, invoiceProjection, depositProjection, healthPort, metricsPort],
     readiness,
     close: release,
   }

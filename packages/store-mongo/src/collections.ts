@@ -20,6 +20,7 @@
 //   webhook_endpoints         merchants' webhook endpoints (_id endpointId); secrets arrive sealed
 //   webhook_leases            claims of deliveries by notifier processes: an insert is the only
 //                             atomic step FerretDB v1 offers (deliveries.ts)
+//   deposit_addresses_read    customers' deposit addresses (_id the address), written once
 //   chain_cursors, watched_addresses, tracked_transfers, account_signatures
 //                             the chain indexer (chain-indexer-store.ts)
 //
@@ -47,6 +48,7 @@ export const mongoCollections = {
   watchedAddresses: 'watched_addresses',
   trackedTransfers: 'tracked_transfers',
   accountSignatures: 'account_signatures',
+  depositAddressesRead: 'deposit_addresses_read',
 } as const
 
 /**

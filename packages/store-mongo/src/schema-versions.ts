@@ -4,6 +4,7 @@ import { chainIndexerIndexes } from './chain-indexer-store.js'
 import { type IndexSpec, mongoCollections } from './collections.js'
 import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
+import { depositAddressReadModelIndexes } from './deposit-address-read-model.js'
 import { invoiceReadModelIndexes } from './invoice-read-model.js'
 import { merchantWalletIndexes } from './merchant-wallets.js'
 import { merchantIndexes } from './merchants.js'
@@ -197,6 +198,16 @@ export const mongoComponents: readonly MongoComponent[] = [
   },
   invoiceReadModelComponent(mongoCollections.invoicesRead),
   invoiceReadModelComponent(mongoCollections.notifierInvoices),
+  {
+    component: 'read-model:deposit_addresses_read',
+    migrations: [
+      indexMigration(
+        "customers' deposit addresses, by merchant and by user",
+        depositAddressReadModelIndexes,
+        ['deposit_addresses_listed', 'deposit_addresses_by_user'],
+      ),
+    ],
+  },
   {
     component: 'webhook-endpoints',
     migrations: [
