@@ -55,6 +55,7 @@ export const statusByErrorCode: Readonly<Record<ErrorCode, number>> = {
   INVOICE_NOT_FOUND: 404,
   INVOICE_NOT_OPEN: 409,
   INVOICE_NOT_CANCELABLE: 409,
+  ADDRESS_BUSY: 409,
 }
 
 /** the HTTP status that goes with an error code */

@@ -31,6 +31,7 @@ export const ErrorCodes = [
   'INVOICE_NOT_FOUND',
   'INVOICE_NOT_OPEN',
   'INVOICE_NOT_CANCELABLE',
+  'ADDRESS_BUSY',
 ] as const
 
 export type ErrorCode = (typeof ErrorCodes)[number]

@@ -133,6 +133,21 @@ export async function buildPaymentCommandContext(
     logger,
     registry: metrics.registry,
   })
+  // customers' deposit addresses: streams of their own, on the wallet's deposit branch (docs/treasury.md)
+  const depositAddresses = createDepositAddressHandler({
+    eventStore,
+    merchants: stores.merchants(),
+    allocator,
+    operator: {
+      deriveDepositAddress: deriver.deriveDepositAddress,
+      keyIdOf: (chain) => walletKeyIdOf(operatorKeys, chain),
+    },
+    merchantWallets,
+    registry,
+    familyRegistry: config.registry,
+    clock,
+    logger,
+  })
   const handler = createPaymentCommandHandler({
     eventStore,
     merchants: stores.merchants(),
@@ -148,6 +163,7 @@ export async function buildPaymentCommandContext(
       priceCurrencies: config.rates.priceCurrencies,
     },
     rates,
+    depositAddresses,
     clock,
     logger,
   })
@@ -165,21 +181,6 @@ export async function buildPaymentCommandContext(
     logger,
   })
   const invoiceRelay = createInvoiceRelay({ eventStore, bus, checkpoints: stores.checkpoints(), logger })
-  // customers' deposit addresses: streams of their own, on the wallet's deposit branch (docs/treasury.md)
-  const depositAddresses = createDepositAddressHandler({
-    eventStore,
-    merchants: stores.merchants(),
-    allocator,
-    operator: {
-      deriveDepositAddress: deriver.deriveDepositAddress,
-      keyIdOf: (chain) => walletKeyIdOf(operatorKeys, chain),
-    },
-    merchantWallets,
-    registry,
-    familyRegistry: config.registry,
-    clock,
-    logger,
-  })
   const depositRelay = createDepositRelay({ eventStore, bus, checkpoints: stores.checkpoints(), logger })
   const invoiceExpiry = createInvoiceExpiryScheduler({ deadlines, invoices, clock, logger })
   // refunds and payouts (docs/api.md, "Refunds and payouts"): merchants' ledgers serialize their creates

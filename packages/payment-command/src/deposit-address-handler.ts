@@ -23,6 +23,7 @@ import {
   type AddressIndexAllocator,
   type DepositAddressCommands,
   type DepositAddressView,
+  type EnsureDepositAddressOutcome,
   type EventStore,
   type MerchantStore,
   type RecordedEvent,
@@ -78,7 +79,12 @@ export function toDepositAddressEvent(recorded: RecordedEvent) {
   return parseDepositAddressEvent(recorded.type, storedSchemaVersion(recorded), recorded.data)
 }
 
-export function createDepositAddressHandler(deps: DepositAddressHandlerDeps): DepositAddressCommands {
+export interface DepositAddressHandler extends DepositAddressCommands {
+  /** the customer's address of the family, created now if it had none: a PER_USER payment's address */
+  depositAddressFor(merchantId: string, merchantUserId: string, chain: Chain): Promise<DepositAddressView>
+}
+
+export function createDepositAddressHandler(deps: DepositAddressHandlerDeps): DepositAddressHandler {
   const { eventStore, merchants, allocator, operator, registry, clock, logger } = deps
   const familyRegistry = deps.familyRegistry ?? registry
   const newId = deps.newId ?? randomUUID
@@ -94,49 +100,60 @@ export function createDepositAddressHandler(deps: DepositAddressHandlerDeps): De
     return { index, walletId: wallet.walletId, ...wallet.deriveDepositAddress(chain, index) }
   }
 
+  /** the customer's address of the family, created now if it had none */
+  const ensure = async (
+    merchantId: string,
+    merchantUserId: string,
+    chain: Chain,
+  ): Promise<EnsureDepositAddressOutcome> => {
+    const streamId = toDepositAddressStreamId(merchantId, merchantUserId, chain)
+    const existing = depositAddressView(await loadDepositAddress(eventStore, streamId))
+    if (existing !== null) return { depositAddress: existing, outcome: 'existing' }
+    const derived = await derive(merchantId, chain)
+    const events = decideDepositAddress(
+      {
+        type: 'CreateDepositAddress',
+        data: { merchantId, merchantUserId, chain, ...derived, createdAt: isoNow(clock) },
+      },
+      initialDepositAddressState,
+    )
+    try {
+      await eventStore.appendToStream(
+        streamId,
+        events.map((event) => ({
+          eventId: newId(),
+          type: event.type,
+          data: event.data,
+          metadata: { schemaVersion: DEPOSIT_ADDRESS_EVENT_SCHEMA_VERSION },
+        })),
+        'no_stream',
+      )
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error
+      // a concurrent create won: its address is the user's, this index stays unused
+      logger.debug({ merchantId, chain, index: derived.index }, 'deposit address created concurrently')
+      const won = depositAddressView(await loadDepositAddress(eventStore, streamId))
+      if (won === null) throw error
+      return { depositAddress: won, outcome: 'existing' }
+    }
+    const created = depositAddressView(events.reduce(evolveDepositAddress, initialDepositAddressState))
+    if (created === null) throw new Error('a created deposit address folds to none')
+    logger.info(
+      { merchantId, chain, address: created.address, derivationPath: created.derivationPath },
+      'deposit address created',
+    )
+    return { depositAddress: created, outcome: 'created' }
+  }
+
   return {
     async ensureDepositAddress({ merchantId, request }) {
       if ((await merchants.getMerchant(merchantId)) === null) {
         throw new DomainError('NOT_FOUND', `merchant ${merchantId} not found`)
       }
       const { merchantUserId, chain } = validateDepositAddressRequest(request, registry)
-      const streamId = toDepositAddressStreamId(merchantId, merchantUserId, chain)
-      const existing = depositAddressView(await loadDepositAddress(eventStore, streamId))
-      if (existing !== null) return { depositAddress: existing, outcome: 'existing' }
-      const derived = await derive(merchantId, chain)
-      const events = decideDepositAddress(
-        {
-          type: 'CreateDepositAddress',
-          data: { merchantId, merchantUserId, chain, ...derived, createdAt: isoNow(clock) },
-        },
-        initialDepositAddressState,
-      )
-      try {
-        await eventStore.appendToStream(
-          streamId,
-          events.map((event) => ({
-            eventId: newId(),
-            type: event.type,
-            data: event.data,
-            metadata: { schemaVersion: DEPOSIT_ADDRESS_EVENT_SCHEMA_VERSION },
-          })),
-          'no_stream',
-        )
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error
-        // a concurrent create won: its address is the user's, this index stays unused
-        logger.debug({ merchantId, chain, index: derived.index }, 'deposit address created concurrently')
-        const won = depositAddressView(await loadDepositAddress(eventStore, streamId))
-        if (won === null) throw error
-        return { depositAddress: won, outcome: 'existing' }
-      }
-      const created = depositAddressView(events.reduce(evolveDepositAddress, initialDepositAddressState))
-      if (created === null) throw new Error('a created deposit address folds to none')
-      logger.info(
-        { merchantId, chain, address: created.address, derivationPath: created.derivationPath },
-        'deposit address created',
-      )
-      return { depositAddress: created, outcome: 'created' }
+      return ensure(merchantId, merchantUserId, chain)
     },
+    depositAddressFor: async (merchantId, merchantUserId, chain) =>
+      (await ensure(merchantId, merchantUserId, chain)).depositAddress,
   }
 }

@@ -8,8 +8,15 @@ import { createHttpPaymentCommands } from '@chainpay/command-api-client'
 import { defaultAssetRegistry } from '@chainpay/domain'
 import type { DepositAddressRoutesDeps } from '@chainpay/gateway'
 import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
-import { buildCommandApi, createDepositAddressHandler, createDepositRelay } from '@chainpay/payment-command'
+import {
+  buildCommandApi,
+  createDepositAddressHandler,
+  createDepositRelay,
+  createPaymentCommandHandler,
+  type DepositAddressHandler,
+} from '@chainpay/payment-command'
 import type { Logger } from '@chainpay/platform'
+import type { PaymentCommands } from '@chainpay/ports'
 import { createDepositProjection } from '@chainpay/projection'
 import {
   createMongoDepositAddressReadModel,
@@ -43,7 +50,7 @@ const operatorParts = merchantWalletPublicParts(OPERATOR)
 
 type Parts = Parameters<NonNullable<MerchantApiFixtureOptions['depositAddresses']>>[0]
 
-function handlerOn(parts: Parts) {
+function handlerOn(parts: Parts): DepositAddressHandler {
   return createDepositAddressHandler({
     eventStore: parts.eventStore,
     merchants: parts.merchants,
@@ -58,8 +65,36 @@ function handlerOn(parts: Parts) {
   })
 }
 
+/** payment-command's payments, PER_USER ones on the customers' deposit addresses */
+function paymentsOn(parts: Parts, depositAddresses: DepositAddressHandler): PaymentCommands {
+  return createPaymentCommandHandler({
+    eventStore: parts.eventStore,
+    merchants: parts.merchants,
+    allocator: createSqliteAddressAllocator(parts.db),
+    deriver: createAddressDeriver(OPERATOR),
+    registry: defaultAssetRegistry,
+    policy: { allowInsecureCallbackUrls: false },
+    depositAddresses,
+    clock: parts.clock,
+    logger: parts.logger as Logger,
+  })
+}
+
+/** the gateway's payments: the shape's, known once its deps are built (after the fixture asks) */
+function paymentsOf(current: () => Shape): PaymentCommands {
+  return new Proxy({} as PaymentCommands, {
+    get: (_target, method: keyof PaymentCommands) => (input: never) => {
+      const payments = current().payments
+      if (payments === undefined) throw new Error('the shape has built no payments yet')
+      return (payments[method] as (input: never) => unknown).call(payments, input)
+    },
+  })
+}
+
 interface Shape {
   deps(parts: Parts): Promise<DepositAddressRoutesDeps>
+  /** the gateway's PaymentCommands, once deps ran */
+  payments?: PaymentCommands
   /** the projection has every address the event store holds (standalone: the write-through did it) */
   caughtUp(count: number): Promise<void>
   stop(): Promise<void>
@@ -69,8 +104,10 @@ const shapes: Record<string, () => Shape> = {
   standalone() {
     return {
       async deps(parts) {
+        const depositAddresses = handlerOn(parts)
+        this.payments = paymentsOn(parts, depositAddresses)
         return {
-          depositAddressCommands: handlerOn(parts),
+          depositAddressCommands: depositAddresses,
           depositAddressReadModel: createSqliteDepositAddressReadModel(parts.db),
         }
       },
@@ -84,13 +121,15 @@ const shapes: Record<string, () => Shape> = {
     return {
       async deps(parts) {
         const logger = parts.logger as Logger
+        const depositAddresses = handlerOn(parts)
         const commandApi = buildCommandApi({
-          handler: {} as never,
-          depositAddresses: handlerOn(parts),
+          handler: paymentsOn(parts, depositAddresses) as never,
+          depositAddresses,
           logger,
         })
         const commandApiUrl = await commandApi.listen({ host: '127.0.0.1', port: 0 })
         const client = createHttpPaymentCommands({ baseUrl: commandApiUrl, timeoutMs: 5_000 })
+        this.payments = client
         const mongo = await openMongoDatabase({ url: testMongoDbUrl(), database: uniqueName('deposits') })
         await migrateMongoDatabase(mongo.db)
         const bus = createSqliteBus(parts.db, { logger, pollIntervalMs: 20 })
@@ -145,7 +184,10 @@ describe.each(Object.keys(shapes))('deposit addresses, %s', (shapeName) => {
 
   const open = async () => {
     shape = (shapes[shapeName] as () => Shape)()
-    fixture = await openMerchantApiFixture({ depositAddresses: (parts) => shape.deps(parts) })
+    fixture = await openMerchantApiFixture({
+      commands: () => paymentsOf(() => shape),
+      depositAddresses: (parts) => shape.deps(parts),
+    })
   }
   const ask = (body: unknown, credentials?: MerchantApiFixture['merchant']) =>
     fixture.send('POST', '/api/merchant/v1/deposit-addresses', {
@@ -210,5 +252,104 @@ describe.each(Object.keys(shapes))('deposit addresses, %s', (shapeName) => {
     expect(json(unknownNetwork)).toMatchObject({ error: { code: 'UNSUPPORTED_ASSET' } })
     const badCursor = await fixture.send('GET', '/api/merchant/v1/deposit-addresses?cursor=nope')
     expect(badCursor.statusCode).toBe(400)
+  })
+})
+
+describe.each(Object.keys(shapes))('PER_USER payments, %s', (shapeName) => {
+  let fixture: MerchantApiFixture
+  let shape: Shape
+
+  afterEach(async () => {
+    await shape.stop()
+    await fixture.close()
+  })
+
+  const open = async () => {
+    shape = (shapes[shapeName] as () => Shape)()
+    fixture = await openMerchantApiFixture({
+      commands: () => paymentsOf(() => shape),
+      depositAddresses: (parts) => shape.deps(parts),
+    })
+  }
+  const pay = (merchantUserId: string, fields: Record<string, unknown> = {}) =>
+    fixture.create({
+      amount: '10.5',
+      currency: 'USDT',
+      network: 'TRON',
+      addressMode: 'PER_USER',
+      merchantUserId,
+      ...fields,
+    })
+  interface Created {
+    paymentId: string
+    generatedAddress: string
+    addressMode: string
+    merchantUserId: string | null
+  }
+
+  it("pays to the customer's deposit address, one open payment per asset: a second is 409 ADDRESS_BUSY", async () => {
+    await open()
+    const deposit = json<{ address: string }>(
+      await fixture.send('POST', '/api/merchant/v1/deposit-addresses', {
+        body: JSON.stringify({ merchantUserId: 'alice', network: 'TRON' }),
+      }),
+    )
+    const first = await pay('alice', { idempotencyKey: 'order-1' })
+    expect(first.statusCode, first.body).toBe(201)
+    const payment = json<Created>(first)
+    expect(payment).toMatchObject({
+      generatedAddress: deposit.address,
+      addressMode: 'PER_USER',
+      merchantUserId: 'alice',
+    })
+    const read = json<Created>(await fixture.send('GET', `/api/merchant/v1/payments/${payment.paymentId}`))
+    expect(read).toMatchObject({ addressMode: 'PER_USER', merchantUserId: 'alice' })
+
+    const busy = await pay('alice')
+    expect(busy.statusCode).toBe(409)
+    expect(json(busy)).toMatchObject({ error: { code: 'ADDRESS_BUSY' } })
+    // a retry of the first create is its replay, not a second payment
+    const replay = await pay('alice', { idempotencyKey: 'order-1' })
+    expect(replay.statusCode).toBe(200)
+    // another asset on the same address, and another customer, are free
+    const trx = await pay('alice', { currency: 'TRX', amount: '5' })
+    expect(trx.statusCode, trx.body).toBe(201)
+    expect(json<Created>(trx).generatedAddress).toBe(deposit.address)
+    const bob = await pay('bob')
+    expect(bob.statusCode).toBe(201)
+    expect(json<Created>(bob).generatedAddress).not.toBe(deposit.address)
+
+    // once the open payment is final (canceled here), the address takes the next one
+    const canceled = await fixture.send('POST', `/api/merchant/v1/payments/${payment.paymentId}/cancel`)
+    expect(canceled.statusCode, canceled.body).toBe(200)
+    const next = await pay('alice')
+    expect(next.statusCode, next.body).toBe(201)
+    expect(json<Created>(next).generatedAddress).toBe(deposit.address)
+  })
+
+  it('lets one of concurrent creates on one customer and asset through, the others 409 ADDRESS_BUSY', async () => {
+    await open()
+    const answers = await Promise.all(Array.from({ length: 6 }, () => pay('carol')))
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 409, 409, 409, 409, 409])
+  })
+
+  it('refuses PER_USER without a customer, and a customer without PER_USER, from the domain', async () => {
+    await open()
+    const noUser = await fixture.create({
+      amount: '1',
+      currency: 'USDT',
+      network: 'TRON',
+      addressMode: 'PER_USER',
+    })
+    expect(json(noUser)).toMatchObject({
+      error: { code: 'VALIDATION_ERROR', message: 'merchantUserId: is required with addressMode PER_USER' },
+    })
+    const noMode = await fixture.create({
+      amount: '1',
+      currency: 'USDT',
+      network: 'TRON',
+      merchantUserId: 'a',
+    })
+    expect(noMode.statusCode).toBe(400)
   })
 })
