@@ -1,5 +1,5 @@
 // A transfer to a customer's deposit address counts for one payment only (decisions.md section 22):
-// the payments of one (address, asset) follow each other (address-claims.ts), so a transfer belongs
+// the payments of one (address, network) follow each other (address-claims.ts), so a transfer belongs
 // to the payment whose time on the address holds its block time, from the payment's creation to the
 // next payment's claim. The chain indexer watches the address for the newest payment and rescans
 // blocks from a little before its creation (backfill.ts), and checks a closed payment's address for
@@ -24,7 +24,7 @@ export async function attributedElsewhere(
     return 'sent to the customer address before the payment was created'
   }
   const claims = await eventStore.readStream(
-    addressClaimStreamId(created.address, { network: created.network, currency: created.currency }),
+    addressClaimStreamId(created.address, { network: created.network }),
   )
   const own = claims.findIndex(
     (claim) => (claim.data as { paymentId: string }).paymentId === created.paymentId,

@@ -1,6 +1,9 @@
 // At most one open payment per (address, asset) on a customer's deposit address (decisions.md
-// section 22, 409 ADDRESS_BUSY): a PER_USER create first claims the pair on a stream of its own
-// (`address-claim-<sha256 of network, currency and address>`), appended at the revision it read, so
+// section 22, 409 ADDRESS_BUSY), and here stricter: one per (address, network), whatever the asset,
+// because the chain indexer follows one payment per address and network (WatchedAddress: a second
+// payment's watch replaces the first's, whose funds would then be reported to the second; docs/api.md,
+// "Payments on a customer's address"). A PER_USER create first claims the pair on a stream of its own
+// (`address-claim-<sha256 of network and address>`), appended at the revision it read, so
 // that of concurrent creates one claims and the others read its claim. A claim holds while its
 // payment is open (pending, or underpaid before its expiry closes it); once that payment is final the
 // next create takes the pair over. A claim whose payment was never created (a crash between the two
@@ -24,10 +27,8 @@ interface AddressClaimedData {
   claimedAt: string
 }
 
-export function addressClaimStreamId(address: string, asset: Pick<Asset, 'network' | 'currency'>): string {
-  const digest = createHash('sha256')
-    .update(`${asset.network}\n${asset.currency}\n${address}`, 'utf8')
-    .digest('hex')
+export function addressClaimStreamId(address: string, asset: Pick<Asset, 'network'>): string {
+  const digest = createHash('sha256').update(`${asset.network}\n${address}`, 'utf8').digest('hex')
   return `${ADDRESS_CLAIM_STREAM_PREFIX}${digest}`
 }
 
@@ -67,7 +68,7 @@ export function createAddressClaims(deps: {
           if (isOpenPayment(state) || (state.status === 'none' && young)) {
             throw new DomainError(
               'ADDRESS_BUSY',
-              `the customer's address ${address} has an open ${asset.currency} payment on ${asset.network} (${held.paymentId}): wait until it is final, or cancel it`,
+              `the customer's address ${address} has an open ${held.currency} payment on ${asset.network} (${held.paymentId}): wait until it is final, or cancel it`,
             )
           }
         }

@@ -287,7 +287,7 @@ describe.each(Object.keys(shapes))('PER_USER payments, %s', (shapeName) => {
     merchantUserId: string | null
   }
 
-  it("pays to the customer's deposit address, one open payment per asset: a second is 409 ADDRESS_BUSY", async () => {
+  it("pays to the customer's deposit address, one open payment per address and network: a second is 409 ADDRESS_BUSY", async () => {
     await open()
     const deposit = json<{ address: string }>(
       await fixture.send('POST', '/api/merchant/v1/deposit-addresses', {
@@ -311,10 +311,13 @@ describe.each(Object.keys(shapes))('PER_USER payments, %s', (shapeName) => {
     // a retry of the first create is its replay, not a second payment
     const replay = await pay('alice', { idempotencyKey: 'order-1' })
     expect(replay.statusCode).toBe(200)
-    // another asset on the same address, and another customer, are free
+    // another asset on the same address waits too (the indexer follows one payment per address);
+    // the same asset on the test network, and another customer, are free
     const trx = await pay('alice', { currency: 'TRX', amount: '5' })
-    expect(trx.statusCode, trx.body).toBe(201)
-    expect(json<Created>(trx).generatedAddress).toBe(deposit.address)
+    expect(trx.statusCode, trx.body).toBe(409)
+    const nile = await pay('alice', { network: 'TRON_NILE' })
+    expect(nile.statusCode, nile.body).toBe(201)
+    expect(json<Created>(nile).generatedAddress).toBe(deposit.address)
     const bob = await pay('bob')
     expect(bob.statusCode).toBe(201)
     expect(json<Created>(bob).generatedAddress).not.toBe(deposit.address)
