@@ -252,9 +252,13 @@ async function load(title, url, requestFactory) {
 // ---- bringing the system up ----
 /** where each service notes its MongoDB commands (scripts/bench/mongo-command-trace.cjs) */
 const mongoTraceFile = (logDirectory, name) => join(logDirectory, `${name}.mongo.ndjson`)
+// BENCH_CPU_PROFILE_DIR: each service also writes a V8 CPU profile of its whole run there, in a
+// directory of its own (node --cpu-prof; open it in Chrome's DevTools or summarise it by function)
+const cpuProfileDir = process.env.BENCH_CPU_PROFILE_DIR
 function mongoTraceEnv(logDirectory, name) {
+  const profile = cpuProfileDir ? ` --cpu-prof --cpu-prof-dir="${join(cpuProfileDir, name)}"` : ''
   return {
-    NODE_OPTIONS: `--require "${join(root, 'scripts/bench/mongo-command-trace.cjs')}"`,
+    NODE_OPTIONS: `--require "${join(root, 'scripts/bench/mongo-command-trace.cjs')}"${profile}`,
     BENCH_MONGO_TRACE_FILE: mongoTraceFile(logDirectory, name),
     BENCH_MONGO_TRACE_ROOT: root,
   }

@@ -263,6 +263,11 @@ const standalone = startProcess('standalone', join(root, 'services/standalone/di
   // the load generator is one address: BENCH_CONNECTIONS above 100 would meet the cap per address
   HTTP_MAX_CONNECTIONS_PER_ADDRESS: '1000',
   ...blockIntervals,
+  // BENCH_CPU_PROFILE_DIR: standalone writes a V8 CPU profile of its run there (summarise a row's
+  // window with scripts/bench/cpu-profile-summary.mjs)
+  ...(process.env.BENCH_CPU_PROFILE_DIR
+    ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir="${process.env.BENCH_CPU_PROFILE_DIR}"` }
+    : {}),
 })
 const base = `http://127.0.0.1:${standalonePort}`
 let ceiling

@@ -12,12 +12,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
+import { createApiKeyAuthenticator, createMerchant } from '../../packages/admin-api/dist/index.js'
 import { paymentCreatedData } from '../../packages/domain/dist/testing/index.js'
-import {
-  buildGatewayApp,
-  createApiKeyAuthenticator,
-  createMerchant,
-} from '../../packages/gateway/dist/index.js'
+import { buildGatewayApp } from '../../packages/gateway/dist/index.js'
 import {
   createRootLogger,
   createSecretBox,

@@ -65,6 +65,40 @@ describe('confirmation tracking', () => {
     expect(indexer.network).toBe('TRON')
   })
 
+  it('stores a followed transfer when it is first seen, not at every count; after a restart it reports the count it finds', async () => {
+    const tracks: number[] = []
+    const store = {
+      ...harness.store,
+      track: async (transfer: Parameters<typeof harness.store.track>[0]) => {
+        tracks.push(transfer.confirmations)
+        await harness.store.track(transfer)
+      },
+    }
+    const indexer = harnessIndexer(harness, 'TRON', { store })
+    await indexer.scanOnce()
+    const payment = paymentCreated({ network: 'TRON', currency: 'TRX' })
+    await indexer.handlePaymentEvent(payment.message)
+    await harness.sim.submitTransfer('TRON', { to: payment.address, amount: '10', currency: 'TRX' })
+    await mineAndScan(harness, indexer)
+    for (let block = 0; block < 10; block++) await mineAndScan(harness, indexer)
+
+    expect(statuses(await harness.observations.transfersOf(payment.paymentId))).toEqual(
+      range(1, 11).map((confirmations) => `seen ${confirmations}`),
+    )
+    // eleven counts reported, one write
+    expect(tracks).toEqual([1])
+    expect((await harness.store.listTracked('TRON')).map((tracked) => tracked.confirmations)).toEqual([1])
+
+    // a restart reads the stored count (1) and reports the count it finds, once; the rest follow
+    const restarted = harnessIndexer(harness, 'TRON', { store })
+    await mineAndScan(harness, restarted)
+    await mineAndScan(harness, restarted)
+    expect(statuses(await harness.observations.transfersOf(payment.paymentId)).slice(11)).toEqual([
+      'seen 12',
+      'seen 13',
+    ])
+  })
+
   it('reads the block of a followed transfer once after a restart, then counts from the head', async () => {
     const { payment, height, client } = await paidPayment()
     const heights: number[] = []

@@ -75,9 +75,17 @@ export function createTransferTracker(options: TransferTrackerOptions): Transfer
   /** per transfer, the head height at which the final chain was last asked about it: once a block */
   const askedAt = new Map<string, number>()
 
+  /**
+   * A transfer whose only change is its count is kept in memory, not stored again: the store's count
+   * is what was reported at the last other change, a lower bound. After a restart the indexer reports
+   * the count it finds then, and payment-command records a count only when it grew (docs/capacity.md,
+   * "Per payment": a write per block per transfer was a MongoDB command per confirmation).
+   */
   async function follow(transfer: TrackedTransfer): Promise<void> {
-    await store.track(transfer)
-    followed.set(transferKey(transfer), transfer)
+    const key = transferKey(transfer)
+    const known = followed.get(key)
+    if (known === undefined || !onlyTheCountMoved(known, transfer)) await store.track(transfer)
+    followed.set(key, transfer)
   }
 
   async function forget(transfer: TrackedTransfer): Promise<void> {
@@ -349,4 +357,10 @@ function contiguousRuns(heights: number[]): Array<[number, number]> {
     else runs.push([height, height])
   }
   return runs
+}
+
+/** whether `next` is `known` but for its confirmations */
+function onlyTheCountMoved(known: TrackedTransfer, next: TrackedTransfer): boolean {
+  const withoutCount = ({ confirmations: _, ...rest }: TrackedTransfer) => JSON.stringify(rest)
+  return withoutCount(known) === withoutCount(next)
 }

@@ -247,6 +247,8 @@ describe('POST /dev/chains/:network/transfers', () => {
       { to: '', amount: '1', currency: 'TRX' },
       { to: 'TX', amount: '1', currency: 'TRX', fail: 'yes' },
       { to: 'TX', amount: '1', currency: 'TRX', memo: 'unknown field' },
+      // held ahead of a Solana signature: none on TRON
+      { to: 'TX', amount: '1', currency: 'TRX', landsAheadOf: '5'.repeat(88) },
     ]
     for (const body of bodies) {
       const response = await submit('TRON', body)
@@ -349,6 +351,27 @@ describe('an SPL transfer through the dev routes, as a wallet sends it', () => {
     expect(meta.postTokenBalances).toContainEqual(
       expect.objectContaining({ accountIndex: index, mint: DEVNET_USDC, owner }),
     )
+  })
+
+  it('keeps a token account it only saw paid once it is emptied: it holds 0, as a real one does until closed', async () => {
+    const owner = simulatedWalletAddress('SOLANA')
+    const associated = associatedOf(owner, DEVNET_USDC)
+    await submit(NETWORK, { to: associated, amount: '2', currency: 'USDC' })
+    const emptied = await submit(NETWORK, {
+      from: associated,
+      to: associatedOf(simulatedWalletAddress('SOLANA'), DEVNET_USDC),
+      amount: '2',
+      currency: 'USDC',
+    })
+    expect(emptied.statusCode).toBe(201)
+    await simulator.mineBlocks(NETWORK, 1)
+    expect(await simulator.solanaAccount(NETWORK, associated)).toMatchObject({
+      lamports: BigInt(TOKEN_ACCOUNT_RENT),
+      token: { mint: DEVNET_USDC, amount: 0n, decimals: 6 },
+    })
+    expect(await simulator.tokenAccountsOf(NETWORK, owner)).toEqual([
+      { address: associated, owner, mint: DEVNET_USDC, decimals: 6 },
+    ])
   })
 
   it('pays a token account of the mint directly, and opens nothing in a failed transaction', async () => {

@@ -61,6 +61,8 @@ const TransferBody = Type.Object(
     contract: Type.Optional(Address),
     from: Type.Optional(Address),
     fail: Type.Optional(Type.Boolean()),
+    // Solana: held until the signed transaction of this signature is sent, landing just ahead of it
+    landsAheadOf: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   },
   { additionalProperties: false },
 )
@@ -130,9 +132,9 @@ export const chainSimulatorRoutes: FastifyPluginAsyncTypebox<ChainSimulatorRoute
       const rejected = rejection(simulator, request)
       if (rejected) return sendError(reply, rejected)
       try {
-        return reply
-          .code(201)
-          .send(await simulator.submitTransfer(request.params.network, request.body, AS_A_WALLET))
+        const { landsAheadOf, ...transfer } = request.body
+        const options = landsAheadOf === undefined ? AS_A_WALLET : { ...AS_A_WALLET, landsAheadOf }
+        return reply.code(201).send(await simulator.submitTransfer(request.params.network, transfer, options))
       } catch (error) {
         return sendDomainError(reply, error)
       }

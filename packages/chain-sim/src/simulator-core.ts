@@ -60,6 +60,16 @@ export interface SimulatedTransaction {
  */
 export interface SubmitOptions {
   asWallet?: boolean | undefined
+  /**
+   * Solana: the signature of a signed transaction not sent yet. This transaction is held until
+   * that one is sent, then lands just ahead of it: after the node's preflight passed it and before
+   * the leader runs it, as another transaction of the same accounts does on a real chain when the
+   * preflight's bank had not seen it yet. The signed transaction then goes in as the leader runs it:
+   * failed on chain (meta.err, its fee charged) if what it needed is gone, dropped if its fee
+   * payer can no longer pay the fee (docs/chains.md, "The simulator as a node for sweeping").
+   * Kept in memory only: a dev control for tests, not a transaction of the mempool.
+   */
+  landsAheadOf?: string | undefined
 }
 
 export type SimulatedBlock = StoredBlock
@@ -259,6 +269,16 @@ export interface SimulatorCore {
   /** the network's head, its first block produced when it has none */
   headOf(entry: RunningNetwork): ChainHead
   heightOfHash(entry: RunningNetwork, hash: string): number | undefined
+  /**
+   * transactions held to land ahead of a signed Solana transaction (SubmitOptions.landsAheadOf), by
+   * `${network} ${signature}`: each writes its transaction, inside the caller's write transaction
+   */
+  landsAhead: Map<string, Array<() => void>>
+}
+
+/** the key of SimulatorCore.landsAhead */
+export function landsAheadKey(network: string, signature: string): string {
+  return `${network} ${signature}`
 }
 
 export function address(field: string, value: string): string {

@@ -11,16 +11,23 @@ import {
   address,
   type ChainSimulator,
   isSolanaKey,
+  landsAheadKey,
   type RunningNetwork,
   type SimulatorCore,
   SOL_DECIMALS,
 } from './simulator-core.js'
 import type { StoredTokenAccount, StoredTransfer } from './simulator-store.js'
-import { executeSolanaTransaction, feeForMessage, simulateSolanaTransaction } from './solana-execution.js'
+import {
+  executeSolanaTransaction,
+  feeForMessage,
+  simulateSolanaTransaction,
+  wireSignature,
+} from './solana-execution.js'
 import { associatedTokenAddress } from './solana-instructions.js'
 import type { SolanaLedgerView } from './solana-ledger.js'
 import {
   MINT_LAMPORTS,
+  SolanaRpcError,
   solanaRecordText,
   standInTokenOwner,
   TOKEN_2022_PROGRAM_ID,
@@ -89,8 +96,29 @@ export function createSolanaSimulation(core: SimulatorCore) {
         throw new DomainError('VALIDATION_ERROR', `${name} is no Solana network`)
       }
       headOf(entry)
+      let options = sendOptions
+      const aheadKey = core.landsAhead.size === 0 ? undefined : landsAheadKey(name, wireSignature(wire))
+      const ahead = aheadKey === undefined ? undefined : core.landsAhead.get(aheadKey)
+      if (aheadKey !== undefined && ahead !== undefined) {
+        // the preflight passes it against a bank without them (refused as ever, nothing held lands)
+        if (sendOptions.skipPreflight !== true) executeSolanaTransaction(wire, solanaLedger(name))
+        core.landsAhead.delete(aheadKey)
+        store.inTransaction(() => {
+          for (const write of ahead) write()
+        })
+        // the leader runs it after them: on chain, failed if what it needs is gone
+        options = { ...sendOptions, skipPreflight: true }
+      }
       return store.inTransaction(() => {
-        const executed = executeSolanaTransaction(wire, solanaLedger(name), sendOptions)
+        let executed: ReturnType<typeof executeSolanaTransaction>
+        try {
+          executed = executeSolanaTransaction(wire, solanaLedger(name), options)
+        } catch (error) {
+          // its fee payer cannot pay the fee any more: the leader drops it, the sender saw it accepted
+          if (ahead === undefined || !(error instanceof SolanaRpcError)) throw error
+          logger.info({ network: name, err: error }, 'signed transaction dropped by the leader')
+          return { signature: wireSignature(wire) }
+        }
         const { signature, payer, fee, transfers } = executed
         store.insertTransaction(
           name,
@@ -201,10 +229,13 @@ export function createSolanaSimulation(core: SimulatorCore) {
       mintDecimals: (mint) => findAssetByContract(registry, name, mint)?.decimals,
       unopenedTokenHolding(address) {
         if (store.tokenAccount(name, address) !== undefined) return undefined
+        // paid once, it exists until closed: emptied, it holds 0, as a real token account does; one
+        // closed since exists again only while it holds tokens
+        const closed = store.knownTokenAccount(name, address)
         for (const mint of store.contractsReceived(name, address)) {
           if (findAssetByContract(registry, name, mint) === undefined) continue
           const amount = store.solanaTokenAmount(name, address, mint)
-          if (amount > 0n) return { mint, amount }
+          if (amount > 0n || !closed) return { mint, amount }
         }
         return undefined
       },

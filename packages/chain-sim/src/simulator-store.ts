@@ -109,6 +109,8 @@ export interface SimulatorStore {
   /** false if the address is already a token account */
   insertTokenAccount(network: string, account: StoredTokenAccount): boolean
   tokenAccount(network: string, address: string): StoredTokenAccount | undefined
+  /** whether the address was ever a token account opened with an owner, closed since or not */
+  knownTokenAccount(network: string, address: string): boolean
   tokenAccountsOf(network: string, owner: string): StoredTokenAccount[]
   /**
    * Solana ledger state after every accepted transaction, the mempool's included (a validator's
@@ -326,6 +328,7 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
     tokenAccount: db.prepare(
       'SELECT address, owner, mint FROM sim_token_accounts WHERE network = ? AND address = ? AND closed = 0',
     ),
+    knownTokenAccount: db.prepare('SELECT 1 FROM sim_token_accounts WHERE network = ? AND address = ?'),
     tokenAccountsOf: db.prepare(
       `SELECT address, owner, mint FROM sim_token_accounts WHERE network = ? AND owner = ? AND closed = 0
        ORDER BY address`,
@@ -510,6 +513,7 @@ export function createSimulatorStore(db: DatabaseSync): SimulatorStore {
       const row = statements.tokenAccount.get(network, address)
       return row && { address: String(row.address), owner: String(row.owner), mint: String(row.mint) }
     },
+    knownTokenAccount: (network, address) => statements.knownTokenAccount.get(network, address) !== undefined,
     tokenAccountsOf(network, owner) {
       return statements.tokenAccountsOf.all(network, owner).map((row) => ({
         address: String(row.address),

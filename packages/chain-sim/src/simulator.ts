@@ -12,11 +12,13 @@ import {
 } from '@chainpay/domain'
 import { moduleLogger } from '@chainpay/platform'
 import type { ChainHead } from '@chainpay/ports'
+import { base58 } from '@scure/base'
 import { type ChainFormat, chainFormat } from './chain-format.js'
 import {
   address,
   type ChainSimulator,
   type ChainSimulatorOptions,
+  landsAheadKey,
   MAX_TRANSFERS_PER_TRANSACTION,
   type RunningNetwork,
   type SimulatedTransaction,
@@ -126,6 +128,7 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
     simulated,
     headOf,
     heightOfHash,
+    landsAhead: new Map(),
   }
   const solana = createSolanaSimulation(core)
   const tron = createTronSimulation(core)
@@ -373,7 +376,7 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
     const from =
       transaction.from === undefined ? entry.format.newAddress() : address('from', transaction.from)
     const txHash = entry.format.newTxHash()
-    store.inTransaction(() => {
+    const write = () => {
       const sent =
         submitOptions.asWallet === true && entry.definition.chain === 'SOLANA'
           ? solana.asSolanaWalletSends(
@@ -390,7 +393,29 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
         clock().toISOString(),
       )
       for (const account of sent.opened) store.openFundedTokenAccount(name, account)
-    })
+    }
+    const ahead = submitOptions.landsAheadOf
+    if (ahead === undefined) store.inTransaction(write)
+    else {
+      if (entry.definition.chain !== 'SOLANA' || !isSolanaSignature(ahead)) {
+        throw new DomainError(
+          'VALIDATION_ERROR',
+          'landsAheadOf: the signature (64 bytes in base58) of a signed transaction of a Solana network',
+        )
+      }
+      // refused now if a wallet would refuse it (asWallet): written once, undone, written again later
+      try {
+        store.inTransaction(() => {
+          write()
+          throw HELD
+        })
+      } catch (error) {
+        if (error !== HELD) throw error
+      }
+      const key = landsAheadKey(name, ahead)
+      core.landsAhead.set(key, [...(core.landsAhead.get(key) ?? []), write])
+      logger.info({ network: name, txHash, landsAheadOf: ahead }, 'transaction held to land ahead')
+    }
     return { txHash }
   }
 
@@ -406,6 +431,17 @@ export function createChainSimulator(options: ChainSimulatorOptions): ChainSimul
       store.rehashBlock(name, replaced, hash, parentHash)
       parentHash = hash
     }
+  }
+}
+
+/** thrown to undo a held transaction's trial write (submit, landsAheadOf) */
+const HELD = Symbol('held ahead')
+
+function isSolanaSignature(text: string): boolean {
+  try {
+    return base58.decode(text).length === 64
+  } catch {
+    return false
   }
 }
 

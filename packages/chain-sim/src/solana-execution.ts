@@ -135,6 +135,18 @@ export function executeSolanaTransaction(
   }
 }
 
+/** the transaction's id: its first signature, base58 (the node's -32602 for bytes that are none) */
+export function wireSignature(wire: Uint8Array): string {
+  const [first] = deserialize(wire).signatures
+  if (first === undefined) {
+    throw new SolanaRpcError(
+      -32602,
+      'invalid transaction: Transaction failed to sanitize accounts offsets correctly',
+    )
+  }
+  return base58.encode(first)
+}
+
 export interface SimulationOptions {
   sigVerify: boolean
   /** run it as if its recent blockhash were the head's */

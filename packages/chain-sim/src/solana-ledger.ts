@@ -34,7 +34,8 @@ export interface SolanaLedgerView {
   nonceAccount(address: string): LedgerNonceAccount | undefined
   /**
    * tokens an address that is no open token account received from outside (a payment to a token
-   * account the simulator never saw opened): the mint and amount held, if any
+   * account the simulator never saw opened): the mint and amount held, 0 once emptied (it exists
+   * until closed); undefined for one closed since that holds nothing
    */
   unopenedTokenHolding(address: string): { mint: string; amount: bigint } | undefined
 }

@@ -5,7 +5,12 @@
 // (simulator-address-reader.ts), so that all three answer alike. Slots are the simulator's block
 // heights; `processed` and `confirmed` stand at the head, `finalized` at the finalized height.
 import type { ChainSimulator, SimulatedBlock, SolanaAccountState } from './simulator.js'
-import { SolanaRpcError, type SolanaTransaction, simulatedSolanaTransactions } from './solana-rpc-blocks.js'
+import {
+  SolanaRpcError,
+  type SolanaTransaction,
+  simulatedSolanaTransactions,
+  solanaRecordErr,
+} from './solana-rpc-blocks.js'
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized'
 
@@ -82,7 +87,13 @@ export async function signatureStatuses(
       value.push(null)
       continue
     }
-    const err = stored.failure === null ? null : { InstructionError: [0, { Custom: 1 }] }
+    // a signed transaction's own error, as getTransaction's meta.err has it; a dev route's, the blocks'
+    const err =
+      stored.failure === null
+        ? null
+        : stored.solanaRecord === undefined
+          ? { InstructionError: [0, { Custom: 1 }] }
+          : solanaRecordErr(stored.solanaRecord)
     const final = slot <= finalized
     value.push({
       slot,

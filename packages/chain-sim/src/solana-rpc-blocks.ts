@@ -635,6 +635,11 @@ export function solanaRecordText(transaction: SolanaTransaction): string {
   })
 }
 
+/** a failed signed transaction's error, as its record (and so its block) has it */
+export function solanaRecordErr(text: string): SolanaTransaction['err'] {
+  return parseSolanaRecord(text).err
+}
+
 function parseSolanaRecord(text: string): SolanaTransaction {
   return JSON.parse(text, (_key, item: unknown) => {
     if (typeof item !== 'object' || item === null) return item

@@ -474,6 +474,89 @@ describe('sendTransaction with skipPreflight', () => {
   })
 })
 
+describe('a transaction that lands ahead of a signed one (landsAheadOf)', () => {
+  it("is held until the signed one is sent; that one passes the preflight, then fails on chain once the other spent what it moves: its fee charged, and the other's transfer done", async () => {
+    const [treasuryBefore] = await balances(treasury.publicKey)
+    const sweep = await legacy(
+      [
+        ComputeBudgetProgram.setComputeUnitLimit({ units: 1000 }),
+        solTransfer(payment, treasury.publicKey, SOL / 4),
+      ],
+      [treasury, payment],
+    )
+    const signature = base58.encode(sweep.signature as Uint8Array)
+    const stranger = Keypair.generate().publicKey
+    // another transaction of the payment address: it leaves 0.1 SOL
+    await simulator.submitTransfer(
+      'SOLANA',
+      { from: payment.publicKey.toBase58(), to: stranger.toBase58(), amount: '0.4', currency: 'SOL' },
+      { landsAheadOf: signature },
+    )
+    await simulator.mineBlocks('SOLANA', 1)
+    expect(await balances(payment.publicKey)).toEqual([SOL / 2])
+
+    expect(await connection.sendRawTransaction(sweep.serialize())).toBe(signature)
+    const { height } = await simulator.mineBlocks('SOLANA', 1)
+    expect(await balances(payment.publicKey, stranger, treasury.publicKey)).toEqual([
+      SOL / 10,
+      (4 * SOL) / 10,
+      (treasuryBefore as number) - 10_000,
+    ])
+    const landed = await connection.getTransaction(signature, {
+      commitment: 'confirmed',
+      maxSupportedTransactionVersion: 0,
+    })
+    expect(landed).toMatchObject({
+      slot: height,
+      meta: { err: { InstructionError: [1, { Custom: 1 }] }, fee: 10_000 },
+    })
+    // the status says the same error: the instruction that failed, and how
+    const { value } = await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })
+    expect(value[0]).toMatchObject({ slot: height, err: { InstructionError: [1, { Custom: 1 }] } })
+    // sent again: already processed, nothing held any more
+    await expect(connection.sendRawTransaction(sweep.serialize())).rejects.toThrow(/already been processed/)
+  })
+
+  it('lands nothing when the preflight refuses the signed one; one whose fee payer can no longer pay is dropped by the leader', async () => {
+    const tooMuch = await legacy([solTransfer(payment, treasury.publicKey, SOL)], [treasury, payment])
+    const stranger = Keypair.generate().publicKey
+    await simulator.submitTransfer(
+      'SOLANA',
+      { from: payment.publicKey.toBase58(), to: stranger.toBase58(), amount: '0.1', currency: 'SOL' },
+      { landsAheadOf: base58.encode(tooMuch.signature as Uint8Array) },
+    )
+    await expect(connection.sendRawTransaction(tooMuch.serialize())).rejects.toThrow(/insufficient lamports/)
+    expect(await balances(stranger)).toEqual([0])
+
+    // the treasury, which pays the fee, is emptied first
+    expect(await balances(treasury.publicKey)).toEqual([2 * SOL])
+    const sweep = await legacy([solTransfer(payment, treasury.publicKey, SOL / 4)], [treasury, payment])
+    const signature = base58.encode(sweep.signature as Uint8Array)
+    await simulator.submitTransfer(
+      'SOLANA',
+      {
+        from: treasury.publicKey.toBase58(),
+        to: stranger.toBase58(),
+        amount: '2',
+        currency: 'SOL',
+      },
+      { landsAheadOf: signature },
+    )
+    expect(await connection.sendRawTransaction(sweep.serialize())).toBe(signature)
+    await simulator.mineBlocks('SOLANA', 1)
+    expect(await balances(treasury.publicKey, payment.publicKey)).toEqual([0, SOL / 2])
+    const { value } = await connection.getSignatureStatuses([signature], { searchTransactionHistory: true })
+    expect(value[0]).toBeNull()
+  })
+
+  it('is refused for what is not a signature', async () => {
+    const transfer = { to: treasury.publicKey.toBase58(), amount: '1', currency: 'SOL' }
+    await expect(
+      simulator.submitTransfer('SOLANA', transfer, { landsAheadOf: 'not-a-signature' }),
+    ).rejects.toThrow(/^landsAheadOf: the signature \(64 bytes in base58\)/)
+  })
+})
+
 describe('sendTransaction: refusals', () => {
   /** the refusal's error, after checking that it changed no balance */
   async function refused(wire: Uint8Array): Promise<Loose> {

@@ -4,9 +4,9 @@
 // API over HTTP, and the relay and the projection carry the events from the SQLite event store over
 // the bus into the read model on MongoDB's wire protocol (FerretDB).
 
+import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/admin-api'
 import { createHttpPaymentCommands } from '@chainpay/command-api-client'
 import { defaultAssetRegistry, toUnits } from '@chainpay/domain'
-import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/gateway'
 import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import { buildCommandApi, createEventRelay } from '@chainpay/payment-command'
 import {

@@ -2,34 +2,12 @@
 // payment address received, what sweeps took from it and what the chain holds there now, as aligned
 // columns or the API's JSON; and the record of a sweep made by other means than chainpay-wallet.
 
+import type { BalanceTotalsQuery, RecordSweepBody } from '@chainpay/contracts'
 import { CliError } from './cli-error.js'
 import type { Command, Flags } from './invocation.js'
 
 export const BALANCE_USAGE = `  balances [--merchant ID] [--network N] [--wallet ID] [--totals | --on-chain [--limit N] [--cursor C]]
   sweeps record PAYMENT_ID --tx-hash HASH --currency C --amount A --fee F --fee-currency C --treasury ADDRESS`
-
-interface BalanceRow {
-  merchantId: string
-  walletId: string
-  paymentId: string
-  network: string
-  address: string
-  currency: string
-  received: string
-  swept: string
-  onChain: string | null
-  onChainError: string | null
-}
-
-interface BalanceTotal {
-  merchantId: string
-  network: string
-  currency: string
-  received: string
-  swept: string
-  unswept: string
-  addresses: number
-}
 
 export const balanceCommands: Record<string, Command> = {
   async balances({ flags, args, api, print }) {
@@ -39,7 +17,7 @@ export const balanceCommands: Record<string, Command> = {
       if (flags['on-chain'] || flags.limit !== undefined || flags.cursor !== undefined) {
         throw new CliError('balances --totals: --on-chain, --limit and --cursor are for the rows')
       }
-      const totals = await api.call<{ data: BalanceTotal[] }>('GET', `/balances/totals${search(query)}`)
+      const totals = await api.balances.totals(query)
       print.result(totals, () =>
         totals.data.length === 0
           ? ['no balances']
@@ -58,13 +36,12 @@ export const balanceCommands: Record<string, Command> = {
       )
       return
     }
-    if (flags['on-chain']) query.set('onChain', 'true')
-    if (flags.limit !== undefined) query.set('limit', flags.limit)
-    if (flags.cursor !== undefined) query.set('cursor', flags.cursor)
-    const page = await api.call<{ data: BalanceRow[]; nextCursor: string | null }>(
-      'GET',
-      `/balances${search(query)}`,
-    )
+    const page = await api.balances.page({
+      ...query,
+      ...(flags['on-chain'] ? { onChain: 'true' } : {}),
+      ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+      ...(flags.cursor === undefined ? {} : { cursor: flags.cursor }),
+    })
     print.result(page, () => [
       ...(page.data.length === 0
         ? ['no balances']
@@ -102,6 +79,7 @@ export const balanceCommands: Record<string, Command> = {
     const required = ['tx-hash', 'currency', 'amount', 'fee', 'fee-currency', 'treasury'] as const
     const missing = required.filter((name) => flags[name] === undefined)
     if (missing.length > 0) throw new CliError(`sweeps record: --${missing.join(', --')} required`)
+    // each given: checked above
     const body = {
       paymentId: args[0],
       txHash: flags['tx-hash'],
@@ -110,8 +88,8 @@ export const balanceCommands: Record<string, Command> = {
       fee: flags.fee,
       feeCurrency: flags['fee-currency'],
       treasury: flags.treasury,
-    }
-    const recorded = await api.call<{ sweep: Record<string, string> }>('POST', '/sweeps', body)
+    } as RecordSweepBody
+    const recorded = await api.balances.recordSweep(body)
     const { sweep } = recorded
     print.result(recorded, () => [
       `Sweep ${sweep.txHash} of payment ${sweep.paymentId}: ${sweep.amount} ${sweep.currency} to ${sweep.treasury}, fee ${sweep.fee} ${sweep.feeCurrency}, recorded ${sweep.sweptAt}`,
@@ -119,16 +97,12 @@ export const balanceCommands: Record<string, Command> = {
   },
 }
 
-function filtersOf(flags: Flags): URLSearchParams {
-  const query = new URLSearchParams()
-  if (flags.merchant !== undefined) query.set('merchantId', flags.merchant)
-  if (flags.network !== undefined) query.set('network', flags.network)
-  if (flags.wallet !== undefined) query.set('walletId', flags.wallet)
-  return query
-}
-
-function search(query: URLSearchParams): string {
-  return query.size === 0 ? '' : `?${query}`
+function filtersOf(flags: Flags): BalanceTotalsQuery {
+  return {
+    ...(flags.merchant === undefined ? {} : { merchantId: flags.merchant }),
+    ...(flags.network === undefined ? {} : { network: flags.network }),
+    ...(flags.wallet === undefined ? {} : { walletId: flags.wallet }),
+  }
 }
 
 /** a header and rows, each column as wide as its widest cell; the last column is not padded */

@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/gateway'
+import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/admin-api'
 import { createRootLogger, createSecretBox, generateSecretKey, systemClock } from '@chainpay/platform'
 import {
   createSqliteDeliveryStore,
@@ -153,6 +153,40 @@ describe('keys', () => {
     const again = await cli(['keys', 'revoke', id, created.apiKey])
     expect(again.code).toBe(1)
     expect(again.err[0]).toMatch(/^error: no active API key .* \(NOT_FOUND, HTTP 404\)$/)
+  })
+
+  it('creates, rolls with an overlap and lists keys, the new secret shown once', async () => {
+    const created = await createdMerchant()
+    const id = created.merchant.merchantId
+    const made = await cli(['keys', 'create', id])
+    expect(made.code).toBe(0)
+    const second = /API key: +(ck_\S+)/.exec(made.out.join('\n'))?.[1] ?? ''
+
+    const rolled = await cli(['keys', 'roll', id, created.apiKey, '--overlap-hours', '2'])
+    expect(rolled.code, rolled.err.join('\n')).toBe(0)
+    const text = rolled.out.join('\n')
+    const fresh = /API key: +(ck_\S+)/.exec(text)?.[1] ?? ''
+    expect(text).toMatch(/API secret: +cs_\S+/)
+    expect(text).toMatch(new RegExp(`The old key ${created.apiKey} works until \\S+, then is refused.`))
+    expect(rolled.out.at(-1)).toBe('These secrets will not be shown again: store them now.')
+    const expiresAt = (await merchants.findApiKey(created.apiKey))?.expiresAt ?? ''
+    expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(2 * 3_600_000 - 60_000)
+    expect(Date.parse(expiresAt) - Date.now()).toBeLessThanOrEqual(2 * 3_600_000)
+
+    const listed = await cli(['keys', 'list', id])
+    expect(listed.code).toBe(0)
+    expect(listed.out).toEqual([
+      expect.stringMatching(
+        new RegExp(`^  ${created.apiKey}  created \\S+  active until ${expiresAt} \\(rolled\\)$`),
+      ),
+      expect.stringMatching(new RegExp(`^  ${second}  created \\S+  active$`)),
+      expect.stringMatching(new RegExp(`^  ${fresh}  created \\S+  active$`)),
+    ])
+    expect(listed.out.join('\n')).not.toContain('cs_')
+
+    const badOverlap = await cli(['keys', 'roll', id, fresh, '--overlap-hours', '721'])
+    expect(badOverlap.code).toBe(1)
+    expect(badOverlap.err[0]).toMatch(/^error: .*overlapHours.* \(VALIDATION_ERROR, HTTP 400\)$/)
   })
 
   it('wants exactly the arguments of the command', async () => {

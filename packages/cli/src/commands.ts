@@ -2,16 +2,19 @@
 // API. Everything but process wiring lives here, so that tests run it against a real admin API.
 
 import { parseArgs } from 'node:util'
+import { AdminClientError, createAdminClient } from '@chainpay/admin-client'
+import type { ApiKeyView, MerchantView, ResealCounts } from '@chainpay/contracts'
 import { adminTokenOf, TOKEN_ON_COMMAND_LINE } from './admin-token-source.js'
 import { BALANCE_USAGE, balanceCommands } from './balance-commands.js'
 import { chainCheckOptions, runChainCheck } from './chain-check.js'
 import { CliError } from './cli-error.js'
+import { DASHBOARD_USER_USAGE, dashboardUserCommands } from './dashboard-user-commands.js'
 import {
-  type AdminApi,
   adminOptions,
   balanceOptions,
   type Command,
   type Flags,
+  type Invocation,
   type Printer,
 } from './invocation.js'
 import { MERCHANT_WALLET_USAGE, merchantWalletCommands } from './merchant-wallet-commands.js'
@@ -39,7 +42,10 @@ Commands:
   merchants list
   merchants show MERCHANT_ID
 ${MERCHANT_WALLET_USAGE}
-  keys issue MERCHANT_ID
+${DASHBOARD_USER_USAGE}
+  keys list MERCHANT_ID
+  keys create MERCHANT_ID
+  keys roll MERCHANT_ID API_KEY [--overlap-hours HOURS]
   keys revoke MERCHANT_ID API_KEY
   webhook-secret rotate MERCHANT_ID
   webhook-url set MERCHANT_ID (URL | --clear)
@@ -61,6 +67,11 @@ Options:
                      line, where the process list shows it (scripts/admin reads it from DATA_DIR)
   --json             print the API's answer as JSON
   -h, --help         show this help
+
+keys create gives a merchant another API key and prints its secret, this once; keys roll does the
+same and lets the old key work on for HOURS (default 24, at most 720), so that the shop can move to
+the new one, then refuses it; keys revoke refuses a key at once. keys list shows every key, none
+with its secret. (keys issue is keys create.) See docs/operations.md, "API keys".
 
 deliveries list prints a merchant's webhook deliveries, newest first (STATUS: pending, delivered,
 failed, no_target), and the cursor of the next page; deliveries redeliver-failed puts every failed
@@ -129,7 +140,7 @@ export async function runChainpayAdmin(argv: string[], context: CliContext): Pro
     if (command === undefined) throw new CliError(`unknown command '${positionals.join(' ')}'; see --help`)
     const token = adminTokenOf(flags, context.env)
     const url = flags.url ?? context.env.CHAINPAY_ADMIN_URL ?? DEFAULT_ADMIN_URL
-    const api = createAdminApi(url, token)
+    const api = createAdminClient({ url, token })
     await command({
       flags,
       args,
@@ -139,7 +150,8 @@ export async function runChainpayAdmin(argv: string[], context: CliContext): Pro
     })
     return 0
   } catch (error) {
-    if (!(error instanceof CliError)) throw error
+    // the admin client's failures say what the API said, or why it could not be reached
+    if (!(error instanceof CliError || error instanceof AdminClientError)) throw error
     output.err(`error: ${error.message}`)
     return 1
   }
@@ -155,24 +167,6 @@ function parseCommandLine(argv: string[]) {
 
 //////// Commands
 
-interface MerchantView {
-  merchantId: string
-  name: string
-  displayName: string | null
-  logoUrl: string | null
-  webhookUrl: string | null
-  feePolicy: { feeBps: number; fixedFees: Record<string, string> }
-  underpaymentTolerancePercent: string
-  createdAt: string
-  updatedAt: string
-}
-
-interface ApiKeyView {
-  apiKey: string
-  createdAt: string
-  revokedAt: string | null
-}
-
 const commands: Record<string, Command> = {
   async 'merchants create'({ flags, args, api, print }) {
     expectArgs(args, [], 'merchants create --name NAME')
@@ -182,12 +176,7 @@ const commands: Record<string, Command> = {
       ...(flags['webhook-url'] === undefined ? {} : { webhookUrl: flags['webhook-url'] }),
       ...(flags['fee-bps'] === undefined ? {} : { feeBps: integerFlag('--fee-bps', flags['fee-bps']) }),
     }
-    const created = await api.call<{
-      merchant: MerchantView
-      apiKey: string
-      apiSecret: string
-      webhookSecret: string
-    }>('POST', '/merchants', body)
+    const created = await api.merchants.create(body)
     print.result(created, () => [
       ...describeMerchant(created.merchant),
       `API key:        ${created.apiKey}`,
@@ -199,7 +188,7 @@ const commands: Record<string, Command> = {
 
   async 'merchants list'({ args, api, print }) {
     expectArgs(args, [], 'merchants list')
-    const listed = await api.call<{ merchants: MerchantView[] }>('GET', '/merchants')
+    const listed = await api.merchants.list()
     print.result(listed, () =>
       listed.merchants.length === 0
         ? ['no merchants']
@@ -212,28 +201,48 @@ const commands: Record<string, Command> = {
 
   async 'merchants show'({ args, api, print }) {
     const [merchantId] = expectArgs(args, ['MERCHANT_ID'], 'merchants show MERCHANT_ID')
-    const shown = await api.call<{ merchant: MerchantView; apiKeys: ApiKeyView[] }>(
-      'GET',
-      `/merchants/${encodeURIComponent(merchantId)}`,
-    )
+    const shown = await api.merchants.show(merchantId)
     print.result(shown, () => [
       ...describeMerchant(shown.merchant),
       'API keys:',
-      ...shown.apiKeys.map(
-        (key) =>
-          `  ${key.apiKey}  created ${key.createdAt}  ${key.revokedAt === null ? 'active' : `revoked ${key.revokedAt}`}`,
-      ),
+      ...shown.apiKeys.map(describeKey),
     ])
   },
 
-  async 'keys issue'({ args, api, print }) {
-    const [merchantId] = expectArgs(args, ['MERCHANT_ID'], 'keys issue MERCHANT_ID')
-    const issued = await api.call<{ apiKey: string; apiSecret: string }>(
-      'POST',
-      `/merchants/${encodeURIComponent(merchantId)}/api-keys`,
+  async 'keys list'({ args, api, print }) {
+    const [merchantId] = expectArgs(args, ['MERCHANT_ID'], 'keys list MERCHANT_ID')
+    const listed = await api.apiKeys.list(merchantId)
+    print.result(listed, () =>
+      listed.apiKeys.length === 0 ? [`no API keys for ${merchantId}`] : listed.apiKeys.map(describeKey),
     )
-    print.result(issued, () => [`API key:    ${issued.apiKey}`, `API secret: ${issued.apiSecret}`])
+  },
+
+  async 'keys create'(invocation) {
+    await issueKey(invocation, 'keys create MERCHANT_ID')
+  },
+
+  async 'keys roll'({ flags, args, api, print }) {
+    const [merchantId, apiKey] = expectArgs(
+      args,
+      ['MERCHANT_ID', 'API_KEY'],
+      'keys roll MERCHANT_ID API_KEY [--overlap-hours HOURS]',
+    )
+    const overlap = flags['overlap-hours']
+    const rolled = await api.apiKeys.roll(
+      merchantId,
+      apiKey,
+      overlap === undefined ? {} : { overlapHours: integerFlag('--overlap-hours', overlap) },
+    )
+    print.result(rolled, () => [
+      `API key:    ${rolled.apiKey}`,
+      `API secret: ${rolled.apiSecret}`,
+      `The old key ${rolled.rolled.apiKey} works until ${rolled.rolled.expiresAt}, then is refused.`,
+    ])
     print.notice(SECRETS_NOTICE)
+  },
+
+  async 'keys issue'(invocation) {
+    await issueKey(invocation, 'keys issue MERCHANT_ID')
   },
 
   async 'keys revoke'({ args, api, print }) {
@@ -242,19 +251,13 @@ const commands: Record<string, Command> = {
       ['MERCHANT_ID', 'API_KEY'],
       'keys revoke MERCHANT_ID API_KEY',
     )
-    const revoked = await api.call<{ apiKey: string; revokedAt: string }>(
-      'POST',
-      `/merchants/${encodeURIComponent(merchantId)}/api-keys/${encodeURIComponent(apiKey)}/revoke`,
-    )
+    const revoked = await api.apiKeys.revoke(merchantId, apiKey)
     print.result(revoked, () => [`Revoked ${revoked.apiKey} at ${revoked.revokedAt}`])
   },
 
   async 'webhook-secret rotate'({ args, api, print }) {
     const [merchantId] = expectArgs(args, ['MERCHANT_ID'], 'webhook-secret rotate MERCHANT_ID')
-    const rotated = await api.call<{ webhookSecret: string }>(
-      'POST',
-      `/merchants/${encodeURIComponent(merchantId)}/webhook-secret/rotate`,
-    )
+    const rotated = await api.merchants.rotateWebhookSecret(merchantId)
     print.result(rotated, () => [`Webhook secret: ${rotated.webhookSecret}`])
     print.notice(
       'This secret will not be shown again: store it now. The previous one no longer signs webhooks.',
@@ -266,11 +269,7 @@ const commands: Record<string, Command> = {
     const [merchantId, url]: readonly [string, string | null] = flags.clear
       ? [expectArgs(args, ['MERCHANT_ID'], usage)[0], null]
       : expectArgs(args, ['MERCHANT_ID', 'URL'], usage)
-    const updated = await api.call<{ merchant: MerchantView }>(
-      'PUT',
-      `/merchants/${encodeURIComponent(merchantId)}/webhook-url`,
-      { webhookUrl: url },
-    )
+    const updated = await api.merchants.setWebhookUrl(merchantId, { webhookUrl: url })
     print.result(updated, () => [`Webhook URL of ${merchantId}: ${updated.merchant.webhookUrl ?? 'none'}`])
   },
 
@@ -279,11 +278,7 @@ const commands: Record<string, Command> = {
     const [merchantId, displayName]: readonly [string, string | null] = flags.clear
       ? [expectArgs(args, ['MERCHANT_ID'], usage)[0], null]
       : expectArgs(args, ['MERCHANT_ID', 'NAME'], usage)
-    const updated = await api.call<{ merchant: MerchantView }>(
-      'PUT',
-      `/merchants/${encodeURIComponent(merchantId)}/display-name`,
-      { displayName },
-    )
+    const updated = await api.merchants.setDisplayName(merchantId, { displayName })
     print.result(updated, () => [
       `Display name of ${merchantId}: ${updated.merchant.displayName ?? `none (the page shows ${updated.merchant.name})`}`,
     ])
@@ -293,11 +288,9 @@ const commands: Record<string, Command> = {
   async 'underpayment-tolerance set'({ args, api, print }) {
     const usage = 'underpayment-tolerance set MERCHANT_ID PERCENT'
     const [merchantId, percent] = expectArgs(args, ['MERCHANT_ID', 'PERCENT'], usage)
-    const updated = await api.call<{ merchant: MerchantView }>(
-      'PUT',
-      `/merchants/${encodeURIComponent(merchantId)}/underpayment-tolerance`,
-      { underpaymentTolerancePercent: percent },
-    )
+    const updated = await api.merchants.setUnderpaymentTolerance(merchantId, {
+      underpaymentTolerancePercent: percent,
+    })
     print.result(updated, () => [
       `Underpayment tolerance of ${merchantId}: ${updated.merchant.underpaymentTolerancePercent} % (payments created from now on)`,
     ])
@@ -308,11 +301,7 @@ const commands: Record<string, Command> = {
     const [merchantId, logoUrl]: readonly [string, string | null] = flags.clear
       ? [expectArgs(args, ['MERCHANT_ID'], usage)[0], null]
       : expectArgs(args, ['MERCHANT_ID', 'URL'], usage)
-    const updated = await api.call<{ merchant: MerchantView }>(
-      'PUT',
-      `/merchants/${encodeURIComponent(merchantId)}/logo-url`,
-      { logoUrl },
-    )
+    const updated = await api.merchants.setLogoUrl(merchantId, { logoUrl })
     print.result(updated, () => [`Logo URL of ${merchantId}: ${updated.merchant.logoUrl ?? 'none'}`])
   },
 
@@ -323,11 +312,7 @@ const commands: Record<string, Command> = {
       feeBps: integerFlag('--fee-bps', flags['fee-bps']),
       fixedFees: fixedFees(flags.fixed ?? []),
     }
-    const updated = await api.call<{ merchant: MerchantView }>(
-      'PUT',
-      `/merchants/${encodeURIComponent(merchantId)}/fee-policy`,
-      body,
-    )
+    const updated = await api.merchants.setFeePolicy(merchantId, body)
     print.result(updated, () => [`Fee policy of ${merchantId}: ${describeFees(updated.merchant.feePolicy)}`])
   },
 
@@ -337,15 +322,11 @@ const commands: Record<string, Command> = {
       ['MERCHANT_ID'],
       'deliveries list MERCHANT_ID [--status STATUS] [--limit N] [--cursor CURSOR]',
     )
-    const query = new URLSearchParams()
-    if (flags.status !== undefined) query.set('status', flags.status)
-    if (flags.limit !== undefined) query.set('limit', String(integerFlag('--limit', flags.limit)))
-    if (flags.cursor !== undefined) query.set('cursor', flags.cursor)
-    const search = query.size === 0 ? '' : `?${query}`
-    const listed = await api.call<{ deliveries: DeliveryView[]; nextCursor: string | null }>(
-      'GET',
-      `/merchants/${encodeURIComponent(merchantId)}/deliveries${search}`,
-    )
+    const listed = await api.deliveries.list(merchantId, {
+      ...(flags.status === undefined ? {} : { status: flags.status }),
+      ...(flags.limit === undefined ? {} : { limit: integerFlag('--limit', flags.limit) }),
+      ...(flags.cursor === undefined ? {} : { cursor: flags.cursor }),
+    })
     print.result(listed, () => [
       ...(listed.deliveries.length === 0 ? ['no deliveries'] : []),
       ...listed.deliveries.map(
@@ -358,16 +339,13 @@ const commands: Record<string, Command> = {
 
   async 'deliveries redeliver-failed'({ args, api, print }) {
     const [merchantId] = expectArgs(args, ['MERCHANT_ID'], 'deliveries redeliver-failed MERCHANT_ID')
-    const done = await api.call<{ redelivered: number }>(
-      'POST',
-      `/merchants/${encodeURIComponent(merchantId)}/deliveries/redeliver-failed`,
-    )
+    const done = await api.deliveries.redeliverFailed(merchantId)
     print.result(done, () => [`Redelivered ${done.redelivered} failed deliveries of ${merchantId}`])
   },
 
   async 'secrets reseal'({ args, api, print }) {
     expectArgs(args, [], 'secrets reseal')
-    const report = await api.call<ResealReport>('POST', '/secrets/reseal')
+    const report = await api.secrets.reseal()
     const counts = ({ total, resealed, alreadyCurrent }: ResealCounts) =>
       `${total} (${resealed} re-sealed, ${alreadyCurrent} already under the current key)`
     print.result(report, () => [
@@ -398,40 +376,25 @@ const commands: Record<string, Command> = {
   },
 
   ...merchantWalletCommands,
+  ...dashboardUserCommands,
   ...balanceCommands,
 }
 
-interface DeliveryView {
-  delivery: {
-    deliveryId: string
-    eventType: string
-    paymentId: string
-    status: string
-    lastError: string | null
-  }
-  attempts: unknown[]
+async function issueKey({ args, api, print }: Invocation, usage: string): Promise<void> {
+  const [merchantId] = expectArgs(args, ['MERCHANT_ID'], usage)
+  const issued = await api.apiKeys.issue(merchantId)
+  print.result(issued, () => [`API key:    ${issued.apiKey}`, `API secret: ${issued.apiSecret}`])
+  print.notice(SECRETS_NOTICE)
 }
 
-interface ResealCounts {
-  total: number
-  resealed: number
-  alreadyCurrent: number
-}
-
-interface ResealReport {
-  currentKeyId: string
-  webhookSecrets: ResealCounts
-  apiSecrets: ResealCounts
-  webhookEndpointSecrets: ResealCounts
-  /** absent from a gateway older than merchant wallets */
-  merchantWalletSeeds?: ResealCounts
-  unopenable: Array<{
-    record: string
-    merchantId: string
-    apiKey?: string
-    endpointId?: string
-    problem: string
-  }>
+function describeKey(key: ApiKeyView): string {
+  const state = {
+    active: 'active',
+    expiring: `active until ${key.expiresAt} (rolled)`,
+    expired: `expired ${key.expiresAt}`,
+    revoked: `revoked ${key.revokedAt}`,
+  }[key.status]
+  return `  ${key.apiKey}  created ${key.createdAt}  ${state}`
 }
 
 function describeMerchant(merchant: MerchantView): string[] {
@@ -492,49 +455,4 @@ function createPrinter(output: CliOutput, asJson: boolean): Printer {
       else output.out(line)
     },
   }
-}
-
-//////// The admin API
-
-function createAdminApi(url: string, token: string): AdminApi {
-  const base = `${url.replace(/\/+$/, '')}/admin/v1`
-  return {
-    async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-      let response: Response
-      try {
-        response = await fetch(`${base}${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${token}`,
-            accept: 'application/json',
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        })
-      } catch (error) {
-        const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause
-        throw new CliError(
-          `cannot reach the admin API at ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
-        )
-      }
-      const text = await response.text()
-      const parsed = parseJson(text)
-      if (!response.ok) throw new CliError(describeFailure(response.status, parsed, text))
-      return parsed as T
-    },
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
-
-function describeFailure(status: number, body: unknown, text: string): string {
-  const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error
-  if (typeof error?.message === 'string') return `${error.message} (${String(error.code)}, HTTP ${status})`
-  return `the admin API answered HTTP ${status}${text === '' ? '' : `: ${text.slice(0, 200)}`}`
 }

@@ -4,6 +4,7 @@
 // import these without importing the file that imports them (no import circle).
 
 import type { parseArgs } from 'node:util'
+import type { AdminClient } from '@chainpay/admin-client'
 import { chainCheckOptions } from './chain-check.js'
 
 /** chainpay-admin balances and sweeps record (balance-commands.ts) */
@@ -27,6 +28,13 @@ export const merchantWalletOptions = {
   'solana-seed-file': { type: 'string' },
 } as const
 
+/** chainpay-admin users add (dashboard-user-commands.ts) */
+export const dashboardUserOptions = {
+  merchant: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+} as const
+
 /** every option of chainpay-admin */
 export const adminOptions = {
   url: { type: 'string' },
@@ -43,8 +51,10 @@ export const adminOptions = {
   status: { type: 'string' },
   limit: { type: 'string' },
   cursor: { type: 'string' },
+  'overlap-hours': { type: 'string' },
   ...balanceOptions,
   ...merchantWalletOptions,
+  ...dashboardUserOptions,
   ...chainCheckOptions,
 } as const
 
@@ -59,14 +69,10 @@ export interface Printer {
   notice(line: string): void
 }
 
-export interface AdminApi {
-  call<T>(method: string, path: string, body?: unknown): Promise<T>
-}
-
 export interface Invocation {
   flags: Flags
   args: string[]
-  api: AdminApi
+  api: AdminClient
   print: Printer
   readStdin(): Promise<string>
 }

@@ -3,7 +3,7 @@
 // errors, what a replaced or removed wallet means for the merchant's next payments, and log lines
 // without the seed. Here rather than in the gateway, which imports no other service's package.
 
-import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/gateway'
+import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/admin-api'
 import {
   openSqliteCommandSide,
   type SqliteCommandSide,

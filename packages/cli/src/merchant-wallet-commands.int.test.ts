@@ -8,8 +8,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/admin-api'
 import { createHttpPaymentCommands } from '@chainpay/command-api-client'
-import { buildAdminApp, createApiKeyAuthenticator } from '@chainpay/gateway'
 import { buildCommandApi, createMerchantWallets } from '@chainpay/payment-command'
 import {
   openSqliteCommandSide,

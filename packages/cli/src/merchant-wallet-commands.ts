@@ -3,8 +3,8 @@
 // file or stdin, never from the command line (which shows in ps and the shell's history), and never
 // printed: what is shown is the wallet's public parts.
 
+import type { MerchantWalletView } from '@chainpay/contracts'
 import { PrivateFileError, readOwnerOnlyFile } from '@chainpay/platform'
-import type { MerchantWalletView } from '@chainpay/ports'
 import { CliError } from './cli-error.js'
 import type { Command } from './invocation.js'
 
@@ -35,10 +35,7 @@ export const merchantWalletCommands: Record<string, Command> = {
       }
       const solanaSeed = seedFile === '-' ? (await readStdin()).trim() : readSeedFile(seedFile)
       if (solanaSeed === '') throw new CliError(`--solana-seed-file ${seedFile}: no seed in it`)
-      const { wallet } = await api.call<{ wallet: MerchantWalletView }>('PUT', walletPath(merchantId), {
-        tronAccountXpub,
-        solanaSeed,
-      })
+      const { wallet } = await api.wallets.set(merchantId, { tronAccountXpub, solanaSeed })
       print.result({ wallet }, () => describeWallet(wallet))
       print.notice(
         `New payments of ${wallet.merchantId} derive their addresses from this wallet, each key from its next index (0 for a new key); existing payments keep theirs. The seed is sealed by payment-command and never shown again.`,
@@ -49,14 +46,11 @@ export const merchantWalletCommands: Record<string, Command> = {
       if (rest.length !== 1) throw new CliError(`expected MERCHANT_ID; usage: ${usage(action)}`)
       const [merchantId] = rest as [string]
       if (action === 'show') {
-        const shown = await api.call<{ wallet: MerchantWalletView }>('GET', walletPath(merchantId))
+        const shown = await api.wallets.show(merchantId)
         print.result(shown, () => describeWallet(shown.wallet))
         return
       }
-      const removed = await api.call<{ merchantId: string; removed: boolean }>(
-        'DELETE',
-        walletPath(merchantId),
-      )
+      const removed = await api.wallets.remove(merchantId)
       print.result(removed, () => [
         `Removed the wallet of ${removed.merchantId}: its new payments derive from the operator's wallet again; existing payments keep their addresses (sweep them with chainpay-wallet plan --wallet, docs/treasury.md).`,
       ])
@@ -64,10 +58,6 @@ export const merchantWalletCommands: Record<string, Command> = {
     }
     throw new CliError(`expected set, show or remove; usage:\n${MERCHANT_WALLET_USAGE}`)
   },
-}
-
-function walletPath(merchantId: string): string {
-  return `/merchants/${encodeURIComponent(merchantId)}/wallet`
 }
 
 function describeWallet(wallet: MerchantWalletView): string[] {

@@ -6,7 +6,7 @@ import { createCipheriv, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildAdminApp, createApiKeyAuthenticator, rotateWebhookSecret } from '@chainpay/gateway'
+import { buildAdminApp, createApiKeyAuthenticator, rotateWebhookSecret } from '@chainpay/admin-api'
 import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import {
   createRootLogger,

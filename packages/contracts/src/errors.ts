@@ -55,6 +55,7 @@ export const statusByErrorCode: Readonly<Record<ErrorCode, number>> = {
   INVOICE_NOT_FOUND: 404,
   INVOICE_NOT_OPEN: 409,
   INVOICE_NOT_CANCELABLE: 409,
+  USER_EXISTS: 409,
   ADDRESS_BUSY: 409,
 }
 

@@ -35,6 +35,7 @@ describe('statusByErrorCode and httpStatusOf', () => {
       INVOICE_NOT_FOUND: 404,
       INVOICE_NOT_OPEN: 409,
       INVOICE_NOT_CANCELABLE: 409,
+      USER_EXISTS: 409,
       ADDRESS_BUSY: 409,
     }
     expect(Object.keys(statusByErrorCode).sort()).toEqual([...ErrorCodes].sort())

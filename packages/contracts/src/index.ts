@@ -1,3 +1,5 @@
+export * from './admin-api-bodies.js'
+export * from './admin-api-views.js'
 export * from './admin-schemas.js'
 export * from './api-schemas.js'
 export * from './bus-messages.js'

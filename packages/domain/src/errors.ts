@@ -31,6 +31,7 @@ export const ErrorCodes = [
   'INVOICE_NOT_FOUND',
   'INVOICE_NOT_OPEN',
   'INVOICE_NOT_CANCELABLE',
+  'USER_EXISTS',
   'ADDRESS_BUSY',
 ] as const
 

@@ -2,10 +2,18 @@
 // health and readiness, the OpenAPI document. Built on service-kit's HTTP foundation (errors, 404/405, request ids and metrics), started
 // by the context (packages/gateway/src/context.ts), so that tests can inject requests.
 
+import type { ApiKeyAuthenticator } from '@chainpay/admin-api'
 import { API_BASE_PATH, buildOpenApiDocument } from '@chainpay/contracts'
+import { type DashboardDeps, dashboardRoutes } from '@chainpay/dashboard'
 import type { AssetRegistry } from '@chainpay/domain'
 import type { Clock, Logger } from '@chainpay/platform'
-import type { MerchantStore, OutgoingCommands, PaymentCommands, PaymentReadModel } from '@chainpay/ports'
+import type {
+  MerchantStore,
+  OutgoingCommands,
+  OutgoingReadModel,
+  PaymentCommands,
+  PaymentReadModel,
+} from '@chainpay/ports'
 import {
   type CheckoutLinks,
   type ClaimLinks,
@@ -16,7 +24,7 @@ import {
   type MetricsExposition,
 } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import { type ApiKeyAuthenticator, merchantAuthentication } from './auth.js'
+import { merchantAuthentication } from './auth.js'
 import { type CheckoutSettings, checkoutRoutes } from './checkout/checkout-routes.js'
 import type { MerchantLogos } from './checkout/merchant-logos.js'
 import { BODY_LIMIT_BYTES } from './http/limits.js'
@@ -31,6 +39,7 @@ import { refundClaimRoutes } from './refund-claim/refund-claim-routes.js'
 import { type DepositAddressRoutesDeps, depositAddressRoutes } from './routes/deposit-addresses.js'
 import { type InvoiceRoutesDeps, invoiceRoutes } from './routes/invoices.js'
 import { outgoingRoutes } from './routes/outgoing.js'
+import { createOutgoingReading, type OutgoingReading } from './routes/outgoing-reading.js'
 import { paymentReadingRoutes } from './routes/payment-reading.js'
 import { paymentRoutes } from './routes/payments.js'
 import { createReadYourWrites } from './routes/read-your-writes.js'
@@ -66,8 +75,14 @@ export interface GatewayDeps {
   webhooks?: Omit<WebhookEndpointRoutesDeps & WebhookDeliveryRoutesDeps, 'merchants'>
   /** refunds, payouts and balances (docs/api.md, "Refunds and payouts"); absent: none */
   outgoing?: OutgoingCommands
+  /** the refunds and payouts read model the lists read and commands write through; with `outgoing` */
+  outgoingReadModel?: OutgoingReadModel
+  /** read your writes of refunds and payouts, shared with the admin API's app; made here when absent */
+  outgoingReading?: OutgoingReading
   /** the refund claim page's addresses, {PUBLIC_URL}/refund/{token}; with `outgoing` */
   claimLinks?: ClaimLinks
+  /** the merchant's dashboard at {PUBLIC_URL}/dashboard (docs/dashboard.md); absent: none */
+  dashboard?: DashboardDeps
   /** customers' deposit addresses (docs/api.md, "Deposit addresses"); absent: none */
   depositAddresses?: DepositAddressRoutesDeps
 }
@@ -78,6 +93,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     component: 'gateway',
     bodyLimit: BODY_LIMIT_BYTES,
     ...(deps.requestMetrics ? { requestMetrics: deps.requestMetrics } : {}),
+    ...(deps.rateLimit.trustedProxies ? { trustedProxies: deps.rateLimit.trustedProxies } : {}),
   })
   app.decorateRequest('caller', null)
   app.decorateRequest('rawBody', '')
@@ -88,6 +104,17 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   })
   // one for every route that writes or reads a payment: what one wrote, the others read
   const readYourWrites = createReadYourWrites(deps)
+  if (deps.outgoing && !deps.outgoingReadModel)
+    throw new Error('gateway: refunds and payouts need their read model (outgoingReadModel)')
+  const outgoingReading =
+    deps.outgoingReading ??
+    (deps.outgoing && deps.outgoingReadModel
+      ? createOutgoingReading({
+          readModel: deps.outgoingReadModel,
+          commands: deps.outgoing,
+          clock: deps.clock,
+        })
+      : undefined)
   const openApiDocument = JSON.stringify(buildOpenApiDocument())
   const rateLimitedAnswers = createRateLimitedAnswers({
     logger: deps.logger,
@@ -110,8 +137,13 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
       await merchantApi.register(paymentRoutes, { ...deps, readYourWrites })
       await merchantApi.register(paymentReadingRoutes, { ...deps, readYourWrites })
       if (deps.invoices) await merchantApi.register(invoiceRoutes, deps.invoices)
-      if (deps.outgoing && deps.claimLinks) {
-        await merchantApi.register(outgoingRoutes, { outgoing: deps.outgoing, claimLinks: deps.claimLinks })
+      if (deps.outgoing && deps.outgoingReadModel && outgoingReading && deps.claimLinks) {
+        await merchantApi.register(outgoingRoutes, {
+          outgoing: deps.outgoing,
+          claimLinks: deps.claimLinks,
+          outgoingReadModel: deps.outgoingReadModel,
+          outgoingReading,
+        })
       }
       if (deps.depositAddresses) await merchantApi.register(depositAddressRoutes, deps.depositAddresses)
       if (deps.webhooks) {
@@ -131,14 +163,30 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   })
 
   // the refund claim page, /refund/{token} (docs/api.md, "The refund claim page")
-  if (deps.outgoing && deps.claimLinks) {
+  if (deps.outgoing && outgoingReading && deps.claimLinks) {
     await app.register(refundClaimRoutes, {
       ...deps,
       outgoing: deps.outgoing,
+      outgoingReading,
       claimLinks: deps.claimLinks,
       settings: deps.checkout,
       rateLimitedAnswers,
     })
+  }
+
+  // the merchant's dashboard, for the merchant's staff (docs/dashboard.md)
+  if (deps.dashboard) {
+    await app.register(
+      async (dashboard) => {
+        // the sign-in's own lockout is per account and address; this bounds every other request too
+        await limitRequestsPerAddress(dashboard, deps.rateLimit, {
+          group: 'dashboard',
+          answers: rateLimitedAnswers,
+        })
+        await dashboard.register(dashboardRoutes, deps.dashboard as DashboardDeps)
+      },
+      { prefix: '/dashboard' },
+    )
   }
 
   if (deps.extraRoutes) await app.register(deps.extraRoutes)

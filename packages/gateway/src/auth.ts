@@ -2,36 +2,14 @@
 // API secret over `${timestamp}.${METHOD}.${path}.${body}`. It is checked before the body is even
 // parsed, so that an unauthenticated caller learns nothing about what the API would accept.
 
+import type { ApiKeyAuthenticator } from '@chainpay/admin-api'
 import { DomainError } from '@chainpay/domain'
-import type { Clock, SecretBox } from '@chainpay/platform'
-import { apiSecretContext, type MerchantRecord, type MerchantStore } from '@chainpay/ports'
+import type { Clock } from '@chainpay/platform'
+import type { MerchantRecord } from '@chainpay/ports'
 import { parseJsonBody } from '@chainpay/service-kit'
 import { API_SIGNATURE_HEADERS, checkApiTimestamp, verifyApiSignature } from '@chainpay/signing'
 import type { FastifyRequest } from 'fastify'
 import { readRawBody } from './http/raw-body.js'
-
-export interface AuthenticatedKey {
-  merchant: MerchantRecord
-  /** the plain API secret, opened from its sealed form; never logged */
-  apiSecret: string
-}
-
-export interface ApiKeyAuthenticator {
-  /** the key's merchant and secret; null for an unknown or revoked key */
-  authenticate(apiKey: string): Promise<AuthenticatedKey | null>
-  /** forgets what is cached about `apiKey`, or about every key */
-  invalidate(apiKey?: string): void
-}
-
-export interface ApiKeyAuthenticatorDeps {
-  merchants: MerchantStore
-  secretBox: SecretBox
-  clock: Clock
-  /** how long a lookup, found or not, is reused; default 5 s */
-  cacheTtlMs?: number
-  /** bound on cached keys, so that a flood of made-up keys cannot grow memory; default 10,000 */
-  maxCachedKeys?: number
-}
 
 /** The merchant, as authentication found it, on every authenticated request. */
 export interface MerchantCaller {
@@ -45,52 +23,6 @@ declare module 'fastify' {
     caller: MerchantCaller | null
     /** the body's text, '' when there is none; the signature covers its bytes as received */
     rawBody: string
-  }
-}
-
-/**
- * Looks API keys up in the merchant store and caches the answer, negative ones included, for
- * cacheTtlMs. A lookup that raced an invalidate() is not cached, so a revoked key stops working at
- * once in this process (and within cacheTtlMs in any other).
- */
-export function createApiKeyAuthenticator(deps: ApiKeyAuthenticatorDeps): ApiKeyAuthenticator {
-  const { merchants, secretBox, clock } = deps
-  const ttlMs = deps.cacheTtlMs ?? 5_000
-  const maxCachedKeys = deps.maxCachedKeys ?? 10_000
-  const cache = new Map<string, { found: AuthenticatedKey | null; expiresAtMs: number }>()
-  let generation = 0
-
-  const lookUp = async (apiKey: string): Promise<AuthenticatedKey | null> => {
-    const key = await merchants.findApiKey(apiKey)
-    if (key === null || key.revokedAt !== null) return null
-    const merchant = await merchants.getMerchant(key.merchantId)
-    if (merchant === null) return null
-    return { merchant, apiSecret: secretBox.open(key.secret, apiSecretContext(key)) }
-  }
-
-  return {
-    async authenticate(apiKey) {
-      const nowMs = clock.now().getTime()
-      const cached = cache.get(apiKey)
-      if (cached !== undefined && cached.expiresAtMs > nowMs) return cached.found
-      const startedIn = generation
-      const found = await lookUp(apiKey)
-      if (startedIn === generation) {
-        cache.delete(apiKey)
-        if (cache.size >= maxCachedKeys) {
-          const oldest = cache.keys().next()
-          if (!oldest.done) cache.delete(oldest.value)
-        }
-        cache.set(apiKey, { found, expiresAtMs: nowMs + ttlMs })
-      }
-      return found
-    },
-
-    invalidate(apiKey) {
-      generation += 1
-      if (apiKey === undefined) cache.clear()
-      else cache.delete(apiKey)
-    },
   }
 }
 
@@ -119,7 +51,8 @@ export function merchantAuthentication(deps: { authenticator: ApiKeyAuthenticato
       )
     }
     const found = await deps.authenticator.authenticate(headers.key)
-    if (found === null) throw new DomainError('INVALID_API_KEY', 'X-Service-Key: unknown or revoked API key')
+    if (found === null)
+      throw new DomainError('INVALID_API_KEY', 'X-Service-Key: unknown, revoked or expired API key')
 
     const rawBody = await readRawBody(request)
     const signed = {

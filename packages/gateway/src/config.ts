@@ -1,6 +1,7 @@
 // The gateway's configuration, read once from the environment at start. Every problem is reported
 // together.
 
+import { isIP } from 'node:net'
 import { type NetworkEndpoints, readNetworkEndpoints } from '@chainpay/chain-access'
 import {
   type AssetRegistry,
@@ -126,11 +127,34 @@ export function checkApiPorts(read: EnvReader, ports: ApiPorts, metricsPort: num
  */
 export function readRateLimit(read: EnvReader): GatewayConfig['rateLimit'] {
   const max = read.int('RATE_LIMIT_MAX', { default: 1200, min: 1 })
-  return {
-    max,
-    windowMs: read.int('RATE_LIMIT_WINDOW_MS', { default: 60_000, min: 1000 }),
-    perAddressMax: read.int('RATE_LIMIT_PER_ADDRESS_MAX', { default: 2 * max, min: 1 }),
+  const windowMs = read.int('RATE_LIMIT_WINDOW_MS', { default: 60_000, min: 1000 })
+  const perAddressMax = read.int('RATE_LIMIT_PER_ADDRESS_MAX', { default: 2 * max, min: 1 })
+  const trustedProxies = readTrustedProxies(read)
+  return { max, windowMs, perAddressMax, ...(trustedProxies.length > 0 ? { trustedProxies } : {}) }
+}
+
+/**
+ * TRUSTED_PROXIES: comma-separated addresses or CIDR ranges (127.0.0.1, 10.0.0.0/8, fd00::/8) of the
+ * reverse proxies in front of the merchant port; empty by default: no X-Forwarded-For is believed
+ */
+function readTrustedProxies(read: EnvReader): string[] {
+  const text = read.string('TRUSTED_PROXIES', { default: '' })
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+  for (const entry of entries) {
+    const [address = '', prefix, ...rest] = entry.split('/')
+    const family = isIP(address)
+    const prefixOk =
+      prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32))
+    if (family === 0 || !prefixOk || rest.length > 0) {
+      read.problem(
+        `TRUSTED_PROXIES: expected addresses or CIDR ranges separated by commas (such as 127.0.0.1,10.0.0.0/8), got '${entry}'`,
+      )
+    }
   }
+  return entries
 }
 
 /** an absolute http(s) URL without a trailing slash */

@@ -3,7 +3,14 @@
 // the environment, and payment-command is reached over HTTP. In standalone, the process's shared
 // infrastructure, payment-command's handler called directly, and the process's readiness.
 
+import {
+  buildAdminApp,
+  createApiKeyAuthenticator,
+  rpcBalanceReaders,
+  simulatorBalanceEndpoints,
+} from '@chainpay/admin-api'
 import { createHttpPaymentCommands, type HttpPaymentCommands } from '@chainpay/command-api-client'
+import { createDashboardAccounts } from '@chainpay/dashboard'
 import { applyNetworkSettings, type CreateRequestPolicy } from '@chainpay/domain'
 import { infrastructureFor, type SharedRuntime } from '@chainpay/infrastructure'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
@@ -26,15 +33,13 @@ import {
   type ServiceContext,
 } from '@chainpay/service-kit'
 import type { FastifyPluginAsync } from 'fastify'
-import { buildAdminApp } from './admin/app.js'
-import { rpcBalanceReaders, simulatorBalanceEndpoints } from './admin/chain-balance-readers.js'
 import { buildGatewayApp } from './app.js'
-import { createApiKeyAuthenticator } from './auth.js'
 import { chainSimulatorProxy } from './chain-simulator-proxy.js'
 import { createMerchantLogos } from './checkout/merchant-logos.js'
 import type { GatewayConfig } from './config.js'
 import { rateSimulatorProxy } from './rate-simulator-proxy.js'
 import { gatewayReadiness } from './readiness.js'
+import { createOutgoingReading } from './routes/outgoing-reading.js'
 
 /** standalone: what the gateway gets from the other services of its process */
 export interface InProcessGateway extends SharedRuntime {
@@ -91,6 +96,9 @@ export async function buildGatewayContext(
   const depositAddressCommands = shared?.depositAddresses ?? (remote as HttpPaymentCommands).depositAddresses
   const claimLinks = createClaimLinks({ publicUrl: config.checkout.publicUrl, keys: config.encryptionKeys })
   const merchants = stores.merchants()
+  // one store for both listeners: the admin API's steps and the merchant API's commands write through
+  const outgoingReadModel = stores.outgoingReadModel()
+  const outgoingReading = createOutgoingReading({ readModel: outgoingReadModel, commands: outgoing, clock })
   const secretBox = createSecretBox(config.encryptionKeys)
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
   const registry = applyNetworkSettings(config.registry, config.chains)
@@ -152,6 +160,14 @@ export async function buildGatewayContext(
       )
   }
 
+  // the dashboard's people: the public listener's pages and the admin API's users route share them
+  const dashboardAccounts = createDashboardAccounts({
+    users: stores.dashboardUsers(),
+    secretBox,
+    clock,
+    publicUrl: config.checkout.publicUrl,
+  })
+
   const merchantApi = httpService({
     name: 'merchant API',
     host: config.host,
@@ -198,7 +214,21 @@ export async function buildGatewayContext(
           wakeDeliveries,
         },
         outgoing,
+        outgoingReadModel,
+        outgoingReading,
         claimLinks,
+        dashboard: {
+          accounts: dashboardAccounts,
+          readModel: stores.readModel(),
+          search: stores.paymentSearch(),
+          commands,
+          outgoing,
+          checkoutLinks: createCheckoutLinks({
+            publicUrl: config.checkout.publicUrl,
+            keys: config.encryptionKeys,
+          }),
+          publicUrl: config.checkout.publicUrl,
+        },
         depositAddresses: {
           depositAddressCommands,
           depositAddressReadModel: stores.depositAddressReadModel(),
@@ -222,12 +252,15 @@ export async function buildGatewayContext(
         webhookUrlPolicy: policy,
         authenticator,
         adminToken: config.adminToken,
+        dashboardUsers: dashboardAccounts,
         logger,
         deliveries: stores.deliveries(),
         wakeDeliveries,
         webhookEndpoints: stores.webhookEndpoints(),
         merchantWallets,
         outgoing,
+        outgoingReadModel,
+        outgoingReading,
         balances: {
           commands,
           readModel: stores.readModel(),

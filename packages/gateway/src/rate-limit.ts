@@ -20,10 +20,17 @@ export interface RateLimitSettings {
   windowMs: number
   /** requests per client address per window, authenticated or not */
   perAddressMax: number
+  /**
+   * TRUSTED_PROXIES: the reverse proxies (addresses or CIDR ranges) whose X-Forwarded-For names the
+   * client address of a request they pass on, for the per-address limits, the dashboard's sign-in
+   * lockout and the request log; absent or empty: the connection's address (docs/operations.md,
+   * "HTTP limits")
+   */
+  trustedProxies?: string[]
 }
 
 /** the routes a limit guards, as the metric's `group` label says */
-export type RateLimitedGroup = 'merchant_api' | 'checkout' | 'refund_claim'
+export type RateLimitedGroup = 'merchant_api' | 'checkout' | 'refund_claim' | 'dashboard'
 
 /** the answers past a limit: counted, and logged sampled instead of one request line each */
 export interface RateLimitedAnswers {

@@ -10,12 +10,16 @@ import type {
   Bus,
   ChainIndexerStore,
   CheckpointStore,
+  DashboardUserStore,
   DepositAddressReadModel,
   InvoiceReadModel,
   MerchantStore,
   MerchantWalletStore,
+  OutgoingReadModel,
   PaymentDeadlineStore,
   PaymentReadModel,
+  PaymentSearch,
+  ReceivedNetTotals,
   WebhookDeliveryStore,
   WebhookEndpointStore,
 } from '@chainpay/ports'
@@ -24,13 +28,17 @@ import {
   createMongoAddressAllocator,
   createMongoChainIndexerStore,
   createMongoCheckpointStore,
+  createMongoDashboardUserStore,
   createMongoDeadlineStore,
   createMongoDeliveryStore,
   createMongoDepositAddressReadModel,
   createMongoInvoiceReadModel,
   createMongoMerchantStore,
   createMongoMerchantWalletStore,
+  createMongoOutgoingReadModel,
   createMongoPaymentReadModel,
+  createMongoPaymentSearch,
+  createMongoReceivedNetTotals,
   createMongoWebhookEndpointStore,
   migrateMongoDatabase,
   mongoAnswers,
@@ -42,13 +50,17 @@ import {
   createSqliteBus,
   createSqliteChainIndexerStore,
   createSqliteCheckpointStore,
+  createSqliteDashboardUserStore,
   createSqliteDeadlineStore,
   createSqliteDeliveryStore,
   createSqliteDepositAddressReadModel,
   createSqliteInvoiceReadModel,
   createSqliteMerchantStore,
   createSqliteMerchantWalletStore,
+  createSqliteOutgoingReadModel,
   createSqlitePaymentReadModel,
+  createSqlitePaymentSearch,
+  createSqliteReceivedNetTotals,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
   onSqliteMigration,
@@ -96,6 +108,10 @@ export interface Stores {
   readModel(name?: string): PaymentReadModel
   /** the invoices' read model (docs/api.md, "Invoices"); `name`: the notifier's copy */
   invoiceReadModel(name?: string): InvoiceReadModel
+  /** refunds and payouts (docs/architecture.md, "The refunds and payouts read model") */
+  outgoingReadModel(): OutgoingReadModel
+  /** each merchant's received net per asset, kept by the projection (docs/capacity.md) */
+  receivedNet(): ReceivedNetTotals
   /** customers' deposit addresses (docs/api.md, "Deposit addresses") */
   depositAddressReadModel(): DepositAddressReadModel
   deliveries(): WebhookDeliveryStore
@@ -103,6 +119,10 @@ export interface Stores {
   /** merchants' own wallets: payment-command's alone, where addresses are derived (docs/security.md) */
   merchantWallets(): MerchantWalletStore
   webhookEndpoints(): WebhookEndpointStore
+  /** the dashboard's users, sessions and audit log (docs/dashboard.md) */
+  dashboardUsers(): DashboardUserStore
+  /** support's search of the read model by address or tx hash (docs/dashboard.md) */
+  paymentSearch(): PaymentSearch
   checkpoints(): CheckpointStore
   allocator(): AddressIndexAllocator
   deadlines(): PaymentDeadlineStore
@@ -172,11 +192,15 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     stores = {
       readModel: (name) => createMongoPaymentReadModel(db, name ? { collection: name } : {}),
       invoiceReadModel: (name) => createMongoInvoiceReadModel(db, name ? { collection: name } : {}),
+      outgoingReadModel: () => createMongoOutgoingReadModel(db),
+      receivedNet: () => createMongoReceivedNetTotals(db),
       depositAddressReadModel: () => createMongoDepositAddressReadModel(db),
       deliveries: () => createMongoDeliveryStore(db),
       merchants: () => createMongoMerchantStore(db),
       merchantWallets: () => createMongoMerchantWalletStore(db),
       webhookEndpoints: () => createMongoWebhookEndpointStore(db),
+      dashboardUsers: () => createMongoDashboardUserStore(db),
+      paymentSearch: () => createMongoPaymentSearch(db),
       checkpoints: () => createMongoCheckpointStore(db),
       allocator: () => createMongoAddressAllocator(db),
       deadlines: () => createMongoDeadlineStore(db),
@@ -187,11 +211,15 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
     stores = {
       readModel: (name) => createSqlitePaymentReadModel(sqliteDb(), name ? { table: name } : {}),
       invoiceReadModel: (name) => createSqliteInvoiceReadModel(sqliteDb(), name ? { table: name } : {}),
+      outgoingReadModel: () => createSqliteOutgoingReadModel(sqliteDb()),
+      receivedNet: () => createSqliteReceivedNetTotals(sqliteDb()),
       depositAddressReadModel: () => createSqliteDepositAddressReadModel(sqliteDb()),
       deliveries: () => createSqliteDeliveryStore(sqliteDb()),
       merchants: () => createSqliteMerchantStore(sqliteDb()),
       merchantWallets: () => createSqliteMerchantWalletStore(sqliteDb()),
       webhookEndpoints: () => createSqliteWebhookEndpointStore(sqliteDb()),
+      dashboardUsers: () => createSqliteDashboardUserStore(sqliteDb()),
+      paymentSearch: () => createSqlitePaymentSearch(sqliteDb()),
       checkpoints: () => createSqliteCheckpointStore(sqliteDb()),
       allocator: () => createSqliteAddressAllocator(sqliteDb()),
       deadlines: () => createSqliteDeadlineStore(sqliteDb()),

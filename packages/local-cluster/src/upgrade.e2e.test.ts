@@ -120,6 +120,7 @@ describe('upgrade from b991541 (distributed)', () => {
     expect(versions.map((version) => version._id).sort()).toEqual([
       'address-allocator',
       'chain-indexer',
+      'dashboard-users',
       'deadlines',
       'deliveries',
       'merchant-wallets',
@@ -127,7 +128,9 @@ describe('upgrade from b991541 (distributed)', () => {
       'read-model:invoices_read',
       'read-model:notifier_invoices',
       'read-model:notifier_payments',
+      'read-model:outgoing_read',
       'read-model:payments_read',
+      'received-net',
       'webhook-endpoints',
     ])
   })

@@ -12,6 +12,7 @@ import {
   metricsService,
   type ServiceContext,
 } from '@chainpay/service-kit'
+import { cachedMerchants } from './cached-merchants.js'
 import type { NotifierConfig } from './config.js'
 import { createDeliveryPruner, retentionDaysToMs } from './delivery-pruner.js'
 import { createDeliveryRecorder } from './delivery-recorder.js'
@@ -43,7 +44,8 @@ export async function buildNotifierContext(
   })
   const { stores } = infrastructure
   const deliveries = stores.deliveries()
-  const merchants = stores.merchants()
+  // looked up at most once per 5 s: four lookups per paid payment otherwise (cached-merchants.ts)
+  const merchants = cachedMerchants(stores.merchants(), clock)
   const webhookEndpoints = stores.webhookEndpoints()
   const dispatcher = createWebhookDispatcher({
     deliveries,

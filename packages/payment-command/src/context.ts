@@ -186,7 +186,7 @@ export async function buildPaymentCommandContext(
   // refunds and payouts (docs/api.md, "Refunds and payouts"): merchants' ledgers serialize their creates
   const outgoing = createOutgoingCommandHandler({
     eventStore,
-    fundedPayments: stores.readModel(),
+    receivedNet: stores.receivedNet(),
     merchants: stores.merchants(),
     merchantWallets,
     registry: config.registry,

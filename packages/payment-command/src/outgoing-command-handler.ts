@@ -48,7 +48,7 @@ import {
   type OutgoingCommands,
   type OutgoingPage,
   type OutgoingSnapshot,
-  type PaymentReadModel,
+  type ReceivedNetTotals,
   WrongExpectedRevisionError,
 } from '@chainpay/ports'
 import {
@@ -66,10 +66,11 @@ import { loadPayment } from './payment-stream.js'
 export interface OutgoingCommandHandlerDeps {
   eventStore: EventStore
   /**
-   * the payments that received funds, for a merchant's received net: the read side may lag the event
-   * store, never lead it, so a balance read there is never more than the truth (docs/api.md, "Balances")
+   * each merchant's received net per asset, the running totals the projection keeps: they may lag
+   * the event store, never lead it, so a balance read there is never more than the truth (docs/api.md,
+   * "Balances"; docs/capacity.md, "Refunds and payouts")
    */
-  fundedPayments: Pick<PaymentReadModel, 'listFunded'>
+  receivedNet: Pick<ReceivedNetTotals, 'totalsOf' | 'countedOf'>
   /** the merchant's own wallet, which pays its payouts; the operator's when none */
   merchantWallets?: { deriverFor(merchantId: string): Promise<{ walletId: string } | null> }
   /** every merchant, for the operator's list of what is to be sent */
@@ -82,8 +83,6 @@ export interface OutgoingCommandHandlerDeps {
   /** how often a command is decided again after a conflicting append; default 50 (many creates race) */
   maxConflictRetries?: number
 }
-
-const FUNDED_PAGE = 500
 
 export function createOutgoingCommandHandler(deps: OutgoingCommandHandlerDeps): OutgoingCommands {
   const { eventStore, registry, clock, logger } = deps
@@ -154,32 +153,21 @@ export function createOutgoingCommandHandler(deps: OutgoingCommandHandlerDeps): 
       evolveLedger,
     )
 
-  /** the merchant's received net per asset key `${network}:${currency}`, from the read side */
+  /**
+   * the merchant's received net per asset key `${network}:${currency}`, from the read side's running
+   * totals: one read, whatever the number of the merchant's payments
+   */
   async function receivedNet(
     merchantId: string,
     network?: string,
-  ): Promise<Map<string, { units: bigint; decimals: number; paymentIds: Map<string, bigint> }>> {
-    const totals = new Map<string, { units: bigint; decimals: number; paymentIds: Map<string, bigint> }>()
-    let afterPaymentId: string | undefined
-    for (;;) {
-      const page = await deps.fundedPayments.listFunded({
-        limit: FUNDED_PAGE,
-        merchantId,
-        ...(network === undefined ? {} : { network }),
-        ...(afterPaymentId === undefined ? {} : { afterPaymentId }),
-      })
-      for (const document of page) {
-        const { created } = document.state
-        const key = `${created.network}:${created.currency}`
-        const total = totals.get(key) ?? { units: 0n, decimals: created.decimals, paymentIds: new Map() }
-        const { netUnits } = paymentFinalFunds(document.state)
-        total.units += netUnits
-        total.paymentIds.set(document.paymentId, netUnits)
-        totals.set(key, total)
-      }
-      if (page.length < FUNDED_PAGE) return totals
-      afterPaymentId = page.at(-1)?.paymentId
-    }
+  ): Promise<Map<string, { units: bigint; decimals: number }>> {
+    const totals = await deps.receivedNet.totalsOf(merchantId, network)
+    return new Map(
+      totals.map((total) => [
+        `${total.network}:${total.currency}`,
+        { units: total.units, decimals: total.decimals },
+      ]),
+    )
   }
 
   /** reserves on the ledger, then writes the item's stream; an existing item is a replay or a reuse */
@@ -362,8 +350,10 @@ export function createOutgoingCommandHandler(deps: OutgoingCommandHandlerDeps): 
           }
           const totals = await receivedNet(merchantId, created.network)
           const total = totals.get(`${created.network}:${created.currency}`)
-          // this payment's share from the source of truth, the others' from the read side
-          const others = (total?.units ?? 0n) - (total?.paymentIds.get(paymentId) ?? 0n)
+          // this payment's share from the source of truth, the others' from the read side: the most
+          // of it the total may hold is read after the total, so `others` is never more than theirs
+          const counted = await deps.receivedNet.countedOf(paymentId)
+          const others = (total?.units ?? 0n) - counted
           await executeLedger(merchantId, {
             type: 'Reserve',
             data: {

@@ -18,6 +18,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createEventRelay, type EventRelayMetrics, toPaymentEventMessage } from './relay.js'
 import { openSqliteCommandSide, type SqliteCommandSide } from './testing/sqlite-command-side.js'
 
+const HOUR_MS = 3_600_000
 const merchantId = 'merchant-1'
 const request = (idempotencyKey: string): CreatePaymentRequest => ({
   amount: '10.5',
@@ -147,7 +148,6 @@ describe('createEventRelay', () => {
   describe('woken by appends, with a poll interval of an hour', () => {
     // Every test here finishes in far less than the poll interval, so whatever was published was
     // published because an append woke the relay; its reads are counted to show it did not poll.
-    const HOUR_MS = 3_600_000
 
     /** `store`, counting the relay's reads */
     function countingReads(store: EventStore) {
@@ -211,6 +211,55 @@ describe('createEventRelay', () => {
     })
   })
 
+  it('stores its checkpoint once per interval while events come one at a time, and the last one once idle', async () => {
+    const { side, bus, checkpoints } = await setup()
+    const received = await collect(bus)
+    const stores: string[] = []
+    const counting: CheckpointStore = {
+      load: (name) => checkpoints.load(name),
+      async store(name, position) {
+        stores.push(position)
+        await checkpoints.store(name, position)
+      },
+    }
+    // woken by each append, never by its poll: each event is a batch of its own
+    const relay = createEventRelay({
+      ...side,
+      bus,
+      checkpoints: counting,
+      pollIntervalMs: HOUR_MS,
+      checkpointIntervalMs: 60_000,
+    })
+    await relay.start()
+    cleanups.push(() => relay.stop())
+    const keys = Array.from({ length: 30 }, (_, index) => `one-at-a-time-${index}`)
+    for (const [index, key] of keys.entries()) {
+      await makeEvents(side, [key])
+      await vi.waitFor(() => expect(received).toHaveLength(index + 1), { timeout: 10_000 })
+    }
+    // 30 batches, and no store within the interval
+    expect(stores).toEqual([])
+    await relay.stop()
+    const last = (await side.eventStore.readAll(null, 1000)).at(-1)
+    expect(stores).toEqual([last?.position])
+
+    // an idle relay stores what it published once the interval has passed, without a poll or a stop
+    const idle = createEventRelay({
+      ...side,
+      bus,
+      checkpoints: counting,
+      pollIntervalMs: HOUR_MS,
+      checkpointIntervalMs: 200,
+    })
+    await idle.start()
+    cleanups.push(() => idle.stop())
+    await makeEvents(side, ['after-the-stop'])
+    await vi.waitFor(() => expect(received).toHaveLength(31), { timeout: 10_000 })
+    const newest = (await side.eventStore.readAll(null, 1000)).at(-1)
+    await vi.waitFor(() => expect(stores.at(-1)).toBe(newest?.position), { timeout: 10_000 })
+    expect(stores).toHaveLength(2)
+  })
+
   it('republishes only the batch whose checkpoint was not stored', async () => {
     const { side, bus, checkpoints } = await setup()
     const received = await collect(bus)
@@ -226,7 +275,14 @@ describe('createEventRelay', () => {
         await checkpoints.store(name, position)
       },
     }
-    const relay = createEventRelay({ ...side, bus, checkpoints: flaky, batchSize: 2, pollIntervalMs: 20 })
+    const relay = createEventRelay({
+      ...side,
+      bus,
+      checkpoints: flaky,
+      batchSize: 2,
+      pollIntervalMs: 20,
+      checkpointIntervalMs: 0,
+    })
     await relay.start()
     await vi.waitFor(() => expect(received).toHaveLength(7), { timeout: 10_000 })
     await relay.stop()

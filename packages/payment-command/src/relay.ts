@@ -1,6 +1,9 @@
 // Publishes every stored payment event to the bus, in global order, from a durable checkpoint. The
 // checkpoint is stored after the publish, so a crash in between publishes that batch again
-// (at least once); consumers dedupe by event id or stream revision.
+// (at least once); consumers dedupe by event id or stream revision. It is stored at most once per
+// checkpointIntervalMs (and at stop): a payment's events come one at a time, each a batch of its own,
+// and a checkpoint per batch was one MongoDB command per event in the distributed shape
+// (docs/capacity.md, "Per payment"); a crash republishes at most that interval's events.
 //
 // The relay is woken by the event store's onAppended, not by its poll (docs/benchmarks.md): the
 // SQLite event store tells of every append made through it, which in payment-command and standalone
@@ -35,6 +38,11 @@ export interface EventRelayOptions {
   batchSize?: number
   /** how long an idle relay waits before looking again when no append woke it; default 5 s */
   pollIntervalMs?: number
+  /**
+   * the checkpoint is stored at most this often while events come (the last position always at
+   * stop, and by an idle relay once this long has passed); default 1 s, 0: after every batch
+   */
+  checkpointIntervalMs?: number
   /** told how far behind the relay is; e.g. service-kit's `createServiceMetrics(...).relay` */
   metrics?: EventRelayMetrics
   /**
@@ -55,6 +63,7 @@ export interface EventRelayMetrics {
 const PAYMENT_STREAM_PREFIX = 'payment-'
 /** the safety net's interval: every append wakes the relay, so the poll only covers a lost wake */
 const DEFAULT_POLL_INTERVAL_MS = 5_000
+const DEFAULT_CHECKPOINT_INTERVAL_MS = 1_000
 /** a failed batch is retried this soon (or after the poll interval, if that is shorter) */
 const FAILURE_RETRY_MS = 500
 
@@ -69,8 +78,19 @@ export function createEventRelay(options: EventRelayOptions): Service & Readines
     toMessage: toBusMessage,
   }
   const retryMs = Math.min(pollIntervalMs, FAILURE_RETRY_MS)
+  const checkpointIntervalMs = options.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS
 
+  /** how far the relay published; `stored` how far its stored checkpoint says, and since when */
   let position: string | null = null
+  let stored: string | null = null
+  let storedAt = 0
+  const storeCheckpoint = async (at: string | null) => {
+    if (at === null || at === stored) return
+    await checkpoints.store(checkpointName, at)
+    stored = at
+    storedAt = Date.now()
+  }
+  const checkpointDue = () => Date.now() - storedAt >= checkpointIntervalMs
   let unsubscribe: () => void = () => {}
 
   /** relays one batch; the position after it, or null when there was nothing to relay */
@@ -89,7 +109,7 @@ export function createEventRelay(options: EventRelayOptions): Service & Readines
       if (outgoing.length > 0) await bus.publish(Topics.outgoingEvents, outgoing)
     }
     metrics?.published(messages.length, last.recordedAt)
-    await checkpoints.store(checkpointName, last.position)
+    if (checkpointDue()) await storeCheckpoint(last.position)
     return last.position
   }
 
@@ -97,7 +117,11 @@ export function createEventRelay(options: EventRelayOptions): Service & Readines
   const loop = createWorkLoop({
     async iterate() {
       const next = await relayBatch(position)
-      if (next === null) return 'idle'
+      if (next === null) {
+        // an idle relay stores what it published once the interval has passed since the last store
+        if (position !== stored && checkpointDue()) await storeCheckpoint(position)
+        return position === stored ? 'idle' : { restMs: storedAt + checkpointIntervalMs - Date.now() }
+      }
       position = next
       return 'more'
     },
@@ -117,6 +141,8 @@ export function createEventRelay(options: EventRelayOptions): Service & Readines
     async start() {
       if (loop.isRunning()) return
       position = await checkpoints.load(checkpointName)
+      stored = position
+      storedAt = Date.now()
       unsubscribe = eventStore.onAppended(loop.wake)
       loop.start()
       logger.info({ checkpointName, position, topic: streams.topic }, 'event relay started')
@@ -124,6 +150,7 @@ export function createEventRelay(options: EventRelayOptions): Service & Readines
     async stop() {
       unsubscribe()
       await loop.stop()
+      await storeCheckpoint(position)
     },
   }
 }

@@ -4,8 +4,11 @@
 // halfway. A loop that is woken by new work keeps a long poll interval as its safety net, and its
 // failures can still be retried soon (failureBackoffMs).
 
-/** 'more': run the next iteration at once; 'idle': rest for the poll interval first */
-export type WorkLoopOutcome = 'more' | 'idle'
+/**
+ * 'more': run the next iteration at once; 'idle': rest for the poll interval first; { restMs }: rest
+ * that long (at most the poll interval), for work that is due later (a checkpoint kept back)
+ */
+export type WorkLoopOutcome = 'more' | 'idle' | { restMs: number }
 
 export interface WorkLoopOptions {
   iterate(): Promise<WorkLoopOutcome>
@@ -66,6 +69,7 @@ export function createWorkLoop(options: WorkLoopOptions): WorkLoop {
         const outcome = await iterate()
         failuresInARow = 0
         if (outcome === 'idle') await rest(pollIntervalMs)
+        else if (outcome !== 'more') await rest(Math.min(pollIntervalMs, Math.max(0, outcome.restMs)))
       } catch (error) {
         failuresInARow += 1
         const failures = failuresInARow

@@ -32,6 +32,11 @@ export interface ApiKeyRecord {
   secret: string
   createdAt: string
   revokedAt: string | null
+  /**
+   * when the key stops working (docs/operations.md, "API keys"): a rolled key's end of overlap;
+   * absent: it works until revoked
+   */
+  expiresAt?: string
 }
 
 export type MerchantPatch = Partial<
@@ -53,6 +58,11 @@ export interface MerchantStore {
   /** false when the key does not exist, belongs to another merchant, or is already revoked */
   revokeApiKey(merchantId: string, apiKey: string, revokedAt: string): Promise<boolean>
   findApiKey(apiKey: string): Promise<ApiKeyRecord | null>
+  /**
+   * Sets when the merchant's key stops working (a roll's end of overlap); false when the key does not
+   * exist, belongs to another merchant, or is revoked.
+   */
+  setApiKeyExpiry(merchantId: string, apiKey: string, expiresAt: string): Promise<boolean>
   listApiKeys(merchantId: string): Promise<ApiKeyRecord[]>
   /**
    * Re-sealing (a new key, or a new format): replaces the merchant's sealed webhook secret by

@@ -113,3 +113,16 @@ export function rememberingReadModel(readModel: PaymentReadModel, maxEntries = 1
     },
   }
 }
+
+/**
+ * Finding a merchant's payments by what a customer quotes to support (docs/dashboard.md, "Finding a
+ * payment"): the receiving address, or a transaction's hash. Reads the read model's documents
+ * through indexes that begin with the merchant.
+ */
+export interface PaymentSearch {
+  /**
+   * The merchant's payments whose receiving address is `reference`, or whose latest counted
+   * transfer has it as tx hash (an adapter may find earlier transfers' too), newest first.
+   */
+  findByReference(merchantId: string, reference: string, limit: number): Promise<PaymentDocument[]>
+}

@@ -13,6 +13,7 @@ import {
 import type { ProjectionConfig } from './config.js'
 import { createDepositProjection } from './deposit-projection.js'
 import { createInvoiceProjection } from './invoice-projection.js'
+import { createOutgoingProjection } from './outgoing-projection.js'
 import { createProjectionService } from './projection-service.js'
 
 export interface ProjectionContextOptions {
@@ -39,11 +40,17 @@ export async function buildProjectionContext(
   const projection = createProjectionService({
     bus: infrastructure.bus(),
     readModel: infrastructure.stores.readModel(),
+    receivedNet: infrastructure.stores.receivedNet(),
     logger,
   })
   const invoiceProjection = createInvoiceProjection({
     bus: infrastructure.bus(),
     readModel: infrastructure.stores.invoiceReadModel(),
+    logger,
+  })
+  const outgoingProjection = createOutgoingProjection({
+    bus: infrastructure.bus(),
+    readModel: infrastructure.stores.outgoingReadModel(),
     logger,
   })
   const depositProjection = createDepositProjection({
@@ -63,8 +70,8 @@ export async function buildProjectionContext(
   const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
     services: shared
-      ? [projection, invoiceProjection, depositProjection]
-      : [projection, invoiceProjection, depositProjection, healthPort, metricsPort],
+      ? [projection, invoiceProjection, outgoingProjection, depositProjection]
+      : [projection, invoiceProjection, outgoingProjection, depositProjection, healthPort, metricsPort],
     readiness,
     close: release,
   }

@@ -4,7 +4,7 @@
 // nobody can guess. Nothing is stored, so the gateway and the notifier, which both hold the
 // encryption keys, write the same address; a page link made under a retired key stops opening.
 
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto'
 import { derivedKeys, type EnvReader, type SecretKeys } from '@chainpay/platform'
 
 export interface CheckoutLinks {
@@ -46,9 +46,11 @@ export function createSignedIdLinks(options: {
   path: string
   what: string
 }): CheckoutLinks {
-  const keys = derivedKeys(options.keys, options.label)
+  // KeyObjects made once: createHmac takes one several times faster than a Buffer, whose check as a
+  // KeyObject throws inside it (docs/benchmarks.md, 2026-11-28 "a GET's thread")
+  const keys = derivedKeys(options.keys, options.label).map((key) => createSecretKey(key))
   const base = options.publicUrl.replace(/\/+$/, '')
-  const macOf = (key: Buffer, id: Buffer) =>
+  const macOf = (key: KeyObject, id: Buffer) =>
     createHmac('sha256', key).update(id).digest().subarray(0, MAC_BYTES)
   return {
     urlOf(paymentId) {
@@ -56,7 +58,7 @@ export function createSignedIdLinks(options: {
       if (!UUID_PATTERN.test(id))
         throw new RangeError(`${options.path} link: ${options.what} id expected, got '${paymentId}'`)
       const idBytes = Buffer.from(id.replaceAll('-', ''), 'hex')
-      const token = idBytes.toString('base64url') + macOf(keys[0] as Buffer, idBytes).toString('base64url')
+      const token = idBytes.toString('base64url') + macOf(keys[0] as KeyObject, idBytes).toString('base64url')
       return `${base}/${options.path}/${token}`
     },
     paymentIdOf(token) {

@@ -6,8 +6,9 @@
 // routes, when chains are simulated, are served on the merchant port.
 
 import { join } from 'node:path'
+import { createMerchant } from '@chainpay/admin-api'
 import { buildChainIndexerContext, type ChainIndexerConfig } from '@chainpay/chain-indexer'
-import { buildGatewayContext, createMerchant } from '@chainpay/gateway'
+import { buildGatewayContext } from '@chainpay/gateway'
 import { type InfrastructureConfig, openInfrastructure } from '@chainpay/infrastructure'
 import { buildNotifierContext } from '@chainpay/notifier'
 import { type AddressKeys, buildPaymentCommandContext, simulatedRateRoutes } from '@chainpay/payment-command'

@@ -2,8 +2,8 @@
 // and payouts"): the merchant creates them through the merchant API, `chainpay-wallet plan` takes the
 // ready ones and marks them through the admin API, the treasury signs, `broadcast` pays them on the
 // simulated chains with the real tronweb and @solana/web3.js and records each outcome through the
-// admin API: completed with the network fee, failed on chain (refundable again), never sent once
-// canceled or released. Plan and broadcast run as the command does, in this process; sign with
+// admin API: completed with the network fee, failed on chain on TRON and on Solana (refundable
+// again), never sent once canceled or released. Plan and broadcast run as the command does, in this process; sign with
 // chainpay-wallet's signer (its offline guard is the command's, tested with it).
 
 import { createHash } from 'node:crypto'
@@ -340,5 +340,76 @@ describe('refunds and payouts through plan, sign and broadcast on standalone', (
     expect((await read('refunds', refundId)).failureReason).toMatch(/REVERT/)
     // the 5 USDT are refundable again
     await refund(payment.paymentId, '5', TronWeb.fromMnemonic(mnemonic, "m/44'/195'/10'/0/0").address)
+  })
+
+  it("Solana: a refund whose transaction fails on chain (the treasury's USDC spent by another transaction landing ahead of it, after its preflight) is failed, with the node's error, and its amount is refundable again", async () => {
+    const payment = await confirmedPayment(standalone, { network: 'SOLANA', currency: 'USDC', amount: '5' })
+    const refundTo = Keypair.generate().publicKey.toBase58()
+    const refundId = await refund(payment.paymentId, '5', refundTo)
+    const { signed, signedPath } = await planAndSign('SOLANA', 'solana-fails')
+    const pay = signed.steps.find((step) => step.id === `pay:refund:${refundId}`)
+    const txId = pay?.txId as string
+    const treasuryAccount = associatedTokenAccount(
+      solanaTreasury.publicKey.toBase58(),
+      USDC_SOLANA.toBase58(),
+    )
+    const connection = new Connection(rpcUrl('SOLANA'), 'confirmed')
+    let sends = 0
+    // when the refund's transaction is sent (after the plan's sweeps filled the treasury), all the
+    // treasury's USDC leaves in a transaction that lands just ahead of it
+    const proxy = await startNodeInterceptor({
+      target: standalone.baseUrl,
+      async intercept(request) {
+        const call = JSON.parse(request.body || '{}') as { method?: string; params?: [string] }
+        // the refund's signed transaction, as web3.js sends it: base64
+        if (call.method !== 'sendTransaction' || call.params?.[0] !== pay?.solana?.transaction)
+          return undefined
+        sends += 1
+        const held = await connection.getTokenAccountBalance(new PublicKey(treasuryAccount))
+        const response = await fetch(`${standalone.baseUrl}/dev/chains/SOLANA/transfers`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            from: treasuryAccount,
+            to: associatedTokenAccount(Keypair.generate().publicKey.toBase58(), USDC_SOLANA.toBase58()),
+            amount: held.value.uiAmountString,
+            currency: 'USDC',
+            landsAheadOf: txId,
+          }),
+        })
+        expect(response.status).toBe(201)
+        return undefined
+      },
+    })
+    const failure = '{"InstructionError":[1,{"Custom":1}]}'
+    try {
+      const run = await broadcast('SOLANA', signedPath, `${proxy.url}/chains/SOLANA`)
+      expect(run.err).toEqual([
+        `error: step pay:refund:${refundId} (${txId}) failed on chain: ${failure}. Plan again, sign and broadcast the new plan: it sees what moved.`,
+      ])
+      // run again: nothing sent, nothing recorded
+      expect(await broadcast('SOLANA', signedPath, `${proxy.url}/chains/SOLANA`)).toMatchObject({
+        code: 0,
+        err: [],
+      })
+    } finally {
+      await proxy.close()
+    }
+    expect(sends).toBe(1)
+    expect(await read('refunds', refundId)).toMatchObject({
+      status: 'failed',
+      txHash: txId,
+      failureReason: `failed on chain: ${failure}`,
+    })
+    const account = new PublicKey(associatedTokenAccount(refundTo, USDC_SOLANA.toBase58()))
+    expect(await connection.getAccountInfo(account)).toBeNull()
+    const history = await client().request('GET', `/payments/${payment.paymentId}/events`)
+    expect(
+      (history.body as { data: Array<{ type: string }> }).data
+        .map((event) => event.type)
+        .filter((type) => type.startsWith('refund.')),
+    ).toEqual(['refund.created', 'refund.sending', 'refund.sent', 'refund.failed'])
+    // the 5 USDC are refundable again
+    await refund(payment.paymentId, '5', Keypair.generate().publicKey.toBase58())
   })
 })

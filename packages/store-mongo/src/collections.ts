@@ -6,6 +6,12 @@
 //   notifier_payments         the notifier's own copy of payment state, same shape as payments_read
 //   invoices_read             read model of invoices (_id invoiceId), the fold after `revision`
 //   notifier_invoices         the notifier's own copy of invoice state, same shape as invoices_read
+//   outgoing_read             read model of refunds and payouts (_id `${kind}:${id}`), the fold after
+//                             `revision` (outgoing-read-model.ts)
+//   received_net, received_net_assets
+//                             each merchant's received net per asset: a chain of versions, each made
+//                             by one payment's count, and the assets a merchant has totals of
+//                             (received-net.ts)
 //   merchants                 one document per merchant (_id merchantId); secrets arrive sealed
 //   api_keys                  one document per API key (_id apiKey, hence unique), with its merchant
 //   merchant_wallets          a merchant's own wallet (_id merchantId); the Solana seed arrives sealed
@@ -18,6 +24,9 @@
 //   payment_deadline_watches  the chain watcher's marks (_id paymentId); may precede the deadline
 //   webhook_deliveries, webhook_attempts          the notifier's delivery log (deliveries.ts)
 //   webhook_endpoints         merchants' webhook endpoints (_id endpointId); secrets arrive sealed
+//   dashboard_users, dashboard_user_emails, dashboard_setup_tokens, dashboard_sessions,
+//   dashboard_login_failures, dashboard_audit
+//                             the dashboard's people, sign-ins and audit log (dashboard-users.ts)
 //   webhook_leases            claims of deliveries by notifier processes: an insert is the only
 //                             atomic step FerretDB v1 offers (deliveries.ts)
 //   deposit_addresses_read    customers' deposit addresses (_id the address), written once
@@ -32,6 +41,9 @@ export const mongoCollections = {
   notifierPayments: 'notifier_payments',
   invoicesRead: 'invoices_read',
   notifierInvoices: 'notifier_invoices',
+  outgoingRead: 'outgoing_read',
+  receivedNet: 'received_net',
+  receivedNetAssets: 'received_net_assets',
   merchants: 'merchants',
   apiKeys: 'api_keys',
   merchantWallets: 'merchant_wallets',
@@ -44,6 +56,12 @@ export const mongoCollections = {
   webhookAttempts: 'webhook_attempts',
   webhookLeases: 'webhook_leases',
   webhookEndpoints: 'webhook_endpoints',
+  dashboardUsers: 'dashboard_users',
+  dashboardUserEmails: 'dashboard_user_emails',
+  dashboardSetupTokens: 'dashboard_setup_tokens',
+  dashboardSessions: 'dashboard_sessions',
+  dashboardLoginFailures: 'dashboard_login_failures',
+  dashboardAudit: 'dashboard_audit',
   chainCursors: 'chain_cursors',
   watchedAddresses: 'watched_addresses',
   trackedTransfers: 'tracked_transfers',

@@ -33,6 +33,8 @@ interface ApiKeyDocument {
   secret: string
   createdAt: string
   revokedAt: string | null
+  /** absent: the key works until revoked (as every key written before keys could expire) */
+  expiresAt?: string
 }
 
 export const merchantIndexes: IndexSpec[] = [
@@ -54,6 +56,7 @@ export function createMongoMerchantStore(db: Db): MerchantStore {
       secret: key.secret,
       createdAt: key.createdAt,
       revokedAt: key.revokedAt,
+      ...(key.expiresAt === undefined ? {} : { expiresAt: key.expiresAt }),
     })
   }
 
@@ -125,6 +128,14 @@ export function createMongoMerchantStore(db: Db): MerchantStore {
         return result.matchedCount === 1
       },
 
+      async setApiKeyExpiry(merchantId, apiKey, expiresAt) {
+        const result = await apiKeys.updateOne(
+          { _id: apiKey, merchantId, revokedAt: null },
+          { $set: { expiresAt } },
+        )
+        return result.matchedCount === 1
+      },
+
       async findApiKey(apiKey) {
         const document = await apiKeys.findOne({ _id: apiKey })
         return document === null ? null : toApiKey(document)
@@ -185,5 +196,6 @@ function toApiKey(document: ApiKeyDocument): ApiKeyRecord {
     secret: document.secret,
     createdAt: document.createdAt,
     revokedAt: document.revokedAt,
+    ...(document.expiresAt === undefined ? {} : { expiresAt: document.expiresAt }),
   }
 }

@@ -4,6 +4,7 @@ import {
   type PaymentDocument,
   type PaymentListQuery,
   type PaymentReadModel,
+  type PaymentSearch,
   translateFailures,
 } from '@chainpay/ports'
 import type { Db, Filter } from 'mongodb'
@@ -43,6 +44,8 @@ export function paymentReadModelIndexes(collection: string = mongoCollections.pa
     { collection, name: 'by_merchant', key: { merchantId: 1, updatedAt: 1 } },
     { collection, name: 'listed', key: { merchantId: 1, createdAt: -1, _id: -1 } },
     { collection, name: 'funded', key: { funded: 1, merchantId: 1, _id: 1 } },
+    { collection, name: 'by_address', key: { merchantId: 1, 'state.created.address': 1 } },
+    { collection, name: 'by_tx_hash', key: { merchantId: 1, 'state.transfers.txHash': 1 } },
   ]
 }
 
@@ -216,4 +219,28 @@ function mongoFundedFilter(query: FundedPaymentQuery): Filter<PaymentRecord> {
     ...(query.network === undefined ? {} : { network: query.network }),
     ...(query.walletId === undefined ? {} : { walletId: query.walletId }),
   }
+}
+
+/**
+ * Support's search over a read model collection (PaymentSearch): the receiving address, or the tx
+ * hash of any counted transfer, through indexes that begin with the merchant.
+ */
+export function createMongoPaymentSearch(db: Db, options: { collection?: string } = {}): PaymentSearch {
+  const payments = db.collection<PaymentRecord>(options.collection ?? mongoCollections.paymentsRead)
+  return translateFailures(
+    {
+      async findByReference(merchantId, reference, limit) {
+        const records = await payments
+          .find({
+            merchantId,
+            $or: [{ 'state.created.address': reference }, { 'state.transfers.txHash': reference }],
+          })
+          .sort({ createdAt: -1, _id: -1 })
+          .limit(limit)
+          .toArray()
+        return records.map(toDocument)
+      },
+    },
+    translateMongoFailure,
+  )
 }

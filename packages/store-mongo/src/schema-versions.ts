@@ -2,13 +2,16 @@ import type { Db } from 'mongodb'
 import { addressAllocatorIndexes } from './address-allocator.js'
 import { chainIndexerIndexes } from './chain-indexer-store.js'
 import { type IndexSpec, mongoCollections } from './collections.js'
+import { dashboardUserIndexes } from './dashboard-users.js'
 import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
 import { depositAddressReadModelIndexes } from './deposit-address-read-model.js'
 import { invoiceReadModelIndexes } from './invoice-read-model.js'
 import { merchantWalletIndexes } from './merchant-wallets.js'
 import { merchantIndexes } from './merchants.js'
+import { outgoingReadModelIndexes } from './outgoing-read-model.js'
 import { backfillBalanceFields, backfillListedFields, paymentReadModelIndexes } from './read-model.js'
+import { backfillReceivedNet, receivedNetIndexes } from './received-net.js'
 import { webhookEndpointIndexes } from './webhook-endpoints.js'
 
 /**
@@ -126,6 +129,11 @@ export function readModelComponent(collection: string): MongoComponent {
           await indexMigration('', paymentReadModelIndexes(collection), ['funded']).apply(db)
         },
       },
+      indexMigration(
+        "support's search: the receiving address and the transfers' tx hashes",
+        paymentReadModelIndexes(collection),
+        ['by_address', 'by_tx_hash'],
+      ),
     ],
   }
 }
@@ -199,6 +207,16 @@ export const mongoComponents: readonly MongoComponent[] = [
   invoiceReadModelComponent(mongoCollections.invoicesRead),
   invoiceReadModelComponent(mongoCollections.notifierInvoices),
   {
+    component: `read-model:${mongoCollections.outgoingRead}`,
+    migrations: [
+      indexMigration(
+        'refunds and payouts, listed by merchant and by network',
+        outgoingReadModelIndexes,
+        outgoingReadModelIndexes.map((index) => index.name),
+      ),
+    ],
+  },
+  {
     component: 'read-model:deposit_addresses_read',
     migrations: [
       indexMigration(
@@ -209,10 +227,37 @@ export const mongoComponents: readonly MongoComponent[] = [
     ],
   },
   {
+    component: 'received-net',
+    migrations: [
+      {
+        description: "received net per merchant and asset, counted from the payments' read model",
+        apply: async (db) => {
+          await indexMigration(
+            '',
+            receivedNetIndexes,
+            receivedNetIndexes.map((index) => index.name),
+          ).apply(db)
+          await backfillReceivedNet(db)
+        },
+      },
+    ],
+  },
+  {
     component: 'webhook-endpoints',
     migrations: [
       indexMigration("merchants' webhook endpoints", webhookEndpointIndexes, [
         'webhook_endpoints_by_merchant',
+      ]),
+    ],
+  },
+  {
+    component: 'dashboard-users',
+    migrations: [
+      indexMigration("the dashboard's users, sessions and audit log", dashboardUserIndexes, [
+        'dashboard_users_by_merchant',
+        'dashboard_sessions_by_user',
+        'dashboard_login_failures_by_key',
+        'dashboard_audit_by_merchant',
       ]),
     ],
   },

@@ -53,6 +53,14 @@ export const merchantMigrations: readonly SqliteMigration[] = [
       }
     },
   },
+  {
+    description:
+      'when an API key stops working: a rolled key\'s end of overlap (docs/operations.md, "API keys")',
+    apply: (db) => {
+      if (!columnsOf(db, 'api_keys').has('expires_at'))
+        db.exec('ALTER TABLE api_keys ADD COLUMN expires_at TEXT')
+    },
+  },
 ]
 
 /** Merchants and their API keys in tables merchants and api_keys; secrets arrive already sealed. */
@@ -74,8 +82,12 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
   const selectMerchant = db.prepare('SELECT * FROM merchants WHERE merchant_id = ?')
   const selectMerchants = db.prepare('SELECT * FROM merchants ORDER BY created_at, merchant_id')
   const insertKey = db.prepare(`
-    INSERT INTO api_keys (api_key, merchant_id, secret, created_at, revoked_at)
-    VALUES (:apiKey, :merchantId, :secret, :createdAt, :revokedAt)
+    INSERT INTO api_keys (api_key, merchant_id, secret, created_at, revoked_at, expires_at)
+    VALUES (:apiKey, :merchantId, :secret, :createdAt, :revokedAt, :expiresAt)
+  `)
+  const expire = db.prepare(`
+    UPDATE api_keys SET expires_at = :expiresAt
+    WHERE api_key = :apiKey AND merchant_id = :merchantId AND revoked_at IS NULL
   `)
   const revoke = db.prepare(`
     UPDATE api_keys SET revoked_at = :revokedAt
@@ -111,6 +123,7 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
       secret: key.secret,
       createdAt: key.createdAt,
       revokedAt: key.revokedAt,
+      expiresAt: key.expiresAt ?? null,
     })
 
   return translateFailures(
@@ -157,6 +170,11 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
 
       async revokeApiKey(merchantId, apiKey, revokedAt) {
         const { changes } = revoke.run({ merchantId, apiKey, revokedAt })
+        return Number(changes) === 1
+      },
+
+      async setApiKeyExpiry(merchantId, apiKey, expiresAt) {
+        const { changes } = expire.run({ merchantId, apiKey, expiresAt })
         return Number(changes) === 1
       },
 
@@ -212,5 +230,8 @@ function toApiKey(row: Row): ApiKeyRecord {
     secret: row.secret as string,
     createdAt: row.created_at as string,
     revokedAt: row.revoked_at as string | null,
+    ...(row.expires_at === null || row.expires_at === undefined
+      ? {}
+      : { expiresAt: row.expires_at as string }),
   }
 }

@@ -5,6 +5,7 @@ import {
   type PaymentDocument,
   type PaymentListQuery,
   type PaymentReadModel,
+  type PaymentSearch,
   translateFailures,
 } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
@@ -84,7 +85,49 @@ export function readModelMigrations(table: string): readonly SqliteMigration[] {
         }
       },
     },
+    {
+      // docs/dashboard.md, "Finding a payment": the address and the latest tx hash, per merchant
+      description: "support's search: indexes of the receiving address and the latest tx hash",
+      apply: (db) =>
+        db.exec(`
+          CREATE INDEX IF NOT EXISTS ${table}_by_address ON ${table} (merchant_id, ${ADDRESS_EXPRESSION});
+          CREATE INDEX IF NOT EXISTS ${table}_by_tx_hash ON ${table} (merchant_id, ${TX_HASH_EXPRESSION});
+        `),
+    },
   ]
+}
+
+// written as the indexes are, so that SQLite uses them
+const ADDRESS_EXPRESSION = "json_extract(state, '$.created.address')"
+const TX_HASH_EXPRESSION = "json_extract(state, '$.txHash')"
+
+/**
+ * Support's search over a read model table (PaymentSearch): the receiving address, or the tx hash of
+ * the latest counted transfer, each through an index that begins with the merchant.
+ */
+export function createSqlitePaymentSearch(
+  db: DatabaseSync,
+  options: SqliteReadModelOptions = {},
+): PaymentSearch {
+  const table = options.table ?? 'payments_read'
+  if (!/^[a-z_]+$/.test(table)) throw new Error(`read model table name must match [a-z_]+: ${table}`)
+  migrateSqliteComponent(db, `read-model:${table}`, readModelMigrations(table))
+  const columns = 'payment_id, merchant_id, revision, state, updated_at, created_at'
+  const find = db.prepare(`
+    SELECT ${columns} FROM ${table} WHERE merchant_id = ? AND ${ADDRESS_EXPRESSION} = ?
+    UNION
+    SELECT ${columns} FROM ${table} WHERE merchant_id = ? AND ${TX_HASH_EXPRESSION} = ?
+    ORDER BY created_at DESC, payment_id DESC
+    LIMIT ?
+  `)
+  return translateFailures(
+    {
+      async findByReference(merchantId, reference, limit) {
+        return find.all(merchantId, reference, merchantId, reference, limit).map(toDocument)
+      },
+    },
+    translateSqliteFailure,
+  )
 }
 
 /** the columns of the funded payments' index, from the state */

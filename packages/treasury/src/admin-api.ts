@@ -1,35 +1,17 @@
-// The two admin API calls of a sweep (docs/api.md, "Balances and sweeps"), with the operator's
-// admin token as chainpay-admin uses it (CHAINPAY_ADMIN_URL, CHAINPAY_ADMIN_TOKEN).
+// What the online commands (plan, broadcast, release) ask of the admin API (docs/api.md, "Balances
+// and sweeps", docs/treasury.md): through the admin client, with the operator's admin token as
+// chainpay-admin uses it (CHAINPAY_ADMIN_URL, CHAINPAY_ADMIN_TOKEN); its failures become the
+// wallet's CommandError, a refusal (4xx) an AdminRefusal. Only the online commands call it: sign,
+// offline, never does (its guard refuses the network for the whole process).
 
+import { AdminClientError, createAdminClient } from '@chainpay/admin-client'
+import type { BalanceRow, RecordSweepBody } from '@chainpay/contracts'
 import { CommandError } from './command-error.js'
 import type { OutgoingKind, OutgoingRow } from './outgoing-plan.js'
 
-/** a row of GET /admin/v1/balances */
-export interface BalanceRow {
-  merchantId: string
-  walletId: string
-  paymentId: string
-  network: string
-  address: string
-  tokenAccount: string | null
-  derivationPath: string
-  currency: string
-  tokenStandard: 'NATIVE' | 'TRC20' | 'SPL'
-  contract: string | null
-  received: string
-  swept: string
-  onChain: string | null
-}
+export type { BalanceRow }
 
-export interface SweepRecord {
-  paymentId: string
-  txHash: string
-  currency: string
-  amount: string
-  fee: string
-  feeCurrency: string
-  treasury: string
-}
+export type SweepRecord = RecordSweepBody
 
 /** an item of GET /admin/v1/outgoing, addressed by kind and id */
 export interface OutgoingRef {
@@ -73,97 +55,46 @@ export class AdminRefusal extends CommandError {
 }
 
 export function createAdminApi(url: string, token: string): AdminApi {
-  const base = `${url.replace(/\/+$/, '')}/admin/v1`
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    let response: Response
+  const client = createAdminClient({ url, token })
+  /** the client's failure as the wallet says it */
+  async function call<T>(request: () => Promise<T>): Promise<T> {
     try {
-      response = await fetch(`${base}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      })
+      return await request()
     } catch (error) {
-      throw new CommandError(`cannot reach the admin API at ${url}: ${(error as Error).message}`)
+      if (!(error instanceof AdminClientError)) throw error
+      const { kind, method, path, status, code, message, text, cause } = error.failure
+      if (kind === 'unreachable') throw new CommandError(`cannot reach the admin API at ${url}: ${cause}`)
+      if (kind === 'refused')
+        throw new AdminRefusal(
+          status ?? 0,
+          code ?? 'ERROR',
+          message ?? text.slice(0, 300),
+          `${method} ${path.split('?')[0]}`,
+        )
+      throw new CommandError(`${method} ${path}: HTTP ${status} ${text.slice(0, 300)}`)
     }
-    const text = await response.text()
-    if (response.status >= 400 && response.status < 500) {
-      const error = parseError(text)
-      throw new AdminRefusal(response.status, error.code, error.message, `${method} ${path.split('?')[0]}`)
-    }
-    if (!response.ok)
-      throw new CommandError(`${method} ${path}: HTTP ${response.status} ${text.slice(0, 300)}`)
-    return (text === '' ? undefined : JSON.parse(text)) as T
   }
   return {
-    async balances({ network, walletId }) {
-      const rows: BalanceRow[] = []
-      let cursor: string | null = null
-      do {
-        const query = new URLSearchParams({ network, limit: '100' })
-        if (walletId !== undefined) query.set('walletId', walletId)
-        if (cursor !== null) query.set('cursor', cursor)
-        const page: { data: BalanceRow[]; nextCursor: string | null } = await call(
-          'GET',
-          `/balances?${query}`,
-        )
-        rows.push(...page.data)
-        cursor = page.nextCursor
-      } while (cursor !== null)
-      return rows
-    },
+    balances: (query) => call(() => client.balances.all(query)),
     async recordSweep(sweep) {
-      await call('POST', '/sweeps', sweep)
+      await call(() => client.balances.recordSweep(sweep))
     },
-    async outgoing({ network, status, walletId }) {
-      const rows: OutgoingRow[] = []
-      let cursor: string | null = null
-      do {
-        const query = new URLSearchParams({ network, status, limit: '100' })
-        if (walletId !== undefined) query.set('walletId', walletId)
-        if (cursor !== null) query.set('cursor', cursor)
-        const page: { data: OutgoingRow[]; nextCursor: string | null } = await call(
-          'GET',
-          `/outgoing?${query}`,
-        )
-        rows.push(...page.data)
-        cursor = page.nextCursor
-      } while (cursor !== null)
-      return rows
-    },
-    async outgoingItem(item) {
-      return await call('GET', itemPath(item))
-    },
+    outgoing: (query) => call(() => client.outgoing.all(query)),
+    outgoingItem: (item) => call(() => client.outgoing.get(item)),
     async markPlanned(item, planId) {
-      await call('POST', `${itemPath(item)}/plan`, { planId })
+      await call(() => client.outgoing.plan(item, { planId }))
     },
     async release(item, planId) {
-      await call('POST', `${itemPath(item)}/release`, { planId })
+      await call(() => client.outgoing.release(item, { planId }))
     },
     async markSent(item, planId, txHash) {
-      await call('POST', `${itemPath(item)}/sent`, { planId, txHash })
+      await call(() => client.outgoing.sent(item, { planId, txHash }))
     },
     async markCompleted(item, txHash, networkFee) {
-      await call('POST', `${itemPath(item)}/completed`, { txHash, networkFee })
+      await call(() => client.outgoing.completed(item, { txHash, networkFee }))
     },
     async markFailed(item, reason, txHash) {
-      await call('POST', `${itemPath(item)}/failed`, { reason, ...(txHash === undefined ? {} : { txHash }) })
+      await call(() => client.outgoing.failed(item, { reason, ...(txHash === undefined ? {} : { txHash }) }))
     },
-  }
-}
-
-const itemPath = ({ kind, id }: OutgoingRef) =>
-  `/outgoing/${encodeURIComponent(kind)}/${encodeURIComponent(id)}`
-
-/** the admin API's error body, {"error":{"code","message"}} (docs/api.md, "Errors") */
-function parseError(text: string): { code: string; message: string } {
-  try {
-    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } }
-    return { code: String(body.error?.code ?? 'ERROR'), message: String(body.error?.message ?? '') }
-  } catch {
-    return { code: 'ERROR', message: text.slice(0, 300) }
   }
 }

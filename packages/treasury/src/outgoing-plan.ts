@@ -2,24 +2,28 @@
 // lists as ready (GET /admin/v1/outgoing), what a plan pays each of them, and what it leaves out and
 // why. Money leaves the treasury only for an item marked `sending` in the plan (POST .../plan).
 
-export type OutgoingKind = 'refund' | 'payout'
+import type { OutgoingRow as AdminOutgoingRow } from '@chainpay/contracts'
 
-/** a row of GET /admin/v1/outgoing (docs/api.md, "Refunds and payouts for the offline procedure") */
-export interface OutgoingRow {
-  kind: OutgoingKind
-  id: string
-  merchantId: string
-  /** null: the operator's wallet */
-  walletId: string | null
-  network: string
-  currency: string
-  /** decimal string in whole units, as payments' amounts are written in the API */
-  amount: string
-  address: string | null
-  status: string
-  planId: string | null
-  txHash: string | null
-}
+export type OutgoingKind = AdminOutgoingRow['kind']
+
+/**
+ * what a plan reads of a row of GET /admin/v1/outgoing (docs/api.md, "Refunds and payouts for the
+ * offline procedure"), the row as @chainpay/contracts defines it
+ */
+export type OutgoingRow = Pick<
+  AdminOutgoingRow,
+  | 'kind'
+  | 'id'
+  | 'merchantId'
+  | 'walletId'
+  | 'network'
+  | 'currency'
+  | 'amount'
+  | 'address'
+  | 'status'
+  | 'planId'
+  | 'txHash'
+>
 
 /** which item a step pays, and its part in it: activating the recipient, or paying it */
 export interface OutgoingStepRef {

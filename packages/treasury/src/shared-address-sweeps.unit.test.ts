@@ -16,6 +16,7 @@ const row = (paymentId: string, fields: Partial<BalanceRow> = {}): BalanceRow =>
   received: '7',
   swept: '0',
   onChain: '10',
+  onChainError: null,
   ...fields,
 })
 

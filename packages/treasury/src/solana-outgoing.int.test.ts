@@ -2,14 +2,17 @@
 // in production (docs/treasury.md, "Refunds and payouts in a plan"): USDC into the recipient's associated token
 // account, created with the treasury's rent; SOL to a new account at least its rent-exempt minimum;
 // sweeps first in the same plan; a plan that expired records what was sent failed and gives back
-// what never was.
+// what never was; a transaction that fails on chain (another of the treasury's landed ahead of it,
+// after its preflight) is recorded failed, with the node's error, and is never sent again.
 
 import { type SimulatorNode, startSimulatorNode } from '@chainpay/chain-sim/testing'
-import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
+import { defaultAssetRegistry, formatUnits, resolveAsset } from '@chainpay/domain'
+import { base58 } from '@scure/base'
 import { getAssociatedTokenAddressSync } from '@solana/spl-token'
-import { Connection, Keypair, PublicKey } from '@solana/web3.js'
+import { Connection, Keypair, PublicKey, VersionedTransaction } from '@solana/web3.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { PlanInput } from './plan-input.js'
+import { startNodeInterceptor } from './testing/node-interceptor.js'
 import { type RecordingAdminApi, recordingAdminApi } from './testing/recording-admin-api.js'
 import {
   balanceRow,
@@ -178,5 +181,101 @@ describe('Solana refunds and payouts: plan, sign, broadcast', () => {
     const transitions = [...admin.transitions]
     await broadcastRun(signed, { rpcUrl: node.solanaUrl(NETWORK), statePath: state, admin })
     expect(admin.transitions).toEqual(transitions)
+  })
+
+  it("a refund (USDC) and a payout (SOL) whose transactions fail on chain, each after another transaction of the treasury landed ahead of it: recorded failed with the node's error, their fees charged, nothing paid; a run again sends nothing and records nothing", async () => {
+    const { signed } = await planAndSign([], input(), 'SOLANA', wallet, await outgoingOf(admin, NETWORK))
+    const payRefund = signed.steps.find((step) => step.id === 'pay:refund:r1')?.txId as string
+    const payPayout = signed.steps.find((step) => step.id === 'pay:payout:p1')?.txId as string
+    const treasury = wallet.solanaTreasury.publicKey
+    const stranger = Keypair.generate().publicKey
+    // the treasury's key signs elsewhere too: its USDC leaves just ahead of the refund, and all but
+    // 0.5 SOL just ahead of the payout of 1 SOL; both after the preflight of each, which saw them not
+    await node.simulator.submitTransfer(
+      NETWORK,
+      {
+        from: getAssociatedTokenAddressSync(USDC, treasury).toBase58(),
+        to: getAssociatedTokenAddressSync(USDC, stranger).toBase58(),
+        amount: '100',
+        currency: 'USDC',
+      },
+      { landsAheadOf: payRefund },
+    )
+    const treasuryBefore = BigInt(await connection.getBalance(treasury))
+    const sends = new Map<string, number>()
+    const proxy = await startNodeInterceptor({
+      target: node.url,
+      async intercept(request) {
+        const call = JSON.parse(request.body) as { method?: string; params?: [string] }
+        if (call.method === 'sendTransaction' && call.params !== undefined) {
+          const [sent] = VersionedTransaction.deserialize(Buffer.from(call.params[0], 'base64')).signatures
+          const signature = base58.encode(sent as Uint8Array)
+          sends.set(signature, (sends.get(signature) ?? 0) + 1)
+          if (signature === payPayout) {
+            const held = BigInt(await connection.getBalance(treasury))
+            await node.simulator.submitTransfer(
+              NETWORK,
+              {
+                from: treasury.toBase58(),
+                to: stranger.toBase58(),
+                amount: formatUnits(held - 500_000_000n, 9),
+                currency: 'SOL',
+              },
+              { landsAheadOf: payPayout },
+            )
+          }
+        }
+        return undefined
+      },
+    })
+    const rpcUrl = `${proxy.url}/chains/${NETWORK}`
+    const state = statePath()
+    try {
+      const run = await broadcastRun(signed, { rpcUrl, statePath: state, admin })
+      expect(run.error).toMatch(
+        new RegExp(
+          `^step pay:refund:r1 \\(${payRefund}\\) failed on chain: \\{"InstructionError":\\[1,\\{"Custom":1\\}\\]\\}`,
+        ),
+      )
+      expect(run.error).toContain(`step pay:payout:p1 (${payPayout}) failed on chain: {"InstructionError":[`)
+      expect(run.lines).toContain(
+        // the token program's TransferChecked, after the token account's creation: insufficient funds
+        'recorded refund r1: failed on chain ({"InstructionError":[1,{"Custom":1}]}); it is refundable or available again',
+      )
+      // run again: nothing sent, nothing recorded
+      const transitions = [...admin.transitions]
+      const again = await broadcastRun(signed, { rpcUrl, statePath: state, admin })
+      expect(again.error).toBeUndefined()
+      expect(admin.transitions).toEqual(transitions)
+    } finally {
+      await proxy.close()
+    }
+    expect(Object.fromEntries(sends)).toEqual({ [payRefund]: 1, [payPayout]: 1 })
+    const refund = admin.item('refund', 'r1')
+    expect([refund.status, refund.txHash, refund.failureReason]).toEqual([
+      'failed',
+      payRefund,
+      'failed on chain: {"InstructionError":[1,{"Custom":1}]}',
+    ])
+    const payout = admin.item('payout', 'p1')
+    expect([payout.status, payout.txHash, payout.failureReason]).toEqual([
+      'failed',
+      payPayout,
+      'failed on chain: {"InstructionError":[0,{"Custom":1}]}',
+    ])
+    // in their blocks, failed: the fee charged, the recipient's token account never created
+    for (const signature of [payRefund, payPayout]) {
+      const landed = await connection.getTransaction(signature, {
+        commitment: 'confirmed',
+        maxSupportedTransactionVersion: 0,
+      })
+      expect(landed?.meta?.err).toMatchObject({ InstructionError: expect.any(Array) })
+      expect(landed?.meta?.fee).toBe(5000)
+    }
+    expect(await usdcOf(recipients[0])).toBeUndefined()
+    expect(await connection.getBalance(recipients[1] as PublicKey)).toBe(0)
+    expect(await connection.getBalance(treasury)).toBe(500_000_000 - 5000)
+    expect(await usdcOf(stranger)).toBe('100000000')
+    expect(treasuryBefore).toBeGreaterThan(500_000_000n)
   })
 })

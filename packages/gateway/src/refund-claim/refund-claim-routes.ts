@@ -25,6 +25,7 @@ import { addCustomerPageHeaders, isSameOriginPost } from '../checkout/customer-p
 import { explorerOf } from '../checkout/explorers.js'
 import type { MerchantLogos } from '../checkout/merchant-logos.js'
 import { limitRequestsPerAddress, type RateLimitedAnswers, type RateLimitSettings } from '../rate-limit.js'
+import type { OutgoingReading } from '../routes/outgoing-reading.js'
 import {
   ADDRESS_MAX_LENGTH,
   type AddressProblem,
@@ -39,6 +40,8 @@ export interface RefundClaimRoutesDeps {
   outgoing: Pick<OutgoingCommands, 'getOutgoing' | 'giveRefundAddress'>
   /** the refund id behind a claim token */
   claimLinks: Pick<ClaimLinks, 'refundIdOf'>
+  /** the refunds and payouts read model's write-through (routes/outgoing-reading.ts) */
+  outgoingReading: Pick<OutgoingReading, 'saveAfterCommand'>
   merchants: Pick<MerchantStore, 'getMerchant'>
   registry: AssetRegistry
   merchantLogos: Pick<MerchantLogos, 'logoAt' | 'knownLogoAt'>
@@ -204,7 +207,8 @@ export const refundClaimRoutes: FastifyPluginAsync<RefundClaimRoutesDeps> = asyn
       return html(reply, 400, renderRefundClaimPage({ ...(await pageInput(request, refund)), form }))
     }
     try {
-      await outgoing.giveRefundAddress({ refundId: refund.id, address: form.value })
+      const given = await outgoing.giveRefundAddress({ refundId: refund.id, address: form.value })
+      await deps.outgoingReading.saveAfterCommand(given, request.log)
     } catch (error) {
       if (!(error instanceof DomainError)) throw error
       // given or canceled meanwhile (another tab, the merchant), or refused by the decider

@@ -1,12 +1,12 @@
 // The merchant API's refunds, payouts and balances (docs/api.md, "Refunds and payouts" and
 // "Balances"). Thin: a create's body goes to payment-command as the merchant sent it (the domain
-// validates it), and every answer comes from payment-command, which reads the event store: a GET
-// right after a create or a cancel shows it as it now is.
+// validates it); lists and GETs read the refunds and payouts read model, and what a create or a cancel
+// answered is written through to it first (outgoing-reading.ts), so a GET right after shows it as it
+// now is.
 
 import { API_BASE_PATH } from '@chainpay/contracts'
 import {
   DomainError,
-  formatUnits,
   isPaymentId,
   type Outgoing,
   type OutgoingKind,
@@ -15,22 +15,28 @@ import {
   toPayoutView,
   toRefundView,
 } from '@chainpay/domain'
-import type { MerchantBalance, OutgoingCommands, OutgoingListQuery } from '@chainpay/ports'
-import type { ClaimLinks } from '@chainpay/service-kit'
+import type { MerchantOutgoingQuery, OutgoingCommands, OutgoingReadModel } from '@chainpay/ports'
+import { type ClaimLinks, toBalanceView } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { merchantIdOf } from './merchant-id-of.js'
+import type { OutgoingReading } from './outgoing-reading.js'
+import { decodeCursor, encodeCursor } from './payment-reading.js'
 
 export interface OutgoingRoutesDeps {
   outgoing: OutgoingCommands
   /** a refund without an address carries its claim page (docs/api.md, "Refunds and payouts") */
   claimLinks: Pick<ClaimLinks, 'urlOf'>
+  /** the lists' pages (docs/architecture.md, "The refunds and payouts read model") */
+  outgoingReadModel: Pick<OutgoingReadModel, 'listForMerchant'>
+  /** write-through after a command, and reads that see it */
+  outgoingReading: OutgoingReading
 }
 
 const PAGE_LIMIT = { default: 20, max: 100 } as const
 
 export const outgoingRoutes: FastifyPluginAsyncTypebox<OutgoingRoutesDeps> = async (app, deps) => {
-  const { outgoing, claimLinks } = deps
+  const { outgoing, claimLinks, outgoingReadModel, outgoingReading } = deps
   const viewOf = (item: Outgoing) =>
     item.kind === 'refund' ? toRefundView(item, (id) => claimLinks.urlOf(id)) : toPayoutView(item)
   const plural = (kind: OutgoingKind) => (kind === 'refund' ? 'refunds' : 'payouts')
@@ -42,6 +48,7 @@ export const outgoingRoutes: FastifyPluginAsyncTypebox<OutgoingRoutesDeps> = asy
       paymentId,
       request: request.body,
     })
+    await outgoingReading.saveAfterCommand(created, request.log)
     return answerCreated(
       reply,
       created.outcome,
@@ -52,6 +59,7 @@ export const outgoingRoutes: FastifyPluginAsyncTypebox<OutgoingRoutesDeps> = asy
 
   app.post('/payouts', async (request, reply) => {
     const created = await outgoing.createPayout({ merchantId: merchantIdOf(request), request: request.body })
+    await outgoingReading.saveAfterCommand(created, request.log)
     return answerCreated(
       reply,
       created.outcome,
@@ -64,15 +72,26 @@ export const outgoingRoutes: FastifyPluginAsyncTypebox<OutgoingRoutesDeps> = asy
     const idField = `${kind}Id`
     app.get(`/${plural(kind)}`, async (request) => {
       const query = readListQuery(request, kind)
-      const page = await outgoing.listOutgoing(query)
-      return { data: page.data.map(viewOf), nextCursor: page.nextCursor }
+      // one more than the page: whether there is a next page, without a count
+      const documents = await outgoingReadModel.listForMerchant({ ...query, limit: query.limit + 1 })
+      const page = documents.slice(0, query.limit)
+      const last = page.at(-1)?.item
+      const nextCursor =
+        documents.length > query.limit && last !== undefined
+          ? encodeCursor({ createdAt: last.createdAt, paymentId: last.id })
+          : null
+      // an item this gateway changed that the read model has not stored yet: as payment-command has it
+      const items = (await outgoingReading.page(page)).filter(
+        (item) => query.statuses === undefined || query.statuses.includes(item.status),
+      )
+      return { data: items.map(viewOf), nextCursor }
     })
 
     app.get<{ Params: Record<string, string> }>(`/${plural(kind)}/:${idField}`, async (request) => {
       const id = readId(idField, request.params[idField] ?? '')
-      const snapshot = await outgoing.getOutgoing({ kind, id, merchantId: merchantIdOf(request) })
-      if (snapshot === null) throw notFound(kind, id)
-      return viewOf(snapshot.item)
+      const item = await outgoingReading.read(kind, id, merchantIdOf(request))
+      if (item === null) throw notFound(kind, id)
+      return viewOf(item)
     })
 
     app.post<{ Params: Record<string, string> }>(`/${plural(kind)}/:${idField}/cancel`, async (request) => {
@@ -81,6 +100,7 @@ export const outgoingRoutes: FastifyPluginAsyncTypebox<OutgoingRoutesDeps> = asy
         throw new DomainError('VALIDATION_ERROR', 'body: must be empty or {}')
       }
       const canceled = await outgoing.cancelOutgoing({ merchantId: merchantIdOf(request), kind, id })
+      await outgoingReading.saveAfterCommand(canceled, request.log)
       return viewOf(canceled.item)
     })
   }
@@ -88,19 +108,6 @@ export const outgoingRoutes: FastifyPluginAsyncTypebox<OutgoingRoutesDeps> = asy
   app.get('/balances', async (request) => ({
     data: (await outgoing.getBalances({ merchantId: merchantIdOf(request) })).map(toBalanceView),
   }))
-}
-
-/** a balance as the merchant API shows it: decimal amounts of the asset (docs/api.md, "Balances") */
-export function toBalanceView(balance: MerchantBalance) {
-  const amount = (units: string) => formatUnits(units, balance.decimals)
-  return {
-    network: balance.network,
-    currency: balance.currency,
-    receivedNetAmount: amount(balance.receivedNetUnits),
-    refundedAmount: amount(balance.refundedUnits),
-    paidOutAmount: amount(balance.paidOutUnits),
-    availableAmount: amount(balance.availableUnits),
-  }
 }
 
 function answerCreated(
@@ -113,7 +120,7 @@ function answerCreated(
   return reply.code(201).header('location', location).send(view)
 }
 
-function readListQuery(request: FastifyRequest, kind: OutgoingKind): OutgoingListQuery {
+function readListQuery(request: FastifyRequest, kind: OutgoingKind): MerchantOutgoingQuery {
   const query = request.query as Record<string, unknown>
   const allowed =
     kind === 'refund' ? ['limit', 'cursor', 'status', 'paymentId'] : ['limit', 'cursor', 'status']
@@ -135,11 +142,12 @@ function readListQuery(request: FastifyRequest, kind: OutgoingKind): OutgoingLis
   ) {
     throw invalid('limit', `must be an integer from 1 to ${PAGE_LIMIT.max}`)
   }
-  const listQuery: OutgoingListQuery = { merchantId: merchantIdOf(request), kind, limit }
+  const listQuery: MerchantOutgoingQuery = { merchantId: merchantIdOf(request), kind, limit }
   const cursor = text('cursor')
   if (cursor !== undefined) {
-    if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) throw invalid('cursor', 'not a nextCursor of this API')
-    listQuery.cursor = cursor
+    const after = decodeCursor(cursor)
+    if (after === null) throw invalid('cursor', 'not a nextCursor of this API')
+    listQuery.after = { createdAt: after.createdAt, id: after.paymentId }
   }
   const status = text('status')
   if (status !== undefined) {

@@ -14,9 +14,10 @@ import {
 } from '@chainpay/domain'
 import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import { systemClock } from '@chainpay/platform'
-import type { PaymentReadModel } from '@chainpay/ports'
+import { type PaymentReadModel, type ReceivedNetTotals, receivedNetCountOf } from '@chainpay/ports'
 import {
   createMongoPaymentReadModel,
+  createMongoReceivedNetTotals,
   type MongoDatabase,
   migrateMongoDatabase,
   openMongoDatabase,
@@ -33,6 +34,7 @@ const MERCHANT = 'merchant-distributed'
 let side: SqliteCommandSide
 let mongo: MongoDatabase
 let readModel: PaymentReadModel
+let receivedNet: ReceivedNetTotals
 const replicas: { close(): Promise<void> }[] = []
 let clients: HttpPaymentCommands[]
 
@@ -42,11 +44,12 @@ beforeAll(async () => {
   mongo = await openMongoDatabase({ url: testMongoDbUrl(), database: uniqueName('outgoing') })
   await migrateMongoDatabase(mongo.db)
   readModel = createMongoPaymentReadModel(mongo.db)
+  receivedNet = createMongoReceivedNetTotals(mongo.db)
   clients = []
   for (let replica = 0; replica < 2; replica++) {
     const outgoing = createOutgoingCommandHandler({
       eventStore: side.eventStore,
-      fundedPayments: readModel,
+      receivedNet,
       merchants: side.merchants,
       registry: defaultAssetRegistry,
       clock: systemClock,
@@ -73,7 +76,7 @@ afterAll(async () => {
   await side?.close()
 })
 
-/** a TRON USDT payment paid `units` and final, folded into the MongoDB read model as the projection does */
+/** a TRON USDT payment paid `units` and final, folded into the MongoDB read model and counted as the projection does */
 async function paidPayment(key: string, units: string): Promise<OpenPayment> {
   const client = clients[0] as HttpPaymentCommands
   const { payment } = await client.createPayment({
@@ -88,7 +91,10 @@ async function paidPayment(key: string, units: string): Promise<OpenPayment> {
     const next = foldPaymentEvent(folded, { paymentId, revision, recordedAt, ...event })
     if (next !== 'skip') folded = next
   })
-  if (folded !== null) await readModel.save(folded)
+  if (folded !== null) {
+    await readModel.save(folded)
+    await receivedNet.count(receivedNetCountOf(folded))
+  }
   return (folded as FoldedPayment | null)?.state ?? payment
 }
 

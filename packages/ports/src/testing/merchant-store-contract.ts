@@ -161,6 +161,29 @@ export function describeMerchantStoreContract(
       ])
       expect(await store.replaceSealedApiSecret('key_1', 'sealed:secret:key_1', 'sealed:again')).toBe(false)
     })
+
+    it('keeps several keys with their own expiry, set on an active key of the merchant only', async () => {
+      const expiresAt = '2030-05-01T12:00:00.000Z'
+      await store.createMerchant(merchant('mer_1'), apiKey('key_1', 'mer_1'))
+      await store.createMerchant(merchant('mer_2'), apiKey('key_2', 'mer_2'))
+      await store.addApiKey(apiKey('key_3', 'mer_1', { expiresAt }))
+      expect(await store.findApiKey('key_3')).toEqual(apiKey('key_3', 'mer_1', { expiresAt }))
+
+      expect(await store.setApiKeyExpiry('mer_2', 'key_1', expiresAt)).toBe(false)
+      expect(await store.setApiKeyExpiry('mer_1', 'key_unknown', expiresAt)).toBe(false)
+      expect(await store.findApiKey('key_1')).toEqual(apiKey('key_1', 'mer_1'))
+      expect(await store.setApiKeyExpiry('mer_1', 'key_1', expiresAt)).toBe(true)
+      expect(await store.findApiKey('key_1')).toEqual(apiKey('key_1', 'mer_1', { expiresAt }))
+
+      const revokedAt = '2030-04-01T00:00:00.000Z'
+      await store.revokeApiKey('mer_1', 'key_3', revokedAt)
+      expect(await store.setApiKeyExpiry('mer_1', 'key_3', '2030-06-01T00:00:00.000Z')).toBe(false)
+      expect(sortBy(await store.listApiKeys('mer_1'), (key) => key.apiKey)).toEqual([
+        apiKey('key_1', 'mer_1', { expiresAt }),
+        apiKey('key_3', 'mer_1', { expiresAt, revokedAt }),
+      ])
+      expect(await store.findApiKey('key_2')).toEqual(apiKey('key_2', 'mer_2'))
+    })
   })
 }
 

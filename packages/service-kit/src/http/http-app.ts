@@ -37,6 +37,11 @@ export interface HttpAppOptions {
   requestMetrics?: HttpRequestMetrics
   /** largest request body in bytes; fastify's 1 MiB when absent */
   bodyLimit?: number
+  /**
+   * the proxies (addresses or CIDR ranges) whose X-Forwarded-For gives request.ip; none when absent:
+   * request.ip is the connection's address
+   */
+  trustedProxies?: string[]
 }
 
 /**
@@ -60,6 +65,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       routes.censor(path, isSecretFieldName, REDACTION_CENSOR),
     ),
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+    ...(options.trustedProxies === undefined || options.trustedProxies.length === 0
+      ? {}
+      : { trustProxy: options.trustedProxies }),
     genReqId: requestIdFor,
     requestIdHeader: false,
     ajv: {

@@ -18,28 +18,46 @@ export interface RouteIndex {
   censor(path: string, isSecret: (parameter: string) => boolean, censor: string): string
 }
 
+/** a secret parameter's segment in a pattern, and the pattern's segments before it */
+interface SecretPlace {
+  index: number
+  before: string[]
+}
+
 /** the order methods are listed in an Allow header; HEAD comes last, after GET's company */
 const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 export function createRouteIndex(): RouteIndex {
   const patterns = new Map<string, { matcher: RegExp; methods: Set<string> }>()
+  // what censor needs, kept between requests (it runs for every request's log line): the static
+  // routes' paths, and where each pattern has a secret parameter, worked out again after an add
+  const staticUrls = new Set<string>()
+  let secretPlaces: { isSecret: (parameter: string) => boolean; places: SecretPlace[] } | undefined
+  const secretPlacesOf = (isSecret: (parameter: string) => boolean): SecretPlace[] => {
+    if (secretPlaces?.isSecret === isSecret) return secretPlaces.places
+    const places: SecretPlace[] = []
+    for (const url of patterns.keys()) {
+      const parts = url.split('/')
+      parts.forEach((part, index) => {
+        if (!part.startsWith(':') || !isSecret(part.slice(1))) return
+        const before = parts.slice(0, index)
+        if (before.every((expected) => expected !== '*')) places.push({ index, before })
+      })
+    }
+    secretPlaces = { isSecret, places }
+    return places
+  }
   return {
     censor(path, isSecret, censor) {
       // a static route the path is (the router prefers it to any parameter): nothing to censor
-      for (const [url, { matcher }] of patterns) {
-        if (!url.includes(':') && !url.includes('*') && matcher.test(path)) return path
-      }
+      if (staticUrls.has(path)) return path
       const segments = path.split('/')
-      for (const url of patterns.keys()) {
-        const parts = url.split('/')
-        parts.forEach((part, index) => {
-          if (!part.startsWith(':') || !isSecret(part.slice(1)) || index >= segments.length) return
-          const before = parts.slice(0, index)
-          const sameStart = before.every((expected, at) =>
-            expected.startsWith(':') ? segments[at] !== '' : expected === segments[at],
-          )
-          if (sameStart && before.every((expected) => expected !== '*')) segments[index] = censor
-        })
+      for (const { index, before } of secretPlacesOf(isSecret)) {
+        if (index >= segments.length) continue
+        const sameStart = before.every((expected, at) =>
+          expected.startsWith(':') ? segments[at] !== '' : expected === segments[at],
+        )
+        if (sameStart) segments[index] = censor
       }
       return segments.join('/')
     },
@@ -48,6 +66,8 @@ export function createRouteIndex(): RouteIndex {
       if (entry === undefined) {
         entry = { matcher: matcherOf(url), methods: new Set() }
         patterns.set(url, entry)
+        if (!url.includes(':') && !url.includes('*')) staticUrls.add(url)
+        secretPlaces = undefined
       }
       for (const one of Array.isArray(method) ? method : [method]) entry.methods.add(one)
     },

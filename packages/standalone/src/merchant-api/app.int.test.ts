@@ -270,6 +270,30 @@ describe('rate limiting per address, before authentication (docs/operations.md, 
   })
 })
 
+describe('client addresses behind a reverse proxy (TRUSTED_PROXIES)', () => {
+  it("counts a trusted proxy's requests per the client its X-Forwarded-For names, and an untrusted one's per its own address", async () => {
+    fixture = await openMerchantApiFixture({
+      rateLimit: { max: 100, windowMs: 60_000, perAddressMax: 2, trustedProxies: ['10.0.0.0/8'] },
+    })
+    const viaProxy = (proxy: string, client: string) =>
+      fixture.app.inject({
+        method: 'GET',
+        url: `${PAYMENTS}/${SOME_ID}`,
+        remoteAddress: proxy,
+        headers: { 'x-forwarded-for': client },
+      })
+    // two clients behind the trusted proxy: each its own budget of 2
+    for (const client of ['198.51.100.1', '198.51.100.1', '198.51.100.2', '198.51.100.2'])
+      expect((await viaProxy('10.1.2.3', client)).statusCode).toBe(401)
+    expect((await viaProxy('10.1.2.3', '198.51.100.1')).statusCode).toBe(429)
+    expect((await viaProxy('10.1.2.3', '198.51.100.3')).statusCode).toBe(401)
+    // a caller that is no trusted proxy cannot choose its address by the header
+    for (const client of ['198.51.100.4', '198.51.100.5'])
+      expect((await viaProxy('203.0.113.9', client)).statusCode).toBe(401)
+    expect((await viaProxy('203.0.113.9', '198.51.100.6')).statusCode).toBe(429)
+  })
+})
+
 describe('health, readiness and the OpenAPI document', () => {
   it('GET /healthz is 200 {status: ok}', async () => {
     fixture = await openMerchantApiFixture()

@@ -1,4 +1,4 @@
-import { createApiKeyAuthenticator, createMerchant, issueApiKey, revokeApiKey } from '@chainpay/gateway'
+import { createApiKeyAuthenticator, createMerchant, issueApiKey, revokeApiKey } from '@chainpay/admin-api'
 import { createManualClock, createSecretBox, generateSecretKey } from '@chainpay/platform'
 import type { MerchantStore } from '@chainpay/ports'
 import { signApiRequest } from '@chainpay/signing'

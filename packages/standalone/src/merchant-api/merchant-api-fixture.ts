@@ -6,6 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
+  type ApiKeyAuthenticator,
+  buildAdminApp,
+  type CreatedMerchant,
+  createApiKeyAuthenticator,
+  createMerchant,
+} from '@chainpay/admin-api'
+import { createDashboardAccounts, type DashboardAccounts } from '@chainpay/dashboard'
+import {
   type Asset,
   type AssetRegistry,
   type CreateRequestPolicy,
@@ -13,13 +21,9 @@ import {
   type ReceivingAddress,
 } from '@chainpay/domain'
 import {
-  type ApiKeyAuthenticator,
-  buildAdminApp,
   buildGatewayApp,
-  type CreatedMerchant,
-  createApiKeyAuthenticator,
-  createMerchant,
   createMerchantLogos,
+  createOutgoingReading,
   type DepositAddressRoutesDeps,
   type GatewayDeps,
 } from '@chainpay/gateway'
@@ -38,24 +42,30 @@ import {
   type ManualClock,
   type SecretBox,
 } from '@chainpay/platform'
-import type {
-  EventStore,
-  MerchantStore,
-  OutgoingCommands,
-  PaymentCommands,
-  PaymentReadModel,
-  WebhookDeliveryStore,
-  WebhookEndpointStore,
+import {
+  type EventStore,
+  type MerchantStore,
+  type OutgoingCommands,
+  type OutgoingReadModel,
+  type PaymentCommands,
+  type PaymentReadModel,
+  receivedNetCountOf,
+  type WebhookDeliveryStore,
+  type WebhookEndpointStore,
 } from '@chainpay/ports'
 import { createCheckoutLinks, createClaimLinks } from '@chainpay/service-kit'
 import { openApiProblems, type ServedResponse } from '@chainpay/service-kit/testing'
 import { signApiRequest } from '@chainpay/signing'
 import {
   createSqliteAddressAllocator,
+  createSqliteDashboardUserStore,
   createSqliteDeliveryStore,
   createSqliteEventStore,
   createSqliteMerchantStore,
+  createSqliteOutgoingReadModel,
   createSqlitePaymentReadModel,
+  createSqlitePaymentSearch,
+  createSqliteReceivedNetTotals,
   createSqliteWebhookEndpointStore,
   type DatabaseSync,
   openSqliteDatabase,
@@ -102,11 +112,15 @@ export interface MerchantApiFixture {
   handler: PaymentCommandHandler
   /** payment-command's refunds and payouts (docs/api.md, "Refunds and payouts") */
   outgoing: OutgoingCommands
+  /** the refunds and payouts read model both apps read and write through (no projection runs here) */
+  outgoingReadModel: OutgoingReadModel
   /** the admin API on the same stores, token FIXTURE_ADMIN_TOKEN */
   adminApp: FastifyInstance
   authenticator: ApiKeyAuthenticator
   /** what buildGatewayApp is given for the customer's page: PUBLIC_URL FIXTURE_PUBLIC_URL */
   checkoutDeps: Pick<GatewayDeps, 'checkout' | 'checkoutLinks' | 'merchantLogos' | 'merchants' | 'registry'>
+  /** the dashboard's people on the same file (docs/dashboard.md), served under /dashboard */
+  dashboardAccounts: DashboardAccounts
   /** the merchant every request is signed for by default */
   merchant: CreatedMerchant
   /** a second merchant, to show that merchants cannot see each other's payments */
@@ -133,6 +147,8 @@ export interface MerchantApiFixtureOptions {
   outgoing?: (outgoing: OutgoingCommands, handler: PaymentCommandHandler) => Promise<OutgoingCommands>
   /** replaces the SQLite read model the gateway reads and writes through */
   readModel?: (sqlite: PaymentReadModel) => PaymentReadModel
+  /** replaces the SQLite refunds and payouts read model both apps read and write through */
+  outgoingReadModel?: (sqlite: OutgoingReadModel) => OutgoingReadModel | Promise<OutgoingReadModel>
   rateLimit?: GatewayDeps['rateLimit']
   readiness?: GatewayDeps['readiness']
   policy?: CreateRequestPolicy
@@ -200,15 +216,22 @@ export async function openMerchantApiFixture(
     clock,
     logger,
   })
+  const receivedNet = createSqliteReceivedNetTotals(db)
   const outgoingHandler = createOutgoingCommandHandler({
     eventStore,
-    fundedPayments: sqliteReadModel,
+    receivedNet,
     merchants,
     registry,
     clock,
     logger,
   })
   const outgoing = options.outgoing ? await options.outgoing(outgoingHandler, handler) : outgoingHandler
+  const sqliteOutgoingReadModel = createSqliteOutgoingReadModel(db)
+  const outgoingReadModel = options.outgoingReadModel
+    ? await options.outgoingReadModel(sqliteOutgoingReadModel)
+    : sqliteOutgoingReadModel
+  // one for both apps: what one wrote through, the other reads
+  const outgoingReading = createOutgoingReading({ readModel: outgoingReadModel, commands: outgoing, clock })
   const authenticator = createApiKeyAuthenticator({ merchants, secretBox, clock })
   const adminDeps = { merchants, secretBox, clock }
   const merchant = await createMerchant(adminDeps, { name: 'Test Shop' })
@@ -221,8 +244,15 @@ export async function openMerchantApiFixture(
     merchants,
     registry,
   }
+  const gatewayCommands = options.commands ? options.commands(handler) : handler
+  const dashboardAccounts = createDashboardAccounts({
+    users: createSqliteDashboardUserStore(db),
+    secretBox,
+    clock,
+    publicUrl: FIXTURE_PUBLIC_URL,
+  })
   const app = await buildGatewayApp({
-    commands: options.commands ? options.commands(handler) : handler,
+    commands: gatewayCommands,
     readModel,
     authenticator,
     clock,
@@ -242,7 +272,18 @@ export async function openMerchantApiFixture(
       ...(options.wakeDeliveries ? { wakeDeliveries: options.wakeDeliveries } : {}),
     },
     outgoing,
+    outgoingReadModel,
+    outgoingReading,
     claimLinks: createClaimLinks({ publicUrl: FIXTURE_PUBLIC_URL, keys: encryptionKey }),
+    dashboard: {
+      accounts: dashboardAccounts,
+      readModel,
+      search: createSqlitePaymentSearch(db),
+      commands: gatewayCommands,
+      outgoing,
+      checkoutLinks: checkoutDeps.checkoutLinks,
+      publicUrl: FIXTURE_PUBLIC_URL,
+    },
     ...(options.depositAddresses
       ? { depositAddresses: await options.depositAddresses({ db, eventStore, merchants, clock, logger }) }
       : {}),
@@ -255,6 +296,9 @@ export async function openMerchantApiFixture(
     logger,
     authenticator,
     outgoing,
+    outgoingReadModel,
+    outgoingReading,
+    dashboardUsers: dashboardAccounts,
   })
 
   const served: ServedResponse[] = []
@@ -303,13 +347,23 @@ export async function openMerchantApiFixture(
     merchants,
     webhookEndpoints,
     deliveries,
-    readModel: sqliteReadModel,
+    // what the tests save as the projection would: the document, and its count of the received net
+    readModel: {
+      ...sqliteReadModel,
+      async save(document) {
+        const outcome = await sqliteReadModel.save(document)
+        await receivedNet.count(receivedNetCountOf(document))
+        return outcome
+      },
+    },
     eventStore,
     handler,
     outgoing,
+    outgoingReadModel,
     adminApp,
     authenticator,
     checkoutDeps,
+    dashboardAccounts,
     merchant,
     otherMerchant,
     logLines: () => [...lines],

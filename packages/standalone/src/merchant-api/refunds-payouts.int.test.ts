@@ -2,7 +2,7 @@
 // and payouts", "Balances"; docs/treasury.md), on the standalone shape's real SQLite adapters.
 
 import { randomUUID } from 'node:crypto'
-import { type FoldedPayment, foldPaymentEvent } from '@chainpay/domain'
+import { type FoldedPayment, foldPaymentEvent, paymentIdForIdempotencyKey } from '@chainpay/domain'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   FIXTURE_ADMIN_TOKEN,
@@ -365,7 +365,7 @@ describe('payouts', () => {
     expect(page2.nextCursor).toBeNull()
   })
 
-  it('mends a reservation whose payout stream a crash left unwritten: a list writes it from the reservation', async () => {
+  it('mends a reservation whose payout stream a crash left unwritten: the same create sent again writes it, and until then it holds its amount', async () => {
     await paidPayment('100', '100000000')
     const body = {
       network: 'TRON',
@@ -379,7 +379,8 @@ describe('payouts', () => {
     const ledgerId = `ledger-${merchantId()}`
     const [reservation] = (await fixture.eventStore.readStream(ledgerId)).slice(-1)
     if (reservation === undefined) throw new Error('no reservation')
-    const lostId = '11111111-2222-4333-8444-555555555555'
+    // the id a create with idempotency key crash-2 gets (payment-command derives it from the key)
+    const lostId = paymentIdForIdempotencyKey(merchantId(), 'payout\ncrash-2')
     const data = reservation.data as Record<string, unknown>
     await fixture.eventStore.appendToStream(
       ledgerId,
@@ -398,8 +399,16 @@ describe('payouts', () => {
       reservation.revision,
     )
     expect((await fixture.send('GET', `${API}/payouts/${lostId}`)).statusCode).toBe(404)
+    const before = json<{ data: Json[] }>(await fixture.send('GET', `${API}/payouts`))
+    expect(before.data.map((payout) => payout.payoutId)).toEqual([created.payoutId])
+    // the reservation holds its amount: the balance may show less than the truth, never more
+    expect((await balances())[0]).toMatchObject({ paidOutAmount: '20' })
+    // the merchant had no answer, so it sends the create again (docs/api.md, "Refunds and payouts")
+    const retried = await post(`${API}/payouts`, { ...body, idempotencyKey: 'crash-2' })
+    expect(json(retried)).toMatchObject({ payoutId: lostId, status: 'ready' })
     const list = json<{ data: Json[] }>(await fixture.send('GET', `${API}/payouts`))
-    expect(list.data.map((payout) => payout.payoutId)).toEqual([lostId, created.payoutId])
+    // one creation time on the fixture's clock: the list orders them by id then
+    expect(list.data.map((payout) => payout.payoutId)).toEqual([lostId, created.payoutId].sort().reverse())
     expect(json(await fixture.send('GET', `${API}/payouts/${lostId}`))).toMatchObject({
       status: 'ready',
       amount: '10',

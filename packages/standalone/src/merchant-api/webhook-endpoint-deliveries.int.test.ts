@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { setWebhookUrl } from '@chainpay/admin-api'
 import { paymentEventBusMessage } from '@chainpay/contracts'
 import { paymentEventMessages } from '@chainpay/contracts/testing'
 import { paymentCreatedData } from '@chainpay/domain/testing'
-import { setWebhookUrl } from '@chainpay/gateway'
 import {
   createDeliveryRecorder,
   createWebhookDispatcher,

@@ -1,6 +1,6 @@
 // The merchant API's webhook endpoint routes through app.inject() (docs/api.md, "Webhook endpoints").
 
-import { setWebhookUrl } from '@chainpay/gateway'
+import { setWebhookUrl } from '@chainpay/admin-api'
 import { webhookEndpointSecretContext } from '@chainpay/ports'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {

@@ -73,6 +73,7 @@ export function balanceRow(
     tokenStandard: token === undefined ? 'NATIVE' : standard,
     contract: token?.contract ?? null,
     swept: '0',
+    onChainError: null,
     onChain: null,
     ...fields,
   }

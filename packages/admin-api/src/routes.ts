@@ -1,7 +1,22 @@
 // The admin API's routes, relative to /admin/v1. Handlers are thin: the use cases in merchants.ts
 // validate and act.
 
-import { MerchantWalletKeysSchema } from '@chainpay/contracts'
+import {
+  ApiKeyParamsSchema,
+  BalanceQuerySchema,
+  BalanceTotalsQuerySchema,
+  CreateMerchantBodySchema,
+  DeliveryParamsSchema,
+  DisplayNameBodySchema,
+  FeePolicyBodySchema,
+  LogoUrlBodySchema,
+  MerchantParamsSchema,
+  MerchantWalletKeysSchema,
+  PaymentDeliveriesParamsSchema,
+  RecordSweepBodySchema,
+  UnderpaymentToleranceBodySchema,
+  WebhookUrlBodySchema,
+} from '@chainpay/contracts'
 import { DomainError } from '@chainpay/domain'
 import { type Clock, isoNow } from '@chainpay/platform'
 import type {
@@ -11,9 +26,9 @@ import type {
   WebhookDeliveryStore,
   WebhookEndpointStore,
 } from '@chainpay/ports'
+import { deliveriesPage, readDeliveriesQuery } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { ApiKeyAuthenticator } from '../auth.js'
-import { deliveriesPage, readDeliveriesQuery } from '../routes/webhook-deliveries.js'
+import type { ApiKeyAuthenticator } from './api-key-authenticator.js'
 import {
   type BalanceAdminDeps,
   balancePageLimit,
@@ -36,21 +51,6 @@ import {
   setWebhookUrl,
 } from './merchants.js'
 import { resealMerchantSecrets } from './reseal.js'
-import {
-  ApiKeyParamsSchema,
-  BalanceQuerySchema,
-  BalanceTotalsQuerySchema,
-  CreateMerchantBodySchema,
-  DeliveryParamsSchema,
-  DisplayNameBodySchema,
-  FeePolicyBodySchema,
-  LogoUrlBodySchema,
-  MerchantParamsSchema,
-  PaymentDeliveriesParamsSchema,
-  RecordSweepBodySchema,
-  UnderpaymentToleranceBodySchema,
-  WebhookUrlBodySchema,
-} from './schemas.js'
 
 export interface AdminRoutesDeps extends MerchantAdminDeps {
   /** re-sealed with the merchants' secrets; none when absent */

@@ -1,6 +1,7 @@
 // Merchant administration use cases (docs/api.md, "Authentication": keys are issued by an operator, secrets
 // are shown once and stored sealed). The admin API and standalone's demo merchant both use them.
 
+import { type ApiKeyView, type CreatedMerchant, type MerchantView, merchantLimits } from '@chainpay/contracts'
 import {
   type AssetRegistry,
   assetKey,
@@ -24,6 +25,7 @@ import {
   type MerchantStore,
   webhookSecretContext,
 } from '@chainpay/ports'
+import { noActiveKey, toApiKeyView } from './api-key-rules.js'
 
 export interface MerchantAdminDeps {
   merchants: MerchantStore
@@ -35,28 +37,6 @@ export interface MerchantAdminDeps {
   webhookUrlPolicy?: CreateRequestPolicy
 }
 
-/** a merchant as the admin API shows it: no secret, sealed or not */
-export interface MerchantView {
-  merchantId: string
-  name: string
-  /** what the customer's page calls the merchant; null: `name` */
-  displayName: string | null
-  /** the image the customer's page shows, fetched by the gateway; null: none */
-  logoUrl: string | null
-  webhookUrl: string | null
-  feePolicy: FeePolicy
-  /** percent a payment may fall short and still be confirmed (docs/api.md, "Underpayment tolerance") */
-  underpaymentTolerancePercent: string
-  createdAt: string
-  updatedAt: string
-}
-
-export interface ApiKeyView {
-  apiKey: string
-  createdAt: string
-  revokedAt: string | null
-}
-
 export interface CreateMerchantInput {
   name: string
   webhookUrl?: string | null
@@ -64,15 +44,9 @@ export interface CreateMerchantInput {
   feeBps?: number
 }
 
-/** the plain secrets, returned this once and never again */
-export interface CreatedMerchant {
-  merchant: MerchantView
-  apiKey: string
-  apiSecret: string
-  webhookSecret: string
-}
+export type { ApiKeyView, CreatedMerchant, MerchantView }
 
-export const merchantLimits = { nameMaxLength: 200, feeBpsMax: 10_000 } as const
+export { merchantLimits }
 
 export async function createMerchant(
   deps: MerchantAdminDeps,
@@ -110,7 +84,7 @@ export async function describeMerchant(
   const keys = await deps.merchants.listApiKeys(merchantId)
   return {
     merchant: toMerchantView(merchant),
-    apiKeys: keys.map(({ apiKey, createdAt, revokedAt }) => ({ apiKey, createdAt, revokedAt })),
+    apiKeys: keys.map((key) => toApiKeyView(key, deps.clock.now())),
   }
 }
 
@@ -131,9 +105,8 @@ export async function revokeApiKey(
   apiKey: string,
 ): Promise<{ apiKey: string; revokedAt: string }> {
   const revokedAt = isoNow(deps.clock)
-  if (!(await deps.merchants.revokeApiKey(merchantId, apiKey, revokedAt))) {
-    throw new DomainError('NOT_FOUND', `no active API key ${apiKey} for merchant ${merchantId}`)
-  }
+  if (!(await deps.merchants.revokeApiKey(merchantId, apiKey, revokedAt)))
+    throw noActiveKey(merchantId, apiKey)
   return { apiKey, revokedAt }
 }
 
@@ -222,7 +195,7 @@ export function toMerchantView(record: MerchantRecord): MerchantView {
 
 //////// Helpers
 
-async function requireMerchant(deps: MerchantAdminDeps, merchantId: string): Promise<MerchantRecord> {
+export async function requireMerchant(deps: MerchantAdminDeps, merchantId: string): Promise<MerchantRecord> {
   const merchant = await deps.merchants.getMerchant(merchantId)
   if (merchant === null) throw merchantNotFound(merchantId)
   return merchant
@@ -239,7 +212,8 @@ async function updateMerchant(
   return toMerchantView(await requireMerchant(deps, merchantId))
 }
 
-function newApiKey(deps: MerchantAdminDeps, merchantId: string, now: string) {
+/** a fresh key id and secret for the merchant, the secret sealed to them (apiSecretContext) */
+export function newApiKey(deps: MerchantAdminDeps, merchantId: string, now: string) {
   const apiKey = randomToken('ck', 24)
   const apiSecret = randomToken('cs', 32)
   const record: ApiKeyRecord = {

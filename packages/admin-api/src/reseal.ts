@@ -9,6 +9,7 @@
 // run finishes the work and changes nothing after that. A secret rotated while the run goes is not
 // overwritten: the row is read again. Values that no configured key opens are reported, never changed.
 
+import type { ResealCounts, ResealReport, UnopenableSecret } from '@chainpay/contracts'
 import type { SecretBox } from '@chainpay/platform'
 import {
   apiSecretContext,
@@ -28,38 +29,7 @@ export interface ResealDeps {
   merchantWallets?: Pick<MerchantWallets, 'resealSeeds'>
 }
 
-export interface ResealCounts {
-  /** values looked at */
-  total: number
-  /** sealed again under the current key */
-  resealed: number
-  /** already in the current format under the current key, and opened fine */
-  alreadyCurrent: number
-}
-
-export interface UnopenableSecret {
-  record: 'webhookSecret' | 'apiSecret' | 'webhookEndpointSecret' | 'merchantWalletSeed'
-  merchantId: string
-  /** the API key the secret belongs to (apiSecret only) */
-  apiKey?: string
-  /** the endpoint the secret belongs to (webhookEndpointSecret only) */
-  endpointId?: string
-  /** why it does not open: the key id it names, or that it was altered or moved; never the value */
-  problem: string
-}
-
-export interface ResealReport {
-  /** the id of the key every re-sealed value now names */
-  currentKeyId: string
-  webhookSecrets: ResealCounts
-  apiSecrets: ResealCounts
-  /** per endpoint: its secret and, during a rotation's overlap, the previous one, as one value */
-  webhookEndpointSecrets: ResealCounts
-  /** merchants' Solana seeds, under payment-command's CHAINPAY_ENCRYPTION_KEY (the same key) */
-  merchantWalletSeeds: ResealCounts
-  /** values no configured key opens; left as they are */
-  unopenable: UnopenableSecret[]
-}
+export type { ResealCounts, ResealReport, UnopenableSecret }
 
 /** attempts per row when the row keeps changing under the run (each change is an operator's rotation) */
 const ATTEMPTS_PER_ROW = 5

@@ -1,8 +1,19 @@
 // The admin API's side of refunds and payouts (docs/treasury.md, "Refunds and payouts in a plan"):
-// what the offline procedure is to send, and each step it records (plan, release, sent, completed,
-// failed), every one an event first, through payment-command; and a merchant's balances, the
-// operator's view of GET /balances (docs/api.md, "Balances").
+// what the offline procedure is to send, read from the refunds and payouts read model, and each step
+// it records (plan, release, sent, completed, failed), every one an event first, through
+// payment-command, then written through to the read model (the gateway's outgoing-reading.ts makes
+// `outgoingReading`); and a merchant's balances, the operator's view of GET /balances (docs/api.md,
+// "Balances").
 
+import {
+  OutgoingCompletedBodySchema as CompletedBody,
+  OutgoingFailedBodySchema as FailedBody,
+  OutgoingParamsSchema as KindParams,
+  OutgoingListQuerySchema as ListQuery,
+  type OutgoingRow,
+  OutgoingPlanBodySchema as PlanBody,
+  OutgoingSentBodySchema as SentBody,
+} from '@chainpay/contracts'
 import {
   DomainError,
   formatUnits,
@@ -13,50 +24,47 @@ import {
   type OutgoingStatus,
   OutgoingStatuses,
 } from '@chainpay/domain'
-import type { OperatorOutgoingQuery, OutgoingCommands, OutgoingStep } from '@chainpay/ports'
+import type {
+  NetworkOutgoingQuery,
+  OutgoingCommands,
+  OutgoingDocument,
+  OutgoingListPosition,
+  OutgoingReadModel,
+  OutgoingSnapshot,
+  OutgoingStep,
+} from '@chainpay/ports'
+import { toBalanceView } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
-import { toBalanceView } from '../routes/outgoing.js'
 
 export interface OutgoingAdminDeps {
   outgoing: OutgoingCommands
+  outgoingReadModel: Pick<OutgoingReadModel, 'listForNetwork'>
+  outgoingReading: OutgoingAdminReading
 }
 
-const strict = { additionalProperties: false } as const
-const Text = Type.String({ minLength: 1, maxLength: 200 })
-const KindParams = Type.Object(
-  { kind: Type.Union([Type.Literal('refund'), Type.Literal('payout')]), id: Type.String() },
-  strict,
+/** read your writes for refunds and payouts, as the gateway's merchant API has them */
+export interface OutgoingAdminReading {
+  /** what a step answered, into the read model */
+  saveAfterCommand(
+    snapshot: OutgoingSnapshot,
+    log: { warn(fields: object, message: string): void },
+  ): Promise<void>
+  /** the item, from the read model, or payment-command when the read model lacks it or lags a write */
+  read(kind: OutgoingKind, id: string): Promise<Outgoing | null>
+  /** a page of documents, each one behind a write of this process read from payment-command */
+  page(documents: OutgoingDocument[]): Promise<Outgoing[]>
+}
+
+const MerchantParams = Type.Object(
+  { merchantId: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
 )
-const PlanBody = Type.Object({ planId: Text }, strict)
-const SentBody = Type.Object({ planId: Text, txHash: Text }, strict)
-const CompletedBody = Type.Object(
-  {
-    txHash: Text,
-    networkFee: Type.Object({ currency: Text, amount: Type.String({ minLength: 1, maxLength: 40 }) }, strict),
-  },
-  strict,
-)
-const FailedBody = Type.Object(
-  { txHash: Type.Optional(Text), reason: Type.String({ minLength: 1, maxLength: 500 }) },
-  strict,
-)
-const ListQuery = Type.Object(
-  {
-    network: Text,
-    status: Type.Optional(Text),
-    walletId: Type.Optional(Text),
-    limit: Type.Optional(Type.String()),
-    cursor: Type.Optional(Type.String({ maxLength: 400 })),
-  },
-  strict,
-)
-const MerchantParams = Type.Object({ merchantId: Type.String({ minLength: 1 }) }, strict)
 
 const PAGE_LIMIT = { default: 100, max: 500 } as const
 
 /** a row of GET /outgoing: what the wallet's plan needs of a refund or payout */
-export function toOutgoingRow(item: Outgoing) {
+export function toOutgoingRow(item: Outgoing): OutgoingRow {
   return {
     kind: item.kind,
     id: item.id,
@@ -80,7 +88,7 @@ export function toOutgoingRow(item: Outgoing) {
 
 export const outgoingAdminRoutes: FastifyPluginAsyncTypebox<OutgoingAdminDeps> = async (
   app,
-  { outgoing },
+  { outgoing, outgoingReadModel, outgoingReading },
 ) => {
   app.get('/outgoing', { schema: { querystring: ListQuery } }, async (request) => {
     const { network, status, walletId, limit: limitText, cursor } = request.query
@@ -91,23 +99,39 @@ export const outgoingAdminRoutes: FastifyPluginAsyncTypebox<OutgoingAdminDeps> =
     const wrong = statuses.find((one) => !(OutgoingStatuses as readonly string[]).includes(one))
     if (wrong !== undefined)
       throw invalid('status', `'${wrong}' is not one of ${OutgoingStatuses.join(', ')}`)
-    const query: OperatorOutgoingQuery = { network, statuses: statuses as OutgoingStatus[], limit }
+    const query: NetworkOutgoingQuery = { network, statuses: statuses as OutgoingStatus[], limit: limit + 1 }
     if (walletId !== undefined) query.walletId = walletId
-    if (cursor !== undefined) query.cursor = cursor
-    const page = await outgoing.listOperatorOutgoing(query)
-    return { data: page.data.map(toOutgoingRow), nextCursor: page.nextCursor }
+    if (cursor !== undefined) {
+      const after = decodeCursor(cursor)
+      if (after === null) throw invalid('cursor', 'not a nextCursor of this list')
+      query.after = after
+    }
+    // oldest first, every merchant's: the order the procedure pays them (docs/treasury.md)
+    const documents = await outgoingReadModel.listForNetwork(query)
+    const page = documents.slice(0, limit)
+    const last = page.at(-1)?.item
+    const nextCursor =
+      documents.length > limit && last !== undefined
+        ? encodeCursor({ createdAt: last.createdAt, id: last.id })
+        : null
+    const items = (await outgoingReading.page(page)).filter(
+      (item) => statuses.includes(item.status) && (walletId === undefined || item.walletId === walletId),
+    )
+    return { data: items.map(toOutgoingRow), nextCursor }
   })
 
   app.get('/outgoing/:kind/:id', { schema: { params: KindParams } }, async (request) => {
     const { kind, id } = readTarget(request.params)
-    const snapshot = await outgoing.getOutgoing({ kind, id })
-    if (snapshot === null) throw notFound(kind, id)
-    return toOutgoingRow(snapshot.item)
+    const item = await outgoingReading.read(kind, id)
+    if (item === null) throw notFound(kind, id)
+    return toOutgoingRow(item)
   })
 
   const step = async (params: { kind: OutgoingKind; id: string }, what: OutgoingStep) => {
     const { kind, id } = readTarget(params)
-    return toOutgoingRow((await outgoing.recordOutgoingStep({ kind, id, step: what })).item)
+    const recorded = await outgoing.recordOutgoingStep({ kind, id, step: what })
+    await outgoingReading.saveAfterCommand(recorded, app.log)
+    return toOutgoingRow(recorded.item)
   }
   app.post('/outgoing/:kind/:id/plan', { schema: { params: KindParams, body: PlanBody } }, (request) =>
     step(request.params, { type: 'Plan', planId: request.body.planId }),
@@ -130,6 +154,26 @@ export const outgoingAdminRoutes: FastifyPluginAsyncTypebox<OutgoingAdminDeps> =
   app.get('/merchants/:merchantId/balances', { schema: { params: MerchantParams } }, async (request) => ({
     data: (await outgoing.getBalances({ merchantId: request.params.merchantId })).map(toBalanceView),
   }))
+}
+
+/** the list's position: base64url of JSON [createdAt, id] (ids are UUIDs) */
+function encodeCursor(position: OutgoingListPosition): string {
+  return Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url')
+}
+
+function decodeCursor(cursor: string): OutgoingListPosition | null {
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) return null
+  let value: unknown
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+  } catch {
+    return null
+  }
+  if (!Array.isArray(value) || value.length !== 2) return null
+  const [createdAt, id] = value as unknown[]
+  if (typeof createdAt !== 'string' || typeof id !== 'string' || !isPaymentId(id)) return null
+  if (Number.isNaN(Date.parse(createdAt)) || encodeCursor({ createdAt, id }) !== cursor) return null
+  return { createdAt, id }
 }
 
 function readTarget(params: { kind: OutgoingKind; id: string }): { kind: OutgoingKind; id: string } {

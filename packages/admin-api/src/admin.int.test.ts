@@ -22,7 +22,7 @@ import {
 } from '@chainpay/store-sqlite'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from '../auth.js'
+import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from './api-key-authenticator.js'
 import { type AdminDeps, buildAdminApp } from './app.js'
 
 const TOKEN = 'admin-token-for-tests-0123456789'
@@ -280,7 +280,9 @@ describe('reading merchants', () => {
     expect(response.statusCode).toBe(200)
     expect(json(response)).toEqual({
       merchant: created.merchant,
-      apiKeys: [{ apiKey: created.apiKey, createdAt: NOW, revokedAt: null }],
+      apiKeys: [
+        { apiKey: created.apiKey, createdAt: NOW, revokedAt: null, expiresAt: null, status: 'active' },
+      ],
     })
     expect(response.body).not.toMatch(/whsec_|cs_|"v1\./)
     const unknown = await admin('GET', '/merchants/mer_unknown')
@@ -313,7 +315,13 @@ describe('API keys', () => {
     expect(await authenticator.authenticate(created.apiKey)).toBeNull()
     const shown = json(await admin('GET', `/merchants/${id}`))
     expect(shown.apiKeys).toEqual([
-      { apiKey: created.apiKey, createdAt: NOW, revokedAt: '2030-02-01T08:00:01.000Z' },
+      {
+        apiKey: created.apiKey,
+        createdAt: NOW,
+        revokedAt: '2030-02-01T08:00:01.000Z',
+        expiresAt: null,
+        status: 'revoked',
+      },
     ])
     const again = await admin('POST', `/merchants/${id}/api-keys/${created.apiKey}/revoke`)
     expect(again.statusCode).toBe(404)

@@ -2,6 +2,7 @@
 // received (from the events, through the read model), what sweeps took from it, and on request what
 // the chain holds there now. Sweeps are recorded on the payment's stream by payment-command.
 
+import type { BalanceRow, BalanceTotal, SweepView } from '@chainpay/contracts'
 import {
   type AssetRegistry,
   DomainError,
@@ -30,51 +31,7 @@ export interface BalanceAdminDeps {
   balanceReaders?: ReadonlyMap<string, ChainBalanceReader>
 }
 
-/** one asset at one payment address; amounts in whole units */
-export interface BalanceRow {
-  merchantId: string
-  walletId: string
-  paymentId: string
-  network: string
-  address: string
-  /** SPL: the payment's token account for its own mint; null otherwise and for other mints */
-  tokenAccount: string | null
-  derivationPath: string
-  currency: string
-  tokenStandard: string | null
-  contract: string | null
-  received: string
-  swept: string
-  /** what the chain holds now; null unless asked (onChain=true) and read */
-  onChain: string | null
-  /** why onChain is null although it was asked; null otherwise */
-  onChainError: string | null
-}
-
-export interface BalanceTotal {
-  merchantId: string
-  network: string
-  currency: string
-  received: string
-  swept: string
-  unswept: string
-  /** payment addresses that received this asset */
-  addresses: number
-}
-
-export interface SweepView {
-  paymentId: string
-  merchantId: string
-  network: string
-  address: string
-  txHash: string
-  currency: string
-  amount: string
-  fee: string
-  feeCurrency: string
-  treasury: string
-  sweptAt: string
-}
+export type { BalanceRow, BalanceTotal, SweepView }
 
 export interface BalanceFilters {
   merchantId?: string

@@ -1,0 +1,7 @@
+export * from './api-key-authenticator.js'
+export * from './api-key-rules.js'
+export * from './api-keys.js'
+export * from './app.js'
+export * from './chain-balance-readers.js'
+export * from './merchants.js'
+export * from './reseal.js'

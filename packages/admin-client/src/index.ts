@@ -1,0 +1,2 @@
+export * from './admin-client.js'
+export * from './admin-client-error.js'

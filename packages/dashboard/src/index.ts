@@ -1,0 +1,6 @@
+export * from './access-rules.js'
+export * from './dashboard-accounts.js'
+export * from './dashboard-routes.js'
+export * from './dashboard-texts.js'
+export * from './passwords.js'
+export * from './totp.js'
