@@ -58,6 +58,9 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000
 
 const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,190}\.[^\s@<>"]{1,63}$/
 
+/** sign-ins verified at once in a process (libuv's thread pool has 4 threads by default) */
+const SIGN_INS_AT_ONCE = 4
+
 /** an argon2id hash of nothing anyone types: an unknown email costs what a known one does */
 let decoyHash: Promise<string> | undefined
 
@@ -109,7 +112,7 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
     await users.pruneBefore(new Date(time - PRUNE_AFTER_MS).toISOString())
   }
 
-  return {
+  const accounts = {
     /** adds a user of the merchant, with a setup link; `actor`: "operator" or the owner's email */
     async addUser(input: {
       merchantId: string
@@ -358,6 +361,25 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
     listUsers: (merchantId: string) => users.listUsers(merchantId),
     listAudit: users.listAudit.bind(users),
   }
+
+  // One sign-in per account at a time, and a few in all: a burst of guesses sent at once would all
+  // pass the lockout before the first failure is recorded, and each costs an Argon2 verification on
+  // the thread pool the whole process shares. Answered as a lock of a second (429).
+  const signingIn = new Set<string>()
+  const signInOnce = accounts.signIn
+  accounts.signIn = async (input) => {
+    const accountKey = input.email.trim().toLowerCase()
+    if (signingIn.has(accountKey) || signingIn.size >= SIGN_INS_AT_ONCE) {
+      return { ok: false, reason: 'locked', lockedUntil: new Date(now().getTime() + 1000) }
+    }
+    signingIn.add(accountKey)
+    try {
+      return await signInOnce(input)
+    } finally {
+      signingIn.delete(accountKey)
+    }
+  }
+  return accounts
 }
 
 export type DashboardAccounts = ReturnType<typeof createDashboardAccounts>
