@@ -341,6 +341,9 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
       ),
     listUsers: (merchantId: string) => users.listUsers(merchantId),
     listAudit: users.listAudit.bind(users),
+    /** a change made elsewhere on the dashboard (a refund, a payout, an API key), into the audit log */
+    recordAudit: (merchantId: string, actor: string, action: string, subject: string) =>
+      audit(merchantId, actor, action, subject),
   }
 }
 
