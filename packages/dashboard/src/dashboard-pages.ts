@@ -4,6 +4,7 @@
 // with labels, no script. Every value shown is escaped here.
 
 import type { DashboardAuditEntry, DashboardRole, DashboardSession, DashboardUser } from '@chainpay/ports'
+import { apiKeyTexts } from './api-key-texts.js'
 import type { DashboardLanguage, DashboardTexts } from './dashboard-texts.js'
 import { moneyTexts } from './money-texts.js'
 
@@ -25,7 +26,7 @@ export interface PageFrame {
   base: string
   /** signed in: who, and the session's CSRF token for the forms */
   user?: { email: string; role: DashboardRole; csrf: string } | undefined
-  current?: 'payments' | 'audit' | 'users' | 'sessions' | 'refunds'
+  current?: 'payments' | 'audit' | 'users' | 'sessions' | 'refunds' | 'api-keys'
 }
 
 export function csrfField(frame: PageFrame): string {
@@ -40,7 +41,7 @@ export function renderPage(frame: PageFrame, title: string, body: string, narrow
     ? `<nav aria-label="${e(t.nav)}"><ul>
         ${link('payments', t.payments)}
         ${link('refunds', moneyTexts[frame.language].refunds)}
-        ${frame.user.role === 'owner' ? link('users', t.users) + link('audit', t.audit) : ''}
+        ${frame.user.role === 'owner' ? link('users', t.users) + link('audit', t.audit) + link('api-keys', apiKeyTexts[frame.language].apiKeys) : ''}
         ${link('sessions', t.sessions)}
         <li><form class="inline" method="post" action="${frame.base}/sign-out">${csrfField(frame)}<button type="submit" class="secondary">${e(t.signOut)}</button></form></li>
       </ul></nav>

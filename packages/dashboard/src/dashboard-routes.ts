@@ -34,6 +34,7 @@ import {
   sessionCookieFor,
   storedHashOf,
 } from './access-rules.js'
+import { apiKeyRoutes, type DashboardApiKeys } from './api-key-routes.js'
 import type { DashboardAccounts } from './dashboard-accounts.js'
 import type { AnyRequest, DashboardRouteKit, Signed } from './dashboard-kit.js'
 import {
@@ -67,6 +68,8 @@ export interface DashboardDeps {
   publicUrl: string
   /** refunds, payouts and balances, as the merchant API's routes have them; absent: none shown */
   money?: DashboardMoneyDeps | undefined
+  /** the merchant's API keys through the admin API's use cases (admin-api's merchantApiKeys); absent: none */
+  apiKeys?: DashboardApiKeys | undefined
 }
 
 const PAGE_SIZE = 25
@@ -550,6 +553,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     messagePage: renderMessagePage,
   }
   if (deps.money) await app.register(moneyRoutes, { ...deps.money, kit, accounts, readModel: deps.readModel })
+  if (deps.apiKeys) await app.register(apiKeyRoutes, { apiKeys: deps.apiKeys, kit, accounts })
 }
 
 /** the start of a day typed in a date field (YYYY-MM-DD), as payments record instants; null if none */

@@ -6,6 +6,7 @@
 import {
   buildAdminApp,
   createApiKeyAuthenticator,
+  merchantApiKeys,
   rpcBalanceReaders,
   simulatorBalanceEndpoints,
 } from '@chainpay/admin-api'
@@ -224,6 +225,7 @@ export async function buildGatewayContext(
             keys: config.encryptionKeys,
           }),
           publicUrl: config.checkout.publicUrl,
+          apiKeys: merchantApiKeys({ merchants, secretBox, clock }),
         },
         ...(extraRoutes ? { extraRoutes } : {}),
       }),

@@ -269,3 +269,72 @@ describe("the dashboard's refunds and payouts", () => {
     expect(payouts).toEqual([])
   })
 })
+
+describe("the dashboard's API keys", () => {
+  it('an owner creates a key (its secret shown once), rolls it with an overlap and revokes it; a developer may not', async () => {
+    const owner = await signedIn('owner@shop.example', 'owner')
+    const list = await get('/dashboard/api-keys', owner)
+    expect(list.statusCode).toBe(200)
+    const firstKey = fixture.merchant.apiKey
+    expect(list.body).toContain(firstKey)
+
+    const created = await post('/dashboard/api-keys', { csrf: csrfOf(list.body) }, owner)
+    expect(created.statusCode, created.body).toBe(201)
+    const apiKey = /id="new-key">([^<]+)</.exec(created.body)?.[1] as string
+    const apiSecret = /id="new-secret">([^<]+)</.exec(created.body)?.[1] as string
+    expect(apiSecret.length).toBeGreaterThan(20)
+    // shown this once: the list has the key, never its secret
+    const after = await get('/dashboard/api-keys', owner)
+    expect(after.body).toContain(apiKey)
+    expect(after.body).not.toContain(apiSecret)
+
+    const rolled = await post(
+      `/dashboard/api-keys/${apiKey}/roll`,
+      { csrf: csrfOf(after.body), overlapHours: '2' },
+      owner,
+    )
+    expect(rolled.statusCode, rolled.body).toBe(201)
+    const newKey = /id="new-key">([^<]+)</.exec(rolled.body)?.[1] as string
+    const until = new Date(fixture.clock.now().getTime() + 2 * 3_600_000).toISOString()
+    expect(rolled.body).toContain(until.replace('T', ' ').slice(0, 19))
+    const revoked = await post(`/dashboard/api-keys/${newKey}/revoke`, { csrf: csrfOf(rolled.body) }, owner)
+    expect(revoked.statusCode).toBe(303)
+    const keys = json<{ apiKeys: { apiKey: string; status: string }[] }>(
+      await fixture.adminApp.inject({
+        method: 'GET',
+        url: `/admin/v1/merchants/${merchantId()}`,
+        headers: { authorization: `Bearer ${FIXTURE_ADMIN_TOKEN}` },
+      }),
+    ).apiKeys
+    // one instant: the store's order among them is its own
+    expect(Object.fromEntries(keys.map(({ apiKey: key, status }) => [key, status]))).toEqual({
+      [firstKey]: 'active',
+      [apiKey]: 'expiring',
+      [newKey]: 'revoked',
+    })
+    // another merchant's key is no key of this one's
+    const foreign = await post(
+      `/dashboard/api-keys/${fixture.otherMerchant.apiKey}/revoke`,
+      { csrf: csrfOf(rolled.body) },
+      owner,
+    )
+    expect(foreign.statusCode).toBe(404)
+    const audit = (await get('/dashboard/audit', owner)).body
+    for (const action of ['api_key.created', 'api_key.rolled', 'api_key.revoked'])
+      expect(audit).toContain(action)
+
+    const developer = await signedIn('dev@shop.example', 'developer')
+    expect((await get('/dashboard/api-keys', developer)).statusCode).toBe(403)
+    const csrf = csrfOf((await get('/dashboard/payments', developer)).body)
+    expect((await post('/dashboard/api-keys', { csrf }, developer)).statusCode).toBe(403)
+    expect((await post(`/dashboard/api-keys/${firstKey}/revoke`, { csrf }, developer)).statusCode).toBe(403)
+    const count = json<{ apiKeys: unknown[] }>(
+      await fixture.adminApp.inject({
+        method: 'GET',
+        url: `/admin/v1/merchants/${merchantId()}`,
+        headers: { authorization: `Bearer ${FIXTURE_ADMIN_TOKEN}` },
+      }),
+    ).apiKeys
+    expect(count).toHaveLength(3)
+  })
+})

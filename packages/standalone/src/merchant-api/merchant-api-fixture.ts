@@ -11,6 +11,7 @@ import {
   type CreatedMerchant,
   createApiKeyAuthenticator,
   createMerchant,
+  merchantApiKeys,
 } from '@chainpay/admin-api'
 import { createDashboardAccounts, type DashboardAccounts } from '@chainpay/dashboard'
 import {
@@ -274,6 +275,7 @@ export async function openMerchantApiFixture(
       outgoing,
       checkoutLinks: checkoutDeps.checkoutLinks,
       publicUrl: FIXTURE_PUBLIC_URL,
+      apiKeys: merchantApiKeys(adminDeps),
     },
   })
   const adminApp = await buildAdminApp({
