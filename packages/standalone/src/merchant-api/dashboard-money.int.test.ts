@@ -4,7 +4,11 @@
 // creates a payout and cancels it, and sees the balance GET /balances gives; every change is in the
 // audit log; a developer's and a viewer's forged posts are refused and move nothing.
 
+import type { AddressInfo } from 'node:net'
+import { createHttpPaymentCommands, type HttpPaymentCommands } from '@chainpay/command-api-client'
 import { type FoldedPayment, foldPaymentEvent } from '@chainpay/domain'
+import { buildCommandApi } from '@chainpay/payment-command'
+import { createRootLogger } from '@chainpay/platform'
 import type { LightMyRequestResponse } from 'fastify'
 import { Secret, TOTP } from 'otpauth'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -27,11 +31,13 @@ const PAYEE = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf'
 const API = '/api/merchant/v1'
 
 let fixture: MerchantApiFixture
+const cleanups: Array<() => Promise<void>> = []
 beforeEach(async () => {
   fixture = await openMerchantApiFixture()
 })
 afterEach(async () => {
   await fixture.close()
+  for (const cleanup of cleanups.splice(0)) await cleanup()
 })
 
 const merchantId = () => fixture.merchant.merchant.merchantId
@@ -63,7 +69,7 @@ async function signedIn(email: string, role: 'owner' | 'developer' | 'viewer'): 
   const secret = /id="totp-secret">([A-Z2-7]+)</.exec(page.body)?.[1]
   const code = () =>
     TOTP.generate({ secret: Secret.fromBase32(secret as string), timestamp: fixture.clock.now().getTime() })
-  const fields = secret ? { totpSecret: secret, code: code() } : {}
+  const fields: Record<string, string> = secret ? { totpSecret: secret, code: code() } : {}
   const done = await post(setup, { password: PASSWORD, confirmation: PASSWORD, ...fields }, '')
   expect(done.statusCode, done.body).toBe(303)
   fixture.clock.advance(30_000)
@@ -267,6 +273,46 @@ describe("the dashboard's refunds and payouts", () => {
     expect((await refundsOf()).map(({ status }) => status)).toEqual(['ready'])
     const payouts = json<{ data: unknown[] }>(await fixture.send('GET', `${API}/payouts`)).data
     expect(payouts).toEqual([])
+  })
+})
+
+describe("the dashboard's refunds in the distributed shape", () => {
+  it('creates a refund and reads the balance through the command API, as the distributed gateway does', async () => {
+    await fixture.close()
+    const calls: string[] = []
+    let client: HttpPaymentCommands | undefined
+    fixture = await openMerchantApiFixture({
+      outgoing: async (outgoing, handler) => {
+        const commandApi = buildCommandApi({
+          handler,
+          outgoing,
+          logger: createRootLogger({ service: 'command-api', level: 'silent' }),
+        })
+        commandApi.addHook('onRequest', async (request) => void calls.push(request.url))
+        await commandApi.listen({ host: '127.0.0.1', port: 0 })
+        const { port } = commandApi.server.address() as AddressInfo
+        client = createHttpPaymentCommands({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 5_000 })
+        cleanups.push(async () => {
+          await client?.close()
+          await commandApi.close()
+        })
+        return client
+      },
+      commands: () => client as HttpPaymentCommands,
+    })
+    const owner = await signedIn('owner@shop.example', 'owner')
+    const paymentId = await paidPayment()
+    const form = await get(`/dashboard/payments/${paymentId}/refund`, owner)
+    calls.length = 0
+    const created = await post(
+      `/dashboard/payments/${paymentId}/refunds`,
+      { csrf: csrfOf(form.body), idempotencyKey: keyOf(form.body), amount: '2', address: CUSTOMER },
+      owner,
+    )
+    expect(created.statusCode, created.body).toBe(201)
+    expect(calls).toContain('/internal/v1/outgoing/createRefund')
+    expect(calls).toContain('/internal/v1/outgoing/getBalances')
+    expect(await refundsOf()).toHaveLength(1)
   })
 })
 
