@@ -161,9 +161,18 @@ describe("the dashboard's refunds and payouts", () => {
     expect(tooMuch.statusCode).toBe(400)
     expect(tooMuch.body).toContain('role="alert"')
     expect(await refundsOf()).toHaveLength(1)
+    // the form shown again keeps its key: corrected, it creates the refund a refused one did not
+    expect(keyOf(tooMuch.body)).toBe('second')
+    const corrected = await post(
+      `/dashboard/payments/${paymentId}/refunds`,
+      { ...fields, idempotencyKey: 'second', amount: '1' },
+      owner,
+    )
+    expect(corrected.statusCode, corrected.body).toBe(201)
+    expect(await refundsOf()).toHaveLength(2)
 
     const audit = await get('/dashboard/audit', owner)
-    expect(audit.body.match(/refund\.created/g)).toHaveLength(1)
+    expect(audit.body.match(/refund\.created/g)).toHaveLength(2)
   })
 
   it('a refund without an address carries its claim link; an owner cancels it', async () => {
