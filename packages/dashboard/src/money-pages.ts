@@ -33,6 +33,9 @@ export function renderRefunds(
     balances: BalanceRow[]
     refunds: RefundView[]
     payouts: PayoutView[]
+    /** the next, older page of each list; null: none */
+    olderRefundsHref?: string | null | undefined
+    olderPayoutsHref?: string | null | undefined
     status: string
     statuses: readonly string[]
     mayMoveMoney: boolean
@@ -55,6 +58,8 @@ export function renderRefunds(
 <tbody>
 ${rows.join('\n')}
 </tbody></table></div>`
+  const older = (href: string | null | undefined, label: string) =>
+    href ? `<p><a class="button secondary" href="${e(href)}">${e(label)}</a></p>` : ''
   const day = (at: string) => at.replace('T', ' ').slice(0, 19)
   const balances = table(
     'balances-caption',
@@ -126,8 +131,10 @@ ${balances}
 </form>
 <h2>${e(m.refundsTable)}</h2>
 ${refunds}
+${older(input.olderRefundsHref, m.olderRefunds)}
 <h2>${e(m.payoutsTable)}</h2>
 ${payouts}
+${older(input.olderPayoutsHref, m.olderPayouts)}
 ${payoutForm}`,
   )
 }

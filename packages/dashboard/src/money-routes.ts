@@ -66,17 +66,30 @@ export const moneyRoutes: FastifyPluginAsync<MoneyRoutesOptions> = async (app, d
   const balanceRows = async (merchantId: string) =>
     // what GET /balances answers (service-kit's toBalanceView)
     (await outgoing.getBalances({ merchantId })).map(toBalanceView)
-  const list = async (merchantId: string, kind: OutgoingKind, status: OutgoingStatus | undefined) => {
+  /** a page of the newest first, after `cursor` (an older page's link); the next page's cursor */
+  const list = async (
+    merchantId: string,
+    kind: OutgoingKind,
+    status: OutgoingStatus | undefined,
+    cursor: string | undefined,
+  ) => {
+    const after = cursor === undefined ? null : decodeListCursor(cursor)
+    // one more than the page: whether there is an older page, without a count
     const documents = await deps.outgoingReadModel.listForMerchant({
       merchantId,
       kind,
-      limit: LIST_SIZE,
+      limit: LIST_SIZE + 1,
       ...(status ? { statuses: [status] } : {}),
+      ...(after ? { after } : {}),
     })
+    const page = documents.slice(0, LIST_SIZE)
+    const last = page.at(-1)?.item
+    const next = documents.length > LIST_SIZE && last ? encodeListCursor(last) : null
     // an item this gateway changed that the read model has not stored yet: as payment-command has it
-    return (await deps.outgoingReading.page(documents)).filter(
+    const items = (await deps.outgoingReading.page(page)).filter(
       (item) => status === undefined || item.status === status,
     )
+    return { items, next }
   }
 
   const refundsPage = async (
@@ -95,16 +108,22 @@ export const moneyRoutes: FastifyPluginAsync<MoneyRoutesOptions> = async (app, d
       : undefined
     const [balances, refunds, payouts] = await Promise.all([
       balanceRows(merchantId),
-      list(merchantId, 'refund', status),
-      list(merchantId, 'payout', status),
+      list(merchantId, 'refund', status, first(request.query.refundsAfter)),
+      list(merchantId, 'payout', status, first(request.query.payoutsAfter)),
     ])
+    const olderHref = (name: string, cursor: string | null) =>
+      cursor === null
+        ? null
+        : `${base}/refunds?${new URLSearchParams({ lang: frame.language, status: status ?? '', [name]: cursor })}`
     return html(
       reply,
       code,
       renderRefunds(frame, m, {
         balances,
-        refunds: refunds.map(refundView) as RefundView[],
-        payouts: payouts.map(toPayoutView) as PayoutView[],
+        refunds: refunds.items.map(refundView) as RefundView[],
+        payouts: payouts.items.map(toPayoutView) as PayoutView[],
+        olderRefundsHref: olderHref('refundsAfter', refunds.next),
+        olderPayoutsHref: olderHref('payoutsAfter', payouts.next),
         status: status ?? '',
         statuses: OutgoingStatuses,
         mayMoveMoney: mayDo(signed.user.role, 'move_money'),
@@ -291,6 +310,21 @@ export const moneyRoutes: FastifyPluginAsync<MoneyRoutesOptions> = async (app, d
       `${item.kind}.created`,
       `${item.id}: ${item.amount} ${item.currency} on ${item.network} to ${to}`,
     )
+  }
+}
+
+function encodeListCursor(item: { createdAt: string; id: string }): string {
+  return Buffer.from(JSON.stringify([item.createdAt, item.id])).toString('base64url')
+}
+
+function decodeListCursor(cursor: string): { createdAt: string; id: string } | null {
+  try {
+    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown
+    if (!Array.isArray(decoded) || decoded.length !== 2) return null
+    const [createdAt, id] = decoded as unknown[]
+    return typeof createdAt === 'string' && typeof id === 'string' ? { createdAt, id } : null
+  } catch {
+    return null
   }
 }
 

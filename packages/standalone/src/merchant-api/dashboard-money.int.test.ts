@@ -232,6 +232,35 @@ describe("the dashboard's refunds and payouts", () => {
     expect((await get('/dashboard/audit', owner)).body).toContain('payout.created')
   })
 
+  it('pages the payouts, 25 a page, newest first, to the oldest', async () => {
+    const owner = await signedIn('owner@shop.example', 'owner')
+    await paidPayment()
+    for (let index = 0; index < 26; index++) {
+      const created = await fixture.send('POST', `${API}/payouts`, {
+        body: JSON.stringify({
+          network: 'TRON',
+          currency: 'USDT',
+          amount: '0.1',
+          address: PAYEE,
+          idempotencyKey: `payout-${index}`,
+        }),
+      })
+      expect(created.statusCode, created.body).toBe(201)
+    }
+    const all = json<{ data: { payoutId: string }[] }>(
+      await fixture.send('GET', `${API}/payouts?limit=100`),
+    ).data
+    const oldest = all.at(-1)?.payoutId as string
+    const first = await get('/dashboard/refunds', owner)
+    expect(first.body.match(/<td class="mono">[0-9a-f-]{36}<\/td>/g)).toHaveLength(25)
+    expect(first.body).not.toContain(oldest)
+    const older = /href="([^"]+payoutsAfter=[^"]+)"/.exec(first.body)?.[1]?.replaceAll('&amp;', '&') as string
+    const second = await get(older, owner)
+    expect(second.statusCode).toBe(200)
+    expect(second.body).toContain(oldest)
+    expect(second.body).not.toContain('payoutsAfter=')
+  })
+
   it("refuses a developer's and a viewer's forged posts: no refund, no payout, no cancel", async () => {
     const owner = await signedIn('owner@shop.example', 'owner')
     const paymentId = await paidPayment()
