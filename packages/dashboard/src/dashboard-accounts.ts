@@ -108,6 +108,8 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
   }
 
   return {
+    /** records a change made on another page (webhooks...) in the audit log: who, what, on what */
+    recordAudit: audit,
     /** adds a user of the merchant, with a setup link; `actor`: "operator" or the owner's email */
     async addUser(input: {
       merchantId: string
@@ -341,9 +343,6 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
       ),
     listUsers: (merchantId: string) => users.listUsers(merchantId),
     listAudit: users.listAudit.bind(users),
-    /** a change made elsewhere on the dashboard (a refund, a payout, an API key), into the audit log */
-    recordAudit: (merchantId: string, actor: string, action: string, subject: string) =>
-      audit(merchantId, actor, action, subject),
   }
 }
 

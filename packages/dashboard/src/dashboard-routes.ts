@@ -542,7 +542,8 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     return reply.redirect(`${base}/sessions?lang=${languageOf(request)}`, 303)
   })
 
-  const kit: DashboardRouteKit = {
+  // the refunds and API key pages, in files of their own, with this file's helpers
+  const routeKit: DashboardRouteKit = {
     base,
     signedIn,
     frameOf,
@@ -552,8 +553,9 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     languageOf,
     messagePage: renderMessagePage,
   }
-  if (deps.money) await app.register(moneyRoutes, { ...deps.money, kit, accounts, readModel: deps.readModel })
-  if (deps.apiKeys) await app.register(apiKeyRoutes, { apiKeys: deps.apiKeys, kit, accounts })
+  if (deps.money)
+    await app.register(moneyRoutes, { ...deps.money, kit: routeKit, accounts, readModel: deps.readModel })
+  if (deps.apiKeys) await app.register(apiKeyRoutes, { apiKeys: deps.apiKeys, kit: routeKit, accounts })
 }
 
 /** the start of a day typed in a date field (YYYY-MM-DD), as payments record instants; null if none */
