@@ -7,6 +7,8 @@
 import { DomainError, type ErrorCode, ErrorCodes, type PaymentHistoryEntry } from '@chainpay/domain'
 import {
   type CreatePaymentOutcome,
+  type DepositAddressCommands,
+  type EnsureDepositAddressOutcome,
   type InvoiceCommands,
   type InvoiceSnapshot,
   type MerchantWallets,
@@ -45,6 +47,8 @@ export interface HttpPaymentCommands extends PaymentCommands, OutgoingCommands {
   merchantWallets: MerchantWallets
   /** the invoices' commands (docs/api.md, "Invoices") */
   invoices: InvoiceCommands
+  /** customers' deposit addresses (docs/api.md, "Deposit addresses") */
+  depositAddresses: DepositAddressCommands
   /** closes the kept-alive connections */
   close(): Promise<void>
 }
@@ -110,6 +114,12 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
   }
 
   return {
+    depositAddresses: {
+      async ensureDepositAddress(input) {
+        const answer = await call('POST', commandApiRoutes.depositAddresses, input)
+        return expectSuccess(answer, 'the deposit address') as unknown as EnsureDepositAddressOutcome
+      },
+    },
     createRefund: (input) => outgoing('createRefund', input),
     createPayout: (input) => outgoing('createPayout', input),
     cancelOutgoing: (input) => outgoing('cancelOutgoing', input),

@@ -14,6 +14,8 @@ export const commandApiRoutes = {
   invoicePick: '/internal/v1/invoices/:invoiceId/picks',
   /** refunds and payouts: one route per method of the OutgoingCommands port, its input as the body */
   outgoing: '/internal/v1/outgoing/:method',
+  /** a customer's deposit address, created on first call (docs/api.md, "Deposit addresses") */
+  depositAddresses: '/internal/v1/deposit-addresses',
 } as const
 
 export function invoicePath(invoiceId: string): string {

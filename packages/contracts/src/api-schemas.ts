@@ -74,7 +74,17 @@ export const CreatePaymentBodySchema = Type.Object(
       Type.String({ description: 'NATIVE, TRC20 or SPL; inferred when omitted, must match when sent' }),
     ),
     addressMode: Type.Optional(
-      StringEnum(['PER_PAYMENT'], { description: 'a new address per payment (the only mode in v1)' }),
+      StringEnum(['PER_PAYMENT', 'PER_USER'], {
+        description:
+          "PER_PAYMENT (default): a new address per payment; PER_USER: the customer's deposit address (with merchantUserId)",
+      }),
+    ),
+    merchantUserId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        description: 'the customer whose deposit address the payment uses; with addressMode PER_USER only',
+      }),
     ),
     description: Type.Optional(
       Type.String({
@@ -144,7 +154,7 @@ const paymentViewProperties = {
   generatedAddress: Type.String(),
   generatedTokenAccount: Nullable(Type.String()),
   addressMode: Type.String(),
-  merchantUserId: Type.Null(),
+  merchantUserId: Nullable(Type.String({ description: 'the customer of a PER_USER payment' })),
   txHash: Nullable(Type.String()),
   confirmations: Type.Integer({ minimum: 0 }),
   createdAt: TimestampSchema,

@@ -210,11 +210,12 @@ describe('PaymentViewSchema and CreatedPaymentViewSchema', () => {
     expect(paymentView.Check({ ...confirmed, lateFunds: [{ txHash: 'd4e5f6', amount: '1.5' }] })).toBe(false)
   })
 
-  it('reject an unknown status, a missing field and a merchantUserId', () => {
+  it('reject an unknown status and a missing field, and take the merchantUserId of a PER_USER payment', () => {
     expect(paymentView.Check({ ...view, status: 'PENDING' })).toBe(false)
     const { netAmount: _omitted, ...withoutNet } = view
     expect(paymentView.Check(withoutNet)).toBe(false)
-    expect(paymentView.Check({ ...view, merchantUserId: 'u1' })).toBe(false)
+    expect(paymentView.Check({ ...view, addressMode: 'PER_USER', merchantUserId: 'u1' })).toBe(true)
+    expect(paymentView.Check({ ...view, merchantUserId: 7 })).toBe(false)
   })
 
   it('keep the URLs out of the get view and require them, nullable, in the created view', () => {

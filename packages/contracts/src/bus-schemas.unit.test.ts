@@ -57,14 +57,14 @@ describe('parsePaymentEventMessage', () => {
   })
 
   it('rejects a future schema version', () => {
-    const message = { ...firstMessage, schemaVersion: 4 }
-    expect(() => parsePaymentEventMessage(JSON.stringify(message))).toThrow(/unsupported schema version 4/)
+    const message = { ...firstMessage, schemaVersion: 5 }
+    expect(() => parsePaymentEventMessage(JSON.stringify(message))).toThrow(/unsupported schema version 5/)
   })
 
   it('rejects data that does not fit its type', () => {
     const message = { ...firstMessage, data: { ...firstMessage.data, amount: '1e3' } }
     expect(() => parsePaymentEventMessage(JSON.stringify(message))).toThrow(
-      /payment event PaymentCreated \(schema version 3\): invalid data: \/amount: must match pattern/,
+      /payment event PaymentCreated \(schema version 4\): invalid data: \/amount: must match pattern/,
     )
   })
 

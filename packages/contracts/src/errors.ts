@@ -56,6 +56,7 @@ export const statusByErrorCode: Readonly<Record<ErrorCode, number>> = {
   INVOICE_NOT_OPEN: 409,
   INVOICE_NOT_CANCELABLE: 409,
   USER_EXISTS: 409,
+  ADDRESS_BUSY: 409,
 }
 
 /** the HTTP status that goes with an error code */

@@ -36,6 +36,7 @@ describe('statusByErrorCode and httpStatusOf', () => {
       INVOICE_NOT_OPEN: 409,
       INVOICE_NOT_CANCELABLE: 409,
       USER_EXISTS: 409,
+      ADDRESS_BUSY: 409,
     }
     expect(Object.keys(statusByErrorCode).sort()).toEqual([...ErrorCodes].sort())
     for (const code of ErrorCodes) {

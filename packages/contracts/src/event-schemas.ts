@@ -75,7 +75,7 @@ export const PaymentCreatedDataSchema = Type.Object(
     tokenAccount: Nullable(Type.String()),
     derivationPath: Type.String(),
     walletId: Type.String({ minLength: 1 }),
-    addressMode: Type.Literal('PER_PAYMENT'),
+    addressMode: Type.Union([Type.Literal('PER_PAYMENT'), Type.Literal('PER_USER')]),
     requiredConfirmations: Type.Integer({ minimum: 1 }),
     description: Nullable(Type.String()),
     metadata: MetadataSchema,
@@ -91,6 +91,8 @@ export const PaymentCreatedDataSchema = Type.Object(
     underpaymentTolerancePercent: Type.Optional(Type.String({ pattern: TOLERANCE_PERCENT_PATTERN })),
     // docs/api.md, "Invoices": the invoice whose pick created the payment; absent otherwise
     invoiceId: Type.Optional(Nullable(Type.String())),
+    // version 4 (decisions.md section 22): the customer of a PER_USER payment; absent from older events
+    merchantUserId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 128 }))),
   },
   strict,
 )
@@ -244,7 +246,7 @@ true satisfies MutuallyAssignable<Static<typeof PaymentFundsSweptDataSchema>, Pa
 export const paymentEventSchemas = {
   // 2: feeBps and fixedFeeUnits, the fee policy the payment was created under
   // 3: walletId, the wallet the address was derived from (merchant wallets, docs/api.md)
-  PaymentCreated: { version: 3, schema: PaymentCreatedDataSchema },
+  PaymentCreated: { version: 4, schema: PaymentCreatedDataSchema },
   // 2: final, the chain watcher's word that the transfer is final (docs/chains.md, "Confirmations
   // and finality")
   TransferDetected: { version: 2, schema: TransferDetectedDataSchema },
@@ -290,6 +292,9 @@ export const upcasters: { readonly [Type in PaymentEventType]?: Readonly<Record<
     },
     // before merchant wallets every address was derived from the operator's wallet
     2: (data) => ({ ...(data as object), walletId: 'operator' }),
+    // v4 only widened addressMode (PER_USER) and added merchantUserId: v3 data is v4 data. The version
+    // exists so that a v3 reader refuses a PER_USER payment it cannot know rather than misread it.
+    3: (data) => data,
   },
   // Before v2 the watcher held a transfer's count one short of the requirement until the chain made
   // it final, and said nothing else: final is unknown here (null), and read from the count against

@@ -12,6 +12,7 @@ import {
 } from './api-schemas.js'
 import { ErrorBodySchema } from './errors.js'
 import { checkoutRoutePaths } from './openapi-checkout-routes.js'
+import { depositRoutePaths, depositRouteSchemas } from './openapi-deposit-routes.js'
 import { invoicePageRoutePaths, invoiceRoutePaths, invoiceRouteSchemas } from './openapi-invoice-routes.js'
 import { outgoingRoutePaths, outgoingRouteSchemas } from './openapi-outgoing-routes.js'
 import { refundClaimRoutePaths } from './openapi-refund-claim-routes.js'
@@ -225,6 +226,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
       { name: 'payments' },
       { name: 'webhooks' },
       { name: 'refunds and payouts' },
+      { name: 'deposit addresses' },
       {
         name: 'checkout',
         description:
@@ -376,6 +378,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
       ...webhookRoutePaths,
       ...invoiceRoutePaths,
       ...outgoingRoutePaths,
+      ...depositRoutePaths,
       ...checkoutRoutePaths,
       ...invoicePageRoutePaths,
       ...refundClaimRoutePaths,
@@ -394,6 +397,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
         ...webhookRouteSchemas,
         ...invoiceRouteSchemas,
         ...outgoingRouteSchemas,
+        ...depositRouteSchemas,
       },
       parameters: {
         PaymentId: {

@@ -79,6 +79,8 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
     users.appendAudit({ entryId: randomUUID(), merchantId, at: iso(), actor, action, subject })
 
   async function issueSetupLink(user: DashboardUser) {
+    // only the newest link works: one sent before (in a ticket, a shell's history) no longer does
+    await users.dropSetupTokensOf(user.userId)
     const token = randomBytes(32).toString('base64url')
     const setupExpiresAt = new Date(now().getTime() + SETUP_LINK_MS).toISOString()
     await users.createSetupToken({
@@ -199,6 +201,7 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
       const passwordHash = await hashPassword(password)
       // the link is used first: of two setups at once, one sets the password
       if (!(await users.useSetupToken(storedHashOf(input.token)))) return { ok: false, problem: 'used' }
+      await users.dropSetupTokensOf(user.userId)
       await users.updateUser(
         user.userId,
         { passwordHash, ...(totp ?? { totpSecret: null, totpLastStep: null }) },
@@ -245,7 +248,12 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
         const secret = deps.secretBox.open(user.totpSecret, dashboardTotpSecretContext(user))
         step = acceptTotp(secret, input.code ?? '', now(), user.totpLastStep)
       }
-      const totpOk = user !== null && (user.totpSecret === null ? user.role !== 'owner' : step !== null)
+      // the code's step recorded only if above the last one used: of two sign-ins with one code, one
+      const totpOk =
+        user !== null &&
+        (user.totpSecret === null
+          ? user.role !== 'owner'
+          : step !== null && (await users.advanceTotpStep(user.userId, step, iso())))
       if (!passwordOk || !totpOk || user === null) {
         await users.recordLoginFailure(accountKey, iso())
         await users.recordLoginFailure(addressKey, iso())
@@ -253,7 +261,6 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
         return { ok: false, reason: 'invalid' }
       }
       await users.clearLoginFailures(accountKey)
-      if (step !== null) await users.updateUser(user.userId, { totpLastStep: step }, iso())
       const sessionId = randomBytes(32).toString('base64url')
       const at = iso()
       await users.createSession({
@@ -304,10 +311,19 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
       actor: DashboardUser,
       userId: string,
       change: { role?: DashboardRole; enabled?: boolean },
-    ): Promise<'changed' | 'unknown' | 'last_owner'> {
+    ): Promise<'changed' | 'unknown' | 'last_owner' | 'needs_totp'> {
       const target = await users.getUser(userId)
       if (target === null || target.merchantId !== actor.merchantId) return 'unknown'
       const next = { ...target, ...change }
+      // an owner signs in with TOTP (decisions.md section 23): a user who set up without an
+      // authenticator is made owner only once reset, so that the setup link enrols one
+      if (
+        next.role === 'owner' &&
+        target.role !== 'owner' &&
+        target.totpSecret === null &&
+        target.passwordHash !== null
+      )
+        return 'needs_totp'
       const staysOwner = next.role === 'owner' && next.enabled
       if (target.role === 'owner' && target.enabled && !staysOwner) {
         const owners = (await users.listUsers(actor.merchantId)).filter(

@@ -482,6 +482,8 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
       return html(reply, 404, renderMessagePage(frame, frame.texts.notFound, frame.texts.notFound))
     if (outcome === 'last_owner')
       return html(reply, 409, renderUsers(frame, await users(), undefined, frame.texts.lastOwner))
+    if (outcome === 'needs_totp')
+      return html(reply, 409, renderUsers(frame, await users(), undefined, frame.texts.ownerNeedsTotp))
     return reply.redirect(`${base}/users?lang=${frame.language}`, 303)
   }
   app.post('/users/:userId/role', async (request: AnyRequest, reply) => {

@@ -103,6 +103,8 @@ export const dashboardTexts = {
     enable: 'Enable',
     newSetupLink: 'New setup link',
     lastOwner: 'The merchant keeps at least one enabled owner.',
+    ownerNeedsTotp:
+      'An owner signs in with an authenticator app: reset this user first, then make them an owner; the new setup link enrols one.',
     forbidden: 'Your role does not allow this.',
     refused: 'This form could not be accepted. Reload the page and try again.',
   },
@@ -206,6 +208,8 @@ export const dashboardTexts = {
     enable: 'Aktivieren',
     newSetupLink: 'Neuer Einrichtungslink',
     lastOwner: 'Der Händler behält mindestens einen aktiven Inhaber.',
+    ownerNeedsTotp:
+      'Inhaber melden sich mit einer Authenticator-App an: setzen Sie diese Person zuerst zurück und machen Sie sie dann zum Inhaber; der neue Einrichtungslink richtet eine ein.',
     forbidden: 'Ihre Rolle erlaubt das nicht.',
     refused: 'Dieses Formular wurde nicht angenommen. Laden Sie die Seite neu und versuchen Sie es erneut.',
   },

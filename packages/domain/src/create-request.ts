@@ -9,6 +9,7 @@
 
 import { fullFormats } from 'ajv-formats/dist/formats.js'
 import { type Asset, type AssetRegistry, resolveAsset } from './assets.js'
+import { MERCHANT_USER_ID_MAX_LENGTH } from './deposit-address.js'
 import { displayTextProblem } from './display-text.js'
 import { DomainError } from './errors.js'
 import { formatUnits, fractionDigits, isDecimalAmount, toUnits } from './money.js'
@@ -25,6 +26,8 @@ export interface CreatePaymentRequest {
   network: string
   tokenStandard?: string
   addressMode?: string
+  /** the merchant's customer, with addressMode PER_USER (docs/api.md, "Deposit addresses") */
+  merchantUserId?: string
   description?: string
   metadata?: Metadata
   callbackUrl?: string
@@ -78,7 +81,7 @@ const REQUIRED_FIELDS = ['amount', 'currency', 'network'] as const
 const PRICE_PATTERN = /^(0|[1-9][0-9]{0,17})(\.[0-9]+)?$/
 /** RFC 3986's grammar of a URI, as the JSON Schema format "uri" has always checked it here */
 const isUri = fullFormats.uri as (text: string) => boolean
-const ADDRESS_MODES = ['PER_PAYMENT'] as const
+const ADDRESS_MODES = ['PER_PAYMENT', 'PER_USER'] as const
 /** in a u-mode pattern a surrogate pair is one code point, so only an unpaired surrogate is \p{Cs} */
 const UNPAIRED_SURROGATE = /\p{Cs}/u
 type UrlField = 'callbackUrl' | 'successRedirectUrl' | 'cancelRedirectUrl'
@@ -98,6 +101,12 @@ const fieldShapes: { [Field in keyof CreatePaymentRequest]-?: (value: unknown) =
     requireString('addressMode', value)
     if (!(ADDRESS_MODES as readonly string[]).includes(value)) {
       invalid('addressMode', `must be one of ${ADDRESS_MODES.join(', ')}`)
+    }
+  },
+  merchantUserId: (value) => {
+    requireString('merchantUserId', value)
+    if (characters(value) < 1 || value.length > MERCHANT_USER_ID_MAX_LENGTH) {
+      invalid('merchantUserId', `must be 1 to ${MERCHANT_USER_ID_MAX_LENGTH} characters`)
     }
   },
   description: (value) => {
@@ -237,6 +246,13 @@ function validateShape(body: unknown): CreatePaymentRequest {
   }
   for (const [field, checkShape] of Object.entries(fieldShapes)) {
     if (field in body) checkShape(body[field])
+  }
+  // decisions.md section 22: a customer's address for PER_USER, and a customer only with it
+  if (body.addressMode === 'PER_USER' && !('merchantUserId' in body)) {
+    invalid('merchantUserId', 'is required with addressMode PER_USER')
+  }
+  if ('merchantUserId' in body && body.addressMode !== 'PER_USER') {
+    invalid('merchantUserId', 'is sent only with addressMode PER_USER')
   }
   return body as unknown as CreatePaymentRequest
 }

@@ -169,9 +169,31 @@ describe('validateCreatePaymentRequest', () => {
     })
   })
 
-  it('addressMode must be PER_PAYMENT', () => {
+  it('addressMode must be PER_PAYMENT or PER_USER', () => {
     expect(failure(() => validate({ addressMode: 'SHARED' }))).toEqual(
-      validationError('addressMode: must be one of PER_PAYMENT'),
+      validationError('addressMode: must be one of PER_PAYMENT, PER_USER'),
+    )
+  })
+
+  it('PER_USER takes a merchantUserId of 1 to 128 characters, and only PER_USER takes one', () => {
+    expect(validate({ addressMode: 'PER_USER', merchantUserId: 'customer-8841' }).request).toMatchObject({
+      addressMode: 'PER_USER',
+      merchantUserId: 'customer-8841',
+    })
+    expect(failure(() => validate({ addressMode: 'PER_USER' }))).toEqual(
+      validationError('merchantUserId: is required with addressMode PER_USER'),
+    )
+    expect(failure(() => validate({ addressMode: 'PER_USER', merchantUserId: '' }))).toEqual(
+      validationError('merchantUserId: must be 1 to 128 characters'),
+    )
+    expect(failure(() => validate({ addressMode: 'PER_USER', merchantUserId: 'x'.repeat(129) }))).toEqual(
+      validationError('merchantUserId: must be 1 to 128 characters'),
+    )
+    expect(failure(() => validate({ addressMode: 'PER_USER', merchantUserId: 7 }))).toEqual(
+      validationError('merchantUserId: must be a string'),
+    )
+    expect(failure(() => validate({ merchantUserId: 'customer-8841' }))).toEqual(
+      validationError('merchantUserId: is sent only with addressMode PER_USER'),
     )
   })
 

@@ -32,6 +32,7 @@ export const ErrorCodes = [
   'INVOICE_NOT_OPEN',
   'INVOICE_NOT_CANCELABLE',
   'USER_EXISTS',
+  'ADDRESS_BUSY',
 ] as const
 
 export type ErrorCode = (typeof ErrorCodes)[number]

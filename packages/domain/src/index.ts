@@ -1,5 +1,7 @@
 export * from './assets.js'
 export * from './create-request.js'
+export * from './deposit.js'
+export * from './deposit-address.js'
 export * from './display-text.js'
 export * from './errors.js'
 export * from './fees.js'

@@ -64,7 +64,9 @@ export function createPayment(command: CommandData<'CreatePayment'>, state: Paym
         tokenAccount: receivingAddress.tokenAccount,
         derivationPath: receivingAddress.derivationPath,
         walletId: receivingAddress.walletId,
-        addressMode: 'PER_PAYMENT',
+        addressMode: request.addressMode === 'PER_USER' ? 'PER_USER' : 'PER_PAYMENT',
+        // only on PER_USER payments: the events of other payments stay as they were
+        ...(request.merchantUserId === undefined ? {} : { merchantUserId: request.merchantUserId }),
         requiredConfirmations: command.requiredConfirmations,
         description: request.description ?? null,
         metadata: { ...request.metadata },

@@ -43,7 +43,10 @@ export interface PaymentCreatedData {
    * 3; older events are the operator's, see the upcaster; decisions section 18)
    */
   walletId: string
-  addressMode: 'PER_PAYMENT'
+  /** PER_USER: the address is the customer's deposit address (decisions.md section 22; schema version 4) */
+  addressMode: 'PER_PAYMENT' | 'PER_USER'
+  /** the merchant's customer of a PER_USER payment; null otherwise (absent before schema version 4) */
+  merchantUserId?: string | null
   requiredConfirmations: number
   description: string | null
   metadata: Metadata

@@ -19,7 +19,7 @@ export interface PaymentView {
   generatedAddress: string
   generatedTokenAccount: string | null
   addressMode: string
-  merchantUserId: null
+  merchantUserId: string | null
   txHash: string | null
   confirmations: number
   createdAt: string
@@ -128,7 +128,7 @@ function v1PaymentView(
     generatedAddress: created.address,
     generatedTokenAccount: created.tokenAccount,
     addressMode: created.addressMode,
-    merchantUserId: null,
+    merchantUserId: created.merchantUserId ?? null,
     txHash: payment.txHash,
     confirmations: lowestConfirmations(payment),
     createdAt: created.createdAt,

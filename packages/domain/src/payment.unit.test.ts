@@ -1114,6 +1114,38 @@ describe('RecordSweep (docs/api.md, "Balances and sweeps")', () => {
   })
 })
 
+describe('CreatePayment with addressMode PER_USER (decisions.md section 22)', () => {
+  it("records the mode and the customer, on the customer's deposit address the command brings", () => {
+    const receivingAddress = {
+      address: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
+      tokenAccount: null,
+      derivationPath: "m/44'/195'/0'/2/3",
+      walletId: 'operator',
+    }
+    given([])
+      .when(
+        createPayment({
+          request: {
+            amount: '10.5',
+            currency: 'USDT',
+            network: 'TRON',
+            addressMode: 'PER_USER',
+            merchantUserId: 'customer-8841',
+          },
+          receivingAddress,
+        }),
+      )
+      .then([
+        paymentCreated({
+          address: receivingAddress.address,
+          derivationPath: receivingAddress.derivationPath,
+          addressMode: 'PER_USER',
+          merchantUserId: 'customer-8841',
+        }),
+      ])
+  })
+})
+
 //////// Fixtures
 
 function createPayment(

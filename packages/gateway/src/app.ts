@@ -36,6 +36,7 @@ import {
   type RateLimitSettings,
 } from './rate-limit.js'
 import { refundClaimRoutes } from './refund-claim/refund-claim-routes.js'
+import { type DepositAddressRoutesDeps, depositAddressRoutes } from './routes/deposit-addresses.js'
 import { type InvoiceRoutesDeps, invoiceRoutes } from './routes/invoices.js'
 import { outgoingRoutes } from './routes/outgoing.js'
 import { createOutgoingReading, type OutgoingReading } from './routes/outgoing-reading.js'
@@ -82,6 +83,8 @@ export interface GatewayDeps {
   claimLinks?: ClaimLinks
   /** the merchant's dashboard at {PUBLIC_URL}/dashboard (docs/dashboard.md); absent: none */
   dashboard?: DashboardDeps
+  /** customers' deposit addresses (docs/api.md, "Deposit addresses"); absent: none */
+  depositAddresses?: DepositAddressRoutesDeps
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -142,6 +145,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
           outgoingReading,
         })
       }
+      if (deps.depositAddresses) await merchantApi.register(depositAddressRoutes, deps.depositAddresses)
       if (deps.webhooks) {
         const webhookDeps = { ...deps.webhooks, merchants: deps.merchants }
         await merchantApi.register(webhookEndpointRoutes, webhookDeps)

@@ -17,6 +17,7 @@ import { infrastructureFor, type SharedRuntime } from '@chainpay/infrastructure'
 import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay/platform'
 import {
   type ChainBalanceReader,
+  type DepositAddressCommands,
   deliveryWakeupMessage,
   type InvoiceCommands,
   type MerchantWallets,
@@ -47,6 +48,8 @@ export interface InProcessGateway extends SharedRuntime {
   commands: PaymentCommands
   /** payment-command's invoice handler */
   invoiceCommands: InvoiceCommands
+  /** payment-command's customers' deposit addresses (docs/api.md, "Deposit addresses") */
+  depositAddresses: DepositAddressCommands
   /** payment-command's merchant wallets, which only it keeps (docs/security.md) */
   merchantWallets: MerchantWallets
   /** payment-command's refunds and payouts */
@@ -91,6 +94,7 @@ export async function buildGatewayContext(
   const merchantWallets = shared?.merchantWallets ?? (remote as HttpPaymentCommands).merchantWallets
   const invoiceCommands = shared?.invoiceCommands ?? (remote as HttpPaymentCommands).invoices
   const outgoing: OutgoingCommands = shared?.outgoing ?? (remote as HttpPaymentCommands)
+  const depositAddressCommands = shared?.depositAddresses ?? (remote as HttpPaymentCommands).depositAddresses
   const claimLinks = createClaimLinks({ publicUrl: config.checkout.publicUrl, keys: config.encryptionKeys })
   const merchants = stores.merchants()
   // one store for both listeners: the admin API's steps and the merchant API's commands write through
@@ -226,6 +230,10 @@ export async function buildGatewayContext(
           }),
           publicUrl: config.checkout.publicUrl,
           apiKeys: merchantApiKeys({ merchants, secretBox, clock }),
+        },
+        depositAddresses: {
+          depositAddressCommands,
+          depositAddressReadModel: stores.depositAddressReadModel(),
         },
         ...(extraRoutes ? { extraRoutes } : {}),
       }),

@@ -11,6 +11,7 @@ import type {
   ChainIndexerStore,
   CheckpointStore,
   DashboardUserStore,
+  DepositAddressReadModel,
   InvoiceReadModel,
   MerchantStore,
   MerchantWalletStore,
@@ -30,6 +31,7 @@ import {
   createMongoDashboardUserStore,
   createMongoDeadlineStore,
   createMongoDeliveryStore,
+  createMongoDepositAddressReadModel,
   createMongoInvoiceReadModel,
   createMongoMerchantStore,
   createMongoMerchantWalletStore,
@@ -51,6 +53,7 @@ import {
   createSqliteDashboardUserStore,
   createSqliteDeadlineStore,
   createSqliteDeliveryStore,
+  createSqliteDepositAddressReadModel,
   createSqliteInvoiceReadModel,
   createSqliteMerchantStore,
   createSqliteMerchantWalletStore,
@@ -109,6 +112,8 @@ export interface Stores {
   outgoingReadModel(): OutgoingReadModel
   /** each merchant's received net per asset, kept by the projection (docs/capacity.md) */
   receivedNet(): ReceivedNetTotals
+  /** customers' deposit addresses (docs/api.md, "Deposit addresses") */
+  depositAddressReadModel(): DepositAddressReadModel
   deliveries(): WebhookDeliveryStore
   merchants(): MerchantStore
   /** merchants' own wallets: payment-command's alone, where addresses are derived (docs/security.md) */
@@ -189,6 +194,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       invoiceReadModel: (name) => createMongoInvoiceReadModel(db, name ? { collection: name } : {}),
       outgoingReadModel: () => createMongoOutgoingReadModel(db),
       receivedNet: () => createMongoReceivedNetTotals(db),
+      depositAddressReadModel: () => createMongoDepositAddressReadModel(db),
       deliveries: () => createMongoDeliveryStore(db),
       merchants: () => createMongoMerchantStore(db),
       merchantWallets: () => createMongoMerchantWalletStore(db),
@@ -207,6 +213,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       invoiceReadModel: (name) => createSqliteInvoiceReadModel(sqliteDb(), name ? { table: name } : {}),
       outgoingReadModel: () => createSqliteOutgoingReadModel(sqliteDb()),
       receivedNet: () => createSqliteReceivedNetTotals(sqliteDb()),
+      depositAddressReadModel: () => createSqliteDepositAddressReadModel(sqliteDb()),
       deliveries: () => createSqliteDeliveryStore(sqliteDb()),
       merchants: () => createSqliteMerchantStore(sqliteDb()),
       merchantWallets: () => createSqliteMerchantWalletStore(sqliteDb()),

@@ -125,6 +125,7 @@ describe('upgrade from b991541 (distributed)', () => {
       'deliveries',
       'merchant-wallets',
       'merchants',
+      'read-model:deposit_addresses_read',
       'read-model:invoices_read',
       'read-model:notifier_invoices',
       'read-model:notifier_payments',

@@ -53,7 +53,7 @@ describe('createPayment', () => {
     expect(event).toMatchObject({
       revision: 0,
       type: 'PaymentCreated',
-      metadata: { schemaVersion: 3 },
+      metadata: { schemaVersion: 4 },
       data: {
         paymentId,
         merchantId,

@@ -43,7 +43,11 @@ import {
   WrongExpectedRevisionError,
 } from '@chainpay/ports'
 import { type RateService, RateUnavailableError } from '@chainpay/rates'
+import { associatedTokenAccount } from '@chainpay/wallet'
+import { attributedElsewhere } from './address-attribution.js'
+import { createAddressClaims } from './address-claims.js'
 import type { AddressPool } from './address-pool.js'
+import type { DepositAddressHandler } from './deposit-address-handler.js'
 import type { WalletDeriver } from './merchant-wallets.js'
 import { type LoadedPayment, loadPayment, toNewEvent, toPaymentEvent } from './payment-stream.js'
 
@@ -72,6 +76,11 @@ export interface PaymentCommandHandlerDeps {
    * create is 503 RATE_UNAVAILABLE
    */
   rates?: Pick<RateService, 'lockRate'>
+  /**
+   * customers' deposit addresses, the addresses of PER_USER payments (docs/api.md, "Deposit
+   * addresses"); without them such a create is refused
+   */
+  depositAddresses?: Pick<DepositAddressHandler, 'depositAddressFor'>
   clock: Clock
   /** ids of payments without an idempotency key and of events; crypto.randomUUID by default */
   newId?: () => string
@@ -109,6 +118,12 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
   const familyRegistry = deps.familyRegistry ?? registry
   const newId = deps.newId ?? randomUUID
   const maxConflictRetries = deps.maxConflictRetries ?? DEFAULT_MAX_CONFLICT_RETRIES
+  const addressClaims = createAddressClaims({
+    eventStore,
+    clock,
+    newId,
+    paymentState: async (paymentId) => (await loadPayment(eventStore, paymentId)).state,
+  })
 
   /** decides on the current state and appends what was decided, re-reading after each conflict */
   const execute = async (
@@ -180,7 +195,10 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
     // kept across conflict retries: an index is spent at most once per call
     let allocated: ReceivingAddress | undefined
     const freshAddress = async () => {
-      allocated ??= await allocate(merchantId, asset)
+      allocated ??=
+        request.addressMode === 'PER_USER'
+          ? await customerAddress(merchantId, request.merchantUserId, asset, paymentId)
+          : await allocate(merchantId, asset)
       return allocated
     }
     // a fiat price's rate, locked once per call and before an address is spent: no rate, nothing created
@@ -281,7 +299,19 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
 
     async recordObservation(observation): Promise<void> {
       const { paymentId } = observation
-      await execute(paymentId, ({ state }) => {
+      await execute(paymentId, async ({ state }) => {
+        // a customer's address: a transfer of another of its payments is not this one's
+        const elsewhere =
+          state.status !== 'none' && observation.kind === 'transfer'
+            ? await attributedElsewhere(eventStore, state, observation)
+            : null
+        if (elsewhere !== null) {
+          logger.info(
+            { paymentId, network: observation.network, txHash: observation.txHash, reason: elsewhere },
+            'chain observation of another payment of the address ignored',
+          )
+          return []
+        }
         const mismatch = observationMismatch(observation, state)
         if (mismatch !== null) {
           logger.warn(
@@ -321,6 +351,33 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
       (asset) => asset.network === state.created.network && asset.tokenStandard === 'NATIVE',
     )
     return native === undefined ? null : { currency: native.currency, decimals: native.decimals }
+  }
+
+  /**
+   * A PER_USER payment's address: the customer's deposit address of the asset's family (created now
+   * if it had none), claimed for this payment as the pair's one open payment (address-claims.ts)
+   */
+  async function customerAddress(
+    merchantId: string,
+    merchantUserId: string | undefined,
+    asset: Asset,
+    paymentId: string,
+  ): Promise<ReceivingAddress> {
+    if (deps.depositAddresses === undefined || merchantUserId === undefined) {
+      throw new DomainError('VALIDATION_ERROR', 'addressMode: PER_USER is not served here')
+    }
+    const deposit = await deps.depositAddresses.depositAddressFor(merchantId, merchantUserId, asset.chain)
+    await addressClaims.claim({ paymentId, address: deposit.address, asset })
+    const tokenAccount =
+      asset.chain === 'SOLANA' && asset.tokenStandard === 'SPL' && asset.contract !== null
+        ? associatedTokenAccount(deposit.address, asset.contract)
+        : null
+    return {
+      address: deposit.address,
+      tokenAccount,
+      derivationPath: deposit.derivationPath,
+      walletId: deposit.walletId,
+    }
   }
 
   /**

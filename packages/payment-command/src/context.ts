@@ -8,7 +8,13 @@ import { join } from 'node:path'
 import { addressFamily, applyNetworkSettings } from '@chainpay/domain'
 import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay/infrastructure'
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
-import type { InvoiceCommands, MerchantWallets, OutgoingCommands, PaymentCommands } from '@chainpay/ports'
+import type {
+  DepositAddressCommands,
+  InvoiceCommands,
+  MerchantWallets,
+  OutgoingCommands,
+  PaymentCommands,
+} from '@chainpay/ports'
 import { createRateService, createRateSources, type SimulatedRateSource } from '@chainpay/rates'
 import {
   createServiceMetrics,
@@ -23,6 +29,8 @@ import { addressPoolName, createAddressPool } from './address-pool.js'
 import { createChainTimeTracker } from './chain-times.js'
 import { createPaymentCommandHandler } from './command-handler.js'
 import type { PaymentCommandConfig } from './config.js'
+import { createDepositAddressHandler } from './deposit-address-handler.js'
+import { createDepositRelay } from './deposit-relay.js'
 import { createDeadlineKeeper, createExpiryScheduler } from './expiry.js'
 import { buildCommandApi } from './http/command-api.js'
 import { createInvoiceCommandHandler } from './invoice-handler.js'
@@ -49,6 +57,8 @@ export interface PaymentCommandContext extends ServiceContext {
   commands: PaymentCommands
   /** the invoices' commands, for a gateway in the same process (standalone) */
   invoiceCommands: InvoiceCommands
+  /** customers' deposit addresses (docs/api.md, "Deposit addresses"), for a gateway in the same process */
+  depositAddresses: DepositAddressCommands
   /** refunds and payouts, for a gateway in the same process (standalone) */
   outgoing: OutgoingCommands
   /** merchants' own wallets, for an admin API in the same process (standalone) */
@@ -123,6 +133,21 @@ export async function buildPaymentCommandContext(
     logger,
     registry: metrics.registry,
   })
+  // customers' deposit addresses: streams of their own, on the wallet's deposit branch (docs/treasury.md)
+  const depositAddresses = createDepositAddressHandler({
+    eventStore,
+    merchants: stores.merchants(),
+    allocator,
+    operator: {
+      deriveDepositAddress: deriver.deriveDepositAddress,
+      keyIdOf: (chain) => walletKeyIdOf(operatorKeys, chain),
+    },
+    merchantWallets,
+    registry,
+    familyRegistry: config.registry,
+    clock,
+    logger,
+  })
   const handler = createPaymentCommandHandler({
     eventStore,
     merchants: stores.merchants(),
@@ -138,6 +163,7 @@ export async function buildPaymentCommandContext(
       priceCurrencies: config.rates.priceCurrencies,
     },
     rates,
+    depositAddresses,
     clock,
     logger,
   })
@@ -155,6 +181,7 @@ export async function buildPaymentCommandContext(
     logger,
   })
   const invoiceRelay = createInvoiceRelay({ eventStore, bus, checkpoints: stores.checkpoints(), logger })
+  const depositRelay = createDepositRelay({ eventStore, bus, checkpoints: stores.checkpoints(), logger })
   const invoiceExpiry = createInvoiceExpiryScheduler({ deadlines, invoices, clock, logger })
   // refunds and payouts (docs/api.md, "Refunds and payouts"): merchants' ledgers serialize their creates
   const outgoing = createOutgoingCommandHandler({
@@ -178,7 +205,7 @@ export async function buildPaymentCommandContext(
   // when only it is in the SQLite file), and the relay and expiry loops (docs/operations.md, "Health")
   const readiness = readinessOf(
     async () => (await infrastructure.answers()) && (await eventStore.answers()),
-    [relay, expiry, invoiceRelay],
+    [relay, expiry, invoiceRelay, depositRelay],
   )
 
   const commandApi = httpService({
@@ -192,6 +219,7 @@ export async function buildPaymentCommandContext(
       const app = buildCommandApi({
         handler,
         invoices,
+        depositAddresses,
         merchantWallets,
         outgoing,
         logger,
@@ -209,6 +237,7 @@ export async function buildPaymentCommandContext(
   return {
     commands: handler,
     invoiceCommands: invoices,
+    depositAddresses,
     outgoing,
     merchantWallets,
     simulatedRates: rateSources.simulated,
@@ -235,6 +264,7 @@ export async function buildPaymentCommandContext(
         logger,
       }),
       invoiceExpiry,
+      depositRelay,
     ],
     readiness,
     async close() {

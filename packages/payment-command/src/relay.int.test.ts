@@ -127,7 +127,7 @@ describe('createEventRelay', () => {
       paymentId,
       streamId: `payment-${paymentId}`,
       revision: 0,
-      schemaVersion: 3,
+      schemaVersion: 4,
       recordedAt: stored[0]?.recordedAt,
       type: 'PaymentCreated',
       data: stored[0]?.data,

@@ -124,6 +124,8 @@ export const Topics = {
   webhookWakeups: 'chainpay.webhook-wakeups',
   /** refund and payout events, each with the item after it (docs/api.md, "Refunds and payouts") */
   outgoingEvents: 'chainpay.outgoing-events',
+  /** deposit addresses' events (docs/api.md, "Deposit addresses"), keyed by the address */
+  depositEvents: 'chainpay.deposit-events',
 } as const
 
 /** a wake-up of the dispatcher for these deliveries, due now; keyed by the first */

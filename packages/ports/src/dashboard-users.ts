@@ -78,6 +78,13 @@ export interface DashboardUserStore {
   getSetupToken(tokenHash: string): Promise<DashboardSetupToken | null>
   /** uses the token: true once, false for every later call and for an unknown one */
   useSetupToken(tokenHash: string): Promise<boolean>
+  /** forgets every setup token of the user: only a link issued after this one works */
+  dropSetupTokensOf(userId: string): Promise<void>
+  /**
+   * records the TOTP time step a sign-in used, only if it is above the one recorded: true when it
+   * was, false when that step (or a later one) was used already, so that a code works once
+   */
+  advanceTotpStep(userId: string, step: number, updatedAt: string): Promise<boolean>
 
   createSession(session: DashboardSession): Promise<void>
   getSession(sessionHash: string): Promise<DashboardSession | null>

@@ -11,6 +11,7 @@ import {
   type ServiceContext,
 } from '@chainpay/service-kit'
 import type { ProjectionConfig } from './config.js'
+import { createDepositProjection } from './deposit-projection.js'
 import { createInvoiceProjection } from './invoice-projection.js'
 import { createOutgoingProjection } from './outgoing-projection.js'
 import { createProjectionService } from './projection-service.js'
@@ -52,6 +53,11 @@ export async function buildProjectionContext(
     readModel: infrastructure.stores.outgoingReadModel(),
     logger,
   })
+  const depositProjection = createDepositProjection({
+    bus: infrastructure.bus(),
+    depositAddresses: infrastructure.stores.depositAddressReadModel(),
+    logger,
+  })
   const healthPort = healthService({
     host: config.host,
     port: config.healthPort,
@@ -64,8 +70,8 @@ export async function buildProjectionContext(
   const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
     services: shared
-      ? [projection, invoiceProjection, outgoingProjection]
-      : [projection, invoiceProjection, outgoingProjection, healthPort, metricsPort],
+      ? [projection, invoiceProjection, outgoingProjection, depositProjection]
+      : [projection, invoiceProjection, outgoingProjection, depositProjection, healthPort, metricsPort],
     readiness,
     close: release,
   }

@@ -1,5 +1,6 @@
 export * from './config.js'
 export * from './context.js'
+export * from './deposit-projection.js'
 export * from './invoice-projection.js'
 export * from './outgoing-projection.js'
 export * from './projection-service.js'

@@ -1,6 +1,7 @@
 // The merchant API, typed: one method per endpoint of docs/api.md, lists as pages and as async
 // iteration over every item.
 
+import { DepositAddressesApi } from './deposits.js'
 import { createTransport, type HttpOptions, type Transport } from './http.js'
 import { BalancesApi, PayoutsApi, RefundsApi } from './outgoing.js'
 import type {
@@ -250,6 +251,7 @@ export class Chainpay {
   readonly refunds: RefundsApi
   readonly payouts: PayoutsApi
   readonly balances: BalancesApi
+  readonly depositAddresses: DepositAddressesApi
 
   constructor(options: ChainpayOptions) {
     const send = createTransport(options)
@@ -260,5 +262,6 @@ export class Chainpay {
     this.refunds = new RefundsApi(send)
     this.payouts = new PayoutsApi(send)
     this.balances = new BalancesApi(send)
+    this.depositAddresses = new DepositAddressesApi(send)
   }
 }

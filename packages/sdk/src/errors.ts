@@ -32,6 +32,8 @@ export type ApiErrorCode =
   | 'INVOICE_NOT_OPEN'
   /** 409: the invoice is paid or expired, or a transfer to its payment was seen */
   | 'INVOICE_NOT_CANCELABLE'
+  /** 409: the customer's deposit address has an open payment of this asset (addressMode PER_USER) */
+  | 'ADDRESS_BUSY'
   | (string & {})
 
 export class ChainpayError extends Error {

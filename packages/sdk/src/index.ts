@@ -9,6 +9,13 @@ export {
   WebhookEndpointsApi,
 } from './chainpay.js'
 export {
+  type CreateDepositAddressParams,
+  type DepositAddress,
+  DepositAddressesApi,
+  type EnsuredDepositAddress,
+  type ListDepositAddressesParams,
+} from './deposits.js'
+export {
   type ApiErrorCode,
   ChainpayApiError,
   ChainpayConnectionError,

@@ -41,7 +41,10 @@ interface CreatePaymentFields {
   currency: Currency
   network: Network
   tokenStandard?: TokenStandard
-  addressMode?: 'PER_PAYMENT'
+  /** PER_USER: the payment uses the deposit address of `merchantUserId` (docs/api.md, "Deposit addresses") */
+  addressMode?: 'PER_PAYMENT' | 'PER_USER'
+  /** your customer, 1 to 128 characters; with addressMode PER_USER only */
+  merchantUserId?: string
   description?: string
   metadata?: Record<string, MetadataValue>
   callbackUrl?: string
@@ -83,8 +86,9 @@ export interface Payment {
   receivedAmount: string | null
   generatedAddress: string
   generatedTokenAccount: string | null
-  addressMode: 'PER_PAYMENT'
-  merchantUserId: null
+  addressMode: 'PER_PAYMENT' | 'PER_USER'
+  /** the customer of a PER_USER payment; null otherwise */
+  merchantUserId: string | null
   txHash: string | null
   confirmations: number
   requiredConfirmations: number

@@ -22,11 +22,12 @@ const PAID_PER_WINDOW = 3
 /** the SQLite bus keeps this many consumed messages per topic: reached within the first windows */
 const BUS_KEPT_MESSAGES = 12
 
-/** messages the SQLite bus reads per batch, after each of which it prunes */
+/** messages the SQLite bus reads per batch; it prunes once it handled that many, or when idle */
 const SQLITE_BUS_READ_BATCH = 100
 
 /** the record: one set of rows per payment, kept for good */
-const RECORD_TABLES = ['es_events', 'payments_read', 'notifier_payments']
+// (received_net_payments: what the running balance counted of each funded payment, docs/capacity.md)
+const RECORD_TABLES = ['es_events', 'payments_read', 'notifier_payments', 'received_net_payments']
 /** the simulated chain's own blocks and transfers: the chain, not chainpay's state */
 const SIMULATED_CHAIN_TABLES = ['sim_blocks', 'sim_transfers']
 /** ADDRESS_POOL_SIZE's default: addresses derived ahead per chain family (TRON and Solana here) */

@@ -166,6 +166,7 @@ export async function buildStandaloneContext(
           ...shared,
           commands: paymentCommand.commands,
           invoiceCommands: paymentCommand.invoiceCommands,
+          depositAddresses: paymentCommand.depositAddresses,
           merchantWallets: paymentCommand.merchantWallets,
           outgoing: paymentCommand.outgoing,
           // ready when every part is: the gateway's own stores are the infrastructure's too

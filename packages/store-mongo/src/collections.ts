@@ -29,6 +29,7 @@
 //                             the dashboard's people, sign-ins and audit log (dashboard-users.ts)
 //   webhook_leases            claims of deliveries by notifier processes: an insert is the only
 //                             atomic step FerretDB v1 offers (deliveries.ts)
+//   deposit_addresses_read    customers' deposit addresses (_id the address), written once
 //   chain_cursors, watched_addresses, tracked_transfers, account_signatures
 //                             the chain indexer (chain-indexer-store.ts)
 //
@@ -65,6 +66,7 @@ export const mongoCollections = {
   watchedAddresses: 'watched_addresses',
   trackedTransfers: 'tracked_transfers',
   accountSignatures: 'account_signatures',
+  depositAddressesRead: 'deposit_addresses_read',
 } as const
 
 /**

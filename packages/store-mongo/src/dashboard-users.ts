@@ -102,6 +102,16 @@ export function createMongoDashboardUserStore(db: Db): DashboardUserStore {
         const { deletedCount } = await tokens.deleteOne({ _id: tokenHash })
         return deletedCount === 1
       },
+      async dropSetupTokensOf(userId) {
+        await tokens.deleteMany({ userId })
+      },
+      async advanceTotpStep(userId, step, updatedAt) {
+        const { modifiedCount } = await users.updateOne(
+          { _id: userId, $or: [{ totpLastStep: null }, { totpLastStep: { $lt: step } }] },
+          { $set: { totpLastStep: step, updatedAt } },
+        )
+        return modifiedCount === 1
+      },
 
       async createSession({ sessionHash, ...rest }) {
         await sessions.insertOne({ _id: sessionHash, ...rest })

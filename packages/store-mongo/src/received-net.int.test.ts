@@ -52,3 +52,38 @@ describe('received_net on an existing database', () => {
     }
   })
 })
+
+describe('received_net counted by several processes at once', () => {
+  it('counts a payment once when two processes count it at the same moment (an upgrade, a redelivery)', async () => {
+    const mongo = await freshTestDatabase('received-net-two-processes', receivedNetIndexes)
+    try {
+      // two adapters on one database: two processes, whose per-payment queues know nothing of each other
+      const processes = [createMongoReceivedNetTotals(mongo.db), createMongoReceivedNetTotals(mongo.db)]
+      const payments = Array.from({ length: 12 }, (_, i) => ({
+        paymentId: `pay_${i}`,
+        net: 1_000n + BigInt(i),
+      }))
+      for (let round = 0; round < 3; round++) {
+        await Promise.all(
+          payments.flatMap(({ paymentId, net }) =>
+            processes.map((totals) =>
+              totals.count({
+                paymentId,
+                merchantId: 'mer_a',
+                network: 'TRON',
+                currency: 'USDT',
+                decimals: 6,
+                netUnits: net * BigInt(round + 1),
+                revision: round + 2,
+              }),
+            ),
+          ),
+        )
+        const expected = payments.reduce((sum, { net }) => sum + net * BigInt(round + 1), 0n)
+        expect((await processes[0]?.totalsOf('mer_a'))?.map((total) => total.units)).toEqual([expected])
+      }
+    } finally {
+      await dropTestDatabase(mongo)
+    }
+  })
+})

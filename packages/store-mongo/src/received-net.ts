@@ -61,11 +61,15 @@ export function createMongoReceivedNetTotals(db: Db): ReceivedNetTotals {
         return writes.run(entry.paymentId, async () => {
           const key = `${entry.merchantId}:${entry.network}:${entry.currency}`
           for (;;) {
+            // the head first, then the payment: a count of this payment by another process that
+            // lands after the head was read takes a version above it, so this insert clashes and
+            // reads again; read the other way round, it would not be seen and the payment would be
+            // counted twice (the per-key queue serialises counts within one process only)
+            const current = await head(key)
             const before = await counted(entry.paymentId)
             if (before !== null && before.revision >= entry.revision) return
             const delta = entry.netUnits - BigInt(before?.paymentUnits ?? '0')
             if (delta === 0n) return
-            const current = await head(key)
             if (current === null) {
               // the asset's first count: listed for totalsOf (an insert that finds it listed is done)
               await assets

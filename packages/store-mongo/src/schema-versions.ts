@@ -5,6 +5,7 @@ import { type IndexSpec, mongoCollections } from './collections.js'
 import { dashboardUserIndexes } from './dashboard-users.js'
 import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
+import { depositAddressReadModelIndexes } from './deposit-address-read-model.js'
 import { invoiceReadModelIndexes } from './invoice-read-model.js'
 import { merchantWalletIndexes } from './merchant-wallets.js'
 import { merchantIndexes } from './merchants.js'
@@ -212,6 +213,16 @@ export const mongoComponents: readonly MongoComponent[] = [
         'refunds and payouts, listed by merchant and by network',
         outgoingReadModelIndexes,
         outgoingReadModelIndexes.map((index) => index.name),
+      ),
+    ],
+  },
+  {
+    component: 'read-model:deposit_addresses_read',
+    migrations: [
+      indexMigration(
+        "customers' deposit addresses, by merchant and by user",
+        depositAddressReadModelIndexes,
+        ['deposit_addresses_listed', 'deposit_addresses_by_user'],
       ),
     ],
   },

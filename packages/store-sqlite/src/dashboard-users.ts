@@ -90,6 +90,11 @@ export function createSqliteDashboardUserStore(db: DatabaseSync): DashboardUserS
   )
   const selectToken = db.prepare('SELECT * FROM dashboard_setup_tokens WHERE token_hash = ?')
   const deleteToken = db.prepare('DELETE FROM dashboard_setup_tokens WHERE token_hash = ?')
+  const deleteTokensOf = db.prepare('DELETE FROM dashboard_setup_tokens WHERE user_id = ?')
+  const advanceStep = db.prepare(
+    `UPDATE dashboard_users SET totp_last_step = ?, updated_at = ?
+     WHERE user_id = ? AND (totp_last_step IS NULL OR totp_last_step < ?)`,
+  )
   const insertSession = db.prepare(`
     INSERT INTO dashboard_sessions (session_hash, user_id, merchant_id, created_at, last_seen_at,
       user_agent, revoked_at)
@@ -185,6 +190,12 @@ export function createSqliteDashboardUserStore(db: DatabaseSync): DashboardUserS
       },
       async useSetupToken(tokenHash) {
         return Number(deleteToken.run(tokenHash).changes) === 1
+      },
+      async dropSetupTokensOf(userId) {
+        deleteTokensOf.run(userId)
+      },
+      async advanceTotpStep(userId, step, updatedAt) {
+        return Number(advanceStep.run(step, updatedAt, userId, step).changes) === 1
       },
 
       async createSession(session) {

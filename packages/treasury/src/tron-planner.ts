@@ -7,7 +7,8 @@ import { formatUnits } from '@chainpay/domain'
 import { TronWeb } from 'tronweb'
 import type { BalanceRow } from './admin-api.js'
 import { CommandError } from './command-error.js'
-import { type PlanInput, type PlanOutput, plannedSweep } from './plan-input.js'
+import type { PlanInput, PlanOutput } from './plan-input.js'
+import { groupRowsByAddress, plannedSweepsOf } from './shared-address-sweeps.js'
 import type { PlannedSweep, PlanStep, SkippedAddress, TronUnsignedTransaction } from './sweep-plan.js'
 import {
   decideSweep,
@@ -134,7 +135,9 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
   // mode's headroom), which a later plan returns to the treasury (docs/treasury.md, "Headroom")
   const withCoin = new Set(rows.filter((row) => row.tokenStandard === 'NATIVE').map((row) => row.address))
   const leftovers = new Set<BalanceRow>()
-  for (const row of rows) {
+  // one step per address and currency, however many payments received there (shared-address-sweeps.ts)
+  const { representatives, sharersOf } = groupRowsByAddress(rows)
+  for (const row of representatives) {
     if (withCoin.has(row.address)) continue
     withCoin.add(row.address)
     leftovers.add({
@@ -147,7 +150,7 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     })
   }
   // an address's token sweep first: it may use the address's TRX, which its TRX sweep then sends on
-  const ordered = [...rows, ...leftovers].sort(
+  const ordered = [...representatives, ...leftovers].sort(
     (a, b) => Number(a.tokenStandard === 'NATIVE') - Number(b.tokenStandard === 'NATIVE'),
   )
   const spentAt = new Map<string, { sun: bigint; bytes: bigint; stepId: string }>()
@@ -227,13 +230,14 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
         signers: [paymentSigner(row)],
         tron: { transaction },
       })
-      const record = plannedSweep(
-        row,
-        { units: amount, decimals: TRX_DECIMALS },
-        { units: fee, currency: 'TRX', decimals: TRX_DECIMALS },
-        id,
+      sweeps.push(
+        ...plannedSweepsOf(
+          leftover ? [row] : sharersOf(row),
+          { units: amount, decimals: TRX_DECIMALS },
+          { units: fee, currency: 'TRX', decimals: TRX_DECIMALS },
+          id,
+        ),
       )
-      if (record) sweeps.push(record)
       moved.set(row.currency, (moved.get(row.currency) ?? 0n) + amount)
       treasuryChange += amount
       continue
@@ -393,13 +397,14 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
       energy.burnHeadroomSun += (providedEnergy - estimatedEnergy) * prices.energySunPerUnit
     if (needs.stakeSun !== null && needs.stakeSun > energy.largestStakeSun)
       energy.largestStakeSun = needs.stakeSun
-    const record = plannedSweep(
-      row,
-      { units: tokenBalance, decimals },
-      { units: fee, currency: 'TRX', decimals: TRX_DECIMALS },
-      id,
+    sweeps.push(
+      ...plannedSweepsOf(
+        sharersOf(row),
+        { units: tokenBalance, decimals },
+        { units: fee, currency: 'TRX', decimals: TRX_DECIMALS },
+        id,
+      ),
     )
-    if (record) sweeps.push(record)
     spentAt.set(row.address, {
       sun: needs.reservedFromAddressSun,
       bytes: tronBandwidthBytes(transaction.raw_data_hex.length / 2),

@@ -2,6 +2,7 @@
 // account the payer's wallet actually sends to.
 import { type Asset, type Chain, OPERATOR_WALLET_ID, type ReceivingAddress } from '@chainpay/domain'
 import { associatedTokenAccount } from './associated-token-account.js'
+import { createDepositAddressDeriver } from './deposit-address-deriver.js'
 import { createSolanaAddressDeriver } from './solana-address.js'
 import { createTronAddressDeriver, type DerivedAddress } from './tron-address.js'
 
@@ -14,6 +15,8 @@ export interface AddressDeriver {
   deriveChainAddress(chain: Chain, index: number): DerivedAddress
   /** the rest of derive: the asset's receiving address from its chain's address of the same index */
   receivingAddressOf(asset: Asset, chainAddress: DerivedAddress): ReceivingAddress
+  /** a customer's deposit address of the chain at the family's deposit index (deposit-address-deriver.ts) */
+  deriveDepositAddress(chain: Chain, index: number): DerivedAddress
 }
 
 /** `walletId` names the wallet the keys are: the operator's unless a merchant's (docs/api.md) */
@@ -48,6 +51,7 @@ export function createAddressDeriver(
     derive: (asset, index) => receivingAddressOf(asset, deriveChainAddress(asset.chain, index)),
     deriveChainAddress,
     receivingAddressOf,
+    deriveDepositAddress: createDepositAddressDeriver(keys),
   }
 }
 

@@ -1,5 +1,6 @@
 export * from './address-deriver.js'
 export * from './associated-token-account.js'
+export * from './deposit-address-deriver.js'
 export * from './development-wallet.js'
 export * from './merchant-wallet.js'
 export * from './solana-address.js'

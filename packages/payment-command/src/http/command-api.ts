@@ -11,7 +11,13 @@ import { commandApiRoutes, outgoingCommandMethods } from '@chainpay/command-api-
 import { MerchantWalletKeysSchema, SweepRecordSchema } from '@chainpay/contracts'
 import { DomainError } from '@chainpay/domain'
 import type { Logger } from '@chainpay/platform'
-import type { InvoiceCommands, MerchantWallets, OutgoingCommands, PaymentCommands } from '@chainpay/ports'
+import type {
+  DepositAddressCommands,
+  InvoiceCommands,
+  MerchantWallets,
+  OutgoingCommands,
+  PaymentCommands,
+} from '@chainpay/ports'
 import type { SimulatedRateSource } from '@chainpay/rates'
 import {
   acceptStrictJsonBodies,
@@ -27,6 +33,8 @@ export interface CommandApiOptions {
   handler: PaymentCommands
   /** the invoices' commands (docs/api.md, "Invoices"); no invoice routes when absent */
   invoices?: InvoiceCommands
+  /** customers' deposit addresses (docs/api.md, "Deposit addresses"); no such route when absent */
+  depositAddresses?: DepositAddressCommands
   /** refunds and payouts (docs/api.md, "Refunds and payouts"); no such routes when absent */
   outgoing?: OutgoingCommands
   /** merchants' own wallets, set by the gateway's admin API; no wallet routes when absent */
@@ -82,6 +90,7 @@ export function buildCommandApi(options: CommandApiOptions): HttpApp {
     if (options.simulatedRates)
       await commands.register(simulatedRateRoutes, { source: options.simulatedRates })
     if (options.outgoing) outgoingRoutes(commands, options.outgoing)
+    if (options.depositAddresses) depositAddressRoutes(commands, options.depositAddresses)
   })
   return app
 }
@@ -210,4 +219,12 @@ function outgoingRoutes(app: HttpApp, outgoing: OutgoingCommands): void {
       return reply.send({ result })
     },
   )
+}
+
+/** the merchant's body passed as sent, checked by the domain alone, as a payment's */
+function depositAddressRoutes(app: HttpApp, depositAddresses: DepositAddressCommands): void {
+  app.post(commandApiRoutes.depositAddresses, { schema: { body: CreateBody } }, async (request, reply) => {
+    const outcome = await depositAddresses.ensureDepositAddress(request.body)
+    return reply.code(outcome.outcome === 'created' ? 201 : 200).send(outcome)
+  })
 }

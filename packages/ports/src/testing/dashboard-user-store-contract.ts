@@ -74,6 +74,29 @@ export function describeDashboardUserStoreContract(
       expect(await store.useSetupToken('h_unknown')).toBe(false)
     })
 
+    it("drops every setup token of a user, and no other user's", async () => {
+      await store.createSetupToken({ tokenHash: 'h1', userId: 'usr_1', expiresAt: later, createdAt: now })
+      await store.createSetupToken({ tokenHash: 'h2', userId: 'usr_1', expiresAt: later, createdAt: now })
+      await store.createSetupToken({ tokenHash: 'h3', userId: 'usr_2', expiresAt: later, createdAt: now })
+      await store.dropSetupTokensOf('usr_1')
+      expect(await store.getSetupToken('h1')).toBeNull()
+      expect(await store.getSetupToken('h2')).toBeNull()
+      expect(await store.getSetupToken('h3')).not.toBeNull()
+    })
+
+    it('records a TOTP step only above the last one used: of two uses of one step, one', async () => {
+      await store.createUser(user('usr_1', 'mer_1', 'a@shop.example'))
+      const twice = await Promise.all([
+        store.advanceTotpStep('usr_1', 100, later),
+        store.advanceTotpStep('usr_1', 100, later),
+      ])
+      expect(twice.filter(Boolean)).toEqual([true])
+      expect(await store.advanceTotpStep('usr_1', 99, later)).toBe(false)
+      expect(await store.advanceTotpStep('usr_1', 101, later)).toBe(true)
+      expect((await store.getUser('usr_1'))?.totpLastStep).toBe(101)
+      expect(await store.advanceTotpStep('usr_unknown', 5, later)).toBe(false)
+    })
+
     it('keeps sessions: touched forward only, listed last seen first, revoked one by one or all', async () => {
       const first = session('s1', 'usr_1')
       const second = session('s2', 'usr_1', { lastSeenAt: '2030-01-01T01:00:00.000Z' })

@@ -350,6 +350,8 @@ describe('health, readiness and the OpenAPI document', () => {
       '/payouts/{payoutId}',
       '/payouts/{payoutId}/cancel',
       '/balances',
+      // deposit addresses per customer (docs/api.md, "Deposit addresses")
+      '/deposit-addresses',
       // the customer's page, tagged checkout, at the origin's root
       '/pay/{token}',
       '/pay/{token}/status',

@@ -311,6 +311,40 @@ describe('the dashboard', () => {
     expect(audit).toContain('user.reset')
   })
 
+  it('only the newest setup link works, a TOTP code signs in once, and a user set up without TOTP becomes owner only after a reset', async () => {
+    const { email, secret } = await setUpOwner()
+    // one code, two sign-ins at once (a phished code replayed): one session
+    const code = codeAt(secret)
+    const both = await Promise.all([
+      post('/dashboard/sign-in', { email, password: PASSWORD, code }),
+      post('/dashboard/sign-in', { email, password: PASSWORD, code }),
+    ])
+    expect(both.map((response) => response.statusCode).sort()).toEqual([303, 401])
+    fixture.clock.advance(30_000)
+    const owner = await signIn(email, codeAt(secret))
+    const csrf = csrfOf((await get('/dashboard/users', owner)).body)
+
+    // the operator's first link, left in a ticket, stops working once a reset issued another
+    const { setupUrl: firstLink, userId } = await addUserAsOperator('dev@shop.example', 'developer')
+    const reset = await post(`/dashboard/users/${userId}/reset`, { csrf }, { cookie: owner })
+    const secondLink = /id="setup-link">([^<]+)</.exec(reset.body)?.[1] as string
+    expect((await get(pathOf(firstLink))).statusCode).not.toBe(200)
+    expect(
+      (await post(pathOf(firstLink), { password: PASSWORD, confirmation: PASSWORD })).statusCode,
+    ).not.toBe(303)
+    expect((await post(pathOf(secondLink), { password: PASSWORD, confirmation: PASSWORD })).statusCode).toBe(
+      303,
+    )
+
+    // set up as a developer, without TOTP: not made owner until reset, whose link enrols it
+    const promote = () => post(`/dashboard/users/${userId}/role`, { role: 'owner', csrf }, { cookie: owner })
+    const refused = await promote()
+    expect(refused.statusCode).toBe(409)
+    expect(refused.body).toContain('reset this user first')
+    await post(`/dashboard/users/${userId}/reset`, { csrf }, { cookie: owner })
+    expect((await promote()).statusCode).toBe(303)
+  })
+
   it('ends a session after 12 idle hours, and when revoked or signed out', async () => {
     const { email, secret } = await setUpOwner()
     const first = await signIn(email, codeAt(secret))

@@ -25,6 +25,7 @@ import {
   buildGatewayApp,
   createMerchantLogos,
   createOutgoingReading,
+  type DepositAddressRoutesDeps,
   type GatewayDeps,
 } from '@chainpay/gateway'
 import {
@@ -160,6 +161,14 @@ export interface MerchantApiFixtureOptions {
   wakeDeliveries?: (deliveryIds: string[]) => void
   /** the rate service that prices payments in fiat; none when absent (such a create is 503) */
   rates?: PaymentCommandHandlerDeps['rates']
+  /** customers' deposit addresses, on the fixture's file (docs/api.md, "Deposit addresses"); none when absent */
+  depositAddresses?: (parts: {
+    db: DatabaseSync
+    eventStore: EventStore
+    merchants: MerchantStore
+    clock: ManualClock
+    logger: Logger
+  }) => Promise<DepositAddressRoutesDeps>
 }
 
 /** addresses a test can tell apart; the real derivation is the wallet package's concern */
@@ -277,6 +286,9 @@ export async function openMerchantApiFixture(
       publicUrl: FIXTURE_PUBLIC_URL,
       apiKeys: merchantApiKeys(adminDeps),
     },
+    ...(options.depositAddresses
+      ? { depositAddresses: await options.depositAddresses({ db, eventStore, merchants, clock, logger }) }
+      : {}),
   })
   const adminApp = await buildAdminApp({
     merchants,

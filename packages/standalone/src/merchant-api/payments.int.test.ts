@@ -279,7 +279,7 @@ describe('POST /payments', () => {
       )
     })
 
-    it('accepts only PER_PAYMENT as addressMode', async () => {
+    it('accepts PER_PAYMENT as addressMode and refuses one it does not know', async () => {
       expect((await fixture.create({ ...base, addressMode: 'PER_PAYMENT' })).statusCode).toBe(201)
       const error = await rejected({ ...base, addressMode: 'SHARED' })
       expect(error.code).toBe('VALIDATION_ERROR')

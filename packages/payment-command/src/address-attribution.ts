@@ -1,0 +1,37 @@
+// A transfer to a customer's deposit address counts for one payment only (decisions.md section 22):
+// the payments of one (address, network) follow each other (address-claims.ts), so a transfer belongs
+// to the payment whose time on the address holds its block time, from the payment's creation to the
+// next payment's claim. The chain indexer watches the address for the newest payment and rescans
+// blocks from a little before its creation (backfill.ts), and checks a closed payment's address for
+// late funds: both can report a transfer of another payment of the address, which is ignored here,
+// whichever way it comes, so that its later confirmations go to the same payment as its first.
+
+import type { TransferObservation } from '@chainpay/contracts'
+import type { OpenPayment } from '@chainpay/domain'
+import type { EventStore } from '@chainpay/ports'
+import { addressClaimStreamId } from './address-claims.js'
+
+/** why the transfer is another payment's of the customer's address; null when it is this payment's */
+export async function attributedElsewhere(
+  eventStore: EventStore,
+  payment: OpenPayment,
+  observation: Pick<TransferObservation, 'blockTime'>,
+): Promise<string | null> {
+  const { created } = payment
+  if (created.addressMode !== 'PER_USER') return null
+  const blockTime = Date.parse(observation.blockTime)
+  if (blockTime < Date.parse(created.createdAt)) {
+    return 'sent to the customer address before the payment was created'
+  }
+  const claims = await eventStore.readStream(
+    addressClaimStreamId(created.address, { network: created.network }),
+  )
+  const own = claims.findIndex(
+    (claim) => (claim.data as { paymentId: string }).paymentId === created.paymentId,
+  )
+  const next = own === -1 ? undefined : claims[own + 1]
+  if (next !== undefined && blockTime >= Date.parse((next.data as { claimedAt: string }).claimedAt)) {
+    return `sent after the customer's next payment ${(next.data as { paymentId: string }).paymentId} took the address`
+  }
+  return null
+}
