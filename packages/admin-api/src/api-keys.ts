@@ -5,7 +5,7 @@
 
 import type { ApiKeyView } from '@chainpay/contracts'
 import { noActiveKey, rolledKeyExpiry, rollOverlapHours, toApiKeyView } from './api-key-rules.js'
-import { type MerchantAdminDeps, newApiKey, requireMerchant } from './merchants.js'
+import { issueApiKey, type MerchantAdminDeps, newApiKey, requireMerchant, revokeApiKey } from './merchants.js'
 
 /** a new key and, once, its secret */
 export interface IssuedApiKey {
@@ -47,4 +47,15 @@ export async function rollApiKey(
     throw noActiveKey(merchantId, apiKey)
   }
   return { apiKey: fresh.apiKey, apiSecret: fresh.apiSecret, rolled: { apiKey, expiresAt } }
+}
+
+/** the use cases above and in merchants.ts bound to their stores: what the dashboard's owners call */
+export function merchantApiKeys(deps: MerchantAdminDeps) {
+  return {
+    list: (merchantId: string) => listApiKeys(deps, merchantId),
+    issue: (merchantId: string) => issueApiKey(deps, merchantId),
+    roll: (merchantId: string, apiKey: string, options?: { overlapHours?: number }) =>
+      rollApiKey(deps, merchantId, apiKey, options),
+    revoke: (merchantId: string, apiKey: string) => revokeApiKey(deps, merchantId, apiKey),
+  }
 }

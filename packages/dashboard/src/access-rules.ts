@@ -79,9 +79,11 @@ export type DashboardAction =
   | 'move_money'
   /** change what the merchant may configure (webhook endpoints, redeliveries) */
   | 'configure'
+  /** list, create, roll and revoke the merchant's API keys: they sign requests that move money */
+  | 'manage_api_keys'
 
 const PERMISSIONS: Record<DashboardRole, readonly DashboardAction[]> = {
-  owner: ['read', 'manage_users', 'move_money', 'configure'],
+  owner: ['read', 'manage_users', 'move_money', 'configure', 'manage_api_keys'],
   developer: ['read', 'configure'],
   viewer: ['read'],
 }

@@ -73,7 +73,7 @@ describe('sign-in lockout', () => {
 
 describe('roles', () => {
   it('given an owner, then every action, and any role to give', () => {
-    for (const action of ['read', 'manage_users', 'move_money', 'configure'] as const) {
+    for (const action of ['read', 'manage_users', 'move_money', 'configure', 'manage_api_keys'] as const) {
       expect(mayDo('owner', action)).toBe(true)
     }
     expect(grantableRoles('owner')).toEqual(['owner', 'developer', 'viewer'])
@@ -85,9 +85,12 @@ describe('roles', () => {
     expect(mayDo('developer', 'manage_users')).toBe(false)
     expect(grantableRoles('developer')).toEqual([])
   })
+  it('given a developer, then no API keys: a key signs requests that move money', () => {
+    expect(mayDo('developer', 'manage_api_keys')).toBe(false)
+  })
   it('given a viewer, then reading only', () => {
     expect(mayDo('viewer', 'read')).toBe(true)
-    for (const action of ['manage_users', 'move_money', 'configure'] as const) {
+    for (const action of ['manage_users', 'move_money', 'configure', 'manage_api_keys'] as const) {
       expect(mayDo('viewer', action)).toBe(false)
     }
   })

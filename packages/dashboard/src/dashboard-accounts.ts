@@ -113,6 +113,8 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
   }
 
   const accounts = {
+    /** records a change made on another page (webhooks...) in the audit log: who, what, on what */
+    recordAudit: audit,
     /** adds a user of the merchant, with a setup link; `actor`: "operator" or the owner's email */
     async addUser(input: {
       merchantId: string

@@ -4,7 +4,9 @@
 // with labels, no script. Every value shown is escaped here.
 
 import type { DashboardAuditEntry, DashboardRole, DashboardSession, DashboardUser } from '@chainpay/ports'
+import { apiKeyTexts } from './api-key-texts.js'
 import type { DashboardLanguage, DashboardTexts } from './dashboard-texts.js'
+import { moneyTexts } from './money-texts.js'
 
 export function escapeHtml(text: string): string {
   return text
@@ -24,7 +26,7 @@ export interface PageFrame {
   base: string
   /** signed in: who, and the session's CSRF token for the forms */
   user?: { email: string; role: DashboardRole; csrf: string } | undefined
-  current?: 'payments' | 'audit' | 'users' | 'sessions'
+  current?: 'payments' | 'audit' | 'users' | 'sessions' | 'refunds' | 'api-keys'
 }
 
 export function csrfField(frame: PageFrame): string {
@@ -38,7 +40,8 @@ export function renderPage(frame: PageFrame, title: string, body: string, narrow
   const navigation = frame.user
     ? `<nav aria-label="${e(t.nav)}"><ul>
         ${link('payments', t.payments)}
-        ${frame.user.role === 'owner' ? link('users', t.users) + link('audit', t.audit) : ''}
+        ${link('refunds', moneyTexts[frame.language].refunds)}
+        ${frame.user.role === 'owner' ? link('users', t.users) + link('audit', t.audit) + link('api-keys', apiKeyTexts[frame.language].apiKeys) : ''}
         ${link('sessions', t.sessions)}
         <li><form class="inline" method="post" action="${frame.base}/sign-out">${csrfField(frame)}<button type="submit" class="secondary">${e(t.signOut)}</button></form></li>
       </ul></nav>
@@ -240,6 +243,8 @@ export function renderPaymentDetail(
     fields: [label: string, value: string, mono?: boolean][]
     checkoutUrl: string
     history: HistoryRow[]
+    /** an owner's link to the payment's refund form (money-routes.ts) */
+    refundHref?: string | undefined
   },
 ): string {
   const t = frame.texts
@@ -272,7 +277,7 @@ export function renderPaymentDetail(
     `<section class="card" aria-labelledby="summary-title"><h2 id="summary-title">${e(t.detail)}</h2><dl>
 ${fields}
 <div><dt>${e(t.checkoutPage)}</dt><dd class="mono"><a href="${e(input.checkoutUrl)}">${e(input.checkoutUrl)}</a></dd></div>
-</dl></section>
+</dl>${input.refundHref ? `<div class="actions"><a class="button" href="${e(input.refundHref)}">${e(moneyTexts[frame.language].newRefund)}</a></div>` : ''}</section>
 <section aria-labelledby="history-title"><h2 id="history-title">${e(t.history)}</h2>
 <p class="hint">${e(t.historyTable)}</p>
 <ol class="history">

@@ -17,7 +17,6 @@ import {
 import {
   type DashboardRole,
   DashboardRoles,
-  type DashboardUser,
   type OutgoingCommands,
   type PaymentCommands,
   type PaymentDocument,
@@ -25,7 +24,7 @@ import {
   type PaymentReadModel,
   type PaymentSearch,
 } from '@chainpay/ports'
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import {
   csrfTokenMatches,
   csrfTokenOf,
@@ -35,7 +34,9 @@ import {
   sessionCookieFor,
   storedHashOf,
 } from './access-rules.js'
+import { apiKeyRoutes, type DashboardApiKeys } from './api-key-routes.js'
 import type { DashboardAccounts } from './dashboard-accounts.js'
+import type { AnyRequest, DashboardRouteKit, Signed } from './dashboard-kit.js'
 import {
   type PageFrame,
   type PaymentFilters,
@@ -50,6 +51,7 @@ import {
 } from './dashboard-pages.js'
 import { DASHBOARD_STYLES } from './dashboard-styles.js'
 import { type DashboardLanguage, dashboardTexts, pickDashboardLanguage } from './dashboard-texts.js'
+import { type DashboardMoneyDeps, moneyRoutes } from './money-routes.js'
 import { newTotpSecret, totpUri } from './totp.js'
 
 export interface DashboardDeps {
@@ -64,22 +66,14 @@ export interface DashboardDeps {
   checkoutLinks: { urlOf(paymentId: string): string }
   /** PUBLIC_URL: the origin forms must come from, the cookie's attributes */
   publicUrl: string
+  /** refunds, payouts and balances, as the merchant API's routes have them; absent: none shown */
+  money?: DashboardMoneyDeps | undefined
+  /** the merchant's API keys through the admin API's use cases (admin-api's merchantApiKeys); absent: none */
+  apiKeys?: DashboardApiKeys | undefined
 }
 
 const PAGE_SIZE = 25
 const AUDIT_PAGE_SIZE = 50
-
-type AnyRequest = FastifyRequest<{
-  Params: Record<string, string>
-  Querystring: Record<string, string | string[] | undefined>
-  Body: unknown
-}>
-
-interface Signed {
-  user: DashboardUser
-  sessionId: string
-  sessionHash: string
-}
 
 export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps) => {
   const { accounts } = deps
@@ -411,10 +405,15 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
       [t.description, view.description ?? '—'],
       [t.metadata, JSON.stringify(view.metadata), true],
     ]
+    // an owner refunds from here (money-routes.ts)
+    const refundHref =
+      deps.money && mayDo(signed.user.role, 'move_money')
+        ? `${base}/payments/${paymentId}/refund?lang=${frame.language}`
+        : undefined
     return html(
       reply,
       200,
-      renderPaymentDetail(frame, { fields, checkoutUrl: view.checkoutUrl, history: rows }),
+      renderPaymentDetail(frame, { fields, checkoutUrl: view.checkoutUrl, history: rows, refundHref }),
     )
   })
 
@@ -544,6 +543,21 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     await accounts.revokeSession(signed.user, request.params.sessionHash ?? '')
     return reply.redirect(`${base}/sessions?lang=${languageOf(request)}`, 303)
   })
+
+  // the refunds and API key pages, in files of their own, with this file's helpers
+  const routeKit: DashboardRouteKit = {
+    base,
+    signedIn,
+    frameOf,
+    html,
+    field,
+    first,
+    languageOf,
+    messagePage: renderMessagePage,
+  }
+  if (deps.money)
+    await app.register(moneyRoutes, { ...deps.money, kit: routeKit, accounts, readModel: deps.readModel })
+  if (deps.apiKeys) await app.register(apiKeyRoutes, { apiKeys: deps.apiKeys, kit: routeKit, accounts })
 }
 
 /** the start of a day typed in a date field (YYYY-MM-DD), as payments record instants; null if none */

@@ -183,7 +183,17 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
           group: 'dashboard',
           answers: rateLimitedAnswers,
         })
-        await dashboard.register(dashboardRoutes, deps.dashboard as DashboardDeps)
+        // refunds, payouts and balances through what the merchant API's routes use (outgoing.ts)
+        const money =
+          deps.outgoing && deps.outgoingReadModel && outgoingReading && deps.claimLinks
+            ? {
+                outgoing: deps.outgoing,
+                outgoingReadModel: deps.outgoingReadModel,
+                outgoingReading,
+                claimLinks: deps.claimLinks,
+              }
+            : undefined
+        await dashboard.register(dashboardRoutes, { ...(deps.dashboard as DashboardDeps), money })
       },
       { prefix: '/dashboard' },
     )

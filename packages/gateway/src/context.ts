@@ -6,6 +6,7 @@
 import {
   buildAdminApp,
   createApiKeyAuthenticator,
+  merchantApiKeys,
   rpcBalanceReaders,
   simulatorBalanceEndpoints,
 } from '@chainpay/admin-api'
@@ -228,6 +229,7 @@ export async function buildGatewayContext(
             keys: config.encryptionKeys,
           }),
           publicUrl: config.checkout.publicUrl,
+          apiKeys: merchantApiKeys({ merchants, secretBox, clock }),
         },
         depositAddresses: {
           depositAddressCommands,

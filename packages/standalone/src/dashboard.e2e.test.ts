@@ -4,7 +4,8 @@
 // key the page shows (the test's authenticator is otpauth), signs in with a code, and looks up a
 // paid payment by its transaction hash, as support does when a customer quotes it. Every page is
 // checked with axe-core (no serious or critical violation; the payment's page in light and dark)
-// and asks nothing of another origin. Screenshots under .cache/dashboard-screenshots/.
+// and asks nothing of another origin. The owner then refunds part of the payment from its page
+// (the customer gives the address by claim link). Screenshots under .cache/dashboard-screenshots/.
 
 import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -139,6 +140,20 @@ it('an owner sets up TOTP, signs in with a code and finds a payment by its tx ha
   await page.emulateMedia({ colorScheme: 'dark' })
   expect(await seriousViolations(page)).toEqual([])
   await page.screenshot({ path: `${SCREENSHOTS}payment-dark.png`, fullPage: true })
+
+  // the customer asks for money back: a refund from the payment's page, the address by claim link
+  await page.emulateMedia({ colorScheme: 'light' })
+  await page.getByRole('link', { name: 'Refund this payment' }).click()
+  expect(await seriousViolations(page)).toEqual([])
+  await page.getByLabel('Amount').fill('1.5')
+  await page.getByLabel('Reason').fill('customer changed their mind')
+  await page.getByRole('button', { name: 'Create refund' }).click()
+  await page.getByRole('heading', { name: 'Refunds and payouts' }).waitFor()
+  expect(await page.locator('[role=status]').first().textContent()).toContain('created')
+  expect(await page.locator('#claim-link').textContent()).toContain(`${origin}/refund/`)
+  expect(await page.locator('main').textContent()).toContain('awaiting_address')
+  expect(await seriousViolations(page)).toEqual([])
+  await page.screenshot({ path: `${SCREENSHOTS}refunds.png`, fullPage: true })
 
   expect(requests.filter((url) => new URL(url).origin !== origin)).toEqual([])
   await context.close()

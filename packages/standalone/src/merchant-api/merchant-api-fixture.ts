@@ -11,6 +11,7 @@ import {
   type CreatedMerchant,
   createApiKeyAuthenticator,
   createMerchant,
+  merchantApiKeys,
 } from '@chainpay/admin-api'
 import { createDashboardAccounts, type DashboardAccounts } from '@chainpay/dashboard'
 import {
@@ -283,6 +284,7 @@ export async function openMerchantApiFixture(
       outgoing,
       checkoutLinks: checkoutDeps.checkoutLinks,
       publicUrl: FIXTURE_PUBLIC_URL,
+      apiKeys: merchantApiKeys(adminDeps),
     },
     ...(options.depositAddresses
       ? { depositAddresses: await options.depositAddresses({ db, eventStore, merchants, clock, logger }) }
