@@ -4,14 +4,21 @@
 // API (loopback or an internal network), never on the public port. /metrics is not here: it has a
 // listener of its own (METRICS_PORT), so that a scraper never reaches the admin API.
 
+import { createOperatorSessions, type DashboardAccounts } from '@chainpay/dashboard'
 import { DomainError } from '@chainpay/domain'
 import { adminTokenProblem, constantTimeEqual, type Logger } from '@chainpay/platform'
-import type { OutgoingCommands, OutgoingReadModel, WebhookDeliveryStore } from '@chainpay/ports'
+import type {
+  DashboardUserStore,
+  OutgoingCommands,
+  OutgoingReadModel,
+  WebhookDeliveryStore,
+} from '@chainpay/ports'
 import { acceptStrictJsonBodies, createHttpApp, type HttpRequestMetrics } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { apiKeyAdminRoutes } from './api-key-routes.js'
 import type { BalanceAdminDeps } from './balances.js'
 import { type DashboardUserAdminDeps, dashboardUserAdminRoutes } from './dashboard-users.js'
+import { OPERATOR_PAGES_PATH, operatorRoutes } from './operator-routes.js'
 import { type OutgoingAdminReading, outgoingAdminRoutes } from './outgoing.js'
 import {
   type AdminRoutesDeps,
@@ -41,6 +48,14 @@ export interface AdminDeps extends AdminRoutesDeps {
   requestMetrics?: HttpRequestMetrics
   /** adds the dashboard's users (docs/operations.md, "Dashboard users"); none when absent */
   dashboardUsers?: DashboardUserAdminDeps['dashboardUsers']
+  /**
+   * the operator's views in a browser under /admin/dashboard (docs/operations.md, "The operator's
+   * views"): the dashboard's store (the operator's sessions and audit log) and accounts; none when absent
+   */
+  operatorPages?: {
+    users: DashboardUserStore
+    accounts: Pick<DashboardAccounts, 'addUser' | 'resetUser' | 'listUsers'>
+  }
 }
 
 export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
@@ -88,6 +103,22 @@ export async function buildAdminApp(deps: AdminDeps): Promise<FastifyInstance> {
     },
     { prefix: ADMIN_BASE_PATH },
   )
+  // apart from /admin/v1: a browser signs in with a form and holds a session cookie, not the token
+  if (deps.operatorPages) {
+    await app.register(operatorRoutes, {
+      prefix: OPERATOR_PAGES_PATH,
+      merchantDeps: deps,
+      sessions: createOperatorSessions({
+        users: deps.operatorPages.users,
+        clock: deps.clock,
+        adminToken: deps.adminToken,
+      }),
+      accounts: deps.operatorPages.accounts,
+      merchantWallets: deps.merchantWallets,
+      outgoing: deps.outgoing,
+      balances: deps.balances,
+    })
+  }
   return app
 }
 

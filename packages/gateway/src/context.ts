@@ -162,8 +162,9 @@ export async function buildGatewayContext(
   }
 
   // the dashboard's people: the public listener's pages and the admin API's users route share them
+  const dashboardUserStore = stores.dashboardUsers()
   const dashboardAccounts = createDashboardAccounts({
-    users: stores.dashboardUsers(),
+    users: dashboardUserStore,
     secretBox,
     clock,
     publicUrl: config.checkout.publicUrl,
@@ -255,6 +256,7 @@ export async function buildGatewayContext(
         authenticator,
         adminToken: config.adminToken,
         dashboardUsers: dashboardAccounts,
+        operatorPages: { users: dashboardUserStore, accounts: dashboardAccounts },
         logger,
         deliveries: stores.deliveries(),
         wakeDeliveries,

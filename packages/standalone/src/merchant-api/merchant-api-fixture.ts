@@ -246,8 +246,9 @@ export async function openMerchantApiFixture(
     registry,
   }
   const gatewayCommands = options.commands ? options.commands(handler) : handler
+  const dashboardUserStore = createSqliteDashboardUserStore(db)
   const dashboardAccounts = createDashboardAccounts({
-    users: createSqliteDashboardUserStore(db),
+    users: dashboardUserStore,
     secretBox,
     clock,
     publicUrl: FIXTURE_PUBLIC_URL,
@@ -301,6 +302,7 @@ export async function openMerchantApiFixture(
     outgoingReadModel,
     outgoingReading,
     dashboardUsers: dashboardAccounts,
+    operatorPages: { users: dashboardUserStore, accounts: dashboardAccounts },
   })
 
   const served: ServedResponse[] = []
