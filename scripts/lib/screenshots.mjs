@@ -75,6 +75,7 @@ try {
       body: JSON.stringify(body),
     }).then((response) => response.json())
   const merchantId = standalone.demoMerchant().merchantId
+  for (const name of ['Nordlicht Coffee', 'Pixel Forge Games']) await admin('/merchants', { name })
   const { setupUrl } = await admin(`/merchants/${merchantId}/users`, {
     email: 'owner@shop.example',
     role: 'owner',

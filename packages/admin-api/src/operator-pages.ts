@@ -195,13 +195,8 @@ export function renderMerchantDetail(
     frame,
     merchant.displayName ?? merchant.name,
     `${input.problem ? operatorMessage('error', input.problem) : ''}${added}
-<section class="card" aria-labelledby="merchant-fields"><h2 id="merchant-fields">${e(t.merchant)}</h2><dl>
-${fields.map(([label, value, mono]) => `<div><dt>${e(label)}</dt><dd${mono ? ' class="mono"' : ''}>${e(value)}</dd></div>`).join('\n')}
-</dl></section>
 <h2>${e(t.balances)}</h2>
 ${balanceTable(frame, 'balances', t.balancesTable, input.balances)}
-<h2>${e(t.apiKey)}</h2>
-${keys}
 <h2>${e(t.usersTable)}</h2>
 ${users}
 <form class="card" method="post" action="${e(path)}/users?lang=${frame.language}">
@@ -212,7 +207,12 @@ ${users}
   <label for="role">${e(t.role)}</label>
   <select id="role" name="role">${(['owner', 'developer', 'viewer'] as const).map((role) => `<option value="${role}">${e(t.roles[role])}</option>`).join('')}</select>
   <div class="actions"><button type="submit">${e(t.add)}</button></div>
-</form>`,
+</form>
+<h2>${e(t.apiKeys)}</h2>
+${keys}
+<section class="card" aria-labelledby="merchant-fields"><h2 id="merchant-fields">${e(t.merchant)}</h2><dl>
+${fields.map(([label, value, mono]) => `<div><dt>${e(label)}</dt><dd${mono ? ' class="mono"' : ''}>${e(value)}</dd></div>`).join('\n')}
+</dl></section>`,
   )
 }
 
