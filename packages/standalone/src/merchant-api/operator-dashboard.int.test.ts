@@ -90,10 +90,20 @@ it('exchanges the admin token for a session cookie and shows merchants with key 
     /^chainpay_operator_session=[\w-]{43}; Path=\/admin\/dashboard; HttpOnly; SameSite=Strict$/,
   )
   const cookie = cookieOf(response)
+  // a name is the operator's text, shown as text
+  const created = await fixture.adminApp.inject({
+    method: 'POST',
+    url: '/admin/v1/merchants',
+    headers: { authorization: `Bearer ${FIXTURE_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ name: '<script>alert(1)</script> & Co' }),
+  })
+  expect(created.statusCode).toBe(201)
   const list = await get(`${BASE}/merchants`, cookie)
   expect(list.statusCode).toBe(200)
   expect(list.body).toContain('Test Shop')
   expect(list.body).toContain('Other Shop')
+  expect(list.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co')
+  expect(list.body).not.toContain('<script>')
 
   const detail = await get(`${BASE}/merchants/${merchantId()}`, cookie)
   expect(detail.statusCode).toBe(200)
