@@ -5,7 +5,11 @@
 // sessions revoked and ended by 12 idle hours; every change in the operator's audit log. The
 // browser's view is operator-dashboard.e2e.test.ts's.
 
+import type { AddressInfo } from 'node:net'
+import { createHttpPaymentCommands, type HttpPaymentCommands } from '@chainpay/command-api-client'
 import { type FoldedPayment, foldPaymentEvent } from '@chainpay/domain'
+import { buildCommandApi } from '@chainpay/payment-command'
+import { createRootLogger } from '@chainpay/platform'
 import type { LightMyRequestResponse } from 'fastify'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import {
@@ -28,8 +32,10 @@ let fixture: MerchantApiFixture
 beforeEach(async () => {
   fixture = await openMerchantApiFixture()
 })
+const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
   await fixture.close()
+  for (const cleanup of cleanups.splice(0)) await cleanup()
 })
 
 const merchantId = () => fixture.merchant.merchant.merchantId
@@ -260,6 +266,41 @@ async function paidPayment(amount: string, paidUnits: string): Promise<string> {
 }
 
 it("shows a merchant's balance per asset and a payout waiting for the offline procedure", async () => {
+  await showsBalanceAndWaitingPayout()
+})
+
+it('reads balances and waiting payouts through the command API, as the distributed shape does', async () => {
+  await fixture.close()
+  const calls: string[] = []
+  let client: HttpPaymentCommands | undefined
+  fixture = await openMerchantApiFixture({
+    outgoing: async (outgoing, handler) => {
+      const commandApi = buildCommandApi({
+        handler,
+        outgoing,
+        logger: createRootLogger({ service: 'command-api', level: 'silent' }),
+      })
+      commandApi.addHook('onRequest', async (request) => void calls.push(request.url))
+      await commandApi.listen({ host: '127.0.0.1', port: 0 })
+      const { port } = commandApi.server.address() as AddressInfo
+      client = createHttpPaymentCommands({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 5_000 })
+      cleanups.push(async () => {
+        await client?.close()
+        await commandApi.close()
+      })
+      return client
+    },
+    commands: () => client as HttpPaymentCommands,
+  })
+  calls.length = 0
+  await showsBalanceAndWaitingPayout()
+  // the pages asked payment-command over HTTP, not a store of their own
+  expect(calls).toContain('/internal/v1/outgoing/listOperatorOutgoing')
+  // the merchant API's GET /balances once, the operator's pages for each merchant and the detail
+  expect(calls.filter((url) => url === '/internal/v1/outgoing/getBalances').length).toBeGreaterThan(1)
+})
+
+async function showsBalanceAndWaitingPayout() {
   await paidPayment('100', '100000000')
   const payout = await fixture.send('POST', '/api/merchant/v1/payouts', {
     body: JSON.stringify({
@@ -292,4 +333,4 @@ it("shows a merchant's balance per asset and a payout waiting for the offline pr
   expect(outgoing.body).toContain(payoutId)
   expect(outgoing.body).toContain('40 USDT')
   expect(outgoing.body).toContain('TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf')
-})
+}
