@@ -66,13 +66,21 @@ export function operatorMessage(kind: 'error' | 'ok', text: string): string {
   return `<p class="message ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${e(text)}</p>`
 }
 
-/** a table in a focusable scroll region, named by its caption */
-function table(id: string, caption: string, headers: string[], rows: string[][], empty: string): string {
+/** a table in a focusable scroll region, named by its caption; amounts' columns aligned right */
+function table(
+  id: string,
+  caption: string,
+  headers: string[],
+  rows: string[][],
+  empty: string,
+  amountColumns: readonly number[] = [],
+): string {
   if (rows.length === 0) return `<p>${e(empty)}</p>`
+  const align = (index: number) => (amountColumns.includes(index) ? ' class="num"' : '')
   return `<div class="scroll" role="region" aria-labelledby="${id}" tabindex="0"><table>
 <caption id="${id}">${e(caption)}</caption>
-<thead><tr>${headers.map((header) => `<th scope="col">${e(header)}</th>`).join('')}</tr></thead>
-<tbody>${rows.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`).join('\n')}</tbody>
+<thead><tr>${headers.map((header, index) => `<th scope="col"${align(index)}>${e(header)}</th>`).join('')}</tr></thead>
+<tbody>${rows.map((cells) => `<tr>${cells.map((cell, index) => `<td${align(index)}>${cell}</td>`).join('')}</tr>`).join('\n')}</tbody>
 </table></div>`
 }
 
@@ -136,6 +144,7 @@ function balanceTable(frame: OperatorFrame, id: string, caption: string, balance
       num(balance.availableAmount),
     ]),
     t.noBalances,
+    [2, 3, 4, 5],
   )
 }
 
@@ -178,7 +187,7 @@ export function renderMerchantDetail(
   )
   const users = table(
     'users',
-    t.usersTable,
+    t.usersCaption,
     [t.email, t.role, t.state, ''],
     input.users.map((user) => [
       e(user.email),
@@ -246,6 +255,7 @@ ${balanceTable(frame, `balances-${index}`, `${t.balancesTable}: ${merchant.displ
       `<span class="num mono">${e(row.swept)}</span>`,
     ]),
     t.noSweeps,
+    [5, 6],
   )
   const next = input.nextHref ? `<p><a href="${e(input.nextHref)}">${e(t.next)}</a></p>` : ''
   return renderOperatorPage(
@@ -277,6 +287,7 @@ export function renderOutgoing(
           `<span class="nowrap">${e(row.createdAt)}</span>`,
         ]),
         `${network}: ${t.noOutgoing}`,
+        [3],
       ),
     )
     .join('\n')
