@@ -40,6 +40,9 @@ export function createObservationConsumer(options: ObservationConsumerOptions): 
         case 'progress':
           chainTimes.update(observation.network, observation.blockTime, observation.holds)
           break
+        case 'deposit':
+          // recorded by the deposit decider (deposit-observation-handler.ts) once wired; until then ignored
+          break
         case 'watching':
           await deadlines.markWatched(observation.paymentId, observation.observedAt)
           break
