@@ -2,7 +2,7 @@
 // addresses"): an address is written once, so a replay, or the gateway's write-through before it,
 // changes nothing.
 
-import { parseDepositAddressEventMessage } from '@chainpay/contracts'
+import { PaymentEventHeaders, parseDepositAddressEventMessage } from '@chainpay/contracts'
 import type { Logger, Service } from '@chainpay/platform'
 import {
   type Bus,
@@ -29,6 +29,9 @@ export function createDepositProjection(options: DepositProjectionOptions): Serv
     groupId: options.groupId ?? 'projection-deposits',
     ...options.retry,
     handle: async (consumed) => {
+      // the topic carries the deposits' events too (deposit-relay.ts): not the addresses' read model's
+      const type = consumed.headers[PaymentEventHeaders.eventType]
+      if (type !== undefined && type !== 'DepositAddressCreated') return
       const message = parseDepositAddressEventMessage(consumed.value)
       switch (message.type) {
         case 'DepositAddressCreated': {
