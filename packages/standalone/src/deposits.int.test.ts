@@ -89,8 +89,8 @@ describe('deposits at customers’ deposit addresses in standalone', () => {
       currency: 'USDT',
       amountUnits: '12500000',
     })
-    const { amountUnits, feeUnits, netUnits } = deposit.detected as Record<string, string>
-    expect(BigInt(feeUnits) + BigInt(netUnits)).toBe(BigInt(amountUnits))
+    const units = (field: string) => BigInt(String(deposit.detected?.[field]))
+    expect(units('feeUnits') + units('netUnits')).toBe(units('amountUnits'))
   })
 
   it('a deposit the chain drops before finality is in doubt, then dropped', { timeout: 60_000 }, async () => {
