@@ -68,6 +68,7 @@ export const mongoCollections = {
   accountSignatures: 'account_signatures',
   depositAddressesRead: 'deposit_addresses_read',
   depositAddressesWatched: 'deposit_addresses_watched',
+  depositsRead: 'deposits_read',
 } as const
 
 /**
