@@ -1,7 +1,8 @@
 // Deposits in a real standalone (decisions.md section 22; docs/api.md, "Deposits"): a transfer to a
 // customer's deposit address while no payment of it is open becomes a deposit, counted to confirmed
 // through the chain simulator; one the chain drops before finality is in doubt, then dropped. Read
-// from the deposits' streams in standalone's own database (GET /deposits is not built yet).
+// from the deposits' streams and the deposits' read model in standalone's own database (GET
+// /deposits is not built yet).
 
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
@@ -55,6 +56,14 @@ async function watched(address: string): Promise<void> {
   expect(found).toBe(true)
 }
 
+/** the deposit's status in the read model the projection fills */
+function projectedStatus(txHash: string): string | undefined {
+  const row = db
+    .prepare('SELECT status FROM deposits_read WHERE deposit_id = ?')
+    .get(depositIdOf('TRON', txHash, 0)) as { status: string } | undefined
+  return row?.status
+}
+
 async function until<T>(
   read: () => T | Promise<T>,
   done: (value: T) => boolean,
@@ -91,6 +100,12 @@ describe('deposits at customers’ deposit addresses in standalone', () => {
     })
     const units = (field: string) => BigInt(String(deposit.detected?.[field]))
     expect(units('feeUnits') + units('netUnits')).toBe(units('amountUnits'))
+    expect(
+      await until(
+        () => projectedStatus(txHash),
+        (status) => status === 'confirmed',
+      ),
+    ).toBe('confirmed')
   })
 
   it('a deposit the chain drops before finality is in doubt, then dropped', { timeout: 60_000 }, async () => {
@@ -114,5 +129,11 @@ describe('deposits at customers’ deposit addresses in standalone', () => {
     expect(deposit.types).toContain('DepositInDoubt')
     expect(deposit.types.at(-1)).toBe('DepositDropped')
     expect(deposit.types).not.toContain('DepositConfirmed')
+    expect(
+      await until(
+        () => projectedStatus(txHash),
+        (status) => status === 'dropped',
+      ),
+    ).toBe('dropped')
   })
 })
