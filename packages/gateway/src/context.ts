@@ -233,6 +233,7 @@ export async function buildGatewayContext(
           depositAddressCommands,
           depositAddressReadModel: stores.depositAddressReadModel(),
         },
+        deposits: { depositReadModel: stores.depositReadModel() },
         ...(extraRoutes ? { extraRoutes } : {}),
       }),
   })

@@ -1,12 +1,11 @@
 // Deposits in a real standalone (decisions.md section 22; docs/api.md, "Deposits"): a transfer to a
 // customer's deposit address while no payment of it is open becomes a deposit, counted to confirmed
 // through the chain simulator; one the chain drops before finality is in doubt, then dropped. Read
-// from the deposits' streams and the deposits' read model in standalone's own database (GET
-// /deposits is not built yet).
+// from the deposits' streams and the deposits' read model in standalone's own database and GET /deposits through the SDK.
 
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import { depositIdOf, toDepositStreamId } from '@chainpay/domain'
+import { depositIdOf, formatUnits, toDepositStreamId } from '@chainpay/domain'
 import { Chainpay } from '@chainpay/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pay } from './testing/flow.js'
@@ -106,6 +105,32 @@ describe('deposits at customers’ deposit addresses in standalone', () => {
         (status) => status === 'confirmed',
       ),
     ).toBe('confirmed')
+
+    // GET /deposits through the SDK: the customer's, confirmed, with the detected fee and net
+    const listed = await chainpay.deposits.list({ merchantUserId: user, status: 'confirmed' })
+    expect(listed).toEqual({
+      data: [
+        expect.objectContaining({
+          depositId: depositIdOf('TRON', txHash, 0),
+          merchantUserId: user,
+          network: 'TRON',
+          currency: 'USDT',
+          address,
+          txHash,
+          amount: '12.5',
+          status: 'confirmed',
+          confirmations: 20,
+          dropReason: null,
+        }),
+      ],
+      nextCursor: null,
+    })
+    const [shown] = listed.data
+    expect(shown?.fee).toBe(formatUnits(units('feeUnits'), 6))
+    expect(shown?.net).toBe(formatUnits(units('netUnits'), 6))
+    expect((await chainpay.deposits.list({ merchantUserId: user, status: 'dropped' })).data).toEqual([])
+    const refused = await chainpay.deposits.list({ status: 'lost' as never }).catch((error: unknown) => error)
+    expect(refused).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' })
   })
 
   it('a deposit the chain drops before finality is in doubt, then dropped', { timeout: 60_000 }, async () => {
@@ -135,5 +160,8 @@ describe('deposits at customers’ deposit addresses in standalone', () => {
         (status) => status === 'dropped',
       ),
     ).toBe('dropped')
+    expect((await chainpay.deposits.list({ merchantUserId: user })).data).toMatchObject([
+      { txHash, status: 'dropped', dropReason: 'EXPIRED', confirmedAt: null },
+    ])
   })
 })
