@@ -23,6 +23,7 @@ afterEach(async () => {
 function timeline(observations: ChainObservationMessage[], paymentId: string): string[] {
   return observations.flatMap((observation) => {
     if (observation.kind === 'progress') return [`progress ${observation.height}`]
+    if (observation.kind === 'deposit') return []
     if (observation.paymentId !== paymentId) return []
     if (observation.kind === 'watching') return ['watching']
     if (observation.kind === 'foreign_funds') return [`foreign ${observation.currency}`]
@@ -118,7 +119,13 @@ describe('coverage of newly watched addresses', () => {
     const after = (await harness.observations.settle()).slice(before)
     const label = (paymentId: string) => (paymentId === first.paymentId ? 'first' : 'second')
     expect(
-      after.map((o) => (o.kind === 'progress' ? `progress ${o.height}` : `${o.kind} ${label(o.paymentId)}`)),
+      after.map((o) =>
+        o.kind === 'progress'
+          ? `progress ${o.height}`
+          : o.kind === 'deposit'
+            ? o.kind
+            : `${o.kind} ${label(o.paymentId)}`,
+      ),
     ).toEqual([
       'transfer first',
       'watching first',

@@ -28,6 +28,12 @@ import {
 import { createScanHistory } from './backfill.js'
 import { createTransferTracker, matchTransfers, type TransferTracker } from './confirmations.js'
 import { createCoverage } from './coverage.js'
+import type { DepositWatch } from './deposit-addresses.js'
+import {
+  createDepositAddressConsumer,
+  createDepositPayeeOf,
+  createDepositWatch,
+} from './deposit-addresses.js'
 import { observationMessage } from './observations.js'
 import { createPayeeOf } from './payees.js'
 import { createPaymentEventConsumer } from './payment-event-consumer.js'
@@ -54,6 +60,8 @@ export interface ChainIndexerOptions {
    * reads every payment event, so that indexers of several networks never share a group's offsets
    */
   paymentEventsGroupId?: string
+  /** consumer group for deposit address events; default `chain-indexer-deposits.<network>` */
+  depositEventsGroupId?: string
   /** told how far behind the chain head it is after each scan; e.g. service-kit's `createServiceMetrics(...).chain` */
   metrics?: ChainIndexerMetrics
   /** the operator's treasuries: what they send is nobody's funds (TREASURY_ADDRESSES, docs/treasury.md) */
@@ -68,10 +76,14 @@ export interface ChainIndexerMetrics {
 export interface ChainIndexer extends Service, ReadinessReporter {
   readonly network: string
   readonly watchSet: WatchSet
+  /** the customers' deposit addresses watched (decisions.md section 22) */
+  readonly depositWatch: DepositWatch
   /** one iteration (what the running loop repeats); throws what went wrong */
   scanOnce(): Promise<void>
   /** handles one payment event message as the running indexer's subscription does */
   handlePaymentEvent(message: ConsumedMessage): Promise<void>
+  /** handles one deposit address event message as the running indexer's subscription does */
+  handleDepositEvent(message: ConsumedMessage): Promise<void>
 }
 
 const MAX_BACKOFF_MS = 10_000
@@ -106,6 +118,23 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     },
     watchSet,
   )
+  const depositWatch = createDepositWatch({ network, store })
+  const payeeOrDeposit = createDepositPayeeOf(
+    {
+      network,
+      registry: options.registry,
+      ...(options.treasuries ? { treasuries: options.treasuries } : {}),
+    },
+    depositWatch,
+    payeeOf,
+  )
+  const depositConsumer = createDepositAddressConsumer({
+    bus,
+    registry: options.registry,
+    watches: [depositWatch],
+    logger,
+    groupId: options.depositEventsGroupId ?? `chain-indexer-deposits.${network}`,
+  })
   const history = createScanHistory()
   const coverage = createCoverage({
     network,
@@ -141,10 +170,12 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
   let unpublishedProgress: ChainBlock | undefined
 
   const loadWatchSet = () => {
-    watchSetLoad ??= watchSet.load().catch((error: unknown) => {
-      watchSetLoad = undefined
-      throw error
-    })
+    watchSetLoad ??= Promise.all([watchSet.load(), depositWatch.load()])
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        watchSetLoad = undefined
+        throw error
+      })
     return watchSetLoad
   }
 
@@ -191,7 +222,7 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     const matched = matchTransfers(
       network,
       blocks,
-      (transfer) => current.tracker.withdrawnMatching(transfer) ?? payeeOf(transfer),
+      (transfer) => current.tracker.withdrawnMatching(transfer) ?? payeeOrDeposit(transfer),
     )
     history.record(blocks, clock.now().getTime())
     highestMatched = Math.max(highestMatched ?? last.height, last.height)
@@ -274,6 +305,7 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     name: `chain indexer ${network}`,
     network,
     watchSet,
+    depositWatch,
     notReadyReason: () => loop.notReadyReason(),
 
     async scanOnce() {
@@ -285,10 +317,16 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
       await consumer.handle(message)
     },
 
+    async handleDepositEvent(message) {
+      await loadWatchSet()
+      await depositConsumer.handle(message)
+    },
+
     async start() {
       if (loop.isRunning()) return
       const current = await loadState()
       await consumer.start()
+      await depositConsumer.start()
       loop.start()
       logger.info(
         { cursor: current.cursor, watched: watchSet.size, tracked: current.tracker.size },
@@ -297,7 +335,7 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     },
 
     async stop() {
-      await Promise.all([loop.stop(), consumer.stop()])
+      await Promise.all([loop.stop(), consumer.stop(), depositConsumer.stop()])
     },
   }
 }

@@ -4,12 +4,18 @@
 import type { ChainObservationMessage, TransferObservation, WatchingObservation } from '@chainpay/contracts'
 import type { DropReason } from '@chainpay/domain'
 import type { BusMessage, TrackedTransfer, WatchedAddress } from '@chainpay/ports'
+import { depositOwnerOf } from './deposit-payees.js'
 
 export const ObservationHeaders = { kind: 'observation-kind' } as const
 
 export function observationMessage(observation: ChainObservationMessage): BusMessage {
   return {
-    key: observation.kind === 'progress' ? observation.network : observation.paymentId,
+    key:
+      observation.kind === 'progress'
+        ? observation.network
+        : observation.kind === 'deposit'
+          ? observation.address
+          : observation.paymentId,
     value: JSON.stringify(observation),
     headers: { [ObservationHeaders.kind]: observation.kind },
   }
@@ -52,7 +58,8 @@ export function transferObservation(
 }
 
 /**
- * The bus message about a tracked transfer: a transfer observation, or for foreign funds a
+ * The bus message about a tracked transfer: a deposit observation for a deposit's (every status:
+ * the deposit follows the chain as a payment does), a transfer observation, or for foreign funds a
  * foreign_funds one while seen (they are recorded only once final, so their loss needs no report).
  */
 export function trackedObservation(
@@ -60,6 +67,28 @@ export function trackedObservation(
   report: TransferReport,
   observedAt: string,
 ): BusMessage | undefined {
+  const depositor = depositOwnerOf(transfer.paymentId)
+  if (depositor !== undefined && transfer.foreign !== null) {
+    return observationMessage({
+      kind: 'deposit',
+      network: transfer.network,
+      ...depositor,
+      address: transfer.owner ?? transfer.address,
+      txHash: transfer.txHash,
+      transferIndex: transfer.index,
+      currency: transfer.foreign.currency,
+      decimals: transfer.foreign.decimals,
+      amountUnits: transfer.amountUnits,
+      blockHeight: transfer.blockHeight,
+      blockTime: transfer.blockTime,
+      confirmations: transfer.confirmations,
+      requiredConfirmations: transfer.requiredConfirmations,
+      final: isFinal(report),
+      status: report.status,
+      dropReason: report.status === 'dropped' ? report.reason : null,
+      observedAt,
+    })
+  }
   if (transfer.foreign === null) return observationMessage(transferObservation(transfer, report, observedAt))
   if (report.status !== 'seen') return undefined
   return observationMessage({

@@ -98,6 +98,8 @@ function countingStore(store: ChainIndexerStore, probe: Probe): ChainIndexerStor
     saveFollowedAccount: counted('saveFollowedAccount', store.saveFollowedAccount.bind(store)),
     forgetFollowedAccount: counted('forgetFollowedAccount', store.forgetFollowedAccount.bind(store)),
     listFollowedAccounts: counted('listFollowedAccounts', store.listFollowedAccounts.bind(store)),
+    watchDepositAddress: counted('watchDepositAddress', store.watchDepositAddress.bind(store)),
+    listDepositAddresses: counted('listDepositAddresses', store.listDepositAddresses.bind(store)),
   }
 }
 

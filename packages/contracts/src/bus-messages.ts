@@ -127,12 +127,44 @@ export type WatchingObservation = {
   observedAt: string
 }
 
-/** Chain observations are keyed by paymentId (transfers, foreign funds, watching) or network (progress). */
+/**
+ * A transfer of a registry asset to a customer's deposit address that no open payment counts
+ * (docs/api.md, "Deposits"; decisions.md section 22), with a payment transfer's lifecycle: seen with
+ * confirmations (final once the chain made it so), in doubt on a fork, dropped.
+ */
+export type DepositObservation = {
+  kind: 'deposit'
+  network: string
+  merchantId: string
+  merchantUserId: string
+  /** the deposit address */
+  address: string
+  txHash: string
+  transferIndex: number
+  currency: string
+  decimals: number
+  amountUnits: string
+  blockHeight: number
+  blockTime: string
+  confirmations: number
+  /** the network's requirement when the indexer first saw the transfer */
+  requiredConfirmations: number
+  final: boolean
+  status: 'seen' | 'in_doubt' | 'dropped'
+  dropReason: DropReason | null
+  observedAt: string
+}
+
+/**
+ * Chain observations are keyed by paymentId (transfers, foreign funds, watching), the deposit
+ * address (deposits) or network (progress).
+ */
 export type ChainObservationMessage =
   | TransferObservation
   | ForeignFundsObservation
   | ChainProgressObservation
   | WatchingObservation
+  | DepositObservation
 
 /** A bus message that does not parse or validate; marked `poison` so that the bus dead-letters it. */
 export class MessageFormatError extends Error {

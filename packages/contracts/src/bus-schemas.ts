@@ -8,6 +8,7 @@ import { Compile } from 'typebox/compile'
 import type {
   ChainObservationMessage,
   ChainProgressObservation,
+  DepositObservation,
   ForeignFundsObservation,
   PaymentEventMessage,
   TransferObservation,
@@ -138,11 +139,37 @@ export const WatchingObservationSchema = Type.Object(
 )
 true satisfies MutuallyAssignable<Static<typeof WatchingObservationSchema>, WatchingObservation>
 
+export const DepositObservationSchema = Type.Object(
+  {
+    kind: Type.Literal('deposit'),
+    network: Type.String({ minLength: 1 }),
+    merchantId: Type.String({ minLength: 1 }),
+    merchantUserId: Type.String({ minLength: 1 }),
+    address: Type.String({ minLength: 1 }),
+    txHash: Type.String({ minLength: 1 }),
+    transferIndex: Type.Integer({ minimum: 0 }),
+    currency: Type.String({ minLength: 1 }),
+    decimals: Type.Integer({ minimum: 0 }),
+    amountUnits: UnitsSchema,
+    blockHeight: Type.Integer({ minimum: 0 }),
+    blockTime: TimestampSchema,
+    confirmations: Type.Integer({ minimum: 0 }),
+    requiredConfirmations: Type.Integer({ minimum: 1 }),
+    final: Type.Boolean(),
+    status: StringEnum(['seen', 'in_doubt', 'dropped']),
+    dropReason: Nullable(StringEnum(['EXPIRED', 'REVERTED'])),
+    observedAt: TimestampSchema,
+  },
+  strict,
+)
+true satisfies MutuallyAssignable<Static<typeof DepositObservationSchema>, DepositObservation>
+
 export const ChainObservationMessageSchema = Type.Union([
   TransferObservationSchema,
   ForeignFundsObservationSchema,
   ChainProgressObservationSchema,
   WatchingObservationSchema,
+  DepositObservationSchema,
 ])
 true satisfies MutuallyAssignable<Static<typeof ChainObservationMessageSchema>, ChainObservationMessage>
 
@@ -152,6 +179,7 @@ const observationValidators = {
   foreign_funds: Compile(ForeignFundsObservationSchema),
   progress: Compile(ChainProgressObservationSchema),
   watching: Compile(WatchingObservationSchema),
+  deposit: Compile(DepositObservationSchema),
 } as const
 
 function parseJson(what: string, json: string): unknown {
@@ -211,6 +239,6 @@ export function parseChainObservationMessage(json: string): ChainObservationMess
     throw new MessageFormatError(`chain observation message (${kind}): ${describeProblems(validator, value)}`)
   }
   throw new MessageFormatError(
-    `chain observation message: kind must be 'transfer', 'foreign_funds', 'progress' or 'watching', got ${JSON.stringify(kind)}`,
+    `chain observation message: kind must be 'transfer', 'foreign_funds', 'progress', 'watching' or 'deposit', got ${JSON.stringify(kind)}`,
   )
 }

@@ -156,12 +156,12 @@ describe('parseChainObservationMessage', () => {
     [
       'no kind',
       { ...progressObservation, kind: undefined },
-      "kind must be 'transfer', 'foreign_funds', 'progress' or 'watching', got undefined",
+      "kind must be 'transfer', 'foreign_funds', 'progress', 'watching' or 'deposit', got undefined",
     ],
     [
       'an unknown kind',
       { ...progressObservation, kind: 'reorg' },
-      `kind must be 'transfer', 'foreign_funds', 'progress' or 'watching', got "reorg"`,
+      `kind must be 'transfer', 'foreign_funds', 'progress', 'watching' or 'deposit', got "reorg"`,
     ],
   ])('rejects a message with %s', (_case, message, problem) => {
     expect(() => parseChainObservationMessage(JSON.stringify(message))).toThrow(problem)

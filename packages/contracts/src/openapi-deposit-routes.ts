@@ -1,7 +1,7 @@
 // The merchant API's deposit addresses (docs/api.md, "Deposit addresses"; decisions.md section 22):
 // their wire schemas and OpenAPI paths, spread into buildOpenApiDocument.
 
-import { MERCHANT_USER_ID_MAX_LENGTH } from '@chainpay/domain'
+import { DECIMAL_AMOUNT_PATTERN, MERCHANT_USER_ID_MAX_LENGTH } from '@chainpay/domain'
 import Type, { type Static, type TSchema } from 'typebox'
 import { Nullable, StringEnum, strict, TimestampSchema } from './schema-kit.js'
 
@@ -42,6 +42,48 @@ export const DepositAddressListQuerySchema = Type.Object(
   strict,
 )
 
+const Decimal = Type.String({ pattern: DECIMAL_AMOUNT_PATTERN })
+
+/** a deposit (docs/api.md, "Deposits"): amounts in decimal text of the currency */
+export const DepositViewSchema = Type.Object(
+  {
+    depositId: Type.String(),
+    merchantUserId: MerchantUserId,
+    network: Type.String(),
+    currency: Type.String(),
+    address: Type.String({ description: "the customer's deposit address" }),
+    txHash: Type.String(),
+    transferIndex: Type.Integer({ minimum: 0 }),
+    amount: Decimal,
+    fee: Decimal,
+    net: Decimal,
+    status: StringEnum(['detected', 'confirmed', 'in_doubt', 'dropped'] as const),
+    confirmations: Type.Integer({ minimum: 0 }),
+    requiredConfirmations: Type.Integer({ minimum: 0 }),
+    blockTime: TimestampSchema,
+    detectedAt: TimestampSchema,
+    confirmedAt: Nullable(TimestampSchema),
+    dropReason: Nullable(StringEnum(['EXPIRED', 'REVERTED'] as const)),
+  },
+  strict,
+)
+export type DepositWireView = Static<typeof DepositViewSchema>
+
+export const DepositListSchema = Type.Object(
+  { data: Type.Array(DepositViewSchema), nextCursor: Nullable(Type.String()) },
+  strict,
+)
+
+export const DepositListQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Type.String()),
+    cursor: Type.Optional(Type.String()),
+    merchantUserId: Type.Optional(Type.String()),
+    status: Type.Optional(Type.String()),
+  },
+  strict,
+)
+
 const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema))
 const ref = (kind: 'schemas' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` })
 const json = (description: string, schema: string) => ({
@@ -68,6 +110,8 @@ export const depositRouteSchemas = {
   DepositAddress: plain(DepositAddressViewSchema),
   DepositAddressList: plain(DepositAddressListSchema),
   CreateDepositAddressRequest: plain(CreateDepositAddressBodySchema),
+  Deposit: plain(DepositViewSchema),
+  DepositList: plain(DepositListSchema),
 }
 
 export const depositRoutePaths = {
@@ -96,6 +140,21 @@ export const depositRoutePaths = {
         query('merchantUserId', "one customer's addresses"),
       ],
       responses: { '200': json('A page of deposit addresses', 'DepositAddressList'), ...errors },
+    },
+  },
+  '/deposits': {
+    get: {
+      tags,
+      operationId: 'listDeposits',
+      summary:
+        "Arrivals at the merchant's customers' deposit addresses that no payment counted, newest first",
+      parameters: [
+        query('limit', '1 to 100, default 20'),
+        query('cursor', 'the nextCursor of the page before'),
+        query('merchantUserId', "one customer's deposits"),
+        query('status', 'detected, confirmed, in_doubt or dropped'),
+      ],
+      responses: { '200': json('A page of deposits', 'DepositList'), ...errors },
     },
   },
 }

@@ -37,6 +37,7 @@ import {
 } from './rate-limit.js'
 import { refundClaimRoutes } from './refund-claim/refund-claim-routes.js'
 import { type DepositAddressRoutesDeps, depositAddressRoutes } from './routes/deposit-addresses.js'
+import { type DepositRoutesDeps, depositRoutes } from './routes/deposits.js'
 import { type InvoiceRoutesDeps, invoiceRoutes } from './routes/invoices.js'
 import { outgoingRoutes } from './routes/outgoing.js'
 import { createOutgoingReading, type OutgoingReading } from './routes/outgoing-reading.js'
@@ -85,6 +86,8 @@ export interface GatewayDeps {
   dashboard?: DashboardDeps
   /** customers' deposit addresses (docs/api.md, "Deposit addresses"); absent: none */
   depositAddresses?: DepositAddressRoutesDeps
+  /** deposits at those addresses (docs/api.md, "Deposits"); absent: none */
+  deposits?: DepositRoutesDeps
 }
 
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
@@ -146,6 +149,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
         })
       }
       if (deps.depositAddresses) await merchantApi.register(depositAddressRoutes, deps.depositAddresses)
+      if (deps.deposits) await merchantApi.register(depositRoutes, deps.deposits)
       if (deps.webhooks) {
         const webhookDeps = { ...deps.webhooks, merchants: deps.merchants }
         await merchantApi.register(webhookEndpointRoutes, webhookDeps)

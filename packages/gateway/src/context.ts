@@ -236,6 +236,7 @@ export async function buildGatewayContext(
           depositAddressCommands,
           depositAddressReadModel: stores.depositAddressReadModel(),
         },
+        deposits: { depositReadModel: stores.depositReadModel() },
         ...(extraRoutes ? { extraRoutes } : {}),
       }),
   })

@@ -12,6 +12,7 @@ import type {
   CheckpointStore,
   DashboardUserStore,
   DepositAddressReadModel,
+  DepositReadModel,
   InvoiceReadModel,
   MerchantStore,
   MerchantWalletStore,
@@ -32,6 +33,7 @@ import {
   createMongoDeadlineStore,
   createMongoDeliveryStore,
   createMongoDepositAddressReadModel,
+  createMongoDepositReadModel,
   createMongoInvoiceReadModel,
   createMongoMerchantStore,
   createMongoMerchantWalletStore,
@@ -54,6 +56,7 @@ import {
   createSqliteDeadlineStore,
   createSqliteDeliveryStore,
   createSqliteDepositAddressReadModel,
+  createSqliteDepositReadModel,
   createSqliteInvoiceReadModel,
   createSqliteMerchantStore,
   createSqliteMerchantWalletStore,
@@ -114,6 +117,8 @@ export interface Stores {
   receivedNet(): ReceivedNetTotals
   /** customers' deposit addresses (docs/api.md, "Deposit addresses") */
   depositAddressReadModel(): DepositAddressReadModel
+  /** deposits at customers' deposit addresses (docs/api.md, "Deposits") */
+  depositReadModel(): DepositReadModel
   deliveries(): WebhookDeliveryStore
   merchants(): MerchantStore
   /** merchants' own wallets: payment-command's alone, where addresses are derived (docs/security.md) */
@@ -195,6 +200,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       outgoingReadModel: () => createMongoOutgoingReadModel(db),
       receivedNet: () => createMongoReceivedNetTotals(db),
       depositAddressReadModel: () => createMongoDepositAddressReadModel(db),
+      depositReadModel: () => createMongoDepositReadModel(db),
       deliveries: () => createMongoDeliveryStore(db),
       merchants: () => createMongoMerchantStore(db),
       merchantWallets: () => createMongoMerchantWalletStore(db),
@@ -214,6 +220,7 @@ export async function openInfrastructure(options: InfrastructureOptions): Promis
       outgoingReadModel: () => createSqliteOutgoingReadModel(sqliteDb()),
       receivedNet: () => createSqliteReceivedNetTotals(sqliteDb()),
       depositAddressReadModel: () => createSqliteDepositAddressReadModel(sqliteDb()),
+      depositReadModel: () => createSqliteDepositReadModel(sqliteDb()),
       deliveries: () => createSqliteDeliveryStore(sqliteDb()),
       merchants: () => createSqliteMerchantStore(sqliteDb()),
       merchantWallets: () => createSqliteMerchantWalletStore(sqliteDb()),

@@ -30,6 +30,7 @@ import { createChainTimeTracker } from './chain-times.js'
 import { createPaymentCommandHandler } from './command-handler.js'
 import type { PaymentCommandConfig } from './config.js'
 import { createDepositAddressHandler } from './deposit-address-handler.js'
+import { createDepositObservationHandler } from './deposit-observation-handler.js'
 import { createDepositRelay } from './deposit-relay.js'
 import { createDeadlineKeeper, createExpiryScheduler } from './expiry.js'
 import { buildCommandApi } from './http/command-api.js'
@@ -253,7 +254,20 @@ export async function buildPaymentCommandContext(
         paymentState: async (paymentId) => (await loadPayment(eventStore, paymentId)).state,
         logger,
       }),
-      createObservationConsumer({ bus, handler, chainTimes, deadlines, logger }),
+      createObservationConsumer({
+        bus,
+        handler,
+        deposits: createDepositObservationHandler({
+          eventStore,
+          merchants: stores.merchants(),
+          registry,
+          clock,
+          logger,
+        }),
+        chainTimes,
+        deadlines,
+        logger,
+      }),
       expiry,
       invoiceRelay,
       createInvoiceDeadlineKeeper({ bus, deadlines, logger }),

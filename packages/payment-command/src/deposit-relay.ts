@@ -1,14 +1,17 @@
-// Publishes the deposit address streams on Topics.depositEvents (docs/api.md, "Deposit addresses"),
+// Publishes the deposit address streams and the deposits' streams on Topics.depositEvents (docs/api.md, "Deposit addresses"),
 // from a checkpoint of their own, as the invoices' relay does (invoice-keeper.ts): the projection
 // builds the read model the merchant's lists are answered from.
 
-import { depositAddressEventBusMessage } from '@chainpay/contracts'
+import { depositAddressEventBusMessage, depositEventBusMessage, parseDepositEvent } from '@chainpay/contracts'
 import { DEPOSIT_ADDRESS_STREAM_PREFIX } from '@chainpay/domain'
 import type { Logger, ReadinessReporter, Service } from '@chainpay/platform'
 import { type Bus, type CheckpointStore, type EventStore, Topics } from '@chainpay/ports'
 import { toDepositAddressEvent } from './deposit-address-handler.js'
 import { storedSchemaVersion } from './payment-stream.js'
 import { createEventRelay } from './relay.js'
+
+/** the prefix both kinds of stream share: deposit addresses' and deposits' (toDepositStreamId) */
+const DEPOSIT_STREAMS_PREFIX = 'deposit-'
 
 export function createDepositRelay(options: {
   eventStore: EventStore
@@ -20,17 +23,28 @@ export function createDepositRelay(options: {
     ...options,
     checkpointName: 'relay:deposit-events',
     streams: {
-      prefix: DEPOSIT_ADDRESS_STREAM_PREFIX,
+      // `deposit-`: the deposit address streams (deposit-address-...) and the deposits' (deposit-<id>)
+      prefix: DEPOSIT_STREAMS_PREFIX,
       topic: Topics.depositEvents,
       toMessage: (recorded) =>
-        depositAddressEventBusMessage({
-          eventId: recorded.eventId,
-          streamId: recorded.streamId,
-          revision: recorded.revision,
-          schemaVersion: storedSchemaVersion(recorded),
-          recordedAt: recorded.recordedAt,
-          ...toDepositAddressEvent(recorded),
-        }),
+        recorded.streamId.startsWith(DEPOSIT_ADDRESS_STREAM_PREFIX)
+          ? depositAddressEventBusMessage({
+              eventId: recorded.eventId,
+              streamId: recorded.streamId,
+              revision: recorded.revision,
+              schemaVersion: storedSchemaVersion(recorded),
+              recordedAt: recorded.recordedAt,
+              ...toDepositAddressEvent(recorded),
+            })
+          : depositEventBusMessage({
+              eventId: recorded.eventId,
+              streamId: recorded.streamId,
+              depositId: recorded.streamId.slice(DEPOSIT_STREAMS_PREFIX.length),
+              revision: recorded.revision,
+              schemaVersion: storedSchemaVersion(recorded),
+              recordedAt: recorded.recordedAt,
+              ...parseDepositEvent(recorded.type, storedSchemaVersion(recorded), recorded.data),
+            }),
     },
   })
 }

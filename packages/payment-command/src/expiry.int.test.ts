@@ -512,6 +512,7 @@ describe('createExpiryScheduler', () => {
     const consumer = createObservationConsumer({
       bus,
       handler: side.handler,
+      deposits: side.deposits,
       chainTimes,
       deadlines,
       logger: side.logger,

@@ -23,6 +23,7 @@ describe('createObservationConsumer', () => {
     const consumer = createObservationConsumer({
       bus,
       handler: side.handler,
+      deposits: side.deposits,
       chainTimes,
       deadlines: createSqliteDeadlineStore(side.db),
       logger: side.logger,
@@ -99,6 +100,7 @@ describe('createObservationConsumer', () => {
     const consumer = createObservationConsumer({
       bus,
       handler: side.handler,
+      deposits: side.deposits,
       chainTimes: createChainTimeTracker(),
       deadlines,
       logger: side.logger,
@@ -150,6 +152,7 @@ describe('createObservationConsumer', () => {
           return side.handler.recordObservation(observation)
         },
       },
+      deposits: side.deposits,
       chainTimes: createChainTimeTracker(),
       deadlines: createSqliteDeadlineStore(side.db),
       logger: side.logger,

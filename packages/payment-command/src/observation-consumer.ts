@@ -1,5 +1,5 @@
 // Turns the chain watcher's observations into payment commands: transfers and foreign funds are
-// decided on the payment's stream; progress moves the chain time, and a watching report marks the payment's
+// decided on the payment's stream, deposits on the deposit's; progress moves the chain time, and a watching report marks the payment's
 // deadline, both of which expiry waits for.
 
 import { parseChainObservationMessage } from '@chainpay/contracts'
@@ -13,10 +13,13 @@ import {
 } from '@chainpay/ports'
 import type { ChainTimeTracker } from './chain-times.js'
 import type { PaymentCommandHandler } from './command-handler.js'
+import type { DepositObservationHandler } from './deposit-observation-handler.js'
 
 export interface ObservationConsumerOptions {
   bus: Bus
   handler: Pick<PaymentCommandHandler, 'recordObservation'>
+  /** deposits at customers' deposit addresses (decisions.md section 22) */
+  deposits: Pick<DepositObservationHandler, 'record'>
   chainTimes: Pick<ChainTimeTracker, 'update'>
   deadlines: Pick<PaymentDeadlineStore, 'markWatched'>
   logger: Logger
@@ -24,7 +27,7 @@ export interface ObservationConsumerOptions {
 }
 
 export function createObservationConsumer(options: ObservationConsumerOptions): Service {
-  const { bus, handler, chainTimes, deadlines, logger } = options
+  const { bus, handler, deposits, chainTimes, deadlines, logger } = options
   return consumerService(bus, {
     name: 'chain observation consumer',
     logger,
@@ -39,6 +42,9 @@ export function createObservationConsumer(options: ObservationConsumerOptions): 
           break
         case 'progress':
           chainTimes.update(observation.network, observation.blockTime, observation.holds)
+          break
+        case 'deposit':
+          await deposits.record(observation)
           break
         case 'watching':
           await deadlines.markWatched(observation.paymentId, observation.observedAt)

@@ -98,6 +98,20 @@ export interface ChainIndexerStore {
   saveFollowedAccount(network: string, account: FollowedAccount): Promise<void>
   forgetFollowedAccount(network: string, account: string): Promise<void>
   listFollowedAccounts(network: string): Promise<FollowedAccount[]>
+  /**
+   * a customer's deposit address, watched for as long as it exists (decisions.md section 22).
+   * Idempotent on (network, address): watching it again changes nothing.
+   */
+  watchDepositAddress(address: WatchedDepositAddress): Promise<void>
+  listDepositAddresses(network: string): Promise<WatchedDepositAddress[]>
+}
+
+/** a customer's deposit address on one network, with whose it is */
+export interface WatchedDepositAddress {
+  network: string
+  address: string
+  merchantId: string
+  merchantUserId: string
 }
 
 /** an account of a payment's address that the Solana address watcher follows */

@@ -56,6 +56,7 @@ export async function buildProjectionContext(
   const depositProjection = createDepositProjection({
     bus: infrastructure.bus(),
     depositAddresses: infrastructure.stores.depositAddressReadModel(),
+    deposits: infrastructure.stores.depositReadModel(),
     logger,
   })
   const healthPort = healthService({

@@ -2,12 +2,19 @@
 // addresses"): an address is written once, so a replay, or the gateway's write-through before it,
 // changes nothing.
 
-import { parseDepositAddressEventMessage } from '@chainpay/contracts'
+import {
+  isDepositEventType,
+  PaymentEventHeaders,
+  parseDepositAddressEventMessage,
+  parseDepositEventMessage,
+} from '@chainpay/contracts'
+import { evolveDeposit, initialDepositState } from '@chainpay/domain'
 import type { Logger, Service } from '@chainpay/platform'
 import {
   type Bus,
   consumerService,
   type DepositAddressReadModel,
+  type DepositReadModel,
   type SubscribeOptions,
   Topics,
 } from '@chainpay/ports'
@@ -15,9 +22,36 @@ import {
 export interface DepositProjectionOptions {
   bus: Bus
   depositAddresses: DepositAddressReadModel
+  /** deposits at the addresses (docs/api.md, "Deposits"); their events are skipped without it */
+  deposits?: DepositReadModel
   logger: Logger
   groupId?: string
   retry?: Pick<SubscribeOptions, 'retryDelayMs' | 'maxRetryDelayMs'>
+}
+
+/**
+ * folds a deposit event into the deposit as the read model keeps it: once per stream revision (a
+ * replay changes nothing), in the stream's order (the topic is keyed by deposit)
+ */
+export async function projectDeposit(
+  deposits: DepositReadModel,
+  value: string,
+  logger: Logger,
+): Promise<void> {
+  const message = parseDepositEventMessage(value)
+  const stored = await deposits.get(message.depositId)
+  if (stored !== null && stored.revision >= message.revision) return
+  const before = message.type === 'DepositDetected' ? initialDepositState : stored?.state
+  if (before === undefined) {
+    logger.warn(
+      { depositId: message.depositId, type: message.type, revision: message.revision },
+      'deposit event before its DepositDetected: skipped; replay the topic from the start to rebuild the deposits',
+    )
+    return
+  }
+  const state = evolveDeposit(before, message)
+  if (state.status === 'none') return
+  await deposits.save({ depositId: message.depositId, revision: message.revision, state })
 }
 
 export function createDepositProjection(options: DepositProjectionOptions): Service {
@@ -29,6 +63,13 @@ export function createDepositProjection(options: DepositProjectionOptions): Serv
     groupId: options.groupId ?? 'projection-deposits',
     ...options.retry,
     handle: async (consumed) => {
+      // the topic carries the deposits' events too (deposit-relay.ts)
+      const type = consumed.headers[PaymentEventHeaders.eventType]
+      if (type !== undefined && isDepositEventType(type)) {
+        if (options.deposits !== undefined) await projectDeposit(options.deposits, consumed.value, logger)
+        return
+      }
+      if (type !== undefined && type !== 'DepositAddressCreated') return
       const message = parseDepositAddressEventMessage(consumed.value)
       switch (message.type) {
         case 'DepositAddressCreated': {

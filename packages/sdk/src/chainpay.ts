@@ -1,7 +1,7 @@
 // The merchant API, typed: one method per endpoint of docs/api.md, lists as pages and as async
 // iteration over every item.
 
-import { DepositAddressesApi } from './deposits.js'
+import { DepositAddressesApi, DepositsApi } from './deposits.js'
 import { createTransport, type HttpOptions, type Transport } from './http.js'
 import { BalancesApi, PayoutsApi, RefundsApi } from './outgoing.js'
 import type {
@@ -252,6 +252,7 @@ export class Chainpay {
   readonly payouts: PayoutsApi
   readonly balances: BalancesApi
   readonly depositAddresses: DepositAddressesApi
+  readonly deposits: DepositsApi
 
   constructor(options: ChainpayOptions) {
     const send = createTransport(options)
@@ -263,5 +264,6 @@ export class Chainpay {
     this.payouts = new PayoutsApi(send)
     this.balances = new BalancesApi(send)
     this.depositAddresses = new DepositAddressesApi(send)
+    this.deposits = new DepositsApi(send)
   }
 }

@@ -1,5 +1,5 @@
 // Customers' deposit addresses (docs/api.md, "Deposit addresses"): one address per customer and
-// chain family, asked for as often as you like.
+// chain family, asked for as often as you like; and the deposits that arrive there ("Deposits").
 
 import type { Transport } from './http.js'
 import type { Page } from './types.js'
@@ -58,5 +58,52 @@ export class DepositAddressesApi {
         retry: 'always',
       })
     ).data
+  }
+}
+
+/** an arrival at a customer's deposit address that no payment counted (docs/api.md, "Deposits") */
+export interface Deposit {
+  depositId: string
+  merchantUserId: string
+  network: string
+  currency: string
+  address: string
+  txHash: string
+  transferIndex: number
+  /** decimal text of the currency; fee and net under your fee policy when it was detected */
+  amount: string
+  fee: string
+  net: string
+  status: DepositStatus
+  confirmations: number
+  requiredConfirmations: number
+  blockTime: string
+  detectedAt: string
+  confirmedAt: string | null
+  dropReason: 'EXPIRED' | 'REVERTED' | null
+}
+
+export type DepositStatus = 'detected' | 'confirmed' | 'in_doubt' | 'dropped'
+
+export interface ListDepositsParams {
+  /** 1 to 100, default 20 */
+  limit?: number
+  cursor?: string
+  merchantUserId?: string
+  status?: DepositStatus
+}
+
+export class DepositsApi {
+  constructor(private readonly send: Transport) {}
+
+  /** GET /deposits: one page, newest first */
+  async list(params: ListDepositsParams = {}): Promise<Page<Deposit>> {
+    const query = {
+      limit: params.limit === undefined ? undefined : String(params.limit),
+      cursor: params.cursor,
+      merchantUserId: params.merchantUserId,
+      status: params.status,
+    }
+    return (await this.send<Page<Deposit>>({ method: 'GET', path: '/deposits', query, retry: 'always' })).data
   }
 }

@@ -10,10 +10,14 @@ export {
 } from './chainpay.js'
 export {
   type CreateDepositAddressParams,
+  type Deposit,
   type DepositAddress,
   DepositAddressesApi,
+  type DepositStatus,
+  DepositsApi,
   type EnsuredDepositAddress,
   type ListDepositAddressesParams,
+  type ListDepositsParams,
 } from './deposits.js'
 export {
   type ApiErrorCode,

@@ -3,6 +3,7 @@ import {
   type TrackedTransfer,
   translateFailures,
   type WatchedAddress,
+  type WatchedDepositAddress,
 } from '@chainpay/ports'
 import type { Collection, Db, Filter } from 'mongodb'
 import { type IndexSpec, mongoCollections } from './collections.js'
@@ -35,6 +36,11 @@ interface FollowedAccountDocument {
   state?: string | null
 }
 
+interface DepositAddressDocument extends WatchedDepositAddress {
+  /** `${network}:${address}` */
+  _id: string
+}
+
 interface TrackedDocument extends TrackedTransfer {
   /** `${network}:${txHash}:${index}` */
   _id: string
@@ -57,6 +63,11 @@ export const chainIndexerIndexes: IndexSpec[] = [
     name: 'account_signatures_by_network',
     key: { network: 1, account: 1 },
   },
+  {
+    collection: mongoCollections.depositAddressesWatched,
+    name: 'deposit_addresses_watched_by_network',
+    key: { network: 1, address: 1 },
+  },
 ]
 
 /**
@@ -69,6 +80,9 @@ export function createMongoChainIndexerStore(db: Db): ChainIndexerStore {
   const cursors: Collection<CursorDocument> = db.collection(mongoCollections.chainCursors)
   const watched: Collection<WatchedDocument> = db.collection(mongoCollections.watchedAddresses)
   const tracked: Collection<TrackedDocument> = db.collection(mongoCollections.trackedTransfers)
+  const depositAddresses: Collection<DepositAddressDocument> = db.collection(
+    mongoCollections.depositAddressesWatched,
+  )
   const followedAccounts: Collection<FollowedAccountDocument> = db.collection(
     mongoCollections.accountSignatures,
   )
@@ -144,6 +158,26 @@ export function createMongoChainIndexerStore(db: Db): ChainIndexerStore {
           owner: owner ?? null,
           lastSignature: signature,
           state: state ?? null,
+        }))
+      },
+
+      async watchDepositAddress(entry) {
+        const { network, address, merchantId, merchantUserId } = entry
+        // $setOnInsert: watching it again changes nothing
+        await depositAddresses.updateOne(
+          { _id: `${network}:${address}` },
+          { $setOnInsert: { network, address, merchantId, merchantUserId } },
+          { upsert: true },
+        )
+      },
+
+      async listDepositAddresses(network) {
+        const documents = await depositAddresses.find({ network }).sort({ address: 1 }).toArray()
+        return documents.map(({ network, address, merchantId, merchantUserId }) => ({
+          network,
+          address,
+          merchantId,
+          merchantUserId,
         }))
       },
 

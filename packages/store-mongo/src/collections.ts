@@ -67,6 +67,8 @@ export const mongoCollections = {
   trackedTransfers: 'tracked_transfers',
   accountSignatures: 'account_signatures',
   depositAddressesRead: 'deposit_addresses_read',
+  depositAddressesWatched: 'deposit_addresses_watched',
+  depositsRead: 'deposits_read',
 } as const
 
 /**

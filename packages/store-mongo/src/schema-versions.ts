@@ -6,6 +6,7 @@ import { dashboardUserIndexes } from './dashboard-users.js'
 import { deadlineIndexes } from './deadlines.js'
 import { deliveryIndexes } from './deliveries.js'
 import { depositAddressReadModelIndexes } from './deposit-address-read-model.js'
+import { depositReadModelIndexes } from './deposit-read-model.js'
 import { invoiceReadModelIndexes } from './invoice-read-model.js'
 import { merchantWalletIndexes } from './merchant-wallets.js'
 import { merchantIndexes } from './merchants.js'
@@ -274,6 +275,19 @@ export const mongoComponents: readonly MongoComponent[] = [
       indexMigration('the last signature listed per account (Solana by address)', chainIndexerIndexes, [
         'account_signatures_by_network',
       ]),
+      indexMigration("customers' deposit addresses watched, by network", chainIndexerIndexes, [
+        'deposit_addresses_watched_by_network',
+      ]),
+    ],
+  },
+  {
+    component: `read-model:${mongoCollections.depositsRead}`,
+    migrations: [
+      indexMigration(
+        'deposits, listed by merchant and by user',
+        depositReadModelIndexes,
+        depositReadModelIndexes.map((index) => index.name),
+      ),
     ],
   },
 ]

@@ -101,6 +101,20 @@ export const chainIndexerMigrations: readonly SqliteMigration[] = [
         DROP TABLE account_signatures;
       `),
   },
+  {
+    // decisions.md section 22: a customer's deposit address is watched for as long as it exists
+    description: 'deposit addresses watched',
+    apply: (db) =>
+      db.exec(`
+        CREATE TABLE deposit_addresses_watched (
+          network TEXT NOT NULL,
+          address TEXT NOT NULL,
+          merchant_id TEXT NOT NULL,
+          merchant_user_id TEXT NOT NULL,
+          PRIMARY KEY (network, address)
+        ) STRICT;
+      `),
+  },
 ]
 
 /**
@@ -148,6 +162,14 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
   const deleteFollowedAccount = db.prepare('DELETE FROM followed_accounts WHERE network = ? AND account = ?')
   const selectFollowedAccounts = db.prepare(
     'SELECT account, owner, last_signature, state FROM followed_accounts WHERE network = ? ORDER BY account',
+  )
+
+  const insertDepositAddress = db.prepare(`
+    INSERT OR IGNORE INTO deposit_addresses_watched (network, address, merchant_id, merchant_user_id)
+    VALUES (?, ?, ?, ?)
+  `)
+  const selectDepositAddresses = db.prepare(
+    'SELECT * FROM deposit_addresses_watched WHERE network = ? ORDER BY address',
   )
 
   // every write with the other writes of this turn in one commit (group-commit.ts)
@@ -237,6 +259,21 @@ export function createSqliteChainIndexerStore(db: DatabaseSync): ChainIndexerSto
           owner: row.owner as string | null,
           lastSignature: row.last_signature as string | null,
           state: row.state as string | null,
+        }))
+      },
+
+      async watchDepositAddress(entry) {
+        await write(() =>
+          insertDepositAddress.run(entry.network, entry.address, entry.merchantId, entry.merchantUserId),
+        )
+      },
+
+      async listDepositAddresses(network) {
+        return selectDepositAddresses.all(network).map((row) => ({
+          network: row.network as string,
+          address: row.address as string,
+          merchantId: row.merchant_id as string,
+          merchantUserId: row.merchant_user_id as string,
         }))
       },
 

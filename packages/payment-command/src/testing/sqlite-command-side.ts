@@ -29,6 +29,10 @@ import {
   type PaymentCommandHandler,
   type PaymentCommandHandlerDeps,
 } from '../command-handler.js'
+import {
+  createDepositObservationHandler,
+  type DepositObservationHandler,
+} from '../deposit-observation-handler.js'
 import { createMerchantWallets, type MerchantWalletKeeper } from '../merchant-wallets.js'
 
 export const TEST_MNEMONIC =
@@ -54,6 +58,8 @@ export interface SqliteCommandSide {
   /** the key `secretBox` seals with */
   secretKey: string
   handler: PaymentCommandHandler
+  /** deposits at customers' deposit addresses, on the same event store */
+  deposits: DepositObservationHandler
   logger: Logger
   close(): Promise<void>
 }
@@ -152,6 +158,13 @@ export function openSqliteCommandSide(
     secretBox,
     secretKey,
     handler,
+    deposits: createDepositObservationHandler({
+      eventStore,
+      merchants,
+      registry: options.registry ?? defaultAssetRegistry,
+      clock,
+      logger,
+    }),
     logger,
     async close() {
       await eventStore.close()

@@ -183,6 +183,18 @@ export function describeChainIndexerStoreContract(
       expect(await store.listFollowedAccounts('SOLANA')).toEqual([relisted])
       expect(await store.listFollowedAccounts('SOLANA_DEVNET')).toEqual([{ ...listed, account: 'acc1' }])
     })
+
+    it('keeps each deposit address of a network once, whoever watches it again', async () => {
+      const bob = { network: 'TRON', address: 'TB', merchantId: 'mer_1', merchantUserId: 'bob' }
+      const alice = { network: 'TRON', address: 'TA', merchantId: 'mer_1', merchantUserId: 'alice:1' }
+      await store.watchDepositAddress(bob)
+      await store.watchDepositAddress(alice)
+      await store.watchDepositAddress({ ...bob, merchantUserId: 'other' })
+      await store.watchDepositAddress({ ...bob, network: 'TRON_NILE' })
+      expect(await store.listDepositAddresses('TRON')).toEqual([alice, bob])
+      expect(await store.listDepositAddresses('TRON_NILE')).toEqual([{ ...bob, network: 'TRON_NILE' }])
+      expect(await store.listDepositAddresses('SOLANA')).toEqual([])
+    })
   })
 }
 
