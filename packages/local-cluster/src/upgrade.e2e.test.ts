@@ -126,6 +126,7 @@ describe('upgrade from b991541 (distributed)', () => {
       'merchant-wallets',
       'merchants',
       'read-model:deposit_addresses_read',
+      'read-model:deposits_read',
       'read-model:invoices_read',
       'read-model:notifier_invoices',
       'read-model:notifier_payments',

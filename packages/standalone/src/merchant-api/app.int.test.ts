@@ -352,6 +352,7 @@ describe('health, readiness and the OpenAPI document', () => {
       '/balances',
       // deposit addresses per customer (docs/api.md, "Deposit addresses")
       '/deposit-addresses',
+      '/deposits',
       // the customer's page, tagged checkout, at the origin's root
       '/pay/{token}',
       '/pay/{token}/status',
