@@ -341,6 +341,9 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
       ),
     listUsers: (merchantId: string) => users.listUsers(merchantId),
     listAudit: users.listAudit.bind(users),
+    /** an entry in the merchant's audit log for a change the user made on another page */
+    recordAudit: (user: DashboardUser, action: string, subject: string) =>
+      audit(user.merchantId, user.email, action, subject),
   }
 }
 

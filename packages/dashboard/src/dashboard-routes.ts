@@ -51,6 +51,7 @@ import {
 import { DASHBOARD_STYLES } from './dashboard-styles.js'
 import { type DashboardLanguage, dashboardTexts, pickDashboardLanguage } from './dashboard-texts.js'
 import { newTotpSecret, totpUri } from './totp.js'
+import { type OpsDeps, registerOpsRoutes } from './webhook-routes.js'
 
 export interface DashboardDeps {
   accounts: DashboardAccounts
@@ -64,6 +65,8 @@ export interface DashboardDeps {
   checkoutLinks: { urlOf(paymentId: string): string }
   /** PUBLIC_URL: the origin forms must come from, the cookie's attributes */
   publicUrl: string
+  /** the webhook pages: the merchant API's use cases (webhook-routes.ts); absent: none */
+  webhooks?: OpsDeps['webhooks']
 }
 
 const PAGE_SIZE = 25
@@ -535,6 +538,19 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
       renderSessions(frame, await accounts.listSessions(signed.user), signed.sessionHash),
     )
   })
+
+  // webhook endpoints and deliveries, the CSV export (webhook-routes.ts)
+  await registerOpsRoutes(
+    app,
+    {
+      base,
+      signedIn,
+      frameOf: (request, signed) => frameOf(request, { ...signed, sessionHash: '' }),
+      html,
+      field,
+    },
+    { accounts, readModel: deps.readModel, webhooks: deps.webhooks },
+  )
 
   app.post('/sessions/:sessionHash/revoke', async (request: AnyRequest, reply) => {
     const signed = await signedIn(request, reply, 'read')

@@ -4,6 +4,7 @@
 // memory at a time. Amounts are the decimal strings the API shows (exact, never a JS number); a
 // cell that a spreadsheet would read as a formula is neutralised (OWASP, "CSV Injection").
 
+import { PaymentStatuses } from '@chainpay/contracts'
 import { toPaymentView } from '@chainpay/domain'
 import type { PaymentDocument, PaymentListQuery, PaymentReadModel } from '@chainpay/ports'
 
@@ -105,4 +106,45 @@ export async function* paymentCsvChunks(
     if (page.length < pageSize || last === undefined) return
     after = { createdAt: last.state.created.createdAt, paymentId: last.paymentId }
   }
+}
+
+/** the payments list's filters as typed in its form (docs/dashboard.md, "Finding a payment") */
+export interface PaymentListFilters {
+  status: string
+  network: string
+  currency: string
+  /** YYYY-MM-DD, from the start of that day (UTC) */
+  createdFrom: string
+  /** YYYY-MM-DD, before the start of that day (UTC) */
+  createdTo: string
+}
+
+/** the read model's query of the filters (empty: not applied), or the name of the one that is bad */
+export function paymentListQueryOf(
+  merchantId: string,
+  filters: PaymentListFilters,
+): { query: Omit<PaymentListQuery, 'limit' | 'after'> } | { problem: keyof PaymentListFilters } {
+  const query: Omit<PaymentListQuery, 'limit' | 'after'> = { merchantId }
+  if (filters.status !== '') {
+    if (!(PaymentStatuses as readonly string[]).includes(filters.status)) return { problem: 'status' }
+    query.statuses = [filters.status as (typeof PaymentStatuses)[number]]
+  }
+  if (filters.network !== '') query.network = filters.network
+  if (filters.currency !== '') query.currency = filters.currency.toUpperCase()
+  for (const name of ['createdFrom', 'createdTo'] as const) {
+    if (filters[name] === '') continue
+    const day = dayStart(filters[name])
+    if (day === null) return { problem: name }
+    query[name] = day
+  }
+  return { query }
+}
+
+/** the start of a day typed in a date field (YYYY-MM-DD), as payments record instants; null if none */
+function dayStart(text: string): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return null
+  const time = Date.parse(`${text}T00:00:00.000Z`)
+  if (Number.isNaN(time)) return null
+  const instant = new Date(time).toISOString()
+  return instant.startsWith(text) ? instant : null
 }

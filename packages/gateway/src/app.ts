@@ -16,6 +16,8 @@ import {
   type HttpRequestMetrics,
   healthRoutes,
   type MetricsExposition,
+  webhookDeliveryActions,
+  webhookEndpointActions,
 } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { merchantAuthentication } from './auth.js'
@@ -150,7 +152,19 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
           group: 'dashboard',
           answers: rateLimitedAnswers,
         })
-        await dashboard.register(dashboardRoutes, deps.dashboard as DashboardDeps)
+        // the webhook pages do what the merchant API's webhook routes do, with the same deps
+        const webhookDeps = deps.webhooks ? { ...deps.webhooks, merchants: deps.merchants } : undefined
+        await dashboard.register(dashboardRoutes, {
+          ...(deps.dashboard as DashboardDeps),
+          ...(webhookDeps
+            ? {
+                webhooks: {
+                  endpoints: webhookEndpointActions(webhookDeps),
+                  deliveries: webhookDeliveryActions(webhookDeps),
+                },
+              }
+            : {}),
+        })
       },
       { prefix: '/dashboard' },
     )
