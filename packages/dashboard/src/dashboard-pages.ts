@@ -5,6 +5,7 @@
 
 import type { DashboardAuditEntry, DashboardRole, DashboardSession, DashboardUser } from '@chainpay/ports'
 import type { DashboardLanguage, DashboardTexts } from './dashboard-texts.js'
+import { webhookTexts } from './webhook-texts.js'
 
 export function escapeHtml(text: string): string {
   return text
@@ -24,7 +25,7 @@ export interface PageFrame {
   base: string
   /** signed in: who, and the session's CSRF token for the forms */
   user?: { email: string; role: DashboardRole; csrf: string } | undefined
-  current?: 'payments' | 'audit' | 'users' | 'sessions'
+  current?: 'payments' | 'webhooks' | 'audit' | 'users' | 'sessions'
 }
 
 export function csrfField(frame: PageFrame): string {
@@ -38,6 +39,7 @@ export function renderPage(frame: PageFrame, title: string, body: string, narrow
   const navigation = frame.user
     ? `<nav aria-label="${e(t.nav)}"><ul>
         ${link('payments', t.payments)}
+        ${link('webhooks', webhookTexts[frame.language].webhooks)}
         ${frame.user.role === 'owner' ? link('users', t.users) + link('audit', t.audit) : ''}
         ${link('sessions', t.sessions)}
         <li><form class="inline" method="post" action="${frame.base}/sign-out">${csrfField(frame)}<button type="submit" class="secondary">${e(t.signOut)}</button></form></li>
@@ -207,10 +209,20 @@ ${rows}
   <input type="hidden" name="lang" value="${frame.language}">
   <div class="actions"><button type="submit">${e(t.search)}</button><a class="button secondary" href="${frame.base}/payments?lang=${frame.language}">${e(t.reset)}</a></div>
 </form>
+<p><a class="button secondary" id="export-csv" href="${e(exportHref(frame, filters))}" download>${e(webhookTexts[frame.language].exportCsv)}</a></p>
 ${input.problem ? message('error', t.invalidFilter(input.problem)) : ''}
 ${table}
 ${input.nextHref ? `<p><a class="button secondary" href="${e(input.nextHref)}">${e(t.next)}</a></p>` : ''}`,
   )
+}
+
+/** the CSV export of the list's filters (the search field is not a filter: webhook-routes.ts) */
+function exportHref(frame: PageFrame, filters: PaymentFilters): string {
+  const query = new URLSearchParams({ lang: frame.language })
+  for (const name of ['status', 'network', 'currency', 'createdFrom', 'createdTo'] as const) {
+    if (filters[name] !== '') query.set(name, filters[name])
+  }
+  return `${frame.base}/payments.csv?${query}`
 }
 
 const HISTORY_FIELDS = new Set([
@@ -240,6 +252,8 @@ export function renderPaymentDetail(
     fields: [label: string, value: string, mono?: boolean][]
     checkoutUrl: string
     history: HistoryRow[]
+    /** the payment's webhook deliveries (webhook-routes.ts) */
+    deliveriesHref?: string | undefined
   },
 ): string {
   const t = frame.texts
@@ -273,6 +287,7 @@ export function renderPaymentDetail(
 ${fields}
 <div><dt>${e(t.checkoutPage)}</dt><dd class="mono"><a href="${e(input.checkoutUrl)}">${e(input.checkoutUrl)}</a></dd></div>
 </dl></section>
+${input.deliveriesHref ? `<p><a href="${e(input.deliveriesHref)}">${e(webhookTexts[frame.language].deliveries)}</a></p>` : ''}
 <section aria-labelledby="history-title"><h2 id="history-title">${e(t.history)}</h2>
 <p class="hint">${e(t.historyTable)}</p>
 <ol class="history">

@@ -417,7 +417,16 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     return html(
       reply,
       200,
-      renderPaymentDetail(frame, { fields, checkoutUrl: view.checkoutUrl, history: rows }),
+      renderPaymentDetail(frame, {
+        fields,
+        checkoutUrl: view.checkoutUrl,
+        history: rows,
+        ...(deps.webhooks
+          ? {
+              deliveriesHref: `${base}/webhooks/deliveries?paymentId=${view.paymentId}&lang=${frame.language}`,
+            }
+          : {}),
+      }),
     )
   })
 
@@ -545,7 +554,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     {
       base,
       signedIn,
-      frameOf: (request, signed) => frameOf(request, { ...signed, sessionHash: '' }),
+      frameOf: (request, signed, current) => frameOf(request, { ...signed, sessionHash: '' }, current),
       html,
       field,
     },

@@ -37,7 +37,11 @@ export interface OpsKit {
     reply: FastifyReply,
     action: DashboardAction,
   ): Promise<{ user: DashboardUser; sessionId: string } | null>
-  frameOf(request: AnyRequest, signed: { user: DashboardUser; sessionId: string }): PageFrame
+  frameOf(
+    request: AnyRequest,
+    signed: { user: DashboardUser; sessionId: string },
+    current?: PageFrame['current'],
+  ): PageFrame
   html(reply: FastifyReply, code: number, page: string): FastifyReply
   field(body: unknown, name: string): string | undefined
 }
@@ -94,7 +98,7 @@ export async function registerOpsRoutes(app: FastifyInstance, kit: OpsKit, deps:
       problem?: string
     } = {},
   ) => {
-    const frame = kit.frameOf(request, signed)
+    const frame = kit.frameOf(request, signed, 'webhooks')
     return kit.html(
       reply,
       code,
@@ -186,7 +190,7 @@ export async function registerOpsRoutes(app: FastifyInstance, kit: OpsKit, deps:
     notice?: { kind: 'ok' | 'error'; text: string },
     code = 200,
   ) => {
-    const frame = kit.frameOf(request, signed)
+    const frame = kit.frameOf(request, signed, 'webhooks')
     const w = textsOf(frame)
     const paymentId = first(request.query.paymentId)?.trim() || undefined
     const status = first(request.query.status)?.trim() || undefined
