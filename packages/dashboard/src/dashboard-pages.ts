@@ -32,7 +32,13 @@ export function csrfField(frame: PageFrame): string {
   return frame.user ? `<input type="hidden" name="csrf" value="${e(frame.user.csrf)}">` : ''
 }
 
-export function renderPage(frame: PageFrame, title: string, body: string, narrow = false): string {
+export function renderPage(
+  frame: PageFrame,
+  title: string,
+  body: string,
+  narrow = false,
+  script?: string,
+): string {
   const t = frame.texts
   const link = (key: NonNullable<PageFrame['current']>, label: string) =>
     `<li><a href="${frame.base}/${key}"${frame.current === key ? ' aria-current="page"' : ''}>${e(label)}</a></li>`
@@ -54,6 +60,7 @@ export function renderPage(frame: PageFrame, title: string, body: string, narrow
 <meta name="referrer" content="no-referrer">
 <title>${e(title)} · ${e(t.product)}</title>
 <link rel="stylesheet" href="${frame.base}/assets/dashboard.css">
+${script ? `<script src="${e(script)}" defer></script>` : ''}
 </head>
 <body>
 <a class="skip" href="#content">${e(t.skip)}</a>
@@ -254,6 +261,8 @@ export function renderPaymentDetail(
     history: HistoryRow[]
     /** the payment's webhook deliveries (webhook-routes.ts) */
     deliveriesHref?: string | undefined
+    /** while the payment can change: what the live script watches (live-updates.ts) */
+    live?: { statusUrl: string; revision: number } | undefined
   },
 ): string {
   const t = frame.texts
@@ -283,7 +292,9 @@ export function renderPaymentDetail(
   return renderPage(
     frame,
     t.detail,
-    `<section class="card" aria-labelledby="summary-title"><h2 id="summary-title">${e(t.detail)}</h2><dl>
+    `<section class="card" aria-labelledby="summary-title"${
+      input.live ? ` data-status-url="${e(input.live.statusUrl)}" data-revision="${input.live.revision}"` : ''
+    }><h2 id="summary-title">${e(t.detail)}</h2><dl>
 ${fields}
 <div><dt>${e(t.checkoutPage)}</dt><dd class="mono"><a href="${e(input.checkoutUrl)}">${e(input.checkoutUrl)}</a></dd></div>
 </dl></section>
@@ -293,6 +304,8 @@ ${input.deliveriesHref ? `<p><a href="${e(input.deliveriesHref)}">${e(webhookTex
 <ol class="history">
 ${history}
 </ol></section>`,
+    false,
+    input.live ? `${frame.base}/assets/live.js` : undefined,
   )
 }
 

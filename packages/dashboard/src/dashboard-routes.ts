@@ -50,6 +50,7 @@ import {
 } from './dashboard-pages.js'
 import { DASHBOARD_STYLES } from './dashboard-styles.js'
 import { type DashboardLanguage, dashboardTexts, pickDashboardLanguage } from './dashboard-texts.js'
+import { SETTLED_STATUSES } from './live-updates.js'
 import { newTotpSecret, totpUri } from './totp.js'
 import { type OpsDeps, registerOpsRoutes } from './webhook-routes.js'
 
@@ -103,7 +104,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
   app.addHook('onSend', async (_request, reply) => {
     reply.header(
       'content-security-policy',
-      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
     )
     reply.header('x-frame-options', 'DENY')
     reply.header('referrer-policy', 'no-referrer')
@@ -421,6 +422,12 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
         fields,
         checkoutUrl: view.checkoutUrl,
         history: rows,
+        // while it can still change, the page follows it (live-updates.ts)
+        ...(SETTLED_STATUSES.includes(view.status)
+          ? {}
+          : {
+              live: { statusUrl: `${base}/payments/${view.paymentId}/status`, revision: document.revision },
+            }),
         ...(deps.webhooks
           ? {
               deliveriesHref: `${base}/webhooks/deliveries?paymentId=${view.paymentId}&lang=${frame.language}`,

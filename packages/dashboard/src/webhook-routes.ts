@@ -18,6 +18,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type DashboardAction, mayDo } from './access-rules.js'
 import type { DashboardAccounts } from './dashboard-accounts.js'
 import { type PageFrame, renderMessagePage } from './dashboard-pages.js'
+import { LIVE_SCRIPT, SETTLED_STATUSES } from './live-updates.js'
 import { paymentCsvChunks, paymentListQueryOf } from './payments-csv.js'
 import { renderWebhookDeliveries, renderWebhookEndpoints } from './webhook-pages.js'
 import { webhookTexts } from './webhook-texts.js'
@@ -48,7 +49,7 @@ export interface OpsKit {
 
 export interface OpsDeps {
   accounts: Pick<DashboardAccounts, 'recordAudit'>
-  readModel: Pick<PaymentReadModel, 'list'>
+  readModel: Pick<PaymentReadModel, 'get' | 'list'>
   /** the merchant API's webhook use cases; absent: no webhook pages */
   webhooks?: { endpoints: WebhookEndpointActions; deliveries: WebhookDeliveryActions } | undefined
 }
@@ -56,6 +57,27 @@ export interface OpsDeps {
 export async function registerOpsRoutes(app: FastifyInstance, kit: OpsKit, deps: OpsDeps): Promise<void> {
   const { base } = kit
   const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)
+
+  // live updates of a payment's page (live-updates.ts): the script, and the revision it watches
+  app.get('/assets/live.js', async (_request, reply) =>
+    reply
+      .header('cache-control', 'public, max-age=3600')
+      .type('text/javascript; charset=utf-8')
+      .send(LIVE_SCRIPT),
+  )
+  app.get('/payments/:paymentId/status', async (request: AnyRequest, reply) => {
+    const signed = await kit.signedIn(request, reply, 'read')
+    if (signed === null) return reply
+    const document = await deps.readModel.get((request.params.paymentId ?? '').toLowerCase())
+    if (document === null || document.merchantId !== signed.user.merchantId) {
+      return reply.code(404).type('application/json').send({ error: 'not found' })
+    }
+    return reply.type('application/json').send({
+      revision: document.revision,
+      status: document.state.status,
+      settled: SETTLED_STATUSES.includes(document.state.status),
+    })
+  })
 
   // the payments list's filters applied, every page of the read model streamed (payments-csv.ts)
   app.get('/payments.csv', async (request: AnyRequest, reply) => {

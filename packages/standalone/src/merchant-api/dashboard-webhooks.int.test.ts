@@ -230,3 +230,43 @@ describe('the dashboard: payments export', () => {
     expect(bad.statusCode).toBe(400)
   })
 })
+
+describe('the dashboard: live updates', () => {
+  it("a pending payment's page follows its revision with the same-origin script; a settled one stops", async () => {
+    const created = await fixture.create({ amount: '10.5', currency: 'USDT', network: 'TRON' })
+    const { paymentId } = json<{ paymentId: string }>(created)
+    const { cookie } = await signedIn('viewer@shop.example', 'viewer')
+
+    const page = await get(`/dashboard/payments/${paymentId}`, cookie)
+    expect(page.statusCode).toBe(200)
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'; connect-src 'self'")
+    expect(page.body).toContain('<script src="/dashboard/assets/live.js" defer></script>')
+    const document = await fixture.readModel.get(paymentId)
+    expect(page.body).toContain(
+      `data-status-url="/dashboard/payments/${paymentId}/status" data-revision="${document?.revision}"`,
+    )
+    const script = await get('/dashboard/assets/live.js', cookie)
+    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8')
+    expect(script.body).toContain('data-status-url')
+
+    const status = async () =>
+      json<{ revision: number; settled: boolean }>(
+        await get(`/dashboard/payments/${paymentId}/status`, cookie),
+      )
+    expect(await status()).toEqual({ revision: document?.revision, status: 'pending', settled: false })
+    // the projection moves it on: the status answers the new revision, and the page stops following
+    if (document === null) throw new Error('the payment is in the read model')
+    await fixture.readModel.save({
+      ...document,
+      revision: document.revision + 1,
+      state: { ...document.state, status: 'expired' },
+    })
+    expect(await status()).toEqual({ revision: document.revision + 1, status: 'expired', settled: true })
+    expect((await get(`/dashboard/payments/${paymentId}`, cookie)).body).not.toContain('live.js')
+    // another merchant's, or none: nothing said about it
+    expect((await get('/dashboard/payments/pay_unknown/status', cookie)).statusCode).toBe(404)
+    expect((await get(`/dashboard/payments/${paymentId}/status`, 'chainpay_session=nope')).statusCode).toBe(
+      303,
+    )
+  })
+})
