@@ -25,7 +25,7 @@ export interface PageFrame {
   base: string
   /** signed in: who, and the session's CSRF token for the forms */
   user?: { email: string; role: DashboardRole; csrf: string } | undefined
-  current?: 'payments' | 'webhooks' | 'audit' | 'users' | 'sessions'
+  current?: 'payments' | 'volume' | 'webhooks' | 'audit' | 'users' | 'sessions'
 }
 
 export function csrfField(frame: PageFrame): string {
@@ -45,6 +45,7 @@ export function renderPage(
   const navigation = frame.user
     ? `<nav aria-label="${e(t.nav)}"><ul>
         ${link('payments', t.payments)}
+        ${link('volume', webhookTexts[frame.language].volume)}
         ${link('webhooks', webhookTexts[frame.language].webhooks)}
         ${frame.user.role === 'owner' ? link('users', t.users) + link('audit', t.audit) : ''}
         ${link('sessions', t.sessions)}
@@ -223,7 +224,7 @@ ${input.nextHref ? `<p><a class="button secondary" href="${e(input.nextHref)}">$
   )
 }
 
-/** the CSV export of the list's filters (the search field is not a filter: webhook-routes.ts) */
+/** the CSV export of the list's filters (the search field is not a filter: ops-routes.ts) */
 function exportHref(frame: PageFrame, filters: PaymentFilters): string {
   const query = new URLSearchParams({ lang: frame.language })
   for (const name of ['status', 'network', 'currency', 'createdFrom', 'createdTo'] as const) {
@@ -259,7 +260,7 @@ export function renderPaymentDetail(
     fields: [label: string, value: string, mono?: boolean][]
     checkoutUrl: string
     history: HistoryRow[]
-    /** the payment's webhook deliveries (webhook-routes.ts) */
+    /** the payment's webhook deliveries (ops-routes.ts) */
     deliveriesHref?: string | undefined
     /** while the payment can change: what the live script watches (live-updates.ts) */
     live?: { statusUrl: string; revision: number } | undefined

@@ -51,8 +51,8 @@ import {
 import { DASHBOARD_STYLES } from './dashboard-styles.js'
 import { type DashboardLanguage, dashboardTexts, pickDashboardLanguage } from './dashboard-texts.js'
 import { SETTLED_STATUSES } from './live-updates.js'
+import { type OpsDeps, registerOpsRoutes } from './ops-routes.js'
 import { newTotpSecret, totpUri } from './totp.js'
-import { type OpsDeps, registerOpsRoutes } from './webhook-routes.js'
 
 export interface DashboardDeps {
   accounts: DashboardAccounts
@@ -66,7 +66,7 @@ export interface DashboardDeps {
   checkoutLinks: { urlOf(paymentId: string): string }
   /** PUBLIC_URL: the origin forms must come from, the cookie's attributes */
   publicUrl: string
-  /** the webhook pages: the merchant API's use cases (webhook-routes.ts); absent: none */
+  /** the webhook pages: the merchant API's use cases (ops-routes.ts); absent: none */
   webhooks?: OpsDeps['webhooks']
 }
 
@@ -555,7 +555,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     )
   })
 
-  // webhook endpoints and deliveries, the CSV export (webhook-routes.ts)
+  // webhook endpoints and deliveries, the CSV export (ops-routes.ts)
   await registerOpsRoutes(
     app,
     {

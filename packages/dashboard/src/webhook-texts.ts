@@ -43,6 +43,14 @@ export const webhookTexts = {
     anyStatus: 'any',
     filter: 'Show',
     exportCsv: 'Export as CSV',
+    volume: 'Volume',
+    volumeIntro:
+      'What settled payments received per day over the last 30 days (UTC), by the day they were created.',
+    day: 'Day',
+    received: 'Received',
+    perDay: (asset: string) => `${asset} received per day`,
+    noVolume: 'No settled payment in the last 30 days.',
+    truncated: 'More payments than the page reads: the sums are partial. Use the CSV export for all of them.',
   },
   de: {
     webhooks: 'Webhooks',
@@ -83,6 +91,15 @@ export const webhookTexts = {
     anyStatus: 'alle',
     filter: 'Anzeigen',
     exportCsv: 'Als CSV exportieren',
+    volume: 'Volumen',
+    volumeIntro:
+      'Was abgeschlossene Zahlungen in den letzten 30 Tagen (UTC) pro Tag erhalten haben, nach dem Tag ihrer Erstellung.',
+    day: 'Tag',
+    received: 'Erhalten',
+    perDay: (asset: string) => `${asset} erhalten pro Tag`,
+    noVolume: 'Keine abgeschlossene Zahlung in den letzten 30 Tagen.',
+    truncated:
+      'Mehr Zahlungen, als die Seite liest: Die Summen sind unvollständig. Der CSV-Export enthält alle.',
   },
 } satisfies Record<DashboardLanguage, Record<string, unknown>>
 

@@ -270,3 +270,30 @@ describe('the dashboard: live updates', () => {
     )
   })
 })
+
+describe('the dashboard: volume', () => {
+  it("draws each asset's settled volume as an SVG with a table of the exact amounts", async () => {
+    const created = await fixture.create({ amount: '10.5', currency: 'USDT', network: 'TRON' })
+    const { paymentId } = json<{ paymentId: string }>(created)
+    const document = await fixture.readModel.get(paymentId)
+    if (document === null) throw new Error('the payment is in the read model')
+    // settled as the projection would leave it, created today (the fixture's clock)
+    await fixture.readModel.save({
+      ...document,
+      revision: document.revision + 1,
+      state: {
+        ...document.state,
+        status: 'confirmed',
+        receivedUnits: '10500001',
+        created: { ...document.state.created, createdAt: new Date().toISOString() },
+      },
+    })
+    const { cookie } = await signedIn('viewer@shop.example', 'viewer')
+    const page = await get('/dashboard/volume', cookie)
+    expect(page.statusCode).toBe(200)
+    expect(page.body).toContain('<h2 id="volume-0">USDT · TRON</h2>')
+    expect(page.body).toMatch(/<svg class="chart"[^>]*aria-hidden="true"/)
+    expect(page.body).toContain('<td class="num">10.500001</td>')
+    expect(page.body).not.toContain('<script')
+  })
+})

@@ -17,9 +17,11 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type DashboardAction, mayDo } from './access-rules.js'
 import type { DashboardAccounts } from './dashboard-accounts.js'
-import { type PageFrame, renderMessagePage } from './dashboard-pages.js'
+import { escapeHtml, message, type PageFrame, renderMessagePage, renderPage } from './dashboard-pages.js'
 import { LIVE_SCRIPT, SETTLED_STATUSES } from './live-updates.js'
+import { dailyVolume } from './payment-volume.js'
 import { paymentCsvChunks, paymentListQueryOf } from './payments-csv.js'
+import { volumeSections } from './volume-chart.js'
 import { renderWebhookDeliveries, renderWebhookEndpoints } from './webhook-pages.js'
 import { webhookTexts } from './webhook-texts.js'
 
@@ -106,9 +108,32 @@ export async function registerOpsRoutes(app: FastifyInstance, kit: OpsKit, deps:
       .send(Readable.from(paymentCsvChunks(deps.readModel, parsed.query)))
   })
 
+  const textsOf = (frame: PageFrame) => webhookTexts[frame.language]
+
+  // daily volume per asset, last 30 days (payment-volume.ts, volume-chart.ts)
+  app.get('/volume', async (request: AnyRequest, reply) => {
+    const signed = await kit.signedIn(request, reply, 'read')
+    if (signed === null) return reply
+    const frame = kit.frameOf(request, signed, 'volume')
+    const w = textsOf(frame)
+    const volume = await dailyVolume(deps.readModel, signed.user.merchantId, new Date())
+    const body =
+      volume.series.length === 0
+        ? `<p role="status">${escapeHtml(w.noVolume)}</p>`
+        : volumeSections(volume, { day: w.day, amount: w.received, caption: w.perDay })
+    return kit.html(
+      reply,
+      200,
+      renderPage(
+        frame,
+        w.volume,
+        `<p>${escapeHtml(w.volumeIntro)}</p>${volume.truncated ? message('error', w.truncated) : ''}\n${body}`,
+      ),
+    )
+  })
+
   const { webhooks } = deps
   if (webhooks === undefined) return
-  const textsOf = (frame: PageFrame) => webhookTexts[frame.language]
 
   const endpointsPage = async (
     request: AnyRequest,
