@@ -14,7 +14,9 @@ const GAP = 2
 
 /** the bars of one asset, as an SVG image; the figures are in volumeTable */
 export function volumeSvg(days: readonly string[], series: VolumeSeries): string {
-  const max = series.units.reduce((most, units) => (units > most ? units : most), 0n)
+  // bigint: Math.max would take numbers only
+  let max = 0n
+  for (const units of series.units) if (units > max) max = units
   const slot = WIDTH / days.length
   const bars = series.units
     .map((units, index) => {
