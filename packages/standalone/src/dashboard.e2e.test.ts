@@ -189,6 +189,14 @@ it('an owner sets up TOTP, signs in with a code and finds a payment by its tx ha
   expect(csv).toContain('paymentId,status,createdAt,network,currency,tokenStandard,amount,')
   expect(csv).toMatch(new RegExp(`\r\n${paymentId},confirmed,[^\r]*,TRON,USDT,TRC20,10,10,10,`))
 
+  // the Volume page's chart and table, and the Webhooks page: axe clean
+  await page.getByRole('link', { name: 'Volume' }).click()
+  await page.getByRole('heading', { name: 'USDT · TRON' }).waitFor()
+  expect(await seriousViolations(page)).toEqual([])
+  await page.getByRole('link', { name: 'Webhooks' }).click()
+  await page.getByRole('heading', { name: 'Webhook endpoints' }).waitFor()
+  expect(await seriousViolations(page)).toEqual([])
+
   expect(requests.filter((url) => new URL(url).origin !== origin)).toEqual([])
   await context.close()
 })
