@@ -362,6 +362,9 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
       ),
     listUsers: (merchantId: string) => users.listUsers(merchantId),
     listAudit: users.listAudit.bind(users),
+    /** an entry in the merchant's audit log for a change the user made on another page */
+    recordUserAudit: (user: DashboardUser, action: string, subject: string) =>
+      audit(user.merchantId, user.email, action, subject),
   }
 
   // One sign-in per account at a time, and a few in all: a burst of guesses sent at once would all

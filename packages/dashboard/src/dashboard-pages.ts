@@ -7,6 +7,7 @@ import type { DashboardAuditEntry, DashboardRole, DashboardSession, DashboardUse
 import { apiKeyTexts } from './api-key-texts.js'
 import type { DashboardLanguage, DashboardTexts } from './dashboard-texts.js'
 import { moneyTexts } from './money-texts.js'
+import { webhookTexts } from './webhook-texts.js'
 
 export function escapeHtml(text: string): string {
   return text
@@ -26,14 +27,20 @@ export interface PageFrame {
   base: string
   /** signed in: who, and the session's CSRF token for the forms */
   user?: { email: string; role: DashboardRole; csrf: string } | undefined
-  current?: 'payments' | 'audit' | 'users' | 'sessions' | 'refunds' | 'api-keys'
+  current?: 'payments' | 'volume' | 'webhooks' | 'audit' | 'users' | 'sessions' | 'refunds' | 'api-keys'
 }
 
 export function csrfField(frame: PageFrame): string {
   return frame.user ? `<input type="hidden" name="csrf" value="${e(frame.user.csrf)}">` : ''
 }
 
-export function renderPage(frame: PageFrame, title: string, body: string, narrow = false): string {
+export function renderPage(
+  frame: PageFrame,
+  title: string,
+  body: string,
+  narrow = false,
+  script?: string,
+): string {
   const t = frame.texts
   const link = (key: NonNullable<PageFrame['current']>, label: string) =>
     `<li><a href="${frame.base}/${key}"${frame.current === key ? ' aria-current="page"' : ''}>${e(label)}</a></li>`
@@ -41,6 +48,8 @@ export function renderPage(frame: PageFrame, title: string, body: string, narrow
     ? `<nav aria-label="${e(t.nav)}"><ul>
         ${link('payments', t.payments)}
         ${link('refunds', moneyTexts[frame.language].refunds)}
+        ${link('volume', webhookTexts[frame.language].volume)}
+        ${link('webhooks', webhookTexts[frame.language].webhooks)}
         ${frame.user.role === 'owner' ? link('users', t.users) + link('audit', t.audit) + link('api-keys', apiKeyTexts[frame.language].apiKeys) : ''}
         ${link('sessions', t.sessions)}
         <li><form class="inline" method="post" action="${frame.base}/sign-out">${csrfField(frame)}<button type="submit" class="secondary">${e(t.signOut)}</button></form></li>
@@ -55,6 +64,7 @@ export function renderPage(frame: PageFrame, title: string, body: string, narrow
 <meta name="referrer" content="no-referrer">
 <title>${e(title)} · ${e(t.product)}</title>
 <link rel="stylesheet" href="${frame.base}/assets/dashboard.css">
+${script ? `<script src="${e(script)}" defer></script>` : ''}
 </head>
 <body>
 <a class="skip" href="#content">${e(t.skip)}</a>
@@ -210,10 +220,20 @@ ${rows}
   <input type="hidden" name="lang" value="${frame.language}">
   <div class="actions"><button type="submit">${e(t.search)}</button><a class="button secondary" href="${frame.base}/payments?lang=${frame.language}">${e(t.reset)}</a></div>
 </form>
+<p><a class="button secondary" id="export-csv" href="${e(exportHref(frame, filters))}" download>${e(webhookTexts[frame.language].exportCsv)}</a></p>
 ${input.problem ? message('error', t.invalidFilter(input.problem)) : ''}
 ${table}
 ${input.nextHref ? `<p><a class="button secondary" href="${e(input.nextHref)}">${e(t.next)}</a></p>` : ''}`,
   )
+}
+
+/** the CSV export of the list's filters (the search field is not a filter: ops-routes.ts) */
+function exportHref(frame: PageFrame, filters: PaymentFilters): string {
+  const query = new URLSearchParams({ lang: frame.language })
+  for (const name of ['status', 'network', 'currency', 'createdFrom', 'createdTo'] as const) {
+    if (filters[name] !== '') query.set(name, filters[name])
+  }
+  return `${frame.base}/payments.csv?${query}`
 }
 
 const HISTORY_FIELDS = new Set([
@@ -245,6 +265,10 @@ export function renderPaymentDetail(
     history: HistoryRow[]
     /** an owner's link to the payment's refund form (money-routes.ts) */
     refundHref?: string | undefined
+    /** the payment's webhook deliveries (ops-routes.ts) */
+    deliveriesHref?: string | undefined
+    /** while the payment can change: what the live script watches (live-updates.ts) */
+    live?: { statusUrl: string; revision: number } | undefined
   },
 ): string {
   const t = frame.texts
@@ -274,15 +298,20 @@ export function renderPaymentDetail(
   return renderPage(
     frame,
     t.detail,
-    `<section class="card" aria-labelledby="summary-title"><h2 id="summary-title">${e(t.detail)}</h2><dl>
+    `<section class="card" aria-labelledby="summary-title"${
+      input.live ? ` data-status-url="${e(input.live.statusUrl)}" data-revision="${input.live.revision}"` : ''
+    }><h2 id="summary-title">${e(t.detail)}</h2><dl>
 ${fields}
 <div><dt>${e(t.checkoutPage)}</dt><dd class="mono"><a href="${e(input.checkoutUrl)}">${e(input.checkoutUrl)}</a></dd></div>
 </dl>${input.refundHref ? `<div class="actions"><a class="button" href="${e(input.refundHref)}">${e(moneyTexts[frame.language].newRefund)}</a></div>` : ''}</section>
+${input.deliveriesHref ? `<p><a href="${e(input.deliveriesHref)}">${e(webhookTexts[frame.language].deliveries)}</a></p>` : ''}
 <section aria-labelledby="history-title"><h2 id="history-title">${e(t.history)}</h2>
 <p class="hint">${e(t.historyTable)}</p>
 <ol class="history">
 ${history}
 </ol></section>`,
+    false,
+    input.live ? `${frame.base}/assets/live.js` : undefined,
   )
 }
 

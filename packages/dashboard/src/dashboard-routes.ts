@@ -51,7 +51,9 @@ import {
 } from './dashboard-pages.js'
 import { DASHBOARD_STYLES } from './dashboard-styles.js'
 import { type DashboardLanguage, dashboardTexts, pickDashboardLanguage } from './dashboard-texts.js'
+import { SETTLED_STATUSES } from './live-updates.js'
 import { type DashboardMoneyDeps, moneyRoutes } from './money-routes.js'
+import { type OpsDeps, registerOpsRoutes } from './ops-routes.js'
 import { newTotpSecret, totpUri } from './totp.js'
 
 export interface DashboardDeps {
@@ -70,6 +72,8 @@ export interface DashboardDeps {
   money?: DashboardMoneyDeps | undefined
   /** the merchant's API keys through the admin API's use cases (admin-api's merchantApiKeys); absent: none */
   apiKeys?: DashboardApiKeys | undefined
+  /** the webhook pages: the merchant API's use cases (ops-routes.ts); absent: none */
+  webhooks?: OpsDeps['webhooks']
 }
 
 const PAGE_SIZE = 25
@@ -94,7 +98,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
   app.addHook('onSend', async (_request, reply) => {
     reply.header(
       'content-security-policy',
-      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
     )
     reply.header('x-frame-options', 'DENY')
     reply.header('referrer-policy', 'no-referrer')
@@ -413,7 +417,23 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     return html(
       reply,
       200,
-      renderPaymentDetail(frame, { fields, checkoutUrl: view.checkoutUrl, history: rows, refundHref }),
+      renderPaymentDetail(frame, {
+        fields,
+        checkoutUrl: view.checkoutUrl,
+        history: rows,
+        refundHref,
+        // while it can still change, the page follows it (live-updates.ts)
+        ...(SETTLED_STATUSES.includes(view.status)
+          ? {}
+          : {
+              live: { statusUrl: `${base}/payments/${view.paymentId}/status`, revision: document.revision },
+            }),
+        ...(deps.webhooks
+          ? {
+              deliveriesHref: `${base}/webhooks/deliveries?paymentId=${view.paymentId}&lang=${frame.language}`,
+            }
+          : {}),
+      }),
     )
   })
 
@@ -536,6 +556,19 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
       renderSessions(frame, await accounts.listSessions(signed.user), signed.sessionHash),
     )
   })
+
+  // webhook endpoints and deliveries, the CSV export (ops-routes.ts)
+  await registerOpsRoutes(
+    app,
+    {
+      base,
+      signedIn,
+      frameOf: (request, signed, current) => frameOf(request, { ...signed, sessionHash: '' }, current),
+      html,
+      field,
+    },
+    { accounts, readModel: deps.readModel, webhooks: deps.webhooks },
+  )
 
   app.post('/sessions/:sessionHash/revoke', async (request: AnyRequest, reply) => {
     const signed = await signedIn(request, reply, 'read')

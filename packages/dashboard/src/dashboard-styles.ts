@@ -62,4 +62,5 @@ dd { margin: 0; }
 .message.error { color: var(--bad); border-color: var(--bad); }
 .message.ok { color: var(--ok); border-color: var(--ok); }
 .secret { font-size: 1.125rem; letter-spacing: .05em; }
+.chart { display: block; height: 10rem; color: var(--accent); margin: .5rem 0; }
 `

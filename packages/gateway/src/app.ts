@@ -22,6 +22,8 @@ import {
   type HttpRequestMetrics,
   healthRoutes,
   type MetricsExposition,
+  webhookDeliveryActions,
+  webhookEndpointActions,
 } from '@chainpay/service-kit'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { merchantAuthentication } from './auth.js'
@@ -197,7 +199,20 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
                 claimLinks: deps.claimLinks,
               }
             : undefined
-        await dashboard.register(dashboardRoutes, { ...(deps.dashboard as DashboardDeps), money })
+        // the webhook pages do what the merchant API's webhook routes do, with the same deps
+        const webhookDeps = deps.webhooks ? { ...deps.webhooks, merchants: deps.merchants } : undefined
+        await dashboard.register(dashboardRoutes, {
+          ...(deps.dashboard as DashboardDeps),
+          money,
+          ...(webhookDeps
+            ? {
+                webhooks: {
+                  endpoints: webhookEndpointActions(webhookDeps),
+                  deliveries: webhookDeliveryActions(webhookDeps),
+                },
+              }
+            : {}),
+        })
       },
       { prefix: '/dashboard' },
     )

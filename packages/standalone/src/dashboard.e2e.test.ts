@@ -5,10 +5,14 @@
 // paid payment by its transaction hash, as support does when a customer quotes it. Every page is
 // checked with axe-core (no serious or critical violation; the payment's page in light and dark)
 // and asks nothing of another origin. The owner then refunds part of the payment from its page
-// (the customer gives the address by claim link). Screenshots under .cache/dashboard-screenshots/.
+// (the customer gives the address by claim link). Then the payment's webhook deliveries, one
+// redelivered, and the CSV export downloaded (its bytes checked). Screenshots under
+// .cache/dashboard-screenshots/.
 
 import { mkdirSync, readFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
 import { createRequire } from 'node:module'
+import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { systemClock } from '@chainpay/platform'
 import { Secret, TOTP } from 'otpauth'
@@ -24,6 +28,8 @@ const SCREENSHOTS = fileURLToPath(new URL('../../../.cache/dashboard-screenshots
 
 let standalone: InProcessStandalone
 let browser: Browser
+/** the merchant's webhook receiver: answers 200, so that a delivery is delivered and redeliverable */
+let receiver: Server
 
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true })
@@ -45,6 +51,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  await new Promise((resolve) => receiver?.close(resolve))
   await browser?.close()
   await standalone?.stop()
 })
@@ -73,6 +80,19 @@ async function paidPayment(): Promise<{ paymentId: string; txHash: string }> {
 }
 
 it('an owner sets up TOTP, signs in with a code and finds a payment by its tx hash; axe clean', async () => {
+  receiver = createServer((_request, response) => response.writeHead(200).end())
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+  const setUrl = await fetch(
+    `${standalone.adminUrl}/admin/v1/merchants/${standalone.demoMerchant().merchantId}/webhook-url`,
+    {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${standalone.adminToken()}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+      }),
+    },
+  )
+  expect(setUrl.status, await setUrl.text()).toBe(200)
   const paid = paidPayment()
   const added = await fetch(
     `${standalone.adminUrl}/admin/v1/merchants/${standalone.demoMerchant().merchantId}/users`,
@@ -140,6 +160,44 @@ it('an owner sets up TOTP, signs in with a code and finds a payment by its tx ha
   await page.emulateMedia({ colorScheme: 'dark' })
   expect(await seriousViolations(page)).toEqual([])
   await page.screenshot({ path: `${SCREENSHOTS}payment-dark.png`, fullPage: true })
+  await page.emulateMedia({ colorScheme: 'light' })
+
+  // the payment's webhook deliveries (the notifier records them as it goes), one redelivered
+  await page.getByRole('link', { name: 'Deliveries' }).click()
+  await page.getByRole('heading', { name: `Deliveries of payment ${paymentId}` }).waitFor()
+  // sent to the receiver: none pending any more (a pending one is in line already: 429)
+  await expect
+    .poll(async () => {
+      await page.reload()
+      const pending = await page.locator('td.status-pending').count()
+      return pending === 0 && (await page.locator('td.status-delivered').count()) >= 2
+    })
+    .toBe(true)
+  expect(await seriousViolations(page)).toEqual([])
+  await page.getByRole('button', { name: 'Redeliver' }).first().click()
+  await expect
+    .poll(() => page.locator('main .message').first().textContent({ timeout: 5_000 }))
+    .toContain('in line again')
+
+  // the CSV export, as the accountant downloads it: UTF-8 with a BOM, the payment's row exact
+  await page.getByRole('link', { name: 'Payments' }).click()
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: 'Export as CSV' }).click(),
+  ])
+  const bytes = readFileSync((await download.path()) as string)
+  expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
+  const csv = bytes.toString('utf8')
+  expect(csv).toContain('paymentId,status,createdAt,network,currency,tokenStandard,amount,')
+  expect(csv).toMatch(new RegExp(`\r\n${paymentId},confirmed,[^\r]*,TRON,USDT,TRC20,10,10,10,`))
+
+  // the Volume page's chart and table, and the Webhooks page: axe clean
+  await page.getByRole('link', { name: 'Volume' }).click()
+  await page.getByRole('heading', { name: 'USDT · TRON' }).waitFor()
+  expect(await seriousViolations(page)).toEqual([])
+  await page.getByRole('link', { name: 'Webhooks' }).click()
+  await page.getByRole('heading', { name: 'Webhook endpoints' }).waitFor()
+  expect(await seriousViolations(page)).toEqual([])
 
   // the customer asks for money back: a refund from the payment's page, the address by claim link
   await page.emulateMedia({ colorScheme: 'light' })

@@ -13,17 +13,15 @@ import {
   WebhookEventKinds,
 } from '@chainpay/contracts'
 import { DomainError } from '@chainpay/domain'
-import { type Clock, isoNow } from '@chainpay/platform'
+import { isoNow } from '@chainpay/platform'
+import { MERCHANT_DEFAULT_TARGET, type WebhookDelivery } from '@chainpay/ports'
 import {
-  type DeliveryAttempt,
-  eventIdOf,
-  MERCHANT_DEFAULT_TARGET,
-  type MerchantStore,
-  type WebhookDelivery,
-  type WebhookDeliveryStore,
-  type WebhookEndpointStore,
-} from '@chainpay/ports'
-import { deliveriesPage, readDeliveriesQuery } from '@chainpay/service-kit'
+  RedeliveryTooSoon,
+  readDeliveriesQuery,
+  type WebhookDeliveryActionsDeps,
+  webhookDeliveryActions,
+  webhookDeliveryView,
+} from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { merchantIdOf } from './merchant-id-of.js'
 import {
@@ -32,53 +30,22 @@ import {
   sampleWebhookPayment,
 } from './sample-webhook-payment.js'
 
-export interface WebhookDeliveryRoutesDeps {
-  deliveries: WebhookDeliveryStore
-  /** the endpoints deliveries go to: their current URL, and whether they still exist */
-  webhookEndpoints: Pick<WebhookEndpointStore, 'list'>
-  /** the merchant's default webhook URL, where its MERCHANT_DEFAULT_TARGET deliveries go */
-  merchants: Pick<MerchantStore, 'getMerchant'>
-  clock: Clock
-  /**
-   * tells the notifier's dispatcher of deliveries put in line here, which it then claims at once
-   * (the gateway's context publishes a wake-up on the bus); without it they wait for its poll
-   */
-  wakeDeliveries?: (deliveryIds: string[]) => void
-}
+// the use cases are service-kit's (webhook-delivery-actions.ts), shared with the dashboard's pages
+export type WebhookDeliveryRoutesDeps = WebhookDeliveryActionsDeps
 
 export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRoutesDeps> = async (
   app,
   deps,
 ) => {
-  const { deliveries, webhookEndpoints, merchants, clock } = deps
-
-  /** where each target of the merchant's goes now (currentUrlOf), read once per answer */
-  async function currentTargets(merchantId: string): Promise<CurrentTargets> {
-    const [endpoints, merchant] = await Promise.all([
-      webhookEndpoints.list(merchantId),
-      merchants.getMerchant(merchantId),
-    ])
-    return {
-      endpointUrls: new Map(endpoints.map((endpoint) => [endpoint.endpointId, endpoint.url])),
-      defaultUrl: merchant?.webhookUrl ?? null,
-    }
-  }
+  const { deliveries, clock } = deps
+  const actions = webhookDeliveryActions(deps)
+  const { currentTargets } = actions
 
   app.get(
     '/webhook-deliveries',
     { schema: { response: { 200: WebhookDeliveryListSchema } } },
-    async (request) => {
-      const merchantId = merchantIdOf(request)
-      const query = readDeliveriesQuery(request.query as Record<string, unknown>)
-      const { page, nextCursor } = await deliveriesPage(deliveries, merchantId, query)
-      const targets = await currentTargets(merchantId)
-      const data = await Promise.all(
-        page.map(async (delivery) =>
-          toView(delivery, await deliveries.listAttempts(delivery.deliveryId), targets),
-        ),
-      )
-      return { data, nextCursor }
-    },
+    async (request) =>
+      actions.list(merchantIdOf(request), readDeliveriesQuery(request.query as Record<string, unknown>)),
   )
 
   // A test event (docs/api.md, "Trying a webhook receiver"): one delivery of the kind asked for, with
@@ -128,7 +95,7 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
       }
       await deliveries.enqueue(delivery)
       deps.wakeDeliveries?.([eventId])
-      return reply.code(202).send(toView(delivery, [], targets))
+      return reply.code(202).send(webhookDeliveryView(delivery, [], targets))
     },
   )
 
@@ -141,106 +108,14 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
       if (request.rawBody !== '' && !isEmptyObject(request.body)) {
         throw new DomainError('VALIDATION_ERROR', 'body: must be empty or {}')
       }
-      const delivery = await deliveries.get(deliveryId)
-      if (delivery === null || delivery.merchantId !== merchantId) throw deliveryNotFound(deliveryId)
-      // Sent nowhere, every retry would fail: an endpoint that is gone is said at once, the default
-      // URL when the operator removed it. (A disabled endpoint may be enabled again while the
-      // schedule runs, so it is redelivered.)
-      const targets = await currentTargets(merchantId)
-      const { endpointId } = delivery
-      if (typeof endpointId === 'string' && currentUrlOf(delivery, targets) === null) {
-        const why =
-          endpointId === MERCHANT_DEFAULT_TARGET
-            ? 'your operator removed your default webhook URL'
-            : 'it was deleted'
-        throw new DomainError(
-          'NOT_FOUND',
-          `webhook endpoint ${endpointId} not found: ${why}, so delivery ${deliveryId} has nowhere to go`,
-        )
+      try {
+        return reply.code(202).send(await actions.redeliver(merchantId, deliveryId))
+      } catch (error) {
+        if (error instanceof RedeliveryTooSoon) reply.header('retry-after', String(error.retryAfterSeconds))
+        throw error
       }
-      // Bounded (docs/api.md, "Webhook deliveries"): a pending delivery is put in line again at most
-      // once a minute after its last attempt, never while it waits for its first.
-      const waitMs = redeliveryWaitMs(delivery, await deliveries.listAttempts(deliveryId), clock.now())
-      if (waitMs > 0) {
-        const seconds = Math.max(1, Math.ceil(waitMs / 1000))
-        reply.header('retry-after', String(seconds))
-        const why =
-          delivery.status === 'pending' && delivery.attempts === 0
-            ? `is already in line for its next attempt (due ${delivery.nextAttemptAt})`
-            : `was attempted less than ${REDELIVERY_INTERVAL_MS / 1000} s ago`
-        throw new DomainError(
-          'RATE_LIMITED',
-          `webhook delivery ${deliveryId} ${why}; redeliver it again in ${seconds} s, or see its attempts in GET /webhook-deliveries`,
-        )
-      }
-      if (!(await deliveries.redeliver(deliveryId, isoNow(clock)))) throw deliveryNotFound(deliveryId)
-      // so that nextAttemptAt (now) is when it is sent, not the dispatcher's next poll
-      deps.wakeDeliveries?.([deliveryId])
-      const requeued = (await deliveries.get(deliveryId)) ?? delivery
-      return reply.code(202).send(toView(requeued, await deliveries.listAttempts(deliveryId), targets))
     },
   )
-}
-
-/** the least time between a delivery's last attempt (or its requeue) and its next redelivery */
-export const REDELIVERY_INTERVAL_MS = 60_000
-
-/**
- * How long before the delivery may be redelivered: 0 when now. One that is finished (delivered,
- * failed, without a target) may be at once: it becomes pending. A pending one is in line already:
- * one that no attempt took since it was put in line (attempts 0) once its nextAttemptAt is a minute
- * past, one waiting for a retry a minute after its last attempt. So a receiver that keeps failing
- * gets at most one attempt a minute from redeliveries, beside the retry schedule.
- */
-function redeliveryWaitMs(delivery: WebhookDelivery, attempts: DeliveryAttempt[], now: Date): number {
-  if (delivery.status !== 'pending') return 0
-  const times = attempts.map((attempt) => Date.parse(attempt.at))
-  if (delivery.status === 'pending' && delivery.attempts === 0 && delivery.nextAttemptAt !== null) {
-    times.push(Date.parse(delivery.nextAttemptAt))
-  }
-  const latest = Math.max(Number.NEGATIVE_INFINITY, ...times.filter(Number.isFinite))
-  if (latest === Number.NEGATIVE_INFINITY) return 0
-  return Math.max(0, latest + REDELIVERY_INTERVAL_MS - now.getTime())
-}
-
-interface CurrentTargets {
-  /** the URL of each of the merchant's endpoints; a deleted one is not here */
-  endpointUrls: ReadonlyMap<string, string>
-  defaultUrl: string | null
-}
-
-/** where the delivery goes now, as the dispatcher's targetOf sends it */
-function currentUrlOf(delivery: WebhookDelivery, targets: CurrentTargets): string | null {
-  const endpointId = delivery.endpointId ?? null
-  if (endpointId === MERCHANT_DEFAULT_TARGET) return targets.defaultUrl
-  if (endpointId !== null) return targets.endpointUrls.get(endpointId) ?? null
-  return delivery.targetUrl ?? targets.defaultUrl
-}
-
-/** a delivery as the merchant API shows it */
-function toView(delivery: WebhookDelivery, attempts: DeliveryAttempt[], targets: CurrentTargets) {
-  return {
-    id: delivery.deliveryId,
-    eventId: eventIdOf(delivery),
-    // recorded from WebhookEventKinds (webhookKindOf)
-    eventType: delivery.eventType as WebhookEventKind,
-    paymentId: delivery.paymentId,
-    endpointId: delivery.endpointId ?? null,
-    url: currentUrlOf(delivery, targets),
-    status: delivery.status,
-    nextAttemptAt: delivery.nextAttemptAt,
-    createdAt: delivery.createdAt,
-    deliveredAt: delivery.deliveredAt,
-    lastError: delivery.lastError,
-    attempts: attempts.map(({ attempt, at, statusCode, durationMs, error, url }) => ({
-      attempt,
-      at,
-      statusCode,
-      durationMs,
-      error,
-      url: url ?? null,
-    })),
-  }
 }
 
 /** the body of a test event: {} or {"event": kind}, payment.confirmed when absent */
@@ -266,8 +141,4 @@ function isEmptyObject(value: unknown): boolean {
 
 function invalid(message: string): DomainError {
   return new DomainError('VALIDATION_ERROR', message)
-}
-
-function deliveryNotFound(deliveryId: string): DomainError {
-  return new DomainError('NOT_FOUND', `webhook delivery ${deliveryId} not found`)
 }

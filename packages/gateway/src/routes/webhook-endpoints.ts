@@ -6,236 +6,65 @@
 // `merchant-default` (managedBy "operator"): read-only here, outside the 16-endpoint limit
 // (docs/api.md, "Webhook endpoints").
 
-import { randomUUID } from 'node:crypto'
 import {
   CreatedWebhookEndpointViewSchema,
   RotatedWebhookSecretSchema,
   WebhookEndpointIdParamsSchema,
   WebhookEndpointListSchema,
-  type WebhookEndpointView,
   WebhookEndpointViewSchema,
-  WebhookEventKinds,
 } from '@chainpay/contracts'
-import {
-  DomainError,
-  validateNewWebhookEndpoint,
-  validateSecretRotation,
-  validateWebhookEndpointPatch,
-  webhookEndpointLimits,
-} from '@chainpay/domain'
-import { type Clock, isoNow, randomToken, type SecretBox } from '@chainpay/platform'
-import {
-  MERCHANT_DEFAULT_TARGET,
-  type MerchantRecord,
-  type MerchantStore,
-  type WebhookEndpointRecord,
-  type WebhookEndpointStore,
-  webhookEndpointSecretContext,
-} from '@chainpay/ports'
+import { type WebhookEndpointActionsDeps, webhookEndpointActions } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { merchantIdOf } from './merchant-id-of.js'
 
-export interface WebhookEndpointRoutesDeps {
-  webhookEndpoints: WebhookEndpointStore
-  /** where the default URL set by the operator is read */
-  merchants: Pick<MerchantStore, 'getMerchant'>
-  /** seals the endpoints' secrets */
-  secretBox: SecretBox
-  clock: Clock
-  /** development: http and private hosts allowed, as for callbackUrl */
-  allowInsecureUrls: boolean
-}
+// the use cases are service-kit's (webhook-endpoint-actions.ts), shared with the dashboard's pages
+export type WebhookEndpointRoutesDeps = WebhookEndpointActionsDeps
 
 export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<WebhookEndpointRoutesDeps> = async (
   app,
   deps,
 ) => {
-  const { webhookEndpoints: store, secretBox, clock } = deps
-  const rules = { kinds: WebhookEventKinds, allowInsecure: deps.allowInsecureUrls }
+  const endpoints = webhookEndpointActions(deps)
   const idParams = { params: WebhookEndpointIdParamsSchema }
-
-  const found = async (merchantId: string, endpointId: string) => {
-    const endpoint = await store.get(merchantId, endpointId)
-    if (endpoint === null) throw endpointNotFound(endpointId)
-    return endpoint
-  }
-  /** the default URL as an endpoint; null when the operator set none */
-  const operatorEndpoint = async (merchantId: string): Promise<WebhookEndpointView | null> => {
-    const merchant = await deps.merchants.getMerchant(merchantId)
-    return merchant === null ? null : operatorEndpointView(merchant)
-  }
-  /** a change to the operator's endpoint is refused (404 when there is none), whatever the body */
-  const refuseOperatorEndpoint = async (merchantId: string, endpointId: string) => {
-    if (endpointId !== MERCHANT_DEFAULT_TARGET) return
-    if ((await operatorEndpoint(merchantId)) === null) throw endpointNotFound(endpointId)
-    throw new DomainError(
-      'VALIDATION_ERROR',
-      `endpointId: webhook endpoint ${MERCHANT_DEFAULT_TARGET} is set by your operator: ask them to change it`,
-    )
-  }
 
   app.post(
     '/webhook-endpoints',
     { schema: { response: { 201: CreatedWebhookEndpointViewSchema } } },
-    async (request, reply) => {
-      const merchantId = merchantIdOf(request)
-      const input = validateNewWebhookEndpoint(request.body, rules)
-      const endpointId = randomUUID()
-      const secret = newEndpointSecret()
-      const now = isoNow(clock)
-      const endpoint: WebhookEndpointRecord = {
-        endpointId,
-        merchantId,
-        url: input.url as string,
-        events: input.events ?? null,
-        description: input.description ?? null,
-        enabled: true,
-        secret: secretBox.seal(secret, webhookEndpointSecretContext({ merchantId, endpointId })),
-        previousSecret: null,
-        previousSecretExpiresAt: null,
-        createdAt: now,
-        updatedAt: now,
-      }
-      if (!(await store.create(endpoint, webhookEndpointLimits.perMerchant))) {
-        throw new DomainError(
-          'VALIDATION_ERROR',
-          `url: a merchant has at most ${webhookEndpointLimits.perMerchant} webhook endpoints; delete one first`,
-        )
-      }
-      return reply.code(201).send({ ...toView(endpoint), secret })
-    },
+    async (request, reply) =>
+      reply.code(201).send(await endpoints.create(merchantIdOf(request), request.body)),
   )
 
   app.get(
     '/webhook-endpoints',
     { schema: { response: { 200: WebhookEndpointListSchema } } },
-    async (request) => {
-      const merchantId = merchantIdOf(request)
-      const [byOperator, own] = await Promise.all([operatorEndpoint(merchantId), store.list(merchantId)])
-      return { data: [...(byOperator === null ? [] : [byOperator]), ...own.map(toView)] }
-    },
+    async (request) => ({ data: await endpoints.list(merchantIdOf(request)) }),
   )
 
   app.get(
     '/webhook-endpoints/:endpointId',
     { schema: { ...idParams, response: { 200: WebhookEndpointViewSchema } } },
-    async (request) => {
-      const merchantId = merchantIdOf(request)
-      const { endpointId } = request.params
-      if (endpointId !== MERCHANT_DEFAULT_TARGET) return toView(await found(merchantId, endpointId))
-      const byOperator = await operatorEndpoint(merchantId)
-      if (byOperator === null) throw endpointNotFound(endpointId)
-      return byOperator
-    },
+    async (request) => endpoints.get(merchantIdOf(request), request.params.endpointId),
   )
 
   app.patch(
     '/webhook-endpoints/:endpointId',
     { schema: { ...idParams, response: { 200: WebhookEndpointViewSchema } } },
-    async (request) => {
-      const merchantId = merchantIdOf(request)
-      await refuseOperatorEndpoint(merchantId, request.params.endpointId)
-      const patch = validateWebhookEndpointPatch(request.body, rules)
-      const updated = await store.update(merchantId, request.params.endpointId, patch, isoNow(clock))
-      if (updated === null) throw endpointNotFound(request.params.endpointId)
-      return toView(updated)
-    },
+    async (request) => endpoints.update(merchantIdOf(request), request.params.endpointId, request.body),
   )
 
   app.delete('/webhook-endpoints/:endpointId', { schema: idParams }, async (request, reply) => {
-    const merchantId = merchantIdOf(request)
-    await refuseOperatorEndpoint(merchantId, request.params.endpointId)
-    if (!(await store.delete(merchantId, request.params.endpointId))) {
-      throw endpointNotFound(request.params.endpointId)
-    }
+    await endpoints.remove(merchantIdOf(request), request.params.endpointId)
     return reply.code(204).send()
   })
 
   app.post(
     '/webhook-endpoints/:endpointId/rotate-secret',
     { schema: { ...idParams, response: { 200: RotatedWebhookSecretSchema } } },
-    async (request) => {
-      const merchantId = merchantIdOf(request)
-      await refuseOperatorEndpoint(merchantId, request.params.endpointId)
-      const hours = validateSecretRotation(request.rawBody === '' ? undefined : request.body)
-      const secret = newEndpointSecret()
-      const now = clock.now()
-      // the secret signing until now keeps signing for the overlap; one before it stops at once
-      const previousSecretExpiresAt =
-        hours === 0 ? null : new Date(now.getTime() + hours * 3_600_000).toISOString()
-      // Compare-and-set on the secrets read: of two rotations at once, the later one written takes
-      // the earlier one's new secret as its previous one, as if they had come one after the other,
-      // so that the secret answered to each caller signs during the overlap (docs/api.md).
-      let rotated: WebhookEndpointRecord | null = null
-      for (let tries = 0; rotated === null; tries++) {
-        if (tries === MAX_ROTATION_TRIES) throw rotationContended(request.params.endpointId)
-        const current = await found(merchantId, request.params.endpointId)
-        rotated = await store.update(
-          merchantId,
-          current.endpointId,
-          {
-            secret: secretBox.seal(secret, webhookEndpointSecretContext(current)),
-            previousSecret: previousSecretExpiresAt === null ? null : current.secret,
-            previousSecretExpiresAt,
-          },
-          now.toISOString(),
-          { secret: current.secret, previousSecret: current.previousSecret },
-        )
-      }
-      return { id: rotated.endpointId, secret, previousSecretExpiresAt }
-    },
+    async (request) =>
+      endpoints.rotateSecret(
+        merchantIdOf(request),
+        request.params.endpointId,
+        request.rawBody === '' ? undefined : request.body,
+      ),
   )
-}
-
-function toView(endpoint: WebhookEndpointRecord): WebhookEndpointView {
-  return {
-    id: endpoint.endpointId,
-    url: endpoint.url,
-    events: endpoint.events as WebhookEndpointView['events'],
-    description: endpoint.description,
-    enabled: endpoint.enabled,
-    managedBy: 'merchant',
-    previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
-    createdAt: endpoint.createdAt,
-    updatedAt: endpoint.updatedAt,
-  }
-}
-
-/**
- * Every kind goes to the default URL, always enabled, signed with the merchant's webhook secret (no
- * overlap on its rotation). Its times are the merchant record's: no time of the URL alone is kept.
- */
-function operatorEndpointView(merchant: MerchantRecord): WebhookEndpointView | null {
-  if (merchant.webhookUrl === null) return null
-  return {
-    id: MERCHANT_DEFAULT_TARGET,
-    url: merchant.webhookUrl,
-    events: null,
-    description: 'your default webhook URL, set by your operator',
-    enabled: true,
-    managedBy: 'operator',
-    previousSecretExpiresAt: null,
-    createdAt: merchant.createdAt,
-    updatedAt: merchant.updatedAt,
-  }
-}
-
-/** rotations of one endpoint that may overtake one another before this one gives up */
-const MAX_ROTATION_TRIES = 8
-
-function rotationContended(endpointId: string): DomainError {
-  // not expected in practice (a try loses only to another rotation that was written meanwhile);
-  // 503 with Retry-After says to try again, which is what the caller should do
-  return new DomainError(
-    'SERVICE_UNAVAILABLE',
-    `webhook endpoint ${endpointId}: too many rotations at once; retry later`,
-  )
-}
-
-function newEndpointSecret(): string {
-  return randomToken('whsec', 32)
-}
-
-function endpointNotFound(endpointId: string): DomainError {
-  return new DomainError('NOT_FOUND', `webhook endpoint ${endpointId} not found`)
 }
