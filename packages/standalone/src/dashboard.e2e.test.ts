@@ -201,6 +201,8 @@ it('an owner sets up TOTP, signs in with a code and finds a payment by its tx ha
 
   // the customer asks for money back: a refund from the payment's page, the address by claim link
   await page.emulateMedia({ colorScheme: 'light' })
+  await page.getByRole('link', { name: 'Payments' }).click()
+  await page.getByRole('link', { name: paymentId }).click()
   await page.getByRole('link', { name: 'Refund this payment' }).click()
   expect(await seriousViolations(page)).toEqual([])
   await page.getByLabel('Amount').fill('1.5')
