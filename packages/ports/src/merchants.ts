@@ -59,8 +59,9 @@ export interface MerchantStore {
   revokeApiKey(merchantId: string, apiKey: string, revokedAt: string): Promise<boolean>
   findApiKey(apiKey: string): Promise<ApiKeyRecord | null>
   /**
-   * Sets when the merchant's key stops working (a roll's end of overlap); false when the key does not
-   * exist, belongs to another merchant, or is revoked.
+   * Sets when the merchant's key stops working (a roll's end of overlap), never later than an end
+   * already set (two rolls at once keep the earlier); false when the key does not exist, belongs to
+   * another merchant, or is revoked.
    */
   setApiKeyExpiry(merchantId: string, apiKey: string, expiresAt: string): Promise<boolean>
   listApiKeys(merchantId: string): Promise<ApiKeyRecord[]>

@@ -129,11 +129,18 @@ export function createMongoMerchantStore(db: Db): MerchantStore {
       },
 
       async setApiKeyExpiry(merchantId, apiKey, expiresAt) {
+        // never later than an expiry already set (two rolls at once: the earlier end of overlap)
         const result = await apiKeys.updateOne(
-          { _id: apiKey, merchantId, revokedAt: null },
+          {
+            _id: apiKey,
+            merchantId,
+            revokedAt: null,
+            $or: [{ expiresAt: { $exists: false } }, { expiresAt: { $gt: expiresAt } }],
+          },
           { $set: { expiresAt } },
         )
-        return result.matchedCount === 1
+        if (result.matchedCount === 1) return true
+        return (await apiKeys.countDocuments({ _id: apiKey, merchantId, revokedAt: null })) === 1
       },
 
       async findApiKey(apiKey) {

@@ -86,7 +86,8 @@ export function createSqliteMerchantStore(db: DatabaseSync): MerchantStore {
     VALUES (:apiKey, :merchantId, :secret, :createdAt, :revokedAt, :expiresAt)
   `)
   const expire = db.prepare(`
-    UPDATE api_keys SET expires_at = :expiresAt
+    UPDATE api_keys
+    SET expires_at = CASE WHEN expires_at IS NOT NULL AND expires_at < :expiresAt THEN expires_at ELSE :expiresAt END
     WHERE api_key = :apiKey AND merchant_id = :merchantId AND revoked_at IS NULL
   `)
   const revoke = db.prepare(`

@@ -172,7 +172,10 @@ export function describeMerchantStoreContract(
       expect(await store.setApiKeyExpiry('mer_2', 'key_1', expiresAt)).toBe(false)
       expect(await store.setApiKeyExpiry('mer_1', 'key_unknown', expiresAt)).toBe(false)
       expect(await store.findApiKey('key_1')).toEqual(apiKey('key_1', 'mer_1'))
+      // a later end never replaces an earlier one (two rolls at once), an earlier one does
+      expect(await store.setApiKeyExpiry('mer_1', 'key_1', '2030-05-02T00:00:00.000Z')).toBe(true)
       expect(await store.setApiKeyExpiry('mer_1', 'key_1', expiresAt)).toBe(true)
+      expect(await store.setApiKeyExpiry('mer_1', 'key_1', '2030-05-03T00:00:00.000Z')).toBe(true)
       expect(await store.findApiKey('key_1')).toEqual(apiKey('key_1', 'mer_1', { expiresAt }))
 
       const revokedAt = '2030-04-01T00:00:00.000Z'
