@@ -11,6 +11,14 @@ import type { OpenPayment } from '@chainpay/domain'
 import type { EventStore } from '@chainpay/ports'
 import { addressClaimStreamId } from './address-claims.js'
 
+/**
+ * How far a chain's block time may run behind the clock that stamped the claims: a Solana blockTime is
+ * the validators' estimate (tens of seconds off), a TRON block's its producer's clock. Each payment's
+ * time on the address starts and ends this much before its claim and the next one's, so the periods
+ * still follow each other without a gap, and a customer who pays at once is never turned away.
+ */
+export const BLOCK_CLOCK_SLACK_MS = 60_000
+
 /** why the transfer is another payment's of the customer's address; null when it is this payment's */
 export async function attributedElsewhere(
   eventStore: EventStore,
@@ -20,17 +28,18 @@ export async function attributedElsewhere(
   const { created } = payment
   if (created.addressMode !== 'PER_USER') return null
   const blockTime = Date.parse(observation.blockTime)
-  if (blockTime < Date.parse(created.createdAt)) {
-    return 'sent to the customer address before the payment was created'
-  }
   const claims = await eventStore.readStream(
     addressClaimStreamId(created.address, { network: created.network }),
   )
   const own = claims.findIndex(
     (claim) => (claim.data as { paymentId: string }).paymentId === created.paymentId,
   )
+  const claimedAt = (index: number) =>
+    Date.parse((claims[index]?.data as { claimedAt: string } | undefined)?.claimedAt ?? created.createdAt)
+  const start = (own === -1 ? Date.parse(created.createdAt) : claimedAt(own)) - BLOCK_CLOCK_SLACK_MS
+  if (blockTime < start) return 'sent to the customer address before the payment was created'
   const next = own === -1 ? undefined : claims[own + 1]
-  if (next !== undefined && blockTime >= Date.parse((next.data as { claimedAt: string }).claimedAt)) {
+  if (next !== undefined && blockTime >= claimedAt(own + 1) - BLOCK_CLOCK_SLACK_MS) {
     return `sent after the customer's next payment ${(next.data as { paymentId: string }).paymentId} took the address`
   }
   return null

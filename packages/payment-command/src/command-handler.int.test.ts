@@ -278,6 +278,27 @@ describe('getPayment', () => {
 })
 
 describe('recordObservation', () => {
+  it("counts a transfer to a customer's address whose block time runs up to a minute behind the payment's creation, and not one before that", async () => {
+    const { handler } = await open()
+    const perUser = { addressMode: 'PER_USER' as const, merchantUserId: 'customer-7' }
+    const { payment } = await handler.createPayment({ merchantId, request: request(perUser) })
+    const paymentId = payment.created.paymentId
+    // a chain's block time a little behind the clock that stamped the payment (Solana's estimate)
+    await handler.recordObservation(
+      observation(payment.created, { txHash: 'tx-early', blockTime: '2026-11-21T13:59:01.000Z' }),
+    )
+    await handler.recordObservation(
+      observation(payment.created, {
+        txHash: 'tx-before',
+        transferIndex: 1,
+        blockTime: '2026-11-21T13:58:59.000Z',
+      }),
+    )
+    const read = await handler.getPayment({ merchantId, paymentId })
+    const counted = read?.payment.transfers.map((transfer) => transfer.txHash)
+    expect(counted).toEqual(['tx-early'])
+  })
+
   it('takes a payment from pending to confirmed at 20 TRON confirmations, ignoring repeats', async () => {
     const { handler, eventStore } = await open()
     const { payment } = await handler.createPayment({ merchantId, request: request() })

@@ -23,12 +23,19 @@ import {
   type DatabaseSync,
   openSqliteDatabase,
 } from '@chainpay/store-sqlite'
-import { type AddressDeriver, createAddressDeriver, walletFromMnemonic } from '@chainpay/wallet'
+import {
+  type AddressDeriver,
+  createAddressDeriver,
+  merchantWalletPublicParts,
+  walletFromMnemonic,
+  walletKeyIdOf,
+} from '@chainpay/wallet'
 import {
   createPaymentCommandHandler,
   type PaymentCommandHandler,
   type PaymentCommandHandlerDeps,
 } from '../command-handler.js'
+import { createDepositAddressHandler } from '../deposit-address-handler.js'
 import {
   createDepositObservationHandler,
   type DepositObservationHandler,
@@ -143,6 +150,20 @@ export function openSqliteCommandSide(
     ...(options.familyRegistry ? { familyRegistry: options.familyRegistry } : {}),
     policy: { allowInsecureCallbackUrls: false },
     ...(options.rates ? { rates: options.rates } : {}),
+    // customers' deposit addresses, for PER_USER payments (docs/api.md, "Deposit addresses")
+    depositAddresses: createDepositAddressHandler({
+      eventStore,
+      merchants,
+      allocator,
+      operator: {
+        deriveDepositAddress: deriver.deriveDepositAddress,
+        keyIdOf: (chain) => walletKeyIdOf(merchantWalletPublicParts(operatorWallet), chain),
+      },
+      merchantWallets,
+      registry: options.registry ?? defaultAssetRegistry,
+      clock,
+      logger,
+    }),
     clock,
     logger,
   })
