@@ -32,6 +32,8 @@ export interface ProjectionServiceOptions {
   retry?: Pick<SubscribeOptions, 'retryDelayMs' | 'maxRetryDelayMs'>
 }
 
+const netOf = (document: Pick<PaymentDocument, 'state' | 'revision'>) => receivedNetCountOf(document).netUnits
+
 export function createProjectionService(options: ProjectionServiceOptions): Service {
   const { bus, logger, receivedNet } = options
   const count = async (document: PaymentDocument) => {
@@ -60,7 +62,10 @@ export function createProjectionService(options: ProjectionServiceOptions): Serv
       }
       // 'stale' means a write-through saved a newer revision meanwhile: it already covers this one
       await readModel.save(projected)
-      await count(projected)
+      // only when the net moved: the document before was counted when it was handled (its event's
+      // offset moved only after), so an event that leaves the net as it was (a confirmation count,
+      // most events) costs no read of the totals (docs/capacity.md, "Per payment")
+      if (before === null || netOf(before) !== netOf(projected)) await count(projected)
     },
   })
 }

@@ -23,6 +23,43 @@ afterEach(async () => {
 })
 
 describe('the received net the projection counts', () => {
+  it("reads the totals only for the events that move a payment's net, not for every confirmation count", async () => {
+    const db = openSqliteDatabase(':memory:')
+    const logger = createRootLogger({ service: 'projection-test', level: 'silent' })
+    const bus = createSqliteBus(db, { logger, pollIntervalMs: 20 })
+    const totals = createSqliteReceivedNetTotals(db)
+    cleanups.push(
+      () => db.close(),
+      () => bus.close(),
+    )
+    const counted: bigint[] = []
+    const receivedNet: ReceivedNetTotals = {
+      count: async (entry) => {
+        counted.push(entry.netUnits)
+        return totals.count(entry)
+      },
+      totalsOf: (merchantId, network) => totals.totalsOf(merchantId, network),
+      countedOf: (paymentId) => totals.countedOf(paymentId),
+    }
+    const service = createProjectionService({
+      bus,
+      readModel: createSqlitePaymentReadModel(db),
+      receivedNet,
+      logger,
+    })
+    await service.start()
+    cleanups.push(() => service.stop())
+    const events = paymentEventMessages(confirmedStream('pay-1'))
+    await bus.publish(Topics.paymentEvents, events.map(paymentEventBusMessage))
+    const net = paymentFinalFunds(
+      confirmedStream('pay-1').reduce(evolvePayment, initialPaymentState) as OpenPayment,
+    ).netUnits
+    await vi.waitFor(async () => expect(await totals.countedOf('pay-1')).toBe(net), { timeout: 10_000 })
+    // the created payment (nothing) and each change of its net, no more
+    expect(new Set(counted).size).toBe(counted.length)
+    expect(counted.length).toBeLessThan(events.length)
+  })
+
   it('counts each payment once at its newest revision, though a count failed and a write-through got ahead', async () => {
     const db = openSqliteDatabase(':memory:')
     const logger = createRootLogger({ service: 'projection-test', level: 'silent' })
