@@ -337,17 +337,17 @@ describe('createDeliveryRecorder', () => {
       handle: async (message) => void deadLetters.push(message),
     })
     stops.push(() => watcher.stop())
-    // eight failed reads: more than the five attempts after which the bus used to give up
+    // eight failed writes: more than the five attempts after which the bus used to give up
     let failures = 8
     const flaky: PaymentReadModel = {
-      get: async (id) => {
+      get: (id) => harness.payments.get(id),
+      save: async (document) => {
         if (failures > 0) {
           failures -= 1
           throw new Error('payments store unavailable')
         }
-        return harness.payments.get(id)
+        return harness.payments.save(document)
       },
-      save: (document) => harness.payments.save(document),
       list: (query) => harness.payments.list(query),
       listFunded: (query) => harness.payments.listFunded(query),
     }

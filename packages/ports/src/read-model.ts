@@ -64,7 +64,8 @@ export interface RememberingReadModel extends PaymentReadModel {
   /**
    * The document an event of `revision` folds onto: the one this instance saved or read last of the
    * payment when the event directly follows it (`revision` one past it), without reading the store;
-   * the store's otherwise (the payment's first event here, a replay, a gap).
+   * nothing for the payment's first event; the store's otherwise (a replay, a gap, an event of a
+   * payment this instance has not seen since it started).
    */
   documentBefore(paymentId: string, revision: number): Promise<PaymentDocument | null>
 }
@@ -90,6 +91,9 @@ export function rememberingReadModel(readModel: PaymentReadModel, maxEntries = 1
   return {
     ...readModel,
     async documentBefore(paymentId, revision) {
+      // a payment's first event folds onto nothing: no read (a replay of it is folded again, and
+      // its save is stale against what is stored, as every consumer's writes are idempotent)
+      if (revision === 0) return null
       const known = remembered.get(paymentId)
       if (known !== undefined && known.revision === revision - 1) {
         remember(known)

@@ -65,7 +65,8 @@ export function createProjectionService(options: ProjectionServiceOptions): Serv
       // only when the net moved: the document before was counted when it was handled (its event's
       // offset moved only after), so an event that leaves the net as it was (a confirmation count,
       // most events) costs no read of the totals (docs/capacity.md, "Per payment")
-      if (before === null || netOf(before) !== netOf(projected)) await count(projected)
+      const net = netOf(projected)
+      if (before === null ? net !== 0n : netOf(before) !== net) await count(projected)
     },
   })
 }
