@@ -43,25 +43,29 @@ const OPERATOR = walletFromMnemonic(
 
 let fixture: MerchantApiFixture
 let deposits: ReturnType<typeof createSqliteDepositReadModel>
+let invoiceReadModel: ReturnType<typeof createSqliteInvoiceReadModel>
 beforeEach(async () => {
   fixture = await openMerchantApiFixture({
-    invoices: async ({ db, eventStore, merchants, payments, clock, logger }) => ({
-      invoiceCommands: createInvoiceCommandHandler({
-        eventStore,
-        merchants,
-        registry: defaultAssetRegistry,
-        policy: { allowInsecureCallbackUrls: false, priceCurrencies: ['USD'] },
-        payments,
-        clock,
-        logger,
-      }),
-      invoiceReadModel: createSqliteInvoiceReadModel(db),
-      invoiceLinks: createCheckoutLinks({
-        publicUrl: FIXTURE_PUBLIC_URL,
-        keys: generateSecretKey(),
-        kind: 'invoice',
-      }),
-    }),
+    invoices: async ({ db, eventStore, merchants, payments, clock, logger }) => {
+      invoiceReadModel = createSqliteInvoiceReadModel(db)
+      return {
+        invoiceCommands: createInvoiceCommandHandler({
+          eventStore,
+          merchants,
+          registry: defaultAssetRegistry,
+          policy: { allowInsecureCallbackUrls: false, priceCurrencies: ['USD'] },
+          payments,
+          clock,
+          logger,
+        }),
+        invoiceReadModel,
+        invoiceLinks: createCheckoutLinks({
+          publicUrl: FIXTURE_PUBLIC_URL,
+          keys: generateSecretKey(),
+          kind: 'invoice',
+        }),
+      }
+    },
     // the merchant API's deposit addresses as deposit-addresses.int.test.ts composes them
     depositAddresses: async (parts) => ({
       depositAddressCommands: createDepositAddressHandler({
@@ -194,6 +198,27 @@ describe("the dashboard's invoices, deposits and settings", () => {
     expect(detail.body).toContain('/pay/invoice/')
     // read-only: the sign-out is the page's one form
     expect(detail.body.match(/<form/g)?.length).toBe(1)
+
+    // the customer picked USDT on TRON on the invoice's page: its payment, as the projection records the pick
+    const payment = json<{ paymentId: string }>(
+      await fixture.create({ amount: '25', currency: 'USDT', network: 'TRON' }),
+    ).paymentId
+    const stored = await invoiceReadModel.get(invoiceId)
+    if (stored === null) throw new Error('the invoice is not in the read model')
+    const pickedAt = '2030-01-15T12:01:00.000Z'
+    await invoiceReadModel.save({
+      ...stored,
+      revision: stored.revision + 1,
+      state: {
+        ...stored.state,
+        picks: [{ paymentId: payment, currency: 'USDT', network: 'TRON', pickedAt }],
+      },
+    })
+    const picked = await get(`/dashboard/invoices/${invoiceId}?lang=de`, cookie)
+    expect(picked.statusCode, picked.body).toBe(200)
+    expect(picked.body).toContain(`href="/dashboard/payments/${payment}?lang=de"`)
+    expect(picked.body).toContain('Die Auswahl des Kunden, älteste zuerst')
+    expect(picked.body).toContain('2030-01-15 12:01:00')
 
     const othersInvoice = await createInvoice(fixture.otherMerchant, 'theirs')
     const foreign = await get(`/dashboard/invoices/${othersInvoice}?lang=en`, cookie)
