@@ -7,6 +7,7 @@ import type { DashboardAuditEntry, DashboardRole, DashboardSession, DashboardUse
 import { apiKeyTexts } from './api-key-texts.js'
 import type { DashboardLanguage, DashboardTexts } from './dashboard-texts.js'
 import { moneyTexts } from './money-texts.js'
+import { readingTexts } from './reading-texts.js'
 import { webhookTexts } from './webhook-texts.js'
 
 export function escapeHtml(text: string): string {
@@ -27,7 +28,18 @@ export interface PageFrame {
   base: string
   /** signed in: who, and the session's CSRF token for the forms */
   user?: { email: string; role: DashboardRole; csrf: string } | undefined
-  current?: 'payments' | 'volume' | 'webhooks' | 'audit' | 'users' | 'sessions' | 'refunds' | 'api-keys'
+  current?:
+    | 'payments'
+    | 'volume'
+    | 'webhooks'
+    | 'audit'
+    | 'users'
+    | 'sessions'
+    | 'refunds'
+    | 'api-keys'
+    | 'invoices'
+    | 'deposits'
+    | 'settings'
 }
 
 export function csrfField(frame: PageFrame): string {
@@ -47,10 +59,13 @@ export function renderPage(
   const navigation = frame.user
     ? `<nav aria-label="${e(t.nav)}"><ul>
         ${link('payments', t.payments)}
+        ${link('invoices', readingTexts[frame.language].invoices)}
         ${link('refunds', moneyTexts[frame.language].refunds)}
+        ${link('deposits', readingTexts[frame.language].deposits)}
         ${link('volume', webhookTexts[frame.language].volume)}
         ${link('webhooks', webhookTexts[frame.language].webhooks)}
         ${frame.user.role === 'owner' ? link('users', t.users) + link('audit', t.audit) + link('api-keys', apiKeyTexts[frame.language].apiKeys) : ''}
+        ${link('settings', readingTexts[frame.language].settings)}
         ${link('sessions', t.sessions)}
         <li><form class="inline" method="post" action="${frame.base}/sign-out">${csrfField(frame)}<button type="submit" class="secondary">${e(t.signOut)}</button></form></li>
       </ul></nav>

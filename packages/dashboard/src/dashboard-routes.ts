@@ -54,6 +54,7 @@ import { type DashboardLanguage, dashboardTexts, pickDashboardLanguage } from '.
 import { SETTLED_STATUSES } from './live-updates.js'
 import { type DashboardMoneyDeps, moneyRoutes } from './money-routes.js'
 import { type OpsDeps, registerOpsRoutes } from './ops-routes.js'
+import { type DashboardReadingDeps, readingRoutes } from './reading-routes.js'
 import { newTotpSecret, totpUri } from './totp.js'
 
 export interface DashboardDeps {
@@ -74,6 +75,8 @@ export interface DashboardDeps {
   apiKeys?: DashboardApiKeys | undefined
   /** the webhook pages: the merchant API's use cases (ops-routes.ts); absent: none */
   webhooks?: OpsDeps['webhooks']
+  /** invoices, deposits and the merchant's settings, read as the merchant API reads them; absent: none */
+  reading?: DashboardReadingDeps | undefined
 }
 
 const PAGE_SIZE = 25
@@ -591,6 +594,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
   if (deps.money)
     await app.register(moneyRoutes, { ...deps.money, kit: routeKit, accounts, readModel: deps.readModel })
   if (deps.apiKeys) await app.register(apiKeyRoutes, { apiKeys: deps.apiKeys, kit: routeKit, accounts })
+  if (deps.reading) await app.register(readingRoutes, { ...deps.reading, kit: routeKit })
 }
 
 /** the start of a day typed in a date field (YYYY-MM-DD), as payments record instants; null if none */

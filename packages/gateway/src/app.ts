@@ -204,6 +204,13 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
         await dashboard.register(dashboardRoutes, {
           ...(deps.dashboard as DashboardDeps),
           money,
+          // invoices, deposits and settings read as the merchant API's invoice and deposit routes read them
+          reading: {
+            merchants: deps.merchants,
+            invoices: deps.invoices,
+            depositAddresses: deps.depositAddresses,
+            deposits: deps.deposits,
+          },
           ...(webhookDeps
             ? {
                 webhooks: {

@@ -169,6 +169,17 @@ export interface MerchantApiFixtureOptions {
     clock: ManualClock
     logger: Logger
   }) => Promise<DepositAddressRoutesDeps>
+  /** the invoices' routes (docs/api.md, "Invoices"), payments through the fixture's handler; none when absent */
+  invoices?: (parts: {
+    db: DatabaseSync
+    eventStore: EventStore
+    merchants: MerchantStore
+    payments: PaymentCommandHandler
+    clock: ManualClock
+    logger: Logger
+  }) => Promise<NonNullable<GatewayDeps['invoices']>>
+  /** the deposits' read model (docs/api.md, "Deposits"), on the fixture's file; none when absent */
+  deposits?: (parts: { db: DatabaseSync }) => Promise<NonNullable<GatewayDeps['deposits']>>
 }
 
 /** addresses a test can tell apart; the real derivation is the wallet package's concern */
@@ -290,6 +301,12 @@ export async function openMerchantApiFixture(
     ...(options.depositAddresses
       ? { depositAddresses: await options.depositAddresses({ db, eventStore, merchants, clock, logger }) }
       : {}),
+    ...(options.invoices
+      ? {
+          invoices: await options.invoices({ db, eventStore, merchants, payments: handler, clock, logger }),
+        }
+      : {}),
+    ...(options.deposits ? { deposits: await options.deposits({ db }) } : {}),
   })
   const adminApp = await buildAdminApp({
     merchants,
