@@ -32,13 +32,16 @@ export { BalancesApi, PayoutsApi, RefundsApi } from './outgoing.js'
 export { signRequest } from './signing.js'
 export type * from './types.js'
 export {
+  type DepositWebhookEvent,
   type InvoiceWebhookEvent,
   invoiceWebhookOf,
+  isDepositWebhookEvent,
   isOutgoingWebhookEvent,
   type OutgoingWebhookEvent,
   type VerifyWebhookInput,
   verifyWebhook,
   WEBHOOK_TOLERANCE_SECONDS,
+  type WebhookDeposit,
   type WebhookEvent,
   type WebhookEventType,
   type WebhookHeaders,
