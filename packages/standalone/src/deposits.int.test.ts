@@ -134,6 +134,10 @@ describe('deposits at customers’ deposit addresses in standalone', () => {
     expect(shown?.fee).toBe(formatUnits(units('feeUnits'), 6))
     expect(shown?.net).toBe(formatUnits(units('netUnits'), 6))
     expect((await chainpay.deposits.list({ merchantUserId: user, status: 'dropped' })).data).toEqual([])
+    // the confirmed deposit's net is the merchant's: GET /balances counts it (the only money here)
+    expect(await chainpay.balances.list()).toMatchObject([
+      { network: 'TRON', currency: 'USDT', receivedNetAmount: shown?.net, availableAmount: shown?.net },
+    ])
 
     // the merchant hears of it twice, detected then confirmed, signed with the endpoint's secret
     const depositId = depositIdOf('TRON', txHash, 0)
