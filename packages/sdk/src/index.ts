@@ -33,6 +33,7 @@ export { signRequest } from './signing.js'
 export type * from './types.js'
 export {
   type DepositWebhookEvent,
+  depositWebhookOf,
   type InvoiceWebhookEvent,
   invoiceWebhookOf,
   isDepositWebhookEvent,

@@ -213,6 +213,16 @@ export interface DepositWebhookEvent {
   test?: true
 }
 
+/**
+ * The deposit webhook a verified webhook is, or null: verifyWebhook's type stays the payments' union
+ * (as for invoices, invoiceWebhookOf), so ask this where deposits are used.
+ */
+export function depositWebhookOf(
+  event: WebhookEvent | OutgoingWebhookEvent | DepositWebhookEvent,
+): DepositWebhookEvent | null {
+  return isDepositWebhookEvent(event) ? event : null
+}
+
 /** whether a verified webhook is a deposit's (deposit.detected, deposit.confirmed) */
 export function isDepositWebhookEvent(
   event: WebhookEvent | OutgoingWebhookEvent | DepositWebhookEvent,
