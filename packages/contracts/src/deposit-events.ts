@@ -3,7 +3,7 @@
 // addresses' events, keyed by the deposit id: the envelope of a deposit address message with the
 // event's data. Consumers of the topic tell the two apart by the event type header.
 
-import type { DepositEvent } from '@chainpay/domain'
+import type { DepositEvent, OpenDeposit } from '@chainpay/domain'
 import Type, { type TSchema } from 'typebox'
 import { Compile } from 'typebox/compile'
 import { PaymentEventHeaders } from './bus-messages.js'
@@ -76,6 +76,11 @@ export type DepositEventMessage = {
   revision: number
   schemaVersion: number
   recordedAt: string
+  /**
+   * the deposit as it is right after this event, folded by the relay from the deposit's stream so that
+   * the notifier writes its webhooks without a copy of its own; absent from messages of older relays
+   */
+  deposit?: OpenDeposit
 } & DepositEvent
 
 export function depositEventBusMessage(message: DepositEventMessage): {
@@ -98,10 +103,8 @@ export function depositEventBusMessage(message: DepositEventMessage): {
 export function parseDepositEventMessage(value: string): DepositEventMessage {
   const parsed: unknown = JSON.parse(value)
   if (typeof parsed !== 'object' || parsed === null) throw new Error('deposit message: not an object')
-  const { eventId, streamId, depositId, revision, schemaVersion, recordedAt, type, data } = parsed as Record<
-    string,
-    unknown
-  >
+  const { eventId, streamId, depositId, revision, schemaVersion, recordedAt, type, data, deposit } =
+    parsed as Record<string, unknown>
   if (
     typeof eventId !== 'string' ||
     typeof streamId !== 'string' ||
@@ -122,5 +125,6 @@ export function parseDepositEventMessage(value: string): DepositEventMessage {
     schemaVersion: schemaVersion as number,
     recordedAt,
     ...event,
+    ...(typeof deposit === 'object' && deposit !== null ? { deposit: deposit as OpenDeposit } : {}),
   }
 }

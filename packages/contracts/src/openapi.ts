@@ -138,6 +138,9 @@ const WEBHOOK_SUMMARIES: Record<WebhookEventKind, string> = {
   'payout.completed': 'The payout is final on chain; network_fee is what the treasury paid',
   'payout.failed': 'The payout failed on chain; its amount is available again',
   'payout.canceled': 'The payout was canceled',
+  'deposit.detected':
+    "A transfer reached a customer's deposit address with no open payment to count it: a deposit, before its confirmations",
+  'deposit.confirmed': 'The deposit is final on chain (the confirmations its network requires)',
 }
 
 function webhookOperation(kind: WebhookEventKind) {

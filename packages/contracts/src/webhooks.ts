@@ -37,7 +37,62 @@ export const WebhookEventKinds = [
   'payout.completed',
   'payout.failed',
   'payout.canceled',
+  // deposits at customers' deposit addresses (docs/api.md, "Deposits")
+  'deposit.detected',
+  'deposit.confirmed',
 ] as const
+
+/** the kinds about a deposit: their body carries `deposit` instead of `payment` */
+export const DepositWebhookKinds = ['deposit.detected', 'deposit.confirmed'] as const
+export type DepositWebhookKind = (typeof DepositWebhookKinds)[number]
+
+export function isDepositWebhookKind(kind: string): kind is DepositWebhookKind {
+  return (DepositWebhookKinds as readonly string[]).includes(kind)
+}
+
+/** the `deposit` object of deposit.* webhooks (docs/api.md, "Deposits"); amounts are decimal strings */
+export interface WebhookDepositFields {
+  id: string
+  /** upper case: DETECTED, CONFIRMED */
+  status: string
+  merchant_user_id: string
+  network: string
+  currency: string
+  address: string
+  tx_hash: string
+  transfer_index: number
+  amount: string
+  /** under the merchant's fee policy when the deposit was detected */
+  fee_amount: string
+  net_amount: string
+  confirmations: number
+  required_confirmations: number
+  detected_at: string
+  confirmed_at: string | null
+}
+
+export interface DepositWebhookBodyInput {
+  id: string
+  event: DepositWebhookKind
+  /** a test event the merchant asked for: its deposit is made up */
+  test?: true
+  deposit: WebhookDepositFields
+}
+
+/** the exact body of a deposit webhook's attempt: {"id","event","timestamp","deposit":{...}} */
+export function renderDepositWebhookBody(input: DepositWebhookBodyInput, timestampSeconds: number): string {
+  if (input.id === '') throw new RangeError('webhook body: id must be the event id, got an empty string')
+  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
+    throw new RangeError(`webhook body: timestamp must be Unix seconds, got ${timestampSeconds}`)
+  }
+  return JSON.stringify({
+    id: input.id,
+    event: input.event,
+    timestamp: timestampSeconds,
+    ...(input.test === true ? { test: true } : {}),
+    deposit: input.deposit,
+  })
+}
 
 /** the kinds about an invoice: their body carries `invoice` instead of `payment` */
 export const InvoiceWebhookKinds = ['invoice.paid', 'invoice.expired', 'invoice.canceled'] as const

@@ -17,6 +17,7 @@ import type { NotifierConfig } from './config.js'
 import { createDeliveryPruner, retentionDaysToMs } from './delivery-pruner.js'
 import { createDeliveryRecorder } from './delivery-recorder.js'
 import { deliveryWakeupConsumer } from './delivery-wakeups.js'
+import { createDepositDeliveryRecorder } from './deposit-delivery-recorder.js'
 import { createWebhookDispatcher } from './dispatcher.js'
 import { createInvoiceDeliveryRecorder } from './invoice-delivery-recorder.js'
 import { createOutgoingDeliveryRecorder } from './outgoing-delivery-recorder.js'
@@ -99,6 +100,16 @@ export async function buildNotifierContext(
     logger,
     onRecorded: (deliveryIds) => dispatcher.dispatchRecorded(deliveryIds),
   })
+  // deposits at customers' deposit addresses (docs/api.md, "Deposits")
+  const depositRecorder = createDepositDeliveryRecorder({
+    bus: infrastructure.bus(),
+    deliveries,
+    merchants,
+    webhookEndpoints,
+    clock,
+    logger,
+    onRecorded: (deliveryIds) => dispatcher.dispatchRecorded(deliveryIds),
+  })
   // what the gateway put in line (a redelivery, a test event) is claimed at once, not at the next poll
   const wakeups = deliveryWakeupConsumer(infrastructure.bus(), dispatcher, logger)
   const pruner = createDeliveryPruner({
@@ -121,8 +132,18 @@ export async function buildNotifierContext(
   const metricsPort = metricsService({ config, registry: metrics.registry, logger })
   return {
     services: shared
-      ? [recorder, invoiceRecorder, outgoingRecorder, dispatcher, wakeups, pruner]
-      : [recorder, invoiceRecorder, outgoingRecorder, dispatcher, wakeups, pruner, healthPort, metricsPort],
+      ? [recorder, invoiceRecorder, outgoingRecorder, depositRecorder, dispatcher, wakeups, pruner]
+      : [
+          recorder,
+          invoiceRecorder,
+          outgoingRecorder,
+          depositRecorder,
+          dispatcher,
+          wakeups,
+          pruner,
+          healthPort,
+          metricsPort,
+        ],
     readiness,
     close: release,
   }

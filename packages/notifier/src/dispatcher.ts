@@ -26,7 +26,9 @@
 // attempt of another notifier that freed a place at its host.
 
 import {
+  type DepositWebhookBodyInput,
   type InvoiceWebhookBodyInput,
+  renderDepositWebhookBody,
   renderInvoiceWebhookBody,
   renderWebhookBody,
   type WebhookBodyInput,
@@ -245,13 +247,19 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const stored = delivery.payload as unknown as Omit<WebhookBodyInput, 'id'>
     const eventId = eventIdOf(delivery)
     // an invoice's delivery carries the invoice instead of a payment (docs/api.md, "Invoices")
+    // a deposit's carries the deposit (docs/api.md, "Deposits")
     const body =
-      'invoice' in delivery.payload
-        ? renderInvoiceWebhookBody(
-            { ...(delivery.payload as unknown as Omit<InvoiceWebhookBodyInput, 'id'>), id: eventId },
+      'deposit' in delivery.payload
+        ? renderDepositWebhookBody(
+            { ...(delivery.payload as unknown as Omit<DepositWebhookBodyInput, 'id'>), id: eventId },
             timestamp,
           )
-        : renderWebhookBody({ ...stored, id: eventId }, timestamp)
+        : 'invoice' in delivery.payload
+          ? renderInvoiceWebhookBody(
+              { ...(delivery.payload as unknown as Omit<InvoiceWebhookBodyInput, 'id'>), id: eventId },
+              timestamp,
+            )
+          : renderWebhookBody({ ...stored, id: eventId }, timestamp)
     const signature = signWebhook(secret, timestamp, body)
     const response = await request(target, {
       method: 'POST',

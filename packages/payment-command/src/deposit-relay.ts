@@ -3,9 +3,14 @@
 // builds the read model the merchant's lists are answered from.
 
 import { depositAddressEventBusMessage, depositEventBusMessage, parseDepositEvent } from '@chainpay/contracts'
-import { DEPOSIT_ADDRESS_STREAM_PREFIX } from '@chainpay/domain'
+import {
+  DEPOSIT_ADDRESS_STREAM_PREFIX,
+  type DepositState,
+  evolveDeposit,
+  initialDepositState,
+} from '@chainpay/domain'
 import type { Logger, ReadinessReporter, Service } from '@chainpay/platform'
-import { type Bus, type CheckpointStore, type EventStore, Topics } from '@chainpay/ports'
+import { type Bus, type CheckpointStore, type EventStore, type RecordedEvent, Topics } from '@chainpay/ports'
 import { toDepositAddressEvent } from './deposit-address-handler.js'
 import { storedSchemaVersion } from './payment-stream.js'
 import { createEventRelay } from './relay.js'
@@ -36,15 +41,30 @@ export function createDepositRelay(options: {
               recordedAt: recorded.recordedAt,
               ...toDepositAddressEvent(recorded),
             })
-          : depositEventBusMessage({
-              eventId: recorded.eventId,
-              streamId: recorded.streamId,
-              depositId: recorded.streamId.slice(DEPOSIT_STREAMS_PREFIX.length),
-              revision: recorded.revision,
-              schemaVersion: storedSchemaVersion(recorded),
-              recordedAt: recorded.recordedAt,
-              ...parseDepositEvent(recorded.type, storedSchemaVersion(recorded), recorded.data),
-            }),
+          : depositMessage(options.eventStore, recorded),
     },
+  })
+}
+
+/** a deposit event with the deposit folded from its stream up to it (a few events a stream) */
+async function depositMessage(eventStore: EventStore, recorded: RecordedEvent) {
+  const event = parseDepositEvent(recorded.type, storedSchemaVersion(recorded), recorded.data)
+  const stream = await eventStore.readStream(recorded.streamId)
+  const deposit = stream
+    .filter((stored) => stored.revision <= recorded.revision)
+    .reduce(
+      (state: DepositState, stored) =>
+        evolveDeposit(state, parseDepositEvent(stored.type, storedSchemaVersion(stored), stored.data)),
+      initialDepositState,
+    )
+  return depositEventBusMessage({
+    eventId: recorded.eventId,
+    streamId: recorded.streamId,
+    depositId: recorded.streamId.slice(DEPOSIT_STREAMS_PREFIX.length),
+    revision: recorded.revision,
+    schemaVersion: storedSchemaVersion(recorded),
+    recordedAt: recorded.recordedAt,
+    ...event,
+    ...(deposit.status === 'none' ? {} : { deposit }),
   })
 }

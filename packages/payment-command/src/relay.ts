@@ -49,7 +49,12 @@ export interface EventRelayOptions {
    * which streams go to which topic, as which message: the payments' by default; the invoices' relay
    * (invoice-relay.ts) names its own
    */
-  streams?: { prefix: string; topic: string; toMessage: (event: RecordedEvent) => BusMessage }
+  streams?: {
+    prefix: string
+    topic: string
+    /** a promise where the message needs a read (the deposits' fold: deposit-relay.ts) */
+    toMessage: (event: RecordedEvent) => BusMessage | Promise<BusMessage>
+  }
 }
 
 /** what an operator watches the relay by: whether it keeps up with the event store */
@@ -101,7 +106,10 @@ export function createEventRelay(options: EventRelayOptions): Service & Readines
     if (first === undefined || last === undefined) return null
     // until the publish below succeeds, the relay is behind by at least this batch
     metrics?.behind(first.recordedAt)
-    const messages = batch.filter((event) => event.streamId.startsWith(streams.prefix)).map(streams.toMessage)
+    const messages: BusMessage[] = []
+    for (const event of batch) {
+      if (event.streamId.startsWith(streams.prefix)) messages.push(await streams.toMessage(event))
+    }
     if (messages.length > 0) await bus.publish(streams.topic, messages)
     // refunds and payouts ride with the payments' relay, under its checkpoint
     if (streams.prefix === PAYMENT_STREAM_PREFIX) {

@@ -57,6 +57,7 @@ export async function buildProjectionContext(
     bus: infrastructure.bus(),
     depositAddresses: infrastructure.stores.depositAddressReadModel(),
     deposits: infrastructure.stores.depositReadModel(),
+    receivedNet: infrastructure.stores.receivedNet(),
     logger,
   })
   const healthPort = healthService({

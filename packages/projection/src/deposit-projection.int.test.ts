@@ -2,7 +2,11 @@ import { depositEventBusMessage } from '@chainpay/contracts'
 import type { DepositEvent } from '@chainpay/domain'
 import { createRootLogger } from '@chainpay/platform'
 import { sampleDepositRecord } from '@chainpay/ports/testing'
-import { createSqliteDepositReadModel, openSqliteDatabase } from '@chainpay/store-sqlite'
+import {
+  createSqliteDepositReadModel,
+  createSqliteReceivedNetTotals,
+  openSqliteDatabase,
+} from '@chainpay/store-sqlite'
 import { describe, expect, it } from 'vitest'
 import { projectDeposit } from './deposit-projection.js'
 
@@ -46,5 +50,55 @@ describe('projectDeposit (docs/api.md, "Deposits")', () => {
       logger,
     )
     expect(await deposits.get('dep1')).toBeNull()
+  })
+
+  it("given a deposit confirmed, when its events are replayed, then its net counts once in the merchant's received net", async () => {
+    const db = openSqliteDatabase(':memory:')
+    const deposits = createSqliteDepositReadModel(db)
+    const totals = createSqliteReceivedNetTotals(db)
+    const detectedMessage = message(0, { type: 'DepositDetected', data: detected })
+    await projectDeposit(deposits, detectedMessage, logger, totals)
+    // detected is not final: nothing counts yet
+    expect(await totals.totalsOf(detected.merchantId)).toEqual([])
+
+    const confirmed = message(1, {
+      type: 'DepositConfirmed',
+      data: { confirmations: 20, confirmedAt: '2030-01-15T12:01:00.000Z' },
+    })
+    for (const value of [confirmed, detectedMessage, confirmed]) {
+      await projectDeposit(deposits, value, logger, totals)
+    }
+    expect(await totals.totalsOf(detected.merchantId)).toEqual([
+      {
+        network: detected.network,
+        currency: detected.currency,
+        decimals: detected.decimals,
+        units: BigInt(detected.netUnits),
+      },
+    ])
+    expect(await totals.countedOf('dep1')).toBe(BigInt(detected.netUnits))
+  })
+
+  it('given the count failed after nothing was saved, when the event comes again, then the net counts once', async () => {
+    const db = openSqliteDatabase(':memory:')
+    const deposits = createSqliteDepositReadModel(db)
+    const totals = createSqliteReceivedNetTotals(db)
+    await projectDeposit(deposits, message(0, { type: 'DepositDetected', data: detected }), logger, totals)
+    const confirmed = message(1, {
+      type: 'DepositConfirmed',
+      data: { confirmations: 20, confirmedAt: '2030-01-15T12:01:00.000Z' },
+    })
+    const failing = {
+      count: async () => {
+        throw new Error('database is locked')
+      },
+    }
+    await expect(projectDeposit(deposits, confirmed, logger, failing)).rejects.toThrow('locked')
+    expect((await deposits.get('dep1'))?.state.status).toBe('detected')
+    await projectDeposit(deposits, confirmed, logger, totals)
+    await projectDeposit(deposits, confirmed, logger, totals)
+    expect((await totals.totalsOf(detected.merchantId)).map((total) => total.units)).toEqual([
+      BigInt(detected.netUnits),
+    ])
   })
 })

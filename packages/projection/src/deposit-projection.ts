@@ -15,6 +15,7 @@ import {
   consumerService,
   type DepositAddressReadModel,
   type DepositReadModel,
+  type ReceivedNetTotals,
   type SubscribeOptions,
   Topics,
 } from '@chainpay/ports'
@@ -24,6 +25,8 @@ export interface DepositProjectionOptions {
   depositAddresses: DepositAddressReadModel
   /** deposits at the addresses (docs/api.md, "Deposits"); their events are skipped without it */
   deposits?: DepositReadModel
+  /** the merchants' running received net (GET /balances): a confirmed deposit's net counts in it */
+  receivedNet?: Pick<ReceivedNetTotals, 'count'>
   logger: Logger
   groupId?: string
   retry?: Pick<SubscribeOptions, 'retryDelayMs' | 'maxRetryDelayMs'>
@@ -37,6 +40,7 @@ export async function projectDeposit(
   deposits: DepositReadModel,
   value: string,
   logger: Logger,
+  receivedNet?: Pick<ReceivedNetTotals, 'count'>,
 ): Promise<void> {
   const message = parseDepositEventMessage(value)
   const stored = await deposits.get(message.depositId)
@@ -51,6 +55,21 @@ export async function projectDeposit(
   }
   const state = evolveDeposit(before, message)
   if (state.status === 'none') return
+  // A confirmed deposit is final (section 11): its net joins the merchant's received net, counted
+  // before the save so that a crash in between counts it on the redelivery (once: count is
+  // idempotent on the revision, keyed by the deposit's id beside the payments' ids)
+  if (state.status === 'confirmed' && receivedNet !== undefined) {
+    const { detected } = state
+    await receivedNet.count({
+      paymentId: message.depositId,
+      merchantId: detected.merchantId,
+      network: detected.network,
+      currency: detected.currency,
+      decimals: detected.decimals,
+      netUnits: BigInt(detected.netUnits),
+      revision: message.revision,
+    })
+  }
   await deposits.save({ depositId: message.depositId, revision: message.revision, state })
 }
 
@@ -66,7 +85,9 @@ export function createDepositProjection(options: DepositProjectionOptions): Serv
       // the topic carries the deposits' events too (deposit-relay.ts)
       const type = consumed.headers[PaymentEventHeaders.eventType]
       if (type !== undefined && isDepositEventType(type)) {
-        if (options.deposits !== undefined) await projectDeposit(options.deposits, consumed.value, logger)
+        if (options.deposits !== undefined) {
+          await projectDeposit(options.deposits, consumed.value, logger, options.receivedNet)
+        }
         return
       }
       if (type !== undefined && type !== 'DepositAddressCreated') return

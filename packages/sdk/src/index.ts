@@ -32,13 +32,17 @@ export { BalancesApi, PayoutsApi, RefundsApi } from './outgoing.js'
 export { signRequest } from './signing.js'
 export type * from './types.js'
 export {
+  type DepositWebhookEvent,
+  depositWebhookOf,
   type InvoiceWebhookEvent,
   invoiceWebhookOf,
+  isDepositWebhookEvent,
   isOutgoingWebhookEvent,
   type OutgoingWebhookEvent,
   type VerifyWebhookInput,
   verifyWebhook,
   WEBHOOK_TOLERANCE_SECONDS,
+  type WebhookDeposit,
   type WebhookEvent,
   type WebhookEventType,
   type WebhookHeaders,

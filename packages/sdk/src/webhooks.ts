@@ -182,6 +182,54 @@ export function isOutgoingWebhookEvent(
   )
 }
 
+/** the deposit of deposit.* webhooks (docs/api.md, "Deposits"): amounts are decimal strings */
+export interface WebhookDeposit {
+  id: string
+  /** upper case: DETECTED, CONFIRMED */
+  status: string
+  merchant_user_id: string
+  network: string
+  currency: string
+  address: string
+  tx_hash: string
+  transfer_index: number
+  amount: string
+  /** under your fee policy when the deposit was detected */
+  fee_amount: string
+  net_amount: string
+  confirmations: number
+  required_confirmations: number
+  detected_at: string
+  confirmed_at: string | null
+}
+
+/** a verified deposit.detected or deposit.confirmed webhook: its body carries `deposit`, no `payment` */
+export interface DepositWebhookEvent {
+  id: string
+  event: 'deposit.detected' | 'deposit.confirmed'
+  timestamp: number
+  deposit: WebhookDeposit
+  /** true on a test event you asked for: its deposit is made up */
+  test?: true
+}
+
+/**
+ * The deposit webhook a verified webhook is, or null: verifyWebhook's type stays the payments' union
+ * (as for invoices, invoiceWebhookOf), so ask this where deposits are used.
+ */
+export function depositWebhookOf(
+  event: WebhookEvent | OutgoingWebhookEvent | DepositWebhookEvent,
+): DepositWebhookEvent | null {
+  return isDepositWebhookEvent(event) ? event : null
+}
+
+/** whether a verified webhook is a deposit's (deposit.detected, deposit.confirmed) */
+export function isDepositWebhookEvent(
+  event: WebhookEvent | OutgoingWebhookEvent | DepositWebhookEvent,
+): event is DepositWebhookEvent {
+  return typeof event.event === 'string' && event.event.startsWith('deposit.')
+}
+
 type WebhookOutgoingEventOf<Kind extends string, Name extends 'refund' | 'payout'> = {
   id: string
   event: Kind

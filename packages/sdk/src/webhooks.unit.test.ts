@@ -1,7 +1,14 @@
 import { createHmac } from 'node:crypto'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { WebhookVerificationError } from './errors.js'
-import { invoiceWebhookOf, verifyWebhook, type WebhookEvent, type WebhookEventType } from './webhooks.js'
+import {
+  depositWebhookOf,
+  invoiceWebhookOf,
+  isDepositWebhookEvent,
+  verifyWebhook,
+  type WebhookEvent,
+  type WebhookEventType,
+} from './webhooks.js'
 
 const now = 1_795_356_187
 const secret = 'whsec_current'
@@ -73,6 +80,31 @@ describe('verifyWebhook', () => {
       nowSeconds: now,
     })
     expect(invoiceWebhookOf(payment)).toBeNull()
+  })
+
+  it('verifies a deposit webhook, which isDepositWebhookEvent and depositWebhookOf tell apart, with its deposit', async () => {
+    const depositBody = JSON.stringify({
+      id: 'e1',
+      event: 'deposit.confirmed',
+      timestamp: now,
+      deposit: { id: 'd1', status: 'CONFIRMED', merchant_user_id: 'customer-8841', net_amount: '12.375' },
+    })
+    const event = await verifyWebhook({
+      rawBody: depositBody,
+      headers: headersFor(sign(secret, now, depositBody), { 'x-event-type': 'deposit.confirmed' }),
+      secret,
+      nowSeconds: now,
+    })
+    expect(isDepositWebhookEvent(event)).toBe(true)
+    expect(depositWebhookOf(event)?.deposit.merchant_user_id).toBe('customer-8841')
+    const payment = await verifyWebhook({
+      rawBody: body,
+      headers: headersFor(sign(secret, now, body)),
+      secret,
+      nowSeconds: now,
+    })
+    expect(isDepositWebhookEvent(payment)).toBe(false)
+    expect(depositWebhookOf(payment)).toBeNull()
   })
 
   it('reads Fetch API Headers, header names in any case and the body as bytes', async () => {

@@ -6,7 +6,8 @@
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { depositIdOf, formatUnits, toDepositStreamId } from '@chainpay/domain'
-import { Chainpay } from '@chainpay/sdk'
+import { Chainpay, isDepositWebhookEvent, verifyWebhook } from '@chainpay/sdk'
+import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pay } from './testing/flow.js'
 import { type InProcessStandalone, startInProcessStandalone } from './testing/standalone-in-process.js'
@@ -14,6 +15,7 @@ import { type InProcessStandalone, startInProcessStandalone } from './testing/st
 let standalone: InProcessStandalone
 let chainpay: Chainpay
 let db: DatabaseSync
+let receiver: WebhookReceiver
 
 beforeAll(async () => {
   standalone = await startInProcessStandalone({ clock: { now: () => new Date() } })
@@ -23,12 +25,14 @@ beforeAll(async () => {
     apiKey: merchant.apiKey,
     apiSecret: merchant.apiSecret,
   })
+  receiver = await startWebhookReceiver()
   db = new DatabaseSync(join(standalone.dataDir, 'chainpay.sqlite'), { readOnly: true })
 })
 
 afterAll(async () => {
   db?.close()
   await standalone?.stop()
+  await receiver?.close()
 })
 
 /** the types of the deposit's events and the first one's data */
@@ -81,6 +85,7 @@ describe('deposits at customers’ deposit addresses in standalone', () => {
     timeout: 60_000,
   }, async () => {
     const user = `depositor-${Date.now()}`
+    const endpoint = await chainpay.webhookEndpoints.create({ url: receiver.url })
     const { address } = await chainpay.depositAddresses.create({ merchantUserId: user, network: 'TRON' })
     await watched(address)
     const txHash = await pay(standalone, 'TRON', { to: address, amount: '12.5', currency: 'USDT' })
@@ -129,6 +134,37 @@ describe('deposits at customers’ deposit addresses in standalone', () => {
     expect(shown?.fee).toBe(formatUnits(units('feeUnits'), 6))
     expect(shown?.net).toBe(formatUnits(units('netUnits'), 6))
     expect((await chainpay.deposits.list({ merchantUserId: user, status: 'dropped' })).data).toEqual([])
+    // the confirmed deposit's net is the merchant's: GET /balances counts it (the only money here)
+    expect(await chainpay.balances.list()).toMatchObject([
+      { network: 'TRON', currency: 'USDT', receivedNetAmount: shown?.net, availableAmount: shown?.net },
+    ])
+
+    // the merchant hears of it twice, detected then confirmed, signed with the endpoint's secret
+    const depositId = depositIdOf('TRON', txHash, 0)
+    const ofDeposit = (all: WebhookReceiver['received']) =>
+      all.filter((webhook) => (webhook.body as { deposit?: { id: string } }).deposit?.id === depositId)
+    const received = ofDeposit(await receiver.waitFor((all) => ofDeposit(all).length >= 2, 20_000))
+    const verified = await Promise.all(
+      received.map((webhook) =>
+        verifyWebhook({ rawBody: webhook.rawBody, headers: webhook.headers, secret: endpoint.secret }),
+      ),
+    )
+    const common = {
+      id: depositId,
+      merchant_user_id: user,
+      network: 'TRON',
+      currency: 'USDT',
+      address,
+      tx_hash: txHash,
+      amount: '12.5',
+      fee_amount: shown?.fee,
+      net_amount: shown?.net,
+    }
+    expect(verified.every((event) => isDepositWebhookEvent(event))).toBe(true)
+    expect(verified).toMatchObject([
+      { event: 'deposit.detected', deposit: { ...common, status: 'DETECTED', confirmed_at: null } },
+      { event: 'deposit.confirmed', deposit: { ...common, status: 'CONFIRMED', confirmations: 20 } },
+    ])
     const refused = await chainpay.deposits.list({ status: 'lost' as never }).catch((error: unknown) => error)
     expect(refused).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' })
   })

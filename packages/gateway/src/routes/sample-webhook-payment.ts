@@ -3,7 +3,9 @@
 // a receiver meets the shapes it will meet.
 
 import type {
+  DepositWebhookKind,
   InvoiceWebhookKind,
+  WebhookDepositFields,
   WebhookEventKind,
   WebhookInvoiceFields,
   WebhookOutgoingFields,
@@ -91,6 +93,28 @@ export function sampleOutgoingWebhookFields(kind: WebhookEventKind, id: string):
     tx_hash: sent ? TX_HASH : null,
     network_fee: step === 'completed' ? { currency: 'TRX', amount: '13.3' } : null,
     failure_reason: step === 'failed' ? 'REVERT' : null,
+  }
+}
+
+/** the made-up deposit of a deposit.* test event: 12.5 USDT at 1 % fee, as right after the event */
+export function sampleWebhookDeposit(kind: DepositWebhookKind, id: string): WebhookDepositFields {
+  const confirmed = kind === 'deposit.confirmed'
+  return {
+    id,
+    status: confirmed ? 'CONFIRMED' : 'DETECTED',
+    merchant_user_id: 'test-user',
+    network: 'TRON',
+    currency: 'USDT',
+    address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+    tx_hash: TX_HASH,
+    transfer_index: 0,
+    amount: '12.5',
+    fee_amount: '0.125',
+    net_amount: '12.375',
+    confirmations: confirmed ? 20 : 1,
+    required_confirmations: 20,
+    detected_at: '2030-01-01T00:00:00.000Z',
+    confirmed_at: confirmed ? '2030-01-01T00:01:00.000Z' : null,
   }
 }
 

@@ -6,6 +6,7 @@
 
 import { randomUUID } from 'node:crypto'
 import {
+  isDepositWebhookKind,
   isInvoiceWebhookKind,
   WebhookDeliveryListSchema,
   WebhookDeliveryViewSchema,
@@ -26,6 +27,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { merchantIdOf } from './merchant-id-of.js'
 import {
   sampleOutgoingWebhookFields,
+  sampleWebhookDeposit,
   sampleWebhookInvoice,
   sampleWebhookPayment,
 } from './sample-webhook-payment.js'
@@ -78,13 +80,15 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
         sequence: 0,
         payload: isInvoiceWebhookKind(kind)
           ? { event: kind, test: true, invoice: sampleWebhookInvoice(kind, paymentId) }
-          : kind.startsWith('payment.')
-            ? { event: kind, test: true, payment: sampleWebhookPayment(kind, paymentId) }
-            : {
-                event: kind,
-                test: true,
-                [kind.slice(0, kind.indexOf('.'))]: sampleOutgoingWebhookFields(kind, paymentId),
-              },
+          : isDepositWebhookKind(kind)
+            ? { event: kind, test: true, deposit: sampleWebhookDeposit(kind, paymentId) }
+            : kind.startsWith('payment.')
+              ? { event: kind, test: true, payment: sampleWebhookPayment(kind, paymentId) }
+              : {
+                  event: kind,
+                  test: true,
+                  [kind.slice(0, kind.indexOf('.'))]: sampleOutgoingWebhookFields(kind, paymentId),
+                },
         targetUrl: url,
         status: 'pending',
         attempts: 0,

@@ -368,6 +368,19 @@ describe('webhook endpoints, delivered', () => {
     ).data
     expect(listed).toMatchObject([{ id: view.id, status: 'delivered', attempts: [{ statusCode: 200 }] }])
 
+    // a deposit's test event carries a made-up deposit, not a payment (docs/api.md, "Deposits")
+    const deposit = json(
+      await fixture.send('POST', test, { body: JSON.stringify({ event: 'deposit.confirmed' }) }),
+    )
+    expect(await notifier.dispatcher.dispatchOnce()).toBe(1)
+    expect(JSON.parse(receiver.received[1]?.body ?? '{}')).toEqual({
+      id: deposit.eventId,
+      event: 'deposit.confirmed',
+      timestamp: expect.any(Number),
+      test: true,
+      deposit: expect.objectContaining({ id: deposit.paymentId, status: 'CONFIRMED', net_amount: '12.375' }),
+    })
+
     // {} or no body: payment.confirmed
     const confirmed = json(await fixture.send('POST', test))
     expect(confirmed.eventType).toBe('payment.confirmed')
