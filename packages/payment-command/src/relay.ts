@@ -158,7 +158,10 @@ export function createEventRelay(options: EventRelayOptions): Service & Readines
     async stop() {
       unsubscribe()
       await loop.stop()
-      await storeCheckpoint(position)
+      // a store that cannot take it now only means the events since are published again at start
+      await storeCheckpoint(position).catch((error: unknown) =>
+        logger.warn({ err: error, checkpointName, position }, 'storing the relay checkpoint at stop failed'),
+      )
     },
   }
 }
