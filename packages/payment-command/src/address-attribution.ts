@@ -13,9 +13,10 @@ import { addressClaimStreamId } from './address-claims.js'
 
 /**
  * How far a chain's block time may run behind the clock that stamped the claims: a Solana blockTime is
- * the validators' estimate (tens of seconds off), a TRON block's its producer's clock. Each payment's
- * time on the address starts and ends this much before its claim and the next one's, so the periods
- * still follow each other without a gap, and a customer who pays at once is never turned away.
+ * the validators' estimate (tens of seconds off), a TRON block's its producer's clock. The address's
+ * first payment takes transfers from this much before its claim, so a customer who pays at once is
+ * not turned away; a later payment's time starts at its claim, where the one before ends (a transfer
+ * just before it is the earlier payment's late funds, never lost).
  */
 export const BLOCK_CLOCK_SLACK_MS = 60_000
 
@@ -36,10 +37,15 @@ export async function attributedElsewhere(
   )
   const claimedAt = (index: number) =>
     Date.parse((claims[index]?.data as { claimedAt: string } | undefined)?.claimedAt ?? created.createdAt)
-  const start = (own === -1 ? Date.parse(created.createdAt) : claimedAt(own)) - BLOCK_CLOCK_SLACK_MS
+  // the address's first payment starts a little before its claim; a later one where the one before
+  // it ended, at its claim: what came before is the earlier payment's (its late funds)
+  const start =
+    own === -1
+      ? Date.parse(created.createdAt) - BLOCK_CLOCK_SLACK_MS
+      : claimedAt(own) - (own === 0 ? BLOCK_CLOCK_SLACK_MS : 0)
   if (blockTime < start) return 'sent to the customer address before the payment was created'
   const next = own === -1 ? undefined : claims[own + 1]
-  if (next !== undefined && blockTime >= claimedAt(own + 1) - BLOCK_CLOCK_SLACK_MS) {
+  if (next !== undefined && blockTime >= claimedAt(own + 1)) {
     return `sent after the customer's next payment ${(next.data as { paymentId: string }).paymentId} took the address`
   }
   return null

@@ -25,7 +25,7 @@
 //   webhook_deliveries, webhook_attempts          the notifier's delivery log (deliveries.ts)
 //   webhook_endpoints         merchants' webhook endpoints (_id endpointId); secrets arrive sealed
 //   dashboard_users, dashboard_user_emails, dashboard_setup_tokens, dashboard_sessions,
-//   dashboard_login_failures, dashboard_audit
+//   dashboard_login_failures, dashboard_audit, dashboard_totp_steps
 //                             the dashboard's people, sign-ins and audit log (dashboard-users.ts)
 //   webhook_leases            claims of deliveries by notifier processes: an insert is the only
 //                             atomic step FerretDB v1 offers (deliveries.ts)
@@ -62,6 +62,7 @@ export const mongoCollections = {
   dashboardSessions: 'dashboard_sessions',
   dashboardLoginFailures: 'dashboard_login_failures',
   dashboardAudit: 'dashboard_audit',
+  dashboardTotpSteps: 'dashboard_totp_steps',
   chainCursors: 'chain_cursors',
   watchedAddresses: 'watched_addresses',
   trackedTransfers: 'tracked_transfers',

@@ -56,6 +56,9 @@ export function createMongoDashboardUserStore(db: Db): DashboardUserStore {
   const sessions = db.collection<SessionDocument>(mongoCollections.dashboardSessions)
   const failures = db.collection<FailureDocument>(mongoCollections.dashboardLoginFailures)
   const audit = db.collection<AuditDocument>(mongoCollections.dashboardAudit)
+  // a TOTP step used is a document (_id user and step): its insert is the one atomic step FerretDB v1
+  // has, so of two sign-ins with one code only one inserts it
+  const totpSteps = db.collection<{ _id: string; at: string }>(mongoCollections.dashboardTotpSteps)
 
   const getUser = async (userId: string) => {
     const found = await users.findOne({ _id: userId })
@@ -106,6 +109,13 @@ export function createMongoDashboardUserStore(db: Db): DashboardUserStore {
         await tokens.deleteMany({ userId })
       },
       async advanceTotpStep(userId, step, updatedAt) {
+        if ((await users.countDocuments({ _id: userId })) === 0) return false
+        try {
+          await totpSteps.insertOne({ _id: `${userId}#${step}`, at: updatedAt })
+        } catch (error) {
+          if (isDuplicateKeyError(error)) return false
+          throw error
+        }
         const { modifiedCount } = await users.updateOne(
           { _id: userId, $or: [{ totpLastStep: null }, { totpLastStep: { $lt: step } }] },
           { $set: { totpLastStep: step, updatedAt } },
@@ -167,6 +177,7 @@ export function createMongoDashboardUserStore(db: Db): DashboardUserStore {
         await failures.deleteMany({ at: { $lt: before } })
         await sessions.deleteMany({ lastSeenAt: { $lt: before } })
         await tokens.deleteMany({ expiresAt: { $lt: before } })
+        await totpSteps.deleteMany({ at: { $lt: before } })
       },
 
       async appendAudit({ entryId, ...rest }) {
