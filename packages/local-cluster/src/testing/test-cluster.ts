@@ -67,12 +67,17 @@ export const TEST_CONSUMER_GROUP_TIMEOUTS = {
 } as const
 
 export async function startTestCluster(options: TestClusterOptions): Promise<TestCluster> {
-  const slot = await takeClusterSlot()
-  try {
-    return await startInSlot(options, slot)
-  } catch (error) {
-    slot.release()
-    throw error
+  // a port found free can be taken by another test's process before the service binds it: a fresh
+  // cluster is planned again on other ports, once (one on an existing data directory is not)
+  for (let attempt = 1; ; attempt++) {
+    const slot = await takeClusterSlot()
+    try {
+      return await startInSlot(options, slot)
+    } catch (error) {
+      slot.release()
+      const portTaken = error instanceof Error && error.message.includes('EADDRINUSE')
+      if (!portTaken || options.existing || attempt >= 2) throw error
+    }
   }
 }
 
