@@ -13,9 +13,12 @@ import {
   csrfTokenOf,
   DASHBOARD_STYLES,
   type DashboardAccounts,
+  firstOf,
+  formField,
   isSameOriginPost,
   type OperatorSessions,
   pickDashboardLanguage,
+  registerPageBasics,
   storedHashOf,
 } from '@chainpay/dashboard'
 import { DomainError, defaultAssetRegistry, type OutgoingStatus } from '@chainpay/domain'
@@ -69,34 +72,10 @@ export const operatorRoutes: FastifyPluginAsync<OperatorPagesDeps> = async (app,
   const { sessions, accounts } = deps
   const base = OPERATOR_PAGES_PATH
 
-  // the forms' fields: short texts only
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: 4096 },
-    (_request, body, done) => {
-      const fields: Record<string, string> = {}
-      for (const [name, value] of new URLSearchParams(String(body))) fields[name] ??= value
-      done(null, fields)
-    },
-  )
-  // the merchant dashboard's headers (docs/dashboard.md): nothing from another origin, no framing
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header(
-      'content-security-policy',
-      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-    )
-    reply.header('x-frame-options', 'DENY')
-    reply.header('referrer-policy', 'no-referrer')
-    reply.header('x-content-type-options', 'nosniff')
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
-  })
-
-  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)
-  const field = (body: unknown, name: string): string | undefined => {
-    if (typeof body !== 'object' || body === null) return undefined
-    const value = (body as Record<string, unknown>)[name]
-    return typeof value === 'string' ? value : undefined
-  }
+  // the merchant dashboard's forms and headers (docs/dashboard.md), without its live updates' script
+  registerPageBasics(app, { sameOriginScript: false })
+  const first = firstOf
+  const field = formField
   const frameOf = (request: AnyRequest, sessionId?: string, current?: OperatorArea): OperatorFrame => {
     const language = pickDashboardLanguage(first(request.query.lang), request.headers['accept-language'])
     return {

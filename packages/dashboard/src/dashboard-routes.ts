@@ -54,6 +54,7 @@ import { type DashboardLanguage, dashboardTexts, pickDashboardLanguage } from '.
 import { SETTLED_STATUSES } from './live-updates.js'
 import { type DashboardMoneyDeps, moneyRoutes } from './money-routes.js'
 import { type OpsDeps, registerOpsRoutes } from './ops-routes.js'
+import { firstOf, formField, registerPageBasics } from './page-basics.js'
 import { type DashboardReadingDeps, readingRoutes } from './reading-routes.js'
 import { newTotpSecret, totpUri } from './totp.js'
 
@@ -88,33 +89,9 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
   const base = `${new URL(deps.publicUrl).pathname.replace(/\/$/, '')}/dashboard`
   const cookie = sessionCookieFor(deps.publicUrl)
 
-  // the forms' fields: short texts only
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: 4096 },
-    (_request, body, done) => {
-      const fields: Record<string, string> = {}
-      for (const [name, value] of new URLSearchParams(String(body))) fields[name] ??= value
-      done(null, fields)
-    },
-  )
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header(
-      'content-security-policy',
-      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-    )
-    reply.header('x-frame-options', 'DENY')
-    reply.header('referrer-policy', 'no-referrer')
-    reply.header('x-content-type-options', 'nosniff')
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
-  })
-
-  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)
-  const field = (body: unknown, name: string): string | undefined => {
-    if (typeof body !== 'object' || body === null) return undefined
-    const value = (body as Record<string, unknown>)[name]
-    return typeof value === 'string' ? value : undefined
-  }
+  registerPageBasics(app, { sameOriginScript: true })
+  const first = firstOf
+  const field = formField
   const languageOf = (request: AnyRequest): DashboardLanguage =>
     pickDashboardLanguage(first(request.query.lang), request.headers['accept-language'])
   const frameOf = (request: AnyRequest, signed?: Signed, current?: PageFrame['current']): PageFrame => {
