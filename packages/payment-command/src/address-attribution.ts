@@ -35,8 +35,13 @@ export async function attributedElsewhere(
   const own = claims.findIndex(
     (claim) => (claim.data as { paymentId: string }).paymentId === created.paymentId,
   )
+  // a later payment's time starts at its claim's whole second: a block time has no finer precision
+  // (Solana's blockTime is Unix seconds), so a transfer in the second of the claim is the new
+  // payment's, which its customer paid at once, not the earlier payment's late funds
   const claimedAt = (index: number) =>
-    Date.parse((claims[index]?.data as { claimedAt: string } | undefined)?.claimedAt ?? created.createdAt)
+    wholeSecond(
+      Date.parse((claims[index]?.data as { claimedAt: string } | undefined)?.claimedAt ?? created.createdAt),
+    )
   // the address's first payment starts a little before its claim; a later one where the one before
   // it ended, at its claim: what came before is the earlier payment's (its late funds)
   const start =
@@ -50,3 +55,5 @@ export async function attributedElsewhere(
   }
   return null
 }
+
+const wholeSecond = (ms: number): number => Math.floor(ms / 1000) * 1000

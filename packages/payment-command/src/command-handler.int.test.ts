@@ -299,6 +299,35 @@ describe('recordObservation', () => {
     expect(counted).toEqual(['tx-early'])
   })
 
+  it("gives a transfer in the second of a customer's next payment's claim to that payment: a block time is in whole seconds (Solana's)", async () => {
+    const clock = createManualClock(start)
+    const { handler } = await open({ clock })
+    const perUser = { addressMode: 'PER_USER' as const, merchantUserId: 'customer-8' }
+    const first = await handler.createPayment({ merchantId, request: request(perUser) })
+    await handler.recordObservation(
+      observation(first.payment.created, { blockTime: '2026-11-21T14:00:01.000Z', confirmations: 20 }),
+    )
+    expect(
+      (await handler.getPayment({ merchantId, paymentId: first.payment.created.paymentId }))?.payment.status,
+    ).toBe('confirmed')
+    // the next payment on the address, claimed 400 ms into a second; the customer pays at once
+    clock.set('2026-11-21T14:00:30.400Z')
+    const second = await handler.createPayment({
+      merchantId,
+      request: request({ ...perUser, idempotencyKey: 'order-1043' }),
+    })
+    const secondId = second.payment.created.paymentId
+    await handler.recordObservation(
+      observation(second.payment.created, { txHash: 'tx-second', blockTime: '2026-11-21T14:00:30.000Z' }),
+    )
+    // the second before is still the first payment's (its late funds), never the next one's
+    await handler.recordObservation(
+      observation(second.payment.created, { txHash: 'tx-late', blockTime: '2026-11-21T14:00:29.000Z' }),
+    )
+    const read = await handler.getPayment({ merchantId, paymentId: secondId })
+    expect(read?.payment.transfers.map((transfer) => transfer.txHash)).toEqual(['tx-second'])
+  })
+
   it('takes a payment from pending to confirmed at 20 TRON confirmations, ignoring repeats', async () => {
     const { handler, eventStore } = await open()
     const { payment } = await handler.createPayment({ merchantId, request: request() })
