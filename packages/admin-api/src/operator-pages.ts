@@ -247,7 +247,8 @@ ${balanceTable(frame, `balances-${index}`, `${t.balancesTable}: ${merchant.displ
     [t.merchant, t.payment, t.network, t.address, t.currency, t.received, t.swept],
     input.addresses.map((row) => [
       `<span class="mono">${e(row.merchantId)}</span>`,
-      `<span class="mono">${e(row.paymentId)}</span>`,
+      // a customer's deposit has no payment: its id, named as such
+      `<span class="mono">${e(row.paymentId ?? `deposit ${row.depositId ?? ''}`)}</span>`,
       e(row.network),
       `<span class="mono">${e(row.address)}</span>`,
       e(row.currency),

@@ -60,7 +60,8 @@ export const balanceCommands: Record<string, Command> = {
             page.data.map((row) => [
               row.merchantId,
               row.walletId,
-              row.paymentId,
+              // a customer's deposit has no payment: its id, named as such
+              row.paymentId ?? `deposit:${row.depositId ?? ''}`,
               row.network,
               row.address,
               row.currency,
@@ -92,7 +93,7 @@ export const balanceCommands: Record<string, Command> = {
     const recorded = await api.balances.recordSweep(body)
     const { sweep } = recorded
     print.result(recorded, () => [
-      `Sweep ${sweep.txHash} of payment ${sweep.paymentId}: ${sweep.amount} ${sweep.currency} to ${sweep.treasury}, fee ${sweep.fee} ${sweep.feeCurrency}, recorded ${sweep.sweptAt}`,
+      `Sweep ${sweep.txHash} of payment ${sweep.paymentId ?? ''}: ${sweep.amount} ${sweep.currency} to ${sweep.treasury}, fee ${sweep.fee} ${sweep.feeCurrency}, recorded ${sweep.sweptAt}`,
     ])
   },
 }

@@ -8,6 +8,7 @@ import { DomainError, type ErrorCode, ErrorCodes, type PaymentHistoryEntry } fro
 import {
   type CreatePaymentOutcome,
   type DepositAddressCommands,
+  type DepositSweepCommands,
   type EnsureDepositAddressOutcome,
   type InvoiceCommands,
   type InvoiceSnapshot,
@@ -16,6 +17,7 @@ import {
   type OutgoingCommands,
   type PaymentCommands,
   type PaymentSnapshot,
+  type RecordDepositSweepOutcome,
   type RecordSweepOutcome,
   type SeedResealReport,
   UnavailableError,
@@ -24,6 +26,7 @@ import { Agent, request } from 'undici'
 import {
   cancelPath,
   commandApiRoutes,
+  depositSweepsPath,
   historyPath,
   invoicePath,
   merchantWalletPath,
@@ -49,6 +52,8 @@ export interface HttpPaymentCommands extends PaymentCommands, OutgoingCommands {
   invoices: InvoiceCommands
   /** customers' deposit addresses (docs/api.md, "Deposit addresses") */
   depositAddresses: DepositAddressCommands
+  /** the operator's sweeps of customers' deposits (docs/api.md, "Balances and sweeps") */
+  depositSweeps: DepositSweepCommands
   /** closes the kept-alive connections */
   close(): Promise<void>
 }
@@ -118,6 +123,19 @@ export function createHttpPaymentCommands(options: HttpPaymentCommandsOptions): 
       async ensureDepositAddress(input) {
         const answer = await call('POST', commandApiRoutes.depositAddresses, input)
         return expectSuccess(answer, 'the deposit address') as unknown as EnsureDepositAddressOutcome
+      },
+    },
+    depositSweeps: {
+      async recordDepositSweep({ depositId, ...sweep }) {
+        if (depositId === '') throw new DomainError('NOT_FOUND', 'deposit  not found')
+        const body = expectSuccess(await call('POST', depositSweepsPath(depositId), sweep), 'a sweep record')
+        const { outcome, sweep: recorded, deposit } = body
+        if ((outcome !== 'recorded' && outcome !== 'replayed') || !isRecord(recorded) || !isRecord(deposit)) {
+          throw new Error(
+            `payment-command answered a deposit sweep record with outcome ${JSON.stringify(outcome)}`,
+          )
+        }
+        return body as unknown as RecordDepositSweepOutcome
       },
     },
     createRefund: (input) => outgoing('createRefund', input),

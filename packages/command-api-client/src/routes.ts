@@ -16,7 +16,13 @@ export const commandApiRoutes = {
   outgoing: '/internal/v1/outgoing/:method',
   /** a customer's deposit address, created on first call (docs/api.md, "Deposit addresses") */
   depositAddresses: '/internal/v1/deposit-addresses',
+  /** the operator's record of a sweep of a customer's deposit (docs/api.md, "Balances and sweeps") */
+  depositSweeps: '/internal/v1/deposits/:depositId/sweeps',
 } as const
+
+export function depositSweepsPath(depositId: string): string {
+  return `/internal/v1/deposits/${encodeURIComponent(depositId)}/sweeps`
+}
 
 export function invoicePath(invoiceId: string): string {
   return `${commandApiRoutes.invoices}/${encodeURIComponent(invoiceId)}`

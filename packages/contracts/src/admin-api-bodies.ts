@@ -80,9 +80,10 @@ export const DeliveryParamsSchema = Type.Object({ deliveryId: Id })
 
 const Filter = Type.String({ minLength: 1, maxLength: 128 })
 
-// docs/api.md, "Balances and sweeps": the payment, and the sweep as payment-command takes it
+// docs/api.md, "Balances and sweeps": the payment or the customer's deposit (exactly one of them: the
+// admin API checks it), and the sweep as payment-command takes it
 export const RecordSweepBodySchema = Type.Object(
-  { paymentId: Id, ...SweepRecordFields },
+  { paymentId: Type.Optional(Id), depositId: Type.Optional(Id), ...SweepRecordFields },
   { additionalProperties: false },
 )
 export type RecordSweepBody = Static<typeof RecordSweepBodySchema>

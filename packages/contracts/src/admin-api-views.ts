@@ -8,11 +8,17 @@ const Nullable = <Schema extends ReturnType<typeof Type.String>>(schema: Schema)
   Type.Union([schema, Type.Null()])
 const Text = Type.String()
 
-/** one asset at one payment address, a row of GET /admin/v1/balances; amounts in whole units */
+/**
+ * one asset at one payment address, or one confirmed deposit at a customer's deposit address: a row of
+ * GET /admin/v1/balances; amounts in whole units
+ */
 export const BalanceRowSchema = Type.Object({
   merchantId: Text,
   walletId: Text,
-  paymentId: Text,
+  /** the payment whose address received it; null on a deposit's row */
+  paymentId: Nullable(Text),
+  /** the customer's deposit (docs/api.md, "Deposits"); null on a payment's row */
+  depositId: Nullable(Text),
   network: Text,
   address: Text,
   /** SPL: the payment's token account for its own mint; null otherwise and for other mints */
@@ -46,7 +52,8 @@ export type BalanceTotal = Static<typeof BalanceTotalSchema>
 
 /** a recorded sweep, as POST /admin/v1/sweeps answers it */
 export const SweepViewSchema = Type.Object({
-  paymentId: Text,
+  paymentId: Nullable(Text),
+  depositId: Nullable(Text),
   merchantId: Text,
   network: Text,
   address: Text,

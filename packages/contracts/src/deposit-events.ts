@@ -48,6 +48,24 @@ const depositEventSchemas: Record<DepositEvent['type'], TSchema> = {
   DepositInDoubt: Type.Object({ at: TimestampSchema }, strict),
   DepositSeenAgain: Counted,
   DepositDropped: Type.Object({ reason: StringEnum(['EXPIRED', 'REVERTED']), at: TimestampSchema }, strict),
+  // the operator's record of a sweep of the deposit's funds, as a payment's PaymentFundsSwept
+  DepositFundsSwept: Type.Object(
+    {
+      depositId: Type.String({ minLength: 1 }),
+      network: Type.String({ minLength: 1 }),
+      address: Type.String({ minLength: 1 }),
+      txHash: Type.String({ minLength: 1 }),
+      currency: Type.String({ minLength: 1 }),
+      decimals: Count,
+      amountUnits: UnitsSchema,
+      feeUnits: UnitsSchema,
+      feeCurrency: Type.String({ minLength: 1 }),
+      feeDecimals: Count,
+      treasury: Type.String({ minLength: 1 }),
+      sweptAt: TimestampSchema,
+    },
+    strict,
+  ),
 }
 
 const validators = Object.fromEntries(

@@ -6,8 +6,10 @@
 // same txHash) or the chain decides it never will be (dropped); confirmed once final on the chain.
 
 import { createHash } from 'node:crypto'
+import { DomainError } from './errors.js'
 import { computeFee, type FeePolicy, fixedFeeUnitsOf } from './fees.js'
-import type { DropReason } from './payment-types.js'
+import type { DropReason, Sweep } from './payment-types.js'
+import { decideSweepRecord, type SweepRecordInput, sameSweep } from './sweep-record.js'
 
 export const DepositStatuses = ['detected', 'confirmed', 'in_doubt', 'dropped'] as const
 export type DepositStatus = (typeof DepositStatuses)[number]
@@ -36,6 +38,13 @@ export interface DepositDetectedData {
   detectedAt: string
 }
 
+/**
+ * a sweep took the deposit's funds (part of them) from the customer's address to the treasury
+ * (docs/treasury.md, "Customers' deposit addresses in a plan"): the operator's record, as a payment's
+ * PaymentFundsSwept
+ */
+export type DepositFundsSweptData = { depositId: string; network: string; address: string } & Sweep
+
 export type DepositEvent =
   | { type: 'DepositDetected'; data: DepositDetectedData }
   | { type: 'DepositConfirmationsUpdated'; data: { confirmations: number; blockHeight: number; at: string } }
@@ -43,6 +52,7 @@ export type DepositEvent =
   | { type: 'DepositInDoubt'; data: { at: string } }
   | { type: 'DepositSeenAgain'; data: { confirmations: number; blockHeight: number; at: string } }
   | { type: 'DepositDropped'; data: { reason: DropReason; at: string } }
+  | { type: 'DepositFundsSwept'; data: DepositFundsSweptData }
 
 export interface OpenDeposit {
   status: DepositStatus
@@ -52,6 +62,8 @@ export interface OpenDeposit {
   confirmedAt: string | null
   dropReason: DropReason | null
   updatedAt: string
+  /** the recorded sweeps of its funds; absent from states folded before sweeps were recorded */
+  sweeps?: Sweep[]
 }
 
 export type DepositState = { status: 'none' } | OpenDeposit
@@ -72,19 +84,20 @@ export interface DepositObservation {
   transferIndex: number
 }
 
-export type DepositCommand = {
-  type: 'RecordDepositObservation'
-  data: {
-    depositId: string
-    merchantId: string
-    merchantUserId: string
-    asset: { network: string; currency: string; decimals: number }
-    address: string
-    feePolicy: FeePolicy
-    requiredConfirmations: number
-    observation: DepositObservation
-    now: string
-  }
+export type DepositCommand =
+  | { type: 'RecordDepositObservation'; data: DepositObservationData }
+  | { type: 'RecordDepositSweep'; data: SweepRecordInput & { depositId: string } }
+
+interface DepositObservationData {
+  depositId: string
+  merchantId: string
+  merchantUserId: string
+  asset: { network: string; currency: string; decimals: number }
+  address: string
+  feePolicy: FeePolicy
+  requiredConfirmations: number
+  observation: DepositObservation
+  now: string
 }
 
 /** `deposit-<sha256 of network, txHash and index>`: one stream, so one deposit, per transfer */
@@ -110,6 +123,7 @@ export function evolveDeposit(state: DepositState, event: DepositEvent): Deposit
       confirmedAt: null,
       dropReason: null,
       updatedAt: data.detectedAt,
+      sweeps: [],
     }
   }
   if (state.status === 'none') throw new Error(`deposit event ${event.type} before DepositDetected`)
@@ -135,6 +149,12 @@ export function evolveDeposit(state: DepositState, event: DepositEvent): Deposit
       return { ...state, status: 'in_doubt', updatedAt: event.data.at }
     case 'DepositDropped':
       return { ...state, status: 'dropped', dropReason: event.data.reason, updatedAt: event.data.at }
+    case 'DepositFundsSwept': {
+      const { depositId: _depositId, network: _network, address: _address, ...sweep } = event.data
+      const sweeps = state.sweeps ?? []
+      if (sweeps.some((known) => sameSweep(known, sweep))) return state
+      return { ...state, sweeps: [...sweeps, sweep] }
+    }
     default: {
       const never: never = event
       throw new Error(`unknown deposit event ${JSON.stringify(never)}`)
@@ -146,14 +166,16 @@ export function decideDeposit(command: DepositCommand, state: DepositState): Dep
   switch (command.type) {
     case 'RecordDepositObservation':
       return recordObservation(command.data, state)
+    case 'RecordDepositSweep':
+      return recordSweep(command.data, state)
     default: {
-      const never: never = command.type
+      const never: never = command
       throw new Error(`unknown deposit command ${String(never)}`)
     }
   }
 }
 
-function recordObservation(data: DepositCommand['data'], state: DepositState): DepositEvent[] {
+function recordObservation(data: DepositObservationData, state: DepositState): DepositEvent[] {
   const { observation: seen, now } = data
   const confirmed = (): DepositEvent[] =>
     seen.final
@@ -209,4 +231,29 @@ function recordObservation(data: DepositCommand['data'], state: DepositState): D
     case 'dropped':
       return [{ type: 'DepositDropped', data: { reason: seen.dropReason ?? 'EXPIRED', at: now } }]
   }
+}
+
+/**
+ * A sweep took the deposit's funds from the customer's address (docs/treasury.md, "Customers'
+ * deposit addresses in a plan"): only a confirmed deposit's, of its own currency, never more than its
+ * amount less what sweeps took of it, by the rule every sweep's record follows (sweep-record.ts).
+ */
+function recordSweep(data: SweepRecordInput & { depositId: string }, state: DepositState): DepositEvent[] {
+  if (state.status === 'none') throw new DomainError('NOT_FOUND', `deposit ${data.depositId} not found`)
+  const { detected } = state
+  const confirmed = state.status === 'confirmed' && data.currency === detected.currency
+  const recorded = state.sweeps ?? []
+  const sweptUnits = recorded
+    .filter((sweep) => sweep.currency === detected.currency)
+    .reduce((sum, sweep) => sum + BigInt(sweep.amountUnits), 0n)
+  const sweep = decideSweepRecord(data, {
+    balance: confirmed
+      ? { decimals: detected.decimals, receivedUnits: BigInt(detected.amountUnits), sweptUnits }
+      : undefined,
+    recorded,
+    nothingReceived: `currency: the deposit holds no confirmed ${data.currency} to sweep (it is ${state.status}, of ${detected.currency})`,
+  })
+  if (sweep === null) return []
+  const { depositId, network, address } = detected
+  return [{ type: 'DepositFundsSwept', data: { depositId, network, address, ...sweep } }]
 }

@@ -151,3 +151,83 @@ describe('deposit decider (decisions.md sections 22 and 11)', () => {
       .thenNothingHappens()
   })
 })
+
+describe('deposit sweeps (docs/treasury.md, "Customers\' deposit addresses in a plan")', () => {
+  const confirmed: DepositEvent = {
+    type: 'DepositConfirmed',
+    data: { confirmations: 20, confirmedAt: later },
+  }
+  const sweptAt = '2026-11-28T13:00:00.000Z'
+  function sweep(fields: Partial<Extract<DepositCommand, { type: 'RecordDepositSweep' }>['data']> = {}) {
+    return {
+      type: 'RecordDepositSweep' as const,
+      data: {
+        depositId,
+        txHash: 'sweep-1',
+        currency: 'USDT',
+        amount: '25',
+        fee: '13.4',
+        feeCurrency: 'TRX',
+        nativeAsset: { currency: 'TRX', decimals: 6 },
+        treasury: 'TTreasury',
+        now: sweptAt,
+        ...fields,
+      },
+    }
+  }
+  const swept = (amount: string, amountUnits: string, txHash = 'sweep-1'): DepositEvent => ({
+    type: 'DepositFundsSwept',
+    data: {
+      depositId,
+      network: 'TRON',
+      address: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
+      txHash,
+      currency: 'USDT',
+      decimals: 6,
+      amountUnits,
+      feeUnits: amount === '25' ? '13400000' : '0',
+      feeCurrency: 'TRX',
+      feeDecimals: 6,
+      treasury: 'TTreasury',
+      sweptAt,
+    },
+  })
+
+  it('given a confirmed deposit, when a sweep of its amount is recorded, then its funds are swept; the same record again is nothing', () => {
+    given([detected, confirmed])
+      .when(sweep())
+      .then([swept('25', '25000000')])
+    given([detected, confirmed, swept('25', '25000000')])
+      .when(sweep())
+      .thenNothingHappens()
+  })
+
+  it('given a confirmed deposit partly swept, when more than the rest is recorded, then SWEEP_EXCEEDS_UNSWEPT; the rest is taken', () => {
+    const first = swept('10', '10000000', 'sweep-0')
+    given([detected, confirmed, first])
+      .when(sweep({ txHash: 'sweep-2', amount: '15.000001', fee: '0' }))
+      .thenThrows('SWEEP_EXCEEDS_UNSWEPT', /15 USDT received and not swept yet/)
+    given([detected, confirmed, first])
+      .when(sweep({ txHash: 'sweep-2', amount: '15', fee: '0' }))
+      .then([swept('15', '15000000', 'sweep-2')])
+  })
+
+  it('given a deposit not confirmed, or another currency, when a sweep is recorded, then SWEEP_EXCEEDS_UNSWEPT; nothing at all: NOT_FOUND', () => {
+    given([detected])
+      .when(sweep())
+      .thenThrows('SWEEP_EXCEEDS_UNSWEPT', /it is detected/)
+    given([detected, confirmed])
+      .when(sweep({ currency: 'TRX' }))
+      .thenThrows('SWEEP_EXCEEDS_UNSWEPT', /no confirmed TRX/)
+    given([]).when(sweep()).thenThrows('NOT_FOUND')
+  })
+
+  it('given a recorded sweep, when the same transaction comes with other figures, then SWEEP_TX_REUSED; a fee not in the native coin is refused', () => {
+    given([detected, confirmed, swept('25', '25000000')])
+      .when(sweep({ fee: '1' }))
+      .thenThrows('SWEEP_TX_REUSED')
+    given([detected, confirmed])
+      .when(sweep({ feeCurrency: 'USDT' }))
+      .thenThrows('VALIDATION_ERROR', /feeCurrency: expected TRX/)
+  })
+})

@@ -4,14 +4,13 @@
 import { createRequestLimits, validateFiatAmountUnits } from './create-request.js'
 import { DomainError } from './errors.js'
 import { computeFee, fixedFeeUnitsOf } from './fees.js'
-import { formatUnits, fractionDigits, isDecimalAmount, toUnits } from './money.js'
+import { formatUnits, toUnits } from './money.js'
 import { paymentBalances } from './payment-balances.js'
 import {
   activeTransfers,
   evolvePayment,
   isFinalTransfer,
   latestTransfer,
-  sameSweep,
   sameTransfer,
   totalUnits,
 } from './payment-evolve.js'
@@ -23,6 +22,7 @@ import type {
   PaymentStatus,
 } from './payment-types.js'
 import { fiatAmountUnits, type LockedRate, withinUnderpaymentTolerance } from './rates.js'
+import { decideSweepRecord } from './sweep-record.js'
 
 type CommandData<Type extends PaymentCommand['type']> = Extract<PaymentCommand, { type: Type }>['data']
 type TransferObservation = CommandData<'RecordTransferObservation'>
@@ -227,92 +227,22 @@ export function recordForeignFunds(
   ]
 }
 
-/** bounds of the free-text fields of a sweep: a transaction id or an address of any chain fits */
-const sweepLimits = { txHashMaxLength: 128, treasuryMaxLength: 128 } as const
-
 /**
  * A sweep moved funds of the payment's address to the treasury (docs/api.md, "Balances and sweeps"):
- * recorded in any status, once per transaction and currency; the same record again changes nothing,
- * another record under the same transaction and currency is refused. Never more than what the address
- * received of that currency and no sweep has taken yet.
+ * recorded in any status, by the rule every sweep's record follows (sweep-record.ts).
  */
 export function recordSweep(command: SweepRecord, state: PaymentState): PaymentEvent[] {
   if (state.status === 'none') {
     throw new DomainError('PAYMENT_NOT_FOUND', `payment ${command.paymentId} not found`)
   }
-  const txHash = boundedText('txHash', command.txHash, sweepLimits.txHashMaxLength)
-  const treasury = boundedText('treasury', command.treasury, sweepLimits.treasuryMaxLength)
-  const { currency, nativeAsset } = command
-  if (nativeAsset === null || command.feeCurrency !== nativeAsset.currency) {
-    const expected =
-      nativeAsset === null ? 'the network has no native coin in the registry' : nativeAsset.currency
-    throw new DomainError('VALIDATION_ERROR', `feeCurrency: expected ${expected}`)
-  }
-  const balance = paymentBalances(state).find((candidate) => candidate.currency === currency)
-  if (balance === undefined) {
-    throw new DomainError(
-      'SWEEP_EXCEEDS_UNSWEPT',
-      `currency: the payment's address received no final ${currency} to sweep`,
-    )
-  }
-  const { decimals } = balance
-  const amountUnits = amountOf('amount', command.amount, decimals)
-  if (amountUnits === 0n) throw new DomainError('VALIDATION_ERROR', 'amount: must be more than 0')
-  const feeUnits = amountOf('fee', command.fee, nativeAsset.decimals)
-  const sweep = {
-    txHash,
-    currency,
-    decimals,
-    amountUnits: amountUnits.toString(),
-    feeUnits: feeUnits.toString(),
-    feeCurrency: nativeAsset.currency,
-    feeDecimals: nativeAsset.decimals,
-    treasury,
-    sweptAt: command.now,
-  }
-  const recorded = state.sweeps.find((known) => sameSweep(known, sweep))
-  if (recorded !== undefined) {
-    const same =
-      recorded.amountUnits === sweep.amountUnits &&
-      recorded.feeUnits === sweep.feeUnits &&
-      recorded.feeCurrency === sweep.feeCurrency &&
-      recorded.treasury === sweep.treasury
-    if (same) return []
-    throw new DomainError(
-      'SWEEP_TX_REUSED',
-      `txHash: a sweep of ${currency} in this transaction is already recorded with other figures`,
-    )
-  }
-  const unswept = balance.receivedUnits - balance.sweptUnits
-  if (amountUnits > unswept) {
-    throw new DomainError(
-      'SWEEP_EXCEEDS_UNSWEPT',
-      `amount: ${command.amount} ${currency} is more than the ${formatUnits(unswept, decimals)} ${currency} received and not swept yet`,
-    )
-  }
+  const sweep = decideSweepRecord(command, {
+    balance: paymentBalances(state).find((candidate) => candidate.currency === command.currency),
+    recorded: state.sweeps,
+    nothingReceived: `currency: the payment's address received no final ${command.currency} to sweep`,
+  })
+  if (sweep === null) return []
   const { paymentId, network, address } = state.created
   return [{ type: 'PaymentFundsSwept', data: { paymentId, network, address, ...sweep } }]
-}
-
-function boundedText(field: string, value: string, maxLength: number): string {
-  if (typeof value !== 'string' || value.trim() === '' || value.length > maxLength || /\s/.test(value)) {
-    throw new DomainError(
-      'VALIDATION_ERROR',
-      `${field}: expected 1 to ${maxLength} characters without spaces`,
-    )
-  }
-  return value
-}
-
-/** a decimal amount in whole units as the API writes them, in the asset's smallest units */
-function amountOf(field: string, value: string, decimals: number): bigint {
-  if (!isDecimalAmount(value)) {
-    throw new DomainError('VALIDATION_ERROR', `${field}: expected a decimal amount such as "10.5"`)
-  }
-  if (fractionDigits(value) > decimals) {
-    throw new DomainError('VALIDATION_ERROR', `${field}: at most ${decimals} decimal places`)
-  }
-  return toUnits(value, decimals)
 }
 
 function recordSeen(observation: TransferObservation, payment: OpenPayment): PaymentEvent[] {

@@ -18,6 +18,7 @@ import { type Clock, createSecretBox, type Logger, systemClock } from '@chainpay
 import {
   type ChainBalanceReader,
   type DepositAddressCommands,
+  type DepositSweepCommands,
   deliveryWakeupMessage,
   type InvoiceCommands,
   type MerchantWallets,
@@ -50,6 +51,8 @@ export interface InProcessGateway extends SharedRuntime {
   invoiceCommands: InvoiceCommands
   /** payment-command's customers' deposit addresses (docs/api.md, "Deposit addresses") */
   depositAddresses: DepositAddressCommands
+  /** payment-command's record of the operator's sweeps of customers' deposits */
+  depositSweeps: DepositSweepCommands
   /** payment-command's merchant wallets, which only it keeps (docs/security.md) */
   merchantWallets: MerchantWallets
   /** payment-command's refunds and payouts */
@@ -95,6 +98,7 @@ export async function buildGatewayContext(
   const invoiceCommands = shared?.invoiceCommands ?? (remote as HttpPaymentCommands).invoices
   const outgoing: OutgoingCommands = shared?.outgoing ?? (remote as HttpPaymentCommands)
   const depositAddressCommands = shared?.depositAddresses ?? (remote as HttpPaymentCommands).depositAddresses
+  const depositSweeps = shared?.depositSweeps ?? (remote as HttpPaymentCommands).depositSweeps
   const claimLinks = createClaimLinks({ publicUrl: config.checkout.publicUrl, keys: config.encryptionKeys })
   const merchants = stores.merchants()
   // one store for both listeners: the admin API's steps and the merchant API's commands write through
@@ -269,6 +273,12 @@ export async function buildGatewayContext(
         balances: {
           commands,
           readModel: stores.readModel(),
+          // customers' deposits: swept as payments' funds are (docs/treasury.md)
+          deposits: {
+            commands: depositSweeps,
+            readModel: stores.depositReadModel(),
+            addresses: stores.depositAddressReadModel(),
+          },
           // the whole registry: a payment's asset stays known after its network stops being served
           registry: config.registry,
           ...((await balanceReaders()) ?? {}),

@@ -10,6 +10,7 @@ import { infrastructureFor, openEventStore, type SharedRuntime } from '@chainpay
 import { type Clock, createSecretBox, type Logger, readinessOf, systemClock } from '@chainpay/platform'
 import type {
   DepositAddressCommands,
+  DepositSweepCommands,
   InvoiceCommands,
   MerchantWallets,
   OutgoingCommands,
@@ -32,6 +33,7 @@ import type { PaymentCommandConfig } from './config.js'
 import { createDepositAddressHandler } from './deposit-address-handler.js'
 import { createDepositObservationHandler } from './deposit-observation-handler.js'
 import { createDepositRelay } from './deposit-relay.js'
+import { createDepositSweepHandler } from './deposit-sweep-handler.js'
 import { createDeadlineKeeper, createExpiryScheduler } from './expiry.js'
 import { buildCommandApi } from './http/command-api.js'
 import { createInvoiceCommandHandler } from './invoice-handler.js'
@@ -60,6 +62,8 @@ export interface PaymentCommandContext extends ServiceContext {
   invoiceCommands: InvoiceCommands
   /** customers' deposit addresses (docs/api.md, "Deposit addresses"), for a gateway in the same process */
   depositAddresses: DepositAddressCommands
+  /** the operator's sweeps of customers' deposits, for an admin API in the same process (standalone) */
+  depositSweeps: DepositSweepCommands
   /** refunds and payouts, for a gateway in the same process (standalone) */
   outgoing: OutgoingCommands
   /** merchants' own wallets, for an admin API in the same process (standalone) */
@@ -149,6 +153,7 @@ export async function buildPaymentCommandContext(
     clock,
     logger,
   })
+  const depositSweeps = createDepositSweepHandler({ eventStore, registry: config.registry, clock, logger })
   const handler = createPaymentCommandHandler({
     eventStore,
     merchants: stores.merchants(),
@@ -221,6 +226,7 @@ export async function buildPaymentCommandContext(
         handler,
         invoices,
         depositAddresses,
+        depositSweeps,
         merchantWallets,
         outgoing,
         logger,
@@ -239,6 +245,7 @@ export async function buildPaymentCommandContext(
     commands: handler,
     invoiceCommands: invoices,
     depositAddresses,
+    depositSweeps,
     outgoing,
     merchantWallets,
     simulatedRates: rateSources.simulated,

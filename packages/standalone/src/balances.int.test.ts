@@ -95,6 +95,7 @@ describe('balances and sweeps on standalone', () => {
     expect(recorded.status).toBe(201)
     expect(recorded.body.sweep).toEqual({
       paymentId: payment.paymentId,
+      depositId: null,
       merchantId: standalone.demoMerchant().merchantId,
       network: 'TRON',
       address: payment.generatedAddress,
@@ -139,6 +140,11 @@ describe('balances and sweeps on standalone', () => {
     expect(await codeOf({ ...sweep, memo: 'x' })).toEqual([400, 'VALIDATION_ERROR'])
     expect(await codeOf({ ...sweep, feeCurrency: 'USDT' })).toEqual([400, 'VALIDATION_ERROR'])
     expect(await codeOf({ ...sweep, paymentId: crypto.randomUUID() })).toEqual([404, 'PAYMENT_NOT_FOUND'])
+    // a customer's deposit instead of a payment: exactly one of them
+    const { paymentId: _paymentId, ...bare } = sweep
+    expect(await codeOf(bare)).toEqual([400, 'VALIDATION_ERROR'])
+    expect(await codeOf({ ...sweep, depositId: 'ab'.repeat(16) })).toEqual([400, 'VALIDATION_ERROR'])
+    expect(await codeOf({ ...bare, depositId: 'ab'.repeat(16) })).toEqual([404, 'NOT_FOUND'])
     expect((await admin('GET', '/balances?limit=0')).status).toBe(400)
     expect((await admin('GET', '/balances?cursor=not-ours')).status).toBe(400)
     // only the exact encoding of a payment id, as nextCursor carries it: not any base64url text

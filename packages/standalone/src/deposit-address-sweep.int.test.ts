@@ -11,6 +11,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
 import { Chainpay } from '@chainpay/sdk'
 import {
@@ -152,7 +153,29 @@ async function confirmedPerUserPayment(
   throw new Error(`payment ${created.paymentId} was not confirmed`)
 }
 
-/** the admin API's balance rows of an address: one per payment and currency */
+/** a customer's deposit, sent once the indexer watches the address, when confirmed */
+async function confirmedDeposit(user: string, address: string, amount: string): Promise<string> {
+  // the indexer watches an address from when it reads its creation (docs/chains.md): send after that
+  const db = new DatabaseSync(join(standalone.dataDir, 'chainpay.sqlite'), { readOnly: true })
+  try {
+    const watched = db.prepare(
+      "SELECT 1 AS n FROM deposit_addresses_watched WHERE network = 'TRON' AND address = ?",
+    )
+    for (let attempt = 0; attempt < 600 && watched.get(address) === undefined; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+  } finally {
+    db.close()
+  }
+  await pay(standalone, 'TRON', { to: address, amount, currency: 'TRX' })
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const [deposit] = (await chainpay.deposits.list({ merchantUserId: user, status: 'confirmed' })).data
+    if (deposit !== undefined) return deposit.depositId
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`no confirmed deposit of ${user}`)
+}
+
+/** the admin API's balance rows of an address: one per payment and currency, one per deposit */
 async function rowsOf(network: Network, address: string): Promise<BalanceRow[]> {
   const rows = await createAdminApi(standalone.adminUrl, standalone.adminToken()).balances({ network })
   return rows.filter((row) => row.address === address)
@@ -162,13 +185,19 @@ const swept = (rows: BalanceRow[]) =>
   rows.map((row) => [row.paymentId, row.currency, row.received, row.swept]).sort()
 
 describe("a customer's deposit address through plan, sign and broadcast", () => {
-  it('TRON: swept once for everything its payments received, signed at its deposit path, received by the treasury and recorded against each payment', {
+  it("TRON: swept once for everything its payments received, signed at its deposit path, received by the treasury and recorded against each payment; another customer's address with a deposit only swept and recorded against the deposit", {
     timeout: 90_000,
   }, async () => {
     const user = `sweep-customer-${Date.now()}`
     const deposit = await chainpay.depositAddresses.create({ merchantUserId: user, network: 'TRON' })
+    // another customer's address that only ever received a deposit (no payment): swept all the same
+    const depositor = await chainpay.depositAddresses.create({
+      merchantUserId: `${user}-depositor`,
+      network: 'TRON',
+    })
     const first = await confirmedPerUserPayment(user, 'TRON', 'TRX', '7')
     const second = await confirmedPerUserPayment(user, 'TRON', 'TRX', '3')
+    const depositId = await confirmedDeposit(`${user}-depositor`, depositor.address, '5')
     const balancesBefore = await chainpay.balances.list()
 
     const { plan, signedPath } = await planAndSign('TRON')
@@ -186,8 +215,33 @@ describe("a customer's deposit address through plan, sign and broadcast", () => 
     expect(steps).toHaveLength(1)
     const signer = steps[0]?.signers.find((candidate) => candidate.role === 'payment')
     expect(signer).toMatchObject({ address: deposit.address, derivationPath: "m/44'/195'/0'/2/0" })
-    // what the address holds, announced once: 7 + 3 TRX (its bandwidth is free)
-    expect(plan.totals.moved).toEqual({ TRX: '10' })
+    // the deposit address with a deposit only: one step of its own, recorded against the deposit
+    expect(
+      plan.sweeps
+        .filter((sweep) => sweep.address === depositor.address)
+        .map(({ paymentId, depositId, currency, amount, stepId }) => ({
+          paymentId,
+          depositId,
+          currency,
+          amount,
+          stepId,
+        })),
+    ).toEqual([
+      {
+        paymentId: null,
+        depositId,
+        currency: 'TRX',
+        amount: '5',
+        stepId: `sweep:${depositor.address}:TRX`,
+      },
+    ])
+    expect(
+      plan.steps
+        .find((candidate) => candidate.id === `sweep:${depositor.address}:TRX`)
+        ?.signers.find((candidate) => candidate.role === 'payment'),
+    ).toMatchObject({ address: depositor.address, derivationPath: "m/44'/195'/0'/2/1" })
+    // what the addresses hold, announced once: 7 + 3 TRX, and 5 (their bandwidth is free)
+    expect(plan.totals.moved).toEqual({ TRX: '15' })
 
     const tronWeb = new TronWeb({ fullHost: rpcUrl('TRON') })
     const treasuryBefore = BigInt(await tronWeb.trx.getBalance(tronTreasury))
@@ -197,7 +251,8 @@ describe("a customer's deposit address through plan, sign and broadcast", () => 
     expect(run.out).toContain(`recorded sweep:${deposit.address}:TRX: final`)
     // on the chain: the address is empty, the treasury has its 10 TRX
     expect(BigInt(await tronWeb.trx.getBalance(deposit.address))).toBe(0n)
-    expect(BigInt(await tronWeb.trx.getBalance(tronTreasury)) - treasuryBefore).toBe(10_000_000n)
+    expect(BigInt(await tronWeb.trx.getBalance(depositor.address))).toBe(0n)
+    expect(BigInt(await tronWeb.trx.getBalance(tronTreasury)) - treasuryBefore).toBe(15_000_000n)
     // recorded: each payment swept of what it received, the step marked final and recorded
     expect(swept(await rowsOf('TRON', deposit.address))).toEqual(
       [
@@ -205,6 +260,15 @@ describe("a customer's deposit address through plan, sign and broadcast", () => 
         [second, 'TRX', '3', '3'],
       ].sort(),
     )
+    expect(await rowsOf('TRON', depositor.address)).toEqual([
+      expect.objectContaining({
+        paymentId: null,
+        depositId,
+        derivationPath: "m/44'/195'/0'/2/1",
+        received: '5',
+        swept: '5',
+      }),
+    ])
     expect(JSON.parse(readFileSync(`${signedPath}.state.json`, 'utf8'))).toMatchObject({
       confirmed: { [`sweep:${deposit.address}:TRX`]: true },
       recorded: { [`sweep:${deposit.address}:TRX`]: true },

@@ -167,6 +167,7 @@ export async function buildStandaloneContext(
           commands: paymentCommand.commands,
           invoiceCommands: paymentCommand.invoiceCommands,
           depositAddresses: paymentCommand.depositAddresses,
+          depositSweeps: paymentCommand.depositSweeps,
           merchantWallets: paymentCommand.merchantWallets,
           outgoing: paymentCommand.outgoing,
           // ready when every part is: the gateway's own stores are the infrastructure's too

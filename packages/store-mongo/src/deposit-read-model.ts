@@ -35,6 +35,11 @@ export const depositReadModelIndexes: IndexSpec[] = [
     name: 'deposits_by_user',
     key: { merchantId: 1, merchantUserId: 1, detectedAt: -1, _id: -1 },
   },
+  {
+    collection: mongoCollections.depositsRead,
+    name: 'deposits_confirmed',
+    key: { status: 1, _id: 1 },
+  },
 ]
 
 export function createMongoDepositReadModel(db: Db): DepositReadModel {
@@ -64,6 +69,15 @@ export function createMongoDepositReadModel(db: Db): DepositReadModel {
       async get(depositId) {
         const document = await deposits.findOne({ _id: depositId })
         return document === null ? null : toRecord(document)
+      },
+      async listConfirmed(query) {
+        const filter: Filter<DepositDocument> = { status: 'confirmed' }
+        if (query.afterDepositId !== undefined) filter._id = { $gt: query.afterDepositId }
+        if (query.merchantId !== undefined) filter.merchantId = query.merchantId
+        // the state's network: documents written before the field was kept have it there
+        if (query.network !== undefined) filter['state.detected.network'] = query.network
+        const documents = await deposits.find(filter).sort({ _id: 1 }).limit(query.limit).toArray()
+        return documents.map(toRecord)
       },
       async list(query) {
         const documents = await deposits

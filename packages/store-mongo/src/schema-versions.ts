@@ -283,11 +283,13 @@ export const mongoComponents: readonly MongoComponent[] = [
   {
     component: `read-model:${mongoCollections.depositsRead}`,
     migrations: [
-      indexMigration(
-        'deposits, listed by merchant and by user',
-        depositReadModelIndexes,
-        depositReadModelIndexes.map((index) => index.name),
-      ),
+      indexMigration('deposits, listed by merchant and by user', depositReadModelIndexes, [
+        'deposits_listed',
+        'deposits_by_user',
+      ]),
+      indexMigration("confirmed deposits, for the operator's balances", depositReadModelIndexes, [
+        'deposits_confirmed',
+      ]),
     ],
   },
 ]

@@ -35,14 +35,23 @@ export const depositReadModelMigrations: readonly SqliteMigration[] = [
         CREATE INDEX IF NOT EXISTS ${TABLE}_by_user ON ${TABLE} (merchant_id, merchant_user_id, detected_at, deposit_id);
       `),
   },
+  {
+    description: 'the network of each deposit, for the operator’s balances of confirmed deposits',
+    apply: (db) =>
+      db.exec(`
+        ALTER TABLE ${TABLE} ADD COLUMN network TEXT NOT NULL DEFAULT '';
+        UPDATE ${TABLE} SET network = json_extract(state, '$.detected.network');
+        CREATE INDEX IF NOT EXISTS ${TABLE}_confirmed ON ${TABLE} (status, deposit_id);
+      `),
+  },
 ]
 
 export function createSqliteDepositReadModel(db: DatabaseSync): DepositReadModel {
   migrateSqliteComponent(db, `read-model:${TABLE}`, depositReadModelMigrations)
   const select = db.prepare(`SELECT deposit_id, revision, state FROM ${TABLE} WHERE deposit_id = ?`)
   const upsert = db.prepare(`
-    INSERT INTO ${TABLE} (deposit_id, revision, merchant_id, merchant_user_id, status, detected_at, state)
-    VALUES (:depositId, :revision, :merchantId, :merchantUserId, :status, :detectedAt, :state)
+    INSERT INTO ${TABLE} (deposit_id, revision, merchant_id, merchant_user_id, network, status, detected_at, state)
+    VALUES (:depositId, :revision, :merchantId, :merchantUserId, :network, :status, :detectedAt, :state)
     ON CONFLICT (deposit_id) DO UPDATE SET revision = excluded.revision, status = excluded.status,
       state = excluded.state
     WHERE excluded.revision > ${TABLE}.revision
@@ -65,6 +74,7 @@ export function createSqliteDepositReadModel(db: DatabaseSync): DepositReadModel
             revision,
             merchantId: state.detected.merchantId,
             merchantUserId: state.detected.merchantUserId,
+            network: state.detected.network,
             status: state.status,
             detectedAt: state.detected.detectedAt,
             state: JSON.stringify(state),
@@ -74,6 +84,25 @@ export function createSqliteDepositReadModel(db: DatabaseSync): DepositReadModel
       async get(depositId) {
         const row = select.get(depositId)
         return row === undefined ? null : toRecord(row)
+      },
+      async listConfirmed(query) {
+        const conditions = ["status = 'confirmed'"]
+        const parameters: Array<string | number> = []
+        for (const [column, value] of [
+          ['deposit_id >', query.afterDepositId],
+          ['merchant_id =', query.merchantId],
+          ['network =', query.network],
+        ] as const) {
+          if (value === undefined) continue
+          conditions.push(`${column} ?`)
+          parameters.push(value)
+        }
+        parameters.push(query.limit)
+        return statement(`
+          SELECT deposit_id, revision, state FROM ${TABLE} INDEXED BY ${TABLE}_confirmed
+          WHERE ${conditions.join(' AND ')} ORDER BY deposit_id LIMIT ?`)
+          .all(...parameters)
+          .map(toRecord)
       },
       async list(query) {
         const { sql, parameters } = listing(query)

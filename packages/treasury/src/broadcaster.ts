@@ -187,7 +187,10 @@ async function recordFinalSweeps(
     }
     for (const sweep of sweeps) {
       await options.admin.recordSweep({
-        paymentId: sweep.paymentId,
+        // a deposit's funds on its deposit, a payment's on its payment
+        ...(sweep.depositId === undefined
+          ? { paymentId: sweep.paymentId ?? '' }
+          : { depositId: sweep.depositId }),
         txHash: step.txId,
         currency: sweep.currency,
         amount: sweep.amount,

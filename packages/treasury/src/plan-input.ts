@@ -3,7 +3,13 @@
 import { defaultAssetRegistry, formatUnits, toUnits } from '@chainpay/domain'
 import type { BalanceRow } from './admin-api.js'
 import { CommandError } from './command-error.js'
-import type { PlannedSweep, PlanSigner, PlanStep, SkippedAddress } from './sweep-plan.js'
+import {
+  type PlannedSweep,
+  type PlanSigner,
+  type PlanStep,
+  type SkippedAddress,
+  sweepSourceOf,
+} from './sweep-plan.js'
 import { recordableUnits } from './sweep-rules.js'
 
 export interface PlanInput {
@@ -86,7 +92,7 @@ export function plannedSweep(
   )
   if (units === 0n) return undefined
   return {
-    paymentId: row.paymentId,
+    ...sweepSourceOf(row),
     address: row.address,
     currency: row.currency,
     amount: formatUnits(units, moved.decimals),

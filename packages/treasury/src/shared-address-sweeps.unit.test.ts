@@ -6,6 +6,7 @@ const row = (paymentId: string, fields: Partial<BalanceRow> = {}): BalanceRow =>
   merchantId: 'mer_1',
   walletId: 'operator',
   paymentId,
+  depositId: null,
   network: 'TRON',
   address: 'TJx7ifdpUb8k2ykHrtAS94cf3YH6FSPGti',
   tokenAccount: null,
@@ -47,6 +48,23 @@ describe('several payments on one address (a customer deposit address)', () => {
     expect(sweeps.map(({ paymentId, amount, fee }) => ({ paymentId, amount, fee }))).toEqual([
       { paymentId: 'p1', amount: '5', fee: '0.1' },
       { paymentId: 'p2', amount: '2.5', fee: '0' },
+    ])
+  })
+
+  it("records a customer's confirmed deposit on the address after its payments, against the deposit", () => {
+    const rows = [
+      row('p1', { received: '7' }),
+      { ...row('', { received: '5' }), paymentId: null, depositId: 'd1' },
+    ]
+    const sweeps = plannedSweepsOf(
+      rows,
+      { units: 12_000_000n, decimals: 6 },
+      { units: 0n, currency: 'TRX', decimals: 6 },
+      'sweep:T:TRX',
+    )
+    expect(sweeps.map(({ paymentId, depositId, amount }) => ({ paymentId, depositId, amount }))).toEqual([
+      { paymentId: 'p1', amount: '7' },
+      { paymentId: null, depositId: 'd1', amount: '5' },
     ])
   })
 })

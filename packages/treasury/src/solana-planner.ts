@@ -24,7 +24,7 @@ import {
 import type { BalanceRow } from './admin-api.js'
 import { CommandError } from './command-error.js'
 import type { PlanInput, PlanOutput, RegistryToken } from './plan-input.js'
-import type { PlannedSweep, PlanStep, SkippedAddress } from './sweep-plan.js'
+import { type PlannedSweep, type PlanStep, type SkippedAddress, sweepSourceOf } from './sweep-plan.js'
 import { HEADROOM_PERCENT, recordableUnits, tokenValueInNativeUnits, withHeadroom } from './sweep-rules.js'
 
 const SOL = 'SOL'
@@ -128,7 +128,7 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
       const holding = formatUnits(holds.get(currency) ?? 0n, decimalsOf(currency))
       const about = ownerRows.filter((row) => row.currency === currency)
       for (const row of about.length > 0 ? about : ownerRows.slice(0, 1))
-        skipped.push({ paymentId: row.paymentId, address, currency, holds: holding, reason })
+        skipped.push({ ...sweepSourceOf(row), address, currency, holds: holding, reason })
     }
     // below the operator's minimum: left where it is; an empty account is closed all the same (its rent)
     const belowMinimum = new Set(
@@ -269,7 +269,7 @@ export async function planSolana(rows: BalanceRow[], input: PlanInput): Promise<
           const amount = recordableUnits(left, unswept.get(row) ?? 0n, 0n)
           if (amount === 0n) continue
           sweeps.push({
-            paymentId: row.paymentId,
+            ...sweepSourceOf(row),
             address,
             currency,
             amount: formatUnits(amount, decimalsOf(currency)),

@@ -70,9 +70,23 @@ export interface StepEstimate {
   fee?: string
 }
 
+/**
+ * where a sweep's funds are recorded: a payment's address, or a customer's confirmed deposit
+ * (docs/treasury.md, "Customers' deposit addresses in a plan"), whose paymentId is null
+ */
+export interface SweepSource {
+  paymentId: string | null
+  /** the deposit's id, on a deposit's records only */
+  depositId?: string
+}
+
+/** the source of a balances row, as a plan file writes it */
+export function sweepSourceOf(row: { paymentId: string | null; depositId?: string | null }): SweepSource {
+  return row.depositId == null ? { paymentId: row.paymentId } : { paymentId: null, depositId: row.depositId }
+}
+
 /** what broadcast records with POST /admin/sweeps once the step that moves the funds is final */
-export interface PlannedSweep {
-  paymentId: string
+export interface PlannedSweep extends SweepSource {
   address: string
   currency: string
   /** decimal string in whole units, as in the admin API */
@@ -82,8 +96,7 @@ export interface PlannedSweep {
   stepId: string
 }
 
-export interface SkippedAddress {
-  paymentId: string
+export interface SkippedAddress extends SweepSource {
   address: string
   currency: string
   holds: string

@@ -9,7 +9,13 @@ import type { BalanceRow } from './admin-api.js'
 import { CommandError } from './command-error.js'
 import type { PlanInput, PlanOutput } from './plan-input.js'
 import { groupRowsByAddress, plannedSweepsOf } from './shared-address-sweeps.js'
-import type { PlannedSweep, PlanStep, SkippedAddress, TronUnsignedTransaction } from './sweep-plan.js'
+import {
+  type PlannedSweep,
+  type PlanStep,
+  type SkippedAddress,
+  sweepSourceOf,
+  type TronUnsignedTransaction,
+} from './sweep-plan.js'
 import {
   decideSweep,
   HEADROOM_PERCENT,
@@ -179,7 +185,7 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     const addressBandwidth = tronAvailableBandwidth(resources, freePerDay) - (earlier?.bytes ?? 0n)
     const skip = (holds: bigint, decimals: number, reason: string) =>
       skipped.push({
-        paymentId: row.paymentId,
+        ...sweepSourceOf(row),
         address: row.address,
         currency: row.currency,
         holds: formatUnits(holds, decimals),
@@ -244,7 +250,8 @@ export async function planTron(rows: BalanceRow[], input: PlanInput): Promise<Pl
     }
 
     // TRC20: balanceOf, then the energy of transfer(treasury, balance) as the node estimates it
-    if (row.contract === null) throw new CommandError(`${row.paymentId}: a TRC20 row without a contract`)
+    if (row.contract === null)
+      throw new CommandError(`${row.paymentId ?? row.depositId}: a TRC20 row without a contract`)
     const decimals = input.decimals(row.currency)
     const parameters = [
       { type: 'address', value: treasury },

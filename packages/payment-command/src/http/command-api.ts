@@ -13,6 +13,7 @@ import { DomainError } from '@chainpay/domain'
 import type { Logger } from '@chainpay/platform'
 import type {
   DepositAddressCommands,
+  DepositSweepCommands,
   InvoiceCommands,
   MerchantWallets,
   OutgoingCommands,
@@ -35,6 +36,8 @@ export interface CommandApiOptions {
   invoices?: InvoiceCommands
   /** customers' deposit addresses (docs/api.md, "Deposit addresses"); no such route when absent */
   depositAddresses?: DepositAddressCommands
+  /** the operator's sweeps of customers' deposits (docs/api.md, "Balances and sweeps"); no such route when absent */
+  depositSweeps?: DepositSweepCommands
   /** refunds and payouts (docs/api.md, "Refunds and payouts"); no such routes when absent */
   outgoing?: OutgoingCommands
   /** merchants' own wallets, set by the gateway's admin API; no wallet routes when absent */
@@ -91,6 +94,7 @@ export function buildCommandApi(options: CommandApiOptions): HttpApp {
       await commands.register(simulatedRateRoutes, { source: options.simulatedRates })
     if (options.outgoing) outgoingRoutes(commands, options.outgoing)
     if (options.depositAddresses) depositAddressRoutes(commands, options.depositAddresses)
+    if (options.depositSweeps) depositSweepRoutes(commands, options.depositSweeps)
   })
   return app
 }
@@ -227,4 +231,21 @@ function depositAddressRoutes(app: HttpApp, depositAddresses: DepositAddressComm
     const outcome = await depositAddresses.ensureDepositAddress(request.body)
     return reply.code(outcome.outcome === 'created' ? 201 : 200).send(outcome)
   })
+}
+
+const DepositParams = Type.Object({ depositId: Type.String({ minLength: 1 }) }, strict)
+
+/** a sweep of a customer's deposit, as a payment's (the domain validates its figures) */
+function depositSweepRoutes(app: HttpApp, depositSweeps: DepositSweepCommands): void {
+  app.post(
+    commandApiRoutes.depositSweeps,
+    { schema: { params: DepositParams, body: SweepRecordSchema } },
+    async (request, reply) => {
+      const outcome = await depositSweeps.recordDepositSweep({
+        depositId: request.params.depositId,
+        ...request.body,
+      })
+      return reply.code(outcome.outcome === 'recorded' ? 201 : 200).send(outcome)
+    },
+  )
 }

@@ -14,7 +14,13 @@ export interface DepositReadModelFixture {
 export function sampleDepositRecord(
   depositId: string,
   revision: number,
-  options: { merchantId?: string; merchantUserId?: string; status?: DepositStatus; detectedAt?: string } = {},
+  options: {
+    merchantId?: string
+    merchantUserId?: string
+    status?: DepositStatus
+    detectedAt?: string
+    network?: string
+  } = {},
 ): DepositRecord {
   const detectedAt = options.detectedAt ?? '2030-01-15T12:00:00.000Z'
   const state: OpenDeposit = {
@@ -23,7 +29,7 @@ export function sampleDepositRecord(
       depositId,
       merchantId: options.merchantId ?? 'mer_a',
       merchantUserId: options.merchantUserId ?? 'user-1',
-      network: 'TRON',
+      network: options.network ?? 'TRON',
       currency: 'USDT',
       decimals: 6,
       address: 'TDeposit1',
@@ -75,6 +81,22 @@ export function describeDepositReadModelContract(
       const dropped = sampleDepositRecord('d1', 3, { status: 'dropped' })
       await store.save(dropped)
       expect(await store.get('d1')).toEqual(dropped)
+    })
+
+    it("lists every merchant's confirmed deposits in id order, page after page, by merchant and network", async () => {
+      await store.save(sampleDepositRecord('d3', 2, { status: 'confirmed', merchantId: 'mer_b' }))
+      await store.save(sampleDepositRecord('d1', 2, { status: 'confirmed' }))
+      await store.save(sampleDepositRecord('d2', 0))
+      await store.save(sampleDepositRecord('d4', 3, { status: 'dropped' }))
+      await store.save(sampleDepositRecord('d5', 2, { status: 'confirmed', network: 'SOLANA' }))
+      expect(ids(await store.listConfirmed({ limit: 10 }))).toEqual(['d1', 'd3', 'd5'])
+      expect(ids(await store.listConfirmed({ limit: 2 }))).toEqual(['d1', 'd3'])
+      expect(ids(await store.listConfirmed({ limit: 2, afterDepositId: 'd3' }))).toEqual(['d5'])
+      expect(ids(await store.listConfirmed({ limit: 10, merchantId: 'mer_b' }))).toEqual(['d3'])
+      expect(ids(await store.listConfirmed({ limit: 10, network: 'TRON' }))).toEqual(['d1', 'd3'])
+      // a deposit confirmed later joins the list
+      await store.save(sampleDepositRecord('d2', 2, { status: 'confirmed' }))
+      expect(ids(await store.listConfirmed({ limit: 10, network: 'TRON' }))).toEqual(['d1', 'd2', 'd3'])
     })
 
     it("lists a merchant's deposits newest first, page after page, by user and by status", async () => {

@@ -66,6 +66,7 @@ export function balanceRow(
   return {
     merchantId: 'mer_test',
     walletId: 'operator',
+    depositId: null,
     network,
     address: payment.address,
     tokenAccount: null,
