@@ -6,19 +6,23 @@
 // relay and the projection filling the read model on MongoDB (the SQLite bus between them, as
 // treasury-refunds-distributed.int: what Kafka would carry changes nothing here). The operator adds an
 // owner through the gateway's admin API; the owner sets up TOTP and signs in in Chromium and finds a
-// paid payment by its transaction hash; its history comes from payment-command over HTTP.
+// paid payment by its transaction hash, its history from payment-command over HTTP; refunds part of it
+// from its page (created on payment-command over HTTP); and after 12 idle hours, on the gateway's
+// clock, the session held on MongoDB ends.
 
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { SESSION_IDLE_MS } from '@chainpay/dashboard'
 import { defaultAssetRegistry } from '@chainpay/domain'
 import { buildGatewayContext, readGatewayConfig } from '@chainpay/gateway'
 import { testMongoDbUrl, uniqueName } from '@chainpay/local-servers/testing'
 import { buildCommandApi, createEventRelay, createOutgoingCommandHandler } from '@chainpay/payment-command'
 import { openSqliteCommandSide, type SqliteCommandSide } from '@chainpay/payment-command/testing'
 import {
+  type Clock,
   createRootLogger,
   createServiceRunner,
   generateAdminToken,
@@ -26,6 +30,7 @@ import {
   type Service,
   systemClock,
 } from '@chainpay/platform'
+import type { ReceivedNetTotals } from '@chainpay/ports'
 import { createProjectionService } from '@chainpay/projection'
 import { freePort } from '@chainpay/service-kit/testing'
 import {
@@ -52,10 +57,14 @@ import {
 const PASSWORD = 'a long passphrase for the owner'
 const logger = createRootLogger({ service: 'dashboard-distributed-test', level: 'silent' })
 const cleanups: Array<() => Promise<void>> = []
+/** the real time, moved on by the test: the gateway's clock */
+let skewMs = 0
+const clock: Clock = { now: () => new Date(Date.now() + skewMs) }
 
 let browser: Browser
 let side: SqliteCommandSide
 let mongo: MongoDatabase
+let receivedNet: ReceivedNetTotals
 /** what the gateway asked payment-command over the command API */
 const commandCalls: string[] = []
 let gateway: { publicUrl: string; adminUrl: string; adminToken: string }
@@ -74,9 +83,10 @@ beforeAll(async () => {
   await migrateMongoDatabase(mongo.db)
 
   // payment-command: its handlers behind the command API, the relay and the projection into MongoDB
+  receivedNet = createMongoReceivedNetTotals(mongo.db)
   const outgoing = createOutgoingCommandHandler({
     eventStore: side.eventStore,
-    receivedNet: createMongoReceivedNetTotals(mongo.db),
+    receivedNet,
     merchants: side.merchants,
     registry: defaultAssetRegistry,
     clock: systemClock,
@@ -95,12 +105,7 @@ beforeAll(async () => {
       logger,
       pollIntervalMs: 20,
     }),
-    createProjectionService({
-      bus,
-      readModel: createMongoPaymentReadModel(mongo.db),
-      receivedNet: createMongoReceivedNetTotals(mongo.db),
-      logger,
-    }),
+    createProjectionService({ bus, readModel: createMongoPaymentReadModel(mongo.db), receivedNet, logger }),
   ]
   for (const service of services) await service.start()
   cleanups.push(async () => {
@@ -128,7 +133,7 @@ beforeAll(async () => {
     MONGODB_DATABASE: database,
     LOG_LEVEL: 'warn',
   })
-  const context = await buildGatewayContext(config, logger)
+  const context = await buildGatewayContext(config, logger, { clock })
   const runner = createServiceRunner({ logger, services: context.services, setExitCode: () => {} })
   cleanups.push(async () => {
     await runner.stop('test over')
@@ -143,7 +148,7 @@ afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-it('an owner signs in with TOTP and finds a payment by its tx hash on the distributed gateway', async () => {
+it('an owner signs in with TOTP, finds a payment by its tx hash and refunds it on the distributed gateway; the session expires', async () => {
   // the operator's merchant, on MongoDB; payment-command's copy of it, which its own store would hold
   const created = await fetch(`${gateway.adminUrl}/admin/v1/merchants`, {
     method: 'POST',
@@ -231,6 +236,29 @@ it('an owner signs in with TOTP and finds a payment by its tx hash on the distri
   expect(await seriousViolations(page)).toEqual([])
   // the history came from payment-command, over the command API
   expect(commandCalls).toContain(`/internal/v1/payments/${paymentId}/events?merchantId=${merchantId}`)
+
+  // a refund from the payment's page, created on payment-command (which reads the received net the
+  // projection counted on MongoDB), shown by the merchant API from the read model written through
+  await vi.waitFor(async () => expect(await receivedNet.countedOf(paymentId)).toBeGreaterThan(0n), {
+    timeout: 10_000,
+    interval: 20,
+  })
+  await page.getByRole('link', { name: 'Refund this payment' }).click()
+  await page.getByLabel('Amount').fill('5')
+  await page.getByLabel('Reason').fill('one item was out of stock')
+  commandCalls.length = 0
+  await page.getByRole('button', { name: 'Create refund' }).click()
+  await page.getByRole('heading', { name: 'Refunds and payouts' }).waitFor()
+  expect(await page.locator('#claim-link').textContent()).toContain(`${gateway.publicUrl}/refund/`)
+  expect(commandCalls).toContain('/internal/v1/outgoing/createRefund')
+  const refunds = (await client.request('GET', '/refunds')).body as { data: Record<string, unknown>[] }
+  expect(refunds.data).toMatchObject([{ paymentId, amount: '5', status: 'awaiting_address' }])
   expect(requests.filter((url) => new URL(url).origin !== gateway.publicUrl)).toEqual([])
+
+  // 12 hours without a request: the next page is the sign-in
+  skewMs += SESSION_IDLE_MS
+  await page.getByRole('link', { name: 'Payments' }).click()
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+  expect(await page.locator('main').textContent()).toContain('Your session has ended.')
   await context.close()
 })
