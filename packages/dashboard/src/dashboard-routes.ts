@@ -137,8 +137,9 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
         await toSignIn(request, reply, sessionId !== undefined)
       } else {
         clearSession(reply)
+        // the sign-in form itself, not a page without a way on: the form was not taken (403)
         const frame = frameOf(request)
-        await html(reply, 403, renderMessagePage(frame, frame.texts.signIn, frame.texts.sessionEnded))
+        await html(reply, 403, renderSignIn(frame, { kind: 'error', text: frame.texts.sessionEnded }))
       }
       return null
     }

@@ -6,7 +6,7 @@
 // change nothing, read back through the merchant and admin APIs; the developer redelivers but may
 // not refund. In the owner's page a form without the token, with another session's, and one posted
 // by a page of another local origin are refused. The owner signs the viewer out everywhere from the
-// Users page, and after 12 idle hours the developer's next page is the sign-in. dashboard.e2e covers
+// Users page, and after 12 idle hours the developer's next form gets the sign-in form. dashboard.e2e covers
 // the owner's own work (lookup by tx hash, refund, redelivery, CSV).
 
 import { createServer, type Server } from 'node:http'
@@ -302,12 +302,22 @@ it("an owner signs the viewer out everywhere: the viewer's next page is the sign
   expect(await owner.locator('main').textContent()).toContain('user.signed_out')
 })
 
-it("after 12 idle hours the developer's next page is the sign-in", async () => {
+it("after 12 idle hours the developer's next form gets the sign-in, and signing in there goes on", async () => {
+  // the developer left the deliveries page open; a click 12 hours later
   const page = pages.developer
   skewMs += SESSION_IDLE_MS
-  await page.getByRole('link', { name: 'Payments' }).click()
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST'),
+    page.getByRole('button', { name: 'Redeliver' }).first().click(),
+  ])
+  expect(answer.status()).toBe(403)
   await page.getByRole('heading', { name: 'Sign in' }).waitFor()
   expect(await page.locator('main').textContent()).toContain('Your session has ended.')
   // the cookie is gone with it
   expect(await page.context().cookies()).toEqual([])
+  expect(await seriousViolations(page)).toEqual([])
+  await page.getByLabel('Email').fill('developer@shop.example')
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Payments' }).waitFor()
 })

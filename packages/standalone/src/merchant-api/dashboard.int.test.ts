@@ -373,9 +373,11 @@ describe('the dashboard', () => {
     const revoked = await post(revokeAction, { csrf: csrfOf(sessions.body) }, { cookie: third })
     expect(revoked.statusCode).toBe(303)
     expect((await get('/dashboard/payments', second)).statusCode).toBe(303)
-    expect(
-      (await post('/dashboard/users', { csrf: csrfOf(sessions.body) }, { cookie: second })).statusCode,
-    ).toBe(403)
+    // a form sent with the ended session is not taken: the answer is the sign-in form
+    const refused = await post('/dashboard/users', { csrf: csrfOf(sessions.body) }, { cookie: second })
+    expect(refused.statusCode).toBe(403)
+    expect(refused.body).toContain('action="/dashboard/sign-in?lang=en"')
+    expect(refused.body).toContain('Your session has ended.')
     expect((await get('/dashboard/payments', third)).statusCode).toBe(200)
 
     const signOut = await post('/dashboard/sign-out', { csrf: csrfOf(sessions.body) }, { cookie: third })
