@@ -7,6 +7,8 @@
 // deposits' read model and the merchants' received net on MongoDB; the notifier delivers its
 // webhooks. deposits.int proves the same in standalone, with the same expected values.
 
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { depositIdOf, formatUnits, toDepositStreamId } from '@chainpay/domain'
@@ -14,6 +16,9 @@ import { testKafkaBrokers, testMongoDbUrl, uniqueName } from '@chainpay/local-se
 import { Chainpay, isDepositWebhookEvent, verifyWebhook } from '@chainpay/sdk'
 import { startWebhookReceiver, type WebhookReceiver } from '@chainpay/service-kit/testing'
 import { type MongoDatabase, openMongoDatabase } from '@chainpay/store-mongo'
+import { createAdminApi, readPlanFile, runChainpayWallet, writeJsonFile } from '@chainpay/treasury'
+import { signPlan } from '@chainpay/treasury/testing'
+import { TronWeb } from 'tronweb'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type InProcessDistributed, startInProcessDistributed } from './testing/distributed-in-process.js'
 
@@ -245,3 +250,123 @@ describe('deposits at customers’ deposit addresses, distributed', () => {
     expect(await chainpay.balances.list()).toEqual(balancesBefore)
   })
 })
+
+// The sweep of customers' deposit addresses in this shape (docs/treasury.md, "Customers' deposit
+// addresses in a plan"): chainpay-wallet plans from the gateway's admin API, whose balances come from
+// the read models on MongoDB, signs offline with the operator's mnemonic at the deposit paths, and
+// broadcasts to the chain-indexer's simulated TRON node; the gateway records each share over the
+// command API on its payment's or deposit's stream. deposit-address-sweep.int proves it in standalone.
+describe("the sweep of customers' deposit addresses, distributed", () => {
+  it('a PER_USER payment on one address and a deposit on another: planned from MongoDB, signed at the deposit paths, received by the treasury, each share recorded on its payment or deposit', {
+    timeout: 90_000,
+  }, async () => {
+    const merchant = await distributed.createMerchant('Deposit sweeps, distributed')
+    const shop = new Chainpay({
+      baseUrl: distributed.baseUrl,
+      apiKey: merchant.apiKey,
+      apiSecret: merchant.apiSecret,
+    })
+    const send = async (to: string, amount: string) => {
+      const response = await fetch(`${distributed.baseUrl}/dev/chains/TRON/transfers`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ to, amount, currency: 'TRX' }),
+      })
+      expect(response.status).toBe(201)
+    }
+    // the operator's treasury at its default path of the mnemonic, on chain before the plan
+    const treasury = TronWeb.fromMnemonic(distributed.mnemonic, "m/44'/195'/1'/0/0").address as string
+    await send(treasury, '100')
+    const stamp = Date.now()
+    const depositor = await shop.depositAddresses.create({
+      merchantUserId: `sweep-depositor-${stamp}`,
+      network: 'TRON',
+    })
+    const payment = await shop.payments.create({
+      amount: '7',
+      currency: 'TRX',
+      network: 'TRON',
+      addressMode: 'PER_USER',
+      merchantUserId: `sweep-payer-${stamp}`,
+    })
+    await send(payment.generatedAddress, '7')
+    await watched(depositor.address)
+    await send(depositor.address, '5')
+    const admin = createAdminApi(distributed.adminUrl, distributed.adminToken)
+    const rowsOf = async () =>
+      (await admin.balances({ network: 'TRON' })).filter(
+        (row) => row.address === payment.generatedAddress || row.address === depositor.address,
+      )
+    // both final, and in the read models on MongoDB the admin API lists from
+    const listed = await until(rowsOf, (rows) => rows.length === 2, 60_000)
+    const depositId = listed.find((row) => row.depositId !== null)?.depositId
+    expect(listed).toEqual([
+      expect.objectContaining({ paymentId: payment.paymentId, depositId: null, received: '7', swept: '0' }),
+      expect.objectContaining({ paymentId: null, depositId, address: depositor.address, received: '5' }),
+    ])
+
+    const dir = mkdtempSync(join(tmpdir(), 'chainpay-deposit-sweep-distributed-'))
+    try {
+      const wallet = async (argv: string[]) => {
+        const out: string[] = []
+        const err: string[] = []
+        const code = await runChainpayWallet(
+          [...argv, '--url', distributed.adminUrl, '--rpc-url', distributed.chainRpcUrl('TRON')],
+          {
+            env: { CHAINPAY_ADMIN_TOKEN: distributed.adminToken },
+            out: (line) => out.push(line),
+            err: (line) => err.push(line),
+            promptSecret: () => Promise.reject(new Error('no prompt')),
+            now: () => new Date(),
+          },
+        )
+        return { code, out, err }
+      }
+      const planPath = join(dir, 'plan.json')
+      const planned = await wallet(['plan', '--network', 'TRON', '--treasury', treasury, '--out', planPath])
+      expect(planned.err).toEqual([])
+      const { plan, sha256 } = readPlanFile(planPath)
+      const ours = (address: string) => plan.sweeps.filter((sweep) => sweep.address === address)
+      expect(ours(payment.generatedAddress).map((sweep) => [sweep.paymentId, sweep.amount])).toEqual([
+        [payment.paymentId, '7'],
+      ])
+      expect(
+        ours(depositor.address).map((sweep) => [sweep.paymentId, sweep.depositId, sweep.amount]),
+      ).toEqual([[null, depositId, '5']])
+      for (const address of [payment.generatedAddress, depositor.address]) {
+        const step = plan.steps.find((candidate) => candidate.id === `sweep:${address}:TRX`)
+        expect(step?.signers.find((signer) => signer.role === 'payment')?.derivationPath).toMatch(
+          /^m\/44'\/195'\/0'\/2\/\d+$/,
+        )
+      }
+      const signedPath = join(dir, 'signed.json')
+      writeJsonFile(signedPath, signPlan({ plan, planSha256: sha256, mnemonic: distributed.mnemonic }))
+      const tronWeb = new TronWeb({ fullHost: distributed.chainRpcUrl('TRON') })
+      const before = BigInt(await tronWeb.trx.getBalance(treasury))
+      const run = await wallet(['broadcast', '--signed', signedPath, '--poll-ms', '40', '--max-polls', '500'])
+      expect(run.err).toEqual([])
+      expect(run.code).toBe(0)
+      // the treasury received both (and whatever else the operator's addresses held in TRX)
+      expect(BigInt(await tronWeb.trx.getBalance(treasury)) - before).toBeGreaterThanOrEqual(12_000_000n)
+      expect(BigInt(await tronWeb.trx.getBalance(depositor.address))).toBe(0n)
+      // recorded over the command API on each stream, read back from MongoDB
+      expect(depositOfId(depositId as string).at(-1)).toBe('DepositFundsSwept')
+      expect(
+        (await until(rowsOf, (rows) => rows.every((row) => row.swept === row.received))).map(
+          (row) => row.swept,
+        ),
+      ).toEqual(['7', '5'])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+/** the types of a deposit's events in payment-command's event store */
+function depositOfId(depositId: string): string[] {
+  return (
+    events
+      .prepare('SELECT type FROM es_events WHERE stream_id = ? ORDER BY revision')
+      .all(toDepositStreamId(depositId)) as Array<{ type: string }>
+  ).map((row) => row.type)
+}

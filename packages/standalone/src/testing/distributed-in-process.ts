@@ -49,6 +49,10 @@ export interface InProcessDistributed {
   adminToken: string
   /** payment-command's DATA_DIR: its embedded event store is chainpay.sqlite there */
   paymentCommandDataDir: string
+  /** the operator's wallet mnemonic, which signs its sweeps offline (docs/treasury.md) */
+  mnemonic: string
+  /** a simulated network's node, as chainpay-wallet's --rpc-url takes it (the chain-indexer's) */
+  chainRpcUrl(network: string): string
   mongodbDatabase: string
   createMerchant(name: string): Promise<{ merchantId: string; apiKey: string; apiSecret: string }>
   /** what the services logged (warn and above) */
@@ -215,6 +219,8 @@ async function startIn(
     adminToken,
     paymentCommandDataDir: join(dataDir, 'payment-command'),
     mongodbDatabase: options.name,
+    mnemonic: wallet.mnemonic,
+    chainRpcUrl: (network) => `http://127.0.0.1:${indexerPort}/chains/${network}`,
     async createMerchant(name) {
       const response = await fetch(`${adminUrl}/admin/v1/merchants`, {
         method: 'POST',
