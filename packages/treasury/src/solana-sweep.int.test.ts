@@ -5,6 +5,7 @@
 
 import { type SimulatorNode, startSimulatorNode } from '@chainpay/chain-sim/testing'
 import { defaultAssetRegistry, resolveAsset } from '@chainpay/domain'
+import { createDepositAddressDeriver, walletFromMnemonic } from '@chainpay/wallet'
 import { getAssociatedTokenAddressSync, TOKEN_PROGRAM_ID } from '@solana/spl-token'
 import { Connection, PublicKey } from '@solana/web3.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -153,6 +154,58 @@ describe('Solana sweep: every token account of the owner, of every registry mint
 
     const again = await planAndSign(rows, input(), 'SOLANA', wallet)
     expect(again.plan.steps).toEqual([])
+  })
+})
+
+describe('Solana sweep of a customer\'s deposit address (docs/treasury.md, "Customers\' deposit addresses in a plan")', () => {
+  it('its payments and deposits of SOL and USDC: one message at the deposit path, recorded against the payments then the deposits', async () => {
+    const keys = walletFromMnemonic(wallet.mnemonic)
+    const owner = createDepositAddressDeriver(keys)('SOLANA', 3)
+    expect(owner.derivationPath).toBe("m/44'/501'/3'/2'")
+    // two USDC payments, then a USDC deposit and a SOL deposit, all into the owner and its associated account
+    await payAssociated(owner, '10', 'USDC')
+    await payAssociated(owner, '5', 'USDC')
+    await payAssociated(owner, '3', 'USDC')
+    await pay(owner.address, '0.5', 'SOL')
+    const deposit = (depositId: string, currency: string, received: string): BalanceRow => ({
+      ...row(owner, '', currency, received),
+      paymentId: null,
+      depositId,
+    })
+    const rows = [
+      row(owner, 'pay_1', 'USDC', '10'),
+      row(owner, 'pay_2', 'USDC', '5'),
+      deposit('dep_usdc', 'USDC', '3'),
+      deposit('dep_sol', 'SOL', '0.5'),
+    ]
+    const { plan, signed } = await planAndSign(rows, input(), 'SOLANA', wallet)
+    expect(plan.steps.map((step) => step.id)).toEqual([`sweep:${owner.address}`])
+    expect(plan.steps[0]?.signers.find((signer) => signer.role === 'payment')).toMatchObject({
+      address: owner.address,
+      derivationPath: "m/44'/501'/3'/2'",
+    })
+    expect(plan.totals.moved).toEqual({ USDC: '18', SOL: '0.5' })
+    const run = await broadcastRun(signed, { rpcUrl: node.solanaUrl(NETWORK), statePath: statePath(), admin })
+    expect(run.error).toBeUndefined()
+    expect(await tokenAccountsOf(new PublicKey(owner.address))).toEqual([])
+    expect(await connection.getBalance(new PublicKey(owner.address))).toBe(0)
+    // the message's fee once, on its first record
+    expect(
+      admin.recorded.map(({ paymentId, depositId, currency, amount, fee }) => [
+        paymentId ?? depositId,
+        amount,
+        currency,
+        fee === '0' ? 'no fee' : 'fee',
+      ]),
+    ).toEqual([
+      ['pay_1', '10', 'USDC', 'fee'],
+      ['pay_2', '5', 'USDC', 'no fee'],
+      ['dep_usdc', '3', 'USDC', 'no fee'],
+      ['dep_sol', '0.5', 'SOL', 'no fee'],
+    ])
+    expect(
+      admin.recorded.filter((record) => 'depositId' in record).map((record) => record.paymentId),
+    ).toEqual([undefined, undefined])
   })
 })
 

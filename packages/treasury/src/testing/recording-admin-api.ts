@@ -1,7 +1,8 @@
 // The admin API's calls as plan and broadcast make them, kept in memory, for the planner's and
 // the broadcaster's tests against the simulated nodes (the end-to-end tests use the real admin API):
-// balances answers the rows given; a sweep recorded twice with the same txHash and currency is
-// recorded once, and with other figures refused, as POST /admin/v1/sweeps does (docs/api.md). The
+// balances answers the rows given; a sweep recorded twice for one payment (or deposit) with the same
+// txHash and currency is recorded once, and with other figures refused, as POST /admin/v1/sweeps
+// does (docs/api.md). The
 // refunds and payouts move between their states as the admin routes move them (ready -> sending in a
 // plan -> sent -> completed | failed; released back to ready; canceled while ready), refusing every
 // other transition with 409, and answering a repeated one with what it did the first time.
@@ -74,8 +75,14 @@ export function recordingAdminApi(
       )
     },
     async recordSweep(sweep) {
+      // once per transaction and currency on each payment's (or deposit's) stream, as the admin API
+      // keeps them: one transaction sweeping a customer's address records on each of its sources
       const same = recorded.find(
-        (earlier) => earlier.txHash === sweep.txHash && earlier.currency === sweep.currency,
+        (earlier) =>
+          earlier.paymentId === sweep.paymentId &&
+          earlier.depositId === sweep.depositId &&
+          earlier.txHash === sweep.txHash &&
+          earlier.currency === sweep.currency,
       )
       if (same === undefined) recorded.push(sweep)
       else if (JSON.stringify(same) !== JSON.stringify(sweep)) {
