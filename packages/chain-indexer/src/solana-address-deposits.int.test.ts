@@ -242,6 +242,34 @@ describe('deposit addresses watched by address (decisions 22, docs/chains.md)', 
     ])
   })
 
+  it('after a restart, a payment open on a deposit address is followed on all its accounts, whichever of them the store kept', async () => {
+    const first = rig.indexer()
+    await first.scanOnce()
+    const address = await depositAddress(first, 'frank')
+    // SOL to the owner: only the owner's account changed, only it is stored
+    await rig.pay(address, '1', 'SOL')
+    await rig.runFor(first, DEFAULT_DEPOSIT_CHECK_INTERVAL_MS)
+    const payment = paymentCreated({
+      network: 'SOLANA',
+      currency: 'USDC',
+      address,
+      createdAt: new Date(clock.ms).toISOString(),
+      expiresAt: new Date(clock.ms + 60 * MINUTE_MS).toISOString(),
+    })
+    await first.handlePaymentEvent(payment.message)
+    await first.scanOnce()
+    expect(first.watcher.counts).toMatchObject({ open: 1, accounts: 3 })
+    await rig.stop()
+
+    const db = harness.reopen()
+    const restarted = rig.indexer({
+      store: createSqliteChainIndexerStore(db),
+      bus: createSqliteBus(db, { logger: testLogger }),
+    })
+    await restarted.scanOnce()
+    expect(restarted.watcher.counts).toMatchObject({ open: 1, accounts: 3 })
+  })
+
   it('costs one call per 100 accounts per deposit check for 400 addresses, 1,000 accounts an iteration, and lists nothing while nothing changes', async () => {
     const indexer = rig.indexer()
     await indexer.scanOnce()

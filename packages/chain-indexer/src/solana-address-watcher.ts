@@ -516,6 +516,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     async watch(entry) {
       if (payments.has(entry.paymentId)) return
       const owner = paymentAddressOf(entry)
+      // a deposit address's accounts are stored only once changed: derived here, all of them known
+      if (deposits.has(owner)) depositAccounts(owner)
       const followed: FollowedPayment = {
         entry,
         owner,
