@@ -304,8 +304,8 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
 
   /**
    * the deposit addresses' accounts in batches: all of them every depositCheckIntervalMs (the first
-   * iteration included: what arrived while the process was down), and new ones at once, their state
-   * then being where they are followed from; DEPOSIT_ACCOUNTS_PER_CHECK an iteration
+   * iteration included: what arrived while the process was down), and new ones at once, what came
+   * to them since their creation read then (their backfill); DEPOSIT_ACCOUNTS_PER_CHECK an iteration
    */
   async function checkDeposits(nowMs: number): Promise<void> {
     for (const [address, createdAt] of [...newDeposits]) {
