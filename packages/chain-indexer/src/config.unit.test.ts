@@ -40,6 +40,7 @@ describe('readChainIndexerConfig', () => {
       solanaWatchMode: 'address',
       treasuries: [],
       solanaCheckIntervalMs: 600000,
+      solanaDepositCheckIntervalMs: 600000,
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
       blockIntervalMs: { TRON: 3000, SOLANA: 400 },
       simulatorClient: 'rpc',
@@ -86,6 +87,7 @@ describe('readChainIndexerConfig', () => {
       solanaWatchMode: 'address',
       treasuries: [],
       solanaCheckIntervalMs: 600000,
+      solanaDepositCheckIntervalMs: 600000,
       chains: { networks: ['TRON_NILE', 'SOLANA_DEVNET'], requiredConfirmations: { TRON_NILE: 5 } },
       blockIntervalMs: { TRON: 40, SOLANA: 30 },
       simulatorClient: 'in-process',
@@ -148,6 +150,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
       solanaWatchMode: 'address',
       treasuries: [],
       solanaCheckIntervalMs: 600000,
+      solanaDepositCheckIntervalMs: 600000,
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
       rpcTimeoutMs: 10_000,
       endpoints: [
@@ -194,6 +197,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
       solanaWatchMode: 'address',
       treasuries: [],
       solanaCheckIntervalMs: 600000,
+      solanaDepositCheckIntervalMs: 600000,
       chains: {
         networks: ['TRON_NILE', 'SOLANA_DEVNET'],
         requiredConfirmations: { TRON_NILE: 19, SOLANA_DEVNET: 1000 },
@@ -287,6 +291,15 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
     })
     expect(problemsOf({ ...simulator, SOLANA_WATCH_MODE: 'accounts' })).toEqual([
       expect.stringMatching(/^SOLANA_WATCH_MODE: .*blocks.*address/),
+    ])
+  })
+
+  it('reads SOLANA_DEPOSIT_CHECK_INTERVAL_MS, between a second and an hour', () => {
+    expect(readChainIndexerConfig({ ...rpc, SOLANA_DEPOSIT_CHECK_INTERVAL_MS: '120000' })).toMatchObject({
+      solanaDepositCheckIntervalMs: 120_000,
+    })
+    expect(problemsOf({ ...simulator, SOLANA_DEPOSIT_CHECK_INTERVAL_MS: '500' })).toEqual([
+      expect.stringMatching(/^SOLANA_DEPOSIT_CHECK_INTERVAL_MS: /),
     ])
   })
 

@@ -15,6 +15,11 @@
 // - of every account every `checkIntervalMs` (default 10 minutes), with the chain time: the safety
 //   net for a notification lost without a disconnect, and late funds of final payments.
 // A new payment created before the node's first available block is logged as the backfill logs it.
+// Customers' deposit addresses (decisions 22), read from Topics.depositEvents, are followed for as
+// long as they exist by batched checks of their accounts every `depositCheckIntervalMs` (default 10
+// minutes: one call per 100 accounts per ten minutes, decisions 19), and at once when new; what
+// arrives there that no open payment counts is a deposit (docs/chains.md, "Customers' deposit
+// addresses").
 
 import type { ChainTimeHold } from '@chainpay/contracts'
 import type { AssetRegistry } from '@chainpay/domain'
@@ -36,8 +41,14 @@ import {
   Topics,
   type WatchedAddress,
 } from '@chainpay/ports'
-import { BLOCK_TIME_SKEW_MS } from './backfill.js'
+import { BLOCK_TIME_SKEW_MS, CLOCK_SKEW_MS } from './backfill.js'
 import { HISTORY_BELOW_MESSAGE } from './coverage.js'
+import {
+  createDepositAddressConsumer,
+  createDepositPayeeOf,
+  createDepositWatch,
+  type DepositWatch,
+} from './deposit-addresses.js'
 import type { ChainIndexerMetrics } from './indexer.js'
 import { observationMessage, watchingObservation } from './observations.js'
 import { createPayeeOf } from './payees.js'
@@ -52,6 +63,19 @@ import { createWatchSet, type WatchSet } from './watch-set.js'
  * (SOLANA_CHECK_INTERVAL_MS)
  */
 export const DEFAULT_CHECK_INTERVAL_MS = 10 * 60 * 1000
+/**
+ * how often every deposit address's accounts are checked in batches (SOLANA_DEPOSIT_CHECK_INTERVAL_MS):
+ * at most one call per 100 accounts per ten minutes, as decisions 19 allows at idle; a deposit is
+ * seen within it (docs/chains.md, "Customers' deposit addresses")
+ */
+export const DEFAULT_DEPOSIT_CHECK_INTERVAL_MS = 10 * 60 * 1000
+/**
+ * a deposit address read within this of its creation has what came to it since (before its watch)
+ * read at its first check; one read later (the first start of a version that watches them, which
+ * reads every address ever created) is followed from how it is then, its history not read: the
+ * payments it had may be forgotten, and their transfers would be taken for deposits
+ */
+export const DEPOSIT_BACKFILL_MAX_AGE_MS = 24 * 60 * 60 * 1000
 /**
  * while the node's websocket is not open (down, refused, half-open, or a wrong <NETWORK>_WS_URL),
  * nothing is notified: the open payments' accounts are checked this often instead
@@ -91,15 +115,23 @@ export interface SolanaAddressIndexerOptions {
   metrics?: ChainIndexerMetrics
   /** the operator's treasuries: what they send is nobody's funds (TREASURY_ADDRESSES, docs/treasury.md) */
   treasuries?: ReadonlySet<string>
+  /** how often every deposit address's accounts are checked in batches (SOLANA_DEPOSIT_CHECK_INTERVAL_MS) */
+  depositCheckIntervalMs?: number
+  /** consumer group for deposit address events; default `chain-indexer-deposits.<network>` */
+  depositEventsGroupId?: string
 }
 
 export interface SolanaAddressIndexer extends Service, ReadinessReporter {
   readonly network: string
   readonly watchSet: WatchSet
   readonly watcher: SolanaAddressWatcher
+  /** the customers' deposit addresses watched (decisions.md section 22) */
+  readonly depositWatch: DepositWatch
   /** one iteration (what the running loop repeats); throws what went wrong */
   scanOnce(): Promise<void>
   handlePaymentEvent(message: ConsumedMessage): Promise<void>
+  /** handles one deposit address event message as the running indexer's subscription does */
+  handleDepositEvent(message: ConsumedMessage): Promise<void>
 }
 
 export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions): SolanaAddressIndexer {
@@ -107,7 +139,33 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   const logger = moduleLogger(options.logger, 'chain-indexer').child({ network, watchMode: 'address' })
   const lateFundsWindowMs = options.lateFundsWindowMs ?? DEFAULT_LATE_FUNDS_WINDOW_MS
   const checkIntervalMs = options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS
+  const depositCheckIntervalMs = options.depositCheckIntervalMs ?? DEFAULT_DEPOSIT_CHECK_INTERVAL_MS
   const watchSet = createWatchSet({ network, store })
+  const rules = {
+    network,
+    registry: options.registry,
+    ...(options.treasuries ? { treasuries: options.treasuries } : {}),
+  }
+  const depositWatch = createDepositWatch({ network, store })
+  /** deposit addresses the consumer added, not handed to the watcher yet, with when they were created */
+  const newDeposits = new Map<string, string>()
+  const depositConsumer = createDepositAddressConsumer({
+    bus,
+    registry: options.registry,
+    watches: [depositWatch],
+    logger,
+    groupId: options.depositEventsGroupId ?? `chain-indexer-deposits.${network}`,
+    async watchNew(watch, entry, createdAt) {
+      const added = await watch.watch(entry)
+      if (added) {
+        newDeposits.set(entry.address, createdAt)
+        loop.wake()
+      }
+      return added
+    },
+  })
+  const paymentPayeeOf = createPayeeOf(rules, watchSet)
+  const depositPayeeOf = createDepositPayeeOf(rules, depositWatch, paymentPayeeOf)
   const follower = createSolanaTransferFollower({
     network,
     reader,
@@ -123,14 +181,10 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     registry: options.registry,
     store,
     follower,
-    payeeOf: createPayeeOf(
-      {
-        network,
-        registry: options.registry,
-        ...(options.treasuries ? { treasuries: options.treasuries } : {}),
-      },
-      watchSet,
-    ),
+    payeeOf: depositPayeeOf,
+    // what a new deposit address's backfill finds that a payment's watch claims was that payment's
+    backfillPayeeOf: (transfer) =>
+      paymentPayeeOf(transfer) === undefined ? depositPayeeOf(transfer) : undefined,
     clock,
     logger,
     onDue: () => loop.wake(),
@@ -161,6 +215,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   const pastDeadline = new Set<string>()
   let loaded: Promise<void> | undefined
   let lastFullMs: number | undefined
+  let lastDepositCheckMs: number | undefined
   let lastOpenCheckMs = 0
   /** set on every (re)connect of the websocket, the first one included: notifications were lost */
   let reconnected = false
@@ -177,9 +232,14 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   const load = () => {
     loaded ??= (async () => {
       await watchSet.load()
-      await watcher.load([...watchSet.entries()])
+      await depositWatch.load()
+      const depositAddresses = depositWatch.addresses()
+      await watcher.load([...watchSet.entries()], new Set(depositAddresses))
       await follower.load()
       for (const entry of watchSet.entries()) toWatch.set(entry.paymentId, entry)
+      // what arrived while the process was down is found by the first check, which comes at once
+      for (const address of depositAddresses) watcher.watchDeposit(address)
+      lastDepositCheckMs = undefined
     })().catch((error: unknown) => {
       loaded = undefined
       throw error
@@ -242,6 +302,28 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     }
   }
 
+  /**
+   * the deposit addresses' accounts in batches: all of them every depositCheckIntervalMs (the first
+   * iteration included: what arrived while the process was down), and new ones at once, what came
+   * to them since their creation read then (their backfill); DEPOSIT_ACCOUNTS_PER_CHECK an iteration
+   */
+  async function checkDeposits(nowMs: number): Promise<void> {
+    for (const [address, createdAt] of [...newDeposits]) {
+      // created recently: what came since its creation (less the clock skew) was before its watch
+      const from =
+        nowMs - Date.parse(createdAt) <= DEPOSIT_BACKFILL_MAX_AGE_MS
+          ? new Date(Date.parse(createdAt) - CLOCK_SKEW_MS).toISOString()
+          : 'now'
+      watcher.watchDeposit(address, { from })
+      newDeposits.delete(address)
+    }
+    if (lastDepositCheckMs === undefined || nowMs - lastDepositCheckMs >= depositCheckIntervalMs) {
+      watcher.startDepositRound()
+      lastDepositCheckMs = nowMs
+    }
+    if (watcher.depositChecksPending > 0) await watcher.checkDeposits()
+  }
+
   /** the open payments whose deadline passed by the clock and has not been checked */
   function dueDeadlines(nowMs: number): WatchedAddress[] {
     if (nowMs < nextDeadlineAttemptMs) return []
@@ -287,6 +369,8 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       }
       lastOpenCheckMs = nowMs
     }
+
+    await checkDeposits(nowMs)
 
     const full = lastFullMs === undefined || nowMs - lastFullMs >= checkIntervalMs
     const due = dueDeadlines(nowMs)
@@ -366,7 +450,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   const loop = createWorkLoop({
     iterate: async () => {
       await iterate()
-      return watcher.due ? 'more' : 'idle'
+      return watcher.due || watcher.depositChecksPending > 0 ? 'more' : 'idle'
     },
     pollIntervalMs: options.pollIntervalMs ?? 500,
     maxBackoffMs: MAX_BACKOFF_MS,
@@ -385,6 +469,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     network,
     watchSet,
     watcher,
+    depositWatch,
     notReadyReason: () =>
       loop.notReadyReason() ??
       (loop.isRunning() && lastFullMs === undefined ? 'no check of the followed accounts yet' : undefined),
@@ -396,18 +481,27 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       await consumer.handle(message)
     },
 
+    async handleDepositEvent(message) {
+      await load()
+      await depositConsumer.handle(message)
+    },
+
     async start() {
       if (loop.isRunning()) return
       await load()
       await consumer.start()
+      await depositConsumer.start()
       loop.start()
-      logger.info({ watched: watchSet.size, following: follower.following }, 'chain indexer started')
+      logger.info(
+        { watched: watchSet.size, deposits: depositWatch.size, following: follower.following },
+        'chain indexer started',
+      )
     },
 
     async stop() {
       stopListening()
       stopping = true
-      const stopped = Promise.all([loop.stop(), consumer.stop()])
+      const stopped = Promise.all([loop.stop(), consumer.stop(), depositConsumer.stop()])
       // an iteration waiting for a node that does not answer ends now, not at the RPC timeout
       const resumeCalls = reader.interruptCalls()
       try {
@@ -422,6 +516,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       unchecked.clear()
       pastDeadline.clear()
       toWatch.clear()
+      newDeposits.clear()
       loaded = undefined
     },
   }

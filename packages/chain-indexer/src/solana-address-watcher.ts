@@ -14,6 +14,11 @@
 // A transaction the node cannot return yet is asked again later, with backoff, while the rest goes
 // on; the payments it may concern are held before its block time in the chain time the indexer
 // reports (holds), and no other payment waits for it.
+// Customers' deposit addresses (decisions 22; docs/chains.md, "Customers' deposit addresses") are
+// followed for as long as they exist, never one by one (10,000 of them would not fit on a provider's
+// websocket): the owner and its associated token account of each registry mint are checked in
+// batches, as a final payment's are, on the indexer's deposit interval; a change is listed and read
+// the same way, and what it pays goes to the follower as a deposit (deposit-addresses.ts).
 
 import { BLOCKHASH_EXPIRY_MS } from '@chainpay/chain-solana'
 import type { ChainTimeHold } from '@chainpay/contracts'
@@ -23,23 +28,23 @@ import type {
   AccountState,
   AddressActivity,
   ChainIndexerStore,
+  ChainTransfer,
   FollowedAccount,
   SolanaAddressReader,
   TrackedTransfer,
   WatchedAddress,
 } from '@chainpay/ports'
 import { associatedTokenAccount } from '@chainpay/wallet'
-import type { PayeeOf } from './payees.js'
 import { CLOSE_WAIT_MS, type SolanaTransferFollower, settledWithin } from './solana-transfer-follower.js'
-import { trackedTransfer } from './transfer-lifecycle.js'
+import { type TransferPayee, trackedTransfer } from './transfer-lifecycle.js'
 import { paymentAddressOf } from './watch-set.js'
 
 export interface SolanaAddressWatcher {
   /**
    * reads the accounts the store keeps: how far each was listed and what it held; forgets those of
-   * owners no payment in `watched` has
+   * owners no payment in `watched` has and that are no deposit address in `depositAddresses`
    */
-  load(watched: readonly WatchedAddress[]): Promise<void>
+  load(watched: readonly WatchedAddress[], depositAddresses?: ReadonlySet<string>): Promise<void>
   /**
    * follows a payment's accounts: one by one (subscriptions) while it is open, in batches once it
    * is closed; a payment followed already is left as it is
@@ -76,6 +81,28 @@ export interface SolanaAddressWatcher {
   readonly counts: { open: number; closed: number; accounts: number }
   /** whether any payment is followed one by one: what a closed websocket leaves unheard */
   readonly followsOpen: boolean
+  /**
+   * follows a customer's deposit address for as long as it exists: its owner and associated token
+   * accounts, queued for their first check. `from`, for an address new to the indexer whose
+   * accounts the store knows nothing of: what their history holds before it is not read (a time:
+   * the address's creation, the backfill of what came before its watch; 'now': nothing, an address
+   * read long after its creation); what is after it, and no payment's watch claims, is a deposit
+   * (docs/chains.md, "Customers' deposit addresses"). Without it everything unread is read.
+   */
+  watchDeposit(address: string, options?: { from?: string | 'now' }): void
+  /** queues every deposit address's accounts for a check: a round */
+  startDepositRound(): void
+  /**
+   * checks the next queued deposit accounts, at most DEPOSIT_ACCOUNTS_PER_CHECK, in batches
+   * (getMultipleAccounts, 100 accounts a call), and marks those that changed since they were last
+   * checked: a round of 10,000 addresses is spread over iterations, so that open payments' work
+   * goes on between them
+   */
+  checkDeposits(): Promise<void>
+  /** deposit accounts queued for a check */
+  readonly depositChecksPending: number
+  /** the deposit addresses followed, and their accounts */
+  readonly depositCounts: { addresses: number; accounts: number }
   /** ends every subscription (the process stops); what was saved stays for the next start */
   stop(): Promise<void>
 }
@@ -86,8 +113,16 @@ export interface SolanaAddressWatcherOptions {
   registry: AssetRegistry
   store: ChainIndexerStore
   follower: SolanaTransferFollower
-  /** the payment a transfer pays, or brings foreign funds to (payees.ts) */
-  payeeOf: PayeeOf
+  /**
+   * the payment a transfer pays, or brings foreign funds to (payees.ts), or the customer whose
+   * deposit it is (deposit-addresses.ts)
+   */
+  payeeOf: (transfer: ChainTransfer) => TransferPayee | undefined
+  /**
+   * the same for a transfer a new deposit address's backfill found: what a payment's watch claims
+   * is not read again for it; default payeeOf
+   */
+  backfillPayeeOf?: (transfer: ChainTransfer) => TransferPayee | undefined
   clock: Clock
   logger: Logger
   /** called when a notification marked something: the caller's loop runs a tick soon */
@@ -109,6 +144,22 @@ interface Unread {
   accounts: Set<string>
   attempts: number
   nextAttemptMs: number
+  /** listed only by a new deposit address's backfill: read with backfillPayeeOf */
+  backfill: boolean
+}
+
+/**
+ * what a listing reads of what it lists: all; nothing (only the newest signature is kept); or what
+ * came at or after a time (ISO 8601)
+ */
+type ReadFrom = 'all' | 'none' | string
+
+/** of two marks' reads, the one that reads more */
+function widerReadFrom(a: ReadFrom, b: ReadFrom): ReadFrom {
+  if (a === 'all' || b === 'all') return 'all'
+  if (a === 'none') return b
+  if (b === 'none') return a
+  return a < b ? a : b
 }
 
 /** a transaction the node does not return yet is asked again after 1, 2, 4... s, at most this */
@@ -119,6 +170,12 @@ const MAX_READ_BACKOFF_MS = 30_000
  */
 const READS_BEFORE_STATUS = 6
 
+/**
+ * how many deposit accounts one iteration checks at most (10 calls): a round of 10,000 addresses
+ * (30,000 accounts) takes 30 iterations, and open payments' notifications are acted on between them
+ */
+export const DEPOSIT_ACCOUNTS_PER_CHECK = 1_000
+
 /** what a check compares: lamports and a token account's amount; an account that does not exist is 'none' */
 export function accountFingerprint(state: AccountState | null): string {
   if (state === null) return 'none'
@@ -127,6 +184,7 @@ export function accountFingerprint(state: AccountState | null): string {
 
 export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions): SolanaAddressWatcher {
   const { network, reader, store, follower, payeeOf, clock, logger } = options
+  const backfillPayeeOf = options.backfillPayeeOf ?? payeeOf
   const mints = options.registry.assets.flatMap((asset) =>
     asset.network === network && asset.contract !== null ? [asset.contract] : [],
   )
@@ -140,7 +198,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
    * node behind the one that saw the change cannot list less; and a number that tells a mark made
    * while the account was being listed
    */
-  const marked = new Map<string, { minContextSlot: number | undefined; seq: number }>()
+  const marked = new Map<string, { minContextSlot: number | undefined; seq: number; readFrom: ReadFrom }>()
   let marks = 0
   /** payments followed one by one */
   let openCount = 0
@@ -151,10 +209,49 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   const nowMs = () => clock.now().getTime()
   const wake = () => options.onDue?.()
 
-  function mark(account: string, minContextSlot: number | undefined): void {
+  /**
+   * the deposit addresses followed, by owner: their accounts (the owner's, its associated token
+   * accounts), derived when first checked (null until then: 10,000 derivations take seconds)
+   */
+  const deposits = new Map<string, string[] | null>()
+  /** deposit addresses queued for a check, in order */
+  const depositOwnerQueue = new Set<string>()
+  /** deposit accounts queued for a check, in order */
+  const depositQueue = new Set<string>()
+  /** new deposit addresses whose accounts are not derived yet, and what of their history is read */
+  const baselineOwners = new Map<string, string | 'now'>()
+  /** accounts of new deposit addresses the store knew nothing of: what of their history is read */
+  const baselines = new Map<string, string | 'now'>()
+
+  /** a deposit address's accounts, derived (and kept in memory with their owner) the first time */
+  function depositAccounts(owner: string): string[] {
+    const known = deposits.get(owner)
+    if (known != null) return known
+    const derived = [owner, ...depositAccountsOf(owner)]
+    const from = baselineOwners.get(owner)
+    baselineOwners.delete(owner)
+    for (const account of derived) {
+      if (accounts.has(account)) continue
+      if (from !== undefined) baselines.set(account, from)
+      // whose it is, kept in memory; stored with its progress once it changed
+      keep(emptyAccount(account, owner))
+    }
+    deposits.set(owner, derived)
+    return derived
+  }
+
+  /**
+   * `readFrom`: what the listing reads, all it lists unless a new deposit address's first check
+   * found it holding something already (readFromOf); of two marks, what reads more
+   */
+  function mark(account: string, minContextSlot: number | undefined, readFrom: ReadFrom = 'all'): void {
     const known = marked.get(account)
     const slots = [known?.minContextSlot, minContextSlot].filter((slot) => slot !== undefined)
-    marked.set(account, { minContextSlot: slots.length === 0 ? undefined : Math.max(...slots), seq: ++marks })
+    marked.set(account, {
+      minContextSlot: slots.length === 0 ? undefined : Math.max(...slots),
+      seq: ++marks,
+      readFrom: known === undefined ? readFrom : widerReadFrom(known.readFrom, readFrom),
+    })
   }
 
   function keep(followed: FollowedAccount): void {
@@ -278,8 +375,14 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         known.lastSignature,
         minContextSlot === undefined ? {} : { minContextSlot },
       )
-      for (const item of activity) remember(item, account)
-      logger.debug({ account, listed: activity.length, minContextSlot }, 'account listed')
+      const { readFrom } = marking
+      for (const item of activity) {
+        if (readFrom === 'all') remember(item, account, false)
+        // a new deposit address's backfill: what came since its creation (a time unknown: read)
+        else if (readFrom !== 'none' && (item.blockTime === null || item.blockTime >= readFrom))
+          remember(item, account, true)
+      }
+      logger.debug({ account, listed: activity.length, minContextSlot, readFrom }, 'account listed')
       const newest = activity.at(-1)
       // nothing new from a node at the check's slot or later: what changed was listed already
       if (newest !== undefined) unsaved.set(account, { ...known, lastSignature: newest.signature })
@@ -292,11 +395,12 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   const progressOf = (account: string): FollowedAccount =>
     unsaved.get(account) ?? accounts.get(account) ?? emptyAccount(account)
 
-  function remember(item: AddressActivity, account: string): void {
+  function remember(item: AddressActivity, account: string, backfill: boolean): void {
     if (item.failed || follower.follows(item.signature)) return
     const known = unread.get(item.signature)
     if (known !== undefined) {
       known.accounts.add(account)
+      known.backfill &&= backfill
       return
     }
     unread.set(item.signature, {
@@ -305,6 +409,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       accounts: new Set([account]),
       attempts: 0,
       nextAttemptMs: 0,
+      backfill,
     })
   }
 
@@ -321,8 +426,9 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
           unread.delete(signature)
         continue
       }
+      const payeeOfItem = item.backfill ? backfillPayeeOf : payeeOf
       const transfers = transaction.transfers.flatMap((transfer): TrackedTransfer[] => {
-        const payee = payeeOf(transfer)
+        const payee = payeeOfItem(transfer)
         if (payee === undefined) return []
         // getTransaction does not name the block's hash; forks are followed by status, not hash
         const block = { height: transaction.slot, hash: '', time: transaction.blockTime }
@@ -366,9 +472,22 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     }
   }
 
-  const emptyAccount = (account: string): FollowedAccount => ({
+  /** the owner's associated token account of each registry mint; none for a key off the curve */
+  function depositAccountsOf(owner: string): string[] {
+    try {
+      return mints.map((mint) => associatedTokenAccount(owner, mint))
+    } catch (error) {
+      logger.warn(
+        { err: error, address: owner },
+        'a deposit address has no associated token accounts (not an ed25519 key): following it alone',
+      )
+      return []
+    }
+  }
+
+  const emptyAccount = (account: string, owner: string | null = null): FollowedAccount => ({
     account,
-    owner: null,
+    owner,
     lastSignature: null,
     state: null,
   })
@@ -418,8 +537,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       return [...before].map(([paymentId, time]) => ({ paymentId, before: time }))
     },
 
-    async load(watched) {
-      const owners = new Set(watched.map(paymentAddressOf))
+    async load(watched, depositAddresses = new Set()) {
+      const owners = new Set([...watched.map(paymentAddressOf), ...depositAddresses])
       for (const account of await store.listFollowedAccounts(network)) {
         // left behind by a payment forgotten while its accounts were being forgotten (a crash)
         if (account.owner !== null && !owners.has(account.owner)) {
@@ -431,6 +550,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     async watch(entry) {
       if (payments.has(entry.paymentId)) return
       const owner = paymentAddressOf(entry)
+      // a deposit address's accounts are stored only once changed: derived here, all of them known
+      if (deposits.has(owner)) depositAccounts(owner)
       const followed: FollowedPayment = {
         entry,
         owner,
@@ -461,6 +582,13 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         openCount--
         await endAll(followed.unsubscribes, paymentId)
       }
+      // a customer's deposit address stays followed, with how far each account was listed: what the
+      // payment was paid is not listed again, and so never taken for a deposit
+      if (deposits.has(followed.owner)) {
+        const owned = depositAccounts(followed.owner)
+        deposits.set(followed.owner, [...new Set([...owned, ...followed.accounts])])
+        return
+      }
       for (const account of followed.accounts) {
         marked.delete(account)
         unsaved.delete(account)
@@ -468,6 +596,50 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         await store.forgetFollowedAccount(network, account)
       }
       ownedBy.delete(followed.owner)
+    },
+
+    watchDeposit(owner, { from } = {}) {
+      if (deposits.has(owner)) return
+      deposits.set(owner, null)
+      if (from !== undefined) baselineOwners.set(owner, from)
+      depositOwnerQueue.add(owner)
+    },
+
+    startDepositRound() {
+      for (const owner of deposits.keys()) depositOwnerQueue.add(owner)
+    },
+
+    get depositChecksPending() {
+      return depositOwnerQueue.size + depositQueue.size
+    },
+
+    get depositCounts() {
+      return {
+        addresses: deposits.size,
+        accounts: [...deposits.values()].reduce((sum, owned) => sum + (owned?.length ?? 0), 0),
+      }
+    },
+
+    async checkDeposits() {
+      for (const owner of depositOwnerQueue) {
+        if (depositQueue.size >= DEPOSIT_ACCOUNTS_PER_CHECK) break
+        for (const account of depositAccounts(owner)) depositQueue.add(account)
+        depositOwnerQueue.delete(owner)
+      }
+      const checked = [...depositQueue].slice(0, DEPOSIT_ACCOUNTS_PER_CHECK)
+      if (checked.length === 0) return
+      const { contextSlot, states } = await reader.accounts(checked)
+      for (const account of checked) {
+        const state = accountFingerprint(states.get(account) ?? null)
+        const known = progressOf(account)
+        const from = baselines.get(account)
+        baselines.delete(account)
+        if (state === (known.state ?? 'none')) continue
+        unsaved.set(account, { ...known, state })
+        // a new deposit address that holds something already: only what came since its creation
+        mark(account, contextSlot, from === undefined ? 'all' : from === 'now' ? 'none' : from)
+      }
+      for (const account of checked) depositQueue.delete(account)
     },
 
     async discoverOpen() {
@@ -509,6 +681,11 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       await settledWithin(ends, CLOSE_WAIT_MS)
       await follower.close()
       payments.clear()
+      deposits.clear()
+      depositOwnerQueue.clear()
+      depositQueue.clear()
+      baselineOwners.clear()
+      baselines.clear()
     },
   }
 }
