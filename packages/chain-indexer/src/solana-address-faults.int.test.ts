@@ -20,6 +20,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
   createSolanaAddressIndexer,
   DEFAULT_CHECK_INTERVAL_MS,
+  DISCONNECTED_CHECK_INTERVAL_MS,
   type SolanaAddressIndexer,
 } from './solana-address-indexer.js'
 import { FINALITY_OVERDUE_MS } from './solana-transfer-follower.js'
@@ -328,6 +329,34 @@ describe('a websocket that does not open (a wrong SOLANA_WS_URL, a node without 
 })
 
 describe('a node behind the chain (decisions 19: not evidence of absence)', () => {
+  it('lists again an account whose balance changed before any transaction names it, until one does', async () => {
+    // no websocket (a port nobody listens on): the open payment's accounts are checked on a timer
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as { port: number }
+    await new Promise((resolve) => closed.close(resolve))
+    const indexer = rig.indexer({ wsUrl: `ws://127.0.0.1:${port}` })
+    const payment = await rig.watched(indexer, 'SOL')
+    // the balance moves before the node lists the transaction (the simulator's account reads
+    // include what is not in a block yet; a node of a provider's pool may answer so)
+    const { txHash } = await harness.sim.submitTransfer('SOLANA', {
+      to: payment.address,
+      amount: '1',
+      currency: 'SOL',
+    })
+    rig.resetCalls()
+    await rig.runFor(indexer, DISCONNECTED_CHECK_INTERVAL_MS + ITERATION_MS)
+    expect(rig.count('getMultipleAccounts')).toBeGreaterThan(0)
+    expect(rig.count('getSignaturesForAddress')).toBeGreaterThan(0)
+    expect(await harness.observations.transfersOf(payment.paymentId)).toEqual([])
+    await harness.sim.mineBlocks('SOLANA', 1)
+    // asked again a second later, not only when the balance moves again
+    await rig.runFor(indexer, 3_000)
+    expect((await harness.observations.transfersOf(payment.paymentId)).map((item) => item.txHash)).toEqual([
+      txHash,
+    ])
+  })
+
   it('does not put a transfer in doubt when a node 20 slots behind does not know it yet', async () => {
     const lagging = await startSimulatorNode({ simulator: harness.sim, behind: 20 })
     try {

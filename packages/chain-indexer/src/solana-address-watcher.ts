@@ -154,6 +154,33 @@ interface Unread {
  */
 type ReadFrom = 'all' | 'none' | string
 
+interface Marking {
+  minContextSlot: number | undefined
+  seq: number
+  readFrom: ReadFrom
+  /**
+   * set when a check saw the account's balance change: its state before (null: never checked). A
+   * listing that names nothing then is asked again (a node that answers the balance before it lists
+   * the transaction), and after the last try the state goes back, so that the next check sees the
+   * change again: a change nobody could list is never taken for seen.
+   */
+  changedFrom: string | null | undefined
+  /** marked by a notification or a discovery too: the balance may have moved since the check */
+  notified: boolean
+  /** listings of this mark that named nothing */
+  emptyListings: number
+  /** not listed again before this time (ms) */
+  notBeforeMs: number
+}
+
+/** a changed balance whose listing named nothing is listed again after 1, 2, 4 and 8 s, then left to the next check */
+const EMPTY_LISTING_ATTEMPTS = 5
+/**
+ * the state of an account listed since its balance was last read (a notification's listing): the
+ * next check's change is explained already, whatever its listing names
+ */
+const LISTED_SINCE_CHECK = 'listed'
+
 /** of two marks' reads, the one that reads more */
 function widerReadFrom(a: ReadFrom, b: ReadFrom): ReadFrom {
   if (a === 'all' || b === 'all') return 'all'
@@ -198,7 +225,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
    * node behind the one that saw the change cannot list less; and a number that tells a mark made
    * while the account was being listed
    */
-  const marked = new Map<string, { minContextSlot: number | undefined; seq: number; readFrom: ReadFrom }>()
+  const marked = new Map<string, Marking>()
   let marks = 0
   /** payments followed one by one */
   let openCount = 0
@@ -244,13 +271,27 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
    * `readFrom`: what the listing reads, all it lists unless a new deposit address's first check
    * found it holding something already (readFromOf); of two marks, what reads more
    */
-  function mark(account: string, minContextSlot: number | undefined, readFrom: ReadFrom = 'all'): void {
+  /** what a check's change is from, unless a listing since the last check explains it already */
+  const unexplainedFrom = (state: string | null): string | null | undefined =>
+    state === LISTED_SINCE_CHECK ? undefined : state
+
+  function mark(
+    account: string,
+    minContextSlot: number | undefined,
+    readFrom: ReadFrom = 'all',
+    changedFrom?: string | null,
+  ): void {
     const known = marked.get(account)
     const slots = [known?.minContextSlot, minContextSlot].filter((slot) => slot !== undefined)
     marked.set(account, {
       minContextSlot: slots.length === 0 ? undefined : Math.max(...slots),
       seq: ++marks,
       readFrom: known === undefined ? readFrom : widerReadFrom(known.readFrom, readFrom),
+      // the state before the earliest change not listed yet
+      changedFrom: known?.changedFrom !== undefined ? known.changedFrom : changedFrom,
+      notified: (known?.notified ?? false) || changedFrom === undefined,
+      emptyListings: 0,
+      notBeforeMs: 0,
     })
   }
 
@@ -367,7 +408,9 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
 
   /** lists the marked accounts into `unread` */
   async function listMarked(): Promise<void> {
+    const now = nowMs()
     for (const [account, marking] of [...marked]) {
+      if (marking.notBeforeMs > now) continue
       const { minContextSlot } = marking
       const known = progressOf(account)
       const activity = await reader.activitySince(
@@ -384,10 +427,29 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       }
       logger.debug({ account, listed: activity.length, minContextSlot, readFrom }, 'account listed')
       const newest = activity.at(-1)
-      // nothing new from a node at the check's slot or later: what changed was listed already
-      if (newest !== undefined) unsaved.set(account, { ...known, lastSignature: newest.signature })
+      if (newest !== undefined) {
+        // a check's balance is what this listing explains; after a notification, the balance is unknown
+        const state = marking.changedFrom === undefined || marking.notified ? LISTED_SINCE_CHECK : known.state
+        unsaved.set(account, { ...known, lastSignature: newest.signature, state })
+      }
       // marked again meanwhile (a notification, a check): listed again next tick
-      if (marked.get(account)?.seq === marking.seq) marked.delete(account)
+      if (marked.get(account)?.seq !== marking.seq) continue
+      if (newest !== undefined || marking.changedFrom === undefined || readFrom === 'none') {
+        marked.delete(account)
+        continue
+      }
+      // a balance that changed with no transaction to name it yet: listed again shortly
+      const emptyListings = marking.emptyListings + 1
+      if (emptyListings < EMPTY_LISTING_ATTEMPTS) {
+        marked.set(account, { ...marking, emptyListings, notBeforeMs: now + 1000 * 2 ** (emptyListings - 1) })
+        continue
+      }
+      logger.warn(
+        { account, listings: emptyListings, minContextSlot },
+        "an account's balance changed but the node lists no transaction for it; the next check looks again",
+      )
+      unsaved.set(account, { ...progressOf(account), state: marking.changedFrom })
+      marked.delete(account)
     }
   }
 
@@ -505,7 +567,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       const now = nowMs()
       // what waits for a read in backoff is not due: the loop rests meanwhile
       return (
-        marked.size > 0 ||
+        [...marked.values()].some((marking) => marking.notBeforeMs <= now) ||
         [...unread.values()].some((item) => item.nextAttemptMs <= now) ||
         saveable().length > 0 ||
         follower.due
@@ -637,7 +699,12 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         if (state === (known.state ?? 'none')) continue
         unsaved.set(account, { ...known, state })
         // a new deposit address that holds something already: only what came since its creation
-        mark(account, contextSlot, from === undefined ? 'all' : from === 'now' ? 'none' : from)
+        mark(
+          account,
+          contextSlot,
+          from === undefined ? 'all' : from === 'now' ? 'none' : from,
+          unexplainedFrom(known.state),
+        )
       }
       for (const account of checked) depositQueue.delete(account)
     },
@@ -663,7 +730,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         // never checked: as it was before anything happened to it
         if (state === (known.state ?? 'none')) continue
         unsaved.set(account, { ...known, state })
-        mark(account, contextSlot)
+        mark(account, contextSlot, 'all', unexplainedFrom(known.state))
       }
       return contextSlot
     },
