@@ -225,7 +225,7 @@ it('an owner signs in with TOTP, finds a payment by its tx hash and refunds it o
   ).toBe(1)
 
   // support's lookup: the hash the customer quotes, found in the read model on MongoDB
-  await page.getByLabel('Payment id, address or transaction hash').fill(txHash)
+  await page.getByLabel('Payment id, address, transaction hash or metadata value').fill(txHash)
   await page.getByRole('button', { name: 'Search' }).click()
   commandCalls.length = 0
   await page.getByRole('link', { name: paymentId }).click()
