@@ -304,13 +304,32 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
           problem,
         }),
       )
-    // support's search: a payment id, else a receiving address or a transaction hash
+    // one page out of PAGE_SIZE + 1 documents, and the link to the next when there is one more
+    const renderPage = (documents: PaymentDocument[]) => {
+      const page = documents.slice(0, PAGE_SIZE)
+      const last = page.at(-1)
+      let nextHref: string | null = null
+      if (documents.length > PAGE_SIZE && last !== undefined) {
+        const next = new URLSearchParams({ ...filters, lang: frame.language })
+        next.set(
+          'cursor',
+          encodeCursor({ createdAt: last.state.created.createdAt, paymentId: last.paymentId }),
+        )
+        nextHref = `${base}/payments?${next}`
+      }
+      return render(page, nextHref)
+    }
+    const cursor = first(request.query.cursor)
+    const after = cursor === undefined ? undefined : decodeCursor(cursor)
+    if (after === null) return render([], null, 'cursor')
+    // support's search (docs/dashboard.md, "Finding a payment"): a payment id, else the payments
+    // with it as receiving address, transaction hash or metadata value, newest first, page by page
     if (filters.q !== '') {
       if (isPaymentId(filters.q)) {
         const found = await deps.readModel.get(filters.q.toLowerCase())
         return render(found !== null && found.merchantId === merchantId ? [found] : [], null)
       }
-      return render(await deps.search.findByReference(merchantId, filters.q, PAGE_SIZE), null)
+      return renderPage(await deps.search.findByReference(merchantId, filters.q, PAGE_SIZE + 1, after))
     }
     const query: PaymentListQuery = { merchantId, limit: PAGE_SIZE + 1 }
     if (filters.status !== '') {
@@ -329,22 +348,8 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
       if (day === null) return render([], null, label)
       query[name] = day
     }
-    const cursor = first(request.query.cursor)
-    if (cursor !== undefined) {
-      const after = decodeCursor(cursor)
-      if (after === null) return render([], null, 'cursor')
-      query.after = after
-    }
-    const documents = await deps.readModel.list(query)
-    const page = documents.slice(0, PAGE_SIZE)
-    const last = page.at(-1)
-    let nextHref: string | null = null
-    if (documents.length > PAGE_SIZE && last !== undefined) {
-      const next = new URLSearchParams({ ...filters, lang: frame.language })
-      next.set('cursor', encodeCursor({ createdAt: last.state.created.createdAt, paymentId: last.paymentId }))
-      nextHref = `${base}/payments?${next}`
-    }
-    return render(page, nextHref)
+    if (after !== undefined) query.after = after
+    return renderPage(await deps.readModel.list(query))
   })
 
   app.get('/payments/:paymentId', async (request: AnyRequest, reply) => {

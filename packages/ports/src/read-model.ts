@@ -1,4 +1,4 @@
-import type { FoldedPayment, PaymentStatus } from '@chainpay/domain'
+import type { FoldedPayment, Metadata, PaymentStatus } from '@chainpay/domain'
 
 /** One payment as the read side keeps it: the domain's fold of its events (foldPaymentEvent). */
 export type PaymentDocument = FoldedPayment
@@ -120,13 +120,37 @@ export function rememberingReadModel(readModel: PaymentReadModel, maxEntries = 1
 
 /**
  * Finding a merchant's payments by what a customer quotes to support (docs/dashboard.md, "Finding a
- * payment"): the receiving address, or a transaction's hash. Reads the read model's documents
- * through indexes that begin with the merchant.
+ * payment"): the receiving address, a transaction's hash, or a value of the payment's metadata (the
+ * shop's order number). Reads the read model's documents through indexes that begin with the
+ * merchant.
  */
 export interface PaymentSearch {
   /**
    * The merchant's payments whose receiving address is `reference`, or whose latest counted
-   * transfer has it as tx hash (an adapter may find earlier transfers' too), newest first.
+   * transfer has it as tx hash (an adapter may find earlier transfers' too), or whose metadata has
+   * it as a value under any key (paymentMetadataValues): exact and case-sensitive, newest first,
+   * those strictly after `after` in that order.
    */
-  findByReference(merchantId: string, reference: string, limit: number): Promise<PaymentDocument[]>
+  findByReference(
+    merchantId: string,
+    reference: string,
+    limit: number,
+    after?: PaymentListPosition,
+  ): Promise<PaymentDocument[]>
+}
+
+/**
+ * The values a payment is found by in support's search (docs/dashboard.md, "Finding a payment"):
+ * every metadata value whatever its key, a string as it is, a number or a boolean as its JSON text
+ * (`1042` and `"1042"` are both found by 1042); null and the empty string are not kept. Metadata is
+ * set at create and never changes, so these never change either.
+ */
+export function paymentMetadataValues(metadata: Metadata | undefined): string[] {
+  const values = new Set<string>()
+  for (const value of Object.values(metadata ?? {})) {
+    if (value === null) continue
+    const text = typeof value === 'string' ? value : JSON.stringify(value)
+    if (text !== '') values.add(text)
+  }
+  return [...values]
 }

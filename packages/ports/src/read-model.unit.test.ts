@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { type PaymentDocument, type PaymentReadModel, rememberingReadModel } from './read-model.js'
+import {
+  type PaymentDocument,
+  type PaymentReadModel,
+  paymentMetadataValues,
+  rememberingReadModel,
+} from './read-model.js'
 
 /** a read model in a Map, guarded by revision as every adapter is, counting its reads */
 function mapReadModel() {
@@ -84,5 +89,28 @@ describe('rememberingReadModel', () => {
     expect(store.counts.gets).toBe(1)
     await model.documentBefore('p3', 1)
     expect(store.counts.gets).toBe(1)
+  })
+})
+
+describe('paymentMetadataValues', () => {
+  it('keeps every value whatever its key, once: a string as it is, a number or a boolean as its JSON text', () => {
+    expect(
+      paymentMetadataValues({
+        orderId: '1042',
+        order: 1042,
+        total: 12.5,
+        tiny: 1e-7,
+        gift: false,
+        none: null,
+        empty: '',
+        again: '1042',
+        spaced: ' SO-1042 ',
+      }),
+    ).toEqual(['1042', '12.5', '1e-7', 'false', ' SO-1042 '])
+  })
+
+  it('keeps nothing of a payment without metadata', () => {
+    expect(paymentMetadataValues({})).toEqual([])
+    expect(paymentMetadataValues(undefined)).toEqual([])
   })
 })

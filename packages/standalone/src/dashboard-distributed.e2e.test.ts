@@ -6,9 +6,9 @@
 // relay and the projection filling the read model on MongoDB (the SQLite bus between them, as
 // treasury-refunds-distributed.int: what Kafka would carry changes nothing here). The operator adds an
 // owner through the gateway's admin API; the owner sets up TOTP and signs in in Chromium and finds a
-// paid payment by its transaction hash, its history from payment-command over HTTP; refunds part of it
-// from its page (created on payment-command over HTTP); and after 12 idle hours, on the gateway's
-// clock, the session held on MongoDB ends.
+// paid payment by the shop's order number in its metadata and by its transaction hash, its history
+// from payment-command over HTTP; refunds part of it from its page (created on payment-command over
+// HTTP); and after 12 idle hours, on the gateway's clock, the session held on MongoDB ends.
 
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -170,7 +170,12 @@ it('an owner signs in with TOTP, finds a payment by its tx hash and refunds it o
     apiKey: merchant.apiKey,
     apiSecret: merchant.apiSecret,
   })
-  const response = await client.createPayment({ amount: '25', currency: 'USDT', network: 'TRON' } as never)
+  const response = await client.createPayment({
+    amount: '25',
+    currency: 'USDT',
+    network: 'TRON',
+    metadata: { orderId: 'SO-2077' },
+  } as never)
   expect(response.status, JSON.stringify(response.body)).toBe(201)
   const { paymentId } = response.body as { paymentId: string }
   const payment = await side.handler.getPayment({ merchantId, paymentId })
@@ -224,8 +229,13 @@ it('an owner signs in with TOTP, finds a payment by its tx hash and refunds it o
     await collection(mongoCollections.dashboardAudit).countDocuments({ action: 'session.signed_in' }),
   ).toBe(1)
 
-  // support's lookup: the hash the customer quotes, found in the read model on MongoDB
-  await page.getByLabel('Payment id, address or transaction hash').fill(txHash)
+  // support's lookup: the shop's order number (metadata value, index by_metadata_value), then the
+  // hash the customer quotes, found in the read model on MongoDB
+  await page.getByLabel('Payment id, address, transaction hash or metadata value').fill('SO-2077')
+  await page.getByRole('button', { name: 'Search' }).click()
+  await page.waitForURL(/\/dashboard\/payments\?q=SO-2077/)
+  expect(await page.getByRole('link', { name: paymentId }).count()).toBe(1)
+  await page.getByLabel('Payment id, address, transaction hash or metadata value').fill(txHash)
   await page.getByRole('button', { name: 'Search' }).click()
   commandCalls.length = 0
   await page.getByRole('link', { name: paymentId }).click()

@@ -2,9 +2,9 @@
 // playwright-core against standalone composed in this process, at 360 px wide. The operator adds an
 // owner through the admin API; the owner opens the setup link, sets a password, enrols TOTP from the
 // key the page shows (the test's authenticator is otpauth), signs in with a code, and looks up a
-// paid payment by its transaction hash, as support does when a customer quotes it. Every page is
-// checked with axe-core (no serious or critical violation; the payment's page in light and dark)
-// and asks nothing of another origin. The owner then refunds part of the payment from its page
+// paid payment by the shop's order number in its metadata and by its transaction hash, as support
+// does when a customer quotes them. Every page is checked with axe-core (no serious or critical
+// violation; the payment's page in light and dark) and asks nothing of another origin. The owner then refunds part of the payment from its page
 // (the customer gives the address by claim link). Then the payment's webhook deliveries, one
 // redelivered, and the CSV export downloaded (its bytes checked). Screenshots under
 // .cache/dashboard-screenshots/.
@@ -44,10 +44,19 @@ afterAll(async () => {
 })
 
 /** a payment paid through the chain simulator, confirmed; the transfer's hash */
+/** the shop's order number, in the payment's metadata */
+const ORDER_NUMBER = 'SO-1042'
+
 async function paidPayment(): Promise<{ paymentId: string; txHash: string }> {
   const client = merchantClientFor(standalone)
-  const payment = (await client.createPayment({ amount: '10', currency: 'USDT', network: 'TRON' } as never))
-    .body as PaymentBody
+  const payment = (
+    await client.createPayment({
+      amount: '10',
+      currency: 'USDT',
+      network: 'TRON',
+      metadata: { orderId: ORDER_NUMBER },
+    } as never)
+  ).body as PaymentBody
   const txHash = await pay(standalone, 'TRON', {
     to: payment.generatedAddress,
     amount: '10',
@@ -124,9 +133,13 @@ it('an owner sets up TOTP, signs in with a code and finds a payment by its tx ha
     { name: 'chainpay_session', httpOnly: true, sameSite: 'Strict', path: '/dashboard' },
   ])
 
-  // support's lookup: the hash the customer quotes
+  // support's lookup: the shop's order number (a metadata value) the customer quotes, then the hash
   const { paymentId, txHash } = await paid
-  await page.getByLabel('Payment id, address or transaction hash').fill(txHash)
+  await page.getByLabel('Payment id, address, transaction hash or metadata value').fill(ORDER_NUMBER)
+  await page.getByRole('button', { name: 'Search' }).click()
+  await page.waitForURL(/\/dashboard\/payments\?q=SO-1042/)
+  expect(await page.getByRole('link', { name: paymentId }).count()).toBe(1)
+  await page.getByLabel('Payment id, address, transaction hash or metadata value').fill(txHash)
   await page.getByRole('button', { name: 'Search' }).click()
   await page.getByRole('link', { name: paymentId }).click()
   await page.getByRole('heading', { name: 'History' }).waitFor()

@@ -5,7 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mongoCollections } from './collections.js'
 import { type MongoDatabase, openMongoDatabase } from './database.js'
 import { escapeKeys } from './document-keys.js'
-import { createMongoPaymentReadModel, mongoPaymentListFilter, paymentReadModelIndexes } from './read-model.js'
+import {
+  createMongoPaymentReadModel,
+  createMongoPaymentSearch,
+  mongoPaymentListFilter,
+  paymentReadModelIndexes,
+} from './read-model.js'
 import { migrateMongoDatabase, readModelComponent, schemaVersionsCollection } from './schema-versions.js'
 import { dropTestDatabase, freshTestDatabase } from './test-database.js'
 
@@ -216,6 +221,40 @@ describe('read model migrations', () => {
       expect((await store.listFunded({ limit: 10, walletId: 'operator' })).map((d) => d.paymentId)).toEqual([
         'pay_paid',
       ])
+    } finally {
+      await dropped(mongo)
+    }
+  })
+
+  it("give the payments kept before support's search by metadata value their values and index (6)", async () => {
+    const mongo = await freshDatabase()
+    try {
+      const document = samplePaymentDocument('pay_1', 4)
+      await createMongoPaymentReadModel(mongo.db).save(document)
+      const payments = mongo.db.collection(mongoCollections.paymentsRead)
+      // as the build before it left them, at version 5 of its component
+      await payments.updateMany({}, { $unset: { metadataValues: '' } })
+      await mongo.db
+        .collection(schemaVersionsCollection)
+        .updateOne({ _id: 'read-model:payments_read' as never }, { $set: { version: 5 } }, { upsert: true })
+
+      await migrateMongoDatabase(mongo.db)
+      // the sample's metadata: { $where: 'sleep(1000)', 'a.b': 'dotted', 'emoji 💸': true, count: 3, none: null }
+      expect((await payments.findOne({ _id: 'pay_1' as never }))?.metadataValues).toEqual([
+        'sleep(1000)',
+        'dotted',
+        'true',
+        '3',
+      ])
+      const search = createMongoPaymentSearch(mongo.db)
+      expect((await search.findByReference('mer_1', 'dotted', 10)).map((found) => found.paymentId)).toEqual([
+        'pay_1',
+      ])
+      const indexes = await payments.listIndexes().toArray()
+      expect(indexes.find((index) => index.name === 'by_metadata_value')?.key).toEqual({
+        merchantId: 1,
+        metadataValues: 1,
+      })
     } finally {
       await dropped(mongo)
     }

@@ -5,6 +5,7 @@ import {
   type PaymentListQuery,
   type PaymentReadModel,
   type PaymentSearch,
+  paymentMetadataValues,
   translateFailures,
 } from '@chainpay/ports'
 import type { Db, Filter } from 'mongodb'
@@ -33,6 +34,8 @@ interface PaymentRecord {
   // the wallet and whether the address received funds, for the balances (schema migration 4)
   walletId: string
   funded: boolean
+  // the metadata's values, for support's search (paymentMetadataValues; schema migration 6)
+  metadataValues: string[]
 }
 
 /**
@@ -46,6 +49,7 @@ export function paymentReadModelIndexes(collection: string = mongoCollections.pa
     { collection, name: 'funded', key: { funded: 1, merchantId: 1, _id: 1 } },
     { collection, name: 'by_address', key: { merchantId: 1, 'state.created.address': 1 } },
     { collection, name: 'by_tx_hash', key: { merchantId: 1, 'state.transfers.txHash': 1 } },
+    { collection, name: 'by_metadata_value', key: { merchantId: 1, metadataValues: 1 } },
   ]
 }
 
@@ -106,6 +110,21 @@ export async function backfillBalanceFields(db: Db, collection: string): Promise
 }
 
 /**
+ * Migration 6 of a read model collection (docs/dashboard.md, "Finding a payment"): every document
+ * gets its metadata values. Document by document, as migration 2; runs again harmlessly.
+ */
+export async function backfillMetadataValues(db: Db, collection: string): Promise<void> {
+  const payments = db.collection<PaymentRecord>(collection)
+  for await (const record of payments.find({ metadataValues: { $exists: false } })) {
+    const state = unescapeKeys<OpenPayment>(record.state)
+    await payments.updateOne(
+      { _id: record._id },
+      { $set: { metadataValues: paymentMetadataValues(state.created.metadata) } },
+    )
+  }
+}
+
+/**
  * A payment read model in one collection: one document per payment (`_id` paymentId) holding the
  * aggregate state, replaced only by a newer stream revision.
  */
@@ -130,6 +149,7 @@ export function createMongoPaymentReadModel(db: Db, options: MongoReadModelOptio
         network: document.state.created.network,
         currency: document.state.created.currency,
         ...balanceFields(document.state),
+        metadataValues: paymentMetadataValues(document.state.created.metadata),
       },
     }
     try {
@@ -222,19 +242,28 @@ function mongoFundedFilter(query: FundedPaymentQuery): Filter<PaymentRecord> {
 }
 
 /**
- * Support's search over a read model collection (PaymentSearch): the receiving address, or the tx
- * hash of any counted transfer, through indexes that begin with the merchant.
+ * Support's search over a read model collection (PaymentSearch): the receiving address, the tx hash
+ * of any counted transfer, or a metadata value, through indexes that begin with the merchant.
  */
 export function createMongoPaymentSearch(db: Db, options: { collection?: string } = {}): PaymentSearch {
   const payments = db.collection<PaymentRecord>(options.collection ?? mongoCollections.paymentsRead)
   return translateFailures(
     {
-      async findByReference(merchantId, reference, limit) {
+      async findByReference(merchantId, reference, limit, after) {
+        const matching: Filter<PaymentRecord> = {
+          merchantId,
+          $or: [
+            { 'state.created.address': reference },
+            { 'state.transfers.txHash': reference },
+            { metadataValues: reference },
+          ],
+        }
         const records = await payments
-          .find({
-            merchantId,
-            $or: [{ 'state.created.address': reference }, { 'state.transfers.txHash': reference }],
-          })
+          .find(
+            after === undefined
+              ? matching
+              : { $and: [matching, mongoPaymentListFilter({ merchantId, limit, after })] },
+          )
           .sort({ createdAt: -1, _id: -1 })
           .limit(limit)
           .toArray()

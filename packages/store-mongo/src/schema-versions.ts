@@ -11,7 +11,12 @@ import { invoiceReadModelIndexes } from './invoice-read-model.js'
 import { merchantWalletIndexes } from './merchant-wallets.js'
 import { merchantIndexes } from './merchants.js'
 import { outgoingReadModelIndexes } from './outgoing-read-model.js'
-import { backfillBalanceFields, backfillListedFields, paymentReadModelIndexes } from './read-model.js'
+import {
+  backfillBalanceFields,
+  backfillListedFields,
+  backfillMetadataValues,
+  paymentReadModelIndexes,
+} from './read-model.js'
 import { backfillReceivedNet, receivedNetIndexes } from './received-net.js'
 import { webhookEndpointIndexes } from './webhook-endpoints.js'
 
@@ -135,6 +140,14 @@ export function readModelComponent(collection: string): MongoComponent {
         paymentReadModelIndexes(collection),
         ['by_address', 'by_tx_hash'],
       ),
+      {
+        // docs/dashboard.md, "Finding a payment"
+        description: "support's search: the metadata values and index `by_metadata_value`",
+        apply: async (db) => {
+          await backfillMetadataValues(db, collection)
+          await indexMigration('', paymentReadModelIndexes(collection), ['by_metadata_value']).apply(db)
+        },
+      },
     ],
   }
 }

@@ -18,10 +18,12 @@ it("searches through the indexes that begin with the merchant, not the merchant'
   const plan = db
     .prepare(`EXPLAIN QUERY PLAN
       SELECT payment_id FROM payments_read WHERE merchant_id = 'm' AND json_extract(state, '$.created.address') = 'a'
-      UNION SELECT payment_id FROM payments_read WHERE merchant_id = 'm' AND json_extract(state, '$.txHash') = 'a'`)
+      UNION SELECT payment_id FROM payments_read WHERE merchant_id = 'm' AND json_extract(state, '$.txHash') = 'a'
+      UNION SELECT payment_id FROM payments_read_metadata WHERE merchant_id = 'm' AND value = 'a'`)
     .all()
     .map((row) => String(row.detail))
   expect(plan.some((detail) => detail.includes('payments_read_by_address'))).toBe(true)
   expect(plan.some((detail) => detail.includes('payments_read_by_tx_hash'))).toBe(true)
+  expect(plan).toContain('SEARCH payments_read_metadata USING PRIMARY KEY (merchant_id=? AND value=?)')
   db.close()
 })

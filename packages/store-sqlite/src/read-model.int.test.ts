@@ -4,7 +4,12 @@ import { join } from 'node:path'
 import { describePaymentReadModelContract, samplePaymentDocument } from '@chainpay/ports/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type DatabaseSync, openSqliteDatabase } from './database.js'
-import { createSqlitePaymentReadModel, readModelMigrations, sqlitePaymentListing } from './read-model.js'
+import {
+  createSqlitePaymentReadModel,
+  createSqlitePaymentSearch,
+  readModelMigrations,
+  sqlitePaymentListing,
+} from './read-model.js'
 import { migrateSqliteComponent } from './schema-versions.js'
 
 const directories: string[] = []
@@ -87,6 +92,36 @@ describe('read model schema migration 4 (balances)', () => {
       expect((await store.listFunded({ limit: 10, walletId: 'operator' })).map((d) => d.paymentId)).toEqual([
         'pay_paid',
       ])
+    } finally {
+      db.close()
+    }
+  })
+})
+
+describe("read model schema migration 6 (support's search by metadata value)", () => {
+  it('fills the side table with the metadata values of the payments kept before it', async () => {
+    const db = openSqliteDatabase(freshFile())
+    try {
+      migrateSqliteComponent(db, 'read-model:payments_read', readModelMigrations('payments_read').slice(0, 5))
+      const document = samplePaymentDocument('pay_1', 4)
+      db.prepare(
+        'INSERT INTO payments_read (payment_id, merchant_id, revision, state, updated_at) VALUES (?, ?, ?, ?, ?)',
+      ).run(
+        document.paymentId,
+        'mer_1',
+        document.revision,
+        JSON.stringify(document.state),
+        document.updatedAt,
+      )
+
+      const search = createSqlitePaymentSearch(db)
+      // the sample's metadata: { $where: 'sleep(1000)', 'a.b': 'dotted', 'emoji 💸': true, count: 3, none: null }
+      for (const value of ['sleep(1000)', 'dotted', 'true', '3'])
+        expect((await search.findByReference('mer_1', value, 10)).map((found) => found.paymentId)).toEqual([
+          'pay_1',
+        ])
+      expect(await search.findByReference('mer_2', 'dotted', 10)).toEqual([])
+      expect(db.prepare('SELECT count(*) AS n FROM payments_read_metadata').get()?.n).toBe(4)
     } finally {
       db.close()
     }

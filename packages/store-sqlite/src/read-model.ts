@@ -1,11 +1,12 @@
 import type { StatementSync } from 'node:sqlite'
-import { hasReceivedFunds, type OpenPayment, paymentWalletId } from '@chainpay/domain'
+import { hasReceivedFunds, type Metadata, type OpenPayment, paymentWalletId } from '@chainpay/domain'
 import {
   type FundedPaymentQuery,
   type PaymentDocument,
   type PaymentListQuery,
   type PaymentReadModel,
   type PaymentSearch,
+  paymentMetadataValues,
   translateFailures,
 } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
@@ -94,7 +95,41 @@ export function readModelMigrations(table: string): readonly SqliteMigration[] {
           CREATE INDEX IF NOT EXISTS ${table}_by_tx_hash ON ${table} (merchant_id, ${TX_HASH_EXPRESSION});
         `),
     },
+    {
+      // docs/dashboard.md, "Finding a payment": each payment's metadata values, per merchant, in a
+      // table of their own written with the row; filled here for the payments already kept
+      description: "support's search: a side table of the payments' metadata values, by merchant",
+      apply: (db) => {
+        db.exec(`
+          CREATE TABLE IF NOT EXISTS ${table}_metadata (
+            merchant_id TEXT NOT NULL,
+            value TEXT NOT NULL,
+            payment_id TEXT NOT NULL,
+            PRIMARY KEY (merchant_id, value, payment_id)
+          ) STRICT, WITHOUT ROWID;
+        `)
+        // which values are kept is the port's rule (paymentMetadataValues), not SQL's
+        const insert = metadataInsert(db, table)
+        for (const row of db.prepare(`SELECT payment_id, merchant_id, state FROM ${table}`).iterate()) {
+          const state = JSON.parse(row.state as string) as OpenPayment
+          insert(row.merchant_id as string, row.payment_id as string, state.created.metadata)
+        }
+      },
+    },
   ]
+}
+
+/** writes a payment's metadata values into the side table; once written, writing again changes nothing */
+function metadataInsert(
+  db: DatabaseSync,
+  table: string,
+): (merchantId: string, paymentId: string, metadata: Metadata | undefined) => void {
+  const insert = db.prepare(
+    `INSERT OR IGNORE INTO ${table}_metadata (merchant_id, value, payment_id) VALUES (?, ?, ?)`,
+  )
+  return (merchantId, paymentId, metadata) => {
+    for (const value of paymentMetadataValues(metadata)) insert.run(merchantId, value, paymentId)
+  }
 }
 
 // written as the indexes are, so that SQLite uses them
@@ -102,8 +137,9 @@ const ADDRESS_EXPRESSION = "json_extract(state, '$.created.address')"
 const TX_HASH_EXPRESSION = "json_extract(state, '$.txHash')"
 
 /**
- * Support's search over a read model table (PaymentSearch): the receiving address, or the tx hash of
- * the latest counted transfer, each through an index that begins with the merchant.
+ * Support's search over a read model table (PaymentSearch): the receiving address, the tx hash of
+ * the latest counted transfer, or a metadata value (side table `<table>_metadata`), each through an
+ * index that begins with the merchant.
  */
 export function createSqlitePaymentSearch(
   db: DatabaseSync,
@@ -112,18 +148,35 @@ export function createSqlitePaymentSearch(
   const table = options.table ?? 'payments_read'
   if (!/^[a-z_]+$/.test(table)) throw new Error(`read model table name must match [a-z_]+: ${table}`)
   migrateSqliteComponent(db, `read-model:${table}`, readModelMigrations(table))
-  const columns = 'payment_id, merchant_id, revision, state, updated_at, created_at'
-  const find = db.prepare(`
-    SELECT ${columns} FROM ${table} WHERE merchant_id = ? AND ${ADDRESS_EXPRESSION} = ?
+  const matching = `
+    SELECT payment_id FROM ${table} WHERE merchant_id = :merchantId AND ${ADDRESS_EXPRESSION} = :reference
     UNION
-    SELECT ${columns} FROM ${table} WHERE merchant_id = ? AND ${TX_HASH_EXPRESSION} = ?
-    ORDER BY created_at DESC, payment_id DESC
-    LIMIT ?
-  `)
+    SELECT payment_id FROM ${table} WHERE merchant_id = :merchantId AND ${TX_HASH_EXPRESSION} = :reference
+    UNION
+    SELECT payment_id FROM ${table}_metadata WHERE merchant_id = :merchantId AND value = :reference`
+  const find = (position: string) =>
+    db.prepare(`
+      SELECT payment_id, merchant_id, revision, state, updated_at FROM ${table}
+      WHERE payment_id IN (${matching}) ${position}
+      ORDER BY created_at DESC, payment_id DESC
+      LIMIT :limit
+    `)
+  const first = find('')
+  const following = find('AND (created_at, payment_id) < (:createdAt, :paymentId)')
   return translateFailures(
     {
-      async findByReference(merchantId, reference, limit) {
-        return find.all(merchantId, reference, merchantId, reference, limit).map(toDocument)
+      async findByReference(merchantId, reference, limit, after) {
+        const rows =
+          after === undefined
+            ? first.all({ merchantId, reference, limit })
+            : following.all({
+                merchantId,
+                reference,
+                limit,
+                createdAt: after.createdAt,
+                paymentId: after.paymentId,
+              })
+        return rows.map(toDocument)
       },
     },
     translateSqliteFailure,
@@ -168,6 +221,7 @@ export function createSqlitePaymentReadModel(
       funded = excluded.funded
     WHERE excluded.revision > ${table}.revision
   `)
+  const insertMetadata = metadataInsert(db, table)
   const listing = sqlitePaymentListing(table)
   // one statement per combination of filters, prepared once
   const statements = new Map<string, StatementSync>()
@@ -214,9 +268,15 @@ export function createSqlitePaymentReadModel(
           currency: document.state.created.currency,
           ...balanceColumns(document.state),
         }
-        // with the other writes of this turn in one commit (group-commit.ts)
-        const { changes } = await groupCommitOf(db).run(() => upsert.run(columns))
-        return Number(changes) === 1 ? 'applied' : 'stale'
+        // with the other writes of this turn in one commit (group-commit.ts); the metadata values
+        // with the row they belong to, in its savepoint
+        const changes = await groupCommitOf(db).run(() => {
+          const applied = Number(upsert.run(columns).changes)
+          if (applied === 1)
+            insertMetadata(document.merchantId, document.paymentId, document.state.created.metadata)
+          return applied
+        })
+        return changes === 1 ? 'applied' : 'stale'
       },
     },
     translateSqliteFailure,

@@ -129,6 +129,24 @@ async function paidPayment(txHash: string) {
   return paymentId
 }
 
+/** a payment created through the API with `metadata`, in the read model as the projection would leave it */
+async function paymentWithMetadata(metadata: Record<string, unknown>, merchant = fixture.merchant) {
+  const created = await fixture.create({ amount: '3', currency: 'USDT', network: 'TRON', metadata }, merchant)
+  expect(created.statusCode, created.body).toBe(201)
+  const { paymentId } = json<{ paymentId: string }>(created)
+  const history = await fixture.handler.getPaymentHistory({
+    merchantId: merchant.merchant.merchantId,
+    paymentId,
+  })
+  let folded: FoldedPayment | null = null
+  history?.forEach(({ recordedAt, event }, revision) => {
+    const next = foldPaymentEvent(folded, { paymentId, revision, recordedAt, ...event })
+    if (next !== 'skip') folded = next
+  })
+  if (folded !== null) await fixture.readModel.save(folded)
+  return paymentId
+}
+
 describe('the dashboard', () => {
   it('an owner set up by the operator signs in with TOTP and finds a payment by its tx hash', async () => {
     const { email, secret, setupUrl } = await setUpOwner()
@@ -175,6 +193,35 @@ describe('the dashboard', () => {
     expect((await get(`/dashboard/payments/${other.paymentId}`, cookie)).statusCode).toBe(404)
     // German on request
     expect((await get('/dashboard/payments?lang=de', cookie)).body).toContain('Zahlungen')
+  })
+
+  it("finds the shop's order number in the payments' metadata, a string or a number, newest first, page by page", async () => {
+    const { email, secret } = await setUpOwner()
+    const cookie = await signIn(email, codeAt(secret))
+    // the shop's order 1042 paid in 26 attempts: once sent as a number, 25 times as a string
+    const numbered = await paymentWithMetadata({ orderId: 1042 })
+    const attempts: string[] = []
+    for (let attempt = 0; attempt < 25; attempt++) {
+      fixture.clock.advance(1_000)
+      attempts.push(await paymentWithMetadata({ orderId: '1042', attempt }))
+    }
+    const nearMiss = await paymentWithMetadata({ orderId: '10420' })
+    const others = await paymentWithMetadata({ orderId: '1042' }, fixture.otherMerchant)
+    const linked = (page: string) =>
+      [...page.matchAll(/href="\/dashboard\/payments\/([0-9a-f-]{36})"/g)].map((match) => match[1])
+
+    const first = await get('/dashboard/payments?q=1042', cookie)
+    expect(first.statusCode).toBe(200)
+    expect(linked(first.body)).toEqual(attempts.toReversed())
+    const next = /href="(\/dashboard\/payments\?[^"]*cursor=[^"]+)"/.exec(first.body)?.[1] as string
+    expect(next).toContain('q=1042')
+    const second = await get(next.replaceAll('&amp;', '&'), cookie)
+    expect(linked(second.body)).toEqual([numbered])
+    expect(second.body).not.toContain('cursor=')
+    for (const paymentId of [nearMiss, others]) expect(first.body + second.body).not.toContain(paymentId)
+    // exact and case-sensitive: a prefix or another case finds nothing; a value under any key is found
+    expect(linked((await get('/dashboard/payments?q=104', cookie)).body)).toEqual([])
+    expect(linked((await get('/dashboard/payments?q=24', cookie)).body)).toEqual([attempts.at(-1)])
   })
 
   it("refuses a viewer's forged post, a form without the session's token and one from another site", async () => {
