@@ -18,6 +18,7 @@ import { defaultAssetRegistry, findNetwork } from '../../packages/domain/dist/in
 import { createRootLogger } from '../../packages/platform/dist/index.js'
 import { MODES } from './chain-watch-calls/chains.mjs'
 import { countedBetween } from './chain-watch-calls/counting-proxy.mjs'
+import { reportDeposits, runDeposits } from './chain-watch-calls/deposit-part.mjs'
 import { DAY, EXPIRY_MS, planBurst, planShop } from './chain-watch-calls/shop.mjs'
 import { openWorld } from './chain-watch-calls/world.mjs'
 
@@ -41,6 +42,9 @@ const { values: options } = parseArgs({
     'mainnet-fillers': { type: 'string', default: '300' },
     'mainnet-hours': { type: 'string' },
     'blocks-hours': { type: 'string' },
+    'deposit-addresses': { type: 'string' },
+    'deposits-per-day': { type: 'string', default: '1000' },
+    'deposit-hours': { type: 'string' },
     seed: { type: 'string', default: '2030' },
     quick: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
@@ -51,13 +55,18 @@ if (options.help) {
   out(`usage: scripts/bench/chain-watch calls [--quick] [--chains TRON,SOLANA,SOLANA_BLOCKS] [--parts week,scale,mainnet]
   [--days 7] [--per-day 1000] [--scales 10,1000,10000] [--scale-payments 60] [--fillers 3]
   [--mainnet-fillers 300] [--mainnet-hours 1] [--blocks-hours 3] [--seed 2030]
+  [--deposit-addresses 10000] [--deposits-per-day 1000] [--deposit-hours 24]
 
   SOLANA is the address watcher (the default SOLANA_WATCH_MODE), SOLANA_BLOCKS block scanning.
   week     the shop for --days days (block scanning: --blocks-hours of its busiest hours, see docs)
   scale    idle and per-payment cost at --scales recent payments (a preloaded burst of the shop)
   mainnet  TRON for --mainnet-hours with --mainnet-fillers transactions per block (mainnet size);
            Solana blocks: the same slots at that size, a tenth of the time
-  --quick  a short run for development: 6 hours, scales 10 and 300, short samples
+  deposits --deposit-addresses customers' deposit addresses, then a day (--deposit-hours) of
+           --deposits-per-day deposits to them (block scanning: its --blocks-hours busiest hours);
+           not in the default set (parts: week,scale,mainnet,deposits for all)
+  --quick  a short run for development: 6 hours, scales 10 and 300, short samples; deposits: 300
+           addresses, 3 hours
 
   BENCH_LOG_FILE=path (LOG_LEVEL, default info) keeps the indexer's and payment-command's logs there`)
   process.exit(0)
@@ -78,6 +87,9 @@ const settings = {
   /** the idle cost after the week is measured over this long */
   idleAfterWeekMs: (quick ? 1 : 2) * HOUR,
   seed: Number(options.seed),
+  depositAddresses: Number(options['deposit-addresses'] ?? (quick ? 300 : 10_000)),
+  depositsPerDay: Number(options['deposits-per-day']),
+  depositHours: Number(options['deposit-hours'] ?? (quick ? 3 : 24)),
 }
 const parts = new Set(options.parts.split(',').map((part) => part.trim()))
 const pino = createRequire(new URL('../../packages/platform/package.json', import.meta.url))('pino')
@@ -617,7 +629,30 @@ for (const chain of chains) {
   }
   if (parts.has('mainnet') && (mode.chain === 'TRON' || !mode.byAddress))
     result.mainnet = await runMainnetSize(mode)
-  allMet = reportMode(mode, result) && allMet
+  if (parts.size > 1 || !parts.has('deposits')) allMet = reportMode(mode, result) && allMet
+  else {
+    out()
+    out(`## ${mode.title}`)
+  }
+  if (parts.has('deposits')) {
+    const blockScanning = scansBlocks(mode)
+    const deposits = await runDeposits(mode, {
+      settings: {
+        addresses: settings.depositAddresses,
+        perDay: settings.depositsPerDay,
+        hours: blockScanning ? settings.blocksHours : settings.depositHours,
+        blockHoursFrom: 12,
+        fillers: settings.fillers,
+        seed: settings.seed,
+      },
+      startMs: WEEK_START_MS,
+      registry,
+      logger,
+      log,
+    })
+    allMet =
+      reportDeposits(mode, deposits, { out, fmt, methods, mark, perDay: settings.depositsPerDay }) && allMet
+  }
   const cpu = process.cpuUsage(cpuStarted)
   out(
     `\n(${mode.key}: ${fmt((performance.now() - started) / 60_000, 1)} minutes, ${fmt((cpu.user + cpu.system) / 60e6, 1)} minutes of CPU)`,
