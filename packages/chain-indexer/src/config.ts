@@ -56,6 +56,12 @@ interface SolanaWatchSettings {
    */
   solanaCheckIntervalMs: number
   /**
+   * SOLANA_DEPOSIT_CHECK_INTERVAL_MS: how often SOLANA_WATCH_MODE=address checks every customer's
+   * deposit address in batches, which is how soon a deposit is seen (docs/chains.md, "Customers'
+   * deposit addresses")
+   */
+  solanaDepositCheckIntervalMs: number
+  /**
    * TREASURY_ADDRESSES: the operator's treasuries, any chain's (comma separated). What they send is
    * never anybody's funds: a sweep's activation and energy top-up to a payment's address are not
    * foreign funds (decisions 19; docs/treasury.md)
@@ -175,7 +181,17 @@ export function readChainSettings(
     min: 1000,
     max: 3_600_000,
   })
-  const watch = { solanaWatchMode, solanaCheckIntervalMs, treasuries: readTreasuries(read) }
+  const solanaDepositCheckIntervalMs = read.int('SOLANA_DEPOSIT_CHECK_INTERVAL_MS', {
+    default: DEFAULT_SOLANA_DEPOSIT_CHECK_INTERVAL_MS,
+    min: 1000,
+    max: 3_600_000,
+  })
+  const watch = {
+    solanaWatchMode,
+    solanaCheckIntervalMs,
+    solanaDepositCheckIntervalMs,
+    treasuries: readTreasuries(read),
+  }
   return mode === 'rpc'
     ? { ...readRpcMode(read, env, variables, registry), ...watch }
     : { ...readSimulatorMode(read, env, variables, registry, mode, options), ...watch }
@@ -183,6 +199,12 @@ export function readChainSettings(
 
 /** ten minutes: at most one call per 100 followed accounts per ten minutes at idle (decisions 19) */
 export const DEFAULT_SOLANA_CHECK_INTERVAL_MS = 10 * 60 * 1000
+
+/**
+ * ten minutes: 10,000 deposit addresses (30,000 accounts) cost 300 calls per check, 43,200 a day,
+ * one call per 100 accounts per ten minutes (decisions 19; docs/chains.md)
+ */
+export const DEFAULT_SOLANA_DEPOSIT_CHECK_INTERVAL_MS = 10 * 60 * 1000
 
 /** a TRON address (base58check, T...) or a Solana one (base58 of 32 bytes): what a treasury may be */
 const TREASURY_ADDRESS = /^(T[1-9A-HJ-NP-Za-km-z]{33}|[1-9A-HJ-NP-Za-km-z]{32,44})$/

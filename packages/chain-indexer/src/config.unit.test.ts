@@ -40,6 +40,7 @@ describe('readChainIndexerConfig', () => {
       solanaWatchMode: 'address',
       treasuries: [],
       solanaCheckIntervalMs: 600000,
+      solanaDepositCheckIntervalMs: 600000,
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
       blockIntervalMs: { TRON: 3000, SOLANA: 400 },
       simulatorClient: 'rpc',
@@ -86,6 +87,7 @@ describe('readChainIndexerConfig', () => {
       solanaWatchMode: 'address',
       treasuries: [],
       solanaCheckIntervalMs: 600000,
+      solanaDepositCheckIntervalMs: 600000,
       chains: { networks: ['TRON_NILE', 'SOLANA_DEVNET'], requiredConfirmations: { TRON_NILE: 5 } },
       blockIntervalMs: { TRON: 40, SOLANA: 30 },
       simulatorClient: 'in-process',
@@ -148,6 +150,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
       solanaWatchMode: 'address',
       treasuries: [],
       solanaCheckIntervalMs: 600000,
+      solanaDepositCheckIntervalMs: 600000,
       chains: { networks: ['TRON', 'SOLANA'], requiredConfirmations: {} },
       rpcTimeoutMs: 10_000,
       endpoints: [
@@ -194,6 +197,7 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
       solanaWatchMode: 'address',
       treasuries: [],
       solanaCheckIntervalMs: 600000,
+      solanaDepositCheckIntervalMs: 600000,
       chains: {
         networks: ['TRON_NILE', 'SOLANA_DEVNET'],
         requiredConfirmations: { TRON_NILE: 19, SOLANA_DEVNET: 1000 },

@@ -118,7 +118,12 @@ export async function buildChainIndexerContext(
   }
   const indexers = chains.watched.map((chain) =>
     'reader' in chain
-      ? createSolanaAddressIndexer({ ...common, ...chain, checkIntervalMs: config.solanaCheckIntervalMs })
+      ? createSolanaAddressIndexer({
+          ...common,
+          ...chain,
+          checkIntervalMs: config.solanaCheckIntervalMs,
+          depositCheckIntervalMs: config.solanaDepositCheckIntervalMs,
+        })
       : createChainIndexer({ ...common, ...chain }),
   )
   const mintGuard = createSolanaMintGuard({ networks: chains.mintReaders, registry, logger })

@@ -31,6 +31,8 @@ export interface DepositWatch {
   /** watches a deposit address: the store first, then memory; true when memory did not hold it yet */
   watch(address: WatchedDepositAddress): Promise<boolean>
   get(address: string): WatchedDepositAddress | undefined
+  /** every deposit address watched */
+  addresses(): string[]
 }
 
 export function createDepositWatch(options: { network: string; store: ChainIndexerStore }): DepositWatch {
@@ -55,6 +57,9 @@ export function createDepositWatch(options: { network: string; store: ChainIndex
     },
     get(address) {
       return watched.get(address)
+    },
+    addresses() {
+      return [...watched.keys()]
     },
   }
 }

@@ -15,6 +15,11 @@
 // - of every account every `checkIntervalMs` (default 10 minutes), with the chain time: the safety
 //   net for a notification lost without a disconnect, and late funds of final payments.
 // A new payment created before the node's first available block is logged as the backfill logs it.
+// Customers' deposit addresses (decisions 22), read from Topics.depositEvents, are followed for as
+// long as they exist by batched checks of their accounts every `depositCheckIntervalMs` (default 10
+// minutes: one call per 100 accounts per ten minutes, decisions 19), and at once when new; what
+// arrives there that no open payment counts is a deposit (docs/chains.md, "Customers' deposit
+// addresses").
 
 import type { ChainTimeHold } from '@chainpay/contracts'
 import type { AssetRegistry } from '@chainpay/domain'
@@ -38,6 +43,12 @@ import {
 } from '@chainpay/ports'
 import { BLOCK_TIME_SKEW_MS } from './backfill.js'
 import { HISTORY_BELOW_MESSAGE } from './coverage.js'
+import {
+  createDepositAddressConsumer,
+  createDepositPayeeOf,
+  createDepositWatch,
+  type DepositWatch,
+} from './deposit-addresses.js'
 import type { ChainIndexerMetrics } from './indexer.js'
 import { observationMessage, watchingObservation } from './observations.js'
 import { createPayeeOf } from './payees.js'
@@ -52,6 +63,12 @@ import { createWatchSet, type WatchSet } from './watch-set.js'
  * (SOLANA_CHECK_INTERVAL_MS)
  */
 export const DEFAULT_CHECK_INTERVAL_MS = 10 * 60 * 1000
+/**
+ * how often every deposit address's accounts are checked in batches (SOLANA_DEPOSIT_CHECK_INTERVAL_MS):
+ * at most one call per 100 accounts per ten minutes, as decisions 19 allows at idle; a deposit is
+ * seen within it (docs/chains.md, "Customers' deposit addresses")
+ */
+export const DEFAULT_DEPOSIT_CHECK_INTERVAL_MS = 10 * 60 * 1000
 /**
  * while the node's websocket is not open (down, refused, half-open, or a wrong <NETWORK>_WS_URL),
  * nothing is notified: the open payments' accounts are checked this often instead
@@ -91,15 +108,23 @@ export interface SolanaAddressIndexerOptions {
   metrics?: ChainIndexerMetrics
   /** the operator's treasuries: what they send is nobody's funds (TREASURY_ADDRESSES, docs/treasury.md) */
   treasuries?: ReadonlySet<string>
+  /** how often every deposit address's accounts are checked in batches (SOLANA_DEPOSIT_CHECK_INTERVAL_MS) */
+  depositCheckIntervalMs?: number
+  /** consumer group for deposit address events; default `chain-indexer-deposits.<network>` */
+  depositEventsGroupId?: string
 }
 
 export interface SolanaAddressIndexer extends Service, ReadinessReporter {
   readonly network: string
   readonly watchSet: WatchSet
   readonly watcher: SolanaAddressWatcher
+  /** the customers' deposit addresses watched (decisions.md section 22) */
+  readonly depositWatch: DepositWatch
   /** one iteration (what the running loop repeats); throws what went wrong */
   scanOnce(): Promise<void>
   handlePaymentEvent(message: ConsumedMessage): Promise<void>
+  /** handles one deposit address event message as the running indexer's subscription does */
+  handleDepositEvent(message: ConsumedMessage): Promise<void>
 }
 
 export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions): SolanaAddressIndexer {
@@ -107,7 +132,41 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   const logger = moduleLogger(options.logger, 'chain-indexer').child({ network, watchMode: 'address' })
   const lateFundsWindowMs = options.lateFundsWindowMs ?? DEFAULT_LATE_FUNDS_WINDOW_MS
   const checkIntervalMs = options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS
+  const depositCheckIntervalMs = options.depositCheckIntervalMs ?? DEFAULT_DEPOSIT_CHECK_INTERVAL_MS
   const watchSet = createWatchSet({ network, store })
+  const rules = {
+    network,
+    registry: options.registry,
+    ...(options.treasuries ? { treasuries: options.treasuries } : {}),
+  }
+  const depositWatch = createDepositWatch({ network, store })
+  /** deposit addresses the consumer added, not handed to the watcher yet */
+  const newDeposits = new Set<string>()
+  const depositConsumer = createDepositAddressConsumer({
+    bus,
+    registry: options.registry,
+    watches: [
+      {
+        network,
+        get size() {
+          return depositWatch.size
+        },
+        load: () => depositWatch.load(),
+        get: (address) => depositWatch.get(address),
+        addresses: () => depositWatch.addresses(),
+        async watch(entry) {
+          const added = await depositWatch.watch(entry)
+          if (added) {
+            newDeposits.add(entry.address)
+            loop.wake()
+          }
+          return added
+        },
+      },
+    ],
+    logger,
+    groupId: options.depositEventsGroupId ?? `chain-indexer-deposits.${network}`,
+  })
   const follower = createSolanaTransferFollower({
     network,
     reader,
@@ -123,14 +182,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     registry: options.registry,
     store,
     follower,
-    payeeOf: createPayeeOf(
-      {
-        network,
-        registry: options.registry,
-        ...(options.treasuries ? { treasuries: options.treasuries } : {}),
-      },
-      watchSet,
-    ),
+    payeeOf: createDepositPayeeOf(rules, depositWatch, createPayeeOf(rules, watchSet)),
     clock,
     logger,
     onDue: () => loop.wake(),
@@ -161,6 +213,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   const pastDeadline = new Set<string>()
   let loaded: Promise<void> | undefined
   let lastFullMs: number | undefined
+  let lastDepositCheckMs: number | undefined
   let lastOpenCheckMs = 0
   /** set on every (re)connect of the websocket, the first one included: notifications were lost */
   let reconnected = false
@@ -177,9 +230,14 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   const load = () => {
     loaded ??= (async () => {
       await watchSet.load()
-      await watcher.load([...watchSet.entries()])
+      await depositWatch.load()
+      const depositAddresses = depositWatch.addresses()
+      await watcher.load([...watchSet.entries()], new Set(depositAddresses))
       await follower.load()
       for (const entry of watchSet.entries()) toWatch.set(entry.paymentId, entry)
+      // what arrived while the process was down is found by the first check, which comes at once
+      for (const address of depositAddresses) watcher.watchDeposit(address)
+      lastDepositCheckMs = undefined
     })().catch((error: unknown) => {
       loaded = undefined
       throw error
@@ -242,6 +300,22 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     }
   }
 
+  /**
+   * the deposit addresses' accounts in batches: all of them every depositCheckIntervalMs (the first
+   * iteration included: what arrived while the process was down), and new ones at once, their state
+   * then being where they are followed from
+   */
+  async function checkDeposits(nowMs: number): Promise<void> {
+    for (const address of [...newDeposits]) {
+      watcher.watchDeposit(address, { baseline: true })
+      newDeposits.delete(address)
+    }
+    if (lastDepositCheckMs === undefined || nowMs - lastDepositCheckMs >= depositCheckIntervalMs) {
+      await watcher.checkDeposits('all')
+      lastDepositCheckMs = nowMs
+    } else if (watcher.newDeposits > 0) await watcher.checkDeposits('new')
+  }
+
   /** the open payments whose deadline passed by the clock and has not been checked */
   function dueDeadlines(nowMs: number): WatchedAddress[] {
     if (nowMs < nextDeadlineAttemptMs) return []
@@ -287,6 +361,8 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       }
       lastOpenCheckMs = nowMs
     }
+
+    await checkDeposits(nowMs)
 
     const full = lastFullMs === undefined || nowMs - lastFullMs >= checkIntervalMs
     const due = dueDeadlines(nowMs)
@@ -385,6 +461,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     network,
     watchSet,
     watcher,
+    depositWatch,
     notReadyReason: () =>
       loop.notReadyReason() ??
       (loop.isRunning() && lastFullMs === undefined ? 'no check of the followed accounts yet' : undefined),
@@ -396,18 +473,27 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       await consumer.handle(message)
     },
 
+    async handleDepositEvent(message) {
+      await load()
+      await depositConsumer.handle(message)
+    },
+
     async start() {
       if (loop.isRunning()) return
       await load()
       await consumer.start()
+      await depositConsumer.start()
       loop.start()
-      logger.info({ watched: watchSet.size, following: follower.following }, 'chain indexer started')
+      logger.info(
+        { watched: watchSet.size, deposits: depositWatch.size, following: follower.following },
+        'chain indexer started',
+      )
     },
 
     async stop() {
       stopListening()
       stopping = true
-      const stopped = Promise.all([loop.stop(), consumer.stop()])
+      const stopped = Promise.all([loop.stop(), consumer.stop(), depositConsumer.stop()])
       // an iteration waiting for a node that does not answer ends now, not at the RPC timeout
       const resumeCalls = reader.interruptCalls()
       try {
@@ -422,6 +508,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       unchecked.clear()
       pastDeadline.clear()
       toWatch.clear()
+      newDeposits.clear()
       loaded = undefined
     },
   }

@@ -14,6 +14,11 @@
 // A transaction the node cannot return yet is asked again later, with backoff, while the rest goes
 // on; the payments it may concern are held before its block time in the chain time the indexer
 // reports (holds), and no other payment waits for it.
+// Customers' deposit addresses (decisions 22; docs/chains.md, "Customers' deposit addresses") are
+// followed for as long as they exist, never one by one (10,000 of them would not fit on a provider's
+// websocket): the owner and its associated token account of each registry mint are checked in
+// batches, as a final payment's are, on the indexer's deposit interval; a change is listed and read
+// the same way, and what it pays goes to the follower as a deposit (deposit-addresses.ts).
 
 import { BLOCKHASH_EXPIRY_MS } from '@chainpay/chain-solana'
 import type { ChainTimeHold } from '@chainpay/contracts'
@@ -23,23 +28,23 @@ import type {
   AccountState,
   AddressActivity,
   ChainIndexerStore,
+  ChainTransfer,
   FollowedAccount,
   SolanaAddressReader,
   TrackedTransfer,
   WatchedAddress,
 } from '@chainpay/ports'
 import { associatedTokenAccount } from '@chainpay/wallet'
-import type { PayeeOf } from './payees.js'
 import { CLOSE_WAIT_MS, type SolanaTransferFollower, settledWithin } from './solana-transfer-follower.js'
-import { trackedTransfer } from './transfer-lifecycle.js'
+import { type TransferPayee, trackedTransfer } from './transfer-lifecycle.js'
 import { paymentAddressOf } from './watch-set.js'
 
 export interface SolanaAddressWatcher {
   /**
    * reads the accounts the store keeps: how far each was listed and what it held; forgets those of
-   * owners no payment in `watched` has
+   * owners no payment in `watched` has and that are no deposit address in `depositAddresses`
    */
-  load(watched: readonly WatchedAddress[]): Promise<void>
+  load(watched: readonly WatchedAddress[], depositAddresses?: ReadonlySet<string>): Promise<void>
   /**
    * follows a payment's accounts: one by one (subscriptions) while it is open, in batches once it
    * is closed; a payment followed already is left as it is
@@ -76,6 +81,22 @@ export interface SolanaAddressWatcher {
   readonly counts: { open: number; closed: number; accounts: number }
   /** whether any payment is followed one by one: what a closed websocket leaves unheard */
   readonly followsOpen: boolean
+  /**
+   * follows a customer's deposit address for as long as it exists: its owner and associated token
+   * accounts, checked in batches by checkDeposits. `baseline`: a deposit address just created, whose
+   * accounts the store knows nothing of, is followed from how they are at its first check (what an
+   * address held before it was watched is history, not a deposit: docs/chains.md)
+   */
+  watchDeposit(address: string, options?: { baseline?: boolean }): void
+  /**
+   * checks the deposit addresses' accounts in batches (getMultipleAccounts, 100 accounts a call),
+   * those not checked yet ('new') or all, and marks those that changed since they were last checked
+   */
+  checkDeposits(scope: 'new' | 'all'): Promise<void>
+  /** deposit addresses watched but never checked yet */
+  readonly newDeposits: number
+  /** the deposit addresses followed, and their accounts */
+  readonly depositCounts: { addresses: number; accounts: number }
   /** ends every subscription (the process stops); what was saved stays for the next start */
   stop(): Promise<void>
 }
@@ -86,8 +107,11 @@ export interface SolanaAddressWatcherOptions {
   registry: AssetRegistry
   store: ChainIndexerStore
   follower: SolanaTransferFollower
-  /** the payment a transfer pays, or brings foreign funds to (payees.ts) */
-  payeeOf: PayeeOf
+  /**
+   * the payment a transfer pays, or brings foreign funds to (payees.ts), or the customer whose
+   * deposit it is (deposit-addresses.ts)
+   */
+  payeeOf: (transfer: ChainTransfer) => TransferPayee | undefined
   clock: Clock
   logger: Logger
   /** called when a notification marked something: the caller's loop runs a tick soon */
@@ -140,7 +164,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
    * node behind the one that saw the change cannot list less; and a number that tells a mark made
    * while the account was being listed
    */
-  const marked = new Map<string, { minContextSlot: number | undefined; seq: number }>()
+  const marked = new Map<string, { minContextSlot: number | undefined; seq: number; baseline: boolean }>()
   let marks = 0
   /** payments followed one by one */
   let openCount = 0
@@ -151,10 +175,25 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   const nowMs = () => clock.now().getTime()
   const wake = () => options.onDue?.()
 
-  function mark(account: string, minContextSlot: number | undefined): void {
+  /** the deposit addresses followed, by owner: their accounts (the owner's, its associated token accounts) */
+  const deposits = new Map<string, string[]>()
+  /** deposit addresses not checked yet */
+  const uncheckedDeposits = new Set<string>()
+  /** accounts of new deposit addresses the store knew nothing of: their first check is their baseline */
+  const baselines = new Set<string>()
+
+  /**
+   * `baseline`: the listing only finds the newest signature, the account's history is not read (a
+   * deposit address's first check found it holding something already); any other mark reads it
+   */
+  function mark(account: string, minContextSlot: number | undefined, baseline = false): void {
     const known = marked.get(account)
     const slots = [known?.minContextSlot, minContextSlot].filter((slot) => slot !== undefined)
-    marked.set(account, { minContextSlot: slots.length === 0 ? undefined : Math.max(...slots), seq: ++marks })
+    marked.set(account, {
+      minContextSlot: slots.length === 0 ? undefined : Math.max(...slots),
+      seq: ++marks,
+      baseline: baseline && (known?.baseline ?? true),
+    })
   }
 
   function keep(followed: FollowedAccount): void {
@@ -275,8 +314,11 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         known.lastSignature,
         minContextSlot === undefined ? {} : { minContextSlot },
       )
-      for (const item of activity) remember(item, account)
-      logger.debug({ account, listed: activity.length, minContextSlot }, 'account listed')
+      if (!marking.baseline) for (const item of activity) remember(item, account)
+      logger.debug(
+        { account, listed: activity.length, minContextSlot, baseline: marking.baseline },
+        'account listed',
+      )
       const newest = activity.at(-1)
       // nothing new from a node at the check's slot or later: what changed was listed already
       if (newest !== undefined) unsaved.set(account, { ...known, lastSignature: newest.signature })
@@ -363,9 +405,22 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     }
   }
 
-  const emptyAccount = (account: string): FollowedAccount => ({
+  /** the owner's associated token account of each registry mint; none for a key off the curve */
+  function depositAccountsOf(owner: string): string[] {
+    try {
+      return mints.map((mint) => associatedTokenAccount(owner, mint))
+    } catch (error) {
+      logger.warn(
+        { err: error, address: owner },
+        'a deposit address has no associated token accounts (not an ed25519 key): following it alone',
+      )
+      return []
+    }
+  }
+
+  const emptyAccount = (account: string, owner: string | null = null): FollowedAccount => ({
     account,
-    owner: null,
+    owner,
     lastSignature: null,
     state: null,
   })
@@ -415,8 +470,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       return [...before].map(([paymentId, time]) => ({ paymentId, before: time }))
     },
 
-    async load(watched) {
-      const owners = new Set(watched.map(paymentAddressOf))
+    async load(watched, depositAddresses = new Set()) {
+      const owners = new Set([...watched.map(paymentAddressOf), ...depositAddresses])
       for (const account of await store.listFollowedAccounts(network)) {
         // left behind by a payment forgotten while its accounts were being forgotten (a crash)
         if (account.owner !== null && !owners.has(account.owner)) {
@@ -458,6 +513,13 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         openCount--
         await endAll(followed.unsubscribes, paymentId)
       }
+      // a customer's deposit address stays followed, with how far each account was listed: what the
+      // payment was paid is not listed again, and so never taken for a deposit
+      const deposit = deposits.get(followed.owner)
+      if (deposit !== undefined) {
+        deposits.set(followed.owner, [...new Set([...deposit, ...followed.accounts])])
+        return
+      }
       for (const account of followed.accounts) {
         marked.delete(account)
         unsaved.delete(account)
@@ -465,6 +527,47 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         await store.forgetFollowedAccount(network, account)
       }
       ownedBy.delete(followed.owner)
+    },
+
+    watchDeposit(owner, { baseline = false } = {}) {
+      if (deposits.has(owner)) return
+      const derived = [owner, ...depositAccountsOf(owner)]
+      for (const account of derived) {
+        if (accounts.has(account)) continue
+        if (baseline) baselines.add(account)
+        // whose it is, kept in memory; stored with its progress once it changed
+        keep(emptyAccount(account, owner))
+      }
+      deposits.set(owner, derived)
+      uncheckedDeposits.add(owner)
+    },
+
+    get newDeposits() {
+      return uncheckedDeposits.size
+    },
+
+    get depositCounts() {
+      return {
+        addresses: deposits.size,
+        accounts: [...deposits.values()].reduce((sum, owned) => sum + owned.length, 0),
+      }
+    },
+
+    async checkDeposits(scope) {
+      const owners = scope === 'all' ? [...deposits.keys()] : [...uncheckedDeposits]
+      if (owners.length === 0) return
+      const checked = [...new Set(owners.flatMap((owner) => deposits.get(owner) ?? []))]
+      const { contextSlot, states } = await reader.accounts(checked)
+      for (const account of checked) {
+        const state = accountFingerprint(states.get(account) ?? null)
+        const known = progressOf(account)
+        const baseline = baselines.delete(account)
+        if (state === (known.state ?? 'none')) continue
+        unsaved.set(account, { ...known, state })
+        // a new deposit address that holds something already: its history is not listed as deposits
+        mark(account, contextSlot, baseline)
+      }
+      for (const owner of owners) uncheckedDeposits.delete(owner)
     },
 
     async discoverOpen() {
@@ -506,6 +609,9 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       await settledWithin(ends, CLOSE_WAIT_MS)
       await follower.close()
       payments.clear()
+      deposits.clear()
+      uncheckedDeposits.clear()
+      baselines.clear()
     },
   }
 }

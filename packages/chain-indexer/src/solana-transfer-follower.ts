@@ -20,6 +20,7 @@ import {
   Topics,
   type TrackedTransfer,
 } from '@chainpay/ports'
+import { depositOwnerOf } from './deposit-payees.js'
 import {
   type ChainEvidence,
   firstSighting,
@@ -316,8 +317,12 @@ export function createSolanaTransferFollower(options: SolanaTransferFollowerOpti
         firstSighting(transfer, { kind: 'included', confirmations: 1, finalOnChain: false }),
       )
       for (const step of steps) await store.track(step.transfer)
-      // foreign funds are recorded once final: their first sighting is not news
-      report(steps.filter((step) => step.transfer.foreign === null))
+      // foreign funds are recorded once final: their first sighting is not news; a deposit's is
+      report(
+        steps.filter(
+          (step) => step.transfer.foreign === null || depositOwnerOf(step.transfer.paymentId) !== undefined,
+        ),
+      )
       pending.set(
         signature,
         steps.map((step) => step.transfer),

@@ -51,6 +51,7 @@ describe('readStandaloneConfig', () => {
         solanaWatchMode: 'address',
         treasuries: [],
         solanaCheckIntervalMs: 600000,
+        solanaDepositCheckIntervalMs: 600000,
         chains: { networks: ['TRON', 'TRON_NILE', 'SOLANA', 'SOLANA_DEVNET'], requiredConfirmations: {} },
         blockIntervalMs: { TRON: 300, SOLANA: 200 },
         simulatorClient: 'in-process',
@@ -76,6 +77,7 @@ describe('readStandaloneConfig', () => {
         solanaWatchMode: 'address',
         treasuries: [],
         solanaCheckIntervalMs: 600000,
+        solanaDepositCheckIntervalMs: 600000,
         chains: { networks: ['TRON_NILE', 'SOLANA_DEVNET'], requiredConfirmations: { TRON_NILE: 19 } },
         endpoints: [
           { network: 'TRON_NILE', chain: 'TRON', nodes: [{ rpcUrl: 'https://nile.trongrid.io' }] },

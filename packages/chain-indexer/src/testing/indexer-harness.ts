@@ -13,6 +13,9 @@ import {
 } from '@chainpay/chain-sim/testing'
 import {
   type ChainObservationMessage,
+  DEPOSIT_ADDRESS_EVENT_SCHEMA_VERSION,
+  type DepositObservation,
+  depositAddressEventBusMessage,
   type PaymentEventMessage,
   parseChainObservationMessage,
   paymentEventBusMessage,
@@ -148,6 +151,44 @@ export function paymentCreated(
 /** a payment event message as a subscription hands it over */
 export function consumed(message: PaymentEventMessage): ConsumedMessage {
   return { topic: Topics.paymentEvents, offset: String(message.revision), ...paymentEventBusMessage(message) }
+}
+
+/**
+ * DepositAddressCreated of a fresh wallet address of `chain` for `merchantUserId` of mer_shop, as
+ * the deposit relay publishes it (on Solana a real ed25519 key: its token accounts can be derived)
+ */
+export function depositAddressCreated(
+  chain: Chain,
+  merchantUserId: string,
+  address = simulatedWalletAddress(chain),
+): { address: string; message: ConsumedMessage } {
+  const published = depositAddressEventBusMessage({
+    eventId: randomUUID(),
+    streamId: `deposit-address-${randomUUID()}`,
+    revision: 0,
+    schemaVersion: DEPOSIT_ADDRESS_EVENT_SCHEMA_VERSION,
+    recordedAt: new Date().toISOString(),
+    type: 'DepositAddressCreated',
+    data: {
+      merchantId: 'mer_shop',
+      merchantUserId,
+      chain,
+      address,
+      derivationPath: chain === 'TRON' ? "m/44'/195'/0'/2/7" : "m/44'/501'/2'/7'",
+      walletId: 'operator',
+      index: 7,
+      createdAt: new Date().toISOString(),
+    },
+  })
+  return { address, message: { topic: Topics.depositEvents, offset: '0', ...published } }
+}
+
+/** the deposit observations of `address` among `observations` */
+export function depositsAt(observations: ChainObservationMessage[], address: string): DepositObservation[] {
+  return observations.filter(
+    (observation): observation is DepositObservation =>
+      observation.kind === 'deposit' && observation.address === address,
+  )
 }
 
 export interface IndexerHarness {
