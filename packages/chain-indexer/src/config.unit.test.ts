@@ -294,6 +294,15 @@ describe('readChainIndexerConfig with CHAIN_MODE=rpc', () => {
     ])
   })
 
+  it('reads SOLANA_DEPOSIT_CHECK_INTERVAL_MS, between a second and an hour', () => {
+    expect(readChainIndexerConfig({ ...rpc, SOLANA_DEPOSIT_CHECK_INTERVAL_MS: '120000' })).toMatchObject({
+      solanaDepositCheckIntervalMs: 120_000,
+    })
+    expect(problemsOf({ ...simulator, SOLANA_DEPOSIT_CHECK_INTERVAL_MS: '500' })).toEqual([
+      expect.stringMatching(/^SOLANA_DEPOSIT_CHECK_INTERVAL_MS: /),
+    ])
+  })
+
   it('requires the networks and a URL for each', () => {
     expect(problemsOf({ CHAIN_MODE: 'rpc' })).toEqual([
       'CHAIN_NETWORKS: required; a comma-separated list of TRON, TRON_NILE, SOLANA, SOLANA_DEVNET',

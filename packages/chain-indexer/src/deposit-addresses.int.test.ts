@@ -7,16 +7,21 @@ import {
 } from '@chainpay/contracts'
 import { type ConsumedMessage, Topics } from '@chainpay/ports'
 import { createSqliteBus, createSqliteChainIndexerStore } from '@chainpay/store-sqlite'
+import { associatedTokenAccount } from '@chainpay/wallet'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ChainIndexer } from './indexer.js'
 import {
   createIndexerHarness,
+  depositAddressCreated as depositAddressCreatedOn,
+  depositsAt,
   harnessIndexer,
   type IndexerHarness,
   mineAndScan,
   paymentCreated,
   testLogger,
 } from './testing/indexer-harness.js'
+
+const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
 
 let harness: IndexerHarness
 
@@ -154,6 +159,36 @@ describe('deposit addresses in the chain indexer (decisions.md section 22)', () 
       ['dropped', 3, false, 'EXPIRED'],
     ])
     expect(await harness.store.listTracked('TRON')).toEqual([])
+  })
+
+  it('given a Solana deposit address scanned by blocks (SOLANA_WATCH_MODE=blocks), SOL to it and USDC to its token account are deposits counted to final', async () => {
+    const indexer = harnessIndexer(harness, 'SOLANA')
+    await indexer.scanOnce()
+    const created = depositAddressCreatedOn('SOLANA', 'erin')
+    await indexer.handleDepositEvent(created.message)
+    const { address } = created
+    const sol = await harness.sim.submitTransfer('SOLANA', { to: address, amount: '2', currency: 'SOL' })
+    // into its associated token account, opened for it
+    const tokenAccount = associatedTokenAccount(address, USDC_MINT)
+    await harness.sim.openTokenAccount('SOLANA', { owner: address, currency: 'USDC', address: tokenAccount })
+    const usdc = await harness.sim.submitTransfer('SOLANA', {
+      to: tokenAccount,
+      amount: '9',
+      currency: 'USDC',
+    })
+
+    for (let block = 0; block < 34; block++) await mineAndScan(harness, indexer)
+
+    const observations = depositsAt(await harness.observations.settle(), address)
+    expect(observations.filter((o) => o.final).map((o) => [o.txHash, o.currency, o.amountUnits])).toEqual(
+      expect.arrayContaining([
+        [sol.txHash, 'SOL', '2000000000'],
+        [usdc.txHash, 'USDC', '9000000'],
+      ]),
+    )
+    expect(observations.filter((o) => o.final)).toHaveLength(2)
+    expect(observations[0]).toMatchObject({ merchantUserId: 'erin', confirmations: 1, final: false })
+    expect(await harness.store.listTracked('SOLANA')).toEqual([])
   })
 
   it('resumes watching the deposit addresses after a restart, and watches one address once', async () => {

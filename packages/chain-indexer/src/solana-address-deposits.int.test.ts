@@ -242,28 +242,34 @@ describe('deposit addresses watched by address (decisions 22, docs/chains.md)', 
     ])
   })
 
-  it('costs one call per 100 accounts per deposit check for 200 addresses, and lists nothing while nothing changes', async () => {
+  it('costs one call per 100 accounts per deposit check for 400 addresses, 1,000 accounts an iteration, and lists nothing while nothing changes', async () => {
     const indexer = rig.indexer()
     await indexer.scanOnce()
-    const addresses = Array.from({ length: 200 }, () => simulatedWalletAddress('SOLANA'))
+    const addresses = Array.from({ length: 400 }, () => simulatedWalletAddress('SOLANA'))
     rig.resetCalls()
     for (const [position, address] of addresses.entries()) {
       await indexer.handleDepositEvent(depositAddressCreated('SOLANA', `user:${position}`, address).message)
     }
+    // the 400 new addresses, 1,200 accounts, checked at once: 1,000 accounts (10 calls), then the rest
+    expect(indexer.depositWatch.size).toBe(400)
     await indexer.scanOnce()
-    // the 200 new addresses, 600 accounts, checked together at once: 6 calls
-    expect(indexer.watcher.depositCounts).toEqual({ addresses: 200, accounts: 600 })
-    expect(rig.calls).toEqual(Array(6).fill('getMultipleAccounts'))
+    expect(rig.calls).toEqual(Array(10).fill('getMultipleAccounts'))
+    expect(indexer.watcher.depositChecksPending).toBeGreaterThan(0)
+    await indexer.scanOnce()
+    expect(rig.calls).toEqual(Array(12).fill('getMultipleAccounts'))
+    expect(indexer.watcher.depositChecksPending).toBe(0)
+    expect(indexer.watcher.depositCounts).toEqual({ addresses: 400, accounts: 1200 })
 
-    // an hour at idle: 6 checks of 6 calls, and the chain time every ten minutes
+    // half an hour at idle: 3 checks of 12 calls, and the chain time every ten minutes
     rig.resetCalls()
-    for (let round = 0; round < 6; round++) {
+    for (let round = 0; round < 3; round++) {
       rig.advance(DEFAULT_DEPOSIT_CHECK_INTERVAL_MS)
       await indexer.scanOnce()
+      await indexer.scanOnce()
     }
-    expect(rig.count('getMultipleAccounts')).toBe(6 * 6)
+    expect(rig.count('getMultipleAccounts')).toBe(3 * 12)
     expect(rig.calls.filter((call) => call !== 'getMultipleAccounts').sort()).toEqual(
-      [...Array(6).fill('getSlot'), ...Array(6).fill('getBlockTime')].sort(),
+      [...Array(3).fill('getSlot'), ...Array(3).fill('getBlockTime')].sort(),
     )
 
     // one deposit of USDT: one more listing and one read at the next check
@@ -271,7 +277,9 @@ describe('deposit addresses watched by address (decisions 22, docs/chains.md)', 
     const txHash = await rig.payToken(paid, associatedTokenAccount(paid, USDT), '4', 'USDT')
     rig.resetCalls()
     await rig.runFor(indexer, DEFAULT_DEPOSIT_CHECK_INTERVAL_MS)
-    expect(rig.count('getMultipleAccounts')).toBe(6)
+    // the round's last 200 accounts
+    await indexer.scanOnce()
+    expect(rig.count('getMultipleAccounts')).toBe(12)
     expect(rig.count('getSignaturesForAddress')).toBe(1)
     expect(rig.count('getTransaction')).toBe(1)
     expect((await depositsTo(paid)).map((o) => [o.txHash, o.merchantUserId, o.amountUnits])).toEqual([

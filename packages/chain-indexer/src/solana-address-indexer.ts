@@ -303,7 +303,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   /**
    * the deposit addresses' accounts in batches: all of them every depositCheckIntervalMs (the first
    * iteration included: what arrived while the process was down), and new ones at once, their state
-   * then being where they are followed from
+   * then being where they are followed from; DEPOSIT_ACCOUNTS_PER_CHECK an iteration
    */
   async function checkDeposits(nowMs: number): Promise<void> {
     for (const address of [...newDeposits]) {
@@ -311,9 +311,10 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
       newDeposits.delete(address)
     }
     if (lastDepositCheckMs === undefined || nowMs - lastDepositCheckMs >= depositCheckIntervalMs) {
-      await watcher.checkDeposits('all')
+      watcher.startDepositRound()
       lastDepositCheckMs = nowMs
-    } else if (watcher.newDeposits > 0) await watcher.checkDeposits('new')
+    }
+    if (watcher.depositChecksPending > 0) await watcher.checkDeposits()
   }
 
   /** the open payments whose deadline passed by the clock and has not been checked */
@@ -442,7 +443,7 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
   const loop = createWorkLoop({
     iterate: async () => {
       await iterate()
-      return watcher.due ? 'more' : 'idle'
+      return watcher.due || watcher.depositChecksPending > 0 ? 'more' : 'idle'
     },
     pollIntervalMs: options.pollIntervalMs ?? 500,
     maxBackoffMs: MAX_BACKOFF_MS,

@@ -83,18 +83,22 @@ export interface SolanaAddressWatcher {
   readonly followsOpen: boolean
   /**
    * follows a customer's deposit address for as long as it exists: its owner and associated token
-   * accounts, checked in batches by checkDeposits. `baseline`: a deposit address just created, whose
-   * accounts the store knows nothing of, is followed from how they are at its first check (what an
+   * accounts, queued for their first check. `baseline`: a deposit address just created, whose
+   * accounts the store knows nothing of, is followed from how they are at that check (what an
    * address held before it was watched is history, not a deposit: docs/chains.md)
    */
   watchDeposit(address: string, options?: { baseline?: boolean }): void
+  /** queues every deposit address's accounts for a check: a round */
+  startDepositRound(): void
   /**
-   * checks the deposit addresses' accounts in batches (getMultipleAccounts, 100 accounts a call),
-   * those not checked yet ('new') or all, and marks those that changed since they were last checked
+   * checks the next queued deposit accounts, at most DEPOSIT_ACCOUNTS_PER_CHECK, in batches
+   * (getMultipleAccounts, 100 accounts a call), and marks those that changed since they were last
+   * checked: a round of 10,000 addresses is spread over iterations, so that open payments' work
+   * goes on between them
    */
-  checkDeposits(scope: 'new' | 'all'): Promise<void>
-  /** deposit addresses watched but never checked yet */
-  readonly newDeposits: number
+  checkDeposits(): Promise<void>
+  /** deposit accounts queued for a check */
+  readonly depositChecksPending: number
   /** the deposit addresses followed, and their accounts */
   readonly depositCounts: { addresses: number; accounts: number }
   /** ends every subscription (the process stops); what was saved stays for the next start */
@@ -143,6 +147,12 @@ const MAX_READ_BACKOFF_MS = 30_000
  */
 const READS_BEFORE_STATUS = 6
 
+/**
+ * how many deposit accounts one iteration checks at most (10 calls): a round of 10,000 addresses
+ * (30,000 accounts) takes 30 iterations, and open payments' notifications are acted on between them
+ */
+export const DEPOSIT_ACCOUNTS_PER_CHECK = 1_000
+
 /** what a check compares: lamports and a token account's amount; an account that does not exist is 'none' */
 export function accountFingerprint(state: AccountState | null): string {
   if (state === null) return 'none'
@@ -175,12 +185,35 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   const nowMs = () => clock.now().getTime()
   const wake = () => options.onDue?.()
 
-  /** the deposit addresses followed, by owner: their accounts (the owner's, its associated token accounts) */
-  const deposits = new Map<string, string[]>()
-  /** deposit addresses not checked yet */
-  const uncheckedDeposits = new Set<string>()
+  /**
+   * the deposit addresses followed, by owner: their accounts (the owner's, its associated token
+   * accounts), derived when first checked (null until then: 10,000 derivations take seconds)
+   */
+  const deposits = new Map<string, string[] | null>()
+  /** deposit addresses queued for a check, in order */
+  const depositOwnerQueue = new Set<string>()
+  /** deposit accounts queued for a check, in order */
+  const depositQueue = new Set<string>()
+  /** new deposit addresses whose accounts are not derived yet: their first check is their baseline */
+  const baselineOwners = new Set<string>()
   /** accounts of new deposit addresses the store knew nothing of: their first check is their baseline */
   const baselines = new Set<string>()
+
+  /** a deposit address's accounts, derived (and kept in memory with their owner) the first time */
+  function depositAccounts(owner: string): string[] {
+    const known = deposits.get(owner)
+    if (known != null) return known
+    const derived = [owner, ...depositAccountsOf(owner)]
+    const baseline = baselineOwners.delete(owner)
+    for (const account of derived) {
+      if (accounts.has(account)) continue
+      if (baseline) baselines.add(account)
+      // whose it is, kept in memory; stored with its progress once it changed
+      keep(emptyAccount(account, owner))
+    }
+    deposits.set(owner, derived)
+    return derived
+  }
 
   /**
    * `baseline`: the listing only finds the newest signature, the account's history is not read (a
@@ -515,9 +548,9 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       }
       // a customer's deposit address stays followed, with how far each account was listed: what the
       // payment was paid is not listed again, and so never taken for a deposit
-      const deposit = deposits.get(followed.owner)
-      if (deposit !== undefined) {
-        deposits.set(followed.owner, [...new Set([...deposit, ...followed.accounts])])
+      if (deposits.has(followed.owner)) {
+        const owned = depositAccounts(followed.owner)
+        deposits.set(followed.owner, [...new Set([...owned, ...followed.accounts])])
         return
       }
       for (const account of followed.accounts) {
@@ -531,32 +564,34 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
 
     watchDeposit(owner, { baseline = false } = {}) {
       if (deposits.has(owner)) return
-      const derived = [owner, ...depositAccountsOf(owner)]
-      for (const account of derived) {
-        if (accounts.has(account)) continue
-        if (baseline) baselines.add(account)
-        // whose it is, kept in memory; stored with its progress once it changed
-        keep(emptyAccount(account, owner))
-      }
-      deposits.set(owner, derived)
-      uncheckedDeposits.add(owner)
+      deposits.set(owner, null)
+      if (baseline) baselineOwners.add(owner)
+      depositOwnerQueue.add(owner)
     },
 
-    get newDeposits() {
-      return uncheckedDeposits.size
+    startDepositRound() {
+      for (const owner of deposits.keys()) depositOwnerQueue.add(owner)
+    },
+
+    get depositChecksPending() {
+      return depositOwnerQueue.size + depositQueue.size
     },
 
     get depositCounts() {
       return {
         addresses: deposits.size,
-        accounts: [...deposits.values()].reduce((sum, owned) => sum + owned.length, 0),
+        accounts: [...deposits.values()].reduce((sum, owned) => sum + (owned?.length ?? 0), 0),
       }
     },
 
-    async checkDeposits(scope) {
-      const owners = scope === 'all' ? [...deposits.keys()] : [...uncheckedDeposits]
-      if (owners.length === 0) return
-      const checked = [...new Set(owners.flatMap((owner) => deposits.get(owner) ?? []))]
+    async checkDeposits() {
+      for (const owner of depositOwnerQueue) {
+        if (depositQueue.size >= DEPOSIT_ACCOUNTS_PER_CHECK) break
+        for (const account of depositAccounts(owner)) depositQueue.add(account)
+        depositOwnerQueue.delete(owner)
+      }
+      const checked = [...depositQueue].slice(0, DEPOSIT_ACCOUNTS_PER_CHECK)
+      if (checked.length === 0) return
       const { contextSlot, states } = await reader.accounts(checked)
       for (const account of checked) {
         const state = accountFingerprint(states.get(account) ?? null)
@@ -567,7 +602,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         // a new deposit address that holds something already: its history is not listed as deposits
         mark(account, contextSlot, baseline)
       }
-      for (const owner of owners) uncheckedDeposits.delete(owner)
+      for (const account of checked) depositQueue.delete(account)
     },
 
     async discoverOpen() {
@@ -610,7 +645,9 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       await follower.close()
       payments.clear()
       deposits.clear()
-      uncheckedDeposits.clear()
+      depositOwnerQueue.clear()
+      depositQueue.clear()
+      baselineOwners.clear()
       baselines.clear()
     },
   }
