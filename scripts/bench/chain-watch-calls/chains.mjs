@@ -94,7 +94,8 @@ export async function watcherFor(mode, { rpcUrl, wsUrl, store, bus, registry, cl
       // (solana-address-indexer.ts); a bound, since the simulated clock stands still meanwhile
       for (let round = 0; round < MAX_ROUNDS_AT_ONCE; round++) {
         await indexer.scanOnce()
-        if (!indexer.watcher?.due) return
+        // its loop's 'more': something due, or deposit addresses' checks left of a round
+        if (!indexer.watcher?.due && !(indexer.watcher?.depositChecksPending > 0)) return
       }
     },
     handlePaymentEvent: (message) => indexer.handlePaymentEvent(message),
