@@ -114,8 +114,9 @@ export const operatorRoutes: FastifyPluginAsync<OperatorPagesDeps> = async (app,
       if (sessionId !== undefined) clearSession(request, reply)
       if (request.method === 'GET') await to(request, reply, `sign-in${sessionId ? '?ended=1' : ''}`)
       else {
+        // the sign-in form itself, not a page without a way on: the form was not taken (403)
         const frame = frameOf(request)
-        await html(reply, 403, renderOperatorMessage(frame, frame.texts.signIn, frame.texts.sessionEnded))
+        await html(reply, 403, renderOperatorSignIn(frame, frame.texts.sessionEnded))
       }
       return null
     }

@@ -108,6 +108,11 @@ export function createDepositAddressConsumer(options: {
   watches: DepositWatch[]
   logger: Logger
   groupId: string
+  /**
+   * watches an address its watch does not hold yet, in place of `watch.watch` (the block-scanning
+   * indexer: after the backfill of its blocks, deposit-backfill.ts); true when it was watched
+   */
+  watchNew?: (watch: DepositWatch, entry: WatchedDepositAddress, createdAt: string) => Promise<boolean>
 }): Service & { handle(message: ConsumedMessage): Promise<void> } {
   const { bus, registry, logger } = options
   async function handle(message: ConsumedMessage): Promise<void> {
@@ -123,7 +128,13 @@ export function createDepositAddressConsumer(options: {
     const { chain, address, merchantId, merchantUserId } = created.data
     for (const watch of options.watches) {
       if (findNetwork(registry, watch.network)?.chain !== chain) continue
-      if (await watch.watch({ network: watch.network, address, merchantId, merchantUserId })) {
+      const entry = { network: watch.network, address, merchantId, merchantUserId }
+      const { watchNew } = options
+      const watched =
+        watchNew !== undefined && watch.get(address) === undefined
+          ? await watchNew(watch, entry, created.data.createdAt)
+          : await watch.watch(entry)
+      if (watched) {
         logger.debug({ network: watch.network, address }, 'watching deposit address')
       }
     }

@@ -34,6 +34,7 @@ import {
   createDepositPayeeOf,
   createDepositWatch,
 } from './deposit-addresses.js'
+import { createDepositBackfill } from './deposit-backfill.js'
 import { observationMessage } from './observations.js'
 import { createPayeeOf } from './payees.js'
 import { createPaymentEventConsumer } from './payment-event-consumer.js'
@@ -134,8 +135,35 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     watches: [depositWatch],
     logger,
     groupId: options.depositEventsGroupId ?? `chain-indexer-deposits.${network}`,
+    // a new address's blocks scanned again before it is watched, between two iterations; the
+    // consumer's offset moves once it is stored, so a crash in between backfills it again
+    watchNew: (watch, entry, createdAt) =>
+      exclusive(async () => {
+        const current = await loadState()
+        const head = lastHead ?? (await client.getHead())
+        const firstScan = startHeight === 'head' ? head.height : startHeight
+        const through = highestMatched ?? current.cursor?.height ?? firstScan - 1
+        await depositBackfill({
+          entry,
+          createdAt,
+          through: through >= 1 ? through : undefined,
+          head,
+          tracker: current.tracker,
+        })
+        return watch.watch(entry)
+      }),
   })
   const history = createScanHistory()
+  const depositBackfill = createDepositBackfill({
+    network,
+    client,
+    registry: options.registry,
+    ...(options.treasuries ? { treasuries: options.treasuries } : {}),
+    payeeOf,
+    history,
+    batchSize,
+    logger,
+  })
   const coverage = createCoverage({
     network,
     client,
@@ -168,6 +196,15 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
   let cursorTime: string | undefined
   /** the last block scanned, while its progress is held back for a pending backfill */
   let unpublishedProgress: ChainBlock | undefined
+  /** the head the last iteration read */
+  let lastHead: ChainHead | undefined
+  /** the iterations and the deposit addresses' backfills, one at a time */
+  let exclusiveTail: Promise<unknown> = Promise.resolve()
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = exclusiveTail.then(work)
+    exclusiveTail = result.catch(() => undefined)
+    return result
+  }
 
   const loadWatchSet = () => {
     watchSetLoad ??= Promise.all([watchSet.load(), depositWatch.load()])
@@ -247,6 +284,7 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     try {
       const current = await loadState()
       const head = await client.getHead()
+      lastHead = head
       const fetched = new Map<number, ChainBlock>()
       const firstScanHeight = startHeight === 'head' ? head.height : startHeight
       const backfillContext = () => ({
@@ -293,7 +331,7 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
   }
 
   const loop = createWorkLoop({
-    iterate: async () => ((await iterate()) ? 'more' : 'idle'),
+    iterate: async () => ((await exclusive(iterate)) ? 'more' : 'idle'),
     pollIntervalMs,
     maxBackoffMs: MAX_BACKOFF_MS,
     onFailure(error, retry) {
@@ -309,7 +347,7 @@ export function createChainIndexer(options: ChainIndexerOptions): ChainIndexer {
     notReadyReason: () => loop.notReadyReason(),
 
     async scanOnce() {
-      await iterate()
+      await exclusive(iterate)
     },
 
     async handlePaymentEvent(message) {

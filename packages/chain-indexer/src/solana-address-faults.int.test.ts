@@ -13,7 +13,9 @@ import { createSolanaAddressReader, createSolanaConnection } from '@chainpay/cha
 import { defaultAssetRegistry } from '@chainpay/domain'
 import { at } from '@chainpay/domain/testing'
 import { createRootLogger } from '@chainpay/platform'
+import { StoreUnavailableError } from '@chainpay/ports'
 import { createSqliteBus, createSqliteChainIndexerStore, openSqliteDatabase } from '@chainpay/store-sqlite'
+import { associatedTokenAccount } from '@chainpay/wallet'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
   createSolanaAddressIndexer,
@@ -29,7 +31,16 @@ import {
   ITERATION_MS,
   MINUTE_MS,
 } from './testing/address-indexer.js'
-import { createIndexerHarness, type IndexerHarness, type TestPayment, testLogger } from './testing/index.js'
+import {
+  createIndexerHarness,
+  type IndexerHarness,
+  paymentCreated,
+  type TestPayment,
+  testLogger,
+} from './testing/index.js'
+
+const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
+const USDT_MINT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'
 
 let harness: IndexerHarness
 let rig: AddressIndexerRig
@@ -440,6 +451,55 @@ describe('a store or bus that goes away (nothing lost)', () => {
       storeDb.close()
       rmSync(directory, { recursive: true, force: true })
     }
+  })
+  it("follows every account of a payment whose accounts' first save failed part way", async () => {
+    // the store goes away after the owner's account is saved and before its token accounts are (seen
+    // in faults-servers.e2e: a USDT payment created while MongoDB restarted was never seen paid)
+    let saves = 0
+    const store = new Proxy(harness.store, {
+      get(target, property, receiver) {
+        if (property !== 'saveFollowedAccount') return Reflect.get(target, property, receiver)
+        return async (...args: Parameters<typeof target.saveFollowedAccount>) => {
+          saves += 1
+          if (saves === 2) throw new StoreUnavailableError('the store went away')
+          return target.saveFollowedAccount(...args)
+        }
+      },
+    })
+    const indexer = rig.indexer({ store })
+    const payment = paymentCreated({
+      network: 'SOLANA',
+      currency: 'USDT',
+      createdAt: new Date(clock.ms).toISOString(),
+      expiresAt: new Date(clock.ms + 2 * HOUR_MS).toISOString(),
+    })
+    await indexer.handlePaymentEvent(payment.message)
+    await expect(indexer.scanOnce()).rejects.toThrow('the store went away')
+    await indexer.scanOnce()
+    // every associated token account of the owner is followed, and saved for the next start
+    const followed = new Set((await harness.store.listFollowedAccounts('SOLANA')).map((item) => item.account))
+    for (const mint of [USDC_MINT, USDT_MINT]) {
+      expect(followed.has(associatedTokenAccount(payment.address, mint))).toBe(true)
+    }
+    // paid at the USDT associated account while nobody listens: found by the next check
+    rig.node.solanaPubsub.refuseConnections(true)
+    rig.node.solanaPubsub.dropConnections()
+    const txHash = await rig.payToken(
+      payment.address,
+      associatedTokenAccount(payment.address, USDT_MINT),
+      '10',
+      'USDT',
+    )
+    rig.node.solanaPubsub.refuseConnections(false)
+    await vi.waitFor(
+      async () => {
+        await rig.runFor(indexer, ITERATION_MS)
+        expect(
+          (await harness.observations.transfersOf(payment.paymentId)).map((item) => item.txHash),
+        ).toEqual([txHash])
+      },
+      { timeout: 15_000, interval: 50 },
+    )
   })
 })
 

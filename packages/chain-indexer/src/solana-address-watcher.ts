@@ -262,7 +262,10 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     // an SPL payment's own token account, as payment-command derived it
     if (entry.owner !== undefined) owned.add(entry.address)
     for (const account of stored ?? []) owned.add(account)
-    for (const account of owned) await adopt(owner, account)
+    // the owner last: a store that fails part way leaves the owner not adopted, so that the next try
+    // derives and adopts them all again rather than taking what was saved for the whole set
+    for (const account of owned) if (account !== owner) await adopt(owner, account)
+    await adopt(owner, owner)
     return owned
   }
 

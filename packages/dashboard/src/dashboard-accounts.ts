@@ -306,6 +306,18 @@ export function createDashboardAccounts(deps: DashboardAccountsDeps) {
     },
 
     /**
+     * An owner ends every session of another user of the merchant (a lost laptop, someone leaving),
+     * without disabling the user, who may sign in again. False for another merchant's user.
+     */
+    async endUserSessions(actor: DashboardUser, userId: string): Promise<boolean> {
+      const target = await users.getUser(userId)
+      if (target === null || target.merchantId !== actor.merchantId) return false
+      await users.revokeUserSessions(userId, iso())
+      await audit(actor.merchantId, actor.email, 'user.signed_out', target.email)
+      return true
+    },
+
+    /**
      * An owner changes a user of the merchant: a role, or enabled. Disabling ends the user's
      * sessions. Refused (false) for another merchant's user, and when it would leave the merchant
      * without an enabled owner (nobody could manage its users then but the operator).

@@ -402,7 +402,12 @@ export function renderUsers(
       const change = `<form class="inline" method="post" action="${action}/role">${csrfField(frame)}<select name="role" aria-label="${e(roleLabel)}">${roleOptions(user.role)}</select> <button type="submit" class="secondary">${e(t.change)}</button></form>`
       const toggle = `<form class="inline" method="post" action="${action}/${user.enabled ? 'disable' : 'enable'}">${csrfField(frame)}<button type="submit" class="${user.enabled ? 'danger' : 'secondary'}" aria-label="${e(`${user.enabled ? t.disable : t.enable}: ${user.email}`)}">${e(user.enabled ? t.disable : t.enable)}</button></form>`
       const reset = `<form class="inline" method="post" action="${action}/reset">${csrfField(frame)}<button type="submit" class="secondary" aria-label="${e(`${t.newSetupLink}: ${user.email}`)}">${e(t.newSetupLink)}</button></form>`
-      return `<tr><td>${e(user.email)}</td><td>${change}</td><td>${e(stateOf(user))}</td><td>${toggle} ${reset}</td></tr>`
+      // another user's sessions (a lost laptop, someone leaving): ended without disabling the user
+      const signOut =
+        user.email === frame.user?.email
+          ? ''
+          : ` <form class="inline" method="post" action="${action}/sign-out">${csrfField(frame)}<button type="submit" class="secondary" aria-label="${e(`${t.endSessions}: ${user.email}`)}">${e(t.endSessions)}</button></form>`
+      return `<tr><td>${e(user.email)}</td><td>${change}</td><td>${e(stateOf(user))}</td><td>${toggle} ${reset}${signOut}</td></tr>`
     })
     .join('\n')
   return renderPage(

@@ -137,8 +137,9 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
         await toSignIn(request, reply, sessionId !== undefined)
       } else {
         clearSession(reply)
+        // the sign-in form itself, not a page without a way on: the form was not taken (403)
         const frame = frameOf(request)
-        await html(reply, 403, renderMessagePage(frame, frame.texts.signIn, frame.texts.sessionEnded))
+        await html(reply, 403, renderSignIn(frame, { kind: 'error', text: frame.texts.sessionEnded }))
       }
       return null
     }
@@ -517,6 +518,15 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
       return html(reply, 404, renderMessagePage(frame, frame.texts.notFound, frame.texts.notFound))
     const users = await accounts.listUsers(merchantId)
     return html(reply, 200, renderUsers(frame, users, { email: reset.user.email, setupUrl: reset.setupUrl }))
+  })
+  // every session of another user ends; the user stays enabled and may sign in again
+  app.post('/users/:userId/sign-out', async (request: AnyRequest, reply) => {
+    const signed = await signedIn(request, reply, 'manage_users')
+    if (signed === null) return reply
+    const frame = frameOf(request, signed, 'users')
+    if (!(await accounts.endUserSessions(signed.user, request.params.userId ?? '')))
+      return html(reply, 404, renderMessagePage(frame, frame.texts.notFound, frame.texts.notFound))
+    return reply.redirect(`${base}/users?lang=${frame.language}`, 303)
   })
   app.post('/users/:userId/disable', async (request: AnyRequest, reply) =>
     changeUser(request, reply, { enabled: false }),

@@ -102,6 +102,7 @@ export const dashboardTexts = {
     disable: 'Disable',
     enable: 'Enable',
     newSetupLink: 'New setup link',
+    endSessions: 'Sign out everywhere',
     lastOwner: 'The merchant keeps at least one enabled owner.',
     ownerNeedsTotp:
       'An owner signs in with an authenticator app: reset this user first, then make them an owner; the new setup link enrols one.',
@@ -207,6 +208,7 @@ export const dashboardTexts = {
     disable: 'Deaktivieren',
     enable: 'Aktivieren',
     newSetupLink: 'Neuer Einrichtungslink',
+    endSessions: 'Überall abmelden',
     lastOwner: 'Der Händler behält mindestens einen aktiven Inhaber.',
     ownerNeedsTotp:
       'Inhaber melden sich mit einer Authenticator-App an: setzen Sie diese Person zuerst zurück und machen Sie sie dann zum Inhaber; der neue Einrichtungslink richtet eine ein.',

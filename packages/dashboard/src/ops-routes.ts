@@ -25,6 +25,9 @@ import { volumeSections } from './volume-chart.js'
 import { renderWebhookDeliveries, renderWebhookEndpoints } from './webhook-pages.js'
 import { webhookTexts } from './webhook-texts.js'
 
+/** how long one CSV export may stream (http-app.ts's deadline for every other request is a minute) */
+const CSV_EXPORT_TIMEOUT_MS = 24 * 60 * 60 * 1000
+
 type AnyRequest = FastifyRequest<{
   Params: Record<string, string>
   Querystring: Record<string, string | string[] | undefined>
@@ -82,7 +85,8 @@ export async function registerOpsRoutes(app: FastifyInstance, kit: OpsKit, deps:
   })
 
   // the payments list's filters applied, every page of the read model streamed (payments-csv.ts)
-  app.get('/payments.csv', async (request: AnyRequest, reply) => {
+  // any size: the export's own deadline (a day) instead of the one every other request has
+  app.get('/payments.csv', { handlerTimeout: CSV_EXPORT_TIMEOUT_MS }, async (request: AnyRequest, reply) => {
     const signed = await kit.signedIn(request, reply, 'read')
     if (signed === null) return reply
     const text = (name: string) => (first(request.query[name]) ?? '').trim().slice(0, 200)

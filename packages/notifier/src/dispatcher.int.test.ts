@@ -601,6 +601,26 @@ describe('createWebhookDispatcher', () => {
       expect(claims.count).toBe(3)
     })
 
+    it("sends a woken delivery held back behind its payment's earlier one in flight once that one is delivered", async () => {
+      const { deliveries, claims } = countingClaims()
+      const dispatcher = await startedDispatcher({ deliveries }, claims)
+      const [first, second] = await enqueue(2)
+      receiver.answer = (webhook) =>
+        webhook.eventId === first?.deliveryId ? { status: 200, afterMs: 200 } : { status: 200 }
+      dispatcher.dispatchRecorded([first?.deliveryId ?? ''])
+      await expect.poll(() => receiver.open).toBe(1)
+      // the second one comes as a wake-up (a redelivery, another replica's record): the claim passes
+      // over it while the first is in flight
+      dispatcher.wake()
+      await expect.poll(() => claims.count).toBe(2)
+      await expect.poll(() => statusOf(second as WebhookDelivery)).toBe('delivered')
+      expect(receiver.received.map((webhook) => webhook.eventId)).toEqual([
+        first?.deliveryId,
+        second?.deliveryId,
+      ])
+      await dispatcher.stop()
+    })
+
     it('sleeps until a retry it scheduled falls due on its clock, then sends it', async () => {
       const { deliveries, claims } = countingClaims()
       let failures = 1

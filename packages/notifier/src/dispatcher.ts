@@ -405,10 +405,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
    * pending: then a delivery that leaves the pending state wakes the loop, whose claim reads the due
    * deliveries. A claim of the due deliveries that took none leaves none so held back (what is due
    * then waits for a retry's timer or a host's place, which wake the loop themselves); one that took
-   * some may have; a claim by id that took fewer than it was given may have. Counted, so that a
-   * claim of the due deliveries clears only what happened before it began.
+   * some may have; a claim by id that took fewer than it was given may have. So may one that took
+   * none while attempts were in flight: a delivery woken by the bus (a redelivery) whose payment's
+   * earlier delivery is being attempted is passed over, and that attempt's end must wake the loop.
+   * Counted, so that a claim of the due deliveries clears only what happened before it began.
    */
   let heldBack = 1
+  /** claims under way: an attempt that leaves the pending state meanwhile wakes the loop after them */
+  let claiming = 0
 
   /**
    * claims what is due within the free slots (of `among` only, when given) and starts it; the
@@ -421,16 +425,22 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       return []
     }
     const heldBackBefore = heldBack
+    const attemptsUnderWay = inFlight.size
     const now = clock.now()
-    const claimed = await deliveries.claimDue(now.toISOString(), {
-      limit: free,
-      leaseMs,
-      perTargetHost: concurrencyPerTargetHost,
-      ...(among === undefined ? {} : { among }),
-    })
+    claiming += 1
+    const claimed = await deliveries
+      .claimDue(now.toISOString(), {
+        limit: free,
+        leaseMs,
+        perTargetHost: concurrencyPerTargetHost,
+        ...(among === undefined ? {} : { among }),
+      })
+      .finally(() => {
+        claiming -= 1
+      })
     if (among !== undefined) {
       if (claimed.length < among.length) heldBack += 1
-    } else if (claimed.length > 0) heldBack += 1
+    } else if (claimed.length > 0 || attemptsUnderWay > 0) heldBack += 1
     else if (heldBack === heldBackBefore) heldBack = 0
     // a lease is free once the clock is past its end (the stores compare leasedUntil < now)
     const leaseFreeAt = now.getTime() + leaseMs + 1
@@ -459,7 +469,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           // claim passed over the host's other deliveries; a delivery that left the pending state
           // may let the next delivery of its payment go, if a claim may have held one back. A
           // retry holds its payment back until the timer wakes the loop for it.
-          if (wasFull || hostWasFull || (leftPending && heldBack > 0)) loop.wake()
+          if (wasFull || hostWasFull || (leftPending && (heldBack > 0 || claiming > 0))) loop.wake()
         })
       inFlight.add(work)
       return work

@@ -11,18 +11,16 @@
 
 import { mkdirSync, readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
-import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { systemClock } from '@chainpay/platform'
 import { Secret, TOTP } from 'otpauth'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { launchChromium, seriousViolations } from './testing/dashboard-browser.js'
 import { merchantClientFor, type PaymentBody, pay, waitForPayment } from './testing/flow.js'
 import { type InProcessStandalone, startInProcessStandalone } from './testing/standalone-in-process.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 const PASSWORD = 'a long passphrase for the owner'
 const SCREENSHOTS = fileURLToPath(new URL('../../../.cache/dashboard-screenshots/', import.meta.url))
 
@@ -35,35 +33,15 @@ beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true })
   ;[standalone, browser] = await Promise.all([
     startInProcessStandalone({ clock: systemClock }),
-    chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    }),
+    launchChromium(),
   ])
 })
 
 afterAll(async () => {
-  await new Promise((resolve) => receiver?.close(resolve))
+  if (receiver) await new Promise((resolve) => receiver.close(resolve))
   await browser?.close()
   await standalone?.stop()
 })
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  // evaluated over the DevTools protocol, which the page's CSP does not govern
-  await page.evaluate(axeSource)
-  const violations = await page.evaluate<{ id: string; impact: string }[]>(
-    'axe.run().then((result) => result.violations.map(({ id, impact }) => ({ id, impact })))',
-  )
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)
-}
 
 /** a payment paid through the chain simulator, confirmed; the transfer's hash */
 async function paidPayment(): Promise<{ paymentId: string; txHash: string }> {

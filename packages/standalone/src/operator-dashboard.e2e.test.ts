@@ -6,15 +6,11 @@
 // axe-core (no serious or critical violation; the merchant's page in light and dark) and asks nothing
 // of another origin; the session cookie is HttpOnly, SameSite=Strict and scoped to the pages.
 
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { systemClock } from '@chainpay/platform'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { launchChromium, seriousViolations } from './testing/dashboard-browser.js'
 import { type InProcessStandalone, startInProcessStandalone } from './testing/standalone-in-process.js'
-
-const CHROMIUM = '/usr/bin/chromium'
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
 let standalone: InProcessStandalone
 let browser: Browser
@@ -22,18 +18,7 @@ let browser: Browser
 beforeAll(async () => {
   ;[standalone, browser] = await Promise.all([
     startInProcessStandalone({ clock: systemClock }),
-    chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    }),
+    launchChromium(),
   ])
 })
 
@@ -41,15 +26,6 @@ afterAll(async () => {
   await browser?.close()
   await standalone?.stop()
 })
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  // evaluated over the DevTools protocol, which the page's CSP does not govern
-  await page.evaluate(axeSource)
-  const violations = await page.evaluate<{ id: string; impact: string }[]>(
-    'axe.run().then((result) => result.violations.map(({ id, impact }) => ({ id, impact })))',
-  )
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)
-}
 
 it('the operator signs in with the admin token, reads merchants and adds a dashboard user; axe clean', async () => {
   const demo = standalone.demoMerchant()

@@ -41,6 +41,8 @@ export async function openMongoDatabase(options: MongoDatabaseOptions): Promise<
     serverSelectionTimeoutMS: timeoutMs,
     connectTimeoutMS: timeoutMs,
     socketTimeoutMS: options.socketTimeoutMs ?? DEFAULT_SOCKET_TIMEOUT_MS,
+    // a pooled connection is waited for as long as a silent socket: the driver's default waits forever
+    waitQueueTimeoutMS: options.socketTimeoutMs ?? DEFAULT_SOCKET_TIMEOUT_MS,
     ...(options.appName ? { appName: options.appName } : {}),
     // an optional field left undefined is left out, never stored as null
     ignoreUndefined: true,

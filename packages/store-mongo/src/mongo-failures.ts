@@ -12,6 +12,10 @@ const UNAVAILABLE_ERRORS: ReadonlySet<string> = new Set([
   'MongoServerSelectionError',
   'MongoNotConnectedError',
   'MongoTopologyClosedError',
+  // no pooled connection freed in time (database.ts's waitQueueTimeoutMS): the server is stuck
+  'MongoWaitQueueTimeoutError',
+  // the pool was emptied under the operation after a network error
+  'MongoPoolClearedError',
 ])
 
 /** the port failure `error` means, or `error` itself */

@@ -4,6 +4,9 @@
 import type { CreatePaymentBody } from '@chainpay/contracts'
 import { apiAuthHeaders } from '@chainpay/signing'
 
+/** how long a request waits for its answer */
+const REQUEST_DEADLINE_MS = 90_000
+
 export interface MerchantClientOptions {
   /** the API root, ending in /api/merchant/v1, e.g. https://pay.example.com/api/merchant/v1 */
   baseUrl: string
@@ -64,7 +67,17 @@ export function createMerchantClient(options: MerchantClientOptions): MerchantCl
       ...apiAuthHeaders(credentials, { method: verb, path: target, body: body ?? '' }, now()),
       ...extraHeaders,
     }
-    const response = await fetch(url, { method: verb, headers, body, redirect: 'manual' })
+    // past the server's own deadline for every request (a minute: service-kit's http-app.ts), a
+    // request that has no answer fails here, naming itself, rather than holding a test to its timeout
+    const response = await fetch(url, {
+      method: verb,
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(REQUEST_DEADLINE_MS),
+    }).catch((error: unknown) => {
+      throw new Error(`${verb} ${target}: no answer (${(error as Error).message})`, { cause: error })
+    })
     return {
       status: response.status,
       headers: Object.fromEntries(response.headers),

@@ -54,6 +54,15 @@ export function toErrorAnswer(error: unknown, requestId: string, bodyLimitBytes?
       unexpected: true,
     }
   }
+  if ((error as Partial<FastifyError>).code === 'FST_ERR_HANDLER_TIMEOUT') {
+    // http-app.ts's deadline: the request waited on something that did not answer in time
+    return {
+      ...answer('SERVICE_UNAVAILABLE', 'the request took too long; retry later', {
+        'retry-after': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
+      }),
+      unexpected: true,
+    }
+  }
   const framework = frameworkErrorAnswer(error as Partial<FastifyError>, bodyLimitBytes)
   if (framework) return answer(framework.code, framework.message)
   return internalError(requestId)

@@ -67,3 +67,31 @@ describe('path parameters', () => {
     expect(levels.filter((level) => ERROR_LEVELS.includes(level))).toEqual([])
   })
 })
+
+describe('the deadline of every request', () => {
+  it('answers a request whose handler never finishes 503 with Retry-After, logged for the operator', async () => {
+    const lines: Array<{ level: string; msg?: string }> = []
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line))
+        done()
+      },
+    })
+    const built = createHttpApp({
+      logger: createRootLogger({ service: 'test', level: 'info', destination }),
+      component: 'test',
+      handlerTimeoutMs: 50,
+    })
+    // what a store that never answers does to a handler
+    built.get('/payments/:paymentId', () => new Promise(() => {}))
+    built.get('/quick', async () => ({ ok: true }))
+    app = built
+    const stuck = await built.inject({ method: 'GET', url: '/payments/p1' })
+    expect(stuck.statusCode).toBe(503)
+    expect(stuck.headers['retry-after']).toBe('5')
+    expect(stuck.json().error.code).toBe('SERVICE_UNAVAILABLE')
+    expect(lines.filter((line) => line.msg === 'request failed').map((line) => line.level)).toEqual(['warn'])
+    // the app goes on answering
+    expect((await built.inject({ method: 'GET', url: '/quick' })).statusCode).toBe(200)
+  })
+})

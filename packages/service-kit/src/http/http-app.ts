@@ -42,7 +42,23 @@ export interface HttpAppOptions {
    * request.ip is the connection's address
    */
   trustedProxies?: string[]
+  /**
+   * how long a request may take, from routing to the last byte of its answer, before it is answered
+   * 503 SERVICE_UNAVAILABLE (Retry-After) and logged with its route; default
+   * DEFAULT_HANDLER_TIMEOUT_MS. A route that streams an answer of any size (the dashboard's CSV
+   * export) sets its own, longer one.
+   */
+  handlerTimeoutMs?: number
 }
+
+/**
+ * Every request is answered within a minute, whatever it waits for: the MongoDB driver bounds its
+ * waits (server selection 5 s, a silent socket 30 s, a pooled connection 30 s: store-mongo's
+ * database.ts) and the command API client its calls, so this deadline is the net under what nothing
+ * else bounds. Without it a request the process could no longer finish held its caller for good (seen
+ * in faults-servers.e2e after MongoDB came back: a GET that never answered).
+ */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 60_000
 
 /**
  * The router's limit on one path parameter (fastify's default is 100 characters, and a longer one
@@ -68,6 +84,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     ...(options.trustedProxies === undefined || options.trustedProxies.length === 0
       ? {}
       : { trustProxy: options.trustedProxies }),
+    handlerTimeout: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
     genReqId: requestIdFor,
     requestIdHeader: false,
     ajv: {

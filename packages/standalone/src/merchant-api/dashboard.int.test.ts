@@ -373,14 +373,55 @@ describe('the dashboard', () => {
     const revoked = await post(revokeAction, { csrf: csrfOf(sessions.body) }, { cookie: third })
     expect(revoked.statusCode).toBe(303)
     expect((await get('/dashboard/payments', second)).statusCode).toBe(303)
-    expect(
-      (await post('/dashboard/users', { csrf: csrfOf(sessions.body) }, { cookie: second })).statusCode,
-    ).toBe(403)
+    // a form sent with the ended session is not taken: the answer is the sign-in form
+    const refused = await post('/dashboard/users', { csrf: csrfOf(sessions.body) }, { cookie: second })
+    expect(refused.statusCode).toBe(403)
+    expect(refused.body).toContain('action="/dashboard/sign-in?lang=en"')
+    expect(refused.body).toContain('Your session has ended.')
     expect((await get('/dashboard/payments', third)).statusCode).toBe(200)
 
     const signOut = await post('/dashboard/sign-out', { csrf: csrfOf(sessions.body) }, { cookie: third })
     expect(signOut.statusCode).toBe(303)
     expect((await get('/dashboard/payments', third)).statusCode).toBe(303)
+  })
+
+  it("an owner signs another user out everywhere: the user's sessions end, the user stays enabled", async () => {
+    const { email, secret } = await setUpOwner()
+    const owner = await signIn(email, codeAt(secret))
+    const { setupUrl, userId } = await addUserAsOperator('dev@shop.example', 'developer')
+    await post(pathOf(setupUrl), { password: PASSWORD, confirmation: PASSWORD })
+    const [laptop, phone] = [await signIn('dev@shop.example'), await signIn('dev@shop.example')]
+    const users = (await get('/dashboard/users', owner)).body
+    expect(users).toContain(`action="/dashboard/users/${userId}/sign-out"`)
+    // not offered on one's own row: the Sessions page and sign-out do that
+    expect(users.match(/\/sign-out"/g)).toHaveLength(2) // the developer's row and the header's sign-out
+
+    // a developer signs nobody out, whatever it posts
+    const developerCsrf = csrfOf((await get('/dashboard/payments', laptop)).body)
+    const ownerId = (await fixture.dashboardAccounts.listUsers(merchantId())).find(
+      (user) => user.role === 'owner',
+    )?.userId
+    expect(
+      (await post(`/dashboard/users/${ownerId}/sign-out`, { csrf: developerCsrf }, { cookie: laptop }))
+        .statusCode,
+    ).toBe(403)
+    expect((await get('/dashboard/payments', owner)).statusCode).toBe(200)
+
+    const csrf = csrfOf(users)
+    expect((await post(`/dashboard/users/${userId}/sign-out`, { csrf }, { cookie: owner })).statusCode).toBe(
+      303,
+    )
+    for (const session of [laptop, phone]) {
+      const ended = await get('/dashboard/payments', session)
+      expect(ended.headers.location).toBe('/dashboard/sign-in?lang=en&ended=1')
+    }
+    expect((await get('/dashboard/payments', owner)).statusCode).toBe(200)
+    // still enabled: signs in again
+    expect((await get('/dashboard/payments', await signIn('dev@shop.example'))).statusCode).toBe(200)
+    expect((await get('/dashboard/audit', owner)).body).toContain('user.signed_out')
+    expect(
+      (await post('/dashboard/users/usr_unknown/sign-out', { csrf }, { cookie: owner })).statusCode,
+    ).toBe(404)
   })
 
   it('locks an account after five failed sign-ins for 15 minutes, the right password included', async () => {

@@ -210,6 +210,10 @@ it('ends sessions when revoked, signed out, or idle 12 h', async () => {
   const gone = await get(`${BASE}/merchants`, first.cookie)
   expect(gone.statusCode).toBe(303)
   expect(gone.headers.location).toBe(`${BASE}/sign-in?ended=1&lang=en`)
+  // a form sent with the ended session is not taken: the answer is the sign-in form
+  const refused = await post(`${BASE}/sign-out`, { csrf: first.csrf }, { cookie: first.cookie })
+  expect(refused.statusCode).toBe(403)
+  expect(refused.body).toContain(`action="${BASE}/sign-in?lang=en"`)
 
   // idle for 12 hours: over
   fixture.clock.advance(12 * 60 * 60 * 1000)
