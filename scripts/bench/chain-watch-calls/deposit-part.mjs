@@ -53,7 +53,10 @@ export async function runDeposits(mode, { settings, startMs, registry, logger, l
     world.scheduleDepositAddresses(settings.addresses, originMs + 1_000, createMs)
     const beforeCreates = world.snapshot()
     await world.runUntil(originMs + createMs + MINUTE)
-    const creates = countedBetween(beforeCreates, world.snapshot())
+    const afterCreates = world.snapshot()
+    const creates = countedBetween(beforeCreates, afterCreates)
+    creates.blocks = afterCreates.blocks - beforeCreates.blocks
+    creates.minutes = (afterCreates.atMs - beforeCreates.atMs) / MINUTE
     log(`${mode.key}: ${world.depositAddressCount()} deposit addresses created, ${creates.calls} calls`)
     await world.runUntil(windowStartMs - idleMs)
 
@@ -114,7 +117,18 @@ export async function runDeposits(mode, { settings, startMs, registry, logger, l
     const tail = countedBetween(tailBefore, world.snapshot())
     const outcomes = await world.depositOutcomes()
     const cpu = process.cpuUsage(cpuStarted)
+    // what creating an address cost beyond watching at idle (TRON: its backfill; by address: its first check)
+    const perAddress = {
+      calls:
+        (creates.calls - (tron ? idle.perBlock * creates.blocks : idle.perMinute * creates.minutes)) /
+        settings.addresses,
+      credits:
+        (creates.credits -
+          (tron ? idle.perBlock * creates.blocks : (idleCounted.credits / idleMinutes) * creates.minutes)) /
+        settings.addresses,
+    }
     return {
+      perAddress,
       addresses: world.depositAddressCount(),
       creates,
       createMs,
@@ -176,6 +190,9 @@ export function reportDeposits(mode, result, { out, fmt, methods, mark, perDay }
   out(`| idle: a day | ${fmt(idle.callsPerDay)} | ${fmt(idle.creditsPerDay)} |`)
   out(
     `| ${blockScanning ? `the ${fmt(window.hours, 2)} busiest hours` : `the day (${fmt(window.hours, 2)} h)`}: ${fmt(result.sent)} deposits sent (${fmt(result.realDeposits)} of registry assets) | ${fmt(window.counted.calls)} | ${fmt(window.counted.credits)} |`,
+  )
+  out(
+    `| per address created, beyond idle (${fmt(result.createMs / MINUTE)} min for ${fmt(result.addresses)}) | ${fmt(result.perAddress.calls, 3)} | ${fmt(result.perAddress.credits, 3)} |`,
   )
   out(`| per deposit, beyond idle | ${fmt(perDeposit.calls, 2)} | ${fmt(perDeposit.credits, 1)} |`)
   out(
