@@ -203,6 +203,15 @@ export function reportDeposits(mode, result, { out, fmt, methods, mark, perDay }
   out(
     `By method: idle ${methods(idle.counted.byName)}; ${blockScanning ? 'the hours' : 'the day'} ${methods(window.counted.byName)}. Until the last deposits are final (${fmt(result.settleMs / MINUTE)} min): ${fmt(result.tail.calls)} calls. Subscriptions: ${fmt(idle.subscriptions)} at idle, ${fmt(result.peakSubscriptions)} at the most while depositing. ${fmt(result.cpuSeconds, 0)} s of CPU.`,
   )
+  const { delays } = result.outcomes
+  if (delays.seen.length > 0) {
+    const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.floor(q * (values.length - 1))]
+    const describe = (values) =>
+      `median ${fmt(quantile(values, 0.5))} s, 95 % within ${fmt(quantile(values, 0.95))} s, at most ${fmt(Math.max(...values))} s`
+    out(
+      `From the sending of a deposit (simulated time): to its first report ${describe(delays.seen)}; to its final report ${describe(delays.final)}.`,
+    )
+  }
   out()
   out('| deposit kind | sent | as expected | what went otherwise |')
   out('|---|---|---|---|')

@@ -120,13 +120,23 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
       if (observation.kind !== 'deposit') return
       let seen = depositObservations.get(observation.txHash)
       if (seen === undefined) {
-        seen = { reports: 0, final: false, statuses: new Set(), transfers: new Map() }
+        seen = {
+          reports: 0,
+          final: false,
+          statuses: new Set(),
+          transfers: new Map(),
+          firstAtMs: nowMs,
+          finalAtMs: undefined,
+        }
         depositObservations.set(observation.txHash, seen)
       }
       seen.reports += 1
       seen.statuses.add(observation.status)
       seen.transfers.set(observation.transferIndex, observation)
-      if (observation.final) seen.final = true
+      if (observation.final) {
+        seen.final = true
+        seen.finalAtMs ??= nowMs
+      }
     },
   })
   const records = new Map()
@@ -317,6 +327,8 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
    */
   async function depositOutcomes() {
     const byKind = {}
+    /** seconds from the sending to the first report, and to the final one, of each deposit reported */
+    const delays = { seen: [], final: [] }
     const sentHashes = new Set(deposits.map((sent) => sent.txHash))
     for (const sent of deposits) {
       byKind[sent.plan.kind] ??= { sent: 0, asExpected: 0, problems: {}, examples: [] }
@@ -330,6 +342,8 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
         else if (reported.length > 1) problems.push(`reported ${reported.length} times`)
         else if (!seen.final) problems.push(`not final (${[...seen.statuses].join(', ')})`)
         else {
+          delays.seen.push((seen.firstAtMs - sent.atMs) / 1000)
+          delays.final.push((seen.finalAtMs - sent.atMs) / 1000)
           const status = await payments.depositStatus(mode.network, sent.txHash, reported[0].transferIndex)
           if (status !== 'confirmed') problems.push(`payment-command: ${status}`)
         }
@@ -340,7 +354,7 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
         row.examples.push(`${sent.txHash} to ${sent.address} at ${new Date(sent.atMs).toISOString()}`)
     }
     const unexpected = [...depositObservations.keys()].filter((txHash) => !sentHashes.has(txHash))
-    return { byKind, unexpected }
+    return { byKind, unexpected, delays }
   }
 
   return {
