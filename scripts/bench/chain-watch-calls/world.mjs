@@ -328,7 +328,7 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
   async function depositOutcomes() {
     const byKind = {}
     /** seconds from the sending to the first report, and to the final one, of each deposit reported */
-    const delays = { seen: [], final: [] }
+    const delays = { seen: [], final: [], slowest: [] }
     const sentHashes = new Set(deposits.map((sent) => sent.txHash))
     for (const sent of deposits) {
       byKind[sent.plan.kind] ??= { sent: 0, asExpected: 0, problems: {}, examples: [] }
@@ -343,6 +343,10 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
         else if (!seen.final) problems.push(`not final (${[...seen.statuses].join(', ')})`)
         else {
           delays.seen.push((seen.firstAtMs - sent.atMs) / 1000)
+          delays.slowest.push({
+            seconds: (seen.firstAtMs - sent.atMs) / 1000,
+            told: `${sent.plan.kind} ${sent.plan.amount}: ${sent.txHash} to ${sent.address} (customer ${sent.plan.user}) sent at ${new Date(sent.atMs).toISOString()}`,
+          })
           delays.final.push((seen.finalAtMs - sent.atMs) / 1000)
           const status = await payments.depositStatus(mode.network, sent.txHash, reported[0].transferIndex)
           if (status !== 'confirmed') problems.push(`payment-command: ${status}`)
@@ -354,6 +358,7 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
         row.examples.push(`${sent.txHash} to ${sent.address} at ${new Date(sent.atMs).toISOString()}`)
     }
     const unexpected = [...depositObservations.keys()].filter((txHash) => !sentHashes.has(txHash))
+    delays.slowest = delays.slowest.sort((a, b) => b.seconds - a.seconds).slice(0, 3)
     return { byKind, unexpected, delays }
   }
 
