@@ -44,6 +44,9 @@ afterEach(async () => {
   await harness.close()
 })
 
+/** the test clock's time, ISO 8601 */
+const now = () => new Date(clock.ms).toISOString()
+
 const depositsTo = async (address: string) => depositsAt(await harness.observations.settle(), address)
 
 /** [txHash, transferIndex, currency, amountUnits, status, final] of each deposit observation */
@@ -52,7 +55,7 @@ const trail = async (address: string) =>
 
 /** a deposit address created for `merchantUserId`, read by the indexer and checked once */
 async function depositAddress(indexer: SolanaAddressIndexer, merchantUserId: string): Promise<string> {
-  const created = depositAddressCreated('SOLANA', merchantUserId)
+  const created = depositAddressCreated('SOLANA', merchantUserId, undefined, now())
   await indexer.handleDepositEvent(created.message)
   await indexer.scanOnce()
   return created.address
@@ -242,13 +245,43 @@ describe('deposit addresses watched by address (decisions 22, docs/chains.md)', 
     ])
   })
 
+  it('after a restart, a payment open on a deposit address is followed on all its accounts, whichever of them the store kept', async () => {
+    const first = rig.indexer()
+    await first.scanOnce()
+    const address = await depositAddress(first, 'frank')
+    // SOL to the owner: only the owner's account changed, only it is stored
+    await rig.pay(address, '1', 'SOL')
+    await rig.runFor(first, DEFAULT_DEPOSIT_CHECK_INTERVAL_MS)
+    const payment = paymentCreated({
+      network: 'SOLANA',
+      currency: 'USDC',
+      address,
+      createdAt: new Date(clock.ms).toISOString(),
+      expiresAt: new Date(clock.ms + 60 * MINUTE_MS).toISOString(),
+    })
+    await first.handlePaymentEvent(payment.message)
+    await first.scanOnce()
+    expect(first.watcher.counts).toMatchObject({ open: 1, accounts: 3 })
+    await rig.stop()
+
+    const db = harness.reopen()
+    const restarted = rig.indexer({
+      store: createSqliteChainIndexerStore(db),
+      bus: createSqliteBus(db, { logger: testLogger }),
+    })
+    await restarted.scanOnce()
+    expect(restarted.watcher.counts).toMatchObject({ open: 1, accounts: 3 })
+  })
+
   it('costs one call per 100 accounts per deposit check for 400 addresses, 1,000 accounts an iteration, and lists nothing while nothing changes', async () => {
     const indexer = rig.indexer()
     await indexer.scanOnce()
     const addresses = Array.from({ length: 400 }, () => simulatedWalletAddress('SOLANA'))
     rig.resetCalls()
     for (const [position, address] of addresses.entries()) {
-      await indexer.handleDepositEvent(depositAddressCreated('SOLANA', `user:${position}`, address).message)
+      await indexer.handleDepositEvent(
+        depositAddressCreated('SOLANA', `user:${position}`, address, now()).message,
+      )
     }
     // the 400 new addresses, 1,200 accounts, checked at once: 1,000 accounts (10 calls), then the rest
     expect(indexer.depositWatch.size).toBe(400)
@@ -287,13 +320,52 @@ describe('deposit addresses watched by address (decisions 22, docs/chains.md)', 
     ])
   })
 
-  it('follows an address that held funds before it was watched from then on: its history is no deposit', async () => {
+  it('finds what was paid to a new address before it was watched, since its creation, at its first check; what came before its creation is no deposit', async () => {
     const indexer = rig.indexer()
     await indexer.scanOnce()
     const address = simulatedWalletAddress('SOLANA')
+    // the address held funds before it was a deposit address (a wallet's, imported)
     await rig.pay(address, '3', 'SOL')
+    rig.advance(MINUTE_MS)
+    const createdAt = now()
+    rig.advance(1_000)
+    // the customer pays before the indexer reads the address's event (the relay lags)
+    const wallet = await solanaWallet(rig.node, 'SOLANA')
+    const { txHash: early } = await wallet.pay([
+      { to: address, amount: '1', currency: 'SOL' },
+      { to: address, amount: '8', currency: 'USDC' },
+    ])
+    await harness.sim.mineBlocks('SOLANA', 1)
+    rig.advance(MINUTE_MS)
     rig.resetCalls()
-    await indexer.handleDepositEvent(depositAddressCreated('SOLANA', 'erin', address).message)
+    await indexer.handleDepositEvent(depositAddressCreated('SOLANA', 'grace', address, createdAt).message)
+    await indexer.scanOnce()
+    // both changed accounts listed from their beginning, only the transaction since the creation read
+    expect(rig.calls).toEqual([
+      'getMultipleAccounts',
+      'getSignaturesForAddress',
+      'getSignaturesForAddress',
+      'getTransaction',
+    ])
+    expect((await depositsTo(address)).map((o) => [o.txHash, o.currency, o.amountUnits])).toEqual(
+      expect.arrayContaining([
+        [early, 'SOL', '1000000000'],
+        [early, 'USDC', '8000000'],
+      ]),
+    )
+    expect(await depositsTo(address)).toHaveLength(2)
+  })
+
+  it('follows an address read more than a day after its creation (the first start of this version) from how it is then: its history is no deposit', async () => {
+    const indexer = rig.indexer()
+    await indexer.scanOnce()
+    const address = simulatedWalletAddress('SOLANA')
+    const createdAt = now()
+    await rig.pay(address, '3', 'SOL')
+    rig.advance(2 * 24 * 60 * MINUTE_MS)
+    await indexer.scanOnce()
+    rig.resetCalls()
+    await indexer.handleDepositEvent(depositAddressCreated('SOLANA', 'erin', address, createdAt).message)
     await indexer.scanOnce()
     // its newest signature is where it is listed from; nothing is read
     expect(rig.calls).toEqual(['getMultipleAccounts', 'getSignaturesForAddress'])

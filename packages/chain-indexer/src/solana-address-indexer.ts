@@ -41,7 +41,7 @@ import {
   Topics,
   type WatchedAddress,
 } from '@chainpay/ports'
-import { BLOCK_TIME_SKEW_MS } from './backfill.js'
+import { BLOCK_TIME_SKEW_MS, CLOCK_SKEW_MS } from './backfill.js'
 import { HISTORY_BELOW_MESSAGE } from './coverage.js'
 import {
   createDepositAddressConsumer,
@@ -69,6 +69,13 @@ export const DEFAULT_CHECK_INTERVAL_MS = 10 * 60 * 1000
  * seen within it (docs/chains.md, "Customers' deposit addresses")
  */
 export const DEFAULT_DEPOSIT_CHECK_INTERVAL_MS = 10 * 60 * 1000
+/**
+ * a deposit address read within this of its creation has what came to it since (before its watch)
+ * read at its first check; one read later (the first start of a version that watches them, which
+ * reads every address ever created) is followed from how it is then, its history not read: the
+ * payments it had may be forgotten, and their transfers would be taken for deposits
+ */
+export const DEPOSIT_BACKFILL_MAX_AGE_MS = 24 * 60 * 60 * 1000
 /**
  * while the node's websocket is not open (down, refused, half-open, or a wrong <NETWORK>_WS_URL),
  * nothing is notified: the open payments' accounts are checked this often instead
@@ -140,33 +147,25 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     ...(options.treasuries ? { treasuries: options.treasuries } : {}),
   }
   const depositWatch = createDepositWatch({ network, store })
-  /** deposit addresses the consumer added, not handed to the watcher yet */
-  const newDeposits = new Set<string>()
+  /** deposit addresses the consumer added, not handed to the watcher yet, with when they were created */
+  const newDeposits = new Map<string, string>()
   const depositConsumer = createDepositAddressConsumer({
     bus,
     registry: options.registry,
-    watches: [
-      {
-        network,
-        get size() {
-          return depositWatch.size
-        },
-        load: () => depositWatch.load(),
-        get: (address) => depositWatch.get(address),
-        addresses: () => depositWatch.addresses(),
-        async watch(entry) {
-          const added = await depositWatch.watch(entry)
-          if (added) {
-            newDeposits.add(entry.address)
-            loop.wake()
-          }
-          return added
-        },
-      },
-    ],
+    watches: [depositWatch],
     logger,
     groupId: options.depositEventsGroupId ?? `chain-indexer-deposits.${network}`,
+    async watchNew(watch, entry, createdAt) {
+      const added = await watch.watch(entry)
+      if (added) {
+        newDeposits.set(entry.address, createdAt)
+        loop.wake()
+      }
+      return added
+    },
   })
+  const paymentPayeeOf = createPayeeOf(rules, watchSet)
+  const depositPayeeOf = createDepositPayeeOf(rules, depositWatch, paymentPayeeOf)
   const follower = createSolanaTransferFollower({
     network,
     reader,
@@ -182,7 +181,10 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
     registry: options.registry,
     store,
     follower,
-    payeeOf: createDepositPayeeOf(rules, depositWatch, createPayeeOf(rules, watchSet)),
+    payeeOf: depositPayeeOf,
+    // what a new deposit address's backfill finds that a payment's watch claims was that payment's
+    backfillPayeeOf: (transfer) =>
+      paymentPayeeOf(transfer) === undefined ? depositPayeeOf(transfer) : undefined,
     clock,
     logger,
     onDue: () => loop.wake(),
@@ -302,12 +304,17 @@ export function createSolanaAddressIndexer(options: SolanaAddressIndexerOptions)
 
   /**
    * the deposit addresses' accounts in batches: all of them every depositCheckIntervalMs (the first
-   * iteration included: what arrived while the process was down), and new ones at once, their state
-   * then being where they are followed from; DEPOSIT_ACCOUNTS_PER_CHECK an iteration
+   * iteration included: what arrived while the process was down), and new ones at once, what came
+   * to them since their creation read then (their backfill); DEPOSIT_ACCOUNTS_PER_CHECK an iteration
    */
   async function checkDeposits(nowMs: number): Promise<void> {
-    for (const address of [...newDeposits]) {
-      watcher.watchDeposit(address, { baseline: true })
+    for (const [address, createdAt] of [...newDeposits]) {
+      // created recently: what came since its creation (less the clock skew) was before its watch
+      const from =
+        nowMs - Date.parse(createdAt) <= DEPOSIT_BACKFILL_MAX_AGE_MS
+          ? new Date(Date.parse(createdAt) - CLOCK_SKEW_MS).toISOString()
+          : 'now'
+      watcher.watchDeposit(address, { from })
       newDeposits.delete(address)
     }
     if (lastDepositCheckMs === undefined || nowMs - lastDepositCheckMs >= depositCheckIntervalMs) {

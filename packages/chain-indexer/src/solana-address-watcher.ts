@@ -83,11 +83,13 @@ export interface SolanaAddressWatcher {
   readonly followsOpen: boolean
   /**
    * follows a customer's deposit address for as long as it exists: its owner and associated token
-   * accounts, queued for their first check. `baseline`: a deposit address just created, whose
-   * accounts the store knows nothing of, is followed from how they are at that check (what an
-   * address held before it was watched is history, not a deposit: docs/chains.md)
+   * accounts, queued for their first check. `from`, for an address new to the indexer whose
+   * accounts the store knows nothing of: what their history holds before it is not read (a time:
+   * the address's creation, the backfill of what came before its watch; 'now': nothing, an address
+   * read long after its creation); what is after it, and no payment's watch claims, is a deposit
+   * (docs/chains.md, "Customers' deposit addresses"). Without it everything unread is read.
    */
-  watchDeposit(address: string, options?: { baseline?: boolean }): void
+  watchDeposit(address: string, options?: { from?: string | 'now' }): void
   /** queues every deposit address's accounts for a check: a round */
   startDepositRound(): void
   /**
@@ -116,6 +118,11 @@ export interface SolanaAddressWatcherOptions {
    * deposit it is (deposit-addresses.ts)
    */
   payeeOf: (transfer: ChainTransfer) => TransferPayee | undefined
+  /**
+   * the same for a transfer a new deposit address's backfill found: what a payment's watch claims
+   * is not read again for it; default payeeOf
+   */
+  backfillPayeeOf?: (transfer: ChainTransfer) => TransferPayee | undefined
   clock: Clock
   logger: Logger
   /** called when a notification marked something: the caller's loop runs a tick soon */
@@ -137,6 +144,22 @@ interface Unread {
   accounts: Set<string>
   attempts: number
   nextAttemptMs: number
+  /** listed only by a new deposit address's backfill: read with backfillPayeeOf */
+  backfill: boolean
+}
+
+/**
+ * what a listing reads of what it lists: all; nothing (only the newest signature is kept); or what
+ * came at or after a time (ISO 8601)
+ */
+type ReadFrom = 'all' | 'none' | string
+
+/** of two marks' reads, the one that reads more */
+function widerReadFrom(a: ReadFrom, b: ReadFrom): ReadFrom {
+  if (a === 'all' || b === 'all') return 'all'
+  if (a === 'none') return b
+  if (b === 'none') return a
+  return a < b ? a : b
 }
 
 /** a transaction the node does not return yet is asked again after 1, 2, 4... s, at most this */
@@ -161,6 +184,7 @@ export function accountFingerprint(state: AccountState | null): string {
 
 export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions): SolanaAddressWatcher {
   const { network, reader, store, follower, payeeOf, clock, logger } = options
+  const backfillPayeeOf = options.backfillPayeeOf ?? payeeOf
   const mints = options.registry.assets.flatMap((asset) =>
     asset.network === network && asset.contract !== null ? [asset.contract] : [],
   )
@@ -174,7 +198,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
    * node behind the one that saw the change cannot list less; and a number that tells a mark made
    * while the account was being listed
    */
-  const marked = new Map<string, { minContextSlot: number | undefined; seq: number; baseline: boolean }>()
+  const marked = new Map<string, { minContextSlot: number | undefined; seq: number; readFrom: ReadFrom }>()
   let marks = 0
   /** payments followed one by one */
   let openCount = 0
@@ -194,20 +218,21 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   const depositOwnerQueue = new Set<string>()
   /** deposit accounts queued for a check, in order */
   const depositQueue = new Set<string>()
-  /** new deposit addresses whose accounts are not derived yet: their first check is their baseline */
-  const baselineOwners = new Set<string>()
-  /** accounts of new deposit addresses the store knew nothing of: their first check is their baseline */
-  const baselines = new Set<string>()
+  /** new deposit addresses whose accounts are not derived yet, and what of their history is read */
+  const baselineOwners = new Map<string, string | 'now'>()
+  /** accounts of new deposit addresses the store knew nothing of: what of their history is read */
+  const baselines = new Map<string, string | 'now'>()
 
   /** a deposit address's accounts, derived (and kept in memory with their owner) the first time */
   function depositAccounts(owner: string): string[] {
     const known = deposits.get(owner)
     if (known != null) return known
     const derived = [owner, ...depositAccountsOf(owner)]
-    const baseline = baselineOwners.delete(owner)
+    const from = baselineOwners.get(owner)
+    baselineOwners.delete(owner)
     for (const account of derived) {
       if (accounts.has(account)) continue
-      if (baseline) baselines.add(account)
+      if (from !== undefined) baselines.set(account, from)
       // whose it is, kept in memory; stored with its progress once it changed
       keep(emptyAccount(account, owner))
     }
@@ -216,16 +241,16 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   }
 
   /**
-   * `baseline`: the listing only finds the newest signature, the account's history is not read (a
-   * deposit address's first check found it holding something already); any other mark reads it
+   * `readFrom`: what the listing reads, all it lists unless a new deposit address's first check
+   * found it holding something already (readFromOf); of two marks, what reads more
    */
-  function mark(account: string, minContextSlot: number | undefined, baseline = false): void {
+  function mark(account: string, minContextSlot: number | undefined, readFrom: ReadFrom = 'all'): void {
     const known = marked.get(account)
     const slots = [known?.minContextSlot, minContextSlot].filter((slot) => slot !== undefined)
     marked.set(account, {
       minContextSlot: slots.length === 0 ? undefined : Math.max(...slots),
       seq: ++marks,
-      baseline: baseline && (known?.baseline ?? true),
+      readFrom: known === undefined ? readFrom : widerReadFrom(known.readFrom, readFrom),
     })
   }
 
@@ -350,11 +375,14 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         known.lastSignature,
         minContextSlot === undefined ? {} : { minContextSlot },
       )
-      if (!marking.baseline) for (const item of activity) remember(item, account)
-      logger.debug(
-        { account, listed: activity.length, minContextSlot, baseline: marking.baseline },
-        'account listed',
-      )
+      const { readFrom } = marking
+      for (const item of activity) {
+        if (readFrom === 'all') remember(item, account, false)
+        // a new deposit address's backfill: what came since its creation (a time unknown: read)
+        else if (readFrom !== 'none' && (item.blockTime === null || item.blockTime >= readFrom))
+          remember(item, account, true)
+      }
+      logger.debug({ account, listed: activity.length, minContextSlot, readFrom }, 'account listed')
       const newest = activity.at(-1)
       // nothing new from a node at the check's slot or later: what changed was listed already
       if (newest !== undefined) unsaved.set(account, { ...known, lastSignature: newest.signature })
@@ -367,11 +395,12 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
   const progressOf = (account: string): FollowedAccount =>
     unsaved.get(account) ?? accounts.get(account) ?? emptyAccount(account)
 
-  function remember(item: AddressActivity, account: string): void {
+  function remember(item: AddressActivity, account: string, backfill: boolean): void {
     if (item.failed || follower.follows(item.signature)) return
     const known = unread.get(item.signature)
     if (known !== undefined) {
       known.accounts.add(account)
+      known.backfill &&= backfill
       return
     }
     unread.set(item.signature, {
@@ -380,6 +409,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       accounts: new Set([account]),
       attempts: 0,
       nextAttemptMs: 0,
+      backfill,
     })
   }
 
@@ -396,8 +426,9 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
           unread.delete(signature)
         continue
       }
+      const payeeOfItem = item.backfill ? backfillPayeeOf : payeeOf
       const transfers = transaction.transfers.flatMap((transfer): TrackedTransfer[] => {
-        const payee = payeeOf(transfer)
+        const payee = payeeOfItem(transfer)
         if (payee === undefined) return []
         // getTransaction does not name the block's hash; forks are followed by status, not hash
         const block = { height: transaction.slot, hash: '', time: transaction.blockTime }
@@ -519,6 +550,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
     async watch(entry) {
       if (payments.has(entry.paymentId)) return
       const owner = paymentAddressOf(entry)
+      // a deposit address's accounts are stored only once changed: derived here, all of them known
+      if (deposits.has(owner)) depositAccounts(owner)
       const followed: FollowedPayment = {
         entry,
         owner,
@@ -565,10 +598,10 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       ownedBy.delete(followed.owner)
     },
 
-    watchDeposit(owner, { baseline = false } = {}) {
+    watchDeposit(owner, { from } = {}) {
       if (deposits.has(owner)) return
       deposits.set(owner, null)
-      if (baseline) baselineOwners.add(owner)
+      if (from !== undefined) baselineOwners.set(owner, from)
       depositOwnerQueue.add(owner)
     },
 
@@ -599,11 +632,12 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       for (const account of checked) {
         const state = accountFingerprint(states.get(account) ?? null)
         const known = progressOf(account)
-        const baseline = baselines.delete(account)
+        const from = baselines.get(account)
+        baselines.delete(account)
         if (state === (known.state ?? 'none')) continue
         unsaved.set(account, { ...known, state })
-        // a new deposit address that holds something already: its history is not listed as deposits
-        mark(account, contextSlot, baseline)
+        // a new deposit address that holds something already: only what came since its creation
+        mark(account, contextSlot, from === undefined ? 'all' : from === 'now' ? 'none' : from)
       }
       for (const account of checked) depositQueue.delete(account)
     },

@@ -32,6 +32,9 @@ beforeAll(async () => {
     mongodbUrl: testMongoDbUrl(),
     name,
     chainClock: { now: () => new Date(Date.now() + chainTimeAheadMs) },
+    networks: ['TRON', 'SOLANA'],
+    // Solana by address checks deposit addresses every second here, not every ten minutes
+    chainIndexerEnv: { SOLANA_DEPOSIT_CHECK_INTERVAL_MS: '1000' },
   })
   const merchant = await distributed.createMerchant('Deposits, distributed')
   chainpay = new Chainpay({
@@ -61,10 +64,13 @@ beforeEach(({ onTestFailed }) => {
 })
 
 /** the types of the deposit's events in payment-command's event store and the first one's data */
-function depositOf(txHash: string): { types: string[]; detected: Record<string, unknown> | undefined } {
+function depositOf(
+  txHash: string,
+  network = 'TRON',
+): { types: string[]; detected: Record<string, unknown> | undefined } {
   const rows = events
     .prepare('SELECT type, data FROM es_events WHERE stream_id = ? ORDER BY revision')
-    .all(toDepositStreamId(depositIdOf('TRON', txHash, 0))) as Array<{ type: string; data: string }>
+    .all(toDepositStreamId(depositIdOf(network, txHash, 0))) as Array<{ type: string; data: string }>
   const first = rows[0]
   return {
     types: rows.map((row) => row.type),
@@ -73,21 +79,21 @@ function depositOf(txHash: string): { types: string[]; detected: Record<string, 
 }
 
 /** the chain-indexer learned of the address over Kafka and watches it (its store on MongoDB) */
-async function watched(address: string): Promise<void> {
+async function watched(address: string, network = 'TRON'): Promise<void> {
   const collection = mongo.db.collection('deposit_addresses_watched')
   const found = await until(
-    async () => (await collection.countDocuments({ network: 'TRON', address })) > 0,
+    async () => (await collection.countDocuments({ network, address })) > 0,
     (yes) => yes,
   )
   expect(found).toBe(true)
 }
 
 /** a customer's transfer on the simulated chain, through the gateway's /dev/chains/* */
-async function transfer(to: string, amount: string): Promise<string> {
-  const response = await fetch(`${distributed.baseUrl}/dev/chains/TRON/transfers`, {
+async function transfer(to: string, amount: string, network = 'TRON', currency = 'USDT'): Promise<string> {
+  const response = await fetch(`${distributed.baseUrl}/dev/chains/${network}/transfers`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ to, amount, currency: 'USDT' }),
+    body: JSON.stringify({ to, amount, currency }),
   })
   const body = (await response.json()) as { txHash: string }
   if (response.status !== 201) throw new Error(`transfer refused: ${response.status} ${JSON.stringify(body)}`)
@@ -189,6 +195,32 @@ describe('deposits at customers’ deposit addresses, distributed', () => {
       { event: 'deposit.detected', deposit: { ...common, status: 'DETECTED', confirmed_at: null } },
       { event: 'deposit.confirmed', deposit: { ...common, status: 'CONFIRMED', confirmations: 20 } },
     ])
+  })
+
+  it('on Solana by address, SOL sent to the deposit address is a deposit, detected then confirmed, its accounts followed on MongoDB', {
+    timeout: 90_000,
+  }, async () => {
+    const user = `solana-${Date.now()}`
+    const { address } = await chainpay.depositAddresses.create({ merchantUserId: user, network: 'SOLANA' })
+    await watched(address, 'SOLANA')
+    const txHash = await transfer(address, '0.75', 'SOLANA', 'SOL')
+    const deposit = await until(
+      () => depositOf(txHash, 'SOLANA'),
+      (read) => read.types.includes('DepositConfirmed'),
+    )
+    expect(deposit.types[0]).toBe('DepositDetected')
+    expect(deposit.types.at(-1)).toBe('DepositConfirmed')
+    expect(deposit.detected).toMatchObject({
+      merchantUserId: user,
+      address,
+      currency: 'SOL',
+      amountUnits: '750000000',
+    })
+    // the owner's balance and last signature, kept so that a restart neither reports it again nor misses
+    const followed = await mongo.db
+      .collection('account_signatures')
+      .findOne({ network: 'SOLANA', account: address })
+    expect(followed).toMatchObject({ owner: address, signature: txHash })
   })
 
   it('a deposit the chain drops before finality is in doubt, then dropped, and counts in no balance', {

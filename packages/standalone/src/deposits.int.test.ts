@@ -18,7 +18,11 @@ let db: DatabaseSync
 let receiver: WebhookReceiver
 
 beforeAll(async () => {
-  standalone = await startInProcessStandalone({ clock: { now: () => new Date() } })
+  standalone = await startInProcessStandalone({
+    clock: { now: () => new Date() },
+    // Solana by address checks deposit addresses every second here, not every ten minutes
+    env: { SOLANA_DEPOSIT_CHECK_INTERVAL_MS: '1000' },
+  })
   const merchant = standalone.demoMerchant()
   chainpay = new Chainpay({
     baseUrl: standalone.baseUrl,
@@ -36,10 +40,13 @@ afterAll(async () => {
 })
 
 /** the types of the deposit's events and the first one's data */
-function depositOf(txHash: string): { types: string[]; detected: Record<string, unknown> | undefined } {
+function depositOf(
+  txHash: string,
+  network = 'TRON',
+): { types: string[]; detected: Record<string, unknown> | undefined } {
   const rows = db
     .prepare('SELECT type, data FROM es_events WHERE stream_id = ? ORDER BY revision')
-    .all(toDepositStreamId(depositIdOf('TRON', txHash, 0))) as Array<{ type: string; data: string }>
+    .all(toDepositStreamId(depositIdOf(network, txHash, 0))) as Array<{ type: string; data: string }>
   const first = rows[0]
   return {
     types: rows.map((row) => row.type),
@@ -48,12 +55,10 @@ function depositOf(txHash: string): { types: string[]; detected: Record<string, 
 }
 
 /** the chain indexer learned of the address from the deposit events topic and watches it */
-async function watched(address: string): Promise<void> {
-  const query = db.prepare(
-    "SELECT 1 AS n FROM deposit_addresses_watched WHERE network = 'TRON' AND address = ?",
-  )
+async function watched(address: string, network = 'TRON'): Promise<void> {
+  const query = db.prepare('SELECT 1 AS n FROM deposit_addresses_watched WHERE network = ? AND address = ?')
   const found = await until(
-    () => query.get(address) !== undefined,
+    () => query.get(network, address) !== undefined,
     (yes) => yes,
   )
   expect(found).toBe(true)
@@ -167,6 +172,27 @@ describe('deposits at customers’ deposit addresses in standalone', () => {
     ])
     const refused = await chainpay.deposits.list({ status: 'lost' as never }).catch((error: unknown) => error)
     expect(refused).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' })
+  })
+
+  it('on Solana by address (SOLANA_WATCH_MODE=address), SOL sent to the deposit address is a deposit, detected then confirmed', {
+    timeout: 60_000,
+  }, async () => {
+    const user = `solana-${Date.now()}`
+    const { address } = await chainpay.depositAddresses.create({ merchantUserId: user, network: 'SOLANA' })
+    await watched(address, 'SOLANA')
+    const txHash = await pay(standalone, 'SOLANA', { to: address, amount: '0.75', currency: 'SOL' })
+    const deposit = await until(
+      () => depositOf(txHash, 'SOLANA'),
+      (read) => read.types.includes('DepositConfirmed'),
+    )
+    expect(deposit.types[0]).toBe('DepositDetected')
+    expect(deposit.types.at(-1)).toBe('DepositConfirmed')
+    expect(deposit.detected).toMatchObject({
+      merchantUserId: user,
+      address,
+      currency: 'SOL',
+      amountUnits: '750000000',
+    })
   })
 
   it('a deposit the chain drops before finality is in doubt, then dropped', { timeout: 60_000 }, async () => {

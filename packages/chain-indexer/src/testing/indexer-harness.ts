@@ -161,6 +161,7 @@ export function depositAddressCreated(
   chain: Chain,
   merchantUserId: string,
   address = simulatedWalletAddress(chain),
+  createdAt = new Date().toISOString(),
 ): { address: string; message: ConsumedMessage } {
   const published = depositAddressEventBusMessage({
     eventId: randomUUID(),
@@ -177,7 +178,7 @@ export function depositAddressCreated(
       derivationPath: chain === 'TRON' ? "m/44'/195'/0'/2/7" : "m/44'/501'/2'/7'",
       walletId: 'operator',
       index: 7,
-      createdAt: new Date().toISOString(),
+      createdAt,
     },
   })
   return { address, message: { topic: Topics.depositEvents, offset: '0', ...published } }

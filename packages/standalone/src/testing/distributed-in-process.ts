@@ -40,6 +40,8 @@ export interface InProcessDistributedOptions {
    * the chains' time, e.g. past a TRON transaction's expiration); the system's otherwise
    */
   chainClock?: Clock
+  /** more of the chain-indexer's environment (SOLANA_DEPOSIT_CHECK_INTERVAL_MS, say) */
+  chainIndexerEnv?: Record<string, string>
 }
 
 export interface InProcessDistributed {
@@ -171,6 +173,7 @@ async function startIn(
           CHAIN_NETWORKS: networks,
           TRON_BLOCK_INTERVAL_MS: '40',
           SOLANA_BLOCK_INTERVAL_MS: '40',
+          ...options.chainIndexerEnv,
         }),
         loggerOf('chain-indexer'),
         options.chainClock ? { clock: options.chainClock } : {},
