@@ -9,7 +9,9 @@
 // Per mode it prints: each day of the week (calls, credits, per block, per payment), the idle cost
 // after the week, and the idle and per-payment cost at 10, 1,000 and 10,000 recent payments
 // (preloaded by a burst of the same shop), each against its goal, and whether every payment ended
-// as its customer's behaviour says it must. Not a test: `scripts/bench/chain-watch calls --help`.
+// as its customer's behaviour says it must; then 10,000 customers' deposit addresses with 1,000
+// deposits a day (chain-watch-calls/deposit-part.mjs): the idle cost of watching them, the cost per
+// deposit, and whether every deposit was reported. Not a test: `scripts/bench/chain-watch calls --help`.
 
 import { createRequire } from 'node:module'
 import { cpus, totalmem } from 'node:os'
@@ -18,6 +20,7 @@ import { defaultAssetRegistry, findNetwork } from '../../packages/domain/dist/in
 import { createRootLogger } from '../../packages/platform/dist/index.js'
 import { MODES } from './chain-watch-calls/chains.mjs'
 import { countedBetween } from './chain-watch-calls/counting-proxy.mjs'
+import { reportDeposits, runDeposits } from './chain-watch-calls/deposit-part.mjs'
 import { DAY, EXPIRY_MS, planBurst, planShop } from './chain-watch-calls/shop.mjs'
 import { openWorld } from './chain-watch-calls/world.mjs'
 
@@ -32,7 +35,7 @@ const log = (line) => process.stderr.write(`[${new Date().toISOString().slice(11
 const { values: options } = parseArgs({
   options: {
     chains: { type: 'string', default: process.env.BENCH_CALLS_CHAINS ?? 'TRON,SOLANA,SOLANA_BLOCKS' },
-    parts: { type: 'string', default: process.env.BENCH_CALLS_PARTS ?? 'week,scale,mainnet' },
+    parts: { type: 'string', default: process.env.BENCH_CALLS_PARTS ?? 'week,scale,mainnet,deposits' },
     days: { type: 'string' },
     'per-day': { type: 'string', default: '1000' },
     scales: { type: 'string' },
@@ -41,6 +44,9 @@ const { values: options } = parseArgs({
     'mainnet-fillers': { type: 'string', default: '300' },
     'mainnet-hours': { type: 'string' },
     'blocks-hours': { type: 'string' },
+    'deposit-addresses': { type: 'string' },
+    'deposits-per-day': { type: 'string', default: '1000' },
+    'deposit-hours': { type: 'string' },
     seed: { type: 'string', default: '2030' },
     quick: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
@@ -48,16 +54,20 @@ const { values: options } = parseArgs({
   allowPositionals: true,
 })
 if (options.help) {
-  out(`usage: scripts/bench/chain-watch calls [--quick] [--chains TRON,SOLANA,SOLANA_BLOCKS] [--parts week,scale,mainnet]
+  out(`usage: scripts/bench/chain-watch calls [--quick] [--chains TRON,SOLANA,SOLANA_BLOCKS] [--parts week,scale,mainnet,deposits]
   [--days 7] [--per-day 1000] [--scales 10,1000,10000] [--scale-payments 60] [--fillers 3]
   [--mainnet-fillers 300] [--mainnet-hours 1] [--blocks-hours 3] [--seed 2030]
+  [--deposit-addresses 10000] [--deposits-per-day 1000] [--deposit-hours 24]
 
   SOLANA is the address watcher (the default SOLANA_WATCH_MODE), SOLANA_BLOCKS block scanning.
   week     the shop for --days days (block scanning: --blocks-hours of its busiest hours, see docs)
   scale    idle and per-payment cost at --scales recent payments (a preloaded burst of the shop)
   mainnet  TRON for --mainnet-hours with --mainnet-fillers transactions per block (mainnet size);
            Solana blocks: the same slots at that size, a tenth of the time
-  --quick  a short run for development: 6 hours, scales 10 and 300, short samples
+  deposits --deposit-addresses customers' deposit addresses, then a day (--deposit-hours) of
+           --deposits-per-day deposits to them (block scanning: its --blocks-hours busiest hours);
+  --quick  a short run for development: 6 hours, scales 10 and 300, short samples; deposits: 300
+           addresses, 3 hours
 
   BENCH_LOG_FILE=path (LOG_LEVEL, default info) keeps the indexer's and payment-command's logs there`)
   process.exit(0)
@@ -78,6 +88,9 @@ const settings = {
   /** the idle cost after the week is measured over this long */
   idleAfterWeekMs: (quick ? 1 : 2) * HOUR,
   seed: Number(options.seed),
+  depositAddresses: Number(options['deposit-addresses'] ?? (quick ? 300 : 10_000)),
+  depositsPerDay: Number(options['deposits-per-day']),
+  depositHours: Number(options['deposit-hours'] ?? (quick ? 3 : 24)),
 }
 const parts = new Set(options.parts.split(',').map((part) => part.trim()))
 const pino = createRequire(new URL('../../packages/platform/package.json', import.meta.url))('pino')
@@ -617,7 +630,31 @@ for (const chain of chains) {
   }
   if (parts.has('mainnet') && (mode.chain === 'TRON' || !mode.byAddress))
     result.mainnet = await runMainnetSize(mode)
-  allMet = reportMode(mode, result) && allMet
+  if (['week', 'scale', 'mainnet'].some((part) => parts.has(part)))
+    allMet = reportMode(mode, result) && allMet
+  else {
+    out()
+    out(`## ${mode.title}`)
+  }
+  if (parts.has('deposits')) {
+    const blockScanning = scansBlocks(mode)
+    const deposits = await runDeposits(mode, {
+      settings: {
+        addresses: settings.depositAddresses,
+        perDay: settings.depositsPerDay,
+        hours: blockScanning ? settings.blocksHours : settings.depositHours,
+        blockHoursFrom: 12,
+        fillers: settings.fillers,
+        seed: settings.seed,
+      },
+      startMs: WEEK_START_MS,
+      registry,
+      logger,
+      log,
+    })
+    allMet =
+      reportDeposits(mode, deposits, { out, fmt, methods, mark, perDay: settings.depositsPerDay }) && allMet
+  }
   const cpu = process.cpuUsage(cpuStarted)
   out(
     `\n(${mode.key}: ${fmt((performance.now() - started) / 60_000, 1)} minutes, ${fmt((cpu.user + cpu.system) / 60e6, 1)} minutes of CPU)`,

@@ -70,7 +70,8 @@ const MAX_ROUNDS_AT_ONCE = 10
  * node-shaped routes through the counting proxy; the websocket goes to the simulator. The one place
  * the benchmark meets the watcher's interfaces: what it drives is one iteration of the indexer's
  * loop, a payment event as its consumer (group chain-indexer.<network>) hands it on (every one:
- * PaymentCreated opens the watch, the terminal ones close it), and the stop.
+ * PaymentCreated opens the watch, the terminal ones close it), a deposit address event as its
+ * deposit consumer (group chain-indexer-deposits.<network>) hands it on, and the stop.
  */
 export async function watcherFor(mode, { rpcUrl, wsUrl, store, bus, registry, clock, logger }) {
   const common = { network: mode.network, store, bus, registry, clock, logger, pollIntervalMs: mode.pollMs }
@@ -93,10 +94,17 @@ export async function watcherFor(mode, { rpcUrl, wsUrl, store, bus, registry, cl
       // (solana-address-indexer.ts); a bound, since the simulated clock stands still meanwhile
       for (let round = 0; round < MAX_ROUNDS_AT_ONCE; round++) {
         await indexer.scanOnce()
-        if (!indexer.watcher?.due) return
+        // its loop's 'more': something due, or deposit addresses' checks left of a round
+        if (!indexer.watcher?.due && !(indexer.watcher?.depositChecksPending > 0)) return
       }
     },
     handlePaymentEvent: (message) => indexer.handlePaymentEvent(message),
+    depositEventsGroupId: `chain-indexer-deposits.${mode.network}`,
+    /** a deposit address event as its deposit consumer hands it on; undefined where the watcher has none */
+    handleDepositEvent:
+      typeof indexer.handleDepositEvent === 'function'
+        ? (message) => indexer.handleDepositEvent(message)
+        : undefined,
     stop: () => indexer.stop(),
   }
 }

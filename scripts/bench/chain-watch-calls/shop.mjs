@@ -83,7 +83,7 @@ export function seededRandom(seed) {
 }
 
 /** `count` creation times within [startMs, startMs + DAY), following the daily curve */
-function arrivalsOfDay(random, startMs, count) {
+export function arrivalsOfDay(random, startMs, count) {
   const total = DAILY_CURVE.reduce((sum, weight) => sum + weight, 0)
   const times = []
   for (let index = 0; index < count; index++) {

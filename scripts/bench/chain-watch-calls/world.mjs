@@ -8,7 +8,10 @@
 import { setImmediate as turn } from 'node:timers/promises'
 import { CLOSING_EVENTS, DEFAULT_LATE_FUNDS_WINDOW_MS } from '../../../packages/chain-indexer/dist/index.js'
 import { startSimulatorNode, testNetworks } from '../../../packages/chain-sim/dist/testing/index.js'
-import { parsePaymentEventMessage } from '../../../packages/contracts/dist/index.js'
+import {
+  parseChainObservationMessage,
+  parsePaymentEventMessage,
+} from '../../../packages/contracts/dist/index.js'
 import { Topics } from '../../../packages/ports/dist/index.js'
 import {
   createSqliteChainIndexerStore,
@@ -16,6 +19,7 @@ import {
 } from '../../../packages/store-sqlite/dist/index.js'
 import { createCustomers, createFillers, SKIPPED_SLOT_SHARE, watcherFor } from './chains.mjs'
 import { startCountingProxy } from './counting-proxy.mjs'
+import { createDepositors, depositUserOf } from './deposits.mjs'
 import { createPaymentSide } from './payment-side.mjs'
 import { BEHAVIORS, seededRandom } from './shop.mjs'
 import { createSteppedBus } from './stepped-bus.mjs'
@@ -98,6 +102,43 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
     groupId: indexer.paymentEventsGroupId,
     handle: (message) => indexer.handlePaymentEvent(message),
   })
+  // the indexer's deposit address consumer, as its start() subscribes it (where the watcher has one)
+  if (indexer.handleDepositEvent !== undefined) {
+    await bus.subscribe({
+      topic: Topics.depositEvents,
+      groupId: indexer.depositEventsGroupId,
+      handle: (message) => indexer.handleDepositEvent(message),
+    })
+  }
+  /** deposit observations by transaction: what the indexer reported of each */
+  const depositObservations = new Map()
+  await bus.subscribe({
+    topic: Topics.chainObservations,
+    groupId: 'benchmark',
+    handle: async (message) => {
+      const observation = parseChainObservationMessage(message.value)
+      if (observation.kind !== 'deposit') return
+      let seen = depositObservations.get(observation.txHash)
+      if (seen === undefined) {
+        seen = {
+          reports: 0,
+          final: false,
+          statuses: new Set(),
+          transfers: new Map(),
+          firstAtMs: nowMs,
+          finalAtMs: undefined,
+        }
+        depositObservations.set(observation.txHash, seen)
+      }
+      seen.reports += 1
+      seen.statuses.add(observation.status)
+      seen.transfers.set(observation.transferIndex, observation)
+      if (observation.final) {
+        seen.final = true
+        seen.finalAtMs ??= nowMs
+      }
+    },
+  })
   const records = new Map()
   await bus.subscribe({
     topic: Topics.paymentEvents,
@@ -124,6 +165,10 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
   // the chain's first block, the customers' funds, the indexer's first iteration
   await sim.mineBlocks(mode.network, 1)
   const customers = await createCustomers(mode, sim, registry, random)
+  const depositor = createDepositors(mode, sim, customers, random)
+  /** deposit addresses by customer index, and the deposits sent */
+  const depositAddresses = new Map()
+  const deposits = []
   await iterate()
 
   /** one iteration of the indexer's loop at its poll interval */
@@ -251,9 +296,84 @@ export async function openWorld(mode, { startMs, registry, logger, fillers = 0, 
     }
   }
 
+  /**
+   * `count` customers' deposit addresses created evenly over `spanMs` from `fromMs` (each
+   * DepositAddressCreated reaches the indexer's deposit consumer in the same instant)
+   */
+  function scheduleDepositAddresses(count, fromMs, spanMs) {
+    for (let index = 0; index < count; index++) {
+      agenda.push(fromMs + Math.floor((index * spanMs) / count), async () => {
+        const created = await payments.depositAddress(depositUserOf(index), mode.network)
+        depositAddresses.set(index, created.address)
+      })
+    }
+  }
+
+  /** the customers' deposits (deposits.mjs), each sent at its time to the customer's address */
+  function scheduleDeposits(plans) {
+    for (const plan of plans) {
+      agenda.push(plan.atMs, async () => {
+        const address = depositAddresses.get(plan.user)
+        if (address === undefined) throw new Error(`no deposit address for customer ${plan.user} yet`)
+        const sent = await depositor(plan, address)
+        deposits.push({ ...sent, plan, address, atMs: nowMs })
+      })
+    }
+  }
+
+  /**
+   * every deposit sent against what the indexer reported (a deposit observation, final) and what
+   * payment-command recorded (confirmed); a counterfeit must be neither; by kind
+   */
+  async function depositOutcomes() {
+    const byKind = {}
+    /** seconds from the sending to the first report, and to the final one, of each deposit reported */
+    const delays = { seen: [], final: [], slowest: [] }
+    const sentHashes = new Set(deposits.map((sent) => sent.txHash))
+    for (const sent of deposits) {
+      byKind[sent.plan.kind] ??= { sent: 0, asExpected: 0, problems: {}, examples: [] }
+      const row = byKind[sent.plan.kind]
+      row.sent += 1
+      const seen = depositObservations.get(sent.txHash)
+      const problems = []
+      if (sent.deposit) {
+        const reported = [...(seen?.transfers.values() ?? [])].filter((o) => o.address === sent.address)
+        if (reported.length === 0) problems.push('not reported')
+        else if (reported.length > 1) problems.push(`reported ${reported.length} times`)
+        else if (!seen.final) problems.push(`not final (${[...seen.statuses].join(', ')})`)
+        else {
+          delays.seen.push((seen.firstAtMs - sent.atMs) / 1000)
+          delays.slowest.push({
+            seconds: (seen.firstAtMs - sent.atMs) / 1000,
+            told: `${sent.plan.kind} ${sent.plan.amount}: ${sent.txHash} to ${sent.address} (customer ${sent.plan.user}) sent at ${new Date(sent.atMs).toISOString()}`,
+          })
+          delays.final.push((seen.finalAtMs - sent.atMs) / 1000)
+          const status = await payments.depositStatus(mode.network, sent.txHash, reported[0].transferIndex)
+          if (status !== 'confirmed') problems.push(`payment-command: ${status}`)
+        }
+      } else if (seen !== undefined) problems.push('reported as a deposit')
+      if (problems.length === 0) row.asExpected += 1
+      for (const problem of problems) row.problems[problem] = (row.problems[problem] ?? 0) + 1
+      if (problems.length > 0 && row.examples.length < 3)
+        row.examples.push(`${sent.txHash} to ${sent.address} at ${new Date(sent.atMs).toISOString()}`)
+    }
+    const unexpected = [...depositObservations.keys()].filter((txHash) => !sentHashes.has(txHash))
+    delays.slowest = delays.slowest.sort((a, b) => b.seconds - a.seconds).slice(0, 3)
+    return { byKind, unexpected, delays }
+  }
+
   return {
     mode,
     clock,
+    /** whether the mode's watcher reads deposit address events (a deposit consumer) */
+    watchesDeposits: indexer.handleDepositEvent !== undefined,
+    scheduleDepositAddresses,
+    scheduleDeposits,
+    depositOutcomes,
+    /** deposit addresses created so far */
+    depositAddressCount: () => depositAddresses.size,
+    /** deposits sent so far (counterfeits included) */
+    depositsSent: () => deposits.length,
     /** when the world started: its watcher's first iteration */
     originMs: startMs,
     get nowMs() {
