@@ -32,6 +32,7 @@ import { createPaymentCommandHandler } from './command-handler.js'
 import type { PaymentCommandConfig } from './config.js'
 import { createDepositAddressHandler } from './deposit-address-handler.js'
 import { createDepositObservationHandler } from './deposit-observation-handler.js'
+import { paymentTransferOf } from './deposit-or-payment.js'
 import { createDepositRelay } from './deposit-relay.js'
 import { createDepositSweepHandler } from './deposit-sweep-handler.js'
 import { createDeadlineKeeper, createExpiryScheduler } from './expiry.js'
@@ -271,6 +272,7 @@ export async function buildPaymentCommandContext(
           clock,
           logger,
         }),
+        paymentTransferOf: (observation) => paymentTransferOf(eventStore, observation),
         chainTimes,
         deadlines,
         logger,

@@ -2,7 +2,11 @@
 // decided on the payment's stream, deposits on the deposit's; progress moves the chain time, and a watching report marks the payment's
 // deadline, both of which expiry waits for.
 
-import { parseChainObservationMessage } from '@chainpay/contracts'
+import {
+  type DepositObservation,
+  parseChainObservationMessage,
+  type TransferObservation,
+} from '@chainpay/contracts'
 import type { Logger, Service } from '@chainpay/platform'
 import {
   type Bus,
@@ -20,6 +24,11 @@ export interface ObservationConsumerOptions {
   handler: Pick<PaymentCommandHandler, 'recordObservation'>
   /** deposits at customers' deposit addresses (decisions.md section 22) */
   deposits: Pick<DepositObservationHandler, 'record'>
+  /**
+   * the PER_USER payment's transfer a deposit observation is, or null (deposit-or-payment.ts);
+   * absent: every deposit observation is a deposit
+   */
+  paymentTransferOf?: (observation: DepositObservation) => Promise<TransferObservation | null>
   chainTimes: Pick<ChainTimeTracker, 'update'>
   deadlines: Pick<PaymentDeadlineStore, 'markWatched'>
   logger: Logger
@@ -43,9 +52,13 @@ export function createObservationConsumer(options: ObservationConsumerOptions): 
         case 'progress':
           chainTimes.update(observation.network, observation.blockTime, observation.holds)
           break
-        case 'deposit':
-          await deposits.record(observation)
+        case 'deposit': {
+          // a payment the indexer did not know yet may count it (deposit-or-payment.ts)
+          const transfer = (await options.paymentTransferOf?.(observation)) ?? null
+          if (transfer === null) await deposits.record(observation)
+          else await handler.recordObservation(transfer)
           break
+        }
         case 'watching':
           await deadlines.markWatched(observation.paymentId, observation.observedAt)
           break

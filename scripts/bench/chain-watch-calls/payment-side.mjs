@@ -18,6 +18,7 @@ import {
   createDepositObservationHandler,
   loadDeposit,
 } from '../../../packages/payment-command/dist/deposit-observation-handler.js'
+import { paymentTransferOf } from '../../../packages/payment-command/dist/deposit-or-payment.js'
 import {
   createChainTimeTracker,
   createDeadlineKeeper,
@@ -91,6 +92,7 @@ export async function createPaymentSide({ bus, registry, clock, logger }) {
       bus,
       handler,
       deposits: createDepositObservationHandler({ eventStore, merchants, registry, clock, logger }),
+      paymentTransferOf: (observation) => paymentTransferOf(eventStore, observation),
       chainTimes,
       deadlines,
       logger,

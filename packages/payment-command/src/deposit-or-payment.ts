@@ -1,0 +1,59 @@
+// A deposit observation whose transfer a PER_USER payment of the address counts (decisions.md
+// section 22: a transfer to a customer's address pays its open payment when it is that payment's
+// asset; docs/api.md, "Payments on a customer's address"). The chain indexer decides deposit or
+// payment with what it knows when it sees the transfer: a payment created a moment before the
+// transfer whose PaymentCreated it has not read yet (a consumer behind, a busy machine) is not
+// known to it, and the transfer would become a deposit while the customer's payment waited for it
+// until it expired. payment-command knows every payment of the address (address-claims.ts), so it
+// gives such a transfer to the payment whose time on the address holds its block time, when it is
+// that payment's asset and the payment is not final (or counts the transfer already, so that every
+// later observation of it goes the same way). A transfer recorded as a deposit stays one.
+
+import type { DepositObservation, TransferObservation } from '@chainpay/contracts'
+import { depositIdOf, toDepositStreamId } from '@chainpay/domain'
+import type { EventStore } from '@chainpay/ports'
+import { attributedElsewhere } from './address-attribution.js'
+import { addressClaimStreamId } from './address-claims.js'
+import { loadPayment } from './payment-stream.js'
+
+/** the payment's transfer observation the deposit observation is, or null: a deposit */
+export async function paymentTransferOf(
+  eventStore: EventStore,
+  observation: DepositObservation,
+): Promise<TransferObservation | null> {
+  const { network, txHash, transferIndex } = observation
+  const deposit = await eventStore.readStream(toDepositStreamId(depositIdOf(network, txHash, transferIndex)))
+  if (deposit.length > 0) return null
+  const claims = await eventStore.readStream(addressClaimStreamId(observation.address, { network }))
+  // the newest payment first: the one whose time on the address holds the block time
+  for (const claim of [...claims].reverse()) {
+    const { state } = await loadPayment(eventStore, (claim.data as { paymentId: string }).paymentId)
+    if (state.status === 'none') continue
+    if ((await attributedElsewhere(eventStore, state, observation)) !== null) continue
+    const counted = [...state.transfers, ...state.lateTransfers].some(
+      (transfer) => transfer.txHash === txHash && transfer.transferIndex === transferIndex,
+    )
+    // still taking funds: pending, or underpaid before its expiry (not confirmed, overpaid or closed)
+    const open = state.status === 'pending' || (state.status === 'underpaid' && state.closedAt === null)
+    const payable = state.created.currency === observation.currency && open
+    if (!counted && !payable) return null
+    return {
+      kind: 'transfer',
+      network,
+      paymentId: state.created.paymentId,
+      txHash,
+      transferIndex,
+      address: observation.address,
+      amountUnits: observation.amountUnits,
+      blockHeight: observation.blockHeight,
+      blockTime: observation.blockTime,
+      confirmations: observation.confirmations,
+      final: observation.final,
+      owner: observation.address,
+      status: observation.status,
+      dropReason: observation.dropReason,
+      observedAt: observation.observedAt,
+    }
+  }
+  return null
+}
