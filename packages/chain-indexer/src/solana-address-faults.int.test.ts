@@ -357,6 +357,46 @@ describe('a node behind the chain (decisions 19: not evidence of absence)', () =
     ])
   })
 
+  it('takes a change its listing cannot explain for seen the second time, not every round', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as { port: number }
+    await new Promise((resolve) => closed.close(resolve))
+    const lines: string[] = []
+    const indexer = rig.indexer({
+      wsUrl: `ws://127.0.0.1:${port}`,
+      logger: createRootLogger({
+        service: 'test',
+        level: 'warn',
+        destination: { write: (line) => lines.push(line) },
+      }),
+    })
+    const payment = await rig.watched(indexer, 'SOL')
+    const first = await rig.pay(payment.address, '1', 'SOL')
+    // the check reads the balance with the first transfer; its listing fails, and a second transfer
+    // lands before the listing is asked again: the listing names both, stored with the first balance
+    rig.fault('getSignaturesForAddress', 'unavailable')
+    await rig.runFor(indexer, DISCONNECTED_CHECK_INTERVAL_MS + ITERATION_MS).catch(() => {})
+    const second = await rig.pay(payment.address, '2', 'SOL')
+    rig.fault('getSignaturesForAddress', undefined)
+    await vi.waitFor(
+      async () => {
+        await rig.runFor(indexer, ITERATION_MS)
+        expect(
+          (await harness.observations.transfersOf(payment.paymentId)).map((item) => item.txHash),
+        ).toEqual(expect.arrayContaining([first, second]))
+      },
+      { timeout: 15_000, interval: 50 },
+    )
+    // the next checks see the second balance, which nothing new explains: put back once, then seen
+    await rig.runFor(indexer, 3 * MINUTE_MS)
+    rig.resetCalls()
+    await rig.runFor(indexer, 2 * MINUTE_MS)
+    expect(rig.count('getMultipleAccounts')).toBeGreaterThan(0)
+    expect(rig.count('getSignaturesForAddress')).toBe(0)
+    expect(lines.filter((line) => line.includes('lists no transaction for it'))).toHaveLength(1)
+  })
+
   it('does not put a transfer in doubt when a node 20 slots behind does not know it yet', async () => {
     const lagging = await startSimulatorNode({ simulator: harness.sim, behind: 20 })
     try {

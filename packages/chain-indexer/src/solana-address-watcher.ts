@@ -226,6 +226,8 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
    * while the account was being listed
    */
   const marked = new Map<string, Marking>()
+  /** accounts whose change (`from>to`) no listing explained, put back once for the next check */
+  const unexplained = new Map<string, string>()
   let marks = 0
   /** payments followed one by one */
   let openCount = 0
@@ -444,12 +446,22 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
         marked.set(account, { ...marking, emptyListings, notBeforeMs: now + 1000 * 2 ** (emptyListings - 1) })
         continue
       }
+      marked.delete(account)
+      // Once per change: the same change unexplained again is taken for seen. A listing can name a
+      // transaction that came after the balance its check read (then stored with it), and the next
+      // check's balance, which that transaction explains, would be retried every round for good.
+      const seenState = progressOf(account).state
+      const change = `${marking.changedFrom ?? 'none'}>${seenState ?? 'none'}`
+      if (unexplained.get(account) === change) {
+        unexplained.delete(account)
+        continue
+      }
+      unexplained.set(account, change)
       logger.warn(
         { account, listings: emptyListings, minContextSlot },
         "an account's balance changed but the node lists no transaction for it; the next check looks again",
       )
       unsaved.set(account, { ...progressOf(account), state: marking.changedFrom })
-      marked.delete(account)
     }
   }
 
@@ -653,6 +665,7 @@ export function createSolanaAddressWatcher(options: SolanaAddressWatcherOptions)
       }
       for (const account of followed.accounts) {
         marked.delete(account)
+        unexplained.delete(account)
         unsaved.delete(account)
         accounts.delete(account)
         await store.forgetFollowedAccount(network, account)

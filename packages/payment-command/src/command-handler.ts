@@ -48,6 +48,7 @@ import { attributedElsewhere } from './address-attribution.js'
 import { createAddressClaims } from './address-claims.js'
 import type { AddressPool } from './address-pool.js'
 import type { DepositAddressHandler } from './deposit-address-handler.js'
+import { recordedAsDeposit } from './deposit-or-payment.js'
 import type { WalletDeriver } from './merchant-wallets.js'
 import { type LoadedPayment, loadPayment, toNewEvent, toPaymentEvent } from './payment-stream.js'
 
@@ -305,6 +306,20 @@ export function createPaymentCommandHandler(deps: PaymentCommandHandlerDeps): Pa
           state.status !== 'none' && observation.kind === 'transfer'
             ? await attributedElsewhere(eventStore, state, observation)
             : null
+        // a customer's address: a transfer recorded as a deposit is never also this payment's
+        // (deposit-or-payment.ts; the indexer may report it both ways, in either order)
+        const deposit =
+          elsewhere === null &&
+          state.status !== 'none' &&
+          state.created.addressMode === 'PER_USER' &&
+          (await recordedAsDeposit(eventStore, observation))
+        if (deposit) {
+          logger.info(
+            { paymentId, network: observation.network, txHash: observation.txHash },
+            'chain observation of a transfer recorded as a deposit ignored',
+          )
+          return []
+        }
         if (elsewhere !== null) {
           logger.info(
             { paymentId, network: observation.network, txHash: observation.txHash, reason: elsewhere },

@@ -272,7 +272,7 @@ export async function buildPaymentCommandContext(
           clock,
           logger,
         }),
-        paymentTransferOf: (observation) => paymentTransferOf(eventStore, observation),
+        paymentTransferOf: (observation) => paymentTransferOf(eventStore, clock, observation),
         chainTimes,
         deadlines,
         logger,

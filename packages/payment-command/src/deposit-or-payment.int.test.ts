@@ -6,7 +6,8 @@ import type { DepositObservation } from '@chainpay/contracts'
 import type { CreatePaymentRequest } from '@chainpay/domain'
 import { createManualClock } from '@chainpay/platform'
 import { afterEach, describe, expect, it } from 'vitest'
-import { paymentTransferOf } from './deposit-or-payment.js'
+import { addressClaimStreamId } from './address-claims.js'
+import { ClaimedPaymentNotCreatedYetError, paymentTransferOf } from './deposit-or-payment.js'
 import { openSqliteCommandSide, type SqliteCommandSide } from './testing/sqlite-command-side.js'
 
 const merchantId = 'merchant-1'
@@ -82,7 +83,7 @@ describe('a deposit observation of a PER_USER payment’s transfer', () => {
     expect(second.payment.created.address).toBe(address)
 
     // paid at once; the indexer, not knowing the second payment yet, reports a deposit
-    const seen = await paymentTransferOf(eventStore, depositObservation(address))
+    const seen = await paymentTransferOf(eventStore, clock, depositObservation(address))
     expect(seen).toMatchObject({
       kind: 'transfer',
       paymentId: second.payment.created.paymentId,
@@ -91,6 +92,7 @@ describe('a deposit observation of a PER_USER payment’s transfer', () => {
     await handler.recordObservation(seen ?? expect.fail('not the payment’s'))
     const final = await paymentTransferOf(
       eventStore,
+      clock,
       depositObservation(address, { confirmations: 20, final: true }),
     )
     expect(final?.paymentId).toBe(second.payment.created.paymentId)
@@ -99,31 +101,37 @@ describe('a deposit observation of a PER_USER payment’s transfer', () => {
     expect(read?.payment).toMatchObject({ status: 'confirmed', receivedUnits: '10500000' })
     // final now, and still counting it: a redelivered observation goes to it too
     expect(
-      (await paymentTransferOf(eventStore, depositObservation(address, { final: true })))?.paymentId,
+      (await paymentTransferOf(eventStore, clock, depositObservation(address, { final: true })))?.paymentId,
     ).toBe(second.payment.created.paymentId)
 
     // another asset to the address, or the same asset once the payment is final: deposits
     expect(
-      await paymentTransferOf(eventStore, depositObservation(address, { txHash: 'tx-trx', currency: 'TRX' })),
+      await paymentTransferOf(
+        eventStore,
+        clock,
+        depositObservation(address, { txHash: 'tx-trx', currency: 'TRX' }),
+      ),
     ).toBeNull()
     expect(
-      await paymentTransferOf(eventStore, depositObservation(address, { txHash: 'tx-later' })),
+      await paymentTransferOf(eventStore, clock, depositObservation(address, { txHash: 'tx-later' })),
     ).toBeNull()
     // in the first payment's time, which is final: a deposit
     expect(
       await paymentTransferOf(
         eventStore,
+        clock,
         depositObservation(address, { txHash: 'tx-old', blockTime: '2026-11-21T14:05:00.000Z' }),
       ),
     ).toBeNull()
   })
 
-  it('leaves a transfer recorded as a deposit a deposit, and an address without payments to deposits', async () => {
-    side = openSqliteCommandSide({ clock: createManualClock(start) })
+  it('leaves a transfer recorded as a deposit a deposit, also when the payment hears of it, and an address without payments to deposits', async () => {
+    const clock = createManualClock(start)
+    side = openSqliteCommandSide({ clock })
     await side.addMerchant(merchantId)
     const { handler, eventStore, deposits } = side
     const deposit = depositObservation('TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', { blockTime: start })
-    expect(await paymentTransferOf(eventStore, deposit)).toBeNull()
+    expect(await paymentTransferOf(eventStore, clock, deposit)).toBeNull()
     await deposits.record(deposit)
 
     // a payment on the address afterwards: the transfer recorded as a deposit stays one
@@ -133,6 +141,58 @@ describe('a deposit observation of a PER_USER payment’s transfer', () => {
       txHash: 'tx-deposit',
     })
     await deposits.record(atItsAddress)
-    expect(await paymentTransferOf(eventStore, { ...atItsAddress, confirmations: 2 })).toBeNull()
+    expect(await paymentTransferOf(eventStore, clock, { ...atItsAddress, confirmations: 2 })).toBeNull()
+    // the indexer's rescan for the payment reports the same transfer as the payment's: not counted twice
+    await handler.recordObservation({
+      kind: 'transfer',
+      network: 'TRON',
+      paymentId: payment.created.paymentId,
+      txHash: 'tx-deposit',
+      transferIndex: 0,
+      address: payment.created.address,
+      amountUnits: '10500000',
+      blockHeight: 100,
+      blockTime: '2026-11-21T14:00:05.000Z',
+      confirmations: 20,
+      final: true,
+      status: 'seen',
+      dropReason: null,
+      observedAt: '2026-11-21T14:01:00.000Z',
+    })
+    const read = await handler.getPayment({ merchantId, paymentId: payment.created.paymentId })
+    expect(read?.payment).toMatchObject({ status: 'pending', receivedUnits: null })
+  })
+
+  it('waits for a payment whose claim was just appended, and passes over one that never came', async () => {
+    const clock = createManualClock(start)
+    side = openSqliteCommandSide({ clock })
+    const { eventStore } = side
+    const address = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf'
+    // a create that claimed the address and has not appended its PaymentCreated yet
+    await eventStore.appendToStream(
+      addressClaimStreamId(address, { network: 'TRON' }),
+      [
+        {
+          eventId: crypto.randomUUID(),
+          type: 'AddressClaimed',
+          data: {
+            paymentId: crypto.randomUUID(),
+            address,
+            network: 'TRON',
+            currency: 'USDT',
+            claimedAt: start,
+          },
+          metadata: { schemaVersion: 1 },
+        },
+      ],
+      'no_stream',
+    )
+    const deposit = depositObservation(address, { blockTime: start })
+    await expect(paymentTransferOf(eventStore, clock, deposit)).rejects.toBeInstanceOf(
+      ClaimedPaymentNotCreatedYetError,
+    )
+    // its create crashed between the appends: past the claim's grace the transfer is a deposit
+    clock.set('2026-11-21T14:01:01.000Z')
+    expect(await paymentTransferOf(eventStore, clock, deposit)).toBeNull()
   })
 })

@@ -11,24 +11,50 @@
 
 import type { DepositObservation, TransferObservation } from '@chainpay/contracts'
 import { depositIdOf, toDepositStreamId } from '@chainpay/domain'
+import type { Clock } from '@chainpay/platform'
 import type { EventStore } from '@chainpay/ports'
 import { attributedElsewhere } from './address-attribution.js'
-import { addressClaimStreamId } from './address-claims.js'
+import { addressClaimStreamId, CLAIM_GRACE_MS } from './address-claims.js'
 import { loadPayment } from './payment-stream.js'
+
+/** whether the transfer was recorded as a deposit: it is never also a payment's */
+export async function recordedAsDeposit(
+  eventStore: EventStore,
+  transfer: { network: string; txHash: string; transferIndex: number },
+): Promise<boolean> {
+  const streamId = toDepositStreamId(depositIdOf(transfer.network, transfer.txHash, transfer.transferIndex))
+  return (await eventStore.readStream(streamId)).length > 0
+}
+
+/**
+ * A claim appended a moment ago whose payment is not created yet (a create between its two appends):
+ * the observation waits for it (the consumer retries), or it could become a deposit the payment then
+ * counts as well.
+ */
+export class ClaimedPaymentNotCreatedYetError extends Error {}
 
 /** the payment's transfer observation the deposit observation is, or null: a deposit */
 export async function paymentTransferOf(
   eventStore: EventStore,
+  clock: Clock,
   observation: DepositObservation,
 ): Promise<TransferObservation | null> {
   const { network, txHash, transferIndex } = observation
-  const deposit = await eventStore.readStream(toDepositStreamId(depositIdOf(network, txHash, transferIndex)))
-  if (deposit.length > 0) return null
+  if (await recordedAsDeposit(eventStore, observation)) return null
   const claims = await eventStore.readStream(addressClaimStreamId(observation.address, { network }))
   // the newest payment first: the one whose time on the address holds the block time
   for (const claim of [...claims].reverse()) {
-    const { state } = await loadPayment(eventStore, (claim.data as { paymentId: string }).paymentId)
-    if (state.status === 'none') continue
+    const { paymentId, claimedAt } = claim.data as { paymentId: string; claimedAt: string }
+    const { state } = await loadPayment(eventStore, paymentId)
+    if (state.status === 'none') {
+      // a claim past its grace whose payment never came (a crash between the appends) holds nothing
+      if (clock.now().getTime() - Date.parse(claimedAt) < CLAIM_GRACE_MS) {
+        throw new ClaimedPaymentNotCreatedYetError(
+          `payment ${paymentId} claimed ${observation.address} and is not created yet; the deposit observation of ${txHash} waits for it`,
+        )
+      }
+      continue
+    }
     if ((await attributedElsewhere(eventStore, state, observation)) !== null) continue
     const counted = [...state.transfers, ...state.lateTransfers].some(
       (transfer) => transfer.txHash === txHash && transfer.transferIndex === transferIndex,

@@ -92,7 +92,7 @@ export async function createPaymentSide({ bus, registry, clock, logger }) {
       bus,
       handler,
       deposits: createDepositObservationHandler({ eventStore, merchants, registry, clock, logger }),
-      paymentTransferOf: (observation) => paymentTransferOf(eventStore, observation),
+      paymentTransferOf: (observation) => paymentTransferOf(eventStore, clock, observation),
       chainTimes,
       deadlines,
       logger,
