@@ -23,6 +23,16 @@ import {
 import { depositPayeeId } from './deposit-payees.js'
 import { foreignAssetOf, type Payee, type PayeeOf } from './payees.js'
 
+/**
+ * a deposit address read within this of its creation has what came to it since (before its watch)
+ * found: TRON's rescan of its blocks (deposit-backfill.ts), Solana's first check. One read later (a
+ * consumer reset or far behind, the first start of a version that watches them, which reads every
+ * address ever created) is followed from how it is then: its history is not read, as the payments it
+ * had may be forgotten (their transfers would be taken for deposits) and a rescan of days of blocks
+ * would hold the scan
+ */
+export const DEPOSIT_BACKFILL_MAX_AGE_MS = 24 * 60 * 60 * 1000
+
 export interface DepositWatch {
   readonly network: string
   readonly size: number

@@ -144,6 +144,24 @@ describe('the backfill of a new deposit address', () => {
     expect(await depositsTo(created.address)).toEqual([])
   })
 
+  it('given an address read more than a day after its creation, when the indexer reads the event, then it is watched from now, its blocks not rescanned', async () => {
+    const indexer = harnessIndexer(harness, 'TRON')
+    await indexer.scanOnce()
+    const created = depositAddressCreated('read-late', new Date(Date.now() - 25 * 60 * 60 * 1000))
+    await harness.sim.submitTransfer('TRON', { to: created.address, amount: '4', currency: 'USDT' })
+    await mineAndScan(harness, indexer, 2)
+    await indexer.handleDepositEvent(created.message)
+    expect(await depositsTo(created.address)).toEqual([])
+    // from now on, it is watched
+    const { txHash } = await harness.sim.submitTransfer('TRON', {
+      to: created.address,
+      amount: '5',
+      currency: 'USDT',
+    })
+    await mineAndScan(harness, indexer)
+    expect((await depositsTo(created.address)).map((o) => o.txHash)).toEqual([txHash])
+  })
+
   it('given a transfer before the address was created, when the indexer reads the event, then it is nobody’s deposit', async () => {
     const indexer = harnessIndexer(harness, 'TRON')
     await indexer.scanOnce()

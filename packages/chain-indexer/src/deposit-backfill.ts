@@ -13,7 +13,7 @@ import type { Logger } from '@chainpay/platform'
 import type { ChainBlock, ChainClient, ChainHead, WatchedDepositAddress } from '@chainpay/ports'
 import { BLOCK_TIME_SKEW_MS, CLOCK_SKEW_MS, firstHeightAtOrAfter, type ScanHistory } from './backfill.js'
 import { matchTransfers, type TransferTracker } from './confirmations.js'
-import { createDepositPayeeOf } from './deposit-addresses.js'
+import { createDepositPayeeOf, DEPOSIT_BACKFILL_MAX_AGE_MS } from './deposit-addresses.js'
 import type { PayeeOf } from './payees.js'
 
 export interface DepositBackfillOptions {
@@ -59,6 +59,16 @@ export function createDepositBackfill(options: DepositBackfillOptions): DepositB
 
   return async ({ entry, createdAt, through, head, tracker }) => {
     if (through === undefined) return 0
+    // an address read more than a day after its creation (a consumer reset or far behind, the first
+    // start of this version): followed from now, as on Solana by address, rather than a rescan of
+    // every block since that would hold the scan and every payment's confirmations meanwhile
+    if (Date.parse(head.time) - Date.parse(createdAt) > DEPOSIT_BACKFILL_MAX_AGE_MS) {
+      logger.warn(
+        { address: entry.address, createdAt, maxAgeMs: DEPOSIT_BACKFILL_MAX_AGE_MS },
+        'a deposit address read more than a day after its creation is watched from now: its earlier blocks are not rescanned',
+      )
+      return 0
+    }
     const from = await startHeight(Date.parse(createdAt), through)
     if (from > through) return 0
     const depositOf = createDepositPayeeOf(

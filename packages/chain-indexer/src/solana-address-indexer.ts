@@ -47,6 +47,7 @@ import {
   createDepositAddressConsumer,
   createDepositPayeeOf,
   createDepositWatch,
+  DEPOSIT_BACKFILL_MAX_AGE_MS,
   type DepositWatch,
 } from './deposit-addresses.js'
 import type { ChainIndexerMetrics } from './indexer.js'
@@ -69,13 +70,7 @@ export const DEFAULT_CHECK_INTERVAL_MS = 10 * 60 * 1000
  * seen within it (docs/chains.md, "Customers' deposit addresses")
  */
 export const DEFAULT_DEPOSIT_CHECK_INTERVAL_MS = 10 * 60 * 1000
-/**
- * a deposit address read within this of its creation has what came to it since (before its watch)
- * read at its first check; one read later (the first start of a version that watches them, which
- * reads every address ever created) is followed from how it is then, its history not read: the
- * payments it had may be forgotten, and their transfers would be taken for deposits
- */
-export const DEPOSIT_BACKFILL_MAX_AGE_MS = 24 * 60 * 60 * 1000
+export { DEPOSIT_BACKFILL_MAX_AGE_MS } from './deposit-addresses.js'
 /**
  * while the node's websocket is not open (down, refused, half-open, or a wrong <NETWORK>_WS_URL),
  * nothing is notified: the open payments' accounts are checked this often instead
