@@ -182,8 +182,10 @@ export async function balanceTotals(
   // customers' confirmed deposits: each address counted once per asset
   const depositAddresses = new Map<string, Set<string>>()
   let afterDepositId: string | undefined
+  // an address read once for the whole count, however many pages its deposits span
+  const addressOf = deps.deposits && addressReader(deps.deposits.addresses)
   for (;;) {
-    if (deps.deposits === undefined) break
+    if (deps.deposits === undefined || addressOf === undefined) break
     const { merchantId, network, walletId } = filters
     const page = await deps.deposits.readModel.listConfirmed({
       limit: TOTALS_PAGE,
@@ -191,7 +193,6 @@ export async function balanceTotals(
       ...(merchantId === undefined ? {} : { merchantId }),
       ...(network === undefined ? {} : { network }),
     })
-    const addressOf = addressReader(deps.deposits.addresses)
     for (const record of page) {
       const { row, decimals } = depositRow(
         deps.registry,

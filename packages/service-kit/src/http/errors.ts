@@ -57,9 +57,13 @@ export function toErrorAnswer(error: unknown, requestId: string, bodyLimitBytes?
   if ((error as Partial<FastifyError>).code === 'FST_ERR_HANDLER_TIMEOUT') {
     // http-app.ts's deadline: the request waited on something that did not answer in time
     return {
-      ...answer('SERVICE_UNAVAILABLE', 'the request took too long; retry later', {
-        'retry-after': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
-      }),
+      ...answer(
+        'SERVICE_UNAVAILABLE',
+        'the request took too long and may still complete; retry later (a create with its same idempotency key)',
+        {
+          'retry-after': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
+        },
+      ),
       unexpected: true,
     }
   }
