@@ -14,7 +14,7 @@ import { depositIdOf, toDepositStreamId } from '@chainpay/domain'
 import type { Clock } from '@chainpay/platform'
 import type { EventStore } from '@chainpay/ports'
 import { attributedElsewhere } from './address-attribution.js'
-import { addressClaimStreamId, CLAIM_GRACE_MS } from './address-claims.js'
+import { addressClaimStreamId, CLAIM_GRACE_MS, isOpenPayment } from './address-claims.js'
 import { loadPayment } from './payment-stream.js'
 
 /** whether the transfer was recorded as a deposit: it is never also a payment's */
@@ -59,9 +59,7 @@ export async function paymentTransferOf(
     const counted = [...state.transfers, ...state.lateTransfers].some(
       (transfer) => transfer.txHash === txHash && transfer.transferIndex === transferIndex,
     )
-    // still taking funds: pending, or underpaid before its expiry (not confirmed, overpaid or closed)
-    const open = state.status === 'pending' || (state.status === 'underpaid' && state.closedAt === null)
-    const payable = state.created.currency === observation.currency && open
+    const payable = state.created.currency === observation.currency && isOpenPayment(state)
     if (!counted && !payable) return null
     return {
       kind: 'transfer',

@@ -2,7 +2,6 @@
 // table deposit_addresses_read, written once (an address never changes, so a replay or a
 // write-through changes nothing), with one index for the keyset order of GET /deposit-addresses.
 
-import type { StatementSync } from 'node:sqlite'
 import {
   type DepositAddressListQuery,
   type DepositAddressReadModel,
@@ -11,6 +10,7 @@ import {
 } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
 import { groupCommitOf } from './group-commit.js'
+import { preparedStatements } from './prepared-statements.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -45,15 +45,7 @@ export function createSqliteDepositAddressReadModel(db: DatabaseSync): DepositAd
     VALUES (:address, :merchantId, :merchantUserId, :chain, :derivationPath, :walletId, :createdAt)
     ON CONFLICT (address) DO NOTHING
   `)
-  const statements = new Map<string, StatementSync>()
-  const statement = (sql: string) => {
-    let prepared = statements.get(sql)
-    if (prepared === undefined) {
-      prepared = db.prepare(sql)
-      statements.set(sql, prepared)
-    }
-    return prepared
-  }
+  const statement = preparedStatements(db)
   return translateFailures(
     {
       async save(view) {

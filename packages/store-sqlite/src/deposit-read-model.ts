@@ -2,7 +2,6 @@
 // decider's state as JSON beside the columns the lists filter and order by; a save at a revision not
 // newer than the stored one changes nothing, so a replay is harmless.
 
-import type { StatementSync } from 'node:sqlite'
 import type { OpenDeposit } from '@chainpay/domain'
 import {
   type DepositListQuery,
@@ -12,6 +11,7 @@ import {
 } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
 import { groupCommitOf } from './group-commit.js'
+import { preparedStatements } from './prepared-statements.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -56,15 +56,7 @@ export function createSqliteDepositReadModel(db: DatabaseSync): DepositReadModel
       state = excluded.state
     WHERE excluded.revision > ${TABLE}.revision
   `)
-  const statements = new Map<string, StatementSync>()
-  const statement = (sql: string) => {
-    let prepared = statements.get(sql)
-    if (prepared === undefined) {
-      prepared = db.prepare(sql)
-      statements.set(sql, prepared)
-    }
-    return prepared
-  }
+  const statement = preparedStatements(db)
   return translateFailures(
     {
       async save({ depositId, revision, state }) {

@@ -2,7 +2,6 @@
 // invoices_read holding its fold as JSON, replaced only by a newer stream revision, with the listed
 // fields in columns and one index for the keyset order of GET /invoices.
 
-import type { StatementSync } from 'node:sqlite'
 import {
   type InvoiceDocument,
   type InvoiceListQuery,
@@ -11,6 +10,7 @@ import {
 } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
 import { groupCommitOf } from './group-commit.js'
+import { preparedStatements } from './prepared-statements.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -53,15 +53,7 @@ export function createSqliteInvoiceReadModel(
       revision = excluded.revision, state = excluded.state, status = excluded.status
     WHERE excluded.revision > ${table}.revision
   `)
-  const statements = new Map<string, StatementSync>()
-  const statement = (sql: string) => {
-    let prepared = statements.get(sql)
-    if (prepared === undefined) {
-      prepared = db.prepare(sql)
-      statements.set(sql, prepared)
-    }
-    return prepared
-  }
+  const statement = preparedStatements(db)
   return translateFailures(
     {
       async get(invoiceId) {

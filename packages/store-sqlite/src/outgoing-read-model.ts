@@ -3,7 +3,6 @@
 // by a newer stream revision, with the listed fields in columns and an index per list: a merchant's
 // (by kind, by status, by payment) and a network's for the offline procedure (by status and wallet).
 
-import type { StatementSync } from 'node:sqlite'
 import {
   type MerchantOutgoingQuery,
   type NetworkOutgoingQuery,
@@ -13,6 +12,7 @@ import {
 } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
 import { groupCommitOf } from './group-commit.js'
+import { preparedStatements } from './prepared-statements.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -55,15 +55,7 @@ export function createSqliteOutgoingReadModel(db: DatabaseSync): OutgoingReadMod
       status = excluded.status, revision = excluded.revision, item = excluded.item
     WHERE excluded.revision > ${TABLE}.revision
   `)
-  const statements = new Map<string, StatementSync>()
-  const statement = (sql: string) => {
-    let prepared = statements.get(sql)
-    if (prepared === undefined) {
-      prepared = db.prepare(sql)
-      statements.set(sql, prepared)
-    }
-    return prepared
-  }
+  const statement = preparedStatements(db)
   const run = ({ sql, parameters }: { sql: string; parameters: Array<string | number> }) =>
     statement(sql)
       .all(...parameters)

@@ -1,4 +1,3 @@
-import type { StatementSync } from 'node:sqlite'
 import { hasReceivedFunds, type Metadata, type OpenPayment, paymentWalletId } from '@chainpay/domain'
 import {
   type FundedPaymentQuery,
@@ -11,6 +10,7 @@ import {
 } from '@chainpay/ports'
 import type { DatabaseSync } from './database.js'
 import { groupCommitOf } from './group-commit.js'
+import { preparedStatements } from './prepared-statements.js'
 import { migrateSqliteComponent, type SqliteMigration } from './schema-versions.js'
 import { translateSqliteFailure } from './sqlite-failures.js'
 
@@ -224,15 +224,7 @@ export function createSqlitePaymentReadModel(
   const insertMetadata = metadataInsert(db, table)
   const listing = sqlitePaymentListing(table)
   // one statement per combination of filters, prepared once
-  const statements = new Map<string, StatementSync>()
-  const statement = (sql: string) => {
-    let prepared = statements.get(sql)
-    if (prepared === undefined) {
-      prepared = db.prepare(sql)
-      statements.set(sql, prepared)
-    }
-    return prepared
-  }
+  const statement = preparedStatements(db)
 
   return translateFailures(
     {

@@ -9,7 +9,7 @@ import {
   DepositAddressViewSchema,
   type DepositAddressWireView,
 } from '@chainpay/contracts'
-import { DomainError, MERCHANT_USER_ID_MAX_LENGTH } from '@chainpay/domain'
+import { DomainError } from '@chainpay/domain'
 import type {
   DepositAddressCommands,
   DepositAddressListQuery,
@@ -20,14 +20,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { Static } from 'typebox'
 import type { MerchantCaller } from '../auth.js'
+import { readMerchantUserIdFilter, readPageLimit } from './list-query.js'
 import { readTimestamp } from './payment-reading.js'
 
 export interface DepositAddressRoutesDeps {
   depositAddressCommands: DepositAddressCommands
   depositAddressReadModel: DepositAddressReadModel
 }
-
-const PAGE_LIMIT = { default: 20, max: 100 } as const
 
 export function toDepositAddressWireView(view: DepositAddressView): DepositAddressWireView {
   return {
@@ -115,10 +114,7 @@ function readListQuery(
 ): DepositAddressListQuery {
   const invalid = (parameter: string, rule: string) =>
     new DomainError('VALIDATION_ERROR', `${parameter}: ${rule}`)
-  const limit = query.limit === undefined ? PAGE_LIMIT.default : Number(query.limit)
-  if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_LIMIT.max) {
-    throw invalid('limit', `must be an integer from 1 to ${PAGE_LIMIT.max}`)
-  }
+  const limit = readPageLimit(query.limit)
   const listQuery: DepositAddressListQuery = { merchantId, limit }
   if (query.cursor !== undefined) {
     const after = decodeDepositCursor(query.cursor)
@@ -126,11 +122,7 @@ function readListQuery(
     listQuery.after = after
   }
   if (query.merchantUserId !== undefined) {
-    const user = query.merchantUserId
-    if (user.length < 1 || user.length > MERCHANT_USER_ID_MAX_LENGTH) {
-      throw invalid('merchantUserId', `must be 1 to ${MERCHANT_USER_ID_MAX_LENGTH} characters`)
-    }
-    listQuery.merchantUserId = user
+    listQuery.merchantUserId = readMerchantUserIdFilter(query.merchantUserId)
   }
   return listQuery
 }

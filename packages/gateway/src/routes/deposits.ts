@@ -3,23 +3,16 @@
 // by status, a page at a time.
 
 import { DepositListQuerySchema, DepositListSchema, type DepositWireView } from '@chainpay/contracts'
-import {
-  type DepositStatus,
-  DepositStatuses,
-  DomainError,
-  formatUnits,
-  MERCHANT_USER_ID_MAX_LENGTH,
-} from '@chainpay/domain'
+import { type DepositStatus, DepositStatuses, DomainError, formatUnits } from '@chainpay/domain'
 import type { DepositListQuery, DepositReadModel, DepositRecord } from '@chainpay/ports'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Static } from 'typebox'
+import { readMerchantUserIdFilter, readPageLimit } from './list-query.js'
 import { readTimestamp } from './payment-reading.js'
 
 export interface DepositRoutesDeps {
   depositReadModel: DepositReadModel
 }
-
-const PAGE_LIMIT = { default: 20, max: 100 } as const
 
 export function toDepositWireView({ depositId, state }: DepositRecord): DepositWireView {
   const { detected } = state
@@ -86,10 +79,7 @@ function decodeCursor(cursor: string): { detectedAt: string; depositId: string }
 function readListQuery(merchantId: string, query: Static<typeof DepositListQuerySchema>): DepositListQuery {
   const invalid = (parameter: string, rule: string) =>
     new DomainError('VALIDATION_ERROR', `${parameter}: ${rule}`)
-  const limit = query.limit === undefined ? PAGE_LIMIT.default : Number(query.limit)
-  if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_LIMIT.max) {
-    throw invalid('limit', `must be an integer from 1 to ${PAGE_LIMIT.max}`)
-  }
+  const limit = readPageLimit(query.limit)
   const listQuery: DepositListQuery = { merchantId, limit }
   if (query.cursor !== undefined) {
     const after = decodeCursor(query.cursor)
@@ -97,11 +87,7 @@ function readListQuery(merchantId: string, query: Static<typeof DepositListQuery
     listQuery.after = after
   }
   if (query.merchantUserId !== undefined) {
-    const user = query.merchantUserId
-    if (user.length < 1 || user.length > MERCHANT_USER_ID_MAX_LENGTH) {
-      throw invalid('merchantUserId', `must be 1 to ${MERCHANT_USER_ID_MAX_LENGTH} characters`)
-    }
-    listQuery.merchantUserId = user
+    listQuery.merchantUserId = readMerchantUserIdFilter(query.merchantUserId)
   }
   if (query.status !== undefined) {
     if (!(DepositStatuses as readonly string[]).includes(query.status)) {

@@ -30,6 +30,7 @@ import type { CheckoutLinks } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { MerchantCaller } from '../auth.js'
+import { readPageLimit } from './list-query.js'
 import { decodeCursor, encodeCursor, readTimestamp } from './payment-reading.js'
 
 export interface InvoiceRoutesDeps {
@@ -38,8 +39,6 @@ export interface InvoiceRoutesDeps {
   /** every invoice object carries its page, {PUBLIC_URL}/pay/invoice/{token} */
   invoiceLinks: CheckoutLinks
 }
-
-const PAGE_LIMIT = { default: 20, max: 100 } as const
 
 /** what a command returned, in the read model at once; the projection gets there too, guarded by revision */
 export async function saveInvoiceAfterCommand(
@@ -157,10 +156,7 @@ function isEmptyObject(value: unknown): boolean {
 function readListQuery(merchantId: string, query: InvoiceListQuery): ReadModelQuery {
   const invalid = (parameter: string, rule: string) =>
     new DomainError('VALIDATION_ERROR', `${parameter}: ${rule}`)
-  const limit = query.limit === undefined ? PAGE_LIMIT.default : Number(query.limit)
-  if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_LIMIT.max) {
-    throw invalid('limit', `must be an integer from 1 to ${PAGE_LIMIT.max}`)
-  }
+  const limit = readPageLimit(query.limit)
   const listQuery: ReadModelQuery = { merchantId, limit }
   if (query.cursor !== undefined) {
     const after = decodeCursor(query.cursor)

@@ -29,6 +29,7 @@ import type { CheckoutLinks } from '@chainpay/service-kit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { MerchantCaller } from '../auth.js'
+import { readPageLimit } from './list-query.js'
 import type { ReadYourWrites } from './read-your-writes.js'
 
 export interface PaymentReadingRoutesDeps {
@@ -40,8 +41,6 @@ export interface PaymentReadingRoutesDeps {
   readYourWrites: ReadYourWrites
   checkoutLinks: CheckoutLinks
 }
-
-const PAGE_LIMIT = { default: 20, max: 100 } as const
 
 export const paymentReadingRoutes: FastifyPluginAsyncTypebox<PaymentReadingRoutesDeps> = async (
   app,
@@ -124,10 +123,7 @@ function callerOf(request: FastifyRequest): MerchantCaller {
 function readListQuery(merchantId: string, query: PaymentListQuery): ReadModelListQuery {
   const invalid = (parameter: string, rule: string) =>
     new DomainError('VALIDATION_ERROR', `${parameter}: ${rule}`)
-  const limit = query.limit === undefined ? PAGE_LIMIT.default : Number(query.limit)
-  if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_LIMIT.max) {
-    throw invalid('limit', `must be an integer from 1 to ${PAGE_LIMIT.max}`)
-  }
+  const limit = readPageLimit(query.limit)
   const listQuery: ReadModelListQuery = { merchantId, limit }
   if (query.cursor !== undefined) {
     const after = decodeCursor(query.cursor)
