@@ -40,8 +40,9 @@ export async function paymentTransferOf(
   observation: DepositObservation,
 ): Promise<TransferObservation | null> {
   const { network, txHash, transferIndex } = observation
-  if (await recordedAsDeposit(eventStore, observation)) return null
+  // an address that never had a PER_USER payment (most deposit addresses) costs this one read
   const claims = await eventStore.readStream(addressClaimStreamId(observation.address, { network }))
+  if (claims.length === 0 || (await recordedAsDeposit(eventStore, observation))) return null
   // the newest payment first: the one whose time on the address holds the block time
   for (const claim of [...claims].reverse()) {
     const { paymentId, claimedAt } = claim.data as { paymentId: string; claimedAt: string }
