@@ -37,7 +37,19 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 describe("a customer's deposit address in standalone", () => {
   it('is the same on every ask, takes PER_USER payments one open at a time, each paid and confirmed', {
     timeout: 60_000,
-  }, async () => {
+  }, async ({ onTestFailed }) => {
+    // a run that timed out twice in fresh-clone runs (2026-11-28) and never alone: say where it was
+    const steps: string[] = []
+    const step = (what: string) => steps.push(`${new Date().toISOString()} ${what}`)
+    onTestFailed(() => {
+      process.stderr.write(
+        `deposit-addresses.int steps:\n${steps.join('\n')}\nstandalone's last lines:\n${standalone
+          .output()
+          .split('\n')
+          .slice(-60)
+          .join('\n')}\n`,
+      )
+    })
     const user = `customer-${Date.now()}`
     const first = await chainpay.depositAddresses.create({ merchantUserId: user, network: 'TRON' })
     expect(first).toMatchObject({ merchantUserId: user, chain: 'TRON', created: true })
@@ -68,12 +80,14 @@ describe("a customer's deposit address in standalone", () => {
     expect(busy).toBeInstanceOf(ChainpayApiError)
     expect(busy).toMatchObject({ status: 409, code: 'ADDRESS_BUSY' })
 
-    await pay(standalone, 'TRON', { to: first.address, amount: '7.25', currency: 'USDT' })
+    step(`first payment ${payment.paymentId} created`)
+    step(`paid ${await pay(standalone, 'TRON', { to: first.address, amount: '7.25', currency: 'USDT' })}`)
     const confirmed = await until(
       () => chainpay.payments.get(payment.paymentId),
       (read) => read.status === 'confirmed',
     )
     expect(confirmed).toMatchObject({ status: 'confirmed', receivedAmount: '7.25' })
+    step('first payment confirmed')
 
     // final: the address takes the customer's next payment, watched for it now
     const next = await chainpay.payments.create({
@@ -84,7 +98,8 @@ describe("a customer's deposit address in standalone", () => {
       merchantUserId: user,
     })
     expect(next.generatedAddress).toBe(first.address)
-    await pay(standalone, 'TRON', { to: first.address, amount: '3', currency: 'USDT' })
+    step(`next payment ${next.paymentId} created`)
+    step(`paid ${await pay(standalone, 'TRON', { to: first.address, amount: '3', currency: 'USDT' })}`)
     const nextConfirmed = await until(
       () => chainpay.payments.get(next.paymentId),
       (read) => read.status === 'confirmed',
